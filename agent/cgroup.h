@@ -1,0 +1,66 @@
+/* cgroup.h - one interface over the host's cgroup mode; cgroup-v1.c and cgroup-v2.c implement it.
+ *
+ * colony only ever touches cgroups below the cgroup the agent was started in:
+ *
+ *   <own cgroup>/colony-<agent>/            the agent's subtree (created by cg_open)
+ *   <own cgroup>/colony-<agent>/job-<id>/   one per job, with its limits
+ *
+ * On v1 the own cgroup is read per controller from /proc/self/cgroup (cpu, cpuacct, memory,
+ * pids, freezer), so the subtree exists once per hierarchy. On v2 it is one directory. The own
+ * cgroup itself is never written to. Every function returns 0 or a negative errno and, where it
+ * takes err, a one-line reason naming the cgroup path. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef struct cg_backend cg_backend;
+
+typedef enum cg_mode { CG_MODE_V1, CG_MODE_V2 } cg_mode;
+
+typedef struct cg_limits {
+        int64_t mcpu;       /* CPU bandwidth in milli-cores; 0 = unlimited */
+        int64_t mem;        /* hard memory limit in bytes (swap not allowed beyond it); 0 = none */
+        int64_t pids;       /* max tasks; 0 = unlimited */
+        uint64_t cpu_weight; /* 1..10000 (v2 cpu.weight scale, default 100); 0 = leave default */
+} cg_limits;
+
+typedef struct cg_usage {
+        uint64_t cpu_usec;    /* CPU time of every task ever in the cgroup */
+        uint64_t mem_current; /* bytes charged now */
+        uint64_t mem_peak;    /* highest bytes charged */
+        uint64_t oom_kills;   /* tasks killed by the OOM killer inside the cgroup */
+} cg_usage;
+
+/* Find the mode the host mounts (v2 when /sys/fs/cgroup is cgroup2 with cpu and memory
+ * available to us, else v1), find our own cgroup, and create the subtree colony-<agent_name>
+ * below it. Caller owns *out (cg_close). */
+int cg_open(const char *agent_name, cg_backend **out, char *err, size_t errlen);
+/* Which implementation is in use. */
+cg_mode cg_get_mode(const cg_backend *cg);
+/* The subtree's path (v2) or the memory hierarchy's subtree path (v1), for logs and docs. */
+const char *cg_subtree_path(const cg_backend *cg);
+
+/* Create the job's cgroup (in every hierarchy on v1) and write its limits. An existing cgroup
+ * of that name is an error (-EEXIST). */
+int cg_job_create(cg_backend *cg, const char *job, const cg_limits *lim, char *err, size_t errlen);
+/* Move pid into the job's cgroup (every hierarchy on v1). */
+int cg_job_attach(cg_backend *cg, const char *job, pid_t pid, char *err, size_t errlen);
+/* Read the job's usage counters. */
+int cg_job_usage(cg_backend *cg, const char *job, cg_usage *out);
+/* True when no task is left in the job's cgroup. Returns 1, 0, or -errno. */
+int cg_job_is_empty(cg_backend *cg, const char *job);
+/* Send sig to every task in the job's cgroup. */
+int cg_job_signal(cg_backend *cg, const char *job, int sig);
+/* Kill every task in the job's cgroup so that none can escape by forking (v2: cgroup.kill; v1:
+ * freeze, SIGKILL each task, thaw, repeat). Returns once the cgroup is empty, or -ETIMEDOUT
+ * after timeout_ms. */
+int cg_job_kill(cg_backend *cg, const char *job, int timeout_ms);
+/* Remove the job's cgroup everywhere. -EBUSY if tasks remain. A missing cgroup is success. */
+int cg_job_remove(cg_backend *cg, const char *job);
+/* Names of the job cgroups present in the subtree (for re-adoption and cleanup); NULL-terminated,
+ * free with strv_free. */
+int cg_list_jobs(cg_backend *cg, char ***out);
+/* Release the backend. When remove_subtree, kill and remove every job cgroup and the subtree. */
+void cg_close(cg_backend *cg, bool remove_subtree);

@@ -1,0 +1,21 @@
+/* launch.h - start a job's process inside its cgroup, as its user. */
+#pragma once
+#include "cgroup.h"
+#include "job.h"
+#include <sys/types.h>
+
+typedef struct launch_req {
+        const job_spec *spec;
+        uid_t uid;
+        gid_t gid;
+        cg_backend *cg;
+        const char *cg_job; /* name of the job's cgroup, already created */
+} launch_req;
+
+/* Fork the job. The child waits until the parent has attached it to the job's cgroup, then
+ * starts a new session, sets its supplementary groups, gid and uid (in that order; root only if
+ * uid is 0), changes to spec->cwd, opens stdout/stderr as that user, resets signal dispositions
+ * and mask, and execs spec->argv with spec->env. Returns 0 and sets *pid once the exec has
+ * succeeded; if any step fails, returns a negative errno with the step and path in err
+ * ("chdir /nope: No such file or directory") and the child has been reaped. */
+int launch_job(const launch_req *req, pid_t *pid, char *err, size_t errlen);

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# bootstrap.sh - the README's two commands, on a fresh Debian 12 machine as root.
+#
+#   contrib/bootstrap.sh demo   install what is missing, build, run the sample workload
+#   contrib/bootstrap.sh test   install what is missing, build, run every test
+#                               (plus the unit tests again under ASan+UBSan)
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build="$top/build"
+mode=${1:-}
+
+packages=(build-essential cmake pkg-config libcgroup-dev libsystemd-dev libcjson-dev libglpk-dev
+          check libsqlite3-dev jq util-linux)
+
+install_missing() {
+        local missing=() p
+        for p in "${packages[@]}"; do
+                dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+        done
+        [ ${#missing[@]} -eq 0 ] && return 0
+        [ "$(id -u)" = 0 ] || { echo "bootstrap: run as root to install: ${missing[*]}" >&2; exit 1; }
+        echo "bootstrap: installing ${missing[*]}"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+build_tree() { # build_tree DIR [cmake options...]
+        local dir=$1; shift
+        cmake -S "$top" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+        cmake --build "$dir" -j "$(nproc)" >/dev/null
+}
+
+case "$mode" in
+demo)
+        install_missing
+        build_tree "$build"
+        exec "$build/bin/colony" demo
+        ;;
+test)
+        install_missing
+        build_tree "$build"
+        (cd "$build" && ctest --output-on-failure -L 'unit|integration')
+        build_tree "$top/build-asan" -DCOLONY_SANITIZE=ON
+        (cd "$top/build-asan" && ctest --output-on-failure -L unit)
+        ;;
+*)
+        echo "usage: contrib/bootstrap.sh demo|test" >&2
+        exit 2
+        ;;
+esac

@@ -1,0 +1,90 @@
+/* job.h - the job model shared by controller, agent and CLI, and its JSON form.
+ *
+ * A job_spec is what a user submits (and what an agent is told to launch); a job_result is
+ * what an agent reports when the job ends; a job is the controller's record of both plus its
+ * life cycle. Field names in JSON are exactly the C field names; docs/protocol.md lists them. */
+#pragma once
+#include "res.h"
+#include "proto.h"
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef enum job_state {
+        JOB_PENDING,
+        JOB_RUNNING,
+        JOB_COMPLETED, /* exited with status 0 */
+        JOB_FAILED,    /* exited non-zero, killed by a signal, or could not start */
+        JOB_CANCELLED,
+        JOB_OOM_KILLED,
+        JOB_LOST, /* its agent vanished while it ran */
+        _JOB_STATE_MAX,
+} job_state;
+
+/* "pending", "running", "completed", "failed", "cancelled", "oom-killed", "lost". */
+const char *job_state_name(job_state s);
+/* Inverse of job_state_name. Returns 0 or -EINVAL. */
+int job_state_from_name(const char *name, job_state *out);
+/* True for every state but pending and running. */
+bool job_state_is_terminal(job_state s);
+
+#define JOB_NAME_MAX 128
+#define JOB_ARGV_MAX 4096
+#define JOB_ENV_MAX 4096
+
+typedef struct job_spec {
+        char *name;     /* optional; defaults to basename of argv[0] */
+        char *group;    /* optional "dept/team" */
+        char *type;     /* optional workload type (colocation) */
+        char **argv;    /* argv[0] is an absolute path */
+        char **env;     /* "K=V" strings */
+        char *cwd;      /* absolute */
+        char *stdout_path; /* absolute; opened by the job's user, O_APPEND|O_CREAT */
+        char *stderr_path; /* absolute; may equal stdout_path */
+        res_t req;      /* mcpu and mem > 0; pids >= 0 (0 = agent default) */
+} job_spec;
+
+typedef struct job_result {
+        int exit_code;      /* valid when signal == 0 */
+        int signal;         /* terminating signal of the main process, 0 if it exited */
+        uint64_t cpu_usec;  /* CPU time of the whole cgroup */
+        uint64_t mem_peak;  /* peak memory of the whole cgroup, bytes */
+        uint64_t oom_kills; /* OOM kills inside the cgroup */
+        char *error;        /* why it failed to start or was killed; NULL if none */
+} job_result;
+
+typedef struct job {
+        uint64_t id;
+        uid_t uid;
+        gid_t gid;
+        char *user; /* user name at submit time, for display */
+        job_spec spec;
+        job_state state;
+        char *node;          /* agent name while/after running; NULL when pending */
+        int64_t submit_usec; /* CLOCK_REALTIME microseconds */
+        int64_t start_usec;  /* 0 until started */
+        int64_t end_usec;    /* 0 until terminal */
+        job_result result;
+} job;
+
+/* Validate and copy a submit/launch JSON object's spec fields into spec (which the caller
+ * zeroed). Returns 0, or -EINVAL with a one-line reason in err and spec left empty. */
+int job_spec_from_json(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]);
+/* Add spec's fields to obj. Returns 0 or -ENOMEM. */
+int job_spec_to_json(const job_spec *spec, cJSON *obj);
+/* The spec field names, NULL-terminated, for proto_check_fields. */
+extern const char *const job_spec_fields[];
+/* Free the strings of a spec (not the struct). */
+void job_spec_free(job_spec *spec);
+
+/* Add result's fields to obj / read them back (for the agent's "finished" message). */
+int job_result_to_json(const job_result *r, cJSON *obj);
+int job_result_from_json(const cJSON *obj, job_result *r, char err[PROTO_ERRLEN]);
+void job_result_free(job_result *r);
+
+/* The whole record as a JSON object (for show, queue, wait replies). Caller owns it. */
+cJSON *job_to_json(const job *j);
+/* Parse a record produced by job_to_json (the CLI's view). Returns 0 or -EINVAL. */
+int job_from_json(const cJSON *obj, job *j, char err[PROTO_ERRLEN]);
+/* Free a record's strings (not the struct). */
+void job_free(job *j);

@@ -1,0 +1,24 @@
+/* log.h - one logging entry point: stderr with a timestamp, or the journal under systemd.
+ *
+ * Every message should carry its context as key=value text (job=42 host=node1 cgroup=/...).
+ * Functions that fail return -errno; callers log once, where the decision is made. */
+#pragma once
+#include <errno.h>
+#include <stdarg.h>
+#include <syslog.h>
+
+/* Choose the sink and the threshold. ident names the program ("colony-agent").
+ * to_journal: 1 = journal, 0 = stderr, -1 = journal when $JOURNAL_STREAM says stderr is
+ * connected to it. */
+void log_open(const char *ident, int to_journal, int max_priority);
+
+/* Log at a syslog priority (LOG_ERR ... LOG_DEBUG). */
+void log_msg(int priority, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Log with strerror(-err) appended, and return err (pass a negative errno). */
+int log_errno(int priority, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#define log_error(...) log_msg(LOG_ERR, __VA_ARGS__)
+#define log_warning(...) log_msg(LOG_WARNING, __VA_ARGS__)
+#define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
+#define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)

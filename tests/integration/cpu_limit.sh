@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# A CPU hog under --cpus 0.5 uses at most 0.55 CPU-seconds per wall-second, by its cgroup's accounting.
+. "$(dirname "$0")/lib.sh"
+cluster_up --agents 1 --agent-cpus 2 --agent-mem 1G
+agent="${PREFIX}1"
+
+id=$(colony submit --name hog --cpus 0.5 --mem 32M -- "$COLONY_BIN/colony-stress" cpu 8)
+wait_state "$id" running
+sleep 0.5 # let the process get into its cgroup's accounting steady state
+
+t0=$(date +%s%N); u0=$(job_cpu_usec "$agent" "$id")
+sleep 3
+t1=$(date +%s%N); u1=$(job_cpu_usec "$agent" "$id")
+rate=$(awk -v du=$((u1 - u0)) -v dt=$((t1 - t0)) 'BEGIN { printf "%.3f", du / (dt / 1000.0) }')
+note "hog used $rate CPU-s per wall-second (limit 0.5)"
+awk -v r="$rate" 'BEGIN { exit !(r <= 0.55) }' || fail "rate $rate above 0.55"
+awk -v r="$rate" 'BEGIN { exit !(r >= 0.30) }' || fail "rate $rate: the hog barely ran, the measurement means nothing"
+
+colony cancel "$id" >/dev/null
+wait_state "$id" cancelled
+echo "PASS"

@@ -1,0 +1,109 @@
+# lib.sh - fixtures for colony's end-to-end tests: a private cluster per test, torn down always.
+#
+# Each test sources this file, calls cluster_up, and exits through the EXIT trap, which stops
+# the cluster with `colony down`, then fails the test if any cgroup or process it made is left.
+# Needs: root, $COLONY_BIN (the build's bin/ directory), jq.
+set -euo pipefail
+
+SKIP=77
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (cgroups, other users)"; exit $SKIP; }
+[ -n "${COLONY_BIN:-}" ] && [ -x "$COLONY_BIN/colony" ] || { echo "COLONY_BIN not set to the build's bin/"; exit 1; }
+command -v jq >/dev/null || { echo "SKIP: jq missing"; exit $SKIP; }
+
+TEST_NAME=$(basename "$0" .sh)
+PREFIX="ct$$-"
+DIR=$(mktemp -d "/tmp/colony-$TEST_NAME-XXXXXX")
+chmod 755 "$DIR"
+export COLONY_SOCKET="$DIR/controller.sock"
+STARTED_PIDS=()
+
+colony() { "$COLONY_BIN/colony" "$@"; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+note() { echo "# $*"; }
+
+# Every cgroup directory colony made for this test's agents, in every hierarchy.
+leftover_cgroups() {
+        find /sys/fs/cgroup -maxdepth 6 -type d -name "colony-$PREFIX*" 2>/dev/null || true
+}
+
+teardown() {
+        local rc=$?
+        set +e
+        colony down --dir "$DIR" >/dev/null 2>&1
+        for pid in "${STARTED_PIDS[@]}"; do kill -9 "$pid" 2>/dev/null; done
+        local left
+        left=$(leftover_cgroups)
+        if [ -n "$left" ]; then
+                echo "FAIL: cgroups left behind:" >&2; echo "$left" >&2
+                rc=1
+        fi
+        if [ $rc -ne 0 ] && [ $rc -ne $SKIP ]; then
+                for log in "$DIR"/*.log; do [ -f "$log" ] && { echo "--- $log"; tail -n 30 "$log"; }; done >&2
+        fi
+        rm -rf "$DIR"
+        exit $rc
+}
+trap teardown EXIT
+
+# cluster_up [colony up options...]: a private cluster in $DIR with agents named $PREFIX<i>.
+cluster_up() {
+        colony up --dir "$DIR" --name-prefix "$PREFIX" "$@" >/dev/null
+}
+
+# job_field ID FIELD: one field of a job record.
+job_field() { colony show --json "$1" | jq -r ".job.$2 // .$2"; }
+
+# wait_state ID STATE [TIMEOUT_S]: poll until the job is in STATE.
+wait_state() {
+        local id=$1 want=$2 limit=${3:-20} i
+        for ((i = 0; i < limit * 10; i++)); do
+                [ "$(job_field "$id" state)" = "$want" ] && return 0
+                sleep 0.1
+        done
+        fail "job $id not $want after ${limit}s (is $(job_field "$id" state))"
+}
+
+# agent_pid NAME: pid of an agent this test's cluster started.
+agent_pid() { cat "$DIR/agent-$1.pid"; }
+
+# cgroup_dir CONTROLLER: this process's own cgroup directory in a v1 hierarchy, or the v2 one.
+cgroup_dir() {
+        local ctl=$1 path
+        if [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; then
+                path=$(awk -F: '$1 == "0" { print $3 }' /proc/self/cgroup)
+                echo "/sys/fs/cgroup$path"
+                return
+        fi
+        path=$(awk -F: -v c="$ctl" '{ n = split($2, a, ","); for (i = 1; i <= n; i++) if (a[i] == c) print $3 }' /proc/self/cgroup)
+        local mnt
+        mnt=$(awk -v c="$ctl" '$9 == "cgroup" { n = split($NF, o, ","); for (i = 1; i <= n; i++) if (o[i] == c) print $5 }' /proc/self/mountinfo | head -n1)
+        echo "$mnt${path%/}"
+}
+
+# job_cgroup CONTROLLER AGENT ID: the directory of a job's cgroup.
+job_cgroup() { echo "$(cgroup_dir "$1")/colony-$2/job-$3"; }
+
+# job_cpu_usec AGENT ID: CPU time of a job's cgroup, from the kernel's accounting.
+job_cpu_usec() {
+        if [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; then
+                awk '$1 == "usage_usec" { print $2 }' "$(job_cgroup cpu "$1" "$2")/cpu.stat"
+        else
+                echo $(($(cat "$(job_cgroup cpuacct "$1" "$2")/cpuacct.usage) / 1000))
+        fi
+}
+
+# job_procs AGENT ID: "pid:starttime" of every process in a job's cgroup (pid reuse proof).
+job_procs() {
+        local dir pid
+        dir=$(job_cgroup pids "$1" "$2")
+        [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ] && dir=$(job_cgroup "" "$1" "$2")
+        for pid in $(cat "$dir/cgroup.procs"); do
+                echo "$pid:$(awk '{ print $22 }' "/proc/$pid/stat" 2>/dev/null)"
+        done
+}
+
+# alive PID:STARTTIME: true while that very process exists.
+alive() {
+        local pid=${1%%:*} start=${1##*:}
+        [ -r "/proc/$pid/stat" ] && [ "$(awk '{ print $22 }' "/proc/$pid/stat" 2>/dev/null)" = "$start" ]
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# A --mem 64M job that touches 256 MB is OOM-killed and reported so; another job keeps running.
+. "$(dirname "$0")/lib.sh"
+cluster_up --agent-cpus 2 --agent-mem 2G
+
+bystander=$(colony submit --name bystander --cpus 0.5 --mem 64M -- "$COLONY_BIN/colony-stress" sleep 4)
+hog=$(colony submit --name hog --cpus 0.5 --mem 64M -- "$COLONY_BIN/colony-stress" mem 256M 2)
+
+set +e; colony wait "$hog" >/dev/null; rc=$?; set -e
+[ "$(job_field "$hog" state)" = oom-killed ] || fail "hog state is $(job_field "$hog" state), want oom-killed"
+[ "$(job_field "$hog" oom_kills)" -ge 1 ] || fail "hog reports no OOM kill"
+[ "$rc" = 137 ] || fail "colony wait exit code $rc, want 137 (128 + SIGKILL)"
+peak=$(job_field "$hog" mem_peak)
+[ "$peak" -le $((64 << 20)) ] || fail "hog peak memory $peak exceeds its 64M limit"
+note "hog: oom-killed, oom_kills=$(job_field "$hog" oom_kills), peak=$peak bytes"
+
+[ "$(job_field "$bystander" state)" = running ] || fail "bystander is $(job_field "$bystander" state) while hog died"
+colony wait "$bystander" >/dev/null || fail "bystander did not complete"
+[ "$(job_field "$bystander" state)" = completed ] || fail "bystander state $(job_field "$bystander" state)"
+echo "PASS"
