@@ -30,9 +30,39 @@ typedef enum sched_order {
         SCHED_BACKFILL,    /* place any job that fits, in order */
 } sched_order;
 
-/* Place jobs[0..njobs) on machines in order, first machine that fits (First-Fit). machines'
- * free vectors are updated for the placed jobs. out must hold njobs entries. Returns the
- * number of assignments written. O(njobs * nmachines). */
+/* The NetBatch heuristics (Intel NetBatch pool manager paper, policies.md), one job at a time in
+ * queue order. Best-Fit takes the machine with the least free cores (or memory) among those the
+ * job fits, Worst-Fit the most; Mix-Fit the machine whose used cores:memory point after the job
+ * lies at the smallest angle alpha from the machine's diagonal, seen from the grid's top-right
+ * corner; Max-Jobs runs the five others and keeps the schedule that places the most jobs (the
+ * earliest in this list on a tie). Ties between machines go to the earliest machine. */
+typedef enum sched_heuristic {
+        SCHED_FIRST_FIT,
+        SCHED_BEST_FIT_CORES,
+        SCHED_BEST_FIT_MEM,
+        SCHED_WORST_FIT_CORES,
+        SCHED_WORST_FIT_MEM,
+        SCHED_MIX_FIT,
+        SCHED_MAX_JOBS,
+        _SCHED_HEURISTIC_MAX,
+} sched_heuristic;
+
+/* "first-fit", "best-fit-cores", "best-fit-mem", "worst-fit-cores", "worst-fit-mem", "mix-fit",
+ * "max-jobs". */
+const char *sched_heuristic_name(sched_heuristic h);
+/* Inverse of sched_heuristic_name. Returns 0 or -EINVAL. */
+int sched_heuristic_from_name(const char *name, sched_heuristic *out);
+
+/* Place jobs[0..njobs) on machines with heuristic h, in queue order; machines' free vectors are
+ * updated for the placed jobs. out must hold njobs entries. Returns the number of assignments
+ * written, or -ENOMEM (Max-Jobs needs scratch copies). O(njobs * nmachines) per heuristic. */
+long sched_place(sched_heuristic h, sched_machine *machines, size_t nmachines, const sched_job *jobs,
+                 size_t njobs, sched_order order, sched_assignment *out);
+
+/* The Mix-Fit angle alpha, in radians, of putting req on m; -1 when it does not fit. */
+double sched_mix_fit_alpha(const sched_machine *m, res_t req);
+
+/* sched_place with SCHED_FIRST_FIT, which never fails. */
 size_t sched_first_fit(sched_machine *machines, size_t nmachines, const sched_job *jobs, size_t njobs,
                        sched_order order, sched_assignment *out);
 

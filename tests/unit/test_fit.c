@@ -1,7 +1,10 @@
-/* test_fit.c - First-Fit placement and its two queue orders. */
+/* test_fit.c - the NetBatch heuristics, on the paper's own examples (001_*, Figs. 3, 4, 8, 9). */
 #include "sched.h"
 #include <check.h>
+#include <math.h>
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define GiB ((int64_t)1 << 30)
 
@@ -81,6 +84,111 @@ START_TEST(memory_alone_can_block_a_job) {
 }
 END_TEST
 
+/* The paper's two machines A and B: 4 cores and 32 GB each. */
+static void two_netbatch_machines(sched_machine m[2]) {
+        m[0] = machine(0, 4000, 32 * GiB);
+        m[1] = machine(1, 4000, 32 * GiB);
+}
+
+static long place_fig3(sched_heuristic h) { /* 2 x (1 core, 16 GB) then 6 x (1 core, 4 GB) */
+        sched_machine m[2];
+        sched_job j[8];
+        sched_assignment out[8];
+        two_netbatch_machines(m);
+        for (int i = 0; i < 8; i++)
+                j[i] = job((uint64_t)i + 1, 1000, (i < 2 ? 16 : 4) * GiB);
+        return sched_place(h, m, 2, j, 8, SCHED_BACKFILL, out);
+}
+
+static long place_fig4(sched_heuristic h, sched_assignment out[4]) { /* 3 x (1 core, 8 GB), 1 x (1, 32 GB) */
+        sched_machine m[2];
+        sched_job j[4];
+        two_netbatch_machines(m);
+        for (int i = 0; i < 4; i++)
+                j[i] = job((uint64_t)i + 1, 1000, (i < 3 ? 8 : 32) * GiB);
+        return sched_place(h, m, 2, j, 4, SCHED_BACKFILL, out);
+}
+
+START_TEST(fig3_worst_fit_memory_places_all_eight_best_fit_six) {
+        ck_assert_int_eq(place_fig3(SCHED_WORST_FIT_MEM), 8);
+        ck_assert_int_eq(place_fig3(SCHED_BEST_FIT_MEM), 6);
+        ck_assert_int_eq(place_fig3(SCHED_MIX_FIT), 8);   /* Fig. 9: same end result as Worst-Fit */
+        ck_assert_int_eq(place_fig3(SCHED_MAX_JOBS), 8);
+}
+END_TEST
+
+START_TEST(fig4_best_fit_places_all_four_worst_fit_misses_the_32gb_job) {
+        sched_assignment out[4];
+        ck_assert_int_eq(place_fig4(SCHED_BEST_FIT_MEM, out), 4);
+        ck_assert_int_eq(place_fig4(SCHED_WORST_FIT_MEM, out), 3);
+        for (int i = 0; i < 3; i++)
+                ck_assert_uint_ne(out[i].job_id, 4);
+        ck_assert_int_eq(place_fig4(SCHED_MIX_FIT, out), 4); /* Fig. 10: same as Best-Fit */
+        ck_assert_uint_eq(out[3].job_id, 4);
+        ck_assert_uint_eq(out[3].machine, 1);
+        ck_assert_int_eq(place_fig4(SCHED_MAX_JOBS, out), 4);
+}
+END_TEST
+
+START_TEST(fig8_mix_fit_picks_the_machine_on_the_diagonal) {
+        /* A holds 1 core / 24 GB; B two jobs of 1 core / 8 GB; C 2 cores / 4 GB + 1 core / 4 GB. */
+        sched_machine m[3] = { machine(0, 4000, 32 * GiB), machine(1, 4000, 32 * GiB), machine(2, 4000, 32 * GiB) };
+        m[0].free = (res_t){ .mcpu = 3000, .mem = 8 * GiB };
+        m[1].free = (res_t){ .mcpu = 2000, .mem = 16 * GiB };
+        m[2].free = (res_t){ .mcpu = 1000, .mem = 24 * GiB };
+        res_t next = { .mcpu = 1000, .mem = 8 * GiB };
+
+        ck_assert_double_eq_tol(sched_mix_fit_alpha(&m[0], next), M_PI / 4, 1e-9);
+        ck_assert_double_eq_tol(sched_mix_fit_alpha(&m[1], next), 0, 1e-9);
+        ck_assert_double_eq_tol(sched_mix_fit_alpha(&m[2], next), M_PI / 4, 1e-9);
+
+        sched_job j[] = { { .id = 1, .req = next } };
+        sched_assignment out[1];
+        ck_assert_int_eq(sched_place(SCHED_MIX_FIT, m, 3, j, 1, SCHED_BACKFILL, out), 1);
+        ck_assert_uint_eq(out[0].machine, 1);
+}
+END_TEST
+
+/* A small deterministic generator, so the property below sees many different queues. */
+static uint64_t next_random(uint64_t *state) {
+        *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+        return *state >> 33;
+}
+
+START_TEST(max_jobs_never_places_fewer_than_any_single_heuristic) {
+        uint64_t seed = 42;
+        for (int round = 0; round < 500; round++) {
+                sched_machine base[6], m[6];
+                sched_job j[24];
+                sched_assignment out[24];
+                size_t nm = 1 + next_random(&seed) % 6, nj = 1 + next_random(&seed) % 24;
+                for (size_t i = 0; i < nm; i++)
+                        base[i] = machine((uint32_t)i, 1000 * (1 + (int64_t)(next_random(&seed) % 8)),
+                                          GiB * (1 + (int64_t)(next_random(&seed) % 64)));
+                for (size_t i = 0; i < nj; i++)
+                        j[i] = job(i + 1, 1000 * (1 + (int64_t)(next_random(&seed) % 3)),
+                                   GiB * (1 + (int64_t)(next_random(&seed) % 24)));
+                memcpy(m, base, sizeof(base));
+                long best = sched_place(SCHED_MAX_JOBS, m, nm, j, nj, SCHED_BACKFILL, out);
+                for (int h = 0; h < SCHED_MAX_JOBS; h++) {
+                        memcpy(m, base, sizeof(base));
+                        ck_assert_int_ge(best, sched_place((sched_heuristic)h, m, nm, j, nj, SCHED_BACKFILL, out));
+                }
+        }
+}
+END_TEST
+
+START_TEST(heuristic_names_round_trip) {
+        for (int h = 0; h < _SCHED_HEURISTIC_MAX; h++) {
+                sched_heuristic back;
+                ck_assert_int_eq(sched_heuristic_from_name(sched_heuristic_name((sched_heuristic)h), &back), 0);
+                ck_assert_int_eq(back, h);
+        }
+        sched_heuristic unused;
+        ck_assert_int_eq(sched_heuristic_from_name("fastest-fit", &unused), -EINVAL);
+}
+END_TEST
+
 int main(void) {
         Suite *s = suite_create("fit");
         TCase *tc = tcase_create("first_fit");
@@ -90,6 +198,13 @@ int main(void) {
         tcase_add_test(tc, down_machines_get_nothing);
         tcase_add_test(tc, memory_alone_can_block_a_job);
         suite_add_tcase(s, tc);
+        TCase *paper = tcase_create("netbatch_paper");
+        tcase_add_test(paper, fig3_worst_fit_memory_places_all_eight_best_fit_six);
+        tcase_add_test(paper, fig4_best_fit_places_all_four_worst_fit_misses_the_32gb_job);
+        tcase_add_test(paper, fig8_mix_fit_picks_the_machine_on_the_diagonal);
+        tcase_add_test(paper, max_jobs_never_places_fewer_than_any_single_heuristic);
+        tcase_add_test(paper, heuristic_names_round_trip);
+        suite_add_tcase(s, paper);
         SRunner *sr = srunner_create(s);
         srunner_run_all(sr, CK_NORMAL);
         int failed = srunner_ntests_failed(sr);
