@@ -35,7 +35,7 @@ bool job_state_is_terminal(job_state s);
 typedef struct job_spec {
         char *name;     /* optional; defaults to basename of argv[0] */
         char *group;    /* optional "dept/team" */
-        char *type;     /* optional workload type (colocation) */
+        char *job_type; /* optional workload type (colocation); "job_type" on the wire, since "type" names the message */
         char **argv;    /* argv[0] is an absolute path */
         char **env;     /* "K=V" strings */
         char *cwd;      /* absolute */

@@ -24,7 +24,7 @@ cJSON *proto_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The message's "type", or NULL when absent or not a string. */
 const char *proto_type(const cJSON *msg);
 
-/* Serialize msg into a malloc'ed frame (header + JSON). Returns 0 and sets *out/*len (caller
+/* Serialize msg into a malloc'ed frame (header + JSON). Returns 0 and sets *out and *len (caller
  * frees *out), or -EMSGSIZE when the JSON exceeds PROTO_MAX_MSG, -ENOMEM. */
 int proto_frame(const cJSON *msg, char **out, size_t *len);
 

@@ -1,6 +1,6 @@
 /* test_fit.c - the NetBatch heuristics, on the paper's own examples (001_*, Figs. 3, 4, 8, 9). */
+#include "check_main.h"
 #include "sched.h"
-#include <check.h>
 #include <math.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -189,7 +189,7 @@ START_TEST(heuristic_names_round_trip) {
 }
 END_TEST
 
-int main(void) {
+static Suite *fit_suite(void) {
         Suite *s = suite_create("fit");
         TCase *tc = tcase_create("first_fit");
         tcase_add_test(tc, places_on_first_machine_that_fits);
@@ -205,9 +205,7 @@ int main(void) {
         tcase_add_test(paper, max_jobs_never_places_fewer_than_any_single_heuristic);
         tcase_add_test(paper, heuristic_names_round_trip);
         suite_add_tcase(s, paper);
-        SRunner *sr = srunner_create(s);
-        srunner_run_all(sr, CK_NORMAL);
-        int failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+        return s;
 }
+
+COLONY_CHECK_MAIN(fit_suite)

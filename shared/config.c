@@ -1,0 +1,177 @@
+/* config.c - "key = value" files with [section] headers and # comments. */
+#include "config.h"
+#include "units.h"
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *trim(char *s) {
+        while (isspace((unsigned char)*s))
+                s++;
+        char *end = s + strlen(s);
+        while (end > s && isspace((unsigned char)end[-1]))
+                *--end = '\0';
+        return s;
+}
+
+static const config_entry *find(const config *cfg, const char *key) {
+        for (size_t i = 0; i < cfg->n; i++)
+                if (strcmp(cfg->entries[i].key, key) == 0)
+                        return &cfg->entries[i];
+        return NULL;
+}
+
+static int add_entry(config *cfg, const char *section, const char *key, char *value, int line) {
+        size_t vlen = strlen(value);
+        if (vlen >= 2 && value[0] == '"' && value[vlen - 1] == '"') {
+                value[vlen - 1] = '\0';
+                value++;
+        }
+        config_entry *e = realloc(cfg->entries, (cfg->n + 1) * sizeof(*e));
+        if (!e)
+                return -ENOMEM;
+        cfg->entries = e;
+        e = &cfg->entries[cfg->n];
+        *e = (config_entry){ .line = line };
+        if (asprintf(&e->key, "%s%s%s", section, *section ? "." : "", key) < 0) {
+                e->key = NULL;
+                return -ENOMEM;
+        }
+        if (!(e->value = strdup(value))) {
+                free(e->key);
+                return -ENOMEM;
+        }
+        cfg->n++;
+        return 0;
+}
+
+/* Parse one line into cfg, tracking the current section. Returns 0, -EINVAL (err set), -ENOMEM. */
+static int parse_line(config *cfg, char *text, char *section, size_t section_len, int line, char *err,
+                      size_t errlen) {
+        char *s = trim(text);
+        if (*s == '\0' || *s == '#' || *s == ';')
+                return 0;
+        if (*s == '[') {
+                char *close = strchr(s, ']');
+                if (!close || close[1] != '\0' || close == s + 1 || (size_t)(close - s) >= section_len) {
+                        snprintf(err, errlen, "%s:%d: malformed section header", cfg->path, line);
+                        return -EINVAL;
+                }
+                *close = '\0';
+                snprintf(section, section_len, "%s", trim(s + 1));
+                return 0;
+        }
+        char *eq = strchr(s, '=');
+        if (!eq) {
+                snprintf(err, errlen, "%s:%d: expected key = value", cfg->path, line);
+                return -EINVAL;
+        }
+        *eq = '\0';
+        char *key = trim(s), *value = trim(eq + 1);
+        if (!*key) {
+                snprintf(err, errlen, "%s:%d: empty key", cfg->path, line);
+                return -EINVAL;
+        }
+        int r = add_entry(cfg, section, key, value, line);
+        if (r < 0)
+                return r;
+        const config_entry *first = find(cfg, cfg->entries[cfg->n - 1].key);
+        if (first != &cfg->entries[cfg->n - 1]) {
+                snprintf(err, errlen, "%s:%d: %s already set on line %d", cfg->path, line, first->key, first->line);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+int config_load(const char *path, config *cfg, char *err, size_t errlen) {
+        *cfg = (config){ 0 };
+        FILE *f = fopen(path, "re");
+        if (!f) {
+                int r = -errno;
+                snprintf(err, errlen, "%s: %s", path, strerror(errno));
+                return r;
+        }
+        if (!(cfg->path = strdup(path))) {
+                fclose(f);
+                return -ENOMEM;
+        }
+        char *buf = NULL, section[128] = "";
+        size_t cap = 0;
+        int line = 0, r = 0;
+        while (r == 0 && getline(&buf, &cap, f) >= 0)
+                r = parse_line(cfg, buf, section, sizeof(section), ++line, err, errlen);
+        free(buf);
+        fclose(f);
+        if (r == -ENOMEM)
+                snprintf(err, errlen, "%s: out of memory", path);
+        if (r < 0)
+                config_free(cfg);
+        return r;
+}
+
+const char *config_get(const config *cfg, const char *key) {
+        const config_entry *e = find(cfg, key);
+        return e ? e->value : NULL;
+}
+
+typedef int (*value_parser)(const char *s, int64_t max, int64_t *out);
+
+static int parse_size_any(const char *s, int64_t max, int64_t *out) {
+        (void)max;
+        return units_parse_size(s, out);
+}
+
+static int parse_cpus_any(const char *s, int64_t max, int64_t *out) {
+        (void)max;
+        return units_parse_cpus(s, out);
+}
+
+static int get_typed(const config *cfg, const char *key, value_parser parse, int64_t max, const char *what,
+                     int64_t *out, char *err, size_t errlen) {
+        const config_entry *e = find(cfg, key);
+        if (!e)
+                return -ENOENT;
+        if (parse(e->value, max, out) < 0) {
+                snprintf(err, errlen, "%s:%d: %s: '%s' is not %s", cfg->path, e->line, key, e->value, what);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+int config_get_size(const config *cfg, const char *key, int64_t *out, char *err, size_t errlen) {
+        return get_typed(cfg, key, parse_size_any, 0, "a size (like 512M or 4G)", out, err, errlen);
+}
+
+int config_get_cpus(const config *cfg, const char *key, int64_t *out, char *err, size_t errlen) {
+        return get_typed(cfg, key, parse_cpus_any, 0, "a CPU count (like 2 or 0.5)", out, err, errlen);
+}
+
+int config_get_uint(const config *cfg, const char *key, int64_t max, int64_t *out, char *err, size_t errlen) {
+        return get_typed(cfg, key, units_parse_uint, max, "a whole number in range", out, err, errlen);
+}
+
+int config_check_keys(const config *cfg, const char *const *allowed, char *err, size_t errlen) {
+        for (size_t i = 0; i < cfg->n; i++) {
+                const char *const *a = allowed;
+                while (*a && strcmp(*a, cfg->entries[i].key) != 0)
+                        a++;
+                if (!*a) {
+                        snprintf(err, errlen, "%s:%d: unknown key %s", cfg->path, cfg->entries[i].line,
+                                 cfg->entries[i].key);
+                        return -EINVAL;
+                }
+        }
+        return 0;
+}
+
+void config_free(config *cfg) {
+        for (size_t i = 0; i < cfg->n; i++) {
+                free(cfg->entries[i].key);
+                free(cfg->entries[i].value);
+        }
+        free(cfg->entries);
+        free(cfg->path);
+        *cfg = (config){ 0 };
+}

@@ -1,0 +1,326 @@
+/* job.c - job states, and the job model's JSON form (docs/protocol.md, "Job records"). */
+#include "job.h"
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const state_names[_JOB_STATE_MAX] = {
+        [JOB_PENDING] = "pending",     [JOB_RUNNING] = "running",     [JOB_COMPLETED] = "completed",
+        [JOB_FAILED] = "failed",       [JOB_CANCELLED] = "cancelled", [JOB_OOM_KILLED] = "oom-killed",
+        [JOB_LOST] = "lost",
+};
+
+const char *job_state_name(job_state s) {
+        return s < _JOB_STATE_MAX ? state_names[s] : "invalid";
+}
+
+int job_state_from_name(const char *name, job_state *out) {
+        for (int s = 0; s < _JOB_STATE_MAX; s++)
+                if (strcmp(name, state_names[s]) == 0) {
+                        *out = (job_state)s;
+                        return 0;
+                }
+        return -EINVAL;
+}
+
+bool job_state_is_terminal(job_state s) {
+        return s != JOB_PENDING && s != JOB_RUNNING;
+}
+
+const char *const job_spec_fields[] = {
+        "argv", "env", "cwd", "stdout_path", "stderr_path", "mcpu", "mem", "pids", "name", "group", "job_type", NULL,
+};
+
+static int invalid(char err[PROTO_ERRLEN], const char *fmt, const char *field) {
+        snprintf(err, PROTO_ERRLEN, fmt, field);
+        return -EINVAL;
+}
+
+/* An optional string field; absent leaves *out NULL. */
+static int get_opt_str(const cJSON *obj, const char *field, char **out, char err[PROTO_ERRLEN]) {
+        const char *s;
+        int r = proto_get_str(obj, field, &s, err);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        return (*out = strdup(s)) ? 0 : -ENOMEM;
+}
+
+static int get_path(const cJSON *obj, const char *field, bool required, char **out, char err[PROTO_ERRLEN]) {
+        int r = get_opt_str(obj, field, out, err);
+        if (r < 0)
+                return r;
+        if (!*out)
+                return required ? invalid(err, "%s: required", field) : 0;
+        if ((*out)[0] != '/' || strlen(*out) >= 4096)
+                return invalid(err, "%s: must be an absolute path", field);
+        return 0;
+}
+
+static bool is_printable_name(const char *s) {
+        for (; *s; s++)
+                if (iscntrl((unsigned char)*s))
+                        return false;
+        return true;
+}
+
+/* "dept/team": components of [A-Za-z0-9_.-], separated by single slashes. */
+static bool is_group_path(const char *s) {
+        bool component_empty = true;
+        for (; *s; s++) {
+                if (*s == '/') {
+                        if (component_empty)
+                                return false;
+                        component_empty = true;
+                } else if (isalnum((unsigned char)*s) || strchr("_.-", *s)) {
+                        component_empty = false;
+                } else {
+                        return false;
+                }
+        }
+        return !component_empty;
+}
+
+static int check_label(const char *value, const char *field, bool group, char err[PROTO_ERRLEN]) {
+        if (!value)
+                return 0;
+        if (!*value || strlen(value) > JOB_NAME_MAX)
+                return invalid(err, "%s: must be 1 to 128 characters", field);
+        if (group ? !is_group_path(value) : !is_printable_name(value))
+                return invalid(err, group ? "%s: must look like dept/team (letters, digits, _ . -)"
+                                          : "%s: must not contain control characters",
+                               field);
+        return 0;
+}
+
+static int check_env(char **env, char err[PROTO_ERRLEN]) {
+        for (size_t i = 0; env && env[i]; i++) {
+                const char *eq = strchr(env[i], '=');
+                if (!eq || eq == env[i]) {
+                        snprintf(err, PROTO_ERRLEN, "env: item %zu is not NAME=VALUE", i);
+                        return -EINVAL;
+                }
+        }
+        return 0;
+}
+
+static int get_request(const cJSON *obj, res_t *req, char err[PROTO_ERRLEN]) {
+        int r = proto_get_int(obj, "mcpu", 1, RES_MCPU_MAX, &req->mcpu, err);
+        if (r == -ENOENT)
+                return invalid(err, "%s: required (milli-cores)", "mcpu");
+        if (r == -EINVAL)
+                return invalid(err, "%s: must be a positive number of milli-cores", "mcpu");
+        r = proto_get_int(obj, "mem", 1, RES_MEM_MAX, &req->mem, err);
+        if (r == -ENOENT)
+                return invalid(err, "%s: required (bytes)", "mem");
+        if (r == -EINVAL)
+                return invalid(err, "%s: must be a positive number of bytes", "mem");
+        r = proto_get_int(obj, "pids", 0, RES_PIDS_MAX, &req->pids, err);
+        return r == -ENOENT ? 0 : r;
+}
+
+static int spec_parse(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]) {
+        int r = proto_get_strv(obj, "argv", JOB_ARGV_MAX, true, &spec->argv, err);
+        if (r == -ENOENT || (r == 0 && !spec->argv[0]))
+                return invalid(err, "%s: required, with the program first", "argv");
+        if (r < 0)
+                return r;
+        if (spec->argv[0][0] != '/')
+                return invalid(err, "%s: the program must be an absolute path", "argv");
+        r = proto_get_strv(obj, "env", JOB_ENV_MAX, false, &spec->env, err);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        if ((r = check_env(spec->env, err)) < 0 || (r = get_path(obj, "cwd", true, &spec->cwd, err)) < 0 ||
+            (r = get_path(obj, "stdout_path", false, &spec->stdout_path, err)) < 0 ||
+            (r = get_path(obj, "stderr_path", false, &spec->stderr_path, err)) < 0 ||
+            (r = get_opt_str(obj, "name", &spec->name, err)) < 0 ||
+            (r = get_opt_str(obj, "group", &spec->group, err)) < 0 ||
+            (r = get_opt_str(obj, "job_type", &spec->job_type, err)) < 0 || (r = get_request(obj, &spec->req, err)) < 0 ||
+            (r = check_label(spec->name, "name", false, err)) < 0 ||
+            (r = check_label(spec->group, "group", true, err)) < 0 ||
+            (r = check_label(spec->job_type, "job_type", false, err)) < 0)
+                return r;
+        if (!spec->name) {
+                const char *base = strrchr(spec->argv[0], '/') + 1;
+                if (!(spec->name = strndup(*base ? base : spec->argv[0], JOB_NAME_MAX)))
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+int job_spec_from_json(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]) {
+        int r = spec_parse(obj, spec, err);
+        if (r == -ENOMEM)
+                snprintf(err, PROTO_ERRLEN, "out of memory");
+        if (r < 0)
+                job_spec_free(spec);
+        return r;
+}
+
+static cJSON *strv_to_json(char *const *v) {
+        cJSON *arr = cJSON_CreateArray();
+        for (size_t i = 0; arr && v && v[i]; i++)
+                if (!cJSON_AddItemToArray(arr, cJSON_CreateString(v[i]))) {
+                        cJSON_Delete(arr);
+                        return NULL;
+                }
+        return arr;
+}
+
+static bool add_opt_str(cJSON *obj, const char *field, const char *value) {
+        return !value || cJSON_AddStringToObject(obj, field, value);
+}
+
+/* The spec without env, which the record never shows. */
+static int spec_to_json_public(const job_spec *spec, cJSON *obj) {
+        cJSON *argv = strv_to_json(spec->argv);
+        if (!argv || !cJSON_AddItemToObject(obj, "argv", argv)) {
+                cJSON_Delete(argv);
+                return -ENOMEM;
+        }
+        if (!add_opt_str(obj, "cwd", spec->cwd) || !add_opt_str(obj, "stdout_path", spec->stdout_path) ||
+            !add_opt_str(obj, "stderr_path", spec->stderr_path) || !add_opt_str(obj, "name", spec->name) ||
+            !add_opt_str(obj, "group", spec->group) || !add_opt_str(obj, "job_type", spec->job_type) ||
+            !cJSON_AddNumberToObject(obj, "mcpu", (double)spec->req.mcpu) ||
+            !cJSON_AddNumberToObject(obj, "mem", (double)spec->req.mem) ||
+            !cJSON_AddNumberToObject(obj, "pids", (double)spec->req.pids))
+                return -ENOMEM;
+        return 0;
+}
+
+int job_spec_to_json(const job_spec *spec, cJSON *obj) {
+        int r = spec_to_json_public(spec, obj);
+        if (r < 0)
+                return r;
+        cJSON *env = strv_to_json(spec->env);
+        if (!env || !cJSON_AddItemToObject(obj, "env", env)) {
+                cJSON_Delete(env);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+void job_spec_free(job_spec *spec) {
+        free(spec->name);
+        free(spec->group);
+        free(spec->job_type);
+        strv_free(spec->argv);
+        strv_free(spec->env);
+        free(spec->cwd);
+        free(spec->stdout_path);
+        free(spec->stderr_path);
+        *spec = (job_spec){ 0 };
+}
+
+int job_result_to_json(const job_result *r, cJSON *obj) {
+        if (!cJSON_AddNumberToObject(obj, "exit_code", r->exit_code) ||
+            !cJSON_AddNumberToObject(obj, "signal", r->signal) ||
+            !cJSON_AddNumberToObject(obj, "cpu_usec", (double)r->cpu_usec) ||
+            !cJSON_AddNumberToObject(obj, "mem_peak", (double)r->mem_peak) ||
+            !cJSON_AddNumberToObject(obj, "oom_kills", (double)r->oom_kills) ||
+            !add_opt_str(obj, "error", r->error))
+                return -ENOMEM;
+        return 0;
+}
+
+/* An optional integer field: absent is 0. */
+static int get_opt_int(const cJSON *obj, const char *field, int64_t min, int64_t max, int64_t *out,
+                       char err[PROTO_ERRLEN]) {
+        *out = 0;
+        int r = proto_get_int(obj, field, min, max, out, err);
+        return r == -ENOENT ? 0 : r;
+}
+
+int job_result_from_json(const cJSON *obj, job_result *res, char err[PROTO_ERRLEN]) {
+        int64_t code, sig, cpu, peak, ooms;
+        int r;
+        *res = (job_result){ 0 };
+        if ((r = get_opt_int(obj, "exit_code", 0, 255, &code, err)) < 0 ||
+            (r = get_opt_int(obj, "signal", 0, 128, &sig, err)) < 0 ||
+            (r = get_opt_int(obj, "cpu_usec", 0, INT64_MAX, &cpu, err)) < 0 ||
+            (r = get_opt_int(obj, "mem_peak", 0, INT64_MAX, &peak, err)) < 0 ||
+            (r = get_opt_int(obj, "oom_kills", 0, INT64_MAX, &ooms, err)) < 0 ||
+            (r = get_opt_str(obj, "error", &res->error, err)) < 0)
+                return r;
+        res->exit_code = (int)code;
+        res->signal = (int)sig;
+        res->cpu_usec = (uint64_t)cpu;
+        res->mem_peak = (uint64_t)peak;
+        res->oom_kills = (uint64_t)ooms;
+        return 0;
+}
+
+void job_result_free(job_result *r) {
+        free(r->error);
+        r->error = NULL;
+}
+
+cJSON *job_to_json(const job *j) {
+        cJSON *obj = cJSON_CreateObject();
+        if (!obj || !cJSON_AddNumberToObject(obj, "id", (double)j->id) ||
+            !cJSON_AddNumberToObject(obj, "uid", j->uid) || !cJSON_AddNumberToObject(obj, "gid", j->gid) ||
+            !add_opt_str(obj, "user", j->user) || spec_to_json_public(&j->spec, obj) < 0 ||
+            !cJSON_AddStringToObject(obj, "state", job_state_name(j->state)) || !add_opt_str(obj, "node", j->node) ||
+            !cJSON_AddNumberToObject(obj, "submit_usec", (double)j->submit_usec) ||
+            !cJSON_AddNumberToObject(obj, "start_usec", (double)j->start_usec) ||
+            !cJSON_AddNumberToObject(obj, "end_usec", (double)j->end_usec) || job_result_to_json(&j->result, obj) < 0) {
+                cJSON_Delete(obj);
+                return NULL;
+        }
+        return obj;
+}
+
+static int record_parse(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
+        int64_t id, uid, gid, submit, start, end;
+        const char *state;
+        int r;
+        if ((r = proto_get_int(obj, "id", 1, INT64_MAX, &id, err)) < 0)
+                return r == -ENOENT ? invalid(err, "%s: required", "id") : r;
+        if ((r = proto_get_str(obj, "state", &state, err)) < 0)
+                return r == -ENOENT ? invalid(err, "%s: required", "state") : r;
+        if ((r = get_opt_int(obj, "uid", 0, UINT32_MAX, &uid, err)) < 0 ||
+            (r = get_opt_int(obj, "gid", 0, UINT32_MAX, &gid, err)) < 0 ||
+            (r = get_opt_int(obj, "submit_usec", 0, INT64_MAX, &submit, err)) < 0 ||
+            (r = get_opt_int(obj, "start_usec", 0, INT64_MAX, &start, err)) < 0 ||
+            (r = get_opt_int(obj, "end_usec", 0, INT64_MAX, &end, err)) < 0)
+                return r;
+        if (job_state_from_name(state, &j->state) < 0)
+                return invalid(err, "state: unknown state '%s'", state);
+        j->id = (uint64_t)id;
+        j->uid = (uid_t)uid;
+        j->gid = (gid_t)gid;
+        j->submit_usec = submit;
+        j->start_usec = start;
+        j->end_usec = end;
+        if ((r = get_opt_str(obj, "user", &j->user, err)) < 0 || (r = get_opt_str(obj, "node", &j->node, err)) < 0 ||
+            (r = proto_get_strv(obj, "argv", JOB_ARGV_MAX, true, &j->spec.argv, err)) < 0 ||
+            (r = get_opt_str(obj, "cwd", &j->spec.cwd, err)) < 0 ||
+            (r = get_opt_str(obj, "stdout_path", &j->spec.stdout_path, err)) < 0 ||
+            (r = get_opt_str(obj, "stderr_path", &j->spec.stderr_path, err)) < 0 ||
+            (r = get_opt_str(obj, "name", &j->spec.name, err)) < 0 ||
+            (r = get_opt_str(obj, "group", &j->spec.group, err)) < 0 ||
+            (r = get_opt_str(obj, "job_type", &j->spec.job_type, err)) < 0 ||
+            (r = get_opt_int(obj, "mcpu", 0, RES_MCPU_MAX, &j->spec.req.mcpu, err)) < 0 ||
+            (r = get_opt_int(obj, "mem", 0, RES_MEM_MAX, &j->spec.req.mem, err)) < 0 ||
+            (r = get_opt_int(obj, "pids", 0, RES_PIDS_MAX, &j->spec.req.pids, err)) < 0)
+                return r;
+        return job_result_from_json(obj, &j->result, err);
+}
+
+int job_from_json(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
+        *j = (job){ 0 };
+        int r = record_parse(obj, j, err);
+        if (r < 0)
+                job_free(j);
+        return r;
+}
+
+void job_free(job *j) {
+        free(j->user);
+        free(j->node);
+        job_spec_free(&j->spec);
+        job_result_free(&j->result);
+}

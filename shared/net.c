@@ -1,0 +1,169 @@
+/* net.c - socket set-up for the daemons and the CLI. */
+#include "net.h"
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+static int unix_address(const char *path, struct sockaddr_un *sa) {
+        *sa = (struct sockaddr_un){ .sun_family = AF_UNIX };
+        if (strlen(path) >= sizeof(sa->sun_path))
+                return -ENAMETOOLONG;
+        strcpy(sa->sun_path, path);
+        return 0;
+}
+
+static int fail_close(int fd, int r) {
+        close(fd);
+        return r;
+}
+
+int net_listen_unix(const char *path, mode_t mode) {
+        struct sockaddr_un sa;
+        int r = unix_address(path, &sa);
+        if (r < 0)
+                return r;
+        struct stat st;
+        if (lstat(path, &st) == 0) {
+                if (!S_ISSOCK(st.st_mode))
+                        return -EEXIST; /* never remove something that is not a stale socket */
+                if (unlink(path) < 0)
+                        return -errno;
+        }
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return -errno;
+        if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || chmod(path, mode) < 0 || listen(fd, 128) < 0)
+                return fail_close(fd, -errno);
+        return fd;
+}
+
+int net_connect_unix(const char *path) {
+        struct sockaddr_un sa;
+        int r = unix_address(path, &sa);
+        if (r < 0)
+                return r;
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return -errno;
+        if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+                return fail_close(fd, -errno);
+        return fd;
+}
+
+int net_split_hostport(const char *hostport, char *host, size_t hostlen, uint16_t *port) {
+        const char *colon, *start = hostport, *end;
+        if (*hostport == '[') {
+                start = hostport + 1;
+                end = strchr(start, ']');
+                if (!end || end[1] != ':')
+                        return -EINVAL;
+                colon = end + 1;
+        } else {
+                colon = strrchr(hostport, ':');
+                if (!colon || memchr(hostport, ':', (size_t)(colon - hostport)))
+                        return -EINVAL;
+                end = colon;
+        }
+        size_t len = (size_t)(end - start);
+        if (len == 0 || len >= hostlen)
+                return -EINVAL;
+        char *stop;
+        unsigned long p = strtoul(colon + 1, &stop, 10);
+        if (!colon[1] || *stop || p > 65535)
+                return -EINVAL;
+        memcpy(host, start, len);
+        host[len] = '\0';
+        *port = (uint16_t)p;
+        return 0;
+}
+
+/* Resolve a numeric or named host:port into *res (freeaddrinfo). */
+static int resolve(const char *hostport, int passive, struct addrinfo **res) {
+        char host[256], service[8];
+        uint16_t port;
+        if (net_split_hostport(hostport, host, sizeof(host), &port) < 0)
+                return -EINVAL;
+        snprintf(service, sizeof(service), "%u", port);
+        struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = passive ? AI_PASSIVE : 0 };
+        int r = getaddrinfo(host, service, &hints, res);
+        if (r == EAI_SYSTEM)
+                return -errno;
+        return r ? -EADDRNOTAVAIL : 0;
+}
+
+int net_listen_tcp(const char *hostport, uint16_t *bound_port) {
+        struct addrinfo *ai;
+        int r = resolve(hostport, 1, &ai);
+        if (r < 0)
+                return r;
+        int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd < 0) {
+                r = -errno;
+                freeaddrinfo(ai);
+                return r;
+        }
+        int one = 1;
+        (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+        if (bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, 128) < 0) {
+                r = -errno;
+                freeaddrinfo(ai);
+                return fail_close(fd, r);
+        }
+        freeaddrinfo(ai);
+        struct sockaddr_storage ss;
+        socklen_t len = sizeof(ss);
+        if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
+                return fail_close(fd, -errno);
+        *bound_port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                                                      : ((struct sockaddr_in *)&ss)->sin_port);
+        return fd;
+}
+
+/* Finish a non-blocking connect within timeout_ms. Returns 0 or -errno. */
+static int await_connect(int fd, int timeout_ms) {
+        struct pollfd p = { .fd = fd, .events = POLLOUT };
+        int n;
+        while ((n = poll(&p, 1, timeout_ms)) < 0 && errno == EINTR)
+                ;
+        if (n < 0)
+                return -errno;
+        if (n == 0)
+                return -ETIMEDOUT;
+        int soerr = 0;
+        socklen_t len = sizeof(soerr);
+        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) < 0)
+                return -errno;
+        return -soerr;
+}
+
+int net_connect_tcp(const char *hostport, int timeout_ms) {
+        struct addrinfo *ai;
+        int r = resolve(hostport, 0, &ai);
+        if (r < 0)
+                return r;
+        int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd < 0) {
+                r = -errno;
+                freeaddrinfo(ai);
+                return r;
+        }
+        r = connect(fd, ai->ai_addr, ai->ai_addrlen) < 0 ? -errno : 0;
+        freeaddrinfo(ai);
+        if (r == -EINPROGRESS)
+                r = await_connect(fd, timeout_ms);
+        if (r < 0)
+                return fail_close(fd, r);
+        if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0)
+                return fail_close(fd, -errno);
+        return fd;
+}
