@@ -1,0 +1,236 @@
+/* clients.c - requests from the colony CLI on the Unix socket (docs/protocol.md, "Client link").
+ * The caller is who SO_PEERCRED says, never what the message says. */
+#include "server.h"
+#include "log.h"
+#include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void reply(conn *c, cJSON *msg) {
+        if (msg)
+                (void)conn_send(c, msg);
+        cJSON_Delete(msg);
+}
+
+static void reply_error(conn *c, const char *text) {
+        reply(c, proto_error("%s", text));
+}
+
+/* Check the request's fields and read its "id". Returns 0 or -EINVAL (error already sent). */
+static int request_id(conn *c, const cJSON *msg, const char *const *fields, uint64_t *id) {
+        char err[PROTO_ERRLEN];
+        int64_t v;
+        int r = proto_check_fields(msg, fields, err);
+        if (r == 0 && (r = proto_get_int(msg, "id", 1, INT64_MAX, &v, err)) == -ENOENT)
+                snprintf(err, sizeof(err), "id: required");
+        if (r < 0) {
+                reply_error(c, err);
+                return -EINVAL;
+        }
+        *id = (uint64_t)v;
+        return 0;
+}
+
+static cJSON *job_reply(const job *j) {
+        cJSON *msg = proto_new("job"), *rec = job_to_json(j);
+        if (!msg || !rec || !cJSON_AddItemToObject(msg, "job", rec)) {
+                cJSON_Delete(msg);
+                cJSON_Delete(rec);
+                return NULL;
+        }
+        return msg;
+}
+
+static void user_name(uid_t uid, char *buf, size_t len) {
+        struct passwd pw, *res = NULL;
+        char tmp[1024];
+        if (getpwuid_r(uid, &pw, tmp, sizeof(tmp), &res) == 0 && res)
+                snprintf(buf, len, "%s", pw.pw_name);
+        else
+                snprintf(buf, len, "%u", (unsigned)uid);
+}
+
+static void handle_submit(ctl_server *srv, conn *c, const cJSON *msg) {
+        char err[PROTO_ERRLEN], user[64];
+        job_spec spec = { 0 };
+        uint64_t id;
+        if (proto_check_fields(msg, job_spec_fields, err) < 0 || job_spec_from_json(msg, &spec, err) < 0) {
+                reply_error(c, err);
+                return;
+        }
+        user_name(c->uid, user, sizeof(user));
+        if (ctl_submit(&srv->state, c->uid, c->gid, user, &spec, server_now(), &id, err) < 0) {
+                job_spec_free(&spec);
+                reply_error(c, err);
+                return;
+        }
+        cJSON *ok = proto_new("submitted");
+        if (ok)
+                cJSON_AddNumberToObject(ok, "id", (double)id);
+        reply(c, ok);
+        server_schedule(srv);
+}
+
+static void handle_queue(ctl_server *srv, conn *c, const cJSON *msg) {
+        static const char *const fields[] = { "all", "user", NULL };
+        char err[PROTO_ERRLEN];
+        bool all = false;
+        int64_t user = -1;
+        if (proto_check_fields(msg, fields, err) < 0 || proto_get_bool(msg, "all", &all, err) == -EINVAL ||
+            proto_get_int(msg, "user", 0, UINT32_MAX, &user, err) == -EINVAL) {
+                reply_error(c, err);
+                return;
+        }
+        cJSON *out = proto_new("jobs"), *jobs = cJSON_AddArrayToObject(out, "jobs");
+        for (size_t i = 0; jobs && i < srv->state.njobs; i++) {
+                const job *j = srv->state.jobs[i];
+                if ((!all && job_state_is_terminal(j->state)) || (user >= 0 && j->uid != (uid_t)user))
+                        continue;
+                cJSON_AddItemToArray(jobs, job_to_json(j));
+        }
+        reply(c, out);
+}
+
+static const char *const id_only[] = { "id", NULL };
+
+static void handle_show(ctl_server *srv, conn *c, const cJSON *msg) {
+        uint64_t id;
+        if (request_id(c, msg, id_only, &id) < 0)
+                return;
+        const job *j = ctl_find_job(&srv->state, id);
+        if (!j) {
+                char err[PROTO_ERRLEN];
+                snprintf(err, sizeof(err), "no job %llu", (unsigned long long)id);
+                reply_error(c, err);
+                return;
+        }
+        reply(c, job_reply(j));
+}
+
+static void handle_cancel(ctl_server *srv, conn *c, const cJSON *msg) {
+        char err[PROTO_ERRLEN];
+        uint64_t id;
+        if (request_id(c, msg, id_only, &id) < 0)
+                return;
+        if (ctl_cancel(&srv->state, id, c->uid, server_now(), err) < 0) {
+                reply_error(c, err);
+                return;
+        }
+        const job *j = ctl_find_job(&srv->state, id);
+        cJSON *ok = proto_new("cancelled");
+        if (ok) {
+                cJSON_AddNumberToObject(ok, "id", (double)id);
+                cJSON_AddStringToObject(ok, "state", job_state_name(j->state));
+        }
+        reply(c, ok);
+        server_schedule(srv);
+}
+
+static void handle_wait(ctl_server *srv, conn *c, const cJSON *msg) {
+        uint64_t id;
+        if (request_id(c, msg, id_only, &id) < 0)
+                return;
+        const job *j = ctl_find_job(&srv->state, id);
+        if (!j) {
+                char err[PROTO_ERRLEN];
+                snprintf(err, sizeof(err), "no job %llu", (unsigned long long)id);
+                reply_error(c, err);
+                return;
+        }
+        if (job_state_is_terminal(j->state)) {
+                reply(c, job_reply(j));
+                return;
+        }
+        waiter *w = realloc(srv->waiters, (srv->nwaiters + 1) * sizeof(*w));
+        if (!w) {
+                reply_error(c, "out of memory");
+                return;
+        }
+        srv->waiters = w;
+        srv->waiters[srv->nwaiters++] = (waiter){ .client = c, .job_id = id };
+}
+
+static cJSON *node_to_json(const ctl_node *n) {
+        cJSON *o = cJSON_CreateObject();
+        if (!o)
+                return NULL;
+        cJSON_AddStringToObject(o, "name", n->name);
+        cJSON_AddStringToObject(o, "state", n->up ? "up" : "down");
+        cJSON_AddNumberToObject(o, "mcpu", (double)n->capacity.mcpu);
+        cJSON_AddNumberToObject(o, "mem", (double)n->capacity.mem);
+        cJSON_AddNumberToObject(o, "pids", (double)n->capacity.pids);
+        cJSON_AddNumberToObject(o, "free_mcpu", (double)(n->capacity.mcpu - n->used.mcpu));
+        cJSON_AddNumberToObject(o, "free_mem", (double)(n->capacity.mem - n->used.mem));
+        cJSON_AddNumberToObject(o, "running", (double)n->running);
+        cJSON_AddNumberToObject(o, "last_heartbeat_usec", (double)n->last_heard_usec);
+        cJSON_AddStringToObject(o, "cgroup_mode", n->cgroup_mode ? n->cgroup_mode : "");
+        cJSON_AddStringToObject(o, "cgroup_root", n->cgroup_root ? n->cgroup_root : "");
+        return o;
+}
+
+static void handle_nodes(ctl_server *srv, conn *c, const cJSON *msg) {
+        static const char *const none[] = { NULL };
+        char err[PROTO_ERRLEN];
+        if (proto_check_fields(msg, none, err) < 0) {
+                reply_error(c, err);
+                return;
+        }
+        cJSON *out = proto_new("nodes"), *nodes = cJSON_AddArrayToObject(out, "nodes");
+        for (size_t i = 0; nodes && i < srv->state.nnodes; i++)
+                cJSON_AddItemToArray(nodes, node_to_json(srv->state.nodes[i]));
+        reply(c, out);
+}
+
+static const struct {
+        const char *type;
+        void (*handle)(ctl_server *srv, conn *c, const cJSON *msg);
+} requests[] = {
+        { "submit", handle_submit }, { "queue", handle_queue }, { "show", handle_show },
+        { "cancel", handle_cancel }, { "wait", handle_wait },   { "nodes", handle_nodes },
+};
+
+static void client_message(conn *c, const cJSON *msg) {
+        const char *type = proto_type(msg);
+        for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]); i++)
+                if (strcmp(type, requests[i].type) == 0) {
+                        requests[i].handle(c->owner, c, msg);
+                        return;
+                }
+        char err[PROTO_ERRLEN];
+        snprintf(err, sizeof(err), "unknown request type '%.64s'", type);
+        reply_error(c, err);
+}
+
+static void drop_waiters_of(ctl_server *srv, conn *c) {
+        size_t kept = 0;
+        for (size_t i = 0; i < srv->nwaiters; i++)
+                if (srv->waiters[i].client != c)
+                        srv->waiters[kept++] = srv->waiters[i];
+        srv->nwaiters = kept;
+}
+
+static void client_closed(conn *c) {
+        drop_waiters_of(c->owner, c);
+}
+
+void server_answer_waiters(ctl_server *srv, const job *j) {
+        /* take the ready ones out first: a failed reply closes its client, which edits the list */
+        waiter *ready = malloc(srv->nwaiters * sizeof(*ready) + 1);
+        size_t kept = 0, nready = 0;
+        if (!ready)
+                return;
+        for (size_t i = 0; i < srv->nwaiters; i++) {
+                if (srv->waiters[i].job_id == j->id)
+                        ready[nready++] = srv->waiters[i];
+                else
+                        srv->waiters[kept++] = srv->waiters[i];
+        }
+        srv->nwaiters = kept;
+        for (size_t i = 0; i < nready; i++)
+                reply(ready[i].client, job_reply(j));
+        free(ready);
+}
+
+const conn_ops client_conn_ops = { .on_message = client_message, .on_close = client_closed };

@@ -1,0 +1,49 @@
+/* conn.h - one framed, non-blocking connection on the controller's sd-event loop.
+ *
+ * Reads are decoded into whole messages and handed to on_message; writes are queued and
+ * flushed as the socket allows, so a slow peer never blocks the loop. A peer whose unsent
+ * output passes CONN_OUTPUT_MAX is dropped. Closing is deferred to the loop's next iteration,
+ * so a connection may be closed anywhere, even from inside its own on_message. */
+#pragma once
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <systemd/sd-event.h>
+
+#define CONN_OUTPUT_MAX (8 * 1024 * 1024)
+
+typedef struct conn conn;
+
+typedef struct conn_ops {
+        /* A whole message arrived; msg is borrowed for the call. */
+        void (*on_message)(conn *c, const cJSON *msg);
+        /* The connection is going away (peer closed, error, or conn_close); c->data is the
+         * owner's to release. Called once. */
+        void (*on_close)(conn *c);
+} conn_ops;
+
+struct conn {
+        int fd;
+        sd_event_source *io;
+        const conn_ops *ops;
+        void *owner; /* the server */
+        void *data;  /* what the owner keeps per connection */
+        uid_t uid;   /* peer credentials (Unix sockets) */
+        gid_t gid;
+        pid_t pid;
+        char *out;
+        size_t out_len, out_off, out_cap;
+        bool closed, close_after_flush;
+};
+
+/* Wrap an accepted, non-blocking fd (the conn owns it). Unix peers' credentials are read
+ * with SO_PEERCRED. Returns 0 and *out, or -errno (fd closed). */
+int conn_new(sd_event *event, int fd, const conn_ops *ops, void *owner, conn **out);
+/* Queue one message. Returns 0, or -errno when the peer is gone or too slow (it is closed). */
+int conn_send(conn *c, const cJSON *msg);
+/* Send {"type":"error"} with text, then close once it is flushed. */
+void conn_fail(conn *c, const char *text);
+/* Stop reading and writing now; on_close runs and memory is freed on the next loop iteration.
+ * Safe to call twice. */
+void conn_close(conn *c);

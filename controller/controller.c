@@ -1,0 +1,324 @@
+/* controller.c - colony-controller: options, start-up, and the event loop's listeners and timers. */
+#include "config.h"
+#include "fileio.h"
+#include "log.h"
+#include "net.h"
+#include "server.h"
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <systemd/sd-daemon.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct options {
+        const char *config, *socket, *agent_listen, *port_file, *secret_file, *database, *log_level;
+        int64_t heartbeat_ms, agent_timeout_ms, max_pending, kill_grace_ms;
+        const char *policy, *order;
+} options;
+
+int64_t server_now(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+void server_schedule(ctl_server *srv) {
+        long n = ctl_schedule(&srv->state);
+        if (n < 0)
+                log_error("scheduling pass failed: %s", strerror((int)-n));
+        (void)sd_notifyf(0, "STATUS=%zu pending, %zu jobs known, %zu nodes", srv->state.npending, srv->state.njobs,
+                         srv->state.nnodes);
+}
+
+static int persist_job(void *userdata, const job *j) {
+        return jobstore_put(((ctl_server *)userdata)->store, j);
+}
+
+static void launch_job(void *userdata, ctl_node *n, const job *j) {
+        server_send_launch(userdata, n, j);
+}
+
+static void cancel_job(void *userdata, ctl_node *n, const job *j, int grace_ms) {
+        server_send_cancel(userdata, n, j, grace_ms);
+}
+
+static void job_ended(void *userdata, const job *j) {
+        server_answer_waiters(userdata, j);
+}
+
+static const ctl_actions actions = {
+        .persist = persist_job, .launch = launch_job, .cancel = cancel_job, .terminal = job_ended,
+};
+
+static void usage(FILE *f) {
+        fputs("usage: colony-controller --secret-file PATH [--config FILE] [--socket PATH]\n"
+              "         [--agent-listen HOST:PORT] [--port-file PATH] [--database PATH]\n"
+              "         [--policy NAME] [--order fifo|backfill] [--heartbeat-ms N] [--agent-timeout-ms N]\n"
+              "         [--max-pending N] [--kill-grace-ms N] [--log-level debug|info|warning|error]\n"
+              "The central colony daemon: clients on the Unix socket, agents on the TCP listener.\n"
+              "See colony-controller(8).\n",
+              f);
+}
+
+static const char *const config_keys[] = {
+        "controller.socket",      "controller.agent_listen", "controller.port_file",     "controller.secret_file",
+        "controller.database",    "controller.heartbeat_ms", "controller.agent_timeout_ms",
+        "controller.max_pending", "controller.kill_grace_ms", "controller.policy",       "controller.order",
+        "controller.log_level",   NULL,
+};
+
+/* Fill options the command line left unset from the config file. */
+static int apply_config(options *o, config *cfg, char *err, size_t errlen) {
+        int r;
+        if ((r = config_load(o->config, cfg, err, errlen)) < 0 || (r = config_check_keys(cfg, config_keys, err, errlen)) < 0)
+                return r;
+        const char **strs[] = { &o->socket, &o->agent_listen, &o->port_file, &o->secret_file, &o->database,
+                                &o->policy, &o->order, &o->log_level };
+        const char *str_keys[] = { "controller.socket", "controller.agent_listen", "controller.port_file",
+                                   "controller.secret_file", "controller.database", "controller.policy",
+                                   "controller.order", "controller.log_level" };
+        for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+                if (!*strs[i])
+                        *strs[i] = config_get(cfg, str_keys[i]);
+        int64_t *nums[] = { &o->heartbeat_ms, &o->agent_timeout_ms, &o->max_pending, &o->kill_grace_ms };
+        const char *num_keys[] = { "controller.heartbeat_ms", "controller.agent_timeout_ms", "controller.max_pending",
+                                   "controller.kill_grace_ms" };
+        for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
+                if (*nums[i] < 0 && (r = config_get_uint(cfg, num_keys[i], 100000000, nums[i], err, errlen)) < 0 &&
+                    r != -ENOENT)
+                        return r;
+        return 0;
+}
+
+static int parse_number(const char *arg, const char *name, int64_t *out) {
+        char *end;
+        long long v = strtoll(arg, &end, 10);
+        if (!*arg || *end || v < 0 || v > 100000000) {
+                fprintf(stderr, "colony-controller: %s: '%s' is not a whole number\n", name, arg);
+                return -EINVAL;
+        }
+        *out = v;
+        return 0;
+}
+
+static int parse_args(int argc, char **argv, options *o) {
+        enum { O_SOCKET = 256, O_LISTEN, O_PORTFILE, O_SECRET, O_DB, O_HB, O_TIMEOUT, O_MAXPEND, O_GRACE, O_POLICY,
+               O_ORDER, O_LOG };
+        static const struct option longopts[] = {
+                { "config", required_argument, NULL, 'c' },   { "socket", required_argument, NULL, O_SOCKET },
+                { "agent-listen", required_argument, NULL, O_LISTEN }, { "port-file", required_argument, NULL, O_PORTFILE },
+                { "secret-file", required_argument, NULL, O_SECRET }, { "database", required_argument, NULL, O_DB },
+                { "heartbeat-ms", required_argument, NULL, O_HB }, { "agent-timeout-ms", required_argument, NULL, O_TIMEOUT },
+                { "max-pending", required_argument, NULL, O_MAXPEND }, { "kill-grace-ms", required_argument, NULL, O_GRACE },
+                { "policy", required_argument, NULL, O_POLICY }, { "order", required_argument, NULL, O_ORDER },
+                { "log-level", required_argument, NULL, O_LOG }, { "help", no_argument, NULL, 'h' },
+                { NULL, 0, NULL, 0 },
+        };
+        int c;
+        while ((c = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
+                int r = 0;
+                switch (c) {
+                case 'c': o->config = optarg; break;
+                case O_SOCKET: o->socket = optarg; break;
+                case O_LISTEN: o->agent_listen = optarg; break;
+                case O_PORTFILE: o->port_file = optarg; break;
+                case O_SECRET: o->secret_file = optarg; break;
+                case O_DB: o->database = optarg; break;
+                case O_POLICY: o->policy = optarg; break;
+                case O_ORDER: o->order = optarg; break;
+                case O_LOG: o->log_level = optarg; break;
+                case O_HB: r = parse_number(optarg, "--heartbeat-ms", &o->heartbeat_ms); break;
+                case O_TIMEOUT: r = parse_number(optarg, "--agent-timeout-ms", &o->agent_timeout_ms); break;
+                case O_MAXPEND: r = parse_number(optarg, "--max-pending", &o->max_pending); break;
+                case O_GRACE: r = parse_number(optarg, "--kill-grace-ms", &o->kill_grace_ms); break;
+                case 'h': usage(stdout); exit(EXIT_SUCCESS);
+                default: usage(stderr); return -EINVAL;
+                }
+                if (r < 0)
+                        return r;
+        }
+        if (optind < argc) {
+                fprintf(stderr, "colony-controller: unexpected argument '%s'\n", argv[optind]);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+static void set_defaults(options *o) {
+        const char **strs[] = { &o->socket, &o->agent_listen, &o->database, &o->policy, &o->order, &o->log_level };
+        const char *defs[] = { "/run/colony/controller.sock", "127.0.0.1:7117", "/var/lib/colony/controller.db",
+                               "first-fit", "fifo", "info" };
+        for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+                if (!*strs[i])
+                        *strs[i] = defs[i];
+        int64_t *nums[] = { &o->heartbeat_ms, &o->agent_timeout_ms, &o->max_pending, &o->kill_grace_ms };
+        const int64_t num_defs[] = { 1000, 5000, 100000, 3000 };
+        for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
+                if (*nums[i] < 0)
+                        *nums[i] = num_defs[i];
+}
+
+static int log_priority(const char *level) {
+        static const struct { const char *name; int prio; } levels[] = {
+                { "debug", LOG_DEBUG }, { "info", LOG_INFO }, { "warning", LOG_WARNING }, { "error", LOG_ERR },
+        };
+        for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
+                if (strcmp(level, levels[i].name) == 0)
+                        return levels[i].prio;
+        return -1;
+}
+
+typedef struct listener {
+        ctl_server *srv;
+        const conn_ops *ops;
+        const char *what;
+} listener;
+
+static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        listener *l = userdata;
+        conn *c;
+        (void)revents;
+        int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (cfd < 0) {
+                if (errno != EAGAIN && errno != EINTR)
+                        log_errno(LOG_WARNING, -errno, "accept on the %s listener", l->what);
+                return 0;
+        }
+        int r = conn_new(sd_event_source_get_event(s), cfd, l->ops, l->srv, &c);
+        if (r < 0)
+                log_errno(LOG_WARNING, r, "new %s connection", l->what);
+        return 0;
+}
+
+static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
+        ctl_server *srv = userdata;
+        ctl_check_silence(&srv->state, server_now(), srv->agent_timeout_usec);
+        server_schedule(srv);
+        return sd_event_source_set_time(s, usec + (uint64_t)srv->heartbeat_ms * 1000);
+}
+
+static int restore_job(void *userdata, job *j) {
+        int r = ctl_restore(&((ctl_server *)userdata)->state, j, server_now());
+        if (r < 0) {
+                job_free(j);
+                free(j);
+        }
+        return r;
+}
+
+static int write_port_file(const char *path, uint16_t port) {
+        char text[16];
+        snprintf(text, sizeof(text), "%u\n", port);
+        return file_write(path, text, 0644);
+}
+
+/* Open the store, restore its jobs, and read the secret. Returns 0 or -errno (logged). */
+static int open_state(ctl_server *srv, const options *o) {
+        char err[512];
+        sched_heuristic policy;
+        if (sched_heuristic_from_name(o->policy, &policy) < 0)
+                return log_errno(LOG_ERR, -EINVAL, "unknown policy '%s'", o->policy);
+        if (strcmp(o->order, "fifo") != 0 && strcmp(o->order, "backfill") != 0)
+                return log_errno(LOG_ERR, -EINVAL, "order must be fifo or backfill, not '%s'", o->order);
+        ctl_config cfg = { .policy = policy,
+                           .order = strcmp(o->order, "fifo") == 0 ? SCHED_STRICT_FIFO : SCHED_BACKFILL,
+                           .max_pending = (size_t)o->max_pending,
+                           .kill_grace_ms = (int)o->kill_grace_ms };
+        ctl_init(&srv->state, &cfg, &actions, srv);
+        srv->heartbeat_ms = (int)(o->heartbeat_ms ? o->heartbeat_ms : 1);
+        srv->agent_timeout_usec = o->agent_timeout_ms * 1000;
+        int r = file_read_small(o->secret_file, 1, &srv->secret);
+        if (r == -EPERM)
+                return log_errno(LOG_ERR, r, "secret file %s must be readable by its owner only (chmod 600)",
+                                 o->secret_file);
+        if (r < 0 || !*srv->secret)
+                return log_errno(LOG_ERR, r < 0 ? r : -EINVAL, "secret file %s", o->secret_file);
+        if ((r = jobstore_open(o->database, &srv->store, err, sizeof(err))) < 0)
+                return log_errno(LOG_ERR, r, "%s", err);
+        if ((r = jobstore_load(srv->store, restore_job, srv)) < 0)
+                return log_errno(LOG_ERR, r, "loading jobs from %s", o->database);
+        log_info("restored %zu jobs (%zu pending) from %s", srv->state.njobs, srv->state.npending, o->database);
+        return 0;
+}
+
+/* Bind both listeners and add them, the signals and the tick to the loop. */
+static int open_listeners(ctl_server *srv, const options *o, listener ls[2]) {
+        uint16_t port;
+        int ufd = net_listen_unix(o->socket, 0666);
+        if (ufd < 0)
+                return log_errno(LOG_ERR, ufd, "client socket %s", o->socket);
+        int tfd = net_listen_tcp(o->agent_listen, &port);
+        if (tfd < 0) {
+                close(ufd);
+                return log_errno(LOG_ERR, tfd, "agent listener %s", o->agent_listen);
+        }
+        int r;
+        if (o->port_file && (r = write_port_file(o->port_file, port)) < 0)
+                log_errno(LOG_ERR, r, "port file %s", o->port_file);
+        ls[0] = (listener){ srv, &client_conn_ops, "client" };
+        ls[1] = (listener){ srv, &agent_conn_ops, "agent" };
+        sd_event_source *src;
+        if ((r = sd_event_add_io(srv->event, &src, ufd, EPOLLIN, on_accept, &ls[0])) < 0 ||
+            (r = sd_event_source_set_io_fd_own(src, 1)) < 0 ||
+            (r = sd_event_add_io(srv->event, &src, tfd, EPOLLIN, on_accept, &ls[1])) < 0 ||
+            (r = sd_event_source_set_io_fd_own(src, 1)) < 0 ||
+            (r = sd_event_add_signal(srv->event, NULL, SIGTERM, NULL, NULL)) < 0 ||
+            (r = sd_event_add_signal(srv->event, NULL, SIGINT, NULL, NULL)) < 0 ||
+            (r = sd_event_add_time_relative(srv->event, NULL, CLOCK_MONOTONIC, (uint64_t)srv->heartbeat_ms * 1000, 0,
+                                            on_tick, srv)) < 0)
+                return log_errno(LOG_ERR, r, "event loop set-up");
+        log_info("listening: clients on %s, agents on %s (port %u)", o->socket, o->agent_listen, port);
+        return 0;
+}
+
+int main(int argc, char **argv) {
+        options o = { .heartbeat_ms = -1, .agent_timeout_ms = -1, .max_pending = -1, .kill_grace_ms = -1 };
+        config cfg = { 0 };
+        char err[512];
+        if (parse_args(argc, argv, &o) < 0)
+                return 2;
+        if (o.config && apply_config(&o, &cfg, err, sizeof(err)) < 0) {
+                fprintf(stderr, "colony-controller: %s\n", err);
+                return 1;
+        }
+        set_defaults(&o);
+        int prio = log_priority(o.log_level);
+        if (prio < 0 || !o.secret_file) {
+                fprintf(stderr, "colony-controller: %s\n", prio < 0 ? "log level must be debug, info, warning or error"
+                                                                    : "--secret-file is required");
+                return 2;
+        }
+        log_open("colony-controller", -1, prio);
+        signal(SIGPIPE, SIG_IGN);
+        sigset_t mask;
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigprocmask(SIG_BLOCK, &mask, NULL);
+
+        ctl_server srv = { 0 };
+        listener ls[2];
+        int r = sd_event_default(&srv.event);
+        if (r < 0 || open_state(&srv, &o) < 0 || open_listeners(&srv, &o, ls) < 0) {
+                r = r < 0 ? r : -EINVAL;
+        } else {
+                server_schedule(&srv);
+                (void)sd_notify(0, "READY=1");
+                r = sd_event_loop(srv.event);
+                log_info("stopping");
+        }
+        (void)sd_notify(0, "STOPPING=1");
+        (void)unlink(o.socket);
+        ctl_free(&srv.state);
+        jobstore_close(srv.store);
+        free(srv.waiters);
+        free(srv.secret);
+        sd_event_unref(srv.event);
+        config_free(&cfg);
+        return r < 0 ? 1 : 0;
+}

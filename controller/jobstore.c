@@ -1,0 +1,117 @@
+/* jobstore.c - the durable job table (see jobstore.h). */
+#include "jobstore.h"
+#include "log.h"
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+struct jobstore {
+        sqlite3 *db;
+        sqlite3_stmt *put;
+};
+
+static const char schema[] = "PRAGMA journal_mode=WAL;"
+                             "PRAGMA synchronous=FULL;"
+                             "CREATE TABLE IF NOT EXISTS jobs ("
+                             "  id INTEGER PRIMARY KEY,"
+                             "  state TEXT NOT NULL,"
+                             "  record TEXT NOT NULL);";
+
+int jobstore_open(const char *path, jobstore **out, char *err, size_t errlen) {
+        jobstore *s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        char *msg = NULL;
+        if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, NULL) !=
+                    SQLITE_OK ||
+            sqlite3_busy_timeout(s->db, 5000) != SQLITE_OK ||
+            sqlite3_exec(s->db, schema, NULL, NULL, &msg) != SQLITE_OK ||
+            sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO jobs (id, state, record) VALUES (?, ?, ?)", -1,
+                               &s->put, NULL) != SQLITE_OK) {
+                snprintf(err, errlen, "database %s: %s", path, msg ? msg : sqlite3_errmsg(s->db));
+                sqlite3_free(msg);
+                jobstore_close(s);
+                return -EIO;
+        }
+        *out = s;
+        return 0;
+}
+
+/* The record as stored: the public record plus the environment, which only the agent needs. */
+static char *record_text(const job *j) {
+        cJSON *obj = job_to_json(j), *env = cJSON_CreateArray();
+        char *text = NULL;
+        for (size_t i = 0; obj && env && j->spec.env && j->spec.env[i]; i++)
+                cJSON_AddItemToArray(env, cJSON_CreateString(j->spec.env[i]));
+        if (obj && env && cJSON_AddItemToObject(obj, "env", env)) {
+                env = NULL;
+                text = cJSON_PrintUnformatted(obj);
+        }
+        cJSON_Delete(env);
+        cJSON_Delete(obj);
+        return text;
+}
+
+int jobstore_put(jobstore *s, const job *j) {
+        char *text = record_text(j);
+        int rc = SQLITE_NOMEM;
+        if (text) {
+                sqlite3_bind_int64(s->put, 1, (sqlite3_int64)j->id);
+                sqlite3_bind_text(s->put, 2, job_state_name(j->state), -1, SQLITE_STATIC);
+                sqlite3_bind_text(s->put, 3, text, -1, SQLITE_TRANSIENT);
+                rc = sqlite3_step(s->put);
+                sqlite3_reset(s->put);
+                sqlite3_clear_bindings(s->put);
+                free(text);
+        }
+        if (rc != SQLITE_DONE) {
+                log_error("job=%llu could not be stored: %s", (unsigned long long)j->id, sqlite3_errmsg(s->db));
+                return -EIO;
+        }
+        return 0;
+}
+
+/* Parse one stored row into a new job. Returns NULL (logged) when it does not parse. */
+static job *parse_row(sqlite3_int64 id, const char *text) {
+        cJSON *obj = cJSON_Parse(text);
+        job *j = calloc(1, sizeof(*j));
+        char err[PROTO_ERRLEN] = "not JSON";
+        if (!obj || !j || job_from_json(obj, j, err) < 0 ||
+            (cJSON_GetObjectItem(obj, "env") &&
+             proto_get_strv(obj, "env", JOB_ENV_MAX, false, &j->spec.env, err) < 0)) {
+                log_error("job=%lld stored record skipped: %s", (long long)id, err);
+                if (j)
+                        job_free(j);
+                free(j);
+                j = NULL;
+        }
+        cJSON_Delete(obj);
+        return j;
+}
+
+int jobstore_load(jobstore *s, int (*fn)(void *userdata, job *j), void *userdata) {
+        sqlite3_stmt *q;
+        if (sqlite3_prepare_v2(s->db, "SELECT id, record FROM jobs ORDER BY id", -1, &q, NULL) != SQLITE_OK)
+                return -EIO;
+        int rc = SQLITE_DONE, r = 0;
+        while (r >= 0 && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+                job *j = parse_row(sqlite3_column_int64(q, 0), (const char *)sqlite3_column_text(q, 1));
+                if (j)
+                        r = fn(userdata, j);
+        }
+        if (r >= 0 && rc != SQLITE_DONE) {
+                log_error("reading jobs: %s", sqlite3_errmsg(s->db));
+                r = -EIO;
+        }
+        sqlite3_finalize(q);
+        return r < 0 ? r : 0;
+}
+
+void jobstore_close(jobstore *s) {
+        if (!s)
+                return;
+        sqlite3_finalize(s->put);
+        sqlite3_close(s->db);
+        free(s);
+}

@@ -1,0 +1,35 @@
+/* server.h - the controller's event loop state, shared by its client and agent handlers. */
+#pragma once
+#include "conn.h"
+#include "jobstore.h"
+#include "state.h"
+#include <systemd/sd-event.h>
+
+typedef struct waiter {
+        conn *client;
+        uint64_t job_id;
+} waiter;
+
+typedef struct ctl_server {
+        sd_event *event;
+        ctl_state state;
+        jobstore *store;
+        char *secret;
+        int heartbeat_ms;
+        int64_t agent_timeout_usec;
+        waiter *waiters;
+        size_t nwaiters;
+} ctl_server;
+
+/* CLOCK_REALTIME in microseconds (job times are wall-clock for users). */
+int64_t server_now(void);
+/* Accept-side ops for client connections (clients.c) and agent connections (agentlink.c). */
+extern const conn_ops client_conn_ops;
+extern const conn_ops agent_conn_ops;
+/* Answer every client waiting for j, now that it is terminal (clients.c). */
+void server_answer_waiters(ctl_server *srv, const job *j);
+/* Send a launch or cancel to the node's agent (agentlink.c). */
+void server_send_launch(ctl_server *srv, ctl_node *n, const job *j);
+void server_send_cancel(ctl_server *srv, ctl_node *n, const job *j, int grace_ms);
+/* Schedule, logging a failure (both handlers call it after any change). */
+void server_schedule(ctl_server *srv);

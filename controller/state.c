@@ -1,0 +1,398 @@
+/* state.c - the controller's cluster state machine (see state.h). */
+#include "state.h"
+#include "log.h"
+#include "units.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ctl_init(ctl_state *st, const ctl_config *cfg, const ctl_actions *act, void *userdata) {
+        *st = (ctl_state){ .next_id = 1, .cfg = *cfg, .act = act, .userdata = userdata };
+}
+
+static void node_free(ctl_node *n) {
+        free(n->name);
+        free(n->cgroup_mode);
+        free(n->cgroup_root);
+        free(n);
+}
+
+void ctl_free(ctl_state *st) {
+        for (size_t i = 0; i < st->njobs; i++) {
+                job_free(st->jobs[i]);
+                free(st->jobs[i]);
+        }
+        for (size_t i = 0; i < st->nnodes; i++)
+                node_free(st->nodes[i]);
+        free(st->jobs);
+        free(st->pending);
+        free(st->nodes);
+        *st = (ctl_state){ 0 };
+}
+
+static int grow(void *array, size_t *cap, size_t need, size_t elem) {
+        if (need <= *cap)
+                return 0;
+        size_t cap2 = *cap ? *cap * 2 : 64;
+        while (cap2 < need)
+                cap2 *= 2;
+        void *p = realloc(*(void **)array, cap2 * elem);
+        if (!p)
+                return -ENOMEM;
+        *(void **)array = p;
+        *cap = cap2;
+        return 0;
+}
+
+job *ctl_find_job(ctl_state *st, uint64_t id) {
+        size_t lo = 0, hi = st->njobs; /* jobs are appended in id order */
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (st->jobs[mid]->id < id)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo < st->njobs && st->jobs[lo]->id == id ? st->jobs[lo] : NULL;
+}
+
+ctl_node *ctl_find_node(ctl_state *st, const char *name) {
+        for (size_t i = 0; i < st->nnodes; i++)
+                if (strcmp(st->nodes[i]->name, name) == 0)
+                        return st->nodes[i];
+        return NULL;
+}
+
+static ctl_node *node_add(ctl_state *st, const char *name) {
+        ctl_node **nodes = realloc(st->nodes, (st->nnodes + 1) * sizeof(*nodes));
+        if (!nodes)
+                return NULL;
+        st->nodes = nodes;
+        ctl_node *n = calloc(1, sizeof(*n));
+        if (!n || !(n->name = strdup(name))) {
+                free(n);
+                return NULL;
+        }
+        st->nodes[st->nnodes++] = n;
+        return n;
+}
+
+static int append_job(ctl_state *st, job *j) {
+        if (grow(&st->jobs, &st->jobs_cap, st->njobs + 1, sizeof(*st->jobs)) < 0)
+                return -ENOMEM;
+        st->jobs[st->njobs++] = j;
+        if (j->id >= st->next_id)
+                st->next_id = j->id + 1;
+        return 0;
+}
+
+static int queue_pending(ctl_state *st, job *j) {
+        if (grow(&st->pending, &st->pending_cap, st->npending + 1, sizeof(*st->pending)) < 0)
+                return -ENOMEM;
+        st->pending[st->npending++] = j;
+        return 0;
+}
+
+/* Drop from the pending queue every job that is no longer pending, keeping the order. */
+static void compact_pending(ctl_state *st) {
+        size_t kept = 0;
+        for (size_t i = 0; i < st->npending; i++)
+                if (st->pending[i]->state == JOB_PENDING)
+                        st->pending[kept++] = st->pending[i];
+        st->npending = kept;
+}
+
+static void charge(ctl_node *n, const job *j) {
+        n->used = res_add(n->used, j->spec.req);
+        n->running++;
+}
+
+static void release(ctl_node *n, const job *j) {
+        n->used = res_sub(n->used, j->spec.req);
+        n->running--;
+}
+
+/* Move a job to a terminal state, persist it and tell whoever waits. */
+static void finish(ctl_state *st, job *j, job_state state, int64_t now, const char *reason) {
+        j->state = state;
+        j->end_usec = now;
+        if (reason && !j->result.error)
+                j->result.error = strdup(reason);
+        log_info("job=%llu node=%s state=%s%s%s", (unsigned long long)j->id, j->node ? j->node : "-",
+                 job_state_name(state), reason ? " reason=" : "", reason ? reason : "");
+        (void)st->act->persist(st->userdata, j);
+        st->act->terminal(st->userdata, j);
+}
+
+int ctl_restore(ctl_state *st, job *j, int64_t now) {
+        if (append_job(st, j) < 0)
+                return -ENOMEM;
+        if (j->state == JOB_PENDING)
+                return queue_pending(st, j);
+        if (j->state != JOB_RUNNING)
+                return 0;
+        ctl_node *n = ctl_find_node(st, j->node);
+        if (!n && !(n = node_add(st, j->node)))
+                return -ENOMEM;
+        n->last_heard_usec = now; /* the timeout starts with this controller */
+        charge(n, j);
+        return 0;
+}
+
+/* Refuse what no known node could ever hold; accept anything while no node is known. */
+static int check_feasible(ctl_state *st, res_t req, char err[PROTO_ERRLEN]) {
+        res_t largest = { 0 };
+        for (size_t i = 0; i < st->nnodes; i++) {
+                if (res_fits(req, st->nodes[i]->capacity))
+                        return 0;
+                if (st->nodes[i]->capacity.mcpu > largest.mcpu)
+                        largest.mcpu = st->nodes[i]->capacity.mcpu;
+                if (st->nodes[i]->capacity.mem > largest.mem)
+                        largest.mem = st->nodes[i]->capacity.mem;
+        }
+        if (st->nnodes == 0 || largest.mcpu == 0)
+                return 0;
+        char want[32], have[32];
+        if (req.mcpu > largest.mcpu)
+                snprintf(err, PROTO_ERRLEN, "no node has %s CPUs (largest: %s)",
+                         units_format_cpus(req.mcpu, want, sizeof(want)),
+                         units_format_cpus(largest.mcpu, have, sizeof(have)));
+        else if (req.mem > largest.mem)
+                snprintf(err, PROTO_ERRLEN, "no node has %s of memory (largest: %s)",
+                         units_format_size(req.mem, want, sizeof(want)),
+                         units_format_size(largest.mem, have, sizeof(have)));
+        else
+                snprintf(err, PROTO_ERRLEN, "no node has both the CPUs and the memory asked for");
+        return -E2BIG;
+}
+
+static int default_output(job *j) {
+        char *path;
+        if (j->spec.stdout_path)
+                return 0;
+        if (asprintf(&path, "%s%scolony-%llu.out", j->spec.cwd, strcmp(j->spec.cwd, "/") ? "/" : "",
+                     (unsigned long long)j->id) < 0)
+                return -ENOMEM;
+        j->spec.stdout_path = path;
+        return 0;
+}
+
+int ctl_submit(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, int64_t now,
+               uint64_t *id, char err[PROTO_ERRLEN]) {
+        int r = check_feasible(st, spec->req, err);
+        if (r < 0)
+                return r;
+        if (st->npending >= st->cfg.max_pending) {
+                snprintf(err, PROTO_ERRLEN, "queue full: %zu jobs pending (max_pending)", st->npending);
+                return -EAGAIN;
+        }
+        job *j = calloc(1, sizeof(*j));
+        if (!j || !(j->user = strdup(user))) {
+                free(j);
+                snprintf(err, PROTO_ERRLEN, "out of memory");
+                return -ENOMEM;
+        }
+        *j = (job){ .id = st->next_id, .uid = uid, .gid = gid, .user = j->user, .spec = *spec,
+                    .state = JOB_PENDING, .submit_usec = now };
+        if (default_output(j) < 0 || (r = st->act->persist(st->userdata, j)) < 0 || append_job(st, j) < 0) {
+                snprintf(err, PROTO_ERRLEN, "could not record the job: %s", strerror(r < 0 ? -r : ENOMEM));
+                *spec = j->spec; /* give the caller its spec back, to free */
+                j->spec = (job_spec){ 0 };
+                job_free(j);
+                free(j);
+                return r < 0 ? r : -ENOMEM;
+        }
+        *spec = (job_spec){ 0 };
+        if (queue_pending(st, j) < 0) { /* recorded as pending: the next restart queues it */
+                snprintf(err, PROTO_ERRLEN, "out of memory");
+                return -ENOMEM;
+        }
+        log_info("job=%llu user=%s state=pending reason=submitted", (unsigned long long)j->id, user);
+        *id = j->id;
+        return 0;
+}
+
+int ctl_cancel(ctl_state *st, uint64_t id, uid_t uid, int64_t now, char err[PROTO_ERRLEN]) {
+        job *j = ctl_find_job(st, id);
+        if (!j) {
+                snprintf(err, PROTO_ERRLEN, "no job %llu", (unsigned long long)id);
+                return -ENOENT;
+        }
+        if (uid != 0 && uid != j->uid) {
+                snprintf(err, PROTO_ERRLEN, "job %llu belongs to %s: only its owner or root may cancel it",
+                         (unsigned long long)id, j->user ? j->user : "another user");
+                return -EPERM;
+        }
+        if (job_state_is_terminal(j->state)) {
+                snprintf(err, PROTO_ERRLEN, "job %llu already %s", (unsigned long long)id, job_state_name(j->state));
+                return -EALREADY;
+        }
+        if (j->state == JOB_PENDING) {
+                finish(st, j, JOB_CANCELLED, now, NULL);
+                compact_pending(st);
+                return 0;
+        }
+        ctl_node *n = ctl_find_node(st, j->node);
+        if (!n || !n->up) {
+                snprintf(err, PROTO_ERRLEN, "job %llu runs on %s, which is down: it will be cancelled or lost when "
+                         "the node returns or times out", (unsigned long long)id, j->node);
+                return -EHOSTDOWN;
+        }
+        log_info("job=%llu node=%s cancel requested uid=%u", (unsigned long long)id, n->name, (unsigned)uid);
+        st->act->cancel(st->userdata, n, j, st->cfg.kill_grace_ms);
+        return 0;
+}
+
+static bool listed(uint64_t id, const uint64_t *ids, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                if (ids[i] == id)
+                        return true;
+        return false;
+}
+
+/* End every job recorded as running on n, except those in keep (the agent still runs them). */
+static void lose_jobs(ctl_state *st, ctl_node *n, const uint64_t *keep, size_t nkeep, const char *reason,
+                      int64_t now) {
+        for (size_t i = 0; i < st->njobs; i++) {
+                job *j = st->jobs[i];
+                if (j->state != JOB_RUNNING || strcmp(j->node, n->name) != 0 || listed(j->id, keep, nkeep))
+                        continue;
+                release(n, j);
+                finish(st, j, JOB_LOST, now, reason);
+        }
+}
+
+static int set_str(char **dst, const char *src) {
+        char *copy = strdup(src ? src : "");
+        if (!copy)
+                return -ENOMEM;
+        free(*dst);
+        *dst = copy;
+        return 0;
+}
+
+int ctl_node_up(ctl_state *st, const char *name, res_t capacity, const char *cgroup_mode,
+                const char *cgroup_root, const uint64_t *running, size_t nrunning, void *link, int64_t now,
+                ctl_node **out, char err[PROTO_ERRLEN]) {
+        ctl_node *n = ctl_find_node(st, name);
+        if (n && n->up) {
+                snprintf(err, PROTO_ERRLEN, "an agent named %s is already connected", name);
+                return -EEXIST;
+        }
+        if ((!n && !(n = node_add(st, name))) || set_str(&n->cgroup_mode, cgroup_mode) < 0 ||
+            set_str(&n->cgroup_root, cgroup_root) < 0) {
+                snprintf(err, PROTO_ERRLEN, "out of memory");
+                return -ENOMEM;
+        }
+        n->capacity = capacity;
+        n->up = true;
+        n->link = link;
+        n->last_heard_usec = now;
+        char reason[PROTO_ERRLEN];
+        snprintf(reason, sizeof(reason), "agent %s came back without it", name);
+        lose_jobs(st, n, running, nrunning, reason, now);
+        log_info("node=%s state=up mcpu=%lld mem=%lld cgroup=%s:%s", name, (long long)capacity.mcpu,
+                 (long long)capacity.mem, n->cgroup_mode, n->cgroup_root);
+        *out = n;
+        return 0;
+}
+
+void ctl_node_down(ctl_state *st, ctl_node *n, const char *reason, int64_t now) {
+        char why[PROTO_ERRLEN];
+        snprintf(why, sizeof(why), "agent %s %s", n->name, reason);
+        n->up = false;
+        n->link = NULL;
+        log_warning("node=%s state=down reason=%s", n->name, reason);
+        lose_jobs(st, n, NULL, 0, why, now);
+}
+
+void ctl_node_heard(ctl_node *n, int64_t now) {
+        n->last_heard_usec = now;
+}
+
+void ctl_check_silence(ctl_state *st, int64_t now, int64_t timeout_usec) {
+        for (size_t i = 0; i < st->nnodes; i++) {
+                ctl_node *n = st->nodes[i];
+                bool has_jobs = n->running > 0;
+                if ((n->up || has_jobs) && now - n->last_heard_usec > timeout_usec)
+                        ctl_node_down(st, n, "timed out", now);
+        }
+}
+
+/* The job running on n with that id, or NULL. */
+static job *running_on(ctl_state *st, ctl_node *n, uint64_t id) {
+        job *j = ctl_find_job(st, id);
+        return j && j->state == JOB_RUNNING && j->node && strcmp(j->node, n->name) == 0 ? j : NULL;
+}
+
+int ctl_job_started(ctl_state *st, ctl_node *n, uint64_t id, int64_t start_usec) {
+        job *j = running_on(st, n, id);
+        if (!j)
+                return -ENOENT;
+        j->start_usec = start_usec;
+        log_info("job=%llu node=%s started", (unsigned long long)id, n->name);
+        (void)st->act->persist(st->userdata, j);
+        return 0;
+}
+
+int ctl_job_finished(ctl_state *st, ctl_node *n, uint64_t id, job_state state, job_result *result,
+                     int64_t end_usec) {
+        job *j = running_on(st, n, id);
+        if (!j)
+                return -ENOENT;
+        if (!job_state_is_terminal(state) || state == JOB_LOST)
+                return -EINVAL;
+        job_result_free(&j->result);
+        j->result = *result;
+        *result = (job_result){ 0 };
+        release(n, j);
+        finish(st, j, state, end_usec, NULL);
+        return 0;
+}
+
+/* Record the placement of j on n and send the launch. Returns 0 or -ENOMEM (j stays pending). */
+static int dispatch(ctl_state *st, job *j, ctl_node *n) {
+        char *node = strdup(n->name);
+        if (!node)
+                return -ENOMEM;
+        free(j->node);
+        j->node = node;
+        j->state = JOB_RUNNING;
+        charge(n, j);
+        log_info("job=%llu node=%s state=running reason=placed policy=%s", (unsigned long long)j->id, n->name,
+                 sched_heuristic_name(st->cfg.policy));
+        (void)st->act->persist(st->userdata, j);
+        st->act->launch(st->userdata, n, j);
+        return 0;
+}
+
+long ctl_schedule(ctl_state *st) {
+        if (st->npending == 0 || st->nnodes == 0)
+                return 0;
+        sched_machine *machines = calloc(st->nnodes, sizeof(*machines));
+        sched_job *jobs = calloc(st->npending, sizeof(*jobs));
+        sched_assignment *out = calloc(st->npending, sizeof(*out));
+        long placed = -ENOMEM;
+        if (!machines || !jobs || !out)
+                goto done;
+        for (size_t i = 0; i < st->nnodes; i++) {
+                ctl_node *n = st->nodes[i];
+                machines[i] = (sched_machine){ .index = (uint32_t)i, .capacity = n->capacity,
+                                               .free = res_sub(n->capacity, n->used), .up = n->up };
+        }
+        for (size_t i = 0; i < st->npending; i++)
+                jobs[i] = (sched_job){ .id = st->pending[i]->id, .req = st->pending[i]->spec.req };
+        placed = sched_place(st->cfg.policy, machines, st->nnodes, jobs, st->npending, st->cfg.order, out);
+        for (long a = 0; a < placed; a++)
+                if (dispatch(st, ctl_find_job(st, out[a].job_id), st->nodes[out[a].machine]) < 0) {
+                        placed = a;
+                        break;
+                }
+        compact_pending(st);
+done:
+        free(machines);
+        free(jobs);
+        free(out);
+        return placed;
+}

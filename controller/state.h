@@ -1,0 +1,100 @@
+/* state.h - the controller's cluster state machine: jobs, nodes, the queue, and scheduling.
+ *
+ * Pure logic: no sockets, no clock, no SQLite. Everything that must leave the state machine
+ * (a launch for an agent, a record to persist, a waiter to answer) goes through ctl_actions,
+ * so unit tests drive it with plain structs. Times are passed in (CLOCK_REALTIME usec). */
+#pragma once
+#include "job.h"
+#include "sched.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ctl_node {
+        char *name;
+        res_t capacity;
+        res_t used;         /* sum of the requests of the jobs running on it */
+        bool up;
+        int64_t last_heard_usec;
+        char *cgroup_mode;  /* "v1" / "v2", as the agent said */
+        char *cgroup_root;
+        size_t running;
+        void *link;         /* the caller's connection while up; NULL when down */
+} ctl_node;
+
+typedef struct ctl_actions {
+        /* Make the job durable. Returns 0 or -errno; a failed submit is refused. */
+        int (*persist)(void *userdata, const job *j);
+        /* Tell the node's agent to start / cancel the job. */
+        void (*launch)(void *userdata, ctl_node *n, const job *j);
+        void (*cancel)(void *userdata, ctl_node *n, const job *j, int grace_ms);
+        /* The job reached a terminal state (answer whoever waits for it). */
+        void (*terminal)(void *userdata, const job *j);
+} ctl_actions;
+
+typedef struct ctl_config {
+        sched_heuristic policy;
+        sched_order order;
+        size_t max_pending;
+        int kill_grace_ms;
+} ctl_config;
+
+typedef struct ctl_state {
+        job **jobs;        /* every job, in id order */
+        size_t njobs, jobs_cap;
+        job **pending;     /* pending jobs, in submission (id) order */
+        size_t npending, pending_cap;
+        ctl_node **nodes;
+        size_t nnodes;
+        uint64_t next_id;
+        ctl_config cfg;
+        const ctl_actions *act;
+        void *userdata;
+} ctl_state;
+
+/* Initialise an empty state. */
+void ctl_init(ctl_state *st, const ctl_config *cfg, const ctl_actions *act, void *userdata);
+/* Free every job and node. */
+void ctl_free(ctl_state *st);
+
+/* Take ownership of a job loaded from storage (pending, running or terminal). Running jobs
+ * are charged to their node, which is created down if unknown, so that a node that never
+ * returns turns them lost after the timeout. Returns 0 or -ENOMEM. */
+int ctl_restore(ctl_state *st, job *j, int64_t now);
+
+/* Validate, number, persist and queue a submission; on success *id is set and spec has been
+ * moved into the job (the caller's spec is zeroed). Returns 0 or -errno with err set. */
+int ctl_submit(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, int64_t now,
+               uint64_t *id, char err[PROTO_ERRLEN]);
+/* Cancel a job on behalf of uid (its owner or root). Pending jobs end at once; running ones are
+ * cancelled by their agent. Returns 0 or -errno (-ENOENT, -EPERM, -EALREADY) with err set. */
+int ctl_cancel(ctl_state *st, uint64_t id, uid_t uid, int64_t now, char err[PROTO_ERRLEN]);
+/* The job with that id, or NULL. */
+job *ctl_find_job(ctl_state *st, uint64_t id);
+
+/* An agent said hello. The node is created or brought back up with this capacity; jobs the
+ * controller recorded as running there but that the agent does not list become lost. A node
+ * of that name that is already up is refused (-EEXIST). Returns 0 or -errno with err set. */
+int ctl_node_up(ctl_state *st, const char *name, res_t capacity, const char *cgroup_mode,
+                const char *cgroup_root, const uint64_t *running, size_t nrunning, void *link, int64_t now,
+                ctl_node **out, char err[PROTO_ERRLEN]);
+/* The node's agent went away (reason: "disconnected", "timed out"): its running jobs are lost. */
+void ctl_node_down(ctl_state *st, ctl_node *n, const char *reason, int64_t now);
+/* Note that the node was heard from. */
+void ctl_node_heard(ctl_node *n, int64_t now);
+/* Mark down every up node silent for longer than timeout_usec. */
+void ctl_check_silence(ctl_state *st, int64_t now, int64_t timeout_usec);
+/* The node of that name, or NULL. */
+ctl_node *ctl_find_node(ctl_state *st, const char *name);
+
+/* The agent started job id: record its start time. Returns 0, or -ENOENT if the job is not
+ * running on that node (the message is then ignored). */
+int ctl_job_started(ctl_state *st, ctl_node *n, uint64_t id, int64_t start_usec);
+/* The agent reports job id ended in state with result (moved into the job). Frees the node's
+ * resources and schedules again. Returns 0, -ENOENT (not running there) or -EINVAL (state). */
+int ctl_job_finished(ctl_state *st, ctl_node *n, uint64_t id, job_state state, job_result *result,
+                     int64_t end_usec);
+
+/* Place pending jobs on up nodes with the configured policy and launch them. Returns the
+ * number launched, or -ENOMEM. */
+long ctl_schedule(ctl_state *st);
