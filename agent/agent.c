@@ -1,0 +1,501 @@
+/* agent.c - the job table and what the agent does with the controller's messages.
+ *
+ * A job is in the table from a successful launch until its main process has ended and its
+ * cgroup is gone; the child source, the cancel timer (and any per-job timer to come, such as
+ * usage sampling) hang off the table entry and die with it. Every report goes through the
+ * controller link as "reliable", so one produced while the controller is away is sent after the
+ * next welcome. */
+#include "agent.h"
+#include "agent-state.h"
+#include "ctlink.h"
+#include "job.h"
+#include "launch.h"
+#include "log.h"
+#include "proto.h"
+#include "units.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <systemd/sd-daemon.h>
+#include <time.h>
+
+#define JOB_KILL_TIMEOUT_MS 5000
+#define STOP_FLUSH_TIMEOUT_MS 2000
+#define CANCEL_DEFAULT_GRACE_MS 10000
+#define CANCEL_MAX_GRACE_MS (24 * 3600 * 1000)
+#define START_FAILED_EXIT_CODE 127 /* what a shell reports for a command it could not run */
+#define ERRLEN 512
+
+typedef struct agent_job {
+        agent *agent;
+        uint64_t id;
+        char cgroup[32]; /* "job-<id>" */
+        pid_t pid;       /* main process, our child */
+        int64_t mem_limit;
+        bool cancelled;
+        bool in_table;
+        sd_event_source *child; /* main process exit */
+        sd_event_source *grace; /* cancel: SIGKILL after the grace period */
+        struct agent_job *prev, *next;
+} agent_job;
+
+struct agent {
+        sd_event *event;
+        agent_config cfg;
+        cg_backend *cg;
+        ctlink *link;
+        agent_job *jobs; /* the job table */
+        size_t njobs;
+};
+
+/* Log prefix naming a job and its cgroup. */
+#define JOB_FMT "job=%" PRIu64 " cgroup=%s/%s"
+#define JOB_ARGS(j) (j)->id, cg_subtree_path((j)->agent->cg), (j)->cgroup
+
+static int64_t now_usec(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static agent_job *agent_job_find(agent *a, uint64_t id) {
+        for (agent_job *j = a->jobs; j; j = j->next)
+                if (j->id == id)
+                        return j;
+        return NULL;
+}
+
+static void agent_job_insert(agent *a, agent_job *j) {
+        j->next = a->jobs;
+        if (a->jobs)
+                a->jobs->prev = j;
+        a->jobs = j;
+        a->njobs++;
+        j->in_table = true;
+}
+
+/* Unlink (if in the table) and free a job with its event sources. */
+static void agent_job_free(agent_job *j) {
+        agent *a = j->agent;
+
+        if (j->in_table) {
+                if (j->prev)
+                        j->prev->next = j->next;
+                else
+                        a->jobs = j->next;
+                if (j->next)
+                        j->next->prev = j->prev;
+                a->njobs--;
+        }
+        sd_event_source_disable_unref(j->child);
+        sd_event_source_disable_unref(j->grace);
+        free(j);
+}
+
+/* Queue a report; it survives a disconnect. */
+static void send_report(agent *a, uint64_t id, cJSON *msg, bool built) {
+        int r;
+
+        if (!built) {
+                log_error("job=%" PRIu64 ": out of memory building a report", id);
+                return;
+        }
+        r = ctlink_send(a->link, msg, true);
+        if (r < 0)
+                log_errno(LOG_ERR, r, "job=%" PRIu64 " controller=%s: cannot queue the report", id,
+                          a->cfg.controller);
+        else if (!ctlink_is_ready(a->link))
+                log_debug("job=%" PRIu64 " controller=%s: report kept until the controller is back",
+                          id, a->cfg.controller);
+}
+
+static void send_finished(agent *a, uint64_t id, job_state st, const job_result *r) {
+        cJSON *m = proto_new("finished");
+        bool ok = m && cJSON_AddNumberToObject(m, "id", (double)id) &&
+                  cJSON_AddStringToObject(m, "state", job_state_name(st)) &&
+                  job_result_to_json(r, m) == 0 &&
+                  cJSON_AddNumberToObject(m, "end_usec", (double)now_usec());
+
+        send_report(a, id, m, ok);
+        cJSON_Delete(m);
+}
+
+static void send_started(agent_job *j) {
+        cJSON *m = proto_new("started");
+        bool ok = m && cJSON_AddNumberToObject(m, "id", (double)j->id) &&
+                  cJSON_AddNumberToObject(m, "pid", j->pid) &&
+                  cJSON_AddNumberToObject(m, "start_usec", (double)now_usec());
+
+        send_report(j->agent, j->id, m, ok);
+        cJSON_Delete(m);
+}
+
+/* Report a job that never ran. */
+static void send_start_failure(agent *a, uint64_t id, const char *error) {
+        job_result r = {.exit_code = START_FAILED_EXIT_CODE, .error = (char *)error};
+
+        send_finished(a, id, JOB_FAILED, &r);
+}
+
+static void result_from_siginfo(const siginfo_t *si, job_result *r) {
+        if (si->si_code == CLD_EXITED)
+                r->exit_code = si->si_status;
+        else
+                r->signal = si->si_status;
+}
+
+/* The main process has ended (r holds how): kill what is left, read the usage, remove the
+ * cgroup, report, and drop the job. stopping says the agent itself is ending it. */
+static void agent_job_end(agent_job *j, job_result *r, bool stopping) {
+        agent *a = j->agent;
+        char ebuf[ERRLEN], peak[32];
+        cg_usage u = {0};
+        job_state st;
+        int k;
+
+        k = cg_job_kill(a->cg, j->cgroup, JOB_KILL_TIMEOUT_MS);
+        if (k < 0)
+                log_errno(LOG_WARNING, k, JOB_FMT ": cannot kill what the job left behind", JOB_ARGS(j));
+        /* Read after the kill, so that the usage covers every task the job ever had. */
+        k = cg_job_usage(a->cg, j->cgroup, &u);
+        if (k < 0)
+                log_errno(LOG_WARNING, k, JOB_FMT ": cannot read the job's usage", JOB_ARGS(j));
+        r->cpu_usec = u.cpu_usec;
+        r->mem_peak = u.mem_peak;
+        r->oom_kills = u.oom_kills;
+        st = stopping ? JOB_CANCELLED : agent_state_decide(r, j->cancelled);
+        r->error = stopping ? "agent stopped"
+                            : (char *)agent_state_error(st, r, j->mem_limit, ebuf, sizeof(ebuf));
+        k = cg_job_remove(a->cg, j->cgroup);
+        if (k < 0)
+                log_errno(LOG_WARNING, k, JOB_FMT ": cannot remove the job's cgroup", JOB_ARGS(j));
+        log_info(JOB_FMT ": %s, exit code %d, signal %d, cpu %" PRIu64 " us, peak memory %s, "
+                 "oom kills %" PRIu64 "%s%s",
+                 JOB_ARGS(j), job_state_name(st), r->exit_code, r->signal, r->cpu_usec,
+                 units_format_size((int64_t)r->mem_peak, peak, sizeof(peak)), r->oom_kills,
+                 r->error ? ": " : "", r->error ? r->error : "");
+        send_finished(a, j->id, st, r);
+        agent_job_free(j);
+}
+
+static int on_child_exit(sd_event_source *s, const siginfo_t *si, void *userdata) {
+        job_result r = {0};
+        (void)s;
+
+        result_from_siginfo(si, &r);
+        agent_job_end(userdata, &r, false);
+        return 0;
+}
+
+/* A launch that got no further than its cgroup (or not even that): clean up and report. */
+static void abandon_start(agent_job *j, bool created, const char *error) {
+        agent *a = j->agent;
+        int k;
+
+        log_warning(JOB_FMT ": cannot start: %s", JOB_ARGS(j), error);
+        if (j->pid > 0) {
+                (void)cg_job_kill(a->cg, j->cgroup, JOB_KILL_TIMEOUT_MS);
+                (void)waitpid(j->pid, NULL, 0);
+        }
+        if (created && (k = cg_job_remove(a->cg, j->cgroup)) < 0)
+                log_errno(LOG_WARNING, k, JOB_FMT ": cannot remove the job's cgroup", JOB_ARGS(j));
+        send_start_failure(a, j->id, error);
+        agent_job_free(j);
+}
+
+typedef struct launch_msg {
+        uint64_t id;
+        uid_t uid;
+        gid_t gid;
+        const char *user;
+        job_spec spec;
+} launch_msg;
+
+static void agent_job_start(agent *a, launch_msg *m) {
+        agent_job *j = calloc(1, sizeof(*j));
+        char err[ERRLEN], cpus[32], mem[32];
+        cg_limits lim = {.mcpu = m->spec.req.mcpu, .mem = m->spec.req.mem,
+                         .pids = m->spec.req.pids ? m->spec.req.pids : a->cfg.default_pids};
+        launch_req req = {.spec = &m->spec, .uid = m->uid, .gid = m->gid, .cg = a->cg};
+        int r;
+
+        if (!j) {
+                send_start_failure(a, m->id, "agent out of memory");
+                return;
+        }
+        *j = (agent_job){.agent = a, .id = m->id, .mem_limit = lim.mem};
+        snprintf(j->cgroup, sizeof(j->cgroup), "job-%" PRIu64, m->id);
+        req.cg_job = j->cgroup;
+        r = cg_job_create(a->cg, j->cgroup, &lim, err, sizeof(err));
+        if (r < 0) {
+                abandon_start(j, r != -EEXIST, err);
+                return;
+        }
+        r = launch_job(&req, &j->pid, err, sizeof(err));
+        if (r < 0) {
+                j->pid = 0; /* the launcher reaped it */
+                abandon_start(j, true, err);
+                return;
+        }
+        r = sd_event_add_child(a->event, &j->child, j->pid, WEXITED, on_child_exit, j);
+        if (r < 0) {
+                snprintf(err, sizeof(err), "cannot watch process %d: %s", (int)j->pid, strerror(-r));
+                abandon_start(j, true, err);
+                return;
+        }
+        agent_job_insert(a, j);
+        log_info(JOB_FMT " user=%s: started pid %d: %s (cpus %s, mem %s, pids %" PRId64 ")",
+                 JOB_ARGS(j), m->user, (int)j->pid, m->spec.argv[0],
+                 units_format_cpus(lim.mcpu, cpus, sizeof(cpus)),
+                 units_format_size(lim.mem, mem, sizeof(mem)), lim.pids);
+        send_started(j);
+}
+
+/* proto_get_int for a field that must be present. */
+static int require_int(const cJSON *msg, const char *field, int64_t min, int64_t max,
+                       int64_t *out, char err[PROTO_ERRLEN]) {
+        int r = proto_get_int(msg, field, min, max, out, err);
+
+        if (r == -ENOENT) {
+                snprintf(err, PROTO_ERRLEN, "missing field '%s'", field);
+                return -EINVAL;
+        }
+        return r;
+}
+
+/* Validate a launch's fields other than id into m. Returns 0 or -EINVAL with err. */
+static int parse_launch(const cJSON *msg, launch_msg *m, char err[PROTO_ERRLEN]) {
+        static const char *allowed[64]; /* job_spec_fields, the four below, NULL */
+        const size_t max_spec = sizeof(allowed) / sizeof(allowed[0]) - 5;
+        int64_t uid, gid;
+        size_t n = 0;
+        int r;
+
+        if (!allowed[0]) {
+                for (const char *const *f = job_spec_fields; *f && n < max_spec; f++)
+                        allowed[n++] = *f;
+                allowed[n++] = "id", allowed[n++] = "uid", allowed[n++] = "gid", allowed[n++] = "user";
+        }
+        r = proto_check_fields(msg, allowed, err);
+        if (r == 0)
+                r = require_int(msg, "uid", 0, (int64_t)UINT32_MAX - 1, &uid, err);
+        if (r == 0)
+                r = require_int(msg, "gid", 0, (int64_t)UINT32_MAX - 1, &gid, err);
+        if (r == 0 && (r = proto_get_str(msg, "user", &m->user, err)) == -ENOENT) {
+                snprintf(err, PROTO_ERRLEN, "missing field 'user'");
+                r = -EINVAL;
+        }
+        if (r == 0)
+                r = job_spec_from_json(msg, &m->spec, err);
+        if (r < 0)
+                return -EINVAL;
+        m->uid = (uid_t)uid;
+        m->gid = (gid_t)gid;
+        return 0;
+}
+
+static void handle_launch(agent *a, const cJSON *msg) {
+        char err[PROTO_ERRLEN];
+        launch_msg m = {0};
+        int64_t id;
+
+        if (require_int(msg, "id", 1, INT64_MAX, &id, err) < 0) {
+                log_warning("controller=%s: launch ignored: %s", a->cfg.controller, err);
+                return;
+        }
+        m.id = (uint64_t)id;
+        if (agent_job_find(a, m.id)) {
+                log_warning("job=%" PRIu64 ": launch ignored, the job is already running", m.id);
+                return;
+        }
+        if (parse_launch(msg, &m, err) < 0) {
+                log_warning("job=%" PRIu64 ": bad launch: %s", m.id, err);
+                send_start_failure(a, m.id, err);
+                return;
+        }
+        agent_job_start(a, &m);
+        job_spec_free(&m.spec);
+}
+
+static int on_grace(sd_event_source *s, uint64_t usec, void *userdata) {
+        agent_job *j = userdata;
+        int k;
+        (void)s;
+        (void)usec;
+
+        log_info(JOB_FMT ": grace period over, killing the whole cgroup", JOB_ARGS(j));
+        k = cg_job_kill(j->agent->cg, j->cgroup, JOB_KILL_TIMEOUT_MS);
+        if (k < 0)
+                log_errno(LOG_WARNING, k, JOB_FMT ": cannot kill the job", JOB_ARGS(j));
+        return 0;
+}
+
+static void handle_cancel(agent *a, const cJSON *msg) {
+        static const char *const fields[] = {"id", "grace_ms", NULL};
+        char err[PROTO_ERRLEN];
+        int64_t id, grace_ms = CANCEL_DEFAULT_GRACE_MS;
+        agent_job *j;
+        int k;
+
+        if (proto_check_fields(msg, fields, err) < 0 ||
+            require_int(msg, "id", 1, INT64_MAX, &id, err) < 0 ||
+            proto_get_int(msg, "grace_ms", 0, CANCEL_MAX_GRACE_MS, &grace_ms, err) == -EINVAL) {
+                log_warning("controller=%s: cancel ignored: %s", a->cfg.controller, err);
+                return;
+        }
+        j = agent_job_find(a, (uint64_t)id);
+        if (!j) {
+                log_warning("job=%" PRId64 ": cancel ignored, no such job here", id);
+                return;
+        }
+        if (j->cancelled) {
+                log_debug(JOB_FMT ": already being cancelled", JOB_ARGS(j));
+                return;
+        }
+        j->cancelled = true;
+        log_info(JOB_FMT ": cancelled, SIGTERM now, SIGKILL in %" PRId64 " ms", JOB_ARGS(j), grace_ms);
+        k = cg_job_signal(a->cg, j->cgroup, SIGTERM);
+        if (k < 0)
+                log_errno(LOG_WARNING, k, JOB_FMT ": cannot send SIGTERM", JOB_ARGS(j));
+        k = sd_event_add_time_relative(a->event, &j->grace, CLOCK_MONOTONIC,
+                                       (uint64_t)grace_ms * 1000, 0, on_grace, j);
+        if (k < 0) {
+                log_errno(LOG_WARNING, k, JOB_FMT ": no grace timer, killing now", JOB_ARGS(j));
+                on_grace(NULL, 0, j);
+        }
+}
+
+static void on_message(const cJSON *msg, void *userdata) {
+        agent *a = userdata;
+        const char *type = proto_type(msg);
+
+        if (strcmp(type, "launch") == 0)
+                handle_launch(a, msg);
+        else if (strcmp(type, "cancel") == 0)
+                handle_cancel(a, msg);
+        else
+                log_warning("controller=%s: ignoring a '%s' message", a->cfg.controller, type);
+}
+
+static cJSON *build_hello(void *userdata) {
+        agent *a = userdata;
+        cJSON *m = proto_new("hello"), *running;
+        bool ok = m && cJSON_AddStringToObject(m, "name", a->cfg.name) &&
+                  cJSON_AddStringToObject(m, "secret", a->cfg.secret) &&
+                  cJSON_AddNumberToObject(m, "mcpu", (double)a->cfg.capacity.mcpu) &&
+                  cJSON_AddNumberToObject(m, "mem", (double)a->cfg.capacity.mem) &&
+                  cJSON_AddNumberToObject(m, "pids", (double)a->cfg.capacity.pids) &&
+                  cJSON_AddStringToObject(m, "cgroup_mode", cg_get_mode(a->cg) == CG_MODE_V2 ? "v2" : "v1") &&
+                  cJSON_AddStringToObject(m, "cgroup_root", cg_subtree_path(a->cg)) &&
+                  (running = cJSON_AddArrayToObject(m, "running"));
+
+        for (agent_job *j = a->jobs; ok && j; j = j->next) {
+                cJSON *n = cJSON_CreateNumber((double)j->id);
+                ok = n && cJSON_AddItemToArray(running, n);
+        }
+        if (!ok) {
+                cJSON_Delete(m);
+                return NULL;
+        }
+        return m;
+}
+
+static void on_ready(void *userdata) {
+        agent *a = userdata;
+
+        sd_notifyf(0, "STATUS=connected to controller %s, %zu jobs running", a->cfg.controller,
+                   a->njobs);
+}
+
+static void on_fatal(const char *reason, void *userdata) {
+        agent *a = userdata;
+
+        log_error("controller=%s: giving up: %s", a->cfg.controller, reason);
+        sd_event_exit(a->event, 1);
+}
+
+static const ctlink_ops link_ops = {
+        .hello = build_hello,
+        .ready = on_ready,
+        .message = on_message,
+        .fatal = on_fatal,
+};
+
+int agent_clear_leftovers(cg_backend *cg) {
+        char **names = NULL;
+        int r, n = 0;
+
+        r = cg_list_jobs(cg, &names);
+        if (r < 0)
+                return r;
+        for (char **name = names; *name; name++) {
+                log_warning("cgroup=%s/%s: removing a job cgroup left by a previous agent, with "
+                            "every process in it", cg_subtree_path(cg), *name);
+                r = cg_job_kill(cg, *name, JOB_KILL_TIMEOUT_MS);
+                if (r >= 0)
+                        r = cg_job_remove(cg, *name);
+                if (r < 0)
+                        log_errno(LOG_WARNING, r, "cgroup=%s/%s: cannot remove it",
+                                  cg_subtree_path(cg), *name);
+                else
+                        n++;
+        }
+        strv_free(names);
+        return n;
+}
+
+int agent_new(sd_event *e, const agent_config *cfg, cg_backend *cg, agent **out) {
+        agent *a = calloc(1, sizeof(*a));
+        int r;
+
+        if (!a)
+                return -ENOMEM;
+        a->event = e;
+        a->cfg = *cfg;
+        a->cg = cg;
+        r = ctlink_new(e, cfg->controller, &link_ops, a, &a->link);
+        if (r < 0) {
+                free(a);
+                return r;
+        }
+        *out = a;
+        return 0;
+}
+
+void agent_stop(agent *a) {
+        int r;
+
+        while (a->jobs) {
+                agent_job *j = a->jobs;
+                job_result res = {.signal = SIGKILL};
+                siginfo_t si = {0};
+                int k = cg_job_kill(a->cg, j->cgroup, JOB_KILL_TIMEOUT_MS);
+
+                /* Once the cgroup is empty the main process is a zombie and waitid cannot block
+                 * for long; if the kill failed, do not wait on a process that may be stuck. */
+                if (waitid(P_PID, j->pid, &si, WEXITED | (k < 0 ? WNOHANG : 0)) == 0 && si.si_pid == j->pid) {
+                        res.signal = 0;
+                        result_from_siginfo(&si, &res);
+                }
+                agent_job_end(j, &res, true);
+        }
+        if (!ctlink_is_ready(a->link))
+                return;
+        r = ctlink_flush(a->link, STOP_FLUSH_TIMEOUT_MS);
+        if (r < 0)
+                log_errno(LOG_WARNING, r, "controller=%s: last reports not all sent", a->cfg.controller);
+}
+
+void agent_free(agent *a) {
+        if (!a)
+                return;
+        while (a->jobs)
+                agent_job_free(a->jobs);
+        ctlink_free(a->link);
+        free(a);
+}

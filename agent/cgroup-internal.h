@@ -1,0 +1,91 @@
+/* cgroup-internal.h - what cgroup.c shares with the per-mode implementations (crun-style: one
+ * file per cgroup mode behind the ops table below, chosen once by cg_open). */
+#pragma once
+#include "cgroup.h"
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The name of the v2 leaf the agent moves itself into; never a job name. */
+#define CG_AGENT_LEAF "agent"
+
+typedef struct cg_ops {
+        /* Find the hierarchies and the own cgroup, create the subtree; set cg->subtree and
+         * cg->priv. On failure nothing created is left behind. */
+        int (*open)(cg_backend *cg, char *err, size_t errlen);
+        int (*job_create)(cg_backend *cg, const char *job, const cg_limits *lim, char *err, size_t errlen);
+        int (*job_attach)(cg_backend *cg, const char *job, pid_t pid, char *err, size_t errlen);
+        int (*job_usage)(cg_backend *cg, const char *job, cg_usage *out);
+        /* Write the job's directory whose cgroup.procs lists all of its tasks into buf. */
+        int (*job_dir)(cg_backend *cg, const char *job, char *buf, size_t len);
+        /* Freeze (and wait until frozen, at most until deadline_ms) or thaw the job's cgroup. */
+        int (*job_freeze)(cg_backend *cg, const char *job, bool frozen, int64_t deadline_ms);
+        /* Kill every task; 0 once empty, -ETIMEDOUT at deadline_ms (CLOCK_MONOTONIC). */
+        int (*job_kill)(cg_backend *cg, const char *job, int64_t deadline_ms);
+        /* Remove the (empty) job cgroup in every hierarchy; missing is success. */
+        int (*job_remove)(cg_backend *cg, const char *job);
+        int (*list_jobs)(cg_backend *cg, char ***out);
+        /* Remove the subtree when asked (its jobs are gone already) and free cg->priv. */
+        void (*close)(cg_backend *cg, bool remove_subtree);
+} cg_ops;
+
+struct cg_backend {
+        cg_mode mode;
+        const cg_ops *ops;
+        char *dirname; /* "colony-<agent>" */
+        char *subtree; /* set by ops->open: the v2 subtree, or v1's memory subtree */
+        void *priv;    /* the implementation's state */
+};
+
+extern const cg_ops cg_v1_ops;
+extern const cg_ops cg_v2_ops;
+
+/* CFS period for every job; the quota scales with it (v1 cpu.cfs_*, v2 cpu.max). */
+#define CG_CPU_PERIOD_US 100000
+/* The CFS quota in microseconds per period for mcpu milli-cores (> 0). */
+int64_t cg_cpu_quota_us(int64_t mcpu);
+
+/* CLOCK_MONOTONIC in milliseconds. */
+int64_t cg_now_ms(void);
+/* Sleep ms milliseconds (restarting after signals). */
+void cg_sleep_ms(int64_t ms);
+/* True when word is one of the items of list, which are separated by any char of seps. */
+bool cg_list_has(const char *list, const char *word, const char *seps);
+
+/* The first mount of fstype in /proc/self/mountinfo whose super options include option (if
+ * not NULL) and whose mount point is at (if not NULL). *mnt and *root (the mounted cgroup,
+ * "/" unless bind-mounted) are malloc'ed. Returns 0, -ENOENT, or -errno. */
+int cg_mount_find(const char *fstype, const char *option, const char *at, char **mnt, char **root);
+/* The directory of our own cgroup for controller (NULL: the v2 entry) below mount mnt whose
+ * root is root, from /proc/self/cgroup. *out is malloc'ed. Returns 0, -ENOENT when we have no
+ * cgroup for it or it is outside the mount, or -errno. */
+int cg_own_dir(const char *controller, const char *mnt, const char *root, char **out);
+/* dir + "/" + name into buf. Returns 0 or -ENAMETOOLONG. */
+int cg_path(char *buf, size_t len, const char *dir, const char *name);
+
+/* Write value to dir/file in one write(2), never creating it (a missing attribute is -ENOENT).
+ * On failure err says "write VALUE to PATH: REASON". Returns 0 or -errno. */
+int cg_write(const char *dir, const char *file, const char *value, char *err, size_t errlen);
+/* Read dir/file (small, trailing whitespace removed) into malloc'ed *out. Returns 0 or -errno. */
+int cg_read(const char *dir, const char *file, char **out);
+/* Read dir/file as one unsigned number. Returns 0 or -errno (-EINVAL if not a number). */
+int cg_read_u64(const char *dir, const char *file, uint64_t *out);
+/* Read the value of "key value" line key from dir/file. Returns 0, -ENOENT if absent, -errno. */
+int cg_read_key(const char *dir, const char *file, const char *key, uint64_t *out);
+/* Read dir/cgroup.procs. *pids is malloc'ed (may be NULL when *n is 0). Returns 0 or -errno. */
+int cg_read_procs(const char *dir, pid_t **pids, size_t *n);
+
+/* mkdir path 0755; an existing directory is success when exist_ok, else -EEXIST. *created
+ * (if not NULL) says whether this call made it. err names the path. Returns 0 or -errno. */
+int cg_mkdir(const char *path, bool exist_ok, bool *created, char *err, size_t errlen);
+/* rmdir path, retrying briefly while the kernel still holds exiting tasks. Missing is success.
+ * Returns 0 or -errno. */
+int cg_rmdir(const char *path);
+/* Add the names of dir's subdirectories (except skip, if not NULL) that *list lacks to the
+ * NULL-terminated *list (which may be NULL). A missing dir adds nothing. Returns 0 or -errno. */
+int cg_add_subdirs(const char *dir, const char *skip, char ***list);
+
+/* Kill a job the v1 way, which no task escapes by forking: freeze, SIGKILL every task, thaw,
+ * repeat until the cgroup is empty (0) or deadline_ms (-ETIMEDOUT). */
+int cg_kill_frozen(cg_backend *cg, const char *job, int64_t deadline_ms);
+/* Poll until the job's cgroup is empty (0) or deadline_ms (-ETIMEDOUT). */
+int cg_wait_empty(cg_backend *cg, const char *job, int64_t deadline_ms);

@@ -1,0 +1,292 @@
+/* cgroup-v1.c - the backend for hosts with per-controller (v1) hierarchies.
+ *
+ * Each controller colony needs has its own hierarchy (or shares one, as with a co-mounted
+ * "cpu,cpuacct"), its own mount point and its own "own cgroup" from /proc/self/cgroup, so the
+ * subtree colony-<agent> exists once per distinct hierarchy. A job's tasks are listed in the
+ * freezer hierarchy, which is also what kills them. */
+#include "cgroup-internal.h"
+#include "log.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { V1_CPU, V1_CPUACCT, V1_MEMORY, V1_PIDS, V1_FREEZER, _V1_MAX };
+
+static const char *const v1_names[_V1_MAX] = {"cpu", "cpuacct", "memory", "pids", "freezer"};
+
+typedef struct v1_state {
+        char *dir[_V1_MAX]; /* the subtree in each controller's hierarchy */
+} v1_state;
+
+static v1_state *state(cg_backend *cg) {
+        return cg->priv;
+}
+
+/* Whether controller i shares its hierarchy with an earlier one (co-mounted). */
+static bool is_dup(const v1_state *s, int i) {
+        for (int j = 0; j < i; j++)
+                if (strcmp(s->dir[j], s->dir[i]) == 0)
+                        return true;
+        return false;
+}
+
+static int job_path(cg_backend *cg, int ctl, const char *job, char *buf, size_t len) {
+        return cg_path(buf, len, state(cg)->dir[ctl], job);
+}
+
+/* The subtree's directory for controller i: <mount>/<own cgroup>/colony-<agent>. */
+static int subtree_dir(cg_backend *cg, int i, char **out, char *err, size_t errlen) {
+        char *mnt = NULL, *root = NULL, *own = NULL;
+        int r = cg_mount_find("cgroup", v1_names[i], NULL, &mnt, &root);
+
+        if (r == -ENOENT) {
+                snprintf(err, errlen, "cgroup v1: no hierarchy with the %s controller is mounted", v1_names[i]);
+                r = -EOPNOTSUPP;
+        } else if (r < 0)
+                snprintf(err, errlen, "cgroup v1: read /proc/self/mountinfo: %s", strerror(-r));
+        if (r == 0 && (r = cg_own_dir(v1_names[i], mnt, root, &own)) < 0) {
+                snprintf(err, errlen, "cgroup v1: our %s cgroup (/proc/self/cgroup) is not visible in %s: %s",
+                         v1_names[i], mnt, strerror(-r));
+                r = r == -ENOENT ? -EOPNOTSUPP : r;
+        }
+        if (r == 0 && asprintf(out, "%s/%s", own, cg->dirname) < 0) {
+                snprintf(err, errlen, "out of memory");
+                r = -ENOMEM;
+        }
+        free(mnt);
+        free(root);
+        free(own);
+        return r;
+}
+
+/* Only on our own new subtree: the own memory cgroup may be someone else's. A refusal is
+ * harmless: old kernels refuse when the parent already uses the hierarchy (so we inherit
+ * it), and since 5.16 it is always on. */
+static void memory_use_hierarchy(const char *dir) {
+        char err[256];
+        int r = cg_write(dir, "memory.use_hierarchy", "1", err, sizeof(err));
+
+        if (r < 0 && r != -ENOENT)
+                log_debug("cgroup: %s", err);
+}
+
+static void remove_subtrees(v1_state *s, const bool *created) {
+        for (int i = _V1_MAX - 1; i >= 0; i--) {
+                int r;
+
+                if (!s->dir[i] || (created && !created[i]) || is_dup(s, i))
+                        continue;
+                if ((r = cg_rmdir(s->dir[i])) < 0)
+                        log_warning("cgroup=%s: cannot remove: %s", s->dir[i], strerror(-r));
+        }
+}
+
+static void free_state(v1_state *s) {
+        for (int i = 0; i < _V1_MAX; i++)
+                free(s->dir[i]);
+        free(s);
+}
+
+static int v1_open(cg_backend *cg, char *err, size_t errlen) {
+        v1_state *s = calloc(1, sizeof(*s));
+        bool created[_V1_MAX] = {false};
+        int r = s ? 0 : -ENOMEM;
+
+        cg->priv = s;
+        for (int i = 0; r == 0 && i < _V1_MAX; i++) {
+                r = subtree_dir(cg, i, &s->dir[i], err, errlen);
+                if (r == 0 && !is_dup(s, i))
+                        r = cg_mkdir(s->dir[i], true, &created[i], err, errlen);
+                if (r == 0 && i == V1_MEMORY && created[i])
+                        memory_use_hierarchy(s->dir[i]);
+        }
+        if (r == 0 && !(cg->subtree = strdup(s->dir[V1_MEMORY])))
+                r = -ENOMEM;
+        if (r < 0) {
+                if (r == -ENOMEM)
+                        snprintf(err, errlen, "out of memory");
+                if (s) {
+                        remove_subtrees(s, created);
+                        free_state(s);
+                }
+                cg->priv = NULL;
+        }
+        return r;
+}
+
+/* The limits of one controller; a cgroup made just now holds defaults for those left out. */
+static int write_limits(int ctl, const char *dir, const cg_limits *lim, char *err, size_t errlen) {
+        char v[32];
+        int r = 0;
+
+        if (ctl == V1_CPU && lim->mcpu > 0) {
+                snprintf(v, sizeof(v), "%d", CG_CPU_PERIOD_US);
+                r = cg_write(dir, "cpu.cfs_period_us", v, err, errlen);
+                snprintf(v, sizeof(v), "%" PRId64, cg_cpu_quota_us(lim->mcpu));
+                if (r == 0)
+                        r = cg_write(dir, "cpu.cfs_quota_us", v, err, errlen);
+        }
+        if (ctl == V1_CPU && r == 0 && lim->cpu_weight > 0) {
+                /* v2's weight 100 is v1's 1024 shares; the kernel accepts 2..262144. */
+                uint64_t shares = lim->cpu_weight * 1024 / 100;
+
+                snprintf(v, sizeof(v), "%" PRIu64, shares < 2 ? 2 : shares > 262144 ? 262144 : shares);
+                r = cg_write(dir, "cpu.shares", v, err, errlen);
+        }
+        if (ctl == V1_MEMORY && lim->mem > 0) {
+                snprintf(v, sizeof(v), "%" PRId64, lim->mem);
+                /* limit first: memsw may never be below it. Equal values allow no swap. */
+                r = cg_write(dir, "memory.limit_in_bytes", v, err, errlen);
+                if (r == 0 && (r = cg_write(dir, "memory.memsw.limit_in_bytes", v, err, errlen)) == -ENOENT)
+                        r = 0; /* no swap accounting on this host, so no swap to limit */
+        }
+        if (ctl == V1_PIDS && lim->pids > 0) {
+                snprintf(v, sizeof(v), "%" PRId64, lim->pids);
+                r = cg_write(dir, "pids.max", v, err, errlen);
+        }
+        return r;
+}
+
+/* Remove the job's cgroup in every hierarchy (or those marked in only). First error wins. */
+static int remove_job_dirs(cg_backend *cg, const char *job, const bool *only) {
+        char path[PATH_MAX];
+        int r = 0;
+
+        for (int i = _V1_MAX - 1; i >= 0; i--) {
+                int k;
+
+                if (is_dup(state(cg), i) || (only && !only[i]))
+                        continue;
+                k = job_path(cg, i, job, path, sizeof(path));
+                if (k == 0)
+                        k = cg_rmdir(path);
+                if (k < 0 && r == 0)
+                        r = k;
+        }
+        return r;
+}
+
+static int v1_job_remove(cg_backend *cg, const char *job) {
+        return remove_job_dirs(cg, job, NULL);
+}
+
+static int v1_job_create(cg_backend *cg, const char *job, const cg_limits *lim, char *err, size_t errlen) {
+        char path[PATH_MAX];
+        bool made[_V1_MAX] = {false};
+        int r = 0;
+
+        for (int i = 0; r == 0 && i < _V1_MAX; i++) {
+                if (is_dup(state(cg), i))
+                        continue;
+                if ((r = job_path(cg, i, job, path, sizeof(path))) < 0)
+                        snprintf(err, errlen, "cgroup path too long for job %s", job);
+                else
+                        r = cg_mkdir(path, false, &made[i], err, errlen);
+        }
+        for (int i = 0; r == 0 && i < _V1_MAX; i++)
+                if ((r = job_path(cg, i, job, path, sizeof(path))) == 0)
+                        r = write_limits(i, path, lim, err, errlen);
+        /* Undo only what this call made: an existing cgroup (-EEXIST) is not ours to remove. */
+        if (r < 0)
+                (void)remove_job_dirs(cg, job, made);
+        return r;
+}
+
+static int v1_job_attach(cg_backend *cg, const char *job, pid_t pid, char *err, size_t errlen) {
+        char path[PATH_MAX], v[16];
+        int r = 0;
+
+        snprintf(v, sizeof(v), "%d", (int)pid);
+        for (int i = 0; r == 0 && i < _V1_MAX; i++) {
+                if (is_dup(state(cg), i))
+                        continue;
+                r = job_path(cg, i, job, path, sizeof(path));
+                if (r == 0)
+                        r = cg_write(path, "cgroup.procs", v, err, errlen);
+        }
+        return r;
+}
+
+static int v1_job_usage(cg_backend *cg, const char *job, cg_usage *out) {
+        char cpu[PATH_MAX], mem[PATH_MAX];
+        uint64_t ns = 0;
+        int r = job_path(cg, V1_CPUACCT, job, cpu, sizeof(cpu));
+
+        if (r == 0)
+                r = job_path(cg, V1_MEMORY, job, mem, sizeof(mem));
+        if (r == 0)
+                r = cg_read_u64(cpu, "cpuacct.usage", &ns);
+        out->cpu_usec = ns / 1000;
+        if (r == 0)
+                r = cg_read_u64(mem, "memory.usage_in_bytes", &out->mem_current);
+        if (r == 0)
+                r = cg_read_u64(mem, "memory.max_usage_in_bytes", &out->mem_peak);
+        if (r == 0)
+                r = cg_read_key(mem, "memory.oom_control", "oom_kill", &out->oom_kills);
+        return r;
+}
+
+static int v1_job_dir(cg_backend *cg, const char *job, char *buf, size_t len) {
+        return job_path(cg, V1_FREEZER, job, buf, len);
+}
+
+static int v1_job_freeze(cg_backend *cg, const char *job, bool frozen, int64_t deadline_ms) {
+        char dir[PATH_MAX];
+        const char *want = frozen ? "FROZEN" : "THAWED";
+        int r = v1_job_dir(cg, job, dir, sizeof(dir));
+
+        if (r == 0)
+                r = cg_write(dir, "freezer.state", want, NULL, 0);
+        if (r < 0 || !frozen)
+                return r;
+        /* The write starts freezing; the state reads FREEZING until every task has stopped. */
+        for (;;) {
+                char *st = NULL;
+                bool done;
+
+                if ((r = cg_read(dir, "freezer.state", &st)) < 0)
+                        return r;
+                done = strcmp(st, want) == 0;
+                free(st);
+                if (done)
+                        return 0;
+                if (cg_now_ms() >= deadline_ms)
+                        return -ETIMEDOUT;
+                cg_sleep_ms(1);
+        }
+}
+
+static int v1_list_jobs(cg_backend *cg, char ***out) {
+        int r = 0;
+
+        /* The union: a crash may have left a job's cgroup in some hierarchies only. */
+        for (int i = 0; r == 0 && i < _V1_MAX; i++)
+                if (!is_dup(state(cg), i))
+                        r = cg_add_subdirs(state(cg)->dir[i], NULL, out);
+        return r;
+}
+
+static void v1_close(cg_backend *cg, bool remove_subtree) {
+        if (remove_subtree)
+                remove_subtrees(state(cg), NULL);
+        free_state(state(cg));
+        cg->priv = NULL;
+}
+
+const cg_ops cg_v1_ops = {
+        .open = v1_open,
+        .job_create = v1_job_create,
+        .job_attach = v1_job_attach,
+        .job_usage = v1_job_usage,
+        .job_dir = v1_job_dir,
+        .job_freeze = v1_job_freeze,
+        .job_kill = cg_kill_frozen, /* v1 has no cgroup.kill */
+        .job_remove = v1_job_remove,
+        .list_jobs = v1_list_jobs,
+        .close = v1_close,
+};

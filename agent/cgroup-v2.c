@@ -1,0 +1,306 @@
+/* cgroup-v2.c - the backend for hosts with the unified (v2) hierarchy.
+ *
+ * One subtree, <own>/colony-<agent>, whose cgroup.subtree_control enables cpu, memory and pids
+ * for the job cgroups below it. The no-internal-process rule forbids tasks in a cgroup that
+ * distributes controllers, so the agent first moves itself into the leaf <subtree>/agent.
+ * The own cgroup must already enable those controllers for its children: colony never writes
+ * a setting of a cgroup it did not create, so it says what is missing instead. */
+#include "cgroup-internal.h"
+#include "log.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define V2_MOUNT "/sys/fs/cgroup"
+
+static const char *const v2_controllers[] = {"cpu", "memory", "pids", NULL};
+
+/* Highest memory.current seen per job, on kernels without memory.peak (before 5.19). */
+typedef struct v2_peak {
+        char *job;
+        uint64_t peak;
+        struct v2_peak *next;
+} v2_peak;
+
+typedef struct v2_state {
+        char *own;  /* the cgroup the agent was started in */
+        char *leaf; /* <subtree>/agent, where the agent lives */
+        v2_peak *peaks;
+} v2_state;
+
+static v2_state *state(cg_backend *cg) {
+        return cg->priv;
+}
+
+static int v2_job_dir(cg_backend *cg, const char *job, char *buf, size_t len) {
+        return cg_path(buf, len, cg->subtree, job);
+}
+
+static int find_own(v2_state *s, char *err, size_t errlen) {
+        char *mnt = NULL, *root = NULL;
+        int r = cg_mount_find("cgroup2", NULL, V2_MOUNT, &mnt, &root);
+
+        if (r < 0)
+                snprintf(err, errlen, "cgroup v2: find the mount at %s in /proc/self/mountinfo: %s", V2_MOUNT,
+                         strerror(-r));
+        else if ((r = cg_own_dir(NULL, mnt, root, &s->own)) < 0) {
+                snprintf(err, errlen, "cgroup v2: our cgroup (/proc/self/cgroup) is not visible in %s: %s", mnt,
+                         strerror(-r));
+                r = r == -ENOENT ? -EOPNOTSUPP : r;
+        }
+        free(mnt);
+        free(root);
+        return r;
+}
+
+/* Whether the own cgroup hands cpu, memory and pids down; if not, err names the missing. */
+static int check_delegated(const char *own, char *err, size_t errlen) {
+        char *ctl = NULL, missing[64] = "";
+        int r = cg_read(own, "cgroup.subtree_control", &ctl);
+
+        if (r < 0) {
+                snprintf(err, errlen, "cgroup v2: read %s/cgroup.subtree_control: %s", own, strerror(-r));
+                return r;
+        }
+        for (const char *const *c = v2_controllers; *c; c++)
+                if (!cg_list_has(ctl, *c, " "))
+                        snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing), "%s%s",
+                                 *missing ? " " : "", *c);
+        if (*missing) {
+                snprintf(err, errlen, "cgroup v2: %s does not enable %s for its children (cgroup.subtree_control \"%s\"), "
+                         "and colony does not write settings of cgroups it did not create", own, missing, ctl);
+                r = -EOPNOTSUPP;
+        }
+        free(ctl);
+        return r;
+}
+
+static int move_self(const char *dir, char *err, size_t errlen) {
+        char pid[16];
+
+        snprintf(pid, sizeof(pid), "%d", (int)getpid());
+        return cg_write(dir, "cgroup.procs", pid, err, errlen);
+}
+
+static void free_state(v2_state *s) {
+        while (s->peaks) {
+                v2_peak *p = s->peaks;
+
+                s->peaks = p->next;
+                free(p->job);
+                free(p);
+        }
+        free(s->own);
+        free(s->leaf);
+        free(s);
+}
+
+/* Remove the leaf and the subtree (each only if asked). While the agent is in the leaf, it
+ * first goes back to the cgroup it was started in: the only way to empty the leaf. */
+static void remove_subtree(v2_state *s, const char *subtree, bool in_leaf, bool leaf, bool sub) {
+        char err[512];
+        int r;
+
+        if (in_leaf && (r = move_self(s->own, err, sizeof(err))) < 0) {
+                log_warning("cgroup=%s: cannot leave the agent's leaf: %s", s->leaf, err);
+                return;
+        }
+        if (leaf && (r = cg_rmdir(s->leaf)) < 0)
+                log_warning("cgroup=%s: cannot remove: %s", s->leaf, strerror(-r));
+        if (sub && (r = cg_rmdir(subtree)) < 0)
+                log_warning("cgroup=%s: cannot remove: %s", subtree, strerror(-r));
+}
+
+static int v2_open(cg_backend *cg, char *err, size_t errlen) {
+        v2_state *s = calloc(1, sizeof(*s));
+        char *subtree = NULL;
+        bool made_sub = false, made_leaf = false, moved = false;
+        int r;
+
+        if (!s) {
+                snprintf(err, errlen, "out of memory");
+                return -ENOMEM;
+        }
+        r = find_own(s, err, errlen);
+        if (r == 0)
+                r = check_delegated(s->own, err, errlen);
+        if (r == 0 && (asprintf(&subtree, "%s/%s", s->own, cg->dirname) < 0 ||
+                       asprintf(&s->leaf, "%s/%s", subtree, CG_AGENT_LEAF) < 0)) {
+                snprintf(err, errlen, "out of memory");
+                r = -ENOMEM;
+        }
+        if (r == 0)
+                r = cg_mkdir(subtree, true, &made_sub, err, errlen);
+        if (r == 0)
+                r = cg_mkdir(s->leaf, true, &made_leaf, err, errlen);
+        if (r == 0)
+                moved = (r = move_self(s->leaf, err, errlen)) == 0;
+        if (r == 0)
+                r = cg_write(subtree, "cgroup.subtree_control", "+cpu +memory +pids", err, errlen);
+        if (r == 0) {
+                cg->subtree = subtree;
+                cg->priv = s;
+                return 0;
+        }
+        remove_subtree(s, subtree, moved, made_leaf, made_sub);
+        free_state(s);
+        free(subtree);
+        return r;
+}
+
+static int v2_job_create(cg_backend *cg, const char *job, const cg_limits *lim, char *err, size_t errlen) {
+        char dir[PATH_MAX], v[48];
+        int r = v2_job_dir(cg, job, dir, sizeof(dir));
+
+        if (r < 0) {
+                snprintf(err, errlen, "cgroup path too long for job %s", job);
+                return r;
+        }
+        if ((r = cg_mkdir(dir, false, NULL, err, errlen)) < 0)
+                return r;
+        if (lim->mcpu > 0) {
+                snprintf(v, sizeof(v), "%" PRId64 " %d", cg_cpu_quota_us(lim->mcpu), CG_CPU_PERIOD_US);
+                r = cg_write(dir, "cpu.max", v, err, errlen);
+        }
+        if (r == 0 && lim->cpu_weight > 0) {
+                snprintf(v, sizeof(v), "%" PRIu64, lim->cpu_weight);
+                r = cg_write(dir, "cpu.weight", v, err, errlen);
+        }
+        if (r == 0 && lim->mem > 0) {
+                snprintf(v, sizeof(v), "%" PRId64, lim->mem);
+                r = cg_write(dir, "memory.max", v, err, errlen);
+                /* Absent without swap accounting, where there is no swap to forbid. */
+                if (r == 0 && (r = cg_write(dir, "memory.swap.max", "0", err, errlen)) == -ENOENT)
+                        r = 0;
+        }
+        if (r == 0 && lim->pids > 0) {
+                snprintf(v, sizeof(v), "%" PRId64, lim->pids);
+                r = cg_write(dir, "pids.max", v, err, errlen);
+        }
+        if (r < 0)
+                (void)cg_rmdir(dir);
+        return r;
+}
+
+static int v2_job_attach(cg_backend *cg, const char *job, pid_t pid, char *err, size_t errlen) {
+        char dir[PATH_MAX], v[16];
+        int r = v2_job_dir(cg, job, dir, sizeof(dir));
+
+        snprintf(v, sizeof(v), "%d", (int)pid);
+        return r < 0 ? r : cg_write(dir, "cgroup.procs", v, err, errlen);
+}
+
+/* Raise the job's recorded high-water mark to cur and return it. */
+static uint64_t peak_update(v2_state *s, const char *job, uint64_t cur) {
+        v2_peak *p = s->peaks;
+
+        while (p && strcmp(p->job, job) != 0)
+                p = p->next;
+        if (!p) {
+                if (!(p = calloc(1, sizeof(*p))) || !(p->job = strdup(job))) {
+                        free(p);
+                        return cur;
+                }
+                p->next = s->peaks;
+                s->peaks = p;
+        }
+        if (cur > p->peak)
+                p->peak = cur;
+        return p->peak;
+}
+
+static void peak_forget(v2_state *s, const char *job) {
+        for (v2_peak **pp = &s->peaks; *pp; pp = &(*pp)->next)
+                if (strcmp((*pp)->job, job) == 0) {
+                        v2_peak *p = *pp;
+
+                        *pp = p->next;
+                        free(p->job);
+                        free(p);
+                        return;
+                }
+}
+
+static int v2_job_usage(cg_backend *cg, const char *job, cg_usage *out) {
+        char dir[PATH_MAX];
+        int r = v2_job_dir(cg, job, dir, sizeof(dir));
+
+        if (r == 0)
+                r = cg_read_key(dir, "cpu.stat", "usage_usec", &out->cpu_usec);
+        if (r == 0)
+                r = cg_read_u64(dir, "memory.current", &out->mem_current);
+        if (r == 0 && (r = cg_read_u64(dir, "memory.peak", &out->mem_peak)) == -ENOENT) {
+                out->mem_peak = peak_update(state(cg), job, out->mem_current);
+                r = 0;
+        }
+        if (r == 0)
+                r = cg_read_key(dir, "memory.events", "oom_kill", &out->oom_kills);
+        return r;
+}
+
+static int v2_job_freeze(cg_backend *cg, const char *job, bool frozen, int64_t deadline_ms) {
+        char dir[PATH_MAX];
+        uint64_t done = 0;
+        int r = v2_job_dir(cg, job, dir, sizeof(dir));
+
+        if (r == 0)
+                r = cg_write(dir, "cgroup.freeze", frozen ? "1" : "0", NULL, 0);
+        /* Freezing takes a while; cgroup.events says "frozen 1" once every task has stopped. */
+        while (r == 0 && frozen) {
+                if ((r = cg_read_key(dir, "cgroup.events", "frozen", &done)) < 0 || done)
+                        break;
+                if (cg_now_ms() >= deadline_ms)
+                        return -ETIMEDOUT;
+                cg_sleep_ms(1);
+        }
+        return r;
+}
+
+static int v2_job_kill(cg_backend *cg, const char *job, int64_t deadline_ms) {
+        char dir[PATH_MAX];
+        int r = v2_job_dir(cg, job, dir, sizeof(dir));
+
+        /* cgroup.kill also kills what a task forks meanwhile. */
+        if (r == 0 && (r = cg_write(dir, "cgroup.kill", "1", NULL, 0)) == -ENOENT)
+                /* Either no such cgroup (nothing to kill) or a kernel before 5.14. */
+                return access(dir, F_OK) == 0 ? cg_kill_frozen(cg, job, deadline_ms) : 0;
+        return r < 0 ? r : cg_wait_empty(cg, job, deadline_ms);
+}
+
+static int v2_job_remove(cg_backend *cg, const char *job) {
+        char dir[PATH_MAX];
+        int r = v2_job_dir(cg, job, dir, sizeof(dir));
+
+        if (r == 0 && (r = cg_rmdir(dir)) == 0)
+                peak_forget(state(cg), job);
+        return r;
+}
+
+static int v2_list_jobs(cg_backend *cg, char ***out) {
+        return cg_add_subdirs(cg->subtree, CG_AGENT_LEAF, out);
+}
+
+static void v2_close(cg_backend *cg, bool remove) {
+        if (remove)
+                remove_subtree(state(cg), cg->subtree, true, true, true);
+        free_state(state(cg));
+        cg->priv = NULL;
+}
+
+const cg_ops cg_v2_ops = {
+        .open = v2_open,
+        .job_create = v2_job_create,
+        .job_attach = v2_job_attach,
+        .job_usage = v2_job_usage,
+        .job_dir = v2_job_dir,
+        .job_freeze = v2_job_freeze,
+        .job_kill = v2_job_kill,
+        .job_remove = v2_job_remove,
+        .list_jobs = v2_list_jobs,
+        .close = v2_close,
+};

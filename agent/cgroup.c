@@ -1,0 +1,587 @@
+/* cgroup.c - cgroup mode detection, dispatch to cgroup-v1.c / cgroup-v2.c, shared helpers.
+ *
+ * libcgroup or direct cgroupfs: colony uses direct cgroupfs access for everything, and no
+ * libcgroup call. Checked against libcgroup 2.0.2 (Debian 12):
+ *  - cgroup_init() builds its mount table from /proc/mounts, which lacks the mount's root, so
+ *    on a host whose hierarchies are bind-mounted subdirectories (v1 containers without a
+ *    cgroup namespace) mount point + /proc/self/cgroup path names a directory that does not
+ *    exist; /proc/self/mountinfo has the root, and we strip it.
+ *  - cgroup_get_current_controller_path() looks the controller up in /proc/PID/cgroup's
+ *    controller lists, and the v2 line ("0::/path") has none, so it never finds a v2 cgroup;
+ *    v2 needs the direct parser anyway, and one parser for both modes is simpler.
+ *  - its cgroup_modify_cgroup() writes a controller's values in its own order, while v1 needs
+ *    memory.limit_in_bytes before memory.memsw.limit_in_bytes and cfs_period before quota.
+ * cgroup files are written with one write(2) each and never created (see cg_write). */
+#include "cgroup-internal.h"
+#include "fileio.h"
+#include "log.h"
+#include "proto.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/magic.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CG_ROOT "/sys/fs/cgroup"
+#define AGENT_NAME_MAX 64
+/* How long to wait for a freeze to settle per kill round, and for a round's kills to land. */
+#define FREEZE_WAIT_MS 1000
+#define KILL_ROUND_MS 100
+/* How long cg_close gives each job's kill when removing the subtree. */
+#define CLOSE_KILL_MS 5000
+
+/* The kernel refuses a CFS quota below 1 ms. */
+#define CPU_QUOTA_MIN_US 1000
+
+int64_t cg_cpu_quota_us(int64_t mcpu) {
+        int64_t q = mcpu * (CG_CPU_PERIOD_US / 1000);
+
+        return q < CPU_QUOTA_MIN_US ? CPU_QUOTA_MIN_US : q;
+}
+
+int64_t cg_now_ms(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void cg_sleep_ms(int64_t ms) {
+        struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000};
+
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                ;
+}
+
+bool cg_list_has(const char *list, const char *word, const char *seps) {
+        size_t wl = strlen(word);
+
+        for (const char *p = list; *p;) {
+                size_t l = strcspn(p, seps);
+
+                if (l == wl && strncmp(p, word, wl) == 0)
+                        return true;
+                p += l;
+                p += strspn(p, seps);
+        }
+        return false;
+}
+
+/* Undo mountinfo's octal escapes ("\040" for a space) in place. */
+static void unescape_octal(char *s) {
+        char *w = s;
+
+        for (; *s; s++) {
+                if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+                    s[3] >= '0' && s[3] <= '7') {
+                        *w++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+                        s += 3;
+                } else
+                        *w++ = *s;
+        }
+        *w = 0;
+}
+
+/* Split one mountinfo line; returns false for lines of another fstype or option. */
+static bool mountinfo_match(char *line, const char *fstype, const char *option, char **root, char **mnt) {
+        char *sep = strstr(line, " - "), *save = NULL, *fs, *opts;
+
+        if (!sep)
+                return false;
+        *sep = 0;
+        fs = strtok_r(sep + 3, " \n", &save);
+        (void)strtok_r(NULL, " \n", &save); /* source */
+        opts = strtok_r(NULL, " \n", &save);
+        if (!fs || !opts || strcmp(fs, fstype) != 0 || (option && !cg_list_has(opts, option, ",")))
+                return false;
+        save = NULL;
+        for (int i = 0; i < 3; i++) /* mount id, parent id, major:minor */
+                if (!strtok_r(i ? NULL : line, " ", &save))
+                        return false;
+        *root = strtok_r(NULL, " ", &save);
+        *mnt = strtok_r(NULL, " ", &save);
+        if (!*root || !*mnt)
+                return false;
+        unescape_octal(*root);
+        unescape_octal(*mnt);
+        return true;
+}
+
+int cg_mount_find(const char *fstype, const char *option, const char *at, char **mnt, char **root) {
+        FILE *f = fopen("/proc/self/mountinfo", "re");
+        char *line = NULL, *m, *rt;
+        size_t n = 0;
+        int r = -ENOENT;
+
+        if (!f)
+                return -errno;
+        while (getline(&line, &n, f) > 0) {
+                if (!mountinfo_match(line, fstype, option, &rt, &m) || (at && strcmp(m, at) != 0))
+                        continue;
+                *mnt = strdup(m);
+                *root = strdup(rt);
+                r = 0;
+                if (!*mnt || !*root) {
+                        free(*mnt);
+                        free(*root);
+                        r = -ENOMEM;
+                }
+                break;
+        }
+        free(line);
+        fclose(f);
+        return r;
+}
+
+/* Our cgroup path for controller (NULL: the "0::" v2 line) from /proc/self/cgroup, malloc'ed. */
+static int own_path(const char *controller, char **out) {
+        FILE *f = fopen("/proc/self/cgroup", "re");
+        char *line = NULL;
+        size_t n = 0;
+        int r = -ENOENT;
+
+        if (!f)
+                return -errno;
+        while (getline(&line, &n, f) > 0) {
+                char *ctls = strchr(line, ':'), *path = ctls ? strchr(ctls + 1, ':') : NULL;
+
+                if (!path)
+                        continue;
+                *path++ = 0;
+                *ctls++ = 0;
+                path[strcspn(path, "\n")] = 0;
+                if (controller ? !cg_list_has(ctls, controller, ",") : (strcmp(line, "0") != 0 || *ctls))
+                        continue;
+                *out = strdup(path);
+                r = *out ? 0 : -ENOMEM;
+                break;
+        }
+        free(line);
+        fclose(f);
+        return r;
+}
+
+int cg_own_dir(const char *controller, const char *mnt, const char *root, char **out) {
+        char *path = NULL;
+        const char *rel;
+        size_t rl = strlen(root);
+        int r = own_path(controller, &path);
+
+        if (r < 0)
+                return r;
+        /* A bind-mounted hierarchy shows only the part below root; our path must lie inside. */
+        if (strcmp(root, "/") == 0)
+                rel = path;
+        else if (strncmp(path, root, rl) == 0 && (path[rl] == 0 || path[rl] == '/'))
+                rel = path + rl;
+        else {
+                free(path);
+                return -ENOENT;
+        }
+        if (strcmp(rel, "/") == 0)
+                rel = "";
+        r = asprintf(out, "%s%s", mnt, rel) < 0 ? -ENOMEM : 0;
+        free(path);
+        return r;
+}
+
+int cg_path(char *buf, size_t len, const char *dir, const char *name) {
+        int n = snprintf(buf, len, "%s/%s", dir, name);
+
+        return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int cg_write(const char *dir, const char *file, const char *value, char *err, size_t errlen) {
+        char path[PATH_MAX];
+        size_t len = strlen(value);
+        ssize_t w;
+        int fd, r = cg_path(path, sizeof(path), dir, file);
+
+        /* No O_CREAT: cgroupfs cannot create files, and would report a missing one as EACCES. */
+        if (r == 0 && (fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+                r = -errno;
+        if (r == 0) {
+                w = write(fd, value, len);
+                r = w < 0 ? -errno : (size_t)w != len ? -EIO : 0;
+                close(fd);
+        }
+        if (r < 0 && err)
+                snprintf(err, errlen, "write %s to %s/%s: %s", value, dir, file, strerror(-r));
+        return r;
+}
+
+int cg_read(const char *dir, const char *file, char **out) {
+        char path[PATH_MAX];
+        int r = cg_path(path, sizeof(path), dir, file);
+
+        return r < 0 ? r : file_read_small(path, 0, out);
+}
+
+int cg_read_u64(const char *dir, const char *file, uint64_t *out) {
+        char *s = NULL, *end;
+        int r = cg_read(dir, file, &s);
+
+        if (r < 0)
+                return r;
+        errno = 0;
+        *out = strtoull(s, &end, 10);
+        r = errno || end == s || *end ? -EINVAL : 0;
+        free(s);
+        return r;
+}
+
+int cg_read_key(const char *dir, const char *file, const char *key, uint64_t *out) {
+        char *s = NULL, *save = NULL;
+        size_t kl = strlen(key);
+        int r = cg_read(dir, file, &s);
+
+        if (r < 0)
+                return r;
+        r = -ENOENT;
+        for (char *l = strtok_r(s, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+                char *end;
+
+                if (strncmp(l, key, kl) != 0 || l[kl] != ' ')
+                        continue;
+                errno = 0;
+                *out = strtoull(l + kl + 1, &end, 10);
+                r = errno || end == l + kl + 1 ? -EINVAL : 0;
+                break;
+        }
+        free(s);
+        return r;
+}
+
+/* Streamed rather than file_read_small: a big job's cgroup.procs can exceed its 64 KiB. */
+int cg_read_procs(const char *dir, pid_t **pids, size_t *n) {
+        char path[PATH_MAX];
+        pid_t *v = NULL;
+        size_t cap = 0, cnt = 0;
+        long pid;
+        FILE *f;
+        int r = cg_path(path, sizeof(path), dir, "cgroup.procs");
+
+        if (r < 0)
+                return r;
+        if (!(f = fopen(path, "re")))
+                return -errno;
+        while (fscanf(f, "%ld", &pid) == 1) {
+                if (cnt == cap) {
+                        pid_t *nv = realloc(v, (cap = cap ? 2 * cap : 64) * sizeof(*v));
+
+                        if (!nv) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        v = nv;
+                }
+                v[cnt++] = (pid_t)pid;
+        }
+        if (r == 0 && ferror(f))
+                r = -EIO;
+        fclose(f);
+        if (r < 0) {
+                free(v);
+                return r;
+        }
+        *pids = v;
+        *n = cnt;
+        return 0;
+}
+
+int cg_mkdir(const char *path, bool exist_ok, bool *created, char *err, size_t errlen) {
+        int r = mkdir(path, 0755) < 0 ? -errno : 0;
+
+        if (created)
+                *created = r == 0;
+        if (r == -EEXIST && exist_ok)
+                r = 0;
+        if (r < 0)
+                snprintf(err, errlen, "create cgroup %s: %s", path, strerror(-r));
+        return r;
+}
+
+int cg_rmdir(const char *path) {
+        for (int i = 0;; i++) {
+                if (rmdir(path) == 0 || errno == ENOENT)
+                        return 0;
+                /* Tasks that were just killed may still be leaving the cgroup. */
+                if (errno != EBUSY || i == 50)
+                        return -errno;
+                cg_sleep_ms(10);
+        }
+}
+
+/* Append a copy of s to the NULL-terminated *list of *n items. */
+static int strv_push(char ***list, size_t n, const char *s) {
+        char **v = realloc(*list, (n + 2) * sizeof(*v));
+
+        if (!v)
+                return -ENOMEM;
+        *list = v;
+        if (!(v[n] = strdup(s)))
+                return -ENOMEM;
+        v[n + 1] = NULL;
+        return 0;
+}
+
+int cg_add_subdirs(const char *dir, const char *skip, char ***list) {
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        size_t n = *list ? strv_length(*list) : 0;
+        int r = 0;
+
+        if (!d)
+                return errno == ENOENT ? 0 : -errno;
+        while (r == 0 && (e = readdir(d))) {
+                bool seen = false;
+
+                if (e->d_type != DT_DIR || e->d_name[0] == '.' || (skip && strcmp(e->d_name, skip) == 0))
+                        continue;
+                for (size_t i = 0; i < n && !seen; i++)
+                        seen = strcmp((*list)[i], e->d_name) == 0;
+                if (!seen && (r = strv_push(list, n, e->d_name)) == 0)
+                        n++;
+        }
+        closedir(d);
+        return r;
+}
+
+/* SIGKILL/sig every task listed in dir's cgroup.procs. Returns 0 or -errno. */
+static int signal_dir(const char *dir, int sig) {
+        pid_t *pids = NULL;
+        size_t n = 0;
+        int r = cg_read_procs(dir, &pids, &n);
+
+        for (size_t i = 0; r == 0 && i < n; i++)
+                if (kill(pids[i], sig) < 0 && errno != ESRCH)
+                        r = -errno;
+        free(pids);
+        return r;
+}
+
+int cg_wait_empty(cg_backend *cg, const char *job, int64_t deadline_ms) {
+        for (;;) {
+                int r = cg_job_is_empty(cg, job);
+
+                if (r == 1 || r == -ENOENT)
+                        return 0;
+                if (r < 0)
+                        return r;
+                if (cg_now_ms() >= deadline_ms)
+                        return -ETIMEDOUT;
+                cg_sleep_ms(5);
+        }
+}
+
+static int64_t min_ms(int64_t a, int64_t b) {
+        return a < b ? a : b;
+}
+
+int cg_kill_frozen(cg_backend *cg, const char *job, int64_t deadline_ms) {
+        char dir[PATH_MAX];
+        int r = cg->ops->job_dir(cg, job, dir, sizeof(dir));
+
+        while (r == 0) {
+                int64_t now = cg_now_ms();
+                int t;
+
+                r = cg_job_is_empty(cg, job);
+                if (r == 1 || r == -ENOENT)
+                        return 0;
+                if (r < 0)
+                        return r;
+                if (now >= deadline_ms)
+                        return -ETIMEDOUT;
+                /* Frozen tasks cannot fork, so the list read next is complete. Should the freeze
+                 * not settle (a task stuck in the kernel), kill what is listed and go round. */
+                t = cg->ops->job_freeze(cg, job, true, min_ms(now + FREEZE_WAIT_MS, deadline_ms));
+                if (t < 0)
+                        log_debug("cgroup: job=%s: freeze did not settle: %s", job, strerror(-t));
+                r = signal_dir(dir, SIGKILL);
+                t = cg->ops->job_freeze(cg, job, false, 0);
+                if (r == 0 || r == -ENOENT)
+                        r = t == -ENOENT ? 0 : t;
+                if (r == 0)
+                        (void)cg_wait_empty(cg, job, min_ms(cg_now_ms() + KILL_ROUND_MS, deadline_ms));
+        }
+        return r;
+}
+
+static bool name_ok(const char *name, size_t max) {
+        size_t l = name ? strlen(name) : 0;
+
+        return l > 0 && l <= max && !strchr(name, '/') && strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
+}
+
+static bool job_ok(const char *job) {
+        return name_ok(job, NAME_MAX) && strcmp(job, CG_AGENT_LEAF) != 0;
+}
+
+/* v2 when /sys/fs/cgroup is a cgroup2 mount whose root offers cpu and memory. */
+static int detect_mode(cg_mode *mode, char *err, size_t errlen) {
+        struct statfs fs;
+        char *ctls = NULL;
+        int r;
+
+        if (statfs(CG_ROOT, &fs) < 0) {
+                r = -errno;
+                snprintf(err, errlen, "statfs %s: %s", CG_ROOT, strerror(errno));
+                return r == -ENOENT ? -EOPNOTSUPP : r;
+        }
+        *mode = CG_MODE_V1;
+        if (fs.f_type != CGROUP2_SUPER_MAGIC)
+                return 0;
+        r = file_read_small(CG_ROOT "/cgroup.controllers", 0, &ctls);
+        if (r < 0) {
+                snprintf(err, errlen, "read %s/cgroup.controllers: %s", CG_ROOT, strerror(-r));
+                return r;
+        }
+        if (cg_list_has(ctls, "cpu", " ") && cg_list_has(ctls, "memory", " "))
+                *mode = CG_MODE_V2;
+        free(ctls);
+        return 0;
+}
+
+int cg_open(const char *agent_name, cg_backend **out, char *err, size_t errlen) {
+        cg_backend *cg;
+        cg_mode mode = CG_MODE_V1;
+        int r;
+
+        if (!name_ok(agent_name, AGENT_NAME_MAX)) {
+                snprintf(err, errlen, "bad agent name for a cgroup: \"%s\"", agent_name ? agent_name : "");
+                return -EINVAL;
+        }
+        if ((r = detect_mode(&mode, err, errlen)) < 0)
+                return r;
+        if (!(cg = calloc(1, sizeof(*cg))) || asprintf(&cg->dirname, "colony-%s", agent_name) < 0) {
+                free(cg);
+                snprintf(err, errlen, "out of memory");
+                return -ENOMEM;
+        }
+        cg->mode = mode;
+        cg->ops = mode == CG_MODE_V2 ? &cg_v2_ops : &cg_v1_ops;
+        if ((r = cg->ops->open(cg, err, errlen)) < 0) {
+                free(cg->dirname);
+                free(cg);
+                return r;
+        }
+        log_info("cgroup: %s, subtree %s", mode == CG_MODE_V2 ? "v2" : "v1", cg->subtree);
+        *out = cg;
+        return 0;
+}
+
+cg_mode cg_get_mode(const cg_backend *cg) {
+        return cg->mode;
+}
+
+const char *cg_subtree_path(const cg_backend *cg) {
+        return cg->subtree;
+}
+
+int cg_job_create(cg_backend *cg, const char *job, const cg_limits *lim, char *err, size_t errlen) {
+        if (!job_ok(job) || lim->mcpu < 0 || lim->mem < 0 || lim->pids < 0 || lim->cpu_weight > 10000) {
+                snprintf(err, errlen, "bad job cgroup name or limits: \"%s\"", job ? job : "");
+                return -EINVAL;
+        }
+        return cg->ops->job_create(cg, job, lim, err, errlen);
+}
+
+int cg_job_attach(cg_backend *cg, const char *job, pid_t pid, char *err, size_t errlen) {
+        if (!job_ok(job) || pid <= 0) {
+                snprintf(err, errlen, "bad job cgroup name or pid: \"%s\" %d", job ? job : "", (int)pid);
+                return -EINVAL;
+        }
+        return cg->ops->job_attach(cg, job, pid, err, errlen);
+}
+
+int cg_job_usage(cg_backend *cg, const char *job, cg_usage *out) {
+        if (!job_ok(job))
+                return -EINVAL;
+        *out = (cg_usage){0};
+        return cg->ops->job_usage(cg, job, out);
+}
+
+int cg_job_is_empty(cg_backend *cg, const char *job) {
+        char dir[PATH_MAX];
+        pid_t *pids = NULL;
+        size_t n = 0;
+        int r = job_ok(job) ? cg->ops->job_dir(cg, job, dir, sizeof(dir)) : -EINVAL;
+
+        if (r == 0)
+                r = cg_read_procs(dir, &pids, &n);
+        free(pids);
+        return r < 0 ? r : n == 0;
+}
+
+int cg_job_signal(cg_backend *cg, const char *job, int sig) {
+        char dir[PATH_MAX];
+        int r = job_ok(job) ? cg->ops->job_dir(cg, job, dir, sizeof(dir)) : -EINVAL;
+
+        return r < 0 ? r : signal_dir(dir, sig);
+}
+
+int cg_job_kill(cg_backend *cg, const char *job, int timeout_ms) {
+        if (!job_ok(job) || timeout_ms < 0)
+                return -EINVAL;
+        return cg->ops->job_kill(cg, job, cg_now_ms() + timeout_ms);
+}
+
+int cg_job_remove(cg_backend *cg, const char *job) {
+        int r = job_ok(job) ? cg_job_is_empty(cg, job) : -EINVAL;
+
+        if (r == -ENOENT || r == 1)
+                return cg->ops->job_remove(cg, job);
+        return r < 0 ? r : -EBUSY;
+}
+
+int cg_list_jobs(cg_backend *cg, char ***out) {
+        char **v = NULL;
+        int r = cg->ops->list_jobs(cg, &v);
+
+        if (r == 0 && !v && !(v = calloc(1, sizeof(*v))))
+                r = -ENOMEM;
+        if (r < 0) {
+                strv_free(v);
+                return r;
+        }
+        *out = v;
+        return 0;
+}
+
+/* Kill and remove every job cgroup of the subtree; failures are logged, not fatal. */
+static void remove_jobs(cg_backend *cg) {
+        char **jobs = NULL;
+        int r = cg_list_jobs(cg, &jobs);
+
+        if (r < 0)
+                log_errno(LOG_WARNING, r, "cgroup=%s: cannot list job cgroups", cg->subtree);
+        for (char **j = jobs; j && *j; j++) {
+                r = cg_job_kill(cg, *j, CLOSE_KILL_MS);
+                if (r == 0)
+                        r = cg_job_remove(cg, *j);
+                if (r < 0)
+                        log_errno(LOG_WARNING, r, "cgroup=%s/%s: cannot kill and remove", cg->subtree, *j);
+        }
+        strv_free(jobs);
+}
+
+void cg_close(cg_backend *cg, bool remove_subtree) {
+        if (!cg)
+                return;
+        if (remove_subtree)
+                remove_jobs(cg);
+        cg->ops->close(cg, remove_subtree);
+        free(cg->subtree);
+        free(cg->dirname);
+        free(cg);
+}

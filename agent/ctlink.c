@@ -1,0 +1,441 @@
+/* ctlink.c - the agent's controller connection: connect, hello/welcome, heartbeat, output
+ * queue and reconnect with backoff, all inside the agent's sd-event loop.
+ *
+ * The socket is connected with a short blocking timeout (net_connect_tcp) and then used
+ * non-blocking: reads feed a proto_reader, writes drain a queue of frames as EPOLLOUT allows.
+ * There is no acknowledgement in the protocol, so a report counts as delivered once its frame
+ * has been written whole; a frame cut short by a disconnect is sent again, from its start. */
+#include "ctlink.h"
+#include "log.h"
+#include "net.h"
+#include "proto.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CONNECT_TIMEOUT_MS 2000
+#define BACKOFF_MIN_USEC (100 * 1000ULL)
+#define BACKOFF_MAX_USEC (5 * 1000 * 1000ULL)
+#define HEARTBEAT_MAX_MS (3600 * 1000)
+#define READ_CHUNK 65536
+#define TIMER_ACCURACY_USEC 1000 /* heartbeats and retries on time, not sd-event's default 250 ms */
+
+typedef enum link_state { LINK_DOWN, LINK_HELLO, LINK_READY } link_state;
+
+typedef struct frame {
+        struct frame *next;
+        char *data;
+        size_t len;
+        size_t off; /* bytes already written */
+        bool reliable;
+} frame;
+
+typedef struct frame_queue {
+        frame *head, *tail;
+} frame_queue;
+
+struct ctlink {
+        sd_event *event;
+        char *hostport;
+        const ctlink_ops *ops;
+        void *userdata;
+        link_state state;
+        int fd;
+        sd_event_source *io, *retry, *heartbeat;
+        proto_reader reader;
+        frame_queue out;     /* frames for the current connection, in order */
+        frame_queue backlog; /* reliable frames waiting for the next welcome */
+        uint64_t backoff_usec;
+        uint64_t heartbeat_usec;
+        unsigned failures; /* consecutive failed attempts; only the first is a warning */
+};
+
+static void frame_free(frame *f) {
+        if (f) {
+                free(f->data);
+                free(f);
+        }
+}
+
+static void queue_push(frame_queue *q, frame *f) {
+        f->next = NULL;
+        if (q->tail)
+                q->tail->next = f;
+        else
+                q->head = f;
+        q->tail = f;
+}
+
+static frame *queue_pop(frame_queue *q) {
+        frame *f = q->head;
+
+        if (f) {
+                q->head = f->next;
+                if (!q->head)
+                        q->tail = NULL;
+        }
+        return f;
+}
+
+/* Move every frame of from to the end of to. */
+static void queue_append(frame_queue *to, frame_queue *from) {
+        frame *f;
+
+        while ((f = queue_pop(from)))
+                queue_push(to, f);
+}
+
+static void queue_clear(frame_queue *q) {
+        frame *f;
+
+        while ((f = queue_pop(q)))
+                frame_free(f);
+}
+
+/* Arm a one-shot timer usec from now. */
+static void arm(sd_event_source *s, uint64_t usec) {
+        (void)sd_event_source_set_time_relative(s, usec);
+        (void)sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+}
+
+static void update_events(ctlink *l) {
+        if (l->io)
+                (void)sd_event_source_set_io_events(l->io, EPOLLIN | (l->out.head ? EPOLLOUT : 0));
+}
+
+/* Keep the reliable frames of the dead connection, in front of those queued meanwhile. */
+static void requeue_reliable(ctlink *l) {
+        frame_queue keep = {0};
+        frame *f;
+
+        while ((f = queue_pop(&l->out))) {
+                if (f->reliable) {
+                        f->off = 0;
+                        queue_push(&keep, f);
+                } else
+                        frame_free(f);
+        }
+        queue_append(&keep, &l->backlog);
+        l->backlog = keep;
+}
+
+static void schedule_retry(ctlink *l) {
+        arm(l->retry, l->backoff_usec);
+        l->backoff_usec = l->backoff_usec * 2 > BACKOFF_MAX_USEC ? BACKOFF_MAX_USEC : l->backoff_usec * 2;
+}
+
+/* Tear the connection down and plan the next attempt; the caller has logged why. */
+static void link_drop(ctlink *l) {
+        l->io = sd_event_source_disable_unref(l->io);
+        if (l->fd >= 0)
+                close(l->fd);
+        l->fd = -1;
+        proto_reader_free(&l->reader);
+        memset(&l->reader, 0, sizeof(l->reader));
+        (void)sd_event_source_set_enabled(l->heartbeat, SD_EVENT_OFF);
+        requeue_reliable(l);
+        l->state = LINK_DOWN;
+        schedule_retry(l);
+}
+
+/* Write as much of the queue as the socket takes. Returns 0 or -errno (connection broken). */
+static int write_out(ctlink *l) {
+        frame *f;
+
+        while ((f = l->out.head)) {
+                ssize_t n = send(l->fd, f->data + f->off, f->len - f->off, MSG_NOSIGNAL | MSG_DONTWAIT);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return errno == EAGAIN ? 0 : -errno;
+                }
+                f->off += (size_t)n;
+                if (f->off == f->len)
+                        frame_free(queue_pop(&l->out));
+        }
+        return 0;
+}
+
+static int queue_msg(ctlink *l, frame_queue *q, const cJSON *msg, bool reliable) {
+        frame *f = calloc(1, sizeof(*f));
+        int r;
+
+        if (!f)
+                return -ENOMEM;
+        r = proto_frame(msg, &f->data, &f->len);
+        if (r < 0) {
+                free(f);
+                return r;
+        }
+        f->reliable = reliable;
+        queue_push(q, f);
+        update_events(l);
+        return 0;
+}
+
+int ctlink_send(ctlink *l, const cJSON *msg, bool reliable) {
+        if (l->state == LINK_READY)
+                return queue_msg(l, &l->out, msg, reliable);
+        if (!reliable)
+                return -ENOTCONN;
+        return queue_msg(l, &l->backlog, msg, true);
+}
+
+bool ctlink_is_ready(const ctlink *l) {
+        return l->state == LINK_READY;
+}
+
+static int on_heartbeat(sd_event_source *s, uint64_t usec, void *userdata) {
+        ctlink *l = userdata;
+        cJSON *msg = proto_new("heartbeat");
+        (void)usec;
+
+        if (!msg || ctlink_send(l, msg, false) < 0)
+                log_warning("controller=%s: could not queue a heartbeat", l->hostport);
+        cJSON_Delete(msg);
+        arm(s, l->heartbeat_usec);
+        return 0;
+}
+
+static int handle_welcome(ctlink *l, const cJSON *msg) {
+        static const char *const fields[] = {"heartbeat_ms", NULL};
+        char err[PROTO_ERRLEN];
+        int64_t ms = 0;
+        int r;
+
+        r = proto_check_fields(msg, fields, err);
+        if (r == 0)
+                r = proto_get_int(msg, "heartbeat_ms", 1, HEARTBEAT_MAX_MS, &ms, err);
+        if (r == -ENOENT)
+                snprintf(err, sizeof(err), "missing field 'heartbeat_ms'");
+        if (r < 0) {
+                log_error("controller=%s: bad welcome: %s", l->hostport, err);
+                return -EPROTO;
+        }
+        l->state = LINK_READY;
+        l->failures = 0;
+        l->backoff_usec = BACKOFF_MIN_USEC;
+        l->heartbeat_usec = (uint64_t)ms * 1000;
+        queue_append(&l->out, &l->backlog);
+        update_events(l);
+        arm(l->heartbeat, l->heartbeat_usec);
+        log_info("controller=%s: connected (heartbeat every %lld ms)", l->hostport, (long long)ms);
+        l->ops->ready(l->userdata);
+        return 0;
+}
+
+static int handle_refusal(ctlink *l, const cJSON *msg) {
+        char err[PROTO_ERRLEN];
+        const char *text = "(no reason given)";
+
+        (void)proto_get_str(msg, "error", &text, err);
+        log_error("controller=%s refused the hello: %s", l->hostport, text);
+        if (strcasestr(text, "secret"))
+                l->ops->fatal(text, l->userdata);
+        return -ECONNREFUSED;
+}
+
+/* Act on one message. Returns 0, or a negative errno when the connection must be dropped. */
+static int handle_message(ctlink *l, const cJSON *msg) {
+        const char *type = proto_type(msg);
+        char err[PROTO_ERRLEN];
+        const char *text = "";
+
+        if (l->state == LINK_HELLO) {
+                if (strcmp(type, "welcome") == 0)
+                        return handle_welcome(l, msg);
+                if (strcmp(type, "error") == 0)
+                        return handle_refusal(l, msg);
+                log_error("controller=%s: expected welcome, got '%s'", l->hostport, type);
+                return -EPROTO;
+        }
+        if (strcmp(type, "error") == 0) {
+                (void)proto_get_str(msg, "error", &text, err);
+                log_warning("controller=%s reported an error: %s", l->hostport, text);
+                return 0;
+        }
+        if (strcmp(type, "welcome") == 0) {
+                log_error("controller=%s: unexpected second welcome", l->hostport);
+                return -EPROTO;
+        }
+        l->ops->message(msg, l->userdata);
+        return 0;
+}
+
+/* Read what is there and act on every whole message. Returns 0 or a negative errno when the
+ * connection is gone or unusable (logged here). */
+static int link_read(ctlink *l) {
+        char buf[READ_CHUNK], err[PROTO_ERRLEN];
+        cJSON *msg;
+        ssize_t n;
+        int r;
+
+        n = read(l->fd, buf, sizeof(buf));
+        if (n < 0 && (errno == EAGAIN || errno == EINTR))
+                return 0;
+        if (n < 0)
+                return log_errno(LOG_WARNING, -errno, "controller=%s: connection lost", l->hostport);
+        if (n == 0) {
+                log_warning("controller=%s: connection closed by the controller", l->hostport);
+                return -ECONNRESET;
+        }
+        r = proto_reader_feed(&l->reader, buf, (size_t)n);
+        if (r < 0)
+                return log_errno(LOG_ERR, r, "controller=%s: cannot buffer input", l->hostport);
+        while ((r = proto_reader_next(&l->reader, &msg, err)) > 0) {
+                r = handle_message(l, msg);
+                cJSON_Delete(msg);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                log_error("controller=%s: bad message: %s", l->hostport, err);
+        return r;
+}
+
+static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        ctlink *l = userdata;
+        int r;
+        (void)s;
+        (void)fd;
+
+        if (revents & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
+                if (link_read(l) < 0) {
+                        link_drop(l);
+                        return 0;
+                }
+        }
+        r = write_out(l);
+        if (r < 0) {
+                log_errno(LOG_WARNING, r, "controller=%s: connection lost", l->hostport);
+                link_drop(l);
+                return 0;
+        }
+        update_events(l);
+        return 0;
+}
+
+/* Open the socket (non-blocking, close-on-exec) and watch it. Returns 0 or -errno (logged). */
+static int link_open(ctlink *l) {
+        int fd, r;
+
+        fd = net_connect_tcp(l->hostport, CONNECT_TIMEOUT_MS);
+        if (fd < 0)
+                return log_errno(l->failures++ ? LOG_DEBUG : LOG_WARNING, fd,
+                                 "controller=%s: cannot connect (will keep trying)", l->hostport);
+        if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
+                r = -errno;
+                close(fd);
+                return log_errno(LOG_ERR, r, "controller=%s: cannot set up the socket", l->hostport);
+        }
+        r = sd_event_add_io(l->event, &l->io, fd, EPOLLIN, on_io, l);
+        if (r < 0) {
+                close(fd);
+                return log_errno(LOG_ERR, r, "controller=%s: cannot watch the socket", l->hostport);
+        }
+        l->fd = fd;
+        return 0;
+}
+
+/* One connection attempt: connect and queue the hello; on failure the next attempt is planned. */
+static int on_retry(sd_event_source *s, uint64_t usec, void *userdata) {
+        ctlink *l = userdata;
+        cJSON *hello;
+        int r;
+        (void)s;
+        (void)usec;
+
+        if (link_open(l) < 0) {
+                schedule_retry(l);
+                return 0;
+        }
+        l->state = LINK_HELLO;
+        hello = l->ops->hello(l->userdata);
+        r = hello ? queue_msg(l, &l->out, hello, false) : -ENOMEM;
+        cJSON_Delete(hello);
+        if (r < 0) {
+                log_errno(LOG_ERR, r, "controller=%s: cannot queue the hello", l->hostport);
+                link_drop(l);
+                return 0;
+        }
+        log_debug("controller=%s: connected, hello queued", l->hostport);
+        return 0;
+}
+
+int ctlink_new(sd_event *e, const char *hostport, const ctlink_ops *ops, void *userdata,
+               ctlink **out) {
+        ctlink *l = calloc(1, sizeof(*l));
+        int r;
+
+        if (!l)
+                return -ENOMEM;
+        l->event = e;
+        l->ops = ops;
+        l->userdata = userdata;
+        l->fd = -1;
+        l->backoff_usec = BACKOFF_MIN_USEC;
+        l->hostport = strdup(hostport);
+        if (!l->hostport) {
+                ctlink_free(l);
+                return -ENOMEM;
+        }
+        r = sd_event_add_time_relative(e, &l->retry, CLOCK_MONOTONIC, 0, TIMER_ACCURACY_USEC, on_retry, l);
+        if (r >= 0)
+                r = sd_event_add_time_relative(e, &l->heartbeat, CLOCK_MONOTONIC, 0, TIMER_ACCURACY_USEC, on_heartbeat, l);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(l->heartbeat, SD_EVENT_OFF);
+        if (r < 0) {
+                ctlink_free(l);
+                return r;
+        }
+        *out = l;
+        return 0;
+}
+
+static int64_t now_msec(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int ctlink_flush(ctlink *l, int timeout_ms) {
+        int64_t deadline = now_msec() + timeout_ms;
+
+        if (l->state != LINK_READY)
+                return -ENOTCONN;
+        for (;;) {
+                struct pollfd p = {.fd = l->fd, .events = POLLOUT};
+                int64_t left;
+                int r = write_out(l);
+
+                if (r < 0 || !l->out.head)
+                        return r;
+                left = deadline - now_msec();
+                if (left <= 0)
+                        return -ETIMEDOUT;
+                if (poll(&p, 1, (int)left) < 0 && errno != EINTR)
+                        return -errno;
+        }
+}
+
+void ctlink_free(ctlink *l) {
+        if (!l)
+                return;
+        sd_event_source_disable_unref(l->io);
+        sd_event_source_disable_unref(l->retry);
+        sd_event_source_disable_unref(l->heartbeat);
+        if (l->fd >= 0)
+                close(l->fd);
+        proto_reader_free(&l->reader);
+        queue_clear(&l->out);
+        queue_clear(&l->backlog);
+        free(l->hostport);
+        free(l);
+}

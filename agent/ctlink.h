@@ -1,0 +1,40 @@
+/* ctlink.h - the agent's connection to the controller, kept alive in an sd-event loop.
+ *
+ * The link connects, sends the caller's hello, waits for welcome, then sends a heartbeat every
+ * heartbeat_ms. It reconnects after a failed connect, a refused hello or a lost connection, with
+ * exponential backoff from 100 ms to 5 s. Messages are queued on a non-blocking socket; those
+ * sent as "reliable" (started, finished) that could not be written whole before the connection
+ * went away, or that were produced while it was down, are sent after the next welcome, in order. */
+#pragma once
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <systemd/sd-event.h>
+
+typedef struct ctlink ctlink;
+
+typedef struct ctlink_ops {
+        /* The hello to send on each new connection; the link frees it. NULL means out of memory. */
+        cJSON *(*hello)(void *userdata);
+        /* The controller accepted the hello. */
+        void (*ready)(void *userdata);
+        /* A message from the controller other than welcome or error; valid only during the call. */
+        void (*message)(const cJSON *msg, void *userdata);
+        /* The controller refused the hello in a way retrying cannot fix (wrong secret). */
+        void (*fatal)(const char *reason, void *userdata);
+} ctlink_ops;
+
+/* Create a link to hostport ("host:port") driven by loop e; it first connects at once. ops and
+ * userdata are borrowed for the link's life; hostport is copied. Returns 0 or -errno. */
+int ctlink_new(sd_event *e, const char *hostport, const ctlink_ops *ops, void *userdata,
+               ctlink **out);
+/* True between welcome and the next disconnect. */
+bool ctlink_is_ready(const ctlink *l);
+/* Queue msg (not consumed). Unreliable messages are dropped unless the link is ready; reliable
+ * ones are kept across disconnects. Returns 0, -ENOTCONN (unreliable, dropped), -ENOMEM or
+ * -EMSGSIZE. */
+int ctlink_send(ctlink *l, const cJSON *msg, bool reliable);
+/* Write out the queue, blocking for at most timeout_ms (for a last report before exit).
+ * Returns 0 when everything was written, -ENOTCONN, -ETIMEDOUT, or the socket's -errno. */
+int ctlink_flush(ctlink *l, int timeout_ms);
+/* Close the connection and free the link and its queues. NULL is fine. */
+void ctlink_free(ctlink *l);

@@ -1,0 +1,268 @@
+/* launch.c - fork a job's process, put it into its cgroup, and exec it as its user.
+ *
+ * Two pipes tie parent and child together. On the "go" pipe the child waits, still as root
+ * and in the agent's cgroup, until the parent has moved it into the job's cgroup, so that
+ * nothing the job does is ever accounted elsewhere. The close-on-exec "error" pipe carries a
+ * failed step back to the parent; end of file on it means the exec succeeded.
+ *
+ * Between fork and exec the child only makes async-signal-safe calls: user and group lookups
+ * (NSS) and every message are prepared before the fork. */
+#include "launch.h"
+#include "log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* What the child sends when a step fails. */
+typedef struct child_error {
+        int error;     /* errno */
+        char what[240]; /* "chdir /nope" */
+} child_error;
+
+/* Everything the child needs, computed before the fork. */
+typedef struct child_plan {
+        const job_spec *spec;
+        uid_t uid;
+        gid_t gid;
+        gid_t *groups;
+        size_t ngroups;
+        char uid_text[16], gid_text[16];
+        int go_fd, go_peer, err_fd, err_peer; /* the child's pipe ends, and the parent's */
+} child_plan;
+
+/* The user's supplementary groups from the group database, including gid; just gid when the
+ * uid has no passwd entry. *out is malloc'ed. Returns 0 or -errno. */
+static int resolve_groups(uid_t uid, gid_t gid, gid_t **out, size_t *n) {
+        struct passwd pw, *res = NULL;
+        char buf[4096];
+        int cnt = 16, r = getpwuid_r(uid, &pw, buf, sizeof(buf), &res);
+
+        if (r != 0 || !res) {
+                if (!(*out = malloc(sizeof(gid_t))))
+                        return -ENOMEM;
+                (*out)[0] = gid;
+                *n = 1;
+                return 0;
+        }
+        for (;;) {
+                gid_t *g = malloc((size_t)cnt * sizeof(gid_t));
+                int want = cnt;
+
+                if (!g)
+                        return -ENOMEM;
+                if (getgrouplist(res->pw_name, gid, g, &want) >= 0) {
+                        *out = g;
+                        *n = (size_t)want;
+                        return 0;
+                }
+                free(g);
+                /* want now holds the number needed. */
+                cnt = want > cnt ? want : cnt * 2;
+        }
+}
+
+/* Append s to the error message, truncating. Async-signal-safe. */
+static void append(child_error *e, const char *s) {
+        size_t l = strlen(e->what), n = strlen(s);
+
+        if (n > sizeof(e->what) - 1 - l)
+                n = sizeof(e->what) - 1 - l;
+        memcpy(e->what + l, s, n);
+        e->what[l + n] = 0;
+}
+
+/* Report step (and arg) with errno to the parent and end the child. */
+static _Noreturn void child_fail(const child_plan *p, const char *step, const char *arg) {
+        child_error e = {.error = errno};
+
+        append(&e, step);
+        if (arg) {
+                append(&e, " ");
+                append(&e, arg);
+        }
+        (void)!write(p->err_fd, &e, sizeof(e));
+        _exit(127);
+}
+
+/* Open path as the job's user and put it on fd. O_NONBLOCK only while opening: a FIFO
+ * without a reader fails (ENXIO) instead of hanging the agent, which waits for our report. */
+static void child_redirect(const child_plan *p, const char *path, int flags, int fd) {
+        int o = open(path, flags | O_CLOEXEC | O_NONBLOCK, 0644);
+
+        if (o < 0)
+                child_fail(p, "open", path);
+        if (fcntl(o, F_SETFL, flags & O_APPEND) < 0)
+                child_fail(p, "fcntl", path);
+        if (o == fd) {
+                if (fcntl(fd, F_SETFD, 0) < 0)
+                        child_fail(p, "fcntl", path);
+        } else {
+                if (dup2(o, fd) < 0) /* dup2 clears close-on-exec on fd */
+                        child_fail(p, "dup2", path);
+                close(o);
+        }
+}
+
+static void child_reset_signals(const child_plan *p) {
+        struct sigaction sa = {.sa_handler = SIG_DFL};
+        sigset_t none;
+
+        /* Ignored signals stay ignored across exec, and the agent blocks some for sd-event. */
+        for (int sig = 1; sig < NSIG; sig++)
+                if (sig != SIGKILL && sig != SIGSTOP)
+                        (void)sigaction(sig, &sa, NULL);
+        sigemptyset(&none);
+        if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
+                child_fail(p, "sigprocmask", NULL);
+}
+
+static _Noreturn void child_run(const child_plan *p) {
+        const job_spec *s = p->spec;
+        char *const empty_env[] = {NULL};
+        const char *out = s->stdout_path ? s->stdout_path : "/dev/null";
+        const char *errp = s->stderr_path ? s->stderr_path : "/dev/null";
+        const int wflags = O_WRONLY | O_CREAT | O_APPEND;
+        ssize_t n;
+        char go;
+
+        close(p->go_peer); /* so that the read below ends should the parent die */
+        close(p->err_peer);
+        do
+                n = read(p->go_fd, &go, 1);
+        while (n < 0 && errno == EINTR);
+        if (n != 1) /* the parent gave up on us */
+                _exit(127);
+        if (setsid() < 0)
+                child_fail(p, "setsid", NULL);
+        if (setgroups(p->ngroups, p->groups) < 0)
+                child_fail(p, "setgroups", NULL);
+        if (setgid(p->gid) < 0)
+                child_fail(p, "setgid", p->gid_text);
+        if (setuid(p->uid) < 0)
+                child_fail(p, "setuid", p->uid_text);
+        if (chdir(s->cwd ? s->cwd : "/") < 0)
+                child_fail(p, "chdir", s->cwd ? s->cwd : "/");
+        child_redirect(p, "/dev/null", O_RDONLY, STDIN_FILENO);
+        child_redirect(p, out, wflags, STDOUT_FILENO);
+        if (strcmp(out, errp) == 0) {
+                if (dup2(STDOUT_FILENO, STDERR_FILENO) < 0)
+                        child_fail(p, "dup2", errp);
+        } else
+                child_redirect(p, errp, wflags, STDERR_FILENO);
+        child_reset_signals(p);
+        /* Close-on-exec rather than close: the error pipe must stay open until execve. */
+        if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+                child_fail(p, "close_range", NULL);
+        execve(s->argv[0], s->argv, s->env ? s->env : empty_env);
+        child_fail(p, "execve", s->argv[0]);
+}
+
+/* Read the child's report: 0 when the exec succeeded (end of file), else -errno with err. */
+static int read_child_error(int fd, char *err, size_t errlen) {
+        child_error e;
+        ssize_t n;
+
+        do
+                n = read(fd, &e, sizeof(e));
+        while (n < 0 && errno == EINTR);
+        if (n == 0)
+                return 0;
+        if (n != (ssize_t)sizeof(e)) {
+                snprintf(err, errlen, "read the child's report: %s", n < 0 ? strerror(errno) : "short read");
+                return n < 0 ? -errno : -EIO;
+        }
+        e.what[sizeof(e.what) - 1] = 0;
+        snprintf(err, errlen, "%s: %s", e.what, strerror(e.error));
+        return e.error > 0 ? -e.error : -EIO;
+}
+
+static void reap(pid_t pid) {
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+}
+
+/* In the parent: attach the child, let it go, and learn how its exec went. */
+static int parent_run(const launch_req *req, pid_t pid, int go_fd, int err_fd, char *err, size_t errlen) {
+        int r = cg_job_attach(req->cg, req->cg_job, pid, err, errlen);
+
+        if (r < 0) {
+                (void)kill(pid, SIGKILL);
+                reap(pid);
+                return r;
+        }
+        if (write(go_fd, "g", 1) != 1) {
+                r = -errno;
+                snprintf(err, errlen, "start process %d: %s", (int)pid, strerror(errno));
+                (void)kill(pid, SIGKILL);
+                reap(pid);
+                return r;
+        }
+        if ((r = read_child_error(err_fd, err, errlen)) < 0)
+                reap(pid);
+        return r;
+}
+
+static int make_pipes(int go[2], int ep[2], char *err, size_t errlen) {
+        if (pipe2(go, O_CLOEXEC) < 0) {
+                snprintf(err, errlen, "pipe: %s", strerror(errno));
+                return -errno;
+        }
+        if (pipe2(ep, O_CLOEXEC) < 0) {
+                int r = -errno;
+
+                snprintf(err, errlen, "pipe: %s", strerror(errno));
+                close(go[0]);
+                close(go[1]);
+                return r;
+        }
+        return 0;
+}
+
+int launch_job(const launch_req *req, pid_t *pid, char *err, size_t errlen) {
+        const job_spec *s = req->spec;
+        child_plan p = {.spec = s, .uid = req->uid, .gid = req->gid};
+        int go[2], ep[2], r;
+        pid_t child;
+
+        if (!s || !s->argv || !s->argv[0]) {
+                snprintf(err, errlen, "no program to start");
+                return -EINVAL;
+        }
+        if ((r = resolve_groups(req->uid, req->gid, &p.groups, &p.ngroups)) < 0) {
+                snprintf(err, errlen, "groups of uid %u: %s", (unsigned)req->uid, strerror(-r));
+                return r;
+        }
+        snprintf(p.uid_text, sizeof(p.uid_text), "%u", (unsigned)req->uid);
+        snprintf(p.gid_text, sizeof(p.gid_text), "%u", (unsigned)req->gid);
+        if ((r = make_pipes(go, ep, err, errlen)) < 0) {
+                free(p.groups);
+                return r;
+        }
+        p.go_fd = go[0];
+        p.go_peer = go[1];
+        p.err_fd = ep[1];
+        p.err_peer = ep[0];
+        child = fork();
+        if (child == 0)
+                child_run(&p);
+        r = child < 0 ? -errno : 0;
+        if (r < 0)
+                snprintf(err, errlen, "fork: %s", strerror(errno));
+        close(ep[1]);
+        if (r == 0 && (r = parent_run(req, child, go[1], ep[0], err, errlen)) == 0)
+                *pid = child;
+        /* go[0] stays open until here so that a dead child cannot make the write raise SIGPIPE. */
+        close(go[0]);
+        close(go[1]);
+        close(ep[0]);
+        free(p.groups);
+        return r;
+}

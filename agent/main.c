@@ -1,0 +1,406 @@
+/* main.c - colony-agent: options and configuration file, start-up checks, signals, shutdown.
+ *
+ * Exit status: 0 after a clean stop (SIGTERM/SIGINT) or --cleanup, 1 when the agent cannot run
+ * or the controller refused it for good, 2 for bad options or configuration. */
+#include "agent.h"
+#include "cgroup.h"
+#include "config.h"
+#include "fileio.h"
+#include "log.h"
+#include "net.h"
+#include "res.h"
+#include "units.h"
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+#include <unistd.h>
+
+#define DEFAULT_JOB_PIDS 4096
+#define NAME_MAX_LEN 64
+#define EXIT_USAGE 2
+
+typedef struct options {
+        const char *controller, *secret_file, *name, *config_path;
+        const char *cpus, *mem, *pids, *default_pids; /* as typed; parsed after merging */
+        int log_level;
+        bool cleanup;
+} options;
+
+static const char *const config_keys[] = {
+        "agent.controller", "agent.secret_file", "agent.name",         "agent.cpus",
+        "agent.mem",        "agent.pids",        "agent.default_pids", NULL,
+};
+
+static void usage(FILE *f) {
+        fputs("Usage: colony-agent --controller HOST:PORT --secret-file PATH [options]\n"
+              "Run colony jobs on this host in cgroups, as the controller asks.\n\n"
+              "  --controller HOST:PORT  the controller's agent address\n"
+              "  --secret-file PATH      file holding the cluster secret (mode 0600)\n"
+              "  --name NAME             agent name (default: short hostname; [A-Za-z0-9_.-]{1,64})\n"
+              "  --cpus N                CPUs offered (default: online CPUs; \"1.5\", \"500m\")\n"
+              "  --mem SIZE              memory offered (default: MemTotal; \"4G\")\n"
+              "  --pids N                task capacity reported (default 0 = unlimited)\n"
+              "  --default-pids N        pids.max for jobs that ask for none (default 4096)\n"
+              "  --config FILE           read these settings from FILE's [agent] section\n"
+              "  --log-level L           err, warning, notice, info (default) or debug\n"
+              "  --cleanup               kill and remove this agent's cgroups, then exit\n"
+              "  --help                  show this help\n",
+              f);
+}
+
+static int parse_log_level(const char *s) {
+        static const struct { const char *name; int level; } levels[] = {
+                {"err", LOG_ERR},        {"error", LOG_ERR},   {"warning", LOG_WARNING},
+                {"warn", LOG_WARNING},   {"notice", LOG_NOTICE}, {"info", LOG_INFO},
+                {"debug", LOG_DEBUG},
+        };
+
+        for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
+                if (strcasecmp(s, levels[i].name) == 0)
+                        return levels[i].level;
+        return -EINVAL;
+}
+
+/* Parse argv into o. Returns 0, 1 when --help was shown, or -EINVAL (message printed). */
+static int parse_argv(int argc, char **argv, options *o) {
+        enum { OPT_CONTROLLER = 256, OPT_SECRET, OPT_NAME, OPT_CPUS, OPT_MEM, OPT_PIDS,
+               OPT_DEFAULT_PIDS, OPT_CONFIG, OPT_LOG_LEVEL, OPT_CLEANUP, OPT_HELP };
+        static const struct option longopts[] = {
+                {"controller", required_argument, NULL, OPT_CONTROLLER},
+                {"secret-file", required_argument, NULL, OPT_SECRET},
+                {"name", required_argument, NULL, OPT_NAME},
+                {"cpus", required_argument, NULL, OPT_CPUS},
+                {"mem", required_argument, NULL, OPT_MEM},
+                {"pids", required_argument, NULL, OPT_PIDS},
+                {"default-pids", required_argument, NULL, OPT_DEFAULT_PIDS},
+                {"config", required_argument, NULL, OPT_CONFIG},
+                {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+                {"cleanup", no_argument, NULL, OPT_CLEANUP},
+                {"help", no_argument, NULL, OPT_HELP},
+                {0},
+        };
+        int c;
+
+        *o = (options){.log_level = LOG_INFO};
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+                switch (c) {
+                case OPT_CONTROLLER: o->controller = optarg; break;
+                case OPT_SECRET: o->secret_file = optarg; break;
+                case OPT_NAME: o->name = optarg; break;
+                case OPT_CPUS: o->cpus = optarg; break;
+                case OPT_MEM: o->mem = optarg; break;
+                case OPT_PIDS: o->pids = optarg; break;
+                case OPT_DEFAULT_PIDS: o->default_pids = optarg; break;
+                case OPT_CONFIG: o->config_path = optarg; break;
+                case OPT_CLEANUP: o->cleanup = true; break;
+                case OPT_HELP: usage(stdout); return 1;
+                case OPT_LOG_LEVEL:
+                        o->log_level = parse_log_level(optarg);
+                        if (o->log_level < 0) {
+                                fprintf(stderr, "colony-agent: --log-level: unknown level '%s'\n", optarg);
+                                return -EINVAL;
+                        }
+                        break;
+                default:
+                        fprintf(stderr, "colony-agent: bad option '%s' (see --help)\n", argv[optind - 1]);
+                        return -EINVAL;
+                }
+        }
+        if (optind < argc) {
+                fprintf(stderr, "colony-agent: unexpected argument '%s' (see --help)\n", argv[optind]);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+/* Fill the options not given on the command line from the config file's [agent] section. */
+static int merge_config(options *o, const config *cfg, char *err, size_t errlen) {
+        int r = config_check_keys(cfg, config_keys, err, errlen);
+
+        if (r < 0)
+                return r;
+        o->controller = o->controller ? o->controller : config_get(cfg, "agent.controller");
+        o->secret_file = o->secret_file ? o->secret_file : config_get(cfg, "agent.secret_file");
+        o->name = o->name ? o->name : config_get(cfg, "agent.name");
+        return 0;
+}
+
+typedef enum setting_kind { SETTING_CPUS, SETTING_SIZE, SETTING_UINT } setting_kind;
+
+/* One numeric setting: the command-line text wins, else the config file's key, else *out is
+ * left as the default. Returns 0 or -EINVAL with a message. */
+static int get_setting(const char *text, const char *opt, const config *cfg, setting_kind kind,
+                       int64_t max, int64_t *out, char *err, size_t errlen) {
+        char key[64];
+        int r;
+
+        if (text) {
+                r = kind == SETTING_CPUS   ? units_parse_cpus(text, out)
+                    : kind == SETTING_SIZE ? units_parse_size(text, out)
+                                           : units_parse_uint(text, max, out);
+                if (r < 0)
+                        snprintf(err, errlen, "--%s: invalid value '%s'", opt, text);
+                return r < 0 ? -EINVAL : 0;
+        }
+        if (!cfg)
+                return 0;
+        snprintf(key, sizeof(key), "agent.%s", opt);
+        for (char *p = key; *p; p++)
+                *p = *p == '-' ? '_' : *p;
+        r = kind == SETTING_CPUS   ? config_get_cpus(cfg, key, out, err, errlen)
+            : kind == SETTING_SIZE ? config_get_size(cfg, key, out, err, errlen)
+                                   : config_get_uint(cfg, key, max, out, err, errlen);
+        return r == -ENOENT ? 0 : r;
+}
+
+static int detect_mem_total(int64_t *out) {
+        FILE *f = fopen("/proc/meminfo", "re");
+        char line[256];
+        long long kb;
+        int r = -ENODATA;
+
+        if (!f)
+                return -errno;
+        while (fgets(line, sizeof(line), f))
+                if (sscanf(line, "MemTotal: %lld kB", &kb) == 1) {
+                        *out = (int64_t)kb * 1024;
+                        r = 0;
+                        break;
+                }
+        fclose(f);
+        return r;
+}
+
+/* The capacity and default job pids: detected, then overridden by options or config. */
+static int resolve_resources(const options *o, const config *cfg, res_t *cap, int64_t *default_pids,
+                             char *err, size_t errlen) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        int r;
+
+        *cap = (res_t){.mcpu = cpus > 0 ? (int64_t)cpus * 1000 : 0};
+        *default_pids = DEFAULT_JOB_PIDS;
+        if (detect_mem_total(&cap->mem) < 0)
+                cap->mem = 0;
+        r = get_setting(o->cpus, "cpus", cfg, SETTING_CPUS, 0, &cap->mcpu, err, errlen);
+        if (r == 0)
+                r = get_setting(o->mem, "mem", cfg, SETTING_SIZE, 0, &cap->mem, err, errlen);
+        if (r == 0)
+                r = get_setting(o->pids, "pids", cfg, SETTING_UINT, RES_PIDS_MAX, &cap->pids, err, errlen);
+        if (r == 0)
+                r = get_setting(o->default_pids, "default-pids", cfg, SETTING_UINT, RES_PIDS_MAX,
+                                default_pids, err, errlen);
+        if (r == 0 && (cap->mcpu <= 0 || cap->mem <= 0)) {
+                snprintf(err, errlen, "cannot detect this host's %s; give --%s", cap->mcpu <= 0 ? "CPUs" : "memory",
+                         cap->mcpu <= 0 ? "cpus" : "mem");
+                r = -EINVAL;
+        }
+        return r;
+}
+
+static bool name_is_valid(const char *s) {
+        size_t n = strlen(s);
+
+        return n >= 1 && n <= NAME_MAX_LEN &&
+               strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") == n;
+}
+
+/* The agent name: as given, or the short hostname. */
+static int resolve_name(const char *given, char *buf, size_t len, char *err, size_t errlen) {
+        if (given)
+                snprintf(buf, len, "%s", given);
+        else if (gethostname(buf, len - 1) == 0) {
+                buf[len - 1] = '\0';
+                buf[strcspn(buf, ".")] = '\0';
+        } else {
+                snprintf(err, errlen, "cannot read the hostname (%s); give --name", strerror(errno));
+                return -EINVAL;
+        }
+        if (!name_is_valid(buf)) {
+                snprintf(err, errlen, "agent name '%s' is not valid (want [A-Za-z0-9_.-]{1,64})", buf);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+static int read_secret(const char *path, char **out, char *err, size_t errlen) {
+        int r = file_read_small(path, 1, out);
+
+        if (r == -EPERM)
+                snprintf(err, errlen, "secret file %s may be read or written by group or others; chmod 600 it", path);
+        else if (r < 0)
+                snprintf(err, errlen, "cannot read secret file %s: %s", path, strerror(-r));
+        else if (!**out) {
+                snprintf(err, errlen, "secret file %s is empty", path);
+                free(*out);
+                *out = NULL;
+                r = -EINVAL;
+        }
+        return r;
+}
+
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        (void)userdata;
+
+        log_info("received %s, stopping every job", strsignal((int)si->ssi_signo));
+        return sd_event_exit(sd_event_source_get_event(s), 0);
+}
+
+/* Run the agent until a signal or a fatal refusal. Returns the exit status. */
+static int run_agent(const agent_config *cfg, cg_backend *cg) {
+        char cpus[32], mem[32];
+        sd_event *e = NULL;
+        agent *a = NULL;
+        int r;
+
+        r = sd_event_default(&e);
+        if (r >= 0)
+                r = sd_event_add_signal(e, NULL, SIGTERM, on_signal, NULL);
+        if (r >= 0)
+                r = sd_event_add_signal(e, NULL, SIGINT, on_signal, NULL);
+        if (r >= 0)
+                r = agent_new(e, cfg, cg, &a);
+        if (r < 0) {
+                log_errno(LOG_ERR, r, "host=%s: cannot set up the event loop", cfg->name);
+                sd_event_unref(e);
+                return 1;
+        }
+        log_info("host=%s cgroup=%s controller=%s: agent up, offering cpus %s mem %s pids %" PRId64,
+                 cfg->name, cg_subtree_path(cg), cfg->controller,
+                 units_format_cpus(cfg->capacity.mcpu, cpus, sizeof(cpus)),
+                 units_format_size(cfg->capacity.mem, mem, sizeof(mem)), cfg->capacity.pids);
+        sd_notifyf(0, "READY=1\nSTATUS=connecting to controller %s", cfg->controller);
+        r = sd_event_loop(e);
+        if (r < 0)
+                log_errno(LOG_ERR, r, "host=%s: event loop failed", cfg->name);
+        sd_notify(0, "STOPPING=1\nSTATUS=stopping every job");
+        agent_stop(a);
+        agent_free(a);
+        sd_event_unref(e);
+        return r < 0 ? 1 : r;
+}
+
+/* Open the cgroup backend for name, or say why not. Returns 0 or 1 (the exit status). */
+static int open_cgroups(const char *name, cg_backend **cg) {
+        char err[512];
+        int r;
+
+        if (geteuid() != 0) {
+                log_error("colony-agent must run as root: it creates cgroups and runs jobs as their users");
+                return 1;
+        }
+        r = cg_open(name, cg, err, sizeof(err));
+        if (r < 0) {
+                log_error("host=%s: cannot use cgroups: %s", name, err);
+                return 1;
+        }
+        return 0;
+}
+
+/* --cleanup: what `colony down` runs after an agent died. */
+static int cleanup(const char *name) {
+        cg_backend *cg;
+
+        if (open_cgroups(name, &cg) != 0)
+                return 1;
+        (void)agent_clear_leftovers(cg);
+        log_info("host=%s cgroup=%s: removing the agent's cgroups", name, cg_subtree_path(cg));
+        cg_close(cg, true);
+        return 0;
+}
+
+/* Load the config file (if any) into cfg and merge it under the command line: o's unset
+ * strings then point into cfg. Returns 0 or -errno with a message. */
+static int load_config(options *o, config *cfg, char *err, size_t errlen) {
+        int r;
+
+        if (!o->config_path)
+                return 0;
+        r = config_load(o->config_path, cfg, err, errlen);
+        if (r < 0 && r != -EINVAL)
+                snprintf(err, errlen, "cannot read %s: %s", o->config_path, strerror(-r));
+        return r < 0 ? r : merge_config(o, cfg, err, errlen);
+}
+
+/* The daemon's settings from options (merged with cfg). Returns an exit status: 0, EXIT_USAGE
+ * or 1, with the reason in err. *secret is the caller's to free. */
+static int configure(const options *o, const config *cfg, agent_config *ac, char **secret,
+                     char *err, size_t errlen) {
+        char host[256];
+        uint16_t port;
+
+        if (resolve_resources(o, o->config_path ? cfg : NULL, &ac->capacity, &ac->default_pids,
+                              err, errlen) < 0)
+                return EXIT_USAGE;
+        if (!o->controller || !o->secret_file) {
+                snprintf(err, errlen, "--%s is required", o->controller ? "secret-file" : "controller");
+                return EXIT_USAGE;
+        }
+        if (net_split_hostport(o->controller, host, sizeof(host), &port) < 0 || port == 0) {
+                snprintf(err, errlen, "--controller '%s' is not HOST:PORT", o->controller);
+                return EXIT_USAGE;
+        }
+        ac->controller = o->controller;
+        if (read_secret(o->secret_file, secret, err, errlen) < 0)
+                return 1;
+        ac->secret = *secret;
+        return 0;
+}
+
+/* Start-up after configuration: cgroups, leftovers, then the daemon until it stops. */
+static int run(const agent_config *ac) {
+        cg_backend *cg;
+        int r;
+
+        if (open_cgroups(ac->name, &cg) != 0)
+                return 1;
+        (void)agent_clear_leftovers(cg);
+        r = run_agent(ac, cg);
+        cg_close(cg, true);
+        log_info("host=%s: agent stopped, cgroups removed", ac->name);
+        return r;
+}
+
+int main(int argc, char **argv) {
+        char name[256], err[512];
+        agent_config ac = {0};
+        config cfg = {0};
+        char *secret = NULL;
+        sigset_t mask;
+        options o;
+        int r;
+
+        r = parse_argv(argc, argv, &o);
+        if (r != 0)
+                return r > 0 ? 0 : EXIT_USAGE;
+        log_open("colony-agent", -1, o.log_level);
+        r = load_config(&o, &cfg, err, sizeof(err)) < 0 ? EXIT_USAGE : 0;
+        if (r == 0)
+                r = resolve_name(o.name, name, sizeof(name), err, sizeof(err)) < 0 ? EXIT_USAGE : 0;
+        ac.name = name;
+        if (r == 0 && !o.cleanup)
+                r = configure(&o, &cfg, &ac, &secret, err, sizeof(err));
+        if (r != 0)
+                log_error("%s", err);
+        else {
+                /* Before any job or event loop exists: sd-event's child and signal sources need
+                 * these blocked; the launcher restores the mask in each job. */
+                sigemptyset(&mask);
+                sigaddset(&mask, SIGCHLD);
+                sigaddset(&mask, SIGTERM);
+                sigaddset(&mask, SIGINT);
+                sigprocmask(SIG_BLOCK, &mask, NULL);
+                r = o.cleanup ? cleanup(name) : run(&ac);
+        }
+        free(secret);
+        config_free(&cfg);
+        return r;
+}

@@ -1,0 +1,392 @@
+/* test_cgroup - the cgroup backend and the launcher against this host's real cgroups.
+ *
+ * Usage: test_cgroup PATH-TO-colony-stress. Needs root and a usable cgroup setup (else exits
+ * 77). Every test opens the backend as agent "test-<pid of this runner>", so its cgroups live
+ * in colony-test-<pid> subtrees; an atexit handler in each (forked) test closes the backend
+ * with remove_subtree, and the runner does so once more at the end, so that nothing stays
+ * behind even when an assertion fails or a test times out. */
+#include "cgroup.h"
+#include "launch.h"
+#include "log.h"
+#include "proto.h"
+
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SKIP 77
+#define MiB (1024 * 1024)
+#define NOBODY 65534
+
+static const char *stress;     /* the colony-stress binary */
+static char agent_name[32];     /* "test-<pid>" */
+static cg_backend *cg;          /* the current test's backend */
+static char tmpdir[64];         /* a test's scratch directory, if any */
+static char tmpfile_path[PATH_MAX];
+
+static double now_s(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void sleep_s(double s) {
+        struct timespec ts = {.tv_sec = (time_t)s, .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
+
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                ;
+}
+
+/* Kill and remove everything this test made; safe to run more than once. */
+static void cleanup(void) {
+        if (cg) {
+                cg_close(cg, true);
+                cg = NULL;
+        }
+        while (waitpid(-1, NULL, WNOHANG) > 0)
+                ;
+        if (*tmpfile_path)
+                (void)unlink(tmpfile_path);
+        if (*tmpdir)
+                (void)rmdir(tmpdir);
+        *tmpfile_path = *tmpdir = 0;
+}
+
+static void setup(void) {
+        static bool registered;
+        char err[512];
+
+        cleanup(); /* a previous test that failed without forking (CK_FORK=no) */
+        if (!registered && atexit(cleanup) == 0)
+                registered = true;
+        /* Orphaned grandchildren come to us, so that we can reap them and see them gone. */
+        ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+        ck_assert_msg(cg_open(agent_name, &cg, err, sizeof(err)) == 0, "cg_open: %s", err);
+}
+
+/* Create job's cgroup with lim and launch argv in it as uid/gid; returns launch_job's result. */
+static int start(const char *job, const cg_limits *lim, char **argv, uid_t uid, const char *cwd, const char *out,
+                 pid_t *pid, char *err, size_t errlen) {
+        job_spec spec = {.argv = argv, .cwd = (char *)cwd, .stdout_path = (char *)out, .stderr_path = (char *)out};
+        launch_req req = {.spec = &spec, .uid = uid, .gid = (gid_t)uid, .cg = cg, .cg_job = job};
+        int r = cg_job_create(cg, job, lim, err, errlen);
+
+        ck_assert_msg(r == 0, "cg_job_create %s: %s", job, err);
+        return launch_job(&req, pid, err, errlen);
+}
+
+/* Wait up to timeout_s for pid to end; returns its wait status. */
+static int wait_exit(pid_t pid, double timeout_s) {
+        double end = now_s() + timeout_s;
+        int status;
+
+        for (;;) {
+                pid_t r = waitpid(pid, &status, WNOHANG);
+
+                ck_assert_msg(r >= 0, "waitpid %d: %s", (int)pid, strerror(errno));
+                if (r == pid)
+                        return status;
+                ck_assert_msg(now_s() < end, "process %d still runs after %.0f s", (int)pid, timeout_s);
+                sleep_s(0.02);
+        }
+}
+
+/* The pids in the job's cgroup (read from the subtree cg_subtree_path names). */
+static size_t job_pids(const char *job, pid_t *pids, size_t max) {
+        char path[PATH_MAX];
+        size_t n = 0;
+        long p;
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/%s/cgroup.procs", cg_subtree_path(cg), job);
+        f = fopen(path, "re");
+        ck_assert_msg(f != NULL, "open %s: %s", path, strerror(errno));
+        while (n < max && fscanf(f, "%ld", &p) == 1)
+                pids[n++] = (pid_t)p;
+        fclose(f);
+        return n;
+}
+
+/* Field 22 of /proc/PID/stat (start time), so that a reused pid is not taken for the same
+ * process; 0 when there is no such process. */
+static unsigned long long start_time(pid_t pid) {
+        char path[64], buf[1024], *p;
+        unsigned long long t = 0;
+        ssize_t n;
+        int fd;
+
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+        if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+                return 0;
+        n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        if (n <= 0)
+                return 0;
+        buf[n] = 0;
+        if (!(p = strrchr(buf, ')')))
+                return 0;
+        /* Fields 3 (state) and on follow ")"; stop at the space before field 22. */
+        for (int field = 3; field <= 22 && p; field++)
+                p = strchr(p + 1, ' ');
+        if (p)
+                t = strtoull(p + 1, NULL, 10);
+        return t;
+}
+
+static void read_file(const char *path, char *buf, size_t len) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t n;
+
+        ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
+        n = read(fd, buf, len - 1);
+        close(fd);
+        ck_assert_msg(n >= 0, "read %s: %s", path, strerror(errno));
+        buf[n] = 0;
+}
+
+START_TEST(test_cpu_limit) {
+        cg_limits lim = {.mcpu = 500, .mem = 256 * MiB, .pids = 64};
+        char *argv[] = {(char *)stress, "cpu", "4", NULL}, err[512];
+        cg_usage u0, u1;
+        double t0, t1, rate;
+        pid_t pid;
+        int st;
+
+        ck_assert_msg(start("job-cpu", &lim, argv, 0, "/", "/dev/null", &pid, err, sizeof(err)) == 0, "launch: %s", err);
+        sleep_s(0.5);
+        ck_assert_int_eq(cg_job_usage(cg, "job-cpu", &u0), 0);
+        t0 = now_s();
+        sleep_s(3);
+        ck_assert_int_eq(cg_job_usage(cg, "job-cpu", &u1), 0);
+        t1 = now_s();
+        rate = (double)(u1.cpu_usec - u0.cpu_usec) / 1e6 / (t1 - t0);
+        printf("cpu: 500 mcpu job used %.3f CPU-s per wall second over %.2f s\n", rate, t1 - t0);
+        ck_assert_msg(rate <= 0.55, "CPU rate %.3f exceeds the 0.5 limit", rate);
+        ck_assert_msg(rate >= 0.1, "CPU rate %.3f: the busy loop is not being accounted", rate);
+        st = wait_exit(pid, 10);
+        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "cpu job ended with status 0x%x", st);
+        ck_assert_int_eq(cg_job_remove(cg, "job-cpu"), 0);
+}
+END_TEST
+
+START_TEST(test_oom) {
+        cg_limits lim = {.mcpu = 1000, .mem = 64 * MiB, .pids = 64};
+        char *argv[] = {(char *)stress, "mem", "256M", "5", NULL}, err[512];
+        cg_usage u;
+        pid_t pid;
+        int st;
+
+        ck_assert_msg(start("job-oom", &lim, argv, 0, "/", "/dev/null", &pid, err, sizeof(err)) == 0, "launch: %s", err);
+        st = wait_exit(pid, 30);
+        ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "mem job ended with status 0x%x, want SIGKILL", st);
+        ck_assert_int_eq(cg_job_usage(cg, "job-oom", &u), 0);
+        printf("oom: killed by SIGKILL, oom_kills=%llu, peak=%llu bytes (limit %d)\n",
+               (unsigned long long)u.oom_kills, (unsigned long long)u.mem_peak, 64 * MiB);
+        ck_assert_uint_ge(u.oom_kills, 1);
+        ck_assert_uint_le(u.mem_peak, 64 * MiB);
+        ck_assert_uint_gt(u.mem_peak, 0);
+        ck_assert_int_eq(cg_job_is_empty(cg, "job-oom"), 1);
+        ck_assert_int_eq(cg_job_remove(cg, "job-oom"), 0);
+}
+END_TEST
+
+START_TEST(test_kill_tree) {
+        cg_limits lim = {.mcpu = 500, .mem = 64 * MiB, .pids = 64};
+        char *argv[] = {(char *)stress, "tree", "3", "60", NULL}, err[512];
+        pid_t pid, pids[16];
+        unsigned long long starts[16];
+        size_t n = 0;
+        double end;
+        int st;
+
+        ck_assert_msg(start("job-tree", &lim, argv, 0, "/", "/dev/null", &pid, err, sizeof(err)) == 0, "launch: %s", err);
+        for (end = now_s() + 5; (n = job_pids("job-tree", pids, 16)) < 7 && now_s() < end;)
+                sleep_s(0.05);
+        ck_assert_msg(n == 7, "%zu processes in the job's cgroup, want 7 (parent, 3 children, 3 grandchildren)", n);
+        for (size_t i = 0; i < n; i++) {
+                starts[i] = start_time(pids[i]);
+                ck_assert_uint_ne(starts[i], 0);
+        }
+
+        ck_assert_int_eq(cg_job_signal(cg, "job-tree", SIGTERM), 0);
+        sleep_s(0.3);
+        for (size_t i = 0; i < n; i++)
+                ck_assert_msg(start_time(pids[i]) == starts[i], "pid %d died of SIGTERM it ignores", (int)pids[i]);
+        ck_assert_int_eq(cg_job_is_empty(cg, "job-tree"), 0);
+
+        ck_assert_int_eq(cg_job_kill(cg, "job-tree", 5000), 0);
+        ck_assert_int_eq(cg_job_is_empty(cg, "job-tree"), 1);
+        st = wait_exit(pid, 5);
+        ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "tree parent status 0x%x", st);
+        /* The children and grandchildren were re-parented to us (subreaper): reap them. */
+        for (end = now_s() + 5; waitpid(-1, NULL, WNOHANG) >= 0 && now_s() < end;)
+                sleep_s(0.01);
+        for (size_t i = 0; i < n; i++)
+                ck_assert_msg(start_time(pids[i]) != starts[i], "pid %d survived the kill", (int)pids[i]);
+        ck_assert_int_eq(cg_job_remove(cg, "job-tree"), 0);
+        printf("tree: %zu processes ignored SIGTERM, all gone after cg_job_kill\n", n);
+}
+END_TEST
+
+START_TEST(test_user) {
+        cg_limits lim = {.mcpu = 500, .mem = 64 * MiB, .pids = 16};
+        char *argv[] = {(char *)stress, "id", NULL}, err[512], got[64];
+        struct stat sb;
+        pid_t pid;
+        int st;
+
+        snprintf(tmpdir, sizeof(tmpdir), "/tmp/colony-test-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+        ck_assert_int_eq(chmod(tmpdir, 0777), 0);
+        snprintf(tmpfile_path, sizeof(tmpfile_path), "%s/id.out", tmpdir);
+        ck_assert_msg(start("job-user", &lim, argv, NOBODY, tmpdir, tmpfile_path, &pid, err, sizeof(err)) == 0,
+                      "launch: %s", err);
+        st = wait_exit(pid, 10);
+        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "id job ended with status 0x%x", st);
+        read_file(tmpfile_path, got, sizeof(got));
+        ck_assert_str_eq(got, "65534 65534\n");
+        ck_assert_int_eq(stat(tmpfile_path, &sb), 0);
+        ck_assert_uint_eq(sb.st_uid, NOBODY); /* opened as the user, not as root */
+        ck_assert_int_eq(cg_job_remove(cg, "job-user"), 0);
+}
+END_TEST
+
+START_TEST(test_launch_errors) {
+        cg_limits lim = {.mcpu = 500, .mem = 64 * MiB, .pids = 16};
+        char *missing[] = {"/nonexistent/colony-no-such-program", NULL};
+        char *id[] = {(char *)stress, "id", NULL}, err[512] = "";
+        pid_t pid = 0;
+        int r;
+
+        r = start("job-missing", &lim, missing, 0, "/", "/dev/null", &pid, err, sizeof(err));
+        ck_assert_int_eq(r, -ENOENT);
+        ck_assert_msg(strstr(err, "No such file"), "error \"%s\" does not say No such file", err);
+        ck_assert_str_eq(err, "execve /nonexistent/colony-no-such-program: No such file or directory");
+        ck_assert_int_eq(pid, 0);
+        ck_assert_int_eq(cg_job_is_empty(cg, "job-missing"), 1);
+        ck_assert_int_eq(cg_job_remove(cg, "job-missing"), 0);
+
+        r = start("job-nocwd", &lim, id, NOBODY, "/nonexistent-cwd", "/dev/null", &pid, err, sizeof(err));
+        ck_assert_int_eq(r, -ENOENT);
+        ck_assert_str_eq(err, "chdir /nonexistent-cwd: No such file or directory");
+        ck_assert_int_eq(cg_job_remove(cg, "job-nocwd"), 0);
+        printf("launch errors: \"%s\"\n", err);
+}
+END_TEST
+
+/* Count directories named name below dir, at most depth levels deep. */
+static int count_dirs(const char *dir, const char *name, int depth) {
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        int n = 0;
+
+        if (!d)
+                return 0;
+        while ((e = readdir(d))) {
+                char sub[PATH_MAX];
+
+                if (e->d_type != DT_DIR || e->d_name[0] == '.')
+                        continue;
+                if (strcmp(e->d_name, name) == 0) {
+                        fprintf(stderr, "left behind: %s/%s\n", dir, e->d_name);
+                        n++;
+                }
+                if (depth > 1 && snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name) < (int)sizeof(sub))
+                        n += count_dirs(sub, name, depth - 1);
+        }
+        closedir(d);
+        return n;
+}
+
+START_TEST(test_close_removes_all) {
+        cg_limits lim = {.mcpu = 500, .mem = 64 * MiB, .pids = 16};
+        char *argv[] = {(char *)stress, "sleep", "60", NULL}, err[512], dirname[64], **jobs = NULL;
+        pid_t pid;
+        int st;
+
+        ck_assert_msg(start("job-left", &lim, argv, 0, "/", "/dev/null", &pid, err, sizeof(err)) == 0, "launch: %s", err);
+        ck_assert_int_eq(cg_list_jobs(cg, &jobs), 0);
+        ck_assert_ptr_nonnull(jobs[0]);
+        ck_assert_str_eq(jobs[0], "job-left");
+        ck_assert_ptr_null(jobs[1]);
+        strv_free(jobs);
+
+        cg_close(cg, true);
+        cg = NULL;
+        st = wait_exit(pid, 5);
+        ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "sleep job status 0x%x, want SIGKILL", st);
+        snprintf(dirname, sizeof(dirname), "colony-%s", agent_name);
+        ck_assert_int_eq(count_dirs("/sys/fs/cgroup", dirname, 8), 0);
+}
+END_TEST
+
+static Suite *cgroup_suite(void) {
+        Suite *s = suite_create("cgroup");
+        TCase *tc = tcase_create("real");
+
+        tcase_add_checked_fixture(tc, setup, cleanup);
+        tcase_set_timeout(tc, 60);
+        tcase_add_test(tc, test_cpu_limit);
+        tcase_add_test(tc, test_oom);
+        tcase_add_test(tc, test_kill_tree);
+        tcase_add_test(tc, test_user);
+        tcase_add_test(tc, test_launch_errors);
+        tcase_add_test(tc, test_close_removes_all);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+/* Whether this host can run the tests at all: exits 77 when not, with the reason. */
+static void check_usable(void) {
+        char err[512];
+        int r;
+
+        if (geteuid() != 0) {
+                printf("SKIP: needs root (cgroups, other users)\n");
+                exit(SKIP);
+        }
+        r = cg_open(agent_name, &cg, err, sizeof(err));
+        if (r == -EOPNOTSUPP || r == -EROFS || r == -EACCES || r == -EPERM) {
+                printf("SKIP: no usable cgroups: %s\n", err);
+                exit(SKIP);
+        }
+        if (r < 0) {
+                fprintf(stderr, "cg_open: %s\n", err);
+                exit(EXIT_FAILURE);
+        }
+        cleanup();
+}
+
+int main(int argc, char **argv) {
+        SRunner *sr;
+        int failed;
+
+        if (argc != 2 || access(argv[1], X_OK) < 0) {
+                fprintf(stderr, "usage: test_cgroup PATH-TO-colony-stress\n");
+                return EXIT_FAILURE;
+        }
+        stress = argv[1];
+        snprintf(agent_name, sizeof(agent_name), "test-%d", (int)getpid());
+        log_open("test_cgroup", 0, LOG_INFO);
+        check_usable();
+        sr = srunner_create(cgroup_suite());
+        srunner_run_all(sr, CK_NORMAL);
+        failed = srunner_ntests_failed(sr);
+        srunner_free(sr);
+        /* Whatever a crashed or timed-out test left behind. */
+        if (cg_open(agent_name, &cg, (char[256]){0}, 256) == 0)
+                cleanup();
+        return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
