@@ -1,0 +1,56 @@
+/* cli.h - what every `colony` subcommand shares: the invocation, the options all of them take
+ * (--json, --socket, --dir, --help), and the one-line error convention
+ * ("colony: <cmd>: <reason>" on stderr; exit 1 for the controller or the connection, 2 for
+ * usage). Subcommands return an exit status; only main() exits. */
+#pragma once
+#include <getopt.h>
+#include <signal.h>
+#include <stdbool.h>
+
+#define EXIT_FAIL 1
+#define EXIT_USAGE 2
+
+struct cli;
+
+typedef struct cli_command {
+        const char *name;
+        const char *summary; /* one line for `colony --help` */
+        const char *usage;   /* the whole `colony <name> --help` text */
+        bool stop_at_operand; /* options end at the first operand (submit: the command's own) */
+        int (*run)(struct cli *c, int argc, char **argv);
+} cli_command;
+
+typedef struct cli {
+        const cli_command *command;
+        const char *socket; /* --socket PATH, or NULL */
+        const char *dir;    /* --dir DIR, or NULL */
+        bool json;          /* --json: print the controller's reply as JSON */
+} cli;
+
+/* Subcommands number their own getopt_long values from here; below are the common ones. */
+enum { CLI_OPT_JSON = 0x100, CLI_OPT_SOCKET, CLI_OPT_DIR, CLI_OPT_HELP, CLI_OPT_OWN };
+
+/* What cli_getopt returns besides an option value of the subcommand's own. */
+enum { CLI_OPTS_DONE = 0, CLI_OPTS_HELP = -1, CLI_OPTS_BAD = -2 };
+
+/* Next option of c->command's argv: handles the common options itself and returns the value of
+ * one of own (a {0}-terminated table, values >= CLI_OPT_OWN) for the caller to handle.
+ * Returns CLI_OPTS_DONE at the first operand (optind), CLI_OPTS_HELP after printing the
+ * usage, CLI_OPTS_BAD after printing a usage error. main() resets getopt before run(). */
+int cli_getopt(cli *c, int argc, char **argv, const struct option *own);
+/* The exit status for a non-option cli_getopt result: 0 after --help, EXIT_USAGE otherwise. */
+int cli_opts_status(int r);
+
+/* Print "colony: <cmd>: <message>" on stderr. */
+void cli_error(const cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* cli_error, then return EXIT_USAGE. */
+int cli_usage_error(const cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Set by the SIGINT/SIGTERM/SIGHUP handler cli_catch_signals installs (demo), so that waits
+ * give up and the cluster is still stopped. */
+extern volatile sig_atomic_t cli_interrupted;
+/* Install that handler (without SA_RESTART, so blocking calls return EINTR). */
+void cli_catch_signals(void);
+
+extern const cli_command cmd_submit, cmd_queue, cmd_show, cmd_cancel, cmd_wait;
+extern const cli_command cmd_nodes, cmd_up, cmd_down, cmd_demo;

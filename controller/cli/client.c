@@ -1,0 +1,157 @@
+/* client.c - finding the controller's socket and making one request of it. */
+#include "client.h"
+#include "net.h"
+#include "proto.h"
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SOCKET_NAME "controller.sock"
+
+/* dir, or dir/name when name is not NULL, into buf. Returns 0 or -ENAMETOOLONG. */
+static int path_set(char *buf, size_t len, const char *dir, const char *name) {
+        int n = snprintf(buf, len, "%s%s%s", dir, name ? "/" : "", name ? name : "");
+
+        return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int client_default_dir(char *buf, size_t len) {
+        const char *runtime = getenv("XDG_RUNTIME_DIR");
+        char tmp[64];
+
+        if (geteuid() == 0)
+                return path_set(buf, len, "/run/colony", NULL);
+        if (runtime && runtime[0] == '/')
+                return path_set(buf, len, runtime, "colony");
+        snprintf(tmp, sizeof(tmp), "/tmp/colony-%u", (unsigned)geteuid());
+        return path_set(buf, len, tmp, NULL);
+}
+
+int client_socket_path(const cli *c, char *buf, size_t len) {
+        const char *env = getenv("COLONY_SOCKET");
+        char dir[4096];
+        int r;
+
+        if (c->socket)
+                return path_set(buf, len, c->socket, NULL);
+        if (c->dir)
+                return path_set(buf, len, c->dir, SOCKET_NAME);
+        if (env && *env)
+                return path_set(buf, len, env, NULL);
+        r = client_default_dir(dir, sizeof(dir));
+        return r < 0 ? r : path_set(buf, len, dir, SOCKET_NAME);
+}
+
+static int64_t now_ms(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Wait until fd is readable, up to timeout_ms (< 0: forever). Returns 0, -ETIMEDOUT or -EINTR. */
+static int wait_readable(int fd, int timeout_ms) {
+        int64_t deadline = now_ms() + timeout_ms;
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+
+        for (;;) {
+                int left = timeout_ms < 0 ? -1 : (int)(deadline - now_ms());
+                if (timeout_ms >= 0 && left < 0)
+                        left = 0;
+                int n = poll(&p, 1, left);
+                if (n > 0)
+                        return 0;
+                if (n == 0)
+                        return -ETIMEDOUT;
+                if (errno == EINTR)
+                        return -EINTR;
+        }
+}
+
+/* Check that reply is of type want; turn an "error" reply into its message. */
+static int check_reply(const cJSON *reply, const char *want, char *err, size_t errlen) {
+        const char *type = proto_type(reply), *text = NULL;
+        char perr[PROTO_ERRLEN];
+
+        if (type && strcmp(type, want) == 0)
+                return 0;
+        if (type && strcmp(type, "error") == 0) {
+                if (proto_get_str(reply, "error", &text, perr) < 0 || !text)
+                        text = "the controller refused the request without saying why";
+                snprintf(err, errlen, "%s", text);
+                return -EREMOTEIO;
+        }
+        snprintf(err, errlen, "unexpected reply '%s' from the controller (want '%s')",
+                 type ? type : "?", want);
+        return -EBADMSG;
+}
+
+/* Send req on fd and read the reply into *reply. */
+static int exchange(int fd, const char *path, const cJSON *req, int timeout_ms, cJSON **reply,
+                    char *err, size_t errlen) {
+        char perr[PROTO_ERRLEN] = "";
+        int r;
+
+        r = proto_send(fd, req);
+        if (r < 0) {
+                snprintf(err, errlen, "cannot send to the controller at %s: %s", path, strerror(-r));
+                return r;
+        }
+        r = wait_readable(fd, timeout_ms);
+        if (r == -ETIMEDOUT)
+                snprintf(err, errlen, "no reply from the controller within %d ms", timeout_ms);
+        else if (r == -EINTR)
+                snprintf(err, errlen, "interrupted");
+        if (r < 0)
+                return r;
+        r = proto_recv(fd, reply, perr);
+        if (r == -ECONNRESET)
+                snprintf(err, errlen, "the controller at %s closed the connection without a reply", path);
+        else if (r < 0)
+                snprintf(err, errlen, "bad reply from the controller at %s: %s", path,
+                         *perr ? perr : strerror(-r));
+        return r;
+}
+
+int client_call(const char *socket_path, const cJSON *req, const char *want, int timeout_ms,
+                cJSON **reply, char *err, size_t errlen) {
+        cJSON *msg = NULL;
+        int fd, r;
+
+        fd = net_connect_unix(socket_path);
+        if (fd < 0) {
+                snprintf(err, errlen, "cannot reach the controller at %s: %s%s", socket_path,
+                         strerror(-fd),
+                         fd == -ENOENT || fd == -ECONNREFUSED ? " (is it running? see colony up)" : "");
+                return fd;
+        }
+        r = exchange(fd, socket_path, req, timeout_ms, &msg, err, errlen);
+        close(fd);
+        if (r == 0)
+                r = check_reply(msg, want, err, errlen);
+        if (r < 0) {
+                cJSON_Delete(msg);
+                return r;
+        }
+        *reply = msg;
+        return 0;
+}
+
+int client_simple(const char *socket_path, const char *type, uint64_t id, const char *want,
+                  int timeout_ms, cJSON **reply, char *err, size_t errlen) {
+        cJSON *req = proto_new(type);
+        int r;
+
+        if (!req || (id && !cJSON_AddNumberToObject(req, "id", (double)id))) {
+                cJSON_Delete(req);
+                snprintf(err, errlen, "out of memory");
+                return -ENOMEM;
+        }
+        r = client_call(socket_path, req, want, timeout_ms, reply, err, errlen);
+        cJSON_Delete(req);
+        return r;
+}

@@ -1,0 +1,28 @@
+/* client.h - finding the controller and asking it one thing: one connection, one request, one
+ * reply (docs/protocol.md, "Client link"). */
+#pragma once
+#include "cli.h"
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The directory a local cluster lives in when no --dir is given: /run/colony for root, else
+ * $XDG_RUNTIME_DIR/colony, else /tmp/colony-<uid>. Writes it to buf; returns 0 or -ENAMETOOLONG. */
+int client_default_dir(char *buf, size_t len);
+
+/* The controller's socket for this invocation: --socket, else <--dir>/controller.sock, else
+ * $COLONY_SOCKET, else the default directory's. Returns 0 or -ENAMETOOLONG. */
+int client_socket_path(const cli *c, char *buf, size_t len);
+
+/* Connect to socket_path, send req, and wait for the reply: up to timeout_ms, or forever when
+ * timeout_ms < 0. Returns 0 with *reply (caller owns it) when it is of type want; otherwise
+ * -errno with one line in err: -EREMOTEIO with the controller's own words for an "error"
+ * reply, -ETIMEDOUT, -EINTR (a caught signal), -EBADMSG for a reply of another type, or the
+ * connection's errno with the socket named. */
+int client_call(const char *socket_path, const cJSON *req, const char *want, int timeout_ms,
+                cJSON **reply, char *err, size_t errlen);
+
+/* client_call for the common case: a request {"type": type} plus an optional "id". id 0 means
+ * no id. Same returns. */
+int client_simple(const char *socket_path, const char *type, uint64_t id, const char *want,
+                  int timeout_ms, cJSON **reply, char *err, size_t errlen);

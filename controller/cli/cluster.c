@@ -1,0 +1,350 @@
+/* cluster.c - the cluster subcommands: nodes, and up/down for a local cluster. */
+#include "cli.h"
+#include "client.h"
+#include "devcluster.h"
+#include "format.h"
+#include "proto.h"
+#include "units.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define NODES_TIMEOUT_MS 30000
+#define UP_TIMEOUT_MS 15000
+#define LOG_TAIL_LINES 15
+#define ERRLEN 1024
+
+/* ---- nodes ---- */
+
+static const char nodes_usage[] =
+        "Usage: colony nodes [--json]\n"
+        "List the agents: state, free and total CPUs and memory, running jobs, cgroup mode.\n";
+
+/* One node record as a table row. Returns 0, -EBADMSG or -ENOMEM. */
+static int nodes_add_row(fmt_table *t, const cJSON *node) {
+        char perr[PROTO_ERRLEN], cpus[2 * FMT_BUF], mem[2 * FMT_BUF], running[32];
+        char fc[FMT_BUF], tc[FMT_BUF], fm[FMT_BUF], tm[FMT_BUF];
+        const char *name = NULL, *state = NULL, *mode = NULL;
+        int64_t mcpu = 0, free_mcpu = 0, bytes = 0, free_mem = 0, jobs = 0;
+
+        if (proto_get_str(node, "name", &name, perr) != 0 || proto_get_str(node, "state", &state, perr) != 0 ||
+            proto_get_int(node, "mcpu", 0, INT64_MAX, &mcpu, perr) != 0 ||
+            proto_get_int(node, "free_mcpu", INT64_MIN, INT64_MAX, &free_mcpu, perr) != 0 ||
+            proto_get_int(node, "mem", 0, INT64_MAX, &bytes, perr) != 0 ||
+            proto_get_int(node, "free_mem", INT64_MIN, INT64_MAX, &free_mem, perr) != 0 ||
+            proto_get_int(node, "running", 0, INT64_MAX, &jobs, perr) < 0 ||
+            proto_get_str(node, "cgroup_mode", &mode, perr) < 0)
+                return -EBADMSG;
+        snprintf(cpus, sizeof(cpus), "%s/%s", units_format_cpus(free_mcpu, fc, sizeof(fc)),
+                 units_format_cpus(mcpu, tc, sizeof(tc)));
+        snprintf(mem, sizeof(mem), "%s/%s", units_format_size(free_mem, fm, sizeof(fm)),
+                 units_format_size(bytes, tm, sizeof(tm)));
+        snprintf(running, sizeof(running), "%" PRId64, jobs);
+        return fmt_table_row(t, name, state, cpus, mem, running, mode);
+}
+
+/* Print a "nodes" reply as a table. Returns 0 or EXIT_FAIL. */
+static int print_nodes(const cli *c, const cJSON *reply) {
+        static const char *const headers[] = {"NAME", "STATE", "CPUS(free/total)", "MEM(free/total)",
+                                              "RUNNING", "CGROUP"};
+        const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(reply, "nodes"), *node;
+        fmt_table t;
+        int r = fmt_table_init(&t, 6, headers);
+
+        if (!cJSON_IsArray(nodes))
+                r = -EBADMSG;
+        cJSON_ArrayForEach(node, nodes) if (r == 0) r = nodes_add_row(&t, node);
+        if (r == 0)
+                fmt_table_print(&t, stdout);
+        else
+                cli_error(c, "bad node list from the controller: %s", strerror(-r));
+        fmt_table_free(&t);
+        return r == 0 ? 0 : EXIT_FAIL;
+}
+
+static int run_nodes(cli *c, int argc, char **argv) {
+        char sock[PATH_MAX], err[ERRLEN];
+        cJSON *reply = NULL;
+        int o, r;
+
+        while ((o = cli_getopt(c, argc, argv, NULL)) > 0)
+                ;
+        if (o < 0)
+                return cli_opts_status(o);
+        if (optind < argc)
+                return cli_usage_error(c, "unexpected argument '%s'", argv[optind]);
+        if (client_socket_path(c, sock, sizeof(sock)) < 0) {
+                cli_error(c, "the controller's socket path is too long");
+                return EXIT_FAIL;
+        }
+        r = client_simple(sock, "nodes", 0, "nodes", NODES_TIMEOUT_MS, &reply, err, sizeof(err));
+        if (r < 0)
+                cli_error(c, "%s", err);
+        else
+                r = c->json ? fmt_json(reply) : print_nodes(c, reply);
+        cJSON_Delete(reply);
+        return r == 0 ? 0 : EXIT_FAIL;
+}
+
+const cli_command cmd_nodes = {"nodes", "list the agents and their free resources", nodes_usage, false, run_nodes};
+
+/* ---- up ---- */
+
+static const char up_usage[] =
+        "Usage: colony up [--dir DIR] [--agents N] [--agent-cpus N] [--agent-mem SIZE]\n"
+        "                 [--name-prefix P] [--order fifo|backfill] [--json]\n"
+        "Start a local cluster in the background: a controller and N agents on this host, with\n"
+        "their socket, secret, database, pid files and logs in DIR. Needs root for the agents'\n"
+        "cgroups. Stop it with colony down --dir DIR.\n\n"
+        "  --dir DIR           where it lives (default: /run/colony as root, else\n"
+        "                      $XDG_RUNTIME_DIR/colony, else /tmp/colony-UID)\n"
+        "  --agents N          how many agents (default 1)\n"
+        "  --agent-cpus N      CPUs each agent offers (default: all online CPUs)\n"
+        "  --agent-mem SIZE    memory each agent offers (default: all memory)\n"
+        "  --name-prefix P     agents are named P1..PN (default: short host name and '-');\n"
+        "                      names must be unique on the host: they name cgroups\n"
+        "  --order ORDER       queue order: fifo (default) or backfill\n";
+
+/* The cluster directory for up/down: --dir or the default, made absolute. */
+static int cluster_dir(const cli *c, char *buf, size_t len) {
+        char cwd[PATH_MAX];
+        int n;
+
+        if (!c->dir)
+                return client_default_dir(buf, len);
+        if (c->dir[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+                n = snprintf(buf, len, "%s", c->dir);
+        else
+                n = snprintf(buf, len, "%s/%s", cwd, c->dir);
+        /* Room for the longest file name the directory gets. */
+        return n < 0 || (size_t)n + DEV_NAME_MAX + 16 >= len ? -ENAMETOOLONG : 0;
+}
+
+/* The default agent name prefix: the short host name and '-'. */
+static void default_prefix(char *buf, size_t len) {
+        char host[256] = "";
+
+        if (gethostname(host, sizeof(host) - 1) < 0 || !host[0])
+                snprintf(host, sizeof(host), "localhost");
+        host[strcspn(host, ".")] = '\0';
+        snprintf(buf, len, "%s-", host);
+}
+
+static bool valid_prefix(const char *p) {
+        return strlen(p) + 10 <= DEV_NAME_MAX &&
+               p[strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")] == '\0';
+}
+
+/* Options into o. Returns -1 to go on, else an exit status. */
+static int parse_up(cli *c, int argc, char **argv, dev_options *o) {
+        enum { OPT_AGENTS = CLI_OPT_OWN, OPT_CPUS, OPT_MEM, OPT_PREFIX, OPT_ORDER };
+        static const struct option options[] = {
+                {"agents", required_argument, NULL, OPT_AGENTS},
+                {"agent-cpus", required_argument, NULL, OPT_CPUS},
+                {"agent-mem", required_argument, NULL, OPT_MEM},
+                {"name-prefix", required_argument, NULL, OPT_PREFIX},
+                {"order", required_argument, NULL, OPT_ORDER},
+                {0},
+        };
+        int64_t v;
+        int opt;
+
+        while ((opt = cli_getopt(c, argc, argv, options)) > 0) {
+                switch (opt) {
+                case OPT_AGENTS:
+                        if (units_parse_uint(optarg, 1000, &v) < 0 || v < 1)
+                                return cli_usage_error(c, "--agents: '%s' is not a number from 1 to 1000", optarg);
+                        o->agents = (int)v;
+                        break;
+                case OPT_CPUS:
+                        if (units_parse_cpus(optarg, &v) < 0)
+                                return cli_usage_error(c, "--agent-cpus: '%s' is not a CPU count (like 2 or 1.5)", optarg);
+                        o->agent_cpus = optarg;
+                        break;
+                case OPT_MEM:
+                        if (units_parse_size(optarg, &v) < 0 || v == 0)
+                                return cli_usage_error(c, "--agent-mem: '%s' is not a memory size (like 2G)", optarg);
+                        o->agent_mem = optarg;
+                        break;
+                case OPT_PREFIX:
+                        if (!valid_prefix(optarg))
+                                return cli_usage_error(c, "--name-prefix: '%s' must be up to %d of A-Z a-z 0-9 _ . -",
+                                                       optarg, DEV_NAME_MAX - 10);
+                        o->name_prefix = optarg;
+                        break;
+                case OPT_ORDER:
+                        if (strcmp(optarg, "fifo") != 0 && strcmp(optarg, "backfill") != 0)
+                                return cli_usage_error(c, "--order: '%s' is neither fifo nor backfill", optarg);
+                        o->order = optarg;
+                        break;
+                }
+        }
+        if (opt < 0)
+                return cli_opts_status(opt);
+        if (optind < argc)
+                return cli_usage_error(c, "unexpected argument '%s'", argv[optind]);
+        return -1;
+}
+
+static int print_up_json(const char *dir, const dev_cluster *cl) {
+        cJSON *o = cJSON_CreateObject(), *agents = cJSON_AddArrayToObject(o, "agents");
+        int r;
+
+        cJSON_AddStringToObject(o, "dir", dir);
+        cJSON_AddStringToObject(o, "socket", cl->socket);
+        cJSON_AddNumberToObject(o, "port", cl->port);
+        cJSON_AddNumberToObject(o, "controller_pid", cl->controller.pid);
+        for (size_t i = 0; agents && i < cl->nagents; i++) {
+                cJSON *a = cJSON_CreateObject();
+                cJSON_AddStringToObject(a, "name", cl->agents[i].name);
+                cJSON_AddNumberToObject(a, "pid", cl->agents[i].pid);
+                cJSON_AddItemToArray(agents, a);
+        }
+        r = fmt_json(o);
+        cJSON_Delete(o);
+        return r;
+}
+
+static void print_up(const cli *c, const char *dir, const dev_cluster *cl) {
+        printf("Started a colony cluster in %s:\n", dir);
+        printf("  controller  pid %d, log %s/%s.log, agents connect to 127.0.0.1:%u\n", (int)cl->controller.pid,
+               dir, DEV_CONTROLLER, (unsigned)cl->port);
+        for (size_t i = 0; i < cl->nagents; i++)
+                printf("  agent %s  pid %d, log %s/%s.log\n", cl->agents[i].name, (int)cl->agents[i].pid, dir,
+                       cl->agents[i].name);
+        putchar('\n');
+        print_nodes(c, cl->nodes);
+        printf("\nPoint colony at it and run something:\n"
+               "  export COLONY_SOCKET=%s\n"
+               "  colony submit --cpus 0.5 --mem 64M -- sleep 30\n"
+               "  colony queue; colony show 1; colony nodes\n"
+               "Stop it (jobs, processes and cgroups): colony down --dir %s\n",
+               cl->socket, dir);
+}
+
+static int run_up(cli *c, int argc, char **argv) {
+        char dir[PATH_MAX], prefix[DEV_NAME_MAX + 2], err[ERRLEN];
+        dev_options o = {.agents = 1, .timeout_ms = UP_TIMEOUT_MS};
+        dev_cluster cl;
+        int r;
+
+        r = parse_up(c, argc, argv, &o);
+        if (r >= 0)
+                return r;
+        if (cluster_dir(c, dir, sizeof(dir)) < 0)
+                return cli_usage_error(c, "--dir: the path is too long");
+        if (!o.name_prefix) {
+                default_prefix(prefix, sizeof(prefix));
+                if (!valid_prefix(prefix))
+                        return cli_usage_error(c, "the host name makes a bad agent name prefix '%s'; "
+                                                  "give one with --name-prefix", prefix);
+                o.name_prefix = prefix;
+        }
+        o.dir = dir;
+        r = dev_up(&o, &cl, err, sizeof(err));
+        if (r < 0) {
+                cli_error(c, "%s", err);
+                if (cl.failed_log[0])
+                        dev_print_log_tail(cl.failed_log, LOG_TAIL_LINES, stderr);
+        } else if (c->json)
+                print_up_json(dir, &cl);
+        else
+                print_up(c, dir, &cl);
+        dev_cluster_free(&cl);
+        return r < 0 ? EXIT_FAIL : 0;
+}
+
+const cli_command cmd_up = {"up", "start a local cluster (controller and agents) in the background",
+                            up_usage, false, run_up};
+
+/* ---- down ---- */
+
+static const char down_usage[] =
+        "Usage: colony down [--dir DIR] [--json]\n"
+        "Stop the local cluster in DIR (default as for colony up): each agent, then the\n"
+        "controller, gets SIGTERM and, after 10 s, SIGKILL; an agent that needed SIGKILL or had\n"
+        "died gets its cgroups removed. Only processes whose pid file and program name match are\n"
+        "signalled. Logs and the database stay. Running it again is harmless.\n";
+
+static const char *how_name(dev_stop_how how) {
+        static const char *const names[] = {"stopped", "killed", "not-running", "stuck"};
+        return names[how];
+}
+
+/* One line about what happened to s; stuck ones go to stderr as errors. */
+static void print_stopped(const cli *c, const char *dir, const dev_stopped *s) {
+        const char *role = s->agent ? "agent " : "";
+        const char *name = s->agent ? s->name : "controller";
+        char cleanup[2 * PATH_MAX] = "";
+
+        bool cleaned = s->agent && (s->how == DEV_KILLED || s->how == DEV_NOT_RUNNING);
+
+        if (cleaned && s->cleanup == 0)
+                snprintf(cleanup, sizeof(cleanup), "; removed its cgroups");
+        else if (cleaned)
+                snprintf(cleanup, sizeof(cleanup), "; removing its cgroups failed (see %s/%s.log)", dir, s->name);
+        switch (s->how) {
+        case DEV_STOPPED: printf("stopped %s%s (pid %d)\n", role, name, (int)s->pid); break;
+        case DEV_KILLED: printf("killed %s%s (pid %d) after it ignored SIGTERM%s\n", role, name, (int)s->pid, cleanup); break;
+        case DEV_NOT_RUNNING: printf("%s%s was not running%s\n", role, name, cleanup); break;
+        case DEV_STUCK: cli_error(c, "could not stop %s%s (pid %d)", role, name, (int)s->pid); break;
+        }
+}
+
+static int print_down_json(const char *dir, const dev_stopped *set, size_t n) {
+        cJSON *o = cJSON_CreateObject(), *list = cJSON_AddArrayToObject(o, "stopped");
+        int r;
+
+        cJSON_AddStringToObject(o, "dir", dir);
+        for (size_t i = 0; list && i < n; i++) {
+                cJSON *e = cJSON_CreateObject();
+                cJSON_AddStringToObject(e, "name", set[i].name);
+                cJSON_AddStringToObject(e, "role", set[i].agent ? "agent" : "controller");
+                cJSON_AddNumberToObject(e, "pid", set[i].pid);
+                cJSON_AddStringToObject(e, "how", how_name(set[i].how));
+                if (set[i].agent)
+                        cJSON_AddNumberToObject(e, "cleanup", set[i].cleanup);
+                cJSON_AddItemToArray(list, e);
+        }
+        r = fmt_json(o);
+        cJSON_Delete(o);
+        return r;
+}
+
+static int run_down(cli *c, int argc, char **argv) {
+        char dir[PATH_MAX], err[ERRLEN];
+        dev_stopped *set = NULL;
+        bool stuck = false;
+        size_t n = 0;
+        int o;
+
+        while ((o = cli_getopt(c, argc, argv, NULL)) > 0)
+                ;
+        if (o < 0)
+                return cli_opts_status(o);
+        if (optind < argc)
+                return cli_usage_error(c, "unexpected argument '%s'", argv[optind]);
+        if (cluster_dir(c, dir, sizeof(dir)) < 0)
+                return cli_usage_error(c, "--dir: the path is too long");
+        if (dev_down(dir, &set, &n, err, sizeof(err)) < 0) {
+                cli_error(c, "%s", err);
+                return EXIT_FAIL;
+        }
+        for (size_t i = 0; i < n; i++) {
+                stuck = stuck || set[i].how == DEV_STUCK;
+                if (!c->json)
+                        print_stopped(c, dir, &set[i]);
+        }
+        if (c->json)
+                print_down_json(dir, set, n);
+        else if (n == 0)
+                printf("nothing to stop in %s\n", dir);
+        free(set);
+        return stuck ? EXIT_FAIL : 0;
+}
+
+const cli_command cmd_down = {"down", "stop a local cluster started with colony up", down_usage, false, run_down};

@@ -1,0 +1,671 @@
+/* devcluster.c - start, find and stop a local cluster's daemons (see devcluster.h).
+ *
+ * A daemon is identified by its pid file and by /proc/<pid>/stat naming its program, so a pid
+ * reused by some other process after a crash is never signalled. */
+#include "devcluster.h"
+#include "cli.h"
+#include "client.h"
+#include "fileio.h"
+#include "format.h"
+#include "proto.h"
+#include "units.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef COLONY_SBINDIR
+#error "COLONY_SBINDIR must be defined by the build"
+#endif
+
+#define CONTROLLER_PROG "colony-controller"
+#define AGENT_PROG "colony-agent"
+#define COMM_LEN 15 /* the kernel cuts a process name to this (TASK_COMM_LEN - 1) */
+#define STOP_GRACE_MS 10000
+#define KILL_WAIT_MS 5000
+#define CLEANUP_TIMEOUT_MS 15000
+#define POLL_MS 50
+#define NODES_POLL_MS 100
+#define SECRET_BYTES 32
+
+static int64_t now_ms(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(int ms) {
+        struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
+
+        nanosleep(&ts, NULL); /* a caught signal cuts it short; callers look at cli_interrupted */
+}
+
+static void pid_path(char out[PATH_MAX], const char *dir, const char *name, bool agent) {
+        snprintf(out, PATH_MAX, "%s/%s%s.pid", dir, agent ? "agent-" : "", name);
+}
+
+static void log_path(char out[PATH_MAX], const char *dir, const char *name) {
+        snprintf(out, PATH_MAX, "%s/%s.log", dir, name);
+}
+
+static void file_path(char out[PATH_MAX], const char *dir, const char *file) {
+        snprintf(out, PATH_MAX, "%s/%s", dir, file);
+}
+
+/* True while pid is a live process (not a zombie) of program. Reaps it first when it is our
+ * own child that has ended (the demo starts the daemons itself). */
+static bool is_running(pid_t pid, const char *program) {
+        char path[64], buf[512], *lp, *rp;
+        ssize_t n;
+        int fd;
+
+        if (pid <= 0)
+                return false;
+        waitpid(pid, NULL, WNOHANG);
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return false;
+        n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        if (n <= 0)
+                return false;
+        buf[n] = '\0';
+        /* "pid (comm) S ...": comm may hold spaces and parentheses, the state follows the last ')' */
+        lp = strchr(buf, '(');
+        rp = strrchr(buf, ')');
+        if (!lp || !rp || rp[1] != ' ' || rp[2] == 'Z' || rp[2] == 'X')
+                return false;
+        *rp = '\0';
+        return strlen(lp + 1) == strnlen(program, COMM_LEN) && strncmp(lp + 1, program, COMM_LEN) == 0;
+}
+
+/* True when pid, our child, has ended; how says how ("exited with status 1"). */
+static bool child_exited(pid_t pid, char *how, size_t len) {
+        char sig[FMT_BUF];
+        int st;
+
+        if (waitpid(pid, &st, WNOHANG) != pid)
+                return false;
+        if (WIFEXITED(st))
+                snprintf(how, len, "exited with status %d", WEXITSTATUS(st));
+        else
+                snprintf(how, len, "was killed by %s", fmt_signal(WTERMSIG(st), sig, sizeof(sig)));
+        return true;
+}
+
+int dev_find_program(const char *name, const char *install_dir, char *out, size_t len) {
+        char self[PATH_MAX], *slash;
+        ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+        if (n > 0) {
+                self[n] = '\0';
+                slash = strrchr(self, '/');
+                if (slash) {
+                        *slash = '\0';
+                        snprintf(out, len, "%s/%s", self, name);
+                        if (access(out, X_OK) == 0)
+                                return 0;
+                }
+        }
+        snprintf(out, len, "%s/%s", install_dir, name);
+        return access(out, X_OK) == 0 ? 0 : -ENOENT;
+}
+
+/* In the child: detach, redirect, exec; an exec failure goes back as errno on errfd. */
+static _Noreturn void child_exec(char *const argv[], int nullfd, int logfd, int errfd) {
+        sigset_t none;
+        int e;
+
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        signal(SIGPIPE, SIG_DFL); /* ignored by the CLI; exec would keep it ignored */
+        if (setsid() >= 0 && dup2(nullfd, STDIN_FILENO) >= 0 && dup2(logfd, STDOUT_FILENO) >= 0 &&
+            dup2(logfd, STDERR_FILENO) >= 0 && chdir("/") == 0)
+                execv(argv[0], argv);
+        e = errno;
+        ssize_t ignored = write(errfd, &e, sizeof(e)); /* nothing else to do if it fails */
+        (void)ignored;
+        _exit(127);
+}
+
+/* Start argv in the background in its own session, stdin /dev/null, stdout and stderr appended
+ * to log. Returns 0 with *pid once the exec succeeded, or -errno with err. */
+static int start_program(const char *const argv[], const char *log, pid_t *pid, char *err, size_t errlen) {
+        int logfd, nullfd, pipefd[2] = {-1, -1}, e = 0;
+        char *cmdline, when[FMT_BUF];
+        ssize_t n;
+        pid_t p;
+
+        logfd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+        nullfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (logfd < 0 || nullfd < 0 || pipe2(pipefd, O_CLOEXEC) < 0) {
+                e = errno;
+                snprintf(err, errlen, "cannot start %s: %s%s%s", argv[0], logfd < 0 ? log : "",
+                         logfd < 0 ? ": " : "", strerror(e));
+                p = -1;
+                goto out;
+        }
+        cmdline = fmt_argv((char *const *)argv);
+        dprintf(logfd, "=== %s colony: starting %s\n", fmt_time(time(NULL) * (int64_t)1000000, when, sizeof(when)),
+                cmdline ? cmdline : argv[0]);
+        free(cmdline);
+        p = fork();
+        if (p == 0)
+                child_exec((char *const *)argv, nullfd, logfd, pipefd[1]);
+        e = p < 0 ? errno : 0;
+        close(pipefd[1]);
+        pipefd[1] = -1;
+        while (p > 0 && (n = read(pipefd[0], &e, sizeof(e))) < 0 && errno == EINTR)
+                ;
+        if (p > 0 && e) /* the exec failed: the child is gone already */
+                waitpid(p, NULL, 0);
+        if (e)
+                snprintf(err, errlen, "cannot start %s: %s", argv[0], strerror(e));
+out:
+        for (int i = 0; i < 2; i++)
+                if (pipefd[i] >= 0)
+                        close(pipefd[i]);
+        if (logfd >= 0)
+                close(logfd);
+        if (nullfd >= 0)
+                close(nullfd);
+        if (e)
+                return -e;
+        *pid = p;
+        return 0;
+}
+
+static int write_pid_file(const char *dir, const dev_daemon *d, bool agent, char *err, size_t errlen) {
+        char path[PATH_MAX], text[32];
+        int r;
+
+        pid_path(path, dir, d->name, agent);
+        snprintf(text, sizeof(text), "%d\n", (int)d->pid);
+        r = file_write(path, text, 0644);
+        if (r < 0)
+                snprintf(err, errlen, "cannot write %s: %s", path, strerror(-r));
+        return r;
+}
+
+/* The pid a pid file holds, or 0 when it holds none. */
+static pid_t read_pid_file(const char *path) {
+        char *text = NULL;
+        int64_t v = 0;
+
+        if (file_read_small(path, 0, &text) == 0 && units_parse_uint(text, INT32_MAX, &v) < 0)
+                v = 0;
+        free(text);
+        return (pid_t)v;
+}
+
+static int compare_stopped(const void *a, const void *b) {
+        return strcmp(((const dev_stopped *)a)->name, ((const dev_stopped *)b)->name);
+}
+
+/* Append an entry for a pid file to *set. Returns 0 or -ENOMEM. */
+static int add_entry(dev_stopped **set, size_t *n, const char *dir, const char *name, bool agent) {
+        char path[PATH_MAX];
+        dev_stopped *s = realloc(*set, (*n + 1) * sizeof(**set));
+
+        if (!s)
+                return -ENOMEM;
+        *set = s;
+        s += (*n)++;
+        *s = (dev_stopped){.agent = agent, .cleanup = -1};
+        snprintf(s->name, sizeof(s->name), "%s", name);
+        pid_path(path, dir, name, agent);
+        s->pid = read_pid_file(path);
+        return 0;
+}
+
+/* The daemons dir's pid files name: agents sorted by name, then the controller. Returns 0
+ * (also for a missing dir: none) or -errno. */
+static int read_pid_files(const char *dir, dev_stopped **set, size_t *n) {
+        char path[PATH_MAX];
+        struct dirent *de;
+        DIR *d = opendir(dir);
+        int r = 0;
+
+        *set = NULL;
+        *n = 0;
+        if (!d)
+                return errno == ENOENT ? 0 : -errno;
+        while (r == 0 && (de = readdir(d))) {
+                size_t len = strlen(de->d_name);
+                if (strncmp(de->d_name, "agent-", 6) == 0 && len > 10 && len - 10 <= DEV_NAME_MAX &&
+                    strcmp(de->d_name + len - 4, ".pid") == 0) {
+                        de->d_name[len - 4] = '\0';
+                        r = add_entry(set, n, dir, de->d_name + 6, true);
+                }
+        }
+        closedir(d);
+        if (*n > 1)
+                qsort(*set, *n, sizeof(**set), compare_stopped);
+        pid_path(path, dir, DEV_CONTROLLER, false);
+        if (r == 0 && access(path, F_OK) == 0)
+                r = add_entry(set, n, dir, DEV_CONTROLLER, false);
+        return r;
+}
+
+/* Run `colony-agent --cleanup --name NAME`, its output into the agent's log. Returns its exit
+ * status, or -1 when it could not run or had to be killed. */
+static int run_agent_cleanup(const char *dir, const char *name) {
+        char prog[PATH_MAX], log[PATH_MAX], err[256];
+        const char *argv[] = {prog, "--cleanup", "--name", name, NULL};
+        int64_t deadline = now_ms() + CLEANUP_TIMEOUT_MS;
+        pid_t pid;
+        int st;
+
+        if (dev_find_program(AGENT_PROG, COLONY_SBINDIR, prog, sizeof(prog)) < 0)
+                return -1;
+        log_path(log, dir, name);
+        if (start_program(argv, log, &pid, err, sizeof(err)) < 0)
+                return -1;
+        while (waitpid(pid, &st, WNOHANG) == 0) {
+                if (now_ms() > deadline) {
+                        kill(pid, SIGKILL);
+                        waitpid(pid, NULL, 0);
+                        return -1;
+                }
+                sleep_ms(POLL_MS);
+        }
+        return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Wait until no entry in state how still runs, up to ms. Deliberately deaf to interrupts. */
+static void wait_gone(const dev_stopped *set, size_t n, const char *program, dev_stop_how how, int ms) {
+        int64_t deadline = now_ms() + ms;
+
+        for (;;) {
+                bool any = false;
+                for (size_t i = 0; i < n; i++)
+                        any = any || (set[i].how == how && is_running(set[i].pid, program));
+                if (!any || now_ms() > deadline)
+                        return;
+                sleep_ms(POLL_MS);
+        }
+}
+
+/* Send sig to an entry that still runs as program: it becomes to, or DEV_STUCK when it cannot
+ * be signalled; one that no longer runs keeps its state. */
+static void signal_entry(dev_stopped *e, const char *program, int sig, dev_stop_how to) {
+        if (is_running(e->pid, program))
+                e->how = kill(e->pid, sig) == 0 ? to : DEV_STUCK;
+}
+
+/* Stop the daemons of set, all of one program (see dev_down), and remove their pid files. */
+static void stop_set(const char *dir, dev_stopped *set, size_t n, const char *program) {
+        char path[PATH_MAX];
+
+        for (size_t i = 0; i < n; i++) {
+                set[i].how = DEV_NOT_RUNNING;
+                signal_entry(&set[i], program, SIGTERM, DEV_STOPPED);
+        }
+        wait_gone(set, n, program, DEV_STOPPED, STOP_GRACE_MS);
+        for (size_t i = 0; i < n; i++)
+                if (set[i].how == DEV_STOPPED)
+                        signal_entry(&set[i], program, SIGKILL, DEV_KILLED);
+        wait_gone(set, n, program, DEV_KILLED, KILL_WAIT_MS);
+        for (size_t i = 0; i < n; i++) {
+                if (set[i].how == DEV_KILLED && is_running(set[i].pid, program))
+                        set[i].how = DEV_STUCK;
+                if (set[i].how == DEV_STUCK)
+                        continue;
+                /* An agent that did not stop on its own left its job cgroups behind. */
+                if (set[i].agent && set[i].how != DEV_STOPPED)
+                        set[i].cleanup = run_agent_cleanup(dir, set[i].name);
+                pid_path(path, dir, set[i].name, set[i].agent);
+                unlink(path);
+        }
+}
+
+/* Remove the controller's socket and port file. */
+static void remove_endpoints(const char *dir) {
+        char path[PATH_MAX];
+
+        file_path(path, dir, "controller.sock");
+        unlink(path);
+        file_path(path, dir, "controller.port");
+        unlink(path);
+}
+
+int dev_down(const char *dir, dev_stopped **out, size_t *n, char *err, size_t errlen) {
+        dev_stopped *set;
+        size_t count, nagents = 0;
+        int r;
+
+        r = read_pid_files(dir, &set, &count);
+        if (r < 0) {
+                snprintf(err, errlen, "cannot read %s: %s", dir, strerror(-r));
+                free(set);
+                return r;
+        }
+        while (nagents < count && set[nagents].agent)
+                nagents++;
+        /* Agents first: a controller that goes first would only see them as lost. */
+        stop_set(dir, set, nagents, AGENT_PROG);
+        stop_set(dir, set + nagents, count - nagents, CONTROLLER_PROG);
+        if (count == nagents || set[nagents].how != DEV_STUCK)
+                remove_endpoints(dir);
+        *out = set;
+        *n = count;
+        return 0;
+}
+
+void dev_print_log_tail(const char *path, int lines, FILE *f) {
+        char buf[8192], *start, *end;
+        ssize_t n = -1;
+        off_t size;
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+        if (fd >= 0 && (size = lseek(fd, 0, SEEK_END)) >= 0)
+                n = pread(fd, buf, sizeof(buf) - 1, size > (off_t)sizeof(buf) - 1 ? size - (off_t)sizeof(buf) + 1 : 0);
+        if (fd >= 0)
+                close(fd);
+        if (n <= 0) {
+                fprintf(f, "--- %s is empty or unreadable\n", path);
+                return;
+        }
+        buf[n] = '\0';
+        while (n > 0 && buf[n - 1] == '\n')
+                buf[--n] = '\0';
+        for (start = buf + n; start > buf; start--)
+                if (start[-1] == '\n' && --lines == 0)
+                        break;
+        fprintf(f, "--- last lines of %s:\n", path);
+        for (; *start; start = *end ? end + 1 : end) {
+                end = strchrnul(start, '\n');
+                fprintf(f, "    %.*s\n", (int)(end - start), start);
+        }
+}
+
+/* ---- up ---- */
+
+/* Create dir (0755, so that every user reaches the socket) or check the existing one holds no
+ * live daemon; clean up after daemons that died without `down`. */
+static int prepare_dir(const char *dir, char *err, size_t errlen) {
+        char how[DEV_NAME_MAX + 16];
+        dev_stopped *set = NULL;
+        size_t n = 0;
+        int r;
+
+        if (access(dir, F_OK) < 0) {
+                r = file_mkdir_p(dir, 0755);
+                if (r == 0 && chmod(dir, 0755) < 0)
+                        r = -errno;
+                if (r < 0)
+                        snprintf(err, errlen, "cannot create %s: %s", dir, strerror(-r));
+                return r;
+        }
+        r = read_pid_files(dir, &set, &n);
+        if (r < 0)
+                snprintf(err, errlen, "cannot read %s: %s", dir, strerror(-r));
+        for (size_t i = 0; r == 0 && i < n; i++) {
+                snprintf(how, sizeof(how), "%s%s", set[i].agent ? "agent " : "", set[i].name);
+                if (is_running(set[i].pid, set[i].agent ? AGENT_PROG : CONTROLLER_PROG)) {
+                        snprintf(err, errlen, "%s already runs a cluster (%s is pid %d); stop it with colony down --dir %s",
+                                 dir, how, (int)set[i].pid, dir);
+                        r = -EEXIST;
+                }
+        }
+        free(set);
+        set = NULL;
+        if (r == 0 && n > 0) /* only dead ones: let down remove what they left */
+                r = dev_down(dir, &set, &n, err, errlen);
+        free(set);
+        return r;
+}
+
+/* A new cluster secret: 32 random bytes as hex, mode 0600. */
+static int write_secret(const char *dir, char *err, size_t errlen) {
+        unsigned char raw[SECRET_BYTES];
+        char hex[2 * SECRET_BYTES + 2], path[PATH_MAX];
+        int r = 0;
+
+        if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
+                r = -errno;
+        for (size_t i = 0; r == 0 && i < sizeof(raw); i++)
+                snprintf(hex + 2 * i, 3, "%02x", raw[i]);
+        strcpy(hex + 2 * SECRET_BYTES, "\n");
+        file_path(path, dir, "secret");
+        /* A fresh file, so that an old one's wider mode is not kept. */
+        if (r == 0 && unlink(path) < 0 && errno != ENOENT)
+                r = -errno;
+        if (r == 0)
+                r = file_write(path, hex, 0600);
+        if (r < 0)
+                snprintf(err, errlen, "cannot write the secret %s: %s", path, strerror(-r));
+        return r;
+}
+
+/* Wait for the controller's port file. Returns 0 or -errno with err and cl->failed_log. */
+static int wait_port(const char *dir, dev_cluster *cl, int64_t deadline, char *err, size_t errlen) {
+        char path[PATH_MAX], how[64], *text = NULL;
+        int64_t port = 0;
+        int r;
+
+        file_path(path, dir, "controller.port");
+        for (;;) {
+                if (cli_interrupted) {
+                        snprintf(err, errlen, "interrupted");
+                        return -EINTR;
+                }
+                r = file_read_small(path, 0, &text);
+                if (r == 0)
+                        r = units_parse_uint(text, UINT16_MAX, &port);
+                free(text);
+                text = NULL;
+                if (r == 0 && port > 0) {
+                        cl->port = (uint16_t)port;
+                        return 0;
+                }
+                if (child_exited(cl->controller.pid, how, sizeof(how))) {
+                        snprintf(err, errlen, "%s %s before it wrote %s", CONTROLLER_PROG, how, path);
+                        break;
+                }
+                if (now_ms() > deadline) {
+                        snprintf(err, errlen, "%s did not write %s in time", CONTROLLER_PROG, path);
+                        break;
+                }
+                sleep_ms(POLL_MS);
+        }
+        log_path(cl->failed_log, dir, DEV_CONTROLLER);
+        return -ETIMEDOUT;
+}
+
+static int start_controller(const dev_options *o, const char *prog, dev_cluster *cl, int64_t deadline, char *err,
+                            size_t errlen) {
+        char port[PATH_MAX], secret[PATH_MAX], db[PATH_MAX], log[PATH_MAX];
+        const char *argv[] = {prog, "--socket", cl->socket, "--agent-listen", "127.0.0.1:0",
+                              "--port-file", port, "--secret-file", secret, "--database", db,
+                              o->order ? "--order" : NULL, o->order, NULL};
+        int r;
+
+        file_path(port, o->dir, "controller.port");
+        file_path(secret, o->dir, "secret");
+        file_path(db, o->dir, "controller.db");
+        log_path(log, o->dir, DEV_CONTROLLER);
+        remove_endpoints(o->dir);
+        snprintf(cl->controller.name, sizeof(cl->controller.name), DEV_CONTROLLER);
+        r = start_program(argv, log, &cl->controller.pid, err, errlen);
+        if (r == 0)
+                r = write_pid_file(o->dir, &cl->controller, false, err, errlen);
+        if (r == 0)
+                r = wait_port(o->dir, cl, deadline, err, errlen);
+        return r;
+}
+
+static int start_agents(const dev_options *o, const char *prog, dev_cluster *cl, char *err, size_t errlen) {
+        char secret[PATH_MAX], log[PATH_MAX], controller[32];
+        int r = 0;
+
+        cl->agents = calloc((size_t)o->agents, sizeof(*cl->agents));
+        if (!cl->agents) {
+                snprintf(err, errlen, "out of memory");
+                return -ENOMEM;
+        }
+        file_path(secret, o->dir, "secret");
+        snprintf(controller, sizeof(controller), "127.0.0.1:%u", (unsigned)cl->port);
+        for (int i = 0; r == 0 && i < o->agents; i++) {
+                dev_daemon *a = &cl->agents[cl->nagents];
+                const char *argv[] = {prog, "--name", a->name, "--controller", controller, "--secret-file", secret,
+                                      NULL, NULL, NULL, NULL, NULL};
+                size_t k = 7;
+                if (o->agent_cpus) {
+                        argv[k++] = "--cpus";
+                        argv[k++] = o->agent_cpus;
+                }
+                if (o->agent_mem) {
+                        argv[k++] = "--mem";
+                        argv[k++] = o->agent_mem;
+                }
+                snprintf(a->name, sizeof(a->name), "%s%d", o->name_prefix, i + 1);
+                log_path(log, o->dir, a->name);
+                r = start_program(argv, log, &a->pid, err, errlen);
+                if (r == 0) {
+                        cl->nagents++;
+                        r = write_pid_file(o->dir, a, true, err, errlen);
+                }
+        }
+        return r;
+}
+
+/* How many of cl's agents a "nodes" reply shows up. */
+static size_t count_up(const cJSON *reply, const dev_cluster *cl) {
+        const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(reply, "nodes"), *node;
+        char perr[PROTO_ERRLEN];
+        size_t up = 0;
+
+        cJSON_ArrayForEach(node, nodes) {
+                const char *name = NULL, *state = NULL;
+                if (proto_get_str(node, "name", &name, perr) < 0 || proto_get_str(node, "state", &state, perr) < 0 ||
+                    !name || !state || strcmp(state, "up") != 0)
+                        continue;
+                for (size_t i = 0; i < cl->nagents; i++)
+                        up += strcmp(cl->agents[i].name, name) == 0;
+        }
+        return up;
+}
+
+/* A daemon of cl that has died, named in err with its log in failed_log. Returns 0 or -ECHILD. */
+static int check_alive(const char *dir, dev_cluster *cl, char *err, size_t errlen) {
+        char how[64];
+
+        if (child_exited(cl->controller.pid, how, sizeof(how))) {
+                snprintf(err, errlen, "%s %s", CONTROLLER_PROG, how);
+                log_path(cl->failed_log, dir, DEV_CONTROLLER);
+                return -ECHILD;
+        }
+        for (size_t i = 0; i < cl->nagents; i++)
+                if (child_exited(cl->agents[i].pid, how, sizeof(how))) {
+                        snprintf(err, errlen, "%s %s %s", AGENT_PROG, cl->agents[i].name, how);
+                        log_path(cl->failed_log, dir, cl->agents[i].name);
+                        return -ECHILD;
+                }
+        return 0;
+}
+
+/* Poll "nodes" until every agent is up. Returns 0 (cl->nodes set) or -errno with err. */
+static int wait_agents_up(const char *dir, dev_cluster *cl, int64_t deadline, char *err, size_t errlen) {
+        char cerr[256] = "";
+        size_t up = 0;
+        int r;
+
+        for (;;) {
+                if (cli_interrupted) {
+                        snprintf(err, errlen, "interrupted");
+                        return -EINTR;
+                }
+                r = check_alive(dir, cl, err, errlen);
+                if (r < 0)
+                        return r;
+                cJSON_Delete(cl->nodes);
+                cl->nodes = NULL;
+                if (client_simple(cl->socket, "nodes", 0, "nodes", NODES_POLL_MS * 10, &cl->nodes, cerr,
+                                  sizeof(cerr)) == 0 && (up = count_up(cl->nodes, cl)) == cl->nagents)
+                        return 0;
+                if (now_ms() > deadline)
+                        break;
+                sleep_ms(NODES_POLL_MS);
+        }
+        if (!cl->nodes) {
+                snprintf(err, errlen, "the controller did not answer in time: %s", cerr);
+                log_path(cl->failed_log, dir, DEV_CONTROLLER);
+        } else {
+                snprintf(err, errlen, "only %zu of %zu agents came up in time", up, cl->nagents);
+                log_path(cl->failed_log, dir, cl->agents[0].name);
+        }
+        return -ETIMEDOUT;
+}
+
+/* Stop what dev_up started, and nothing else. */
+static void abort_up(const char *dir, const dev_cluster *cl) {
+        dev_stopped *set = calloc(cl->nagents + 1, sizeof(*set));
+
+        if (!set)
+                return;
+        for (size_t i = 0; i < cl->nagents; i++) {
+                set[i] = (dev_stopped){.agent = true, .pid = cl->agents[i].pid, .cleanup = -1};
+                snprintf(set[i].name, sizeof(set[i].name), "%s", cl->agents[i].name);
+        }
+        stop_set(dir, set, cl->nagents, AGENT_PROG);
+        if (cl->controller.pid > 0) {
+                set[cl->nagents] = (dev_stopped){.pid = cl->controller.pid, .cleanup = -1};
+                snprintf(set[cl->nagents].name, sizeof(set[0].name), DEV_CONTROLLER);
+                stop_set(dir, set + cl->nagents, 1, CONTROLLER_PROG);
+                remove_endpoints(dir);
+        }
+        free(set);
+}
+
+/* Both daemons' paths, before anything is written. */
+static int find_daemons(char controller[PATH_MAX], char agent[PATH_MAX], char *err, size_t errlen) {
+        const char *missing = NULL;
+
+        if (dev_find_program(CONTROLLER_PROG, COLONY_SBINDIR, controller, PATH_MAX) < 0)
+                missing = CONTROLLER_PROG;
+        else if (dev_find_program(AGENT_PROG, COLONY_SBINDIR, agent, PATH_MAX) < 0)
+                missing = AGENT_PROG;
+        if (missing)
+                snprintf(err, errlen, "cannot find %s next to colony or in %s", missing, COLONY_SBINDIR);
+        return missing ? -ENOENT : 0;
+}
+
+int dev_up(const dev_options *o, dev_cluster *cl, char *err, size_t errlen) {
+        int64_t deadline = now_ms() + o->timeout_ms;
+        char controller[PATH_MAX], agent[PATH_MAX];
+        int r;
+
+        *cl = (dev_cluster){0};
+        file_path(cl->socket, o->dir, "controller.sock");
+        r = find_daemons(controller, agent, err, errlen);
+        if (r == 0)
+                r = prepare_dir(o->dir, err, errlen);
+        if (r == 0)
+                r = write_secret(o->dir, err, errlen);
+        if (r < 0)
+                return r;
+        r = start_controller(o, controller, cl, deadline, err, errlen);
+        if (r == 0)
+                r = start_agents(o, agent, cl, err, errlen);
+        if (r == 0)
+                r = wait_agents_up(o->dir, cl, deadline, err, errlen);
+        if (r < 0)
+                abort_up(o->dir, cl);
+        return r;
+}
+
+void dev_cluster_free(dev_cluster *cl) {
+        free(cl->agents);
+        cJSON_Delete(cl->nodes);
+        *cl = (dev_cluster){0};
+}

@@ -1,0 +1,40 @@
+/* format.h - how the CLI shows things to people: durations, times, signals, command lines and
+ * column-aligned tables. Sizes and CPUs are printed with units_format_size/units_format_cpus. */
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define FMT_BUF 64 /* enough for every fmt_* result that goes into a caller's buffer */
+
+/* A duration: "0.4 s", "12.3 s", "3m05s", "2h03m", "3d04h"; "-" when negative. Returns buf. */
+char *fmt_duration(int64_t usec, char *buf, size_t len);
+/* Microseconds since the epoch as local ISO 8601 time with the UTC offset
+ * ("2024-11-23T08:30:01+01:00"); "-" for 0. Returns buf. */
+char *fmt_time(int64_t usec, char *buf, size_t len);
+/* "SIGKILL", or "signal 70" for a number libc has no name for. Returns buf. */
+char *fmt_signal(int sig, char *buf, size_t len);
+/* argv as one shell-quoted line (malloc'ed; caller frees), or NULL when out of memory. */
+char *fmt_argv(char *const *argv);
+
+#define FMT_TABLE_MAX_COLS 16
+
+/* A table printed with each column as wide as its widest cell (header included). */
+typedef struct fmt_table {
+        size_t ncols, nrows, cap; /* rows counted with the header row */
+        char **cells;             /* nrows * ncols copies */
+} fmt_table;
+
+/* Start a table with ncols (1..FMT_TABLE_MAX_COLS) columns and these headers. Returns 0,
+ * -EINVAL or -ENOMEM. */
+int fmt_table_init(fmt_table *t, size_t ncols, const char *const *headers);
+/* Append a row of t->ncols strings (copied; NULL prints as "-"). Returns 0 or -ENOMEM. */
+int fmt_table_row(fmt_table *t, ...);
+/* Print header and rows to f, columns separated by two spaces, no trailing blanks. */
+void fmt_table_print(const fmt_table *t, FILE *f);
+/* Free the cells. */
+void fmt_table_free(fmt_table *t);
+
+struct cJSON;
+/* Print a JSON value, indented, with a newline, to stdout. Returns 0 or -ENOMEM. */
+int fmt_json(const struct cJSON *value);

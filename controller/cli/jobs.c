@@ -1,0 +1,694 @@
+/* jobs.c - the job subcommands: submit, queue, show, cancel, wait. */
+#include "cli.h"
+#include "client.h"
+#include "format.h"
+#include "jobs.h"
+#include "outcome.h"
+#include "proto.h"
+#include "units.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define REQUEST_TIMEOUT_MS 30000 /* a controller silent this long on a plain request is stuck */
+#define EXIT_TIMEOUT 124         /* what timeout(1) exits with */
+#define ERRLEN 512
+
+extern char **environ;
+
+static int64_t now_usec(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* The controller's socket for c into buf (PATH_MAX). Prints the error; returns 0 or -errno. */
+static int socket_for(const cli *c, char *buf) {
+        int r = client_socket_path(c, buf, PATH_MAX);
+
+        if (r < 0)
+                cli_error(c, "the controller's socket path is too long");
+        return r;
+}
+
+/* A job id operand. Returns 0, or EXIT_USAGE after printing why. */
+static int parse_id(const cli *c, const char *s, uint64_t *id) {
+        int64_t v;
+
+        if (units_parse_uint(s, INT64_MAX, &v) < 0 || v < 1)
+                return cli_usage_error(c, "'%s' is not a job id", s);
+        *id = (uint64_t)v;
+        return 0;
+}
+
+/* Parse the record in reply's "job" into j. Returns 0 or -EBADMSG with the reason in err. */
+static int record_from_reply(const cJSON *reply, job *j, char *err, size_t errlen) {
+        char perr[PROTO_ERRLEN] = "";
+
+        if (job_from_json(cJSON_GetObjectItemCaseSensitive(reply, "job"), j, perr) < 0) {
+                snprintf(err, errlen, "bad job record from the controller: %s", perr);
+                return -EBADMSG;
+        }
+        return 0;
+}
+
+int jobs_submit(const char *sock, const job_spec *spec, uint64_t *id, cJSON **reply, char *err,
+                size_t errlen) {
+        char perr[PROTO_ERRLEN] = "";
+        cJSON *req = proto_new("submit"), *rep = NULL;
+        int64_t v;
+        int r;
+
+        if (!req || job_spec_to_json(spec, req) < 0) {
+                cJSON_Delete(req);
+                snprintf(err, errlen, "out of memory");
+                return -ENOMEM;
+        }
+        r = client_call(sock, req, "submitted", REQUEST_TIMEOUT_MS, &rep, err, errlen);
+        cJSON_Delete(req);
+        if (r == 0 && proto_get_int(rep, "id", 1, INT64_MAX, &v, perr) != 0) {
+                snprintf(err, errlen, "the controller's reply has no job id: %s", perr);
+                r = -EBADMSG;
+        }
+        if (r == 0) {
+                *id = (uint64_t)v;
+                if (reply) {
+                        *reply = rep;
+                        rep = NULL;
+                }
+        }
+        cJSON_Delete(rep);
+        return r;
+}
+
+int jobs_wait(const char *sock, uint64_t id, int timeout_ms, job *out, cJSON **reply, char *err,
+              size_t errlen) {
+        cJSON *rep = NULL;
+        int r;
+
+        r = client_simple(sock, "wait", id, "job", timeout_ms, &rep, err, errlen);
+        if (r == 0)
+                r = record_from_reply(rep, out, err, errlen);
+        if (r == 0 && reply) {
+                *reply = rep;
+                rep = NULL;
+        }
+        cJSON_Delete(rep);
+        return r;
+}
+
+/* ---- submit ---- */
+
+static const char submit_usage[] =
+        "Usage: colony submit [options] [--] CMD [ARGS...]\n"
+        "Submit CMD to run on the cluster as you, with your environment and working directory.\n"
+        "Prints the job id.\n\n"
+        "  --cpus N         CPU cores it may use (\"2\", \"0.5\", \"500m\"; default 1)\n"
+        "  --mem SIZE       memory limit (\"512M\", \"2G\"; default 256M)\n"
+        "  --pids N         task limit (default: the agent's)\n"
+        "  --name S         job name (default: CMD's file name)\n"
+        "  --group D/T      department/team it is accounted to\n"
+        "  --type T         workload type\n"
+        "  --output FILE    standard output (default: colony-<id>.out in this directory)\n"
+        "  --error FILE     standard error (default: with the output)\n"
+        "  --json           print the controller's reply\n\n"
+        "CMD without a '/' is looked up in $PATH; it must exist and be executable.\n";
+
+/* Is path an executable regular file? Returns 0, -ENOENT, -EISDIR or -EACCES. */
+static int check_executable(const char *path) {
+        struct stat st;
+
+        if (stat(path, &st) < 0)
+                return -errno;
+        if (S_ISDIR(st.st_mode))
+                return -EISDIR;
+        if (!S_ISREG(st.st_mode) || access(path, X_OK) < 0)
+                return -EACCES;
+        return 0;
+}
+
+/* path made absolute against cwd, leading "./" dropped (malloc'ed); NULL when out of memory. */
+static char *absolute_path(const char *path, const char *cwd) {
+        char *out;
+
+        if (path[0] == '/')
+                return strdup(path);
+        while (path[0] == '.' && path[1] == '/')
+                path += 2 + strspn(path + 2, "/");
+        if (asprintf(&out, "%s%s%s", cwd, strcmp(cwd, "/") ? "/" : "", path) < 0)
+                return NULL;
+        return out;
+}
+
+/* Look cmd up in $PATH as a shell does. Returns 0 with *out (absolute, malloc'ed) or -errno:
+ * -ENOENT when no directory has it, -EACCES when one has it but not executable. */
+static int search_path(const char *cmd, const char *cwd, char **out) {
+        char fallback[256] = "/bin:/usr/bin", *cand = NULL;
+        const char *p = getenv("PATH");
+        int best = -ENOENT, r;
+
+        if (!p)
+                p = confstr(_CS_PATH, fallback, sizeof(fallback)) > 0 ? fallback : "/bin:/usr/bin";
+        for (;;) {
+                int len = (int)strcspn(p, ":");
+                if (asprintf(&cand, "%.*s%s%s", len, p, len ? "/" : "", cmd) < 0)
+                        return -ENOMEM;
+                r = check_executable(cand);
+                if (r == 0) {
+                        *out = absolute_path(cand, cwd);
+                        free(cand);
+                        return *out ? 0 : -ENOMEM;
+                }
+                free(cand);
+                if (r == -EACCES)
+                        best = r;
+                if (!p[len])
+                        return best;
+                p += len + 1;
+        }
+}
+
+/* The absolute path of the command to run. Prints the error; returns 0 or EXIT_FAIL. */
+static int resolve_command(const cli *c, const char *cmd, const char *cwd, char **out) {
+        int r;
+
+        if (strchr(cmd, '/')) {
+                *out = absolute_path(cmd, cwd);
+                r = *out ? check_executable(*out) : -ENOMEM;
+        } else
+                r = search_path(cmd, cwd, out);
+        if (r == 0)
+                return 0;
+        if (r == -ENOENT || r == -ENOTDIR)
+                cli_error(c, "%s: command not found", cmd);
+        else if (r == -EISDIR)
+                cli_error(c, "%s: is a directory", cmd);
+        else if (r == -EACCES)
+                cli_error(c, "%s: permission denied (not an executable file)", cmd);
+        else
+                cli_error(c, "%s: %s", cmd, strerror(-r));
+        free(*out);
+        *out = NULL;
+        return EXIT_FAIL;
+}
+
+/* Options into s (strings borrowed from argv). Returns -1 to go on, else an exit status. */
+static int parse_submit(cli *c, int argc, char **argv, job_spec *s) {
+        enum { OPT_CPUS = CLI_OPT_OWN, OPT_MEM, OPT_PIDS, OPT_NAME, OPT_GROUP, OPT_TYPE, OPT_OUTPUT,
+               OPT_ERROR };
+        static const struct option options[] = {
+                {"cpus", required_argument, NULL, OPT_CPUS},   {"mem", required_argument, NULL, OPT_MEM},
+                {"pids", required_argument, NULL, OPT_PIDS},   {"name", required_argument, NULL, OPT_NAME},
+                {"group", required_argument, NULL, OPT_GROUP}, {"type", required_argument, NULL, OPT_TYPE},
+                {"output", required_argument, NULL, OPT_OUTPUT},
+                {"error", required_argument, NULL, OPT_ERROR}, {0},
+        };
+        int o;
+
+        s->req = (res_t){.mcpu = 1000, .mem = (int64_t)256 << 20};
+        while ((o = cli_getopt(c, argc, argv, options)) > 0) {
+                switch (o) {
+                case OPT_CPUS:
+                        if (units_parse_cpus(optarg, &s->req.mcpu) < 0)
+                                return cli_usage_error(c, "--cpus: '%s' is not a CPU count (like 1, 0.5 or 500m)", optarg);
+                        break;
+                case OPT_MEM:
+                        if (units_parse_size(optarg, &s->req.mem) < 0 || s->req.mem == 0)
+                                return cli_usage_error(c, "--mem: '%s' is not a memory size (like 512M or 2G)", optarg);
+                        break;
+                case OPT_PIDS:
+                        if (units_parse_uint(optarg, RES_PIDS_MAX, &s->req.pids) < 0)
+                                return cli_usage_error(c, "--pids: '%s' is not a task count", optarg);
+                        break;
+                case OPT_NAME: s->name = optarg; break;
+                case OPT_GROUP: s->group = optarg; break;
+                case OPT_TYPE: s->job_type = optarg; break;
+                case OPT_OUTPUT: s->stdout_path = optarg; break;
+                case OPT_ERROR: s->stderr_path = optarg; break;
+                }
+        }
+        if (o < 0)
+                return cli_opts_status(o);
+        if (optind >= argc)
+                return cli_usage_error(c, "no command given (colony submit [options] -- CMD [ARGS...])");
+        return -1;
+}
+
+/* The "K=V" entries of environ, borrowed, in a new NULL-terminated vector. */
+static char **environment(void) {
+        size_t n = 0, k = 0;
+        char **v;
+
+        while (environ[n])
+                n++;
+        v = calloc(n + 1, sizeof(char *));
+        for (size_t i = 0; v && i < n; i++)
+                if (strchr(environ[i], '='))
+                        v[k++] = environ[i];
+        return v;
+}
+
+/* Fill in what the options do not give: argv, env, cwd, absolute output paths. The spec's
+ * strings are owned by argv/environ except argv[0] and the paths in owned[]. */
+static int complete_spec(cli *c, int argc, char **argv, job_spec *s, char *cwd, char *owned[3]) {
+        int r = resolve_command(c, argv[optind], cwd, &owned[0]);
+
+        if (r != 0)
+                return r;
+        s->cwd = cwd;
+        s->argv = calloc((size_t)(argc - optind) + 1, sizeof(char *));
+        s->env = environment();
+        if (s->stdout_path)
+                s->stdout_path = owned[1] = absolute_path(s->stdout_path, cwd);
+        if (s->stderr_path)
+                s->stderr_path = owned[2] = absolute_path(s->stderr_path, cwd);
+        if (!s->argv || !s->env || (owned[1] == NULL) != (s->stdout_path == NULL) ||
+            (owned[2] == NULL) != (s->stderr_path == NULL)) {
+                cli_error(c, "out of memory");
+                return EXIT_FAIL;
+        }
+        s->argv[0] = owned[0];
+        for (int i = optind + 1; i < argc; i++)
+                s->argv[i - optind] = argv[i];
+        return 0;
+}
+
+static int run_submit(cli *c, int argc, char **argv) {
+        char cwd[PATH_MAX], sock[PATH_MAX], err[ERRLEN];
+        char *owned[3] = {NULL, NULL, NULL};
+        job_spec s = {0};
+        cJSON *reply = NULL;
+        uint64_t id;
+        int r;
+
+        r = parse_submit(c, argc, argv, &s);
+        if (r >= 0)
+                return r;
+        if (socket_for(c, sock) < 0)
+                return EXIT_FAIL;
+        if (!getcwd(cwd, sizeof(cwd))) {
+                cli_error(c, "cannot tell the working directory: %s", strerror(errno));
+                return EXIT_FAIL;
+        }
+        r = complete_spec(c, argc, argv, &s, cwd, owned);
+        if (r == 0 && jobs_submit(sock, &s, &id, &reply, err, sizeof(err)) < 0) {
+                cli_error(c, "%s", err);
+                r = EXIT_FAIL;
+        }
+        if (r == 0 && c->json)
+                fmt_json(reply);
+        else if (r == 0)
+                printf("%" PRIu64 "\n", id);
+        cJSON_Delete(reply);
+        free(s.argv);
+        free(s.env);
+        for (int i = 0; i < 3; i++)
+                free(owned[i]);
+        return r;
+}
+
+const cli_command cmd_submit = {"submit", "submit a job: colony submit [--cpus N] [--mem SIZE] -- CMD [ARGS...]",
+                                submit_usage, true, run_submit};
+
+/* ---- queue ---- */
+
+static const char queue_usage[] =
+        "Usage: colony queue [--all] [--user NAME|UID] [--json]\n"
+        "List pending and running jobs, oldest first.\n\n"
+        "  --all          include finished jobs\n"
+        "  --user U       only the jobs of user U (a name or a uid)\n"
+        "  --json         print the controller's reply ({\"jobs\": [...]})\n\n"
+        "TIME is how long a job has been running, how long a pending job has waited so far, and\n"
+        "how long a finished job ran.\n";
+
+/* NAME or UID to a uid. Returns 0 or EXIT_USAGE after printing why. */
+static int parse_user(const cli *c, const char *s, int64_t *uid) {
+        struct passwd *pw;
+
+        if (units_parse_uint(s, UINT32_MAX - 1, uid) == 0)
+                return 0;
+        pw = getpwnam(s);
+        if (!pw)
+                return cli_usage_error(c, "--user: no user named '%s'", s);
+        *uid = pw->pw_uid;
+        return 0;
+}
+
+/* The TIME column: running time, time waited so far, or how long it ran. */
+static char *queue_time(const job *j, int64_t now, char *buf, size_t len) {
+        if (j->state == JOB_PENDING)
+                return fmt_duration(now - j->submit_usec, buf, len);
+        if (j->start_usec == 0)
+                return fmt_duration(-1, buf, len);
+        return fmt_duration((j->state == JOB_RUNNING ? now : j->end_usec) - j->start_usec, buf, len);
+}
+
+static int queue_add_row(fmt_table *t, const job *j, int64_t now) {
+        char id[32], cpus[FMT_BUF], mem[FMT_BUF], time[FMT_BUF];
+
+        snprintf(id, sizeof(id), "%" PRIu64, j->id);
+        return fmt_table_row(t, id, j->spec.name, j->user, job_state_name(j->state), j->node,
+                             units_format_cpus(j->spec.req.mcpu, cpus, sizeof(cpus)),
+                             units_format_size(j->spec.req.mem, mem, sizeof(mem)),
+                             queue_time(j, now, time, sizeof(time)));
+}
+
+/* Print the jobs of a "jobs" reply as a table. Returns 0 or EXIT_FAIL. */
+static int print_queue(const cli *c, const cJSON *reply) {
+        static const char *const headers[] = {"ID", "NAME", "USER", "STATE", "NODE", "CPUS", "MEM", "TIME"};
+        const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(reply, "jobs"), *item;
+        char perr[PROTO_ERRLEN] = "";
+        int64_t now = now_usec();
+        fmt_table t;
+        int r = fmt_table_init(&t, 8, headers);
+
+        if (!cJSON_IsArray(jobs))
+                r = -EBADMSG;
+        cJSON_ArrayForEach(item, jobs) {
+                job j = {0};
+                if (r == 0 && (r = job_from_json(item, &j, perr)) == 0)
+                        r = queue_add_row(&t, &j, now);
+                job_free(&j);
+        }
+        if (r == 0)
+                fmt_table_print(&t, stdout);
+        else
+                cli_error(c, "bad reply from the controller: %s", *perr ? perr : strerror(-r));
+        fmt_table_free(&t);
+        return r == 0 ? 0 : EXIT_FAIL;
+}
+
+static int run_queue(cli *c, int argc, char **argv) {
+        enum { OPT_ALL = CLI_OPT_OWN, OPT_USER };
+        static const struct option options[] = {
+                {"all", no_argument, NULL, OPT_ALL}, {"user", required_argument, NULL, OPT_USER}, {0},
+        };
+        char sock[PATH_MAX], err[ERRLEN];
+        cJSON *req, *reply = NULL;
+        bool all = false;
+        int64_t uid = -1;
+        int o, r;
+
+        while ((o = cli_getopt(c, argc, argv, options)) > 0) {
+                if (o == OPT_ALL)
+                        all = true;
+                else if (o == OPT_USER && parse_user(c, optarg, &uid) != 0)
+                        return EXIT_USAGE;
+        }
+        if (o < 0)
+                return cli_opts_status(o);
+        if (optind < argc)
+                return cli_usage_error(c, "unexpected argument '%s'", argv[optind]);
+        if (socket_for(c, sock) < 0)
+                return EXIT_FAIL;
+        req = proto_new("queue");
+        if (!req || !cJSON_AddBoolToObject(req, "all", all) ||
+            (uid >= 0 && !cJSON_AddNumberToObject(req, "user", (double)uid))) {
+                cJSON_Delete(req);
+                cli_error(c, "out of memory");
+                return EXIT_FAIL;
+        }
+        r = client_call(sock, req, "jobs", REQUEST_TIMEOUT_MS, &reply, err, sizeof(err));
+        cJSON_Delete(req);
+        if (r < 0)
+                cli_error(c, "%s", err);
+        else
+                r = c->json ? fmt_json(reply) : print_queue(c, reply);
+        cJSON_Delete(reply);
+        return r == 0 ? 0 : EXIT_FAIL;
+}
+
+const cli_command cmd_queue = {"queue", "list pending and running jobs (--all: finished ones too)",
+                               queue_usage, false, run_queue};
+
+/* ---- show ---- */
+
+static const char show_usage[] =
+        "Usage: colony show [--json] JOB\n"
+        "Show everything about a job: state, node, times, exit status, CPU time, peak memory,\n"
+        "OOM kills, error, command line and output files.\n";
+
+static void field(const char *key, const char *value) {
+        printf("%-13s%s\n", key, value ? value : "-");
+}
+
+/* The requested resources: "0.5 CPUs, 64.0M memory, 100 tasks". */
+static void show_request(const job *j) {
+        char cpus[FMT_BUF], mem[FMT_BUF], line[3 * FMT_BUF];
+
+        snprintf(line, sizeof(line), "%s CPUs, %s memory, ", units_format_cpus(j->spec.req.mcpu, cpus, sizeof(cpus)),
+                 units_format_size(j->spec.req.mem, mem, sizeof(mem)));
+        if (j->spec.req.pids > 0)
+                snprintf(line + strlen(line), sizeof(line) - strlen(line), "%" PRId64 " tasks", j->spec.req.pids);
+        else
+                snprintf(line + strlen(line), sizeof(line) - strlen(line), "the agent's task limit");
+        field("request:", line);
+}
+
+/* Submitted/started/ended, and the waiting and running times (so far, while not over). */
+static void show_times(const job *j) {
+        int64_t now = now_usec(), started = j->start_usec ? j->start_usec : now;
+        char buf[FMT_BUF], line[2 * FMT_BUF];
+
+        field("submitted:", fmt_time(j->submit_usec, buf, sizeof(buf)));
+        field("started:", fmt_time(j->start_usec, buf, sizeof(buf)));
+        field("ended:", fmt_time(j->end_usec, buf, sizeof(buf)));
+        if (j->start_usec || j->state == JOB_PENDING) {
+                snprintf(line, sizeof(line), "%s%s", fmt_duration(started - j->submit_usec, buf, sizeof(buf)),
+                         j->start_usec ? "" : " so far");
+                field("wait time:", line);
+        } else
+                field("wait time:", "-");
+        if (j->start_usec) {
+                snprintf(line, sizeof(line), "%s%s",
+                         fmt_duration((j->end_usec ? j->end_usec : now) - j->start_usec, buf, sizeof(buf)),
+                         j->end_usec ? "" : " so far");
+                field("run time:", line);
+        } else
+                field("run time:", "-");
+}
+
+/* Exit status and the usage the agent measured when the job ended. */
+static void show_result(const job *j) {
+        bool over = job_state_is_terminal(j->state) && j->state != JOB_LOST;
+        char buf[FMT_BUF];
+
+        field("exit:", outcome_describe(j, buf, sizeof(buf)));
+        snprintf(buf, sizeof(buf), "%.2f s", (double)j->result.cpu_usec / 1e6);
+        field("cpu time:", over ? buf : NULL);
+        field("peak memory:", over ? units_format_size((int64_t)j->result.mem_peak, buf, sizeof(buf)) : NULL);
+        snprintf(buf, sizeof(buf), "%" PRIu64, j->result.oom_kills);
+        field("oom kills:", over ? buf : NULL);
+        if (j->result.error)
+                field("error:", j->result.error);
+}
+
+static void show_job(const job *j) {
+        char *cmdline = fmt_argv(j->spec.argv);
+        char line[512];
+
+        snprintf(line, sizeof(line), "%" PRIu64 " (%s)", j->id, j->spec.name ? j->spec.name : "-");
+        field("job:", line);
+        field("state:", job_state_name(j->state));
+        snprintf(line, sizeof(line), "%s (uid %u, gid %u)", j->user ? j->user : "?", (unsigned)j->uid,
+                 (unsigned)j->gid);
+        field("user:", line);
+        if (j->spec.group)
+                field("group:", j->spec.group);
+        if (j->spec.job_type)
+                field("type:", j->spec.job_type);
+        field("node:", j->node);
+        show_request(j);
+        show_times(j);
+        show_result(j);
+        field("command:", cmdline ? cmdline : "?");
+        field("cwd:", j->spec.cwd);
+        field("stdout:", j->spec.stdout_path);
+        field("stderr:", j->spec.stderr_path);
+        free(cmdline);
+}
+
+static int run_show(cli *c, int argc, char **argv) {
+        char sock[PATH_MAX], err[ERRLEN];
+        cJSON *reply = NULL;
+        job j = {0};
+        uint64_t id = 0;
+        int o, r;
+
+        while ((o = cli_getopt(c, argc, argv, NULL)) > 0)
+                ;
+        if (o < 0)
+                return cli_opts_status(o);
+        if (argc - optind != 1)
+                return cli_usage_error(c, "give one job id (colony show JOB)");
+        if (parse_id(c, argv[optind], &id) != 0)
+                return EXIT_USAGE;
+        if (socket_for(c, sock) < 0)
+                return EXIT_FAIL;
+        r = client_simple(sock, "show", id, "job", REQUEST_TIMEOUT_MS, &reply, err, sizeof(err));
+        if (r == 0 && c->json)
+                fmt_json(reply);
+        else if (r == 0 && (r = record_from_reply(reply, &j, err, sizeof(err))) == 0)
+                show_job(&j);
+        if (r < 0)
+                cli_error(c, "%s", err);
+        job_free(&j);
+        cJSON_Delete(reply);
+        return r == 0 ? 0 : EXIT_FAIL;
+}
+
+const cli_command cmd_show = {"show", "show everything about a job", show_usage, false, run_show};
+
+/* ---- cancel ---- */
+
+static const char cancel_usage[] =
+        "Usage: colony cancel [--json] JOB...\n"
+        "Cancel jobs: a pending job never starts; a running one gets SIGTERM, then SIGKILL to its\n"
+        "whole cgroup after a grace period. Only the job's owner or root may cancel it.\n"
+        "Exits 1 if any cancel failed.\n";
+
+/* One cancel request; prints the outcome. Returns 0 or -errno. */
+static int cancel_one(const cli *c, const char *sock, uint64_t id) {
+        char err[ERRLEN];
+        cJSON *reply = NULL;
+        int r;
+
+        r = client_simple(sock, "cancel", id, "cancelled", REQUEST_TIMEOUT_MS, &reply, err, sizeof(err));
+        if (r < 0)
+                cli_error(c, "job %" PRIu64 ": %s", id, err);
+        else if (c->json)
+                fmt_json(reply);
+        else
+                printf("cancelled %" PRIu64 "\n", id);
+        cJSON_Delete(reply);
+        return r;
+}
+
+static int run_cancel(cli *c, int argc, char **argv) {
+        char sock[PATH_MAX];
+        bool failed = false;
+        uint64_t *ids;
+        int o, n;
+
+        while ((o = cli_getopt(c, argc, argv, NULL)) > 0)
+                ;
+        if (o < 0)
+                return cli_opts_status(o);
+        n = argc - optind;
+        if (n < 1)
+                return cli_usage_error(c, "give at least one job id (colony cancel JOB...)");
+        ids = calloc((size_t)n, sizeof(*ids));
+        if (!ids) {
+                cli_error(c, "out of memory");
+                return EXIT_FAIL;
+        }
+        /* Every id is checked before the first request, so that a typo cancels nothing. */
+        for (int i = 0; i < n; i++)
+                if (parse_id(c, argv[optind + i], &ids[i]) != 0) {
+                        free(ids);
+                        return EXIT_USAGE;
+                }
+        if (socket_for(c, sock) < 0) {
+                free(ids);
+                return EXIT_FAIL;
+        }
+        for (int i = 0; i < n; i++)
+                if (cancel_one(c, sock, ids[i]) < 0)
+                        failed = true;
+        free(ids);
+        return failed ? EXIT_FAIL : 0;
+}
+
+const cli_command cmd_cancel = {"cancel", "cancel jobs", cancel_usage, false, run_cancel};
+
+/* ---- wait ---- */
+
+static const char wait_usage[] =
+        "Usage: colony wait [--timeout SECONDS] [--json] JOB\n"
+        "Block until the job has ended, print how it ended, and exit with a status that mirrors it:\n"
+        "  completed                                  0\n"
+        "  exited with code N                         N\n"
+        "  killed by signal S (OOM kill, cancel)      128 + S (137 for SIGKILL)\n"
+        "  cancelled before it ran or after SIGTERM   143 (128 + SIGTERM)\n"
+        "  failed to start                            127\n"
+        "  lost (its agent vanished)                  1\n"
+        "  still running after --timeout              124\n"
+        "  no such job, no controller                 1; bad usage 2\n";
+
+/* "job 7 (hog) oom-killed after 1.2 s: SIGKILL: killed by the OOM killer (memory limit 64.0M)" */
+static void print_final(const job *j) {
+        char ran[FMT_BUF], how[FMT_BUF];
+
+        printf("job %" PRIu64 " (%s) %s", j->id, j->spec.name ? j->spec.name : "-", job_state_name(j->state));
+        if (j->start_usec && j->end_usec)
+                printf(" after %s", fmt_duration(j->end_usec - j->start_usec, ran, sizeof(ran)));
+        printf(": %s%s%s\n", outcome_describe(j, how, sizeof(how)), j->result.error ? ": " : "",
+               j->result.error ? j->result.error : "");
+}
+
+/* --timeout SECONDS into milliseconds. Returns 0 or EXIT_USAGE after printing why. */
+static int parse_timeout(const cli *c, const char *s, int *ms) {
+        char *end;
+        double v;
+
+        errno = 0;
+        v = strtod(s, &end);
+        if (errno || end == s || *end || !isfinite(v) || v < 0 || v > INT_MAX / 1000)
+                return cli_usage_error(c, "--timeout: '%s' is not a number of seconds", s);
+        *ms = (int)(v * 1000);
+        return 0;
+}
+
+static int run_wait(cli *c, int argc, char **argv) {
+        enum { OPT_TIMEOUT = CLI_OPT_OWN };
+        static const struct option options[] = {{"timeout", required_argument, NULL, OPT_TIMEOUT}, {0}};
+        char sock[PATH_MAX], err[ERRLEN];
+        const char *timeout = NULL;
+        cJSON *reply = NULL;
+        int o, r, timeout_ms = -1;
+        job j = {0};
+        uint64_t id = 0;
+
+        while ((o = cli_getopt(c, argc, argv, options)) > 0) {
+                timeout = optarg;
+                if (parse_timeout(c, timeout, &timeout_ms) != 0)
+                        return EXIT_USAGE;
+        }
+        if (o < 0)
+                return cli_opts_status(o);
+        if (argc - optind != 1)
+                return cli_usage_error(c, "give one job id (colony wait JOB)");
+        if (parse_id(c, argv[optind], &id) != 0)
+                return EXIT_USAGE;
+        if (socket_for(c, sock) < 0)
+                return EXIT_FAIL;
+        r = jobs_wait(sock, id, timeout_ms, &j, &reply, err, sizeof(err));
+        if (r == -ETIMEDOUT) {
+                cli_error(c, "job %" PRIu64 " has not ended within %s s", id, timeout);
+                r = EXIT_TIMEOUT;
+        } else if (r < 0) {
+                cli_error(c, "%s", err);
+                r = EXIT_FAIL;
+        } else {
+                if (c->json)
+                        fmt_json(reply);
+                else
+                        print_final(&j);
+                r = outcome_exit_status(&j) < 0 ? EXIT_FAIL : outcome_exit_status(&j);
+        }
+        job_free(&j);
+        cJSON_Delete(reply);
+        return r;
+}
+
+const cli_command cmd_wait = {"wait", "wait for a job to end; the exit status mirrors the job's",
+                              wait_usage, false, run_wait};
