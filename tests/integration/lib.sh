@@ -88,9 +88,15 @@ job_cpu_usec() {
         if [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; then
                 awk '$1 == "usage_usec" { print $2 }' "$(job_cgroup cpu "$1" "$2")/cpu.stat"
         else
-                echo $(($(cat "$(job_cgroup cpuacct "$1" "$2")/cpuacct.usage) / 1000))
+                local ns
+                ns=$(cat "$(job_cgroup cpuacct "$1" "$2")/cpuacct.usage")
+                echo $((ns / 1000))
         fi
 }
+
+# stat_fields PID: the fields of /proc/PID/stat after the command name, from the state on
+# (so a name with spaces or parentheses cannot shift them): $1 state, $20 start time.
+stat_fields() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null; }
 
 # job_procs AGENT ID: "pid:starttime" of every process in a job's cgroup (pid reuse proof).
 job_procs() {
@@ -98,12 +104,14 @@ job_procs() {
         dir=$(job_cgroup pids "$1" "$2")
         [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ] && dir=$(job_cgroup "" "$1" "$2")
         for pid in $(cat "$dir/cgroup.procs"); do
-                echo "$pid:$(awk '{ print $22 }' "/proc/$pid/stat" 2>/dev/null)"
+                echo "$pid:$(stat_fields "$pid" | awk '{ print $20 }')"
         done
 }
 
-# alive PID:STARTTIME: true while that very process exists.
+# alive PID:STARTTIME: true while that very process exists and has not exited (a zombie has:
+# it only waits for its parent, or init, to collect its status).
 alive() {
-        local pid=${1%%:*} start=${1##*:}
-        [ -r "/proc/$pid/stat" ] && [ "$(awk '{ print $22 }' "/proc/$pid/stat" 2>/dev/null)" = "$start" ]
+        local pid=${1%%:*} start=${1##*:} fields
+        fields=$(stat_fields "$pid") || return 1
+        [ -n "$fields" ] && [ "$(awk '{ print $20 }' <<<"$fields")" = "$start" ] && [ "$(awk '{ print $1 }' <<<"$fields")" != Z ]
 }
