@@ -14,6 +14,7 @@ TEST_NAME=$(basename "$0" .sh)
 PREFIX="ct$$-"
 DIR=$(mktemp -d "/tmp/colony-$TEST_NAME-XXXXXX")
 chmod 755 "$DIR"
+cd "$DIR" # jobs write colony-<id>.out into their working directory
 export COLONY_SOCKET="$DIR/controller.sock"
 STARTED_PIDS=()
 
