@@ -1,0 +1,102 @@
+/* test_jobstore.c - the durable job table on a real SQLite file: what is put survives a reopen. */
+#include "check_main.h"
+#include "jobstore.h"
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static char dir[64], path[96];
+
+static void setup(void) {
+        strcpy(dir, "/tmp/colony-test-store-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(dir));
+        snprintf(path, sizeof(path), "%s/controller.db", dir);
+}
+
+static void teardown(void) {
+        char f[128];
+        const char *suffixes[] = { "", "-wal", "-shm" };
+        for (size_t i = 0; i < 3; i++) {
+                snprintf(f, sizeof(f), "%s%s", path, suffixes[i]);
+                unlink(f);
+        }
+        rmdir(dir);
+}
+
+static job make_job(uint64_t id, job_state state) {
+        job j = { .id = id, .uid = 1000, .gid = 1000, .user = strdup("ada"), .state = state, .submit_usec = 5 };
+        j.spec.argv = calloc(3, sizeof(char *));
+        j.spec.argv[0] = strdup("/bin/echo");
+        j.spec.argv[1] = strdup("hello world");
+        j.spec.env = calloc(2, sizeof(char *));
+        j.spec.env[0] = strdup("HOME=/home/ada");
+        j.spec.cwd = strdup("/home/ada");
+        j.spec.name = strdup("greet");
+        j.spec.req = (res_t){ .mcpu = 500, .mem = 1 << 26 };
+        return j;
+}
+
+typedef struct loaded {
+        job *jobs[8];
+        int n;
+} loaded;
+
+static int collect(void *userdata, job *j) {
+        loaded *l = userdata;
+        l->jobs[l->n++] = j;
+        return 0;
+}
+
+START_TEST(jobs_survive_a_reopen_with_their_env) {
+        jobstore *s;
+        char err[256];
+        ck_assert_int_eq(jobstore_open(path, &s, err, sizeof(err)), 0);
+        job a = make_job(1, JOB_PENDING), b = make_job(2, JOB_RUNNING);
+        b.node = strdup("node1");
+        ck_assert_int_eq(jobstore_put(s, &a), 0);
+        ck_assert_int_eq(jobstore_put(s, &b), 0);
+        b.state = JOB_OOM_KILLED; /* an update replaces the row */
+        b.result.oom_kills = 1;
+        b.result.error = strdup("killed by the OOM killer");
+        ck_assert_int_eq(jobstore_put(s, &b), 0);
+        jobstore_close(s);
+
+        loaded l = { 0 };
+        ck_assert_int_eq(jobstore_open(path, &s, err, sizeof(err)), 0);
+        ck_assert_int_eq(jobstore_load(s, collect, &l), 0);
+        jobstore_close(s);
+        ck_assert_int_eq(l.n, 2);
+        ck_assert_uint_eq(l.jobs[0]->id, 1);
+        ck_assert_str_eq(l.jobs[0]->spec.argv[1], "hello world");
+        ck_assert_str_eq(l.jobs[0]->spec.env[0], "HOME=/home/ada");
+        ck_assert_int_eq(l.jobs[1]->state, JOB_OOM_KILLED);
+        ck_assert_str_eq(l.jobs[1]->node, "node1");
+        ck_assert_uint_eq(l.jobs[1]->result.oom_kills, 1);
+        for (int i = 0; i < l.n; i++) {
+                job_free(l.jobs[i]);
+                free(l.jobs[i]);
+        }
+        job_free(&a);
+        job_free(&b);
+}
+END_TEST
+
+START_TEST(unreadable_database_is_a_clear_error) {
+        jobstore *s;
+        char err[256];
+        ck_assert_int_lt(jobstore_open("/nonexistent/dir/controller.db", &s, err, sizeof(err)), 0);
+        ck_assert_ptr_nonnull(strstr(err, "/nonexistent/dir/controller.db"));
+}
+END_TEST
+
+static Suite *jobstore_suite(void) {
+        Suite *s = suite_create("jobstore");
+        TCase *tc = tcase_create("jobstore");
+        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_add_test(tc, jobs_survive_a_reopen_with_their_env);
+        tcase_add_test(tc, unreadable_database_is_a_clear_error);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+COLONY_CHECK_MAIN(jobstore_suite)

@@ -1,0 +1,220 @@
+/* test_state.c - the controller's state machine, driven with plain structs and recorded actions. */
+#include "check_main.h"
+#include "state.h"
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MiB ((int64_t)1 << 20)
+
+typedef struct recorder {
+        int persisted, launched, cancelled, ended;
+        uint64_t launch_ids[64];
+        char launch_nodes[64][16];
+        uint64_t ended_ids[64];
+        int fail_persist;
+} recorder;
+
+static int rec_persist(void *u, const job *j) {
+        (void)j;
+        recorder *r = u;
+        r->persisted++;
+        return r->fail_persist ? -EIO : 0;
+}
+
+static void rec_launch(void *u, ctl_node *n, const job *j) {
+        recorder *r = u;
+        r->launch_ids[r->launched] = j->id;
+        snprintf(r->launch_nodes[r->launched++], 16, "%s", n->name);
+}
+
+static void rec_cancel(void *u, ctl_node *n, const job *j, int grace_ms) {
+        (void)n, (void)j, (void)grace_ms;
+        ((recorder *)u)->cancelled++;
+}
+
+static void rec_ended(void *u, const job *j) {
+        recorder *r = u;
+        r->ended_ids[r->ended++] = j->id;
+}
+
+static const ctl_actions actions = { rec_persist, rec_launch, rec_cancel, rec_ended };
+static ctl_state st;
+static recorder rec;
+static char err[PROTO_ERRLEN];
+
+static void setup(void) {
+        memset(&rec, 0, sizeof(rec));
+        ctl_config cfg = { .policy = SCHED_FIRST_FIT, .order = SCHED_STRICT_FIFO, .max_pending = 100, .kill_grace_ms = 100 };
+        ctl_init(&st, &cfg, &actions, &rec);
+}
+
+static void teardown(void) {
+        ctl_free(&st);
+}
+
+static uint64_t submit_as(uid_t uid, int64_t mcpu, int64_t mem) {
+        job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .name = strdup("j"),
+                          .req = { .mcpu = mcpu, .mem = mem } };
+        spec.argv[0] = strdup("/bin/true");
+        uint64_t id = 0;
+        int r = ctl_submit(&st, uid, uid, "u", &spec, 1000, &id, err);
+        job_spec_free(&spec);
+        return r < 0 ? 0 : id;
+}
+
+static ctl_node *node(const char *name, int64_t mcpu, int64_t mem, const uint64_t *running, size_t n) {
+        ctl_node *out = NULL;
+        ck_assert_int_eq(ctl_node_up(&st, name, (res_t){ .mcpu = mcpu, .mem = mem }, "v1", "/x", running, n,
+                                     (void *)1, 1000, &out, err), 0);
+        return out;
+}
+
+static void finish_ok(ctl_node *n, uint64_t id) {
+        job_result res = { 0 };
+        ck_assert_int_eq(ctl_job_finished(&st, n, id, JOB_COMPLETED, &res, 2000), 0);
+}
+
+START_TEST(jobs_start_in_submission_order_as_capacity_frees) {
+        ctl_node *n = node("a", 1000, 1024 * MiB, NULL, 0);
+        uint64_t ids[4];
+        for (int i = 0; i < 4; i++)
+                ids[i] = submit_as(1000, 500, 64 * MiB);
+        ck_assert_int_eq(ctl_schedule(&st), 2);
+        ck_assert_uint_eq(rec.launch_ids[0], ids[0]);
+        ck_assert_uint_eq(rec.launch_ids[1], ids[1]);
+        ck_assert_int_eq(ctl_find_job(&st, ids[2])->state, JOB_PENDING);
+        ck_assert_uint_eq(st.npending, 2);
+
+        finish_ok(n, ids[1]);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_uint_eq(rec.launch_ids[2], ids[2]);
+        ck_assert_int_eq(n->used.mcpu, 1000);
+        ck_assert_uint_eq(rec.ended_ids[0], ids[1]);
+        ck_assert_uint_eq(st.npending, 1);
+}
+END_TEST
+
+START_TEST(impossible_requests_are_refused_once_a_node_is_known) {
+        ck_assert_uint_ne(submit_as(0, 100000000, MiB), 0); /* no node yet: accepted, waits */
+        node("a", 2000, 1024 * MiB, NULL, 0);
+        ck_assert_uint_eq(submit_as(0, 100000000, MiB), 0);
+        ck_assert_ptr_nonnull(strstr(err, "no node has 100000 CPUs (largest: 2)"));
+        ck_assert_uint_eq(submit_as(0, 1000, 4096 * MiB), 0);
+        ck_assert_ptr_nonnull(strstr(err, "memory"));
+        ck_assert_uint_eq(st.njobs, 1);
+}
+END_TEST
+
+START_TEST(a_failed_write_refuses_the_submission) {
+        rec.fail_persist = 1;
+        ck_assert_uint_eq(submit_as(0, 100, MiB), 0);
+        ck_assert_ptr_nonnull(strstr(err, "could not record"));
+        ck_assert_uint_eq(st.njobs, 0);
+        ck_assert_uint_eq(st.npending, 0);
+}
+END_TEST
+
+START_TEST(queue_cap) {
+        st.cfg.max_pending = 2;
+        ck_assert_uint_ne(submit_as(0, 100, MiB), 0);
+        ck_assert_uint_ne(submit_as(0, 100, MiB), 0);
+        ck_assert_uint_eq(submit_as(0, 100, MiB), 0);
+        ck_assert_ptr_nonnull(strstr(err, "queue full"));
+}
+END_TEST
+
+START_TEST(only_owner_or_root_may_cancel) {
+        node("a", 1000, 1024 * MiB, NULL, 0);
+        uint64_t mine = submit_as(1000, 1000, MiB), queued = submit_as(1000, 1000, MiB);
+        ctl_schedule(&st);
+        ck_assert_int_eq(ctl_cancel(&st, mine, 2000, 1500, err), -EPERM);
+        ck_assert_int_eq(ctl_cancel(&st, 999, 0, 1500, err), -ENOENT);
+        ck_assert_int_eq(ctl_cancel(&st, mine, 1000, 1500, err), 0); /* running: the agent is asked */
+        ck_assert_int_eq(rec.cancelled, 1);
+        ck_assert_int_eq(ctl_find_job(&st, mine)->state, JOB_RUNNING);
+        ck_assert_int_eq(ctl_cancel(&st, queued, 0, 1500, err), 0); /* pending: ends at once */
+        ck_assert_int_eq(ctl_find_job(&st, queued)->state, JOB_CANCELLED);
+        ck_assert_uint_eq(st.npending, 0);
+        ck_assert_int_eq(ctl_cancel(&st, queued, 0, 1600, err), -EALREADY);
+}
+END_TEST
+
+START_TEST(a_lost_node_loses_its_jobs_and_frees_nothing_twice) {
+        ctl_node *a = node("a", 1000, 1024 * MiB, NULL, 0);
+        node("b", 1000, 1024 * MiB, NULL, 0);
+        uint64_t j1 = submit_as(0, 1000, MiB), j2 = submit_as(0, 1000, MiB), j3 = submit_as(0, 1000, MiB);
+        ck_assert_int_eq(ctl_schedule(&st), 2);
+        ctl_node_down(&st, a, "disconnected", 3000);
+        ck_assert_int_eq(ctl_find_job(&st, j1)->state, JOB_LOST);
+        ck_assert_str_eq(ctl_find_job(&st, j1)->result.error, "agent a disconnected");
+        ck_assert_int_eq(ctl_find_job(&st, j2)->state, JOB_RUNNING);
+        ck_assert_int_eq(a->used.mcpu, 0);
+        ck_assert_int_eq(ctl_schedule(&st), 0); /* j3 must not go to the down node */
+        ck_assert_int_eq(ctl_find_job(&st, j3)->state, JOB_PENDING);
+        job_result res = { 0 };
+        ck_assert_int_eq(ctl_job_finished(&st, a, j1, JOB_COMPLETED, &res, 4000), -ENOENT);
+}
+END_TEST
+
+START_TEST(reconnect_keeps_listed_jobs_and_loses_the_rest) {
+        node("a", 2000, 1024 * MiB, NULL, 0);
+        uint64_t j1 = submit_as(0, 1000, MiB), j2 = submit_as(0, 1000, MiB);
+        ctl_schedule(&st);
+        ctl_node *a = ctl_find_node(&st, "a");
+        a->up = false; /* the controller restarted: it knows the node, the agent must say hello */
+        a->link = NULL;
+        ctl_node *again = node("a", 2000, 1024 * MiB, &j2, 1);
+        ck_assert_ptr_eq(again, a);
+        ck_assert_int_eq(ctl_find_job(&st, j1)->state, JOB_LOST);
+        ck_assert_int_eq(ctl_find_job(&st, j2)->state, JOB_RUNNING);
+        ck_assert_int_eq(a->used.mcpu, 1000);
+        ctl_node *dup = NULL;
+        ck_assert_int_eq(ctl_node_up(&st, "a", (res_t){ 1, 1, 0 }, "v1", "/", NULL, 0, NULL, 1, &dup, err), -EEXIST);
+}
+END_TEST
+
+START_TEST(silent_nodes_time_out) {
+        ctl_node *a = node("a", 1000, 1024 * MiB, NULL, 0);
+        uint64_t j = submit_as(0, 1000, MiB);
+        ctl_schedule(&st);
+        ctl_check_silence(&st, 1000 + 4000000, 5000000);
+        ck_assert(a->up);
+        ctl_check_silence(&st, 1000 + 6000000, 5000000);
+        ck_assert(!a->up);
+        ck_assert_int_eq(ctl_find_job(&st, j)->state, JOB_LOST);
+}
+END_TEST
+
+START_TEST(restored_running_jobs_wait_for_their_node) {
+        job *j = calloc(1, sizeof(*j));
+        *j = (job){ .id = 41, .state = JOB_RUNNING, .node = strdup("gone"), .spec = { .req = { 500, MiB, 0 } } };
+        ck_assert_int_eq(ctl_restore(&st, j, 1000), 0);
+        ck_assert_uint_eq(st.next_id, 42);
+        ctl_node *gone = ctl_find_node(&st, "gone");
+        ck_assert(!gone->up);
+        ck_assert_int_eq(gone->used.mcpu, 500);
+        ctl_check_silence(&st, 1000 + 6000000, 5000000);
+        ck_assert_int_eq(j->state, JOB_LOST);
+        ck_assert_int_eq(gone->used.mcpu, 0);
+}
+END_TEST
+
+static Suite *state_suite(void) {
+        Suite *s = suite_create("state");
+        TCase *tc = tcase_create("state");
+        tcase_add_checked_fixture(tc, setup, teardown);
+        tcase_add_test(tc, jobs_start_in_submission_order_as_capacity_frees);
+        tcase_add_test(tc, impossible_requests_are_refused_once_a_node_is_known);
+        tcase_add_test(tc, a_failed_write_refuses_the_submission);
+        tcase_add_test(tc, queue_cap);
+        tcase_add_test(tc, only_owner_or_root_may_cancel);
+        tcase_add_test(tc, a_lost_node_loses_its_jobs_and_frees_nothing_twice);
+        tcase_add_test(tc, reconnect_keeps_listed_jobs_and_loses_the_rest);
+        tcase_add_test(tc, silent_nodes_time_out);
+        tcase_add_test(tc, restored_running_jobs_wait_for_their_node);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+COLONY_CHECK_MAIN(state_suite)
