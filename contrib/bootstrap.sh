@@ -10,7 +10,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build="$top/build"
 mode=${1:-}
 
-packages=(build-essential cmake pkg-config libcgroup-dev libsystemd-dev libcjson-dev libglpk-dev
+packages=(build-essential cmake pkg-config libsystemd-dev libcjson-dev libglpk-dev
           check libsqlite3-dev jq util-linux)
 
 install_missing() {
