@@ -95,18 +95,24 @@ static void handle_queue(ctl_server *srv, conn *c, const cJSON *msg) {
 
 static const char *const id_only[] = { "id", NULL };
 
-static void handle_show(ctl_server *srv, conn *c, const cJSON *msg) {
+/* The job a show or wait names, or NULL after replying with the error. */
+static const job *requested_job(ctl_server *srv, conn *c, const cJSON *msg) {
         uint64_t id;
         if (request_id(c, msg, id_only, &id) < 0)
-                return;
+                return NULL;
         const job *j = ctl_find_job(&srv->state, id);
         if (!j) {
                 char err[PROTO_ERRLEN];
                 snprintf(err, sizeof(err), "no job %llu", (unsigned long long)id);
                 reply_error(c, err);
-                return;
         }
-        reply(c, job_reply(j));
+        return j;
+}
+
+static void handle_show(ctl_server *srv, conn *c, const cJSON *msg) {
+        const job *j = requested_job(srv, c, msg);
+        if (j)
+                reply(c, job_reply(j));
 }
 
 static void handle_cancel(ctl_server *srv, conn *c, const cJSON *msg) {
@@ -129,16 +135,9 @@ static void handle_cancel(ctl_server *srv, conn *c, const cJSON *msg) {
 }
 
 static void handle_wait(ctl_server *srv, conn *c, const cJSON *msg) {
-        uint64_t id;
-        if (request_id(c, msg, id_only, &id) < 0)
+        const job *j = requested_job(srv, c, msg);
+        if (!j)
                 return;
-        const job *j = ctl_find_job(&srv->state, id);
-        if (!j) {
-                char err[PROTO_ERRLEN];
-                snprintf(err, sizeof(err), "no job %llu", (unsigned long long)id);
-                reply_error(c, err);
-                return;
-        }
         if (job_state_is_terminal(j->state)) {
                 reply(c, job_reply(j));
                 return;
@@ -149,7 +148,7 @@ static void handle_wait(ctl_server *srv, conn *c, const cJSON *msg) {
                 return;
         }
         srv->waiters = w;
-        srv->waiters[srv->nwaiters++] = (waiter){ .client = c, .job_id = id };
+        srv->waiters[srv->nwaiters++] = (waiter){ .client = c, .job_id = j->id };
 }
 
 static cJSON *node_to_json(const ctl_node *n) {
