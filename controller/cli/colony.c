@@ -41,6 +41,7 @@ void cli_catch_signals(void) {
 }
 
 static void verror(const cli *c, const char *fmt, va_list ap) {
+        fflush(stdout); /* keep the order in which things happened when both go to one place */
         fprintf(stderr, "colony: %s%s", c->command ? c->command->name : "", c->command ? ": " : "");
         vfprintf(stderr, fmt, ap);
         fputc('\n', stderr);
@@ -66,14 +67,16 @@ int cli_usage_error(const cli *c, const char *fmt, ...) {
 /* Handle getopt_long's complaint about argv[optind - 1]. */
 static int bad_option(const cli *c, int r, char **argv) {
         const char *arg = argv[optind - 1];
-        const char *what = c->command ? c->command->name : "--help";
+        char hint[64];
 
+        snprintf(hint, sizeof(hint), "see colony %s%s--help", c->command ? c->command->name : "",
+                 c->command ? " " : "");
         if (r == ':')
-                cli_error(c, "option '%s' needs a value (see colony %s --help)", arg, what);
+                cli_error(c, "option '%s' needs a value (%s)", arg, hint);
         else if (optopt && (size_t)optopt < 0x100 && arg[0] == '-' && arg[1] != '-')
-                cli_error(c, "unknown option '-%c' (see colony %s --help)", optopt, what);
+                cli_error(c, "unknown option '-%c' (%s)", optopt, hint);
         else
-                cli_error(c, "unknown option '%s' (see colony %s --help)", arg, what);
+                cli_error(c, "unknown option '%s' (%s)", arg, hint);
         return CLI_OPTS_BAD;
 }
 

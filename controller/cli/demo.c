@@ -27,6 +27,7 @@
 #define UP_TIMEOUT_MS 15000
 #define WAIT_TIMEOUT_MS 120000 /* the four jobs take about 6 s */
 #define ERRLEN 1024
+#define LOG_TAIL_LINES 15
 #define MB ((int64_t)1 << 20)
 
 enum { CPU_HALF, MEM_FITS, MEM_OVER, QUEUED, N_JOBS };
@@ -97,19 +98,21 @@ static int demo_start(demo *d) {
                        d->dir);
         fflush(stdout);
         r = dev_up(&o, &d->cl, err, sizeof(err));
-        if (r < 0) {
+        if (r < 0 && r != -EINTR) { /* an interrupt is reported once, by run_demo */
                 cli_error(d->c, "%s", err);
                 if (d->cl.failed_log[0])
-                        dev_print_log_tail(d->cl.failed_log, 15, stderr);
-                return r;
+                        dev_print_log_tail(d->cl.failed_log, LOG_TAIL_LINES, stderr);
         }
+        if (r < 0)
+                return r;
         d->up = true;
         return 0;
 }
 
-static int demo_submit(demo *d, demo_job *j) {
+/* Submit j and add a line about it to t. Returns 0 or -errno (error printed). */
+static int demo_submit(demo *d, demo_job *j, fmt_table *t) {
         char *argv[6] = {d->stress, (char *)j->args[0], (char *)j->args[1], (char *)j->args[2], NULL, NULL};
-        char out[PATH_MAX + 64], err[ERRLEN], cpus[FMT_BUF], mem[FMT_BUF];
+        char out[PATH_MAX + 64], err[ERRLEN], id[32], cpus[FMT_BUF], mem[FMT_BUF], req[3 * FMT_BUF], *cmd;
         extern char **environ;
         job_spec s = {.name = (char *)j->name, .argv = argv, .env = environ, .cwd = d->dir,
                       .stdout_path = out, .req = {.mcpu = j->mcpu, .mem = j->mem}};
@@ -117,13 +120,17 @@ static int demo_submit(demo *d, demo_job *j) {
 
         snprintf(out, sizeof(out), "%s/%s.out", d->dir, j->name);
         r = jobs_submit(d->cl.socket, &s, &j->id, NULL, err, sizeof(err));
-        if (r < 0)
+        if (r < 0) {
                 cli_error(d->c, "submitting %s: %s", j->name, err);
-        else if (!d->c->json)
-                printf("  job %" PRIu64 "  %-8s  --cpus %-3s --mem %-4s  colony-stress %s %s %s\t%s\n", j->id,
-                       j->name, units_format_cpus(j->mcpu, cpus, sizeof(cpus)),
-                       units_format_size(j->mem, mem, sizeof(mem)), j->args[0], j->args[1],
-                       j->args[2] ? j->args[2] : "", j->what);
+                return r;
+        }
+        snprintf(id, sizeof(id), "%" PRIu64, j->id);
+        snprintf(req, sizeof(req), "--cpus %s --mem %s", units_format_cpus(j->mcpu, cpus, sizeof(cpus)),
+                 units_format_size(j->mem, mem, sizeof(mem)));
+        argv[0] = "colony-stress";
+        cmd = fmt_argv(argv);
+        r = fmt_table_row(t, id, j->name, req, cmd, j->what);
+        free(cmd);
         return r;
 }
 
@@ -141,7 +148,7 @@ static int demo_wait(demo *d) {
                 clock_gettime(CLOCK_MONOTONIC, &t);
                 int left = WAIT_TIMEOUT_MS - (int)((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
                 r = jobs_wait(d->cl.socket, j->id, left > 0 ? left : 0, &j->rec, &reply, err, sizeof(err));
-                if (r < 0)
+                if (r < 0 && r != -EINTR) /* an interrupt is reported once, by run_demo */
                         cli_error(d->c, "waiting for %s (job %" PRIu64 "): %s", j->name, j->id, err);
                 j->ended = r == 0;
                 if (r == 0 && d->records)
@@ -185,7 +192,10 @@ static void print_table(const demo *d) {
         fmt_table_free(&t);
 }
 
-static void say_cpu_half(const demo_job *j) {
+#define LINE 512
+#define WRAP 78
+
+static void say_cpu_half(const demo_job *j, char *out) {
         const job *r = &j->rec;
         double run = seconds(run_usec(r)), cpu = seconds((int64_t)r->result.cpu_usec);
         double rate = run > 0 ? cpu / run : 0, limit = (double)j->mcpu / 1000;
@@ -193,25 +203,25 @@ static void say_cpu_half(const demo_job *j) {
 
         units_format_cpus(j->mcpu, lim, sizeof(lim));
         if (r->state != JOB_COMPLETED)
-                printf("* %s should have completed but ended %s.\n", j->name, job_state_name(r->state));
+                snprintf(out, LINE, "%s should have completed but ended %s.", j->name, job_state_name(r->state));
         else if (rate <= limit * 1.1)
-                printf("* %s was held to %.2f cores (limit %s): %.1f CPU-s in %.1f s of spinning.\n", j->name, rate,
-                       lim, cpu, run);
+                snprintf(out, LINE, "%s was held to %.2f cores (limit %s): %.1f CPU-s in %.1f s of spinning.",
+                         j->name, rate, lim, cpu, run);
         else
-                printf("* %s used %.2f cores although its limit is %s: %.1f CPU-s in %.1f s.\n", j->name, rate, lim,
-                       cpu, run);
+                snprintf(out, LINE, "%s used %.2f cores although its limit is %s: %.1f CPU-s in %.1f s.", j->name,
+                         rate, lim, cpu, run);
 }
 
-static void say_mem_fits(const demo_job *j) {
+static void say_mem_fits(const demo_job *j, char *out) {
         char peak[FMT_BUF], lim[FMT_BUF];
 
         units_format_size((int64_t)j->rec.result.mem_peak, peak, sizeof(peak));
         units_format_size(j->mem, lim, sizeof(lim));
         if (j->rec.state == JOB_COMPLETED)
-                printf("* %s peaked at %s, within its %s limit, and completed.\n", j->name, peak, lim);
+                snprintf(out, LINE, "%s peaked at %s, within its %s limit, and completed.", j->name, peak, lim);
         else
-                printf("* %s peaked at %s under its %s limit but ended %s.\n", j->name, peak, lim,
-                       job_state_name(j->rec.state));
+                snprintf(out, LINE, "%s peaked at %s under its %s limit but ended %s.", j->name, peak, lim,
+                         job_state_name(j->rec.state));
 }
 
 /* True when a was running for the whole moment t (its end included). */
@@ -219,21 +229,21 @@ static bool running_at(const job *a, int64_t t) {
         return a->start_usec && a->start_usec <= t && a->end_usec >= t;
 }
 
-static void say_mem_over(const demo *d) {
+static void say_mem_over(const demo *d, char *out) {
         const demo_job *j = &d->jobs[MEM_OVER];
-        const job *r = &j->rec;
-        bool others = running_at(&d->jobs[CPU_HALF].rec, r->end_usec) && running_at(&d->jobs[MEM_FITS].rec, r->end_usec) &&
-                      d->jobs[CPU_HALF].rec.state == JOB_COMPLETED && d->jobs[MEM_FITS].rec.state == JOB_COMPLETED;
+        const job *r = &j->rec, *cpu = &d->jobs[CPU_HALF].rec, *fits = &d->jobs[MEM_FITS].rec;
+        bool others = running_at(cpu, r->end_usec) && running_at(fits, r->end_usec) &&
+                      cpu->state == JOB_COMPLETED && fits->state == JOB_COMPLETED;
         char lim[FMT_BUF];
 
         units_format_size(j->mem, lim, sizeof(lim));
         if (r->state == JOB_OOM_KILLED)
-                printf("* %s touched more than its %s limit and was OOM-killed (%" PRIu64 " OOM kill%s)%s.\n", j->name,
-                       lim, r->result.oom_kills, r->result.oom_kills == 1 ? "" : "s",
-                       others ? " while the others kept running" : "");
+                snprintf(out, LINE, "%s touched more than its %s limit and was OOM-killed (%" PRIu64 " OOM kill%s)%s.",
+                         j->name, lim, r->result.oom_kills, r->result.oom_kills == 1 ? "" : "s",
+                         others ? " while the others kept running" : "");
         else
-                printf("* %s should have been OOM-killed at its %s limit but ended %s.\n", j->name, lim,
-                       job_state_name(r->state));
+                snprintf(out, LINE, "%s should have been OOM-killed at its %s limit but ended %s.", j->name, lim,
+                         job_state_name(r->state));
 }
 
 /* The job that ended last before t, the one whose cores let queued start. */
@@ -247,7 +257,7 @@ static const demo_job *freed_by(const demo *d, int64_t t) {
         return best;
 }
 
-static void say_queued(const demo *d) {
+static void say_queued(const demo *d, char *out) {
         const demo_job *j = &d->jobs[QUEUED], *freer;
         const job *r = &j->rec;
         char need[FMT_BUF], held[FMT_BUF], waited[FMT_BUF];
@@ -255,41 +265,55 @@ static void say_queued(const demo *d) {
         units_format_cpus(j->mcpu, need, sizeof(need));
         units_format_cpus(d->jobs[CPU_HALF].mcpu + d->jobs[MEM_FITS].mcpu + d->jobs[MEM_OVER].mcpu, held, sizeof(held));
         if (!r->start_usec) {
-                printf("* %s never started (%s).\n", j->name, job_state_name(r->state));
+                snprintf(out, LINE, "%s never started (%s).", j->name, job_state_name(r->state));
                 return;
         }
         fmt_duration(r->start_usec - r->submit_usec, waited, sizeof(waited));
         freer = freed_by(d, r->start_usec);
-        printf("* %s needed %s CPUs while the three jobs ahead of it held %s of the %s, so it waited %s", j->name,
-               need, held, DEMO_AGENT_CPUS, waited);
         if (freer)
-                printf(" and started once %s ended and freed its share.\n", freer->name);
+                snprintf(out, LINE, "%s needed %s CPUs while the three jobs ahead of it held %s of the %s, so it "
+                         "waited %s and started once %s ended and freed its share.", j->name, need, held,
+                         DEMO_AGENT_CPUS, waited, freer->name);
         else
-                printf(" (no job ended before it started: it did not really wait).\n");
+                snprintf(out, LINE, "%s needed %s CPUs and started after %s, before any job ahead of it ended: "
+                         "it did not wait for capacity.", j->name, need, waited);
 }
 
-/* The sentence about where the jobs ran, from the agent's node record. */
-static void say_where(const demo *d) {
+/* A string field of the agent's node record, or NULL. */
+static const char *node_field(const demo *d, const char *name) {
         const cJSON *node = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d->cl.nodes, "nodes"), 0);
-        const char *mode = "?", *root = "?";
+        const char *value = NULL;
         char perr[PROTO_ERRLEN];
 
-        proto_get_str(node, "cgroup_mode", &mode, perr);
-        proto_get_str(node, "cgroup_root", &root, perr);
-        printf("* Each job ran in its own cgroup (cgroup %s) below %s on agent %s; the limits were the\n"
-               "  kernel's, not colony's: it only created the cgroups and read their accounting.\n",
-               mode, root, d->cl.agents[0].name);
+        return proto_get_str(node, name, &value, perr) == 0 ? value : NULL;
+}
+
+/* Where the jobs ran. */
+static void say_where(const demo *d, char *out) {
+        const char *mode = node_field(d, "cgroup_mode"), *root = node_field(d, "cgroup_root");
+
+        mode = mode ? mode : "?";
+        root = root ? root : "the agent's subtree";
+        snprintf(out, LINE, "The kernel enforced these limits: each job ran in a cgroup of its own (cgroup %s), "
+                 "job-<id> below %s.", mode, root);
 }
 
 static void demo_report(const demo *d) {
+        char line[LINE];
+
         printf("\nWhat happened:\n\n");
         print_table(d);
         putchar('\n');
-        say_cpu_half(&d->jobs[CPU_HALF]);
-        say_mem_fits(&d->jobs[MEM_FITS]);
-        say_mem_over(d);
-        say_queued(d);
-        say_where(d);
+        say_cpu_half(&d->jobs[CPU_HALF], line);
+        fmt_wrap(stdout, "* ", line, WRAP);
+        say_mem_fits(&d->jobs[MEM_FITS], line);
+        fmt_wrap(stdout, "* ", line, WRAP);
+        say_mem_over(d, line);
+        fmt_wrap(stdout, "* ", line, WRAP);
+        say_queued(d, line);
+        fmt_wrap(stdout, "* ", line, WRAP);
+        say_where(d, line);
+        fmt_wrap(stdout, "* ", line, WRAP);
 }
 
 /* Whether every job ended as expected; the first that did not is named in reason. */
@@ -311,6 +335,25 @@ static int remove_entry(const char *path, const struct stat *st, int type, struc
         return (type == FTW_DP ? rmdir(path) : unlink(path)) < 0 && errno != ENOENT ? -1 : 0;
 }
 
+/* After the stop: say so, and that the agent's cgroup subtree went with it. */
+static int check_gone(const demo *d) {
+        const char *root = node_field(d, "cgroup_root");
+
+        if (root && access(root, F_OK) == 0) {
+                cli_error(d->c, "%s is still there after stopping agent %s", root, d->cl.agents[0].name);
+                return -EBUSY;
+        }
+        char line[LINE];
+
+        if (d->c->json)
+                return 0;
+        snprintf(line, sizeof(line), "Stopped agent %s and the controller; %s is gone.", d->cl.agents[0].name,
+                 root ? root : "the agent's cgroup subtree");
+        putchar('\n');
+        fmt_wrap(stdout, "", line, WRAP);
+        return 0;
+}
+
 /* Stop the cluster (whatever state the demo is in) and remove the directory unless keep. */
 static int demo_stop(demo *d, bool keep) {
         char err[ERRLEN];
@@ -328,9 +371,8 @@ static int demo_stop(demo *d, bool keep) {
                         keep = true;
                         r = -EBUSY;
                 }
-        if (!d->c->json && d->up)
-                printf("\nStopped the controller and agent %s; their cgroups and processes are gone.\n",
-                       d->cl.nagents ? d->cl.agents[0].name : "?");
+        if (d->up && r == 0)
+                r = check_gone(d);
         if (d->dir_made && !keep && nftw(d->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) < 0) {
                 cli_error(d->c, "cannot remove %s: %s", d->dir, strerror(errno));
                 r = -EIO;
@@ -344,13 +386,20 @@ static int demo_stop(demo *d, bool keep) {
 static int demo_run(demo *d) {
         int r = 0;
 
-        if (!d->c->json)
-                printf("Submitting four jobs:\n");
+        static const char *const headers[] = {"ID", "JOB", "REQUEST", "COMMAND", "WHY"};
+        fmt_table t;
+
+        r = fmt_table_init(&t, 5, headers);
         for (int i = 0; i < N_JOBS && r == 0; i++)
-                r = cli_interrupted ? -EINTR : demo_submit(d, &d->jobs[i]);
+                r = cli_interrupted ? -EINTR : demo_submit(d, &d->jobs[i], &t);
+        if (!d->c->json && t.nrows > 1) {
+                printf("Submitted four jobs:\n\n");
+                fmt_table_print(&t, stdout);
+        }
+        fmt_table_free(&t);
         if (r == 0) {
                 if (!d->c->json)
-                        printf("Waiting for them to end...\n");
+                        printf("\nWaiting for them to end...\n");
                 fflush(stdout);
                 r = demo_wait(d);
         }

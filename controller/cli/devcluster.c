@@ -191,6 +191,8 @@ static int write_pid_file(const char *dir, const dev_daemon *d, bool agent, char
         pid_path(path, dir, d->name, agent);
         snprintf(text, sizeof(text), "%d\n", (int)d->pid);
         r = file_write(path, text, 0644);
+        if (r == 0 && chmod(path, 0644) < 0) /* whatever the umask: down may run as another admin */
+                r = -errno;
         if (r < 0)
                 snprintf(err, errlen, "cannot write %s: %s", path, strerror(-r));
         return r;

@@ -172,3 +172,23 @@ int fmt_json(const cJSON *value) {
         free(text);
         return 0;
 }
+
+void fmt_wrap(FILE *f, const char *lead, const char *text, int width) {
+        int indent = (int)text_width(lead), col = indent;
+
+        fputs(lead, f);
+        for (const char *w = text + strspn(text, " "); *w; w += strspn(w, " ")) {
+                int len = (int)strcspn(w, " ");
+                if (col > indent && col + 1 + len > width) {
+                        fprintf(f, "\n%*s", indent, "");
+                        col = indent;
+                } else if (col > indent) {
+                        fputc(' ', f);
+                        col++;
+                }
+                fprintf(f, "%.*s", len, w);
+                col += len;
+                w += len;
+        }
+        fputc('\n', f);
+}

@@ -38,3 +38,7 @@ void fmt_table_free(fmt_table *t);
 struct cJSON;
 /* Print a JSON value, indented, with a newline, to stdout. Returns 0 or -ENOMEM. */
 int fmt_json(const struct cJSON *value);
+
+/* Print text to f word-wrapped at width columns: lead ("* ") before the first line, the others
+ * indented as far, each line ending in a newline. */
+void fmt_wrap(FILE *f, const char *lead, const char *text, int width);

@@ -445,8 +445,8 @@ static void field(const char *key, const char *value) {
 static void show_request(const job *j) {
         char cpus[FMT_BUF], mem[FMT_BUF], line[3 * FMT_BUF];
 
-        snprintf(line, sizeof(line), "%s CPUs, %s memory, ", units_format_cpus(j->spec.req.mcpu, cpus, sizeof(cpus)),
-                 units_format_size(j->spec.req.mem, mem, sizeof(mem)));
+        snprintf(line, sizeof(line), "%s CPU%s, %s memory, ", units_format_cpus(j->spec.req.mcpu, cpus, sizeof(cpus)),
+                 j->spec.req.mcpu == 1000 ? "" : "s", units_format_size(j->spec.req.mem, mem, sizeof(mem)));
         if (j->spec.req.pids > 0)
                 snprintf(line + strlen(line), sizeof(line) - strlen(line), "%" PRId64 " tasks", j->spec.req.pids);
         else
@@ -513,7 +513,7 @@ static void show_job(const job *j) {
         field("command:", cmdline ? cmdline : "?");
         field("cwd:", j->spec.cwd);
         field("stdout:", j->spec.stdout_path);
-        field("stderr:", j->spec.stderr_path);
+        field("stderr:", j->spec.stderr_path ? j->spec.stderr_path : "with stdout");
         free(cmdline);
 }
 
@@ -556,6 +556,17 @@ static const char cancel_usage[] =
         "whole cgroup after a grace period. Only the job's owner or root may cancel it.\n"
         "Exits 1 if any cancel failed.\n";
 
+/* True when text already names "job <id>" (so a prefix naming it again would stutter). */
+static bool names_job(const char *text, uint64_t id) {
+        char needle[32];
+        size_t n = (size_t)snprintf(needle, sizeof(needle), "job %" PRIu64, id);
+
+        for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+                if (p[n] < '0' || p[n] > '9')
+                        return true;
+        return false;
+}
+
 /* One cancel request; prints the outcome. Returns 0 or -errno. */
 static int cancel_one(const cli *c, const char *sock, uint64_t id) {
         char err[ERRLEN];
@@ -563,7 +574,9 @@ static int cancel_one(const cli *c, const char *sock, uint64_t id) {
         int r;
 
         r = client_simple(sock, "cancel", id, "cancelled", REQUEST_TIMEOUT_MS, &reply, err, sizeof(err));
-        if (r < 0)
+        if (r < 0 && names_job(err, id))
+                cli_error(c, "%s", err);
+        else if (r < 0)
                 cli_error(c, "job %" PRIu64 ": %s", id, err);
         else if (c->json)
                 fmt_json(reply);
@@ -624,15 +637,29 @@ static const char wait_usage[] =
         "  still running after --timeout              124\n"
         "  no such job, no controller                 1; bad usage 2\n";
 
-/* "job 7 (hog) oom-killed after 1.2 s: SIGKILL: killed by the OOM killer (memory limit 64.0M)" */
+/* The error text without a leading "<state>: " that would repeat the state; NULL when nothing
+ * is left. */
+static const char *error_detail(const job *j) {
+        const char *state = job_state_name(j->state), *e = j->result.error;
+        size_t n = strlen(state);
+
+        if (e && strncmp(e, state, n) == 0 && (e[n] == ':' || e[n] == '\0'))
+                e += n + strspn(e + n, ": ");
+        return e && *e ? e : NULL;
+}
+
+/* "job 7 (hog) oom-killed after 1.2 s: killed by the OOM killer (memory limit 64.0M)",
+ * "job 8 (x) completed after 4.0 s: exit 0", "job 9 (y) failed, never started: execve ..." */
 static void print_final(const job *j) {
+        const char *detail = error_detail(j);
         char ran[FMT_BUF], how[FMT_BUF];
 
         printf("job %" PRIu64 " (%s) %s", j->id, j->spec.name ? j->spec.name : "-", job_state_name(j->state));
         if (j->start_usec && j->end_usec)
                 printf(" after %s", fmt_duration(j->end_usec - j->start_usec, ran, sizeof(ran)));
-        printf(": %s%s%s\n", outcome_describe(j, how, sizeof(how)), j->result.error ? ": " : "",
-               j->result.error ? j->result.error : "");
+        else if (j->state != JOB_LOST)
+                printf(", never started");
+        printf(": %s\n", detail ? detail : outcome_describe(j, how, sizeof(how)));
 }
 
 /* --timeout SECONDS into milliseconds. Returns 0 or EXIT_USAGE after printing why. */

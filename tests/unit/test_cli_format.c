@@ -84,6 +84,20 @@ START_TEST(tables_align_columns_to_the_widest_cell) {
 }
 END_TEST
 
+START_TEST(text_wraps_at_word_boundaries) {
+        char *out = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&out, &len);
+
+        fmt_wrap(f, "* ", "one two three four five six seven", 16);
+        fmt_wrap(f, "- ", "averyveryverylongword x", 8);
+        fclose(f);
+        ck_assert_str_eq(out, "* one two three\n  four five six\n  seven\n"
+                              "- averyveryverylongword\n  x\n");
+        free(out);
+}
+END_TEST
+
 int main(void) {
         Suite *s = suite_create("cli_format");
         TCase *tc = tcase_create("format");
@@ -95,6 +109,7 @@ int main(void) {
         tcase_add_test(tc, signals_by_name_or_number);
         tcase_add_test(tc, command_lines_are_shell_quoted);
         tcase_add_test(tc, tables_align_columns_to_the_widest_cell);
+        tcase_add_test(tc, text_wraps_at_word_boundaries);
         suite_add_tcase(s, tc);
         sr = srunner_create(s);
         srunner_run_all(sr, CK_NORMAL);
