@@ -55,12 +55,14 @@ static int parse_line(config *cfg, char *text, char *section, size_t section_len
                 return 0;
         if (*s == '[') {
                 char *close = strchr(s, ']');
-                if (!close || close[1] != '\0' || close == s + 1 || (size_t)(close - s) >= section_len) {
+                if (close)
+                        *close = '\0';
+                char *name = trim(s + 1);
+                if (!close || close[1] != '\0' || !*name || strlen(name) >= section_len) {
                         snprintf(err, errlen, "%s:%d: malformed section header", cfg->path, line);
                         return -EINVAL;
                 }
-                *close = '\0';
-                snprintf(section, section_len, "%s", trim(s + 1));
+                snprintf(section, section_len, "%s", name);
                 return 0;
         }
         char *eq = strchr(s, '=');
@@ -95,6 +97,7 @@ int config_load(const char *path, config *cfg, char *err, size_t errlen) {
         }
         if (!(cfg->path = strdup(path))) {
                 fclose(f);
+                snprintf(err, errlen, "%s: out of memory", path);
                 return -ENOMEM;
         }
         char *buf = NULL, section[128] = "";
@@ -102,6 +105,10 @@ int config_load(const char *path, config *cfg, char *err, size_t errlen) {
         int line = 0, r = 0;
         while (r == 0 && getline(&buf, &cap, f) >= 0)
                 r = parse_line(cfg, buf, section, sizeof(section), ++line, err, errlen);
+        if (r == 0 && ferror(f)) { /* a directory opens fine and fails here with EISDIR */
+                r = errno ? -errno : -EIO;
+                snprintf(err, errlen, "%s: %s", path, strerror(-r));
+        }
         free(buf);
         fclose(f);
         if (r == -ENOMEM)
@@ -149,7 +156,9 @@ int config_get_cpus(const config *cfg, const char *key, int64_t *out, char *err,
 }
 
 int config_get_uint(const config *cfg, const char *key, int64_t max, int64_t *out, char *err, size_t errlen) {
-        return get_typed(cfg, key, units_parse_uint, max, "a whole number in range", out, err, errlen);
+        char what[64];
+        snprintf(what, sizeof(what), "a whole number from 0 to %lld", (long long)max);
+        return get_typed(cfg, key, units_parse_uint, max, what, out, err, errlen);
 }
 
 int config_check_keys(const config *cfg, const char *const *allowed, char *err, size_t errlen) {

@@ -56,7 +56,7 @@ static int get_path(const cJSON *obj, const char *field, bool required, char **o
         if (!*out)
                 return required ? invalid(err, "%s: required", field) : 0;
         if ((*out)[0] != '/' || strlen(*out) >= 4096)
-                return invalid(err, "%s: must be an absolute path", field);
+                return invalid(err, "%s: must be an absolute path (shorter than 4096 bytes)", field);
         return 0;
 }
 
@@ -87,8 +87,10 @@ static bool is_group_path(const char *s) {
 static int check_label(const char *value, const char *field, bool group, char err[PROTO_ERRLEN]) {
         if (!value)
                 return 0;
-        if (!*value || strlen(value) > JOB_NAME_MAX)
-                return invalid(err, "%s: must be 1 to 128 characters", field);
+        if (!*value || strlen(value) > JOB_NAME_MAX) {
+                snprintf(err, PROTO_ERRLEN, "%s: must be 1 to %d characters", field, JOB_NAME_MAX);
+                return -EINVAL;
+        }
         if (group ? !is_group_path(value) : !is_printable_name(value))
                 return invalid(err, group ? "%s: must look like dept/team (letters, digits, _ . -)"
                                           : "%s: must not contain control characters",
@@ -122,6 +124,17 @@ static int get_request(const cJSON *obj, res_t *req, char err[PROTO_ERRLEN]) {
         return r == -ENOENT ? 0 : r;
 }
 
+/* The name of a job submitted without one: its program's base name, made displayable. */
+static int default_name(job_spec *spec) {
+        const char *base = strrchr(spec->argv[0], '/') + 1;
+        if (!(spec->name = strndup(*base ? base : spec->argv[0], JOB_NAME_MAX)))
+                return -ENOMEM;
+        for (char *p = spec->name; *p; p++)
+                if (iscntrl((unsigned char)*p))
+                        *p = '?';
+        return 0;
+}
+
 static int spec_parse(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]) {
         int r = proto_get_strv(obj, "argv", JOB_ARGV_MAX, true, &spec->argv, err);
         if (r == -ENOENT || (r == 0 && !spec->argv[0]))
@@ -138,17 +151,13 @@ static int spec_parse(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]) 
             (r = get_path(obj, "stderr_path", false, &spec->stderr_path, err)) < 0 ||
             (r = get_opt_str(obj, "name", &spec->name, err)) < 0 ||
             (r = get_opt_str(obj, "group", &spec->group, err)) < 0 ||
-            (r = get_opt_str(obj, "job_type", &spec->job_type, err)) < 0 || (r = get_request(obj, &spec->req, err)) < 0 ||
+            (r = get_opt_str(obj, "job_type", &spec->job_type, err)) < 0 ||
+            (r = get_request(obj, &spec->req, err)) < 0 ||
             (r = check_label(spec->name, "name", false, err)) < 0 ||
             (r = check_label(spec->group, "group", true, err)) < 0 ||
             (r = check_label(spec->job_type, "job_type", false, err)) < 0)
                 return r;
-        if (!spec->name) {
-                const char *base = strrchr(spec->argv[0], '/') + 1;
-                if (!(spec->name = strndup(*base ? base : spec->argv[0], JOB_NAME_MAX)))
-                        return -ENOMEM;
-        }
-        return 0;
+        return spec->name ? 0 : default_name(spec);
 }
 
 int job_spec_from_json(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]) {
@@ -273,6 +282,12 @@ cJSON *job_to_json(const job *j) {
         return obj;
 }
 
+/* An optional string array; absent leaves *out NULL. */
+static int get_opt_strv(const cJSON *obj, const char *field, char ***out, char err[PROTO_ERRLEN]) {
+        int r = proto_get_strv(obj, field, JOB_ARGV_MAX, true, out, err);
+        return r == -ENOENT ? 0 : r;
+}
+
 static int record_parse(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
         int64_t id, uid, gid, submit, start, end;
         const char *state;
@@ -296,7 +311,7 @@ static int record_parse(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
         j->start_usec = start;
         j->end_usec = end;
         if ((r = get_opt_str(obj, "user", &j->user, err)) < 0 || (r = get_opt_str(obj, "node", &j->node, err)) < 0 ||
-            (r = proto_get_strv(obj, "argv", JOB_ARGV_MAX, true, &j->spec.argv, err)) < 0 ||
+            (r = get_opt_strv(obj, "argv", &j->spec.argv, err)) < 0 ||
             (r = get_opt_str(obj, "cwd", &j->spec.cwd, err)) < 0 ||
             (r = get_opt_str(obj, "stdout_path", &j->spec.stdout_path, err)) < 0 ||
             (r = get_opt_str(obj, "stderr_path", &j->spec.stderr_path, err)) < 0 ||
@@ -313,6 +328,8 @@ static int record_parse(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
 int job_from_json(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
         *j = (job){ 0 };
         int r = record_parse(obj, j, err);
+        if (r == -ENOMEM)
+                snprintf(err, PROTO_ERRLEN, "out of memory");
         if (r < 0)
                 job_free(j);
         return r;
@@ -323,4 +340,5 @@ void job_free(job *j) {
         free(j->node);
         job_spec_free(&j->spec);
         job_result_free(&j->result);
+        *j = (job){ 0 };
 }

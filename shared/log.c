@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <systemd/sd-journal.h>
 #include <time.h>
@@ -12,9 +13,20 @@ static const char *log_ident = "colony";
 static int log_to_journal;
 static int log_max_priority = LOG_INFO;
 
+/* True when $JOURNAL_STREAM ("dev:ino") names our stderr. A child of a systemd service
+ * inherits the variable even when its stderr goes elsewhere, so the variable alone is not enough. */
+static int stderr_is_journal(void) {
+        const char *e = getenv("JOURNAL_STREAM");
+        unsigned long long dev, ino;
+        struct stat st;
+        if (!e || sscanf(e, "%llu:%llu", &dev, &ino) != 2 || fstat(STDERR_FILENO, &st) < 0)
+                return 0;
+        return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
+
 void log_open(const char *ident, int to_journal, int max_priority) {
         log_ident = ident;
-        log_to_journal = to_journal < 0 ? getenv("JOURNAL_STREAM") != NULL : to_journal;
+        log_to_journal = to_journal < 0 ? stderr_is_journal() : to_journal;
         log_max_priority = max_priority;
 }
 
@@ -25,7 +37,8 @@ static const char *priority_name(int priority) {
 
 static void log_line(int priority, const char *text) {
         if (log_to_journal) {
-                sd_journal_print(priority, "%s", text);
+                sd_journal_send("MESSAGE=%s", text, "PRIORITY=%d", priority & 7, "SYSLOG_IDENTIFIER=%s", log_ident,
+                                NULL);
                 return;
         }
         struct timeval tv;
@@ -34,18 +47,22 @@ static void log_line(int priority, const char *text) {
         gettimeofday(&tv, NULL);
         localtime_r(&tv.tv_sec, &tm);
         strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+        /* stderr is unbuffered: glibc formats the whole line and writes it at once, so lines of
+         * several processes sharing a terminal or file do not interleave */
         fprintf(stderr, "%s.%03ld %s[%d] %s: %s\n", stamp, (long)tv.tv_usec / 1000, log_ident, (int)getpid(),
                 priority_name(priority), text);
 }
 
 static void log_vmsg(int priority, const char *suffix, const char *fmt, va_list ap) {
-        if (priority > log_max_priority)
+        if ((priority & 7) > log_max_priority)
                 return;
+        int saved = errno; /* callers log between a failure and its errno check */
         char text[2048];
         int n = vsnprintf(text, sizeof(text), fmt, ap);
         if (suffix && n >= 0 && (size_t)n < sizeof(text))
                 snprintf(text + n, sizeof(text) - (size_t)n, ": %s", suffix);
         log_line(priority, text);
+        errno = saved;
 }
 
 void log_msg(int priority, const char *fmt, ...) {
@@ -56,11 +73,9 @@ void log_msg(int priority, const char *fmt, ...) {
 }
 
 int log_errno(int priority, int err, const char *fmt, ...) {
-        int saved = errno;
         va_list ap;
         va_start(ap, fmt);
         log_vmsg(priority, strerror(err < 0 ? -err : err), fmt, ap);
         va_end(ap);
-        errno = saved;
         return err;
 }

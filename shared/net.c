@@ -1,6 +1,7 @@
 /* net.c - socket set-up for the daemons and the CLI. */
 #include "net.h"
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -27,23 +28,40 @@ static int fail_close(int fd, int r) {
         return r;
 }
 
-int net_listen_unix(const char *path, mode_t mode) {
-        struct sockaddr_un sa;
-        int r = unix_address(path, &sa);
-        if (r < 0)
-                return r;
+/* Remove a stale socket file at path. Anything but a socket is left alone (-EEXIST), and so is
+ * a socket some process still listens on (-EADDRINUSE): a second daemon must not steal it. */
+static int remove_stale_socket(const char *path, const struct sockaddr_un *sa) {
         struct stat st;
-        if (lstat(path, &st) == 0) {
-                if (!S_ISSOCK(st.st_mode))
-                        return -EEXIST; /* never remove something that is not a stale socket */
-                if (unlink(path) < 0)
-                        return -errno;
-        }
+        if (lstat(path, &st) < 0)
+                return errno == ENOENT ? 0 : -errno;
+        if (!S_ISSOCK(st.st_mode))
+                return -EEXIST;
         int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         if (fd < 0)
                 return -errno;
-        if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || chmod(path, mode) < 0 || listen(fd, 128) < 0)
+        /* non-blocking: a listener with a full backlog answers EAGAIN instead of stalling us */
+        int live = connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0 || errno == EAGAIN;
+        close(fd);
+        if (live)
+                return -EADDRINUSE;
+        return unlink(path) < 0 && errno != ENOENT ? -errno : 0;
+}
+
+int net_listen_unix(const char *path, mode_t mode) {
+        struct sockaddr_un sa;
+        int r = unix_address(path, &sa);
+        if (r < 0 || (r = remove_stale_socket(path, &sa)) < 0)
+                return r;
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return -errno;
+        if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
                 return fail_close(fd, -errno);
+        if (chmod(path, mode) < 0 || listen(fd, 128) < 0) {
+                r = -errno;
+                unlink(path);
+                return fail_close(fd, r);
+        }
         return fd;
 }
 
@@ -78,8 +96,11 @@ int net_split_hostport(const char *hostport, char *host, size_t hostlen, uint16_
         if (len == 0 || len >= hostlen)
                 return -EINVAL;
         char *stop;
+        /* digits only: strtoul would also take "+80", " 80" and "-0" */
+        if (!isdigit((unsigned char)colon[1]))
+                return -EINVAL;
         unsigned long p = strtoul(colon + 1, &stop, 10);
-        if (!colon[1] || *stop || p > 65535)
+        if (*stop || p > 65535)
                 return -EINVAL;
         memcpy(host, start, len);
         host[len] = '\0';
@@ -146,24 +167,29 @@ static int await_connect(int fd, int timeout_ms) {
         return -soerr;
 }
 
-int net_connect_tcp(const char *hostport, int timeout_ms) {
-        struct addrinfo *ai;
-        int r = resolve(hostport, 0, &ai);
-        if (r < 0)
-                return r;
+/* Connect to one resolved address within timeout_ms. Returns a blocking fd or -errno. */
+static int connect_one(const struct addrinfo *ai, int timeout_ms) {
         int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        if (fd < 0) {
-                r = -errno;
-                freeaddrinfo(ai);
-                return r;
-        }
-        r = connect(fd, ai->ai_addr, ai->ai_addrlen) < 0 ? -errno : 0;
-        freeaddrinfo(ai);
+        if (fd < 0)
+                return -errno;
+        int r = connect(fd, ai->ai_addr, ai->ai_addrlen) < 0 ? -errno : 0;
         if (r == -EINPROGRESS)
                 r = await_connect(fd, timeout_ms);
+        int flags = r < 0 ? 0 : fcntl(fd, F_GETFL);
+        if (r == 0 && (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0))
+                r = -errno;
+        return r < 0 ? fail_close(fd, r) : fd;
+}
+
+int net_connect_tcp(const char *hostport, int timeout_ms) {
+        struct addrinfo *res;
+        int r = resolve(hostport, 0, &res);
         if (r < 0)
-                return fail_close(fd, r);
-        if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0)
-                return fail_close(fd, -errno);
-        return fd;
+                return r;
+        /* "localhost" may give ::1 first while the controller listens on 127.0.0.1: try each */
+        for (const struct addrinfo *ai = res; ai; ai = ai->ai_next)
+                if ((r = connect_one(ai, timeout_ms)) >= 0)
+                        break;
+        freeaddrinfo(res);
+        return r;
 }

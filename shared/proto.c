@@ -1,6 +1,7 @@
 /* proto.c - framing and field access for colony's JSON protocol (docs/protocol.md). */
 #include "proto.h"
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -71,11 +72,44 @@ int proto_frame(const cJSON *msg, char **out, size_t *len) {
         return 0;
 }
 
+static uint32_t frame_length(const char *p) {
+        const unsigned char *u = (const unsigned char *)p;
+        return (uint32_t)u[0] << 24 | (uint32_t)u[1] << 16 | (uint32_t)u[2] << 8 | u[3];
+}
+
+static bool length_ok(uint32_t n) {
+        return n >= 1 && n <= PROTO_MAX_MSG;
+}
+
+/* True when the header at the start of the stream, completed from data if need be, announces
+ * a bad length. */
+static bool bad_header(const proto_reader *r, const void *data, size_t n) {
+        if (r->len + n < PROTO_HEADER)
+                return false;
+        char header[PROTO_HEADER];
+        size_t have = r->len < PROTO_HEADER ? r->len : PROTO_HEADER;
+        if (have > 0)
+                memcpy(header, r->buf, have);
+        if (have < PROTO_HEADER)
+                memcpy(header + have, data, PROTO_HEADER - have);
+        return !length_ok(frame_length(header));
+}
+
 int proto_reader_feed(proto_reader *r, const void *data, size_t n) {
-        if (r->len + n > r->cap) {
+        /* After a bad length the stream is dead: keep the header for proto_reader_next to report,
+         * and none of the body it announced. */
+        if (bad_header(r, data, n))
+                n = r->len < PROTO_HEADER ? PROTO_HEADER - r->len : 0;
+        if (n == 0)
+                return 0;
+        size_t need = r->len + n;
+        if (need > r->cap) {
                 size_t cap = r->cap ? r->cap : 4096;
-                while (cap < r->len + n)
+                while (cap < need)
                         cap *= 2;
+                /* doubling must not reserve more than one whole frame */
+                if (cap > PROTO_HEADER + PROTO_MAX_MSG)
+                        cap = need > PROTO_HEADER + PROTO_MAX_MSG ? need : PROTO_HEADER + PROTO_MAX_MSG;
                 char *buf = realloc(r->buf, cap);
                 if (!buf)
                         return -ENOMEM;
@@ -83,66 +117,80 @@ int proto_reader_feed(proto_reader *r, const void *data, size_t n) {
                 r->cap = cap;
         }
         memcpy(r->buf + r->len, data, n);
-        r->len += n;
+        r->len = need;
         return 0;
 }
 
-static uint32_t frame_length(const char *p) {
-        const unsigned char *u = (const unsigned char *)p;
-        return (uint32_t)u[0] << 24 | (uint32_t)u[1] << 16 | (uint32_t)u[2] << 8 | u[3];
+/* Set err from fmt and return code (a negative errno). */
+__attribute__((format(printf, 3, 4))) static int fail(int code, char err[PROTO_ERRLEN], const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, PROTO_ERRLEN, fmt, ap);
+        va_end(ap);
+        return code;
 }
 
-/* Validate one decoded frame body. Returns 0 or -errno with err set. */
-static int check_message(const cJSON *msg, char err[PROTO_ERRLEN]) {
-        if (!cJSON_IsObject(msg)) {
-                snprintf(err, PROTO_ERRLEN, "malformed message: not a JSON object");
-                return -EBADMSG;
-        }
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(msg, "v");
-        if (!cJSON_IsNumber(v)) {
-                snprintf(err, PROTO_ERRLEN, "protocol version missing (want %d)", PROTO_VERSION);
-                return -EPROTO;
-        }
-        if (v->valuedouble != PROTO_VERSION) {
-                snprintf(err, PROTO_ERRLEN, "protocol version %g not supported (want %d)", v->valuedouble,
-                         PROTO_VERSION);
-                return -EPROTO;
-        }
-        if (!proto_type(msg)) {
-                snprintf(err, PROTO_ERRLEN, "malformed message: no \"type\" string");
-                return -EBADMSG;
-        }
+/* Check what every message must have: an object with "v" and "type". Returns 0 or -errno. */
+static int check_envelope(const cJSON *m, char err[PROTO_ERRLEN]) {
+        if (!cJSON_IsObject(m))
+                return fail(-EBADMSG, err, "malformed message: not a JSON object");
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(m, "v");
+        if (!v)
+                return fail(-EPROTO, err, "protocol version missing (want %d)", PROTO_VERSION);
+        if (!cJSON_IsNumber(v))
+                return fail(-EPROTO, err, "protocol version is not a number (want %d)", PROTO_VERSION);
+        if (v->valuedouble != PROTO_VERSION)
+                return fail(-EPROTO, err, "protocol version %g not supported (want %d)", v->valuedouble,
+                            PROTO_VERSION);
+        if (!proto_type(m))
+                return fail(-EBADMSG, err, "malformed message: no \"type\" string");
         return 0;
+}
+
+static bool is_json_space(char c) {
+        return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* Parse one frame body: exactly one JSON object. Returns 0 and sets *msg, or -errno with err set. */
+static int parse_body(const char *body, size_t n, cJSON **msg, char err[PROTO_ERRLEN]) {
+        const char *end = NULL;
+        cJSON *m = cJSON_ParseWithLengthOpts(body, n, &end, false);
+        if (!m)
+                return fail(-EBADMSG, err, "malformed JSON");
+        /* whitespace may follow the object; anything else is a second value or garbage */
+        while (end < body + n && is_json_space(*end))
+                end++;
+        int r = end == body + n ? check_envelope(m, err) : fail(-EBADMSG, err, "malformed JSON: data after the object");
+        if (r < 0)
+                cJSON_Delete(m);
+        else
+                *msg = m;
+        return r;
+}
+
+/* Check a frame header. Returns the body length, or -EMSGSIZE with err set. */
+static int64_t check_header(const char *header, char err[PROTO_ERRLEN]) {
+        uint32_t n = frame_length(header);
+        if (length_ok(n))
+                return n;
+        if (n == 0)
+                return fail(-EMSGSIZE, err, "empty message (length 0)");
+        return fail(-EMSGSIZE, err, "message of %" PRIu32 " bytes exceeds the %d-byte limit", n, PROTO_MAX_MSG);
 }
 
 int proto_reader_next(proto_reader *r, cJSON **msg, char err[PROTO_ERRLEN]) {
         if (r->len < PROTO_HEADER)
                 return 0;
-        uint32_t n = frame_length(r->buf);
-        if (n == 0 || n > PROTO_MAX_MSG) {
-                if (n == 0)
-                        snprintf(err, PROTO_ERRLEN, "empty message");
-                else
-                        snprintf(err, PROTO_ERRLEN, "message of %u bytes exceeds the %d-byte limit", n,
-                                 PROTO_MAX_MSG);
-                return -EMSGSIZE;
-        }
-        if (r->len < PROTO_HEADER + (size_t)n)
+        int64_t n = check_header(r->buf, err);
+        if (n < 0)
+                return (int)n;
+        size_t frame = PROTO_HEADER + (size_t)n;
+        if (r->len < frame)
                 return 0;
-        cJSON *m = cJSON_ParseWithLength(r->buf + PROTO_HEADER, n);
-        memmove(r->buf, r->buf + PROTO_HEADER + n, r->len - PROTO_HEADER - n);
-        r->len -= PROTO_HEADER + n;
-        if (!m) {
-                snprintf(err, PROTO_ERRLEN, "malformed message: invalid JSON");
-                return -EBADMSG;
-        }
-        int ret = check_message(m, err);
-        if (ret < 0) {
-                cJSON_Delete(m);
-                return ret;
-        }
-        *msg = m;
-        return 1;
+        int ret = parse_body(r->buf + PROTO_HEADER, (size_t)n, msg, err);
+        memmove(r->buf, r->buf + frame, r->len - frame);
+        r->len -= frame;
+        return ret < 0 ? ret : 1;
 }
 
 void proto_reader_free(proto_reader *r) {
@@ -172,26 +220,39 @@ int proto_send(int fd, const cJSON *msg) {
         return r;
 }
 
-int proto_recv(int fd, cJSON **msg, char err[PROTO_ERRLEN]) {
-        proto_reader reader = { 0 };
-        char buf[65536];
-        int r;
-        err[0] = '\0';
-        while ((r = proto_reader_next(&reader, msg, err)) == 0) {
-                ssize_t n = read(fd, buf, sizeof(buf));
-                if (n < 0 && errno == EINTR)
+/* Read exactly n bytes. Returns 0, -ECONNRESET at end of file, or -errno. */
+static int read_exact(int fd, char *buf, size_t n) {
+        for (size_t off = 0; off < n;) {
+                ssize_t k = read(fd, buf + off, n - off);
+                if (k < 0 && errno == EINTR)
                         continue;
-                if (n <= 0) {
-                        r = n < 0 ? -errno : -ECONNRESET;
-                        break;
-                }
-                r = proto_reader_feed(&reader, buf, (size_t)n);
-                if (r < 0)
-                        break;
+                if (k < 0)
+                        return -errno;
+                if (k == 0)
+                        return -ECONNRESET;
+                off += (size_t)k;
         }
-        /* one request, one reply: bytes after the reply would be a protocol error anyway */
-        proto_reader_free(&reader);
-        return r < 0 ? r : 0;
+        return 0;
+}
+
+int proto_recv(int fd, cJSON **msg, char err[PROTO_ERRLEN]) {
+        /* Read the frame and not a byte more: what follows belongs to the caller's next call. */
+        char header[PROTO_HEADER];
+        err[0] = '\0';
+        int r = read_exact(fd, header, PROTO_HEADER);
+        if (r < 0)
+                return r;
+        int64_t n = check_header(header, err);
+        if (n < 0)
+                return (int)n;
+        char *body = malloc((size_t)n);
+        if (!body)
+                return -ENOMEM;
+        r = read_exact(fd, body, (size_t)n);
+        if (r == 0)
+                r = parse_body(body, (size_t)n, msg, err);
+        free(body);
+        return r;
 }
 
 int proto_get_int(const cJSON *msg, const char *field, int64_t min, int64_t max, int64_t *out,
@@ -255,7 +316,8 @@ int proto_get_strv(const cJSON *msg, const char *field, size_t max_items, bool a
         const cJSON *item;
         cJSON_ArrayForEach(item, arr) {
                 if (!cJSON_IsString(item) || (!allow_empty && !*item->valuestring)) {
-                        snprintf(err, PROTO_ERRLEN, "%s: item %zu must be a non-empty string", field, i);
+                        snprintf(err, PROTO_ERRLEN, "%s: item %zu must be a %sstring", field, i,
+                                 allow_empty ? "" : "non-empty ");
                         strv_free(v);
                         return -EINVAL;
                 }
@@ -268,19 +330,31 @@ int proto_get_strv(const cJSON *msg, const char *field, size_t max_items, bool a
         return 0;
 }
 
+/* True when a field before item has item's name. */
+static bool seen_before(const cJSON *msg, const cJSON *item) {
+        for (const cJSON *prev = msg->child; prev != item; prev = prev->next)
+                if (strcmp(prev->string, item->string) == 0)
+                        return true;
+        return false;
+}
+
 int proto_check_fields(const cJSON *msg, const char *const *allowed, char err[PROTO_ERRLEN]) {
+        if (!cJSON_IsObject(msg))
+                return fail(-EINVAL, err, "malformed message: not a JSON object");
+        const char *type = proto_type(msg) ? proto_type(msg) : "message";
         const cJSON *item;
+        /* Fields before the current one are known and distinct, so seen_before stays short even
+         * for a hostile message of a million fields. */
         cJSON_ArrayForEach(item, msg) {
+                if (seen_before(msg, item))
+                        return fail(-EINVAL, err, "duplicate field '%.64s' in %s", item->string, type);
                 if (strcmp(item->string, "v") == 0 || strcmp(item->string, "type") == 0)
                         continue;
                 const char *const *a = allowed;
                 while (*a && strcmp(*a, item->string) != 0)
                         a++;
-                if (!*a) {
-                        snprintf(err, PROTO_ERRLEN, "unknown field '%.64s' in %s", item->string,
-                                 proto_type(msg) ? proto_type(msg) : "message");
-                        return -EINVAL;
-                }
+                if (!*a)
+                        return fail(-EINVAL, err, "unknown field '%.64s' in %.64s", item->string, type);
         }
         return 0;
 }

@@ -36,7 +36,8 @@ typedef struct proto_reader {
         size_t cap;
 } proto_reader;
 
-/* Append n bytes read from the socket. Returns 0 or -ENOMEM. */
+/* Append n bytes read from the socket. Returns 0 or -ENOMEM. Bytes after a header announcing
+ * a bad length are dropped unread (proto_reader_next reports the error; the stream is dead). */
 int proto_reader_feed(proto_reader *r, const void *data, size_t n);
 /* Take the next whole message. Returns 1 and sets *msg (caller owns it), 0 when more bytes are
  * needed, or a negative errno with a one-line reason in err: -EMSGSIZE (length 0 or above
@@ -65,7 +66,8 @@ int proto_get_strv(const cJSON *msg, const char *field, size_t max_items, bool a
                    char ***out, char err[PROTO_ERRLEN]);
 
 /* Reject fields not listed in allowed (a NULL-terminated list; "v" and "type" are always
- * allowed). Returns 0, or -EINVAL with "unknown field 'x'" in err. */
+ * allowed), and fields given twice. Returns 0, or -EINVAL with "unknown field 'x'" or
+ * "duplicate field 'x'" in err. */
 int proto_check_fields(const cJSON *msg, const char *const *allowed, char err[PROTO_ERRLEN]);
 
 /* Free a NULL-terminated vector of strings and its elements. NULL is fine. */

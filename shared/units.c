@@ -57,6 +57,8 @@ int units_parse_size(const char *s, int64_t *out) {
                 return s ? r : -EINVAL;
         if ((r = suffix_shift(s, &shift)) < 0)
                 return r;
+        if (shift == 0 && nano)
+                return -EINVAL; /* "1.5" bytes: there are no half bytes */
         if (whole > (RES_MEM_MAX >> shift))
                 return -ERANGE;
         __int128 bytes = ((__int128)whole << shift) + (((__int128)nano << shift) / 1000000000);
@@ -107,7 +109,8 @@ char *units_format_size(int64_t bytes, char *buf, size_t len) {
         static const char units[] = "BKMGTPE";
         int u = 0;
         double v = (double)bytes;
-        while ((v >= 1024 || v <= -1024) && units[u + 1]) {
+        /* 1023.96K would print as "1024.0K": move up before rounding can reach 1024 */
+        while ((v >= 1023.95 || v <= -1023.95) && units[u + 1]) {
                 v /= 1024;
                 u++;
         }
@@ -119,13 +122,17 @@ char *units_format_size(int64_t bytes, char *buf, size_t len) {
 }
 
 char *units_format_cpus(int64_t mcpu, char *buf, size_t len) {
-        if (mcpu % 1000 == 0)
-                snprintf(buf, len, "%lld", (long long)(mcpu / 1000));
-        else if (mcpu % 100 == 0)
-                snprintf(buf, len, "%lld.%lld", (long long)(mcpu / 1000), (long long)(mcpu % 1000 / 100));
-        else if (mcpu % 10 == 0)
-                snprintf(buf, len, "%lld.%02lld", (long long)(mcpu / 1000), (long long)(mcpu % 1000 / 10));
+        const char *sign = mcpu < 0 ? "-" : "";
+        /* negate in unsigned arithmetic: -INT64_MIN does not fit */
+        uint64_t m = mcpu < 0 ? -(uint64_t)mcpu : (uint64_t)mcpu;
+        unsigned long long whole = m / 1000, frac = m % 1000;
+        if (frac == 0)
+                snprintf(buf, len, "%s%llu", sign, whole);
+        else if (frac % 100 == 0)
+                snprintf(buf, len, "%s%llu.%llu", sign, whole, frac / 100);
+        else if (frac % 10 == 0)
+                snprintf(buf, len, "%s%llu.%02llu", sign, whole, frac / 10);
         else
-                snprintf(buf, len, "%lld.%03lld", (long long)(mcpu / 1000), (long long)(mcpu % 1000));
+                snprintf(buf, len, "%s%llu.%03llu", sign, whole, frac);
         return buf;
 }

@@ -4,7 +4,8 @@
 #include <stdint.h>
 
 /* Parse a byte size: digits with an optional fraction and an optional K, M, G or T suffix
- * (binary: K = 1024; an optional trailing "B" or "iB" is accepted, case-insensitive).
+ * (binary: K = 1024; an optional trailing "B" or "iB" is accepted, case-insensitive). A fraction
+ * needs a K/M/G/T suffix ("1.5" bytes is -EINVAL); fractions of a byte are truncated.
  * Returns 0 and sets *out, or -EINVAL (malformed, negative) or -ERANGE (above RES_MEM_MAX). */
 int units_parse_size(const char *s, int64_t *out);
 

@@ -8,8 +8,8 @@
 #define GOOD "\"argv\":[\"/bin/echo\",\"hi\"],\"cwd\":\"/tmp\",\"mcpu\":500,\"mem\":67108864"
 
 static int parse(const char *body, job_spec *spec, char err[PROTO_ERRLEN]) {
-        char text[1024];
-        snprintf(text, sizeof(text), "{\"v\":1,\"type\":\"submit\",%s}", body);
+        char text[2048];
+        ck_assert_int_lt(snprintf(text, sizeof(text), "{\"v\":1,\"type\":\"submit\",%s}", body), (int)sizeof(text));
         cJSON *obj = cJSON_Parse(text);
         ck_assert_ptr_nonnull(obj);
         *spec = (job_spec){ 0 };
@@ -53,6 +53,30 @@ static const struct {
         { GOOD ",\"name\":\"\"", "name" },
         { GOOD ",\"name\":\"a\\nb\"", "name" },
         { GOOD ",\"stdout_path\":\"out.txt\"", "stdout_path" },
+        { GOOD ",\"stderr_path\":\"\"", "stderr_path" },
+        { GOOD ",\"stderr_path\":7", "stderr_path" },
+        { "\"argv\":\"/bin/x\",\"cwd\":\"/\",\"mcpu\":1,\"mem\":1", "argv" },
+        { "\"argv\":[\"/bin/x\",3],\"cwd\":\"/\",\"mcpu\":1,\"mem\":1", "argv" },
+        { "\"argv\":[\"\"],\"cwd\":\"/\",\"mcpu\":1,\"mem\":1", "argv" },
+        { "\"argv\":[\"/bin/x\"],\"cwd\":[\"/\"],\"mcpu\":1,\"mem\":1", "cwd" },
+        { "\"argv\":[\"/bin/x\"],\"cwd\":\"/\",\"mcpu\":1099511627777,\"mem\":1", "mcpu" },
+        { "\"argv\":[\"/bin/x\"],\"cwd\":\"/\",\"mcpu\":0.5,\"mem\":1", "mcpu" },
+        { "\"argv\":[\"/bin/x\"],\"cwd\":\"/\",\"mcpu\":\"1\",\"mem\":1", "mcpu" },
+        { "\"argv\":[\"/bin/x\"],\"cwd\":\"/\",\"mem\":1", "mcpu" },
+        { "\"argv\":[\"/bin/x\"],\"cwd\":\"/\",\"mcpu\":1,\"mem\":1152921504606846977", "mem" },
+        { "\"argv\":[\"/bin/x\"],\"cwd\":\"/\",\"mcpu\":1,\"mem\":0", "mem" },
+        { GOOD ",\"pids\":1073741825", "pids" },
+        { GOOD ",\"pids\":2.5", "pids" },
+        { GOOD ",\"env\":\"A=1\"", "env" },
+        { GOOD ",\"env\":[\"\"]", "env" },
+        { GOOD ",\"group\":\"/a\"", "group" },
+        { GOOD ",\"group\":\"a/\"", "group" },
+        { GOOD ",\"group\":\"\"", "group" },
+        { GOOD ",\"group\":\"dept/t\u00e9am\"", "group" },
+        { GOOD ",\"job_type\":\"\"", "job_type" },
+        { GOOD ",\"job_type\":\"x\\ty\"", "job_type" },
+        { GOOD ",\"name\":false", "name" },
+        { GOOD ",\"name\":\"bell\\u0007\"", "name" },
 };
 
 START_TEST(bad_specs_name_their_field) {
@@ -62,6 +86,119 @@ START_TEST(bad_specs_name_their_field) {
         ck_assert_msg(strncmp(err, bad[_i].field, strlen(bad[_i].field)) == 0, "'%s' for %s", err, bad[_i].body);
         ck_assert_ptr_null(spec.argv); /* nothing half-built is left */
         ck_assert_ptr_null(spec.name);
+}
+END_TEST
+
+START_TEST(field_errors_are_one_readable_line) {
+        job_spec spec;
+        char err[PROTO_ERRLEN];
+        ck_assert_int_eq(parse("\"argv\":[\"/bin/x\"],\"cwd\":\"/\",\"mcpu\":1,\"mem\":-1", &spec, err), -EINVAL);
+        ck_assert_str_eq(err, "mem: must be a positive number of bytes");
+        ck_assert_int_eq(parse("\"argv\":[\"/bin/x\"],\"cwd\":\"/\",\"mcpu\":0,\"mem\":1", &spec, err), -EINVAL);
+        ck_assert_str_eq(err, "mcpu: must be a positive number of milli-cores");
+        ck_assert_int_eq(parse("\"argv\":[\"bin/x\"],\"cwd\":\"/\",\"mcpu\":1,\"mem\":1", &spec, err), -EINVAL);
+        ck_assert_str_eq(err, "argv: the program must be an absolute path");
+        ck_assert_ptr_null(strchr(err, '\n'));
+}
+END_TEST
+
+/* A spec body with n argv items ("/bin/x" then "A=1"s) or n env items. Caller frees. */
+static char *many_items(const char *field, size_t n) {
+        bool env = strcmp(field, "env") == 0;
+        char *body = malloc(128 + n * 8), *p = body;
+        p += sprintf(p, "\"cwd\":\"/\",\"mcpu\":1,\"mem\":1,%s\"%s\":[", env ? "\"argv\":[\"/bin/x\"]," : "", field);
+        for (size_t i = 0; i < n; i++)
+                p += sprintf(p, "%s\"%s\"", i ? "," : "", !env && i == 0 ? "/bin/x" : "A=1");
+        strcpy(p, "]");
+        return body;
+}
+
+/* Parse a spec body of any length. */
+static int parse_long(const char *body, job_spec *spec, char err[PROTO_ERRLEN]) {
+        char *text = malloc(strlen(body) + 64);
+        sprintf(text, "{\"v\":1,\"type\":\"submit\",%s}", body);
+        cJSON *obj = cJSON_Parse(text);
+        ck_assert_ptr_nonnull(obj);
+        *spec = (job_spec){ 0 };
+        int r = job_spec_from_json(obj, spec, err);
+        cJSON_Delete(obj);
+        free(text);
+        return r;
+}
+
+START_TEST(item_limits) {
+        job_spec spec;
+        char err[PROTO_ERRLEN];
+        static const struct {
+                const char *field;
+                size_t n;
+                int ret;
+        } cases[] = { { "argv", JOB_ARGV_MAX, 0 }, { "argv", JOB_ARGV_MAX + 1, -EINVAL },
+                      { "env", JOB_ENV_MAX, 0 },   { "env", JOB_ENV_MAX + 1, -EINVAL } };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                char *body = many_items(cases[i].field, cases[i].n);
+                ck_assert_int_eq(parse_long(body, &spec, err), cases[i].ret);
+                if (cases[i].ret == 0)
+                        ck_assert_uint_eq(strv_length(strcmp(cases[i].field, "env") ? spec.argv : spec.env),
+                                          cases[i].n);
+                else
+                        ck_assert_msg(strncmp(err, cases[i].field, strlen(cases[i].field)) == 0, "%s", err);
+                job_spec_free(&spec);
+                free(body);
+        }
+}
+END_TEST
+
+START_TEST(name_limits_and_defaults) {
+        job_spec spec;
+        char err[PROTO_ERRLEN], body[512], name[JOB_NAME_MAX + 2];
+        memset(name, 'n', sizeof(name) - 1);
+        name[JOB_NAME_MAX] = '\0';
+        snprintf(body, sizeof(body), GOOD ",\"name\":\"%s\",\"group\":\"%s\"", name, name);
+        ck_assert_int_eq(parse(body, &spec, err), 0);
+        ck_assert_uint_eq(strlen(spec.name), JOB_NAME_MAX);
+        job_spec_free(&spec);
+        name[JOB_NAME_MAX] = 'n';
+        name[JOB_NAME_MAX + 1] = '\0';
+        snprintf(body, sizeof(body), GOOD ",\"name\":\"%s\"", name);
+        ck_assert_int_eq(parse(body, &spec, err), -EINVAL);
+        ck_assert_str_eq(err, "name: must be 1 to 128 characters");
+        snprintf(body, sizeof(body), GOOD ",\"group\":\"%s\"", name);
+        ck_assert_int_eq(parse(body, &spec, err), -EINVAL);
+
+        ck_assert_int_eq(parse(GOOD ",\"group\":\"Dept_1.x/team-2/sub\",\"name\":\"caf\u00e9 job\"", &spec, err), 0);
+        ck_assert_str_eq(spec.name, "caf\u00e9 job"); /* any printable text, spaces and UTF-8 included */
+        job_spec_free(&spec);
+
+        ck_assert_int_eq(parse("\"argv\":[\"/\"],\"cwd\":\"/\",\"mcpu\":1,\"mem\":1", &spec, err), 0);
+        ck_assert_str_eq(spec.name, "/");
+        job_spec_free(&spec);
+        ck_assert_int_eq(parse("\"argv\":[\"/opt/x\\ny\"],\"cwd\":\"/\",\"mcpu\":1,\"mem\":1", &spec, err), 0);
+        ck_assert_str_eq(spec.name, "x?y"); /* the default name is displayable too */
+        ck_assert_str_eq(spec.argv[0], "/opt/x\ny");
+        job_spec_free(&spec);
+}
+END_TEST
+
+START_TEST(spec_fields_cover_what_to_json_writes) {
+        job_spec spec;
+        char err[PROTO_ERRLEN];
+        ck_assert_int_eq(parse(GOOD ",\"env\":[\"A=1\"],\"pids\":64,\"name\":\"n\",\"group\":\"g\","
+                               "\"job_type\":\"t\",\"stdout_path\":\"/o\",\"stderr_path\":\"/e\"",
+                               &spec, err),
+                         0);
+        cJSON *obj = proto_new("launch");
+        ck_assert_int_eq(job_spec_to_json(&spec, obj), 0);
+        ck_assert_int_eq(proto_check_fields(obj, job_spec_fields, err), 0);
+        size_t nfields = 0;
+        while (job_spec_fields[nfields])
+                nfields++;
+        ck_assert_int_eq(cJSON_GetArraySize(obj), (int)nfields + 2); /* every field, plus v and type */
+        cJSON_AddNumberToObject(obj, "priority", 1);
+        ck_assert_int_eq(proto_check_fields(obj, job_spec_fields, err), -EINVAL);
+        ck_assert_str_eq(err, "unknown field 'priority' in launch");
+        cJSON_Delete(obj);
+        job_spec_free(&spec);
 }
 END_TEST
 
@@ -109,6 +246,55 @@ START_TEST(record_round_trip_hides_env) {
 }
 END_TEST
 
+START_TEST(record_parse_is_tolerant_but_not_blind) {
+        job j;
+        char err[PROTO_ERRLEN];
+        cJSON *obj = cJSON_Parse("{\"id\":3,\"state\":\"pending\"}");
+        ck_assert_int_eq(job_from_json(obj, &j, err), 0); /* a sparse record still displays */
+        ck_assert_uint_eq(j.id, 3);
+        ck_assert_int_eq(j.state, JOB_PENDING);
+        ck_assert_ptr_null(j.spec.argv);
+        ck_assert_ptr_null(j.node);
+        job_free(&j);
+        cJSON_Delete(obj);
+
+        static const char *const broken[] = {
+                "{\"state\":\"pending\"}",
+                "{\"id\":3}",
+                "{\"id\":0,\"state\":\"pending\"}",
+                "{\"id\":3,\"state\":\"finished\"}",
+                "{\"id\":3,\"state\":\"running\",\"argv\":\"/bin/x\"}",
+                "{\"id\":3,\"state\":\"failed\",\"exit_code\":256}",
+                "{\"id\":3,\"state\":\"failed\",\"signal\":-1}",
+                "{\"id\":3,\"state\":\"failed\",\"error\":5}",
+        };
+        for (size_t i = 0; i < sizeof(broken) / sizeof(broken[0]); i++) {
+                obj = cJSON_Parse(broken[i]);
+                ck_assert_msg(job_from_json(obj, &j, err) == -EINVAL, "%s accepted", broken[i]);
+                ck_assert_ptr_null(j.user);
+                ck_assert_ptr_null(j.spec.argv);
+                cJSON_Delete(obj);
+        }
+}
+END_TEST
+
+START_TEST(result_round_trip) {
+        job_result a = { .exit_code = 3, .cpu_usec = 1500000, .mem_peak = 3LL << 30, .oom_kills = 0 }, b;
+        char err[PROTO_ERRLEN];
+        cJSON *obj = proto_new("finished");
+        ck_assert_int_eq(job_result_to_json(&a, obj), 0);
+        ck_assert_ptr_null(cJSON_GetObjectItem(obj, "error")); /* absent when there is none */
+        ck_assert_int_eq(job_result_from_json(obj, &b, err), 0);
+        ck_assert_int_eq(b.exit_code, 3);
+        ck_assert_int_eq(b.signal, 0);
+        ck_assert_uint_eq(b.cpu_usec, 1500000);
+        ck_assert_uint_eq(b.mem_peak, 3ULL << 30);
+        ck_assert_ptr_null(b.error);
+        job_result_free(&b);
+        cJSON_Delete(obj);
+}
+END_TEST
+
 START_TEST(state_names) {
         for (int s = 0; s < _JOB_STATE_MAX; s++) {
                 job_state back;
@@ -120,6 +306,15 @@ START_TEST(state_names) {
         ck_assert(job_state_is_terminal(JOB_LOST));
         job_state unused;
         ck_assert_int_eq(job_state_from_name("done", &unused), -EINVAL);
+        ck_assert_int_eq(job_state_from_name("Pending", &unused), -EINVAL);
+        ck_assert_str_eq(job_state_name(_JOB_STATE_MAX), "invalid");
+        static const char *const names[] = { "pending",   "running",    "completed", "failed",
+                                             "cancelled", "oom-killed", "lost" };
+        for (int s = 0; s < _JOB_STATE_MAX; s++)
+                ck_assert_str_eq(job_state_name((job_state)s), names[s]);
+        ck_assert(job_state_is_terminal(JOB_COMPLETED) && job_state_is_terminal(JOB_FAILED) &&
+                  job_state_is_terminal(JOB_CANCELLED) && job_state_is_terminal(JOB_OOM_KILLED));
+        ck_assert(!job_state_is_terminal(JOB_PENDING));
 }
 END_TEST
 
@@ -128,8 +323,14 @@ static Suite *job_suite(void) {
         TCase *tc = tcase_create("job");
         tcase_add_test(tc, good_spec_gets_defaults);
         tcase_add_loop_test(tc, bad_specs_name_their_field, 0, sizeof(bad) / sizeof(bad[0]));
+        tcase_add_test(tc, field_errors_are_one_readable_line);
+        tcase_add_test(tc, item_limits);
+        tcase_add_test(tc, name_limits_and_defaults);
+        tcase_add_test(tc, spec_fields_cover_what_to_json_writes);
         tcase_add_test(tc, spec_round_trip_keeps_env);
         tcase_add_test(tc, record_round_trip_hides_env);
+        tcase_add_test(tc, record_parse_is_tolerant_but_not_blind);
+        tcase_add_test(tc, result_round_trip);
         tcase_add_test(tc, state_names);
         suite_add_tcase(s, tc);
         return s;

@@ -15,6 +15,13 @@ static const struct {
         { "-1", -EINVAL, 0 },   { "", -EINVAL, 0 },           { "abc", -EINVAL, 0 },
         { "1.5.3", -EINVAL, 0 }, { "1.", -EINVAL, 0 },        { "12X", -EINVAL, 0 },
         { "64 M", -EINVAL, 0 }, { "99999999999T", -ERANGE, 0 }, { "99999999999999999999", -ERANGE, 0 },
+        { "0.5K", 0, 512 },     { "1kib", 0, 1024 },          { "1KiB", 0, 1024 },
+        { "0.3K", 0, 307 },     { "1.5", -EINVAL, 0 },        { "1.5B", -EINVAL, 0 },
+        { "1iB", -EINVAL, 0 },  { "1Ki", -EINVAL, 0 },        { "1KBB", -EINVAL, 0 },
+        { "+1", -EINVAL, 0 },   { " 1", -EINVAL, 0 },         { "1 ", -EINVAL, 0 },
+        { ".5G", -EINVAL, 0 },  { "1P", -EINVAL, 0 },         { "1.0000000001G", -EINVAL, 0 },
+        { "1048576T", 0, RES_MEM_MAX }, { "1073741824G", 0, RES_MEM_MAX }, { "1048576.001T", -ERANGE, 0 },
+        { "1048577T", -ERANGE, 0 }, { "1152921504606846977", -ERANGE, 0 },
 };
 
 START_TEST(size_table) {
@@ -37,6 +44,10 @@ static const struct {
         { "0.001", 0, 1 },       { "0", -EINVAL, 0 },        { "0.0005", -EINVAL, 0 }, { "-1", -EINVAL, 0 },
         { "abc", -EINVAL, 0 },   { "1.5m", -EINVAL, 0 },     { "0m", -EINVAL, 0 },     { "", -EINVAL, 0 },
         { "100000", 0, 100000000 }, { "9999999999999", -ERANGE, 0 },
+        { "1.250", 0, 1250 },    { "0.5000", -EINVAL, 0 },   { "2.", -EINVAL, 0 },     { ".5", -EINVAL, 0 },
+        { "500M", -EINVAL, 0 },  { "1 ", -EINVAL, 0 },       { "+1", -EINVAL, 0 },     { "1e3", -EINVAL, 0 },
+        { "1099511627776m", 0, RES_MCPU_MAX }, { "1099511627.776", 0, RES_MCPU_MAX },
+        { "1099511627777m", -ERANGE, 0 }, { "1099511628", -ERANGE, 0 },
 };
 
 START_TEST(cpu_table) {
@@ -55,6 +66,11 @@ START_TEST(uint_limits) {
         ck_assert_int_eq(units_parse_uint("4097", 4096, &out), -ERANGE);
         ck_assert_int_eq(units_parse_uint("1.0", 10, &out), -EINVAL);
         ck_assert_int_eq(units_parse_uint("1k", 10000, &out), -EINVAL);
+        ck_assert_int_eq(units_parse_uint("", 10, &out), -EINVAL);
+        ck_assert_int_eq(units_parse_uint("-1", 10, &out), -EINVAL);
+        ck_assert_int_eq(units_parse_uint("99999999999999999999", INT64_MAX, &out), -ERANGE);
+        ck_assert_int_eq(units_parse_uint("0", 0, &out), 0);
+        ck_assert_int_eq(out, 0);
 }
 END_TEST
 
@@ -67,6 +83,34 @@ START_TEST(formatting) {
         ck_assert_str_eq(units_format_cpus(2000, buf, sizeof(buf)), "2");
         ck_assert_str_eq(units_format_cpus(1250, buf, sizeof(buf)), "1.25");
         ck_assert_str_eq(units_format_cpus(1, buf, sizeof(buf)), "0.001");
+        ck_assert_str_eq(units_format_cpus(0, buf, sizeof(buf)), "0");
+        ck_assert_str_eq(units_format_cpus(1050, buf, sizeof(buf)), "1.05");
+        ck_assert_str_eq(units_format_cpus(-500, buf, sizeof(buf)), "-0.5");
+        ck_assert_str_eq(units_format_cpus(-2001, buf, sizeof(buf)), "-2.001");
+        ck_assert_str_eq(units_format_cpus(INT64_MIN, buf, sizeof(buf)), "-9223372036854775.808");
+        ck_assert_str_eq(units_format_size(0, buf, sizeof(buf)), "0B");
+        ck_assert_str_eq(units_format_size(1023, buf, sizeof(buf)), "1023B");
+        ck_assert_str_eq(units_format_size(1024, buf, sizeof(buf)), "1.0K");
+        ck_assert_str_eq(units_format_size((1 << 20) - 1, buf, sizeof(buf)), "1.0M"); /* not "1024.0K" */
+        ck_assert_str_eq(units_format_size(RES_MEM_MAX, buf, sizeof(buf)), "1.0E");
+        ck_assert_str_eq(units_format_size(-(64 << 20), buf, sizeof(buf)), "-64.0M");
+        ck_assert_str_eq(units_format_size(1 << 20, buf, 4), "1.0"); /* truncated, still terminated */
+}
+
+/* What the CLI prints must read back as what it printed. */
+START_TEST(format_parses_back) {
+        static const int64_t sizes_back[] = { 512, 1 << 10, 64 << 20, 3LL << 29, 1LL << 40 };
+        static const int64_t cpus_back[] = { 1, 10, 100, 500, 1250, 2000, 123456 };
+        char buf[32];
+        int64_t out;
+        for (size_t i = 0; i < sizeof(sizes_back) / sizeof(sizes_back[0]); i++) {
+                ck_assert_int_eq(units_parse_size(units_format_size(sizes_back[i], buf, sizeof(buf)), &out), 0);
+                ck_assert_int_eq(out, sizes_back[i]);
+        }
+        for (size_t i = 0; i < sizeof(cpus_back) / sizeof(cpus_back[0]); i++) {
+                ck_assert_int_eq(units_parse_cpus(units_format_cpus(cpus_back[i], buf, sizeof(buf)), &out), 0);
+                ck_assert_int_eq(out, cpus_back[i]);
+        }
 }
 END_TEST
 
@@ -77,6 +121,7 @@ static Suite *units_suite(void) {
         tcase_add_loop_test(tc, cpu_table, 0, sizeof(cpus) / sizeof(cpus[0]));
         tcase_add_test(tc, uint_limits);
         tcase_add_test(tc, formatting);
+        tcase_add_test(tc, format_parses_back);
         suite_add_tcase(s, tc);
         return s;
 }
