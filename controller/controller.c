@@ -197,7 +197,7 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         ctl_server *srv = userdata;
-        ctl_check_silence(&srv->state, server_now(), srv->agent_timeout_usec);
+        ctl_check_silence(&srv->state, server_now());
         server_schedule(srv);
         return sd_event_source_set_time(s, usec + (uint64_t)srv->heartbeat_ms * 1000);
 }
@@ -228,10 +228,10 @@ static int open_state(ctl_server *srv, const options *o) {
         ctl_config cfg = { .policy = policy,
                            .order = strcmp(o->order, "fifo") == 0 ? SCHED_STRICT_FIFO : SCHED_BACKFILL,
                            .max_pending = (size_t)o->max_pending,
-                           .kill_grace_ms = (int)o->kill_grace_ms };
+                           .kill_grace_ms = (int)o->kill_grace_ms,
+                           .agent_timeout_usec = o->agent_timeout_ms * 1000 };
         ctl_init(&srv->state, &cfg, &actions, srv);
         srv->heartbeat_ms = (int)(o->heartbeat_ms ? o->heartbeat_ms : 1);
-        srv->agent_timeout_usec = o->agent_timeout_ms * 1000;
         int r = file_read_small(o->secret_file, 1, &srv->secret);
         if (r == -EPERM)
                 return log_errno(LOG_ERR, r, "secret file %s must be readable by its owner only (chmod 600)",

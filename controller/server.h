@@ -16,7 +16,6 @@ typedef struct ctl_server {
         jobstore *store;
         char *secret;
         int heartbeat_ms;
-        int64_t agent_timeout_usec;
         waiter *waiters;
         size_t nwaiters;
 } ctl_server;

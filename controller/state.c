@@ -12,6 +12,7 @@ void ctl_init(ctl_state *st, const ctl_config *cfg, const ctl_actions *act, void
 }
 
 static void node_free(ctl_node *n) {
+        free(n->unconfirmed);
         free(n->name);
         free(n->cgroup_mode);
         free(n->cgroup_root);
@@ -251,16 +252,43 @@ static bool listed(uint64_t id, const uint64_t *ids, size_t n) {
         return false;
 }
 
-/* End every job recorded as running on n, except those in keep (the agent still runs them). */
-static void lose_jobs(ctl_state *st, ctl_node *n, const uint64_t *keep, size_t nkeep, const char *reason,
+static bool runs_on(const job *j, const ctl_node *n) {
+        return j->state == JOB_RUNNING && j->node && strcmp(j->node, n->name) == 0;
+}
+
+/* End every job recorded as running on n whose id is in ids (all of them when ids is NULL). */
+static void lose_jobs(ctl_state *st, ctl_node *n, const uint64_t *ids, size_t nids, const char *reason,
                       int64_t now) {
         for (size_t i = 0; i < st->njobs; i++) {
                 job *j = st->jobs[i];
-                if (j->state != JOB_RUNNING || strcmp(j->node, n->name) != 0 || listed(j->id, keep, nkeep))
+                if (!runs_on(j, n) || (ids && !listed(j->id, ids, nids)))
                         continue;
                 release(n, j);
                 finish(st, j, JOB_LOST, now, reason);
         }
+}
+
+static void forget_unconfirmed(ctl_node *n) {
+        free(n->unconfirmed);
+        n->unconfirmed = NULL;
+        n->nunconfirmed = 0;
+}
+
+/* Note the jobs running on n that the reconnecting agent did not list. Returns 0 or -ENOMEM. */
+static int note_unconfirmed(ctl_state *st, ctl_node *n, const uint64_t *running, size_t nrunning, int64_t now) {
+        forget_unconfirmed(n);
+        for (size_t i = 0; i < st->njobs; i++) {
+                job *j = st->jobs[i];
+                if (!runs_on(j, n) || listed(j->id, running, nrunning))
+                        continue;
+                uint64_t *ids = realloc(n->unconfirmed, (n->nunconfirmed + 1) * sizeof(*ids));
+                if (!ids)
+                        return -ENOMEM;
+                n->unconfirmed = ids;
+                n->unconfirmed[n->nunconfirmed++] = j->id;
+        }
+        n->confirm_by_usec = now + st->cfg.agent_timeout_usec;
+        return 0;
 }
 
 static int set_str(char **dst, const char *src) {
@@ -285,13 +313,14 @@ int ctl_node_up(ctl_state *st, const char *name, res_t capacity, const char *cgr
                 snprintf(err, PROTO_ERRLEN, "out of memory");
                 return -ENOMEM;
         }
+        if (note_unconfirmed(st, n, running, nrunning, now) < 0) {
+                snprintf(err, PROTO_ERRLEN, "out of memory");
+                return -ENOMEM;
+        }
         n->capacity = capacity;
         n->up = true;
         n->link = link;
         n->last_heard_usec = now;
-        char reason[PROTO_ERRLEN];
-        snprintf(reason, sizeof(reason), "agent %s came back without it", name);
-        lose_jobs(st, n, running, nrunning, reason, now);
         log_info("node=%s state=up mcpu=%lld mem=%lld cgroup=%s:%s", name, (long long)capacity.mcpu,
                  (long long)capacity.mem, n->cgroup_mode, n->cgroup_root);
         *out = n;
@@ -303,6 +332,7 @@ void ctl_node_down(ctl_state *st, ctl_node *n, const char *reason, int64_t now) 
         snprintf(why, sizeof(why), "agent %s %s", n->name, reason);
         n->up = false;
         n->link = NULL;
+        forget_unconfirmed(n);
         log_warning("node=%s state=down reason=%s", n->name, reason);
         lose_jobs(st, n, NULL, 0, why, now);
 }
@@ -311,19 +341,24 @@ void ctl_node_heard(ctl_node *n, int64_t now) {
         n->last_heard_usec = now;
 }
 
-void ctl_check_silence(ctl_state *st, int64_t now, int64_t timeout_usec) {
+void ctl_check_silence(ctl_state *st, int64_t now) {
         for (size_t i = 0; i < st->nnodes; i++) {
                 ctl_node *n = st->nodes[i];
-                bool has_jobs = n->running > 0;
-                if ((n->up || has_jobs) && now - n->last_heard_usec > timeout_usec)
+                if ((n->up || n->running > 0) && now - n->last_heard_usec > st->cfg.agent_timeout_usec) {
                         ctl_node_down(st, n, "timed out", now);
+                } else if (n->nunconfirmed && now >= n->confirm_by_usec) {
+                        char reason[PROTO_ERRLEN];
+                        snprintf(reason, sizeof(reason), "agent %s came back without it", n->name);
+                        lose_jobs(st, n, n->unconfirmed, n->nunconfirmed, reason, now);
+                        forget_unconfirmed(n);
+                }
         }
 }
 
 /* The job running on n with that id, or NULL. */
 static job *running_on(ctl_state *st, ctl_node *n, uint64_t id) {
         job *j = ctl_find_job(st, id);
-        return j && j->state == JOB_RUNNING && j->node && strcmp(j->node, n->name) == 0 ? j : NULL;
+        return j && runs_on(j, n) ? j : NULL;
 }
 
 int ctl_job_started(ctl_state *st, ctl_node *n, uint64_t id, int64_t start_usec) {

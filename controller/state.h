@@ -20,6 +20,9 @@ typedef struct ctl_node {
         char *cgroup_root;
         size_t running;
         void *link;         /* the caller's connection while up; NULL when down */
+        uint64_t *unconfirmed;     /* after a reconnect: jobs the agent did not list */
+        size_t nunconfirmed;
+        int64_t confirm_by_usec;   /* ...which are lost unless they end before this */
 } ctl_node;
 
 typedef struct ctl_actions {
@@ -37,6 +40,7 @@ typedef struct ctl_config {
         sched_order order;
         size_t max_pending;
         int kill_grace_ms;
+        int64_t agent_timeout_usec; /* silence that marks a node down; also the reconnect window */
 } ctl_config;
 
 typedef struct ctl_state {
@@ -72,9 +76,11 @@ int ctl_cancel(ctl_state *st, uint64_t id, uid_t uid, int64_t now, char err[PROT
 /* The job with that id, or NULL. */
 job *ctl_find_job(ctl_state *st, uint64_t id);
 
-/* An agent said hello. The node is created or brought back up with this capacity; jobs the
- * controller recorded as running there but that the agent does not list become lost. A node
- * of that name that is already up is refused (-EEXIST). Returns 0 or -errno with err set. */
+/* An agent said hello. The node is created or brought back up with this capacity. Jobs the
+ * controller recorded as running there but that the agent does not list may have ended while
+ * the two were apart, with the agent's report queued behind its hello: they stay running for
+ * agent_timeout_usec, and become lost if no report ends them by then. A node of that name that
+ * is already up is refused (-EEXIST). Returns 0 or -errno with err set. */
 int ctl_node_up(ctl_state *st, const char *name, res_t capacity, const char *cgroup_mode,
                 const char *cgroup_root, const uint64_t *running, size_t nrunning, void *link, int64_t now,
                 ctl_node **out, char err[PROTO_ERRLEN]);
@@ -82,8 +88,9 @@ int ctl_node_up(ctl_state *st, const char *name, res_t capacity, const char *cgr
 void ctl_node_down(ctl_state *st, ctl_node *n, const char *reason, int64_t now);
 /* Note that the node was heard from. */
 void ctl_node_heard(ctl_node *n, int64_t now);
-/* Mark down every up node silent for longer than timeout_usec. */
-void ctl_check_silence(ctl_state *st, int64_t now, int64_t timeout_usec);
+/* Mark down every node silent for longer than agent_timeout_usec, and lose the unconfirmed jobs
+ * of reconnected nodes whose window has passed. */
+void ctl_check_silence(ctl_state *st, int64_t now);
 /* The node of that name, or NULL. */
 ctl_node *ctl_find_node(ctl_state *st, const char *name);
 

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# SIGKILL the controller with jobs pending and running, and while it is away let a job end:
+# after a restart every acknowledged job is there, pending ones run, the agent's report of the
+# job that ended meanwhile is delivered, and nothing runs twice.
+. "$(dirname "$0")/lib.sh"
+cluster_up --agents 1 --agent-cpus 1 --agent-mem 1G
+
+short=$(colony submit --name short --cpus 0.5 --mem 32M -- "$COLONY_BIN/colony-stress" sleep 2)
+long=$(colony submit --name long --cpus 0.5 --mem 32M -- "$COLONY_BIN/colony-stress" sleep 6)
+queued=$(colony submit --name queued --cpus 1 --mem 32M -- "$COLONY_BIN/colony-stress" sleep 0)
+wait_state "$long" running
+[ "$(job_field "$queued" state)" = pending ] || fail "queued should wait for the two running jobs"
+
+# the controller's command line as colony up started it, on the port the agent knows
+port=$(cat "$DIR/controller.port")
+cmdline=$(tr '\0' ' ' < "/proc/$(cat "$DIR/controller.pid")/cmdline" | sed "s/127.0.0.1:0/127.0.0.1:$port/")
+kill -9 "$(cat "$DIR/controller.pid")"
+note "controller killed; job $short ends while it is away"
+sleep 3
+$cmdline >>"$DIR/controller.log" 2>&1 &
+echo $! >"$DIR/controller.pid"
+STARTED_PIDS+=("$!")
+for ((i = 0; i < 100; i++)); do colony nodes >/dev/null 2>&1 && break; sleep 0.1; done
+
+for id in "$short" "$long" "$queued"; do
+        colony wait "$id" >/dev/null || fail "job $id: $(job_field "$id" state) $(job_field "$id" error)"
+done
+for id in "$short" "$long" "$queued"; do
+        note "job $id $(job_field "$id" name): $(job_field "$id" state), started $(job_field "$id" start_usec)"
+done
+[ "$(colony queue --all --json | jq '.jobs | length')" = 3 ] || fail "the restarted controller does not have 3 jobs"
+[ "$(job_field "$queued" start_usec)" -ge "$(job_field "$long" end_usec)" ] ||
+        fail "queued started before long ended: it would have run beside it on a full node"
+echo "PASS"
