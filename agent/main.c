@@ -56,19 +56,6 @@ static void usage(FILE *f) {
               f);
 }
 
-static int parse_log_level(const char *s) {
-        static const struct { const char *name; int level; } levels[] = {
-                {"err", LOG_ERR},        {"error", LOG_ERR},   {"warning", LOG_WARNING},
-                {"warn", LOG_WARNING},   {"notice", LOG_NOTICE}, {"info", LOG_INFO},
-                {"debug", LOG_DEBUG},
-        };
-
-        for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
-                if (strcasecmp(s, levels[i].name) == 0)
-                        return levels[i].level;
-        return -EINVAL;
-}
-
 /* Parse argv into o. Returns 0, 1 when --help was shown, or -EINVAL (message printed). */
 static int parse_argv(int argc, char **argv, options *o) {
         enum { OPT_CONTROLLER = 256, OPT_SECRET, OPT_NAME, OPT_CPUS, OPT_MEM, OPT_PIDS,
@@ -104,7 +91,7 @@ static int parse_argv(int argc, char **argv, options *o) {
                 case OPT_CLEANUP: o->cleanup = true; break;
                 case OPT_HELP: usage(stdout); return 1;
                 case OPT_LOG_LEVEL:
-                        o->log_level = parse_log_level(optarg);
+                        o->log_level = log_level_from_name(optarg);
                         if (o->log_level < 0) {
                                 fprintf(stderr, "colony-agent: --log-level: unknown level '%s'\n", optarg);
                                 return -EINVAL;

@@ -59,7 +59,7 @@ static void usage(FILE *f) {
         fputs("usage: colony-controller --secret-file PATH [--config FILE] [--socket PATH]\n"
               "         [--agent-listen HOST:PORT] [--port-file PATH] [--database PATH]\n"
               "         [--policy NAME] [--order fifo|backfill] [--heartbeat-ms N] [--agent-timeout-ms N]\n"
-              "         [--max-pending N] [--kill-grace-ms N] [--log-level debug|info|warning|error]\n"
+              "         [--max-pending N] [--kill-grace-ms N] [--log-level error|warning|notice|info|debug]\n"
               "The central colony daemon: clients on the Unix socket, agents on the TCP listener.\n"
               "See colony-controller(8).\n",
               f);
@@ -161,16 +161,6 @@ static void set_defaults(options *o) {
         for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
                 if (*nums[i] < 0)
                         *nums[i] = num_defs[i];
-}
-
-static int log_priority(const char *level) {
-        static const struct { const char *name; int prio; } levels[] = {
-                { "debug", LOG_DEBUG }, { "info", LOG_INFO }, { "warning", LOG_WARNING }, { "error", LOG_ERR },
-        };
-        for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
-                if (strcmp(level, levels[i].name) == 0)
-                        return levels[i].prio;
-        return -1;
 }
 
 typedef struct listener {
@@ -287,9 +277,9 @@ int main(int argc, char **argv) {
                 return 1;
         }
         set_defaults(&o);
-        int prio = log_priority(o.log_level);
+        int prio = log_level_from_name(o.log_level);
         if (prio < 0 || !o.secret_file) {
-                fprintf(stderr, "colony-controller: %s\n", prio < 0 ? "log level must be debug, info, warning or error"
+                fprintf(stderr, "colony-controller: %s\n", prio < 0 ? "log level must be error, warning, notice, info or debug"
                                                                     : "--secret-file is required");
                 return 2;
         }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <systemd/sd-journal.h>
@@ -22,6 +23,20 @@ static int stderr_is_journal(void) {
         if (!e || sscanf(e, "%llu:%llu", &dev, &ino) != 2 || fstat(STDERR_FILENO, &st) < 0)
                 return 0;
         return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
+
+int log_level_from_name(const char *name) {
+        static const struct {
+                const char *name;
+                int priority;
+        } levels[] = {
+                { "err", LOG_ERR },       { "error", LOG_ERR },   { "warning", LOG_WARNING }, { "warn", LOG_WARNING },
+                { "notice", LOG_NOTICE }, { "info", LOG_INFO },   { "debug", LOG_DEBUG },
+        };
+        for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
+                if (strcasecmp(name, levels[i].name) == 0)
+                        return levels[i].priority;
+        return -EINVAL;
 }
 
 void log_open(const char *ident, int to_journal, int max_priority) {

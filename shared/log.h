@@ -12,6 +12,10 @@
  * connected to it. */
 void log_open(const char *ident, int to_journal, int max_priority);
 
+/* The syslog priority a level name means: "error" (or "err"), "warning" (or "warn"), "notice",
+ * "info", "debug", in any case. Returns the priority or -EINVAL. */
+int log_level_from_name(const char *name);
+
 /* Log at a syslog priority (LOG_ERR ... LOG_DEBUG). */
 void log_msg(int priority, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
