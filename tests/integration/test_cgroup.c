@@ -2,9 +2,11 @@
  *
  * Usage: test_cgroup PATH-TO-colony-stress. Needs root and a usable cgroup setup (else exits
  * 77). Every test opens the backend as agent "test-<pid of this runner>", so its cgroups live
- * in colony-test-<pid> subtrees; an atexit handler in each (forked) test closes the backend
- * with remove_subtree, and the runner does so once more at the end, so that nothing stays
- * behind even when an assertion fails or a test times out. */
+ * in colony-test-<pid> subtrees, and its teardown closes the backend with remove_subtree,
+ * which kills and removes every job cgroup there, a failed test's included. Check ends a
+ * failed or timed-out test's process without teardown or atexit handlers, so the runner
+ * itself does that once more at the end, and owns the scratch directory: nothing stays
+ * behind whichever test fails. */
 #include "cgroup.h"
 #include "launch.h"
 #include "log.h"
@@ -29,11 +31,11 @@
 #define MiB (1024 * 1024)
 #define NOBODY 65534
 
-static const char *stress;     /* the colony-stress binary */
+static char *stress;           /* the colony-stress binary, absolute */
 static char agent_name[32];     /* "test-<pid>" */
 static cg_backend *cg;          /* the current test's backend */
-static char tmpdir[64];         /* a test's scratch directory, if any */
-static char tmpfile_path[PATH_MAX];
+static char tmpdir[64];         /* the runner's scratch directory, mode 0777 */
+static char tmpfile_path[PATH_MAX]; /* test_user's output file in it */
 
 static double now_s(void) {
         struct timespec ts;
@@ -49,7 +51,7 @@ static void sleep_s(double s) {
                 ;
 }
 
-/* Kill and remove everything this test made; safe to run more than once. */
+/* Kill and remove every job and cgroup of the subtree; safe to run more than once. */
 static void cleanup(void) {
         if (cg) {
                 cg_close(cg, true);
@@ -57,20 +59,12 @@ static void cleanup(void) {
         }
         while (waitpid(-1, NULL, WNOHANG) > 0)
                 ;
-        if (*tmpfile_path)
-                (void)unlink(tmpfile_path);
-        if (*tmpdir)
-                (void)rmdir(tmpdir);
-        *tmpfile_path = *tmpdir = 0;
 }
 
 static void setup(void) {
-        static bool registered;
         char err[512];
 
-        cleanup(); /* a previous test that failed without forking (CK_FORK=no) */
-        if (!registered && atexit(cleanup) == 0)
-                registered = true;
+        cleanup(); /* what a failed test left in this process when not forking (CK_FORK=no) */
         /* Orphaned grandchildren come to us, so that we can reap them and see them gone. */
         ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
         ck_assert_msg(cg_open(agent_name, &cg, err, sizeof(err)) == 0, "cg_open: %s", err);
@@ -158,7 +152,7 @@ static void read_file(const char *path, char *buf, size_t len) {
 
 START_TEST(test_cpu_limit) {
         cg_limits lim = {.mcpu = 500, .mem = 256 * MiB, .pids = 64};
-        char *argv[] = {(char *)stress, "cpu", "4", NULL}, err[512];
+        char *argv[] = {stress, "cpu", "4", NULL}, err[512];
         cg_usage u0, u1;
         double t0, t1, rate;
         pid_t pid;
@@ -183,7 +177,7 @@ END_TEST
 
 START_TEST(test_oom) {
         cg_limits lim = {.mcpu = 1000, .mem = 64 * MiB, .pids = 64};
-        char *argv[] = {(char *)stress, "mem", "256M", "5", NULL}, err[512];
+        char *argv[] = {stress, "mem", "256M", "5", NULL}, err[512];
         cg_usage u;
         pid_t pid;
         int st;
@@ -204,7 +198,7 @@ END_TEST
 
 START_TEST(test_kill_tree) {
         cg_limits lim = {.mcpu = 500, .mem = 64 * MiB, .pids = 64};
-        char *argv[] = {(char *)stress, "tree", "3", "60", NULL}, err[512];
+        char *argv[] = {stress, "tree", "3", "60", NULL}, err[512];
         pid_t pid, pids[16];
         unsigned long long starts[16];
         size_t n = 0;
@@ -242,15 +236,11 @@ END_TEST
 
 START_TEST(test_user) {
         cg_limits lim = {.mcpu = 500, .mem = 64 * MiB, .pids = 16};
-        char *argv[] = {(char *)stress, "id", NULL}, err[512], got[64];
+        char *argv[] = {stress, "id", NULL}, err[512], got[64];
         struct stat sb;
         pid_t pid;
         int st;
 
-        snprintf(tmpdir, sizeof(tmpdir), "/tmp/colony-test-XXXXXX");
-        ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-        ck_assert_int_eq(chmod(tmpdir, 0777), 0);
-        snprintf(tmpfile_path, sizeof(tmpfile_path), "%s/id.out", tmpdir);
         ck_assert_msg(start("job-user", &lim, argv, NOBODY, tmpdir, tmpfile_path, &pid, err, sizeof(err)) == 0,
                       "launch: %s", err);
         st = wait_exit(pid, 10);
@@ -266,7 +256,7 @@ END_TEST
 START_TEST(test_launch_errors) {
         cg_limits lim = {.mcpu = 500, .mem = 64 * MiB, .pids = 16};
         char *missing[] = {"/nonexistent/colony-no-such-program", NULL};
-        char *id[] = {(char *)stress, "id", NULL}, err[512] = "";
+        char *id[] = {stress, "id", NULL}, err[512] = "";
         pid_t pid = 0;
         int r;
 
@@ -312,7 +302,7 @@ static int count_dirs(const char *dir, const char *name, int depth) {
 
 START_TEST(test_close_removes_all) {
         cg_limits lim = {.mcpu = 500, .mem = 64 * MiB, .pids = 16};
-        char *argv[] = {(char *)stress, "sleep", "60", NULL}, err[512], dirname[64], **jobs = NULL;
+        char *argv[] = {stress, "sleep", "60", NULL}, err[512], dirname[64], **jobs = NULL;
         pid_t pid;
         int st;
 
@@ -373,20 +363,29 @@ int main(int argc, char **argv) {
         SRunner *sr;
         int failed;
 
-        if (argc != 2 || access(argv[1], X_OK) < 0) {
+        /* Absolute: the jobs run in other directories. */
+        if (argc != 2 || access(argv[1], X_OK) < 0 || !(stress = realpath(argv[1], NULL))) {
                 fprintf(stderr, "usage: test_cgroup PATH-TO-colony-stress\n");
                 return EXIT_FAILURE;
         }
-        stress = argv[1];
         snprintf(agent_name, sizeof(agent_name), "test-%d", (int)getpid());
         log_open("test_cgroup", 0, LOG_INFO);
         check_usable();
+        snprintf(tmpdir, sizeof(tmpdir), "/tmp/colony-test-XXXXXX");
+        if (!mkdtemp(tmpdir) || chmod(tmpdir, 0777) < 0) {
+                perror("scratch directory");
+                return EXIT_FAILURE;
+        }
+        snprintf(tmpfile_path, sizeof(tmpfile_path), "%s/id.out", tmpdir);
         sr = srunner_create(cgroup_suite());
         srunner_run_all(sr, CK_NORMAL);
         failed = srunner_ntests_failed(sr);
         srunner_free(sr);
-        /* Whatever a crashed or timed-out test left behind. */
+        free(stress);
+        /* Whatever a failed or timed-out test left behind. */
         if (cg_open(agent_name, &cg, (char[256]){0}, 256) == 0)
                 cleanup();
+        (void)unlink(tmpfile_path);
+        (void)rmdir(tmpdir);
         return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
