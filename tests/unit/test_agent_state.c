@@ -1,6 +1,6 @@
 /* test_agent_state.c - how the agent judges a job's end (docs/protocol.md, "State rules"). */
+#include "check_main.h"
 #include "agent-state.h"
-#include <check.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,7 +62,7 @@ START_TEST(error_text_names_the_cause) {
 }
 END_TEST
 
-int main(void) {
+static Suite *agent_state_suite(void) {
         Suite *s = suite_create("agent_state");
         TCase *tc = tcase_create("rules");
         tcase_add_test(tc, exit_status_decides_completed_or_failed);
@@ -70,9 +70,7 @@ int main(void) {
         tcase_add_test(tc, cancel_wins_over_exit_status_but_not_over_oom);
         tcase_add_test(tc, error_text_names_the_cause);
         suite_add_tcase(s, tc);
-        SRunner *sr = srunner_create(s);
-        srunner_run_all(sr, CK_NORMAL);
-        int failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+        return s;
 }
+
+COLONY_CHECK_MAIN(agent_state_suite)

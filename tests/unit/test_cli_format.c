@@ -1,6 +1,6 @@
 /* test_cli_format.c - how the CLI prints durations, times, signals, command lines, tables. */
+#include "check_main.h"
 #include "format.h"
-#include <check.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -98,12 +98,9 @@ START_TEST(text_wraps_at_word_boundaries) {
 }
 END_TEST
 
-int main(void) {
+static Suite *cli_format_suite(void) {
         Suite *s = suite_create("cli_format");
         TCase *tc = tcase_create("format");
-        SRunner *sr;
-        int failed;
-
         tcase_add_test(tc, durations_pick_a_readable_unit);
         tcase_add_test(tc, times_are_local_iso_8601_with_the_offset);
         tcase_add_test(tc, signals_by_name_or_number);
@@ -111,9 +108,7 @@ int main(void) {
         tcase_add_test(tc, tables_align_columns_to_the_widest_cell);
         tcase_add_test(tc, text_wraps_at_word_boundaries);
         suite_add_tcase(s, tc);
-        sr = srunner_create(s);
-        srunner_run_all(sr, CK_NORMAL);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+        return s;
 }
+
+COLONY_CHECK_MAIN(cli_format_suite)

@@ -1,6 +1,6 @@
 /* test_cli_outcome.c - the exit status `colony wait` gives for each way a job can end. */
+#include "check_main.h"
 #include "outcome.h"
-#include <check.h>
 #include <signal.h>
 #include <stdlib.h>
 
@@ -67,20 +67,15 @@ START_TEST(description_says_how_the_main_process_ended) {
 }
 END_TEST
 
-int main(void) {
+static Suite *cli_outcome_suite(void) {
         Suite *s = suite_create("cli_outcome");
         TCase *tc = tcase_create("outcome");
-        SRunner *sr;
-        int failed;
-
         tcase_add_test(tc, exit_status_mirrors_the_job);
         tcase_add_test(tc, a_failure_never_looks_like_success);
         tcase_add_test(tc, unfinished_jobs_have_no_status);
         tcase_add_test(tc, description_says_how_the_main_process_ended);
         suite_add_tcase(s, tc);
-        sr = srunner_create(s);
-        srunner_run_all(sr, CK_NORMAL);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+        return s;
 }
+
+COLONY_CHECK_MAIN(cli_outcome_suite)
