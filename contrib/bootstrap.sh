@@ -40,7 +40,7 @@ demo)
 test)
         install_missing
         build_tree "$build"
-        (cd "$build" && ctest --output-on-failure -L 'unit|integration')
+        (cd "$build" && ctest --output-on-failure -L 'unit|integration|cli')
         build_tree "$top/build-asan" -DCOLONY_SANITIZE=ON
         (cd "$top/build-asan" && ctest --output-on-failure -L unit)
         ;;
