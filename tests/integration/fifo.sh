@@ -5,7 +5,7 @@ cluster_up --agents 1 --agent-cpus 1 --agent-mem 1G
 
 ids=()
 for i in 1 2 3 4 5; do
-        ids+=("$(colony submit --name "f$i" --cpus 0.5 --mem 32M -- "$COLONY_BIN/colony-stress" sleep 1)")
+        ids+=("$(colony submit --name "f$i" --cpus 0.5 --mem 32M -- "$COLONY_BIN/colony-stress" sleep 2)")
 done
 wait_state "${ids[0]}" running
 [ "$(job_field "${ids[2]}" state)" = pending ] || fail "third job should wait for capacity"

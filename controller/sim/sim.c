@@ -1,0 +1,307 @@
+/* sim.c - the discrete-event simulator (see sim.h).
+ *
+ * Events live in a binary heap ordered by time, then by the order they were made, so equal
+ * times resolve the same way on every run. Arrivals are drawn one at a time, so the heap holds
+ * one arrival plus the running jobs' exits. */
+#include "sim.h"
+#include "state.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { EV_ARRIVAL, EV_EXIT, EV_CYCLE } ev_kind;
+
+typedef struct event {
+        double t;
+        uint64_t seq;
+        ev_kind kind;
+        uint64_t job;
+        ctl_node *node;
+} event;
+
+typedef struct heap {
+        event *v;
+        size_t n, cap;
+        uint64_t seq;
+} heap;
+
+typedef struct sim {
+        const sim_config *cfg;
+        ctl_state st;
+        heap events;
+        double now;
+        wl_rng rng;
+        double rate, last_arrival;
+        size_t arrived;
+        double *arrival, *runtime, *start, *end; /* by job id - 1 */
+        res_t capacity, used;
+        double used_cpu_time, used_mem_time; /* integrals of use over time */
+        sim_result *out;
+        size_t samples_cap;
+        int error;
+} sim;
+
+static bool earlier(const event *a, const event *b) {
+        return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+static int heap_push(heap *h, event e) {
+        if (h->n == h->cap) {
+                size_t cap = h->cap ? h->cap * 2 : 1024;
+                event *v = realloc(h->v, cap * sizeof(*v));
+                if (!v)
+                        return -ENOMEM;
+                h->v = v;
+                h->cap = cap;
+        }
+        e.seq = h->seq++;
+        size_t i = h->n++;
+        for (; i > 0 && earlier(&e, &h->v[(i - 1) / 2]); i = (i - 1) / 2)
+                h->v[i] = h->v[(i - 1) / 2];
+        h->v[i] = e;
+        return 0;
+}
+
+static event heap_pop(heap *h) {
+        event top = h->v[0], last = h->v[--h->n];
+        size_t i = 0;
+        for (;;) {
+                size_t c = 2 * i + 1;
+                if (c >= h->n)
+                        break;
+                if (c + 1 < h->n && earlier(&h->v[c + 1], &h->v[c]))
+                        c++;
+                if (!earlier(&h->v[c], &last))
+                        break;
+                h->v[i] = h->v[c];
+                i = c;
+        }
+        if (h->n > 0)
+                h->v[i] = last;
+        return top;
+}
+
+static int64_t usec(double seconds) {
+        return (int64_t)(seconds * 1e6);
+}
+
+static int no_persist(void *userdata, const job *j) {
+        (void)userdata, (void)j;
+        return 0;
+}
+
+/* A simulated agent starts the job now and ends it after its runtime. */
+static void sim_launch(void *userdata, ctl_node *n, const job *j) {
+        sim *s = userdata;
+        s->start[j->id - 1] = s->now;
+        s->used = res_add(s->used, j->spec.req);
+        if (heap_push(&s->events, (event){ .t = s->now + s->runtime[j->id - 1], .kind = EV_EXIT, .job = j->id,
+                                           .node = n }) < 0)
+                s->error = -ENOMEM;
+}
+
+static void sim_cancel(void *userdata, ctl_node *n, const job *j, int grace_ms) {
+        (void)userdata, (void)n, (void)j, (void)grace_ms; /* nobody cancels in a simulation */
+}
+
+static void sim_terminal(void *userdata, const job *j) {
+        sim *s = userdata;
+        s->end[j->id - 1] = s->now;
+}
+
+static const ctl_actions sim_actions = { no_persist, sim_launch, sim_cancel, sim_terminal };
+
+static int add_machines(sim *s) {
+        char name[64], err[PROTO_ERRLEN];
+        const wl_spec *w = s->cfg->workload;
+        for (size_t c = 0; c < w->nconfigs; c++)
+                for (size_t i = 0; i < s->cfg->scale; i++) {
+                        ctl_node *n;
+                        snprintf(name, sizeof(name), "c%zu-%zu", c + 1, i + 1);
+                        int r = ctl_node_up(&s->st, name, w->configs[c].capacity, "sim", "", NULL, 0, s, 0, &n, err);
+                        if (r < 0)
+                                return r;
+                        s->capacity = res_add(s->capacity, w->configs[c].capacity);
+                        s->out->machines++;
+                }
+        return 0;
+}
+
+/* Account the time since the last event at the current use, and emit due samples. */
+static int advance(sim *s, double t) {
+        double dt = t - s->now;
+        s->used_cpu_time += dt * (double)s->used.mcpu;
+        s->used_mem_time += dt * (double)s->used.mem;
+        double period = s->cfg->sample_seconds;
+        while (period > 0 && (double)s->out->nsamples * period <= t) {
+                if (s->out->nsamples == s->samples_cap) {
+                        size_t cap = s->samples_cap ? s->samples_cap * 2 : 256;
+                        sim_sample *v = realloc(s->out->samples, cap * sizeof(*v));
+                        if (!v)
+                                return -ENOMEM;
+                        s->out->samples = v;
+                        s->samples_cap = cap;
+                }
+                s->out->samples[s->out->nsamples] = (sim_sample){
+                        .t = (double)s->out->nsamples * period,
+                        .cpu = (double)s->used.mcpu / (double)s->capacity.mcpu,
+                        .mem = (double)s->used.mem / (double)s->capacity.mem,
+                };
+                s->out->nsamples++;
+        }
+        s->now = t;
+        return 0;
+}
+
+/* Submit the arriving job through the controller's own path, and draw the next arrival. */
+static int arrive(sim *s) {
+        wl_job w = wl_next_job(s->cfg->workload, &s->rng, s->last_arrival, s->rate);
+        char err[PROTO_ERRLEN];
+        uint64_t id;
+        s->arrived++;
+        job_spec spec = { .cwd = strdup("/"), .stdout_path = strdup("/dev/null"), .req = w.req };
+        if (!spec.cwd || !spec.stdout_path) {
+                job_spec_free(&spec);
+                return -ENOMEM;
+        }
+        if (ctl_submit(&s->st, 0, 0, "sim", &spec, usec(s->now), &id, err) < 0) {
+                job_spec_free(&spec);
+                s->out->refused++;
+        } else {
+                s->arrival[id - 1] = s->now;
+                s->runtime[id - 1] = w.runtime;
+        }
+        s->last_arrival = w.arrival;
+        if (s->arrived < s->cfg->njobs)
+                return heap_push(&s->events, (event){ .t = w.arrival, .kind = EV_ARRIVAL });
+        return 0;
+}
+
+static int job_exit(sim *s, const event *e) {
+        job_result res = { 0 };
+        const job *j = ctl_find_job(&s->st, e->job);
+        s->used = res_sub(s->used, j->spec.req);
+        return ctl_job_finished(&s->st, e->node, e->job, JOB_COMPLETED, &res, usec(s->now));
+}
+
+static int schedule(sim *s) {
+        s->out->passes++;
+        long r = ctl_schedule(&s->st);
+        return r < 0 ? (int)r : s->error;
+}
+
+static int run_events(sim *s) {
+        int r = heap_push(&s->events, (event){ .t = 0, .kind = EV_ARRIVAL });
+        if (r == 0 && s->cfg->cycle_seconds > 0)
+                r = heap_push(&s->events, (event){ .t = s->cfg->cycle_seconds, .kind = EV_CYCLE });
+        while (r == 0 && s->events.n > 0) {
+                event e = heap_pop(&s->events);
+                bool work_left = s->arrived < s->cfg->njobs || s->st.npending > 0 || s->events.n > 0;
+                if (e.kind == EV_CYCLE && !work_left)
+                        break;
+                if ((r = advance(s, e.t)) < 0)
+                        break;
+                if (e.kind == EV_ARRIVAL)
+                        r = arrive(s);
+                else if (e.kind == EV_EXIT)
+                        r = job_exit(s, &e);
+                else
+                        r = heap_push(&s->events, (event){ .t = s->now + s->cfg->cycle_seconds, .kind = EV_CYCLE });
+                if (r == 0 && (s->cfg->cycle_seconds <= 0 || e.kind == EV_CYCLE))
+                        r = schedule(s);
+        }
+        return r;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+        double x = *(const double *)a, y = *(const double *)b;
+        return (x > y) - (x < y);
+}
+
+/* Summary of v[0..n) (sorted in place). */
+static sim_stats summarize(double *v, size_t n) {
+        sim_stats st = { 0 };
+        if (n == 0)
+                return st;
+        qsort(v, n, sizeof(*v), compare_doubles);
+        double sum = 0;
+        for (size_t i = 0; i < n; i++)
+                sum += v[i];
+        st.mean = sum / (double)n;
+        st.p50 = v[(n - 1) / 2];
+        st.p95 = v[(size_t)((double)(n - 1) * 0.95)];
+        st.p99 = v[(size_t)((double)(n - 1) * 0.99)];
+        st.max = v[n - 1];
+        return st;
+}
+
+static int collect(sim *s) {
+        size_t n = s->st.njobs;
+        double *wait = malloc((n + 1) * sizeof(*wait)), *resp = malloc((n + 1) * sizeof(*resp));
+        if (!wait || !resp) {
+                free(wait);
+                free(resp);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < n; i++) {
+                uint64_t id = s->st.jobs[i]->id;
+                wait[i] = s->start[id - 1] - s->arrival[id - 1];
+                resp[i] = s->end[id - 1] - s->arrival[id - 1];
+        }
+        s->out->completed = n;
+        s->out->wait = summarize(wait, n);
+        s->out->response = summarize(resp, n);
+        s->out->makespan = s->now;
+        if (s->now > 0) {
+                s->out->mean_cpu = s->used_cpu_time / (s->now * (double)s->capacity.mcpu);
+                s->out->mean_mem = s->used_mem_time / (s->now * (double)s->capacity.mem);
+        }
+        free(wait);
+        free(resp);
+        return 0;
+}
+
+int sim_run(const sim_config *cfg, sim_result *out, char *err, size_t errlen) {
+        sim s = { .cfg = cfg, .out = out };
+        size_t n = cfg->njobs;
+        *out = (sim_result){ .jobs = n };
+        ctl_config cc = { .policy = cfg->policy, .order = cfg->order, .max_pending = n + 1, .kill_grace_ms = 0,
+                          .agent_timeout_usec = INT64_MAX };
+        ctl_init(&s.st, &cc, &sim_actions, &s);
+        wl_rng_seed(&s.rng, cfg->seed);
+        out->fluid_capacity = wl_fluid_capacity(cfg->workload, cfg->scale);
+        s.rate = out->arrival_rate = cfg->load * out->fluid_capacity;
+        int r = -EINVAL;
+        if (n == 0 || cfg->scale == 0 || !(cfg->load > 0)) {
+                snprintf(err, errlen, "needs at least one job, one machine per configuration and a positive load");
+                goto done;
+        }
+        s.arrival = calloc(n, sizeof(double));
+        s.runtime = calloc(n, sizeof(double));
+        s.start = calloc(n, sizeof(double));
+        s.end = calloc(n, sizeof(double));
+        r = !s.arrival || !s.runtime || !s.start || !s.end ? -ENOMEM : add_machines(&s);
+        if (r == 0)
+                r = run_events(&s);
+        if (r == 0)
+                r = collect(&s);
+        if (r < 0)
+                snprintf(err, errlen, "simulation failed: %s", strerror(-r));
+done:
+        if (r < 0)
+                sim_result_free(out);
+        ctl_free(&s.st);
+        free(s.events.v);
+        free(s.arrival);
+        free(s.runtime);
+        free(s.start);
+        free(s.end);
+        return r;
+}
+
+void sim_result_free(sim_result *r) {
+        free(r->samples);
+        r->samples = NULL;
+        r->nsamples = 0;
+}

@@ -1,0 +1,45 @@
+/* sim.h - the discrete-event simulator: the controller's own scheduling core (state.c and the
+ * policies it calls) driven on a virtual clock, with simulated agents that end each job after
+ * its runtime. Nothing here is a second copy of the scheduling logic. */
+#pragma once
+#include "sched.h"
+#include "workload.h"
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct sim_config {
+        const wl_spec *workload;
+        size_t scale;          /* machines per configuration */
+        size_t njobs;
+        double load;           /* arrival rate as a fraction of wl_fluid_capacity */
+        uint64_t seed;
+        sched_heuristic policy;
+        sched_order order;
+        double cycle_seconds;  /* 0: place on every arrival and exit; else every cycle (NetBatch: 30) */
+        double sample_seconds; /* utilization sampling period; 0: none */
+} sim_config;
+
+typedef struct sim_stats {
+        double mean, p50, p95, p99, max;
+} sim_stats;
+
+typedef struct sim_sample {
+        double t;
+        double cpu, mem; /* fractions of the cluster in use */
+} sim_sample;
+
+typedef struct sim_result {
+        size_t machines, jobs, completed, refused;
+        double arrival_rate, fluid_capacity; /* jobs per second */
+        double makespan;                     /* seconds from the first arrival to the last exit */
+        sim_stats wait, response;            /* seconds */
+        double mean_cpu, mean_mem;           /* time-averaged utilization over the makespan */
+        sim_sample *samples;
+        size_t nsamples;
+        uint64_t passes; /* scheduling passes run */
+} sim_result;
+
+/* Run a simulation. Returns 0 and fills out (free with sim_result_free), or -errno with a
+ * one-line reason in err. */
+int sim_run(const sim_config *cfg, sim_result *out, char *err, size_t errlen);
+void sim_result_free(sim_result *r);

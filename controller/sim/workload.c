@@ -1,0 +1,113 @@
+/* workload.c - synthetic workloads from the papers, drawn from a seeded generator.
+ *
+ * mishra: the earlier LoTES report (../shared/papers/003_*), Table 1 (10 machine
+ * configurations of 1000 machines; cores and RAM in the paper's units, read here as cores and
+ * GiB) and Tables 2-3 (8 job classes after Mishra et al.: proportion, exponential processing
+ * time, and normal core and RAM demands with their coefficient of variation and range). */
+#include "workload.h"
+#include <math.h>
+#include <string.h>
+
+#define GiB ((int64_t)1 << 30)
+#define HOUR 3600.0
+
+static const wl_machine_config mishra_configs[] = {
+        { 1000, { 4000, 2 * GiB, 0 } },  { 1000, { 4000, 4 * GiB, 0 } },  { 1000, { 4000, 8 * GiB, 0 } },
+        { 1000, { 4000, 16 * GiB, 0 } }, { 1000, { 8000, 2 * GiB, 0 } },  { 1000, { 8000, 4 * GiB, 0 } },
+        { 1000, { 8000, 8 * GiB, 0 } },  { 1000, { 8000, 16 * GiB, 0 } }, { 1000, { 8000, 32 * GiB, 0 } },
+        { 1000, { 24000, 32 * GiB, 0 } },
+};
+
+/* proportion, mean time, cores (mean, range, CV), RAM (mean, range, CV): Table 3 */
+static const wl_class mishra_classes[] = {
+        { 0.33, 0.083 * HOUR, 0.08, 0.0, 0.2, 0.16, 0.48, 0.0, 0.5, 0.09 },
+        { 0.29, 0.32 * HOUR, 0.40, 0.2, 0.5, 0.03, 0.74, 0.0, 32, 0.09 },
+        { 0.06, 0.65 * HOUR, 1.11, 0.5, 4.0, 0.03, 0.68, 0.0, 1.0, 0.08 },
+        { 0.01, 0.42 * HOUR, 1.39, 0.5, 4.0, 0.04, 1.54, 1.0, 32, 0.05 },
+        { 0.17, 18.34 * HOUR, 0.12, 0.0, 0.2, 0.19, 0.48, 0.0, 0.5, 0.11 },
+        { 0.02, 22.23 * HOUR, 0.16, 0.0, 0.2, 0.09, 1.66, 1.0, 32, 0.09 },
+        { 0.07, 20.49 * HOUR, 1.22, 0.2, 4.0, 0.03, 0.65, 0.0, 1.0, 0.08 },
+        { 0.05, 18.85 * HOUR, 1.32, 0.2, 4.0, 0.06, 1.93, 1.0, 32, 0.07 },
+};
+
+static const wl_spec workloads[] = {
+        { "mishra", mishra_configs, sizeof(mishra_configs) / sizeof(mishra_configs[0]), mishra_classes,
+          sizeof(mishra_classes) / sizeof(mishra_classes[0]) },
+};
+
+const wl_spec *wl_find(const char *name) {
+        for (size_t i = 0; i < sizeof(workloads) / sizeof(workloads[0]); i++)
+                if (strcmp(workloads[i].name, name) == 0)
+                        return &workloads[i];
+        return NULL;
+}
+
+const char *wl_names(void) {
+        return "mishra";
+}
+
+double wl_fluid_capacity(const wl_spec *w, size_t scale) {
+        double cores = 0, mem = 0, cores_per_job = 0, mem_per_job = 0;
+        for (size_t i = 0; i < w->nconfigs; i++) {
+                cores += (double)scale * (double)w->configs[i].capacity.mcpu / 1000.0;
+                mem += (double)scale * (double)w->configs[i].capacity.mem / (double)GiB;
+        }
+        for (size_t k = 0; k < w->nclasses; k++) {
+                cores_per_job += w->classes[k].proportion * w->classes[k].cores * w->classes[k].mean_seconds;
+                mem_per_job += w->classes[k].proportion * w->classes[k].mem_gib * w->classes[k].mean_seconds;
+        }
+        return fmin(cores / cores_per_job, mem / mem_per_job);
+}
+
+void wl_rng_seed(wl_rng *r, uint64_t seed) {
+        r->state = seed ^ 0x9e3779b97f4a7c15ULL;
+}
+
+/* splitmix64: small, fast, and the same sequence on every machine */
+static uint64_t next_u64(wl_rng *r) {
+        uint64_t z = (r->state += 0x9e3779b97f4a7c15ULL);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        return z ^ (z >> 31);
+}
+
+/* Uniform in (0, 1]. */
+static double uniform(wl_rng *r) {
+        return ((double)(next_u64(r) >> 11) + 1.0) / 9007199254740992.0;
+}
+
+static double exponential(wl_rng *r, double mean) {
+        return -mean * log(uniform(r));
+}
+
+static double normal(wl_rng *r, double mean, double sd) {
+        return mean + sd * sqrt(-2.0 * log(uniform(r))) * cos(2.0 * M_PI * uniform(r));
+}
+
+/* A normal draw kept inside [lo, hi] by drawing again (then clamping, for a far-off mean). */
+static double truncated_normal(wl_rng *r, double mean, double cv, double lo, double hi) {
+        for (int tries = 0; tries < 16; tries++) {
+                double x = normal(r, mean, mean * cv);
+                if (x >= lo && x <= hi)
+                        return x;
+        }
+        return fmin(hi, fmax(lo, mean));
+}
+
+wl_job wl_next_job(const wl_spec *w, wl_rng *r, double previous_arrival, double rate) {
+        double u = uniform(r), acc = 0;
+        size_t k = 0;
+        while (k + 1 < w->nclasses && u > (acc += w->classes[k].proportion))
+                k++;
+        const wl_class *c = &w->classes[k];
+        double cores = truncated_normal(r, c->cores, c->cores_cv, c->cores_lo, c->cores_hi);
+        double mem = truncated_normal(r, c->mem_gib, c->mem_cv, c->mem_lo, c->mem_hi);
+        wl_job j = {
+                .arrival = previous_arrival + exponential(r, 1.0 / rate),
+                .runtime = exponential(r, c->mean_seconds),
+                .req = { .mcpu = (int64_t)fmax(1, llround(cores * 1000)),
+                         .mem = (int64_t)fmax(1 << 20, llround(mem * (double)GiB)) },
+                .class_index = (uint32_t)k,
+        };
+        return j;
+}

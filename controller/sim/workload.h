@@ -1,0 +1,53 @@
+/* workload.h - the machines and the job stream a simulation runs: synthetic workloads that
+ * reproduce the papers' set-ups, generated from a seed so that runs repeat exactly. */
+#pragma once
+#include "res.h"
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct wl_machine_config {
+        size_t count;
+        res_t capacity;
+} wl_machine_config;
+
+typedef struct wl_class {
+        double proportion;   /* probability that a job is of this class */
+        double mean_seconds; /* processing times are exponential with this mean */
+        double cores, cores_lo, cores_hi, cores_cv;  /* normal, truncated to [lo, hi] */
+        double mem_gib, mem_lo, mem_hi, mem_cv;
+} wl_class;
+
+typedef struct wl_spec {
+        const char *name;
+        const wl_machine_config *configs;
+        size_t nconfigs;
+        const wl_class *classes;
+        size_t nclasses;
+} wl_spec;
+
+typedef struct wl_job {
+        double arrival;  /* seconds since the start */
+        double runtime;  /* seconds */
+        res_t req;
+        uint32_t class_index;
+} wl_job;
+
+typedef struct wl_rng {
+        uint64_t state;
+} wl_rng;
+
+/* The named workload ("mishra"), or NULL. */
+const wl_spec *wl_find(const char *name);
+/* Names of every workload, comma-separated, for help texts. */
+const char *wl_names(void);
+
+/* The largest arrival rate (jobs per second) the pooled machines can sustain on their bottleneck
+ * resource, with scale machines per configuration: min over CPU and memory of capacity divided
+ * by the expected demand per job (proportion x size x mean time, summed over classes). An upper
+ * bound: it ignores fragmentation and which machine a class fits on. */
+double wl_fluid_capacity(const wl_spec *w, size_t scale);
+
+/* Seed the generator. */
+void wl_rng_seed(wl_rng *r, uint64_t seed);
+/* Draw the next job: Poisson arrivals at rate jobs per second after the previous arrival. */
+wl_job wl_next_job(const wl_spec *w, wl_rng *r, double previous_arrival, double rate);
