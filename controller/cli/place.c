@@ -2,6 +2,7 @@
  * computed here with the same policies/ code the controller runs. Schemas: docs/policies.md. */
 #include "cli.h"
 #include "format.h"
+#include "instance.h"
 #include "proto.h"
 #include "sched.h"
 #include "units.h"
@@ -23,136 +24,15 @@ static const char place_usage[] =
         "  --order O       backfill (default: a job that fits nowhere is skipped) or fifo (stop there)\n"
         "CPUs are cores (a number, or \"500m\"); memory is bytes (a number) or a size (\"512M\").\n";
 
-#define PLACE_MAX_ITEMS 1000000
-
 typedef struct instance {
-        sched_machine *machines;
-        char **names;
-        size_t nmachines;
+        inst_machines m;
         sched_job *jobs;
         size_t njobs;
 } instance;
 
 static void instance_free(instance *in) {
-        for (size_t i = 0; i < in->nmachines; i++)
-                free(in->names[i]);
-        free(in->names);
-        free(in->machines);
+        inst_machines_free(&in->m);
         free(in->jobs);
-}
-
-/* A CPU count: a JSON number of cores or a string units_parse_cpus accepts. */
-static int get_cpus(const cJSON *obj, const char *field, int64_t *out, char *err, size_t errlen) {
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, field);
-        char text[64];
-        if (!v)
-                return -ENOENT;
-        if (cJSON_IsNumber(v))
-                snprintf(text, sizeof(text), "%.6g", v->valuedouble);
-        else if (cJSON_IsString(v))
-                snprintf(text, sizeof(text), "%s", v->valuestring);
-        if ((!cJSON_IsNumber(v) && !cJSON_IsString(v)) || units_parse_cpus(text, out) < 0) {
-                snprintf(err, errlen, "%s: not a CPU count (like 2, 0.5 or \"500m\")", field);
-                return -EINVAL;
-        }
-        return 0;
-}
-
-/* A size: a JSON number of bytes or a string units_parse_size accepts. */
-static int get_size(const cJSON *obj, const char *field, int64_t *out, char *err, size_t errlen) {
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, field);
-        char perr[PROTO_ERRLEN];
-        if (!v)
-                return -ENOENT;
-        if (cJSON_IsString(v) ? units_parse_size(v->valuestring, out) < 0
-                              : proto_get_int(obj, field, 1, RES_MEM_MAX, out, perr) < 0) {
-                snprintf(err, errlen, "%s: not a size (like 512M or 4G, or a number of bytes)", field);
-                return -EINVAL;
-        }
-        return 0;
-}
-
-/* Read a required resource pair, then an optional one defaulting to it. */
-static int get_res(const cJSON *o, const char *cpus, const char *mem, res_t *out, char *err, size_t errlen) {
-        int r = get_cpus(o, cpus, &out->mcpu, err, errlen);
-        if (r == 0)
-                r = get_size(o, mem, &out->mem, err, errlen);
-        if (r == -ENOENT)
-                snprintf(err, errlen, "needs \"%s\" and \"%s\"", cpus, mem);
-        return r < 0 ? -EINVAL : 0;
-}
-
-static int optional_res(const cJSON *o, res_t *free_res, char *err, size_t errlen) {
-        int r = get_cpus(o, "free_cpus", &free_res->mcpu, err, errlen);
-        if (r == -EINVAL || (r = get_size(o, "free_mem", &free_res->mem, err, errlen)) == -EINVAL)
-                return -EINVAL;
-        return 0;
-}
-
-/* The array under key in file's top-level object. *doc owns it. */
-static const cJSON *load_array(const char *path, const char *key, cJSON **doc, char *err, size_t errlen) {
-        FILE *f = fopen(path, "re");
-        char *text = NULL;
-        size_t cap = 0;
-        if (!f) {
-                snprintf(err, errlen, "%s: %s", path, strerror(errno));
-                return NULL;
-        }
-        ssize_t n = getdelim(&text, &cap, '\0', f);
-        fclose(f);
-        *doc = n > 0 ? cJSON_Parse(text) : NULL;
-        free(text);
-        const cJSON *arr = cJSON_GetObjectItemCaseSensitive(*doc, key);
-        if (!*doc)
-                snprintf(err, errlen, "%s: not valid JSON", path);
-        else if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) > PLACE_MAX_ITEMS)
-                snprintf(err, errlen, "%s: needs an object with a \"%s\" array (at most %d items)", path, key,
-                         PLACE_MAX_ITEMS);
-        else
-                return arr;
-        return NULL;
-}
-
-/* One entry of the machines file into m and *name. Returns 0 or -EINVAL with what set. */
-static int read_machine(const cJSON *o, size_t i, sched_machine *m, char **name, char *what, size_t len) {
-        const cJSON *n = cJSON_GetObjectItemCaseSensitive(o, "name");
-        res_t cap = { 0 };
-        if (get_res(o, "cpus", "mem", &cap, what, len) < 0)
-                return -EINVAL;
-        *m = (sched_machine){ .index = (uint32_t)i, .capacity = cap, .free = cap, .up = 1 };
-        if (optional_res(o, &m->free, what, len) < 0)
-                return -EINVAL;
-        if (!res_fits(m->free, cap)) {
-                snprintf(what, len, "free_cpus and free_mem cannot exceed cpus and mem");
-                return -EINVAL;
-        }
-        if (cJSON_IsString(n))
-                *name = strdup(n->valuestring);
-        else if (asprintf(name, "m%zu", i + 1) < 0)
-                *name = NULL;
-        return *name ? 0 : -ENOMEM;
-}
-
-static int load_machines(const char *path, instance *in, char *err, size_t errlen) {
-        cJSON *doc = NULL;
-        const cJSON *arr = load_array(path, "machines", &doc, err, errlen), *m;
-        size_t n = arr ? (size_t)cJSON_GetArraySize(arr) : 0;
-        int r = arr ? 0 : -EINVAL;
-        if (r == 0 && (!(in->machines = calloc(n + 1, sizeof(*in->machines))) ||
-                       !(in->names = calloc(n + 1, sizeof(*in->names)))))
-                r = -ENOMEM;
-        const cJSON *list = r == 0 ? arr : NULL;
-        cJSON_ArrayForEach(m, list) {
-                char what[256] = "out of memory";
-                size_t i = in->nmachines;
-                if ((r = read_machine(m, i, &in->machines[i], &in->names[i], what, sizeof(what))) < 0) {
-                        snprintf(err, errlen, "%s: machine %zu: %s", path, i + 1, what);
-                        break;
-                }
-                in->nmachines++;
-        }
-        cJSON_Delete(doc);
-        return r;
 }
 
 /* One entry of the jobs file: its request and how many jobs it stands for, given how many the
@@ -160,14 +40,14 @@ static int load_machines(const char *path, instance *in, char *err, size_t errle
 static int read_job_entry(const cJSON *o, size_t so_far, res_t *req, int64_t *count, char *what, size_t len) {
         char perr[PROTO_ERRLEN];
         *count = 1;
-        if (get_res(o, "cpus", "mem", req, what, len) < 0)
+        if (inst_get_res(o, "cpus", "mem", req, what, len) < 0)
                 return -EINVAL;
-        if (proto_get_int(o, "count", 1, PLACE_MAX_ITEMS, count, perr) == -EINVAL) {
-                snprintf(what, len, "count: a whole number from 1 to %d", PLACE_MAX_ITEMS);
+        if (proto_get_int(o, "count", 1, INST_MAX_ITEMS, count, perr) == -EINVAL) {
+                snprintf(what, len, "count: a whole number from 1 to %d", INST_MAX_ITEMS);
                 return -EINVAL;
         }
-        if (so_far + (size_t)*count > PLACE_MAX_ITEMS) {
-                snprintf(what, len, "more than %d jobs in all", PLACE_MAX_ITEMS);
+        if (so_far + (size_t)*count > INST_MAX_ITEMS) {
+                snprintf(what, len, "more than %d jobs in all", INST_MAX_ITEMS);
                 return -EINVAL;
         }
         return 0;
@@ -175,7 +55,7 @@ static int read_job_entry(const cJSON *o, size_t so_far, res_t *req, int64_t *co
 
 static int load_jobs(const char *path, instance *in, char *err, size_t errlen) {
         cJSON *doc = NULL;
-        const cJSON *arr = load_array(path, "jobs", &doc, err, errlen), *o;
+        const cJSON *arr = inst_load_array(path, "jobs", &doc, err, errlen), *o;
         int r = arr ? 0 : -EINVAL;
         size_t entry = 0;
         const cJSON *list = r == 0 ? arr : NULL;
@@ -217,18 +97,18 @@ static cJSON *result_json(const instance *in, sched_heuristic h, sched_order ord
         for (size_t a = 0; assign && done && a < placed; a++) {
                 cJSON *o = cJSON_CreateObject();
                 cJSON_AddNumberToObject(o, "job", (double)out[a].job_id);
-                cJSON_AddStringToObject(o, "machine", in->names[out[a].machine]);
+                cJSON_AddStringToObject(o, "machine", in->m.names[out[a].machine]);
                 cJSON_AddItemToArray(assign, o);
                 done[out[a].job_id - 1] = true;
         }
         for (size_t j = 0; unplaced && done && j < in->njobs; j++)
                 if (!done[j])
                         cJSON_AddItemToArray(unplaced, cJSON_CreateNumber((double)in->jobs[j].id));
-        for (size_t m = 0; machines && m < in->nmachines; m++) {
+        for (size_t m = 0; machines && m < in->m.n; m++) {
                 cJSON *o = cJSON_CreateObject();
-                cJSON_AddStringToObject(o, "name", in->names[m]);
-                cJSON_AddNumberToObject(o, "free_mcpu", (double)in->machines[m].free.mcpu);
-                cJSON_AddNumberToObject(o, "free_mem", (double)in->machines[m].free.mem);
+                cJSON_AddStringToObject(o, "name", in->m.names[m]);
+                cJSON_AddNumberToObject(o, "free_mcpu", (double)in->m.machines[m].free.mcpu);
+                cJSON_AddNumberToObject(o, "free_mem", (double)in->m.machines[m].free.mem);
                 cJSON_AddItemToArray(machines, o);
         }
         free(done);
@@ -240,7 +120,7 @@ static void print_result(const instance *in, const cJSON *doc) {
         char cpus[32], mem[32];
         printf("%s, %s order: placed %d of %zu jobs on %zu machines\n",
                cJSON_GetObjectItem(doc, "policy")->valuestring, cJSON_GetObjectItem(doc, "order")->valuestring,
-               cJSON_GetObjectItem(doc, "placed")->valueint, in->njobs, in->nmachines);
+               cJSON_GetObjectItem(doc, "placed")->valueint, in->njobs, in->m.n);
         cJSON_ArrayForEach(a, cJSON_GetObjectItem(doc, "assignments")) {
                 const sched_job *j = &in->jobs[(size_t)cJSON_GetObjectItem(a, "job")->valuedouble - 1];
                 printf("  job %llu (%s CPUs, %s) -> %s\n", (unsigned long long)j->id,
@@ -294,12 +174,12 @@ static int run_place(cli *c, int argc, char **argv) {
         char err[512];
         int status = EXIT_FAIL;
         sched_assignment *out = NULL;
-        if (load_machines(machines, &in, err, sizeof(err)) < 0 || load_jobs(jobs, &in, err, sizeof(err)) < 0) {
+        if (inst_load_machines(machines, &in.m, err, sizeof(err)) < 0 || load_jobs(jobs, &in, err, sizeof(err)) < 0) {
                 cli_error(c, "%s", err);
                 goto done;
         }
         long placed = (out = calloc(in.njobs + 1, sizeof(*out)))
-                              ? sched_place(h, in.machines, in.nmachines, in.jobs, in.njobs, order, out)
+                              ? sched_place(h, in.m.machines, in.m.n, in.jobs, in.njobs, order, out)
                               : -ENOMEM;
         if (placed < 0) {
                 cli_error(c, "%s", strerror((int)-placed));

@@ -31,10 +31,10 @@ typedef struct sim {
         ctl_state st;
         heap events;
         double now;
-        wl_rng rng;
-        double rate, last_arrival;
-        size_t arrived;
+        sim_job next;     /* the arrival waiting in the heap */
+        bool has_next;
         double *arrival, *runtime, *start, *end; /* by job id - 1 */
+        size_t times_cap;
         res_t capacity, used;
         double used_cpu_time, used_mem_time; /* integrals of use over time */
         sim_result *out;
@@ -113,19 +113,46 @@ static void sim_terminal(void *userdata, const job *j) {
 static const ctl_actions sim_actions = { no_persist, sim_launch, sim_cancel, sim_terminal };
 
 static int add_machines(sim *s) {
-        char name[64], err[PROTO_ERRLEN];
-        const wl_spec *w = s->cfg->workload;
-        for (size_t c = 0; c < w->nconfigs; c++)
-                for (size_t i = 0; i < s->cfg->scale; i++) {
-                        ctl_node *n;
-                        snprintf(name, sizeof(name), "c%zu-%zu", c + 1, i + 1);
-                        int r = ctl_node_up(&s->st, name, w->configs[c].capacity, "sim", "", NULL, 0, s, 0, &n, err);
-                        if (r < 0)
-                                return r;
-                        s->capacity = res_add(s->capacity, w->configs[c].capacity);
-                        s->out->machines++;
-                }
+        char name[32], err[PROTO_ERRLEN];
+        for (size_t i = 0; i < s->cfg->nmachines; i++) {
+                ctl_node *n;
+                snprintf(name, sizeof(name), "m%zu", i + 1);
+                int r = ctl_node_up(&s->st, name, s->cfg->machines[i], "sim", "", NULL, 0, s, 0, &n, err);
+                if (r < 0)
+                        return r;
+                s->capacity = res_add(s->capacity, s->cfg->machines[i]);
+        }
+        s->out->machines = s->cfg->nmachines;
         return 0;
+}
+
+/* Make room for the times of job id. */
+static int grow_times(sim *s, uint64_t id) {
+        if (id <= s->times_cap)
+                return 0;
+        size_t cap = s->times_cap ? s->times_cap * 2 : 4096;
+        while (cap < id)
+                cap *= 2;
+        double **arrays[] = { &s->arrival, &s->runtime, &s->start, &s->end };
+        for (size_t i = 0; i < 4; i++) {
+                double *p = realloc(*arrays[i], cap * sizeof(double));
+                if (!p)
+                        return -ENOMEM;
+                *arrays[i] = p;
+        }
+        s->times_cap = cap;
+        return 0;
+}
+
+/* Draw the next job from the source and put its arrival in the heap. Returns 0 or -errno. */
+static int queue_next_arrival(sim *s) {
+        int r = s->cfg->next_job(s->cfg->source, &s->next);
+        s->has_next = r > 0;
+        if (r <= 0)
+                return r;
+        if (s->next.arrival < s->now || s->next.runtime < 0)
+                return -EINVAL; /* sources promise arrival order and real runtimes */
+        return heap_push(&s->events, (event){ .t = s->next.arrival, .kind = EV_ARRIVAL });
 }
 
 /* Account the time since the last event at the current use, and emit due samples. */
@@ -154,28 +181,24 @@ static int advance(sim *s, double t) {
         return 0;
 }
 
-/* Submit the arriving job through the controller's own path, and draw the next arrival. */
+/* Submit the arriving job through the controller's own path, and draw the next one. */
 static int arrive(sim *s) {
-        wl_job w = wl_next_job(s->cfg->workload, &s->rng, s->last_arrival, s->rate);
         char err[PROTO_ERRLEN];
         uint64_t id;
-        s->arrived++;
-        job_spec spec = { .cwd = strdup("/"), .stdout_path = strdup("/dev/null"), .req = w.req };
-        if (!spec.cwd || !spec.stdout_path) {
+        s->out->jobs++;
+        job_spec spec = { .cwd = strdup("/"), .stdout_path = strdup("/dev/null"), .req = s->next.req };
+        if (!spec.cwd || !spec.stdout_path || grow_times(s, s->st.next_id) < 0) {
                 job_spec_free(&spec);
                 return -ENOMEM;
         }
         if (ctl_submit(&s->st, 0, 0, "sim", &spec, usec(s->now), &id, err) < 0) {
-                job_spec_free(&spec);
+                job_spec_free(&spec); /* it fits no machine: refused, as the controller would */
                 s->out->refused++;
         } else {
                 s->arrival[id - 1] = s->now;
-                s->runtime[id - 1] = w.runtime;
+                s->runtime[id - 1] = s->next.runtime;
         }
-        s->last_arrival = w.arrival;
-        if (s->arrived < s->cfg->njobs)
-                return heap_push(&s->events, (event){ .t = w.arrival, .kind = EV_ARRIVAL });
-        return 0;
+        return queue_next_arrival(s);
 }
 
 static int job_exit(sim *s, const event *e) {
@@ -192,12 +215,12 @@ static int schedule(sim *s) {
 }
 
 static int run_events(sim *s) {
-        int r = heap_push(&s->events, (event){ .t = 0, .kind = EV_ARRIVAL });
+        int r = queue_next_arrival(s);
         if (r == 0 && s->cfg->cycle_seconds > 0)
                 r = heap_push(&s->events, (event){ .t = s->cfg->cycle_seconds, .kind = EV_CYCLE });
         while (r == 0 && s->events.n > 0) {
                 event e = heap_pop(&s->events);
-                bool work_left = s->arrived < s->cfg->njobs || s->st.npending > 0 || s->events.n > 0;
+                bool work_left = s->has_next || s->st.npending > 0 || s->events.n > 0;
                 if (e.kind == EV_CYCLE && !work_left)
                         break;
                 if ((r = advance(s, e.t)) < 0)
@@ -249,7 +272,7 @@ static int collect(sim *s) {
                 wait[i] = s->start[id - 1] - s->arrival[id - 1];
                 resp[i] = s->end[id - 1] - s->arrival[id - 1];
         }
-        s->out->completed = n;
+        s->out->completed = n - s->st.npending;
         s->out->wait = summarize(wait, n);
         s->out->response = summarize(resp, n);
         s->out->makespan = s->now;
@@ -264,31 +287,20 @@ static int collect(sim *s) {
 
 int sim_run(const sim_config *cfg, sim_result *out, char *err, size_t errlen) {
         sim s = { .cfg = cfg, .out = out };
-        size_t n = cfg->njobs;
-        *out = (sim_result){ .jobs = n };
-        ctl_config cc = { .policy = cfg->policy, .order = cfg->order, .max_pending = n + 1, .kill_grace_ms = 0,
+        *out = (sim_result){ 0 };
+        ctl_config cc = { .policy = cfg->policy, .order = cfg->order, .max_pending = SIZE_MAX, .kill_grace_ms = 0,
                           .agent_timeout_usec = INT64_MAX };
         ctl_init(&s.st, &cc, &sim_actions, &s);
-        wl_rng_seed(&s.rng, cfg->seed);
-        out->fluid_capacity = wl_fluid_capacity(cfg->workload, cfg->scale);
-        s.rate = out->arrival_rate = cfg->load * out->fluid_capacity;
-        int r = -EINVAL;
-        if (n == 0 || cfg->scale == 0 || !(cfg->load > 0)) {
-                snprintf(err, errlen, "needs at least one job, one machine per configuration and a positive load");
-                goto done;
-        }
-        s.arrival = calloc(n, sizeof(double));
-        s.runtime = calloc(n, sizeof(double));
-        s.start = calloc(n, sizeof(double));
-        s.end = calloc(n, sizeof(double));
-        r = !s.arrival || !s.runtime || !s.start || !s.end ? -ENOMEM : add_machines(&s);
+        int r = cfg->nmachines == 0 ? -EINVAL : add_machines(&s);
         if (r == 0)
                 r = run_events(&s);
-        if (r == 0)
+        if (r == 0 && s.st.njobs > 0)
                 r = collect(&s);
-        if (r < 0)
+        if (r == -EINVAL)
+                snprintf(err, errlen, cfg->nmachines ? "the job source gave a job out of arrival order"
+                                                     : "a simulation needs at least one machine");
+        else if (r < 0)
                 snprintf(err, errlen, "simulation failed: %s", strerror(-r));
-done:
         if (r < 0)
                 sim_result_free(out);
         ctl_free(&s.st);

@@ -3,16 +3,25 @@
  * its runtime. Nothing here is a second copy of the scheduling logic. */
 #pragma once
 #include "sched.h"
-#include "workload.h"
+#include "res.h"
 #include <stddef.h>
 #include <stdint.h>
 
+typedef struct sim_job {
+        double arrival; /* seconds since the start, non-decreasing */
+        double runtime; /* seconds */
+        res_t req;
+} sim_job;
+
+/* The job stream: fill *j with the next job in arrival order. Returns 1, 0 at the end, or
+ * -errno. */
+typedef int (*sim_next_job_fn)(void *source, sim_job *j);
+
 typedef struct sim_config {
-        const wl_spec *workload;
-        size_t scale;          /* machines per configuration */
-        size_t njobs;
-        double load;           /* arrival rate as a fraction of wl_fluid_capacity */
-        uint64_t seed;
+        const res_t *machines; /* capacities */
+        size_t nmachines;
+        sim_next_job_fn next_job;
+        void *source;
         sched_heuristic policy;
         sched_order order;
         double cycle_seconds;  /* 0: place on every arrival and exit; else every cycle (NetBatch: 30) */
@@ -30,7 +39,6 @@ typedef struct sim_sample {
 
 typedef struct sim_result {
         size_t machines, jobs, completed, refused;
-        double arrival_rate, fluid_capacity; /* jobs per second */
         double makespan;                     /* seconds from the first arrival to the last exit */
         sim_stats wait, response;            /* seconds */
         double mean_cpu, mean_mem;           /* time-averaged utilization over the makespan */

@@ -6,6 +6,7 @@
  * time, and normal core and RAM demands with their coefficient of variation and range). */
 #include "workload.h"
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define GiB ((int64_t)1 << 30)
@@ -59,7 +60,7 @@ double wl_fluid_capacity(const wl_spec *w, size_t scale) {
         return fmin(cores / cores_per_job, mem / mem_per_job);
 }
 
-void wl_rng_seed(wl_rng *r, uint64_t seed) {
+static void rng_seed(wl_rng *r, uint64_t seed) {
         r->state = seed ^ 0x9e3779b97f4a7c15ULL;
 }
 
@@ -94,7 +95,26 @@ static double truncated_normal(wl_rng *r, double mean, double cv, double lo, dou
         return fmin(hi, fmax(lo, mean));
 }
 
-wl_job wl_next_job(const wl_spec *w, wl_rng *r, double previous_arrival, double rate) {
+res_t *wl_machines(const wl_spec *w, size_t scale, size_t *n) {
+        res_t *m = calloc(w->nconfigs * scale + 1, sizeof(*m));
+        *n = 0;
+        for (size_t c = 0; m && c < w->nconfigs; c++)
+                for (size_t i = 0; i < scale; i++)
+                        m[(*n)++] = w->configs[c].capacity;
+        return m;
+}
+
+void wl_source_init(wl_source *s, const wl_spec *w, size_t njobs, double rate, uint64_t seed) {
+        *s = (wl_source){ .workload = w, .rate = rate, .left = njobs };
+        rng_seed(&s->rng, seed);
+}
+
+int wl_source_next(void *source, sim_job *j) {
+        wl_source *s = source;
+        if (s->left == 0)
+                return 0;
+        const wl_spec *w = s->workload;
+        wl_rng *r = &s->rng;
         double u = uniform(r), acc = 0;
         size_t k = 0;
         while (k + 1 < w->nclasses && u > (acc += w->classes[k].proportion))
@@ -102,12 +122,15 @@ wl_job wl_next_job(const wl_spec *w, wl_rng *r, double previous_arrival, double 
         const wl_class *c = &w->classes[k];
         double cores = truncated_normal(r, c->cores, c->cores_cv, c->cores_lo, c->cores_hi);
         double mem = truncated_normal(r, c->mem_gib, c->mem_cv, c->mem_lo, c->mem_hi);
-        wl_job j = {
-                .arrival = previous_arrival + exponential(r, 1.0 / rate),
+        /* the first job arrives at 0, each next one an exponential gap later */
+        double arrival = s->last_arrival;
+        *j = (sim_job){
+                .arrival = arrival,
                 .runtime = exponential(r, c->mean_seconds),
                 .req = { .mcpu = (int64_t)fmax(1, llround(cores * 1000)),
                          .mem = (int64_t)fmax(1 << 20, llround(mem * (double)GiB)) },
-                .class_index = (uint32_t)k,
         };
-        return j;
+        s->last_arrival = arrival + exponential(r, 1.0 / s->rate);
+        s->left--;
+        return 1;
 }

@@ -2,6 +2,7 @@
  * reproduce the papers' set-ups, generated from a seed so that runs repeat exactly. */
 #pragma once
 #include "res.h"
+#include "sim.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,17 +26,9 @@ typedef struct wl_spec {
         size_t nclasses;
 } wl_spec;
 
-typedef struct wl_job {
-        double arrival;  /* seconds since the start */
-        double runtime;  /* seconds */
-        res_t req;
-        uint32_t class_index;
-} wl_job;
-
 typedef struct wl_rng {
         uint64_t state;
 } wl_rng;
-
 /* The named workload ("mishra"), or NULL. */
 const wl_spec *wl_find(const char *name);
 /* Names of every workload, comma-separated, for help texts. */
@@ -47,7 +40,18 @@ const char *wl_names(void);
  * bound: it ignores fragmentation and which machine a class fits on. */
 double wl_fluid_capacity(const wl_spec *w, size_t scale);
 
-/* Seed the generator. */
-void wl_rng_seed(wl_rng *r, uint64_t seed);
-/* Draw the next job: Poisson arrivals at rate jobs per second after the previous arrival. */
-wl_job wl_next_job(const wl_spec *w, wl_rng *r, double previous_arrival, double rate);
+/* The machines of w with scale machines per configuration, in configuration order, in a new
+ * array of *n capacities (free()). NULL when out of memory. */
+res_t *wl_machines(const wl_spec *w, size_t scale, size_t *n);
+
+/* A job stream of w: njobs Poisson arrivals at rate jobs per second, drawn from seed. */
+typedef struct wl_source {
+        const wl_spec *workload;
+        wl_rng rng;
+        double rate, last_arrival;
+        size_t left;
+} wl_source;
+
+void wl_source_init(wl_source *s, const wl_spec *w, size_t njobs, double rate, uint64_t seed);
+/* sim_next_job_fn over a wl_source. */
+int wl_source_next(void *source, sim_job *j);

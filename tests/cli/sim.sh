@@ -5,6 +5,8 @@ set -euo pipefail
 [ -x "${COLONY_BIN:-}/colony" ] || { echo "COLONY_BIN not set to the build's bin/"; exit 1; }
 command -v jq >/dev/null || { echo "SKIP: jq missing"; exit 77; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
+tmp=$(mktemp -d /tmp/colony-sim-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
 sim() { "$COLONY_BIN/colony" sim --json --workload mishra --scale 5 --jobs 8000 "$@"; }
 
 a=$(sim --seed 7 --load 0.9)
@@ -27,6 +29,19 @@ cyc=$(sim --seed 7 --load 0.5 --cycle 30)
 awk -v w="$(jq .wait.p50 <<<"$cyc")" 'BEGIN { exit !(w > 0 && w <= 30) }' ||
         fail "with a 30 s cycle and no queue, a job should wait part of a cycle, not $(jq .wait.p50 <<<"$cyc") s"
 
+# a trace small enough to check by hand (tests/data/tiny.swf says how)
+data=$(dirname "$0")/../data
+t=$("$COLONY_BIN/colony" sim --json --trace "$data/tiny.swf" --machines "$data/one-machine.json")
+[ "$(jq -c '[.jobs, .completed, .refused, .skipped]' <<<"$t")" = "[4,3,1,1]" ] ||
+        fail "tiny.swf: jobs, completed, refused, skipped = $(jq -c '[.jobs, .completed, .refused, .skipped]' <<<"$t")"
+awk -v m="$(jq .wait.mean <<<"$t")" -v x="$(jq .wait.max <<<"$t")" -v r="$(jq .response.max <<<"$t")" \
+        'BEGIN { exit !(m > 5.666 && m < 5.667 && x == 9 && r == 14) }' ||
+        fail "tiny.swf: waits mean $(jq .wait.mean <<<"$t") max $(jq .wait.max <<<"$t"), response max $(jq .response.max <<<"$t")"
+echo "# tiny.swf: waits 0, 9, 8 s as computed by hand"
+printf '1 0 -1 10 2 -1 -1 2 10 -1 1 1 1 1 1 -1 -1\n' >"$tmp/short.swf"
+printf '1 0 -1 10 2 -1 -1 x 10 -1 1 1 1 1 1 -1 -1 -1\n' >"$tmp/word.swf"
+: >"$tmp/empty.swf"
+
 check_usage() { # check_usage TEXT ARGS...
         local want=$1 rc=0 out; shift
         out=$("$COLONY_BIN/colony" sim "$@" 2>&1 >/dev/null) || rc=$?
@@ -35,8 +50,21 @@ check_usage() { # check_usage TEXT ARGS...
         echo "# $out"
 }
 check_usage "unknown workload" --workload nope
-check_usage "required" --jobs 10
+check_usage "give --workload" --jobs 10
 check_usage "--load" --workload mishra --load -1
 check_usage "--jobs" --workload mishra --jobs 0
 check_usage "--policy" --workload mishra --policy fastest
+check_usage "go together" --trace "$data/tiny.swf"
+check_failure() { # check_failure TEXT ARGS...: a broken input file: one line, exit 1
+        local want=$1 rc=0 out; shift
+        out=$("$COLONY_BIN/colony" sim "$@" 2>&1 >/dev/null) || rc=$?
+        [ "$rc" = 1 ] || fail "colony sim $*: exit $rc, want 1"
+        grep -q -- "$want" <<<"$out" || fail "colony sim $*: '$out' lacks '$want'"
+        [ "$(wc -l <<<"$out")" = 1 ] || fail "colony sim $*: not one line"
+        echo "# $out"
+}
+check_failure "short.swf:1: fewer than 18 fields" --trace "$tmp/short.swf" --machines "$data/one-machine.json"
+check_failure "word.swf:1: a field is not a number" --trace "$tmp/word.swf" --machines "$data/one-machine.json"
+check_failure "no job with a run time" --trace "$tmp/empty.swf" --machines "$data/one-machine.json"
+check_failure "No such file" --trace "$tmp/none.swf" --machines "$data/one-machine.json"
 echo PASS

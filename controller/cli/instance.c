@@ -1,0 +1,133 @@
+/* instance.c - the JSON files that describe a cluster and a queue (docs/policies.md), read by
+ * colony place and colony sim. */
+#include "instance.h"
+#include "proto.h"
+#include "units.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+void inst_machines_free(inst_machines *m) {
+        for (size_t i = 0; m->names && i < m->n; i++)
+                free(m->names[i]);
+        free(m->names);
+        free(m->machines);
+        *m = (inst_machines){ 0 };
+}
+
+/* A CPU count: a JSON number of cores or a string units_parse_cpus accepts. */
+static int get_cpus(const cJSON *obj, const char *field, int64_t *out, char *err, size_t errlen) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, field);
+        char text[64];
+        if (!v)
+                return -ENOENT;
+        if (cJSON_IsNumber(v))
+                snprintf(text, sizeof(text), "%.6g", v->valuedouble);
+        else if (cJSON_IsString(v))
+                snprintf(text, sizeof(text), "%s", v->valuestring);
+        if ((!cJSON_IsNumber(v) && !cJSON_IsString(v)) || units_parse_cpus(text, out) < 0) {
+                snprintf(err, errlen, "%s: not a CPU count (like 2, 0.5 or \"500m\")", field);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+/* A size: a JSON number of bytes or a string units_parse_size accepts. */
+static int get_size(const cJSON *obj, const char *field, int64_t *out, char *err, size_t errlen) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, field);
+        char perr[PROTO_ERRLEN];
+        if (!v)
+                return -ENOENT;
+        if (cJSON_IsString(v) ? units_parse_size(v->valuestring, out) < 0
+                              : proto_get_int(obj, field, 1, RES_MEM_MAX, out, perr) < 0) {
+                snprintf(err, errlen, "%s: not a size (like 512M or 4G, or a number of bytes)", field);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+/* Read a required resource pair, then an optional one defaulting to it. */
+int inst_get_res(const cJSON *o, const char *cpus, const char *mem, res_t *out, char *err, size_t errlen) {
+        int r = get_cpus(o, cpus, &out->mcpu, err, errlen);
+        if (r == 0)
+                r = get_size(o, mem, &out->mem, err, errlen);
+        if (r == -ENOENT)
+                snprintf(err, errlen, "needs \"%s\" and \"%s\"", cpus, mem);
+        return r < 0 ? -EINVAL : 0;
+}
+
+static int optional_res(const cJSON *o, res_t *free_res, char *err, size_t errlen) {
+        int r = get_cpus(o, "free_cpus", &free_res->mcpu, err, errlen);
+        if (r == -EINVAL || (r = get_size(o, "free_mem", &free_res->mem, err, errlen)) == -EINVAL)
+                return -EINVAL;
+        return 0;
+}
+
+/* The array under key in file's top-level object. *doc owns it. */
+const cJSON *inst_load_array(const char *path, const char *key, cJSON **doc, char *err, size_t errlen) {
+        FILE *f = fopen(path, "re");
+        char *text = NULL;
+        size_t cap = 0;
+        if (!f) {
+                snprintf(err, errlen, "%s: %s", path, strerror(errno));
+                return NULL;
+        }
+        ssize_t n = getdelim(&text, &cap, '\0', f);
+        fclose(f);
+        *doc = n > 0 ? cJSON_Parse(text) : NULL;
+        free(text);
+        const cJSON *arr = cJSON_GetObjectItemCaseSensitive(*doc, key);
+        if (!*doc)
+                snprintf(err, errlen, "%s: not valid JSON", path);
+        else if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) > INST_MAX_ITEMS)
+                snprintf(err, errlen, "%s: needs an object with a \"%s\" array (at most %d items)", path, key,
+                         INST_MAX_ITEMS);
+        else
+                return arr;
+        return NULL;
+}
+
+/* One entry of the machines file into m and *name. Returns 0 or -EINVAL with what set. */
+static int read_machine(const cJSON *o, size_t i, sched_machine *m, char **name, char *what, size_t len) {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(o, "name");
+        res_t cap = { 0 };
+        if (inst_get_res(o, "cpus", "mem", &cap, what, len) < 0)
+                return -EINVAL;
+        *m = (sched_machine){ .index = (uint32_t)i, .capacity = cap, .free = cap, .up = 1 };
+        if (optional_res(o, &m->free, what, len) < 0)
+                return -EINVAL;
+        if (!res_fits(m->free, cap)) {
+                snprintf(what, len, "free_cpus and free_mem cannot exceed cpus and mem");
+                return -EINVAL;
+        }
+        if (cJSON_IsString(n))
+                *name = strdup(n->valuestring);
+        else if (asprintf(name, "m%zu", i + 1) < 0)
+                *name = NULL;
+        return *name ? 0 : -ENOMEM;
+}
+
+int inst_load_machines(const char *path, inst_machines *in, char *err, size_t errlen) {
+        cJSON *doc = NULL;
+        const cJSON *arr = inst_load_array(path, "machines", &doc, err, errlen), *m;
+        size_t n = arr ? (size_t)cJSON_GetArraySize(arr) : 0;
+        int r = arr ? 0 : -EINVAL;
+        if (r == 0 && (!(in->machines = calloc(n + 1, sizeof(*in->machines))) ||
+                       !(in->names = calloc(n + 1, sizeof(*in->names)))))
+                r = -ENOMEM;
+        const cJSON *list = r == 0 ? arr : NULL;
+        cJSON_ArrayForEach(m, list) {
+                char what[256] = "out of memory";
+                size_t i = in->n;
+                if ((r = read_machine(m, i, &in->machines[i], &in->names[i], what, sizeof(what))) < 0) {
+                        snprintf(err, errlen, "%s: machine %zu: %s", path, i + 1, what);
+                        break;
+                }
+                in->n++;
+        }
+        cJSON_Delete(doc);
+        return r;
+}
+

@@ -1,0 +1,27 @@
+/* instance.h - the JSON files that describe machines and queued jobs for colony place and
+ * colony sim (schemas in docs/policies.md). CPUs are cores (a number, or a string such as
+ * "500m"); memory is bytes (a number) or a size string ("512M"). */
+#pragma once
+#include "sched.h"
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+#define INST_MAX_ITEMS 1000000
+
+typedef struct inst_machines {
+        sched_machine *machines; /* index = position; free = capacity unless free_* say less */
+        char **names;            /* "name", or m1, m2, ... */
+        size_t n;
+} inst_machines;
+
+/* Read {"machines": [{"name", "cpus", "mem", "free_cpus", "free_mem"}, ...]}. Returns 0, or
+ * -errno with "path: machine N: reason" in err (nothing kept). */
+int inst_load_machines(const char *path, inst_machines *out, char *err, size_t errlen);
+void inst_machines_free(inst_machines *m);
+
+/* The array under key in path's top-level object; *doc owns it (cJSON_Delete). NULL with err
+ * set when the file cannot be read, is not JSON, or has no such array. */
+const cJSON *inst_load_array(const char *path, const char *key, cJSON **doc, char *err, size_t errlen);
+/* Read the CPU field cpus and the memory field mem of o into out. Returns 0 or -EINVAL with what
+ * set. */
+int inst_get_res(const cJSON *o, const char *cpus, const char *mem, res_t *out, char *what, size_t len);

@@ -1,0 +1,135 @@
+/* swf.c - Standard Workload Format traces (see swf.h). */
+#include "swf.h"
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SWF_FIELDS 18
+
+/* Parse one job line into f[]. Returns 0, or -EINVAL with what set. */
+static int parse_fields(char *line, double f[SWF_FIELDS], const char **what) {
+        char *save = NULL, *tok = strtok_r(line, " \t\r\n", &save);
+        int n = 0;
+        for (; tok; tok = strtok_r(NULL, " \t\r\n", &save)) {
+                char *end;
+                if (n == SWF_FIELDS) {
+                        *what = "more than 18 fields";
+                        return -EINVAL;
+                }
+                f[n++] = strtod(tok, &end);
+                if (*end || !isfinite(f[n - 1])) {
+                        *what = "a field is not a number";
+                        return -EINVAL;
+                }
+        }
+        if (n != SWF_FIELDS) {
+                *what = "fewer than 18 fields";
+                return -EINVAL;
+        }
+        return 0;
+}
+
+/* The first known (non-negative) of two values, else the fallback. */
+static double known(double a, double b, double fallback) {
+        return a >= 0 ? a : b >= 0 ? b : fallback;
+}
+
+static int job_from_fields(const double f[SWF_FIELDS], int64_t mem_per_proc, sim_job *j, const char **what) {
+        double procs = known(f[7], f[4], -1);
+        if (f[1] < 0 || procs <= 0 || procs > 1e6) {
+                *what = "no submit time or no processor count";
+                return -EINVAL;
+        }
+        double kb_per_proc = known(f[9], f[6], (double)mem_per_proc / 1024);
+        *j = (sim_job){
+                .arrival = f[1],
+                .runtime = f[3],
+                .req = { .mcpu = (int64_t)llround(procs * 1000),
+                         .mem = (int64_t)fmax(1 << 20, kb_per_proc * 1024 * procs) },
+        };
+        return 0;
+}
+
+static int by_arrival(const void *a, const void *b) {
+        double x = ((const sim_job *)a)->arrival, y = ((const sim_job *)b)->arrival;
+        return (x > y) - (x < y);
+}
+
+/* Add the job on line to t. Returns 0, or -errno with what set. */
+static int add_line(swf_trace *t, char *line, int64_t mem_per_proc, size_t *cap, const char **what) {
+        double f[SWF_FIELDS];
+        sim_job j;
+        int r = parse_fields(line, f, what);
+        if (r == 0)
+                r = job_from_fields(f, mem_per_proc, &j, what);
+        if (r < 0)
+                return r;
+        if (f[3] < 0) {
+                t->skipped++;
+                return 0;
+        }
+        if (t->n == *cap) {
+                size_t c = *cap ? *cap * 2 : 1024;
+                sim_job *p = realloc(t->jobs, c * sizeof(*p));
+                if (!p) {
+                        *what = "out of memory";
+                        return -ENOMEM;
+                }
+                t->jobs = p;
+                *cap = c;
+        }
+        t->jobs[t->n++] = j;
+        return 0;
+}
+
+int swf_load(const char *path, int64_t mem_per_proc, swf_trace *out, char *err, size_t errlen) {
+        FILE *f = fopen(path, "re");
+        *out = (swf_trace){ 0 };
+        if (!f) {
+                int r = -errno;
+                snprintf(err, errlen, "%s: %s", path, strerror(errno));
+                return r;
+        }
+        char *line = NULL;
+        size_t len = 0, cap = 0, lineno = 0;
+        int r = 0;
+        const char *what = NULL;
+        while (r == 0 && getline(&line, &len, f) >= 0) {
+                lineno++;
+                if (line[strspn(line, " \t\r\n")] == '\0' || line[strspn(line, " \t")] == ';')
+                        continue;
+                r = add_line(out, line, mem_per_proc, &cap, &what);
+        }
+        free(line);
+        fclose(f);
+        if (r == 0 && out->n == 0) {
+                snprintf(err, errlen, "%s: no job with a run time", path);
+                swf_free(out);
+                return -EINVAL;
+        }
+        if (r < 0) {
+                snprintf(err, errlen, "%s:%zu: %s", path, lineno, what);
+                swf_free(out);
+                return r;
+        }
+        qsort(out->jobs, out->n, sizeof(*out->jobs), by_arrival);
+        double first = out->jobs[0].arrival;
+        for (size_t i = 0; i < out->n; i++)
+                out->jobs[i].arrival -= first;
+        return 0;
+}
+
+int swf_next(void *trace, sim_job *j) {
+        swf_trace *t = trace;
+        if (t->next == t->n)
+                return 0;
+        *j = t->jobs[t->next++];
+        return 1;
+}
+
+void swf_free(swf_trace *t) {
+        free(t->jobs);
+        *t = (swf_trace){ 0 };
+}

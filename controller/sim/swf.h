@@ -1,0 +1,24 @@
+/* swf.h - the Standard Workload Format of the Parallel Workloads Archive, as a job stream.
+ *
+ * One job per line, 18 whitespace-separated fields; lines starting with ';' are comments.
+ * colony reads: 2 submit time, 4 run time, 5 allocated processors, 7 used memory (KB per
+ * processor), 8 requested processors, 10 requested memory (KB per processor). -1 means unknown:
+ * requested values fall back to the allocated/used ones, then to defaults. Jobs with an unknown
+ * run time (cancelled before they ran) are skipped and counted. */
+#pragma once
+#include "sim.h"
+#include <stddef.h>
+
+typedef struct swf_trace {
+        sim_job *jobs;
+        size_t n, next;
+        size_t skipped; /* lines without a run time */
+} swf_trace;
+
+/* Read a whole trace. mem_per_proc is used where the trace gives no memory. Arrival times are
+ * made relative to the first job and sorted. Returns 0, or -errno with "path:line: reason" in err
+ * for the first malformed line (nothing is kept). */
+int swf_load(const char *path, int64_t mem_per_proc, swf_trace *out, char *err, size_t errlen);
+/* sim_next_job_fn over a loaded trace. */
+int swf_next(void *trace, sim_job *j);
+void swf_free(swf_trace *t);
