@@ -59,6 +59,29 @@ static int parse_hello(const cJSON *msg, const char **name, res_t *cap, const ch
         return 0;
 }
 
+static void send_cancel(ctl_node *n, uint64_t id, int grace_ms) {
+        cJSON *msg = proto_new("cancel");
+        if (msg && (!cJSON_AddNumberToObject(msg, "id", (double)id) ||
+                    !cJSON_AddNumberToObject(msg, "grace_ms", grace_ms))) {
+                cJSON_Delete(msg);
+                msg = NULL;
+        }
+        if (!msg || !n->link || conn_send(n->link, msg) < 0)
+                log_error("job=%llu node=%s could not send cancel", (unsigned long long)id, n->name);
+        cJSON_Delete(msg);
+}
+
+/* A job the agent runs that the controller does not have running there (it was lost, or
+ * cancelled while the two were apart) must not run on unaccounted: the agent stops it. */
+static void cancel_strays(ctl_server *srv, ctl_node *n, const uint64_t *ids, size_t nids) {
+        for (size_t i = 0; i < nids; i++)
+                if (!ctl_job_runs_on(&srv->state, n, ids[i])) {
+                        log_warning("job=%llu node=%s runs there unaccounted: cancelling it", (unsigned long long)ids[i],
+                                    n->name);
+                        send_cancel(n, ids[i], srv->state.cfg.kill_grace_ms);
+                }
+}
+
 static void handle_hello(ctl_server *srv, conn *c, const cJSON *msg) {
         char err[PROTO_ERRLEN];
         const char *secret = NULL, *name, *mode, *root;
@@ -72,20 +95,21 @@ static void handle_hello(ctl_server *srv, conn *c, const cJSON *msg) {
         }
         int r = parse_hello(msg, &name, &cap, &mode, &root, err);
         long nids = r < 0 ? r : running_ids(msg, &ids, err);
-        if (nids < 0 || ctl_node_up(&srv->state, name, cap, mode, root, ids, (size_t)nids, c, server_now(), &n,
+        if (nids < 0 || ctl_node_up(&srv->state, name, cap, mode, root, ids, (size_t)nids, c, server_clock(), &n,
                                     err) < 0) {
                 free(ids);
                 log_warning("agent link fd=%d refused: %s", c->fd, err);
                 conn_fail(c, err);
                 return;
         }
-        free(ids);
         c->data = n;
         cJSON *welcome = proto_new("welcome");
         if (welcome)
                 cJSON_AddNumberToObject(welcome, "heartbeat_ms", srv->heartbeat_ms);
         (void)conn_send(c, welcome);
         cJSON_Delete(welcome);
+        cancel_strays(srv, n, ids, (size_t)nids);
+        free(ids);
         server_schedule(srv);
 }
 
@@ -133,7 +157,7 @@ static void agent_message(conn *c, const cJSON *msg) {
                         conn_fail(c, "authentication required: send hello first");
                 return;
         }
-        ctl_node_heard(n, server_now());
+        ctl_node_heard(n, server_clock());
         if (strcmp(type, "heartbeat") == 0)
                 return;
         if (strcmp(type, "started") == 0)
@@ -172,14 +196,8 @@ void server_send_launch(ctl_server *srv, ctl_node *n, const job *j) {
 }
 
 void server_send_cancel(ctl_server *srv, ctl_node *n, const job *j, int grace_ms) {
-        cJSON *msg = proto_new("cancel");
         (void)srv;
-        if (msg && (!cJSON_AddNumberToObject(msg, "id", (double)j->id) ||
-                    !cJSON_AddNumberToObject(msg, "grace_ms", grace_ms))) {
-                cJSON_Delete(msg);
-                msg = NULL;
-        }
-        send_to(n, msg, j, "cancel");
+        send_cancel(n, j->id, grace_ms);
 }
 
 const conn_ops agent_conn_ops = { .on_message = agent_message, .on_close = agent_closed };

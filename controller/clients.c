@@ -9,8 +9,12 @@
 #include <string.h>
 
 static void reply(conn *c, cJSON *msg) {
-        if (msg)
-                (void)conn_send(c, msg);
+        if (msg && conn_send(c, msg) == -EMSGSIZE) {
+                cJSON *err = proto_error("the reply would exceed the %d-byte message limit: ask for fewer jobs "
+                                         "(without --all, or for one --user)", PROTO_MAX_MSG);
+                (void)conn_send(c, err);
+                cJSON_Delete(err);
+        }
         cJSON_Delete(msg);
 }
 
@@ -52,11 +56,32 @@ static void user_name(uid_t uid, char *buf, size_t len) {
                 snprintf(buf, len, "%u", (unsigned)uid);
 }
 
+/* The job's launch message (its spec, plus a few fields) must fit in one frame to the agent;
+ * refuse at submit what could never be launched. Returns 0 or -E2BIG with err set. */
+static int spec_too_large(const job_spec *spec, char err[PROTO_ERRLEN]) {
+        enum { LAUNCH_HEADROOM = 4096 };
+        cJSON *obj = cJSON_CreateObject();
+        char *text = obj && job_spec_to_json(spec, obj) == 0 ? cJSON_PrintUnformatted(obj) : NULL;
+        size_t len = text ? strlen(text) : 0;
+        cJSON_Delete(obj);
+        free(text);
+        if (len + LAUNCH_HEADROOM <= PROTO_MAX_MSG)
+                return 0;
+        snprintf(err, PROTO_ERRLEN, "the job's command line and environment take %zu bytes, more than the %d a "
+                 "launch may carry", len, PROTO_MAX_MSG - LAUNCH_HEADROOM);
+        return -E2BIG;
+}
+
 static void handle_submit(ctl_server *srv, conn *c, const cJSON *msg) {
         char err[PROTO_ERRLEN], user[64];
         job_spec spec = { 0 };
         uint64_t id;
         if (proto_check_fields(msg, job_spec_fields, err) < 0 || job_spec_from_json(msg, &spec, err) < 0) {
+                reply_error(c, err);
+                return;
+        }
+        if (spec_too_large(&spec, err) < 0) {
+                job_spec_free(&spec);
                 reply_error(c, err);
                 return;
         }

@@ -89,6 +89,8 @@ int conn_send(conn *c, const cJSON *msg) {
         char *frame;
         size_t len;
         int r = proto_frame(msg, &frame, &len);
+        if (r == -EMSGSIZE)
+                return r; /* the message, not the peer, is at fault: the caller may send another */
         if (r == 0) {
                 r = queue(c, frame, len);
                 free(frame);

@@ -40,7 +40,8 @@ struct conn {
 /* Wrap an accepted, non-blocking fd (the conn owns it). Unix peers' credentials are read
  * with SO_PEERCRED. Returns 0 and *out, or -errno (fd closed). */
 int conn_new(sd_event *event, int fd, const conn_ops *ops, void *owner, conn **out);
-/* Queue one message. Returns 0, or -errno when the peer is gone or too slow (it is closed). */
+/* Queue one message. Returns 0, -EMSGSIZE when the message is larger than a frame may be (the
+ * connection stays open), or another -errno when the peer is gone or too slow (it is closed). */
 int conn_send(conn *c, const cJSON *msg);
 /* Send {"type":"error"} with text, then close once it is flushed. */
 void conn_fail(conn *c, const char *text);

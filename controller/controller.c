@@ -27,6 +27,12 @@ int64_t server_now(void) {
         return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
+ctl_time server_clock(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (ctl_time){ .real_usec = server_now(), .mono_usec = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000 };
+}
+
 void server_schedule(ctl_server *srv) {
         long n = ctl_schedule(&srv->state);
         if (n < 0)
@@ -187,13 +193,13 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         ctl_server *srv = userdata;
-        ctl_check_silence(&srv->state, server_now());
+        ctl_check_silence(&srv->state, server_clock());
         server_schedule(srv);
         return sd_event_source_set_time(s, usec + (uint64_t)srv->heartbeat_ms * 1000);
 }
 
 static int restore_job(void *userdata, job *j) {
-        int r = ctl_restore(&((ctl_server *)userdata)->state, j, server_now());
+        int r = ctl_restore(&((ctl_server *)userdata)->state, j, server_clock());
         if (r < 0) {
                 job_free(j);
                 free(j);

@@ -22,6 +22,8 @@ typedef struct ctl_server {
 
 /* CLOCK_REALTIME in microseconds (job times are wall-clock for users). */
 int64_t server_now(void);
+/* Now on both clocks, for the state machine's liveness checks. */
+ctl_time server_clock(void);
 /* Accept-side ops for client connections (clients.c) and agent connections (agentlink.c). */
 extern const conn_ops client_conn_ops;
 extern const conn_ops agent_conn_ops;

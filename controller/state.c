@@ -126,7 +126,7 @@ static void finish(ctl_state *st, job *j, job_state state, int64_t now, const ch
         st->act->terminal(st->userdata, j);
 }
 
-int ctl_restore(ctl_state *st, job *j, int64_t now) {
+int ctl_restore(ctl_state *st, job *j, ctl_time now) {
         if (append_job(st, j) < 0)
                 return -ENOMEM;
         if (j->state == JOB_PENDING)
@@ -136,7 +136,7 @@ int ctl_restore(ctl_state *st, job *j, int64_t now) {
         ctl_node *n = ctl_find_node(st, j->node);
         if (!n && !(n = node_add(st, j->node)))
                 return -ENOMEM;
-        n->last_heard_usec = now; /* the timeout starts with this controller */
+        n->last_heard_mono_usec = now.mono_usec; /* the timeout starts with this controller */
         charge(n, j);
         return 0;
 }
@@ -275,7 +275,7 @@ static void forget_unconfirmed(ctl_node *n) {
 }
 
 /* Note the jobs running on n that the reconnecting agent did not list. Returns 0 or -ENOMEM. */
-static int note_unconfirmed(ctl_state *st, ctl_node *n, const uint64_t *running, size_t nrunning, int64_t now) {
+static int note_unconfirmed(ctl_state *st, ctl_node *n, const uint64_t *running, size_t nrunning, ctl_time now) {
         forget_unconfirmed(n);
         for (size_t i = 0; i < st->njobs; i++) {
                 job *j = st->jobs[i];
@@ -287,7 +287,7 @@ static int note_unconfirmed(ctl_state *st, ctl_node *n, const uint64_t *running,
                 n->unconfirmed = ids;
                 n->unconfirmed[n->nunconfirmed++] = j->id;
         }
-        n->confirm_by_usec = now + st->cfg.agent_timeout_usec;
+        n->confirm_by_mono_usec = now.mono_usec + st->cfg.agent_timeout_usec;
         return 0;
 }
 
@@ -301,7 +301,7 @@ static int set_str(char **dst, const char *src) {
 }
 
 int ctl_node_up(ctl_state *st, const char *name, res_t capacity, const char *cgroup_mode,
-                const char *cgroup_root, const uint64_t *running, size_t nrunning, void *link, int64_t now,
+                const char *cgroup_root, const uint64_t *running, size_t nrunning, void *link, ctl_time now,
                 ctl_node **out, char err[PROTO_ERRLEN]) {
         ctl_node *n = ctl_find_node(st, name);
         if (n && n->up) {
@@ -320,7 +320,7 @@ int ctl_node_up(ctl_state *st, const char *name, res_t capacity, const char *cgr
         n->capacity = capacity;
         n->up = true;
         n->link = link;
-        n->last_heard_usec = now;
+        ctl_node_heard(n, now);
         log_info("node=%s state=up mcpu=%lld mem=%lld cgroup=%s:%s", name, (long long)capacity.mcpu,
                  (long long)capacity.mem, n->cgroup_mode, n->cgroup_root);
         *out = n;
@@ -337,19 +337,20 @@ void ctl_node_down(ctl_state *st, ctl_node *n, const char *reason, int64_t now) 
         lose_jobs(st, n, NULL, 0, why, now);
 }
 
-void ctl_node_heard(ctl_node *n, int64_t now) {
-        n->last_heard_usec = now;
+void ctl_node_heard(ctl_node *n, ctl_time now) {
+        n->last_heard_usec = now.real_usec;
+        n->last_heard_mono_usec = now.mono_usec;
 }
 
-void ctl_check_silence(ctl_state *st, int64_t now) {
+void ctl_check_silence(ctl_state *st, ctl_time now) {
         for (size_t i = 0; i < st->nnodes; i++) {
                 ctl_node *n = st->nodes[i];
-                if ((n->up || n->running > 0) && now - n->last_heard_usec > st->cfg.agent_timeout_usec) {
-                        ctl_node_down(st, n, "timed out", now);
-                } else if (n->nunconfirmed && now >= n->confirm_by_usec) {
+                if ((n->up || n->running > 0) && now.mono_usec - n->last_heard_mono_usec > st->cfg.agent_timeout_usec) {
+                        ctl_node_down(st, n, "timed out", now.real_usec);
+                } else if (n->nunconfirmed && now.mono_usec >= n->confirm_by_mono_usec) {
                         char reason[PROTO_ERRLEN];
                         snprintf(reason, sizeof(reason), "agent %s came back without it", n->name);
-                        lose_jobs(st, n, n->unconfirmed, n->nunconfirmed, reason, now);
+                        lose_jobs(st, n, n->unconfirmed, n->nunconfirmed, reason, now.real_usec);
                         forget_unconfirmed(n);
                 }
         }
@@ -359,6 +360,10 @@ void ctl_check_silence(ctl_state *st, int64_t now) {
 static job *running_on(ctl_state *st, ctl_node *n, uint64_t id) {
         job *j = ctl_find_job(st, id);
         return j && runs_on(j, n) ? j : NULL;
+}
+
+bool ctl_job_runs_on(ctl_state *st, ctl_node *n, uint64_t id) {
+        return running_on(st, n, id) != NULL;
 }
 
 int ctl_job_started(ctl_state *st, ctl_node *n, uint64_t id, int64_t start_usec) {

@@ -10,19 +10,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Now, on both clocks: job times are wall-clock for users; liveness is measured on the monotonic
+ * clock, so that setting the system clock cannot mark every agent down. Microseconds. */
+typedef struct ctl_time {
+        int64_t real_usec;
+        int64_t mono_usec;
+} ctl_time;
+
 typedef struct ctl_node {
         char *name;
         res_t capacity;
         res_t used;         /* sum of the requests of the jobs running on it */
         bool up;
-        int64_t last_heard_usec;
+        int64_t last_heard_usec;      /* wall clock, for display */
+        int64_t last_heard_mono_usec; /* for the silence timeout */
         char *cgroup_mode;  /* "v1" / "v2", as the agent said */
         char *cgroup_root;
         size_t running;
         void *link;         /* the caller's connection while up; NULL when down */
         uint64_t *unconfirmed;     /* after a reconnect: jobs the agent did not list */
         size_t nunconfirmed;
-        int64_t confirm_by_usec;   /* ...which are lost unless they end before this */
+        int64_t confirm_by_mono_usec; /* ...which are lost unless they end before this */
 } ctl_node;
 
 typedef struct ctl_actions {
@@ -64,7 +72,7 @@ void ctl_free(ctl_state *st);
 /* Take ownership of a job loaded from storage (pending, running or terminal). Running jobs
  * are charged to their node, which is created down if unknown, so that a node that never
  * returns turns them lost after the timeout. Returns 0 or -ENOMEM. */
-int ctl_restore(ctl_state *st, job *j, int64_t now);
+int ctl_restore(ctl_state *st, job *j, ctl_time now);
 
 /* Validate, number, persist and queue a submission; on success *id is set and spec has been
  * moved into the job (the caller's spec is zeroed). Returns 0 or -errno with err set. */
@@ -82,15 +90,17 @@ job *ctl_find_job(ctl_state *st, uint64_t id);
  * agent_timeout_usec, and become lost if no report ends them by then. A node of that name that
  * is already up is refused (-EEXIST). Returns 0 or -errno with err set. */
 int ctl_node_up(ctl_state *st, const char *name, res_t capacity, const char *cgroup_mode,
-                const char *cgroup_root, const uint64_t *running, size_t nrunning, void *link, int64_t now,
+                const char *cgroup_root, const uint64_t *running, size_t nrunning, void *link, ctl_time now,
                 ctl_node **out, char err[PROTO_ERRLEN]);
 /* The node's agent went away (reason: "disconnected", "timed out"): its running jobs are lost. */
 void ctl_node_down(ctl_state *st, ctl_node *n, const char *reason, int64_t now);
 /* Note that the node was heard from. */
-void ctl_node_heard(ctl_node *n, int64_t now);
+void ctl_node_heard(ctl_node *n, ctl_time now);
 /* Mark down every node silent for longer than agent_timeout_usec, and lose the unconfirmed jobs
  * of reconnected nodes whose window has passed. */
-void ctl_check_silence(ctl_state *st, int64_t now);
+void ctl_check_silence(ctl_state *st, ctl_time now);
+/* True when job id is recorded as running on n. */
+bool ctl_job_runs_on(ctl_state *st, ctl_node *n, uint64_t id);
 /* The node of that name, or NULL. */
 ctl_node *ctl_find_node(ctl_state *st, const char *name);
 

@@ -117,7 +117,7 @@ static int add_machines(sim *s) {
         for (size_t i = 0; i < s->cfg->nmachines; i++) {
                 ctl_node *n;
                 snprintf(name, sizeof(name), "m%zu", i + 1);
-                int r = ctl_node_up(&s->st, name, s->cfg->machines[i], "sim", "", NULL, 0, s, 0, &n, err);
+                int r = ctl_node_up(&s->st, name, s->cfg->machines[i], "sim", "", NULL, 0, s, (ctl_time){ 0 }, &n, err);
                 if (r < 0)
                         return r;
                 s->capacity = res_add(s->capacity, s->cfg->machines[i]);

@@ -43,6 +43,11 @@ static ctl_state st;
 static recorder rec;
 static char err[PROTO_ERRLEN];
 
+/* The same instant on both clocks. */
+static ctl_time at(int64_t usec) {
+        return (ctl_time){ .real_usec = usec, .mono_usec = usec };
+}
+
 static void setup(void) {
         memset(&rec, 0, sizeof(rec));
         ctl_config cfg = { .policy = SCHED_FIRST_FIT, .order = SCHED_STRICT_FIFO, .max_pending = 100, .kill_grace_ms = 100,
@@ -67,7 +72,7 @@ static uint64_t submit_as(uid_t uid, int64_t mcpu, int64_t mem) {
 static ctl_node *node(const char *name, int64_t mcpu, int64_t mem, const uint64_t *running, size_t n) {
         ctl_node *out = NULL;
         ck_assert_int_eq(ctl_node_up(&st, name, (res_t){ .mcpu = mcpu, .mem = mem }, "v1", "/x", running, n,
-                                     (void *)1, 1000, &out, err), 0);
+                                     (void *)1, at(1000), &out, err), 0);
         return out;
 }
 
@@ -174,16 +179,16 @@ START_TEST(reconnect_keeps_listed_jobs_and_loses_the_rest_after_the_window) {
         ctl_schedule(&st);
         ctl_node *a = reconnect(&j2, 1);
         ck_assert_int_eq(ctl_find_job(&st, j1)->state, JOB_RUNNING); /* its report may follow the hello */
-        ctl_check_silence(&st, 1000 + 4000000);
+        ctl_check_silence(&st, at(1000 + 4000000));
         ck_assert_int_eq(ctl_find_job(&st, j1)->state, JOB_RUNNING);
-        ctl_node_heard(a, 1000 + 5000000);
-        ctl_check_silence(&st, 1000 + 5000001);
+        ctl_node_heard(a, at(1000 + 5000000));
+        ctl_check_silence(&st, at(1000 + 5000001));
         ck_assert_int_eq(ctl_find_job(&st, j1)->state, JOB_LOST);
         ck_assert_str_eq(ctl_find_job(&st, j1)->result.error, "agent a came back without it");
         ck_assert_int_eq(ctl_find_job(&st, j2)->state, JOB_RUNNING);
         ck_assert_int_eq(a->used.mcpu, 1000);
         ctl_node *dup = NULL;
-        ck_assert_int_eq(ctl_node_up(&st, "a", (res_t){ 1, 1, 0 }, "v1", "/", NULL, 0, NULL, 1, &dup, err), -EEXIST);
+        ck_assert_int_eq(ctl_node_up(&st, "a", (res_t){ 1, 1, 0 }, "v1", "/", NULL, 0, NULL, at(1), &dup, err), -EEXIST);
 }
 END_TEST
 
@@ -194,7 +199,7 @@ START_TEST(a_job_that_ended_while_apart_is_reported_after_the_hello) {
         ctl_node *a = reconnect(NULL, 0);
         finish_ok(a, j1);
         ck_assert_int_eq(ctl_find_job(&st, j1)->state, JOB_COMPLETED);
-        ctl_check_silence(&st, 1000 + 5000001);
+        ctl_check_silence(&st, at(1000 + 5000001));
         ck_assert_int_eq(ctl_find_job(&st, j1)->state, JOB_COMPLETED);
         ck_assert_int_eq(a->used.mcpu, 0);
 }
@@ -204,23 +209,32 @@ START_TEST(silent_nodes_time_out) {
         ctl_node *a = node("a", 1000, 1024 * MiB, NULL, 0);
         uint64_t j = submit_as(0, 1000, MiB);
         ctl_schedule(&st);
-        ctl_check_silence(&st, 1000 + 4000000);
+        ctl_check_silence(&st, at(1000 + 4000000));
         ck_assert(a->up);
-        ctl_check_silence(&st, 1000 + 6000000);
+        ctl_check_silence(&st, at(1000 + 6000000));
         ck_assert(!a->up);
         ck_assert_int_eq(ctl_find_job(&st, j)->state, JOB_LOST);
+}
+END_TEST
+
+START_TEST(a_wall_clock_jump_does_not_mark_nodes_down) {
+        ctl_node *a = node("a", 1000, 1024 * MiB, NULL, 0);
+        ctl_check_silence(&st, (ctl_time){ .real_usec = 1000 + 3600000000LL, .mono_usec = 1000 + 1000000 });
+        ck_assert(a->up);
+        ctl_check_silence(&st, (ctl_time){ .real_usec = 1000, .mono_usec = 1000 + 6000000 });
+        ck_assert(!a->up);
 }
 END_TEST
 
 START_TEST(restored_running_jobs_wait_for_their_node) {
         job *j = calloc(1, sizeof(*j));
         *j = (job){ .id = 41, .state = JOB_RUNNING, .node = strdup("gone"), .spec = { .req = { 500, MiB, 0 } } };
-        ck_assert_int_eq(ctl_restore(&st, j, 1000), 0);
+        ck_assert_int_eq(ctl_restore(&st, j, at(1000)), 0);
         ck_assert_uint_eq(st.next_id, 42);
         ctl_node *gone = ctl_find_node(&st, "gone");
         ck_assert(!gone->up);
         ck_assert_int_eq(gone->used.mcpu, 500);
-        ctl_check_silence(&st, 1000 + 6000000);
+        ctl_check_silence(&st, at(1000 + 6000000));
         ck_assert_int_eq(j->state, JOB_LOST);
         ck_assert_int_eq(gone->used.mcpu, 0);
 }
@@ -239,6 +253,7 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, reconnect_keeps_listed_jobs_and_loses_the_rest_after_the_window);
         tcase_add_test(tc, a_job_that_ended_while_apart_is_reported_after_the_hello);
         tcase_add_test(tc, silent_nodes_time_out);
+        tcase_add_test(tc, a_wall_clock_jump_does_not_mark_nodes_down);
         tcase_add_test(tc, restored_running_jobs_wait_for_their_node);
         suite_add_tcase(s, tc);
         return s;
