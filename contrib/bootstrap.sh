@@ -11,7 +11,7 @@ build="$top/build"
 mode=${1:-}
 
 packages=(build-essential cmake pkg-config libsystemd-dev libcjson-dev libglpk-dev
-          check libsqlite3-dev jq util-linux)
+          check libsqlite3-dev jq util-linux gnuplot-nox)
 
 install_missing() {
         local missing=() p
