@@ -3,7 +3,14 @@
  * mishra: the earlier LoTES report (../shared/papers/003_*), Table 1 (10 machine
  * configurations of 1000 machines; cores and RAM in the paper's units, read here as cores and
  * GiB) and Tables 2-3 (8 job classes after Mishra et al.: proportion, exponential processing
- * time, and normal core and RAM demands with their coefficient of variation and range). */
+ * time, and normal core and RAM demands with their coefficient of variation and range).
+ *
+ * lotes-google: the LoTES paper (../shared/papers/000_*), Table 1 (10 configurations, 12,583
+ * machines, capacities normalised to the largest machine, read here as 64 cores and 256 GiB)
+ * and Table 2 (4 job classes from the Google 2011 trace: proportion, mean time, mean cores and
+ * memory). The paper replays the trace itself; for the synthetic stream colony draws times
+ * from an exponential and sizes from a Gaussian with CV 0.5 truncated to one machine, the
+ * convention of the paper's own generated workloads (section 5.4). */
 #include "workload.h"
 #include <math.h>
 #include <stdlib.h>
@@ -31,9 +38,31 @@ static const wl_class mishra_classes[] = {
         { 0.05, 18.85 * HOUR, 1.32, 0.2, 4.0, 0.06, 1.93, 1.0, 32, 0.07 },
 };
 
+#define NORM_CORES 64.0 /* lotes-google: what 1.0 of a normalised capacity means */
+#define NORM_GIB 256.0
+#define NORM(c, m) { (int64_t)((c) * NORM_CORES * 1000), (int64_t)((m) * NORM_GIB * (double)GiB), 0 }
+
+static const wl_machine_config lotes_google_configs[] = {
+        { 6732, NORM(0.50, 0.50) }, { 3863, NORM(0.50, 0.25) }, { 1001, NORM(0.50, 0.75) }, { 795, NORM(1.00, 1.00) },
+        { 126, NORM(0.25, 0.25) },  { 52, NORM(0.50, 0.12) },   { 5, NORM(0.50, 0.03) },    { 5, NORM(0.50, 0.97) },
+        { 3, NORM(1.00, 0.50) },    { 1, NORM(1.00, 0.06) },
+};
+
+#define LG_CLASS(p, hours, c, m)                                                                              \
+        { p, (hours) * HOUR, (c) * NORM_CORES, 0, NORM_CORES, 0.5, (m) * NORM_GIB, 0, NORM_GIB, 0.5 }
+
+static const wl_class lotes_google_classes[] = {
+        LG_CLASS(0.23, 0.03, 0.02, 0.01),
+        LG_CLASS(0.46, 0.04, 0.02, 0.03),
+        LG_CLASS(0.30, 0.04, 0.07, 0.03),
+        LG_CLASS(0.01, 0.03, 0.20, 0.06),
+};
+
 static const wl_spec workloads[] = {
         { "mishra", mishra_configs, sizeof(mishra_configs) / sizeof(mishra_configs[0]), mishra_classes,
           sizeof(mishra_classes) / sizeof(mishra_classes[0]) },
+        { "lotes-google", lotes_google_configs, sizeof(lotes_google_configs) / sizeof(lotes_google_configs[0]),
+          lotes_google_classes, sizeof(lotes_google_classes) / sizeof(lotes_google_classes[0]) },
 };
 
 const wl_spec *wl_find(const char *name) {
@@ -44,14 +73,26 @@ const wl_spec *wl_find(const char *name) {
 }
 
 const char *wl_names(void) {
-        return "mishra";
+        return "mishra, lotes-google";
+}
+
+/* Machines of configuration c when the largest configuration has scale machines: the paper's
+ * proportions, at least one each. */
+static size_t scaled_count(const wl_spec *w, size_t c, size_t scale) {
+        size_t largest = 0;
+        for (size_t i = 0; i < w->nconfigs; i++)
+                if (w->configs[i].count > largest)
+                        largest = w->configs[i].count;
+        size_t n = (size_t)llround((double)w->configs[c].count * (double)scale / (double)largest);
+        return n ? n : 1;
 }
 
 double wl_fluid_capacity(const wl_spec *w, size_t scale) {
         double cores = 0, mem = 0, cores_per_job = 0, mem_per_job = 0;
         for (size_t i = 0; i < w->nconfigs; i++) {
-                cores += (double)scale * (double)w->configs[i].capacity.mcpu / 1000.0;
-                mem += (double)scale * (double)w->configs[i].capacity.mem / (double)GiB;
+                double n = (double)scaled_count(w, i, scale);
+                cores += n * (double)w->configs[i].capacity.mcpu / 1000.0;
+                mem += n * (double)w->configs[i].capacity.mem / (double)GiB;
         }
         for (size_t k = 0; k < w->nclasses; k++) {
                 cores_per_job += w->classes[k].proportion * w->classes[k].cores * w->classes[k].mean_seconds;
@@ -96,10 +137,13 @@ static double truncated_normal(wl_rng *r, double mean, double cv, double lo, dou
 }
 
 res_t *wl_machines(const wl_spec *w, size_t scale, size_t *n) {
-        res_t *m = calloc(w->nconfigs * scale + 1, sizeof(*m));
+        size_t total = 0;
+        for (size_t c = 0; c < w->nconfigs; c++)
+                total += scaled_count(w, c, scale);
+        res_t *m = calloc(total + 1, sizeof(*m));
         *n = 0;
         for (size_t c = 0; m && c < w->nconfigs; c++)
-                for (size_t i = 0; i < scale; i++)
+                for (size_t i = scaled_count(w, c, scale); i > 0; i--)
                         m[(*n)++] = w->configs[c].capacity;
         return m;
 }

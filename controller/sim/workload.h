@@ -29,18 +29,21 @@ typedef struct wl_spec {
 typedef struct wl_rng {
         uint64_t state;
 } wl_rng;
-/* The named workload ("mishra"), or NULL. */
+/* The named workload ("mishra", "lotes-google"), or NULL. */
 const wl_spec *wl_find(const char *name);
 /* Names of every workload, comma-separated, for help texts. */
 const char *wl_names(void);
 
+/* Machines per configuration: the largest configuration gets scale machines, the others the
+ * paper's proportions of that, at least one each (all equal for mishra). */
+
 /* The largest arrival rate (jobs per second) the pooled machines can sustain on their bottleneck
- * resource, with scale machines per configuration: min over CPU and memory of capacity divided
+ * resource, at that scale: min over CPU and memory of capacity divided
  * by the expected demand per job (proportion x size x mean time, summed over classes). An upper
  * bound: it ignores fragmentation and which machine a class fits on. */
 double wl_fluid_capacity(const wl_spec *w, size_t scale);
 
-/* The machines of w with scale machines per configuration, in configuration order, in a new
+/* The machines of w at that scale, in configuration order, in a new
  * array of *n capacities (free()). NULL when out of memory. */
 res_t *wl_machines(const wl_spec *w, size_t scale, size_t *n);
 

@@ -25,6 +25,9 @@ for policy in best-fit-mem worst-fit-cores mix-fit max-jobs; do
         [ "$(jq .completed <<<"$p")" = 8000 ] || fail "$policy lost jobs"
         echo "# $policy, backfill: mean wait $(jq .wait.mean <<<"$p") s, cpu $(jq .mean_cpu_utilization <<<"$p")"
 done
+g=$("$COLONY_BIN/colony" sim --json --workload lotes-google --scale 100 --jobs 5000 --load 0.8)
+[ "$(jq -c '[.machines, .completed, .refused]' <<<"$g")" = "[191,5000,0]" ] ||
+        fail "lotes-google at scale 100: machines, completed, refused = $(jq -c '[.machines, .completed, .refused]' <<<"$g")"
 cyc=$(sim --seed 7 --load 0.5 --cycle 30)
 awk -v w="$(jq .wait.p50 <<<"$cyc")" 'BEGIN { exit !(w > 0 && w <= 30) }' ||
         fail "with a 30 s cycle and no queue, a job should wait part of a cycle, not $(jq .wait.p50 <<<"$cyc") s"
