@@ -58,15 +58,28 @@ START_TEST(round_trip_byte_by_byte) {
 }
 END_TEST
 
+/* The frames of two messages of the given types, back to back in buf; *len1 is the first's size. */
+static size_t two_frames(const char *type1, const char *type2, char buf[128], size_t *len1) {
+        char text[64];
+        size_t l2;
+        snprintf(text, sizeof(text), "{\"v\":1,\"type\":\"%s\"}", type1);
+        char *f1 = raw_frame(text, len1);
+        snprintf(text, sizeof(text), "{\"v\":1,\"type\":\"%s\"}", type2);
+        char *f2 = raw_frame(text, &l2);
+        memcpy(buf, f1, *len1);
+        memcpy(buf + *len1, f2, l2);
+        free(f1);
+        free(f2);
+        return *len1 + l2;
+}
+
 START_TEST(two_frames_in_one_feed) {
-        size_t l1, l2;
-        char *f1 = raw_frame("{\"v\":1,\"type\":\"a\"}", &l1), *f2 = raw_frame("{\"v\":1,\"type\":\"b\"}", &l2);
+        size_t l1;
         char both[128], err[PROTO_ERRLEN];
-        memcpy(both, f1, l1);
-        memcpy(both + l1, f2, l2);
+        size_t total = two_frames("a", "b", both, &l1);
         proto_reader r = { 0 };
         cJSON *m;
-        proto_reader_feed(&r, both, l1 + l2);
+        proto_reader_feed(&r, both, total);
         ck_assert_int_eq(proto_reader_next(&r, &m, err), 1);
         ck_assert_str_eq(proto_type(m), "a");
         cJSON_Delete(m);
@@ -74,8 +87,6 @@ START_TEST(two_frames_in_one_feed) {
         ck_assert_str_eq(proto_type(m), "b");
         cJSON_Delete(m);
         ck_assert_int_eq(proto_reader_next(&r, &m, err), 0);
-        free(f1);
-        free(f2);
         proto_reader_free(&r);
 }
 END_TEST
@@ -174,11 +185,9 @@ START_TEST(header_split_across_feeds) {
 END_TEST
 
 START_TEST(frame_and_a_half_then_the_rest) {
-        size_t l1, l2;
-        char *f1 = raw_frame("{\"v\":1,\"type\":\"one\"}", &l1), *f2 = raw_frame("{\"v\":1,\"type\":\"two\"}", &l2);
+        size_t l1;
         char buf[128], err[PROTO_ERRLEN];
-        memcpy(buf, f1, l1);
-        memcpy(buf + l1, f2, l2);
+        size_t total = two_frames("one", "two", buf, &l1);
         proto_reader r = { 0 };
         cJSON *m;
         ck_assert_int_eq(proto_reader_feed(&r, buf, l1 + 6), 0);
@@ -187,12 +196,10 @@ START_TEST(frame_and_a_half_then_the_rest) {
         cJSON_Delete(m);
         ck_assert_int_eq(proto_reader_next(&r, &m, err), 0);
         ck_assert_uint_eq(r.len, 6);
-        ck_assert_int_eq(proto_reader_feed(&r, buf + l1 + 6, l2 - 6), 0);
+        ck_assert_int_eq(proto_reader_feed(&r, buf + l1 + 6, total - l1 - 6), 0);
         ck_assert_int_eq(proto_reader_next(&r, &m, err), 1);
         ck_assert_str_eq(proto_type(m), "two");
         cJSON_Delete(m);
-        free(f1);
-        free(f2);
         proto_reader_free(&r);
 }
 END_TEST
