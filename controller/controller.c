@@ -64,7 +64,7 @@ static const ctl_actions actions = {
 static void usage(FILE *f) {
         fputs("usage: colony-controller --secret-file PATH [--config FILE] [--socket PATH]\n"
               "         [--agent-listen HOST:PORT] [--port-file PATH] [--database PATH]\n"
-              "         [--policy NAME] [--order fifo|backfill] [--heartbeat-ms N] [--agent-timeout-ms N]\n"
+              "         [--policy NAME] [--order fifo|backfill|reserve] [--heartbeat-ms N] [--agent-timeout-ms N]\n"
               "         [--max-pending N] [--kill-grace-ms N] [--log-level error|warning|notice|info|debug]\n"
               "The central colony daemon: clients on the Unix socket, agents on the TCP listener.\n"
               "See colony-controller(8).\n",
@@ -219,10 +219,11 @@ static int open_state(ctl_server *srv, const options *o) {
         sched_heuristic policy;
         if (sched_heuristic_from_name(o->policy, &policy) < 0)
                 return log_errno(LOG_ERR, -EINVAL, "unknown policy '%s'", o->policy);
-        if (strcmp(o->order, "fifo") != 0 && strcmp(o->order, "backfill") != 0)
-                return log_errno(LOG_ERR, -EINVAL, "order must be fifo or backfill, not '%s'", o->order);
+        sched_order order;
+        if (sched_order_from_name(o->order, &order) < 0)
+                return log_errno(LOG_ERR, -EINVAL, "order must be fifo, backfill or reserve, not '%s'", o->order);
         ctl_config cfg = { .policy = policy,
-                           .order = strcmp(o->order, "fifo") == 0 ? SCHED_STRICT_FIFO : SCHED_BACKFILL,
+                           .order = order,
                            .max_pending = (size_t)o->max_pending,
                            .kill_grace_ms = (int)o->kill_grace_ms,
                            .agent_timeout_usec = o->agent_timeout_ms * 1000 };

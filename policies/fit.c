@@ -10,10 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* sched_machine.up of a machine reserved for a job during one pass (SCHED_RESERVE). */
+#define RESERVED (-1)
+
 typedef int (*chooser)(const sched_machine *machines, size_t n, res_t req);
 
 static int fits(const sched_machine *m, res_t req) {
-        return m->up && res_fits(req, m->free);
+        return m->up > 0 && res_fits(req, m->free);
 }
 
 static int choose_first(const sched_machine *machines, size_t n, res_t req) {
@@ -95,6 +98,32 @@ int sched_heuristic_from_name(const char *name, sched_heuristic *out) {
         return -EINVAL;
 }
 
+static const char *const order_names[] = {
+        [SCHED_STRICT_FIFO] = "fifo", [SCHED_BACKFILL] = "backfill", [SCHED_RESERVE] = "reserve",
+};
+
+const char *sched_order_name(sched_order o) {
+        return o <= SCHED_RESERVE ? order_names[o] : NULL;
+}
+
+int sched_order_from_name(const char *name, sched_order *out) {
+        for (int o = 0; o <= SCHED_RESERVE; o++)
+                if (strcmp(name, order_names[o]) == 0) {
+                        *out = (sched_order)o;
+                        return 0;
+                }
+        return -EINVAL;
+}
+
+/* The up machine with the most free memory, or -1. */
+static int most_free_memory(const sched_machine *machines, size_t n) {
+        int best = -1;
+        for (size_t i = 0; i < n; i++)
+                if (machines[i].up > 0 && (best < 0 || machines[i].free.mem > machines[best].free.mem))
+                        best = (int)i;
+        return best;
+}
+
 static size_t place_with(chooser choose, sched_machine *machines, size_t nmachines, const sched_job *jobs,
                          size_t njobs, sched_order order, sched_assignment *out) {
         size_t placed = 0;
@@ -103,11 +132,16 @@ static size_t place_with(chooser choose, sched_machine *machines, size_t nmachin
                 if (m < 0) {
                         if (order == SCHED_STRICT_FIFO)
                                 break;
+                        if (order == SCHED_RESERVE && (m = most_free_memory(machines, nmachines)) >= 0)
+                                machines[m].up = RESERVED; /* no other job goes there this pass */
                         continue;
                 }
                 machines[m].free = res_sub(machines[m].free, jobs[j].req);
                 out[placed++] = (sched_assignment){ .job_id = jobs[j].id, .machine = machines[m].index };
         }
+        for (size_t i = 0; i < nmachines; i++) /* the reservations last one pass */
+                if (machines[i].up == RESERVED)
+                        machines[i].up = 1;
         return placed;
 }
 
@@ -156,7 +190,7 @@ size_t sched_first_fit(sched_machine *machines, size_t nmachines, const sched_jo
 
 int sched_can_ever_fit(const sched_machine *machines, size_t nmachines, res_t req) {
         for (size_t i = 0; i < nmachines; i++)
-                if (machines[i].up && res_fits(req, machines[i].capacity))
+                if (machines[i].up > 0 && res_fits(req, machines[i].capacity))
                         return 1;
         return 0;
 }

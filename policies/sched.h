@@ -12,7 +12,7 @@ typedef struct sched_machine {
         uint32_t index;  /* caller's handle, returned in assignments */
         res_t capacity;
         res_t free;
-        int up;          /* 0 = not eligible */
+        int up;          /* > 0: eligible; 0: down */
 } sched_machine;
 
 typedef struct sched_job {
@@ -28,7 +28,14 @@ typedef struct sched_assignment {
 typedef enum sched_order {
         SCHED_STRICT_FIFO, /* stop at the first job that fits nowhere now: no job overtakes it */
         SCHED_BACKFILL,    /* place any job that fits, in order */
+        SCHED_RESERVE,     /* NetBatch: a job that fits nowhere reserves the machine with the most
+                            * free memory for the rest of the pass; later jobs go elsewhere */
 } sched_order;
+
+/* "fifo", "backfill", "reserve". */
+const char *sched_order_name(sched_order o);
+/* Inverse of sched_order_name. Returns 0 or -EINVAL. */
+int sched_order_from_name(const char *name, sched_order *out);
 
 /* The NetBatch heuristics (Intel NetBatch pool manager paper, policies.md), one job at a time in
  * queue order. Best-Fit takes the machine with the least free cores (or memory) among those the

@@ -1,5 +1,6 @@
 /* cluster.c - the cluster subcommands: nodes, and up/down for a local cluster. */
 #include "cli.h"
+#include "sched.h"
 #include "client.h"
 #include "devcluster.h"
 #include "format.h"
@@ -96,7 +97,7 @@ const cli_command cmd_nodes = {"nodes", "list the agents and their free resource
 
 static const char up_usage[] =
         "Usage: colony up [--dir DIR] [--agents N] [--agent-cpus N] [--agent-mem SIZE]\n"
-        "                 [--name-prefix P] [--order fifo|backfill] [--json]\n"
+        "                 [--name-prefix P] [--order fifo|backfill|reserve] [--json]\n"
         "Start a local cluster in the background: a controller and N agents on this host, with\n"
         "their socket, secret, database, pid files and logs in DIR. Needs root for the agents'\n"
         "cgroups. Stop it with colony down --dir DIR.\n\n"
@@ -177,8 +178,8 @@ static int parse_up(cli *c, int argc, char **argv, dev_options *o) {
                         o->name_prefix = optarg;
                         break;
                 case OPT_ORDER:
-                        if (strcmp(optarg, "fifo") != 0 && strcmp(optarg, "backfill") != 0)
-                                return cli_usage_error(c, "--order: '%s' is neither fifo nor backfill", optarg);
+                        if (sched_order_from_name(optarg, &(sched_order){ 0 }) < 0)
+                                return cli_usage_error(c, "--order: '%s' is not fifo, backfill or reserve", optarg);
                         o->order = optarg;
                         break;
                 }

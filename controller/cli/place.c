@@ -12,7 +12,7 @@
 #include <string.h>
 
 static const char place_usage[] =
-        "Usage: colony place --policy P --machines M.json --jobs J.json [--order fifo|backfill] [--json]\n"
+        "Usage: colony place --policy P --machines M.json --jobs J.json [--order fifo|backfill|reserve] [--json]\n"
         "Run one matching cycle of a placement policy on the machines and queued jobs given, and\n"
         "print which job goes where. Nothing is sent to a controller.\n\n"
         "  --policy P      first-fit, best-fit-cores, best-fit-mem, worst-fit-cores, worst-fit-mem,\n"
@@ -21,7 +21,8 @@ static const char place_usage[] =
         "                                 \"free_cpus\": 3, \"free_mem\": \"8G\"}, ...]}  (free_*: optional)\n"
         "  --jobs F        {\"jobs\": [{\"name\": \"big\", \"cpus\": 1, \"mem\": \"16G\", \"count\": 2}, ...]}\n"
         "                  in queue order; count repeats an entry (default 1); ids are 1, 2, ...\n"
-        "  --order O       backfill (default: a job that fits nowhere is skipped) or fifo (stop there)\n"
+        "  --order O       backfill (default: a job that fits nowhere is skipped), fifo (stop there) or\n"
+        "                  reserve (NetBatch: it reserves the machine with most free memory this cycle)\n"
         "CPUs are cores (a number, or \"500m\"); memory is bytes (a number) or a size (\"512M\").\n";
 
 typedef struct instance {
@@ -87,7 +88,7 @@ static cJSON *result_json(const instance *in, sched_heuristic h, sched_order ord
                           size_t placed) {
         cJSON *doc = cJSON_CreateObject(), *assign, *unplaced, *machines;
         cJSON_AddStringToObject(doc, "policy", sched_heuristic_name(h));
-        cJSON_AddStringToObject(doc, "order", order == SCHED_STRICT_FIFO ? "fifo" : "backfill");
+        cJSON_AddStringToObject(doc, "order", sched_order_name(order));
         cJSON_AddNumberToObject(doc, "placed", (double)placed);
         cJSON_AddNumberToObject(doc, "jobs", (double)in->njobs);
         assign = cJSON_AddArrayToObject(doc, "assignments");
@@ -166,9 +167,9 @@ static int run_place(cli *c, int argc, char **argv) {
                 return cli_usage_error(c, "--policy, --machines and --jobs are required");
         if (sched_heuristic_from_name(policy, &h) < 0)
                 return cli_usage_error(c, "--policy: unknown policy '%s'", policy);
-        if (strcmp(order_name, "fifo") != 0 && strcmp(order_name, "backfill") != 0)
-                return cli_usage_error(c, "--order: fifo or backfill, not '%s'", order_name);
-        sched_order order = strcmp(order_name, "fifo") == 0 ? SCHED_STRICT_FIFO : SCHED_BACKFILL;
+        sched_order order;
+        if (sched_order_from_name(order_name, &order) < 0)
+                return cli_usage_error(c, "--order: fifo, backfill or reserve, not '%s'", order_name);
 
         instance in = { 0 };
         char err[512];

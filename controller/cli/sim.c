@@ -18,7 +18,7 @@
 static const char sim_usage[] =
         "Usage: colony sim --workload W [--jobs N] [--load L] [--scale S] [--seed N] [options]\n"
         "       colony sim --trace FILE.swf --machines M.json [--mem-per-proc SIZE] [options]\n"
-        "options: [--policy P] [--order fifo|backfill] [--cycle SECONDS] [--sample SECONDS] [--csv] [--json]\n"
+        "options: [--policy P] [--order fifo|backfill|reserve] [--cycle SECONDS] [--sample SECONDS] [--csv] [--json]\n"
         "Simulate a workload on a virtual clock with the controller's own scheduling code.\n\n"
         "  --workload W    mishra (the LoTES report's 10 machine configurations, 8 job classes)\n"
         "  --trace F       a Standard Workload Format trace (Parallel Workloads Archive)\n"
@@ -30,7 +30,7 @@ static const char sim_usage[] =
         "  --seed N        random seed (default 1): the same seed gives the same run\n"
         "  --policy P      first-fit (default), best-fit-cores, best-fit-mem, worst-fit-cores,\n"
         "                  worst-fit-mem, mix-fit, max-jobs\n"
-        "  --order O       fifo (default) or backfill\n"
+        "  --order O       fifo (default), backfill, or reserve (NetBatch's reservations)\n"
         "  --cycle S       place jobs every S seconds (NetBatch: 30) instead of at every event\n"
         "  --sample S      utilization sampling period in seconds (default: 100 samples)\n"
         "  --csv           print the utilization samples as CSV (t,cpu,mem) instead of a summary\n";
@@ -97,7 +97,7 @@ static cJSON *result_json(const sim_options *so, const sim_config *cfg, const si
                 cJSON_AddNumberToObject(o, "skipped", (double)in->trace.skipped);
         }
         cJSON_AddStringToObject(o, "policy", sched_heuristic_name(cfg->policy));
-        cJSON_AddStringToObject(o, "order", cfg->order == SCHED_STRICT_FIFO ? "fifo" : "backfill");
+        cJSON_AddStringToObject(o, "order", sched_order_name(cfg->order));
         cJSON_AddNumberToObject(o, "machines", (double)r->machines);
         cJSON_AddNumberToObject(o, "jobs", (double)r->jobs);
         cJSON_AddNumberToObject(o, "completed", (double)r->completed);
@@ -129,7 +129,7 @@ static void print_summary(const sim_options *so, const sim_config *cfg, const si
                 printf("%s, %zu machines, %zu jobs (%zu without a run time skipped)\n", so->trace, r->machines, r->jobs,
                        in->trace.skipped);
         printf("policy %s, %s order, %s\n", sched_heuristic_name(cfg->policy),
-               cfg->order == SCHED_STRICT_FIFO ? "fifo" : "backfill",
+               sched_order_name(cfg->order),
                cfg->cycle_seconds > 0 ? "cycle-based" : "placing at every event");
         printf("completed %zu, refused %zu (larger than every machine), in %s of simulated time (%llu scheduling passes)\n",
                r->completed, r->refused, seconds(r->makespan, span, sizeof(span)), (unsigned long long)r->passes);
@@ -194,8 +194,7 @@ static int parse_options(cli *c, int argc, char **argv, sim_options *so, sim_con
                 case O_SAMPLE: bad = parse_double(optarg, 1e-6, &cfg->sample_seconds) < 0; break;
                 case O_POLICY: bad = sched_heuristic_from_name(optarg, &cfg->policy) < 0; break;
                 case O_ORDER:
-                        bad = strcmp(optarg, "fifo") != 0 && strcmp(optarg, "backfill") != 0;
-                        cfg->order = strcmp(optarg, "fifo") == 0 ? SCHED_STRICT_FIFO : SCHED_BACKFILL;
+                        bad = sched_order_from_name(optarg, &cfg->order) < 0;
                         break;
                 case O_CSV: so->csv = true; break;
                 }

@@ -178,6 +178,28 @@ START_TEST(max_jobs_never_places_fewer_than_any_single_heuristic) {
 }
 END_TEST
 
+START_TEST(reserve_keeps_the_roomiest_machine_for_a_job_that_matched_nothing) {
+        /* Worst-Fit-Memory would put the small job on B; B is reserved for the big one. */
+        sched_machine m[] = { machine(0, 2000, 8 * GiB), machine(1, 4000, 16 * GiB) };
+        sched_job j[] = { job(1, 4000, 32 * GiB), job(2, 1000, GiB) };
+        sched_assignment out[2];
+
+        ck_assert_int_eq(sched_place(SCHED_WORST_FIT_MEM, m, 2, j, 2, SCHED_BACKFILL, out), 1);
+        ck_assert_uint_eq(out[0].machine, 1);
+        m[1].free = m[1].capacity;
+        ck_assert_int_eq(sched_place(SCHED_WORST_FIT_MEM, m, 2, j, 2, SCHED_RESERVE, out), 1);
+        ck_assert_uint_eq(out[0].job_id, 2);
+        ck_assert_uint_eq(out[0].machine, 0);
+        ck_assert_int_eq(m[1].up, 1); /* the reservation ends with the pass */
+        ck_assert_int_eq(m[1].free.mem, 16 * GiB);
+        sched_order o;
+        ck_assert_int_eq(sched_order_from_name("reserve", &o), 0);
+        ck_assert_int_eq(o, SCHED_RESERVE);
+        ck_assert_str_eq(sched_order_name(SCHED_STRICT_FIFO), "fifo");
+        ck_assert_int_eq(sched_order_from_name("lifo", &o), -EINVAL);
+}
+END_TEST
+
 START_TEST(heuristic_names_round_trip) {
         for (int h = 0; h < _SCHED_HEURISTIC_MAX; h++) {
                 sched_heuristic back;
@@ -203,6 +225,7 @@ static Suite *fit_suite(void) {
         tcase_add_test(paper, fig4_best_fit_places_all_four_worst_fit_misses_the_32gb_job);
         tcase_add_test(paper, fig8_mix_fit_picks_the_machine_on_the_diagonal);
         tcase_add_test(paper, max_jobs_never_places_fewer_than_any_single_heuristic);
+        tcase_add_test(paper, reserve_keeps_the_roomiest_machine_for_a_job_that_matched_nothing);
         tcase_add_test(paper, heuristic_names_round_trip);
         suite_add_tcase(s, paper);
         return s;
