@@ -176,6 +176,75 @@ static void handle_wait(ctl_server *srv, conn *c, const cJSON *msg) {
         srv->waiters[srv->nwaiters++] = (waiter){ .client = c, .job_id = j->id };
 }
 
+typedef struct history_filter {
+        int64_t uid;           /* -1: anyone */
+        const char *group;     /* NULL, or this group and the groups below it */
+        int state;             /* -1: any terminal state */
+        int64_t since_usec, until_usec; /* ended in [since, until) */
+        int64_t before_id;     /* paging: only ids below this */
+        int64_t limit;
+} history_filter;
+
+static bool in_group(const char *group, const char *want) {
+        size_t n = strlen(want);
+        return group && strncmp(group, want, n) == 0 && (group[n] == '\0' || group[n] == '/');
+}
+
+static bool history_match(const job *j, const history_filter *f) {
+        return job_state_is_terminal(j->state) && (f->uid < 0 || j->uid == (uid_t)f->uid) &&
+               (!f->group || in_group(j->spec.group, f->group)) && (f->state < 0 || (int)j->state == f->state) &&
+               j->end_usec >= f->since_usec && j->end_usec < f->until_usec;
+}
+
+static int parse_history(const cJSON *msg, history_filter *f, char err[PROTO_ERRLEN]) {
+        static const char *const fields[] = { "user", "group", "state", "since_usec", "until_usec", "before_id",
+                                              "limit", NULL };
+        const char *state = NULL;
+        *f = (history_filter){ .uid = -1, .state = -1, .until_usec = INT64_MAX, .before_id = INT64_MAX, .limit = 1000 };
+        job_state st;
+        if (proto_check_fields(msg, fields, err) < 0 ||
+            proto_get_int(msg, "user", 0, UINT32_MAX, &f->uid, err) == -EINVAL ||
+            proto_get_str(msg, "group", &f->group, err) == -EINVAL ||
+            proto_get_str(msg, "state", &state, err) == -EINVAL ||
+            proto_get_int(msg, "since_usec", 0, INT64_MAX, &f->since_usec, err) == -EINVAL ||
+            proto_get_int(msg, "until_usec", 0, INT64_MAX, &f->until_usec, err) == -EINVAL ||
+            proto_get_int(msg, "before_id", 1, INT64_MAX, &f->before_id, err) == -EINVAL ||
+            proto_get_int(msg, "limit", 1, 10000, &f->limit, err) == -EINVAL)
+                return -EINVAL;
+        if (state && (job_state_from_name(state, &st) < 0 || !job_state_is_terminal(st))) {
+                snprintf(err, PROTO_ERRLEN, "state: '%.32s' is not a finished state", state);
+                return -EINVAL;
+        }
+        f->state = state ? (int)st : -1;
+        return 0;
+}
+
+/* Finished jobs, newest first; "more" says whether older ones match too (page with before_id). */
+static void handle_history(ctl_server *srv, conn *c, const cJSON *msg) {
+        history_filter f;
+        char err[PROTO_ERRLEN];
+        if (parse_history(msg, &f, err) < 0) {
+                reply_error(c, err);
+                return;
+        }
+        cJSON *out = proto_new("jobs"), *jobs = cJSON_AddArrayToObject(out, "jobs");
+        int64_t n = 0;
+        bool more = false;
+        for (size_t i = srv->state.njobs; jobs && i-- > 0;) {
+                const job *j = srv->state.jobs[i];
+                if ((int64_t)j->id >= f.before_id || !history_match(j, &f))
+                        continue;
+                if (n == f.limit) {
+                        more = true;
+                        break;
+                }
+                cJSON_AddItemToArray(jobs, job_to_json(j));
+                n++;
+        }
+        cJSON_AddBoolToObject(out, "more", more);
+        reply(c, out);
+}
+
 static cJSON *node_to_json(const ctl_node *n) {
         cJSON *o = cJSON_CreateObject();
         if (!o)
@@ -213,6 +282,7 @@ static const struct {
 } requests[] = {
         { "submit", handle_submit }, { "queue", handle_queue }, { "show", handle_show },
         { "cancel", handle_cancel }, { "wait", handle_wait },   { "nodes", handle_nodes },
+        { "history", handle_history },
 };
 
 static void client_message(conn *c, const cJSON *msg) {

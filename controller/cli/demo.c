@@ -26,7 +26,7 @@
 #define DEMO_AGENT_MEM "2G"
 #define UP_TIMEOUT_MS 15000
 #define WAIT_TIMEOUT_MS 120000 /* the four jobs take about 6 s */
-#define ERRLEN 1024
+
 #define LOG_TAIL_LINES 15
 #define MB ((int64_t)1 << 20)
 

@@ -18,9 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define REQUEST_TIMEOUT_MS 30000 /* a controller silent this long on a plain request is stuck */
 #define EXIT_TIMEOUT 124         /* what timeout(1) exits with */
-#define ERRLEN 512
 
 extern char **environ;
 
@@ -31,8 +29,7 @@ static int64_t now_usec(void) {
         return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-/* The controller's socket for c into buf (PATH_MAX). Prints the error; returns 0 or -errno. */
-static int socket_for(const cli *c, char *buf) {
+int jobs_socket_for(const cli *c, char *buf) {
         int r = client_socket_path(c, buf, PATH_MAX);
 
         if (r < 0)
@@ -293,7 +290,7 @@ static int run_submit(cli *c, int argc, char **argv) {
         r = parse_submit(c, argc, argv, &s);
         if (r >= 0)
                 return r;
-        if (socket_for(c, sock) < 0)
+        if (jobs_socket_for(c, sock) < 0)
                 return EXIT_FAIL;
         if (!getcwd(cwd, sizeof(cwd))) {
                 cli_error(c, "cannot tell the working directory: %s", strerror(errno));
@@ -330,8 +327,7 @@ static const char queue_usage[] =
         "TIME is how long a job has been running, how long a pending job has waited so far, and\n"
         "how long a finished job ran.\n";
 
-/* NAME or UID to a uid. Returns 0 or EXIT_USAGE after printing why. */
-static int parse_user(const cli *c, const char *s, int64_t *uid) {
+int jobs_parse_user(const cli *c, const char *s, int64_t *uid) {
         struct passwd *pw;
 
         if (units_parse_uint(s, UINT32_MAX - 1, uid) == 0)
@@ -401,14 +397,14 @@ static int run_queue(cli *c, int argc, char **argv) {
         while ((o = cli_getopt(c, argc, argv, options)) > 0) {
                 if (o == OPT_ALL)
                         all = true;
-                else if (o == OPT_USER && parse_user(c, optarg, &uid) != 0)
+                else if (o == OPT_USER && jobs_parse_user(c, optarg, &uid) != 0)
                         return EXIT_USAGE;
         }
         if (o < 0)
                 return cli_opts_status(o);
         if (optind < argc)
                 return cli_usage_error(c, "unexpected argument '%s'", argv[optind]);
-        if (socket_for(c, sock) < 0)
+        if (jobs_socket_for(c, sock) < 0)
                 return EXIT_FAIL;
         req = proto_new("queue");
         if (!req || !cJSON_AddBoolToObject(req, "all", all) ||
@@ -532,7 +528,7 @@ static int run_show(cli *c, int argc, char **argv) {
                 return cli_usage_error(c, "give one job id (colony show JOB)");
         if (parse_id(c, argv[optind], &id) != 0)
                 return EXIT_USAGE;
-        if (socket_for(c, sock) < 0)
+        if (jobs_socket_for(c, sock) < 0)
                 return EXIT_FAIL;
         r = client_simple(sock, "show", id, "job", REQUEST_TIMEOUT_MS, &reply, err, sizeof(err));
         if (r == 0 && c->json)
@@ -610,7 +606,7 @@ static int run_cancel(cli *c, int argc, char **argv) {
                         free(ids);
                         return EXIT_USAGE;
                 }
-        if (socket_for(c, sock) < 0) {
+        if (jobs_socket_for(c, sock) < 0) {
                 free(ids);
                 return EXIT_FAIL;
         }
@@ -696,7 +692,7 @@ static int run_wait(cli *c, int argc, char **argv) {
                 return cli_usage_error(c, "give one job id (colony wait JOB)");
         if (parse_id(c, argv[optind], &id) != 0)
                 return EXIT_USAGE;
-        if (socket_for(c, sock) < 0)
+        if (jobs_socket_for(c, sock) < 0)
                 return EXIT_FAIL;
         r = jobs_wait(sock, id, timeout_ms, &j, &reply, err, sizeof(err));
         if (r == -ETIMEDOUT) {

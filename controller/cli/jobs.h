@@ -1,5 +1,7 @@
-/* jobs.h - the job requests (submit, wait) that `colony demo` makes too. */
+/* jobs.h - the job requests (submit, wait) that `colony demo` makes too, and what the job
+ * commands share. */
 #pragma once
+#include "cli.h"
 #include "job.h"
 #include <cjson/cJSON.h>
 #include <stddef.h>
@@ -14,3 +16,11 @@ int jobs_submit(const char *sock, const job_spec *spec, uint64_t *id, cJSON **re
  * (-ETIMEDOUT, -EINTR, ...). */
 int jobs_wait(const char *sock, uint64_t id, int timeout_ms, job *out, cJSON **reply, char *err,
               size_t errlen);
+
+#define REQUEST_TIMEOUT_MS 30000 /* a controller silent this long on a plain request is stuck */
+#define ERRLEN 512
+
+/* The controller's socket for c into buf (PATH_MAX). Prints the error; returns 0 or -errno. */
+int jobs_socket_for(const cli *c, char *buf);
+/* A --user operand, NAME or UID, to a uid. Returns 0 or EXIT_USAGE after printing why. */
+int jobs_parse_user(const cli *c, const char *s, int64_t *uid);

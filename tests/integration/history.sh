@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# colony history: finished jobs only, filtered by user, group, state and time, newest first,
+# paged with --limit and --before.
+. "$(dirname "$0")/lib.sh"
+cluster_up --agents 1 --agent-cpus 2 --agent-mem 1G
+as_nobody() { setpriv --reuid 65534 --regid 65534 --clear-groups -- "$@"; }
+mkdir -m 1777 "$DIR/work" && cd "$DIR/work"
+hist() { colony history --json "$@" | jq -c '[.jobs[].id]'; }
+
+a=$(colony submit --group physics/astro -- "$COLONY_BIN/colony-stress" sleep 0)
+b=$(colony submit --group physics/hep -- "$COLONY_BIN/colony-stress" bogus-mode)
+c=$(as_nobody "$COLONY_BIN/colony" submit --group chemistry -- "$COLONY_BIN/colony-stress" sleep 0)
+d=$(colony submit --group physicsx -- "$COLONY_BIN/colony-stress" sleep 0)
+running=$(colony submit -- "$COLONY_BIN/colony-stress" sleep 60)
+for id in $a $b $c $d; do colony wait "$id" >/dev/null || true; done
+wait_state "$running" running
+
+[ "$(hist)" = "[$d,$c,$b,$a]" ] || fail "all finished, newest first: $(hist)"
+[ "$(hist --user nobody)" = "[$c]" ] || fail "--user nobody: $(hist --user nobody)"
+[ "$(hist --group physics)" = "[$b,$a]" ] || fail "--group physics (not physicsx): $(hist --group physics)"
+[ "$(hist --state failed)" = "[$b]" ] || fail "--state failed: $(hist --state failed)"
+[ "$(hist --since 1h)" = "[$d,$c,$b,$a]" ] || fail "--since 1h: $(hist --since 1h)"
+[ "$(hist --until 1h)" = "[]" ] || fail "--until 1h ago: $(hist --until 1h)"
+[ "$(hist --limit 2)" = "[$d,$c]" ] || fail "--limit 2: $(hist --limit 2)"
+[ "$(colony history --json --limit 2 | jq .more)" = true ] || fail "--limit 2 should say there is more"
+[ "$(hist --limit 2 --before "$c")" = "[$b,$a]" ] || fail "--before $c: $(hist --limit 2 --before "$c")"
+colony history --limit 2 | tail -n 1 | grep -q -- "--before $c" || fail "the table does not say how to page"
+note "$(colony history --group physics | head -n 3)"
+if out=$(colony history --state running 2>&1); then fail "--state running accepted"; fi
+grep -q "not a finished state" <<<"$out" || fail "--state running: $out"
+if out=$(colony history --since yesterday-ish 2>&1); then fail "a bad time accepted"; fi
+note "$out"
+colony cancel "$running" >/dev/null
+echo "PASS"
