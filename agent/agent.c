@@ -1,8 +1,8 @@
 /* agent.c - the job table and what the agent does with the controller's messages.
  *
  * A job is in the table from a successful launch until its main process has ended and its
- * cgroup is gone; the child source, the cancel timer (and any per-job timer to come, such as
- * usage sampling) hang off the table entry and die with it. Every report goes through the
+ * cgroup is gone; the child source and the cancel timer hang off the table entry and die with
+ * it. One agent-wide timer reports the usage of every running job. Every report goes through the
  * controller link as "reliable", so one produced while the controller is away is sent after the
  * next welcome. */
 #include "agent.h"
@@ -29,6 +29,7 @@
 #define CANCEL_MAX_GRACE_MS (24 * 3600 * 1000)
 #define START_FAILED_EXIT_CODE 127 /* what a shell reports for a command it could not run */
 #define ERRLEN 512
+#define USAGE_PERIOD_USEC (2 * 1000000) /* how often running jobs' usage is reported */
 
 typedef struct agent_job {
         agent *agent;
@@ -50,6 +51,7 @@ struct agent {
         ctlink *link;
         agent_job *jobs; /* the job table */
         size_t njobs;
+        sd_event_source *usage_timer;
 };
 
 /* Log prefix naming a job and its cgroup. */
@@ -449,6 +451,37 @@ int agent_clear_leftovers(cg_backend *cg) {
         return n;
 }
 
+/* One usage entry: the job's cgroup counters now. NULL when they cannot be read (it is ending). */
+static cJSON *usage_entry(agent_job *j) {
+        cg_usage u;
+        cJSON *o;
+        if (cg_job_usage(j->agent->cg, j->cgroup, &u) < 0 || !(o = cJSON_CreateObject()))
+                return NULL;
+        cJSON_AddNumberToObject(o, "id", (double)j->id);
+        cJSON_AddNumberToObject(o, "cpu_usec", (double)u.cpu_usec);
+        cJSON_AddNumberToObject(o, "mem_current", (double)u.mem_current);
+        cJSON_AddNumberToObject(o, "mem_peak", (double)u.mem_peak);
+        cJSON_AddNumberToObject(o, "oom_kills", (double)u.oom_kills);
+        return o;
+}
+
+/* Report every running job's usage: a sample, so it is dropped, not queued, while the
+ * controller is away. */
+static int on_usage_tick(sd_event_source *s, uint64_t usec, void *userdata) {
+        agent *a = userdata;
+        cJSON *msg = a->jobs && ctlink_is_ready(a->link) ? proto_new("usage") : NULL;
+        cJSON *jobs = msg ? cJSON_AddArrayToObject(msg, "jobs") : NULL;
+        for (agent_job *j = jobs ? a->jobs : NULL; j; j = j->next) {
+                cJSON *e = usage_entry(j);
+                if (e)
+                        cJSON_AddItemToArray(jobs, e);
+        }
+        if (jobs)
+                (void)ctlink_send(a->link, msg, false);
+        cJSON_Delete(msg);
+        return sd_event_source_set_time(s, usec + USAGE_PERIOD_USEC);
+}
+
 int agent_new(sd_event *e, const agent_config *cfg, cg_backend *cg, agent **out) {
         agent *a = calloc(1, sizeof(*a));
         int r;
@@ -459,7 +492,11 @@ int agent_new(sd_event *e, const agent_config *cfg, cg_backend *cg, agent **out)
         a->cfg = *cfg;
         a->cg = cg;
         r = ctlink_new(e, cfg->controller, &link_ops, a, &a->link);
+        if (r == 0)
+                r = sd_event_add_time_relative(e, &a->usage_timer, CLOCK_MONOTONIC, USAGE_PERIOD_USEC, 0, on_usage_tick,
+                                               a);
         if (r < 0) {
+                ctlink_free(a->link);
                 free(a);
                 return r;
         }
@@ -496,6 +533,7 @@ void agent_free(agent *a) {
                 return;
         while (a->jobs)
                 agent_job_free(a->jobs);
+        sd_event_source_disable_unref(a->usage_timer);
         ctlink_free(a->link);
         free(a);
 }

@@ -145,6 +145,30 @@ static void handle_finished(ctl_server *srv, ctl_node *n, const cJSON *msg, char
         server_schedule(srv);
 }
 
+static void handle_usage(ctl_server *srv, ctl_node *n, const cJSON *msg, char err[PROTO_ERRLEN]) {
+        static const char *const fields[] = { "jobs", NULL };
+        static const char *const entry_fields[] = { "id", "cpu_usec", "mem_current", "mem_peak", "oom_kills", NULL };
+        const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(msg, "jobs"), *e;
+        if (proto_check_fields(msg, fields, err) < 0 || !cJSON_IsArray(jobs)) {
+                log_warning("node=%s bad usage message: %s", n->name, *err ? err : "no jobs array");
+                return;
+        }
+        cJSON_ArrayForEach(e, jobs) {
+                int64_t id, cpu = 0, cur = 0, peak = 0, ooms = 0;
+                if (proto_check_fields(e, entry_fields, err) < 0 || proto_get_int(e, "id", 1, INT64_MAX, &id, err) < 0 ||
+                    proto_get_int(e, "cpu_usec", 0, INT64_MAX, &cpu, err) == -EINVAL ||
+                    proto_get_int(e, "mem_current", 0, INT64_MAX, &cur, err) == -EINVAL ||
+                    proto_get_int(e, "mem_peak", 0, INT64_MAX, &peak, err) == -EINVAL ||
+                    proto_get_int(e, "oom_kills", 0, INT64_MAX, &ooms, err) == -EINVAL) {
+                        log_warning("node=%s bad usage entry: %s", n->name, err);
+                        continue;
+                }
+                job_result sample = { .cpu_usec = (uint64_t)cpu, .mem_current = (uint64_t)cur,
+                                      .mem_peak = (uint64_t)peak, .oom_kills = (uint64_t)ooms };
+                (void)ctl_job_usage(&srv->state, n, (uint64_t)id, &sample); /* it may have just ended */
+        }
+}
+
 static void agent_message(conn *c, const cJSON *msg) {
         ctl_server *srv = c->owner;
         ctl_node *n = c->data;
@@ -164,6 +188,8 @@ static void agent_message(conn *c, const cJSON *msg) {
                 handle_started(srv, n, msg, err);
         else if (strcmp(type, "finished") == 0)
                 handle_finished(srv, n, msg, err);
+        else if (strcmp(type, "usage") == 0)
+                handle_usage(srv, n, msg, err);
         else
                 log_warning("node=%s unknown message type '%.64s': ignored", n->name, type);
 }

@@ -376,6 +376,17 @@ int ctl_job_started(ctl_state *st, ctl_node *n, uint64_t id, int64_t start_usec)
         return 0;
 }
 
+int ctl_job_usage(ctl_state *st, ctl_node *n, uint64_t id, const job_result *sample) {
+        job *j = running_on(st, n, id);
+        if (!j)
+                return -ENOENT;
+        j->result.cpu_usec = sample->cpu_usec;
+        j->result.mem_current = sample->mem_current;
+        j->result.mem_peak = sample->mem_peak;
+        j->result.oom_kills = sample->oom_kills;
+        return 0;
+}
+
 int ctl_job_finished(ctl_state *st, ctl_node *n, uint64_t id, job_state state, job_result *result,
                      int64_t end_usec) {
         job *j = running_on(st, n, id);

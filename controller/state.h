@@ -107,6 +107,9 @@ ctl_node *ctl_find_node(ctl_state *st, const char *name);
 /* The agent started job id: record its start time. Returns 0, or -ENOENT if the job is not
  * running on that node (the message is then ignored). */
 int ctl_job_started(ctl_state *st, ctl_node *n, uint64_t id, int64_t start_usec);
+/* The agent's latest sample of job id's usage: kept in its record (in memory only: a sample is
+ * not worth a disk write). Returns 0, or -ENOENT if the job is not running on that node. */
+int ctl_job_usage(ctl_state *st, ctl_node *n, uint64_t id, const job_result *sample);
 /* The agent reports job id ended in state with result (moved into the job). Frees the node's
  * resources and schedules again. Returns 0, -ENOENT (not running there) or -EINVAL (state). */
 int ctl_job_finished(ctl_state *st, ctl_node *n, uint64_t id, job_state state, job_result *result,

@@ -275,7 +275,8 @@ cJSON *job_to_json(const job *j) {
             !cJSON_AddStringToObject(obj, "state", job_state_name(j->state)) || !add_opt_str(obj, "node", j->node) ||
             !cJSON_AddNumberToObject(obj, "submit_usec", (double)j->submit_usec) ||
             !cJSON_AddNumberToObject(obj, "start_usec", (double)j->start_usec) ||
-            !cJSON_AddNumberToObject(obj, "end_usec", (double)j->end_usec) || job_result_to_json(&j->result, obj) < 0) {
+            !cJSON_AddNumberToObject(obj, "end_usec", (double)j->end_usec) || job_result_to_json(&j->result, obj) < 0 ||
+            (j->state == JOB_RUNNING && !cJSON_AddNumberToObject(obj, "mem_current", (double)j->result.mem_current))) {
                 cJSON_Delete(obj);
                 return NULL;
         }
@@ -322,7 +323,12 @@ static int record_parse(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
             (r = get_opt_int(obj, "mem", 0, RES_MEM_MAX, &j->spec.req.mem, err)) < 0 ||
             (r = get_opt_int(obj, "pids", 0, RES_PIDS_MAX, &j->spec.req.pids, err)) < 0)
                 return r;
-        return job_result_from_json(obj, &j->result, err);
+        int64_t current;
+        if ((r = job_result_from_json(obj, &j->result, err)) < 0 ||
+            (r = get_opt_int(obj, "mem_current", 0, INT64_MAX, &current, err)) < 0)
+                return r;
+        j->result.mem_current = (uint64_t)current;
+        return 0;
 }
 
 int job_from_json(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {

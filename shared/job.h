@@ -49,6 +49,7 @@ typedef struct job_result {
         int signal;         /* terminating signal of the main process, 0 if it exited */
         uint64_t cpu_usec;  /* CPU time of the whole cgroup */
         uint64_t mem_peak;  /* peak memory of the whole cgroup, bytes */
+        uint64_t mem_current; /* while running: bytes charged at the last usage report */
         uint64_t oom_kills; /* OOM kills inside the cgroup */
         char *error;        /* why it failed to start or was killed; NULL if none */
 } job_result;

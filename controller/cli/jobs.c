@@ -474,16 +474,20 @@ static void show_times(const job *j) {
 }
 
 /* Exit status and the usage the agent measured when the job ended. */
+/* Usage is final once the job is over, and the agent's last sample while it runs. */
 static void show_result(const job *j) {
-        bool over = job_state_is_terminal(j->state) && j->state != JOB_LOST;
+        bool known = (job_state_is_terminal(j->state) && j->state != JOB_LOST) ||
+                     (j->state == JOB_RUNNING && j->result.mem_peak > 0);
         char buf[FMT_BUF];
 
         field("exit:", outcome_describe(j, buf, sizeof(buf)));
-        snprintf(buf, sizeof(buf), "%.2f s", (double)j->result.cpu_usec / 1e6);
-        field("cpu time:", over ? buf : NULL);
-        field("peak memory:", over ? units_format_size((int64_t)j->result.mem_peak, buf, sizeof(buf)) : NULL);
+        snprintf(buf, sizeof(buf), "%.2f s%s", (double)j->result.cpu_usec / 1e6, j->state == JOB_RUNNING ? " so far" : "");
+        field("cpu time:", known ? buf : NULL);
+        if (j->state == JOB_RUNNING)
+                field("memory now:", known ? units_format_size((int64_t)j->result.mem_current, buf, sizeof(buf)) : NULL);
+        field("peak memory:", known ? units_format_size((int64_t)j->result.mem_peak, buf, sizeof(buf)) : NULL);
         snprintf(buf, sizeof(buf), "%" PRIu64, j->result.oom_kills);
-        field("oom kills:", over ? buf : NULL);
+        field("oom kills:", known ? buf : NULL);
         if (j->result.error)
                 field("error:", j->result.error);
 }

@@ -16,6 +16,12 @@ note "hog used $rate CPU-s per wall-second (limit 0.5)"
 awk -v r="$rate" 'BEGIN { exit !(r <= 0.55) }' || fail "rate $rate above 0.55"
 awk -v r="$rate" 'BEGIN { exit !(r >= 0.30) }' || fail "rate $rate: the hog barely ran, the measurement means nothing"
 
+# the agent reports usage while the job runs (every 2 s): a sample no newer than the cgroup now
+sampled=$(job_field "$id" cpu_usec)
+now=$(job_cpu_usec "$agent" "$id")
+[ "$sampled" -gt 0 ] && [ "$sampled" -le "$now" ] || fail "reported CPU time $sampled us, cgroup says $now us"
+note "while running, colony show reports $sampled us of CPU (the cgroup: $now us)"
+
 colony cancel "$id" >/dev/null
 wait_state "$id" cancelled
 echo "PASS"
