@@ -154,21 +154,13 @@ static int parse_history(cli *c, int argc, char **argv, cJSON *req) {
 }
 
 static int run_history(cli *c, int argc, char **argv) {
-        char sock[PATH_MAX], err[ERRLEN];
-        cJSON *req = proto_new("history"), *reply = NULL;
+        cJSON *req = proto_new("history");
         int r = req ? parse_history(c, argc, argv, req) : EXIT_FAIL;
-        if (r >= 0 || jobs_socket_for(c, sock) < 0) {
+        if (r >= 0) {
                 cJSON_Delete(req);
-                return r >= 0 ? r : EXIT_FAIL;
+                return r;
         }
-        r = client_call(sock, req, "jobs", REQUEST_TIMEOUT_MS, &reply, err, sizeof(err));
-        cJSON_Delete(req);
-        if (r < 0)
-                cli_error(c, "%s", err);
-        else
-                r = c->json ? fmt_json(reply) : print_history(c, reply);
-        cJSON_Delete(reply);
-        return r == 0 ? 0 : EXIT_FAIL;
+        return jobs_list(c, req, print_history);
 }
 
 const cli_command cmd_history = { "history", "finished jobs, filtered by user, group, state and time",

@@ -388,11 +388,10 @@ static int run_queue(cli *c, int argc, char **argv) {
         static const struct option options[] = {
                 {"all", no_argument, NULL, OPT_ALL}, {"user", required_argument, NULL, OPT_USER}, {0},
         };
-        char sock[PATH_MAX], err[ERRLEN];
-        cJSON *req, *reply = NULL;
+        cJSON *req;
         bool all = false;
         int64_t uid = -1;
-        int o, r;
+        int o;
 
         while ((o = cli_getopt(c, argc, argv, options)) > 0) {
                 if (o == OPT_ALL)
@@ -404,8 +403,6 @@ static int run_queue(cli *c, int argc, char **argv) {
                 return cli_opts_status(o);
         if (optind < argc)
                 return cli_usage_error(c, "unexpected argument '%s'", argv[optind]);
-        if (jobs_socket_for(c, sock) < 0)
-                return EXIT_FAIL;
         req = proto_new("queue");
         if (!req || !cJSON_AddBoolToObject(req, "all", all) ||
             (uid >= 0 && !cJSON_AddNumberToObject(req, "user", (double)uid))) {
@@ -413,12 +410,18 @@ static int run_queue(cli *c, int argc, char **argv) {
                 cli_error(c, "out of memory");
                 return EXIT_FAIL;
         }
-        r = client_call(sock, req, "jobs", REQUEST_TIMEOUT_MS, &reply, err, sizeof(err));
-        cJSON_Delete(req);
-        if (r < 0)
+        return jobs_list(c, req, print_queue);
+}
+
+int jobs_list(const cli *c, cJSON *req, int (*print)(const cli *c, const cJSON *reply)) {
+        char sock[PATH_MAX], err[ERRLEN];
+        cJSON *reply = NULL;
+        int r = jobs_socket_for(c, sock);
+        if (r == 0 && (r = client_call(sock, req, "jobs", REQUEST_TIMEOUT_MS, &reply, err, sizeof(err))) < 0)
                 cli_error(c, "%s", err);
-        else
-                r = c->json ? fmt_json(reply) : print_queue(c, reply);
+        else if (r == 0)
+                r = c->json ? fmt_json(reply) : print(c, reply);
+        cJSON_Delete(req);
         cJSON_Delete(reply);
         return r == 0 ? 0 : EXIT_FAIL;
 }
