@@ -1,5 +1,7 @@
 /* client.c - finding the controller's socket and making one request of it. */
 #include "client.h"
+#include "format.h"
+#include <limits.h>
 #include "net.h"
 #include "proto.h"
 #include <errno.h>
@@ -154,4 +156,20 @@ int client_simple(const char *socket_path, const char *type, uint64_t id, const 
         r = client_call(socket_path, req, want, timeout_ms, reply, err, errlen);
         cJSON_Delete(req);
         return r;
+}
+
+int client_print(const cli *c, cJSON *req, const char *want, int timeout_ms,
+                 int (*print)(const cli *c, const cJSON *reply)) {
+        char sock[PATH_MAX], err[512];
+        cJSON *reply = NULL;
+        int r = client_socket_path(c, sock, sizeof(sock));
+        if (r < 0)
+                cli_error(c, "the controller's socket path is too long");
+        else if ((r = client_call(sock, req, want, timeout_ms, &reply, err, sizeof(err))) < 0)
+                cli_error(c, "%s", err);
+        else
+                r = c->json ? fmt_json(reply) : print(c, reply);
+        cJSON_Delete(req);
+        cJSON_Delete(reply);
+        return r == 0 ? 0 : EXIT_FAIL;
 }

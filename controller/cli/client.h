@@ -26,3 +26,9 @@ int client_call(const char *socket_path, const cJSON *req, const char *want, int
  * no id. Same returns. */
 int client_simple(const char *socket_path, const char *type, uint64_t id, const char *want,
                   int timeout_ms, cJSON **reply, char *err, size_t errlen);
+
+/* For a listing command: send req (consumed) to this invocation's controller, and print the
+ * reply of type want with print, or as JSON with --json. Returns 0 or EXIT_FAIL (the error
+ * printed). */
+int client_print(const cli *c, cJSON *req, const char *want, int timeout_ms,
+                 int (*print)(const cli *c, const cJSON *reply));

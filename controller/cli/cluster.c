@@ -68,9 +68,7 @@ static int print_nodes(const cli *c, const cJSON *reply) {
 }
 
 static int run_nodes(cli *c, int argc, char **argv) {
-        char sock[PATH_MAX], err[ERRLEN];
-        cJSON *reply = NULL;
-        int o, r;
+        int o;
 
         while ((o = cli_getopt(c, argc, argv, NULL)) > 0)
                 ;
@@ -78,17 +76,12 @@ static int run_nodes(cli *c, int argc, char **argv) {
                 return cli_opts_status(o);
         if (optind < argc)
                 return cli_usage_error(c, "unexpected argument '%s'", argv[optind]);
-        if (client_socket_path(c, sock, sizeof(sock)) < 0) {
-                cli_error(c, "the controller's socket path is too long");
+        cJSON *req = proto_new("nodes");
+        if (!req) {
+                cli_error(c, "out of memory");
                 return EXIT_FAIL;
         }
-        r = client_simple(sock, "nodes", 0, "nodes", NODES_TIMEOUT_MS, &reply, err, sizeof(err));
-        if (r < 0)
-                cli_error(c, "%s", err);
-        else
-                r = c->json ? fmt_json(reply) : print_nodes(c, reply);
-        cJSON_Delete(reply);
-        return r == 0 ? 0 : EXIT_FAIL;
+        return client_print(c, req, "nodes", NODES_TIMEOUT_MS, print_nodes);
 }
 
 const cli_command cmd_nodes = {"nodes", "list the agents and their free resources", nodes_usage, false, run_nodes};

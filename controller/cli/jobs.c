@@ -410,20 +410,7 @@ static int run_queue(cli *c, int argc, char **argv) {
                 cli_error(c, "out of memory");
                 return EXIT_FAIL;
         }
-        return jobs_list(c, req, print_queue);
-}
-
-int jobs_list(const cli *c, cJSON *req, int (*print)(const cli *c, const cJSON *reply)) {
-        char sock[PATH_MAX], err[ERRLEN];
-        cJSON *reply = NULL;
-        int r = jobs_socket_for(c, sock);
-        if (r == 0 && (r = client_call(sock, req, "jobs", REQUEST_TIMEOUT_MS, &reply, err, sizeof(err))) < 0)
-                cli_error(c, "%s", err);
-        else if (r == 0)
-                r = c->json ? fmt_json(reply) : print(c, reply);
-        cJSON_Delete(req);
-        cJSON_Delete(reply);
-        return r == 0 ? 0 : EXIT_FAIL;
+        return client_print(c, req, "jobs", REQUEST_TIMEOUT_MS, print_queue);
 }
 
 const cli_command cmd_queue = {"queue", "list pending and running jobs (--all: finished ones too)",

@@ -24,6 +24,3 @@ int jobs_wait(const char *sock, uint64_t id, int timeout_ms, job *out, cJSON **r
 int jobs_socket_for(const cli *c, char *buf);
 /* A --user operand, NAME or UID, to a uid. Returns 0 or EXIT_USAGE after printing why. */
 int jobs_parse_user(const cli *c, const char *s, int64_t *uid);
-/* Send req (consumed), a request answered with {"jobs": [...]}, and print the reply with print
- * (or as JSON with --json). Returns 0 or EXIT_FAIL (the error printed). */
-int jobs_list(const cli *c, cJSON *req, int (*print)(const cli *c, const cJSON *reply));
