@@ -211,13 +211,17 @@ static void send_to(ctl_node *n, cJSON *msg, const job *j, const char *what) {
 
 void server_send_launch(ctl_server *srv, ctl_node *n, const job *j) {
         cJSON *msg = proto_new("launch");
-        (void)srv;
-        if (msg && (job_spec_to_json(&j->spec, msg) < 0 || !cJSON_AddNumberToObject(msg, "id", (double)j->id) ||
+        job_spec spec = j->spec;
+        /* the environment waits in the store; without it the job still runs, with an empty one */
+        if (jobstore_get_env(srv->store, j->id, &spec.env) < 0)
+                log_error("job=%llu node=%s launched with an empty environment", (unsigned long long)j->id, n->name);
+        if (msg && (job_spec_to_json(&spec, msg) < 0 || !cJSON_AddNumberToObject(msg, "id", (double)j->id) ||
                     !cJSON_AddNumberToObject(msg, "uid", j->uid) || !cJSON_AddNumberToObject(msg, "gid", j->gid) ||
                     !cJSON_AddStringToObject(msg, "user", j->user ? j->user : ""))) {
                 cJSON_Delete(msg);
                 msg = NULL;
         }
+        strv_free(spec.env);
         send_to(n, msg, j, "launch");
 }
 

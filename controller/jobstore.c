@@ -9,6 +9,7 @@
 struct jobstore {
         sqlite3 *db;
         sqlite3_stmt *put;
+        sqlite3_stmt *get_env;
 };
 
 static const char schema[] = "PRAGMA journal_mode=WAL;"
@@ -16,7 +17,8 @@ static const char schema[] = "PRAGMA journal_mode=WAL;"
                              "CREATE TABLE IF NOT EXISTS jobs ("
                              "  id INTEGER PRIMARY KEY,"
                              "  state TEXT NOT NULL,"
-                             "  record TEXT NOT NULL);";
+                             "  record TEXT NOT NULL,"
+                             "  env TEXT NOT NULL DEFAULT '[]');";
 
 int jobstore_open(const char *path, jobstore **out, char *err, size_t errlen) {
         jobstore *s = calloc(1, sizeof(*s));
@@ -27,8 +29,11 @@ int jobstore_open(const char *path, jobstore **out, char *err, size_t errlen) {
                     SQLITE_OK ||
             sqlite3_busy_timeout(s->db, 5000) != SQLITE_OK ||
             sqlite3_exec(s->db, schema, NULL, NULL, &msg) != SQLITE_OK ||
-            sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO jobs (id, state, record) VALUES (?, ?, ?)", -1,
-                               &s->put, NULL) != SQLITE_OK) {
+            sqlite3_prepare_v2(s->db,
+                               "INSERT INTO jobs (id, state, record, env) VALUES (?, ?, ?, ?) "
+                               "ON CONFLICT (id) DO UPDATE SET state = excluded.state, record = excluded.record",
+                               -1, &s->put, NULL) != SQLITE_OK ||
+            sqlite3_prepare_v2(s->db, "SELECT env FROM jobs WHERE id = ?", -1, &s->get_env, NULL) != SQLITE_OK) {
                 snprintf(err, errlen, "database %s: %s", path, msg ? msg : sqlite3_errmsg(s->db));
                 sqlite3_free(msg);
                 jobstore_close(s);
@@ -38,33 +43,33 @@ int jobstore_open(const char *path, jobstore **out, char *err, size_t errlen) {
         return 0;
 }
 
-/* The record as stored: the public record plus the environment, which only the agent needs. */
-static char *record_text(const job *j) {
-        cJSON *obj = job_to_json(j), *env = cJSON_CreateArray();
+static char *env_text(char *const *env) {
+        cJSON *arr = cJSON_CreateArray();
         char *text = NULL;
-        for (size_t i = 0; obj && env && j->spec.env && j->spec.env[i]; i++)
-                cJSON_AddItemToArray(env, cJSON_CreateString(j->spec.env[i]));
-        if (obj && env && cJSON_AddItemToObject(obj, "env", env)) {
-                env = NULL;
-                text = cJSON_PrintUnformatted(obj);
-        }
-        cJSON_Delete(env);
-        cJSON_Delete(obj);
+        for (size_t i = 0; arr && env && env[i]; i++)
+                cJSON_AddItemToArray(arr, cJSON_CreateString(env[i]));
+        if (arr)
+                text = cJSON_PrintUnformatted(arr);
+        cJSON_Delete(arr);
         return text;
 }
 
 int jobstore_put(jobstore *s, const job *j) {
-        char *text = record_text(j);
+        cJSON *rec = job_to_json(j);
+        char *text = rec ? cJSON_PrintUnformatted(rec) : NULL, *env = env_text(j->spec.env);
         int rc = SQLITE_NOMEM;
-        if (text) {
+        if (text && env) {
                 sqlite3_bind_int64(s->put, 1, (sqlite3_int64)j->id);
                 sqlite3_bind_text(s->put, 2, job_state_name(j->state), -1, SQLITE_STATIC);
                 sqlite3_bind_text(s->put, 3, text, -1, SQLITE_TRANSIENT);
+                sqlite3_bind_text(s->put, 4, env, -1, SQLITE_TRANSIENT);
                 rc = sqlite3_step(s->put);
                 sqlite3_reset(s->put);
                 sqlite3_clear_bindings(s->put);
-                free(text);
         }
+        cJSON_Delete(rec);
+        free(text);
+        free(env);
         if (rc != SQLITE_DONE) {
                 log_error("job=%llu could not be stored: %s", (unsigned long long)j->id, sqlite3_errmsg(s->db));
                 return -EIO;
@@ -72,14 +77,37 @@ int jobstore_put(jobstore *s, const job *j) {
         return 0;
 }
 
+int jobstore_get_env(jobstore *s, uint64_t id, char ***env) {
+        char err[PROTO_ERRLEN] = "not a JSON array";
+        int r = -EIO, rc;
+        *env = NULL;
+        sqlite3_bind_int64(s->get_env, 1, (sqlite3_int64)id);
+        if ((rc = sqlite3_step(s->get_env)) == SQLITE_DONE) {
+                r = -ENOENT;
+                snprintf(err, sizeof(err), "no such job in the store");
+        } else if (rc == SQLITE_ROW) {
+                cJSON *doc = cJSON_Parse((const char *)sqlite3_column_text(s->get_env, 0)), *wrap = cJSON_CreateObject();
+                if (doc && wrap && cJSON_AddItemToObject(wrap, "env", doc)) {
+                        doc = NULL;
+                        r = proto_get_strv(wrap, "env", JOB_ENV_MAX, false, env, err);
+                }
+                cJSON_Delete(doc);
+                cJSON_Delete(wrap);
+        }
+        if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+                snprintf(err, sizeof(err), "%s", sqlite3_errmsg(s->db));
+        sqlite3_reset(s->get_env);
+        if (r < 0)
+                log_error("job=%llu environment unreadable: %s", (unsigned long long)id, err);
+        return r == -ENOENT ? r : r < 0 ? -EIO : 0;
+}
+
 /* Parse one stored row into a new job. Returns NULL (logged) when it does not parse. */
 static job *parse_row(sqlite3_int64 id, const char *text) {
         cJSON *obj = cJSON_Parse(text);
         job *j = calloc(1, sizeof(*j));
         char err[PROTO_ERRLEN] = "not JSON";
-        if (!obj || !j || job_from_json(obj, j, err) < 0 ||
-            (cJSON_GetObjectItem(obj, "env") &&
-             proto_get_strv(obj, "env", JOB_ENV_MAX, false, &j->spec.env, err) < 0)) {
+        if (!obj || !j || job_from_json(obj, j, err) < 0) {
                 log_error("job=%lld stored record skipped: %s", (long long)id, err);
                 if (j)
                         job_free(j);
@@ -112,6 +140,7 @@ void jobstore_close(jobstore *s) {
         if (!s)
                 return;
         sqlite3_finalize(s->put);
+        sqlite3_finalize(s->get_env);
         sqlite3_close(s->db);
         free(s);
 }

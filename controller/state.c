@@ -205,6 +205,8 @@ int ctl_submit(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *
                 return r < 0 ? r : -ENOMEM;
         }
         *spec = (job_spec){ 0 };
+        strv_free(j->spec.env); /* stored: pending jobs can be many, and environments large */
+        j->spec.env = NULL;
         if (queue_pending(st, j) < 0) { /* recorded as pending: the next restart queues it */
                 snprintf(err, PROTO_ERRLEN, "out of memory");
                 return -ENOMEM;

@@ -34,7 +34,9 @@ typedef struct ctl_node {
 } ctl_node;
 
 typedef struct ctl_actions {
-        /* Make the job durable. Returns 0 or -errno; a failed submit is refused. */
+        /* Make the job durable, its environment included: once a submission is stored the state
+         * machine drops the environment from memory, and launch must fetch it back. Returns 0 or
+         * -errno; a failed submit is refused. */
         int (*persist)(void *userdata, const job *j);
         /* Tell the node's agent to start / cancel the job. */
         void (*launch)(void *userdata, ctl_node *n, const job *j);

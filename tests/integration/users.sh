@@ -14,6 +14,13 @@ read -r uid gid < "$out"
 [ "$(stat -c %u "$out")" = 65534 ] || fail "output file not owned by nobody"
 note "nobody's job ran as uid=$uid gid=$gid"
 
+# the job gets the submitter's environment and working directory
+envout="$work/env.out"
+e=$(cd "$work" && COLONY_ENV_CHECK="with spaces = and more" as_nobody "$COLONY_BIN/colony" submit --output "$envout" -- /usr/bin/env)
+colony wait "$e" >/dev/null || fail "env job: $(job_field "$e" state)"
+grep -qx "COLONY_ENV_CHECK=with spaces = and more" "$envout" || fail "the job did not get the submitter's environment"
+note "the job saw COLONY_ENV_CHECK as submitted"
+
 roots=$(cd "$work" && colony submit --name roots -- "$COLONY_BIN/colony-stress" sleep 60)
 if err=$(as_nobody "$COLONY_BIN/colony" cancel "$roots" 2>&1); then fail "nobody cancelled root's job"; fi
 note "nobody cancelling root's job: $err"

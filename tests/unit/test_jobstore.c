@@ -1,6 +1,7 @@
 /* test_jobstore.c - the durable job table on a real SQLite file: what is put survives a reopen. */
 #include "check_main.h"
 #include "jobstore.h"
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -47,7 +48,7 @@ static int collect(void *userdata, job *j) {
         return 0;
 }
 
-START_TEST(jobs_survive_a_reopen_with_their_env) {
+START_TEST(jobs_survive_a_reopen_and_keep_their_env) {
         jobstore *s;
         char err[256];
         ck_assert_int_eq(jobstore_open(path, &s, err, sizeof(err)), 0);
@@ -55,7 +56,9 @@ START_TEST(jobs_survive_a_reopen_with_their_env) {
         b.node = strdup("node1");
         ck_assert_int_eq(jobstore_put(s, &a), 0);
         ck_assert_int_eq(jobstore_put(s, &b), 0);
-        b.state = JOB_OOM_KILLED; /* an update replaces the row */
+        b.state = JOB_OOM_KILLED; /* an update replaces the record, and keeps the environment */
+        strv_free(b.spec.env);
+        b.spec.env = NULL;
         b.result.oom_kills = 1;
         b.result.error = strdup("killed by the OOM killer");
         ck_assert_int_eq(jobstore_put(s, &b), 0);
@@ -64,11 +67,17 @@ START_TEST(jobs_survive_a_reopen_with_their_env) {
         loaded l = { 0 };
         ck_assert_int_eq(jobstore_open(path, &s, err, sizeof(err)), 0);
         ck_assert_int_eq(jobstore_load(s, collect, &l), 0);
+        char **env;
+        ck_assert_int_eq(jobstore_get_env(s, 2, &env), 0);
+        ck_assert_str_eq(env[0], "HOME=/home/ada");
+        ck_assert_ptr_null(env[1]);
+        strv_free(env);
+        ck_assert_int_eq(jobstore_get_env(s, 99, &env), -ENOENT);
         jobstore_close(s);
         ck_assert_int_eq(l.n, 2);
         ck_assert_uint_eq(l.jobs[0]->id, 1);
         ck_assert_str_eq(l.jobs[0]->spec.argv[1], "hello world");
-        ck_assert_str_eq(l.jobs[0]->spec.env[0], "HOME=/home/ada");
+        ck_assert_ptr_null(l.jobs[0]->spec.env); /* records come without it: launch fetches it */
         ck_assert_int_eq(l.jobs[1]->state, JOB_OOM_KILLED);
         ck_assert_str_eq(l.jobs[1]->node, "node1");
         ck_assert_uint_eq(l.jobs[1]->result.oom_kills, 1);
@@ -93,7 +102,7 @@ static Suite *jobstore_suite(void) {
         Suite *s = suite_create("jobstore");
         TCase *tc = tcase_create("jobstore");
         tcase_add_checked_fixture(tc, setup, teardown);
-        tcase_add_test(tc, jobs_survive_a_reopen_with_their_env);
+        tcase_add_test(tc, jobs_survive_a_reopen_and_keep_their_env);
         tcase_add_test(tc, unreadable_database_is_a_clear_error);
         suite_add_tcase(s, tc);
         return s;
