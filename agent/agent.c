@@ -479,7 +479,9 @@ static int on_usage_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         if (jobs)
                 (void)ctlink_send(a->link, msg, false);
         cJSON_Delete(msg);
-        return sd_event_source_set_time(s, usec + USAGE_PERIOD_USEC);
+        /* A time source is one-shot: re-arm it, or it never fires again. */
+        int r = sd_event_source_set_time(s, usec + USAGE_PERIOD_USEC);
+        return r < 0 ? r : sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
 
 int agent_new(sd_event *e, const agent_config *cfg, cg_backend *cg, agent **out) {
