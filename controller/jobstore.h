@@ -20,8 +20,8 @@ int jobstore_put(jobstore *s, const job *j);
  * and empty when there is none). Returns 0, -ENOENT when the job is not stored, or -EIO. */
 int jobstore_get_env(jobstore *s, uint64_t id, char ***env);
 /* Call fn for every stored job (without its environment) in id order with a freshly allocated
- * job it must take (free with job_free + free). Stops at the first negative return of fn and returns it; 0 when done;
- * -EIO on a database error; a row that does not parse is logged and skipped. */
+ * job it must take (free with job_free + free). Stops at the first negative return of fn and
+ * returns it; 0 when done; -EIO on a database error; a row that does not parse is logged and skipped. */
 int jobstore_load(jobstore *s, int (*fn)(void *userdata, job *j), void *userdata);
 /* Close the database. NULL is fine. */
 void jobstore_close(jobstore *s);
