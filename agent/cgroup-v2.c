@@ -1,10 +1,18 @@
 /* cgroup-v2.c - the backend for hosts with the unified (v2) hierarchy.
  *
  * One subtree, <own>/colony-<agent>, whose cgroup.subtree_control enables cpu, memory and pids
- * for the job cgroups below it. The no-internal-process rule forbids tasks in a cgroup that
- * distributes controllers, so the agent first moves itself into the leaf <subtree>/agent.
- * The own cgroup must already enable those controllers for its children: colony never writes
- * a setting of a cgroup it did not create, so it says what is missing instead. */
+ * for the job cgroups below it. The no-internal-process rule forbids tasks in a non-root cgroup
+ * that distributes controllers, so the agent first moves itself into the leaf <subtree>/agent.
+ * The controllers reach the subtree only through the own cgroup's cgroup.subtree_control:
+ *  - in the root cgroup (which may hold tasks and distribute at once) they must be enabled
+ *    already; colony never writes a setting of the root;
+ *  - in any other cgroup they must be available (cgroup.controllers: the parent hands them
+ *    down). If they are not enabled yet, the agent enables them itself, as crun and Slurm do,
+ *    but only in a cgroup delegated to it: one marked with the trusted.delegate (or
+ *    user.delegate) extended attribute, which systemd >= 251 sets for Delegate=yes units. Once
+ *    the agent has left for its leaf the own cgroup must hold no task; the agent disables them
+ *    again before it moves back to remove its subtree.
+ * Otherwise cg_open fails and says which controllers are missing where. */
 #include "cgroup-internal.h"
 #include "log.h"
 
@@ -14,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #define V2_MOUNT "/sys/fs/cgroup"
@@ -30,6 +39,7 @@ typedef struct v2_peak {
 typedef struct v2_state {
         char *own;  /* the cgroup the agent was started in */
         char *leaf; /* <subtree>/agent, where the agent lives */
+        char enabled[48]; /* "+cpu +pids"-style controllers we enabled in own's subtree_control */
         v2_peak *peaks;
 } v2_state;
 
@@ -58,25 +68,111 @@ static int find_own(v2_state *s, char *err, size_t errlen) {
         return r;
 }
 
-/* Whether the own cgroup hands cpu, memory and pids down; if not, err names the missing. */
-static int check_delegated(const char *own, char *err, size_t errlen) {
-        char *ctl = NULL, missing[64] = "";
-        int r = cg_read(own, "cgroup.subtree_control", &ctl);
+/* The controllers of v2_controllers missing from dir/file, as "a b" in missing (may be ""). */
+static int missing_controllers(const char *dir, const char *file, char *missing, size_t len) {
+        char *ctl = NULL;
+        int r = cg_read(dir, file, &ctl);
 
-        if (r < 0) {
-                snprintf(err, errlen, "cgroup v2: read %s/cgroup.subtree_control: %s", own, strerror(-r));
+        if (r < 0)
                 return r;
-        }
+        *missing = 0;
         for (const char *const *c = v2_controllers; *c; c++)
                 if (!cg_list_has(ctl, *c, " "))
-                        snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing), "%s%s",
-                                 *missing ? " " : "", *c);
-        if (*missing) {
-                snprintf(err, errlen, "cgroup v2: %s does not enable %s for its children (cgroup.subtree_control \"%s\"), "
-                         "and colony does not write settings of cgroups it did not create", own, missing, ctl);
+                        snprintf(missing + strlen(missing), len - strlen(missing), "%s%s", *missing ? " " : "", *c);
+        free(ctl);
+        return 0;
+}
+
+/* Whether the own cgroup can hand cpu, memory and pids down: enabled already at the root,
+ * available (to be enabled by delegate_own) elsewhere. If not, err names the missing. */
+static int check_available(const char *own, char *err, size_t errlen) {
+        bool root = strcmp(own, V2_MOUNT) == 0;
+        const char *file = root ? "cgroup.subtree_control" : "cgroup.controllers";
+        char missing[32];
+        int r = missing_controllers(own, file, missing, sizeof(missing));
+
+        if (r < 0)
+                snprintf(err, errlen, "cgroup v2: read %s/%s: %s", own, file, strerror(-r));
+        else if (*missing) {
+                if (root)
+                        snprintf(err, errlen, "cgroup v2: the root cgroup does not enable the controllers %s for "
+                                 "its children (%s/cgroup.subtree_control)", missing, own);
+                else
+                        snprintf(err, errlen, "cgroup v2: the controllers %s are not available in our cgroup %s: "
+                                 "its parent must enable them in cgroup.subtree_control (systemd: Delegate=yes)",
+                                 missing, own);
                 r = -EOPNOTSUPP;
         }
-        free(ctl);
+        return r;
+}
+
+/* Whether dir was delegated to us: systemd marks a Delegate=yes unit's cgroup so. */
+static bool is_delegated(const char *dir) {
+        static const char *const names[] = {"trusted.delegate", "user.delegate", NULL};
+        char v[8];
+
+        for (const char *const *n = names; *n; n++) {
+                ssize_t len = getxattr(dir, *n, v, sizeof(v) - 1);
+                if (len > 0) {
+                        v[len] = 0;
+                        if (strcmp(v, "1") == 0)
+                                return true;
+                }
+        }
+        return false;
+}
+
+/* Enable in the (non-root) own cgroup's subtree_control what it lacks, now that the agent has
+ * left it; remembered in s->enabled for undo_own. Fails with -EBUSY while tasks remain there. */
+static int delegate_own(v2_state *s, char *err, size_t errlen) {
+        char missing[32];
+        int r;
+
+        if (strcmp(s->own, V2_MOUNT) == 0)
+                return 0;
+        if ((r = missing_controllers(s->own, "cgroup.subtree_control", missing, sizeof(missing))) < 0) {
+                snprintf(err, errlen, "cgroup v2: read %s/cgroup.subtree_control: %s", s->own, strerror(-r));
+                return r;
+        }
+        if (!*missing)
+                return 0;
+        if (!is_delegated(s->own)) {
+                snprintf(err, errlen, "cgroup v2: %s does not enable %s for its children and is not delegated to "
+                         "us (no trusted.delegate=1 attribute), so colony will not write its settings; start the "
+                         "agent in a delegated cgroup (systemd: Delegate=yes) or enable them there",
+                         s->own, missing);
+                return -EPERM;
+        }
+        for (const char *const *c = v2_controllers; *c; c++)
+                if (cg_list_has(missing, *c, " "))
+                        snprintf(s->enabled + strlen(s->enabled), sizeof(s->enabled) - strlen(s->enabled), "%s+%s",
+                                 *s->enabled ? " " : "", *c);
+        r = cg_write(s->own, "cgroup.subtree_control", s->enabled, err, errlen);
+        if (r == -EBUSY)
+                snprintf(err, errlen, "cgroup v2: cannot enable %s in %s/cgroup.subtree_control: other tasks than "
+                         "the agent are in %s; start the agent alone in a delegated cgroup (systemd: Delegate=yes) "
+                         "or in the root cgroup", missing, s->own, s->own);
+        if (r < 0)
+                *s->enabled = 0;
+        return r;
+}
+
+/* Disable what delegate_own enabled (and so, first, the subtree's own delegation), so that
+ * the agent may move back into the own cgroup. */
+static int undo_own(v2_state *s, const char *subtree) {
+        char v[sizeof(s->enabled)], err[512];
+        int r;
+
+        if (!*s->enabled)
+                return 0;
+        (void)cg_write(subtree, "cgroup.subtree_control", "-cpu -memory -pids", NULL, 0);
+        snprintf(v, sizeof(v), "%s", s->enabled);
+        for (char *p = v; (p = strchr(p, '+')); )
+                *p = '-';
+        if ((r = cg_write(s->own, "cgroup.subtree_control", v, err, sizeof(err))) < 0)
+                log_warning("cgroup=%s: cannot undo our delegation: %s", s->own, err);
+        else
+                *s->enabled = 0;
         return r;
 }
 
@@ -106,6 +202,8 @@ static void remove_subtree(v2_state *s, const char *subtree, bool in_leaf, bool 
         char err[512];
         int r;
 
+        if (in_leaf && undo_own(s, subtree) < 0)
+                return;
         if (in_leaf && (r = move_self(s->own, err, sizeof(err))) < 0) {
                 log_warning("cgroup=%s: cannot leave the agent's leaf: %s", s->leaf, err);
                 return;
@@ -128,7 +226,7 @@ static int v2_open(cg_backend *cg, char *err, size_t errlen) {
         }
         r = find_own(s, err, errlen);
         if (r == 0)
-                r = check_delegated(s->own, err, errlen);
+                r = check_available(s->own, err, errlen);
         if (r == 0 && (asprintf(&subtree, "%s/%s", s->own, cg->dirname) < 0 ||
                        asprintf(&s->leaf, "%s/%s", subtree, CG_AGENT_LEAF) < 0)) {
                 snprintf(err, errlen, "out of memory");
@@ -140,6 +238,8 @@ static int v2_open(cg_backend *cg, char *err, size_t errlen) {
                 r = cg_mkdir(s->leaf, true, &made_leaf, err, errlen);
         if (r == 0)
                 moved = (r = move_self(s->leaf, err, errlen)) == 0;
+        if (r == 0)
+                r = delegate_own(s, err, errlen);
         if (r == 0)
                 r = cg_write(subtree, "cgroup.subtree_control", "+cpu +memory +pids", err, errlen);
         if (r == 0) {

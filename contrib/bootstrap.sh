@@ -2,8 +2,9 @@
 # bootstrap.sh - the README's two commands, on a fresh Debian 12 machine as root.
 #
 #   contrib/bootstrap.sh demo   install what is missing, build, run the sample workload
-#   contrib/bootstrap.sh test   install what is missing, build, run every test
-#                               (plus the unit tests again under ASan+UBSan)
+#   contrib/bootstrap.sh test   install what is missing, build, run every test (the integration
+#                               suite again in a cgroup v2 qemu guest, the unit tests again
+#                               under ASan+UBSan)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,10 +13,12 @@ mode=${1:-}
 
 packages=(build-essential cmake pkg-config libsystemd-dev libcjson-dev libglpk-dev
           check libsqlite3-dev jq util-linux gnuplot-nox)
+# Only for the tests: a qemu guest with the unified (v2) hierarchy (tests/vm/run-in-vm.sh).
+test_packages=(qemu-system-x86 linux-image-amd64 busybox-static cpio attr)
 
-install_missing() {
+install_missing() { # install_missing PACKAGE...
         local missing=() p
-        for p in "${packages[@]}"; do
+        for p in "$@"; do
                 dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
         done
         [ ${#missing[@]} -eq 0 ] && return 0
@@ -33,14 +36,14 @@ build_tree() { # build_tree DIR [cmake options...]
 
 case "$mode" in
 demo)
-        install_missing
+        install_missing "${packages[@]}"
         build_tree "$build"
         exec "$build/bin/colony" demo
         ;;
 test)
-        install_missing
+        install_missing "${packages[@]}" "${test_packages[@]}"
         build_tree "$build"
-        (cd "$build" && ctest --output-on-failure -L 'unit|integration|cli')
+        (cd "$build" && ctest --output-on-failure -L 'unit|integration|cli|vm')
         build_tree "$top/build-asan" -DCOLONY_SANITIZE=ON
         (cd "$top/build-asan" && ctest --output-on-failure -L unit)
         ;;

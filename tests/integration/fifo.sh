@@ -8,8 +8,13 @@ for i in 1 2 3 4 5; do
         ids+=("$(colony submit --name "f$i" --cpus 0.5 --mem 32M -- "$COLONY_BIN/colony-stress" sleep 2)")
 done
 wait_state "${ids[0]}" running
-[ "$(job_field "${ids[2]}" state)" = pending ] || fail "third job should wait for capacity"
-[ "$(job_field "${ids[4]}" state)" = pending ] || fail "fifth job should wait for capacity"
+# Only meaningful while jobs 1 and 2 still fill the agent: on a slow host (a TCG guest) they may
+# end before this looks; the start and end times below prove the order either way.
+s3=$(job_field "${ids[2]}" state) s5=$(job_field "${ids[4]}" state)
+if [ "$(job_field "${ids[0]}" state)" = running ] && [ "$(job_field "${ids[1]}" state)" = running ]; then
+        [ "$s3" = pending ] || fail "third job should wait for capacity"
+        [ "$s5" = pending ] || fail "fifth job should wait for capacity"
+fi
 
 for id in "${ids[@]}"; do colony wait "$id" >/dev/null || fail "job $id did not complete"; done
 prev=0

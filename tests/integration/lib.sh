@@ -72,7 +72,7 @@ cgroup_dir() {
         local ctl=$1 path
         if [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; then
                 path=$(awk -F: '$1 == "0" { print $3 }' /proc/self/cgroup)
-                echo "/sys/fs/cgroup$path"
+                echo "/sys/fs/cgroup${path%/}"
                 return
         fi
         path=$(awk -F: -v c="$ctl" '{ n = split($2, a, ","); for (i = 1; i <= n; i++) if (a[i] == c) print $3 }' /proc/self/cgroup)

@@ -14,7 +14,10 @@ peak=$(job_field "$hog" mem_peak)
 [ "$peak" -le $((64 << 20)) ] || fail "hog peak memory $peak exceeds its 64M limit"
 note "hog: oom-killed, oom_kills=$(job_field "$hog" oom_kills), peak=$peak bytes"
 
-[ "$(job_field "$bystander" state)" = running ] || fail "bystander is $(job_field "$bystander" state) while hog died"
+# Still running, or (on a slow host, e.g. a TCG guest) already done on its own, never killed.
+state=$(job_field "$bystander" state)
+[ "$state" = running ] || [ "$state" = completed ] || fail "bystander is $state while hog died"
+[ "$(job_field "$bystander" oom_kills)" = 0 ] || fail "bystander reports OOM kills"
 colony wait "$bystander" >/dev/null || fail "bystander did not complete"
 [ "$(job_field "$bystander" state)" = completed ] || fail "bystander state $(job_field "$bystander" state)"
 echo "PASS"
