@@ -203,6 +203,13 @@ static void agent_closed(conn *c) {
         server_schedule(srv);
 }
 
+void server_drop_link(ctl_server *srv, ctl_node *n, conn *c) {
+        (void)srv;
+        log_warning("node=%s agent link fd=%d closed: the agent went silent", n->name, c->fd);
+        c->data = NULL; /* no longer the node's: its close changes nothing */
+        conn_fail(c, "timed out: no message within the agent timeout");
+}
+
 static void send_to(ctl_node *n, cJSON *msg, const job *j, const char *what) {
         if (!msg || !n->link || conn_send(n->link, msg) < 0)
                 log_error("job=%llu node=%s could not send %s", (unsigned long long)j->id, n->name, what);

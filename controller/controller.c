@@ -57,8 +57,13 @@ static void job_ended(void *userdata, const job *j) {
         server_answer_waiters(userdata, j);
 }
 
+static void drop_link(void *userdata, ctl_node *n, void *link) {
+        server_drop_link(userdata, n, link);
+}
+
 static const ctl_actions actions = {
         .persist = persist_job, .launch = launch_job, .cancel = cancel_job, .terminal = job_ended,
+        .drop_link = drop_link,
 };
 
 static void usage(FILE *f) {
@@ -195,7 +200,9 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         ctl_server *srv = userdata;
         ctl_check_silence(&srv->state, server_clock());
         server_schedule(srv);
-        return sd_event_source_set_time(s, usec + (uint64_t)srv->heartbeat_ms * 1000);
+        /* A time source is one-shot: re-arm it, or silent agents are never noticed again. */
+        int r = sd_event_source_set_time(s, usec + (uint64_t)srv->heartbeat_ms * 1000);
+        return r < 0 ? r : sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
 
 static int restore_job(void *userdata, job *j) {

@@ -32,5 +32,7 @@ void server_answer_waiters(ctl_server *srv, const job *j);
 /* Send a launch or cancel to the node's agent (agentlink.c). */
 void server_send_launch(ctl_server *srv, ctl_node *n, const job *j);
 void server_send_cancel(ctl_server *srv, ctl_node *n, const job *j, int grace_ms);
+/* Close the link of node n, which went silent, so that it counts for nothing (agentlink.c). */
+void server_drop_link(ctl_server *srv, ctl_node *n, conn *c);
 /* Schedule, logging a failure (both handlers call it after any change). */
 void server_schedule(ctl_server *srv);

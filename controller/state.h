@@ -43,6 +43,9 @@ typedef struct ctl_actions {
         void (*cancel)(void *userdata, ctl_node *n, const job *j, int grace_ms);
         /* The job reached a terminal state (answer whoever waits for it). */
         void (*terminal)(void *userdata, const job *j);
+        /* Close the link of a node that went silent (optional), so that its agent, should it
+         * wake up, must say hello again with what it runs. */
+        void (*drop_link)(void *userdata, ctl_node *n, void *link);
 } ctl_actions;
 
 typedef struct ctl_config {

@@ -110,7 +110,8 @@ static void sim_terminal(void *userdata, const job *j) {
         s->end[j->id - 1] = s->now;
 }
 
-static const ctl_actions sim_actions = { no_persist, sim_launch, sim_cancel, sim_terminal };
+/* Simulated agents never go silent: no link to drop. */
+static const ctl_actions sim_actions = { no_persist, sim_launch, sim_cancel, sim_terminal, NULL };
 
 static int add_machines(sim *s) {
         char name[32], err[PROTO_ERRLEN];

@@ -8,7 +8,8 @@
 #define MiB ((int64_t)1 << 20)
 
 typedef struct recorder {
-        int persisted, launched, cancelled, ended;
+        int persisted, launched, cancelled, ended, dropped;
+        void *dropped_link;
         uint64_t launch_ids[64];
         char launch_nodes[64][16];
         uint64_t ended_ids[64];
@@ -38,7 +39,14 @@ static void rec_ended(void *u, const job *j) {
         r->ended_ids[r->ended++] = j->id;
 }
 
-static const ctl_actions actions = { rec_persist, rec_launch, rec_cancel, rec_ended };
+static void rec_drop(void *u, ctl_node *n, void *link) {
+        recorder *r = u;
+        (void)n;
+        r->dropped++;
+        r->dropped_link = link;
+}
+
+static const ctl_actions actions = { rec_persist, rec_launch, rec_cancel, rec_ended, rec_drop };
 static ctl_state st;
 static recorder rec;
 static char err[PROTO_ERRLEN];
@@ -211,9 +219,16 @@ START_TEST(silent_nodes_time_out) {
         ctl_schedule(&st);
         ctl_check_silence(&st, at(1000 + 4000000));
         ck_assert(a->up);
+        ck_assert_int_eq(rec.dropped, 0);
         ctl_check_silence(&st, at(1000 + 6000000));
         ck_assert(!a->up);
         ck_assert_int_eq(ctl_find_job(&st, j)->state, JOB_LOST);
+        /* its link is closed, so a waking agent must say hello again */
+        ck_assert_int_eq(rec.dropped, 1);
+        ck_assert_ptr_eq(rec.dropped_link, (void *)1);
+        ck_assert_ptr_null(a->link);
+        ctl_check_silence(&st, at(1000 + 12000000));
+        ck_assert_int_eq(rec.dropped, 1);
 }
 END_TEST
 
