@@ -10,8 +10,7 @@
 
 static void reply(conn *c, cJSON *msg) {
         if (msg && conn_send(c, msg) == -EMSGSIZE) {
-                cJSON *err = proto_error("the reply would exceed the %d-byte message limit: ask for fewer jobs "
-                                         "(without --all, or for one --user)", PROTO_MAX_MSG);
+                cJSON *err = proto_error("the reply would exceed the %d-byte message limit", PROTO_MAX_MSG);
                 (void)conn_send(c, err);
                 cJSON_Delete(err);
         }
@@ -98,23 +97,61 @@ static void handle_submit(ctl_server *srv, conn *c, const cJSON *msg) {
         server_schedule(srv);
 }
 
+/* A queue page is cut at this many bytes of job records, well below PROTO_MAX_MSG. */
+#define QUEUE_PAGE_BYTES (PROTO_MAX_MSG / 2)
+
+/* Add j's record to jobs unless the page already holds *bytes and j would overflow it.
+ * Returns 1 when added, 0 when the page is full, -ENOMEM. */
+static int page_add(cJSON *jobs, const job *j, size_t *bytes) {
+        cJSON *o = job_to_json(j);
+        char *text = o ? cJSON_PrintUnformatted(o) : NULL;
+        size_t len = text ? strlen(text) : 0;
+        free(text);
+        if (!text) {
+                cJSON_Delete(o);
+                return -ENOMEM;
+        }
+        if (*bytes > 0 && *bytes + len > QUEUE_PAGE_BYTES) {
+                cJSON_Delete(o);
+                return 0;
+        }
+        *bytes += len;
+        cJSON_AddItemToArray(jobs, o);
+        return 1;
+}
+
+/* Jobs in id order after "after_id", a page at a time: at most "limit" of them and about half
+ * a message's worth; "more" says whether the listing goes on (ask again after the last id). */
 static void handle_queue(ctl_server *srv, conn *c, const cJSON *msg) {
-        static const char *const fields[] = { "all", "user", NULL };
+        static const char *const fields[] = { "all", "user", "after_id", "limit", NULL };
         char err[PROTO_ERRLEN];
-        bool all = false;
-        int64_t user = -1;
+        bool all = false, more = false;
+        int64_t user = -1, after = 0, limit = 10000, n = 0;
+        size_t bytes = 0;
         if (proto_check_fields(msg, fields, err) < 0 || proto_get_bool(msg, "all", &all, err) == -EINVAL ||
-            proto_get_int(msg, "user", 0, UINT32_MAX, &user, err) == -EINVAL) {
+            proto_get_int(msg, "user", 0, UINT32_MAX, &user, err) == -EINVAL ||
+            proto_get_int(msg, "after_id", 0, INT64_MAX, &after, err) == -EINVAL ||
+            proto_get_int(msg, "limit", 1, 10000, &limit, err) == -EINVAL) {
                 reply_error(c, err);
                 return;
         }
         cJSON *out = proto_new("jobs"), *jobs = cJSON_AddArrayToObject(out, "jobs");
-        for (size_t i = 0; jobs && i < srv->state.njobs; i++) {
+        for (size_t i = ctl_first_job_from(&srv->state, (uint64_t)after + 1); jobs && i < srv->state.njobs && !more;
+             i++) {
                 const job *j = srv->state.jobs[i];
-                if ((!all && job_state_is_terminal(j->state)) || (user >= 0 && j->uid != (uid_t)user))
+                if ((!all && job_state_is_terminal(j->state)) ||
+                    (user >= 0 && j->uid != (uid_t)user))
                         continue;
-                cJSON_AddItemToArray(jobs, job_to_json(j));
+                int r = n < limit ? page_add(jobs, j, &bytes) : 0;
+                if (r < 0) {
+                        cJSON_Delete(out);
+                        reply_error(c, "out of memory");
+                        return;
+                }
+                more = r == 0;
+                n += r;
         }
+        cJSON_AddBoolToObject(out, "more", more);
         reply(c, out);
 }
 

@@ -46,7 +46,7 @@ static int grow(void *array, size_t *cap, size_t need, size_t elem) {
         return 0;
 }
 
-job *ctl_find_job(ctl_state *st, uint64_t id) {
+size_t ctl_first_job_from(const ctl_state *st, uint64_t id) {
         size_t lo = 0, hi = st->njobs; /* jobs are appended in id order */
         while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
@@ -55,7 +55,12 @@ job *ctl_find_job(ctl_state *st, uint64_t id) {
                 else
                         hi = mid;
         }
-        return lo < st->njobs && st->jobs[lo]->id == id ? st->jobs[lo] : NULL;
+        return lo;
+}
+
+job *ctl_find_job(ctl_state *st, uint64_t id) {
+        size_t i = ctl_first_job_from(st, id);
+        return i < st->njobs && st->jobs[i]->id == id ? st->jobs[i] : NULL;
 }
 
 ctl_node *ctl_find_node(ctl_state *st, const char *name) {

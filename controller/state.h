@@ -86,8 +86,10 @@ int ctl_submit(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *
 /* Cancel a job on behalf of uid (its owner or root). Pending jobs end at once; running ones are
  * cancelled by their agent. Returns 0 or -errno (-ENOENT, -EPERM, -EALREADY) with err set. */
 int ctl_cancel(ctl_state *st, uint64_t id, uid_t uid, int64_t now, char err[PROTO_ERRLEN]);
-/* The job with that id, or NULL. */
+/* The job with that id, or NULL. O(log jobs). */
 job *ctl_find_job(ctl_state *st, uint64_t id);
+/* The index in st->jobs (id order) of the first job whose id is >= id; njobs when none. */
+size_t ctl_first_job_from(const ctl_state *st, uint64_t id);
 
 /* An agent said hello. The node is created or brought back up with this capacity. Jobs the
  * controller recorded as running there but that the agent does not list may have ended while

@@ -158,14 +158,53 @@ int client_simple(const char *socket_path, const char *type, uint64_t id, const 
         return r;
 }
 
-int client_print(const cli *c, cJSON *req, const char *want, int timeout_ms,
+/* The id of the last job of a "jobs" reply, or 0. */
+static int64_t last_job_id(const cJSON *reply) {
+        const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(reply, "jobs");
+        const cJSON *last = cJSON_IsArray(jobs) ? cJSON_GetArrayItem(jobs, cJSON_GetArraySize(jobs) - 1) : NULL;
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(last, "id");
+        return cJSON_IsNumber(id) ? (int64_t)id->valuedouble : 0;
+}
+
+/* client_call, then while the reply says "more", again from its last job on, moving each
+ * page's jobs into the first reply's. */
+static int call_pages(const char *sock, cJSON *req, const char *want, const char *cursor, int timeout_ms,
+                      cJSON **out, char *err, size_t errlen) {
+        cJSON *all = NULL, *page = NULL;
+        int r = client_call(sock, req, want, timeout_ms, &all, err, errlen);
+        while (r == 0 && cursor && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(all, "more"))) {
+                int64_t last = last_job_id(all);
+                cJSON_DeleteItemFromObject(req, cursor);
+                if (last <= 0 || !cJSON_AddNumberToObject(req, cursor, (double)last)) {
+                        snprintf(err, errlen, last <= 0 ? "bad page from the controller" : "out of memory");
+                        r = last <= 0 ? -EBADMSG : -ENOMEM;
+                        break;
+                }
+                if ((r = client_call(sock, req, want, timeout_ms, &page, err, errlen)) < 0)
+                        break;
+                cJSON *into = cJSON_GetObjectItemCaseSensitive(all, "jobs"), *item;
+                cJSON *from = cJSON_GetObjectItemCaseSensitive(page, "jobs");
+                while (cJSON_IsArray(into) && cJSON_IsArray(from) && (item = cJSON_DetachItemFromArray(from, 0)))
+                        cJSON_AddItemToArray(into, item);
+                cJSON_ReplaceItemInObject(all, "more", cJSON_CreateBool(cJSON_IsTrue(cJSON_GetObjectItem(page, "more"))));
+                cJSON_Delete(page);
+                page = NULL;
+        }
+        if (r < 0)
+                cJSON_Delete(all);
+        else
+                *out = all;
+        return r;
+}
+
+int client_print(const cli *c, cJSON *req, const char *want, const char *cursor, int timeout_ms,
                  int (*print)(const cli *c, const cJSON *reply)) {
         char sock[PATH_MAX], err[512];
         cJSON *reply = NULL;
         int r = client_socket_path(c, sock, sizeof(sock));
         if (r < 0)
                 cli_error(c, "the controller's socket path is too long");
-        else if ((r = client_call(sock, req, want, timeout_ms, &reply, err, sizeof(err))) < 0)
+        else if ((r = call_pages(sock, req, want, cursor, timeout_ms, &reply, err, sizeof(err))) < 0)
                 cli_error(c, "%s", err);
         else
                 r = c->json ? fmt_json(reply) : print(c, reply);

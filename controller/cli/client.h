@@ -28,7 +28,9 @@ int client_simple(const char *socket_path, const char *type, uint64_t id, const 
                   int timeout_ms, cJSON **reply, char *err, size_t errlen);
 
 /* For a listing command: send req (consumed) to this invocation's controller, and print the
- * reply of type want with print, or as JSON with --json. Returns 0 or EXIT_FAIL (the error
+ * reply of type want with print, or as JSON with --json. When cursor is not NULL the reply is
+ * a page of "jobs" with "more": the request is repeated with cursor set to the last job's id
+ * until the listing ends, and all pages are printed as one. Returns 0 or EXIT_FAIL (the error
  * printed). */
-int client_print(const cli *c, cJSON *req, const char *want, int timeout_ms,
+int client_print(const cli *c, cJSON *req, const char *want, const char *cursor, int timeout_ms,
                  int (*print)(const cli *c, const cJSON *reply));

@@ -81,7 +81,7 @@ static int run_nodes(cli *c, int argc, char **argv) {
                 cli_error(c, "out of memory");
                 return EXIT_FAIL;
         }
-        return client_print(c, req, "nodes", NODES_TIMEOUT_MS, print_nodes);
+        return client_print(c, req, "nodes", NULL, NODES_TIMEOUT_MS, print_nodes);
 }
 
 const cli_command cmd_nodes = {"nodes", "list the agents and their free resources", nodes_usage, false, run_nodes};

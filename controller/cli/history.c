@@ -160,7 +160,7 @@ static int run_history(cli *c, int argc, char **argv) {
                 cJSON_Delete(req);
                 return r;
         }
-        return client_print(c, req, "jobs", REQUEST_TIMEOUT_MS, print_history);
+        return client_print(c, req, "jobs", NULL, REQUEST_TIMEOUT_MS, print_history);
 }
 
 const cli_command cmd_history = { "history", "finished jobs, filtered by user, group, state and time",

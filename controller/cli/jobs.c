@@ -410,7 +410,7 @@ static int run_queue(cli *c, int argc, char **argv) {
                 cli_error(c, "out of memory");
                 return EXIT_FAIL;
         }
-        return client_print(c, req, "jobs", REQUEST_TIMEOUT_MS, print_queue);
+        return client_print(c, req, "jobs", "after_id", REQUEST_TIMEOUT_MS, print_queue);
 }
 
 const cli_command cmd_queue = {"queue", "list pending and running jobs (--all: finished ones too)",
