@@ -30,11 +30,12 @@
 #define START_FAILED_EXIT_CODE 127 /* what a shell reports for a command it could not run */
 #define ERRLEN 512
 #define USAGE_PERIOD_USEC (2 * 1000000) /* how often running jobs' usage is reported */
+#define CG_JOB_NAME_MAX 1024
 
 typedef struct agent_job {
         agent *agent;
         uint64_t id;
-        char cgroup[32]; /* "job-<id>" */
+        char cgroup[CG_JOB_NAME_MAX]; /* cg_job_name: "job-<id>", "dept-a/job-<id>" */
         pid_t pid;       /* main process, our child */
         int64_t mem_limit;
         bool cancelled;
@@ -212,6 +213,8 @@ static void abandon_start(agent_job *j, bool created, const char *error) {
 
 typedef struct launch_msg {
         uint64_t id;
+        double dept_weights[JOB_GROUP_LEVELS_MAX]; /* one per level of spec.group */
+        size_t ndept_weights;
         uid_t uid;
         gid_t gid;
         const char *user;
@@ -231,9 +234,17 @@ static void agent_job_start(agent *a, launch_msg *m) {
                 return;
         }
         *j = (agent_job){.agent = a, .id = m->id, .mem_limit = lim.mem};
-        snprintf(j->cgroup, sizeof(j->cgroup), "job-%" PRIu64, m->id);
+        if ((r = cg_job_name(m->spec.group, m->id, j->cgroup, sizeof(j->cgroup))) < 0) {
+                snprintf(err, sizeof(err), "group \"%s\" cannot name a cgroup: %s", m->spec.group, strerror(-r));
+                snprintf(j->cgroup, sizeof(j->cgroup), "job-%" PRIu64, m->id);
+                abandon_start(j, false, err);
+                return;
+        }
         req.cg_job = j->cgroup;
-        r = cg_job_create(a->cg, j->cgroup, &lim, err, sizeof(err));
+        r = m->spec.group ? cg_dept_prepare(a->cg, m->spec.group, m->dept_weights, m->ndept_weights, err, sizeof(err))
+                          : 0;
+        if (r == 0)
+                r = cg_job_create(a->cg, j->cgroup, &lim, err, sizeof(err));
         if (r < 0) {
                 abandon_start(j, r != -EEXIST, err);
                 return;
@@ -270,10 +281,43 @@ static int require_int(const cJSON *msg, const char *field, int64_t min, int64_t
         return r;
 }
 
+/* The group's weights: one positive number per level of spec.group; all 1 when absent. */
+static int parse_dept_weights(const cJSON *msg, launch_msg *m, char err[PROTO_ERRLEN]) {
+        const cJSON *arr = cJSON_GetObjectItemCaseSensitive(msg, "dept_weights"), *w;
+        size_t levels = 0;
+
+        for (const char *p = m->spec.group; p && *p; p++)
+                levels += *p == '/';
+        levels += m->spec.group != NULL;
+        if (levels > JOB_GROUP_LEVELS_MAX) {
+                snprintf(err, PROTO_ERRLEN, "group: more than %d levels", JOB_GROUP_LEVELS_MAX);
+                return -EINVAL;
+        }
+        m->ndept_weights = levels;
+        for (size_t i = 0; i < levels; i++)
+                m->dept_weights[i] = 1.0;
+        if (!arr)
+                return 0;
+        if (!cJSON_IsArray(arr) || (size_t)cJSON_GetArraySize(arr) != levels) {
+                snprintf(err, PROTO_ERRLEN, "dept_weights: not an array of %zu numbers (one per level of the group)",
+                         levels);
+                return -EINVAL;
+        }
+        size_t i = 0;
+        cJSON_ArrayForEach(w, arr) {
+                if (!cJSON_IsNumber(w) || !(w->valuedouble > 0) || w->valuedouble > 1e4) {
+                        snprintf(err, PROTO_ERRLEN, "dept_weights: entry %zu is not a number in (0, 10000]", i + 1);
+                        return -EINVAL;
+                }
+                m->dept_weights[i++] = w->valuedouble;
+        }
+        return 0;
+}
+
 /* Validate a launch's fields other than id into m. Returns 0 or -EINVAL with err. */
 static int parse_launch(const cJSON *msg, launch_msg *m, char err[PROTO_ERRLEN]) {
-        static const char *allowed[64]; /* job_spec_fields, the four below, NULL */
-        const size_t max_spec = sizeof(allowed) / sizeof(allowed[0]) - 5;
+        static const char *allowed[64]; /* job_spec_fields, the five below, NULL */
+        const size_t max_spec = sizeof(allowed) / sizeof(allowed[0]) - 6;
         int64_t uid, gid;
         size_t n = 0;
         int r;
@@ -282,6 +326,7 @@ static int parse_launch(const cJSON *msg, launch_msg *m, char err[PROTO_ERRLEN])
                 for (const char *const *f = job_spec_fields; *f && n < max_spec; f++)
                         allowed[n++] = *f;
                 allowed[n++] = "id", allowed[n++] = "uid", allowed[n++] = "gid", allowed[n++] = "user";
+                allowed[n++] = "dept_weights";
         }
         r = proto_check_fields(msg, allowed, err);
         if (r == 0)
@@ -294,6 +339,8 @@ static int parse_launch(const cJSON *msg, launch_msg *m, char err[PROTO_ERRLEN])
         }
         if (r == 0)
                 r = job_spec_from_json(msg, &m->spec, err);
+        if (r == 0)
+                r = parse_dept_weights(msg, m, err);
         if (r < 0)
                 return -EINVAL;
         m->uid = (uid_t)uid;

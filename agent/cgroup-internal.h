@@ -24,6 +24,11 @@ typedef struct cg_ops {
         /* Remove the (empty) job cgroup in every hierarchy; missing is success. */
         int (*job_remove)(cg_backend *cg, const char *job);
         int (*list_jobs)(cg_backend *cg, char ***out);
+        /* Create (exist ok) the department cgroup dept ("dept-a/dept-b", its parent made already)
+         * with CPU weight w relative to its siblings (1.0 = default), so jobs may go below it. */
+        int (*dept_create)(cg_backend *cg, const char *dept, double w, char *err, size_t errlen);
+        /* Remove the department cgroup dept in every hierarchy if it is empty; -EBUSY if not. */
+        int (*dept_remove)(cg_backend *cg, const char *dept);
         /* Remove the subtree when asked (its jobs are gone already) and free cg->priv. */
         void (*close)(cg_backend *cg, bool remove_subtree);
 } cg_ops;
@@ -80,9 +85,17 @@ int cg_mkdir(const char *path, bool exist_ok, bool *created, char *err, size_t e
 /* rmdir path, retrying briefly while the kernel still holds exiting tasks. Missing is success.
  * Returns 0 or -errno. */
 int cg_rmdir(const char *path);
-/* Add the names of dir's subdirectories (except skip, if not NULL) that *list lacks to the
- * NULL-terminated *list (which may be NULL). A missing dir adds nothing. Returns 0 or -errno. */
-int cg_add_subdirs(const char *dir, const char *skip, char ***list);
+/* Add the job cgroups below dir (except skip, if not NULL, at its top) that *list lacks to
+ * the NULL-terminated *list (which may be NULL), as paths relative to dir: every directory
+ * but a department's (CG_DEPT_PREFIX), whose jobs are added instead. A missing dir adds
+ * nothing. Returns 0 or -errno. */
+int cg_add_job_dirs(const char *dir, const char *skip, char ***list);
+/* What every department cgroup's name starts with. */
+#define CG_DEPT_PREFIX "dept-"
+/* A relative weight (1.0 = default) on v2's cpu.weight scale (1..10000, default 100) and on
+ * v1's cpu.shares scale (2..262144, default 1024). */
+uint64_t cg_weight_v2(double w);
+uint64_t cg_shares_v1(double w);
 
 /* Kill a job the v1 way, which no task escapes by forking: freeze, SIGKILL every task, thaw,
  * repeat until the cgroup is empty (0) or deadline_ms (-ETIMEDOUT). */

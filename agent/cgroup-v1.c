@@ -175,19 +175,27 @@ static int v1_job_remove(cg_backend *cg, const char *job) {
         return remove_job_dirs(cg, job, NULL);
 }
 
-static int v1_job_create(cg_backend *cg, const char *job, const cg_limits *lim, char *err, size_t errlen) {
+/* mkdir rel (a job or department) in every hierarchy; made[i] says which this call made. */
+static int mkdir_everywhere(cg_backend *cg, const char *rel, bool exist_ok, bool *made, char *err, size_t errlen) {
         char path[PATH_MAX];
-        bool made[_V1_MAX] = {false};
         int r = 0;
 
         for (int i = 0; r == 0 && i < _V1_MAX; i++) {
                 if (is_dup(state(cg), i))
                         continue;
-                if ((r = job_path(cg, i, job, path, sizeof(path))) < 0)
-                        snprintf(err, errlen, "cgroup path too long for job %s", job);
+                if ((r = job_path(cg, i, rel, path, sizeof(path))) < 0)
+                        snprintf(err, errlen, "cgroup path too long: %s", rel);
                 else
-                        r = cg_mkdir(path, false, &made[i], err, errlen);
+                        r = cg_mkdir(path, exist_ok, &made[i], err, errlen);
         }
+        return r;
+}
+
+static int v1_job_create(cg_backend *cg, const char *job, const cg_limits *lim, char *err, size_t errlen) {
+        char path[PATH_MAX];
+        bool made[_V1_MAX] = {false};
+        int r = mkdir_everywhere(cg, job, false, made, err, errlen);
+
         for (int i = 0; r == 0 && i < _V1_MAX; i++)
                 if ((r = job_path(cg, i, job, path, sizeof(path))) == 0)
                         r = write_limits(i, path, lim, err, errlen);
@@ -267,7 +275,31 @@ static int v1_list_jobs(cg_backend *cg, char ***out) {
         /* The union: a crash may have left a job's cgroup in some hierarchies only. */
         for (int i = 0; r == 0 && i < _V1_MAX; i++)
                 if (!is_dup(state(cg), i))
-                        r = cg_add_subdirs(state(cg)->dir[i], NULL, out);
+                        r = cg_add_job_dirs(state(cg)->dir[i], NULL, out);
+        return r;
+}
+
+/* A department's cgroup in every hierarchy; its CPU weight is cpu.shares. A department made by
+ * this call in some hierarchies only is left for dept_remove (it is empty). */
+static int v1_dept_create(cg_backend *cg, const char *dept, double w, char *err, size_t errlen) {
+        char path[PATH_MAX], v[24];
+        bool made[_V1_MAX];
+        int r = mkdir_everywhere(cg, dept, true, made, err, errlen);
+
+        snprintf(v, sizeof(v), "%" PRIu64, cg_shares_v1(w));
+        if (r == 0 && (r = job_path(cg, V1_CPU, dept, path, sizeof(path))) == 0)
+                r = cg_write(path, "cpu.shares", v, err, errlen);
+        return r;
+}
+
+static int v1_dept_remove(cg_backend *cg, const char *dept) {
+        char path[PATH_MAX];
+        int r = 0;
+
+        for (int i = _V1_MAX - 1; r == 0 && i >= 0; i--)
+                if (!is_dup(state(cg), i) && (r = job_path(cg, i, dept, path, sizeof(path))) == 0 && rmdir(path) < 0 &&
+                    errno != ENOENT)
+                        r = -errno;
         return r;
 }
 
@@ -288,5 +320,7 @@ const cg_ops cg_v1_ops = {
         .job_kill = cg_kill_frozen, /* v1 has no cgroup.kill */
         .job_remove = v1_job_remove,
         .list_jobs = v1_list_jobs,
+        .dept_create = v1_dept_create,
+        .dept_remove = v1_dept_remove,
         .close = v1_close,
 };

@@ -382,7 +382,28 @@ static int v2_job_remove(cg_backend *cg, const char *job) {
 }
 
 static int v2_list_jobs(cg_backend *cg, char ***out) {
-        return cg_add_subdirs(cg->subtree, CG_AGENT_LEAF, out);
+        return cg_add_job_dirs(cg->subtree, CG_AGENT_LEAF, out);
+}
+
+static int v2_dept_create(cg_backend *cg, const char *dept, double w, char *err, size_t errlen) {
+        char dir[PATH_MAX], v[24];
+        int r = v2_job_dir(cg, dept, dir, sizeof(dir));
+
+        if (r < 0) {
+                snprintf(err, errlen, "cgroup path too long for department %s", dept);
+                return r;
+        }
+        snprintf(v, sizeof(v), "%" PRIu64, cg_weight_v2(w));
+        if ((r = cg_mkdir(dir, true, NULL, err, errlen)) == 0 && (r = cg_write(dir, "cpu.weight", v, err, errlen)) == 0)
+                r = cg_write(dir, "cgroup.subtree_control", "+cpu +memory +pids", err, errlen);
+        return r;
+}
+
+static int v2_dept_remove(cg_backend *cg, const char *dept) {
+        char dir[PATH_MAX];
+        int r = v2_job_dir(cg, dept, dir, sizeof(dir));
+
+        return r < 0 ? r : rmdir(dir) < 0 && errno != ENOENT ? -errno : 0;
 }
 
 static void v2_close(cg_backend *cg, bool remove) {
@@ -402,5 +423,7 @@ const cg_ops cg_v2_ops = {
         .job_kill = v2_job_kill,
         .job_remove = v2_job_remove,
         .list_jobs = v2_list_jobs,
+        .dept_create = v2_dept_create,
+        .dept_remove = v2_dept_remove,
         .close = v2_close,
 };

@@ -17,6 +17,7 @@
 #include "log.h"
 #include "proto.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -334,26 +335,56 @@ static int strv_push(char ***list, size_t n, const char *s) {
         return 0;
 }
 
-int cg_add_subdirs(const char *dir, const char *skip, char ***list) {
-        DIR *d = opendir(dir);
+static bool strv_has(char *const *list, size_t n, const char *s) {
+        for (size_t i = 0; i < n; i++)
+                if (strcmp(list[i], s) == 0)
+                        return true;
+        return false;
+}
+
+/* cg_add_job_dirs for the directory base/rel (rel "" at the top). */
+static int add_job_dirs_below(const char *base, const char *rel, const char *skip, char ***list) {
+        char dir[PATH_MAX], name[PATH_MAX];
+        DIR *d;
         struct dirent *e;
-        size_t n = *list ? strv_length(*list) : 0;
         int r = 0;
 
-        if (!d)
+        if (snprintf(dir, sizeof(dir), "%s%s%s", base, *rel ? "/" : "", rel) >= (int)sizeof(dir))
+                return -ENAMETOOLONG;
+        if (!(d = opendir(dir)))
                 return errno == ENOENT ? 0 : -errno;
         while (r == 0 && (e = readdir(d))) {
-                bool seen = false;
+                size_t n = *list ? strv_length(*list) : 0;
 
-                if (e->d_type != DT_DIR || e->d_name[0] == '.' || (skip && strcmp(e->d_name, skip) == 0))
+                if (e->d_type != DT_DIR || e->d_name[0] == '.' || (!*rel && skip && strcmp(e->d_name, skip) == 0))
                         continue;
-                for (size_t i = 0; i < n && !seen; i++)
-                        seen = strcmp((*list)[i], e->d_name) == 0;
-                if (!seen && (r = strv_push(list, n, e->d_name)) == 0)
-                        n++;
+                if (snprintf(name, sizeof(name), "%s%s%s", rel, *rel ? "/" : "", e->d_name) >= (int)sizeof(name))
+                        r = -ENAMETOOLONG;
+                else if (strncmp(e->d_name, CG_DEPT_PREFIX, strlen(CG_DEPT_PREFIX)) == 0)
+                        r = add_job_dirs_below(base, name, NULL, list);
+                else if (!strv_has(*list, n, name))
+                        r = strv_push(list, n, name);
         }
         closedir(d);
         return r;
+}
+
+int cg_add_job_dirs(const char *dir, const char *skip, char ***list) {
+        return add_job_dirs_below(dir, "", skip, list);
+}
+
+static uint64_t scale_weight(double w, double unit, uint64_t lo, uint64_t hi) {
+        double v = w * unit + 0.5;
+
+        return !(v >= (double)lo) ? lo : v > (double)hi ? hi : (uint64_t)v;
+}
+
+uint64_t cg_weight_v2(double w) {
+        return scale_weight(w, 100, 1, 10000);
+}
+
+uint64_t cg_shares_v1(double w) {
+        return scale_weight(w, 1024, 2, 262144);
 }
 
 /* SIGKILL/sig every task listed in dir's cgroup.procs. Returns 0 or -errno. */
@@ -423,8 +454,106 @@ static bool name_ok(const char *name, size_t max) {
         return l > 0 && l <= max && !strchr(name, '/') && strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
 }
 
+/* A department component ("physics") as a cgroup name may take it. */
+static bool dept_component_ok(const char *c, size_t len) {
+        if (len == 0 || len + strlen(CG_DEPT_PREFIX) > NAME_MAX || (len == 1 && c[0] == '.') ||
+            (len == 2 && c[0] == '.' && c[1] == '.'))
+                return false;
+        for (size_t i = 0; i < len; i++)
+                if (!isalnum((unsigned char)c[i]) && !strchr("_.-", c[i]))
+                        return false;
+        return true;
+}
+
+/* "job-1", or "dept-a/dept-b/job-1": departments, then a job name that is not the v2 leaf. */
 static bool job_ok(const char *job) {
-        return name_ok(job, NAME_MAX) && strcmp(job, CG_AGENT_LEAF) != 0;
+        const char *slash = job ? strrchr(job, '/') : NULL, *p = job;
+        size_t plen = strlen(CG_DEPT_PREFIX);
+
+        while (p && slash && p < slash) {
+                const char *end = strchr(p, '/');
+                if (strncmp(p, CG_DEPT_PREFIX, plen) != 0 || !dept_component_ok(p + plen, (size_t)(end - p) - plen))
+                        return false;
+                p = end + 1;
+        }
+        return p && name_ok(p, NAME_MAX) && strncmp(p, CG_DEPT_PREFIX, plen) != 0 &&
+               (slash || strcmp(p, CG_AGENT_LEAF) != 0);
+}
+
+/* dept "a/b" as the cgroup path "dept-a/dept-b" into buf. Returns 0, -EINVAL, -ENAMETOOLONG. */
+static int dept_path(const char *dept, char *buf, size_t len) {
+        size_t used = 0;
+
+        *buf = 0;
+        for (const char *p = dept; *p;) {
+                size_t n = strcspn(p, "/");
+                int w;
+
+                if (!dept_component_ok(p, n))
+                        return -EINVAL;
+                w = snprintf(buf + used, len - used, "%s%s%.*s", used ? "/" : "", CG_DEPT_PREFIX, (int)n, p);
+                if (w < 0 || (size_t)w >= len - used)
+                        return -ENAMETOOLONG;
+                used += (size_t)w;
+                p += n + (p[n] == '/');
+                if (p[-1] == '/' && !*p)
+                        return -EINVAL; /* a trailing slash */
+        }
+        return used ? 0 : -EINVAL;
+}
+
+int cg_job_name(const char *dept, uint64_t id, char *buf, size_t len) {
+        char d[PATH_MAX] = "";
+        int r = dept ? dept_path(dept, d, sizeof(d)) : 0, w;
+
+        if (r < 0)
+                return r;
+        w = snprintf(buf, len, "%s%sjob-%" PRIu64, d, *d ? "/" : "", id);
+        return w < 0 || (size_t)w >= len ? -ENAMETOOLONG : 0;
+}
+
+int cg_dept_prepare(cg_backend *cg, const char *dept, const double *weights, size_t n, char *err, size_t errlen) {
+        char path[PATH_MAX];
+        size_t level = 0;
+        int r = dept_path(dept, path, sizeof(path));
+
+        if (r < 0) {
+                snprintf(err, errlen, "bad department name \"%s\"", dept);
+                return r;
+        }
+        /* Each level in turn: a cgroup's parent must exist, and hand controllers down, first. */
+        for (char *p = path; r == 0; p++) {
+                if (*p != '/' && *p != '\0')
+                        continue;
+                char saved = *p;
+                if (level >= n || !(weights[level] > 0)) {
+                        snprintf(err, errlen, "department \"%s\": no positive weight for level %zu", dept, level + 1);
+                        return -EINVAL;
+                }
+                *p = 0;
+                r = cg->ops->dept_create(cg, path, weights[level++], err, errlen);
+                *p = saved;
+                if (!saved)
+                        break;
+        }
+        if (r == 0 && level != n) {
+                snprintf(err, errlen, "department \"%s\" has %zu levels, not %zu weights", dept, level, n);
+                r = -EINVAL;
+        }
+        return r;
+}
+
+/* Remove the department cgroups above job that are empty, deepest first. */
+static void prune_depts(cg_backend *cg, const char *job) {
+        char path[PATH_MAX];
+        char *slash;
+
+        snprintf(path, sizeof(path), "%s", job);
+        while ((slash = strrchr(path, '/'))) {
+                *slash = 0;
+                if (cg->ops->dept_remove(cg, path) < 0)
+                        return;
+        }
 }
 
 /* v2 when /sys/fs/cgroup is a cgroup2 mount whose root offers cpu and memory. */
@@ -493,7 +622,10 @@ int cg_job_create(cg_backend *cg, const char *job, const cg_limits *lim, char *e
                 snprintf(err, errlen, "bad job cgroup name or limits: \"%s\"", job ? job : "");
                 return -EINVAL;
         }
-        return cg->ops->job_create(cg, job, lim, err, errlen);
+        int r = cg->ops->job_create(cg, job, lim, err, errlen);
+        if (r < 0)
+                prune_depts(cg, job); /* cg_dept_prepare may have made them for this job alone */
+        return r;
 }
 
 int cg_job_attach(cg_backend *cg, const char *job, pid_t pid, char *err, size_t errlen) {
@@ -539,9 +671,13 @@ int cg_job_kill(cg_backend *cg, const char *job, int timeout_ms) {
 int cg_job_remove(cg_backend *cg, const char *job) {
         int r = job_ok(job) ? cg_job_is_empty(cg, job) : -EINVAL;
 
-        if (r == -ENOENT || r == 1)
-                return cg->ops->job_remove(cg, job);
-        return r < 0 ? r : -EBUSY;
+        if (r == 0)
+                return -EBUSY;
+        if (r < 0 && r != -ENOENT)
+                return r;
+        if ((r = cg->ops->job_remove(cg, job)) == 0)
+                prune_depts(cg, job);
+        return r;
 }
 
 int cg_list_jobs(cg_backend *cg, char ***out) {

@@ -2,9 +2,14 @@
  *
  * colony only ever touches cgroups below the cgroup the agent was started in:
  *
- *   <own cgroup>/colony-<agent>/            the agent's subtree (created by cg_open)
- *   <own cgroup>/colony-<agent>/job-<id>/   one per job, with its limits
+ *   <own cgroup>/colony-<agent>/                       the agent's subtree (created by cg_open)
+ *   <own cgroup>/colony-<agent>/job-<id>/              a job of no department, with its limits
+ *   <own cgroup>/colony-<agent>/dept-<d>/dept-<e>/     department d/e, with its CPU weight
+ *   <own cgroup>/colony-<agent>/dept-<d>/dept-<e>/job-<id>/   a job of department d/e
  *
+ * A department's cgroups share contended CPU among its jobs, and the departments share it by
+ * their weights, level by level, as the kernel does for any cgroup tree. The prefix keeps a
+ * department's name from ever meaning something else (a job, or the v2 agent leaf).
  * On v1 the own cgroup is read per controller from /proc/self/cgroup (cpu, cpuacct, memory,
  * pids, freezer), so the subtree exists once per hierarchy. On v2 it is one directory. The own
  * cgroup itself is never written to. Every function returns 0 or a negative errno and, where it
@@ -42,8 +47,18 @@ cg_mode cg_get_mode(const cg_backend *cg);
 /* The subtree's path (v2) or the memory hierarchy's subtree path (v1), for logs and docs. */
 const char *cg_subtree_path(const cg_backend *cg);
 
+/* The cgroup name of job id in department dept ("physics/astro", or NULL for none) into buf:
+ * "dept-physics/dept-astro/job-<id>". Returns 0, -EINVAL for a bad department name
+ * (components of [A-Za-z0-9_.-], not "." or ".."), or -ENAMETOOLONG. */
+int cg_job_name(const char *dept, uint64_t id, char *buf, size_t len);
+/* Create the cgroups of department dept down to its last level (existing ones are kept) and
+ * give level i the CPU weight weights[i] relative to its siblings (1.0: the default share of a
+ * job or department; n must be the number of levels). Returns 0 or -errno with err set. */
+int cg_dept_prepare(cg_backend *cg, const char *dept, const double *weights, size_t n, char *err, size_t errlen);
+
 /* Create the job's cgroup (in every hierarchy on v1) and write its limits. An existing cgroup
- * of that name is an error (-EEXIST). */
+ * of that name is an error (-EEXIST). job is a name from cg_job_name, whose department (if
+ * any) cg_dept_prepare made. */
 int cg_job_create(cg_backend *cg, const char *job, const cg_limits *lim, char *err, size_t errlen);
 /* Move pid into the job's cgroup (every hierarchy on v1). */
 int cg_job_attach(cg_backend *cg, const char *job, pid_t pid, char *err, size_t errlen);
@@ -57,10 +72,11 @@ int cg_job_signal(cg_backend *cg, const char *job, int sig);
  * freeze, SIGKILL each task, thaw, repeat). Returns once the cgroup is empty, or -ETIMEDOUT
  * after timeout_ms. */
 int cg_job_kill(cg_backend *cg, const char *job, int timeout_ms);
-/* Remove the job's cgroup everywhere. -EBUSY if tasks remain. A missing cgroup is success. */
+/* Remove the job's cgroup everywhere, then its department's cgroups that are left empty.
+ * -EBUSY if tasks remain. A missing cgroup is success. */
 int cg_job_remove(cg_backend *cg, const char *job);
-/* Names of the job cgroups present in the subtree (for re-adoption and cleanup); NULL-terminated,
- * free with strv_free. */
+/* Names of the job cgroups present in the subtree, departments' included (for re-adoption and
+ * cleanup); NULL-terminated, free with strv_free. */
 int cg_list_jobs(cg_backend *cg, char ***out);
 /* Release the backend. When remove_subtree, kill and remove every job cgroup and the subtree. */
 void cg_close(cg_backend *cg, bool remove_subtree);

@@ -216,13 +216,27 @@ static void send_to(ctl_node *n, cJSON *msg, const job *j, const char *what) {
         cJSON_Delete(msg);
 }
 
+/* The weight of each level of the job's group, for the agent's department cgroups. */
+static int add_dept_weights(ctl_server *srv, const char *group, cJSON *msg) {
+        double w[JOB_GROUP_LEVELS_MAX];
+        long n = group ? depts_weights(&srv->depts, group, w, JOB_GROUP_LEVELS_MAX) : 0;
+        cJSON *arr = n > 0 ? cJSON_AddArrayToObject(msg, "dept_weights") : NULL;
+        if (n < 0 || (n > 0 && !arr))
+                return -EINVAL;
+        for (long i = 0; i < n; i++)
+                if (!cJSON_AddItemToArray(arr, cJSON_CreateNumber(w[i])))
+                        return -ENOMEM;
+        return 0;
+}
+
 void server_send_launch(ctl_server *srv, ctl_node *n, const job *j) {
         cJSON *msg = proto_new("launch");
         job_spec spec = j->spec;
         /* the environment waits in the store; without it the job still runs, with an empty one */
         if (jobstore_get_env(srv->store, j->id, &spec.env) < 0)
                 log_error("job=%llu node=%s launched with an empty environment", (unsigned long long)j->id, n->name);
-        if (msg && (job_spec_to_json(&spec, msg) < 0 || !cJSON_AddNumberToObject(msg, "id", (double)j->id) ||
+        if (msg && (job_spec_to_json(&spec, msg) < 0 || add_dept_weights(srv, j->spec.group, msg) < 0 ||
+                    !cJSON_AddNumberToObject(msg, "id", (double)j->id) ||
                     !cJSON_AddNumberToObject(msg, "uid", j->uid) || !cJSON_AddNumberToObject(msg, "gid", j->gid) ||
                     !cJSON_AddStringToObject(msg, "user", j->user ? j->user : ""))) {
                 cJSON_Delete(msg);

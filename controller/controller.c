@@ -80,7 +80,7 @@ static const char *const config_keys[] = {
         "controller.socket",      "controller.agent_listen", "controller.port_file",     "controller.secret_file",
         "controller.database",    "controller.heartbeat_ms", "controller.agent_timeout_ms",
         "controller.max_pending", "controller.kill_grace_ms", "controller.policy",       "controller.order",
-        "controller.log_level",   NULL,
+        "controller.log_level",   "departments.*", NULL,
 };
 
 /* Fill options the command line left unset from the config file. */
@@ -233,7 +233,8 @@ static int open_state(ctl_server *srv, const options *o) {
                            .order = order,
                            .max_pending = (size_t)o->max_pending,
                            .kill_grace_ms = (int)o->kill_grace_ms,
-                           .agent_timeout_usec = o->agent_timeout_ms * 1000 };
+                           .agent_timeout_usec = o->agent_timeout_ms * 1000,
+                           .depts = &srv->depts };
         ctl_init(&srv->state, &cfg, &actions, srv);
         srv->heartbeat_ms = (int)(o->heartbeat_ms ? o->heartbeat_ms : 1);
         int r = file_read_small(o->secret_file, 1, &srv->secret);
@@ -286,8 +287,11 @@ int main(int argc, char **argv) {
         char err[512];
         if (parse_args(argc, argv, &o) < 0)
                 return 2;
-        if (o.config && apply_config(&o, &cfg, err, sizeof(err)) < 0) {
+        ctl_server srv = { 0 };
+        if (o.config && (apply_config(&o, &cfg, err, sizeof(err)) < 0 ||
+                         depts_from_config(&cfg, &srv.depts, err, sizeof(err)) < 0)) {
                 fprintf(stderr, "colony-controller: %s\n", err);
+                config_free(&cfg);
                 return 1;
         }
         set_defaults(&o);
@@ -305,7 +309,6 @@ int main(int argc, char **argv) {
         sigaddset(&mask, SIGINT);
         sigprocmask(SIG_BLOCK, &mask, NULL);
 
-        ctl_server srv = { 0 };
         listener ls[2];
         int r = sd_event_default(&srv.event);
         if (r < 0 || open_state(&srv, &o) < 0 || open_listeners(&srv, &o, ls) < 0) {
@@ -323,6 +326,7 @@ int main(int argc, char **argv) {
         free(srv.waiters);
         free(srv.secret);
         sd_event_unref(srv.event);
+        depts_free(&srv.depts);
         config_free(&cfg);
         return r < 0 ? 1 : 0;
 }

@@ -14,6 +14,7 @@ typedef struct ctl_server {
         sd_event *event;
         ctl_state state;
         jobstore *store;
+        depts depts; /* from the config file's [departments] */
         char *secret;
         int heartbeat_ms;
         waiter *waiters;

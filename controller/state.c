@@ -189,6 +189,11 @@ int ctl_submit(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *
         int r = check_feasible(st, spec->req, err);
         if (r < 0)
                 return r;
+        if (spec->group && st->cfg.depts && st->cfg.depts->n && !depts_find(st->cfg.depts, spec->group)) {
+                snprintf(err, PROTO_ERRLEN, "unknown department '%.64s': the controller's [departments] do not list it",
+                         spec->group);
+                return -EINVAL;
+        }
         if (st->npending >= st->cfg.max_pending) {
                 snprintf(err, PROTO_ERRLEN, "queue full: %zu jobs pending (max_pending)", st->npending);
                 return -EAGAIN;

@@ -4,6 +4,7 @@
  * (a launch for an agent, a record to persist, a waiter to answer) goes through ctl_actions,
  * so unit tests drive it with plain structs. Times are passed in (CLOCK_REALTIME usec). */
 #pragma once
+#include "depts.h"
 #include "job.h"
 #include "sched.h"
 #include <stdbool.h>
@@ -54,6 +55,7 @@ typedef struct ctl_config {
         size_t max_pending;
         int kill_grace_ms;
         int64_t agent_timeout_usec; /* silence that marks a node down; also the reconnect window */
+        const depts *depts;         /* when it has any, a job's group must be one of them */
 } ctl_config;
 
 typedef struct ctl_state {

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 
 static char *trim(char *s) {
@@ -161,10 +162,18 @@ int config_get_uint(const config *cfg, const char *key, int64_t max, int64_t *ou
         return get_typed(cfg, key, units_parse_uint, max, what, out, err, errlen);
 }
 
+/* key matches pattern: equal, or pattern is "section.*" and key is in that section. */
+static bool key_matches(const char *pattern, const char *key) {
+        size_t n = strlen(pattern);
+        if (n >= 2 && strcmp(pattern + n - 2, ".*") == 0)
+                return strncmp(pattern, key, n - 1) == 0 && key[n - 1] != 0;
+        return strcmp(pattern, key) == 0;
+}
+
 int config_check_keys(const config *cfg, const char *const *allowed, char *err, size_t errlen) {
         for (size_t i = 0; i < cfg->n; i++) {
                 const char *const *a = allowed;
-                while (*a && strcmp(*a, cfg->entries[i].key) != 0)
+                while (*a && !key_matches(*a, cfg->entries[i].key))
                         a++;
                 if (!*a) {
                         snprintf(err, errlen, "%s:%d: unknown key %s", cfg->path, cfg->entries[i].line,

@@ -29,7 +29,8 @@ int config_get_size(const config *cfg, const char *key, int64_t *out, char *err,
 int config_get_cpus(const config *cfg, const char *key, int64_t *out, char *err, size_t errlen);
 int config_get_uint(const config *cfg, const char *key, int64_t max, int64_t *out, char *err,
                     size_t errlen);
-/* Reject keys not in allowed (NULL-terminated). Returns 0 or -EINVAL with a message. */
+/* Reject keys not in allowed (NULL-terminated; "section.*" allows any key of that section).
+ * Returns 0 or -EINVAL with a message. */
 int config_check_keys(const config *cfg, const char *const *allowed, char *err, size_t errlen);
 /* Free everything config_load allocated. */
 void config_free(config *cfg);

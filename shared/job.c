@@ -67,21 +67,23 @@ static bool is_printable_name(const char *s) {
         return true;
 }
 
-/* "dept/team": components of [A-Za-z0-9_.-], separated by single slashes. */
-static bool is_group_path(const char *s) {
-        bool component_empty = true;
-        for (; *s; s++) {
-                if (*s == '/') {
-                        if (component_empty)
+bool job_group_ok(const char *s) {
+        size_t len = 0, levels = 0;
+        for (;; s++) {
+                if (*s == '/' || !*s) {
+                        /* "." and ".." would be paths, not names, where groups become cgroups */
+                        if (len == 0 || (len <= 2 && strncmp(s - len, "..", len) == 0) ||
+                            ++levels > JOB_GROUP_LEVELS_MAX)
                                 return false;
-                        component_empty = true;
+                        if (!*s)
+                                return true;
+                        len = 0;
                 } else if (isalnum((unsigned char)*s) || strchr("_.-", *s)) {
-                        component_empty = false;
+                        len++;
                 } else {
                         return false;
                 }
         }
-        return !component_empty;
 }
 
 static int check_label(const char *value, const char *field, bool group, char err[PROTO_ERRLEN]) {
@@ -91,7 +93,7 @@ static int check_label(const char *value, const char *field, bool group, char er
                 snprintf(err, PROTO_ERRLEN, "%s: must be 1 to %d characters", field, JOB_NAME_MAX);
                 return -EINVAL;
         }
-        if (group ? !is_group_path(value) : !is_printable_name(value))
+        if (group ? !job_group_ok(value) : !is_printable_name(value))
                 return invalid(err, group ? "%s: must look like dept/team (letters, digits, _ . -)"
                                           : "%s: must not contain control characters",
                                field);

@@ -27,6 +27,10 @@ const char *job_state_name(job_state s);
 int job_state_from_name(const char *name, job_state *out);
 /* True for every state but pending and running. */
 bool job_state_is_terminal(job_state s);
+/* Whether s names a group: "dept/team", at most JOB_GROUP_LEVELS_MAX components of
+ * [A-Za-z0-9_.-] other than "." and "..", separated by single slashes. */
+#define JOB_GROUP_LEVELS_MAX 16
+bool job_group_ok(const char *s);
 
 #define JOB_NAME_MAX 128
 #define JOB_ARGV_MAX 4096

@@ -101,7 +101,9 @@ static const char up_usage[] =
         "  --agent-mem SIZE    memory each agent offers (default: all memory)\n"
         "  --name-prefix P     agents are named P1..PN (default: short host name and '-');\n"
         "                      names must be unique on the host: they name cgroups\n"
-        "  --order ORDER       queue order: fifo (default) or backfill\n";
+        "  --order ORDER       queue order: fifo (default) or backfill\n"
+        "  --controller-config FILE  the controller's config file (colony-controller(8)), e.g. with\n"
+        "                      [departments]\n";
 
 /* The cluster directory for up/down: --dir or the default, made absolute. */
 static int cluster_dir(const cli *c, char *buf, size_t len) {
@@ -135,13 +137,14 @@ static bool valid_prefix(const char *p) {
 
 /* Options into o. Returns -1 to go on, else an exit status. */
 static int parse_up(cli *c, int argc, char **argv, dev_options *o) {
-        enum { OPT_AGENTS = CLI_OPT_OWN, OPT_CPUS, OPT_MEM, OPT_PREFIX, OPT_ORDER };
+        enum { OPT_AGENTS = CLI_OPT_OWN, OPT_CPUS, OPT_MEM, OPT_PREFIX, OPT_ORDER, OPT_CONFIG };
         static const struct option options[] = {
                 {"agents", required_argument, NULL, OPT_AGENTS},
                 {"agent-cpus", required_argument, NULL, OPT_CPUS},
                 {"agent-mem", required_argument, NULL, OPT_MEM},
                 {"name-prefix", required_argument, NULL, OPT_PREFIX},
                 {"order", required_argument, NULL, OPT_ORDER},
+                {"controller-config", required_argument, NULL, OPT_CONFIG},
                 {0},
         };
         int64_t v;
@@ -174,6 +177,11 @@ static int parse_up(cli *c, int argc, char **argv, dev_options *o) {
                         if (sched_order_from_name(optarg, &(sched_order){ 0 }) < 0)
                                 return cli_usage_error(c, "--order: '%s' is not fifo, backfill or reserve", optarg);
                         o->order = optarg;
+                        break;
+                case OPT_CONFIG:
+                        /* the controller starts elsewhere: the path must be absolute */
+                        if (!(o->config = realpath(optarg, NULL)))
+                                return cli_usage_error(c, "--controller-config: %s: %s", optarg, strerror(errno));
                         break;
                 }
         }
@@ -220,26 +228,23 @@ static void print_up(const cli *c, const char *dir, const dev_cluster *cl) {
                cl->socket, dir);
 }
 
-static int run_up(cli *c, int argc, char **argv) {
+/* run_up once the options are in o. */
+static int up(cli *c, dev_options *o) {
         char dir[PATH_MAX], prefix[DEV_NAME_MAX + 2], err[ERRLEN];
-        dev_options o = {.agents = 1, .timeout_ms = UP_TIMEOUT_MS};
         dev_cluster cl;
         int r;
 
-        r = parse_up(c, argc, argv, &o);
-        if (r >= 0)
-                return r;
         if (cluster_dir(c, dir, sizeof(dir)) < 0)
                 return cli_usage_error(c, "--dir: the path is too long");
-        if (!o.name_prefix) {
+        if (!o->name_prefix) {
                 default_prefix(prefix, sizeof(prefix));
                 if (!valid_prefix(prefix))
                         return cli_usage_error(c, "the host name makes a bad agent name prefix '%s'; "
                                                   "give one with --name-prefix", prefix);
-                o.name_prefix = prefix;
+                o->name_prefix = prefix;
         }
-        o.dir = dir;
-        r = dev_up(&o, &cl, err, sizeof(err));
+        o->dir = dir;
+        r = dev_up(o, &cl, err, sizeof(err));
         if (r < 0) {
                 cli_error(c, "%s", err);
                 if (cl.failed_log[0])
@@ -250,6 +255,17 @@ static int run_up(cli *c, int argc, char **argv) {
                 print_up(c, dir, &cl);
         dev_cluster_free(&cl);
         return r < 0 ? EXIT_FAIL : 0;
+}
+
+static int run_up(cli *c, int argc, char **argv) {
+        dev_options o = {.agents = 1, .timeout_ms = UP_TIMEOUT_MS};
+        int r;
+
+        r = parse_up(c, argc, argv, &o);
+        if (r < 0)
+                r = up(c, &o);
+        free((char *)o.config);
+        return r;
 }
 
 const cli_command cmd_up = {"up", "start a local cluster (controller and agents) in the background",

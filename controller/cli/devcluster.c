@@ -487,10 +487,16 @@ static int wait_port(const char *dir, dev_cluster *cl, int64_t deadline, char *e
 static int start_controller(const dev_options *o, const char *prog, dev_cluster *cl, int64_t deadline, char *err,
                             size_t errlen) {
         char port[PATH_MAX], secret[PATH_MAX], db[PATH_MAX], log[PATH_MAX];
-        const char *argv[] = {prog, "--socket", cl->socket, "--agent-listen", "127.0.0.1:0",
-                              "--port-file", port, "--secret-file", secret, "--database", db,
-                              o->order ? "--order" : NULL, o->order, NULL};
+        const char *argv[16] = {prog, "--socket", cl->socket, "--agent-listen", "127.0.0.1:0",
+                                "--port-file", port, "--secret-file", secret, "--database", db};
+        size_t n = 11;
         int r;
+
+        if (o->order)
+                argv[n++] = "--order", argv[n++] = o->order;
+        if (o->config)
+                argv[n++] = "--config", argv[n++] = o->config;
+        argv[n] = NULL;
 
         file_path(port, o->dir, "controller.port");
         file_path(secret, o->dir, "secret");

@@ -81,19 +81,25 @@ cgroup_dir() {
         echo "$mnt${path%/}"
 }
 
-# job_cgroup CONTROLLER AGENT ID: the directory of a job's cgroup.
-job_cgroup() { echo "$(cgroup_dir "$1")/colony-$2/job-$3"; }
+# agent_cgroup CONTROLLER AGENT REL: the directory REL (e.g. job-7, dept-cs) in an agent's subtree.
+agent_cgroup() { echo "$(cgroup_dir "$1")/colony-$2/$3"; }
 
-# job_cpu_usec AGENT ID: CPU time of a job's cgroup, from the kernel's accounting.
-job_cpu_usec() {
+# job_cgroup CONTROLLER AGENT ID: the directory of a job's cgroup (a job of no department).
+job_cgroup() { agent_cgroup "$1" "$2" "job-$3"; }
+
+# cgroup_cpu_usec AGENT REL: CPU time of a cgroup in an agent's subtree, from the kernel.
+cgroup_cpu_usec() {
         if [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; then
-                awk '$1 == "usage_usec" { print $2 }' "$(job_cgroup cpu "$1" "$2")/cpu.stat"
+                awk '$1 == "usage_usec" { print $2 }' "$(agent_cgroup cpu "$1" "$2")/cpu.stat"
         else
                 local ns
-                ns=$(cat "$(job_cgroup cpuacct "$1" "$2")/cpuacct.usage")
+                ns=$(cat "$(agent_cgroup cpuacct "$1" "$2")/cpuacct.usage")
                 echo $((ns / 1000))
         fi
 }
+
+# job_cpu_usec AGENT ID: CPU time of a job's cgroup.
+job_cpu_usec() { cgroup_cpu_usec "$1" "job-$2"; }
 
 # stat_fields PID: the fields of /proc/PID/stat after the command name, from the state on
 # (so a name with spaces or parentheses cannot shift them): $1 state, $20 start time.

@@ -71,6 +71,8 @@ static const struct {
         { GOOD ",\"env\":[\"\"]", "env" },
         { GOOD ",\"group\":\"/a\"", "group" },
         { GOOD ",\"group\":\"a/\"", "group" },
+        { GOOD ",\"group\":\"a/..\"", "group" },
+        { GOOD ",\"group\":\".\"", "group" },
         { GOOD ",\"group\":\"\"", "group" },
         { GOOD ",\"group\":\"dept/t\u00e9am\"", "group" },
         { GOOD ",\"job_type\":\"\"", "job_type" },

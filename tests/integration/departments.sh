@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# departments.sh - departments with CPU weights 3:1, each running CPU hogs on the same core,
+# get 75% / 25% of it: the agent gives each department a cgroup whose weight (v2 cpu.weight,
+# v1 cpu.shares) follows the controller's [departments], and the kernel does the rest.
+. "$(dirname "$0")/lib.sh"
+
+conf=$DIR/controller.conf
+printf '[departments]\nphysics = 3\ncs = 1\n' >"$conf"
+cluster_up --agents 1 --agent-cpus 2 --agent-mem 512M --controller-config "$conf"
+agent=${PREFIX}1
+
+if err=$(colony submit --group chemistry -- true 2>&1); then fail "a job of an unknown department was accepted"; fi
+note "unknown department -> $err"
+
+# Two hogs per department, all pinned to CPU 0: the departments contend for that one core.
+ids=()
+for d in physics cs; do
+        for i in 1 2; do
+                ids+=("$(colony submit --name "$d$i" --group "$d" --cpus 0.5 --mem 32M -- \
+                        taskset -c 0 "$COLONY_BIN/colony-stress" cpu 60)")
+        done
+done
+for id in "${ids[@]}"; do wait_state "$id" running; done
+
+if [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; then
+        weights="$(cat "$(agent_cgroup "" "$agent" dept-physics)/cpu.weight") $(cat "$(agent_cgroup "" "$agent" dept-cs)/cpu.weight")"
+        [ "$weights" = "300 100" ] || fail "cpu.weight of physics and cs: $weights, want 300 100"
+else
+        weights="$(cat "$(agent_cgroup cpu "$agent" dept-physics)/cpu.shares") $(cat "$(agent_cgroup cpu "$agent" dept-cs)/cpu.shares")"
+        [ "$weights" = "3072 1024" ] || fail "cpu.shares of physics and cs: $weights, want 3072 1024"
+fi
+note "department weights in the kernel: $weights"
+
+sleep 1 # every hog is spinning
+p0=$(cgroup_cpu_usec "$agent" dept-physics) c0=$(cgroup_cpu_usec "$agent" dept-cs)
+sleep 6
+p1=$(cgroup_cpu_usec "$agent" dept-physics) c1=$(cgroup_cpu_usec "$agent" dept-cs)
+share=$(awk -v p=$((p1 - p0)) -v c=$((c1 - c0)) 'BEGIN { printf "%.3f", p / (p + c) }')
+note "physics got $share of the contended core (cpu-us physics $((p1 - p0)), cs $((c1 - c0))), want 0.75"
+awk -v s="$share" 'BEGIN { exit !(s >= 0.70 && s <= 0.80) }' || fail "physics share $share not within 0.05 of 0.75"
+
+for id in "${ids[@]}"; do colony cancel "$id" >/dev/null; done
+for id in "${ids[@]}"; do colony wait "$id" >/dev/null 2>&1 || true; done
+for ((i = 0; i < 50; i++)); do [ -d "$(agent_cgroup memory "$agent" dept-physics)" ] || break; sleep 0.1; done
+[ ! -d "$(agent_cgroup memory "$agent" dept-physics)" ] || fail "the physics cgroup outlived its last job"
+note "department cgroups removed with their last job"
+echo "PASS"

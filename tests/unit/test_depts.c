@@ -1,0 +1,78 @@
+/* test_depts.c - the controller's [departments]: paths, weights, parents, and what a job's
+ * group turns into for the agent. */
+#include "check_main.h"
+#include "depts.h"
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static char err[256];
+
+/* Load text as a config file and read its departments into d. */
+static int load(const char *text, depts *d) {
+        char path[] = "/tmp/colony-test-depts-XXXXXX";
+        int fd = mkstemp(path);
+        config cfg;
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+        close(fd);
+        ck_assert_int_eq(config_load(path, &cfg, err, sizeof(err)), 0);
+        unlink(path);
+        int r = depts_from_config(&cfg, d, err, sizeof(err));
+        config_free(&cfg);
+        return r;
+}
+
+START_TEST(a_tree_with_weights_per_level) {
+        depts d;
+        double w[JOB_GROUP_LEVELS_MAX];
+        ck_assert_int_eq(load("[controller]\npolicy = first-fit\n[departments]\nphysics = 3\nphysics/astro = 0.5\n"
+                              "cs = 1\n", &d), 0);
+        ck_assert_uint_eq(d.n, 3);
+        ck_assert_double_eq(depts_find(&d, "physics/astro")->weight, 0.5);
+        ck_assert_ptr_null(depts_find(&d, "physics/hep"));
+        ck_assert_ptr_null(depts_find(&d, "phys"));
+        ck_assert_int_eq(depts_weights(&d, "physics/astro", w, JOB_GROUP_LEVELS_MAX), 2);
+        ck_assert_double_eq(w[0], 3);
+        ck_assert_double_eq(w[1], 0.5);
+        ck_assert_int_eq(depts_weights(&d, "cs/new", w, JOB_GROUP_LEVELS_MAX), 2);
+        ck_assert_double_eq(w[1], 1); /* not configured: a default share */
+        ck_assert_int_eq(depts_weights(&d, "a/b/c", w, 2), -E2BIG);
+        depts_free(&d);
+        ck_assert_int_eq(load("[controller]\npolicy = first-fit\n", &d), 0);
+        ck_assert_uint_eq(d.n, 0);
+}
+END_TEST
+
+START_TEST(bad_departments_name_their_line) {
+        static const struct {
+                const char *text, *want;
+        } cases[] = {
+                { "[departments]\nphysics = 0\n", ":2: departments.physics: weight '0'" },
+                { "[departments]\nphysics = -1\n", "weight '-1'" },
+                { "[departments]\nphysics = lots\n", "weight 'lots'" },
+                { "[departments]\nphysics = 1e9\n", "weight '1e9'" },
+                { "[departments]\nphysics/astro = 1\n", ":2: departments.physics/astro: its parent physics" },
+                { "[departments]\na = 1\na/.. = 1\n", ":3: departments.a/..: 'a/..' is not a department path" },
+                { "[departments]\nmy dept = 1\n", "is not a department path" },
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                depts d;
+                ck_assert_int_eq(load(cases[i].text, &d), -EINVAL);
+                ck_assert_msg(strstr(err, cases[i].want), "case %zu: '%s' lacks '%s'", i, err, cases[i].want);
+                ck_assert_uint_eq(d.n, 0);
+        }
+}
+END_TEST
+
+static Suite *depts_suite(void) {
+        Suite *s = suite_create("depts");
+        TCase *tc = tcase_create("depts");
+        tcase_add_test(tc, a_tree_with_weights_per_level);
+        tcase_add_test(tc, bad_departments_name_their_line);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+COLONY_CHECK_MAIN(depts_suite)
