@@ -8,6 +8,7 @@
 #include "agent.h"
 #include "agent-state.h"
 #include "ctlink.h"
+#include "fileio.h"
 #include "job.h"
 #include "launch.h"
 #include "log.h"
@@ -152,6 +153,17 @@ static void result_from_siginfo(const siginfo_t *si, job_result *r) {
                 r->signal = si->si_status;
 }
 
+/* The cgroup's counters into a job's result. */
+static void take_usage(job_result *r, const cg_usage *u) {
+        r->cpu_usec = u->cpu_usec;
+        r->mem_current = u->mem_current;
+        r->mem_peak = u->mem_peak;
+        r->oom_kills = u->oom_kills;
+        r->io_rbytes = u->io_rbytes;
+        r->io_wbytes = u->io_wbytes;
+        r->psi = u->psi;
+}
+
 /* The main process has ended (r holds how): kill what is left, read the usage, remove the
  * cgroup, report, and drop the job. stopping says the agent itself is ending it. */
 static void agent_job_end(agent_job *j, job_result *r, bool stopping) {
@@ -168,9 +180,7 @@ static void agent_job_end(agent_job *j, job_result *r, bool stopping) {
         k = cg_job_usage(a->cg, j->cgroup, &u);
         if (k < 0)
                 log_errno(LOG_WARNING, k, JOB_FMT ": cannot read the job's usage", JOB_ARGS(j));
-        r->cpu_usec = u.cpu_usec;
-        r->mem_peak = u.mem_peak;
-        r->oom_kills = u.oom_kills;
+        take_usage(r, &u);
         st = stopping ? JOB_CANCELLED : agent_state_decide(r, j->cancelled);
         r->error = stopping ? "agent stopped"
                             : (char *)agent_state_error(st, r, j->mem_limit, ebuf, sizeof(ebuf));
@@ -224,7 +234,7 @@ typedef struct launch_msg {
 static void agent_job_start(agent *a, launch_msg *m) {
         agent_job *j = calloc(1, sizeof(*j));
         char err[ERRLEN], cpus[32], mem[32];
-        cg_limits lim = {.mcpu = m->spec.req.mcpu, .mem = m->spec.req.mem,
+        cg_limits lim = {.mcpu = m->spec.req.mcpu, .mem = m->spec.req.mem, .mem_high = m->spec.mem_high,
                          .pids = m->spec.req.pids ? m->spec.req.pids : a->cfg.default_pids};
         launch_req req = {.spec = &m->spec, .uid = m->uid, .gid = m->gid, .cg = a->cg};
         int r;
@@ -435,7 +445,6 @@ static cJSON *build_hello(void *userdata) {
         agent *a = userdata;
         cJSON *m = proto_new("hello"), *running;
         bool ok = m && cJSON_AddStringToObject(m, "name", a->cfg.name) &&
-                  cJSON_AddStringToObject(m, "secret", a->cfg.secret) &&
                   cJSON_AddNumberToObject(m, "mcpu", (double)a->cfg.capacity.mcpu) &&
                   cJSON_AddNumberToObject(m, "mem", (double)a->cfg.capacity.mem) &&
                   cJSON_AddNumberToObject(m, "pids", (double)a->cfg.capacity.pids) &&
@@ -501,23 +510,47 @@ int agent_clear_leftovers(cg_backend *cg) {
 /* One usage entry: the job's cgroup counters now. NULL when they cannot be read (it is ending). */
 static cJSON *usage_entry(agent_job *j) {
         cg_usage u;
+        job_result sample = {0};
         cJSON *o;
         if (cg_job_usage(j->agent->cg, j->cgroup, &u) < 0 || !(o = cJSON_CreateObject()))
                 return NULL;
-        cJSON_AddNumberToObject(o, "id", (double)j->id);
-        cJSON_AddNumberToObject(o, "cpu_usec", (double)u.cpu_usec);
-        cJSON_AddNumberToObject(o, "mem_current", (double)u.mem_current);
-        cJSON_AddNumberToObject(o, "mem_peak", (double)u.mem_peak);
-        cJSON_AddNumberToObject(o, "oom_kills", (double)u.oom_kills);
+        take_usage(&sample, &u);
+        if (!cJSON_AddNumberToObject(o, "id", (double)j->id) ||
+            !cJSON_AddNumberToObject(o, "mem_current", (double)u.mem_current) || job_usage_to_json(&sample, o) < 0) {
+                cJSON_Delete(o);
+                return NULL;
+        }
         return o;
 }
 
-/* Report every running job's usage: a sample, so it is dropped, not queued, while the
- * controller is away. */
+/* The host's pressure, from /proc/pressure. Returns 0 or -errno (no PSI in this kernel). */
+static int host_pressure(psi_stats *out) {
+        static const char *const files[] = { "/proc/pressure/cpu", "/proc/pressure/memory", "/proc/pressure/io" };
+        psi_resource *dst[] = { &out->cpu, &out->memory, &out->io };
+        *out = (psi_stats){0};
+        for (size_t i = 0; i < 3; i++) {
+                char *text = NULL;
+                int r = file_read_small(files[i], 0, &text);
+                if (r == 0)
+                        r = psi_parse(text, dst[i]);
+                free(text);
+                if (r < 0)
+                        return r;
+        }
+        out->known = true;
+        return 0;
+}
+
+/* Report the host's pressure and every running job's usage: a sample, so it is dropped, not
+ * queued, while the controller is away. */
 static int on_usage_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         agent *a = userdata;
-        cJSON *msg = a->jobs && ctlink_is_ready(a->link) ? proto_new("usage") : NULL;
+        cJSON *msg = ctlink_is_ready(a->link) ? proto_new("usage") : NULL;
         cJSON *jobs = msg ? cJSON_AddArrayToObject(msg, "jobs") : NULL;
+        psi_stats host;
+
+        if (jobs && host_pressure(&host) == 0)
+                (void)psi_to_json(&host, msg);
         for (agent_job *j = jobs ? a->jobs : NULL; j; j = j->next) {
                 cJSON *e = usage_entry(j);
                 if (e)
@@ -540,7 +573,7 @@ int agent_new(sd_event *e, const agent_config *cfg, cg_backend *cg, agent **out)
         a->event = e;
         a->cfg = *cfg;
         a->cg = cg;
-        r = ctlink_new(e, cfg->controller, &link_ops, a, &a->link);
+        r = ctlink_new(e, cfg->controller, cfg->name, cfg->secret, &link_ops, a, &a->link);
         if (r == 0)
                 r = sd_event_add_time_relative(e, &a->usage_timer, CLOCK_MONOTONIC, USAGE_PERIOD_USEC, 0, on_usage_tick,
                                                a);

@@ -145,6 +145,10 @@ static int write_limits(int ctl, const char *dir, const cg_limits *lim, char *er
                 if (r == 0 && (r = cg_write(dir, "memory.memsw.limit_in_bytes", v, err, errlen)) == -ENOENT)
                         r = 0; /* no swap accounting on this host, so no swap to limit */
         }
+        if (ctl == V1_MEMORY && r == 0 && lim->mem_high > 0) {
+                snprintf(v, sizeof(v), "%" PRId64, lim->mem_high);
+                r = cg_write(dir, "memory.soft_limit_in_bytes", v, err, errlen);
+        }
         if (ctl == V1_PIDS && lim->pids > 0) {
                 snprintf(v, sizeof(v), "%" PRId64, lim->pids);
                 r = cg_write(dir, "pids.max", v, err, errlen);

@@ -28,6 +28,8 @@
 #define V2_MOUNT "/sys/fs/cgroup"
 
 static const char *const v2_controllers[] = {"cpu", "memory", "pids", NULL};
+/* Used where the parent offers it (usage: io.stat), never required. */
+#define V2_OPTIONAL "io"
 
 /* Highest memory.current seen per job, on kernels without memory.peak (before 5.19). */
 typedef struct v2_peak {
@@ -122,6 +124,27 @@ static bool is_delegated(const char *dir) {
         return false;
 }
 
+/* Whether controller ctl is available in dir (its parent hands it down) but not yet enabled
+ * for dir's children. */
+static bool available(const char *dir, const char *ctl) {
+        char *have = NULL, *on = NULL;
+        bool r = cg_read(dir, "cgroup.controllers", &have) == 0 && cg_list_has(have, ctl, " ") &&
+                 cg_read(dir, "cgroup.subtree_control", &on) == 0 && !cg_list_has(on, ctl, " ");
+
+        free(have);
+        free(on);
+        return r;
+}
+
+/* Hand cpu, memory and pids down to dir's children, and io where dir has it. */
+static int hand_down(const char *dir, char *err, size_t errlen) {
+        int r = cg_write(dir, "cgroup.subtree_control", "+cpu +memory +pids", err, errlen);
+
+        if (r == 0 && available(dir, V2_OPTIONAL))
+                (void)cg_write(dir, "cgroup.subtree_control", "+" V2_OPTIONAL, NULL, 0);
+        return r;
+}
+
 /* Enable in the (non-root) own cgroup's subtree_control what it lacks, now that the agent has
  * left it; remembered in s->enabled for undo_own. Fails with -EBUSY while tasks remain there. */
 static int delegate_own(v2_state *s, char *err, size_t errlen) {
@@ -147,6 +170,9 @@ static int delegate_own(v2_state *s, char *err, size_t errlen) {
                 if (cg_list_has(missing, *c, " "))
                         snprintf(s->enabled + strlen(s->enabled), sizeof(s->enabled) - strlen(s->enabled), "%s+%s",
                                  *s->enabled ? " " : "", *c);
+        if (available(s->own, V2_OPTIONAL))
+                snprintf(s->enabled + strlen(s->enabled), sizeof(s->enabled) - strlen(s->enabled), " +%s",
+                         V2_OPTIONAL);
         r = cg_write(s->own, "cgroup.subtree_control", s->enabled, err, errlen);
         if (r == -EBUSY)
                 snprintf(err, errlen, "cgroup v2: cannot enable %s in %s/cgroup.subtree_control: other tasks than "
@@ -165,6 +191,7 @@ static int undo_own(v2_state *s, const char *subtree) {
 
         if (!*s->enabled)
                 return 0;
+        (void)cg_write(subtree, "cgroup.subtree_control", "-" V2_OPTIONAL, NULL, 0);
         (void)cg_write(subtree, "cgroup.subtree_control", "-cpu -memory -pids", NULL, 0);
         snprintf(v, sizeof(v), "%s", s->enabled);
         for (char *p = v; (p = strchr(p, '+')); )
@@ -241,7 +268,7 @@ static int v2_open(cg_backend *cg, char *err, size_t errlen) {
         if (r == 0)
                 r = delegate_own(s, err, errlen);
         if (r == 0)
-                r = cg_write(subtree, "cgroup.subtree_control", "+cpu +memory +pids", err, errlen);
+                r = hand_down(subtree, err, errlen);
         if (r == 0) {
                 cg->subtree = subtree;
                 cg->priv = s;
@@ -277,6 +304,10 @@ static int v2_job_create(cg_backend *cg, const char *job, const cg_limits *lim, 
                 /* Absent without swap accounting, where there is no swap to forbid. */
                 if (r == 0 && (r = cg_write(dir, "memory.swap.max", "0", err, errlen)) == -ENOENT)
                         r = 0;
+        }
+        if (r == 0 && lim->mem_high > 0) {
+                snprintf(v, sizeof(v), "%" PRId64, lim->mem_high);
+                r = cg_write(dir, "memory.high", v, err, errlen);
         }
         if (r == 0 && lim->pids > 0) {
                 snprintf(v, sizeof(v), "%" PRId64, lim->pids);
@@ -326,6 +357,41 @@ static void peak_forget(v2_state *s, const char *job) {
                 }
 }
 
+/* Bytes read and written by the cgroup, summed over the devices of io.stat; absent (no io
+ * controller here) is 0. */
+static void read_io(const char *dir, cg_usage *out) {
+        char *text = NULL;
+
+        if (cg_read(dir, "io.stat", &text) < 0)
+                return;
+        for (const char *p = text; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+                const char *r = strstr(p, " rbytes="), *w = strstr(p, " wbytes="), *end = strchr(p, '\n');
+                if (r && (!end || r < end))
+                        out->io_rbytes += strtoull(r + 8, NULL, 10);
+                if (w && (!end || w < end))
+                        out->io_wbytes += strtoull(w + 8, NULL, 10);
+        }
+        free(text);
+}
+
+/* The cgroup's cpu, memory and io pressure; not known when the kernel has no PSI. */
+static void read_pressure(const char *dir, psi_stats *out) {
+        static const char *const files[] = { "cpu.pressure", "memory.pressure", "io.pressure" };
+        psi_resource *dst[] = { &out->cpu, &out->memory, &out->io };
+
+        for (size_t i = 0; i < 3; i++) {
+                char *text = NULL;
+                int r = cg_read(dir, files[i], &text);
+
+                if (r == 0)
+                        r = psi_parse(text, dst[i]);
+                free(text);
+                if (r < 0)
+                        return;
+        }
+        out->known = true;
+}
+
 static int v2_job_usage(cg_backend *cg, const char *job, cg_usage *out) {
         char dir[PATH_MAX];
         int r = v2_job_dir(cg, job, dir, sizeof(dir));
@@ -340,6 +406,10 @@ static int v2_job_usage(cg_backend *cg, const char *job, cg_usage *out) {
         }
         if (r == 0)
                 r = cg_read_key(dir, "memory.events", "oom_kill", &out->oom_kills);
+        if (r == 0) {
+                read_io(dir, out);
+                read_pressure(dir, &out->psi);
+        }
         return r;
 }
 
@@ -395,7 +465,7 @@ static int v2_dept_create(cg_backend *cg, const char *dept, double w, char *err,
         }
         snprintf(v, sizeof(v), "%" PRIu64, cg_weight_v2(w));
         if ((r = cg_mkdir(dir, true, NULL, err, errlen)) == 0 && (r = cg_write(dir, "cpu.weight", v, err, errlen)) == 0)
-                r = cg_write(dir, "cgroup.subtree_control", "+cpu +memory +pids", err, errlen);
+                r = hand_down(dir, err, errlen);
         return r;
 }
 

@@ -618,7 +618,8 @@ const char *cg_subtree_path(const cg_backend *cg) {
 }
 
 int cg_job_create(cg_backend *cg, const char *job, const cg_limits *lim, char *err, size_t errlen) {
-        if (!job_ok(job) || lim->mcpu < 0 || lim->mem < 0 || lim->pids < 0 || lim->cpu_weight > 10000) {
+        if (!job_ok(job) || lim->mcpu < 0 || lim->mem < 0 || lim->mem_high < 0 || lim->pids < 0 ||
+            lim->cpu_weight > 10000) {
                 snprintf(err, errlen, "bad job cgroup name or limits: \"%s\"", job ? job : "");
                 return -EINVAL;
         }

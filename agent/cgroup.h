@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "psi.h"
 #include <sys/types.h>
 
 typedef struct cg_backend cg_backend;
@@ -27,6 +28,8 @@ typedef enum cg_mode { CG_MODE_V1, CG_MODE_V2 } cg_mode;
 typedef struct cg_limits {
         int64_t mcpu;       /* CPU bandwidth in milli-cores; 0 = unlimited */
         int64_t mem;        /* hard memory limit in bytes (swap not allowed beyond it); 0 = none */
+        int64_t mem_high;   /* soft limit: above it the kernel reclaims hard (v2 memory.high, v1
+                             * memory.soft_limit_in_bytes, only under host pressure); 0 = none */
         int64_t pids;       /* max tasks; 0 = unlimited */
         uint64_t cpu_weight; /* 1..10000 (v2 cpu.weight scale, default 100); 0 = leave default */
 } cg_limits;
@@ -36,6 +39,8 @@ typedef struct cg_usage {
         uint64_t mem_current; /* bytes charged now */
         uint64_t mem_peak;    /* highest bytes charged */
         uint64_t oom_kills;   /* tasks killed by the OOM killer inside the cgroup */
+        uint64_t io_rbytes, io_wbytes; /* block I/O (v2 io.stat, summed over devices; else 0) */
+        psi_stats psi;        /* the cgroup's pressure (v2 with PSI; else not known) */
 } cg_usage;
 
 /* Find the mode the host mounts (v2 when /sys/fs/cgroup is cgroup2 with cpu and memory

@@ -6,6 +6,7 @@
  * There is no acknowledgement in the protocol, so a report counts as delivered once its frame
  * has been written whole; a frame cut short by a disconnect is sent again, from its start. */
 #include "ctlink.h"
+#include "auth.h"
 #include "log.h"
 #include "net.h"
 #include "proto.h"
@@ -26,7 +27,9 @@
 #define READ_CHUNK 65536
 #define TIMER_ACCURACY_USEC 1000 /* heartbeats and retries on time, not sd-event's default 250 ms */
 
-typedef enum link_state { LINK_DOWN, LINK_HELLO, LINK_READY } link_state;
+/* Connected, the link waits for the controller's challenge, answers it with the hello, then
+ * waits for the welcome (auth.h). */
+typedef enum link_state { LINK_DOWN, LINK_CHALLENGE, LINK_HELLO, LINK_READY } link_state;
 
 typedef struct frame {
         struct frame *next;
@@ -43,6 +46,9 @@ typedef struct frame_queue {
 struct ctlink {
         sd_event *event;
         char *hostport;
+        char *name, *secret;                /* what the hello proves */
+        char challenge[AUTH_HEX_LEN + 1];   /* the controller's nonce on this connection */
+        char nonce[AUTH_HEX_LEN + 1];       /* ours, which its welcome must answer */
         const ctlink_ops *ops;
         void *userdata;
         link_state state;
@@ -203,8 +209,45 @@ static int on_heartbeat(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
+/* The challenge: answer it with the hello, whose proof binds the secret to both nonces. */
+static int handle_challenge(ctlink *l, const cJSON *msg) {
+        static const char *const fields[] = {"nonce", NULL};
+        char err[PROTO_ERRLEN], proof[AUTH_HEX_LEN + 1];
+        const char *nonce = NULL;
+        cJSON *hello;
+        int r = proto_check_fields(msg, fields, err);
+
+        if (r == 0 && (proto_get_str(msg, "nonce", &nonce, err) < 0 || !auth_hex_ok(nonce))) {
+                log_error("controller=%s: bad challenge", l->hostport);
+                return -EPROTO;
+        }
+        snprintf(l->challenge, sizeof(l->challenge), "%s", nonce);
+        if (r == 0 && (r = auth_nonce(l->nonce)) == 0)
+                r = auth_proof(l->secret, AUTH_AGENT, l->challenge, l->nonce, l->name, proof);
+        hello = r == 0 ? l->ops->hello(l->userdata) : NULL;
+        if (!hello || !cJSON_AddStringToObject(hello, "nonce", l->nonce) || !cJSON_AddStringToObject(hello, "proof", proof))
+                r = r < 0 ? r : -ENOMEM;
+        if (r == 0)
+                r = queue_msg(l, &l->out, hello, false);
+        cJSON_Delete(hello);
+        if (r < 0)
+                return log_errno(LOG_ERR, r, "controller=%s: cannot answer the challenge", l->hostport);
+        l->state = LINK_HELLO;
+        return 0;
+}
+
+/* Whether the welcome proves the controller knows the secret too. */
+static bool welcome_proves_secret(ctlink *l, const cJSON *msg) {
+        char err[PROTO_ERRLEN], want[AUTH_HEX_LEN + 1];
+        const char *proof = NULL;
+
+        return proto_get_str(msg, "proof", &proof, err) == 0 &&
+               auth_proof(l->secret, AUTH_CONTROLLER, l->challenge, l->nonce, l->name, want) == 0 &&
+               auth_equal(proof, want);
+}
+
 static int handle_welcome(ctlink *l, const cJSON *msg) {
-        static const char *const fields[] = {"heartbeat_ms", NULL};
+        static const char *const fields[] = {"heartbeat_ms", "proof", NULL};
         char err[PROTO_ERRLEN];
         int64_t ms = 0;
         int r;
@@ -217,6 +260,11 @@ static int handle_welcome(ctlink *l, const cJSON *msg) {
         if (r < 0) {
                 log_error("controller=%s: bad welcome: %s", l->hostport, err);
                 return -EPROTO;
+        }
+        if (!welcome_proves_secret(l, msg)) {
+                l->ops->fatal("the controller does not prove it knows the secret: a wrong secret file, or not "
+                              "our controller", l->userdata);
+                return -EACCES;
         }
         l->state = LINK_READY;
         l->failures = 0;
@@ -247,6 +295,14 @@ static int handle_message(ctlink *l, const cJSON *msg) {
         char err[PROTO_ERRLEN];
         const char *text = "";
 
+        if (l->state == LINK_CHALLENGE) {
+                if (strcmp(type, "challenge") == 0)
+                        return handle_challenge(l, msg);
+                if (strcmp(type, "error") == 0)
+                        return handle_refusal(l, msg);
+                log_error("controller=%s: expected a challenge, got '%s'", l->hostport, type);
+                return -EPROTO;
+        }
         if (l->state == LINK_HELLO) {
                 if (strcmp(type, "welcome") == 0)
                         return handle_welcome(l, msg);
@@ -343,11 +399,10 @@ static int link_open(ctlink *l) {
         return 0;
 }
 
-/* One connection attempt: connect and queue the hello; on failure the next attempt is planned. */
+/* One connection attempt: connect, then wait for the challenge; on failure the next attempt is
+ * planned. */
 static int on_retry(sd_event_source *s, uint64_t usec, void *userdata) {
         ctlink *l = userdata;
-        cJSON *hello;
-        int r;
         (void)s;
         (void)usec;
 
@@ -355,21 +410,13 @@ static int on_retry(sd_event_source *s, uint64_t usec, void *userdata) {
                 schedule_retry(l);
                 return 0;
         }
-        l->state = LINK_HELLO;
-        hello = l->ops->hello(l->userdata);
-        r = hello ? queue_msg(l, &l->out, hello, false) : -ENOMEM;
-        cJSON_Delete(hello);
-        if (r < 0) {
-                log_errno(LOG_ERR, r, "controller=%s: cannot queue the hello", l->hostport);
-                link_drop(l);
-                return 0;
-        }
-        log_debug("controller=%s: connected, hello queued", l->hostport);
+        l->state = LINK_CHALLENGE;
+        log_debug("controller=%s: connected, waiting for the challenge", l->hostport);
         return 0;
 }
 
-int ctlink_new(sd_event *e, const char *hostport, const ctlink_ops *ops, void *userdata,
-               ctlink **out) {
+int ctlink_new(sd_event *e, const char *hostport, const char *name, const char *secret, const ctlink_ops *ops,
+               void *userdata, ctlink **out) {
         ctlink *l = calloc(1, sizeof(*l));
         int r;
 
@@ -381,7 +428,9 @@ int ctlink_new(sd_event *e, const char *hostport, const ctlink_ops *ops, void *u
         l->fd = -1;
         l->backoff_usec = BACKOFF_MIN_USEC;
         l->hostport = strdup(hostport);
-        if (!l->hostport) {
+        l->name = strdup(name);
+        l->secret = strdup(secret);
+        if (!l->hostport || !l->name || !l->secret) {
                 ctlink_free(l);
                 return -ENOMEM;
         }
@@ -437,5 +486,9 @@ void ctlink_free(ctlink *l) {
         queue_clear(&l->out);
         queue_clear(&l->backlog);
         free(l->hostport);
+        free(l->name);
+        if (l->secret)
+                explicit_bzero(l->secret, strlen(l->secret));
+        free(l->secret);
         free(l);
 }

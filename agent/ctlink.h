@@ -1,6 +1,7 @@
 /* ctlink.h - the agent's connection to the controller, kept alive in an sd-event loop.
  *
- * The link connects, sends the caller's hello, waits for welcome, then sends a heartbeat every
+ * The link connects, answers the controller's challenge with the caller's hello (to which it
+ * adds the proof that it knows the secret), waits for welcome, then sends a heartbeat every
  * heartbeat_ms. It reconnects after a failed connect, a refused hello or a lost connection, with
  * exponential backoff from 100 ms to 5 s. Messages are queued on a non-blocking socket; those
  * sent as "reliable" (started, finished) that could not be written whole before the connection
@@ -23,10 +24,12 @@ typedef struct ctlink_ops {
         void (*fatal)(const char *reason, void *userdata);
 } ctlink_ops;
 
-/* Create a link to hostport ("host:port") driven by loop e; it first connects at once. ops and
- * userdata are borrowed for the link's life; hostport is copied. Returns 0 or -errno. */
-int ctlink_new(sd_event *e, const char *hostport, const ctlink_ops *ops, void *userdata,
-               ctlink **out);
+/* Create a link to hostport ("host:port") driven by loop e; it first connects at once. Its
+ * hello proves that agent name holds secret, and a welcome that does not prove the same of the
+ * controller is fatal (auth.h). ops and userdata are borrowed for the link's life; the strings
+ * are copied. Returns 0 or -errno. */
+int ctlink_new(sd_event *e, const char *hostport, const char *name, const char *secret, const ctlink_ops *ops,
+               void *userdata, ctlink **out);
 /* True between welcome and the next disconnect. */
 bool ctlink_is_ready(const ctlink *l);
 /* Queue msg (not consumed). Unreliable messages are dropped unless the link is ready; reliable

@@ -1,5 +1,6 @@
 /* agentlink.c - messages from colony-agent on the TCP listener (docs/protocol.md, "Agent link").
- * The first message must be a hello with the shared secret; anything else closes the link. */
+ * The controller speaks first, with a challenge; the first message back must be a hello that
+ * proves the agent knows the secret (auth.h); anything else closes the link. */
 #include "server.h"
 #include "log.h"
 #include <errno.h>
@@ -7,17 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Compare in time independent of where the strings differ, so the secret cannot be guessed
- * byte by byte from response times. */
-static bool secret_equal(const char *a, const char *b) {
-        size_t la = strlen(a), lb = strlen(b);
-        unsigned char diff = la != lb;
-        for (size_t i = 0; i < la; i++)
-                diff |= (unsigned char)(a[i] ^ b[i % (lb ? lb : 1)]);
-        return diff == 0;
-}
-
-static const char *const hello_fields[] = { "name", "secret", "mcpu", "mem", "pids", "cgroup_mode",
+static const char *const hello_fields[] = { "name", "nonce", "proof", "mcpu", "mem", "pids", "cgroup_mode",
                                             "cgroup_root", "running", NULL };
 
 /* Read hello's "running" list. Returns the count, or -EINVAL with err set. */
@@ -82,14 +73,35 @@ static void cancel_strays(ctl_server *srv, ctl_node *n, const uint64_t *ids, siz
                 }
 }
 
+/* A new agent link: send it the nonce its hello must answer. */
+static void agent_opened(conn *c) {
+        cJSON *msg = proto_new("challenge");
+        int r = auth_nonce(c->challenge);
+        if (r < 0 || !msg || !cJSON_AddStringToObject(msg, "nonce", c->challenge) || conn_send(c, msg) < 0) {
+                log_errno(LOG_ERR, r < 0 ? r : -ENOMEM, "agent link fd=%d: cannot send a challenge", c->fd);
+                conn_close(c);
+        }
+        cJSON_Delete(msg);
+}
+
+/* Whether hello answers this link's challenge: its proof is HMAC(secret, challenge, its nonce,
+ * its name). On success *nonce is the agent's, for the welcome's own proof. */
+static bool hello_proves_secret(ctl_server *srv, conn *c, const cJSON *msg, const char **nonce) {
+        char err[PROTO_ERRLEN], want[AUTH_HEX_LEN + 1];
+        const char *proof = NULL, *name = NULL;
+        return proto_get_str(msg, "nonce", nonce, err) == 0 && proto_get_str(msg, "proof", &proof, err) == 0 &&
+               proto_get_str(msg, "name", &name, err) == 0 &&
+               auth_proof(srv->secret, AUTH_AGENT, c->challenge, *nonce, name, want) == 0 && auth_equal(proof, want);
+}
+
 static void handle_hello(ctl_server *srv, conn *c, const cJSON *msg) {
-        char err[PROTO_ERRLEN];
-        const char *secret = NULL, *name, *mode, *root;
+        char err[PROTO_ERRLEN], proof[AUTH_HEX_LEN + 1];
+        const char *nonce = NULL, *name, *mode, *root;
         res_t cap;
         uint64_t *ids = NULL;
         ctl_node *n;
-        if (proto_get_str(msg, "secret", &secret, err) < 0 || !secret_equal(secret, srv->secret)) {
-                log_warning("agent link fd=%d refused: wrong secret", c->fd);
+        if (!hello_proves_secret(srv, c, msg, &nonce)) {
+                log_warning("agent link fd=%d refused: its hello does not prove the secret", c->fd);
                 conn_fail(c, "authentication failed: wrong secret");
                 return;
         }
@@ -104,9 +116,19 @@ static void handle_hello(ctl_server *srv, conn *c, const cJSON *msg) {
         }
         c->data = n;
         cJSON *welcome = proto_new("welcome");
-        if (welcome)
-                cJSON_AddNumberToObject(welcome, "heartbeat_ms", srv->heartbeat_ms);
-        (void)conn_send(c, welcome);
+        if (welcome && (auth_proof(srv->secret, AUTH_CONTROLLER, c->challenge, nonce, name, proof) < 0 ||
+                        !cJSON_AddStringToObject(welcome, "proof", proof) ||
+                        !cJSON_AddNumberToObject(welcome, "heartbeat_ms", srv->heartbeat_ms))) {
+                cJSON_Delete(welcome);
+                welcome = NULL;
+        }
+        if (!welcome || conn_send(c, welcome) < 0) {
+                log_error("node=%s: cannot send the welcome: closing the link", name);
+                conn_close(c); /* its agent comes back with a new hello */
+                cJSON_Delete(welcome);
+                free(ids);
+                return;
+        }
         cJSON_Delete(welcome);
         cancel_strays(srv, n, ids, (size_t)nids);
         free(ids);
@@ -125,7 +147,8 @@ static void handle_started(ctl_server *srv, ctl_node *n, const cJSON *msg, char 
 
 static void handle_finished(ctl_server *srv, ctl_node *n, const cJSON *msg, char err[PROTO_ERRLEN]) {
         static const char *const fields[] = { "id", "state", "exit_code", "signal", "cpu_usec", "mem_peak",
-                                              "oom_kills", "error", "end_usec", NULL };
+                                              "oom_kills", "io_rbytes", "io_wbytes", "psi", "error", "end_usec",
+                                              NULL };
         int64_t id, end = server_now();
         const char *state_name;
         job_state state;
@@ -145,27 +168,30 @@ static void handle_finished(ctl_server *srv, ctl_node *n, const cJSON *msg, char
         server_schedule(srv);
 }
 
+/* A usage report: each running job's counters and pressure, and the host's pressure. */
 static void handle_usage(ctl_server *srv, ctl_node *n, const cJSON *msg, char err[PROTO_ERRLEN]) {
-        static const char *const fields[] = { "jobs", NULL };
-        static const char *const entry_fields[] = { "id", "cpu_usec", "mem_current", "mem_peak", "oom_kills", NULL };
+        static const char *const fields[] = { "jobs", "psi", NULL };
+        static const char *const entry_fields[] = { "id",        "cpu_usec",  "mem_current", "mem_peak", "oom_kills",
+                                                    "io_rbytes", "io_wbytes", "psi",         NULL };
         const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(msg, "jobs"), *e;
-        if (proto_check_fields(msg, fields, err) < 0 || !cJSON_IsArray(jobs)) {
+        psi_stats host;
+        if (proto_check_fields(msg, fields, err) < 0 || !cJSON_IsArray(jobs) || psi_from_json(msg, &host, err) < 0) {
                 log_warning("node=%s bad usage message: %s", n->name, *err ? err : "no jobs array");
                 return;
         }
+        n->psi = host;
         cJSON_ArrayForEach(e, jobs) {
-                int64_t id, cpu = 0, cur = 0, peak = 0, ooms = 0;
+                int64_t id, cur = 0;
+                job_result sample;
                 if (proto_check_fields(e, entry_fields, err) < 0 || proto_get_int(e, "id", 1, INT64_MAX, &id, err) < 0 ||
-                    proto_get_int(e, "cpu_usec", 0, INT64_MAX, &cpu, err) == -EINVAL ||
                     proto_get_int(e, "mem_current", 0, INT64_MAX, &cur, err) == -EINVAL ||
-                    proto_get_int(e, "mem_peak", 0, INT64_MAX, &peak, err) == -EINVAL ||
-                    proto_get_int(e, "oom_kills", 0, INT64_MAX, &ooms, err) == -EINVAL) {
+                    job_result_from_json(e, &sample, err) < 0) {
                         log_warning("node=%s bad usage entry: %s", n->name, err);
                         continue;
                 }
-                job_result sample = { .cpu_usec = (uint64_t)cpu, .mem_current = (uint64_t)cur,
-                                      .mem_peak = (uint64_t)peak, .oom_kills = (uint64_t)ooms };
+                sample.mem_current = (uint64_t)cur;
                 (void)ctl_job_usage(&srv->state, n, (uint64_t)id, &sample); /* it may have just ended */
+                job_result_free(&sample);
         }
 }
 
@@ -251,4 +277,4 @@ void server_send_cancel(ctl_server *srv, ctl_node *n, const job *j, int grace_ms
         send_cancel(n, j->id, grace_ms);
 }
 
-const conn_ops agent_conn_ops = { .on_message = agent_message, .on_close = agent_closed };
+const conn_ops agent_conn_ops = { .on_open = agent_opened, .on_message = agent_message, .on_close = agent_closed };

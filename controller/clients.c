@@ -297,6 +297,7 @@ static cJSON *node_to_json(const ctl_node *n) {
         cJSON_AddNumberToObject(o, "last_heartbeat_usec", (double)n->last_heard_usec);
         cJSON_AddStringToObject(o, "cgroup_mode", n->cgroup_mode ? n->cgroup_mode : "");
         cJSON_AddStringToObject(o, "cgroup_root", n->cgroup_root ? n->cgroup_root : "");
+        (void)psi_to_json(&n->psi, o);
         return o;
 }
 

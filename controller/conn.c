@@ -180,5 +180,7 @@ int conn_new(sd_event *event, int fd, const conn_ops *ops, void *owner, conn **o
                 return r;
         }
         *out = c;
+        if (ops->on_open)
+                ops->on_open(c);
         return 0;
 }

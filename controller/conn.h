@@ -5,6 +5,7 @@
  * output passes CONN_OUTPUT_MAX is dropped. Closing is deferred to the loop's next iteration,
  * so a connection may be closed anywhere, even from inside its own on_message. */
 #pragma once
+#include "auth.h"
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -16,6 +17,8 @@
 typedef struct conn conn;
 
 typedef struct conn_ops {
+        /* The connection was just accepted (optional): the place to speak first. */
+        void (*on_open)(conn *c);
         /* A whole message arrived; msg is borrowed for the call. */
         void (*on_message)(conn *c, const cJSON *msg);
         /* The connection is going away (peer closed, error, or conn_close); c->data is the
@@ -32,6 +35,7 @@ struct conn {
         uid_t uid;   /* peer credentials (Unix sockets) */
         gid_t gid;
         pid_t pid;
+        char challenge[AUTH_HEX_LEN + 1]; /* the nonce an agent link must answer ("" on others) */
         char *out;
         size_t out_len, out_off, out_cap;
         bool closed, close_after_flush;

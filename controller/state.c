@@ -398,6 +398,9 @@ int ctl_job_usage(ctl_state *st, ctl_node *n, uint64_t id, const job_result *sam
         j->result.mem_current = sample->mem_current;
         j->result.mem_peak = sample->mem_peak;
         j->result.oom_kills = sample->oom_kills;
+        j->result.io_rbytes = sample->io_rbytes;
+        j->result.io_wbytes = sample->io_wbytes;
+        j->result.psi = sample->psi;
         return 0;
 }
 

@@ -25,6 +25,7 @@ typedef struct ctl_node {
         bool up;
         int64_t last_heard_usec;      /* wall clock, for display */
         int64_t last_heard_mono_usec; /* for the silence timeout */
+        psi_stats psi;                /* the host's pressure at the agent's last usage report */
         char *cgroup_mode;  /* "v1" / "v2", as the agent said */
         char *cgroup_root;
         size_t running;

@@ -30,7 +30,7 @@ bool job_state_is_terminal(job_state s) {
 }
 
 const char *const job_spec_fields[] = {
-        "argv", "env", "cwd", "stdout_path", "stderr_path", "mcpu", "mem", "pids", "name", "group", "job_type", NULL,
+        "argv", "env", "cwd", "stdout_path", "stderr_path", "mcpu", "mem", "mem_high", "pids", "name", "group", "job_type", NULL,
 };
 
 static int invalid(char err[PROTO_ERRLEN], const char *fmt, const char *field) {
@@ -126,6 +126,15 @@ static int get_request(const cJSON *obj, res_t *req, char err[PROTO_ERRLEN]) {
         return r == -ENOENT ? 0 : r;
 }
 
+static int get_mem_high(const cJSON *obj, const job_spec *spec, int64_t *out, char err[PROTO_ERRLEN]) {
+        int r = proto_get_int(obj, "mem_high", 0, RES_MEM_MAX, out, err);
+        if (r == -ENOENT)
+                return 0;
+        if (r == 0 && *out > spec->req.mem)
+                return invalid(err, "%s: the soft limit must not exceed mem", "mem_high");
+        return r;
+}
+
 /* The name of a job submitted without one: its program's base name, made displayable. */
 static int default_name(job_spec *spec) {
         const char *base = strrchr(spec->argv[0], '/') + 1;
@@ -154,7 +163,7 @@ static int spec_parse(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]) 
             (r = get_opt_str(obj, "name", &spec->name, err)) < 0 ||
             (r = get_opt_str(obj, "group", &spec->group, err)) < 0 ||
             (r = get_opt_str(obj, "job_type", &spec->job_type, err)) < 0 ||
-            (r = get_request(obj, &spec->req, err)) < 0 ||
+            (r = get_request(obj, &spec->req, err)) < 0 || (r = get_mem_high(obj, spec, &spec->mem_high, err)) < 0 ||
             (r = check_label(spec->name, "name", false, err)) < 0 ||
             (r = check_label(spec->group, "group", true, err)) < 0 ||
             (r = check_label(spec->job_type, "job_type", false, err)) < 0)
@@ -197,6 +206,7 @@ static int spec_to_json_public(const job_spec *spec, cJSON *obj) {
             !add_opt_str(obj, "group", spec->group) || !add_opt_str(obj, "job_type", spec->job_type) ||
             !cJSON_AddNumberToObject(obj, "mcpu", (double)spec->req.mcpu) ||
             !cJSON_AddNumberToObject(obj, "mem", (double)spec->req.mem) ||
+            (spec->mem_high && !cJSON_AddNumberToObject(obj, "mem_high", (double)spec->mem_high)) ||
             !cJSON_AddNumberToObject(obj, "pids", (double)spec->req.pids))
                 return -ENOMEM;
         return 0;
@@ -226,12 +236,19 @@ void job_spec_free(job_spec *spec) {
         *spec = (job_spec){ 0 };
 }
 
-int job_result_to_json(const job_result *r, cJSON *obj) {
-        if (!cJSON_AddNumberToObject(obj, "exit_code", r->exit_code) ||
-            !cJSON_AddNumberToObject(obj, "signal", r->signal) ||
-            !cJSON_AddNumberToObject(obj, "cpu_usec", (double)r->cpu_usec) ||
+int job_usage_to_json(const job_result *r, cJSON *obj) {
+        if (!cJSON_AddNumberToObject(obj, "cpu_usec", (double)r->cpu_usec) ||
             !cJSON_AddNumberToObject(obj, "mem_peak", (double)r->mem_peak) ||
             !cJSON_AddNumberToObject(obj, "oom_kills", (double)r->oom_kills) ||
+            !cJSON_AddNumberToObject(obj, "io_rbytes", (double)r->io_rbytes) ||
+            !cJSON_AddNumberToObject(obj, "io_wbytes", (double)r->io_wbytes) || psi_to_json(&r->psi, obj) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+int job_result_to_json(const job_result *r, cJSON *obj) {
+        if (!cJSON_AddNumberToObject(obj, "exit_code", r->exit_code) ||
+            !cJSON_AddNumberToObject(obj, "signal", r->signal) || job_usage_to_json(r, obj) < 0 ||
             !add_opt_str(obj, "error", r->error))
                 return -ENOMEM;
         return 0;
@@ -246,10 +263,13 @@ static int get_opt_int(const cJSON *obj, const char *field, int64_t min, int64_t
 }
 
 int job_result_from_json(const cJSON *obj, job_result *res, char err[PROTO_ERRLEN]) {
-        int64_t code, sig, cpu, peak, ooms;
+        int64_t code, sig, cpu, peak, ooms, rbytes, wbytes;
         int r;
         *res = (job_result){ 0 };
-        if ((r = get_opt_int(obj, "exit_code", 0, 255, &code, err)) < 0 ||
+        if ((r = get_opt_int(obj, "io_rbytes", 0, INT64_MAX, &rbytes, err)) < 0 ||
+            (r = get_opt_int(obj, "io_wbytes", 0, INT64_MAX, &wbytes, err)) < 0 ||
+            (r = psi_from_json(obj, &res->psi, err)) < 0 ||
+            (r = get_opt_int(obj, "exit_code", 0, 255, &code, err)) < 0 ||
             (r = get_opt_int(obj, "signal", 0, 128, &sig, err)) < 0 ||
             (r = get_opt_int(obj, "cpu_usec", 0, INT64_MAX, &cpu, err)) < 0 ||
             (r = get_opt_int(obj, "mem_peak", 0, INT64_MAX, &peak, err)) < 0 ||
@@ -261,6 +281,8 @@ int job_result_from_json(const cJSON *obj, job_result *res, char err[PROTO_ERRLE
         res->cpu_usec = (uint64_t)cpu;
         res->mem_peak = (uint64_t)peak;
         res->oom_kills = (uint64_t)ooms;
+        res->io_rbytes = (uint64_t)rbytes;
+        res->io_wbytes = (uint64_t)wbytes;
         return 0;
 }
 
@@ -323,6 +345,7 @@ static int record_parse(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
             (r = get_opt_str(obj, "job_type", &j->spec.job_type, err)) < 0 ||
             (r = get_opt_int(obj, "mcpu", 0, RES_MCPU_MAX, &j->spec.req.mcpu, err)) < 0 ||
             (r = get_opt_int(obj, "mem", 0, RES_MEM_MAX, &j->spec.req.mem, err)) < 0 ||
+            (r = get_opt_int(obj, "mem_high", 0, RES_MEM_MAX, &j->spec.mem_high, err)) < 0 ||
             (r = get_opt_int(obj, "pids", 0, RES_PIDS_MAX, &j->spec.req.pids, err)) < 0)
                 return r;
         int64_t current;

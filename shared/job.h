@@ -6,6 +6,7 @@
 #pragma once
 #include "res.h"
 #include "proto.h"
+#include "psi.h"
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -46,6 +47,7 @@ typedef struct job_spec {
         char *stdout_path; /* absolute; opened by the job's user, O_APPEND|O_CREAT */
         char *stderr_path; /* absolute; may equal stdout_path */
         res_t req;      /* mcpu and mem > 0; pids >= 0 (0 = agent default) */
+        int64_t mem_high; /* soft memory limit in bytes, <= req.mem: reclaimed hard above it; 0 = none */
 } job_spec;
 
 typedef struct job_result {
@@ -55,6 +57,8 @@ typedef struct job_result {
         uint64_t mem_peak;  /* peak memory of the whole cgroup, bytes */
         uint64_t mem_current; /* while running: bytes charged at the last usage report */
         uint64_t oom_kills; /* OOM kills inside the cgroup */
+        uint64_t io_rbytes, io_wbytes; /* block I/O of the cgroup (v2 io.stat; 0 where unknown) */
+        psi_stats psi;      /* the cgroup's pressure (v2): averages at the last report, totals */
         char *error;        /* why it failed to start or was killed; NULL if none */
 } job_result;
 
@@ -84,6 +88,9 @@ void job_spec_free(job_spec *spec);
 
 /* Add result's fields to obj / read them back (for the agent's "finished" message). */
 int job_result_to_json(const job_result *r, cJSON *obj);
+/* Add only the usage fields of r (cpu_usec, mem_peak, oom_kills, io_*, psi) to obj, for the
+ * agent's "usage" samples. Returns 0 or -ENOMEM. */
+int job_usage_to_json(const job_result *r, cJSON *obj);
 int job_result_from_json(const cJSON *obj, job_result *r, char err[PROTO_ERRLEN]);
 void job_result_free(job_result *r);
 

@@ -23,11 +23,14 @@
 
 static const char nodes_usage[] =
         "Usage: colony nodes [--json]\n"
-        "List the agents: state, free and total CPUs and memory, running jobs, cgroup mode.\n";
+        "List the agents: state, free and total CPUs and memory, running jobs, cgroup mode, and\n"
+        "the host's pressure: the share of the last 10 s in which some task waited for CPU,\n"
+        "memory or I/O (PSI; '-' when the kernel gives none).\n";
 
 /* One node record as a table row. Returns 0, -EBADMSG or -ENOMEM. */
 static int nodes_add_row(fmt_table *t, const cJSON *node) {
-        char perr[PROTO_ERRLEN], cpus[2 * FMT_BUF], mem[2 * FMT_BUF], running[32];
+        char perr[PROTO_ERRLEN], cpus[2 * FMT_BUF], mem[2 * FMT_BUF], running[32], pressure[FMT_BUF];
+        psi_stats psi;
         char fc[FMT_BUF], tc[FMT_BUF], fm[FMT_BUF], tm[FMT_BUF];
         const char *name = NULL, *state = NULL, *mode = NULL;
         int64_t mcpu = 0, free_mcpu = 0, bytes = 0, free_mem = 0, jobs = 0;
@@ -38,23 +41,23 @@ static int nodes_add_row(fmt_table *t, const cJSON *node) {
             proto_get_int(node, "mem", 0, INT64_MAX, &bytes, perr) != 0 ||
             proto_get_int(node, "free_mem", INT64_MIN, INT64_MAX, &free_mem, perr) != 0 ||
             proto_get_int(node, "running", 0, INT64_MAX, &jobs, perr) < 0 ||
-            proto_get_str(node, "cgroup_mode", &mode, perr) < 0)
+            proto_get_str(node, "cgroup_mode", &mode, perr) < 0 || psi_from_json(node, &psi, perr) < 0)
                 return -EBADMSG;
         snprintf(cpus, sizeof(cpus), "%s/%s", units_format_cpus(free_mcpu, fc, sizeof(fc)),
                  units_format_cpus(mcpu, tc, sizeof(tc)));
         snprintf(mem, sizeof(mem), "%s/%s", units_format_size(free_mem, fm, sizeof(fm)),
                  units_format_size(bytes, tm, sizeof(tm)));
         snprintf(running, sizeof(running), "%" PRId64, jobs);
-        return fmt_table_row(t, name, state, cpus, mem, running, mode);
+        return fmt_table_row(t, name, state, cpus, mem, running, mode, fmt_psi(&psi, "/", pressure, sizeof(pressure)));
 }
 
 /* Print a "nodes" reply as a table. Returns 0 or EXIT_FAIL. */
 static int print_nodes(const cli *c, const cJSON *reply) {
         static const char *const headers[] = {"NAME", "STATE", "CPUS(free/total)", "MEM(free/total)",
-                                              "RUNNING", "CGROUP"};
+                                              "RUNNING", "CGROUP", "PRESSURE%(cpu/mem/io)"};
         const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(reply, "nodes"), *node;
         fmt_table t;
-        int r = fmt_table_init(&t, 6, headers);
+        int r = fmt_table_init(&t, 7, headers);
 
         if (!cJSON_IsArray(nodes))
                 r = -EBADMSG;

@@ -192,3 +192,12 @@ void fmt_wrap(FILE *f, const char *lead, const char *text, int width) {
         }
         fputc('\n', f);
 }
+
+char *fmt_psi(const psi_stats *p, const char *sep, char *buf, size_t len) {
+        if (!p->known)
+                snprintf(buf, len, "-");
+        else
+                snprintf(buf, len, "%.1f%s%.1f%s%.1f", p->cpu.some_avg10, sep, p->memory.some_avg10, sep,
+                         p->io.some_avg10);
+        return buf;
+}

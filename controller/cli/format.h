@@ -1,6 +1,7 @@
 /* format.h - how the CLI shows things to people: durations, times, signals, command lines and
  * column-aligned tables. Sizes and CPUs are printed with units_format_size/units_format_cpus. */
 #pragma once
+#include "psi.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +17,9 @@ char *fmt_time(int64_t usec, char *buf, size_t len);
 char *fmt_signal(int sig, char *buf, size_t len);
 /* argv as one shell-quoted line (malloc'ed; caller frees), or NULL when out of memory. */
 char *fmt_argv(char *const *argv);
+/* The "some" 10-second pressure of cpu, memory and io in percent, joined by sep:
+ * "12.5/0.0/3.1"; "-" when not known. Returns buf. */
+char *fmt_psi(const psi_stats *p, const char *sep, char *buf, size_t len);
 
 #define FMT_TABLE_MAX_COLS 16
 

@@ -111,6 +111,8 @@ static const char submit_usage[] =
         "Prints the job id.\n\n"
         "  --cpus N         CPU cores it may use (\"2\", \"0.5\", \"500m\"; default 1)\n"
         "  --mem SIZE       memory limit (\"512M\", \"2G\"; default 256M)\n"
+        "  --mem-high SIZE  soft memory limit, at most --mem: above it the job's memory is\n"
+        "                   reclaimed hard (throttled) instead of OOM-killed\n"
         "  --pids N         task limit (default: the agent's)\n"
         "  --name S         job name (default: CMD's file name)\n"
         "  --group D/T      department/team it is accounted to\n"
@@ -200,10 +202,11 @@ static int resolve_command(const cli *c, const char *cmd, const char *cwd, char 
 
 /* Options into s (strings borrowed from argv). Returns -1 to go on, else an exit status. */
 static int parse_submit(cli *c, int argc, char **argv, job_spec *s) {
-        enum { OPT_CPUS = CLI_OPT_OWN, OPT_MEM, OPT_PIDS, OPT_NAME, OPT_GROUP, OPT_TYPE, OPT_OUTPUT,
+        enum { OPT_CPUS = CLI_OPT_OWN, OPT_MEM, OPT_MEM_HIGH, OPT_PIDS, OPT_NAME, OPT_GROUP, OPT_TYPE, OPT_OUTPUT,
                OPT_ERROR };
         static const struct option options[] = {
                 {"cpus", required_argument, NULL, OPT_CPUS},   {"mem", required_argument, NULL, OPT_MEM},
+                {"mem-high", required_argument, NULL, OPT_MEM_HIGH},
                 {"pids", required_argument, NULL, OPT_PIDS},   {"name", required_argument, NULL, OPT_NAME},
                 {"group", required_argument, NULL, OPT_GROUP}, {"type", required_argument, NULL, OPT_TYPE},
                 {"output", required_argument, NULL, OPT_OUTPUT},
@@ -221,6 +224,10 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s) {
                 case OPT_MEM:
                         if (units_parse_size(optarg, &s->req.mem) < 0 || s->req.mem == 0)
                                 return cli_usage_error(c, "--mem: '%s' is not a memory size (like 512M or 2G)", optarg);
+                        break;
+                case OPT_MEM_HIGH:
+                        if (units_parse_size(optarg, &s->mem_high) < 0 || s->mem_high == 0)
+                                return cli_usage_error(c, "--mem-high: '%s' is not a memory size (like 384M)", optarg);
                         break;
                 case OPT_PIDS:
                         if (units_parse_uint(optarg, RES_PIDS_MAX, &s->req.pids) < 0)
@@ -433,6 +440,9 @@ static void show_request(const job *j) {
 
         snprintf(line, sizeof(line), "%s CPU%s, %s memory, ", units_format_cpus(j->spec.req.mcpu, cpus, sizeof(cpus)),
                  j->spec.req.mcpu == 1000 ? "" : "s", units_format_size(j->spec.req.mem, mem, sizeof(mem)));
+        if (j->spec.mem_high > 0)
+                snprintf(line + strlen(line), sizeof(line) - strlen(line), "soft limit %s, ",
+                         units_format_size(j->spec.mem_high, cpus, sizeof(cpus)));
         if (j->spec.req.pids > 0)
                 snprintf(line + strlen(line), sizeof(line) - strlen(line), "%" PRId64 " tasks", j->spec.req.pids);
         else
@@ -478,6 +488,17 @@ static void show_result(const job *j) {
         field("peak memory:", known ? units_format_size((int64_t)j->result.mem_peak, buf, sizeof(buf)) : NULL);
         snprintf(buf, sizeof(buf), "%" PRIu64, j->result.oom_kills);
         field("oom kills:", known ? buf : NULL);
+        if (j->result.psi.known) {
+                char r[FMT_BUF], w[FMT_BUF], line[4 * FMT_BUF];
+                snprintf(line, sizeof(line), "%s read, %s written", units_format_size((int64_t)j->result.io_rbytes, r, sizeof(r)),
+                         units_format_size((int64_t)j->result.io_wbytes, w, sizeof(w)));
+                field("block i/o:", known ? line : NULL);
+                snprintf(line, sizeof(line), "cpu %.1f%%, memory %.1f%%, io %.1f%% (some, last 10 s); stalled %.2f s, "
+                         "%.2f s, %.2f s in all", j->result.psi.cpu.some_avg10, j->result.psi.memory.some_avg10,
+                         j->result.psi.io.some_avg10, (double)j->result.psi.cpu.some_total_usec / 1e6,
+                         (double)j->result.psi.memory.some_total_usec / 1e6, (double)j->result.psi.io.some_total_usec / 1e6);
+                field("pressure:", line);
+        }
         if (j->result.error)
                 field("error:", j->result.error);
 }

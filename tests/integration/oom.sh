@@ -20,4 +20,19 @@ state=$(job_field "$bystander" state)
 [ "$(job_field "$bystander" oom_kills)" = 0 ] || fail "bystander reports OOM kills"
 colony wait "$bystander" >/dev/null || fail "bystander did not complete"
 [ "$(job_field "$bystander" state)" = completed ] || fail "bystander state $(job_field "$bystander" state)"
+
+# A soft limit reaches the kernel (v2 memory.high, v1 memory.soft_limit_in_bytes).
+soft=$(colony submit --name soft --cpus 0.5 --mem 64M --mem-high 48M -- "$COLONY_BIN/colony-stress" sleep 30)
+wait_state "$soft" running
+agent="${PREFIX}1"
+if [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; then
+        value=$(cat "$(job_cgroup "" "$agent" "$soft")/memory.high")
+else
+        value=$(cat "$(job_cgroup memory "$agent" "$soft")/memory.soft_limit_in_bytes")
+fi
+[ "$value" = $((48 << 20)) ] || fail "soft limit in the kernel: $value, want $((48 << 20))"
+colony show "$soft" | grep -q "soft limit 48.0M" || fail "colony show does not give the soft limit"
+if err=$(colony submit --mem 64M --mem-high 65M -- true 2>&1); then fail "a soft limit above --mem was accepted"; fi
+note "soft limit: $value bytes in the kernel; above --mem -> $err"
+colony cancel "$soft" >/dev/null
 echo "PASS"

@@ -4,10 +4,13 @@
  *   proto-poke SOCKET json TEXT     frame TEXT as it is (it need not be valid JSON)
  *   proto-poke SOCKET header N      send only a length header announcing N bytes
  *
- * Prints the reply as one JSON line. Exit 0 with a reply, 3 when the peer closed without one. */
+ * Prints the reply as one JSON line. Exit 0 with a reply, 3 when the peer closed without one.
+ * SOCKET may be HOST:PORT, an agent listener: then every message until the controller closes
+ * is printed, the challenge it speaks first included. */
 #include "net.h"
 #include "proto.h"
 #include <arpa/inet.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +33,8 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "usage: proto-poke SOCKET json TEXT | SOCKET header N\n");
                 return 2;
         }
-        int fd = net_connect_unix(argv[1]);
+        bool tcp = !strchr(argv[1], '/') && strchr(argv[1], ':');
+        int fd = tcp ? net_connect_tcp(argv[1], 2000) : net_connect_unix(argv[1]);
         if (fd < 0) {
                 fprintf(stderr, "proto-poke: connect %s: %s\n", argv[1], strerror(-fd));
                 return 1;
@@ -45,14 +49,16 @@ int main(int argc, char **argv) {
         }
         cJSON *reply = NULL;
         char err[PROTO_ERRLEN] = "";
-        if (proto_recv(fd, &reply, err) < 0) {
-                fprintf(stderr, "proto-poke: no reply%s%s\n", *err ? ": " : "", err);
-                return 3;
+        int replies = 0;
+        while ((replies == 0 || tcp) && proto_recv(fd, &reply, err) == 0) {
+                char *text = cJSON_PrintUnformatted(reply);
+                puts(text);
+                free(text);
+                cJSON_Delete(reply);
+                replies++;
         }
-        char *text = cJSON_PrintUnformatted(reply);
-        puts(text);
-        free(text);
-        cJSON_Delete(reply);
         close(fd);
-        return 0;
+        if (replies == 0)
+                fprintf(stderr, "proto-poke: no reply%s%s\n", *err ? ": " : "", err);
+        return replies ? 0 : 3;
 }

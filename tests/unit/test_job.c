@@ -46,6 +46,8 @@ static const struct {
         { "\"argv\":[\"/bin/x\"],\"cwd\":\"/\",\"mcpu\":1,\"mem\":1.5", "mem" },
         { "\"argv\":[\"/bin/x\"],\"cwd\":\"/\",\"mcpu\":1", "mem" },
         { GOOD ",\"pids\":-1", "pids" },
+        { GOOD ",\"mem_high\":67108865", "mem_high" },
+        { GOOD ",\"mem_high\":-1", "mem_high" },
         { GOOD ",\"env\":[\"NOEQUALS\"]", "env" },
         { GOOD ",\"env\":[\"=x\"]", "env" },
         { GOOD ",\"group\":\"a//b\"", "group" },
@@ -186,7 +188,7 @@ START_TEST(spec_fields_cover_what_to_json_writes) {
         job_spec spec;
         char err[PROTO_ERRLEN];
         ck_assert_int_eq(parse(GOOD ",\"env\":[\"A=1\"],\"pids\":64,\"name\":\"n\",\"group\":\"g\","
-                               "\"job_type\":\"t\",\"stdout_path\":\"/o\",\"stderr_path\":\"/e\"",
+                               "\"job_type\":\"t\",\"stdout_path\":\"/o\",\"stderr_path\":\"/e\",\"mem_high\":1024",
                                &spec, err),
                          0);
         cJSON *obj = proto_new("launch");

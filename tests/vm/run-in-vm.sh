@@ -87,7 +87,7 @@ mount -t tmpfs tmpfs \$R/run
 mkdir -p \$R$SHARE && mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 share \$R$SHARE || {
         echo "vm: cannot mount $SHARE"; poweroff -f; }
 mount -t cgroup2 none \$R/sys/fs/cgroup
-echo "+cpu +memory +pids" > \$R/sys/fs/cgroup/cgroup.subtree_control || echo "vm: cannot enable controllers"
+echo "+cpu +memory +pids +io" > \$R/sys/fs/cgroup/cgroup.subtree_control || echo "vm: cannot enable controllers"
 echo "vm: kernel \$(uname -r), cgroup2 root controllers: \$(cat \$R/sys/fs/cgroup/cgroup.subtree_control)"
 cp /cmd.sh \$R/tmp/vm-cmd.sh
 ip link set lo up 2>/dev/null
