@@ -105,6 +105,8 @@ static const char up_usage[] =
         "  --name-prefix P     agents are named P1..PN (default: short host name and '-');\n"
         "                      names must be unique on the host: they name cgroups\n"
         "  --order ORDER       queue order: fifo (default) or backfill\n"
+        "  --agent-listen ADDR the address the controller listens on for agents (default 127.0.0.1;\n"
+        "                      a port is picked); the agents started here connect there\n"
         "  --controller-config FILE  the controller's config file (colony-controller(8)), e.g. with\n"
         "                      [departments]\n";
 
@@ -140,7 +142,7 @@ static bool valid_prefix(const char *p) {
 
 /* Options into o. Returns -1 to go on, else an exit status. */
 static int parse_up(cli *c, int argc, char **argv, dev_options *o) {
-        enum { OPT_AGENTS = CLI_OPT_OWN, OPT_CPUS, OPT_MEM, OPT_PREFIX, OPT_ORDER, OPT_CONFIG };
+        enum { OPT_AGENTS = CLI_OPT_OWN, OPT_CPUS, OPT_MEM, OPT_PREFIX, OPT_ORDER, OPT_CONFIG, OPT_LISTEN };
         static const struct option options[] = {
                 {"agents", required_argument, NULL, OPT_AGENTS},
                 {"agent-cpus", required_argument, NULL, OPT_CPUS},
@@ -148,6 +150,7 @@ static int parse_up(cli *c, int argc, char **argv, dev_options *o) {
                 {"name-prefix", required_argument, NULL, OPT_PREFIX},
                 {"order", required_argument, NULL, OPT_ORDER},
                 {"controller-config", required_argument, NULL, OPT_CONFIG},
+                {"agent-listen", required_argument, NULL, OPT_LISTEN},
                 {0},
         };
         int64_t v;
@@ -180,6 +183,12 @@ static int parse_up(cli *c, int argc, char **argv, dev_options *o) {
                         if (sched_order_from_name(optarg, &(sched_order){ 0 }) < 0)
                                 return cli_usage_error(c, "--order: '%s' is not fifo, backfill or reserve", optarg);
                         o->order = optarg;
+                        break;
+                case OPT_LISTEN:
+                        if (strlen(optarg) > 45 || !*optarg || strchr(optarg, ':'))
+                                return cli_usage_error(c, "--agent-listen: '%s' is not an IPv4 address or host name",
+                                                       optarg);
+                        o->listen_host = optarg;
                         break;
                 case OPT_CONFIG:
                         /* the controller starts elsewhere: the path must be absolute */
@@ -216,8 +225,8 @@ static int print_up_json(const char *dir, const dev_cluster *cl) {
 
 static void print_up(const cli *c, const char *dir, const dev_cluster *cl) {
         printf("Started a colony cluster in %s:\n", dir);
-        printf("  controller  pid %d, log %s/%s.log, agents connect to 127.0.0.1:%u\n", (int)cl->controller.pid,
-               dir, DEV_CONTROLLER, (unsigned)cl->port);
+        printf("  controller  pid %d, log %s/%s.log, agents connect to %s\n", (int)cl->controller.pid, dir,
+               DEV_CONTROLLER, cl->agent_address);
         for (size_t i = 0; i < cl->nagents; i++)
                 printf("  agent %s  pid %d, log %s/%s.log\n", cl->agents[i].name, (int)cl->agents[i].pid, dir,
                        cl->agents[i].name);

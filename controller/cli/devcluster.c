@@ -486,12 +486,13 @@ static int wait_port(const char *dir, dev_cluster *cl, int64_t deadline, char *e
 
 static int start_controller(const dev_options *o, const char *prog, dev_cluster *cl, int64_t deadline, char *err,
                             size_t errlen) {
-        char port[PATH_MAX], secret[PATH_MAX], db[PATH_MAX], log[PATH_MAX];
-        const char *argv[16] = {prog, "--socket", cl->socket, "--agent-listen", "127.0.0.1:0",
+        char port[PATH_MAX], secret[PATH_MAX], db[PATH_MAX], log[PATH_MAX], listen[64];
+        const char *argv[16] = {prog, "--socket", cl->socket, "--agent-listen", listen,
                                 "--port-file", port, "--secret-file", secret, "--database", db};
         size_t n = 11;
         int r;
 
+        snprintf(listen, sizeof(listen), "%s:0", o->listen_host ? o->listen_host : "127.0.0.1");
         if (o->order)
                 argv[n++] = "--order", argv[n++] = o->order;
         if (o->config)
@@ -513,7 +514,7 @@ static int start_controller(const dev_options *o, const char *prog, dev_cluster 
 }
 
 static int start_agents(const dev_options *o, const char *prog, dev_cluster *cl, char *err, size_t errlen) {
-        char secret[PATH_MAX], log[PATH_MAX], controller[32];
+        char secret[PATH_MAX], log[PATH_MAX];
         int r = 0;
 
         cl->agents = calloc((size_t)o->agents, sizeof(*cl->agents));
@@ -522,10 +523,11 @@ static int start_agents(const dev_options *o, const char *prog, dev_cluster *cl,
                 return -ENOMEM;
         }
         file_path(secret, o->dir, "secret");
-        snprintf(controller, sizeof(controller), "127.0.0.1:%u", (unsigned)cl->port);
+        snprintf(cl->agent_address, sizeof(cl->agent_address), "%s:%u", o->listen_host ? o->listen_host : "127.0.0.1",
+                 (unsigned)cl->port);
         for (int i = 0; r == 0 && i < o->agents; i++) {
                 dev_daemon *a = &cl->agents[cl->nagents];
-                const char *argv[] = {prog, "--name", a->name, "--controller", controller, "--secret-file", secret,
+                const char *argv[] = {prog, "--name", a->name, "--controller", cl->agent_address, "--secret-file", secret,
                                       NULL, NULL, NULL, NULL, NULL};
                 size_t k = 7;
                 if (o->agent_cpus) {

@@ -24,6 +24,7 @@ typedef struct dev_options {
         const char *name_prefix; /* agents are named <prefix>1 .. <prefix>N */
         const char *order;       /* the controller's --order, or NULL */
         const char *config;      /* the controller's --config (absolute), or NULL */
+        const char *listen_host; /* the address agents connect to, or NULL for 127.0.0.1 */
         int timeout_ms;          /* until every agent is up */
 } dev_options;
 
@@ -34,7 +35,8 @@ typedef struct dev_daemon {
 
 typedef struct dev_cluster {
         char socket[PATH_MAX];
-        uint16_t port;          /* where agents connect, on 127.0.0.1 */
+        char agent_address[64]; /* where agents connect: "HOST:PORT" */
+        uint16_t port;
         dev_daemon controller;
         dev_daemon *agents;     /* nagents entries */
         size_t nagents;

@@ -12,7 +12,7 @@ pid=$(agent_pid "$node")
 node_state() { colony nodes --json | jq -r --arg n "$node" '.nodes[] | select(.name == $n) | .state'; }
 
 kill -STOP "$pid"
-trap 'rc=$?; kill -CONT "$pid" 2>/dev/null; (exit $rc); teardown' EXIT
+trap 'rc=$?; set +e; kill -CONT "$pid" 2>/dev/null; (exit $rc); teardown' EXIT
 wait_state "$id" lost 30
 [ "$(node_state)" = down ] || fail "node $node is $(node_state) while its agent is silent"
 note "silent agent -> node down, job $id: $(job_field "$id" error)"
