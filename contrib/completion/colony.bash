@@ -1,0 +1,47 @@
+# bash completion for colony(1). Commands and options come from colony's own --help, so they
+# never fall behind the binary; job ids from `colony queue`.
+_colony_commands() {
+        colony --help 2>/dev/null | awk '/^Commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { exit }'
+}
+
+_colony_options() { # _colony_options COMMAND: the long options its --help mentions
+        colony "$1" --help 2>/dev/null | grep -o -- '--[a-z][a-z-]*' | sort -u
+        printf '%s\n' --json --socket --dir --help
+}
+
+_colony() {
+        local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} cmd="" i
+        for ((i = 1; i < COMP_CWORD; i++)); do
+                case ${COMP_WORDS[i]} in
+                --socket | --dir) ((i++)) ;;
+                -*) ;;
+                *) cmd=${COMP_WORDS[i]}; break ;;
+                esac
+        done
+        # everything after "submit ... --" is the job's own command line
+        if [ "$cmd" = submit ]; then
+                for ((i = 1; i < COMP_CWORD; i++)); do
+                        [ "${COMP_WORDS[i]}" = -- ] && { COMPREPLY=($(compgen -c -- "$cur")); return; }
+                done
+        fi
+        case $prev in
+        --socket | --output | --error | --machines | --jobs | --trace | --controller-config | --instance | --tree | --demands)
+                COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        --order) COMPREPLY=($(compgen -W "fifo backfill reserve" -- "$cur")); return ;;
+        --policy) COMPREPLY=($(compgen -W "$(colony place --help 2>/dev/null | grep -o '[a-z]*-fit[a-z-]*\|max-jobs\|tetris\|greedy\|lotes' | sort -u)" -- "$cur")); return ;;
+        --workload) COMPREPLY=($(compgen -W "mishra lotes-google lotes-phi: lotes-omega:" -- "$cur")); return ;;
+        --state) COMPREPLY=($(compgen -W "completed failed cancelled oom-killed lost" -- "$cur")); return ;;
+        esac
+        if [ -z "$cmd" ]; then
+                COMPREPLY=($(compgen -W "$(_colony_commands) --json --socket --dir --help --version" -- "$cur"))
+        elif [[ $cur == -* ]]; then
+                COMPREPLY=($(compgen -W "$(_colony_options "$cmd")" -- "$cur"))
+        else
+                case $cmd in
+                show | cancel | wait)
+                        COMPREPLY=($(compgen -W "$(colony queue 2>/dev/null | awk 'NR > 1 { print $1 }')" -- "$cur")) ;;
+                esac
+        fi
+}
+complete -F _colony colony
