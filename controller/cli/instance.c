@@ -17,8 +17,7 @@ void inst_machines_free(inst_machines *m) {
         *m = (inst_machines){ 0 };
 }
 
-/* A CPU count: a JSON number of cores or a string units_parse_cpus accepts. */
-static int get_cpus(const cJSON *obj, const char *field, int64_t *out, char *err, size_t errlen) {
+int inst_get_cpus(const cJSON *obj, const char *field, int64_t *out, char *err, size_t errlen) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, field);
         char text[64];
         if (!v)
@@ -34,8 +33,7 @@ static int get_cpus(const cJSON *obj, const char *field, int64_t *out, char *err
         return 0;
 }
 
-/* A size: a JSON number of bytes or a string units_parse_size accepts. */
-static int get_size(const cJSON *obj, const char *field, int64_t *out, char *err, size_t errlen) {
+int inst_get_size(const cJSON *obj, const char *field, int64_t *out, char *err, size_t errlen) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, field);
         char perr[PROTO_ERRLEN];
         if (!v)
@@ -50,17 +48,17 @@ static int get_size(const cJSON *obj, const char *field, int64_t *out, char *err
 
 /* Read a required resource pair, then an optional one defaulting to it. */
 int inst_get_res(const cJSON *o, const char *cpus, const char *mem, res_t *out, char *err, size_t errlen) {
-        int r = get_cpus(o, cpus, &out->mcpu, err, errlen);
+        int r = inst_get_cpus(o, cpus, &out->mcpu, err, errlen);
         if (r == 0)
-                r = get_size(o, mem, &out->mem, err, errlen);
+                r = inst_get_size(o, mem, &out->mem, err, errlen);
         if (r == -ENOENT)
                 snprintf(err, errlen, "needs \"%s\" and \"%s\"", cpus, mem);
         return r < 0 ? -EINVAL : 0;
 }
 
 static int optional_res(const cJSON *o, res_t *free_res, char *err, size_t errlen) {
-        int r = get_cpus(o, "free_cpus", &free_res->mcpu, err, errlen);
-        if (r == -EINVAL || (r = get_size(o, "free_mem", &free_res->mem, err, errlen)) == -EINVAL)
+        int r = inst_get_cpus(o, "free_cpus", &free_res->mcpu, err, errlen);
+        if (r == -EINVAL || (r = inst_get_size(o, "free_mem", &free_res->mem, err, errlen)) == -EINVAL)
                 return -EINVAL;
         return 0;
 }

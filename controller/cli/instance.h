@@ -22,6 +22,12 @@ void inst_machines_free(inst_machines *m);
 /* The array under key in path's top-level object; *doc owns it (cJSON_Delete). NULL with err
  * set when the file cannot be read, is not JSON, or has no such array. */
 const cJSON *inst_load_array(const char *path, const char *key, cJSON **doc, char *err, size_t errlen);
+/* The CPU count field of obj (a JSON number of cores, or a string such as "500m") into *out in
+ * milli-cores. Returns 0, -ENOENT when absent, or -EINVAL with "field: ..." in err. */
+int inst_get_cpus(const cJSON *obj, const char *field, int64_t *out, char *err, size_t errlen);
+/* The size field of obj (a JSON number of bytes, or a string such as "512M") into *out.
+ * Returns 0, -ENOENT when absent, or -EINVAL with "field: ..." in err. */
+int inst_get_size(const cJSON *obj, const char *field, int64_t *out, char *err, size_t errlen);
 /* Read the CPU field cpus and the memory field mem of o into out. Returns 0 or -EINVAL with what
  * set. */
 int inst_get_res(const cJSON *o, const char *cpus, const char *mem, res_t *out, char *what, size_t len);

@@ -1,0 +1,326 @@
+/* fair.c - colony fair: a one-shot fair-share allocation of a department tree and its jobs'
+ * demands under one algorithm (policies/fair.h), computed here; nothing is sent to a
+ * controller. Schemas: docs/policies.md, "Fair sharing". */
+#include "cli.h"
+#include "fair.h"
+#include "format.h"
+#include "instance.h"
+#include "proto.h"
+#include "units.h"
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char fair_usage[] =
+        "Usage: colony fair --algo A --tree T.json --demands D.json [--json]\n"
+        "Share a cluster among a tree of departments and jobs under a fair-share algorithm, one task\n"
+        "at a time until no job can take another, and print what each got. Nothing is sent to a\n"
+        "controller.\n\n"
+        "  --algo A      drf, wdrf, hdrf, mch, c-ch or m-ch\n"
+        "  --tree F      {\"nodes\": [{\"name\": \"root\"}, {\"name\": \"physics\", \"parent\": \"root\",\n"
+        "                 \"weight\": 2, \"cap\": 0.5}, ...]}  (weight: default 1; cap: a fraction, default 1)\n"
+        "  --demands F   {\"capacity\": {\"cpus\": 200, \"mem\": \"200G\"},\n"
+        "                 \"demands\": [{\"node\": \"astro\", \"cpus\": 1, \"mem\": \"2G\", \"tasks\": 100}, ...]}\n"
+        "                per task, for leaves of the tree; cpus or mem may be left out (0); tasks: default 1\n"
+        "CPUs are cores (a number, or \"500m\"); memory is bytes (a number) or a size (\"512M\").\n";
+
+typedef struct named {
+        const char *name;
+        size_t index;
+} named;
+
+typedef struct fair_input {
+        fair_problem p;
+        fair_node *nodes;
+        named *by_name;  /* sorted by name */
+        bool *has_kids;
+        bool *has_demand;
+        size_t n;
+} fair_input;
+
+static void input_free(fair_input *in) {
+        free(in->nodes);
+        free(in->by_name);
+        free(in->has_kids);
+        free(in->has_demand);
+}
+
+static int name_order(const void *a, const void *b) {
+        return strcmp(((const named *)a)->name, ((const named *)b)->name);
+}
+
+/* The node called name, or -1. */
+static long find(const fair_input *in, const char *name) {
+        named key = { name, 0 };
+        const named *hit = bsearch(&key, in->by_name, in->n, sizeof(key), name_order);
+        return hit ? (long)hit->index : -1;
+}
+
+/* A number field (default def when absent). Returns 0 or -EINVAL with what set. */
+static int get_number(const cJSON *o, const char *field, double def, double *out, char *what, size_t len) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, field);
+        *out = v ? v->valuedouble : def;
+        if (v && !cJSON_IsNumber(v))
+                return snprintf(what, len, "%s: not a number", field), -EINVAL;
+        return 0;
+}
+
+/* One entry of the tree file: name, weight and cap into node, the parent's name into *parent
+ * (NULL for the root). */
+static int read_tree_node(const cJSON *o, fair_node *node, const char **parent, char *what, size_t len) {
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(o, "name"), *up = cJSON_GetObjectItemCaseSensitive(o, "parent");
+        if (!cJSON_IsString(name) || !*name->valuestring)
+                return snprintf(what, len, "needs a \"name\""), -EINVAL;
+        node->name = name->valuestring;
+        if (up && !cJSON_IsString(up) && !cJSON_IsNull(up))
+                return snprintf(what, len, "parent: not a node name"), -EINVAL;
+        *parent = cJSON_IsString(up) ? up->valuestring : NULL;
+        if (get_number(o, "weight", 1, &node->weight, what, len) < 0 || get_number(o, "cap", 1, &node->cap, what, len) < 0)
+                return -EINVAL;
+        return 0;
+}
+
+/* Sort the names, refuse one given twice, and point each node at its parent. */
+static int link_nodes(fair_input *in, const char **parents, char *err, size_t errlen) {
+        for (size_t i = 0; i < in->n; i++)
+                in->by_name[i] = (named){ in->nodes[i].name, i };
+        qsort(in->by_name, in->n, sizeof(*in->by_name), name_order);
+        for (size_t i = 1; i < in->n; i++)
+                if (strcmp(in->by_name[i - 1].name, in->by_name[i].name) == 0)
+                        return snprintf(err, errlen, "node %s: given twice", in->by_name[i].name), -EINVAL;
+        for (size_t i = 0; i < in->n; i++) {
+                long up = parents[i] ? find(in, parents[i]) : -1;
+                if (parents[i] && up < 0)
+                        return snprintf(err, errlen, "node %s: unknown parent '%s'", in->nodes[i].name, parents[i]),
+                               -EINVAL;
+                in->nodes[i].parent = (int32_t)up;
+                if (up >= 0)
+                        in->has_kids[up] = true;
+        }
+        return 0;
+}
+
+static int alloc_input(fair_input *in, size_t n) {
+        in->nodes = calloc(n + 1, sizeof(*in->nodes));
+        in->by_name = calloc(n + 1, sizeof(*in->by_name));
+        in->has_kids = calloc(n + 1, sizeof(*in->has_kids));
+        in->has_demand = calloc(n + 1, sizeof(*in->has_demand));
+        return in->nodes && in->by_name && in->has_kids && in->has_demand ? 0 : -ENOMEM;
+}
+
+/* The tree file into in; its names point into *doc, which the caller frees after the run. */
+static int load_tree(const char *path, fair_input *in, cJSON **doc, char *err, size_t errlen) {
+        const cJSON *arr = inst_load_array(path, "nodes", doc, err, errlen), *o;
+        size_t n = arr ? (size_t)cJSON_GetArraySize(arr) : 0;
+        const char **parents = calloc(n + 1, sizeof(*parents));
+        char what[256];
+        int r = !arr ? -EINVAL : !parents || alloc_input(in, n) < 0 ? -ENOMEM : 0;
+        if (r == -ENOMEM)
+                snprintf(err, errlen, "out of memory");
+        const cJSON *list = r == 0 ? arr : NULL;
+        cJSON_ArrayForEach(o, list) {
+                if (read_tree_node(o, &in->nodes[in->n], &parents[in->n], what, sizeof(what)) < 0) {
+                        snprintf(err, errlen, "%s: node entry %zu: %s", path, in->n + 1, what);
+                        r = -EINVAL;
+                        break;
+                }
+                in->n++;
+        }
+        if (r == 0 && (r = link_nodes(in, parents, what, sizeof(what))) < 0)
+                snprintf(err, errlen, "%s: %s", path, what);
+        in->p = (fair_problem){ .nres = 2, .nodes = in->nodes, .nnodes = in->n };
+        free(parents);
+        return r;
+}
+
+/* A per-task amount: absent or 0 is 0, else a CPU count or a size. */
+static int get_amount(const cJSON *o, const char *field, bool cpus, int64_t *out, char *what, size_t len) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, field);
+        *out = 0;
+        if (!v || (cJSON_IsNumber(v) && v->valuedouble == 0))
+                return 0;
+        return cpus ? inst_get_cpus(o, field, out, what, len) : inst_get_size(o, field, out, what, len);
+}
+
+static int read_demand(const cJSON *o, fair_input *in, char *what, size_t len) {
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(o, "node");
+        char perr[PROTO_ERRLEN];
+        long i = cJSON_IsString(name) ? find(in, name->valuestring) : -1;
+        if (!cJSON_IsString(name))
+                return snprintf(what, len, "needs a \"node\""), -EINVAL;
+        if (i < 0)
+                return snprintf(what, len, "no node '%s' in the tree", name->valuestring), -EINVAL;
+        if (in->has_kids[i] || in->has_demand[i])
+                return snprintf(what, len, "node '%s' %s", name->valuestring,
+                                in->has_kids[i] ? "has children: demands go to leaves" : "has a demand already"),
+                       -EINVAL;
+        fair_node *n = &in->nodes[i];
+        in->has_demand[i] = true;
+        n->tasks = 1;
+        if (get_amount(o, "cpus", true, &n->demand[FAIR_CPU], what, len) < 0 ||
+            get_amount(o, "mem", false, &n->demand[FAIR_MEM], what, len) < 0)
+                return -EINVAL;
+        if (proto_get_int(o, "tasks", 0, FAIR_TASKS_MAX, &n->tasks, perr) == -EINVAL)
+                return snprintf(what, len, "tasks: a whole number from 0 to 2^40"), -EINVAL;
+        return 0;
+}
+
+static int load_demands(const char *path, fair_input *in, char *err, size_t errlen) {
+        cJSON *doc = NULL;
+        const cJSON *arr = inst_load_array(path, "demands", &doc, err, errlen), *o;
+        const cJSON *cap = arr ? cJSON_GetObjectItemCaseSensitive(doc, "capacity") : NULL;
+        char what[256];
+        res_t c = { 0 };
+        int r = arr ? 0 : -EINVAL;
+        if (r == 0 && (!cJSON_IsObject(cap) || inst_get_res(cap, "cpus", "mem", &c, what, sizeof(what)) < 0)) {
+                snprintf(err, errlen, "%s: capacity: %s", path, cJSON_IsObject(cap) ? what : "needs {\"cpus\", \"mem\"}");
+                r = -EINVAL;
+        }
+        in->p.capacity[FAIR_CPU] = c.mcpu;
+        in->p.capacity[FAIR_MEM] = c.mem;
+        size_t entry = 0;
+        const cJSON *list = r == 0 ? arr : NULL;
+        cJSON_ArrayForEach(o, list) {
+                entry++;
+                if (read_demand(o, in, what, sizeof(what)) < 0) {
+                        snprintf(err, errlen, "%s: demand %zu: %s", path, entry, what);
+                        r = -EINVAL;
+                        break;
+                }
+        }
+        cJSON_Delete(doc);
+        return r;
+}
+
+static const char *res_name(int r) {
+        return r == FAIR_CPU ? "cpu" : r == FAIR_MEM ? "mem" : NULL;
+}
+
+static cJSON *node_json(const fair_input *in, const fair_state *s, size_t i) {
+        const fair_node *n = &in->nodes[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", n->name);
+        if (n->parent >= 0)
+                cJSON_AddStringToObject(o, "parent", in->nodes[n->parent].name);
+        else
+                cJSON_AddNullToObject(o, "parent");
+        cJSON_AddBoolToObject(o, "leaf", !in->has_kids[i]);
+        cJSON_AddNumberToObject(o, "weight", n->weight);
+        if (!in->has_kids[i]) {
+                cJSON_AddNumberToObject(o, "flat_weight", fair_weight(s, i));
+                cJSON_AddNumberToObject(o, "tasks", (double)fair_tasks(s, i));
+                cJSON_AddNumberToObject(o, "wanted", (double)n->tasks);
+        }
+        cJSON_AddNumberToObject(o, "mcpu", (double)fair_used(s, i, FAIR_CPU));
+        cJSON_AddNumberToObject(o, "mem", (double)fair_used(s, i, FAIR_MEM));
+        cJSON_AddNumberToObject(o, "dominant_share", fair_dominant_share(s, i));
+        return o;
+}
+
+static cJSON *result_json(const fair_input *in, const fair_state *s, fair_algo a, size_t placed) {
+        cJSON *doc = cJSON_CreateObject(), *cap, *nodes;
+        const char *k = res_name(fair_first_saturated(s));
+        cJSON_AddStringToObject(doc, "algo", fair_algo_name(a));
+        cJSON_AddNumberToObject(doc, "placed", (double)placed);
+        if (k)
+                cJSON_AddStringToObject(doc, "first_saturated", k);
+        else
+                cJSON_AddNullToObject(doc, "first_saturated");
+        cap = cJSON_AddObjectToObject(doc, "capacity");
+        if (cap) {
+                cJSON_AddNumberToObject(cap, "mcpu", (double)in->p.capacity[FAIR_CPU]);
+                cJSON_AddNumberToObject(cap, "mem", (double)in->p.capacity[FAIR_MEM]);
+        }
+        nodes = cJSON_AddArrayToObject(doc, "nodes");
+        for (size_t i = 0; nodes && i < in->n; i++)
+                cJSON_AddItemToArray(nodes, node_json(in, s, i));
+        return doc;
+}
+
+/* One table row: the name indented by depth; tasks and weights for leaves only. */
+static int node_row(fmt_table *t, const fair_input *in, const fair_state *s, size_t i) {
+        char name[256], weight[32], flat[32], tasks[32], wanted[32], cpus[32], mem[32], share[32];
+        const fair_node *n = &in->nodes[i];
+        int depth = 0;
+        for (int32_t up = n->parent; up >= 0 && depth < 32; up = in->nodes[up].parent)
+                depth++;
+        snprintf(name, sizeof(name), "%*s%s", 2 * depth, "", n->name);
+        snprintf(weight, sizeof(weight), "%g", n->weight);
+        snprintf(flat, sizeof(flat), "%.4g", fair_weight(s, i));
+        snprintf(tasks, sizeof(tasks), "%lld", (long long)fair_tasks(s, i));
+        snprintf(wanted, sizeof(wanted), "%lld", (long long)n->tasks);
+        snprintf(share, sizeof(share), "%.3f", fair_dominant_share(s, i));
+        bool leaf = !in->has_kids[i];
+        return fmt_table_row(t, name, weight, leaf ? flat : NULL, leaf ? tasks : NULL, leaf ? wanted : NULL,
+                             units_format_cpus(fair_used(s, i, FAIR_CPU), cpus, sizeof(cpus)),
+                             units_format_size(fair_used(s, i, FAIR_MEM), mem, sizeof(mem)), share);
+}
+
+static int print_result(const fair_input *in, const fair_state *s, fair_algo a, size_t placed) {
+        static const char *const headers[] = { "NODE", "WEIGHT", "FLAT WEIGHT", "TASKS", "WANTED", "CPUS", "MEM", "SHARE" };
+        char cpus[32], mem[32];
+        const char *k = res_name(fair_first_saturated(s));
+        fmt_table t;
+        int r = fmt_table_init(&t, 8, headers);
+        printf("%s: %zu tasks on %s CPUs and %s%s%s\n", fair_algo_name(a), placed,
+               units_format_cpus(in->p.capacity[FAIR_CPU], cpus, sizeof(cpus)),
+               units_format_size(in->p.capacity[FAIR_MEM], mem, sizeof(mem)), k ? "; first saturated: " : "",
+               k ? k : "");
+        for (size_t i = 0; r == 0 && i < in->n; i++)
+                r = node_row(&t, in, s, i);
+        if (r == 0)
+                fmt_table_print(&t, stdout);
+        fmt_table_free(&t);
+        return r;
+}
+
+static int run_fair(cli *c, int argc, char **argv) {
+        enum { OPT_ALGO = CLI_OPT_OWN, OPT_TREE, OPT_DEMANDS };
+        static const struct option own[] = {
+                { "algo", required_argument, NULL, OPT_ALGO },
+                { "tree", required_argument, NULL, OPT_TREE },
+                { "demands", required_argument, NULL, OPT_DEMANDS },
+                { NULL, 0, NULL, 0 },
+        };
+        const char *algo = NULL, *tree = NULL, *demands = NULL;
+        int o;
+        while ((o = cli_getopt(c, argc, argv, own)) > 0)
+                *(o == OPT_ALGO ? &algo : o == OPT_TREE ? &tree : &demands) = optarg;
+        if (o < 0)
+                return cli_opts_status(o);
+        fair_algo a;
+        if (optind < argc)
+                return cli_usage_error(c, "unexpected argument '%s'", argv[optind]);
+        if (!algo || !tree || !demands)
+                return cli_usage_error(c, "--algo, --tree and --demands are required");
+        if (fair_algo_from_name(algo, &a) < 0)
+                return cli_usage_error(c, "--algo: drf, wdrf, hdrf, mch, c-ch or m-ch, not '%s'", algo);
+
+        fair_input in = { 0 };
+        fair_state *s = NULL;
+        cJSON *tree_doc = NULL;
+        char err[512];
+        int r = load_tree(tree, &in, &tree_doc, err, sizeof(err)), status = EXIT_USAGE;
+        if (r == 0)
+                r = load_demands(demands, &in, err, sizeof(err));
+        if (r == 0)
+                r = fair_new(&in.p, a, &s, err, sizeof(err));
+        if (r < 0) {
+                cli_error(c, "%s", err);
+                status = r == -ENOMEM ? EXIT_FAIL : EXIT_USAGE;
+        } else {
+                size_t placed = fair_run(s);
+                cJSON *doc = c->json ? result_json(&in, s, a, placed) : NULL;
+                status = (c->json ? fmt_json(doc) : print_result(&in, s, a, placed)) < 0 ? EXIT_FAIL : 0;
+                cJSON_Delete(doc);
+        }
+        fair_free(s);
+        cJSON_Delete(tree_doc);
+        input_free(&in);
+        return status;
+}
+
+const cli_command cmd_fair = { "fair", "share a cluster among a tree of departments under a fair-share algorithm",
+                               fair_usage, false, run_fair };

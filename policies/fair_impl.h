@@ -1,0 +1,78 @@
+/* fair_impl.h - what the fair_*.c files share: the state, and the two engines behind fair_next.
+ * Internal to policies/ (prefix fair__); users include fair.h.
+ *
+ * Blocking. A leaf can take a task when it wants one more and the task fits under every scope
+ * above it: the root (the whole capacity) and each capped ancestor (cap x capacity). Per scope
+ * and resource the leaves below are kept sorted by demand, largest first, with a cut: those
+ * before it do not fit what the scope has left. A charge or release moves the cuts of the scopes
+ * on its path, so each leaf is blocked or unblocked in O(1) when that happens, and nblock counts
+ * the reasons a leaf is blocked (0: it can take a task).
+ *
+ * Engines. The flat one (DRF, WDRF, MCH, C-CH, M-CH) keeps the unblocked leaves in a binary heap
+ * keyed by share / weight; H-DRF keeps, per node, the rescaled consumption vector of H-DRF and
+ * the child a descent takes. */
+#pragma once
+#include "fair.h"
+#include <stdbool.h>
+
+typedef struct fair_scope {
+        uint32_t node;
+        uint32_t nleaves;
+        int64_t limit[FAIR_RES_MAX];  /* floor(cap x capacity) */
+        uint32_t *order;              /* nres rows of nleaves: leaves by demand on r, largest first */
+        uint32_t cut[FAIR_RES_MAX];   /* order[r][0 .. cut) do not fit limit - used on r */
+} fair_scope;
+
+typedef struct fair_engine {
+        int (*init)(fair_state *s);                 /* after blocking is set up; 0 or -ENOMEM */
+        long (*next)(const fair_state *s);
+        void (*touch)(fair_state *s, uint32_t leaf); /* leaf's usage changed */
+        void (*flip)(fair_state *s, uint32_t leaf);  /* leaf became blocked or unblocked */
+        void (*settle)(fair_state *s);              /* end of a charge or release */
+} fair_engine;
+
+struct fair_state {
+        fair_algo algo;
+        const fair_engine *engine;
+        size_t nres, nnodes;
+        int64_t capacity[FAIR_RES_MAX];
+        /* the tree */
+        int32_t *parent;
+        uint32_t *kid_start; /* nnodes + 1: node n's children are kids[kid_start[n] .. kid_start[n + 1]) */
+        uint32_t *kids;
+        uint32_t *order;     /* every node after its parent, the root first */
+        uint32_t *depth;
+        double *omega;       /* configured weights */
+        int64_t *demand;     /* nnodes x nres */
+        int64_t *want, *tasks;
+        int64_t *used;       /* nnodes x nres: what each subtree holds */
+        /* blocking */
+        uint32_t *nblock;
+        fair_scope *scopes;
+        size_t nscopes;
+        int32_t *scope_of;   /* the node's scope, or -1 */
+        /* weights (all algorithms), and the flat engine */
+        double *weight;
+        int first_saturated;
+        double *key;
+        uint32_t *heap, *pos; /* pos: index in heap, or UINT32_MAX */
+        size_t nheap;
+        /* the H-DRF engine */
+        double *vec;          /* nnodes x nres: rescaled consumption */
+        double *share;        /* dominant share of vec */
+        uint32_t *open;       /* unblocked children */
+        uint32_t *best;       /* the child a descent takes */
+        bool *blocked;
+        bool *dirty;
+        uint64_t *dirtyq;     /* depth << 32 | node */
+        size_t ndirty;
+};
+
+extern const fair_engine fair__flat_engine, fair__hdrf_engine;
+
+static inline bool fair__is_leaf(const fair_state *s, uint32_t n) {
+        return s->kid_start[n] == s->kid_start[n + 1];
+}
+
+/* Fill s->weight (and s->first_saturated) for s->algo. Returns 0 or -ENOMEM. */
+int fair__weights(fair_state *s);
