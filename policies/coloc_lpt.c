@@ -122,9 +122,10 @@ static coloc__view cluster_view(const dedicated *d, size_t c, uint32_t first, si
                               .first = first, .m = mc };
 }
 
+/* A single cluster can only have all m machines: the other entries stay unused (INFINITY). */
 static int cost_table(dedicated *d, uint32_t *machine_of) {
         for (size_t c = 0; c < d->K; c++)
-                for (size_t mc = 1; mc <= d->span; mc++) {
+                for (size_t mc = d->K == 1 ? d->span : 1; mc <= d->span; mc++) {
                         coloc__view v = cluster_view(d, c, 0, mc);
                         int r = coloc__sched_lpt(d->inner, &v, machine_of, &d->cost[c * d->span + mc - 1]);
                         if (r < 0)
@@ -195,6 +196,8 @@ int coloc__greedy_dedicated(coloc_algo inner, const coloc_instance *in, uint32_t
                 d.jobs = coloc__sorted_jobs(in, key);
                 d.start = calloc(d.K + 1, sizeof(*d.start));
                 d.cost = malloc((d.K * d.span + 1) * sizeof(*d.cost));
+                for (size_t i = 0; d.cost && i < d.K * d.span; i++)
+                        d.cost[i] = INFINITY;
                 count = calloc(d.K + 1, sizeof(*count));
                 r = d.jobs && d.start && d.cost && count ? 0 : -ENOMEM;
         }
