@@ -96,6 +96,16 @@ static int smallest_threshold(fill *f, fill_try try, uint32_t *machine_of) {
         return r > 0 ? 0 : r == 0 ? -ENOSPC : r;
 }
 
+/* Set up, search the smallest threshold with try, tear down. */
+static int fill_search(const coloc_instance *in, fill_try try, uint32_t *machine_of) {
+        fill f;
+        int r = fill_init(&f, in);
+        if (r == 0)
+                r = smallest_threshold(&f, try, machine_of);
+        fill_free(&f);
+        return r;
+}
+
 static int fill_greedy_try(fill *f, double L, uint32_t *machine_of) {
         uint32_t spill;
         return fill_to(f, L, machine_of, &spill) == f->in->njobs;
@@ -107,12 +117,7 @@ static int fill_greedy_try(fill *f, double L, uint32_t *machine_of) {
  * the smallest threshold that still fits in m machines instead, which is what runs here; since
  * Lmax fits, the result is no worse than the proof's. */
 int coloc__fill_greedy(const coloc_instance *in, uint32_t *machine_of) {
-        fill f;
-        int r = fill_init(&f, in);
-        if (r == 0)
-                r = smallest_threshold(&f, fill_greedy_try, machine_of);
-        fill_free(&f);
-        return r;
+        return fill_search(in, fill_greedy_try, machine_of);
 }
 
 /* GreedyForTwoTypes (Sec. 6.2), stated for two types: fill to W/m + max(W/m, p_max); when a
@@ -177,10 +182,5 @@ static int fill_rebalance_try(fill *f, double L, uint32_t *machine_of) {
  * the smallest threshold bisection meets that works, and any threshold as high as every
  * possible cost works. */
 int coloc__fill_rebalance(const coloc_instance *in, uint32_t *machine_of) {
-        fill f;
-        int r = fill_init(&f, in);
-        if (r == 0)
-                r = smallest_threshold(&f, fill_rebalance_try, machine_of);
-        fill_free(&f);
-        return r;
+        return fill_search(in, fill_rebalance_try, machine_of);
 }
