@@ -22,10 +22,10 @@
  *                                   a_t - sum_{b in S} alpha[t][b] lambda^S_b <= 0  (t in S)
  *             a, lambda >= 0          (a >= 0 loses nothing: every W(t) >= 0)
  *
- * with 2^P - 1 blocks. For two types it is exact on divisible loads (compatible: W1/m + alpha
- * W2/m when W1 >= W2; incompatible: W/m); it is weaker than the QCP where the QCP's binaries
- * count whole machines (incompatible types on few machines), so our normalized costs there are
- * higher than the paper's (docs/policies.md). */
+ * with 2^P - 1 blocks. For two compatible types it is the divisible-load optimum (W1/m +
+ * alpha W2/m when W1 >= W2); for incompatible ones it is W/m, weaker than the QCP, whose
+ * binaries count whole machines (incompatible types on few machines): so our normalized costs
+ * there are higher than the paper's (docs/policies.md). */
 #include "coloc_internal.h"
 #include <errno.h>
 #include <glpk.h>
