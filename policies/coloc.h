@@ -62,7 +62,8 @@ int coloc_algo_from_name(const char *name, coloc_algo *out);
 /* Run algorithm a on a checked instance: machine_of[j] (caller's array of n entries) gets job
  * j's machine, 0..m-1. Returns 0; -ENOSPC when fill-greedy or a greedy-dedicated variant has
  * more clusters of compatible types than machines (each cluster needs its own machine; the
- * paper assumes m > T); -ENOMEM. Deterministic: ties go to the lowest job and machine index. */
+ * paper assumes m > T); -ENOMEM; -EINVAL for an a out of range. Deterministic: ties go to the
+ * lowest job and machine index. */
 int coloc_run(coloc_algo a, const coloc_instance *in, uint32_t *machine_of);
 
 /* Types grouped into clusters of mutually compatible types (alpha[a][b] <= 1 and
@@ -95,6 +96,7 @@ typedef struct coloc_rng {
         uint64_t state;
 } coloc_rng;
 
+/* Start r's sequence from seed: the same seed gives the same instances everywhere. */
 void coloc_rng_seed(coloc_rng *r, uint64_t seed);
 /* Uniform in [0, 1). */
 double coloc_rng_uniform(coloc_rng *r);

@@ -304,18 +304,21 @@ static int solve(const cli *c, const coloc_file *f, coloc_algo algo) {
         res.machine_cost = calloc(f->in.nmachines, sizeof(*res.machine_cost));
         if (!res.machine_of || !res.machine_cost)
                 cli_error(c, "out of memory");
-        else if ((r = coloc_run(algo, &f->in, res.machine_of)) < 0)
-                status = (cli_error(c, "%s: %s", coloc_algo_name(algo), run_error(r)), r == -ENOSPC ? EXIT_USAGE : EXIT_FAIL);
-        else if (coloc_cost(&f->in, res.machine_of, res.machine_cost, &res.max_cost) < 0)
+        else if ((r = coloc_run(algo, &f->in, res.machine_of)) < 0) {
+                cli_error(c, "%s: %s", coloc_algo_name(algo), run_error(r));
+                status = r == -ENOSPC ? EXIT_USAGE : EXIT_FAIL; /* the instance does not suit the algorithm */
+        } else if (coloc_cost(&f->in, res.machine_of, res.machine_cost, &res.max_cost) < 0)
                 cli_error(c, "out of memory");
         else if ((r = coloc_lower_bound(&f->in, &res.bound, err, sizeof(err))) < 0)
-                cli_error(c, "%s", err);
+                cli_error(c, "%s", *err ? err : strerror(-r));
         else if (c->json) {
                 cJSON *doc = result_json(f, &res);
                 status = fmt_json(doc) < 0 ? EXIT_FAIL : 0;
                 cJSON_Delete(doc);
-        } else
-                status = print_result(f, &res) < 0 ? (cli_error(c, "out of memory"), EXIT_FAIL) : 0;
+        } else if (print_result(f, &res) < 0)
+                cli_error(c, "out of memory");
+        else
+                status = 0;
         free(res.machine_of);
         free(res.machine_cost);
         return status;
@@ -383,9 +386,10 @@ static int run_coloc(cli *c, int argc, char **argv) {
                 return cli_usage_error(c, "--algo: unknown algorithm '%s' (see colony coloc --help)", o.algo);
         coloc_file f = { 0 };
         char err[768];
-        if ((r = load_instance(o.instance, &f, err, sizeof(err))) < 0)
-                r = (cli_error(c, "%s", err), r == -ENOMEM ? EXIT_FAIL : EXIT_USAGE);
-        else
+        if ((r = load_instance(o.instance, &f, err, sizeof(err))) < 0) {
+                cli_error(c, "%s", err);
+                r = r == -ENOMEM ? EXIT_FAIL : EXIT_USAGE; /* anything else is the file's fault */
+        } else
                 r = solve(c, &f, algo);
         coloc_file_free(&f);
         return r;
