@@ -131,3 +131,64 @@ int inst_load_machines(const char *path, inst_machines *in, char *err, size_t er
         return r;
 }
 
+
+/* One entry of the jobs file: its request and how many jobs it stands for, given how many the
+ * entries before it made. */
+static int read_job_entry(const cJSON *o, size_t so_far, res_t *req, int64_t *count, char *what, size_t len) {
+        char perr[PROTO_ERRLEN];
+        *count = 1;
+        if (inst_get_res(o, "cpus", "mem", req, what, len) < 0)
+                return -EINVAL;
+        if (proto_get_int(o, "count", 1, INST_MAX_ITEMS, count, perr) == -EINVAL) {
+                snprintf(what, len, "count: a whole number from 1 to %d", INST_MAX_ITEMS);
+                return -EINVAL;
+        }
+        if (so_far + (size_t)*count > INST_MAX_ITEMS) {
+                snprintf(what, len, "more than %d jobs in all", INST_MAX_ITEMS);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+/* Append count jobs asking for req to *jobs, numbering them on from *n. Returns 0 or -ENOMEM. */
+static int add_jobs(sched_job **jobs, size_t *n, res_t req, int64_t count) {
+        sched_job *p = realloc(*jobs, (*n + (size_t)count) * sizeof(*p));
+        if (!p)
+                return -ENOMEM;
+        *jobs = p;
+        for (int64_t k = 0; k < count; k++, (*n)++)
+                p[*n] = (sched_job){ .id = *n + 1, .req = req };
+        return 0;
+}
+
+int inst_load_jobs(const char *path, sched_job **jobs, size_t *n, char *err, size_t errlen) {
+        cJSON *doc = NULL;
+        const cJSON *arr = inst_load_array(path, "jobs", &doc, err, errlen), *o;
+        int r = arr ? 0 : -EINVAL;
+        size_t entry = 0;
+        *jobs = NULL;
+        *n = 0;
+        const cJSON *list = r == 0 ? arr : NULL;
+        cJSON_ArrayForEach(o, list) {
+                char what[256];
+                res_t req = { 0 };
+                int64_t count;
+                entry++;
+                if (read_job_entry(o, *n, &req, &count, what, sizeof(what)) < 0) {
+                        snprintf(err, errlen, "%s: job entry %zu: %s", path, entry, what);
+                        r = -EINVAL;
+                        break;
+                }
+                if ((r = add_jobs(jobs, n, req, count)) < 0) {
+                        snprintf(err, errlen, "%s: out of memory", path);
+                        break;
+                }
+        }
+        cJSON_Delete(doc);
+        if (r < 0) {
+                free(*jobs);
+                *jobs = NULL;
+                *n = 0;
+        }
+        return r;
+}

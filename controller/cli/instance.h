@@ -19,6 +19,11 @@ typedef struct inst_machines {
 int inst_load_machines(const char *path, inst_machines *out, char *err, size_t errlen);
 void inst_machines_free(inst_machines *m);
 
+/* Read {"jobs": [{"cpus", "mem", "count"}, ...]}: the queue in order, count (default 1) repeating
+ * an entry, ids 1, 2, ... Returns 0 and sets *jobs (malloc'ed, caller frees) and *n, or -errno
+ * with "path: job entry N: reason" in err (nothing kept: *jobs NULL, *n 0). */
+int inst_load_jobs(const char *path, sched_job **jobs, size_t *n, char *err, size_t errlen);
+
 /* The array under key in path's top-level object; *doc owns it (cJSON_Delete). NULL with err
  * set when the file cannot be read, is not JSON, or has no such array. */
 const cJSON *inst_load_array(const char *path, const char *key, cJSON **doc, char *err, size_t errlen);
