@@ -1,6 +1,7 @@
 /* agentlink.c - messages from colony-agent on the TCP listener (docs/protocol.md, "Agent link").
  * The first message must be a hello with the shared secret; anything else closes the link. */
 #include "server.h"
+#include "agentmsg.h"
 #include "log.h"
 #include <errno.h>
 #include <stdio.h>
@@ -15,48 +16,6 @@ static bool secret_equal(const char *a, const char *b) {
         for (size_t i = 0; i < la; i++)
                 diff |= (unsigned char)(a[i] ^ b[i % (lb ? lb : 1)]);
         return diff == 0;
-}
-
-static const char *const hello_fields[] = { "name", "secret", "mcpu", "mem", "pids", "cgroup_mode",
-                                            "cgroup_root", "running", NULL };
-
-/* Read hello's "running" list. Returns the count, or -EINVAL with err set. */
-static long running_ids(const cJSON *msg, uint64_t **ids, char err[PROTO_ERRLEN]) {
-        const cJSON *arr = cJSON_GetObjectItemCaseSensitive(msg, "running"), *item;
-        *ids = NULL;
-        if (!arr)
-                return 0;
-        if (!cJSON_IsArray(arr)) {
-                snprintf(err, PROTO_ERRLEN, "running: must be an array of job ids");
-                return -EINVAL;
-        }
-        *ids = calloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(**ids));
-        long n = 0;
-        cJSON_ArrayForEach(item, arr) {
-                if (!*ids || !cJSON_IsNumber(item) || item->valuedouble < 1) {
-                        snprintf(err, PROTO_ERRLEN, "running: must be an array of job ids");
-                        free(*ids);
-                        return -EINVAL;
-                }
-                (*ids)[n++] = (uint64_t)item->valuedouble;
-        }
-        return n;
-}
-
-static int parse_hello(const cJSON *msg, const char **name, res_t *cap, const char **mode, const char **root,
-                       char err[PROTO_ERRLEN]) {
-        int r;
-        *mode = *root = "";
-        *cap = (res_t){ 0 };
-        if ((r = proto_check_fields(msg, hello_fields, err)) < 0 || (r = proto_get_str(msg, "name", name, err)) < 0 ||
-            (r = proto_get_int(msg, "mcpu", 1, RES_MCPU_MAX, &cap->mcpu, err)) < 0 ||
-            (r = proto_get_int(msg, "mem", 1, RES_MEM_MAX, &cap->mem, err)) < 0)
-                return r == -ENOENT ? (snprintf(err, PROTO_ERRLEN, "hello needs name, mcpu and mem"), -EINVAL) : r;
-        if (((r = proto_get_int(msg, "pids", 0, RES_PIDS_MAX, &cap->pids, err)) < 0 && r != -ENOENT) ||
-            ((r = proto_get_str(msg, "cgroup_mode", mode, err)) < 0 && r != -ENOENT) ||
-            ((r = proto_get_str(msg, "cgroup_root", root, err)) < 0 && r != -ENOENT))
-                return r;
-        return 0;
 }
 
 static void send_cancel(ctl_node *n, uint64_t id, int grace_ms) {
@@ -84,20 +43,18 @@ static void cancel_strays(ctl_server *srv, ctl_node *n, const uint64_t *ids, siz
 
 static void handle_hello(ctl_server *srv, conn *c, const cJSON *msg) {
         char err[PROTO_ERRLEN];
-        const char *secret = NULL, *name, *mode, *root;
-        res_t cap;
-        uint64_t *ids = NULL;
+        const char *secret = NULL;
+        agent_hello h;
         ctl_node *n;
         if (proto_get_str(msg, "secret", &secret, err) < 0 || !secret_equal(secret, srv->secret)) {
                 log_warning("agent link fd=%d refused: wrong secret", c->fd);
                 conn_fail(c, "authentication failed: wrong secret");
                 return;
         }
-        int r = parse_hello(msg, &name, &cap, &mode, &root, err);
-        long nids = r < 0 ? r : running_ids(msg, &ids, err);
-        if (nids < 0 || ctl_node_up(&srv->state, name, cap, mode, root, ids, (size_t)nids, c, server_clock(), &n,
-                                    err) < 0) {
-                free(ids);
+        if (agentmsg_hello(msg, &h, err) < 0 ||
+            ctl_node_up(&srv->state, h.name, h.capacity, h.cgroup_mode, h.cgroup_root, h.running, h.nrunning, c,
+                        server_clock(), &n, err) < 0) {
+                free(h.running);
                 log_warning("agent link fd=%d refused: %s", c->fd, err);
                 conn_fail(c, err);
                 return;
@@ -108,8 +65,8 @@ static void handle_hello(ctl_server *srv, conn *c, const cJSON *msg) {
                 cJSON_AddNumberToObject(welcome, "heartbeat_ms", srv->heartbeat_ms);
         (void)conn_send(c, welcome);
         cJSON_Delete(welcome);
-        cancel_strays(srv, n, ids, (size_t)nids);
-        free(ids);
+        cancel_strays(srv, n, h.running, h.nrunning);
+        free(h.running);
         server_schedule(srv);
 }
 

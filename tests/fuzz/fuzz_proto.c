@@ -1,11 +1,12 @@
-/* fuzz_proto.c - the wire protocol as the controller, the agents and the CLI meet it (shared/proto.c,
- * shared/job.c): bytes off a socket through the frame decoder, each message it yields through the
- * field checks and the job model's parsers.
+/* fuzz_proto.c - the wire protocol as the controller, the agents and the CLI meet it
+ * (shared/proto.c, shared/job.c, controller/agentmsg.c): bytes off a socket through the frame
+ * decoder, each message it yields through the field checks and the job model's parsers.
  *
- * Besides "no crash, no leak, no undefined behaviour", three invariants abort():
+ * Besides "no crash, no leak, no undefined behaviour", two invariants abort():
  * - the incremental reader gives the same messages and the same error whether the bytes come in
  *   at once or a few at a time, and so does the blocking proto_recv;
  * - a job spec or job record that parses serializes to JSON that parses back to the same thing. */
+#include "agentmsg.h"
 #include "job.h"
 #include "proto.h"
 #include <errno.h>
@@ -58,10 +59,13 @@ static void check_record(const cJSON *obj) {
 static void check_message(const cJSON *msg) {
         char err[PROTO_ERRLEN];
         job_result res;
+        agent_hello hello;
         const cJSON *item;
         (void)proto_check_fields(msg, job_spec_fields, err);
         if (job_result_from_json(msg, &res, err) == 0)
                 job_result_free(&res);
+        if (agentmsg_hello(msg, &hello, err) == 0)
+                free(hello.running);
         check_spec(msg);
         check_record(msg);
         check_record(cJSON_GetObjectItemCaseSensitive(msg, "job"));
