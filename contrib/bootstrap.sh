@@ -4,7 +4,8 @@
 #   contrib/bootstrap.sh demo   install what is missing, build, run the sample workload
 #   contrib/bootstrap.sh test   install what is missing, build, run every test (the integration
 #                               suite again in a cgroup v2 qemu guest, the unit tests again
-#                               under ASan+UBSan)
+#                               under ASan+UBSan, and each parser's fuzz target for a bounded
+#                               time: tests/fuzz/README.md)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -13,8 +14,9 @@ mode=${1:-}
 
 packages=(build-essential cmake pkg-config libsystemd-dev libcjson-dev libglpk-dev
           check libsqlite3-dev libssl-dev jq util-linux gnuplot-nox)
-# Only for the tests: a qemu guest with the unified (v2) hierarchy (tests/vm/run-in-vm.sh).
-test_packages=(qemu-system-x86 linux-image-amd64 busybox-static cpio attr)
+# Only for the tests: a qemu guest with the unified (v2) hierarchy (tests/vm/run-in-vm.sh), and
+# clang with its runtimes (libFuzzer, ASan, UBSan) for tests/fuzz.
+test_packages=(qemu-system-x86 linux-image-amd64 busybox-static cpio attr clang libclang-rt-14-dev)
 
 install_missing() { # install_missing PACKAGE...
         local missing=() p
@@ -46,6 +48,8 @@ test)
         (cd "$build" && ctest --output-on-failure -L 'unit|integration|cli|vm')
         build_tree "$top/build-asan" -DCOLONY_SANITIZE=ON
         (cd "$top/build-asan" && ctest --output-on-failure -L unit)
+        build_tree "$top/build-fuzz" -DCOLONY_FUZZ=ON -DCMAKE_C_COMPILER=clang
+        (cd "$top/build-fuzz" && ctest --output-on-failure -j "$(nproc)" -L fuzz)
         ;;
 *)
         echo "usage: contrib/bootstrap.sh demo|test" >&2

@@ -2,53 +2,12 @@
  * The controller speaks first, with a challenge; the first message back must be a hello that
  * proves the agent knows the secret (auth.h); anything else closes the link. */
 #include "server.h"
+#include "agentmsg.h"
 #include "log.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char *const hello_fields[] = { "name", "nonce", "proof", "mcpu", "mem", "pids", "cgroup_mode",
-                                            "cgroup_root", "running", NULL };
-
-/* Read hello's "running" list. Returns the count, or -EINVAL with err set. */
-static long running_ids(const cJSON *msg, uint64_t **ids, char err[PROTO_ERRLEN]) {
-        const cJSON *arr = cJSON_GetObjectItemCaseSensitive(msg, "running"), *item;
-        *ids = NULL;
-        if (!arr)
-                return 0;
-        if (!cJSON_IsArray(arr)) {
-                snprintf(err, PROTO_ERRLEN, "running: must be an array of job ids");
-                return -EINVAL;
-        }
-        *ids = calloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(**ids));
-        long n = 0;
-        cJSON_ArrayForEach(item, arr) {
-                if (!*ids || !cJSON_IsNumber(item) || item->valuedouble < 1) {
-                        snprintf(err, PROTO_ERRLEN, "running: must be an array of job ids");
-                        free(*ids);
-                        return -EINVAL;
-                }
-                (*ids)[n++] = (uint64_t)item->valuedouble;
-        }
-        return n;
-}
-
-static int parse_hello(const cJSON *msg, const char **name, res_t *cap, const char **mode, const char **root,
-                       char err[PROTO_ERRLEN]) {
-        int r;
-        *mode = *root = "";
-        *cap = (res_t){ 0 };
-        if ((r = proto_check_fields(msg, hello_fields, err)) < 0 || (r = proto_get_str(msg, "name", name, err)) < 0 ||
-            (r = proto_get_int(msg, "mcpu", 1, RES_MCPU_MAX, &cap->mcpu, err)) < 0 ||
-            (r = proto_get_int(msg, "mem", 1, RES_MEM_MAX, &cap->mem, err)) < 0)
-                return r == -ENOENT ? (snprintf(err, PROTO_ERRLEN, "hello needs name, mcpu and mem"), -EINVAL) : r;
-        if (((r = proto_get_int(msg, "pids", 0, RES_PIDS_MAX, &cap->pids, err)) < 0 && r != -ENOENT) ||
-            ((r = proto_get_str(msg, "cgroup_mode", mode, err)) < 0 && r != -ENOENT) ||
-            ((r = proto_get_str(msg, "cgroup_root", root, err)) < 0 && r != -ENOENT))
-                return r;
-        return 0;
-}
 
 static void send_cancel(ctl_node *n, uint64_t id, int grace_ms) {
         cJSON *msg = proto_new("cancel");
@@ -96,42 +55,40 @@ static bool hello_proves_secret(ctl_server *srv, conn *c, const cJSON *msg, cons
 
 static void handle_hello(ctl_server *srv, conn *c, const cJSON *msg) {
         char err[PROTO_ERRLEN], proof[AUTH_HEX_LEN + 1];
-        const char *nonce = NULL, *name, *mode, *root;
-        res_t cap;
-        uint64_t *ids = NULL;
+        const char *nonce = NULL;
+        agent_hello h;
         ctl_node *n;
         if (!hello_proves_secret(srv, c, msg, &nonce)) {
                 log_warning("agent link fd=%d refused: its hello does not prove the secret", c->fd);
                 conn_fail(c, "authentication failed: wrong secret");
                 return;
         }
-        int r = parse_hello(msg, &name, &cap, &mode, &root, err);
-        long nids = r < 0 ? r : running_ids(msg, &ids, err);
-        if (nids < 0 || ctl_node_up(&srv->state, name, cap, mode, root, ids, (size_t)nids, c, server_clock(), &n,
-                                    err) < 0) {
-                free(ids);
+        if (agentmsg_hello(msg, &h, err) < 0 ||
+            ctl_node_up(&srv->state, h.name, h.capacity, h.cgroup_mode, h.cgroup_root, h.running, h.nrunning, c,
+                        server_clock(), &n, err) < 0) {
+                free(h.running);
                 log_warning("agent link fd=%d refused: %s", c->fd, err);
                 conn_fail(c, err);
                 return;
         }
         c->data = n;
         cJSON *welcome = proto_new("welcome");
-        if (welcome && (auth_proof(srv->secret, AUTH_CONTROLLER, c->challenge, nonce, name, proof) < 0 ||
+        if (welcome && (auth_proof(srv->secret, AUTH_CONTROLLER, c->challenge, nonce, h.name, proof) < 0 ||
                         !cJSON_AddStringToObject(welcome, "proof", proof) ||
                         !cJSON_AddNumberToObject(welcome, "heartbeat_ms", srv->heartbeat_ms))) {
                 cJSON_Delete(welcome);
                 welcome = NULL;
         }
         if (!welcome || conn_send(c, welcome) < 0) {
-                log_error("node=%s: cannot send the welcome: closing the link", name);
+                log_error("node=%s: cannot send the welcome: closing the link", h.name);
                 conn_close(c); /* its agent comes back with a new hello */
                 cJSON_Delete(welcome);
-                free(ids);
+                free(h.running);
                 return;
         }
         cJSON_Delete(welcome);
-        cancel_strays(srv, n, ids, (size_t)nids);
-        free(ids);
+        cancel_strays(srv, n, h.running, h.nrunning);
+        free(h.running);
         server_schedule(srv);
 }
 

@@ -255,19 +255,26 @@ int proto_recv(int fd, cJSON **msg, char err[PROTO_ERRLEN]) {
         return r;
 }
 
+bool proto_int_value(const cJSON *item, int64_t min, int64_t max, int64_t *out) {
+        if (!cJSON_IsNumber(item))
+                return false;
+        double d = item->valuedouble;
+        if (d != floor(d) || fabs(d) > EXACT_INT_MAX || d < (double)min || d > (double)max)
+                return false;
+        *out = (int64_t)d;
+        return true;
+}
+
 int proto_get_int(const cJSON *msg, const char *field, int64_t min, int64_t max, int64_t *out,
                   char err[PROTO_ERRLEN]) {
         const cJSON *item = cJSON_GetObjectItemCaseSensitive(msg, field);
         if (!item)
                 return -ENOENT;
-        double d = item->valuedouble;
-        if (!cJSON_IsNumber(item) || d != floor(d) || fabs(d) > EXACT_INT_MAX || d < (double)min ||
-            d > (double)max) {
+        if (!proto_int_value(item, min, max, out)) {
                 snprintf(err, PROTO_ERRLEN, "%s: must be an integer from %lld to %lld", field, (long long)min,
                          (long long)max);
                 return -EINVAL;
         }
-        *out = (int64_t)d;
         return 0;
 }
 

@@ -58,6 +58,9 @@ int proto_recv(int fd, cJSON **msg, char err[PROTO_ERRLEN]);
  * the field when it has the wrong JSON type or range. */
 int proto_get_int(const cJSON *msg, const char *field, int64_t min, int64_t max, int64_t *out,
                   char err[PROTO_ERRLEN]);
+/* The check proto_get_int makes, for an array item: whether item is a number holding an exact
+ * integer in [min, max]. Sets *out only when it is. */
+bool proto_int_value(const cJSON *item, int64_t min, int64_t max, int64_t *out);
 int proto_get_str(const cJSON *msg, const char *field, const char **out, char err[PROTO_ERRLEN]);
 int proto_get_bool(const cJSON *msg, const char *field, bool *out, char err[PROTO_ERRLEN]);
 /* A JSON array of strings into a NULL-terminated malloc'ed vector of malloc'ed strings (free

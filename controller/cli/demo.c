@@ -54,11 +54,16 @@ typedef struct demo {
         cJSON *records; /* --json: the ended jobs' records */
 } demo;
 
+/* Designated fields: clang's -Wmissing-field-initializers would count the run-time ones as missing. */
 static const demo_job workload[N_JOBS] = {
-        [CPU_HALF] = {"cpu-half", 500, 64 * MB, {"cpu", "4"}, "spins for 4 s, held to half a core", JOB_COMPLETED},
-        [MEM_FITS] = {"mem-fits", 500, 128 * MB, {"mem", "64M", "2"}, "touches 64M under a 128M limit", JOB_COMPLETED},
-        [MEM_OVER] = {"mem-over", 500, 64 * MB, {"mem", "256M", "2"}, "touches 256M under a 64M limit", JOB_OOM_KILLED},
-        [QUEUED] = {"queued", 1500, 64 * MB, {"sleep", "1"}, "needs 1.5 CPUs: more than is left", JOB_COMPLETED},
+        [CPU_HALF] = { .name = "cpu-half", .mcpu = 500, .mem = 64 * MB, .args = { "cpu", "4" },
+                       .what = "spins for 4 s, held to half a core", .expect = JOB_COMPLETED },
+        [MEM_FITS] = { .name = "mem-fits", .mcpu = 500, .mem = 128 * MB, .args = { "mem", "64M", "2" },
+                       .what = "touches 64M under a 128M limit", .expect = JOB_COMPLETED },
+        [MEM_OVER] = { .name = "mem-over", .mcpu = 500, .mem = 64 * MB, .args = { "mem", "256M", "2" },
+                       .what = "touches 256M under a 64M limit", .expect = JOB_OOM_KILLED },
+        [QUEUED] = { .name = "queued", .mcpu = 1500, .mem = 64 * MB, .args = { "sleep", "1" },
+                     .what = "needs 1.5 CPUs: more than is left", .expect = JOB_COMPLETED },
 };
 
 static const char demo_usage[] =

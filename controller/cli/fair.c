@@ -141,7 +141,7 @@ static int get_amount(const cJSON *o, const char *field, bool cpus, int64_t *out
         *out = 0;
         if (!v || (cJSON_IsNumber(v) && v->valuedouble == 0))
                 return 0;
-        return cpus ? inst_get_cpus(o, field, out, what, len) : inst_get_size(o, field, out, what, len);
+        return cpus ? inst_get_cpus(o, field, false, out, what, len) : inst_get_size(o, field, 1, out, what, len);
 }
 
 static int read_demand(const cJSON *o, fair_input *in, char *what, size_t len) {

@@ -17,48 +17,55 @@ void inst_machines_free(inst_machines *m) {
         *m = (inst_machines){ 0 };
 }
 
-int inst_get_cpus(const cJSON *obj, const char *field, int64_t *out, char *err, size_t errlen) {
+/* A CPU count: a JSON number of cores or a string units_parse_cpus accepts; also 0 when zero_ok
+ * (a machine with no core free). */
+int inst_get_cpus(const cJSON *obj, const char *field, bool zero_ok, int64_t *out, char *err, size_t errlen) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, field);
-        char text[64];
+        char number[64];
+        const char *text = cJSON_IsString(v) ? v->valuestring : number;
         if (!v)
                 return -ENOENT;
+        /* a string is parsed whole: a copy cut to a buffer could read "000...0015" as 1 */
         if (cJSON_IsNumber(v))
-                snprintf(text, sizeof(text), "%.6g", v->valuedouble);
-        else if (cJSON_IsString(v))
-                snprintf(text, sizeof(text), "%s", v->valuestring);
-        if ((!cJSON_IsNumber(v) && !cJSON_IsString(v)) || units_parse_cpus(text, out) < 0) {
+                snprintf(number, sizeof(number), "%.6g", v->valuedouble);
+        if ((!cJSON_IsNumber(v) && !cJSON_IsString(v)) ||
+            (units_parse_cpus(text, out) < 0 && !(zero_ok && units_parse_uint(text, 0, out) == 0))) {
                 snprintf(err, errlen, "%s: not a CPU count (like 2, 0.5 or \"500m\")", field);
                 return -EINVAL;
         }
         return 0;
 }
 
-int inst_get_size(const cJSON *obj, const char *field, int64_t *out, char *err, size_t errlen) {
+/* A size: a JSON number of bytes or a string units_parse_size accepts, from min bytes up; the
+ * same range either way ("mem": "0" is no more a machine than "mem": 0). */
+int inst_get_size(const cJSON *obj, const char *field, int64_t min, int64_t *out, char *err, size_t errlen) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, field);
         char perr[PROTO_ERRLEN];
+        int64_t bytes = 0;
         if (!v)
                 return -ENOENT;
-        if (cJSON_IsString(v) ? units_parse_size(v->valuestring, out) < 0
-                              : proto_get_int(obj, field, 1, RES_MEM_MAX, out, perr) < 0) {
+        if (cJSON_IsString(v) ? units_parse_size(v->valuestring, &bytes) < 0 || bytes < min
+                              : proto_get_int(obj, field, min, RES_MEM_MAX, &bytes, perr) < 0) {
                 snprintf(err, errlen, "%s: not a size (like 512M or 4G, or a number of bytes)", field);
                 return -EINVAL;
         }
+        *out = bytes;
         return 0;
 }
 
 /* Read a required resource pair, then an optional one defaulting to it. */
 int inst_get_res(const cJSON *o, const char *cpus, const char *mem, res_t *out, char *err, size_t errlen) {
-        int r = inst_get_cpus(o, cpus, &out->mcpu, err, errlen);
+        int r = inst_get_cpus(o, cpus, false, &out->mcpu, err, errlen);
         if (r == 0)
-                r = inst_get_size(o, mem, &out->mem, err, errlen);
+                r = inst_get_size(o, mem, 1, &out->mem, err, errlen);
         if (r == -ENOENT)
                 snprintf(err, errlen, "needs \"%s\" and \"%s\"", cpus, mem);
         return r < 0 ? -EINVAL : 0;
 }
 
 static int optional_res(const cJSON *o, res_t *free_res, char *err, size_t errlen) {
-        int r = inst_get_cpus(o, "free_cpus", &free_res->mcpu, err, errlen);
-        if (r == -EINVAL || (r = inst_get_size(o, "free_mem", &free_res->mem, err, errlen)) == -EINVAL)
+        int r = inst_get_cpus(o, "free_cpus", true, &free_res->mcpu, err, errlen);
+        if (r == -EINVAL || (r = inst_get_size(o, "free_mem", 0, &free_res->mem, err, errlen)) == -EINVAL)
                 return -EINVAL;
         return 0;
 }
@@ -129,3 +136,64 @@ int inst_load_machines(const char *path, inst_machines *in, char *err, size_t er
         return r;
 }
 
+
+/* One entry of the jobs file: its request and how many jobs it stands for, given how many the
+ * entries before it made. */
+static int read_job_entry(const cJSON *o, size_t so_far, res_t *req, int64_t *count, char *what, size_t len) {
+        char perr[PROTO_ERRLEN];
+        *count = 1;
+        if (inst_get_res(o, "cpus", "mem", req, what, len) < 0)
+                return -EINVAL;
+        if (proto_get_int(o, "count", 1, INST_MAX_ITEMS, count, perr) == -EINVAL) {
+                snprintf(what, len, "count: a whole number from 1 to %d", INST_MAX_ITEMS);
+                return -EINVAL;
+        }
+        if (so_far + (size_t)*count > INST_MAX_ITEMS) {
+                snprintf(what, len, "more than %d jobs in all", INST_MAX_ITEMS);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+/* Append count jobs asking for req to *jobs, numbering them on from *n. Returns 0 or -ENOMEM. */
+static int add_jobs(sched_job **jobs, size_t *n, res_t req, int64_t count) {
+        sched_job *p = realloc(*jobs, (*n + (size_t)count) * sizeof(*p));
+        if (!p)
+                return -ENOMEM;
+        *jobs = p;
+        for (int64_t k = 0; k < count; k++, (*n)++)
+                p[*n] = (sched_job){ .id = *n + 1, .req = req };
+        return 0;
+}
+
+int inst_load_jobs(const char *path, sched_job **jobs, size_t *n, char *err, size_t errlen) {
+        cJSON *doc = NULL;
+        const cJSON *arr = inst_load_array(path, "jobs", &doc, err, errlen), *o;
+        int r = arr ? 0 : -EINVAL;
+        size_t entry = 0;
+        *jobs = NULL;
+        *n = 0;
+        const cJSON *list = r == 0 ? arr : NULL;
+        cJSON_ArrayForEach(o, list) {
+                char what[256];
+                res_t req = { 0 };
+                int64_t count;
+                entry++;
+                if (read_job_entry(o, *n, &req, &count, what, sizeof(what)) < 0) {
+                        snprintf(err, errlen, "%s: job entry %zu: %s", path, entry, what);
+                        r = -EINVAL;
+                        break;
+                }
+                if ((r = add_jobs(jobs, n, req, count)) < 0) {
+                        snprintf(err, errlen, "%s: out of memory", path);
+                        break;
+                }
+        }
+        cJSON_Delete(doc);
+        if (r < 0) {
+                free(*jobs);
+                *jobs = NULL;
+                *n = 0;
+        }
+        return r;
+}

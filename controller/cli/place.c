@@ -3,7 +3,6 @@
 #include "cli.h"
 #include "format.h"
 #include "instance.h"
-#include "proto.h"
 #include "sched.h"
 #include "units.h"
 #include <errno.h>
@@ -34,54 +33,6 @@ typedef struct instance {
 static void instance_free(instance *in) {
         inst_machines_free(&in->m);
         free(in->jobs);
-}
-
-/* One entry of the jobs file: its request and how many jobs it stands for, given how many the
- * entries before it made. */
-static int read_job_entry(const cJSON *o, size_t so_far, res_t *req, int64_t *count, char *what, size_t len) {
-        char perr[PROTO_ERRLEN];
-        *count = 1;
-        if (inst_get_res(o, "cpus", "mem", req, what, len) < 0)
-                return -EINVAL;
-        if (proto_get_int(o, "count", 1, INST_MAX_ITEMS, count, perr) == -EINVAL) {
-                snprintf(what, len, "count: a whole number from 1 to %d", INST_MAX_ITEMS);
-                return -EINVAL;
-        }
-        if (so_far + (size_t)*count > INST_MAX_ITEMS) {
-                snprintf(what, len, "more than %d jobs in all", INST_MAX_ITEMS);
-                return -EINVAL;
-        }
-        return 0;
-}
-
-static int load_jobs(const char *path, instance *in, char *err, size_t errlen) {
-        cJSON *doc = NULL;
-        const cJSON *arr = inst_load_array(path, "jobs", &doc, err, errlen), *o;
-        int r = arr ? 0 : -EINVAL;
-        size_t entry = 0;
-        const cJSON *list = r == 0 ? arr : NULL;
-        cJSON_ArrayForEach(o, list) {
-                char what[256];
-                res_t req = { 0 };
-                int64_t count;
-                entry++;
-                if (read_job_entry(o, in->njobs, &req, &count, what, sizeof(what)) < 0) {
-                        snprintf(err, errlen, "%s: job entry %zu: %s", path, entry, what);
-                        r = -EINVAL;
-                        break;
-                }
-                sched_job *jobs = realloc(in->jobs, (in->njobs + (size_t)count) * sizeof(*jobs));
-                if (!jobs) {
-                        snprintf(err, errlen, "out of memory");
-                        r = -ENOMEM;
-                        break;
-                }
-                in->jobs = jobs;
-                for (int64_t k = 0; k < count; k++, in->njobs++)
-                        in->jobs[in->njobs] = (sched_job){ .id = in->njobs + 1, .req = req };
-        }
-        cJSON_Delete(doc);
-        return r;
 }
 
 static cJSON *result_json(const instance *in, sched_heuristic h, sched_order order, const sched_assignment *out,
@@ -175,7 +126,7 @@ static int run_place(cli *c, int argc, char **argv) {
         char err[512];
         int status = EXIT_FAIL;
         sched_assignment *out = NULL;
-        if (inst_load_machines(machines, &in.m, err, sizeof(err)) < 0 || load_jobs(jobs, &in, err, sizeof(err)) < 0) {
+        if (inst_load_machines(machines, &in.m, err, sizeof(err)) < 0 || inst_load_jobs(jobs, &in.jobs, &in.njobs, err, sizeof(err)) < 0) {
                 cli_error(c, "%s", err);
                 goto done;
         }

@@ -42,12 +42,20 @@ static int job_from_fields(const double f[SWF_FIELDS], int64_t mem_per_proc, sim
                 *what = "no submit time or no processor count";
                 return -EINVAL;
         }
-        double kb_per_proc = known(f[9], f[6], (double)mem_per_proc / 1024);
+        if (f[1] > SWF_TIME_MAX || f[3] > SWF_TIME_MAX) {
+                *what = "submit or run time beyond 10^9 s";
+                return -EINVAL;
+        }
+        /* in double, and checked before the conversion: a corrupt field reads as 1e80 KB */
+        double mem = fmax(1 << 20, known(f[9], f[6], (double)mem_per_proc / 1024) * 1024 * procs);
+        if (mem > (double)RES_MEM_MAX) {
+                *what = "memory beyond 1 EiB";
+                return -EINVAL;
+        }
         *j = (sim_job){
                 .arrival = f[1],
                 .runtime = f[3],
-                .req = { .mcpu = (int64_t)llround(procs * 1000),
-                         .mem = (int64_t)fmax(1 << 20, kb_per_proc * 1024 * procs) },
+                .req = { .mcpu = (int64_t)llround(procs * 1000), .mem = (int64_t)mem },
         };
         return 0;
 }

@@ -4,10 +4,14 @@
  * colony reads: 2 submit time, 4 run time, 5 allocated processors, 7 used memory (KB per
  * processor), 8 requested processors, 10 requested memory (KB per processor). -1 means unknown:
  * requested values fall back to the allocated/used ones, then to defaults. Jobs with an unknown
- * run time (cancelled before they ran) are skipped and counted. */
+ * run time (cancelled before they ran) are skipped and counted. A line whose times exceed
+ * SWF_TIME_MAX seconds or whose memory exceeds RES_MEM_MAX is malformed: the simulator counts
+ * time in int64 microseconds and memory in int64 bytes. */
 #pragma once
 #include "sim.h"
 #include <stddef.h>
+
+#define SWF_TIME_MAX 1e9 /* seconds, about 31 years: far beyond any archived trace */
 
 typedef struct swf_trace {
         sim_job *jobs;

@@ -1,0 +1,49 @@
+/* fuzz_config.c - the daemons' "key = value" config files (shared/config.c): the typed getters
+ * over whatever keys the input set, and the controller's [departments] (controller/depts.c). */
+#include "config.h"
+#include "depts.h"
+#include "fuzz_file.h"
+#include <stdlib.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Every typed getter on every key, as colony-controller(8) and colony-agent(8) options are read. */
+static void get_all(const config *cfg) {
+        static const char *const none[] = { NULL }, *const any[] = { "agent.*", "controller.*", "departments.*",
+                                                                     NULL };
+        char err[256];
+        int64_t v;
+        for (size_t i = 0; i < cfg->n; i++) {
+                const char *key = cfg->entries[i].key;
+                (void)config_get(cfg, key);
+                (void)config_get_size(cfg, key, &v, err, sizeof(err));
+                (void)config_get_cpus(cfg, key, &v, err, sizeof(err));
+                (void)config_get_uint(cfg, key, INT64_MAX, &v, err, sizeof(err));
+        }
+        (void)config_check_keys(cfg, none, err, sizeof(err));
+        (void)config_check_keys(cfg, any, err, sizeof(err));
+}
+
+/* The department tree, and each department's weights as a launch carries them. */
+static void get_depts(const config *cfg) {
+        char err[256];
+        double w[JOB_GROUP_LEVELS_MAX];
+        depts d;
+        if (depts_from_config(cfg, &d, err, sizeof(err)) < 0)
+                return;
+        for (size_t i = 0; i < d.n; i++)
+                if (depts_find(&d, d.v[i].path) != &d.v[i] || depts_weights(&d, d.v[i].path, w, JOB_GROUP_LEVELS_MAX) < 1)
+                        abort();
+        depts_free(&d);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+        config cfg;
+        char err[256];
+        if (config_load(fuzz_file(data, size), &cfg, err, sizeof(err)) == 0) {
+                get_all(&cfg);
+                get_depts(&cfg);
+                config_free(&cfg);
+        }
+        return 0;
+}
