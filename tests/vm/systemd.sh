@@ -6,8 +6,9 @@
 #  - both are Type=notify units that reached READY=1, show STATUS= text and send WATCHDOG=1;
 #  - the agent lives in its delegated unit cgroup (trusted.delegate=1), in the leaf
 #    colony-<name>/agent, and runs a job as its user in colony-<name>/job-<id> with the limits;
-#  - `systemctl stop` (KillMode=process: the agent alone is signalled) ends the running job
+#  - `systemctl stop` (KillMode=mixed: the agent alone is signalled) ends the running job
 #    as cancelled and leaves no cgroup; the agent starts again in the same unit;
+#  - after a SIGKILL of the agent, systemd kills its job, restarts it, and it runs jobs again;
 #  - both stop cleanly (exit 0).
 # Waits poll with generous bounds; nothing here depends on how fast the guest is.
 set -euo pipefail
@@ -152,6 +153,27 @@ poll agent_connected || fail "agent status after restart: '$(prop $AGENT StatusT
 again=$(as_nobody colony submit --name again -- "$stress" sleep 0) || fail "colony submit"
 colony wait "$again" >/dev/null || fail "job $again after the restart: $(job_state "$again")"
 note "agent started again; job $again completed"
+
+# --- a crash: the agent SIGKILLed while a job runs. KillMode=mixed: systemd kills what it
+# left, removes the unit's cgroup and restarts it (Restart=on-failure); the job is lost. ---
+crash=$(as_nobody colony submit --name crash -- "$stress" sleep 600) || fail "colony submit"
+poll in_state "$crash" running || fail "job $crash is $(job_state "$crash"), not running"
+jcg=$ucg/colony-$NAME/job-$crash
+poll has_procs || fail "no process in $jcg"
+jpid=$(head -n1 "$jcg/cgroup.procs") old_pid=$(prop $AGENT MainPID) old_restarts=$(prop $AGENT NRestarts)
+kill -9 "$old_pid"
+restarted() {
+        [ "$(prop $AGENT NRestarts)" -gt "$old_restarts" ] && [ "$(prop $AGENT ActiveState)" = active ] &&
+                [ "$(prop $AGENT MainPID)" != "$old_pid" ]
+}
+poll restarted || fail "agent not restarted after SIGKILL: $(prop $AGENT ActiveState), status $(prop $AGENT ExecMainStatus)"
+poll agent_connected || fail "agent status after the crash: '$(prop $AGENT StatusText)'"
+gone() { [ ! -e /proc/"$1" ] || grep -q '^State:[[:space:]]*Z' /proc/"$1"/status; }
+poll gone "$jpid" || fail "job process $jpid survived the agent's crash"
+poll in_state "$crash" lost || fail "job $crash is $(job_state "$crash") after the crash, want lost"
+after=$(as_nobody colony submit --name after-crash -- "$stress" sleep 0) || fail "colony submit"
+colony wait "$after" >/dev/null || fail "job $after after the crash: $(job_state "$after")"
+note "agent SIGKILLed: restarted by systemd (pid $(prop $AGENT MainPID)), job $crash lost and killed, job $after completed"
 
 systemctl stop $AGENT $CTL || fail "systemctl stop"
 for u in $CTL $AGENT; do
