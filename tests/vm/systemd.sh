@@ -107,6 +107,7 @@ chmod 1777 "$work"
 cd "$work"
 job_state() { colony show --json "$1" | jq -r '.job.state // .state'; }
 in_state() { [ "$(job_state "$1")" = "$2" ]; }
+gone() { [ ! -e /proc/"$1" ] || grep -q '^State:[[:space:]]*Z' /proc/"$1"/status; } # a zombie counts
 
 id=$(as_nobody colony submit --name held --cpus 0.5 --mem 64M -- "$stress" sleep 600) || fail "colony submit"
 poll in_state "$id" running || fail "job $id is $(job_state "$id"), not running"
@@ -142,7 +143,7 @@ note "both daemons keep pinging the watchdog; no restart"
 systemctl stop $AGENT || fail "systemctl stop $AGENT"
 [ "$(prop $AGENT Result)" = success ] && [ "$(prop $AGENT ExecMainStatus)" = 0 ] ||
         fail "agent stop: Result=$(prop $AGENT Result) status $(prop $AGENT ExecMainStatus)"
-! kill -0 "$jpid" 2>/dev/null || fail "job process $jpid survived the agent's stop"
+poll gone "$jpid" || fail "job process $jpid survived the agent's stop"
 [ ! -e "$ucg/colony-$NAME" ] || fail "$ucg/colony-$NAME left behind"
 poll in_state "$id" cancelled || fail "job $id is $(job_state "$id") after the agent stopped, want cancelled"
 note "systemctl stop $AGENT: job $id cancelled, no cgroup left"
@@ -168,7 +169,6 @@ restarted() {
 }
 poll restarted || fail "agent not restarted after SIGKILL: $(prop $AGENT ActiveState), status $(prop $AGENT ExecMainStatus)"
 poll agent_connected || fail "agent status after the crash: '$(prop $AGENT StatusText)'"
-gone() { [ ! -e /proc/"$1" ] || grep -q '^State:[[:space:]]*Z' /proc/"$1"/status; }
 poll gone "$jpid" || fail "job process $jpid survived the agent's crash"
 poll in_state "$crash" lost || fail "job $crash is $(job_state "$crash") after the crash, want lost"
 after=$(as_nobody colony submit --name after-crash -- "$stress" sleep 0) || fail "colony submit"
