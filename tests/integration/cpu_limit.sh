@@ -4,7 +4,7 @@
 cluster_up --agents 1 --agent-cpus 2 --agent-mem 1G
 agent="${PREFIX}1"
 
-id=$(colony submit --name hog --cpus 0.5 --mem 32M -- "$COLONY_BIN/colony-stress" cpu 8)
+id=$(colony submit --name hog --cpus 0.5 --mem 32M -- "$COLONY_BIN/colony-stress" cpu 120) # cancelled below
 wait_state "$id" running
 sleep 0.5 # let the process get into its cgroup's accounting steady state
 
