@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <systemd/sd-daemon.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -147,6 +148,7 @@ static void link_drop(ctlink *l) {
         (void)sd_event_source_set_enabled(l->heartbeat, SD_EVENT_OFF);
         requeue_reliable(l);
         l->state = LINK_DOWN;
+        (void)sd_notifyf(0, "STATUS=controller %s unreachable, reconnecting", l->hostport);
         schedule_retry(l);
 }
 

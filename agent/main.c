@@ -250,6 +250,8 @@ static int run_agent(const agent_config *cfg, cg_backend *cg) {
 
         r = sd_event_default(&e);
         if (r >= 0)
+                r = sd_event_set_watchdog(e, true); /* WATCHDOG=1 pings when WatchdogSec= is set */
+        if (r >= 0)
                 r = sd_event_add_signal(e, NULL, SIGTERM, on_signal, NULL);
         if (r >= 0)
                 r = sd_event_add_signal(e, NULL, SIGINT, on_signal, NULL);

@@ -311,6 +311,8 @@ int main(int argc, char **argv) {
 
         listener ls[2];
         int r = sd_event_default(&srv.event);
+        if (r >= 0)
+                r = sd_event_set_watchdog(srv.event, true); /* WATCHDOG=1 pings when WatchdogSec= is set */
         if (r < 0 || open_state(&srv, &o) < 0 || open_listeners(&srv, &o, ls) < 0) {
                 r = r < 0 ? r : -EINVAL;
         } else {

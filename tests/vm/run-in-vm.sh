@@ -8,8 +8,15 @@
 # down at once, as agents started by `colony up` need. Exits with the command's status, 77
 # (skip) when qemu or the kernel are missing and cannot be installed, 124 on timeout.
 #
+# With VM_SYSTEMD=1 the guest boots systemd as PID 1 instead (on the same overlay root, with
+# /.dockerenv removed so systemd does not take itself for a container's init), and the command
+# runs as colony-vm-test.service, the unit the kernel command line boots (systemd.unit=),
+# in 0::/system.slice/colony-vm-test.service; the unit powers the guest off when it ends.
+# systemd mounts cgroup2 and delegates controllers its own way; there is no D-Bus daemon.
+#
 # Environment: VM_TIMEOUT (seconds, default 900), VM_MEM (MiB, default 2048), VM_SHARE (the
-# writable directory, default the source tree holding this script), VM_KEEP=1 keeps the temp dir.
+# writable directory, default the source tree holding this script), VM_KEEP=1 keeps the temp dir,
+# VM_SYSTEMD=1 as above.
 set -euo pipefail
 
 SKIP=77
@@ -67,6 +74,27 @@ done
         printf 'exec'; printf ' %q' "$@"; printf '\n'
 } >"$TMP/initrd/cmd.sh"
 
+# Under systemd: the unit that runs the command and reports its status through /vm-out.
+SYSTEMD=${VM_SYSTEMD:-0}
+APPEND="console=ttyS0 quiet panic=-1 loglevel=3"
+if [ "$SYSTEMD" = 1 ]; then
+        [ -x /lib/systemd/systemd ] || { echo "SKIP: systemd is not installed"; exit $SKIP; }
+        cat >"$TMP/initrd/test.service" <<'EOF'
+[Unit]
+Description=colony VM test command
+SuccessAction=poweroff-force
+FailureAction=poweroff-force
+
+[Service]
+Type=oneshot
+ExecStart=/bin/bash -c '/bin/bash /vm-cmd.sh; echo $? >/vm-out/rc; sync'
+StandardOutput=tty
+StandardError=tty
+TTYPath=/dev/ttyS0
+EOF
+        APPEND="$APPEND systemd.unit=colony-vm-test.service systemd.show_status=0 systemd.unified_cgroup_hierarchy=1"
+fi
+
 cat >"$TMP/initrd/init" <<EOF
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -79,13 +107,20 @@ mount -t tmpfs -o size=1g tmpfs /upper && mkdir -p /upper/u /upper/w &&
 mount -t overlay -o lowerdir=/host,upperdir=/upper/u,workdir=/upper/w overlay \$R &&
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out /out || {
         echo "vm: cannot build the root"; poweroff -f; }
+mkdir -p \$R$SHARE && mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 share \$R$SHARE || {
+        echo "vm: cannot mount $SHARE"; poweroff -f; }
+if [ $SYSTEMD = 1 ]; then
+        rm -f \$R/.dockerenv
+        mkdir -p \$R/vm-out && mount --bind /out \$R/vm-out
+        cp /cmd.sh \$R/vm-cmd.sh
+        cp /test.service \$R/etc/systemd/system/colony-vm-test.service
+        exec switch_root \$R /lib/systemd/systemd
+fi
 mount -t proc proc \$R/proc; mount -t sysfs sysfs \$R/sys; mount -t devtmpfs dev \$R/dev
 mkdir -p \$R/dev/pts \$R/dev/shm; mount -t devpts devpts \$R/dev/pts; mount -t tmpfs tmpfs \$R/dev/shm
 ln -sf /proc/self/fd \$R/dev/fd; for i in 0 1 2; do ln -sf /proc/self/fd/\$i \$R/dev/\$(echo stdin stdout stderr | cut -d' ' -f\$((i + 1))); done
 # /tmp stays the overlay's (writable, and showing the host's, where a build tree may live).
 mount -t tmpfs tmpfs \$R/run
-mkdir -p \$R$SHARE && mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 share \$R$SHARE || {
-        echo "vm: cannot mount $SHARE"; poweroff -f; }
 mount -t cgroup2 none \$R/sys/fs/cgroup
 echo "+cpu +memory +pids +io" > \$R/sys/fs/cgroup/cgroup.subtree_control || echo "vm: cannot enable controllers"
 echo "vm: kernel \$(uname -r), cgroup2 root controllers: \$(cat \$R/sys/fs/cgroup/cgroup.subtree_control)"
@@ -99,11 +134,11 @@ EOF
 chmod 755 "$TMP/initrd/init"
 (cd "$TMP/initrd" && find . | cpio -o -H newc --quiet) >"$TMP/initrd.cpio"
 
-echo "# booting $KVER in qemu (TCG), running: $*"
+echo "# booting $KVER in qemu (TCG)$([ "$SYSTEMD" = 1 ] && echo ", systemd as PID 1"), running: $*"
 start=$(date +%s)
 qemu-system-x86_64 -accel tcg -m "$MEM" -smp 2 -nographic -no-reboot -nic none \
         -kernel "/boot/vmlinuz-$KVER" -initrd "$TMP/initrd.cpio" \
-        -append "console=ttyS0 quiet panic=-1 loglevel=3" \
+        -append "$APPEND" \
         -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
         -virtfs "local,path=$SHARE,mount_tag=share,security_model=none,multidevs=remap" \
         -virtfs "local,path=$TMP/out,mount_tag=out,security_model=none" \
