@@ -7,7 +7,7 @@ ids=()
 for i in 1 2 3 4 5; do
         ids+=("$(colony submit --name "f$i" --cpus 0.5 --mem 32M -- "$COLONY_BIN/colony-stress" sleep 2)")
 done
-wait_state "${ids[0]}" running
+wait_started "${ids[0]}"
 # Only meaningful while jobs 1 and 2 still fill the agent: on a slow host (a TCG guest) they may
 # end before this looks; the start and end times below prove the order either way.
 s3=$(job_field "${ids[2]}" state) s5=$(job_field "${ids[4]}" state)

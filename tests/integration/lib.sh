@@ -54,14 +54,29 @@ cluster_up() {
 # job_field ID FIELD: one field of a job record.
 job_field() { colony show --json "$1" | jq -r ".job.$2 // .$2"; }
 
-# wait_state ID STATE [TIMEOUT_S]: poll until the job is in STATE.
+# wait_state ID STATE [TIMEOUT_S]: poll until the job is in STATE; fail at once if it ended in
+# another state, which it can never leave.
 wait_state() {
-        local id=$1 want=$2 limit=${3:-20} i
-        for ((i = 0; i < limit * 10; i++)); do
-                [ "$(job_field "$id" state)" = "$want" ] && return 0
+        local id=$1 want=$2 limit=${3:-20} end=$((SECONDS + ${3:-20})) state
+        while ((SECONDS <= end)); do
+                state=$(job_field "$id" state)
+                [ "$state" = "$want" ] && return 0
+                case $state in completed | failed | cancelled | oom-killed | lost)
+                        fail "job $id ended $state while waiting for $want" ;;
+                esac
                 sleep 0.1
         done
         fail "job $id not $want after ${limit}s (is $(job_field "$id" state))"
+}
+
+# wait_started ID [TIMEOUT_S]: poll until the job has started (it may have ended since).
+wait_started() {
+        local id=$1 end=$((SECONDS + ${2:-20}))
+        while ((SECONDS <= end)); do
+                [ "$(job_field "$id" start_usec)" != 0 ] && return 0
+                sleep 0.1
+        done
+        fail "job $id not started after ${2:-20}s (is $(job_field "$id" state))"
 }
 
 # agent_pid NAME: pid of an agent this test's cluster started.
