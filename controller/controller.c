@@ -195,7 +195,9 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         ctl_server *srv = userdata;
         ctl_check_silence(&srv->state, server_clock());
         server_schedule(srv);
-        return sd_event_source_set_time(s, usec + (uint64_t)srv->heartbeat_ms * 1000);
+        /* A time source is one-shot: re-arm it, or silence is checked only once. */
+        int r = sd_event_source_set_time(s, usec + (uint64_t)srv->heartbeat_ms * 1000);
+        return r < 0 ? r : sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
 
 static int restore_job(void *userdata, job *j) {
