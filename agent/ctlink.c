@@ -34,6 +34,7 @@ typedef struct frame {
         size_t len;
         size_t off; /* bytes already written */
         bool reliable;
+        uint64_t tag; /* > 0: tell ops->written once the frame is written whole */
 } frame;
 
 typedef struct frame_queue {
@@ -156,13 +157,18 @@ static int write_out(ctlink *l) {
                         return errno == EAGAIN ? 0 : -errno;
                 }
                 f->off += (size_t)n;
-                if (f->off == f->len)
+                if (f->off == f->len) {
+                        uint64_t tag = f->tag;
+
                         frame_free(queue_pop(&l->out));
+                        if (tag && l->ops->written)
+                                l->ops->written(tag, l->userdata);
+                }
         }
         return 0;
 }
 
-static int queue_msg(ctlink *l, frame_queue *q, const cJSON *msg, bool reliable) {
+static int queue_msg(ctlink *l, frame_queue *q, const cJSON *msg, bool reliable, uint64_t tag) {
         frame *f = calloc(1, sizeof(*f));
         int r;
 
@@ -174,17 +180,26 @@ static int queue_msg(ctlink *l, frame_queue *q, const cJSON *msg, bool reliable)
                 return r;
         }
         f->reliable = reliable;
+        f->tag = tag;
         queue_push(q, f);
         update_events(l);
         return 0;
 }
 
-int ctlink_send(ctlink *l, const cJSON *msg, bool reliable) {
+static int send_tagged(ctlink *l, const cJSON *msg, bool reliable, uint64_t tag) {
         if (l->state == LINK_READY)
-                return queue_msg(l, &l->out, msg, reliable);
+                return queue_msg(l, &l->out, msg, reliable, tag);
         if (!reliable)
                 return -ENOTCONN;
-        return queue_msg(l, &l->backlog, msg, true);
+        return queue_msg(l, &l->backlog, msg, true, tag);
+}
+
+int ctlink_send(ctlink *l, const cJSON *msg, bool reliable) {
+        return send_tagged(l, msg, reliable, 0);
+}
+
+int ctlink_send_tracked(ctlink *l, const cJSON *msg, uint64_t tag) {
+        return send_tagged(l, msg, true, tag);
 }
 
 bool ctlink_is_ready(const ctlink *l) {
@@ -357,7 +372,7 @@ static int on_retry(sd_event_source *s, uint64_t usec, void *userdata) {
         }
         l->state = LINK_HELLO;
         hello = l->ops->hello(l->userdata);
-        r = hello ? queue_msg(l, &l->out, hello, false) : -ENOMEM;
+        r = hello ? queue_msg(l, &l->out, hello, false, 0) : -ENOMEM;
         cJSON_Delete(hello);
         if (r < 0) {
                 log_errno(LOG_ERR, r, "controller=%s: cannot queue the hello", l->hostport);
