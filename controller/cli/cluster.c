@@ -90,7 +90,8 @@ const cli_command cmd_nodes = {"nodes", "list the agents and their free resource
 
 static const char up_usage[] =
         "Usage: colony up [--dir DIR] [--agents N] [--agent-cpus N] [--agent-mem SIZE]\n"
-        "                 [--name-prefix P] [--order fifo|backfill|reserve] [--json]\n"
+        "                 [--name-prefix P] [--order fifo|backfill|reserve] [--agent-timeout-ms N]\n"
+        "                 [--json]\n"
         "Start a local cluster in the background: a controller and N agents on this host, with\n"
         "their socket, secret, database, pid files and logs in DIR. Needs root for the agents'\n"
         "cgroups. Stop it with colony down --dir DIR.\n\n"
@@ -101,7 +102,9 @@ static const char up_usage[] =
         "  --agent-mem SIZE    memory each agent offers (default: all memory)\n"
         "  --name-prefix P     agents are named P1..PN (default: short host name and '-');\n"
         "                      names must be unique on the host: they name cgroups\n"
-        "  --order ORDER       queue order: fifo (default) or backfill\n";
+        "  --order ORDER       queue order: fifo (default) or backfill\n"
+        "  --agent-timeout-ms N  how long the controller waits for a silent or restarted agent\n"
+        "                      before its jobs are lost (default 5000)\n";
 
 /* The cluster directory for up/down: --dir or the default, made absolute. */
 static int cluster_dir(const cli *c, char *buf, size_t len) {
@@ -135,13 +138,14 @@ static bool valid_prefix(const char *p) {
 
 /* Options into o. Returns -1 to go on, else an exit status. */
 static int parse_up(cli *c, int argc, char **argv, dev_options *o) {
-        enum { OPT_AGENTS = CLI_OPT_OWN, OPT_CPUS, OPT_MEM, OPT_PREFIX, OPT_ORDER };
+        enum { OPT_AGENTS = CLI_OPT_OWN, OPT_CPUS, OPT_MEM, OPT_PREFIX, OPT_ORDER, OPT_TIMEOUT };
         static const struct option options[] = {
                 {"agents", required_argument, NULL, OPT_AGENTS},
                 {"agent-cpus", required_argument, NULL, OPT_CPUS},
                 {"agent-mem", required_argument, NULL, OPT_MEM},
                 {"name-prefix", required_argument, NULL, OPT_PREFIX},
                 {"order", required_argument, NULL, OPT_ORDER},
+                {"agent-timeout-ms", required_argument, NULL, OPT_TIMEOUT},
                 {0},
         };
         int64_t v;
@@ -174,6 +178,11 @@ static int parse_up(cli *c, int argc, char **argv, dev_options *o) {
                         if (sched_order_from_name(optarg, &(sched_order){ 0 }) < 0)
                                 return cli_usage_error(c, "--order: '%s' is not fifo, backfill or reserve", optarg);
                         o->order = optarg;
+                        break;
+                case OPT_TIMEOUT:
+                        if (units_parse_uint(optarg, INT32_MAX, &v) < 0 || v < 1)
+                                return cli_usage_error(c, "--agent-timeout-ms: '%s' is not a positive number", optarg);
+                        o->agent_timeout_ms = optarg;
                         break;
                 }
         }

@@ -495,9 +495,18 @@ static int start_controller(const dev_options *o, const char *prog, dev_cluster 
         char port[PATH_MAX], secret[PATH_MAX], db[PATH_MAX], log[PATH_MAX];
         const char *argv[] = {prog, "--socket", cl->socket, "--agent-listen", "127.0.0.1:0",
                               "--port-file", port, "--secret-file", secret, "--database", db,
-                              o->order ? "--order" : NULL, o->order, NULL};
+                              NULL, NULL, NULL, NULL, NULL};
+        size_t k = 11;
         int r;
 
+        if (o->order) {
+                argv[k++] = "--order";
+                argv[k++] = o->order;
+        }
+        if (o->agent_timeout_ms) {
+                argv[k++] = "--agent-timeout-ms";
+                argv[k++] = o->agent_timeout_ms;
+        }
         file_path(port, o->dir, "controller.port");
         file_path(secret, o->dir, "secret");
         file_path(db, o->dir, "controller.db");

@@ -23,6 +23,7 @@ typedef struct dev_options {
         const char *agent_mem;   /* each agent's --mem as typed, or NULL */
         const char *name_prefix; /* agents are named <prefix>1 .. <prefix>N */
         const char *order;       /* the controller's --order, or NULL */
+        const char *agent_timeout_ms; /* the controller's --agent-timeout-ms as typed, or NULL */
         int timeout_ms;          /* until every agent is up */
 } dev_options;
 
