@@ -2,9 +2,11 @@
 # SIGKILL the agent while jobs run: the restarted agent re-adopts them. Jobs that end while no
 # agent runs are reported with their own exit status, long ones keep running and reporting
 # usage, one is cancelled through its adopted cgroup, and none is started twice. Then SIGKILL
-# the controller and the agent together. At the end no cgroup, process or state file is left.
+# the controller and the agent together, and SIGTERM an agent started without
+# --stop-jobs-on-exit. At the end no cgroup, process or state file is left.
 . "$(dirname "$0")/lib.sh"
-cluster_up --agents 1 --agent-cpus 4 --agent-mem 2G
+# A reconnect window wide enough for a slow (TCG) guest: what is tested is what happens inside it.
+cluster_up --agents 1 --agent-cpus 4 --agent-mem 2G --agent-timeout-ms 30000
 node="${PREFIX}1"
 state_dir="$DIR/agent-$node.state"
 runs="$DIR/runs" # every job appends its name when it starts: a job started twice shows twice
@@ -126,18 +128,42 @@ expect "$s5" failed 5 0
 open_gate gate2-long
 expect "$long2" failed 4 0
 
+# --- round 3: a plain SIGTERM (no --stop-jobs-on-exit) leaves the job to the next agent ---
+long3=$(submit long3 gate3 6)
+wait_state "$long3" running
+for ((i = 0; i < 50; i++)); do [ "$(grep -c long3 "$runs")" -ge 1 ] && break; sleep 0.1; done
+note_procs "$long3"
+kill -9 "$(agent_pid "$node")"
+plain_cmd=()
+for arg in "${agent_cmd[@]}"; do [ "$arg" = --stop-jobs-on-exit ] || plain_cmd+=("$arg"); done
+"${plain_cmd[@]}" >>"$DIR/$node.log" 2>&1 &
+plain=$!
+STARTED_PIDS+=("$plain")
+for ((i = 0; i < 100; i++)); do grep -q "job=$long3 .*re-adopted" "$DIR/$node.log" && break; sleep 0.1; done
+kill -TERM "$plain"
+for ((i = 0; i < 100; i++)); do kill -0 "$plain" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$plain" 2>/dev/null && fail "the agent did not stop on SIGTERM"
+[ -d "$(job_cgroup pids "$node" "$long3")" ] || fail "SIGTERM without --stop-jobs-on-exit removed job $long3's cgroup"
+[ -f "$state_dir/job-$long3.json" ] || fail "SIGTERM without --stop-jobs-on-exit removed job $long3's record"
+note "plain SIGTERM: job $long3 left running for the next agent"
+restart_agent
+open_gate gate3
+expect "$long3" failed 6 0
+
 # --- every job ended once, none ran twice, nothing is left ---
-all=("${round1[@]}" "$s5" "$long2")
+all=("${round1[@]}" "$s5" "$long2" "$long3")
+jobs=$(colony queue --all --json)
+[ "$(jq '.jobs | length' <<<"$jobs")" = "${#all[@]}" ] || fail "the controller has $(jq '.jobs | length' <<<"$jobs") jobs"
 for id in "${all[@]}"; do
-        name=$(job_field "$id" name)
+        read -r name st code sig < <(jq -r --argjson id "$id" \
+                '.jobs[] | select(.id == $id) | "\(.name) \(.state) \(.exit_code) \(.signal)"' <<<"$jobs")
         [ "$(grep -cx "$name" "$runs")" = 1 ] || fail "job $id ($name) started $(grep -cx "$name" "$runs") times"
-        note "job $id $name: $(job_field "$id" state), exit $(job_field "$id" exit_code), signal $(job_field "$id" signal)"
+        note "job $id $name: $st, exit $code, signal $sig"
 done
-[ "$(colony queue --json | jq '.jobs | length')" = 0 ] || fail "jobs still queued or running"
 grep -q "re-adopted" "$DIR/$node.log" || fail "the agent's log never says it re-adopted a job"
 colony down --dir "$DIR" >/dev/null
 for p in "${procs[@]}"; do alive "$p" && fail "process ${p%%:*} outlived colony down"; done
 [ -z "$(leftover_cgroups)" ] || fail "cgroups left: $(leftover_cgroups)"
 [ ! -e "$state_dir" ] || fail "state directory left: $(ls -A "$state_dir")"
-note "${#all[@]} jobs through 2 agent kills (one with the controller): each ended once, none ran twice"
+note "${#all[@]} jobs through 3 agent kills (one with the controller) and a SIGTERM: each ended once, none ran twice"
 echo "PASS"
