@@ -1,18 +1,23 @@
 /* agent.c - the job table and what the agent does with the controller's messages.
  *
- * A job is in the table from a successful launch until its main process has ended and its
- * cgroup is gone; the child source and the cancel timer hang off the table entry and die with
- * it. One agent-wide timer reports the usage of every running job. Every report goes through the
- * controller link as "reliable", so one produced while the controller is away is sent after the
- * next welcome. */
+ * A job is in the table from a successful launch (or its re-adoption after a restart) until
+ * its shepherd has ended and its cgroup is gone; the shepherd's watch and the cancel timer hang
+ * off the table entry and die with it. One agent-wide timer reports the usage of every running
+ * job. Every report goes through the controller link as "reliable", so one produced while the
+ * controller is away is sent after the next welcome; a "finished" report is also kept in the
+ * state directory until it has been written to the controller's socket, so that neither an
+ * agent restart nor a controller outage loses it (docs/architecture.md, "Restarts"). */
 #include "agent.h"
 #include "agent-state.h"
 #include "ctlink.h"
 #include "fileio.h"
 #include "job.h"
+#include "jobdir.h"
+#include "jobfile.h"
 #include "launch.h"
 #include "log.h"
 #include "proto.h"
+#include "shepherd.h"
 #include "units.h"
 #include <errno.h>
 #include <inttypes.h>
@@ -20,9 +25,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/pidfd.h>
 #include <sys/wait.h>
 #include <systemd/sd-daemon.h>
 #include <time.h>
+#include <unistd.h>
 
 #define JOB_KILL_TIMEOUT_MS 5000
 #define STOP_FLUSH_TIMEOUT_MS 2000
@@ -31,17 +38,21 @@
 #define START_FAILED_EXIT_CODE 127 /* what a shell reports for a command it could not run */
 #define ERRLEN 512
 #define USAGE_PERIOD_USEC (2 * 1000000) /* how often running jobs' usage is reported */
-#define CG_JOB_NAME_MAX 1024
 
 typedef struct agent_job {
         agent *agent;
         uint64_t id;
-        char cgroup[CG_JOB_NAME_MAX]; /* cg_job_name: "job-<id>", "dept-a/job-<id>" */
-        pid_t pid;       /* main process, our child */
+        char cgroup[JOBFILE_CGROUP_MAX]; /* cg_job_name: "job-<id>", "dept-a/job-<id>" */
+        pid_t pid;             /* main process (the shepherd's child); 0 when re-adopted */
+        pid_t shepherd;        /* our child, or a previous agent's when adopted */
+        uint64_t shepherd_start; /* its start time, so that a reused pid is not taken for it */
+        bool adopted;
         int64_t mem_limit;
+        int64_t start_usec;
         bool cancelled;
         bool in_table;
-        sd_event_source *child; /* main process exit */
+        sd_event_source *watch; /* the shepherd's end: a child source, or its pidfd when adopted;
+                                 * NULL for an adopted one without pidfd: the usage tick polls it */
         sd_event_source *grace; /* cancel: SIGKILL after the grace period */
         struct agent_job *prev, *next;
 } agent_job;
@@ -96,20 +107,38 @@ static void agent_job_free(agent_job *j) {
                         j->next->prev = j->prev;
                 a->njobs--;
         }
-        sd_event_source_disable_unref(j->child);
+        sd_event_source_disable_unref(j->watch);
         sd_event_source_disable_unref(j->grace);
         free(j);
 }
 
-/* Queue a report; it survives a disconnect. */
-static void send_report(agent *a, uint64_t id, cJSON *msg, bool built) {
+/* Write the job's record to the state directory. Returns 0 or -errno (logged). */
+static int save_record(agent_job *j) {
+        jobfile_record rec = {.id = j->id, .shepherd = j->shepherd, .shepherd_start = j->shepherd_start,
+                              .mem_limit = j->mem_limit, .start_usec = j->start_usec, .cancelled = j->cancelled};
+        char *text;
+        int r;
+
+        snprintf(rec.cgroup, sizeof(rec.cgroup), "%s", j->cgroup);
+        text = jobfile_record_format(&rec);
+        r = text ? jobdir_write(j->agent->cfg.state_dir, j->id, JOBFILE_RECORD, text) : -ENOMEM;
+        free(text);
+        if (r < 0)
+                log_errno(LOG_WARNING, r, JOB_FMT " dir=%s: cannot write the job's record", JOB_ARGS(j),
+                          j->agent->cfg.state_dir);
+        return r;
+}
+
+/* Queue a report; it survives a disconnect. A tracked one (finished) keeps its files in the
+ * state directory until it has been written to the controller (on_report_written). */
+static void send_report(agent *a, uint64_t id, cJSON *msg, bool built, bool tracked) {
         int r;
 
         if (!built) {
                 log_error("job=%" PRIu64 ": out of memory building a report", id);
                 return;
         }
-        r = ctlink_send(a->link, msg, true);
+        r = tracked ? ctlink_send_tracked(a->link, msg, id) : ctlink_send(a->link, msg, true);
         if (r < 0)
                 log_errno(LOG_ERR, r, "job=%" PRIu64 " controller=%s: cannot queue the report", id,
                           a->cfg.controller);
@@ -118,24 +147,48 @@ static void send_report(agent *a, uint64_t id, cJSON *msg, bool built) {
                           id, a->cfg.controller);
 }
 
-static void send_finished(agent *a, uint64_t id, job_state st, const job_result *r) {
+/* Keep the report on disk until it is written to the controller: an agent killed meanwhile
+ * leaves it for the next one to send. */
+static void save_report(agent *a, uint64_t id, const cJSON *msg) {
+        char *text = cJSON_PrintUnformatted(msg);
+        int r = text ? jobdir_write(a->cfg.state_dir, id, JOBFILE_DONE, text) : -ENOMEM;
+
+        free(text);
+        if (r < 0)
+                log_errno(LOG_WARNING, r, "job=%" PRIu64 " dir=%s: cannot keep the report on disk", id,
+                          a->cfg.state_dir);
+}
+
+static void send_finished(agent *a, uint64_t id, job_state st, const job_result *r, int64_t end_usec) {
         cJSON *m = proto_new("finished");
         bool ok = m && cJSON_AddNumberToObject(m, "id", (double)id) &&
                   cJSON_AddStringToObject(m, "state", job_state_name(st)) &&
                   job_result_to_json(r, m) == 0 &&
-                  cJSON_AddNumberToObject(m, "end_usec", (double)now_usec());
+                  cJSON_AddNumberToObject(m, "end_usec", (double)end_usec);
 
-        send_report(a, id, m, ok);
+        if (ok)
+                save_report(a, id, m);
+        send_report(a, id, m, ok, true);
         cJSON_Delete(m);
+}
+
+/* The controller has the report: the job's files may go. */
+static void on_report_written(uint64_t id, void *userdata) {
+        agent *a = userdata;
+        int r = jobdir_remove(a->cfg.state_dir, id);
+
+        if (r < 0)
+                log_errno(LOG_WARNING, r, "job=%" PRIu64 " dir=%s: cannot remove the job's files", id,
+                          a->cfg.state_dir);
 }
 
 static void send_started(agent_job *j) {
         cJSON *m = proto_new("started");
         bool ok = m && cJSON_AddNumberToObject(m, "id", (double)j->id) &&
                   cJSON_AddNumberToObject(m, "pid", j->pid) &&
-                  cJSON_AddNumberToObject(m, "start_usec", (double)now_usec());
+                  cJSON_AddNumberToObject(m, "start_usec", (double)j->start_usec);
 
-        send_report(j->agent, j->id, m, ok);
+        send_report(j->agent, j->id, m, ok, false);
         cJSON_Delete(m);
 }
 
@@ -143,14 +196,28 @@ static void send_started(agent_job *j) {
 static void send_start_failure(agent *a, uint64_t id, const char *error) {
         job_result r = {.exit_code = START_FAILED_EXIT_CODE, .error = (char *)error};
 
-        send_finished(a, id, JOB_FAILED, &r);
+        send_finished(a, id, JOB_FAILED, &r, now_usec());
 }
 
-static void result_from_siginfo(const siginfo_t *si, job_result *r) {
-        if (si->si_code == CLD_EXITED)
-                r->exit_code = si->si_status;
-        else
-                r->signal = si->si_status;
+/* The state and error of a job whose main process ended as ex says (NULL: unknown, its
+ * shepherd died without saying); stopping says the agent itself ended it. */
+static job_state judge_end(const agent_job *j, const jobfile_exit *ex, bool stopping, job_result *r,
+                           char *ebuf, size_t len) {
+        job_state st;
+
+        if (stopping) {
+                r->error = "agent stopped";
+                return JOB_CANCELLED;
+        }
+        if (!ex) {
+                snprintf(ebuf, len, "exit status lost: shepherd %d ended without recording it",
+                         (int)j->shepherd);
+                r->error = ebuf;
+                return JOB_FAILED;
+        }
+        st = agent_state_decide(r, j->cancelled);
+        r->error = (char *)agent_state_error(st, r, j->mem_limit, ebuf, len);
+        return st;
 }
 
 /* The cgroup's counters into a job's result. */
@@ -164,11 +231,12 @@ static void take_usage(job_result *r, const cg_usage *u) {
         r->psi = u->psi;
 }
 
-/* The main process has ended (r holds how): kill what is left, read the usage, remove the
- * cgroup, report, and drop the job. stopping says the agent itself is ending it. */
-static void agent_job_end(agent_job *j, job_result *r, bool stopping) {
+/* The main process has ended as ex says (NULL: unknown): kill what is left, read the usage,
+ * remove the cgroup, report, and drop the job. stopping says the agent itself is ending it. */
+static void agent_job_end(agent_job *j, const jobfile_exit *ex, bool stopping) {
         agent *a = j->agent;
         char ebuf[ERRLEN], peak[32];
+        job_result r = {.exit_code = ex ? ex->exit_code : 0, .signal = ex ? ex->signal : stopping ? SIGKILL : 0};
         cg_usage u = {0};
         job_state st;
         int k;
@@ -180,40 +248,70 @@ static void agent_job_end(agent_job *j, job_result *r, bool stopping) {
         k = cg_job_usage(a->cg, j->cgroup, &u);
         if (k < 0)
                 log_errno(LOG_WARNING, k, JOB_FMT ": cannot read the job's usage", JOB_ARGS(j));
-        take_usage(r, &u);
-        st = stopping ? JOB_CANCELLED : agent_state_decide(r, j->cancelled);
-        r->error = stopping ? "agent stopped"
-                            : (char *)agent_state_error(st, r, j->mem_limit, ebuf, sizeof(ebuf));
+        take_usage(&r, &u);
+        st = judge_end(j, ex, stopping, &r, ebuf, sizeof(ebuf));
         k = cg_job_remove(a->cg, j->cgroup);
         if (k < 0)
                 log_errno(LOG_WARNING, k, JOB_FMT ": cannot remove the job's cgroup", JOB_ARGS(j));
         log_info(JOB_FMT ": %s, exit code %d, signal %d, cpu %" PRIu64 " us, peak memory %s, "
                  "oom kills %" PRIu64 "%s%s",
-                 JOB_ARGS(j), job_state_name(st), r->exit_code, r->signal, r->cpu_usec,
-                 units_format_size((int64_t)r->mem_peak, peak, sizeof(peak)), r->oom_kills,
-                 r->error ? ": " : "", r->error ? r->error : "");
-        send_finished(a, j->id, st, r);
+                 JOB_ARGS(j), job_state_name(st), r.exit_code, r.signal, r.cpu_usec,
+                 units_format_size((int64_t)r.mem_peak, peak, sizeof(peak)), r.oom_kills,
+                 r.error ? ": " : "", r.error ? r.error : "");
+        send_finished(a, j->id, st, &r, ex ? ex->end_usec : now_usec());
         agent_job_free(j);
 }
 
-static int on_child_exit(sd_event_source *s, const siginfo_t *si, void *userdata) {
-        job_result r = {0};
+/* Read the exit status the job's shepherd wrote. Returns 0 or -errno (logged). */
+static int read_exit(agent *a, uint64_t id, jobfile_exit *ex) {
+        char err[PROTO_ERRLEN], *text = NULL;
+        int r = jobdir_read(a->cfg.state_dir, id, JOBFILE_EXIT, &text);
+
+        if (r == 0 && (r = jobfile_exit_parse(text, ex, err)) < 0)
+                log_warning("job=%" PRIu64 " dir=%s: bad exit file: %s", id, a->cfg.state_dir, err);
+        else if (r < 0)
+                log_errno(LOG_WARNING, r, "job=%" PRIu64 " dir=%s: no exit status", id, a->cfg.state_dir);
+        free(text);
+        return r;
+}
+
+/* The shepherd has ended: end the job as its exit file says. */
+static void agent_job_reap(agent_job *j) {
+        jobfile_exit ex;
+
+        agent_job_end(j, read_exit(j->agent, j->id, &ex) == 0 ? &ex : NULL, false);
+}
+
+static int on_shepherd_exit(sd_event_source *s, const siginfo_t *si, void *userdata) {
+        agent_job *j = userdata;
         (void)s;
 
-        result_from_siginfo(si, &r);
-        agent_job_end(userdata, &r, false);
+        if (si->si_code != CLD_EXITED || si->si_status != 0)
+                log_warning(JOB_FMT ": shepherd %d ended with %s %d", JOB_ARGS(j), (int)si->si_pid,
+                            si->si_code == CLD_EXITED ? "status" : "signal", si->si_status);
+        agent_job_reap(j);
         return 0;
 }
 
-/* A launch that got no further than its cgroup (or not even that): clean up and report. */
+/* An adopted shepherd's pidfd became readable: it has ended. */
+static int on_shepherd_fd(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        (void)s;
+        (void)fd;
+        (void)revents;
+        agent_job_reap(userdata);
+        return 0;
+}
+
+/* A launch that got no further than its cgroup (or not even that): clean up and report. The
+ * report's file in the state directory replaces the record when the two are removed. */
 static void abandon_start(agent_job *j, bool created, const char *error) {
         agent *a = j->agent;
         int k;
 
         log_warning(JOB_FMT ": cannot start: %s", JOB_ARGS(j), error);
-        if (j->pid > 0) {
+        if (j->shepherd > 0) {
                 (void)cg_job_kill(a->cg, j->cgroup, JOB_KILL_TIMEOUT_MS);
-                (void)waitpid(j->pid, NULL, 0);
+                (void)shepherd_wait_gone(j->shepherd, j->shepherd_start, true, JOB_KILL_TIMEOUT_MS);
         }
         if (created && (k = cg_job_remove(a->cg, j->cgroup)) < 0)
                 log_errno(LOG_WARNING, k, JOB_FMT ": cannot remove the job's cgroup", JOB_ARGS(j));
@@ -230,6 +328,29 @@ typedef struct launch_msg {
         const char *user;
         job_spec spec;
 } launch_msg;
+
+/* Fork the job's shepherd, record it, and let it launch the job: the record is on disk before
+ * the job can start, so that a restarted agent finds every job that may have run. Returns 0
+ * (j->pid set) or -errno with err; on failure the shepherd has been reaped. */
+static int start_shepherd(agent_job *j, const launch_req *req, char *err, size_t errlen) {
+        shepherd sh;
+        int r = shepherd_spawn(req, j->id, j->agent->cfg.state_dir, &sh, err, errlen);
+
+        if (r < 0)
+                return r;
+        j->shepherd = sh.pid;
+        j->shepherd_start = sh.start;
+        j->start_usec = now_usec();
+        if ((r = save_record(j)) < 0) {
+                snprintf(err, errlen, "cannot write the job's record in %s: %s", j->agent->cfg.state_dir,
+                         strerror(-r));
+                shepherd_abort(&sh);
+        } else
+                r = shepherd_go(&sh, &j->pid, err, errlen);
+        if (r < 0)
+                j->shepherd = 0; /* reaped */
+        return r;
+}
 
 static void agent_job_start(agent *a, launch_msg *m) {
         agent_job *j = calloc(1, sizeof(*j));
@@ -259,21 +380,19 @@ static void agent_job_start(agent *a, launch_msg *m) {
                 abandon_start(j, r != -EEXIST, err);
                 return;
         }
-        r = launch_job(&req, &j->pid, err, sizeof(err));
-        if (r < 0) {
-                j->pid = 0; /* the launcher reaped it */
+        if (start_shepherd(j, &req, err, sizeof(err)) < 0) {
                 abandon_start(j, true, err);
                 return;
         }
-        r = sd_event_add_child(a->event, &j->child, j->pid, WEXITED, on_child_exit, j);
+        r = sd_event_add_child(a->event, &j->watch, j->shepherd, WEXITED, on_shepherd_exit, j);
         if (r < 0) {
-                snprintf(err, sizeof(err), "cannot watch process %d: %s", (int)j->pid, strerror(-r));
+                snprintf(err, sizeof(err), "cannot watch shepherd %d: %s", (int)j->shepherd, strerror(-r));
                 abandon_start(j, true, err);
                 return;
         }
         agent_job_insert(a, j);
-        log_info(JOB_FMT " user=%s: started pid %d: %s (cpus %s, mem %s, pids %" PRId64 ")",
-                 JOB_ARGS(j), m->user, (int)j->pid, m->spec.argv[0],
+        log_info(JOB_FMT " user=%s: started pid %d (shepherd %d): %s (cpus %s, mem %s, pids %" PRId64 ")",
+                 JOB_ARGS(j), m->user, (int)j->pid, (int)j->shepherd, m->spec.argv[0],
                  units_format_cpus(lim.mcpu, cpus, sizeof(cpus)),
                  units_format_size(lim.mem, mem, sizeof(mem)), lim.pids);
         send_started(j);
@@ -417,6 +536,7 @@ static void handle_cancel(agent *a, const cJSON *msg) {
                 return;
         }
         j->cancelled = true;
+        (void)save_record(j); /* so that an agent restarted meanwhile still calls it cancelled */
         log_info(JOB_FMT ": cancelled, SIGTERM now, SIGKILL in %" PRId64 " ms", JOB_ARGS(j), grace_ms);
         k = cg_job_signal(a->cg, j->cgroup, SIGTERM);
         if (k < 0)
@@ -482,9 +602,21 @@ static const ctlink_ops link_ops = {
         .ready = on_ready,
         .message = on_message,
         .fatal = on_fatal,
+        .written = on_report_written,
 };
 
-int agent_clear_leftovers(cg_backend *cg) {
+/* Whether a job of a's table (none when a is NULL) lives in cgroup name. */
+static bool cgroup_held(const agent *a, const char *name) {
+        for (agent_job *j = a ? a->jobs : NULL; j; j = j->next)
+                if (strcmp(j->cgroup, name) == 0)
+                        return true;
+        return false;
+}
+
+/* Kill and remove the job cgroups that no job of a's table (none when a is NULL) lives in:
+ * those no record claims. Returns how many were removed, or -errno when the subtree cannot be
+ * listed. */
+static int clear_strays(cg_backend *cg, const agent *a) {
         char **names = NULL;
         int r, n = 0;
 
@@ -492,8 +624,10 @@ int agent_clear_leftovers(cg_backend *cg) {
         if (r < 0)
                 return r;
         for (char **name = names; *name; name++) {
-                log_warning("cgroup=%s/%s: removing a job cgroup left by a previous agent, with "
-                            "every process in it", cg_subtree_path(cg), *name);
+                if (cgroup_held(a, *name))
+                        continue;
+                log_warning("cgroup=%s/%s: removing a job cgroup no record claims, with every process in it",
+                            cg_subtree_path(cg), *name);
                 r = cg_job_kill(cg, *name, JOB_KILL_TIMEOUT_MS);
                 if (r >= 0)
                         r = cg_job_remove(cg, *name);
@@ -505,6 +639,153 @@ int agent_clear_leftovers(cg_backend *cg) {
         }
         strv_free(names);
         return n;
+}
+
+/* Read and check job id's record. Returns 0 or -errno (logged). */
+static int load_record(const char *dir, uint64_t id, jobfile_record *rec) {
+        char err[PROTO_ERRLEN], *text = NULL;
+        int r = jobdir_read(dir, id, JOBFILE_RECORD, &text);
+
+        if (r == 0 && (r = jobfile_record_parse(text, rec, err)) == 0 && rec->id != id) {
+                snprintf(err, sizeof(err), "it names job %" PRIu64, rec->id);
+                r = -EINVAL;
+        }
+        if (r == -EINVAL)
+                log_warning("job=%" PRIu64 " dir=%s: bad record: %s", id, dir, err);
+        else if (r < 0)
+                log_errno(LOG_WARNING, r, "job=%" PRIu64 " dir=%s: no record", id, dir);
+        free(text);
+        return r;
+}
+
+/* Kill a recorded job and wait for its shepherd, which writes its exit file as it goes. */
+static void kill_recorded(cg_backend *cg, const char *dir, uint64_t id) {
+        jobfile_record rec;
+        int k;
+
+        if (load_record(dir, id, &rec) < 0)
+                return; /* its cgroup, if any, goes as a stray */
+        log_warning("job=%" PRIu64 " cgroup=%s/%s: killing a job a previous agent left", id, cg_subtree_path(cg),
+                    rec.cgroup);
+        k = cg_job_kill(cg, rec.cgroup, JOB_KILL_TIMEOUT_MS);
+        if (k == 0)
+                k = shepherd_wait_gone(rec.shepherd, rec.shepherd_start, false, JOB_KILL_TIMEOUT_MS);
+        if (k < 0)
+                log_errno(LOG_WARNING, k, "job=%" PRIu64 " cgroup=%s/%s: cannot kill it", id, cg_subtree_path(cg),
+                          rec.cgroup);
+}
+
+int agent_clear_leftovers(cg_backend *cg, const char *state_dir) {
+        uint64_t *ids = NULL;
+        size_t n = 0;
+        int r = jobdir_list(state_dir, &ids, &n), k;
+
+        for (size_t i = 0; i < n; i++) {
+                kill_recorded(cg, state_dir, ids[i]);
+                if ((k = jobdir_remove(state_dir, ids[i])) < 0)
+                        log_errno(LOG_WARNING, k, "job=%" PRIu64 " dir=%s: cannot remove its files", ids[i], state_dir);
+        }
+        free(ids);
+        k = clear_strays(cg, NULL);
+        if (r == 0)
+                r = jobdir_close(state_dir);
+        return r < 0 ? r : k;
+}
+
+/* Send the report a previous agent kept for job id (text) but may not have delivered. */
+static void resend_report(agent *a, uint64_t id, const char *text) {
+        cJSON *m = cJSON_Parse(text);
+        const char *type = m ? proto_type(m) : NULL;
+
+        if (!type || strcmp(type, "finished") != 0) {
+                log_warning("job=%" PRIu64 " dir=%s: dropping a kept report that is not a finished message", id,
+                            a->cfg.state_dir);
+                (void)jobdir_remove(a->cfg.state_dir, id);
+        } else {
+                log_info("job=%" PRIu64 ": sending the report a previous agent kept", id);
+                send_report(a, id, m, true, true);
+        }
+        cJSON_Delete(m);
+}
+
+/* Watch an adopted job's shepherd, or end the job when it is gone already. The pidfd is
+ * opened before the start time is checked: if it still matches then, the pidfd is the
+ * shepherd's and not a later process's that reused its pid. */
+static void adopt_watch(agent_job *j) {
+        int fd = (int)pidfd_open(j->shepherd, 0), r = fd < 0 ? -errno : 0;
+
+        if (!shepherd_alive(j->shepherd, j->shepherd_start)) {
+                log_info(JOB_FMT ": ended while no agent watched it", JOB_ARGS(j));
+                if (fd >= 0)
+                        close(fd);
+                agent_job_reap(j);
+                return;
+        }
+        if (r == 0 && (r = sd_event_add_io(j->agent->event, &j->watch, fd, EPOLLIN, on_shepherd_fd, j)) < 0)
+                close(fd);
+        if (r == 0)
+                (void)sd_event_source_set_io_fd_own(j->watch, true);
+        else
+                log_errno(LOG_NOTICE, r, JOB_FMT ": cannot watch shepherd %d, polling it instead", JOB_ARGS(j),
+                          (int)j->shepherd);
+        log_info(JOB_FMT ": re-adopted, shepherd %d still runs it%s", JOB_ARGS(j), (int)j->shepherd,
+                 j->cancelled ? " (cancelled)" : "");
+        /* The cancel's grace period began before the restart. */
+        if (j->cancelled)
+                on_grace(NULL, 0, j);
+}
+
+/* Take job id over from the record a previous agent left. */
+static void adopt_record(agent *a, uint64_t id) {
+        jobfile_record rec;
+        agent_job *j;
+
+        if (load_record(a->cfg.state_dir, id, &rec) < 0) {
+                (void)jobdir_remove(a->cfg.state_dir, id); /* its cgroup, if any, goes as a stray */
+                return;
+        }
+        if (!(j = calloc(1, sizeof(*j)))) {
+                log_error("job=%" PRIu64 ": out of memory re-adopting it", id);
+                return;
+        }
+        *j = (agent_job){.agent = a, .id = id, .shepherd = rec.shepherd, .shepherd_start = rec.shepherd_start,
+                         .adopted = true, .mem_limit = rec.mem_limit, .start_usec = rec.start_usec,
+                         .cancelled = rec.cancelled};
+        snprintf(j->cgroup, sizeof(j->cgroup), "%s", rec.cgroup);
+        agent_job_insert(a, j);
+        adopt_watch(j);
+}
+
+int agent_adopt(agent *a) {
+        uint64_t *ids = NULL;
+        size_t n = 0;
+        int r = jobdir_list(a->cfg.state_dir, &ids, &n);
+
+        if (r < 0)
+                return log_errno(LOG_ERR, r, "dir=%s: cannot list the state directory", a->cfg.state_dir);
+        for (size_t i = 0; i < n; i++) {
+                char *text = NULL;
+
+                if (jobdir_read(a->cfg.state_dir, ids[i], JOBFILE_DONE, &text) == 0)
+                        resend_report(a, ids[i], text);
+                else
+                        adopt_record(a, ids[i]);
+                free(text);
+        }
+        free(ids);
+        r = clear_strays(a->cg, a);
+        return r < 0 ? r : 0;
+}
+
+/* Adopted jobs that no pidfd watches: end those whose shepherd has gone. */
+static void poll_adopted(agent *a) {
+        agent_job *next;
+
+        for (agent_job *j = a->jobs; j; j = next) {
+                next = j->next;
+                if (j->adopted && !j->watch && !shepherd_alive(j->shepherd, j->shepherd_start))
+                        agent_job_reap(j);
+        }
 }
 
 /* One usage entry: the job's cgroup counters now. NULL when they cannot be read (it is ending). */
@@ -545,6 +826,7 @@ static int host_pressure(psi_stats *out) {
  * queued, while the controller is away. */
 static int on_usage_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         agent *a = userdata;
+        poll_adopted(a);
         cJSON *msg = ctlink_is_ready(a->link) ? proto_new("usage") : NULL;
         cJSON *jobs = msg ? cJSON_AddArrayToObject(msg, "jobs") : NULL;
         psi_stats host;
@@ -586,28 +868,33 @@ int agent_new(sd_event *e, const agent_config *cfg, cg_backend *cg, agent **out)
         return 0;
 }
 
-void agent_stop(agent *a) {
+/* Kill the job's cgroup, let its shepherd record the end, and report it cancelled. */
+static void stop_job(agent_job *j) {
+        jobfile_exit ex;
+        int k = cg_job_kill(j->agent->cg, j->cgroup, JOB_KILL_TIMEOUT_MS);
+
+        /* Once the cgroup is empty the shepherd only has its exit file to write; if the kill
+         * failed, do not wait on a job that may be stuck. */
+        if (k == 0)
+                k = shepherd_wait_gone(j->shepherd, j->shepherd_start, !j->adopted, JOB_KILL_TIMEOUT_MS);
+        agent_job_end(j, k == 0 && read_exit(j->agent, j->id, &ex) == 0 ? &ex : NULL, true);
+}
+
+size_t agent_stop(agent *a) {
         int r;
 
-        while (a->jobs) {
-                agent_job *j = a->jobs;
-                job_result res = {.signal = SIGKILL};
-                siginfo_t si = {0};
-                int k = cg_job_kill(a->cg, j->cgroup, JOB_KILL_TIMEOUT_MS);
-
-                /* Once the cgroup is empty the main process is a zombie and waitid cannot block
-                 * for long; if the kill failed, do not wait on a process that may be stuck. */
-                if (waitid(P_PID, j->pid, &si, WEXITED | (k < 0 ? WNOHANG : 0)) == 0 && si.si_pid == j->pid) {
-                        res.signal = 0;
-                        result_from_siginfo(&si, &res);
-                }
-                agent_job_end(j, &res, true);
-        }
+        if (a->cfg.stop_jobs_on_exit)
+                while (a->jobs)
+                        stop_job(a->jobs);
+        else if (a->jobs)
+                log_info("host=%s dir=%s: leaving %zu jobs running for the next agent to re-adopt", a->cfg.name,
+                         a->cfg.state_dir, a->njobs);
         if (!ctlink_is_ready(a->link))
-                return;
+                return a->njobs;
         r = ctlink_flush(a->link, STOP_FLUSH_TIMEOUT_MS);
         if (r < 0)
                 log_errno(LOG_WARNING, r, "controller=%s: last reports not all sent", a->cfg.controller);
+        return a->njobs;
 }
 
 void agent_free(agent *a) {

@@ -38,6 +38,7 @@ typedef struct frame {
         size_t len;
         size_t off; /* bytes already written */
         bool reliable;
+        uint64_t tag; /* > 0: tell ops->written once the frame is written whole */
 } frame;
 
 typedef struct frame_queue {
@@ -164,13 +165,18 @@ static int write_out(ctlink *l) {
                         return errno == EAGAIN ? 0 : -errno;
                 }
                 f->off += (size_t)n;
-                if (f->off == f->len)
+                if (f->off == f->len) {
+                        uint64_t tag = f->tag;
+
                         frame_free(queue_pop(&l->out));
+                        if (tag && l->ops->written)
+                                l->ops->written(tag, l->userdata);
+                }
         }
         return 0;
 }
 
-static int queue_msg(ctlink *l, frame_queue *q, const cJSON *msg, bool reliable) {
+static int queue_msg(ctlink *l, frame_queue *q, const cJSON *msg, bool reliable, uint64_t tag) {
         frame *f = calloc(1, sizeof(*f));
         int r;
 
@@ -182,17 +188,26 @@ static int queue_msg(ctlink *l, frame_queue *q, const cJSON *msg, bool reliable)
                 return r;
         }
         f->reliable = reliable;
+        f->tag = tag;
         queue_push(q, f);
         update_events(l);
         return 0;
 }
 
-int ctlink_send(ctlink *l, const cJSON *msg, bool reliable) {
+static int send_tagged(ctlink *l, const cJSON *msg, bool reliable, uint64_t tag) {
         if (l->state == LINK_READY)
-                return queue_msg(l, &l->out, msg, reliable);
+                return queue_msg(l, &l->out, msg, reliable, tag);
         if (!reliable)
                 return -ENOTCONN;
-        return queue_msg(l, &l->backlog, msg, true);
+        return queue_msg(l, &l->backlog, msg, true, tag);
+}
+
+int ctlink_send(ctlink *l, const cJSON *msg, bool reliable) {
+        return send_tagged(l, msg, reliable, 0);
+}
+
+int ctlink_send_tracked(ctlink *l, const cJSON *msg, uint64_t tag) {
+        return send_tagged(l, msg, true, tag);
 }
 
 bool ctlink_is_ready(const ctlink *l) {
@@ -230,7 +245,7 @@ static int handle_challenge(ctlink *l, const cJSON *msg) {
         if (!hello || !cJSON_AddStringToObject(hello, "nonce", l->nonce) || !cJSON_AddStringToObject(hello, "proof", proof))
                 r = r < 0 ? r : -ENOMEM;
         if (r == 0)
-                r = queue_msg(l, &l->out, hello, false);
+                r = queue_msg(l, &l->out, hello, false, 0);
         cJSON_Delete(hello);
         if (r < 0)
                 return log_errno(LOG_ERR, r, "controller=%s: cannot answer the challenge", l->hostport);

@@ -9,6 +9,7 @@
 #pragma once
 #include <cjson/cJSON.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <systemd/sd-event.h>
 
 typedef struct ctlink ctlink;
@@ -22,6 +23,8 @@ typedef struct ctlink_ops {
         void (*message)(const cJSON *msg, void *userdata);
         /* The controller refused the hello in a way retrying cannot fix (wrong secret). */
         void (*fatal)(const char *reason, void *userdata);
+        /* A frame queued by ctlink_send_tracked was written whole to the socket. Optional. */
+        void (*written)(uint64_t tag, void *userdata);
 } ctlink_ops;
 
 /* Create a link to hostport ("host:port") driven by loop e; it first connects at once. Its
@@ -36,6 +39,10 @@ bool ctlink_is_ready(const ctlink *l);
  * ones are kept across disconnects. Returns 0, -ENOTCONN (unreliable, dropped), -ENOMEM or
  * -EMSGSIZE. */
 int ctlink_send(ctlink *l, const cJSON *msg, bool reliable);
+/* ctlink_send(l, msg, true), and once the frame has been written whole, ops->written(tag)
+ * (tag > 0): what the sender kept on disk for the message may go then. Never called for a
+ * frame still queued when the link is freed. */
+int ctlink_send_tracked(ctlink *l, const cJSON *msg, uint64_t tag);
 /* Write out the queue, blocking for at most timeout_ms (for a last report before exit).
  * Returns 0 when everything was written, -ENOTCONN, -ETIMEDOUT, or the socket's -errno. */
 int ctlink_flush(ctlink *l, int timeout_ms);

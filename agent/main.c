@@ -6,6 +6,7 @@
 #include "cgroup.h"
 #include "config.h"
 #include "fileio.h"
+#include "jobdir.h"
 #include "log.h"
 #include "net.h"
 #include "res.h"
@@ -13,6 +14,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -26,17 +28,18 @@
 #define DEFAULT_JOB_PIDS 4096
 #define NAME_MAX_LEN 64
 #define EXIT_USAGE 2
+#define STATE_DIR_PARENT "/run/colony" /* the default state directory is STATE_DIR_PARENT/<name> */
 
 typedef struct options {
-        const char *controller, *secret_file, *name, *config_path;
+        const char *controller, *secret_file, *name, *config_path, *state_dir;
         const char *cpus, *mem, *pids, *default_pids; /* as typed; parsed after merging */
         int log_level;
-        bool cleanup;
+        bool cleanup, stop_jobs_on_exit;
 } options;
 
 static const char *const config_keys[] = {
         "agent.controller", "agent.secret_file", "agent.name",         "agent.cpus",
-        "agent.mem",        "agent.pids",        "agent.default_pids", NULL,
+        "agent.mem",        "agent.pids",        "agent.default_pids", "agent.state_dir", NULL,
 };
 
 static void usage(FILE *f) {
@@ -49,9 +52,11 @@ static void usage(FILE *f) {
               "  --mem SIZE              memory offered (default: MemTotal; \"4G\")\n"
               "  --pids N                task capacity reported (default 0 = unlimited)\n"
               "  --default-pids N        pids.max for jobs that ask for none (default 4096)\n"
+              "  --state-dir DIR         job records for a restarted agent (default " STATE_DIR_PARENT "/NAME)\n"
+              "  --stop-jobs-on-exit     SIGTERM kills every job (default: leave them to the next agent)\n"
               "  --config FILE           read these settings from FILE's [agent] section\n"
               "  --log-level L           err, warning, notice, info (default) or debug\n"
-              "  --cleanup               kill and remove this agent's cgroups, then exit\n"
+              "  --cleanup               kill this agent's jobs, remove its cgroups and state, then exit\n"
               "  --help                  show this help\n",
               f);
 }
@@ -59,7 +64,8 @@ static void usage(FILE *f) {
 /* Parse argv into o. Returns 0, 1 when --help was shown, or -EINVAL (message printed). */
 static int parse_argv(int argc, char **argv, options *o) {
         enum { OPT_CONTROLLER = 256, OPT_SECRET, OPT_NAME, OPT_CPUS, OPT_MEM, OPT_PIDS,
-               OPT_DEFAULT_PIDS, OPT_CONFIG, OPT_LOG_LEVEL, OPT_CLEANUP, OPT_HELP };
+               OPT_DEFAULT_PIDS, OPT_CONFIG, OPT_LOG_LEVEL, OPT_CLEANUP, OPT_HELP, OPT_STATE_DIR,
+               OPT_STOP_JOBS };
         static const struct option longopts[] = {
                 {"controller", required_argument, NULL, OPT_CONTROLLER},
                 {"secret-file", required_argument, NULL, OPT_SECRET},
@@ -71,6 +77,8 @@ static int parse_argv(int argc, char **argv, options *o) {
                 {"config", required_argument, NULL, OPT_CONFIG},
                 {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
                 {"cleanup", no_argument, NULL, OPT_CLEANUP},
+                {"state-dir", required_argument, NULL, OPT_STATE_DIR},
+                {"stop-jobs-on-exit", no_argument, NULL, OPT_STOP_JOBS},
                 {"help", no_argument, NULL, OPT_HELP},
                 {0},
         };
@@ -89,6 +97,8 @@ static int parse_argv(int argc, char **argv, options *o) {
                 case OPT_DEFAULT_PIDS: o->default_pids = optarg; break;
                 case OPT_CONFIG: o->config_path = optarg; break;
                 case OPT_CLEANUP: o->cleanup = true; break;
+                case OPT_STATE_DIR: o->state_dir = optarg; break;
+                case OPT_STOP_JOBS: o->stop_jobs_on_exit = true; break;
                 case OPT_HELP: usage(stdout); return 1;
                 case OPT_LOG_LEVEL:
                         o->log_level = log_level_from_name(optarg);
@@ -118,6 +128,7 @@ static int merge_config(options *o, const config *cfg, char *err, size_t errlen)
         o->controller = o->controller ? o->controller : config_get(cfg, "agent.controller");
         o->secret_file = o->secret_file ? o->secret_file : config_get(cfg, "agent.secret_file");
         o->name = o->name ? o->name : config_get(cfg, "agent.name");
+        o->state_dir = o->state_dir ? o->state_dir : config_get(cfg, "agent.state_dir");
         return 0;
 }
 
@@ -235,14 +246,17 @@ static int read_secret(const char *path, char **out, char *err, size_t errlen) {
 }
 
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
-        (void)userdata;
+        const agent_config *cfg = userdata;
 
-        log_info("received %s, stopping every job", strsignal((int)si->ssi_signo));
+        log_info("received %s, %s", strsignal((int)si->ssi_signo),
+                 cfg->stop_jobs_on_exit ? "stopping every job" : "leaving the jobs to the next agent");
         return sd_event_exit(sd_event_source_get_event(s), 0);
 }
 
-/* Run the agent until a signal or a fatal refusal. Returns the exit status. */
-static int run_agent(const agent_config *cfg, cg_backend *cg) {
+/* Run the agent until a signal or a fatal refusal. *keep says whether jobs may still run in
+ * the subtree (left running, or never taken over when set-up failed), so that the cgroups and
+ * the state directory must stay. Returns the exit status. */
+static int run_agent(const agent_config *cfg, cg_backend *cg, bool *keep) {
         char cpus[32], mem[32];
         sd_event *e = NULL;
         agent *a = NULL;
@@ -252,13 +266,17 @@ static int run_agent(const agent_config *cfg, cg_backend *cg) {
         if (r >= 0)
                 r = sd_event_set_watchdog(e, true); /* WATCHDOG=1 pings when WatchdogSec= is set */
         if (r >= 0)
-                r = sd_event_add_signal(e, NULL, SIGTERM, on_signal, NULL);
+                r = sd_event_add_signal(e, NULL, SIGTERM, on_signal, (void *)cfg);
         if (r >= 0)
-                r = sd_event_add_signal(e, NULL, SIGINT, on_signal, NULL);
+                r = sd_event_add_signal(e, NULL, SIGINT, on_signal, (void *)cfg);
         if (r >= 0)
                 r = agent_new(e, cfg, cg, &a);
+        if (r >= 0)
+                r = agent_adopt(a);
         if (r < 0) {
                 log_errno(LOG_ERR, r, "host=%s: cannot set up the event loop", cfg->name);
+                *keep = true;
+                agent_free(a);
                 sd_event_unref(e);
                 return 1;
         }
@@ -270,8 +288,8 @@ static int run_agent(const agent_config *cfg, cg_backend *cg) {
         r = sd_event_loop(e);
         if (r < 0)
                 log_errno(LOG_ERR, r, "host=%s: event loop failed", cfg->name);
-        sd_notify(0, "STOPPING=1\nSTATUS=stopping every job");
-        agent_stop(a);
+        sd_notify(0, cfg->stop_jobs_on_exit ? "STOPPING=1\nSTATUS=stopping every job" : "STOPPING=1");
+        *keep = agent_stop(a) > 0;
         agent_free(a);
         sd_event_unref(e);
         return r < 0 ? 1 : r;
@@ -295,12 +313,12 @@ static int open_cgroups(const char *name, cg_backend **cg) {
 }
 
 /* --cleanup: what `colony down` runs after an agent died. */
-static int cleanup(const char *name) {
+static int cleanup(const char *name, const char *state_dir) {
         cg_backend *cg;
 
         if (open_cgroups(name, &cg) != 0)
                 return 1;
-        (void)agent_clear_leftovers(cg);
+        (void)agent_clear_leftovers(cg, state_dir);
         log_info("host=%s cgroup=%s: removing the agent's cgroups", name, cg_subtree_path(cg));
         cg_close(cg, true);
         return 0;
@@ -344,22 +362,48 @@ static int configure(const options *o, const config *cfg, agent_config *ac, char
         return 0;
 }
 
-/* Start-up after configuration: cgroups, leftovers, then the daemon until it stops. */
+/* Start-up after configuration: cgroups, the state directory, then the daemon until it stops.
+ * Jobs it leaves running keep their cgroups and records for the next agent. */
 static int run(const agent_config *ac) {
+        char err[512];
         cg_backend *cg;
+        bool keep = true;
         int r;
 
         if (open_cgroups(ac->name, &cg) != 0)
                 return 1;
-        (void)agent_clear_leftovers(cg);
-        r = run_agent(ac, cg);
-        cg_close(cg, true);
-        log_info("host=%s: agent stopped, cgroups removed", ac->name);
+        if ((r = jobdir_open(ac->state_dir, err, sizeof(err))) < 0) {
+                log_error("host=%s: %s", ac->name, err);
+                cg_close(cg, false);
+                return 1;
+        }
+        r = run_agent(ac, cg, &keep);
+        cg_close(cg, !keep);
+        if (keep)
+                log_info("host=%s dir=%s: agent stopped, its jobs' cgroups and records kept", ac->name, ac->state_dir);
+        else {
+                (void)jobdir_close(ac->state_dir); /* unless reports wait there for the controller */
+                log_info("host=%s: agent stopped, cgroups removed", ac->name);
+        }
         return r;
 }
 
+/* The state directory: as given (absolute), or STATE_DIR_PARENT/<name>. */
+static int resolve_state_dir(const char *given, const char *name, char *buf, size_t len, char *err, size_t errlen) {
+        if (given && given[0] != '/') {
+                snprintf(err, errlen, "--state-dir '%s' is not an absolute path", given);
+                return -EINVAL;
+        }
+        if (snprintf(buf, len, "%s%s%s", given ? given : STATE_DIR_PARENT, given ? "" : "/", given ? "" : name) >=
+            (int)len) {
+                snprintf(err, errlen, "--state-dir: path too long");
+                return -ENAMETOOLONG;
+        }
+        return 0;
+}
+
 int main(int argc, char **argv) {
-        char name[256], err[512];
+        char name[256], err[512], state_dir[PATH_MAX];
         agent_config ac = {0};
         config cfg = {0};
         char *secret = NULL;
@@ -374,7 +418,12 @@ int main(int argc, char **argv) {
         r = load_config(&o, &cfg, err, sizeof(err)) < 0 ? EXIT_USAGE : 0;
         if (r == 0)
                 r = resolve_name(o.name, name, sizeof(name), err, sizeof(err)) < 0 ? EXIT_USAGE : 0;
+        if (r == 0)
+                r = resolve_state_dir(o.state_dir, name, state_dir, sizeof(state_dir), err, sizeof(err)) < 0
+                            ? EXIT_USAGE : 0;
         ac.name = name;
+        ac.state_dir = state_dir;
+        ac.stop_jobs_on_exit = o.stop_jobs_on_exit;
         if (r == 0 && !o.cleanup)
                 r = configure(&o, &cfg, &ac, &secret, err, sizeof(err));
         if (r != 0)
@@ -387,7 +436,7 @@ int main(int argc, char **argv) {
                 sigaddset(&mask, SIGTERM);
                 sigaddset(&mask, SIGINT);
                 sigprocmask(SIG_BLOCK, &mask, NULL);
-                r = o.cleanup ? cleanup(name) : run(&ac);
+                r = o.cleanup ? cleanup(name, state_dir) : run(&ac);
         }
         free(secret);
         config_free(&cfg);

@@ -182,7 +182,7 @@ static void agent_closed(conn *c) {
         ctl_node *n = c->data;
         if (!n || n->link != c)
                 return;
-        ctl_node_down(&srv->state, n, "disconnected", server_now());
+        ctl_node_disconnected(&srv->state, n);
         server_schedule(srv);
 }
 

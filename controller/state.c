@@ -349,6 +349,15 @@ void ctl_node_down(ctl_state *st, ctl_node *n, const char *reason, int64_t now) 
         lose_jobs(st, n, NULL, 0, why, now);
 }
 
+void ctl_node_disconnected(ctl_state *st, ctl_node *n) {
+        n->up = false;
+        n->link = NULL;
+        forget_unconfirmed(n);
+        /* Its jobs stay running and charged: ctl_check_silence loses them if it stays silent. */
+        log_warning("node=%s state=down reason=disconnected running=%zu (kept for %lld ms)", n->name, n->running,
+                    (long long)(st->cfg.agent_timeout_usec / 1000));
+}
+
 void ctl_node_heard(ctl_node *n, ctl_time now) {
         n->last_heard_usec = now.real_usec;
         n->last_heard_mono_usec = now.mono_usec;

@@ -102,8 +102,13 @@ size_t ctl_first_job_from(const ctl_state *st, uint64_t id);
 int ctl_node_up(ctl_state *st, const char *name, res_t capacity, const char *cgroup_mode,
                 const char *cgroup_root, const uint64_t *running, size_t nrunning, void *link, ctl_time now,
                 ctl_node **out, char err[PROTO_ERRLEN]);
-/* The node's agent went away (reason: "disconnected", "timed out"): its running jobs are lost. */
+/* The node's agent went away for good (reason: "timed out"): its running jobs are lost. */
 void ctl_node_down(ctl_state *st, ctl_node *n, const char *reason, int64_t now);
+/* The node's agent closed its connection: the node is down, but its running jobs stay
+ * running, and charged to it, for agent_timeout_usec after it was last heard from, since the
+ * jobs outlive their agent and a restarted one re-adopts them (its hello lists them). If no
+ * agent of that name says hello by then, ctl_check_silence loses them. */
+void ctl_node_disconnected(ctl_state *st, ctl_node *n);
 /* Note that the node was heard from. */
 void ctl_node_heard(ctl_node *n, ctl_time now);
 /* Mark down every node silent for longer than agent_timeout_usec, and lose the unconfirmed jobs

@@ -56,6 +56,11 @@ static void log_path(char out[PATH_MAX], const char *dir, const char *name) {
         snprintf(out, PATH_MAX, "%s/%s.log", dir, name);
 }
 
+/* An agent's state directory: inside dir, so that it goes with the cluster. */
+static void state_path(char out[PATH_MAX], const char *dir, const char *name) {
+        snprintf(out, PATH_MAX, "%s/agent-%s.state", dir, name);
+}
+
 static void file_path(char out[PATH_MAX], const char *dir, const char *file) {
         snprintf(out, PATH_MAX, "%s/%s", dir, file);
 }
@@ -261,8 +266,8 @@ static int read_pid_files(const char *dir, dev_stopped **set, size_t *n) {
 /* Run `colony-agent --cleanup --name NAME`, its output into the agent's log. Returns its exit
  * status, or -1 when it could not run or had to be killed. */
 static int run_agent_cleanup(const char *dir, const char *name) {
-        char prog[PATH_MAX], log[PATH_MAX], err[256];
-        const char *argv[] = {prog, "--cleanup", "--name", name, NULL};
+        char prog[PATH_MAX], log[PATH_MAX], state[PATH_MAX], err[256];
+        const char *argv[] = {prog, "--cleanup", "--name", name, "--state-dir", state, NULL};
         int64_t deadline = now_ms() + CLEANUP_TIMEOUT_MS;
         pid_t pid;
         int st;
@@ -270,6 +275,7 @@ static int run_agent_cleanup(const char *dir, const char *name) {
         if (dev_find_program(AGENT_PROG, COLONY_SBINDIR, prog, sizeof(prog)) < 0)
                 return -1;
         log_path(log, dir, name);
+        state_path(state, dir, name);
         if (start_program(argv, log, &pid, err, sizeof(err)) < 0)
                 return -1;
         while (waitpid(pid, &st, WNOHANG) == 0) {
@@ -497,6 +503,8 @@ static int start_controller(const dev_options *o, const char *prog, dev_cluster 
                 argv[n++] = "--order", argv[n++] = o->order;
         if (o->config)
                 argv[n++] = "--config", argv[n++] = o->config;
+        if (o->agent_timeout_ms)
+                argv[n++] = "--agent-timeout-ms", argv[n++] = o->agent_timeout_ms;
         argv[n] = NULL;
 
         file_path(port, o->dir, "controller.port");
@@ -514,7 +522,7 @@ static int start_controller(const dev_options *o, const char *prog, dev_cluster 
 }
 
 static int start_agents(const dev_options *o, const char *prog, dev_cluster *cl, char *err, size_t errlen) {
-        char secret[PATH_MAX], log[PATH_MAX];
+        char secret[PATH_MAX], log[PATH_MAX], state[PATH_MAX];
         int r = 0;
 
         cl->agents = calloc((size_t)o->agents, sizeof(*cl->agents));
@@ -527,9 +535,10 @@ static int start_agents(const dev_options *o, const char *prog, dev_cluster *cl,
                  (unsigned)cl->port);
         for (int i = 0; r == 0 && i < o->agents; i++) {
                 dev_daemon *a = &cl->agents[cl->nagents];
+                /* `colony down` must leave nothing behind: the agents kill their jobs on SIGTERM. */
                 const char *argv[] = {prog, "--name", a->name, "--controller", cl->agent_address, "--secret-file", secret,
-                                      NULL, NULL, NULL, NULL, NULL};
-                size_t k = 7;
+                                      "--state-dir", state, "--stop-jobs-on-exit", NULL, NULL, NULL, NULL, NULL};
+                size_t k = 10;
                 if (o->agent_cpus) {
                         argv[k++] = "--cpus";
                         argv[k++] = o->agent_cpus;
@@ -540,6 +549,7 @@ static int start_agents(const dev_options *o, const char *prog, dev_cluster *cl,
                 }
                 snprintf(a->name, sizeof(a->name), "%s%d", o->name_prefix, i + 1);
                 log_path(log, o->dir, a->name);
+                state_path(state, o->dir, a->name);
                 r = start_program(argv, log, &a->pid, err, errlen);
                 if (r == 0) {
                         cl->nagents++;

@@ -25,6 +25,7 @@ typedef struct dev_options {
         const char *order;       /* the controller's --order, or NULL */
         const char *config;      /* the controller's --config (absolute), or NULL */
         const char *listen_host; /* the address agents connect to, or NULL for 127.0.0.1 */
+        const char *agent_timeout_ms; /* the controller's --agent-timeout-ms as typed, or NULL */
         int timeout_ms;          /* until every agent is up */
 } dev_options;
 

@@ -255,6 +255,46 @@ START_TEST(restored_running_jobs_wait_for_their_node) {
 }
 END_TEST
 
+/* The agent was SIGKILLed: its jobs outlive it, and a restarted agent re-adopts them. */
+START_TEST(a_disconnected_agents_jobs_wait_for_it_to_come_back) {
+        ctl_node *a = node("a", 2000, 1024 * MiB, NULL, 0);
+        uint64_t adopted = submit_as(0, 500, MiB), ended = submit_as(0, 500, MiB), gone = submit_as(0, 500, MiB);
+        ck_assert_int_eq(ctl_schedule(&st), 3);
+        ctl_node_disconnected(&st, a);
+        ck_assert(!a->up);
+        ck_assert_int_eq(ctl_find_job(&st, adopted)->state, JOB_RUNNING);
+        ck_assert_int_eq(a->used.mcpu, 1500); /* still charged: nothing else may land there */
+        ctl_check_silence(&st, at(1000 + 4000000));
+        ck_assert_int_eq(ctl_find_job(&st, adopted)->state, JOB_RUNNING);
+        uint64_t listed[] = { adopted, gone };
+        ck_assert_ptr_eq(node("a", 2000, 1024 * MiB, listed, 2), a);
+        job_result res = { .exit_code = 3 };
+        ck_assert_int_eq(ctl_job_finished(&st, a, ended, JOB_FAILED, &res, 4500000), 0);
+        ck_assert_int_eq(ctl_find_job(&st, ended)->result.exit_code, 3);
+        ctl_node_heard(a, at(1000 + 9000000));
+        ctl_check_silence(&st, at(1000 + 9000000));
+        ck_assert_int_eq(ctl_find_job(&st, adopted)->state, JOB_RUNNING);
+        ck_assert_int_eq(ctl_find_job(&st, gone)->state, JOB_RUNNING);
+        finish_ok(a, adopted);
+        ck_assert_int_eq(ctl_find_job(&st, adopted)->state, JOB_COMPLETED);
+        ck_assert_int_eq(a->used.mcpu, 500);
+}
+END_TEST
+
+START_TEST(a_disconnected_agent_that_stays_away_loses_its_jobs) {
+        ctl_node *a = node("a", 1000, 1024 * MiB, NULL, 0);
+        uint64_t j = submit_as(0, 1000, MiB);
+        ctl_schedule(&st);
+        ctl_node_disconnected(&st, a);
+        ctl_check_silence(&st, at(1000 + 5000001));
+        ck_assert_int_eq(ctl_find_job(&st, j)->state, JOB_LOST);
+        ck_assert_str_eq(ctl_find_job(&st, j)->result.error, "agent a timed out");
+        ck_assert_int_eq(a->used.mcpu, 0);
+        job_result res = { 0 };
+        ck_assert_int_eq(ctl_job_finished(&st, a, j, JOB_COMPLETED, &res, 6000000), -ENOENT); /* too late */
+}
+END_TEST
+
 static Suite *state_suite(void) {
         Suite *s = suite_create("state");
         TCase *tc = tcase_create("state");
@@ -270,6 +310,8 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, silent_nodes_time_out);
         tcase_add_test(tc, a_wall_clock_jump_does_not_mark_nodes_down);
         tcase_add_test(tc, restored_running_jobs_wait_for_their_node);
+        tcase_add_test(tc, a_disconnected_agents_jobs_wait_for_it_to_come_back);
+        tcase_add_test(tc, a_disconnected_agent_that_stays_away_loses_its_jobs);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -1,0 +1,169 @@
+/* jobdir.c - the agent's state directory on disk (see jobdir.h). */
+#include "jobdir.h"
+#include "fileio.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Written under this prefix, then renamed: jobfile_name_parse never accepts such a name. */
+#define TMP_PREFIX ".tmp-"
+
+static void file_name(char *buf, size_t len, uint64_t id, jobfile_kind kind, bool tmp) {
+        snprintf(buf, len, "%sjob-%" PRIu64 ".%s", tmp ? TMP_PREFIX : "", id, jobfile_suffix(kind));
+}
+
+int jobdir_open(const char *dir, char *err, size_t errlen) {
+        struct stat st;
+        int r = file_mkdir_p(dir, 0755);
+
+        if (r == 0 && lstat(dir, &st) < 0)
+                r = -errno;
+        /* Records name pids the agent will signal and cgroups it will kill: only root's own
+         * directory may hold them. */
+        if (r == 0 && (!S_ISDIR(st.st_mode) || st.st_uid != geteuid()))
+                r = -EPERM;
+        if (r == 0 && chmod(dir, 0700) < 0)
+                r = -errno;
+        if (r < 0)
+                snprintf(err, errlen, "state directory %s: %s", dir,
+                         r == -EPERM ? "not a directory owned by the agent's user" : strerror(-r));
+        return r;
+}
+
+static int write_all(int fd, const char *text) {
+        size_t len = strlen(text), off = 0;
+
+        while (off < len) {
+                ssize_t n = write(fd, text + off, len - off);
+
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                off += (size_t)n;
+        }
+        return 0;
+}
+
+/* Write text to the temporary name in dfd and make it durable. */
+static int write_tmp(int dfd, const char *tmp, const char *text) {
+        int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+        int r;
+
+        if (fd < 0)
+                return -errno;
+        r = write_all(fd, text);
+        if (r == 0 && fsync(fd) < 0)
+                r = -errno;
+        if (close(fd) < 0 && r == 0)
+                r = -errno;
+        return r;
+}
+
+int jobdir_write(const char *dir, uint64_t id, jobfile_kind kind, const char *text) {
+        char tmp[64], name[64];
+        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
+
+        if (dfd < 0)
+                return -errno;
+        file_name(tmp, sizeof(tmp), id, kind, true);
+        file_name(name, sizeof(name), id, kind, false);
+        r = write_tmp(dfd, tmp, text);
+        if (r == 0 && renameat(dfd, tmp, dfd, name) < 0)
+                r = -errno;
+        /* The rename itself is durable only once the directory is. */
+        if (r == 0 && fsync(dfd) < 0)
+                r = -errno;
+        if (r < 0)
+                (void)unlinkat(dfd, tmp, 0);
+        close(dfd);
+        return r;
+}
+
+int jobdir_read(const char *dir, uint64_t id, jobfile_kind kind, char **text) {
+        char name[64], path[4096];
+
+        file_name(name, sizeof(name), id, kind, false);
+        if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+                return -ENAMETOOLONG;
+        return file_read_small(path, 0, text);
+}
+
+int jobdir_remove(const char *dir, uint64_t id) {
+        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r = 0;
+
+        if (dfd < 0)
+                return errno == ENOENT ? 0 : -errno;
+        for (int k = 0; k < _JOBFILE_KIND_MAX; k++) {
+                char name[64];
+
+                file_name(name, sizeof(name), id, (jobfile_kind)k, false);
+                if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT && r == 0)
+                        r = -errno;
+        }
+        close(dfd);
+        return r;
+}
+
+static int cmp_id(const void *a, const void *b) {
+        uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+        return x < y ? -1 : x > y;
+}
+
+/* Append id unless it is there already: a host holds tens of jobs, so a linear scan will do. */
+static int add_id(uint64_t **ids, size_t *n, size_t *cap, uint64_t id) {
+        for (size_t i = 0; i < *n; i++)
+                if ((*ids)[i] == id)
+                        return 0;
+        if (*n == *cap) {
+                uint64_t *v = realloc(*ids, (*cap = *cap ? *cap * 2 : 16) * sizeof(*v));
+
+                if (!v)
+                        return -ENOMEM;
+                *ids = v;
+        }
+        (*ids)[(*n)++] = id;
+        return 0;
+}
+
+int jobdir_list(const char *dir, uint64_t **ids, size_t *n) {
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        size_t cap = 0;
+        int r = 0;
+
+        *ids = NULL;
+        *n = 0;
+        if (!d)
+                return errno == ENOENT ? 0 : -errno;
+        while (r == 0 && (e = readdir(d))) {
+                jobfile_kind kind;
+                uint64_t id;
+
+                if (strncmp(e->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) == 0)
+                        (void)unlinkat(dirfd(d), e->d_name, 0);
+                else if (jobfile_name_parse(e->d_name, &id, &kind) == 0)
+                        r = add_id(ids, n, &cap, id);
+        }
+        closedir(d);
+        if (r < 0) {
+                free(*ids);
+                *ids = NULL;
+                *n = 0;
+                return r;
+        }
+        if (*n)
+                qsort(*ids, *n, sizeof(**ids), cmp_id);
+        return 0;
+}
+
+int jobdir_close(const char *dir) {
+        return rmdir(dir) < 0 && errno != ENOENT ? -errno : 0;
+}

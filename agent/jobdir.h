@@ -1,0 +1,24 @@
+/* jobdir.h - the agent's state directory (default /run/colony/<agent>): one set of files per
+ * job (jobfile.h says which and what they hold), written so that a crash at any instant leaves
+ * either the old content or the new one, never a torn file. */
+#pragma once
+#include "jobfile.h"
+#include <stddef.h>
+#include <stdint.h>
+
+/* Create the directory (mode 0700, root's; missing parents 0755), or make an existing one
+ * so. Returns 0 or -errno with the path and reason in err. */
+int jobdir_open(const char *dir, char *err, size_t errlen);
+/* Replace the job's file of that kind with text, atomically and durably: write a temporary
+ * file, fsync it, rename it over the old one, fsync the directory. Returns 0 or -errno. */
+int jobdir_write(const char *dir, uint64_t id, jobfile_kind kind, const char *text);
+/* Read the job's file of that kind into malloc'ed *text. Returns 0, -ENOENT or -errno. */
+int jobdir_read(const char *dir, uint64_t id, jobfile_kind kind, char **text);
+/* Remove every file of the job (a missing one is fine). Returns 0 or the first -errno. */
+int jobdir_remove(const char *dir, uint64_t id);
+/* The ids that have at least one file, ascending, in malloc'ed *ids. Temporary files left by
+ * a write that a crash cut short are removed on the way. A missing directory has none.
+ * Returns 0 or -errno. */
+int jobdir_list(const char *dir, uint64_t **ids, size_t *n);
+/* Remove the directory if it is empty. Returns 0, -ENOTEMPTY or -errno. */
+int jobdir_close(const char *dir);

@@ -1,0 +1,250 @@
+/* shepherd.c - fork a job's shepherd and run it (see shepherd.h).
+ *
+ * The agent is single-threaded, so the forked shepherd may allocate and format freely; it
+ * still never logs, since the log's sink (stderr, the journal socket) is one of the descriptors
+ * it closes. What it has to say goes to the agent over the report pipe, or into the exit file. */
+#include "shepherd.h"
+#include "fileio.h"
+#include "jobdir.h"
+#include "jobfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SHEPHERD_NAME "colony-shepherd" /* what ps shows: 15 characters, the most comm holds */
+#define POLL_MS 5
+
+/* Exit statuses of a shepherd, for the agent's log when one ends early. */
+enum { SHEPHERD_OK, SHEPHERD_SETUP_FAILED, SHEPHERD_LAUNCH_FAILED, SHEPHERD_WRITE_FAILED };
+
+/* What the shepherd tells the agent once launch_job returned. */
+typedef struct shepherd_report {
+        int error; /* errno, 0 when the job runs */
+        pid_t pid; /* the job's main process */
+        char what[512];
+} shepherd_report;
+
+static int64_t now_usec(int clock) {
+        struct timespec ts;
+
+        clock_gettime(clock, &ts);
+        return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Close every descriptor from 3 up but a and b (both >= 3). */
+static int close_all_but(int a, int b) {
+        int lo = a < b ? a : b, hi = a < b ? b : a;
+
+        if (lo > 3 && close_range(3, (unsigned)lo - 1, 0) < 0)
+                return -errno;
+        if (hi > lo + 1 && close_range((unsigned)lo + 1, (unsigned)hi - 1, 0) < 0)
+                return -errno;
+        return close_range((unsigned)hi + 1, ~0U, 0) < 0 ? -errno : 0;
+}
+
+/* Descriptors, session, reaping and signals of a shepherd; *go and *report are moved above 2
+ * first, in case the agent was started with a standard descriptor closed. */
+static int shepherd_setup(int *go, int *report) {
+        int null;
+
+        if ((*go = fcntl(*go, F_DUPFD_CLOEXEC, 3)) < 0 || (*report = fcntl(*report, F_DUPFD_CLOEXEC, 3)) < 0)
+                return -errno;
+        if (close_all_but(*go, *report) < 0)
+                return -errno;
+        /* Not the agent's terminal or log pipe: they would stay open for the job's whole life. */
+        if ((null = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
+                return -errno;
+        for (int fd = 0; fd < 3; fd++)
+                if (dup2(null, fd) < 0)
+                        return -errno;
+        if (null > 2)
+                close(null);
+        /* A report to an agent killed meanwhile must fail with EPIPE, not kill us. */
+        if (signal(SIGPIPE, SIG_IGN) == SIG_ERR || setsid() < 0 ||
+            prctl(PR_SET_CHILD_SUBREAPER, 1) < 0 || prctl(PR_SET_NAME, SHEPHERD_NAME) < 0)
+                return -errno;
+        return 0;
+}
+
+/* Reap until the job's main process is among the reaped (its orphans come by too). */
+static int wait_main(pid_t job, int *status) {
+        for (;;) {
+                pid_t p = waitpid(-1, status, 0);
+
+                if (p == job)
+                        return 0;
+                if (p < 0 && errno != EINTR)
+                        return -errno;
+        }
+}
+
+static int write_exit(const char *dir, uint64_t id, int status) {
+        jobfile_exit e = {.end_usec = now_usec(CLOCK_REALTIME)};
+        char *text;
+        int r;
+
+        if (WIFEXITED(status))
+                e.exit_code = WEXITSTATUS(status);
+        else
+                e.signal = WTERMSIG(status);
+        if (!(text = jobfile_exit_format(&e)))
+                return -ENOMEM;
+        r = jobdir_write(dir, id, JOBFILE_EXIT, text);
+        free(text);
+        return r;
+}
+
+static _Noreturn void shepherd_main(const launch_req *req, uint64_t id, const char *dir, int go, int report) {
+        shepherd_report rep = {0};
+        int status = 0;
+        char c;
+        ssize_t n;
+
+        if (shepherd_setup(&go, &report) < 0)
+                _exit(SHEPHERD_SETUP_FAILED);
+        do
+                n = read(go, &c, 1);
+        while (n < 0 && errno == EINTR);
+        if (n != 1) /* the agent gave up on this job */
+                _exit(SHEPHERD_OK);
+        rep.error = -launch_job(req, &rep.pid, rep.what, sizeof(rep.what));
+        (void)!write(report, &rep, sizeof(rep));
+        close(report);
+        if (rep.error)
+                _exit(SHEPHERD_LAUNCH_FAILED);
+        if (wait_main(rep.pid, &status) < 0 || write_exit(dir, id, status) < 0)
+                _exit(SHEPHERD_WRITE_FAILED);
+        _exit(SHEPHERD_OK);
+}
+
+static void reap(pid_t pid) {
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+}
+
+static void close_pipes(shepherd *sh) {
+        int *fds[] = {&sh->go_fd, &sh->go_peer, &sh->report_fd};
+
+        for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+                if (*fds[i] >= 0) {
+                        close(*fds[i]);
+                        *fds[i] = -1;
+                }
+}
+
+int shepherd_spawn(const launch_req *req, uint64_t id, const char *state_dir, shepherd *sh, char *err,
+                   size_t errlen) {
+        int go[2] = {-1, -1}, rep[2] = {-1, -1}, r;
+
+        *sh = (shepherd){.go_fd = -1, .go_peer = -1, .report_fd = -1};
+        if (pipe2(go, O_CLOEXEC) < 0 || pipe2(rep, O_CLOEXEC) < 0) {
+                r = -errno;
+                snprintf(err, errlen, "pipe: %s", strerror(errno));
+                *sh = (shepherd){.go_fd = go[1], .go_peer = go[0], .report_fd = -1};
+                close_pipes(sh);
+                return r;
+        }
+        sh->pid = fork();
+        if (sh->pid == 0)
+                shepherd_main(req, id, state_dir, go[0], rep[1]);
+        r = sh->pid < 0 ? -errno : 0;
+        close(rep[1]);
+        *sh = (shepherd){.pid = sh->pid, .go_fd = go[1], .go_peer = go[0], .report_fd = rep[0]};
+        if (r < 0)
+                snprintf(err, errlen, "fork: %s", strerror(-r));
+        else if ((r = shepherd_proc_start(sh->pid, &sh->start)) < 0) {
+                snprintf(err, errlen, "read /proc/%d/stat of the shepherd: %s", (int)sh->pid, strerror(-r));
+                shepherd_abort(sh);
+        }
+        if (r < 0)
+                close_pipes(sh);
+        return r;
+}
+
+/* Read the shepherd's report. Returns 0 with *job_pid, or -errno with err. */
+static int read_report(shepherd *sh, pid_t *job_pid, char *err, size_t errlen) {
+        shepherd_report rep;
+        ssize_t n;
+
+        do
+                n = read(sh->report_fd, &rep, sizeof(rep));
+        while (n < 0 && errno == EINTR);
+        if (n != (ssize_t)sizeof(rep)) {
+                snprintf(err, errlen, "shepherd %d ended before it could start the job", (int)sh->pid);
+                return n < 0 ? -errno : -EIO;
+        }
+        if (rep.error > 0) {
+                rep.what[sizeof(rep.what) - 1] = 0;
+                snprintf(err, errlen, "%s", rep.what);
+                return -rep.error;
+        }
+        *job_pid = rep.pid;
+        return 0;
+}
+
+int shepherd_go(shepherd *sh, pid_t *job_pid, char *err, size_t errlen) {
+        int r = 0;
+
+        /* go_peer is still open here, so a dead shepherd cannot make this write raise SIGPIPE. */
+        if (write(sh->go_fd, "g", 1) != 1) {
+                r = -errno;
+                snprintf(err, errlen, "start shepherd %d: %s", (int)sh->pid, strerror(errno));
+        }
+        close(sh->go_fd);
+        close(sh->go_peer);
+        sh->go_fd = sh->go_peer = -1;
+        if (r == 0)
+                r = read_report(sh, job_pid, err, errlen);
+        if (r < 0)
+                reap(sh->pid);
+        close_pipes(sh);
+        return r;
+}
+
+void shepherd_abort(shepherd *sh) {
+        close_pipes(sh); /* end of file on the go pipe: the shepherd exits */
+        reap(sh->pid);
+}
+
+int shepherd_proc_start(pid_t pid, uint64_t *start) {
+        char path[32], *text = NULL, state;
+        int r;
+
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+        r = file_read_small(path, 0, &text);
+        if (r == -ENOENT)
+                return -ESRCH;
+        if (r == 0)
+                r = jobfile_stat_parse(text, &state, start);
+        free(text);
+        if (r == 0 && (state == 'Z' || state == 'X'))
+                r = -ESRCH;
+        return r;
+}
+
+bool shepherd_alive(pid_t pid, uint64_t start) {
+        uint64_t now;
+
+        return shepherd_proc_start(pid, &now) == 0 && now == start;
+}
+
+int shepherd_wait_gone(pid_t pid, uint64_t start, bool our_child, int timeout_ms) {
+        int64_t deadline = now_usec(CLOCK_MONOTONIC) + (int64_t)timeout_ms * 1000;
+
+        while (shepherd_alive(pid, start)) {
+                if (now_usec(CLOCK_MONOTONIC) >= deadline)
+                        return -ETIMEDOUT;
+                nanosleep(&(struct timespec){.tv_nsec = POLL_MS * 1000000}, NULL);
+        }
+        if (our_child)
+                (void)waitpid(pid, NULL, WNOHANG);
+        return 0;
+}

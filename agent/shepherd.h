@@ -1,0 +1,41 @@
+/* shepherd.h - the small process that parents one job, so that the job outlives its agent.
+ *
+ * The agent forks one shepherd per job. The shepherd stays in the agent's cgroup (on v2 the
+ * agent's leaf), so it counts against neither the job's memory nor its tasks. It puts
+ * /dev/null on its standard descriptors and closes every other one it inherited but its two
+ * pipes (the controller socket above all), leaves the agent's session, becomes a child
+ * subreaper (the job's orphans are reaped by it, not by PID 1), and waits for the agent's go.
+ * Then it launches the job exactly as launch_job() does, tells the agent the job's pid or why
+ * it could not start, waits for the job's main process, writes how it ended to job-<id>.exit
+ * in the state directory (jobdir_write: atomic and durable), and exits. Whether the agent
+ * still lives by then does not matter. */
+#pragma once
+#include "launch.h"
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef struct shepherd {
+        pid_t pid;
+        uint64_t start;                 /* its start time: /proc/PID/stat field 22 */
+        int go_fd, go_peer, report_fd;  /* the agent's pipe ends */
+} shepherd;
+
+/* Fork the shepherd of job id (req as for launch_job) and read its start time; it waits for
+ * shepherd_go or shepherd_abort. Returns 0, or -errno with the reason in err. */
+int shepherd_spawn(const launch_req *req, uint64_t id, const char *state_dir, shepherd *sh, char *err,
+                   size_t errlen);
+/* Let the shepherd launch the job and wait until it knows how that went: 0 and *job_pid once
+ * the job's exec succeeded, or -errno with the failed step in err ("chdir /nope: No such file
+ * or directory") and the shepherd reaped. The pipes are closed either way. */
+int shepherd_go(shepherd *sh, pid_t *job_pid, char *err, size_t errlen);
+/* Before the go: make the shepherd exit without starting anything, reap it, close the pipes. */
+void shepherd_abort(shepherd *sh);
+
+/* The start time of process pid. Returns 0, -ESRCH when it is gone or a zombie, or -errno. */
+int shepherd_proc_start(pid_t pid, uint64_t *start);
+/* True while the process pid that started at start runs (a reused pid is another process). */
+bool shepherd_alive(pid_t pid, uint64_t start);
+/* Wait until that shepherd has ended, reaping it when it is our child. Returns 0, or
+ * -ETIMEDOUT after timeout_ms. */
+int shepherd_wait_gone(pid_t pid, uint64_t start, bool our_child, int timeout_ms);

@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# SIGKILL the agent while jobs run: the restarted agent re-adopts them. Jobs that end while no
+# agent runs are reported with their own exit status, long ones keep running and reporting
+# usage, one is cancelled through its adopted cgroup, and none is started twice. Then SIGKILL
+# the controller and the agent together, and SIGTERM an agent started without
+# --stop-jobs-on-exit. At the end no cgroup, process or state file is left.
+. "$(dirname "$0")/lib.sh"
+# A reconnect window wide enough for a slow (TCG) guest: what is tested is what happens inside it.
+cluster_up --agents 1 --agent-cpus 4 --agent-mem 2G --agent-timeout-ms 30000
+node="${PREFIX}1"
+state_dir="$DIR/agent-$node.state"
+runs="$DIR/runs" # every job appends its name when it starts: a job started twice shows twice
+procs=()         # pid:starttime of every job process and shepherd seen, checked gone at the end
+
+# submit NAME GATE STATUS [CMD]: a job that notes its start, runs CMD (default: nothing) until
+# the file $DIR/GATE exists, then exits with STATUS (a number, or "signal" for SIGTERM). The
+# test opens the gates, so which jobs end while no agent runs does not depend on timing.
+submit() {
+        local end="exit $3"
+        [ "$3" = signal ] && end='kill -TERM $$'
+        colony submit --name "$1" --cpus "${5:-0.2}" --mem 32M -- /bin/sh -c \
+                "echo $1 >>'$runs'; until [ -e '$DIR/$2' ]; do ${4:-sleep 0.1}; done; $end"
+}
+open_gate() { touch "$DIR/$1"; }
+
+# note_procs ID...: remember the jobs' processes and their shepherds.
+note_procs() {
+        local id rec
+        for id in "$@"; do
+                mapfile -t -O "${#procs[@]}" procs < <(job_procs "$node" "$id")
+                rec="$state_dir/job-$id.json"
+                [ -f "$rec" ] || fail "job $id has no record in $state_dir"
+                procs+=("$(jq -r '"\(.shepherd_pid):\(.shepherd_start)"' "$rec")")
+        done
+}
+
+# wait_exit_files ID...: until the shepherds of these jobs have recorded their ends.
+wait_exit_files() {
+        local id i
+        for id in "$@"; do
+                for ((i = 0; i < 100; i++)); do [ -f "$state_dir/job-$id.exit" ] && break; sleep 0.1; done
+                [ -f "$state_dir/job-$id.exit" ] || fail "job $id ended, but its shepherd recorded no exit"
+        done
+}
+
+# restart_agent: start the agent again with the command line colony up gave it.
+restart_agent() {
+        "${agent_cmd[@]}" >>"$DIR/$node.log" 2>&1 &
+        echo $! >"$DIR/agent-$node.pid"
+        STARTED_PIDS+=("$!")
+}
+
+# expect ID STATE EXIT_CODE SIGNAL
+expect() {
+        local id=$1 st
+        set +e; colony wait "$id" >/dev/null; set -e
+        st=$(colony show --json "$id" | jq -r '.job | "\(.state) \(.exit_code) \(.signal)"')
+        [ "$st" = "$2 $3 $4" ] || fail "job $id ($(job_field "$id" name)): $st ($(job_field "$id" error)), want $2 $3 $4"
+}
+
+cpu_of() { job_field "$1" cpu_usec; }
+
+# --- round 1: the agent alone is killed ---
+long=$(submit long gate-long 0)
+hog=$(submit hog gate-long 0 : 0.5) # spins: its CPU time shows whether usage reports arrive
+victim=$(submit victim never 0)
+orphans=$(submit orphans gate-long 0 "sleep 0.1; (sleep 300 &)") # leaves orphans for its shepherd
+s3=$(submit s3 gate-short 3)
+s0=$(submit s0 gate-short 0)
+sig=$(submit sig gate-short signal)
+round1=("$long" "$hog" "$victim" "$orphans" "$s3" "$s0" "$sig")
+for id in "${round1[@]}"; do wait_state "$id" running; done
+for ((i = 0; i < 50; i++)); do [ "$(wc -l <"$runs")" -ge 7 ] && [ "$(cpu_of "$hog")" -gt 0 ] && break; sleep 0.1; done
+note_procs "${round1[@]}"
+
+apid=$(agent_pid "$node")
+mapfile -d '' -t agent_cmd <"/proc/$apid/cmdline"
+cpu_before=$(cpu_of "$hog")
+kill -9 "$apid"
+killed_at=$(date +%s%6N)
+note "agent $apid killed with ${#round1[@]} jobs running; three of them end while it is away"
+open_gate gate-short
+wait_exit_files "$s3" "$s0" "$sig"
+[ -d "$(job_cgroup pids "$node" "$long")" ] || fail "job $long's cgroup is gone while no agent ran"
+restart_agent
+restarted_at=$(date +%s%6N)
+note "agent restarted after $(((restarted_at - killed_at) / 1000)) ms"
+
+expect "$s3" failed 3 0
+expect "$s0" completed 0 0
+expect "$sig" failed 0 15
+for id in "$s3" "$s0" "$sig"; do
+        [ "$(job_field "$id" end_usec)" -lt "$restarted_at" ] || fail "job $id: its end time is the report's, not its own"
+done
+for ((i = 0; i < 80; i++)); do
+        [ "$(cpu_of "$hog")" -gt $((cpu_before + 500000)) ] && break
+        sleep 0.1
+done
+cpu_after=$(cpu_of "$hog")
+[ "$cpu_after" -gt $((cpu_before + 500000)) ] || fail "no usage arrives for the adopted job $hog ($cpu_before -> $cpu_after us)"
+note "usage of the adopted hog: $cpu_before -> $cpu_after us of CPU"
+colony cancel "$victim" >/dev/null
+expect "$victim" cancelled 0 15
+open_gate gate-long
+expect "$long" completed 0 0
+expect "$orphans" completed 0 0
+expect "$hog" completed 0 0
+
+# --- round 2: the controller and the agent are killed together ---
+s5=$(submit s5 gate2-short 5)
+long2=$(submit long2 gate2-long 4)
+for id in "$s5" "$long2"; do wait_state "$id" running; done
+for ((i = 0; i < 50; i++)); do [ "$(grep -c long2 "$runs")" -ge 1 ] && break; sleep 0.1; done
+note_procs "$s5" "$long2"
+port=$(cat "$DIR/controller.port")
+cmdline=$(tr '\0' ' ' < "/proc/$(cat "$DIR/controller.pid")/cmdline" | sed "s/127.0.0.1:0/127.0.0.1:$port/")
+apid=$(agent_pid "$node")
+kill -9 "$(cat "$DIR/controller.pid")" "$apid"
+note "controller and agent killed together"
+open_gate gate2-short
+wait_exit_files "$s5"
+$cmdline >>"$DIR/controller.log" 2>&1 &
+echo $! >"$DIR/controller.pid"
+STARTED_PIDS+=("$!")
+restart_agent
+for ((i = 0; i < 100; i++)); do colony nodes >/dev/null 2>&1 && break; sleep 0.1; done
+expect "$s5" failed 5 0
+open_gate gate2-long
+expect "$long2" failed 4 0
+
+# --- round 3: a plain SIGTERM (no --stop-jobs-on-exit) leaves the job to the next agent ---
+long3=$(submit long3 gate3 6)
+wait_state "$long3" running
+for ((i = 0; i < 50; i++)); do [ "$(grep -c long3 "$runs")" -ge 1 ] && break; sleep 0.1; done
+note_procs "$long3"
+kill -9 "$(agent_pid "$node")"
+plain_cmd=()
+for arg in "${agent_cmd[@]}"; do [ "$arg" = --stop-jobs-on-exit ] || plain_cmd+=("$arg"); done
+"${plain_cmd[@]}" >>"$DIR/$node.log" 2>&1 &
+plain=$!
+STARTED_PIDS+=("$plain")
+for ((i = 0; i < 100; i++)); do grep -q "job=$long3 .*re-adopted" "$DIR/$node.log" && break; sleep 0.1; done
+kill -TERM "$plain"
+for ((i = 0; i < 100; i++)); do kill -0 "$plain" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$plain" 2>/dev/null && fail "the agent did not stop on SIGTERM"
+[ -d "$(job_cgroup pids "$node" "$long3")" ] || fail "SIGTERM without --stop-jobs-on-exit removed job $long3's cgroup"
+[ -f "$state_dir/job-$long3.json" ] || fail "SIGTERM without --stop-jobs-on-exit removed job $long3's record"
+note "plain SIGTERM: job $long3 left running for the next agent"
+restart_agent
+open_gate gate3
+expect "$long3" failed 6 0
+
+# --- every job ended once, none ran twice, nothing is left ---
+all=("${round1[@]}" "$s5" "$long2" "$long3")
+jobs=$(colony queue --all --json)
+[ "$(jq '.jobs | length' <<<"$jobs")" = "${#all[@]}" ] || fail "the controller has $(jq '.jobs | length' <<<"$jobs") jobs"
+for id in "${all[@]}"; do
+        read -r name st code sig < <(jq -r --argjson id "$id" \
+                '.jobs[] | select(.id == $id) | "\(.name) \(.state) \(.exit_code) \(.signal)"' <<<"$jobs")
+        [ "$(grep -cx "$name" "$runs")" = 1 ] || fail "job $id ($name) started $(grep -cx "$name" "$runs") times"
+        note "job $id $name: $st, exit $code, signal $sig"
+done
+grep -q "re-adopted" "$DIR/$node.log" || fail "the agent's log never says it re-adopted a job"
+colony down --dir "$DIR" >/dev/null
+for p in "${procs[@]}"; do alive "$p" && fail "process ${p%%:*} outlived colony down"; done
+[ -z "$(leftover_cgroups)" ] || fail "cgroups left: $(leftover_cgroups)"
+[ ! -e "$state_dir" ] || fail "state directory left: $(ls -A "$state_dir")"
+note "${#all[@]} jobs through 3 agent kills (one with the controller) and a SIGTERM: each ended once, none ran twice"
+echo "PASS"
