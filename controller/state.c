@@ -29,6 +29,7 @@ void ctl_free(ctl_state *st) {
         free(st->jobs);
         free(st->pending);
         free(st->nodes);
+        sched_dispatcher_free(st->cfg.dispatcher);
         *st = (ctl_state){ 0 };
 }
 
@@ -75,6 +76,7 @@ static ctl_node *node_add(ctl_state *st, const char *name) {
                 free(n);
                 return NULL;
         }
+        n->index = st->nnodes;
         st->nodes[st->nnodes++] = n;
         return n;
 }
@@ -109,9 +111,20 @@ static void charge(ctl_node *n, const job *j) {
         n->running++;
 }
 
-static void release(ctl_node *n, const job *j) {
+/* What the policies see of a job. */
+static sched_job sched_view(const job *j) {
+        return (sched_job){ .id = j->id, .req = j->spec.req, .runtime = (double)j->spec.expected_usec / 1e6,
+                            .type = j->spec.job_type };
+}
+
+/* The job left n: free its resources, and tell an event-driven policy. */
+static void release(ctl_state *st, ctl_node *n, const job *j) {
         n->used = res_sub(n->used, j->spec.req);
         n->running--;
+        if (st->cfg.dispatcher) {
+                sched_job v = sched_view(j);
+                sched_dispatch_exit(st->cfg.dispatcher, &v, n->index);
+        }
 }
 
 /* Move a job to a terminal state, persist it and tell whoever waits. */
@@ -265,7 +278,7 @@ static void lose_jobs(ctl_state *st, ctl_node *n, const uint64_t *ids, size_t ni
                 job *j = st->jobs[i];
                 if (!runs_on(j, n) || (ids && !listed(j->id, ids, nids)))
                         continue;
-                release(n, j);
+                release(st, n, j);
                 finish(st, j, JOB_LOST, now, reason);
         }
 }
@@ -399,7 +412,7 @@ int ctl_job_finished(ctl_state *st, ctl_node *n, uint64_t id, job_state state, j
         job_result_free(&j->result);
         j->result = *result;
         *result = (job_result){ 0 };
-        release(n, j);
+        release(st, n, j);
         finish(st, j, state, end_usec, NULL);
         return 0;
 }
@@ -414,7 +427,7 @@ static int dispatch(ctl_state *st, job *j, ctl_node *n) {
         j->state = JOB_RUNNING;
         charge(n, j);
         log_info("job=%llu node=%s state=running reason=placed policy=%s", (unsigned long long)j->id, n->name,
-                 sched_heuristic_name(st->cfg.policy));
+                 st->cfg.dispatcher ? sched_dispatcher_name(st->cfg.dispatcher) : sched_heuristic_name(st->cfg.policy));
         (void)st->act->persist(st->userdata, j);
         st->act->launch(st->userdata, n, j);
         return 0;
@@ -435,8 +448,10 @@ long ctl_schedule(ctl_state *st) {
                                                .free = res_sub(n->capacity, n->used), .up = n->up };
         }
         for (size_t i = 0; i < st->npending; i++)
-                jobs[i] = (sched_job){ .id = st->pending[i]->id, .req = st->pending[i]->spec.req };
-        placed = sched_place(st->cfg.policy, machines, st->nnodes, jobs, st->npending, st->cfg.order, out);
+                jobs[i] = sched_view(st->pending[i]);
+        placed = st->cfg.dispatcher
+                         ? sched_dispatch(st->cfg.dispatcher, machines, st->nnodes, jobs, st->npending, out)
+                         : sched_place(st->cfg.policy, machines, st->nnodes, jobs, st->npending, st->cfg.order, out);
         for (long a = 0; a < placed; a++)
                 if (dispatch(st, ctl_find_job(st, out[a].job_id), st->nodes[out[a].machine]) < 0) {
                         placed = a;

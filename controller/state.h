@@ -5,7 +5,7 @@
  * so unit tests drive it with plain structs. Times are passed in (CLOCK_REALTIME usec). */
 #pragma once
 #include "job.h"
-#include "sched.h"
+#include "dispatch.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,6 +19,7 @@ typedef struct ctl_time {
 
 typedef struct ctl_node {
         char *name;
+        size_t index;       /* position in ctl_state.nodes, which never changes */
         res_t capacity;
         res_t used;         /* sum of the requests of the jobs running on it */
         bool up;
@@ -47,6 +48,8 @@ typedef struct ctl_actions {
 
 typedef struct ctl_config {
         sched_heuristic policy;
+        sched_dispatcher *dispatcher; /* when set, it places jobs instead of policy and order (Tetris,
+                                       * Greedy, LoTES: dispatch.h); ctl_init takes it, ctl_free frees it */
         sched_order order;
         size_t max_pending;
         int kill_grace_ms;

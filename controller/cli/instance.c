@@ -131,3 +131,8 @@ int inst_load_machines(const char *path, inst_machines *in, char *err, size_t er
         return r;
 }
 
+
+int inst_policy(const char *name, uint64_t seed, sched_heuristic *h, sched_dispatcher **d) {
+        *d = NULL;
+        return sched_heuristic_from_name(name, h) == 0 ? 0 : sched_dispatcher_new(name, seed, d);
+}

@@ -29,7 +29,8 @@ static const char sim_usage[] =
         "  --scale S       machines per configuration (default 100; the paper: 1000)\n"
         "  --seed N        random seed (default 1): the same seed gives the same run\n"
         "  --policy P      first-fit (default), best-fit-cores, best-fit-mem, worst-fit-cores,\n"
-        "                  worst-fit-mem, mix-fit, max-jobs\n"
+        "                  worst-fit-mem, mix-fit, max-jobs; or tetris, greedy (the LoTES paper's\n"
+        "                  baselines, which keep queues of their own)\n"
         "  --order O       fifo (default), backfill, or reserve (NetBatch's reservations)\n"
         "  --cycle S       place jobs every S seconds (NetBatch: 30) instead of at every event\n"
         "  --sample S      utilization sampling period in seconds (default: 100 samples)\n"
@@ -41,6 +42,8 @@ typedef struct sim_options {
         double load;
         uint64_t seed;
         const char *trace, *machines;
+        const char *policy;
+        bool dispatcher; /* the policy has queues of its own: --order does not apply */
         int64_t mem_per_proc;
         bool csv;
 } sim_options;
@@ -96,8 +99,8 @@ static cJSON *result_json(const sim_options *so, const sim_config *cfg, const si
                 cJSON_AddStringToObject(o, "trace", so->trace);
                 cJSON_AddNumberToObject(o, "skipped", (double)in->trace.skipped);
         }
-        cJSON_AddStringToObject(o, "policy", sched_heuristic_name(cfg->policy));
-        cJSON_AddStringToObject(o, "order", sched_order_name(cfg->order));
+        cJSON_AddStringToObject(o, "policy", so->policy);
+        cJSON_AddStringToObject(o, "order", so->dispatcher ? "own" : sched_order_name(cfg->order));
         cJSON_AddNumberToObject(o, "machines", (double)r->machines);
         cJSON_AddNumberToObject(o, "jobs", (double)r->jobs);
         cJSON_AddNumberToObject(o, "completed", (double)r->completed);
@@ -128,8 +131,7 @@ static void print_summary(const sim_options *so, const sim_config *cfg, const si
         else
                 printf("%s, %zu machines, %zu jobs (%zu without a run time skipped)\n", so->trace, r->machines, r->jobs,
                        in->trace.skipped);
-        printf("policy %s, %s order, %s\n", sched_heuristic_name(cfg->policy),
-               sched_order_name(cfg->order),
+        printf("policy %s, %s order, %s\n", so->policy, so->dispatcher ? "its own" : sched_order_name(cfg->order),
                cfg->cycle_seconds > 0 ? "cycle-based" : "placing at every event");
         printf("completed %zu, refused %zu (larger than every machine), in %s of simulated time (%llu scheduling passes)\n",
                r->completed, r->refused, seconds(r->makespan, span, sizeof(span)), (unsigned long long)r->passes);
@@ -192,7 +194,7 @@ static int parse_options(cli *c, int argc, char **argv, sim_options *so, sim_con
                 case O_MEMPP: bad = units_parse_size(optarg, &so->mem_per_proc) < 0 || so->mem_per_proc == 0; break;
                 case O_CYCLE: bad = parse_double(optarg, 0, &cfg->cycle_seconds) < 0; break;
                 case O_SAMPLE: bad = parse_double(optarg, 1e-6, &cfg->sample_seconds) < 0; break;
-                case O_POLICY: bad = sched_heuristic_from_name(optarg, &cfg->policy) < 0; break;
+                case O_POLICY: so->policy = optarg; break;
                 case O_ORDER:
                         bad = sched_order_from_name(optarg, &cfg->order) < 0;
                         break;
@@ -244,6 +246,19 @@ static int open_input(cli *c, const sim_options *so, sim_config *cfg, sim_input 
         return 0;
 }
 
+/* Resolve --policy into cfg. Returns 0, EXIT_USAGE or EXIT_FAIL (error printed). */
+static int open_policy(cli *c, sim_options *so, sim_config *cfg) {
+        int r = inst_policy(so->policy, so->seed, &cfg->policy, &cfg->dispatcher);
+        if (r == -EINVAL)
+                return cli_usage_error(c, "--policy: unknown policy '%s' (see colony sim --help)", so->policy);
+        if (r < 0) {
+                cli_error(c, "%s", strerror(-r));
+                return EXIT_FAIL;
+        }
+        so->dispatcher = cfg->dispatcher != NULL;
+        return 0;
+}
+
 static void close_input(sim_input *in) {
         swf_free(&in->trace);
         inst_machines_free(&in->file);
@@ -251,7 +266,8 @@ static void close_input(sim_input *in) {
 }
 
 static int run_sim(cli *c, int argc, char **argv) {
-        sim_options so = { .scale = 100, .njobs = 10000, .load = 0.8, .seed = 1, .mem_per_proc = (int64_t)1 << 30 };
+        sim_options so = { .policy = "first-fit", .scale = 100, .njobs = 10000, .load = 0.8, .seed = 1,
+                           .mem_per_proc = (int64_t)1 << 30 };
         sim_config cfg = { .policy = SCHED_FIRST_FIT, .order = SCHED_STRICT_FIFO };
         sim_input in = { 0 };
         sim_result r;
@@ -259,13 +275,15 @@ static int run_sim(cli *c, int argc, char **argv) {
         int status = parse_options(c, argc, argv, &so, &cfg);
         if (status >= 0)
                 return status;
-        if ((status = open_input(c, &so, &cfg, &in)) != 0)
+        if ((status = open_input(c, &so, &cfg, &in)) != 0 || (status = open_policy(c, &so, &cfg)) != 0)
                 goto done;
         if (cfg.sample_seconds <= 0) /* about 100 samples over the arrivals */
                 cfg.sample_seconds = so.trace ? fmax(1, in.trace.jobs[in.trace.n - 1].arrival / 100)
                                               : (double)so.njobs / in.arrival_rate / 100;
         log_open("colony", 0, LOG_WARNING); /* the core logs every transition; a simulation has millions */
-        if (sim_run(&cfg, &r, err, sizeof(err)) < 0) {
+        int failed = sim_run(&cfg, &r, err, sizeof(err)) < 0;
+        cfg.dispatcher = NULL; /* sim_run freed it */
+        if (failed) {
                 cli_error(c, "%s", err);
                 status = EXIT_FAIL;
                 goto done;
@@ -273,6 +291,7 @@ static int run_sim(cli *c, int argc, char **argv) {
         status = print_result(c, &so, &cfg, &in, &r);
         sim_result_free(&r);
 done:
+        sched_dispatcher_free(cfg.dispatcher);
         close_input(&in);
         return status;
 }

@@ -186,8 +186,10 @@ static int arrive(sim *s) {
         char err[PROTO_ERRLEN];
         uint64_t id;
         s->out->jobs++;
-        job_spec spec = { .cwd = strdup("/"), .stdout_path = strdup("/dev/null"), .req = s->next.req };
-        if (!spec.cwd || !spec.stdout_path || grow_times(s, s->st.next_id) < 0) {
+        /* the runtime is the job's estimate, exact here: Tetris reads it */
+        job_spec spec = { .cwd = strdup("/"), .stdout_path = strdup("/dev/null"), .req = s->next.req,
+                          .expected_usec = usec(s->next.runtime), .job_type = s->next.type ? strdup(s->next.type) : NULL };
+        if (!spec.cwd || !spec.stdout_path || (s->next.type && !spec.job_type) || grow_times(s, s->st.next_id) < 0) {
                 job_spec_free(&spec);
                 return -ENOMEM;
         }
@@ -288,8 +290,8 @@ static int collect(sim *s) {
 int sim_run(const sim_config *cfg, sim_result *out, char *err, size_t errlen) {
         sim s = { .cfg = cfg, .out = out };
         *out = (sim_result){ 0 };
-        ctl_config cc = { .policy = cfg->policy, .order = cfg->order, .max_pending = SIZE_MAX, .kill_grace_ms = 0,
-                          .agent_timeout_usec = INT64_MAX };
+        ctl_config cc = { .policy = cfg->policy, .order = cfg->order, .dispatcher = cfg->dispatcher,
+                          .max_pending = SIZE_MAX, .kill_grace_ms = 0, .agent_timeout_usec = INT64_MAX };
         ctl_init(&s.st, &cc, &sim_actions, &s);
         int r = cfg->nmachines == 0 ? -EINVAL : add_machines(&s);
         if (r == 0)

@@ -12,6 +12,7 @@
  * from an exponential and sizes from a Gaussian with CV 0.5 truncated to one machine, the
  * convention of the paper's own generated workloads (section 5.4). */
 #include "workload.h"
+#include "rng.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,17 +106,8 @@ static void rng_seed(wl_rng *r, uint64_t seed) {
         r->state = seed ^ 0x9e3779b97f4a7c15ULL;
 }
 
-/* splitmix64: small, fast, and the same sequence on every machine */
-static uint64_t next_u64(wl_rng *r) {
-        uint64_t z = (r->state += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        return z ^ (z >> 31);
-}
-
-/* Uniform in (0, 1]. */
 static double uniform(wl_rng *r) {
-        return ((double)(next_u64(r) >> 11) + 1.0) / 9007199254740992.0;
+        return sched_rng_uniform(&r->state);
 }
 
 static double exponential(wl_rng *r, double mean) {
@@ -134,6 +126,12 @@ static double truncated_normal(wl_rng *r, double mean, double cv, double lo, dou
                         return x;
         }
         return fmin(hi, fmax(lo, mean));
+}
+
+const char *wl_class_name(size_t k) {
+        static const char *const names[WL_MAX_CLASSES] = { "c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8",
+                                                          "c9", "c10", "c11", "c12", "c13", "c14", "c15", "c16" };
+        return k < WL_MAX_CLASSES ? names[k] : NULL;
 }
 
 res_t *wl_machines(const wl_spec *w, size_t scale, size_t *n) {
@@ -170,6 +168,7 @@ int wl_source_next(void *source, sim_job *j) {
         double arrival = s->last_arrival;
         *j = (sim_job){
                 .arrival = arrival,
+                .type = wl_class_name(k),
                 .runtime = exponential(r, c->mean_seconds),
                 .req = { .mcpu = (int64_t)fmax(1, llround(cores * 1000)),
                          .mem = (int64_t)fmax(1 << 20, llround(mem * (double)GiB)) },

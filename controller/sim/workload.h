@@ -18,6 +18,8 @@ typedef struct wl_class {
         double mem_gib, mem_lo, mem_hi, mem_cv;
 } wl_class;
 
+#define WL_MAX_CLASSES 16
+
 typedef struct wl_spec {
         const char *name;
         const wl_machine_config *configs;
@@ -29,6 +31,8 @@ typedef struct wl_spec {
 typedef struct wl_rng {
         uint64_t state;
 } wl_rng;
+/* The name of class k ("c1", "c2", ...), which jobs carry as their type; NULL past WL_MAX_CLASSES. */
+const char *wl_class_name(size_t k);
 /* The named workload ("mishra", "lotes-google"), or NULL. */
 const wl_spec *wl_find(const char *name);
 /* Names of every workload, comma-separated, for help texts. */
