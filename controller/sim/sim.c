@@ -94,10 +94,12 @@ static int no_persist(void *userdata, const job *j) {
 /* A simulated agent starts the job now and ends it after its runtime. */
 static void sim_launch(void *userdata, ctl_node *n, const job *j) {
         sim *s = userdata;
+        double runtime = s->runtime[j->id - 1];
+        if (s->cfg->runtime_on)
+                runtime = s->cfg->runtime_on(s->cfg->source, j->spec.job_type, runtime, n->index);
         s->start[j->id - 1] = s->now;
         s->used = res_add(s->used, j->spec.req);
-        if (heap_push(&s->events, (event){ .t = s->now + s->runtime[j->id - 1], .kind = EV_EXIT, .job = j->id,
-                                           .node = n }) < 0)
+        if (heap_push(&s->events, (event){ .t = s->now + runtime, .kind = EV_EXIT, .job = j->id, .node = n }) < 0)
                 s->error = -ENOMEM;
 }
 

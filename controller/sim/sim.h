@@ -18,11 +18,15 @@ typedef struct sim_job {
  * -errno. */
 typedef int (*sim_next_job_fn)(void *source, sim_job *j);
 
+/* How long a job of that type, drawn with that runtime, runs on the machine at that position. */
+typedef double (*sim_runtime_fn)(void *source, const char *type, double runtime, size_t machine);
+
 typedef struct sim_config {
         const res_t *machines; /* capacities */
         size_t nmachines;
         sim_next_job_fn next_job;
         void *source;
+        sim_runtime_fn runtime_on; /* NULL: every job runs its drawn runtime wherever it goes */
         sched_heuristic policy;
         sched_order order;
         sched_dispatcher *dispatcher; /* instead of policy and order: an event-driven policy (dispatch.h);
