@@ -60,7 +60,7 @@ struct lotes_problem;
 struct lotes_alloc;
 struct lotes_plan;
 /* LoTES's offline stages on p, timed (lotes.c): stage 1 into *a, stage 2 into *plan (the caller
- * frees both with lotes_alloc_free and lotes_plan_free), their wall-clock seconds in seconds[].
+ * frees both with lotes_alloc_free and lotes_plan_free), their CPU seconds in seconds[].
  * Returns 0, or -errno with the reason in err and nothing to free. */
 int cli_lotes_solve(const struct lotes_problem *p, struct lotes_alloc *a, struct lotes_plan *plan, double seconds[2],
                     char *err, size_t errlen);
