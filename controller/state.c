@@ -33,20 +33,6 @@ void ctl_free(ctl_state *st) {
         *st = (ctl_state){ 0 };
 }
 
-static int grow(void *array, size_t *cap, size_t need, size_t elem) {
-        if (need <= *cap)
-                return 0;
-        size_t cap2 = *cap ? *cap * 2 : 64;
-        while (cap2 < need)
-                cap2 *= 2;
-        void *p = realloc(*(void **)array, cap2 * elem);
-        if (!p)
-                return -ENOMEM;
-        *(void **)array = p;
-        *cap = cap2;
-        return 0;
-}
-
 job *ctl_find_job(ctl_state *st, uint64_t id) {
         size_t lo = 0, hi = st->njobs; /* jobs are appended in id order */
         while (lo < hi) {
@@ -82,7 +68,7 @@ static ctl_node *node_add(ctl_state *st, const char *name) {
 }
 
 static int append_job(ctl_state *st, job *j) {
-        if (grow(&st->jobs, &st->jobs_cap, st->njobs + 1, sizeof(*st->jobs)) < 0)
+        if (sched_grow(&st->jobs, &st->jobs_cap, st->njobs + 1, sizeof(*st->jobs)) < 0)
                 return -ENOMEM;
         st->jobs[st->njobs++] = j;
         if (j->id >= st->next_id)
@@ -91,7 +77,7 @@ static int append_job(ctl_state *st, job *j) {
 }
 
 static int queue_pending(ctl_state *st, job *j) {
-        if (grow(&st->pending, &st->pending_cap, st->npending + 1, sizeof(*st->pending)) < 0)
+        if (sched_grow(&st->pending, &st->pending_cap, st->npending + 1, sizeof(*st->pending)) < 0)
                 return -ENOMEM;
         st->pending[st->npending++] = j;
         return 0;

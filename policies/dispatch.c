@@ -31,6 +31,20 @@ void sched_dispatcher_free(sched_dispatcher *d) {
         d->ops->free(d);
 }
 
+int sched_grow(void *array, size_t *cap, size_t need, size_t elem) {
+        if (need <= *cap)
+                return 0;
+        size_t cap2 = *cap ? *cap * 2 : 16;
+        while (cap2 < need)
+                cap2 *= 2;
+        void *p = realloc(*(void **)array, cap2 * elem);
+        if (!p)
+                return -ENOMEM;
+        *(void **)array = p;
+        *cap = cap2;
+        return 0;
+}
+
 void sched_pass_assign(sched_pass *p, size_t j, size_t m) {
         p->machines[m].free = res_sub(p->machines[m].free, p->jobs[j].req);
         p->taken[j] = true;

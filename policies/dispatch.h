@@ -81,5 +81,8 @@ void sched_pass_assign(sched_pass *p, size_t j, size_t m);
 bool sched_pass_fits(const sched_pass *p, size_t j, size_t m);
 /* The position of the pending job with that id in p->jobs (binary search), or -1. */
 long sched_pass_find(const sched_pass *p, uint64_t id);
+/* Make *array (of elem-sized items, *cap of them) hold at least need, doubling. Returns 0 or
+ * -ENOMEM (the array is then unchanged). */
+int sched_grow(void *array, size_t *cap, size_t need, size_t elem);
 /* Set up the shared part of a dispatcher of that policy. */
 void sched_dispatcher_init(sched_dispatcher *d, const sched_dispatcher_ops *ops, uint64_t seed);

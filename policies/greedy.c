@@ -24,18 +24,12 @@ typedef struct greedy {
 } greedy;
 
 static int fifo_push(fifo *q, uint64_t id) {
-        if (q->head + q->n == q->cap && q->head >= q->n) { /* mostly started: slide down */
+        if (q->head + q->n == q->cap && q->head > 0 && q->head >= q->n) { /* mostly started: slide down */
                 memmove(q->ids, q->ids + q->head, q->n * sizeof(*q->ids));
                 q->head = 0;
         }
-        if (q->head + q->n == q->cap) {
-                size_t cap = q->cap ? q->cap * 2 : 8;
-                uint64_t *ids = realloc(q->ids, cap * sizeof(*ids));
-                if (!ids)
-                        return -ENOMEM;
-                q->ids = ids;
-                q->cap = cap;
-        }
+        if (sched_grow(&q->ids, &q->cap, q->head + q->n + 1, sizeof(*q->ids)) < 0)
+                return -ENOMEM;
         q->ids[q->head + q->n++] = id;
         return 0;
 }

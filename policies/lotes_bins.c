@@ -34,16 +34,10 @@ static res_t minus(res_t room, res_t req, int64_t times) {
 
 static int emit(walk *w) {
         size_t K = w->p->nclasses;
-        if (w->out->n == w->cap) {
-                if (w->cap >= LOTES_MAX_BINS)
-                        return -E2BIG;
-                size_t cap = w->cap ? w->cap * 2 : 64;
-                uint32_t *c = realloc(w->out->count, cap * K * sizeof(*c));
-                if (!c)
-                        return -ENOMEM;
-                w->out->count = c;
-                w->cap = cap;
-        }
+        if (w->out->n == LOTES_MAX_BINS)
+                return -E2BIG;
+        if (sched_grow(&w->out->count, &w->cap, (w->out->n + 1) * K, sizeof(*w->out->count)) < 0)
+                return -ENOMEM;
         memcpy(w->out->count + w->out->n * K, w->cur, K * sizeof(*w->cur));
         w->out->n++;
         return 0;

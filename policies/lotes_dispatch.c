@@ -95,14 +95,8 @@ static size_t next_bin(lotes_dispatcher *d, size_t j) {
 }
 
 static int push_member(members *s, size_t m) {
-        if (s->n == s->cap) {
-                size_t cap = s->cap ? s->cap * 2 : 64;
-                size_t *v = realloc(s->m, cap * sizeof(*v));
-                if (!v)
-                        return -ENOMEM;
-                s->m = v;
-                s->cap = cap;
-        }
+        if (sched_grow(&s->m, &s->cap, s->n + 1, sizeof(*s->m)) < 0)
+                return -ENOMEM;
         s->m[s->n++] = m;
         return 0;
 }

@@ -77,19 +77,11 @@ typedef struct triplets {
 } triplets;
 
 static int put(triplets *t, int row, int col, double v) {
-        if (t->n + 1 >= t->cap) {
-                size_t cap = t->cap ? t->cap * 2 : 1024;
-                int *ia = realloc(t->ia, cap * sizeof(int)), *ja = ia ? realloc(t->ja, cap * sizeof(int)) : NULL;
-                double *ar = ja ? realloc(t->ar, cap * sizeof(double)) : NULL;
-                if (ia)
-                        t->ia = ia;
-                if (ja)
-                        t->ja = ja;
-                if (!ar)
-                        return -ENOMEM;
-                t->ar = ar;
-                t->cap = cap;
-        }
+        size_t need = t->n + 2, ci = t->cap, cj = t->cap, ca = t->cap; /* GLPK's arrays start at 1 */
+        if (sched_grow(&t->ia, &ci, need, sizeof(int)) < 0 || sched_grow(&t->ja, &cj, need, sizeof(int)) < 0 ||
+            sched_grow(&t->ar, &ca, need, sizeof(double)) < 0)
+                return -ENOMEM;
+        t->cap = ca;
         t->n++;
         t->ia[t->n] = row, t->ja[t->n] = col, t->ar[t->n] = v;
         return 0;
