@@ -9,7 +9,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 colony() { "$COLONY_BIN/colony" "$@"; }
 
 # stage results: lambda* of each stage bounds the next, machines add up, bins use K_j only
-for w in lotes-google lotes-phi:0.009 lotes-omega:0.1 mishra; do
+for w in lotes-google lotes-phi:0.012 lotes-omega:0.1 mishra; do
         p=$(colony lotes --json --workload "$w" --scale 20)
         jq -e '.stage1.lambda > 0 and .stage2.lambda_lp <= .stage1.lambda * (1 + 1e-9)
                and .stage2.lambda <= .stage2.lambda_lp * (1 + 1e-9) and .stage2.lambda > 0' <<<"$p" >/dev/null ||
@@ -32,7 +32,7 @@ grep -q "lotes-phi:PHI" <<<"$msg" || fail "an unknown workload should list the k
 # largest configuration, which then has a million bins (docs/policies.md); the bench runs them all.
 jobs=6000
 echo "# mean wait (s) at 0.97 lambda*, scale 5, $jobs jobs: workload lotes tetris greedy"
-for w in lotes-google lotes-phi:0.009 lotes-phi:0.012 lotes-omega:0.2; do
+for w in lotes-google lotes-phi:0.012 lotes-omega:0.2; do
         row="# $w"
         for policy in lotes tetris greedy; do
                 r=$(colony sim --json --workload "$w" --scale 5 --jobs $jobs --load 0.97 --capacity lotes --policy "$policy")
@@ -42,8 +42,8 @@ for w in lotes-google lotes-phi:0.009 lotes-phi:0.012 lotes-omega:0.2; do
         done
         echo "$row"
 done
-a=$(colony sim --json --workload lotes-phi:0.009 --scale 5 --jobs 2000 --capacity lotes --policy lotes --seed 3)
-[ "$a" = "$(colony sim --json --workload lotes-phi:0.009 --scale 5 --jobs 2000 --capacity lotes --policy lotes --seed 3)" ] ||
+a=$(colony sim --json --workload lotes-phi:0.012 --scale 5 --jobs 2000 --capacity lotes --policy lotes --seed 3)
+[ "$a" = "$(colony sim --json --workload lotes-phi:0.012 --scale 5 --jobs 2000 --capacity lotes --policy lotes --seed 3)" ] ||
         fail "the same seed gave two LoTES runs"
 colony sim --workload lotes-phi:0.009 --trace x.swf --policy lotes 2>/dev/null && fail "--trace with --workload accepted"
 msg=$(colony sim --trace /dev/null --machines /dev/null --policy lotes 2>&1 || true)
