@@ -223,13 +223,16 @@ static int write_port_file(const char *path, uint16_t port) {
 /* Open the store, restore its jobs, and read the secret. Returns 0 or -errno (logged). */
 static int open_state(ctl_server *srv, const options *o) {
         char err[512];
-        sched_heuristic policy;
-        if (sched_heuristic_from_name(o->policy, &policy) < 0)
-                return log_errno(LOG_ERR, -EINVAL, "unknown policy '%s'", o->policy);
         sched_order order;
         if (sched_order_from_name(o->order, &order) < 0)
                 return log_errno(LOG_ERR, -EINVAL, "order must be fifo, backfill or reserve, not '%s'", o->order);
+        sched_heuristic policy = SCHED_FIRST_FIT;
+        sched_dispatcher *dispatcher = NULL; /* Tetris, Greedy: the same seed on every start */
+        int r = sched_heuristic_from_name(o->policy, &policy) == 0 ? 0 : sched_dispatcher_new(o->policy, 1, &dispatcher);
+        if (r < 0)
+                return log_errno(LOG_ERR, r, r == -EINVAL ? "unknown policy '%s'" : "policy %s", o->policy);
         ctl_config cfg = { .policy = policy,
+                           .dispatcher = dispatcher,
                            .order = order,
                            .max_pending = (size_t)o->max_pending,
                            .kill_grace_ms = (int)o->kill_grace_ms,
@@ -237,7 +240,7 @@ static int open_state(ctl_server *srv, const options *o) {
                            .depts = &srv->depts };
         ctl_init(&srv->state, &cfg, &actions, srv);
         srv->heartbeat_ms = (int)(o->heartbeat_ms ? o->heartbeat_ms : 1);
-        int r = file_read_small(o->secret_file, 1, &srv->secret);
+        r = file_read_small(o->secret_file, 1, &srv->secret);
         if (r == -EPERM)
                 return log_errno(LOG_ERR, r, "secret file %s must be readable by its owner only (chmod 600)",
                                  o->secret_file);

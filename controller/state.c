@@ -29,21 +29,8 @@ void ctl_free(ctl_state *st) {
         free(st->jobs);
         free(st->pending);
         free(st->nodes);
+        sched_dispatcher_free(st->cfg.dispatcher);
         *st = (ctl_state){ 0 };
-}
-
-static int grow(void *array, size_t *cap, size_t need, size_t elem) {
-        if (need <= *cap)
-                return 0;
-        size_t cap2 = *cap ? *cap * 2 : 64;
-        while (cap2 < need)
-                cap2 *= 2;
-        void *p = realloc(*(void **)array, cap2 * elem);
-        if (!p)
-                return -ENOMEM;
-        *(void **)array = p;
-        *cap = cap2;
-        return 0;
 }
 
 size_t ctl_first_job_from(const ctl_state *st, uint64_t id) {
@@ -80,12 +67,13 @@ static ctl_node *node_add(ctl_state *st, const char *name) {
                 free(n);
                 return NULL;
         }
+        n->index = st->nnodes;
         st->nodes[st->nnodes++] = n;
         return n;
 }
 
 static int append_job(ctl_state *st, job *j) {
-        if (grow(&st->jobs, &st->jobs_cap, st->njobs + 1, sizeof(*st->jobs)) < 0)
+        if (sched_grow(&st->jobs, &st->jobs_cap, st->njobs + 1, sizeof(*st->jobs)) < 0)
                 return -ENOMEM;
         st->jobs[st->njobs++] = j;
         if (j->id >= st->next_id)
@@ -94,7 +82,7 @@ static int append_job(ctl_state *st, job *j) {
 }
 
 static int queue_pending(ctl_state *st, job *j) {
-        if (grow(&st->pending, &st->pending_cap, st->npending + 1, sizeof(*st->pending)) < 0)
+        if (sched_grow(&st->pending, &st->pending_cap, st->npending + 1, sizeof(*st->pending)) < 0)
                 return -ENOMEM;
         st->pending[st->npending++] = j;
         return 0;
@@ -114,9 +102,20 @@ static void charge(ctl_node *n, const job *j) {
         n->running++;
 }
 
-static void release(ctl_node *n, const job *j) {
+/* What the policies see of a job. */
+static sched_job sched_view(const job *j) {
+        return (sched_job){ .id = j->id, .req = j->spec.req, .runtime = (double)j->spec.expected_usec / 1e6,
+                            .type = j->spec.job_type };
+}
+
+/* The job left n: free its resources, and tell an event-driven policy. */
+static void release(ctl_state *st, ctl_node *n, const job *j) {
         n->used = res_sub(n->used, j->spec.req);
         n->running--;
+        if (st->cfg.dispatcher) {
+                sched_job v = sched_view(j);
+                sched_dispatch_exit(st->cfg.dispatcher, &v, n->index);
+        }
 }
 
 /* Move a job to a terminal state, persist it and tell whoever waits. */
@@ -275,7 +274,7 @@ static void lose_jobs(ctl_state *st, ctl_node *n, const uint64_t *ids, size_t ni
                 job *j = st->jobs[i];
                 if (!runs_on(j, n) || (ids && !listed(j->id, ids, nids)))
                         continue;
-                release(n, j);
+                release(st, n, j);
                 finish(st, j, JOB_LOST, now, reason);
         }
 }
@@ -423,7 +422,7 @@ int ctl_job_finished(ctl_state *st, ctl_node *n, uint64_t id, job_state state, j
         job_result_free(&j->result);
         j->result = *result;
         *result = (job_result){ 0 };
-        release(n, j);
+        release(st, n, j);
         finish(st, j, state, end_usec, NULL);
         return 0;
 }
@@ -438,7 +437,7 @@ static int dispatch(ctl_state *st, job *j, ctl_node *n) {
         j->state = JOB_RUNNING;
         charge(n, j);
         log_info("job=%llu node=%s state=running reason=placed policy=%s", (unsigned long long)j->id, n->name,
-                 sched_heuristic_name(st->cfg.policy));
+                 st->cfg.dispatcher ? sched_dispatcher_name(st->cfg.dispatcher) : sched_heuristic_name(st->cfg.policy));
         (void)st->act->persist(st->userdata, j);
         st->act->launch(st->userdata, n, j);
         return 0;
@@ -459,8 +458,10 @@ long ctl_schedule(ctl_state *st) {
                                                .free = res_sub(n->capacity, n->used), .up = n->up };
         }
         for (size_t i = 0; i < st->npending; i++)
-                jobs[i] = (sched_job){ .id = st->pending[i]->id, .req = st->pending[i]->spec.req };
-        placed = sched_place(st->cfg.policy, machines, st->nnodes, jobs, st->npending, st->cfg.order, out);
+                jobs[i] = sched_view(st->pending[i]);
+        placed = st->cfg.dispatcher
+                         ? sched_dispatch(st->cfg.dispatcher, machines, st->nnodes, jobs, st->npending, out)
+                         : sched_place(st->cfg.policy, machines, st->nnodes, jobs, st->npending, st->cfg.order, out);
         for (long a = 0; a < placed; a++)
                 if (dispatch(st, ctl_find_job(st, out[a].job_id), st->nodes[out[a].machine]) < 0) {
                         placed = a;

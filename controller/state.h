@@ -6,7 +6,7 @@
 #pragma once
 #include "depts.h"
 #include "job.h"
-#include "sched.h"
+#include "dispatch.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -20,6 +20,7 @@ typedef struct ctl_time {
 
 typedef struct ctl_node {
         char *name;
+        size_t index;       /* position in ctl_state.nodes, which never changes */
         res_t capacity;
         res_t used;         /* sum of the requests of the jobs running on it */
         bool up;
@@ -52,6 +53,8 @@ typedef struct ctl_actions {
 
 typedef struct ctl_config {
         sched_heuristic policy;
+        sched_dispatcher *dispatcher; /* when set, it places jobs instead of policy and order (Tetris,
+                                       * Greedy, LoTES: dispatch.h); ctl_init takes it, ctl_free frees it */
         sched_order order;
         size_t max_pending;
         int kill_grace_ms;

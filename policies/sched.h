@@ -18,6 +18,8 @@ typedef struct sched_machine {
 typedef struct sched_job {
         uint64_t id;
         res_t req;
+        double runtime;   /* expected processing time in seconds, 0 if unknown (Tetris uses it) */
+        const char *type; /* the job's declared type or class, or NULL (LoTES matches its classes) */
 } sched_job;
 
 typedef struct sched_assignment {

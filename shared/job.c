@@ -30,7 +30,8 @@ bool job_state_is_terminal(job_state s) {
 }
 
 const char *const job_spec_fields[] = {
-        "argv", "env", "cwd", "stdout_path", "stderr_path", "mcpu", "mem", "mem_high", "pids", "name", "group", "job_type", NULL,
+        "argv", "env", "cwd", "stdout_path", "stderr_path", "mcpu", "mem", "mem_high", "pids", "name", "group", "job_type",
+        "expected_usec", NULL,
 };
 
 static int invalid(char err[PROTO_ERRLEN], const char *fmt, const char *field) {
@@ -126,6 +127,14 @@ static int get_request(const cJSON *obj, res_t *req, char err[PROTO_ERRLEN]) {
         return r == -ENOENT ? 0 : r;
 }
 
+/* An optional integer field: absent is 0. */
+static int get_opt_int(const cJSON *obj, const char *field, int64_t min, int64_t max, int64_t *out,
+                       char err[PROTO_ERRLEN]) {
+        *out = 0;
+        int r = proto_get_int(obj, field, min, max, out, err);
+        return r == -ENOENT ? 0 : r;
+}
+
 static int get_mem_high(const cJSON *obj, const job_spec *spec, int64_t *out, char err[PROTO_ERRLEN]) {
         int r = proto_get_int(obj, "mem_high", 0, RES_MEM_MAX, out, err);
         if (r == -ENOENT)
@@ -164,6 +173,7 @@ static int spec_parse(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]) 
             (r = get_opt_str(obj, "group", &spec->group, err)) < 0 ||
             (r = get_opt_str(obj, "job_type", &spec->job_type, err)) < 0 ||
             (r = get_request(obj, &spec->req, err)) < 0 || (r = get_mem_high(obj, spec, &spec->mem_high, err)) < 0 ||
+            (r = get_opt_int(obj, "expected_usec", 0, INT64_MAX, &spec->expected_usec, err)) < 0 ||
             (r = check_label(spec->name, "name", false, err)) < 0 ||
             (r = check_label(spec->group, "group", true, err)) < 0 ||
             (r = check_label(spec->job_type, "job_type", false, err)) < 0)
@@ -207,7 +217,8 @@ static int spec_to_json_public(const job_spec *spec, cJSON *obj) {
             !cJSON_AddNumberToObject(obj, "mcpu", (double)spec->req.mcpu) ||
             !cJSON_AddNumberToObject(obj, "mem", (double)spec->req.mem) ||
             (spec->mem_high && !cJSON_AddNumberToObject(obj, "mem_high", (double)spec->mem_high)) ||
-            !cJSON_AddNumberToObject(obj, "pids", (double)spec->req.pids))
+            !cJSON_AddNumberToObject(obj, "pids", (double)spec->req.pids) ||
+            (spec->expected_usec && !cJSON_AddNumberToObject(obj, "expected_usec", (double)spec->expected_usec)))
                 return -ENOMEM;
         return 0;
 }
@@ -252,14 +263,6 @@ int job_result_to_json(const job_result *r, cJSON *obj) {
             !add_opt_str(obj, "error", r->error))
                 return -ENOMEM;
         return 0;
-}
-
-/* An optional integer field: absent is 0. */
-static int get_opt_int(const cJSON *obj, const char *field, int64_t min, int64_t max, int64_t *out,
-                       char err[PROTO_ERRLEN]) {
-        *out = 0;
-        int r = proto_get_int(obj, field, min, max, out, err);
-        return r == -ENOENT ? 0 : r;
 }
 
 int job_result_from_json(const cJSON *obj, job_result *res, char err[PROTO_ERRLEN]) {
@@ -346,7 +349,8 @@ static int record_parse(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
             (r = get_opt_int(obj, "mcpu", 0, RES_MCPU_MAX, &j->spec.req.mcpu, err)) < 0 ||
             (r = get_opt_int(obj, "mem", 0, RES_MEM_MAX, &j->spec.req.mem, err)) < 0 ||
             (r = get_opt_int(obj, "mem_high", 0, RES_MEM_MAX, &j->spec.mem_high, err)) < 0 ||
-            (r = get_opt_int(obj, "pids", 0, RES_PIDS_MAX, &j->spec.req.pids, err)) < 0)
+            (r = get_opt_int(obj, "pids", 0, RES_PIDS_MAX, &j->spec.req.pids, err)) < 0 ||
+            (r = get_opt_int(obj, "expected_usec", 0, INT64_MAX, &j->spec.expected_usec, err)) < 0)
                 return r;
         int64_t current;
         if ((r = job_result_from_json(obj, &j->result, err)) < 0 ||

@@ -48,6 +48,7 @@ typedef struct job_spec {
         char *stderr_path; /* absolute; may equal stdout_path */
         res_t req;      /* mcpu and mem > 0; pids >= 0 (0 = agent default) */
         int64_t mem_high; /* soft memory limit in bytes, <= req.mem: reclaimed hard above it; 0 = none */
+        int64_t expected_usec; /* the submitter's estimate of the run time, 0 if none (Tetris) */
 } job_spec;
 
 typedef struct job_result {

@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #define EXIT_FAIL 1
 #define EXIT_USAGE 2
@@ -53,4 +54,13 @@ extern volatile sig_atomic_t cli_interrupted;
 void cli_catch_signals(void);
 
 extern const cli_command cmd_submit, cmd_queue, cmd_show, cmd_cancel, cmd_wait;
-extern const cli_command cmd_nodes, cmd_up, cmd_down, cmd_demo, cmd_place, cmd_sim, cmd_fair, cmd_history, cmd_coloc;
+extern const cli_command cmd_nodes, cmd_up, cmd_down, cmd_demo, cmd_place, cmd_sim, cmd_fair, cmd_history, cmd_coloc, cmd_lotes;
+
+struct lotes_problem;
+struct lotes_alloc;
+struct lotes_plan;
+/* LoTES's offline stages on p, timed (lotes.c): stage 1 into *a, stage 2 into *plan (the caller
+ * frees both with lotes_alloc_free and lotes_plan_free), their CPU seconds in seconds[].
+ * Returns 0, or -errno with the reason in err and nothing to free. */
+int cli_lotes_solve(const struct lotes_problem *p, struct lotes_alloc *a, struct lotes_plan *plan, double seconds[2],
+                    char *err, size_t errlen);

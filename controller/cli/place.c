@@ -15,7 +15,7 @@ static const char place_usage[] =
         "Run one matching cycle of a placement policy on the machines and queued jobs given, and\n"
         "print which job goes where. Nothing is sent to a controller.\n\n"
         "  --policy P      first-fit, best-fit-cores, best-fit-mem, worst-fit-cores, worst-fit-mem,\n"
-        "                  mix-fit or max-jobs\n"
+        "                  mix-fit, max-jobs, or tetris, greedy (each job an arrival; --order ignored)\n"
         "  --machines F    {\"machines\": [{\"name\": \"A\", \"cpus\": 4, \"mem\": \"32G\",\n"
         "                                 \"free_cpus\": 3, \"free_mem\": \"8G\"}, ...]}  (free_*: optional)\n"
         "  --jobs F        {\"jobs\": [{\"name\": \"big\", \"cpus\": 1, \"mem\": \"16G\", \"count\": 2}, ...]}\n"
@@ -35,11 +35,11 @@ static void instance_free(instance *in) {
         free(in->jobs);
 }
 
-static cJSON *result_json(const instance *in, sched_heuristic h, sched_order order, const sched_assignment *out,
+static cJSON *result_json(const instance *in, const char *policy, const char *order, const sched_assignment *out,
                           size_t placed) {
         cJSON *doc = cJSON_CreateObject(), *assign, *unplaced, *machines;
-        cJSON_AddStringToObject(doc, "policy", sched_heuristic_name(h));
-        cJSON_AddStringToObject(doc, "order", sched_order_name(order));
+        cJSON_AddStringToObject(doc, "policy", policy);
+        cJSON_AddStringToObject(doc, "order", order);
         cJSON_AddNumberToObject(doc, "placed", (double)placed);
         cJSON_AddNumberToObject(doc, "jobs", (double)in->njobs);
         assign = cJSON_AddArrayToObject(doc, "assignments");
@@ -111,16 +111,24 @@ static int run_place(cli *c, int argc, char **argv) {
         }
         if (o < 0)
                 return cli_opts_status(o);
-        sched_heuristic h;
         if (optind < argc)
                 return cli_usage_error(c, "unexpected argument '%s'", argv[optind]);
         if (!policy || !machines || !jobs)
                 return cli_usage_error(c, "--policy, --machines and --jobs are required");
-        if (sched_heuristic_from_name(policy, &h) < 0)
+        sched_heuristic h;
+        sched_dispatcher *d;
+        int r = inst_policy(policy, /* seed= */ 1, &h, &d);
+        if (r == -EINVAL)
                 return cli_usage_error(c, "--policy: unknown policy '%s'", policy);
+        if (r < 0) {
+                cli_error(c, "%s", strerror(-r));
+                return EXIT_FAIL;
+        }
         sched_order order;
-        if (sched_order_from_name(order_name, &order) < 0)
+        if (sched_order_from_name(order_name, &order) < 0) {
+                sched_dispatcher_free(d);
                 return cli_usage_error(c, "--order: fifo, backfill or reserve, not '%s'", order_name);
+        }
 
         instance in = { 0 };
         char err[512];
@@ -130,14 +138,15 @@ static int run_place(cli *c, int argc, char **argv) {
                 cli_error(c, "%s", err);
                 goto done;
         }
-        long placed = (out = calloc(in.njobs + 1, sizeof(*out)))
-                              ? sched_place(h, in.m.machines, in.m.n, in.jobs, in.njobs, order, out)
-                              : -ENOMEM;
+        /* a dispatcher sees every job as an arrival: its queues start empty */
+        long placed = !(out = calloc(in.njobs + 1, sizeof(*out))) ? -ENOMEM
+                      : d ? sched_dispatch(d, in.m.machines, in.m.n, in.jobs, in.njobs, out)
+                          : sched_place(h, in.m.machines, in.m.n, in.jobs, in.njobs, order, out);
         if (placed < 0) {
                 cli_error(c, "%s", strerror((int)-placed));
                 goto done;
         }
-        cJSON *doc = result_json(&in, h, order, out, (size_t)placed);
+        cJSON *doc = result_json(&in, policy, d ? "own" : sched_order_name(order), out, (size_t)placed);
         if (c->json)
                 status = fmt_json(doc);
         else {
@@ -146,6 +155,7 @@ static int run_place(cli *c, int argc, char **argv) {
         }
         cJSON_Delete(doc);
 done:
+        sched_dispatcher_free(d);
         free(out);
         instance_free(&in);
         return status;

@@ -94,10 +94,12 @@ static int no_persist(void *userdata, const job *j) {
 /* A simulated agent starts the job now and ends it after its runtime. */
 static void sim_launch(void *userdata, ctl_node *n, const job *j) {
         sim *s = userdata;
+        double runtime = s->runtime[j->id - 1];
+        if (s->cfg->runtime_on)
+                runtime = s->cfg->runtime_on(s->cfg->source, j->spec.job_type, runtime, n->index);
         s->start[j->id - 1] = s->now;
         s->used = res_add(s->used, j->spec.req);
-        if (heap_push(&s->events, (event){ .t = s->now + s->runtime[j->id - 1], .kind = EV_EXIT, .job = j->id,
-                                           .node = n }) < 0)
+        if (heap_push(&s->events, (event){ .t = s->now + runtime, .kind = EV_EXIT, .job = j->id, .node = n }) < 0)
                 s->error = -ENOMEM;
 }
 
@@ -187,8 +189,10 @@ static int arrive(sim *s) {
         char err[PROTO_ERRLEN];
         uint64_t id;
         s->out->jobs++;
-        job_spec spec = { .cwd = strdup("/"), .stdout_path = strdup("/dev/null"), .req = s->next.req };
-        if (!spec.cwd || !spec.stdout_path || grow_times(s, s->st.next_id) < 0) {
+        /* the runtime is the job's estimate, exact here: Tetris reads it */
+        job_spec spec = { .cwd = strdup("/"), .stdout_path = strdup("/dev/null"), .req = s->next.req,
+                          .expected_usec = usec(s->next.runtime), .job_type = s->next.type ? strdup(s->next.type) : NULL };
+        if (!spec.cwd || !spec.stdout_path || (s->next.type && !spec.job_type) || grow_times(s, s->st.next_id) < 0) {
                 job_spec_free(&spec);
                 return -ENOMEM;
         }
@@ -289,8 +293,8 @@ static int collect(sim *s) {
 int sim_run(const sim_config *cfg, sim_result *out, char *err, size_t errlen) {
         sim s = { .cfg = cfg, .out = out };
         *out = (sim_result){ 0 };
-        ctl_config cc = { .policy = cfg->policy, .order = cfg->order, .max_pending = SIZE_MAX, .kill_grace_ms = 0,
-                          .agent_timeout_usec = INT64_MAX };
+        ctl_config cc = { .policy = cfg->policy, .order = cfg->order, .dispatcher = cfg->dispatcher,
+                          .max_pending = SIZE_MAX, .kill_grace_ms = 0, .agent_timeout_usec = INT64_MAX };
         ctl_init(&s.st, &cc, &sim_actions, &s);
         int r = cfg->nmachines == 0 ? -EINVAL : add_machines(&s);
         if (r == 0)

@@ -2,7 +2,7 @@
  * policies it calls) driven on a virtual clock, with simulated agents that end each job after
  * its runtime. Nothing here is a second copy of the scheduling logic. */
 #pragma once
-#include "sched.h"
+#include "dispatch.h"
 #include "res.h"
 #include <stddef.h>
 #include <stdint.h>
@@ -11,19 +11,26 @@ typedef struct sim_job {
         double arrival; /* seconds since the start, non-decreasing */
         double runtime; /* seconds */
         res_t req;
+        const char *type; /* the job's class in the workload, or NULL; lives as long as the source */
 } sim_job;
 
 /* The job stream: fill *j with the next job in arrival order. Returns 1, 0 at the end, or
  * -errno. */
 typedef int (*sim_next_job_fn)(void *source, sim_job *j);
 
+/* How long a job of that type, drawn with that runtime, runs on the machine at that position. */
+typedef double (*sim_runtime_fn)(void *source, const char *type, double runtime, size_t machine);
+
 typedef struct sim_config {
         const res_t *machines; /* capacities */
         size_t nmachines;
         sim_next_job_fn next_job;
         void *source;
+        sim_runtime_fn runtime_on; /* NULL: every job runs its drawn runtime wherever it goes */
         sched_heuristic policy;
         sched_order order;
+        sched_dispatcher *dispatcher; /* instead of policy and order: an event-driven policy (dispatch.h);
+                                       * sim_run takes it and frees it */
         double cycle_seconds;  /* 0: place on every arrival and exit; else every cycle (NetBatch: 30) */
         double sample_seconds; /* utilization sampling period; 0: none */
 } sim_config;

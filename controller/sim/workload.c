@@ -12,6 +12,7 @@
  * from an exponential and sizes from a Gaussian with CV 0.5 truncated to one machine, the
  * convention of the paper's own generated workloads (section 5.4). */
 #include "workload.h"
+#include "rng.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,20 +61,76 @@ static const wl_class lotes_google_classes[] = {
 
 static const wl_spec workloads[] = {
         { "mishra", mishra_configs, sizeof(mishra_configs) / sizeof(mishra_configs[0]), mishra_classes,
-          sizeof(mishra_classes) / sizeof(mishra_classes[0]) },
+          sizeof(mishra_classes) / sizeof(mishra_classes[0]), NULL },
         { "lotes-google", lotes_google_configs, sizeof(lotes_google_configs) / sizeof(lotes_google_configs[0]),
-          lotes_google_classes, sizeof(lotes_google_classes) / sizeof(lotes_google_classes[0]) },
+          lotes_google_classes, sizeof(lotes_google_classes) / sizeof(lotes_google_classes[0]), NULL },
 };
 
-const wl_spec *wl_find(const char *name) {
+static void rng_seed(wl_rng *r, uint64_t seed) {
+        r->state = seed ^ 0x9e3779b97f4a7c15ULL;
+}
+
+static double uniform(wl_rng *r) {
+        return sched_rng_uniform(&r->state);
+}
+
+
+/* U[lo, hi]. */
+static double between(wl_rng *r, double lo, double hi) {
+        return lo + (hi - lo) * uniform(r);
+}
+
+/* The LoTES paper's generated instances (5.4): Table 1's configurations with the same number of
+ * machines each (1000 in the paper: --scale), 9 classes arriving at equal rates, each with mean
+ * requests 0.025 + U[-phi, phi] of the largest machine per resource (CV 0.5, truncated to one
+ * machine) and u_k = U[0, 1]: a job's time is its work w = Exp(1) times u_k hours (mu_jk = 1/u_k).
+ * With omega > 0, omega_jk = U[1 - omega, 1 + omega] divides the time on configuration j. The
+ * instance is drawn from its own generator, seeded from seed, apart from the job stream. */
+static const wl_spec *generate(wl_generated *g, double phi, double omega, uint64_t seed) {
+        wl_rng r;
+        rng_seed(&r, seed ^ 0x10735ULL);
+        size_t nconfigs = sizeof(lotes_google_configs) / sizeof(lotes_google_configs[0]), nclasses = 9;
+        for (size_t j = 0; j < nconfigs; j++)
+                g->configs[j] = (wl_machine_config){ 1000, lotes_google_configs[j].capacity };
+        for (size_t k = 0; k < nclasses; k++) {
+                double cores = 0.025 + between(&r, -phi, phi), mem = 0.025 + between(&r, -phi, phi);
+                g->classes[k] = (wl_class)LG_CLASS(1.0 / (double)nclasses, 0, cores, mem);
+        }
+        for (size_t k = 0; k < nclasses; k++)
+                g->classes[k].mean_seconds = uniform(&r) * HOUR;
+        for (size_t i = 0; i < nconfigs * nclasses; i++)
+                g->speed[i] = omega > 0 ? between(&r, 1 - omega, 1 + omega) : 1;
+        g->spec = (wl_spec){ g->name, g->configs, nconfigs, g->classes, nclasses, omega > 0 ? g->speed : NULL };
+        return &g->spec;
+}
+
+/* "prefix:X" with X a number in [0, max): X in *x. */
+static bool parameter(const char *name, const char *prefix, double max, double *x) {
+        size_t n = strlen(prefix);
+        char *end;
+        if (strncmp(name, prefix, n) != 0 || name[n] != ':')
+                return false;
+        *x = strtod(name + n + 1, &end);
+        return end != name + n + 1 && !*end && *x >= 0 && *x < max;
+}
+
+const wl_spec *wl_find(const char *name, uint64_t seed, wl_generated *gen) {
+        double x;
         for (size_t i = 0; i < sizeof(workloads) / sizeof(workloads[0]); i++)
                 if (strcmp(workloads[i].name, name) == 0)
                         return &workloads[i];
+        if (strlen(name) >= sizeof(gen->name))
+                return NULL;
+        strcpy(gen->name, name);
+        if (parameter(name, "lotes-phi", 0.025, &x)) /* beyond, a class's mean request could be <= 0 */
+                return generate(gen, x, 0, seed);
+        if (parameter(name, "lotes-omega", 1, &x)) /* the paper's Phi = 0.06 is read as 0.006: see simulator.md */
+                return generate(gen, 0.006, x, seed);
         return NULL;
 }
 
 const char *wl_names(void) {
-        return "mishra, lotes-google";
+        return "mishra, lotes-google, lotes-phi:PHI, lotes-omega:OMEGA";
 }
 
 /* Machines of configuration c when the largest configuration has scale machines: the paper's
@@ -101,23 +158,6 @@ double wl_fluid_capacity(const wl_spec *w, size_t scale) {
         return fmin(cores / cores_per_job, mem / mem_per_job);
 }
 
-static void rng_seed(wl_rng *r, uint64_t seed) {
-        r->state = seed ^ 0x9e3779b97f4a7c15ULL;
-}
-
-/* splitmix64: small, fast, and the same sequence on every machine */
-static uint64_t next_u64(wl_rng *r) {
-        uint64_t z = (r->state += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        return z ^ (z >> 31);
-}
-
-/* Uniform in (0, 1]. */
-static double uniform(wl_rng *r) {
-        return ((double)(next_u64(r) >> 11) + 1.0) / 9007199254740992.0;
-}
-
 static double exponential(wl_rng *r, double mean) {
         return -mean * log(uniform(r));
 }
@@ -136,6 +176,12 @@ static double truncated_normal(wl_rng *r, double mean, double cv, double lo, dou
         return fmin(hi, fmax(lo, mean));
 }
 
+const char *wl_class_name(size_t k) {
+        static const char *const names[WL_MAX_CLASSES] = { "c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8",
+                                                          "c9", "c10", "c11", "c12", "c13", "c14", "c15", "c16" };
+        return k < WL_MAX_CLASSES ? names[k] : NULL;
+}
+
 res_t *wl_machines(const wl_spec *w, size_t scale, size_t *n) {
         size_t total = 0;
         for (size_t c = 0; c < w->nconfigs; c++)
@@ -148,8 +194,8 @@ res_t *wl_machines(const wl_spec *w, size_t scale, size_t *n) {
         return m;
 }
 
-void wl_source_init(wl_source *s, const wl_spec *w, size_t njobs, double rate, uint64_t seed) {
-        *s = (wl_source){ .workload = w, .rate = rate, .left = njobs };
+void wl_source_init(wl_source *s, const wl_spec *w, size_t scale, size_t njobs, double rate, uint64_t seed) {
+        *s = (wl_source){ .workload = w, .scale = scale, .rate = rate, .left = njobs };
         rng_seed(&s->rng, seed);
 }
 
@@ -170,6 +216,7 @@ int wl_source_next(void *source, sim_job *j) {
         double arrival = s->last_arrival;
         *j = (sim_job){
                 .arrival = arrival,
+                .type = wl_class_name(k),
                 .runtime = exponential(r, c->mean_seconds),
                 .req = { .mcpu = (int64_t)fmax(1, llround(cores * 1000)),
                          .mem = (int64_t)fmax(1 << 20, llround(mem * (double)GiB)) },
@@ -177,4 +224,35 @@ int wl_source_next(void *source, sim_job *j) {
         s->last_arrival = arrival + exponential(r, 1.0 / s->rate);
         s->left--;
         return 1;
+}
+
+/* The configuration of the machine at that position of wl_machines(w, scale). */
+static size_t config_of_machine(const wl_spec *w, size_t scale, size_t machine) {
+        size_t j = 0;
+        for (size_t end = scaled_count(w, 0, scale); machine >= end && j + 1 < w->nconfigs;)
+                end += scaled_count(w, ++j, scale);
+        return j;
+}
+
+double wl_runtime_on(void *source, const char *type, double runtime, size_t machine) {
+        const wl_source *s = source;
+        const wl_spec *w = s->workload;
+        if (!w->speed || !type || type[0] != 'c')
+                return runtime;
+        size_t k = strtoul(type + 1, NULL, 10) - 1; /* wl_class_name's "c1", "c2", ... */
+        size_t j = config_of_machine(w, s->scale, machine);
+        return k < w->nclasses ? runtime / w->speed[j * w->nclasses + k] : runtime;
+}
+
+void wl_lotes_problem(const wl_spec *w, size_t scale, wl_lotes *out) {
+        for (size_t j = 0; j < w->nconfigs && j < WL_MAX_CONFIGS; j++)
+                out->configs[j] = (lotes_config){ scaled_count(w, j, scale), w->configs[j].capacity };
+        for (size_t k = 0; k < w->nclasses && k < WL_MAX_CLASSES; k++) {
+                const wl_class *c = &w->classes[k];
+                out->classes[k] = (lotes_class){ wl_class_name(k), c->proportion,
+                                                 { llround(c->cores * 1000), llround(c->mem_gib * (double)GiB), 0 } };
+                for (size_t j = 0; j < w->nconfigs && j < WL_MAX_CONFIGS; j++)
+                        out->mu[j * w->nclasses + k] = (w->speed ? w->speed[j * w->nclasses + k] : 1) / c->mean_seconds;
+        }
+        out->problem = (lotes_problem){ out->configs, w->nconfigs, out->classes, w->nclasses, out->mu };
 }

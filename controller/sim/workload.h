@@ -1,6 +1,7 @@
 /* workload.h - the machines and the job stream a simulation runs: synthetic workloads that
  * reproduce the papers' set-ups, generated from a seed so that runs repeat exactly. */
 #pragma once
+#include "lotes.h"
 #include "res.h"
 #include "sim.h"
 #include <stddef.h>
@@ -18,19 +19,39 @@ typedef struct wl_class {
         double mem_gib, mem_lo, mem_hi, mem_cv;
 } wl_class;
 
+#define WL_MAX_CLASSES 16
+#define WL_MAX_CONFIGS 16
+
 typedef struct wl_spec {
         const char *name;
         const wl_machine_config *configs;
         size_t nconfigs;
         const wl_class *classes;
         size_t nclasses;
+        const double *speed; /* [j * nclasses + k]: omega_jk, a job of class k takes 1 / omega_jk of its
+                              * drawn time on configuration j; NULL: the same time everywhere */
 } wl_spec;
+
+/* The storage of a workload generated from parameters and a seed (lotes-phi, lotes-omega). */
+typedef struct wl_generated {
+        wl_spec spec;
+        char name[64];
+        wl_machine_config configs[WL_MAX_CONFIGS];
+        wl_class classes[WL_MAX_CLASSES];
+        double speed[WL_MAX_CONFIGS * WL_MAX_CLASSES];
+} wl_generated;
 
 typedef struct wl_rng {
         uint64_t state;
 } wl_rng;
-/* The named workload ("mishra", "lotes-google"), or NULL. */
-const wl_spec *wl_find(const char *name);
+/* The name of class k ("c1", "c2", ...), which jobs carry as their type; NULL past WL_MAX_CLASSES. */
+const char *wl_class_name(size_t k);
+/* The named workload: "mishra" or "lotes-google", or one generated into *gen from seed:
+ * "lotes-phi:PHI" (LoTES paper, 5.4.2: 9 classes whose mean requests are 0.025 + U[-PHI, PHI] of
+ * the largest machine, PHI in [0, 0.025)) or "lotes-omega:OMEGA" (5.4.3: the same at PHI = 0.006,
+ * with machine-dependent times, omega_jk = U[1 - OMEGA, 1 + OMEGA], OMEGA in [0, 1)). NULL for
+ * an unknown name or a parameter out of range. */
+const wl_spec *wl_find(const char *name, uint64_t seed, wl_generated *gen);
 /* Names of every workload, comma-separated, for help texts. */
 const char *wl_names(void);
 
@@ -50,11 +71,29 @@ res_t *wl_machines(const wl_spec *w, size_t scale, size_t *n);
 /* A job stream of w: njobs Poisson arrivals at rate jobs per second, drawn from seed. */
 typedef struct wl_source {
         const wl_spec *workload;
+        size_t scale;
         wl_rng rng;
         double rate, last_arrival;
         size_t left;
 } wl_source;
 
-void wl_source_init(wl_source *s, const wl_spec *w, size_t njobs, double rate, uint64_t seed);
+void wl_source_init(wl_source *s, const wl_spec *w, size_t scale, size_t njobs, double rate, uint64_t seed);
 /* sim_next_job_fn over a wl_source. */
 int wl_source_next(void *source, sim_job *j);
+
+/* sim_runtime_fn over a wl_source of w at that scale: runtime / omega_jk on the machine's
+ * configuration j for a job of class k (its type). */
+double wl_runtime_on(void *source, const char *type, double runtime, size_t machine);
+
+/* The LoTES inputs of a workload at a scale, in storage of its own. */
+typedef struct wl_lotes {
+        lotes_problem problem;
+        lotes_config configs[WL_MAX_CONFIGS];
+        lotes_class classes[WL_MAX_CLASSES];
+        double mu[WL_MAX_CONFIGS * WL_MAX_CLASSES];
+} wl_lotes;
+
+/* Fill out with w's configurations at that scale, its classes (alpha = proportion, r = the mean
+ * request, named as the jobs' types) and mu_jk = omega_jk / mean time. out must not move while
+ * out->problem is in use. */
+void wl_lotes_problem(const wl_spec *w, size_t scale, wl_lotes *out);

@@ -1,0 +1,127 @@
+/* dispatch.c - what every event-driven policy shares (see dispatch.h): telling arrivals and
+ * exits apart from the core's passes, and recording placements. */
+#include "dispatch.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int sched_tetris_new(uint64_t seed, sched_dispatcher **out);
+int sched_greedy_new(uint64_t seed, sched_dispatcher **out);
+
+int sched_dispatcher_new(const char *name, uint64_t seed, sched_dispatcher **out) {
+        if (strcmp(name, "tetris") == 0)
+                return sched_tetris_new(seed, out);
+        if (strcmp(name, "greedy") == 0)
+                return sched_greedy_new(seed, out);
+        return -EINVAL;
+}
+
+void sched_dispatcher_init(sched_dispatcher *d, const sched_dispatcher_ops *ops, uint64_t seed) {
+        *d = (sched_dispatcher){ .ops = ops, .rng = seed };
+}
+
+const char *sched_dispatcher_name(const sched_dispatcher *d) {
+        return d->ops->name;
+}
+
+void sched_dispatcher_free(sched_dispatcher *d) {
+        if (!d)
+                return;
+        free(d->freed);
+        d->ops->free(d);
+}
+
+int sched_grow(void *array, size_t *cap, size_t need, size_t elem) {
+        if (need <= *cap)
+                return 0;
+        size_t cap2 = *cap ? *cap * 2 : 16;
+        while (cap2 < need)
+                cap2 *= 2;
+        void *p = realloc(*(void **)array, cap2 * elem);
+        if (!p)
+                return -ENOMEM;
+        *(void **)array = p;
+        *cap = cap2;
+        return 0;
+}
+
+void sched_pass_assign(sched_pass *p, size_t j, size_t m) {
+        p->machines[m].free = res_sub(p->machines[m].free, p->jobs[j].req);
+        p->taken[j] = true;
+        p->out[p->placed++] = (sched_assignment){ .job_id = p->jobs[j].id, .machine = p->machines[m].index };
+}
+
+bool sched_pass_fits(const sched_pass *p, size_t j, size_t m) {
+        return p->machines[m].up > 0 && res_fits(p->jobs[j].req, p->machines[m].free);
+}
+
+long sched_pass_find(const sched_pass *p, uint64_t id) {
+        size_t lo = 0, hi = p->njobs;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (p->jobs[mid].id < id)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo < p->njobs && p->jobs[lo].id == id ? (long)lo : -1;
+}
+
+/* Make room for the freed flags of n machines; machines new since the last pass count as freed. */
+static int note_machines(sched_dispatcher *d, size_t n) {
+        if (n > d->freed_cap) {
+                bool *f = realloc(d->freed, n * sizeof(*f));
+                if (!f)
+                        return -ENOMEM;
+                memset(f + d->freed_cap, 0, (n - d->freed_cap) * sizeof(*f));
+                d->freed = f;
+                d->freed_cap = n;
+        }
+        for (size_t m = d->known; m < n; m++)
+                d->freed[m] = true;
+        if (n > d->known)
+                d->known = n;
+        return 0;
+}
+
+static res_t largest_capacity(const sched_machine *machines, size_t n) {
+        res_t l = { 0 };
+        for (size_t m = 0; m < n; m++) {
+                if (machines[m].capacity.mcpu > l.mcpu)
+                        l.mcpu = machines[m].capacity.mcpu;
+                if (machines[m].capacity.mem > l.mem)
+                        l.mem = machines[m].capacity.mem;
+        }
+        return l;
+}
+
+long sched_dispatch(sched_dispatcher *d, sched_machine *machines, size_t nmachines, const sched_job *jobs,
+                    size_t njobs, sched_assignment *out) {
+        if (note_machines(d, nmachines) < 0)
+                return -ENOMEM;
+        sched_pass p = { .machines = machines, .nmachines = nmachines, .jobs = jobs, .njobs = njobs, .out = out,
+                         .taken = calloc(njobs + 1, sizeof(bool)), .largest = largest_capacity(machines, nmachines) };
+        if (!p.taken)
+                return -ENOMEM;
+        int r = 0;
+        for (size_t m = 0; m < nmachines && r == 0; m++)
+                if (d->freed[m]) {
+                        d->freed[m] = false;
+                        if (machines[m].up > 0)
+                                r = d->ops->on_exit(d, &p, m);
+                }
+        for (size_t j = 0; j < njobs && r == 0; j++)
+                if (jobs[j].id > d->seen) {
+                        d->seen = jobs[j].id;
+                        r = d->ops->on_arrival(d, &p, j);
+                }
+        free(p.taken);
+        return r < 0 ? r : (long)p.placed;
+}
+
+void sched_dispatch_exit(sched_dispatcher *d, const sched_job *j, size_t m) {
+        if (m < d->freed_cap)
+                d->freed[m] = true;
+        if (d->ops->on_release)
+                d->ops->on_release(d, j, m);
+}

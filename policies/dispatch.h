@@ -1,0 +1,88 @@
+/* dispatch.h - event-driven policies: the LoTES paper's baselines Tetris and Greedy (section
+ * 5.1, ../shared/papers/000_*), and the interface LoTES's dispatcher (lotes.h) shares with them.
+ *
+ * The NetBatch heuristics of sched.h are passes: each call sees the machines and the queue and
+ * keeps nothing. The LoTES paper's schedulers instead react to two events, with state between
+ * them (per-machine or per-class queues, counts of jobs per machine):
+ *   - an arrival: the job is placed at once if the policy finds a machine, else it waits;
+ *   - an exit: resources free on one machine, which may start waiting jobs.
+ * A dispatcher reads both events from what the scheduling core (controller/state.c) gives it,
+ * so that the controller and the simulator run it through the same code:
+ *   - sched_dispatch(): one pass, with every machine and every pending job in id order (the
+ *     core's own view). A pending job with an id above every id offered before is an arrival;
+ *     ids only grow. A machine appended since the last pass counts as freed.
+ *   - sched_dispatch_exit(): a job the core ran left machine m (completed, failed, lost). m is
+ *     the machine's position in the machines array, which must not change between passes.
+ * Waiting jobs start only on exits, as in the paper. Like every policy, a dispatcher does no
+ * I/O, reads no clock and keeps no global; its random draws come from a seed given at creation.
+ *
+ * Not handled yet: a machine that goes down keeps Greedy's queue bound to it until it is back. */
+#pragma once
+#include "sched.h"
+#include <stdbool.h>
+
+typedef struct sched_dispatcher sched_dispatcher;
+
+/* What one pass works on: the core's machines and pending jobs, which jobs this pass has
+ * placed, and the assignments written so far. */
+typedef struct sched_pass {
+        sched_machine *machines;
+        size_t nmachines;
+        const sched_job *jobs;
+        size_t njobs;
+        bool *taken; /* by job position */
+        sched_assignment *out;
+        size_t placed;
+        res_t largest; /* the largest capacity of each resource over the machines (Tetris) */
+} sched_pass;
+
+/* A policy's reaction to each event; on_exit and on_arrival place jobs through sched_pass_assign
+ * and return 0 or -ENOMEM. */
+typedef struct sched_dispatcher_ops {
+        const char *name;
+        /* Machine m freed resources: start waiting jobs (ids <= the last pass's) on it. */
+        int (*on_exit)(sched_dispatcher *d, sched_pass *p, size_t m);
+        /* jobs[j] arrived: place it or let it wait. */
+        int (*on_arrival)(sched_dispatcher *d, sched_pass *p, size_t j);
+        /* A job the policy had placed left machine m (its counts). May be NULL. */
+        void (*on_release)(sched_dispatcher *d, const sched_job *job, size_t m);
+        void (*free)(sched_dispatcher *d);
+} sched_dispatcher_ops;
+
+/* The part every dispatcher shares; a policy's own state follows it in memory. */
+struct sched_dispatcher {
+        const sched_dispatcher_ops *ops;
+        uint64_t seen;     /* the largest job id offered so far */
+        size_t known;      /* machines offered so far */
+        bool *freed;       /* by machine: released resources since the last pass */
+        size_t freed_cap;
+        uint64_t rng;      /* splitmix64 state (rng.h) */
+};
+
+/* A new Tetris ("tetris") or Greedy ("greedy") dispatcher drawing from seed; free with
+ * sched_dispatcher_free. Returns 0, -EINVAL for another name, or -ENOMEM. */
+int sched_dispatcher_new(const char *name, uint64_t seed, sched_dispatcher **out);
+/* "tetris", "greedy", "lotes". */
+const char *sched_dispatcher_name(const sched_dispatcher *d);
+/* Free d and its state (NULL is fine). */
+void sched_dispatcher_free(sched_dispatcher *d);
+
+/* One pass: exits first (waiting jobs on each freed machine), then the arrivals in id order.
+ * machines' free vectors are updated for the placed jobs; out must hold njobs entries.
+ * Returns the number of assignments written, or -ENOMEM. */
+long sched_dispatch(sched_dispatcher *d, sched_machine *machines, size_t nmachines, const sched_job *jobs,
+                    size_t njobs, sched_assignment *out);
+/* Job j left machine m (its position in the machines array). */
+void sched_dispatch_exit(sched_dispatcher *d, const sched_job *j, size_t m);
+
+/* For the policies: record jobs[j] on machines[m] in the pass (free vector, taken, out). */
+void sched_pass_assign(sched_pass *p, size_t j, size_t m);
+/* True when machine m is up and jobs[j] fits its free resources. */
+bool sched_pass_fits(const sched_pass *p, size_t j, size_t m);
+/* The position of the pending job with that id in p->jobs (binary search), or -1. */
+long sched_pass_find(const sched_pass *p, uint64_t id);
+/* Make *array (of elem-sized items, *cap of them) hold at least need, doubling. Returns 0 or
+ * -ENOMEM (the array is then unchanged). */
+int sched_grow(void *array, size_t *cap, size_t need, size_t elem);
+/* Set up the shared part of a dispatcher of that policy. */
+void sched_dispatcher_init(sched_dispatcher *d, const sched_dispatcher_ops *ops, uint64_t seed);

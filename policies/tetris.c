@@ -1,0 +1,83 @@
+/* tetris.c - the Tetris scheduler as the LoTES paper runs it (section 5.1, after Grandl et al.):
+ * a job's score on a machine is its packing alignment w = r . C (the job's request dotted with
+ * the machine's free resources) minus its work g = p * (r . 1) (processing time times total
+ * request), with equal weights.
+ *
+ * Units, which equal weights make matter: resources are fractions of the largest capacity of
+ * each resource in the cluster (the paper normalises to its largest machine), and p is in hours
+ * (the unit of the paper's tables). On an arrival g is the same for every machine, so the job
+ * goes to the machine with the best alignment; on an exit the machine takes, again and again,
+ * the waiting job with the highest w - g that fits. O(machines) per arrival, O(waiting jobs) per
+ * job started on an exit. */
+#include "dispatch.h"
+#include <errno.h>
+#include <stdlib.h>
+
+static double share(int64_t x, int64_t largest) {
+        return largest > 0 ? (double)x / (double)largest : 0;
+}
+
+static double alignment(const sched_pass *p, size_t j, size_t m) {
+        res_t r = p->jobs[j].req, c = p->machines[m].free;
+        return share(r.mcpu, p->largest.mcpu) * share(c.mcpu, p->largest.mcpu) +
+               share(r.mem, p->largest.mem) * share(c.mem, p->largest.mem);
+}
+
+static double work(const sched_pass *p, size_t j) {
+        res_t r = p->jobs[j].req;
+        return p->jobs[j].runtime / 3600.0 * (share(r.mcpu, p->largest.mcpu) + share(r.mem, p->largest.mem));
+}
+
+static int tetris_arrival(sched_dispatcher *d, sched_pass *p, size_t j) {
+        (void)d;
+        long best = -1;
+        double best_score = 0;
+        for (size_t m = 0; m < p->nmachines; m++) {
+                if (!sched_pass_fits(p, j, m))
+                        continue;
+                double s = alignment(p, j, m);
+                if (best < 0 || s > best_score) {
+                        best = (long)m;
+                        best_score = s;
+                }
+        }
+        if (best >= 0)
+                sched_pass_assign(p, j, (size_t)best);
+        return 0;
+}
+
+static int tetris_exit(sched_dispatcher *d, sched_pass *p, size_t m) {
+        for (;;) {
+                long best = -1;
+                double best_score = 0;
+                for (size_t j = 0; j < p->njobs && p->jobs[j].id <= d->seen; j++) {
+                        if (p->taken[j] || !sched_pass_fits(p, j, m))
+                                continue;
+                        double s = alignment(p, j, m) - work(p, j);
+                        if (best < 0 || s > best_score) {
+                                best = (long)j;
+                                best_score = s;
+                        }
+                }
+                if (best < 0)
+                        return 0;
+                sched_pass_assign(p, (size_t)best, m);
+        }
+}
+
+static void tetris_free(sched_dispatcher *d) {
+        free(d);
+}
+
+static const sched_dispatcher_ops tetris_ops = {
+        .name = "tetris", .on_exit = tetris_exit, .on_arrival = tetris_arrival, .free = tetris_free,
+};
+
+int sched_tetris_new(uint64_t seed, sched_dispatcher **out) {
+        sched_dispatcher *d = malloc(sizeof(*d));
+        if (!d)
+                return -ENOMEM;
+        sched_dispatcher_init(d, &tetris_ops, seed);
+        *out = d;
+        return 0;
+}

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# lotes.sh - LoTES against the Tetris and Greedy baselines on the LoTES paper's set-ups
+# (../shared/papers/000_*, section 5), and what LoTES costs. Not part of ctest: it is long.
+#
+#   COLONY_BIN=build/bin tests/bench/lotes.sh            (prints JSON, then the tables)
+#
+# Sizes (environment): SCALE_GOOGLE (default 6732: Table 1's 12,583 machines), SCALE_GEN
+# (default 1000 machines per configuration, as in 5.4), JOBS per run (default 200000), SEEDS
+# (the generated instances, default "1 2 3 4 5" as in the paper), PHIS, OMEGAS. The paper
+# simulates a month (Google) and 100 hours (generated); JOBS decides how long we do.
+#
+# Measured:
+#   offline  CPU seconds of stages 1 and 2 on lotes-google at full size (goal: under 1 s)
+#   dispatch scheduling decisions per CPU second at 10,000 machines (lotes-phi:0.009, scale
+#            1000), through the whole scheduling core, for each policy and first-fit beside it
+#   google   mean wait and response on lotes-google at 0.97 lambda*
+#   phi      the same on lotes-phi:PHI at 0.97 lambda*, averaged over SEEDS (Fig. 11)
+#   omega    lotes-omega:OMEGA at loads 0.90 and 0.95 (Figs. 12 and 13)
+# The paper's "response time" is the time from arrival to the start of processing: our wait.
+set -euo pipefail
+bin=${COLONY_BIN:?set COLONY_BIN to the bin directory of a build}
+command -v jq >/dev/null || { echo "jq is needed" >&2; exit 1; }
+scale_google=${SCALE_GOOGLE:-6732} scale_gen=${SCALE_GEN:-1000} jobs=${JOBS:-200000}
+seeds=${SEEDS:-1 2 3 4 5}
+phis=${PHIS:-0 0.003 0.006 0.009 0.012 0.015}
+omegas=${OMEGAS:-0 0.1 0.2 0.3}
+policies="lotes tetris greedy"
+out=$(mktemp /tmp/colony-lotes-bench-XXXXXX)
+trap 'rm -f "$out" "$out.cpu"' EXIT
+
+# run EXPERIMENT WORKLOAD SCALE LOAD POLICY SEED: one simulation, one JSON line in $out
+run() {
+        local r
+        r=$(/usr/bin/time -f "%U" -o "$out.cpu" "$bin/colony" sim --json --workload "$2" --scale "$3" --jobs "$jobs" \
+                --load "$4" --capacity lotes --policy "$5" --seed "$6") || {
+                echo "{\"experiment\":\"$1\",\"workload\":\"$2\",\"policy\":\"$5\",\"seed\":$6,\"error\":true}" >>"$out"
+                return 0
+        }
+        jq -c --arg e "$1" --argjson cpu "$(tail -n 1 "$out.cpu")" '{experiment: $e, workload, policy, seed, load,
+                machines, completed, cpu_seconds: $cpu, wait: .wait.mean, wait_p99: .wait.p99,
+                response: .response.mean, lambda: .lotes_lambda}' <<<"$r" >>"$out"
+}
+
+offline=$("$bin/colony" lotes --json --workload lotes-google --scale 6732 |
+          jq -c '{lambda1: .stage1.lambda, lambda2: .stage2.lambda_lp, stage1_seconds: .stage1.seconds,
+                  stage2_seconds: .stage2.seconds, bins: ([.stage2.configs[].bins] | add)}')
+for p in first-fit $policies; do
+        run dispatch lotes-phi:0.009 1000 0.97 "$p" 1
+done
+for p in $policies; do
+        run google lotes-google "$scale_google" 0.97 "$p" 1
+done
+for phi in $phis; do
+        for s in $seeds; do
+                for p in $policies; do
+                        run phi "lotes-phi:$phi" "$scale_gen" 0.97 "$p" "$s"
+                done
+        done
+done
+for load in 0.90 0.95; do
+        for omega in $omegas; do
+                for s in $seeds; do
+                        for p in $policies; do
+                                run "omega-$load" "lotes-omega:$omega" "$scale_gen" "$load" "$p" "$s"
+                        done
+                done
+        done
+done
+
+jq -s --argjson offline "$offline" '{offline: $offline, runs: .}' "$out"
+
+echo
+echo "offline stages on lotes-google (12,583 machines): $(jq -r '"\(.stage1_seconds + .stage2_seconds | . * 1000 | round) ms of CPU, \(.bins) bins (paper: under a minute)"' <<<"$offline")"
+echo "decisions per CPU second at 10,000 machines, through the scheduling core (completed jobs / CPU time):"
+jq -rs '.[] | select(.experiment == "dispatch") | "  \(.policy): \(if .error then "failed" else (.completed / .cpu_seconds | round) end)"' "$out"
+# table EXPERIMENT KEY: mean wait by policy for each value of the workload parameter, with ratios
+table() {
+        jq -rs --arg e "$1" '
+          [.[] | select(.experiment == $e and (.error | not))] | group_by(.workload)[] |
+          (map(select(.policy == "lotes")) | map(.wait) | add / length) as $l |
+          (map(select(.policy == "tetris")) | map(.wait) | add / length) as $t |
+          (map(select(.policy == "greedy")) | map(.wait) | add / length) as $g |
+          (if $l > 0 then "\($t / $l | . * 10 | round / 10)x \($g / $l | . * 10 | round / 10)x" else "-" end) as $r |
+          "| \(.[0].workload) | \($l | . * 100 | round / 100) | \($t | . * 100 | round / 100) | \($g | . * 100 | round / 100) | \($r) |"' "$out"
+}
+echo
+echo "mean wait in seconds (the paper's response time), averaged over seeds $seeds; ratios to LoTES"
+echo "| workload | LoTES | Tetris | Greedy | Tetris/LoTES, Greedy/LoTES |"
+echo "| --- | --- | --- | --- | --- |"
+table google
+table phi
+echo "paper: Google trace, Greedy 15-20 min, Tetris about 10x LoTES; Fig. 11, Tetris much worse than LoTES as PHI grows, Greedy unstable"
+for load in 0.90 0.95; do
+        echo
+        echo "omega at load $load (paper: Figs. 12-13, LoTES near 0 at 0.90, Tetris growing with OMEGA; Greedy unstable)"
+        echo "| workload | LoTES | Tetris | Greedy | Tetris/LoTES, Greedy/LoTES |"
+        echo "| --- | --- | --- | --- | --- |"
+        table "omega-$load"
+done

@@ -1,0 +1,112 @@
+/* test_dispatch.c - the LoTES paper's baselines (policies/dispatch.h): Tetris and Greedy, and how
+ * a dispatcher tells arrivals from exits. */
+#include "check_main.h"
+#include "dispatch.h"
+#include <errno.h>
+#include <stdlib.h>
+
+#define GiB ((int64_t)1 << 30)
+
+static sched_machine machine(uint32_t index, int64_t mcpu, int64_t mem) {
+        res_t cap = { .mcpu = mcpu, .mem = mem };
+        return (sched_machine){ .index = index, .capacity = cap, .free = cap, .up = 1 };
+}
+
+static sched_job job(uint64_t id, int64_t mcpu, int64_t mem, double runtime) {
+        return (sched_job){ .id = id, .req = { .mcpu = mcpu, .mem = mem }, .runtime = runtime };
+}
+
+static sched_dispatcher *make(const char *name) {
+        sched_dispatcher *d;
+        ck_assert_int_eq(sched_dispatcher_new(name, 1, &d), 0);
+        return d;
+}
+
+START_TEST(names) {
+        sched_dispatcher *d;
+        ck_assert_int_eq(sched_dispatcher_new("first-fit", 1, &d), -EINVAL);
+        d = make("tetris");
+        ck_assert_str_eq(sched_dispatcher_name(d), "tetris");
+        sched_dispatcher_free(d);
+        sched_dispatcher_free(NULL);
+}
+END_TEST
+
+START_TEST(tetris_sends_an_arrival_to_the_best_aligned_machine) {
+        /* a memory-heavy job: the machine with most free memory aligns best, not the first */
+        sched_machine m[] = { machine(0, 8000, 8 * GiB), machine(1, 4000, 32 * GiB) };
+        sched_job j = job(1, 1000, 4 * GiB, 60);
+        sched_assignment out[1];
+        sched_dispatcher *d = make("tetris");
+        ck_assert_int_eq(sched_dispatch(d, m, 2, &j, 1, out), 1);
+        ck_assert_uint_eq(out[0].machine, 1);
+        sched_dispatcher_free(d);
+}
+END_TEST
+
+START_TEST(tetris_starts_the_least_work_first_on_an_exit) {
+        sched_machine m[] = { machine(0, 4000, 4 * GiB) };
+        sched_job j[] = { job(1, 4000, 4 * GiB, 60), job(2, 2000, 2 * GiB, 36000), job(3, 2000, 2 * GiB, 60) };
+        sched_assignment out[3];
+        sched_dispatcher *d = make("tetris");
+        ck_assert_int_eq(sched_dispatch(d, m, 1, j, 3, out), 1); /* job 1 fills the machine */
+        m[0].free = m[0].capacity;
+        sched_dispatch_exit(d, &j[0], 0);
+        /* both wait with the same alignment; job 3 has a hundredth of job 2's work */
+        ck_assert_int_eq(sched_dispatch(d, m, 1, j + 1, 2, out), 2);
+        ck_assert_uint_eq(out[0].job_id, 3);
+        ck_assert_uint_eq(out[1].job_id, 2);
+        sched_dispatcher_free(d);
+}
+END_TEST
+
+START_TEST(greedy_first_fit_else_the_shortest_queue_first_come_first_served) {
+        sched_machine m[] = { machine(0, 2000, 8 * GiB), machine(1, 2000, 8 * GiB) };
+        sched_job j[] = { job(1, 2000, GiB, 0), job(2, 2000, GiB, 0), job(3, 1000, GiB, 0), job(4, 1000, GiB, 0),
+                          job(5, 1000, GiB, 0) };
+        sched_assignment out[5];
+        sched_dispatcher *d = make("greedy");
+        ck_assert_int_eq(sched_dispatch(d, m, 2, j, 5, out), 2); /* 1 -> m0, 2 -> m1, 3 4 5 queue */
+        ck_assert_uint_eq(out[0].machine, 0);
+        ck_assert_uint_eq(out[1].machine, 1);
+        /* the queues were 0 and 0, then 1 and 0 (or 0 and 1), then 1 and 1: one machine has two */
+        m[0].free = m[0].capacity;
+        sched_dispatch_exit(d, &j[0], 0);
+        long n = sched_dispatch(d, m, 2, j + 2, 3, out);
+        ck_assert_int_ge(n, 1);
+        for (long a = 0; a < n; a++) {
+                ck_assert_uint_eq(out[a].machine, 0); /* queued jobs start only on their own machine */
+                ck_assert(a == 0 || out[a].job_id > out[a - 1].job_id); /* in arrival order */
+        }
+        sched_dispatcher_free(d);
+}
+END_TEST
+
+START_TEST(greedy_queues_only_where_the_job_can_ever_fit) {
+        sched_machine m[] = { machine(0, 1000, GiB), machine(1, 4000, 8 * GiB) };
+        sched_job j[] = { job(1, 4000, GiB, 0), job(2, 2000, GiB, 0), job(3, 2000, GiB, 0) };
+        sched_assignment out[3];
+        sched_dispatcher *d = make("greedy");
+        ck_assert_int_eq(sched_dispatch(d, m, 2, j, 3, out), 1);
+        m[1].free = m[1].capacity;
+        sched_dispatch_exit(d, &j[0], 1);
+        ck_assert_int_eq(sched_dispatch(d, m, 2, j + 1, 2, out), 2); /* both queued on machine 1 */
+        ck_assert_uint_eq(out[0].job_id, 2);
+        ck_assert_uint_eq(out[1].job_id, 3);
+        sched_dispatcher_free(d);
+}
+END_TEST
+
+static Suite *dispatch_suite(void) {
+        Suite *s = suite_create("dispatch");
+        TCase *tc = tcase_create("baselines");
+        tcase_add_test(tc, names);
+        tcase_add_test(tc, tetris_sends_an_arrival_to_the_best_aligned_machine);
+        tcase_add_test(tc, tetris_starts_the_least_work_first_on_an_exit);
+        tcase_add_test(tc, greedy_first_fit_else_the_shortest_queue_first_come_first_served);
+        tcase_add_test(tc, greedy_queues_only_where_the_job_can_ever_fit);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+COLONY_CHECK_MAIN(dispatch_suite)
