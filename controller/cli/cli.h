@@ -53,4 +53,5 @@ extern volatile sig_atomic_t cli_interrupted;
 void cli_catch_signals(void);
 
 extern const cli_command cmd_submit, cmd_queue, cmd_show, cmd_cancel, cmd_wait;
-extern const cli_command cmd_nodes, cmd_up, cmd_down, cmd_demo, cmd_place, cmd_sim, cmd_fair, cmd_history, cmd_coloc;
+extern const cli_command cmd_nodes, cmd_up, cmd_down, cmd_demo, cmd_place, cmd_sim, cmd_fair, cmd_history, cmd_coloc,
+        cmd_measure;

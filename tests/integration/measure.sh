@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# colony measure on this host: a CPU-bound job slows another CPU-bound job sharing its core more
+# than it slows an idle-heavy one, and two measurements agree within their confidence intervals.
+# Only ratios measured in one run are compared, never absolute times: the host may be busy.
+. "$(dirname "$0")/lib.sh"
+cluster_up --agents 1 --agent-cpus 2
+command -v taskset >/dev/null || { echo "SKIP: taskset (util-linux) missing"; exit $SKIP; }
+
+# Small work (about 0.3 s alone) so that the 18 runs of each measurement take seconds.
+measure() { colony measure --types cpu,idle --reps 3 --size 0.3 --mem 64M --pin 0 --json; }
+# entry FILE MATRIX ROW COL: one entry of a matrix, rows and columns by type name.
+entry() {
+        jq -r --arg m "$2" --arg r "$3" --arg c "$4" \
+                '(.types | index($r)) as $i | (.types | index($c)) as $j | .[$m][$i][$j]' "$1"
+}
+measure >first.json
+measure >second.json
+
+jq -e '.types == ["cpu", "idle"] and (.alpha | length) == 2 and .reps == 3 and
+       ([.alone_seconds[][]] | all(. > 0))' first.json >/dev/null || fail "malformed output: $(cat first.json)"
+cc=$(entry first.json alpha_mean cpu cpu)
+ic=$(entry first.json alpha_mean idle cpu)
+note "alpha(cpu -> cpu) = $cc [$(entry first.json ci95_low cpu cpu), $(entry first.json ci95_high cpu cpu)]"
+note "alpha(idle -> cpu) = $ic [$(entry first.json ci95_low idle cpu), $(entry first.json ci95_high idle cpu)]"
+awk -v a="$cc" -v b="$ic" 'BEGIN { exit !(a > b) }' || fail "a CPU-bound neighbour ($cc) slows cpu no more than an idle one ($ic)"
+awk -v a="$cc" 'BEGIN { exit !(a > 0.3) }' || fail "alpha(cpu -> cpu) = $cc: sharing a core barely slowed cpu"
+
+# Agreement: the two 95% intervals of alpha(cpu -> cpu) overlap.
+lo1=$(entry first.json ci95_low cpu cpu); hi1=$(entry first.json ci95_high cpu cpu)
+lo2=$(entry second.json ci95_low cpu cpu); hi2=$(entry second.json ci95_high cpu cpu)
+note "second run: alpha(cpu -> cpu) = $(entry second.json alpha_mean cpu cpu) [$lo2, $hi2]"
+awk -v a="$lo1" -v b="$hi1" -v c="$lo2" -v d="$hi2" 'BEGIN { exit !(a <= d && c <= b) }' ||
+        fail "the two measurements disagree: [$lo1, $hi1] and [$lo2, $hi2] do not overlap"
+
+# The matrix is a colony coloc instance's: add machines and jobs, and coloc takes it.
+jq '{types, alpha, machines: 2, jobs: [{type: "cpu", load: 1, count: 2}, {type: "idle", load: 1, count: 2}]}' \
+        first.json >instance.json
+colony coloc --algo best-schedule --instance instance.json >/dev/null || fail "colony coloc refuses the measured matrix"
+# Nothing left in the working directory but what this test wrote (work-io's file is unlinked).
+[ -z "$(ls "$DIR" | grep -v -e '\.json$' -e '\.log$' -e '^controller' -e '^agent-' -e '^secret$')" ] ||
+        fail "measure left files behind: $(ls "$DIR")"
+echo "PASS"
