@@ -69,6 +69,7 @@ typedef struct measure {
         double size;
         double *alone, *pair; /* seconds: alone[i][r], pair[j][i][r] (j busy beside i) */
         uint64_t bg;          /* the background job running now, 0 when none */
+        char bg_node[256];    /* the host it runs on */
         int done, total;      /* runs, for the progress line */
 } measure;
 
@@ -148,9 +149,15 @@ static int submit(measure *m, int i, bool loop, uint64_t *id) {
         return r;
 }
 
-/* Wait for job id to end; its elapsed seconds into *secs when it completed. Returns 0 or -errno
- * (printed; a job that did not complete is -EIO). */
-static int finish(measure *m, uint64_t id, double *secs) {
+/* Copy the host a job ran on into node (256 bytes; "" when none). */
+static void node_of(const job *j, char *node) {
+        snprintf(node, 256, "%s", j->node ? j->node : "");
+}
+
+/* Wait for job id to end; its elapsed seconds into *secs and its host into node when it
+ * completed (both may be NULL). Returns 0 or -errno (printed; a job that did not complete is
+ * -EIO). */
+static int finish(measure *m, uint64_t id, double *secs, char *node) {
         char err[ERRLEN];
         job j = {0};
         int r = jobs_wait(m->sock, id, RUN_TIMEOUT_MS, &j, NULL, err, sizeof(err));
@@ -161,14 +168,16 @@ static int finish(measure *m, uint64_t id, double *secs) {
                 cli_error(m->c, "job %" PRIu64 " (%s) %s%s%s", id, j.spec.name, job_state_name(j.state),
                           j.result.error ? ": " : "", j.result.error ? j.result.error : "");
                 r = -EIO;
-        } else if (secs)
+        } else if (secs) {
                 *secs = (double)(j.end_usec - j.start_usec) / 1e6;
+                node_of(&j, node);
+        }
         job_free(&j);
         return r;
 }
 
-/* Job id's state into *state. Returns 0 or -errno (printed). */
-static int job_state_of(measure *m, uint64_t id, job_state *state) {
+/* Job id's state into *state and its host into node. Returns 0 or -errno (printed). */
+static int job_state_of(measure *m, uint64_t id, job_state *state, char *node) {
         char err[ERRLEN], perr[PROTO_ERRLEN] = "";
         cJSON *reply = NULL;
         job j = {0};
@@ -179,8 +188,10 @@ static int job_state_of(measure *m, uint64_t id, job_state *state) {
         else if (job_from_json(cJSON_GetObjectItemCaseSensitive(reply, "job"), &j, perr) < 0) {
                 cli_error(m->c, "job %" PRIu64 ": bad job record from the controller: %s", id, perr);
                 r = -EBADMSG;
-        } else
+        } else {
                 *state = j.state;
+                node_of(&j, node);
+        }
         job_free(&j);
         cJSON_Delete(reply);
         return r;
@@ -192,7 +203,7 @@ static int until_running(measure *m, uint64_t id) {
         job_state state = JOB_PENDING;
         int r;
 
-        while ((r = job_state_of(m, id, &state)) == 0 && state == JOB_PENDING && !cli_interrupted)
+        while ((r = job_state_of(m, id, &state, m->bg_node)) == 0 && state == JOB_PENDING && !cli_interrupted)
                 nanosleep(&pause, NULL);
         if (r == 0 && cli_interrupted)
                 r = -EINTR;
@@ -219,11 +230,12 @@ static int stop_background(measure *m) {
                 cli_error(m->c, "cancelling job %" PRIu64 ": %s", id, err);
                 return r;
         }
-        return finish(m, id, NULL);
+        return finish(m, id, NULL, NULL);
 }
 
 /* One run of type i, beside a busy job of type j when j >= 0; its seconds into *secs. */
 static int run_once(measure *m, int i, int j, double *secs) {
+        char node[256];
         uint64_t id;
         int r = 0;
 
@@ -231,7 +243,13 @@ static int run_once(measure *m, int i, int j, double *secs) {
         if (j >= 0 && (r = submit(m, j, true, &m->bg)) == 0)
                 r = until_running(m, m->bg);
         if (r == 0 && (r = submit(m, i, false, &id)) == 0)
-                r = finish(m, id, secs);
+                r = finish(m, id, secs, node);
+        /* The controller places each job on its own; a pair split over two hosts measured nothing. */
+        if (r == 0 && j >= 0 && strcmp(node, m->bg_node) != 0) {
+                cli_error(m->c, "job %" PRIu64 " ran on %s and its busy neighbour on %s: measure needs a host with room for both",
+                          id, node, m->bg_node);
+                r = -EXDEV;
+        }
         if (r == 0)
                 r = stop_background(m);
         m->done++;
