@@ -152,14 +152,15 @@ static int run_tree(long n, double seconds) {
         return 0;
 }
 
-static long parse_count(const char *s) {
+/* A count from 1 to max; else a usage error that says why. */
+static long parse_count(const char *s, long max, const char *why) {
         char *end;
         long v;
 
         errno = 0;
         v = strtol(s, &end, 10);
-        if (errno || end == s || *end || v < 1 || v > 1000)
-                usage("N must be a number from 1 to 1000");
+        if (errno || end == s || *end || v < 1 || v > max)
+                usage(why);
         return v;
 }
 
@@ -290,16 +291,6 @@ static int work_idle(long n) {
         return 0;
 }
 
-static long parse_units(const char *s) {
-        char *end;
-        long v;
-
-        errno = 0;
-        v = strtol(s, &end, 10);
-        if (errno || end == s || *end || v < 1 || v > 100000000)
-                usage("N must be a number of units from 1 to 100000000");
-        return v;
-}
 
 static const struct {
         const char *name;
@@ -317,8 +308,9 @@ static int run_work(const char *cmd, int argc, char **argv) {
                         continue;
                 if (argc != 3)
                         usage("a fixed work takes one argument, N");
+                long n = parse_count(argv[2], 100000000, "N must be a number of units from 1 to 100000000");
                 double t0 = now();
-                int r = works[i].run(parse_units(argv[2]));
+                int r = works[i].run(n);
                 printf("%s %s: %.3f s\n", cmd, argv[2], now() - t0);
                 return r;
         }
@@ -341,7 +333,7 @@ int main(int argc, char **argv) {
                 return 0;
         }
         if (strcmp(cmd, "tree") == 0 && argc == 4)
-                return run_tree(parse_count(argv[2]), parse_seconds(argv[3]));
+                return run_tree(parse_count(argv[2], 1000, "N must be a number from 1 to 1000"), parse_seconds(argv[3]));
         if (strcmp(cmd, "id") == 0 && argc == 2) {
                 printf("%u %u\n", (unsigned)getuid(), (unsigned)getgid());
                 return fflush(stdout) == 0 ? 0 : 1;

@@ -13,6 +13,16 @@ entry() {
         jq -r --arg m "$2" --arg r "$3" --arg c "$4" \
                 '(.types | index($r)) as $i | (.types | index($c)) as $j | .[$m][$i][$j]' "$1"
 }
+# Usage errors are exit 2, before any job is submitted.
+for bad in "--types cpu,gpu" "--types cpu,cpu" "--reps 1" "--type =true" "--type x" "--size 0" "--cpus lots"; do
+        rc=0; colony measure $bad >/dev/null 2>&1 || rc=$?
+        [ "$rc" = 2 ] || fail "colony measure $bad exited $rc, not 2"
+done
+[ "$(colony queue --all --json | jq '.jobs | length')" = 0 ] || fail "a usage error submitted jobs"
+# work-io cleans up after itself: its file is unlinked as soon as it is open.
+"$COLONY_BIN/colony-stress" work-io 3 >/dev/null || fail "colony-stress work-io failed"
+[ -z "$(ls "$DIR" | grep colony-stress-io)" ] || fail "work-io left its file behind"
+
 measure >first.json
 measure >second.json
 
