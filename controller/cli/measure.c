@@ -68,7 +68,7 @@ typedef struct measure {
         char *builtin_list; /* owned: strtok_r cuts it */
         double size;
         double *alone, *pair; /* seconds: alone[i][r], pair[j][i][r] (j busy beside i) */
-        uint64_t bg;          /* the background job running now, 0 when none */
+        uint64_t bg, fg;      /* the busy and the measured job running now, 0 when none */
         char bg_node[256];    /* the host it runs on */
         int done, total;      /* runs, for the progress line */
 } measure;
@@ -215,16 +215,16 @@ static int until_running(measure *m, uint64_t id) {
         return r;
 }
 
-/* Cancel the background job, if any, and wait until it is gone from the CPU. */
-static int stop_background(measure *m) {
+/* Cancel the job *idp, if any, and wait until it is gone from the CPU. */
+static int stop(measure *m, uint64_t *idp) {
         char err[ERRLEN];
-        uint64_t id = m->bg;
+        uint64_t id = *idp;
         cJSON *reply = NULL;
         int r;
 
         if (!id)
                 return 0;
-        m->bg = 0;
+        *idp = 0;
         r = client_simple(m->sock, "cancel", id, "cancelled", REQUEST_TIMEOUT_MS, &reply, err, sizeof(err));
         cJSON_Delete(reply);
         if (r < 0) {
@@ -237,14 +237,20 @@ static int stop_background(measure *m) {
 /* One run of type i, beside a busy job of type j when j >= 0; its seconds into *secs. */
 static int run_once(measure *m, int i, int j, double *secs) {
         char node[256];
-        uint64_t id;
+        uint64_t id = 0;
         int r = 0;
 
         progress(m, j >= 0 ? " beside " : " alone", i, j);
         if (j >= 0 && (r = submit(m, j, true, &m->bg)) == 0)
                 r = until_running(m, m->bg);
-        if (r == 0 && (r = submit(m, i, false, &id)) == 0)
+        if (r == 0 && (r = submit(m, i, false, &m->fg)) == 0) {
+                id = m->fg;
                 r = finish(m, id, secs, node);
+        }
+        /* Interrupted or out of patience, the job still runs and is cancelled; otherwise it has
+         * ended (or the controller is gone, and a cancel could not reach it either). */
+        if (r != -EINTR && r != -ETIMEDOUT)
+                m->fg = 0;
         /* The controller places each job on its own; a pair split over two hosts measured nothing. */
         if (r == 0 && j >= 0 && strcmp(node, m->bg_node) != 0) {
                 cli_error(m->c, "job %" PRIu64 " ran on %s and its busy neighbour on %s: measure needs a host with room for both",
@@ -252,7 +258,7 @@ static int run_once(measure *m, int i, int j, double *secs) {
                 r = -EXDEV;
         }
         if (r == 0)
-                r = stop_background(m);
+                r = stop(m, &m->bg);
         m->done++;
         return r;
 }
@@ -268,8 +274,10 @@ static int run_all(measure *m) {
                         for (int j = 0; j < m->ntypes && r == 0; j++)
                                 r = run_once(m, i, j, pair_at(m, j, i, rep));
                 }
-        if (r < 0)
-                stop_background(m); /* best effort: the reason is already printed */
+        if (r < 0) { /* best effort: the reason is already printed */
+                stop(m, &m->fg);
+                stop(m, &m->bg);
+        }
         if (isatty(STDERR_FILENO))
                 fputc('\n', stderr);
         return r;
