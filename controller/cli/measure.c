@@ -347,6 +347,19 @@ static cJSON *json_matrix(measure *m, double (*f)(double mean, double half)) {
         return a;
 }
 
+/* pair_seconds[j][i]: every run of i beside j. */
+static cJSON *json_pairs(measure *m) {
+        cJSON *a = cJSON_CreateArray();
+
+        for (int j = 0; a && j < m->ntypes; j++) {
+                cJSON *row = cJSON_CreateArray();
+                for (int i = 0; row && i < m->ntypes; i++)
+                        cJSON_AddItemToArray(row, cJSON_CreateDoubleArray(pair_at(m, j, i, 0), m->reps));
+                cJSON_AddItemToArray(a, row);
+        }
+        return a;
+}
+
 static int print_json(measure *m) {
         cJSON *o = cJSON_CreateObject(), *types = cJSON_AddArrayToObject(o, "types"), *alone = cJSON_AddArrayToObject(o, "alone_seconds");
         int r = 0;
@@ -355,6 +368,7 @@ static int print_json(measure *m) {
                 cJSON_AddItemToArray(types, cJSON_CreateString(m->types[i].name));
                 cJSON_AddItemToArray(alone, cJSON_CreateDoubleArray(alone_at(m, i, 0), m->reps));
         }
+        cJSON_AddItemToObject(o, "pair_seconds", json_pairs(m));
         cJSON_AddItemToObject(o, "alpha", json_matrix(m, coloc_alpha));
         cJSON_AddItemToObject(o, "alpha_mean", json_matrix(m, raw_mean));
         cJSON_AddItemToObject(o, "ci95_low", json_matrix(m, ci_low));
