@@ -22,6 +22,7 @@
 #define MAX_ARGS 12            /* taskset -c CPU, the background loop's sh -c, the command */
 #define RUN_TIMEOUT_MS 600000  /* one measured run; a workload this slow is misconfigured */
 #define POLL_MS 20
+#define PENDING_MS 30000       /* a job pending this long waits for room that will not come */
 
 static const char measure_usage[] =
         "Usage: colony measure [--types LIST] [--type NAME=CMD]... [--reps R] [--cpus N]\n"
@@ -155,10 +156,9 @@ static void node_of(const job *j, char *node) {
         snprintf(node, 256, "%s", j->node ? j->node : "");
 }
 
-/* Wait for job id to end; its elapsed seconds into *secs and its host into node when it
- * completed (both may be NULL). Returns 0 or -errno (printed; a job that did not complete is
- * -EIO). */
-static int finish(measure *m, uint64_t id, double *secs, char *node) {
+/* Wait for job id to end; its elapsed seconds into *secs when it completed (NULL: any end
+ * will do). Returns 0 or -errno (printed; a job that did not complete is -EIO). */
+static int finish(measure *m, uint64_t id, double *secs) {
         char err[ERRLEN];
         job j = {0};
         int r = jobs_wait(m->sock, id, RUN_TIMEOUT_MS, &j, NULL, err, sizeof(err));
@@ -169,10 +169,8 @@ static int finish(measure *m, uint64_t id, double *secs, char *node) {
                 cli_error(m->c, "job %" PRIu64 " (%s) %s%s%s", id, j.spec.name, job_state_name(j.state),
                           j.result.error ? ": " : "", j.result.error ? j.result.error : "");
                 r = -EIO;
-        } else if (secs) {
+        } else if (secs)
                 *secs = (double)(j.end_usec - j.start_usec) / 1e6;
-                node_of(&j, node);
-        }
         job_free(&j);
         return r;
 }
@@ -198,18 +196,34 @@ static int job_state_of(measure *m, uint64_t id, job_state *state, char *node) {
         return r;
 }
 
-/* Poll until the busy job id runs. Returns 0 or -errno (printed). */
-static int until_running(measure *m, uint64_t id) {
+/* Poll until job id has left the queue: its state (running or over) into *state, its host into
+ * node. Returns 0 or -errno (printed; -ETIMEDOUT when no host made room for it). */
+static int until_started(measure *m, uint64_t id, job_state *state, char *node) {
         const struct timespec pause = {.tv_nsec = POLL_MS * 1000000L};
-        job_state state = JOB_PENDING;
-        int r;
+        int r, polls = 0;
 
-        while ((r = job_state_of(m, id, &state, m->bg_node)) == 0 && state == JOB_PENDING && !cli_interrupted)
+        while ((r = job_state_of(m, id, state, node)) == 0 && *state == JOB_PENDING && !cli_interrupted &&
+               polls++ < PENDING_MS / POLL_MS)
                 nanosleep(&pause, NULL);
         if (r == 0 && cli_interrupted)
                 r = -EINTR;
-        else if (r == 0 && state != JOB_RUNNING) {
-                cli_error(m->c, "the busy job %" PRIu64 " %s before it was needed", id, job_state_name(state));
+        else if (r == 0 && *state == JOB_PENDING) {
+                cli_error(m->c, "job %" PRIu64 " still pending after %d s: no host has room for it%s", id,
+                          PENDING_MS / 1000, m->bg ? " beside its busy neighbour" : "");
+                r = -ETIMEDOUT;
+        }
+        return r;
+}
+
+/* Start the busy job of type j and wait until it runs. Returns 0 or -errno (printed). */
+static int start_background(measure *m, int j) {
+        job_state state = JOB_PENDING;
+        int r = submit(m, j, true, &m->bg);
+
+        if (r == 0)
+                r = until_started(m, m->bg, &state, m->bg_node);
+        if (r == 0 && state != JOB_RUNNING) {
+                cli_error(m->c, "the busy job %" PRIu64 " %s before it was needed", m->bg, job_state_name(state));
                 r = -EIO;
         }
         return r;
@@ -231,22 +245,25 @@ static int stop(measure *m, uint64_t *idp) {
                 cli_error(m->c, "cancelling job %" PRIu64 ": %s", id, err);
                 return r;
         }
-        return finish(m, id, NULL, NULL);
+        return finish(m, id, NULL);
 }
 
 /* One run of type i, beside a busy job of type j when j >= 0; its seconds into *secs. */
 static int run_once(measure *m, int i, int j, double *secs) {
+        job_state state;
         char node[256];
         uint64_t id = 0;
         int r = 0;
 
         progress(m, j >= 0 ? " beside " : " alone", i, j);
-        if (j >= 0 && (r = submit(m, j, true, &m->bg)) == 0)
-                r = until_running(m, m->bg);
+        if (j >= 0)
+                r = start_background(m, j);
         if (r == 0 && (r = submit(m, i, false, &m->fg)) == 0) {
                 id = m->fg;
-                r = finish(m, id, secs, node);
+                r = until_started(m, id, &state, node);
         }
+        if (r == 0)
+                r = finish(m, id, secs);
         /* Interrupted or out of patience, the job still runs and is cancelled; otherwise it has
          * ended (or the controller is gone, and a cancel could not reach it either). */
         if (r != -EINTR && r != -ETIMEDOUT)
