@@ -530,7 +530,9 @@ static int parse_measure(measure *m, int argc, char **argv) {
                 cli_error(m->c, "out of memory");
                 return EXIT_FAIL;
         }
-        return m->builtin_list ? add_builtins(m, m->builtin_list) : 0;
+        if (m->builtin_list && (r = add_builtins(m, m->builtin_list)) != 0)
+                return r;
+        return m->ntypes > 0 ? 0 : cli_usage_error(m->c, "--types: no type given");
 }
 
 /* ---- the command ---- */

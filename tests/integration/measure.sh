@@ -14,7 +14,7 @@ entry() {
                 '(.types | index($r)) as $i | (.types | index($c)) as $j | .[$m][$i][$j]' "$1"
 }
 # Usage errors are exit 2, before any job is submitted.
-for bad in "--types cpu,gpu" "--types cpu,cpu" "--reps 1" "--type =true" "--type x" "--size 0" "--cpus lots"; do
+for bad in "--types cpu,gpu" "--types cpu,cpu" "--reps 1" "--type =true" "--type x" "--size 0" "--cpus lots" "--types ,"; do
         rc=0; colony measure $bad >/dev/null 2>&1 || rc=$?
         [ "$rc" = 2 ] || fail "colony measure $bad exited $rc, not 2"
 done
