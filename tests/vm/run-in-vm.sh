@@ -114,6 +114,9 @@ if [ $SYSTEMD = 1 ]; then
         mkdir -p \$R/vm-out && mount --bind /out \$R/vm-out
         cp /cmd.sh \$R/vm-cmd.sh
         cp /test.service \$R/etc/systemd/system/colony-vm-test.service
+        # Debian's tmpfiles.d/tmp.conf empties /tmp at boot, which would take a checkout there
+        # (the source tree the test reads) out of the overlay; an empty file of the same name wins.
+        mkdir -p \$R/etc/tmpfiles.d && : >\$R/etc/tmpfiles.d/tmp.conf
         exec switch_root \$R /lib/systemd/systemd
 fi
 mount -t proc proc \$R/proc; mount -t sysfs sysfs \$R/sys; mount -t devtmpfs dev \$R/dev
