@@ -48,7 +48,7 @@ cmake --install "$build" >/dev/null || fail "cmake --install $build"
 installed() { grep -m1 -- "/$1\$" "$build/install_manifest.txt"; }
 ctl_unit=$(installed $CTL) agent_unit=$(installed $AGENT) colony=$(installed bin/colony) || fail "nothing installed?"
 stress=$(installed colony-stress) conf=$(installed colony/agent.conf) || fail "colony-stress or agent.conf not installed"
-grep -q -- "--config $conf\$" "$agent_unit" || fail "$agent_unit does not read $conf"
+grep -q -- "--config $conf\( \|\$\)" "$agent_unit" || fail "$agent_unit does not read $conf"
 confdir=$(dirname "$conf")
 [ "$(command -v colony)" = "$colony" ] || fail "colony installed as $colony, not on PATH"
 note "installed $ctl_unit $agent_unit $conf"
