@@ -70,6 +70,8 @@ int cg_path(char *buf, size_t len, const char *dir, const char *name);
 /* Write value to dir/file in one write(2), never creating it (a missing attribute is -ENOENT).
  * On failure err says "write VALUE to PATH: REASON". Returns 0 or -errno. */
 int cg_write(const char *dir, const char *file, const char *value, char *err, size_t errlen);
+/* cg_write of a number. */
+int cg_write_i64(const char *dir, const char *file, int64_t value, char *err, size_t errlen);
 /* Read dir/file (small, trailing whitespace removed) into malloc'ed *out. Returns 0 or -errno. */
 int cg_read(const char *dir, const char *file, char **out);
 /* Read dir/file as one unsigned number. Returns 0 or -errno (-EINVAL if not a number). */

@@ -125,11 +125,9 @@ static int write_limits(int ctl, const char *dir, const cg_limits *lim, char *er
         int r = 0;
 
         if (ctl == V1_CPU && lim->mcpu > 0) {
-                snprintf(v, sizeof(v), "%d", CG_CPU_PERIOD_US);
-                r = cg_write(dir, "cpu.cfs_period_us", v, err, errlen);
-                snprintf(v, sizeof(v), "%" PRId64, cg_cpu_quota_us(lim->mcpu));
+                r = cg_write_i64(dir, "cpu.cfs_period_us", CG_CPU_PERIOD_US, err, errlen);
                 if (r == 0)
-                        r = cg_write(dir, "cpu.cfs_quota_us", v, err, errlen);
+                        r = cg_write_i64(dir, "cpu.cfs_quota_us", cg_cpu_quota_us(lim->mcpu), err, errlen);
         }
         if (ctl == V1_CPU && r == 0 && lim->cpu_weight > 0) {
                 /* v2's weight 100 is v1's 1024 shares; the kernel accepts 2..262144. */
@@ -145,14 +143,10 @@ static int write_limits(int ctl, const char *dir, const cg_limits *lim, char *er
                 if (r == 0 && (r = cg_write(dir, "memory.memsw.limit_in_bytes", v, err, errlen)) == -ENOENT)
                         r = 0; /* no swap accounting on this host, so no swap to limit */
         }
-        if (ctl == V1_MEMORY && r == 0 && lim->mem_high > 0) {
-                snprintf(v, sizeof(v), "%" PRId64, lim->mem_high);
-                r = cg_write(dir, "memory.soft_limit_in_bytes", v, err, errlen);
-        }
-        if (ctl == V1_PIDS && lim->pids > 0) {
-                snprintf(v, sizeof(v), "%" PRId64, lim->pids);
-                r = cg_write(dir, "pids.max", v, err, errlen);
-        }
+        if (ctl == V1_MEMORY && r == 0 && lim->mem_high > 0)
+                r = cg_write_i64(dir, "memory.soft_limit_in_bytes", lim->mem_high, err, errlen);
+        if (ctl == V1_PIDS && lim->pids > 0)
+                r = cg_write_i64(dir, "pids.max", lim->pids, err, errlen);
         return r;
 }
 
@@ -286,13 +280,12 @@ static int v1_list_jobs(cg_backend *cg, char ***out) {
 /* A department's cgroup in every hierarchy; its CPU weight is cpu.shares. A department made by
  * this call in some hierarchies only is left for dept_remove (it is empty). */
 static int v1_dept_create(cg_backend *cg, const char *dept, double w, char *err, size_t errlen) {
-        char path[PATH_MAX], v[24];
+        char path[PATH_MAX];
         bool made[_V1_MAX];
         int r = mkdir_everywhere(cg, dept, true, made, err, errlen);
 
-        snprintf(v, sizeof(v), "%" PRIu64, cg_shares_v1(w));
         if (r == 0 && (r = job_path(cg, V1_CPU, dept, path, sizeof(path))) == 0)
-                r = cg_write(path, "cpu.shares", v, err, errlen);
+                r = cg_write_i64(path, "cpu.shares", (int64_t)cg_shares_v1(w), err, errlen);
         return r;
 }
 

@@ -294,25 +294,18 @@ static int v2_job_create(cg_backend *cg, const char *job, const cg_limits *lim, 
                 snprintf(v, sizeof(v), "%" PRId64 " %d", cg_cpu_quota_us(lim->mcpu), CG_CPU_PERIOD_US);
                 r = cg_write(dir, "cpu.max", v, err, errlen);
         }
-        if (r == 0 && lim->cpu_weight > 0) {
-                snprintf(v, sizeof(v), "%" PRIu64, lim->cpu_weight);
-                r = cg_write(dir, "cpu.weight", v, err, errlen);
-        }
+        if (r == 0 && lim->cpu_weight > 0)
+                r = cg_write_i64(dir, "cpu.weight", (int64_t)lim->cpu_weight, err, errlen);
         if (r == 0 && lim->mem > 0) {
-                snprintf(v, sizeof(v), "%" PRId64, lim->mem);
-                r = cg_write(dir, "memory.max", v, err, errlen);
+                r = cg_write_i64(dir, "memory.max", lim->mem, err, errlen);
                 /* Absent without swap accounting, where there is no swap to forbid. */
                 if (r == 0 && (r = cg_write(dir, "memory.swap.max", "0", err, errlen)) == -ENOENT)
                         r = 0;
         }
-        if (r == 0 && lim->mem_high > 0) {
-                snprintf(v, sizeof(v), "%" PRId64, lim->mem_high);
-                r = cg_write(dir, "memory.high", v, err, errlen);
-        }
-        if (r == 0 && lim->pids > 0) {
-                snprintf(v, sizeof(v), "%" PRId64, lim->pids);
-                r = cg_write(dir, "pids.max", v, err, errlen);
-        }
+        if (r == 0 && lim->mem_high > 0)
+                r = cg_write_i64(dir, "memory.high", lim->mem_high, err, errlen);
+        if (r == 0 && lim->pids > 0)
+                r = cg_write_i64(dir, "pids.max", lim->pids, err, errlen);
         if (r < 0)
                 (void)cg_rmdir(dir);
         return r;
@@ -456,15 +449,15 @@ static int v2_list_jobs(cg_backend *cg, char ***out) {
 }
 
 static int v2_dept_create(cg_backend *cg, const char *dept, double w, char *err, size_t errlen) {
-        char dir[PATH_MAX], v[24];
+        char dir[PATH_MAX];
         int r = v2_job_dir(cg, dept, dir, sizeof(dir));
 
         if (r < 0) {
                 snprintf(err, errlen, "cgroup path too long for department %s", dept);
                 return r;
         }
-        snprintf(v, sizeof(v), "%" PRIu64, cg_weight_v2(w));
-        if ((r = cg_mkdir(dir, true, NULL, err, errlen)) == 0 && (r = cg_write(dir, "cpu.weight", v, err, errlen)) == 0)
+        if ((r = cg_mkdir(dir, true, NULL, err, errlen)) == 0 &&
+            (r = cg_write_i64(dir, "cpu.weight", (int64_t)cg_weight_v2(w), err, errlen)) == 0)
                 r = hand_down(dir, err, errlen);
         return r;
 }

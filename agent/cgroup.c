@@ -220,6 +220,13 @@ int cg_write(const char *dir, const char *file, const char *value, char *err, si
         return r;
 }
 
+int cg_write_i64(const char *dir, const char *file, int64_t value, char *err, size_t errlen) {
+        char v[24];
+
+        snprintf(v, sizeof(v), "%" PRId64, value);
+        return cg_write(dir, file, v, err, errlen);
+}
+
 int cg_read(const char *dir, const char *file, char **out) {
         char path[PATH_MAX];
         int r = cg_path(path, sizeof(path), dir, file);
