@@ -91,12 +91,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return send_text(c, MHD_HTTP_NOT_FOUND, "not found: try /, /api/status or /metrics\n");
 }
 
+/* Mostly what a client did wrong (a header too large, a reset): worth a line, not a warning. */
 static void mhd_log(void *cls, const char *fmt, va_list ap) {
         char text[512];
         (void)cls;
         vsnprintf(text, sizeof(text), fmt, ap);
         text[strcspn(text, "\n")] = '\0';
-        log_warning("http: %s", text);
+        log_info("http: %s", text);
 }
 
 /* Let libmicrohttpd do what its fds allow, then arm the timer for its next deadline. */
@@ -154,8 +155,8 @@ int http_start(ctl_server *srv, const char *hostport, uint16_t *port, http_serve
         h->srv = srv;
         /* MHD_USE_EPOLL without MHD_USE_INTERNAL_POLLING_THREAD: no thread, we poll its epoll fd */
         h->daemon = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request, srv,
+                                     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, /* first, or it warns */
                                      MHD_OPTION_LISTEN_SOCKET, fd,
-                                     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
                                      MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_MEMORY_LIMIT,
                                      MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_CONNECTIONS_MAX,
                                      MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)HTTP_PER_IP_MAX,
