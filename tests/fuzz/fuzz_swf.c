@@ -10,7 +10,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         swf_trace t;
         sim_job j;
         char err[256];
-        if (swf_load(fuzz_file(data, size), (int64_t)1 << 30, &t, err, sizeof(err)) < 0)
+        if (swf_load(fuzz_file(data, size), (int64_t)1 << 30, SIM_DEPT_GROUP, &t, err, sizeof(err)) < 0)
                 return 0;
         /* what swf.h promises the simulator: arrivals from 0, in order; requests it can add up */
         double last = 0;

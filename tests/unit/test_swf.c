@@ -18,7 +18,7 @@ static int load(const char *text, swf_trace *t, char *err, size_t errlen) {
         ck_assert_int_ge(fd, 0);
         ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
         close(fd);
-        int r = swf_load(path, GIB, t, err, errlen);
+        int r = swf_load(path, GIB, SIM_DEPT_GROUP, t, err, errlen);
         unlink(path);
         return r;
 }
