@@ -19,7 +19,8 @@ typedef struct sim_job {
         uint32_t dept;    /* its department: an index into sim_config.dept_names (0 when there are none) */
 } sim_job;
 
-/* One job the simulation ran, as sim_config.each_job sees it at the end. */
+/* One job the simulation ran, as sim_config.each_job sees it at the end; its strings live only
+ * as long as the call. */
 typedef struct sim_job_record {
         uint64_t id;                /* the controller's, in arrival order of the jobs it accepted */
         const char *dept;           /* NULL without departments */
