@@ -218,8 +218,8 @@ static int open_google(const sim_options *so, sim_config *cfg, sim_input *in, ch
                 in->google_cluster.capacity = NULL;
                 cfg->nmachines = in->google_cluster.n;
         }
-        cfg->next_job = google_next;
-        cfg->source = &in->google;
+        cfg->next_job = sim_jobs_next;
+        cfg->source = &in->google.jobs;
         trace_depts(so, &in->google.depts, cfg);
         return r;
 }
@@ -257,8 +257,8 @@ static int open_input(cli *c, const sim_options *so, sim_config *cfg, sim_input 
                 r = swf_load(so->trace, so->mem_per_proc, so->dept_by, &in->trace, err, sizeof(err));
                 if (r == 0)
                         r = open_machine_file(so->machines, in, &cfg->nmachines, err, sizeof(err));
-                cfg->next_job = swf_next;
-                cfg->source = &in->trace;
+                cfg->next_job = sim_jobs_next;
+                cfg->source = &in->trace.jobs;
                 trace_depts(so, &in->trace.depts, cfg);
         } else {
                 r = open_google(so, cfg, in, err, sizeof(err));
@@ -327,7 +327,8 @@ static void close_input(sim_input *in) {
 
 /* The last arrival of a trace, for the default sampling period. */
 static double last_arrival(const sim_options *so, const sim_input *in) {
-        return so->trace ? in->trace.jobs[in->trace.n - 1].arrival : in->google.jobs[in->google.n - 1].arrival;
+        const sim_jobs *jobs = so->trace ? &in->trace.jobs : &in->google.jobs;
+        return jobs->v[jobs->n - 1].arrival;
 }
 
 static int run_sim(cli *c, int argc, char **argv) {
@@ -343,7 +344,8 @@ static int run_sim(cli *c, int argc, char **argv) {
         if ((status = open_input(c, &so, &cfg, &in)) != 0 || (status = open_policy(c, &so, &in, &cfg)) != 0)
                 goto done;
         if (cfg.sample_seconds <= 0) /* about 100 samples over the arrivals */
-                cfg.sample_seconds = so.workload ? (double)so.njobs / in.arrival_rate / 100 : fmax(1, last_arrival(&so, &in) / 100);
+                cfg.sample_seconds = so.workload ? (double)so.njobs / in.arrival_rate / 100
+                                                 : fmax(1, last_arrival(&so, &in) / 100);
         log_open("colony", 0, LOG_WARNING); /* the core logs every transition; a simulation has millions */
         int failed = sim_run(&cfg, &r, err, sizeof(err)) < 0;
         cfg.dispatcher = NULL; /* sim_run freed it */

@@ -5,7 +5,7 @@
 #include "google.h"
 #include "instance.h"
 #include "lotes.h"
-#include "names.h"
+#include "trace.h"
 #include "sim.h"
 #include "swf.h"
 #include "workload.h"

@@ -135,7 +135,8 @@ static int by_cpu_share(const void *a, const void *b) {
 
 /* The departments with the largest CPU shares, as a table. Returns 0 or -ENOMEM. */
 static int print_depts(const sim_options *so, const sim_result *r) {
-        static const char *const headers[] = { "department", "jobs", "refused", "mean wait", "p95 wait", "mean response", "cpu share" };
+        static const char *const headers[] = { "department", "jobs",          "refused",  "mean wait",
+                                               "p95 wait",   "mean response", "cpu share" };
         const sim_dept **order = malloc((r->ndepts + 1) * sizeof(*order));
         fmt_table t = { 0 };
         int e = order ? fmt_table_init(&t, 7, headers) : -ENOMEM;

@@ -158,7 +158,7 @@ typedef struct loader {
         res_t machine;
         sim_dept_key dept_by;
         task *tasks; /* the hash table */
-        size_t ntasks, nslots, jobs_cap;
+        size_t ntasks, nslots;
         uint64_t last_time;
 } loader;
 
@@ -220,23 +220,14 @@ static int new_task(loader *L, task *t, uint64_t job, uint64_t index, uint64_t t
                 out->no_submit++;
                 return 0;
         }
-        if (out->n == L->jobs_cap) {
-                size_t cap = L->jobs_cap ? L->jobs_cap * 2 : 1024;
-                sim_job *v = realloc(out->jobs, cap * sizeof(*v));
-                if (!v) {
-                        *what = "out of memory";
-                        return -ENOMEM;
-                }
-                out->jobs = v;
-                L->jobs_cap = cap;
-        }
-        sim_job *j = &out->jobs[out->n];
-        *j = (sim_job){ .arrival = (double)time / 1e6, .runtime = -1, .req = req };
-        int r = task_dept(L, f, &j->dept, what);
+        sim_job j = { .arrival = (double)time / 1e6, .runtime = -1, .req = req };
+        int r = task_dept(L, f, &j.dept, what);
+        if (r == 0 && (r = sim_jobs_push(&out->jobs, &j)) < 0)
+                *what = "out of memory";
         if (r < 0)
                 return r;
         t->state = T_PENDING;
-        t->slot = out->n++;
+        t->slot = out->jobs.n - 1;
         return 0;
 }
 
@@ -257,13 +248,13 @@ static void task_event(google_trace *out, task *t, uint64_t type, uint64_t time,
                 out->never_ran++;
                 t->state = T_DONE;
         } else if (t->state == T_PENDING && type != EV_UPDATE_RUNNING) {
-                update_request(&out->jobs[t->slot], req); /* SUBMIT again, UPDATE_PENDING, SCHEDULE */
+                update_request(&out->jobs.v[t->slot], req); /* SUBMIT again, UPDATE_PENDING, SCHEDULE */
                 if (type == EV_SCHEDULE) {
                         t->state = T_RUNNING;
                         t->start = time;
                 }
         } else if (t->state == T_RUNNING && ends) {
-                sim_job *j = &out->jobs[t->slot];
+                sim_job *j = &out->jobs.v[t->slot];
                 if (j->req.mcpu && j->req.mem)
                         j->runtime = (double)(time - t->start) / 1e6;
                 else
@@ -328,12 +319,12 @@ static void finish_tasks(loader *L) {
         for (size_t i = 0; i < L->nslots; i++)
                 out->unfinished += L->tasks[i].state == T_PENDING || L->tasks[i].state == T_RUNNING;
         size_t kept = 0;
-        for (size_t i = 0; i < out->n; i++)
-                if (out->jobs[i].runtime >= 0)
-                        out->jobs[kept++] = out->jobs[i];
-        out->n = kept;
+        for (size_t i = 0; i < out->jobs.n; i++)
+                if (out->jobs.v[i].runtime >= 0)
+                        out->jobs.v[kept++] = out->jobs.v[i];
+        out->jobs.n = kept;
         for (size_t i = kept; i-- > 0;)
-                out->jobs[i].arrival -= out->jobs[0].arrival;
+                out->jobs.v[i].arrival -= out->jobs.v[0].arrival;
 }
 
 int google_load_tasks(const char *path, res_t machine, sim_dept_key dept_by, google_trace *out, char *err,
@@ -351,9 +342,9 @@ int google_load_tasks(const char *path, res_t machine, sim_dept_key dept_by, goo
                 finish_tasks(&L);
         if (r < 0)
                 snprintf(err, errlen, "%s:%zu: %s", path, c.lineno, what);
-        else if (out->n == 0)
+        else if (out->jobs.n == 0)
                 snprintf(err, errlen, "%s: no task ran (a job is a task's first run, from SUBMIT to its end)", path);
-        if (r == 0 && out->n == 0)
+        if (r == 0 && out->jobs.n == 0)
                 r = -EINVAL;
         if (r < 0)
                 google_free(out);
@@ -362,16 +353,8 @@ int google_load_tasks(const char *path, res_t machine, sim_dept_key dept_by, goo
         return r;
 }
 
-int google_next(void *trace, sim_job *j) {
-        google_trace *t = trace;
-        if (t->next == t->n)
-                return 0;
-        *j = t->jobs[t->next++];
-        return 1;
-}
-
 void google_free(google_trace *t) {
-        free(t->jobs);
+        sim_jobs_free(&t->jobs);
         sim_names_free(&t->depts);
         *t = (google_trace){ 0 };
 }
@@ -435,6 +418,8 @@ static int by_id(const void *a, const void *b) {
 
 /* The line of the second ADD at time 0 of a machine added twice, or 0. Sorts ids. */
 static size_t added_twice(machine_id *ids, size_t n) {
+        if (n < 2)
+                return 0;
         qsort(ids, n, sizeof(*ids), by_id);
         for (size_t i = 1; i < n; i++)
                 if (ids[i].id == ids[i - 1].id)
@@ -450,7 +435,8 @@ int google_load_machines(const char *path, res_t machine, google_machines *out, 
         int r = csv_open(&c, path, err, errlen);
         if (r < 0)
                 return r;
-        while ((r = csv_next(&c, MACHINE_FIELDS, &what)) > 0 && (r = machine_line(&M, c.field, c.lineno, machine, &what)) == 0)
+        while ((r = csv_next(&c, MACHINE_FIELDS, &what)) > 0 &&
+               (r = machine_line(&M, c.field, c.lineno, machine, &what)) == 0)
                 ;
         size_t twice = r == 0 ? added_twice(M.ids, out->n) : 0;
         if (r < 0)

@@ -21,14 +21,13 @@
  * started before it), tasks without requests. Events at time 2^63 - 1 (the schema's "after the
  * end of the trace") never happen. Arrivals are made relative to the first job. */
 #pragma once
-#include "names.h"
 #include "res.h"
 #include "sim.h"
+#include "trace.h"
 #include <stddef.h>
 
 typedef struct google_trace {
-        sim_job *jobs; /* in arrival order */
-        size_t n, next;
+        sim_jobs jobs;
         sim_names depts; /* the jobs' sim_job.dept indexes these */
         size_t tasks;    /* distinct tasks in the file */
         size_t resubmitted, never_ran, unfinished, no_submit, no_request; /* left out, as above */
@@ -42,9 +41,7 @@ typedef struct google_trace {
  * kept). */
 int google_load_tasks(const char *path, res_t machine, sim_dept_key dept_by, google_trace *out, char *err,
                       size_t errlen);
-/* sim_next_job_fn over a loaded task_events table. */
-int google_next(void *trace, sim_job *j);
-/* Free the jobs and department names of t. */
+/* Free the jobs and department names of t, and zero its counts. */
 void google_free(google_trace *t);
 
 typedef struct google_machines {

@@ -286,7 +286,8 @@ static int collect_depts(sim *s, const double *wait, const double *resp) {
         for (size_t i = 0; r == 0 && i < n; i++) {
                 const job *j = s->st.jobs[i];
                 dept[i] = s->dept[j->id - 1];
-                cpu[i] = j->state == JOB_PENDING ? 0 : (double)j->spec.req.mcpu / 1000 * (s->end[j->id - 1] - s->start[j->id - 1]);
+                double ran = j->state == JOB_PENDING ? 0 : s->end[j->id - 1] - s->start[j->id - 1];
+                cpu[i] = (double)j->spec.req.mcpu / 1000 * ran;
         }
         sim_job_values v = { .dept = dept, .wait = wait, .response = resp, .cpu_seconds = cpu, .n = n };
         if (r == 0)

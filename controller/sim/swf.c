@@ -68,7 +68,8 @@ static int set_dept(swf_trace *t, const double f[SWF_FIELDS], sim_dept_key dept_
         double id = f[dept_by == SIM_DEPT_USER ? 11 : 12];
         char name[32] = "unknown";
         if (id != -1 && (id < 0 || id > 1e15 || id != floor(id))) {
-                *what = dept_by == SIM_DEPT_USER ? "the user ID is not -1 or a whole number" : "the group ID is not -1 or a whole number";
+                *what = dept_by == SIM_DEPT_USER ? "the user ID is not -1 or a whole number"
+                                                 : "the group ID is not -1 or a whole number";
                 return -EINVAL;
         }
         if (id >= 0)
@@ -85,8 +86,7 @@ static int by_arrival(const void *a, const void *b) {
 }
 
 /* Add the job on line to t. Returns 0, or -errno with what set. */
-static int add_line(swf_trace *t, char *line, int64_t mem_per_proc, sim_dept_key dept_by, size_t *cap,
-                    const char **what) {
+static int add_line(swf_trace *t, char *line, int64_t mem_per_proc, sim_dept_key dept_by, const char **what) {
         double f[SWF_FIELDS];
         sim_job j;
         int r = parse_fields(line, f, what);
@@ -100,18 +100,9 @@ static int add_line(swf_trace *t, char *line, int64_t mem_per_proc, sim_dept_key
         }
         if ((r = set_dept(t, f, dept_by, &j, what)) < 0)
                 return r;
-        if (t->n == *cap) {
-                size_t c = *cap ? *cap * 2 : 1024;
-                sim_job *p = realloc(t->jobs, c * sizeof(*p));
-                if (!p) {
-                        *what = "out of memory";
-                        return -ENOMEM;
-                }
-                t->jobs = p;
-                *cap = c;
-        }
-        t->jobs[t->n++] = j;
-        return 0;
+        if ((r = sim_jobs_push(&t->jobs, &j)) < 0)
+                *what = "out of memory";
+        return r;
 }
 
 int swf_load(const char *path, int64_t mem_per_proc, sim_dept_key dept_by, swf_trace *out, char *err,
@@ -124,18 +115,18 @@ int swf_load(const char *path, int64_t mem_per_proc, sim_dept_key dept_by, swf_t
                 return r;
         }
         char *line = NULL;
-        size_t len = 0, cap = 0, lineno = 0;
+        size_t len = 0, lineno = 0;
         int r = 0;
         const char *what = NULL;
         while (r == 0 && getline(&line, &len, f) >= 0) {
                 lineno++;
                 if (line[strspn(line, " \t\r\n")] == '\0' || line[strspn(line, " \t")] == ';')
                         continue;
-                r = add_line(out, line, mem_per_proc, dept_by, &cap, &what);
+                r = add_line(out, line, mem_per_proc, dept_by, &what);
         }
         free(line);
         fclose(f);
-        if (r == 0 && out->n == 0) {
+        if (r == 0 && out->jobs.n == 0) {
                 snprintf(err, errlen, "%s: no job with a run time", path);
                 swf_free(out);
                 return -EINVAL;
@@ -145,23 +136,15 @@ int swf_load(const char *path, int64_t mem_per_proc, sim_dept_key dept_by, swf_t
                 swf_free(out);
                 return r;
         }
-        qsort(out->jobs, out->n, sizeof(*out->jobs), by_arrival);
-        double first = out->jobs[0].arrival;
-        for (size_t i = 0; i < out->n; i++)
-                out->jobs[i].arrival -= first;
+        qsort(out->jobs.v, out->jobs.n, sizeof(*out->jobs.v), by_arrival);
+        double first = out->jobs.v[0].arrival;
+        for (size_t i = 0; i < out->jobs.n; i++)
+                out->jobs.v[i].arrival -= first;
         return 0;
 }
 
-int swf_next(void *trace, sim_job *j) {
-        swf_trace *t = trace;
-        if (t->next == t->n)
-                return 0;
-        *j = t->jobs[t->next++];
-        return 1;
-}
-
 void swf_free(swf_trace *t) {
-        free(t->jobs);
+        sim_jobs_free(&t->jobs);
         sim_names_free(&t->depts);
         *t = (swf_trace){ 0 };
 }

@@ -9,15 +9,14 @@
  * SWF_TIME_MAX seconds or whose memory exceeds RES_MEM_MAX is malformed: the simulator counts
  * time in int64 microseconds and memory in int64 bytes. */
 #pragma once
-#include "names.h"
 #include "sim.h"
+#include "trace.h"
 #include <stddef.h>
 
 #define SWF_TIME_MAX SIM_TIME_MAX
 
 typedef struct swf_trace {
-        sim_job *jobs;
-        size_t n, next;
+        sim_jobs jobs;
         size_t skipped; /* lines without a run time */
         sim_names depts; /* the jobs' sim_job.dept indexes these */
 } swf_trace;
@@ -28,7 +27,5 @@ typedef struct swf_trace {
  * -errno with "path:line: reason" in err for the first malformed line (nothing is kept). */
 int swf_load(const char *path, int64_t mem_per_proc, sim_dept_key dept_by, swf_trace *out, char *err,
              size_t errlen);
-/* sim_next_job_fn over a loaded trace. */
-int swf_next(void *trace, sim_job *j);
 /* Free the jobs and department names of t. */
 void swf_free(swf_trace *t);

@@ -76,28 +76,28 @@ START_TEST(a_job_is_a_tasks_first_run) {
         char err[256];
         ck_assert_int_eq(load_tasks(trace, SIM_DEPT_USER, &t, err, sizeof(err)), 0);
         ck_assert_uint_eq(t.tasks, 7);
-        ck_assert_uint_eq(t.n, 3);
+        ck_assert_uint_eq(t.jobs.n, 3);
         ck_assert_uint_eq(t.resubmitted, 1);
         ck_assert_uint_eq(t.never_ran, 1);
         ck_assert_uint_eq(t.no_submit, 1);
         ck_assert_uint_eq(t.no_request, 1);
         ck_assert_uint_eq(t.unfinished, 1);
-        ck_assert_int_eq(google_next(&t, &j), 1);
+        ck_assert_int_eq(sim_jobs_next(&t.jobs, &j), 1);
         ck_assert(j.arrival == 0 && j.runtime == 9);
         ck_assert_int_eq(j.req.mcpu, 5000);
         ck_assert_int_eq(j.req.mem, 250 * MIB);
         ck_assert_str_eq(t.depts.v[j.dept], "alice");
-        ck_assert_int_eq(google_next(&t, &j), 1);
+        ck_assert_int_eq(sim_jobs_next(&t.jobs, &j), 1);
         ck_assert(j.arrival == 0 && j.runtime == 10);
         ck_assert_int_eq(j.req.mcpu, 1000);
         ck_assert_int_eq(j.req.mem, 200 * MIB); /* UPDATE_PENDING's, not SUBMIT's */
         ck_assert_str_eq(t.depts.v[j.dept], "bob");
-        ck_assert_int_eq(google_next(&t, &j), 1);
+        ck_assert_int_eq(sim_jobs_next(&t.jobs, &j), 1);
         ck_assert(j.arrival == 30 && j.runtime == 8);
         ck_assert_int_eq(j.req.mcpu, 1);
         ck_assert_int_eq(j.req.mem, MIB);
         ck_assert_str_eq(t.depts.v[j.dept], "alice");
-        ck_assert_int_eq(google_next(&t, &j), 0);
+        ck_assert_int_eq(sim_jobs_next(&t.jobs, &j), 0);
         /* departments of every task with a SUBMIT, whether it became a job or not */
         ck_assert_uint_eq(t.depts.n, 4);
         ck_assert_str_eq(t.depts.v[3], "unknown");
@@ -111,14 +111,14 @@ START_TEST(departments_by_scheduling_class_or_none) {
         char err[256];
         ck_assert_int_eq(load_tasks(trace, SIM_DEPT_CLASS, &t, err, sizeof(err)), 0);
         ck_assert_uint_eq(t.depts.n, 3);
-        ck_assert_int_eq(google_next(&t, &j), 1);
+        ck_assert_int_eq(sim_jobs_next(&t.jobs, &j), 1);
         ck_assert_str_eq(t.depts.v[j.dept], "class2");
-        ck_assert_int_eq(google_next(&t, &j), 1);
+        ck_assert_int_eq(sim_jobs_next(&t.jobs, &j), 1);
         ck_assert_str_eq(t.depts.v[j.dept], "class0");
         google_free(&t);
         ck_assert_int_eq(load_tasks(trace, SIM_DEPT_NONE, &t, err, sizeof(err)), 0);
         ck_assert_uint_eq(t.depts.n, 0);
-        ck_assert_int_eq(google_next(&t, &j), 1);
+        ck_assert_int_eq(sim_jobs_next(&t.jobs, &j), 1);
         ck_assert_uint_eq(j.dept, 0);
         google_free(&t);
 }
@@ -154,8 +154,8 @@ START_TEST(broken_tables_are_refused_whole) {
         char err[256];
         ck_assert_int_eq(load_tasks(broken[_i].text, SIM_DEPT_USER, &t, err, sizeof(err)), -EINVAL);
         ck_assert_msg(strstr(err, broken[_i].reason), "%s", err);
-        ck_assert_ptr_null(t.jobs);
-        ck_assert_uint_eq(t.n, 0);
+        ck_assert_ptr_null(t.jobs.v);
+        ck_assert_uint_eq(t.jobs.n, 0);
         ck_assert_uint_eq(t.depts.n, 0);
 }
 END_TEST
@@ -205,6 +205,7 @@ static const struct {
         { "0,11,3,p1,0.5,0.5\n", ":1: the machine ID is not a whole number or the event type" },
         { "0,11,0,p1,0.5,x\n", ":1: CPU or memory is not empty or a number" },
         { "5,11,0,p1,0.5,0.5\n0,12,0,p1,,\n", ": no machine added at time 0" },
+        { "", ": no machine added at time 0" }, /* tests/fuzz: sorted no ids with qsort(NULL, 0) */
 };
 
 START_TEST(broken_machine_tables_are_refused_whole) {

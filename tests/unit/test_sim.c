@@ -3,7 +3,7 @@
  * out by hand; and the table of names departments are interned in. */
 #include "check_main.h"
 #include "log.h"
-#include "names.h"
+#include "trace.h"
 #include "sim.h"
 #include <errno.h>
 #include <math.h>

@@ -39,14 +39,14 @@ START_TEST(jobs_in_arrival_order_from_zero) {
                               &t, err, sizeof(err)),
                          0);
         ck_assert_uint_eq(t.skipped, 1);
-        ck_assert_int_eq(swf_next(&t, &j), 1);
+        ck_assert_int_eq(sim_jobs_next(&t.jobs, &j), 1);
         ck_assert(j.arrival == 0 && j.runtime == 5);
         ck_assert_int_eq(j.req.mcpu, 1000); /* allocated processors stand in for requested */
         ck_assert_int_eq(j.req.mem, GIB);   /* the default per processor */
-        ck_assert_int_eq(swf_next(&t, &j), 1);
+        ck_assert_int_eq(sim_jobs_next(&t.jobs, &j), 1);
         ck_assert(j.arrival == 20 && j.runtime == 10);
         ck_assert_int_eq(j.req.mem, 2 * GIB); /* 1 GiB in KB, per processor */
-        ck_assert_int_eq(swf_next(&t, &j), 0);
+        ck_assert_int_eq(sim_jobs_next(&t.jobs, &j), 0);
         swf_free(&t);
 }
 END_TEST
@@ -60,15 +60,15 @@ START_TEST(departments_by_group_or_user) {
         sim_job j;
         char err[256];
         ck_assert_int_eq(load_by(two_users, SIM_DEPT_GROUP, &t, err, sizeof(err)), 0);
-        ck_assert_int_eq(swf_next(&t, &j), 1);
+        ck_assert_int_eq(sim_jobs_next(&t.jobs, &j), 1);
         ck_assert_str_eq(t.depts.v[j.dept], "g7");
-        ck_assert_int_eq(swf_next(&t, &j), 1);
+        ck_assert_int_eq(sim_jobs_next(&t.jobs, &j), 1);
         ck_assert_str_eq(t.depts.v[j.dept], "g2");
         swf_free(&t);
         ck_assert_int_eq(load_by(two_users, SIM_DEPT_USER, &t, err, sizeof(err)), 0);
-        ck_assert_int_eq(swf_next(&t, &j), 1);
+        ck_assert_int_eq(sim_jobs_next(&t.jobs, &j), 1);
         ck_assert_str_eq(t.depts.v[j.dept], "u3");
-        ck_assert_int_eq(swf_next(&t, &j), 1);
+        ck_assert_int_eq(sim_jobs_next(&t.jobs, &j), 1);
         ck_assert_str_eq(t.depts.v[j.dept], "unknown");
         ck_assert_uint_eq(t.depts.n, 2);
         swf_free(&t);
@@ -99,7 +99,7 @@ START_TEST(numbers_beyond_what_the_simulator_counts_are_refused) {
         char err[256];
         ck_assert_int_eq(load(too_large[_i].line, &t, err, sizeof(err)), -EINVAL);
         ck_assert_msg(strstr(err, too_large[_i].reason), "%s", err);
-        ck_assert_ptr_null(t.jobs);
+        ck_assert_ptr_null(t.jobs.v);
 }
 END_TEST
 

@@ -1,13 +1,28 @@
-/* names.h - a table of distinct names, each numbered in the order it was first seen: the
- * departments a trace's jobs belong to ("g12", a user's hash), interned once so that each job
- * carries a small index instead of a string.
- *
- * Open addressing with linear probing over FNV-1a hashes; the slot array doubles when half
- * full, so an insertion or a lookup costs O(1) expected, O(n) in the worst case. */
+/* trace.h - what the trace readers (swf.c, google.c) share: the jobs they load, held in memory
+ * as a job stream, and the names of the departments those jobs belong to. */
 #pragma once
+#include "sim.h"
 #include <stddef.h>
 #include <stdint.h>
 
+/* A job stream held in memory: v[next..n) are still to come, in arrival order. */
+typedef struct sim_jobs {
+        sim_job *v;
+        size_t n, next, cap;
+} sim_jobs;
+
+/* Append a copy of j. Returns 0, or -ENOMEM with a unchanged. */
+int sim_jobs_push(sim_jobs *a, const sim_job *j);
+/* sim_next_job_fn over a sim_jobs. */
+int sim_jobs_next(void *jobs, sim_job *j);
+/* Free the jobs, leaving an empty stream. */
+void sim_jobs_free(sim_jobs *a);
+
+/* A table of distinct names, each numbered in the order it was first seen: the departments a
+ * trace's jobs belong to ("g12", a user's hash), interned once so that each job carries a small
+ * index instead of a string. Open addressing with linear probing over FNV-1a hashes; the slot
+ * array doubles when half full, so an insertion or a lookup costs O(1) expected, O(n) in the
+ * worst case. */
 typedef struct sim_names {
         char **v; /* v[i]: the name numbered i */
         size_t n, cap;

@@ -1,8 +1,34 @@
-/* names.c - interned names (see names.h). */
-#include "names.h"
+/* trace.c - in-memory job streams and interned names (see trace.h). */
+#include "trace.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+int sim_jobs_push(sim_jobs *a, const sim_job *j) {
+        if (a->n == a->cap) {
+                size_t cap = a->cap ? a->cap * 2 : 1024;
+                sim_job *v = realloc(a->v, cap * sizeof(*v));
+                if (!v)
+                        return -ENOMEM;
+                a->v = v;
+                a->cap = cap;
+        }
+        a->v[a->n++] = *j;
+        return 0;
+}
+
+int sim_jobs_next(void *jobs, sim_job *j) {
+        sim_jobs *a = jobs;
+        if (a->next == a->n)
+                return 0;
+        *j = a->v[a->next++];
+        return 1;
+}
+
+void sim_jobs_free(sim_jobs *a) {
+        free(a->v);
+        *a = (sim_jobs){ 0 };
+}
 
 static uint64_t fnv1a(const char *s) {
         uint64_t h = 14695981039346656037ULL;
