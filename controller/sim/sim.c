@@ -5,7 +5,7 @@
  * one arrival plus the running jobs' exits. */
 #include "sim.h"
 #include "state.h"
-#include "stats.h"
+#include "figures.h"
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>

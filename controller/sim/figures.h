@@ -1,4 +1,4 @@
-/* stats.h - the simulator's summaries beyond the whole run's (sim.h has sim_summarize): the
+/* figures.h - the simulator's summaries beyond the whole run's (sim.h has sim_summarize): the
  * figures of each department. Internal to controller/sim. */
 #pragma once
 #include "sim.h"

@@ -1,5 +1,5 @@
-/* stats.c - the simulator's summaries (see stats.h and sim.h). */
-#include "stats.h"
+/* figures.c - the simulator's summaries (see figures.h and sim.h). */
+#include "figures.h"
 #include <errno.h>
 #include <stdlib.h>
 
