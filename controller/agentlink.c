@@ -234,4 +234,5 @@ void server_send_cancel(ctl_server *srv, ctl_node *n, const job *j, int grace_ms
         send_cancel(n, j->id, grace_ms);
 }
 
-const conn_ops agent_conn_ops = { .on_open = agent_opened, .on_message = agent_message, .on_close = agent_closed };
+const conn_ops agent_conn_ops = { .on_open = agent_opened, .on_message = agent_message, .on_close = agent_closed,
+                                  .held = server_output_held };

@@ -365,4 +365,5 @@ void server_answer_waiters(ctl_server *srv, const job *j) {
         free(ready);
 }
 
-const conn_ops client_conn_ops = { .on_message = client_message, .on_close = client_closed };
+const conn_ops client_conn_ops = { .on_message = client_message, .on_close = client_closed,
+                                   .held = server_output_held };

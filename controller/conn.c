@@ -45,7 +45,7 @@ void conn_close(conn *c) {
 
 /* Write what the socket takes. Returns 0 (maybe with output left) or -errno. */
 static int flush(conn *c) {
-        while (c->out_off < c->out_len) {
+        while (c->out_off < c->out_len && !(c->ops->held && c->ops->held(c))) {
                 ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL | MSG_DONTWAIT);
                 if (n < 0 && errno == EINTR)
                         continue;

@@ -2,7 +2,8 @@
  *
  * Reads are decoded into whole messages and handed to on_message; writes are queued and
  * flushed as the socket allows, so a slow peer never blocks the loop. A peer whose unsent
- * output passes CONN_OUTPUT_MAX is dropped. Closing is deferred to the loop's next iteration,
+ * output passes CONN_OUTPUT_MAX is dropped. Output may be held back until the owner's writes are
+ * durable (conn_ops.held). Closing is deferred to the loop's next iteration,
  * so a connection may be closed anywhere, even from inside its own on_message. */
 #pragma once
 #include "auth.h"
@@ -24,6 +25,10 @@ typedef struct conn_ops {
         /* The connection is going away (peer closed, error, or conn_close); c->data is the
          * owner's to release. Called once. */
         void (*on_close)(conn *c);
+        /* Optional: while it returns true, output is queued but not written, because the state
+         * it reports is not durable yet; it is written once the loop finds the socket writable
+         * again after held turned false (the owner must turn it false before the loop polls). */
+        bool (*held)(conn *c);
 } conn_ops;
 
 struct conn {

@@ -33,16 +33,8 @@ ctl_time server_clock(void) {
         return (ctl_time){ .real_usec = server_now(), .mono_usec = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000 };
 }
 
-void server_schedule(ctl_server *srv) {
-        long n = ctl_schedule(&srv->state);
-        if (n < 0)
-                log_error("scheduling pass failed: %s", strerror((int)-n));
-        (void)sd_notifyf(0, "STATUS=%zu pending, %zu jobs known, %zu nodes", srv->state.npending, srv->state.njobs,
-                         srv->state.nnodes);
-}
-
 static int persist_job(void *userdata, const job *j) {
-        return jobstore_put(((ctl_server *)userdata)->store, j);
+        return server_persist(userdata, j);
 }
 
 static void launch_job(void *userdata, ctl_node *n, const job *j) {
@@ -316,6 +308,8 @@ int main(int argc, char **argv) {
         int r = sd_event_default(&srv.event);
         if (r >= 0)
                 r = sd_event_set_watchdog(srv.event, true); /* WATCHDOG=1 pings when WatchdogSec= is set */
+        if (r >= 0)
+                r = server_commit_init(&srv);
         if (r < 0 || open_state(&srv, &o) < 0 || open_listeners(&srv, &o, ls) < 0) {
                 r = r < 0 ? r : -EINVAL;
         } else {
@@ -327,6 +321,7 @@ int main(int argc, char **argv) {
         (void)sd_notify(0, "STOPPING=1");
         (void)unlink(o.socket);
         ctl_free(&srv.state);
+        sd_event_source_disable_unref(srv.end_of_turn);
         jobstore_close(srv.store);
         free(srv.waiters);
         free(srv.secret);
