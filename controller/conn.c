@@ -146,15 +146,27 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         }
         if (!(revents & (EPOLLIN | EPOLLHUP | EPOLLERR)) || c->close_after_flush)
                 return 0;
+        /* Take all the peer sent, up to a bound that keeps the loop fair to other peers: the
+         * more requests one turn reads, the more share one commit (commit.c). */
         char buf[65536];
-        ssize_t n = read(fd, buf, sizeof(buf));
-        if (n < 0 && (errno == EAGAIN || errno == EINTR))
-                return 0;
-        if (n <= 0 || proto_reader_feed(&((conn_full *)c)->reader, buf, (size_t)n) < 0) {
-                conn_close(c);
-                return 0;
+        bool gone = false;
+        for (size_t got = 0; got < CONN_READ_PER_TURN;) {
+                ssize_t n = read(fd, buf, sizeof(buf));
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0 && errno == EAGAIN)
+                        break;
+                if ((gone = n <= 0 || proto_reader_feed(&((conn_full *)c)->reader, buf, (size_t)n) < 0))
+                        break;
+                got += (size_t)n;
+                if ((size_t)n < sizeof(buf))
+                        break;
         }
-        dispatch(c);
+        dispatch(c); /* what came before an end of file is still served */
+        if (gone && c->out_len > c->out_off)
+                c->close_after_flush = true; /* the replies may still be read (a half-closed peer) */
+        else if (gone)
+                conn_close(c);
         return 0;
 }
 

@@ -14,6 +14,7 @@
 #include <systemd/sd-event.h>
 
 #define CONN_OUTPUT_MAX (8 * 1024 * 1024)
+#define CONN_READ_PER_TURN (1024 * 1024) /* bytes read from one peer per turn of the loop, at most */
 
 typedef struct conn conn;
 

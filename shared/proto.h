@@ -32,6 +32,8 @@ int proto_frame(const cJSON *msg, char **out, size_t *len);
  * messages come out of proto_reader_next. Its buffer never grows past one frame. */
 typedef struct proto_reader {
         char *buf;
+        size_t off; /* where the next frame starts: consumed frames are dropped on the next feed,
+                     * not one by one, so reading n frames at once costs O(n), not O(n^2) */
         size_t len;
         size_t cap;
 } proto_reader;

@@ -23,7 +23,7 @@ int client_call(const char *socket_path, const cJSON *req, const char *want, int
                 cJSON **reply, char *err, size_t errlen);
 
 /* How many requests client_pipeline leaves unanswered at most. */
-#define CLIENT_PIPELINE_WINDOW 512
+#define CLIENT_PIPELINE_WINDOW 2048
 
 /* Make many requests over one connection without waiting for each reply before sending the
  * next (at most CLIENT_PIPELINE_WINDOW unanswered), so that the controller reads them in
