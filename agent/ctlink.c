@@ -131,18 +131,15 @@ static void update_events(ctlink *l) {
  * or -errno (-EAGAIN: wait, as update_events knows). A TLS failure is logged with its reason,
  * the first of a run of failed attempts as an error. */
 static ssize_t transfer(ctlink *l, char *buf, size_t len, bool write) {
-        ssize_t n;
-        if (!l->tconn) {
-                n = write ? send(l->fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT) : read(l->fd, buf, len);
-                return n < 0 ? -errno : n;
-        }
-        n = write ? tls_write(l->tconn, buf, len) : tls_read(l->tconn, buf, len);
+        ssize_t n = tls_io(l->tconn, l->fd, buf, len, write);
+        if (!l->tconn)
+                return n;
         l->tls_wants_out = n == -EAGAIN && tls_wants_write(l->tconn);
         if (write)
                 l->tls_write_waits = n == -EAGAIN && !l->tls_wants_out;
         if (n < 0 && n != -EAGAIN && *tls_conn_error(l->tconn))
-                log_msg(l->failures++ ? LOG_DEBUG : LOG_ERR, "controller=%s: TLS%s: %s", l->hostport,
-                         tls_handshake_done(l->tconn) ? "" : " handshake failed", tls_conn_error(l->tconn));
+                log_msg(l->failures++ ? LOG_DEBUG : LOG_ERR, "controller=%s: TLS %s", l->hostport,
+                        tls_conn_error(l->tconn));
         return n;
 }
 

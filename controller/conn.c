@@ -22,17 +22,11 @@ typedef struct conn_full {
 /* One read or write, through TLS when the connection has it: the count, or -errno (-EAGAIN:
  * wait for the events conn_events says). TLS failures are logged with their reason. */
 static ssize_t transfer(conn_full *cf, char *buf, size_t len, bool write) {
-        conn *c = &cf->pub;
-        ssize_t n;
-        if (!cf->tls) {
-                n = write ? send(c->fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT) : read(c->fd, buf, len);
-                return n < 0 ? -errno : n;
-        }
-        n = write ? tls_write(cf->tls, buf, len) : tls_read(cf->tls, buf, len);
-        cf->tls_wants_out = n == -EAGAIN && tls_wants_write(cf->tls);
-        if (n < 0 && n != -EAGAIN && *tls_conn_error(cf->tls))
-                log_warning("fd=%d: TLS%s: %s", c->fd, tls_handshake_done(cf->tls) ? "" : " handshake failed",
-                            tls_conn_error(cf->tls));
+        ssize_t n = tls_io(cf->tls, cf->pub.fd, buf, len, write);
+        if (cf->tls)
+                cf->tls_wants_out = n == -EAGAIN && tls_wants_write(cf->tls);
+        if (cf->tls && n < 0 && n != -EAGAIN && *tls_conn_error(cf->tls))
+                log_warning("fd=%d: TLS %s", cf->pub.fd, tls_conn_error(cf->tls));
         return n;
 }
 

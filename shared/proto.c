@@ -206,24 +206,28 @@ void proto_reader_free(proto_reader *r) {
         *r = (proto_reader){ 0 };
 }
 
+int proto_write_all(int fd, const void *data, size_t len) {
+        const char *p = data;
+        for (size_t off = 0; off < len;) {
+                ssize_t n = send(fd, p + off, len - off, MSG_NOSIGNAL);
+                if (n < 0 && errno == ENOTSOCK)
+                        n = write(fd, p + off, len - off);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                off += (size_t)n;
+        }
+        return 0;
+}
+
 int proto_send(int fd, const cJSON *msg) {
         char *frame;
         size_t len;
         int r = proto_frame(msg, &frame, &len);
         if (r < 0)
                 return r;
-        for (size_t off = 0; off < len;) {
-                ssize_t n = send(fd, frame + off, len - off, MSG_NOSIGNAL);
-                if (n < 0 && errno == ENOTSOCK)
-                        n = write(fd, frame + off, len - off);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0) {
-                        r = -errno;
-                        break;
-                }
-                off += (size_t)n;
-        }
+        r = proto_write_all(fd, frame, len);
         free(frame);
         return r;
 }

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 struct tls_ctx {
         SSL_CTX *ssl;
@@ -160,12 +162,13 @@ static ssize_t failed(tls_conn *t, int ret) {
                 }
                 break;
         }
+        char why[TLS_ERRLEN - 32];
         if (verify != X509_V_OK) {
-                snprintf(t->error, sizeof(t->error), "certificate verify failed: %s",
-                         X509_verify_cert_error_string(verify));
+                snprintf(why, sizeof(why), "certificate verify failed: %s", X509_verify_cert_error_string(verify));
                 ERR_clear_error();
         } else
-                openssl_reason(t->error, sizeof(t->error), "TLS protocol error");
+                openssl_reason(why, sizeof(why), "protocol error");
+        snprintf(t->error, sizeof(t->error), "%s%s", SSL_is_init_finished(t->ssl) ? "" : "handshake failed: ", why);
         return -EPROTO;
 }
 
@@ -186,6 +189,13 @@ ssize_t tls_write(tls_conn *t, const void *buf, size_t len) {
         if (r == 0)
                 snprintf(t->error, sizeof(t->error), "the peer closed the TLS stream");
         return r == 0 ? -ECONNRESET : r;
+}
+
+ssize_t tls_io(tls_conn *t, int fd, void *buf, size_t len, bool write) {
+        if (t)
+                return write ? tls_write(t, buf, len) : tls_read(t, buf, len);
+        ssize_t n = write ? send(fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT) : read(fd, buf, len);
+        return n < 0 ? -errno : n;
 }
 
 bool tls_wants_write(const tls_conn *t) {

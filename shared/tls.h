@@ -51,11 +51,15 @@ ssize_t tls_read(tls_conn *t, void *buf, size_t len);
 /* Write up to len bytes of plaintext (len > 0). Returns the count written (> 0), -EAGAIN to
  * wait, or a negative errno as tls_read. */
 ssize_t tls_write(tls_conn *t, const void *buf, size_t len);
+/* One non-blocking read or write on fd, through t, or plain when t is NULL (send without
+ * SIGPIPE, read): returns as tls_read and tls_write do (a plain socket's errno negated). */
+ssize_t tls_io(tls_conn *t, int fd, void *buf, size_t len, bool write);
 /* After -EAGAIN: true when the connection waits to write, false when it waits to read. */
 bool tls_wants_write(const tls_conn *t);
 /* True once the handshake is done (and the peer's certificate verified). */
 bool tls_handshake_done(const tls_conn *t);
-/* Why the last call failed, in one line ("certificate verify failed: ..."); "" if it did not. */
+/* Why the last call failed, in one line ("handshake failed: certificate verify failed: ..."
+ * during the handshake); "" if it did not, or the socket's own error is all there is. */
 const char *tls_conn_error(const tls_conn *t);
 /* Free the TLS state (the fd is not closed). NULL is fine. */
 void tls_conn_free(tls_conn *t);

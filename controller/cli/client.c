@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdbool.h>
-#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,18 +189,6 @@ static int outbuf_add(outbuf *o, const cJSON *msg) {
         return 0;
 }
 
-static int write_all(int fd, const char *data, size_t len) {
-        for (size_t off = 0; off < len;) {
-                ssize_t n = send(fd, data + off, len - off, MSG_NOSIGNAL);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                off += (size_t)n;
-        }
-        return 0;
-}
-
 /* The state of one pipelined exchange: tags of the requests sent and not yet answered, in a ring. */
 typedef struct pipeline {
         int fd;
@@ -265,7 +252,7 @@ int client_pipeline(const char *socket_path, int (*next)(void *ud, cJSON **req, 
                         if (k < 0)
                                 r = k;
                 }
-                if (out.len > 0 && r == 0 && (r = write_all(p.fd, out.data, out.len)) < 0)
+                if (out.len > 0 && r == 0 && (r = proto_write_all(p.fd, out.data, out.len)) < 0)
                         snprintf(err, errlen, "cannot send to the controller at %s: %s", socket_path, strerror(-r));
                 out.len = 0;
                 if (r == 0 && p.answered < p.sent)
