@@ -16,6 +16,7 @@ stop_agents() {
                 kill -9 "$pid" 2>/dev/null && "$COLONY_BIN/colony-agent" --cleanup --name "$name" \
                         --state-dir "$DIR/state-$name" >/dev/null 2>&1
         done
+        [ -n "${ctl_pid:-}" ] && kill -TERM "$ctl_pid" 2>/dev/null && wait "$ctl_pid" 2>/dev/null
         return 0
 }
 trap 'rc=$?; set +e; stop_agents; (exit $rc); teardown' EXIT
@@ -50,7 +51,8 @@ EOF
 "$COLONY_BIN/colony-controller" --config "$DIR/controller.conf" --secret-file "$DIR/secret" \
         --socket "$DIR/controller.sock" --agent-listen 127.0.0.1:0 --port-file "$DIR/controller.port" \
         --database "$DIR/controller.db" >"$DIR/controller.log" 2>&1 &
-STARTED_PIDS+=($!)
+ctl_pid=$!
+STARTED_PIDS+=("$ctl_pid")
 for ((i = 0; i < 100; i++)); do [ -s "$DIR/controller.port" ] && [ -S "$DIR/controller.sock" ] && break; sleep 0.1; done
 port=$(cat "$DIR/controller.port")
 grep -q "TLS, agents' certificates checked" "$DIR/controller.log" || fail "the controller does not say it uses TLS"
