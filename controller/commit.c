@@ -8,7 +8,9 @@
  * fsync for all the submissions read in that turn. (A lower priority would not do: a socket
  * that is always writable would starve it.) Until the commit, every connection's output is held (conn_ops.held),
  * so no client learns a job id and no agent a launch before the job is on disk. A failed commit
- * stops the loop with the output still held: what was not stored was never acknowledged. */
+ * stops the loop with the output still held: what was not stored was never acknowledged. When
+ * a signal ends the loop in the middle of a turn, the turn's writes are committed on the way
+ * out (an agent's report must not be lost) but its replies are not sent. */
 #include "server.h"
 #include "log.h"
 #include <errno.h>
@@ -59,4 +61,9 @@ void server_schedule(ctl_server *srv) {
 bool server_output_held(conn *c) {
         const ctl_server *srv = c->owner;
         return srv->in_batch || srv->store_failed;
+}
+
+void server_commit_last(ctl_server *srv) {
+        if (srv->in_batch && !srv->store_failed && jobstore_batch_commit(srv->store) == 0)
+                srv->in_batch = false;
 }

@@ -342,6 +342,7 @@ int main(int argc, char **argv) {
                 r = sd_event_loop(srv.event);
                 log_info("stopping");
         }
+        server_commit_last(&srv);
         (void)sd_notify(0, "STOPPING=1");
         (void)unlink(o.socket);
         ctl_free(&srv.state);

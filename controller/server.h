@@ -47,5 +47,7 @@ int server_commit_init(ctl_server *srv);
 /* Store j in this turn's batch, opening it if needed (commit.c): durable once the turn ends,
  * and until then every connection's output is held. Returns 0 or -errno. */
 int server_persist(ctl_server *srv, const job *j);
+/* After the loop: commit what its last turn wrote, if it was cut short (commit.c). */
+void server_commit_last(ctl_server *srv);
 /* conn_ops.held for every connection: true while this turn's writes are not committed. */
 bool server_output_held(conn *c);
