@@ -855,7 +855,8 @@ int agent_new(sd_event *e, const agent_config *cfg, cg_backend *cg, agent **out)
         a->event = e;
         a->cfg = *cfg;
         a->cg = cg;
-        r = ctlink_new(e, cfg->controller, cfg->name, cfg->secret, &link_ops, a, &a->link);
+        r = ctlink_new(e, cfg->controller, cfg->name, cfg->secret, cfg->tls, cfg->tls_server_name, &link_ops, a,
+                       &a->link);
         if (r == 0)
                 r = sd_event_add_time_relative(e, &a->usage_timer, CLOCK_MONOTONIC, USAGE_PERIOD_USEC, 0, on_usage_tick,
                                                a);

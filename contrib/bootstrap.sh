@@ -15,10 +15,11 @@ mode=${1:-}
 packages=(build-essential cmake pkg-config libsystemd-dev libcjson-dev libglpk-dev
           check libsqlite3-dev libssl-dev libmicrohttpd-dev jq util-linux gnuplot-nox)
 # Only for the tests: a qemu guest with the unified (v2) hierarchy (tests/vm/run-in-vm.sh),
-# clang with its runtimes (libFuzzer, ASan, UBSan) for tests/fuzz, and a headless browser and
-# curl for the status page and /metrics (tests/integration/status_page.sh, http.sh).
+# clang with its runtimes (libFuzzer, ASan, UBSan) for tests/fuzz, a headless browser and curl
+# for the status page and /metrics (tests/web/status_page.sh, tests/integration/http.sh), and the
+# openssl command that makes tests/integration/tls.sh's certificates.
 test_packages=(qemu-system-x86 linux-image-amd64 busybox-static cpio attr clang libclang-rt-14-dev
-               chromium curl)
+               chromium curl openssl)
 
 install_missing() { # install_missing PACKAGE...
         local missing=() p

@@ -36,10 +36,12 @@ static void cancel_strays(ctl_server *srv, ctl_node *n, const uint64_t *ids, siz
 static void agent_opened(conn *c) {
         cJSON *msg = proto_new("challenge");
         int r = auth_nonce(c->challenge);
-        if (r < 0 || !msg || !cJSON_AddStringToObject(msg, "nonce", c->challenge) || conn_send(c, msg) < 0) {
+        if (r < 0 || !msg || !cJSON_AddStringToObject(msg, "nonce", c->challenge)) {
                 log_errno(LOG_ERR, r < 0 ? r : -ENOMEM, "agent link fd=%d: cannot send a challenge", c->fd);
                 conn_close(c);
-        }
+        } else
+                (void)conn_send(c, msg); /* a failure is logged there and closes the link (a TLS handshake
+                                          * may already have failed) */
         cJSON_Delete(msg);
 }
 
@@ -234,4 +236,5 @@ void server_send_cancel(ctl_server *srv, ctl_node *n, const job *j, int grace_ms
         send_cancel(n, j->id, grace_ms);
 }
 
-const conn_ops agent_conn_ops = { .on_open = agent_opened, .on_message = agent_message, .on_close = agent_closed };
+const conn_ops agent_conn_ops = { .on_open = agent_opened, .on_message = agent_message, .on_close = agent_closed,
+                                  .held = server_output_held };

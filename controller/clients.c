@@ -56,6 +56,17 @@ static void user_name(uid_t uid, char *buf, size_t len) {
                 snprintf(buf, len, "%u", (unsigned)uid);
 }
 
+/* The caller's user name, looked up once per connection and kept as its data: a batch of
+ * submissions would otherwise read the password database for each. buf is the fallback when
+ * it cannot be kept. */
+static const char *conn_user(conn *c, char *buf, size_t len) {
+        if (c->data)
+                return c->data;
+        user_name(c->uid, buf, len);
+        c->data = strdup(buf);
+        return buf;
+}
+
 /* The job's launch message (its spec, plus a few fields) must fit in one frame to the agent;
  * refuse at submit what could never be launched. Returns 0 or -E2BIG with err set. */
 static int spec_too_large(const job_spec *spec, char err[PROTO_ERRLEN]) {
@@ -73,7 +84,7 @@ static int spec_too_large(const job_spec *spec, char err[PROTO_ERRLEN]) {
 }
 
 static void handle_submit(ctl_server *srv, conn *c, const cJSON *msg) {
-        char err[PROTO_ERRLEN], user[64];
+        char err[PROTO_ERRLEN], name[64];
         job_spec spec = { 0 };
         uint64_t id;
         if (proto_check_fields(msg, job_spec_fields, err) < 0 || job_spec_from_json(msg, &spec, err) < 0) {
@@ -85,7 +96,7 @@ static void handle_submit(ctl_server *srv, conn *c, const cJSON *msg) {
                 reply_error(c, err);
                 return;
         }
-        user_name(c->uid, user, sizeof(user));
+        const char *user = conn_user(c, name, sizeof(name));
         if (ctl_submit(&srv->state, c->uid, c->gid, user, &spec, server_now(), &id, err) < 0) {
                 job_spec_free(&spec);
                 reply_error(c, err);
@@ -326,6 +337,7 @@ static void drop_waiters_of(ctl_server *srv, conn *c) {
 
 static void client_closed(conn *c) {
         drop_waiters_of(c->owner, c);
+        free(c->data);
 }
 
 void server_answer_waiters(ctl_server *srv, const job *j) {
@@ -346,4 +358,5 @@ void server_answer_waiters(ctl_server *srv, const job *j) {
         free(ready);
 }
 
-const conn_ops client_conn_ops = { .on_message = client_message, .on_close = client_closed };
+const conn_ops client_conn_ops = { .on_message = client_message, .on_close = client_closed,
+                                   .held = server_output_held };

@@ -22,6 +22,10 @@ typedef struct ctl_server {
         size_t nwaiters;
         ctl_stats stats;
         struct http_server *http; /* NULL unless controller.http_listen is set */
+        sd_event_source *end_of_turn; /* commit.c: the scheduling pass and the group commit */
+        bool in_batch;                /* the store has uncommitted writes: output is held */
+        bool want_schedule;
+        bool store_failed;            /* a commit failed: the loop is stopping */
 } ctl_server;
 
 /* CLOCK_REALTIME in microseconds (job times are wall-clock for users). */
@@ -38,5 +42,15 @@ void server_send_launch(ctl_server *srv, ctl_node *n, const job *j);
 void server_send_cancel(ctl_server *srv, ctl_node *n, const job *j, int grace_ms);
 /* Close the link of node n, which went silent, so that it counts for nothing (agentlink.c). */
 void server_drop_link(ctl_server *srv, ctl_node *n, conn *c);
-/* Schedule, logging a failure (both handlers call it after any change). */
+/* Schedule once this turn of the loop is over, logging a failure (both handlers call it after
+ * any change; commit.c). */
 void server_schedule(ctl_server *srv);
+/* Add the end-of-turn source to srv->event (commit.c). Returns 0 or -errno. */
+int server_commit_init(ctl_server *srv);
+/* Store j in this turn's batch, opening it if needed (commit.c): durable once the turn ends,
+ * and until then every connection's output is held. Returns 0 or -errno. */
+int server_persist(ctl_server *srv, const job *j);
+/* After the loop: commit what its last turn wrote, if it was cut short (commit.c). */
+void server_commit_last(ctl_server *srv);
+/* conn_ops.held for every connection: true while this turn's writes are not committed. */
+bool server_output_held(conn *c);
