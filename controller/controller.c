@@ -18,7 +18,7 @@
 typedef struct options {
         const char *config, *socket, *agent_listen, *port_file, *secret_file, *database, *log_level;
         int64_t heartbeat_ms, agent_timeout_ms, max_pending, kill_grace_ms;
-        const char *policy, *order;
+        const char *policy, *order, *fairness;
 } options;
 
 int64_t server_now(void) {
@@ -69,7 +69,8 @@ static const ctl_actions actions = {
 static void usage(FILE *f) {
         fputs("usage: colony-controller --secret-file PATH [--config FILE] [--socket PATH]\n"
               "         [--agent-listen HOST:PORT] [--port-file PATH] [--database PATH]\n"
-              "         [--policy NAME] [--order fifo|backfill|reserve] [--heartbeat-ms N] [--agent-timeout-ms N]\n"
+              "         [--policy NAME] [--order fifo|backfill|reserve] [--fairness mch|hdrf|drf|wdrf|c-ch|m-ch|none]\n"
+              "         [--heartbeat-ms N] [--agent-timeout-ms N]\n"
               "         [--max-pending N] [--kill-grace-ms N] [--log-level error|warning|notice|info|debug]\n"
               "The central colony daemon: clients on the Unix socket, agents on the TCP listener.\n"
               "See colony-controller(8).\n",
@@ -80,7 +81,8 @@ static const char *const config_keys[] = {
         "controller.socket",      "controller.agent_listen", "controller.port_file",     "controller.secret_file",
         "controller.database",    "controller.heartbeat_ms", "controller.agent_timeout_ms",
         "controller.max_pending", "controller.kill_grace_ms", "controller.policy",       "controller.order",
-        "controller.log_level",   "departments.*", NULL,
+        "controller.log_level",   "controller.fairness",     "departments.*",           "department_caps.*",
+        "department_users.*",     NULL,
 };
 
 /* Fill options the command line left unset from the config file. */
@@ -89,10 +91,10 @@ static int apply_config(options *o, config *cfg, char *err, size_t errlen) {
         if ((r = config_load(o->config, cfg, err, errlen)) < 0 || (r = config_check_keys(cfg, config_keys, err, errlen)) < 0)
                 return r;
         const char **strs[] = { &o->socket, &o->agent_listen, &o->port_file, &o->secret_file, &o->database,
-                                &o->policy, &o->order, &o->log_level };
+                                &o->policy, &o->order, &o->log_level, &o->fairness };
         const char *str_keys[] = { "controller.socket", "controller.agent_listen", "controller.port_file",
                                    "controller.secret_file", "controller.database", "controller.policy",
-                                   "controller.order", "controller.log_level" };
+                                   "controller.order", "controller.log_level", "controller.fairness" };
         for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
                 if (!*strs[i])
                         *strs[i] = config_get(cfg, str_keys[i]);
@@ -119,7 +121,7 @@ static int parse_number(const char *arg, const char *name, int64_t *out) {
 
 static int parse_args(int argc, char **argv, options *o) {
         enum { O_SOCKET = 256, O_LISTEN, O_PORTFILE, O_SECRET, O_DB, O_HB, O_TIMEOUT, O_MAXPEND, O_GRACE, O_POLICY,
-               O_ORDER, O_LOG };
+               O_ORDER, O_LOG, O_FAIR };
         static const struct option longopts[] = {
                 { "config", required_argument, NULL, 'c' },   { "socket", required_argument, NULL, O_SOCKET },
                 { "agent-listen", required_argument, NULL, O_LISTEN }, { "port-file", required_argument, NULL, O_PORTFILE },
@@ -127,7 +129,8 @@ static int parse_args(int argc, char **argv, options *o) {
                 { "heartbeat-ms", required_argument, NULL, O_HB }, { "agent-timeout-ms", required_argument, NULL, O_TIMEOUT },
                 { "max-pending", required_argument, NULL, O_MAXPEND }, { "kill-grace-ms", required_argument, NULL, O_GRACE },
                 { "policy", required_argument, NULL, O_POLICY }, { "order", required_argument, NULL, O_ORDER },
-                { "log-level", required_argument, NULL, O_LOG }, { "help", no_argument, NULL, 'h' },
+                { "log-level", required_argument, NULL, O_LOG }, { "fairness", required_argument, NULL, O_FAIR },
+                { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
         };
         int c;
@@ -143,6 +146,7 @@ static int parse_args(int argc, char **argv, options *o) {
                 case O_POLICY: o->policy = optarg; break;
                 case O_ORDER: o->order = optarg; break;
                 case O_LOG: o->log_level = optarg; break;
+                case O_FAIR: o->fairness = optarg; break;
                 case O_HB: r = parse_number(optarg, "--heartbeat-ms", &o->heartbeat_ms); break;
                 case O_TIMEOUT: r = parse_number(optarg, "--agent-timeout-ms", &o->agent_timeout_ms); break;
                 case O_MAXPEND: r = parse_number(optarg, "--max-pending", &o->max_pending); break;
@@ -161,9 +165,10 @@ static int parse_args(int argc, char **argv, options *o) {
 }
 
 static void set_defaults(options *o) {
-        const char **strs[] = { &o->socket, &o->agent_listen, &o->database, &o->policy, &o->order, &o->log_level };
+        const char **strs[] = { &o->socket, &o->agent_listen, &o->database, &o->policy, &o->order, &o->log_level,
+                                &o->fairness };
         const char *defs[] = { "/run/colony/controller.sock", "127.0.0.1:7117", "/var/lib/colony/controller.db",
-                               "first-fit", "fifo", "info" };
+                               "first-fit", "fifo", "info", "mch" };
         for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
                 if (!*strs[i])
                         *strs[i] = defs[i];
@@ -172,6 +177,57 @@ static void set_defaults(options *o) {
         for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
                 if (*nums[i] < 0)
                         *nums[i] = num_defs[i];
+}
+
+/* "mch" etc. into a fair_algo, "none" into -1. Returns 0 or -EINVAL. */
+static int parse_fairness(const char *name, int *out) {
+        fair_algo a;
+        if (strcmp(name, "none") == 0)
+                return *out = -1, 0;
+        if (fair_algo_from_name(name, &a) < 0)
+                return -EINVAL;
+        *out = (int)a;
+        return 0;
+}
+
+int server_reload(ctl_server *srv, char *err, size_t errlen) {
+        config cfg = { 0 };
+        depts fresh;
+        options o = { .fairness = srv->fairness_arg, .heartbeat_ms = -1, .agent_timeout_ms = -1, .max_pending = -1,
+                      .kill_grace_ms = -1, .config = srv->config_path };
+        int fairness = srv->state.cfg.fairness, r;
+        if (!srv->config_path)
+                return snprintf(err, errlen, "the controller was started without --config"), -ENOENT;
+        if ((r = apply_config(&o, &cfg, err, errlen)) < 0 || (r = depts_from_config(&cfg, &fresh, err, errlen)) < 0) {
+                config_free(&cfg);
+                return r;
+        }
+        if (o.fairness && parse_fairness(o.fairness, &fairness) < 0) {
+                snprintf(err, errlen, "%s: controller.fairness: '%s' is not mch, hdrf, drf, wdrf, c-ch, m-ch or none",
+                         cfg.path, o.fairness);
+                depts_free(&fresh);
+                config_free(&cfg);
+                return -EINVAL;
+        }
+        config_free(&cfg);
+        depts_free(&srv->depts);
+        srv->depts = fresh; /* the state machine's cfg.depts points here */
+        if ((r = ctl_set_depts(&srv->state, fairness)) < 0)
+                return snprintf(err, errlen, "out of memory: the fair order is off"), r;
+        log_info("reloaded %s: %zu departments, fairness %s", srv->config_path, srv->depts.n,
+                 fairness < 0 ? "none" : fair_algo_name(fairness));
+        server_schedule(srv);
+        return 0;
+}
+
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        char err[512];
+        (void)s;
+        (void)si;
+        int r = server_reload(userdata, err, sizeof(err));
+        if (r < 0)
+                log_errno(LOG_ERR, r, "SIGHUP: reload refused, the departments stay as they were: %s", err);
+        return 0;
 }
 
 typedef struct listener {
@@ -231,6 +287,12 @@ static int open_state(ctl_server *srv, const options *o) {
         int r = sched_heuristic_from_name(o->policy, &policy) == 0 ? 0 : sched_dispatcher_new(o->policy, 1, &dispatcher);
         if (r < 0)
                 return log_errno(LOG_ERR, r, r == -EINVAL ? "unknown policy '%s'" : "policy %s", o->policy);
+        int fairness;
+        if (parse_fairness(o->fairness, &fairness) < 0)
+                return log_errno(LOG_ERR, -EINVAL, "fairness must be mch, hdrf, drf, wdrf, c-ch, m-ch or none, not '%s'",
+                                 o->fairness);
+        if (fairness >= 0 && dispatcher)
+                log_info("policy %s keeps submission order: fairness %s does not apply", o->policy, o->fairness);
         ctl_config cfg = { .policy = policy,
                            .dispatcher = dispatcher,
                            .order = order,
@@ -239,6 +301,8 @@ static int open_state(ctl_server *srv, const options *o) {
                            .agent_timeout_usec = o->agent_timeout_ms * 1000,
                            .depts = &srv->depts };
         ctl_init(&srv->state, &cfg, &actions, srv);
+        if ((r = ctl_set_depts(&srv->state, fairness)) < 0)
+                return log_errno(LOG_ERR, r, "departments");
         srv->heartbeat_ms = (int)(o->heartbeat_ms ? o->heartbeat_ms : 1);
         r = file_read_small(o->secret_file, 1, &srv->secret);
         if (r == -EPERM)
@@ -277,6 +341,7 @@ static int open_listeners(ctl_server *srv, const options *o, listener ls[2]) {
             (r = sd_event_source_set_io_fd_own(src, 1)) < 0 ||
             (r = sd_event_add_signal(srv->event, NULL, SIGTERM, NULL, NULL)) < 0 ||
             (r = sd_event_add_signal(srv->event, NULL, SIGINT, NULL, NULL)) < 0 ||
+            (r = sd_event_add_signal(srv->event, NULL, SIGHUP, on_sighup, srv)) < 0 ||
             (r = sd_event_add_time_relative(srv->event, NULL, CLOCK_MONOTONIC, (uint64_t)srv->heartbeat_ms * 1000, 0,
                                             on_tick, srv)) < 0)
                 return log_errno(LOG_ERR, r, "event loop set-up");
@@ -290,7 +355,7 @@ int main(int argc, char **argv) {
         char err[512];
         if (parse_args(argc, argv, &o) < 0)
                 return 2;
-        ctl_server srv = { 0 };
+        ctl_server srv = { .config_path = o.config, .fairness_arg = o.fairness };
         if (o.config && (apply_config(&o, &cfg, err, sizeof(err)) < 0 ||
                          depts_from_config(&cfg, &srv.depts, err, sizeof(err)) < 0)) {
                 fprintf(stderr, "colony-controller: %s\n", err);
@@ -310,6 +375,7 @@ int main(int argc, char **argv) {
         sigemptyset(&mask);
         sigaddset(&mask, SIGTERM);
         sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
         sigprocmask(SIG_BLOCK, &mask, NULL);
 
         listener ls[2];
@@ -332,6 +398,7 @@ int main(int argc, char **argv) {
         free(srv.secret);
         sd_event_unref(srv.event);
         depts_free(&srv.depts);
+        cpuwin_free(&srv.cpu);
         config_free(&cfg);
         return r < 0 ? 1 : 0;
 }
