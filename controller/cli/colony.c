@@ -109,6 +109,18 @@ int cli_opts_status(int r) {
         return r == CLI_OPTS_HELP ? 0 : EXIT_USAGE;
 }
 
+int cli_no_operands(cli *c, int argc, char **argv) {
+        int o;
+
+        while ((o = cli_getopt(c, argc, argv, NULL)) > 0)
+                ;
+        if (o < 0)
+                return cli_opts_status(o);
+        if (optind < argc)
+                return cli_usage_error(c, "unexpected argument '%s'", argv[optind]);
+        return -1;
+}
+
 static void usage(FILE *f) {
         fputs("Usage: colony [--socket PATH | --dir DIR] [--json] COMMAND [options] [args]\n"
               "Submit and follow jobs on a colony cluster, or run a local one.\n\nCommands:\n",

@@ -5,13 +5,11 @@
 #include "format.h"
 #include "proto.h"
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define REQUEST_TIMEOUT_MS 30000
-#define ERRLEN 1024
 
 static const char shares_usage[] =
         "Usage: colony shares [--json]\n"
@@ -83,28 +81,8 @@ static int print_shares(const cli *c, const cJSON *reply) {
         return r == 0 ? 0 : EXIT_FAIL;
 }
 
-/* A command that takes no operand and sends {"type": type}. Returns -1 to go on, else a status. */
-static int no_operands(cli *c, int argc, char **argv) {
-        int o;
-        while ((o = cli_getopt(c, argc, argv, NULL)) > 0)
-                ;
-        if (o < 0)
-                return cli_opts_status(o);
-        if (optind < argc)
-                return cli_usage_error(c, "unexpected argument '%s'", argv[optind]);
-        return -1;
-}
-
 static int run_shares(cli *c, int argc, char **argv) {
-        int r = no_operands(c, argc, argv);
-        if (r >= 0)
-                return r;
-        cJSON *req = proto_new("shares");
-        if (!req) {
-                cli_error(c, "out of memory");
-                return EXIT_FAIL;
-        }
-        return client_print(c, req, "shares", NULL, REQUEST_TIMEOUT_MS, print_shares);
+        return client_run_plain(c, argc, argv, "shares", "shares", REQUEST_TIMEOUT_MS, print_shares);
 }
 
 const cli_command cmd_shares = {"shares", "how departments share the cluster, and which job starts next", shares_usage,
@@ -116,26 +94,15 @@ static const char reload_usage[] =
         "again (as SIGHUP does). A file that does not parse changes nothing, and its first error\n"
         "is printed. Root or the controller's own user only.\n";
 
-static int run_reload(cli *c, int argc, char **argv) {
-        char sock[PATH_MAX], err[ERRLEN];
-        cJSON *reply = NULL;
-        int r = no_operands(c, argc, argv);
-        if (r >= 0)
-                return r;
-        if (client_socket_path(c, sock, sizeof(sock)) < 0) {
-                cli_error(c, "socket path too long");
-                return EXIT_FAIL;
-        }
-        r = client_simple(sock, "reload", 0, "reloaded", REQUEST_TIMEOUT_MS, &reply, err, sizeof(err));
+static int print_reloaded(const cli *c, const cJSON *reply) {
         const cJSON *n = cJSON_GetObjectItemCaseSensitive(reply, "departments");
-        if (r < 0)
-                cli_error(c, "%s", err);
-        else if (c->json)
-                fmt_json(reply);
-        else
-                printf("reloaded: %.0f departments\n", cJSON_IsNumber(n) ? n->valuedouble : 0);
-        cJSON_Delete(reply);
-        return r == 0 ? 0 : EXIT_FAIL;
+        (void)c;
+        printf("reloaded: %.0f departments\n", cJSON_IsNumber(n) ? n->valuedouble : 0);
+        return 0;
+}
+
+static int run_reload(cli *c, int argc, char **argv) {
+        return client_run_plain(c, argc, argv, "reload", "reloaded", REQUEST_TIMEOUT_MS, print_reloaded);
 }
 
 const cli_command cmd_reload = {"reload", "make the controller re-read its departments", reload_usage, false,
