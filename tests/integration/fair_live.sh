@@ -10,11 +10,11 @@ conf=$DIR/controller.conf
 printf '[departments]\na = 2\nb = 1\nc = 3\n' >"$conf"
 cluster_up --agents 2 --agent-cpus 3 --agent-mem 512M --controller-config "$conf"
 
-# flood DEPT N: N jobs of one CPU each, a second or two long.
+# flood DEPT N: N jobs of one CPU each, a few seconds long.
 flood() {
         local i
         for ((i = 0; i < $2; i++)); do
-                colony submit --group "$1" --cpus 1 --mem 16M -- /bin/sleep 1.5 >/dev/null
+                colony submit --group "$1" --cpus 1 --mem 16M -- /bin/sleep 3 >/dev/null
         done
 }
 
@@ -67,21 +67,30 @@ window_sums() { # the sums of the last WINDOW samples, for the notes
         echo "a=$a b=$b c=$c"
 }
 
-# flood_in_background DEPT N: flood while the caller samples; FLOOD_PID to wait for.
-flood_in_background() {
-        flood "$@" &
-        FLOOD_PID=$!
-        STARTED_PIDS+=("$FLOOD_PID")
+# keep_pending DEPT: submit 12 jobs of DEPT, then keep at least 8 pending until killed, so the
+# department floods the cluster however fast its jobs start or this machine runs.
+keep_pending() {
+        local p
+        flood "$1" 12
+        while :; do
+                p=$(colony shares --json | jq -r --arg d "$1" '.departments[] | select(.path == $d) | .pending') || p=0
+                if ((p < 8)); then flood "$1" 4; else sleep 0.2; fi
+        done
+}
+KEEPERS=()
+start_flood() {
+        keep_pending "$1" &
+        KEEPERS+=($!)
+        STARTED_PIDS+=($!)
 }
 
 # a alone takes every slot first: the start is as unfair as it gets.
-flood a 80
-for ((k = 0; k < 100; k++)); do [ "$(running)" = "6 0 0" ] && break; sleep 0.1; done
+start_flood a
+for ((k = 0; k < 300; k++)); do [ "$(running)" = "6 0 0" ] && break; sleep 0.1; done
 [ "$(running)" = "6 0 0" ] || fail "a alone does not run on all 6 slots: $(running)"
 start=$SECONDS
-flood_in_background b 50
-n=$(settle 2 1 0 300)
-wait "$FLOOD_PID"
+start_flood b
+n=$(settle 2 1 0 150)
 note "a:b from 6:0 to 2:1 within 10% over $WINDOW samples after $n samples ($((SECONDS - start)) s)"
 note "over $WINDOW more: $(window_sums)"
 [ "$(colony shares --json | jq -r .fairness)" = mch ] || fail "the default fairness is not mch"
@@ -89,14 +98,14 @@ why=$(colony shares --json | jq -r .next.why)
 note "next: $why"
 
 start=$SECONDS
-flood_in_background c 60
-n=$(settle 2 1 3 300)
-wait "$FLOOD_PID"
+start_flood c
+n=$(settle 2 1 3 150)
 note "c (weight 3) arrives: a:b:c from 4:2:0 to 2:1:3 after $n samples ($((SECONDS - start)) s)"
 note "over $WINDOW more: $(window_sums)"
 colony shares
 
 # Stop the flood: cancel what still waits (teardown ends the rest).
+for pid in "${KEEPERS[@]}"; do kill "$pid" && wait "$pid" 2>/dev/null || true; done
 mapfile -t pending < <(colony queue --json | jq -r '.jobs[] | select(.state == "pending") | .id')
 ((${#pending[@]} == 0)) || colony cancel "${pending[@]}" >/dev/null
 echo "PASS"
