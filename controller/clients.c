@@ -368,15 +368,19 @@ static cJSON *next_to_json(ctl_server *srv, const fairorder_report *rep, uint64_
  * job the controller offers first (docs/protocol.md). */
 static void handle_shares(ctl_server *srv, conn *c, const cJSON *msg) {
         static const char *const none[] = { NULL };
-        char err[PROTO_ERRLEN];
+        char err[PROTO_ERRLEN] = "";
         const fairorder *fo = &srv->state.fair;
         fairorder_report rep = { .nodes = calloc(fo->n + 1, sizeof(*rep.nodes)) };
         int64_t *cpu = calloc(fo->n + 1, sizeof(*cpu));
         uint64_t next_id = 0;
         cJSON *out = NULL, *arr;
         int r = proto_check_fields(msg, none, err);
-        if (r == 0 && (!rep.nodes || !cpu || ctl_fair_shares(&srv->state, &rep, &next_id) < 0))
-                r = -snprintf(err, sizeof(err), "cannot compute the shares: out of memory");
+        if (r == 0 && (!rep.nodes || !cpu))
+                r = -ENOMEM;
+        if (r == 0)
+                r = ctl_fair_shares(&srv->state, &rep, &next_id);
+        if (r < 0 && !*err)
+                snprintf(err, sizeof(err), "cannot compute the shares: %s", strerror(-r));
         if (r == 0 && (out = proto_new("shares"))) {
                 int fairness = srv->state.cfg.dispatcher ? -1 : srv->state.cfg.fairness;
                 window_cpu(srv, cpu);

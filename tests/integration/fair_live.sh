@@ -78,6 +78,13 @@ keep_pending() {
         done
 }
 KEEPERS=()
+stop_floods() {
+        local pid
+        for pid in "${KEEPERS[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true; done
+        KEEPERS=()
+        return 0
+}
+trap 'rc=$?; set +e; stop_floods; (exit $rc); teardown' EXIT
 start_flood() {
         keep_pending "$1" &
         KEEPERS+=($!)
@@ -105,7 +112,7 @@ note "over $WINDOW more: $(window_sums)"
 colony shares
 
 # Stop the flood: cancel what still waits (teardown ends the rest).
-for pid in "${KEEPERS[@]}"; do kill "$pid" && wait "$pid" 2>/dev/null || true; done
+stop_floods
 mapfile -t pending < <(colony queue --json | jq -r '.jobs[] | select(.state == "pending") | .id')
 ((${#pending[@]} == 0)) || colony cancel "${pending[@]}" >/dev/null
 echo "PASS"
