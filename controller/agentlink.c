@@ -248,6 +248,32 @@ void server_send_launch(ctl_server *srv, ctl_node *n, const job *j) {
         send_to(n, msg, j, "launch");
 }
 
+/* {"type":"weights","depts":[{"group":path,"dept_weights":[...]}...]} for every department. */
+static cJSON *weights_message(ctl_server *srv) {
+        cJSON *msg = proto_new("weights"), *arr = msg ? cJSON_AddArrayToObject(msg, "depts") : NULL;
+        for (size_t i = 0; arr && i < srv->depts.n; i++) {
+                cJSON *e = cJSON_CreateObject();
+                if (!e || !cJSON_AddItemToArray(arr, e) || !cJSON_AddStringToObject(e, "group", srv->depts.v[i].path) ||
+                    add_dept_weights(srv, srv->depts.v[i].path, e) < 0)
+                        arr = NULL;
+        }
+        if (!arr) {
+                cJSON_Delete(msg);
+                return NULL;
+        }
+        return msg;
+}
+
+void server_send_weights(ctl_server *srv) {
+        cJSON *msg = weights_message(srv);
+        for (size_t i = 0; i < srv->state.nnodes; i++) {
+                ctl_node *n = srv->state.nodes[i];
+                if (n->up && n->link && (!msg || conn_send(n->link, msg) < 0))
+                        log_error("node=%s: could not send the new department weights", n->name);
+        }
+        cJSON_Delete(msg);
+}
+
 void server_send_cancel(ctl_server *srv, ctl_node *n, const job *j, int grace_ms) {
         (void)srv;
         send_cancel(n, j->id, grace_ms);

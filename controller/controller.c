@@ -216,6 +216,7 @@ int server_reload(ctl_server *srv, char *err, size_t errlen) {
                 return snprintf(err, errlen, "out of memory: the fair order is off"), r;
         log_info("reloaded %s: %zu departments, fairness %s", srv->config_path, srv->depts.n,
                  fairness < 0 ? "none" : fair_algo_name(fairness));
+        server_send_weights(srv);
         server_schedule(srv);
         return 0;
 }

@@ -2,7 +2,8 @@
 # fair_reload.sh - the departments' caps, user lists and reloads, live: a user a department does
 # not list is refused in one line; SIGHUP takes a new tree; a capped department never runs
 # beyond its cap of the cluster, even with CPUs free; a broken file is refused with the error
-# logged (and `colony reload` printing it) while the old tree stays; `colony reload` lifts the cap.
+# logged (and `colony reload` printing it) while the old tree stays; `colony reload` lifts the cap,
+# and a new weight reaches the cgroup of a department whose jobs run on.
 . "$(dirname "$0")/lib.sh"
 as_nobody() { setpriv --reuid 65534 --regid 65534 --clear-groups -- "$@"; }
 
@@ -65,5 +66,24 @@ printf '[departments]\na = 1\nb = 2\n' >"$conf"
 colony reload >/dev/null || fail "colony reload refused a good file"
 for id in "${ids[@]}"; do wait_state "$id" running; done
 note "reload without the cap: all 4 of b's jobs run"
+
+# dept_weight DEPT: the kernel's CPU weight of the department's cgroup on the agent's host.
+agent=${PREFIX}1
+dept_weight() {
+        if [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; then
+                cat "$(agent_cgroup "" "$agent" "dept-$1")/cpu.weight"
+        else
+                cat "$(agent_cgroup cpu "$agent" "dept-$1")/cpu.shares"
+        fi
+}
+if [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; then want2=200 want5=500; else want2=2048 want5=5120; fi
+[ "$(dept_weight b)" = "$want2" ] || fail "b's cgroup weight is $(dept_weight b), want $want2"
+# A new weight with no launch to carry it: the reload sends it to the agents.
+printf '[departments]\na = 1\nb = 5\n' >"$conf"
+colony reload >/dev/null || fail "colony reload refused b = 5"
+for ((k = 0; k < 50; k++)); do [ "$(dept_weight b)" = "$want5" ] && break; sleep 0.1; done
+[ "$(dept_weight b)" = "$want5" ] || fail "after reload with b = 5, b's running cgroup has weight $(dept_weight b)"
+[ ! -d "$(agent_cgroup memory "$agent" dept-a)" ] || fail "the reload made a cgroup for a, which runs nothing here"
+note "reload with b = 5: b's cgroup weight $want2 -> $(dept_weight b) while its jobs run; none made for a"
 colony cancel "${ids[@]}" >/dev/null
 echo "PASS"
