@@ -42,7 +42,8 @@ void fairorder_free(fairorder *fo) {
         *fo = (fairorder){ 0 };
 }
 
-/* The node named path among the first n, or -1 (linear: only while building). */
+/* The node built so far named path, or -1. Linear, so building is O(D^2) for D departments:
+ * a config file's handful, once per start or reload. */
 static int32_t find_built(const fairorder *fo, const char *path, size_t len) {
         for (size_t i = 1; i < fo->n; i++)
                 if (strlen(fo->nodes[i].name) == len && strncmp(fo->nodes[i].name, path, len) == 0)
