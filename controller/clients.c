@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void reply(conn *c, cJSON *msg) {
         if (msg && conn_send(c, msg) == -EMSGSIZE) {
@@ -306,13 +307,120 @@ static void handle_nodes(ctl_server *srv, conn *c, const cJSON *msg) {
         reply(c, out);
 }
 
+/* One department of a shares reply; cpu: its subtree's CPU time in the window. */
+static cJSON *share_to_json(const fairorder *fo, size_t i, const fairorder_share *sh, int64_t cpu_usec) {
+        cJSON *o = cJSON_CreateObject();
+        const fair_node *n = &fo->nodes[i];
+        if (!o)
+                return NULL;
+        cJSON_AddStringToObject(o, "path", n->name);
+        cJSON_AddStringToObject(o, "parent", fo->nodes[n->parent].name);
+        cJSON_AddBoolToObject(o, "leaf", !fo->inner[i]);
+        cJSON_AddNumberToObject(o, "weight", n->weight);
+        cJSON_AddNumberToObject(o, "cap", n->cap);
+        cJSON_AddNumberToObject(o, "entitled", sh->entitled);
+        cJSON_AddNumberToObject(o, "share", sh->share);
+        cJSON_AddNumberToObject(o, "running", sh->running);
+        cJSON_AddNumberToObject(o, "pending", sh->pending);
+        cJSON_AddNumberToObject(o, "cpu_seconds", (double)cpu_usec / 1e6);
+        cJSON_AddBoolToObject(o, "held", sh->held);
+        return o;
+}
+
+/* CPU time of each node's subtree in the window (cpu: fo->n entries, zeroed). */
+static void window_cpu(ctl_server *srv, int64_t *cpu) {
+        const fairorder *fo = &srv->state.fair;
+        int64_t now = server_now();
+        for (size_t g = 0; g < srv->cpu.n; g++) {
+                const char *group = srv->cpu.v[g].group;
+                int64_t usec = cpuwin_sum(&srv->cpu.v[g], now);
+                for (int32_t a = (int32_t)fairorder_dept(fo, *group ? group : NULL); a >= 0; a = fo->nodes[a].parent)
+                        cpu[a] += usec;
+        }
+}
+
+/* The next job and why, or null. */
+static cJSON *next_to_json(ctl_server *srv, const fairorder_report *rep, uint64_t next_id) {
+        char why[256];
+        const fairorder *fo = &srv->state.fair;
+        cJSON *o = next_id ? cJSON_CreateObject() : cJSON_CreateNull();
+        if (!o || !next_id)
+                return o;
+        if (srv->state.cfg.fairness < 0 || srv->state.cfg.dispatcher)
+                snprintf(why, sizeof(why), "submission order (fairness none, or a policy that keeps it)");
+        else
+                fairorder_why(fo, rep, why, sizeof(why));
+        cJSON_AddNumberToObject(o, "id", (double)next_id);
+        cJSON_AddStringToObject(o, "department", fo->nodes[rep->next_dept].name);
+        cJSON_AddStringToObject(o, "why", why);
+        return o;
+}
+
+/* Each department's entitled and current dominant share, jobs, CPU time in the window, and the
+ * job the controller offers first (docs/protocol.md). */
+static void handle_shares(ctl_server *srv, conn *c, const cJSON *msg) {
+        static const char *const none[] = { NULL };
+        char err[PROTO_ERRLEN] = "";
+        const fairorder *fo = &srv->state.fair;
+        fairorder_report rep = { .nodes = calloc(fo->n + 1, sizeof(*rep.nodes)) };
+        int64_t *cpu = calloc(fo->n + 1, sizeof(*cpu));
+        uint64_t next_id = 0;
+        cJSON *out = NULL, *arr;
+        int r = proto_check_fields(msg, none, err);
+        if (r == 0 && (!rep.nodes || !cpu))
+                r = -ENOMEM;
+        if (r == 0)
+                r = ctl_fair_shares(&srv->state, &rep, &next_id);
+        if (r < 0 && !*err)
+                snprintf(err, sizeof(err), "cannot compute the shares: %s", strerror(-r));
+        if (r == 0 && (out = proto_new("shares"))) {
+                int fairness = srv->state.cfg.dispatcher ? -1 : srv->state.cfg.fairness;
+                window_cpu(srv, cpu);
+                cJSON_AddStringToObject(out, "fairness", fairness < 0 ? "none" : fair_algo_name(fairness));
+                cJSON_AddNumberToObject(out, "window_seconds", CPUWIN_SECONDS);
+                arr = cJSON_AddArrayToObject(out, "departments");
+                for (size_t i = 1; arr && i < fo->n; i++)
+                        cJSON_AddItemToArray(arr, share_to_json(fo, i, &rep.nodes[i], cpu[i]));
+                cJSON_AddItemToObject(out, "next", next_to_json(srv, &rep, next_id));
+        }
+        free(rep.nodes);
+        free(cpu);
+        if (r < 0)
+                reply_error(c, err);
+        else
+                reply(c, out);
+}
+
+/* Re-read the departments, as SIGHUP does; root or the controller's own user only. */
+static void handle_reload(ctl_server *srv, conn *c, const cJSON *msg) {
+        static const char *const none[] = { NULL };
+        char err[512];
+        if (proto_check_fields(msg, none, err) < 0) {
+                reply_error(c, err);
+                return;
+        }
+        if (c->uid != 0 && c->uid != geteuid()) {
+                reply_error(c, "only root or the controller's user may reload it");
+                return;
+        }
+        if (server_reload(srv, err, sizeof(err)) < 0) {
+                log_error("reload refused, the departments stay as they were: %s", err);
+                reply_error(c, err);
+                return;
+        }
+        cJSON *ok = proto_new("reloaded");
+        if (ok)
+                cJSON_AddNumberToObject(ok, "departments", (double)srv->depts.n);
+        reply(c, ok);
+}
+
 static const struct {
         const char *type;
         void (*handle)(ctl_server *srv, conn *c, const cJSON *msg);
 } requests[] = {
         { "submit", handle_submit }, { "queue", handle_queue }, { "show", handle_show },
         { "cancel", handle_cancel }, { "wait", handle_wait },   { "nodes", handle_nodes },
-        { "history", handle_history },
+        { "history", handle_history }, { "shares", handle_shares }, { "reload", handle_reload },
 };
 
 static void client_message(conn *c, const cJSON *msg) {

@@ -21,7 +21,7 @@ typedef struct options {
         const char *http_listen, *http_port_file; /* the HTTP side is off while http_listen is NULL */
         const char *tls_cert, *tls_key, *tls_ca; /* TLS on the agent listener when tls_cert is set */
         int64_t heartbeat_ms, agent_timeout_ms, max_pending, kill_grace_ms;
-        const char *policy, *order;
+        const char *policy, *order, *fairness;
 } options;
 
 int64_t server_now(void) {
@@ -64,7 +64,8 @@ static const ctl_actions actions = {
 static void usage(FILE *f) {
         fputs("usage: colony-controller --secret-file PATH [--config FILE] [--socket PATH]\n"
               "         [--agent-listen HOST:PORT] [--port-file PATH] [--database PATH]\n"
-              "         [--policy NAME] [--order fifo|backfill|reserve] [--heartbeat-ms N] [--agent-timeout-ms N]\n"
+              "         [--policy NAME] [--order fifo|backfill|reserve] [--fairness mch|hdrf|drf|wdrf|c-ch|m-ch|none]\n"
+              "         [--heartbeat-ms N] [--agent-timeout-ms N]\n"
               "         [--max-pending N] [--kill-grace-ms N] [--log-level error|warning|notice|info|debug]\n"
               "         [--http-listen HOST:PORT] [--http-port-file PATH]\n"
               "         [--tls-cert PEM --tls-key PEM [--tls-ca PEM]]\n"
@@ -78,7 +79,8 @@ static const char *const config_keys[] = {
         "controller.database",    "controller.heartbeat_ms", "controller.agent_timeout_ms",
         "controller.max_pending", "controller.kill_grace_ms", "controller.policy",       "controller.order",
         "controller.log_level",   "controller.http_listen", "controller.http_port_file", "controller.tls_cert",
-        "controller.tls_key",     "controller.tls_ca",      "departments.*", NULL,
+        "controller.tls_key",     "controller.tls_ca",      "controller.fairness",     "departments.*",
+        "department_caps.*",      "department_users.*",     NULL,
 };
 
 /* Fill options the command line left unset from the config file. */
@@ -88,12 +90,12 @@ static int apply_config(options *o, config *cfg, char *err, size_t errlen) {
                 return r;
         const char **strs[] = { &o->socket, &o->agent_listen, &o->port_file, &o->secret_file, &o->database,
                                 &o->policy, &o->order, &o->log_level, &o->http_listen, &o->http_port_file,
-                                &o->tls_cert, &o->tls_key, &o->tls_ca };
+                                &o->tls_cert, &o->tls_key, &o->tls_ca, &o->fairness };
         const char *str_keys[] = { "controller.socket", "controller.agent_listen", "controller.port_file",
                                    "controller.secret_file", "controller.database", "controller.policy",
                                    "controller.order", "controller.log_level", "controller.http_listen",
                                    "controller.http_port_file", "controller.tls_cert", "controller.tls_key",
-                                   "controller.tls_ca" };
+                                   "controller.tls_ca", "controller.fairness" };
         for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
                 if (!*strs[i])
                         *strs[i] = config_get(cfg, str_keys[i]);
@@ -120,7 +122,7 @@ static int parse_number(const char *arg, const char *name, int64_t *out) {
 
 static int parse_args(int argc, char **argv, options *o) {
         enum { O_SOCKET = 256, O_LISTEN, O_PORTFILE, O_SECRET, O_DB, O_HB, O_TIMEOUT, O_MAXPEND, O_GRACE, O_POLICY,
-               O_ORDER, O_LOG, O_HTTP, O_HTTP_PORTFILE, O_TLS_CERT, O_TLS_KEY, O_TLS_CA };
+               O_ORDER, O_LOG, O_HTTP, O_HTTP_PORTFILE, O_TLS_CERT, O_TLS_KEY, O_TLS_CA, O_FAIR };
         static const struct option longopts[] = {
                 { "config", required_argument, NULL, 'c' },   { "socket", required_argument, NULL, O_SOCKET },
                 { "agent-listen", required_argument, NULL, O_LISTEN }, { "port-file", required_argument, NULL, O_PORTFILE },
@@ -129,6 +131,7 @@ static int parse_args(int argc, char **argv, options *o) {
                 { "max-pending", required_argument, NULL, O_MAXPEND }, { "kill-grace-ms", required_argument, NULL, O_GRACE },
                 { "policy", required_argument, NULL, O_POLICY }, { "order", required_argument, NULL, O_ORDER },
                 { "log-level", required_argument, NULL, O_LOG }, { "help", no_argument, NULL, 'h' },
+                { "fairness", required_argument, NULL, O_FAIR },
                 { "http-listen", required_argument, NULL, O_HTTP },
                 { "http-port-file", required_argument, NULL, O_HTTP_PORTFILE },
                 { "tls-cert", required_argument, NULL, O_TLS_CERT }, { "tls-key", required_argument, NULL, O_TLS_KEY },
@@ -153,6 +156,7 @@ static int parse_args(int argc, char **argv, options *o) {
                 case O_TLS_CERT: o->tls_cert = optarg; break;
                 case O_TLS_KEY: o->tls_key = optarg; break;
                 case O_TLS_CA: o->tls_ca = optarg; break;
+                case O_FAIR: o->fairness = optarg; break;
                 case O_HB: r = parse_number(optarg, "--heartbeat-ms", &o->heartbeat_ms); break;
                 case O_TIMEOUT: r = parse_number(optarg, "--agent-timeout-ms", &o->agent_timeout_ms); break;
                 case O_MAXPEND: r = parse_number(optarg, "--max-pending", &o->max_pending); break;
@@ -171,9 +175,10 @@ static int parse_args(int argc, char **argv, options *o) {
 }
 
 static void set_defaults(options *o) {
-        const char **strs[] = { &o->socket, &o->agent_listen, &o->database, &o->policy, &o->order, &o->log_level };
+        const char **strs[] = { &o->socket, &o->agent_listen, &o->database, &o->policy, &o->order, &o->log_level,
+                                &o->fairness };
         const char *defs[] = { "/run/colony/controller.sock", "127.0.0.1:7117", "/var/lib/colony/controller.db",
-                               "first-fit", "fifo", "info" };
+                               "first-fit", "fifo", "info", "mch" };
         for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
                 if (!*strs[i])
                         *strs[i] = defs[i];
@@ -182,6 +187,58 @@ static void set_defaults(options *o) {
         for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
                 if (*nums[i] < 0)
                         *nums[i] = num_defs[i];
+}
+
+/* "mch" etc. into a fair_algo, "none" into -1. Returns 0 or -EINVAL. */
+static int parse_fairness(const char *name, int *out) {
+        fair_algo a;
+        if (strcmp(name, "none") == 0)
+                return *out = -1, 0;
+        if (fair_algo_from_name(name, &a) < 0)
+                return -EINVAL;
+        *out = (int)a;
+        return 0;
+}
+
+int server_reload(ctl_server *srv, char *err, size_t errlen) {
+        config cfg = { 0 };
+        depts fresh;
+        options o = { .fairness = srv->fairness_arg, .heartbeat_ms = -1, .agent_timeout_ms = -1, .max_pending = -1,
+                      .kill_grace_ms = -1, .config = srv->config_path };
+        int fairness = srv->state.cfg.fairness, r;
+        if (!srv->config_path)
+                return snprintf(err, errlen, "the controller was started without --config"), -ENOENT;
+        if ((r = apply_config(&o, &cfg, err, errlen)) < 0 || (r = depts_from_config(&cfg, &fresh, err, errlen)) < 0) {
+                config_free(&cfg);
+                return r;
+        }
+        if (o.fairness && parse_fairness(o.fairness, &fairness) < 0) {
+                snprintf(err, errlen, "%s: controller.fairness: '%s' is not mch, hdrf, drf, wdrf, c-ch, m-ch or none",
+                         cfg.path, o.fairness);
+                depts_free(&fresh);
+                config_free(&cfg);
+                return -EINVAL;
+        }
+        config_free(&cfg);
+        depts_free(&srv->depts);
+        srv->depts = fresh; /* the state machine's cfg.depts points here */
+        if ((r = ctl_set_depts(&srv->state, fairness)) < 0)
+                return snprintf(err, errlen, "out of memory: the fair order is off"), r;
+        log_info("reloaded %s: %zu departments, fairness %s", srv->config_path, srv->depts.n,
+                 fairness < 0 ? "none" : fair_algo_name(fairness));
+        server_send_weights(srv);
+        server_schedule(srv);
+        return 0;
+}
+
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        char err[512];
+        (void)s;
+        (void)si;
+        int r = server_reload(userdata, err, sizeof(err));
+        if (r < 0)
+                log_errno(LOG_ERR, r, "SIGHUP: reload refused, the departments stay as they were: %s", err);
+        return 0;
 }
 
 typedef struct listener {
@@ -242,6 +299,12 @@ static int open_state(ctl_server *srv, const options *o) {
         int r = sched_heuristic_from_name(o->policy, &policy) == 0 ? 0 : sched_dispatcher_new(o->policy, 1, &dispatcher);
         if (r < 0)
                 return log_errno(LOG_ERR, r, r == -EINVAL ? "unknown policy '%s'" : "policy %s", o->policy);
+        int fairness;
+        if (parse_fairness(o->fairness, &fairness) < 0)
+                return log_errno(LOG_ERR, -EINVAL, "fairness must be mch, hdrf, drf, wdrf, c-ch, m-ch or none, not '%s'",
+                                 o->fairness);
+        if (fairness >= 0 && dispatcher)
+                log_info("policy %s keeps submission order: fairness %s does not apply", o->policy, o->fairness);
         ctl_config cfg = { .policy = policy,
                            .dispatcher = dispatcher,
                            .order = order,
@@ -250,6 +313,8 @@ static int open_state(ctl_server *srv, const options *o) {
                            .agent_timeout_usec = o->agent_timeout_ms * 1000,
                            .depts = &srv->depts };
         ctl_init(&srv->state, &cfg, &actions, srv);
+        if ((r = ctl_set_depts(&srv->state, fairness)) < 0)
+                return log_errno(LOG_ERR, r, "departments");
         srv->heartbeat_ms = (int)(o->heartbeat_ms ? o->heartbeat_ms : 1);
         r = file_read_small(o->secret_file, 1, &srv->secret);
         if (r == -EPERM)
@@ -302,6 +367,7 @@ static int open_listeners(ctl_server *srv, const options *o, listener ls[2]) {
             (r = sd_event_source_set_io_fd_own(src, 1)) < 0 ||
             (r = sd_event_add_signal(srv->event, NULL, SIGTERM, NULL, NULL)) < 0 ||
             (r = sd_event_add_signal(srv->event, NULL, SIGINT, NULL, NULL)) < 0 ||
+            (r = sd_event_add_signal(srv->event, NULL, SIGHUP, on_sighup, srv)) < 0 ||
             (r = sd_event_add_time_relative(srv->event, NULL, CLOCK_MONOTONIC, (uint64_t)srv->heartbeat_ms * 1000, 0,
                                             on_tick, srv)) < 0)
                 return log_errno(LOG_ERR, r, "event loop set-up");
@@ -322,7 +388,7 @@ int main(int argc, char **argv) {
         char err[512];
         if (parse_args(argc, argv, &o) < 0)
                 return 2;
-        ctl_server srv = { 0 };
+        ctl_server srv = { .config_path = o.config, .fairness_arg = o.fairness };
         if (o.config && (apply_config(&o, &cfg, err, sizeof(err)) < 0 ||
                          depts_from_config(&cfg, &srv.depts, err, sizeof(err)) < 0)) {
                 fprintf(stderr, "colony-controller: %s\n", err);
@@ -342,6 +408,7 @@ int main(int argc, char **argv) {
         sigemptyset(&mask);
         sigaddset(&mask, SIGTERM);
         sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
         sigprocmask(SIG_BLOCK, &mask, NULL);
 
         listener ls[2] = { 0 };
@@ -371,6 +438,7 @@ int main(int argc, char **argv) {
         free(srv.secret);
         sd_event_unref(srv.event);
         depts_free(&srv.depts);
+        cpuwin_free(&srv.cpu);
         config_free(&cfg);
         return r < 0 ? 1 : 0;
 }

@@ -2,6 +2,7 @@
 #pragma once
 #include "conn.h"
 #include "jobstore.h"
+#include "cpuwin.h"
 #include "state.h"
 #include "stats.h"
 #include <systemd/sd-event.h>
@@ -15,7 +16,10 @@ typedef struct ctl_server {
         sd_event *event;
         ctl_state state;
         jobstore *store;
-        depts depts; /* from the config file's [departments] */
+        depts depts; /* from the config file's [departments], [department_caps], [department_users] */
+        const char *config_path;  /* --config, re-read on SIGHUP and `reload`; NULL: none */
+        const char *fairness_arg; /* --fairness, which a reload keeps; NULL: the file's or mch */
+        cpuwin cpu;  /* CPU time per department over the last CPUWIN_SECONDS */
         char *secret;
         int heartbeat_ms;
         waiter *waiters;
@@ -40,8 +44,13 @@ void server_answer_waiters(ctl_server *srv, const job *j);
 /* Send a launch or cancel to the node's agent (agentlink.c). */
 void server_send_launch(ctl_server *srv, ctl_node *n, const job *j);
 void server_send_cancel(ctl_server *srv, ctl_node *n, const job *j, int grace_ms);
+/* Send every up agent the departments' weights, for the department cgroups it has (agentlink.c). */
+void server_send_weights(ctl_server *srv);
 /* Close the link of node n, which went silent, so that it counts for nothing (agentlink.c). */
 void server_drop_link(ctl_server *srv, ctl_node *n, conn *c);
+/* Read the config file again and take its departments and fairness; a file that does not parse
+ * changes nothing. Returns 0, or -errno with one line in err (controller.c). */
+int server_reload(ctl_server *srv, char *err, size_t errlen);
 /* Schedule once this turn of the loop is over, logging a failure (both handlers call it after
  * any change; commit.c). */
 void server_schedule(ctl_server *srv);

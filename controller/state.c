@@ -29,6 +29,7 @@ void ctl_free(ctl_state *st) {
         free(st->jobs);
         free(st->pending);
         free(st->nodes);
+        fairorder_free(&st->fair);
         sched_dispatcher_free(st->cfg.dispatcher);
         *st = (ctl_state){ 0 };
 }
@@ -97,9 +98,16 @@ static void compact_pending(ctl_state *st) {
         st->npending = kept;
 }
 
-static void charge(ctl_node *n, const job *j) {
+/* What each department runs, for the fair order (empty before ctl_set_depts). */
+static void dept_charge(ctl_state *st, const job *j, int sign) {
+        if (st->fair.n)
+                fairorder_charge(&st->fair, fairorder_dept(&st->fair, j->spec.group), j->spec.req, sign);
+}
+
+static void charge(ctl_state *st, ctl_node *n, const job *j) {
         n->used = res_add(n->used, j->spec.req);
         n->running++;
+        dept_charge(st, j, +1);
 }
 
 /* What the policies see of a job. */
@@ -112,6 +120,7 @@ static sched_job sched_view(const job *j) {
 static void release(ctl_state *st, ctl_node *n, const job *j) {
         n->used = res_sub(n->used, j->spec.req);
         n->running--;
+        dept_charge(st, j, -1);
         if (st->cfg.dispatcher) {
                 sched_job v = sched_view(j);
                 sched_dispatch_exit(st->cfg.dispatcher, &v, n->index);
@@ -141,8 +150,19 @@ int ctl_restore(ctl_state *st, job *j, ctl_time now) {
         if (!n && !(n = node_add(st, j->node)))
                 return -ENOMEM;
         n->last_heard_mono_usec = now.mono_usec; /* the timeout starts with this controller */
-        charge(n, j);
+        charge(st, n, j);
         return 0;
+}
+
+int ctl_set_depts(ctl_state *st, int fairness) {
+        static const depts none;
+        fairorder_free(&st->fair);
+        st->cfg.fairness = fairness;
+        int r = fairorder_init(&st->fair, st->cfg.depts ? st->cfg.depts : &none, fairness >= 0 ? fairness : FAIR_MCH);
+        for (size_t i = 0; r == 0 && i < st->njobs; i++)
+                if (st->jobs[i]->state == JOB_RUNNING)
+                        dept_charge(st, st->jobs[i], +1);
+        return r;
 }
 
 /* Refuse what no known node could ever hold; accept anything while no node is known. */
@@ -188,11 +208,8 @@ int ctl_submit(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *
         int r = check_feasible(st, spec->req, err);
         if (r < 0)
                 return r;
-        if (spec->group && st->cfg.depts && st->cfg.depts->n && !depts_find(st->cfg.depts, spec->group)) {
-                snprintf(err, PROTO_ERRLEN, "unknown department '%.64s': the controller's [departments] do not list it",
-                         spec->group);
-                return -EINVAL;
-        }
+        if ((r = depts_may_submit(st->cfg.depts, spec->group, uid, user, err, PROTO_ERRLEN)) < 0)
+                return r;
         if (st->npending >= st->cfg.max_pending) {
                 snprintf(err, PROTO_ERRLEN, "queue full: %zu jobs pending (max_pending)", st->npending);
                 return -EAGAIN;
@@ -435,12 +452,60 @@ static int dispatch(ctl_state *st, job *j, ctl_node *n) {
         free(j->node);
         j->node = node;
         j->state = JOB_RUNNING;
-        charge(n, j);
+        charge(st, n, j);
         log_info("job=%llu node=%s state=running reason=placed policy=%s", (unsigned long long)j->id, n->name,
                  st->cfg.dispatcher ? sched_dispatcher_name(st->cfg.dispatcher) : sched_heuristic_name(st->cfg.policy));
         (void)st->act->persist(st->userdata, j);
         st->act->launch(st->userdata, n, j);
         return 0;
+}
+
+/* The pending jobs as the fair order sees them, and the capacity of the up nodes. Returns the
+ * array (the caller frees it) or NULL. */
+static fairorder_job *fair_view(ctl_state *st, res_t *capacity) {
+        fairorder_job *v = malloc((st->npending + 1) * sizeof(*v));
+        *capacity = (res_t){ 0 };
+        for (size_t i = 0; i < st->nnodes; i++)
+                if (st->nodes[i]->up)
+                        *capacity = res_add(*capacity, st->nodes[i]->capacity);
+        for (size_t i = 0; v && i < st->npending; i++)
+                v[i] = (fairorder_job){ fairorder_dept(&st->fair, st->pending[i]->spec.group), st->pending[i]->spec.req };
+        return v;
+}
+
+/* Put jobs (the pending view, in submission order) in the fair order, and drop those a cap
+ * holds: *njobs becomes the number to offer. Returns 0 or -ENOMEM. */
+static int fair_order(ctl_state *st, sched_job *jobs, size_t *njobs) {
+        res_t capacity;
+        size_t kept;
+        if (st->cfg.fairness < 0 || st->cfg.dispatcher || st->fair.n == 0)
+                return 0;
+        fairorder_job *view = fair_view(st, &capacity);
+        uint32_t *order = malloc((st->npending + 1) * sizeof(*order));
+        sched_job *copy = malloc((st->npending + 1) * sizeof(*copy));
+        int r = view && order && copy ? 0 : -ENOMEM;
+        if (r == 0 && fairorder_rank(&st->fair, capacity, view, st->npending, order, &kept, NULL) == 0) {
+                memcpy(copy, jobs, st->npending * sizeof(*copy));
+                for (size_t i = 0; i < kept; i++)
+                        jobs[i] = copy[order[i]];
+                *njobs = kept;
+        }
+        free(view);
+        free(order);
+        free(copy);
+        return r;
+}
+
+int ctl_fair_shares(ctl_state *st, fairorder_report *rep, uint64_t *next_id) {
+        res_t capacity;
+        size_t kept;
+        fairorder_job *view = fair_view(st, &capacity);
+        uint32_t *order = malloc((st->npending + 1) * sizeof(*order));
+        int r = view && order ? fairorder_rank(&st->fair, capacity, view, st->npending, order, &kept, rep) : -ENOMEM;
+        *next_id = r == 0 && rep->next >= 0 ? st->pending[rep->next]->id : 0;
+        free(view);
+        free(order);
+        return r;
 }
 
 long ctl_schedule(ctl_state *st) {
@@ -459,9 +524,12 @@ long ctl_schedule(ctl_state *st) {
         }
         for (size_t i = 0; i < st->npending; i++)
                 jobs[i] = sched_view(st->pending[i]);
+        size_t njobs = st->npending;
+        if (fair_order(st, jobs, &njobs) < 0)
+                goto done;
         placed = st->cfg.dispatcher
-                         ? sched_dispatch(st->cfg.dispatcher, machines, st->nnodes, jobs, st->npending, out)
-                         : sched_place(st->cfg.policy, machines, st->nnodes, jobs, st->npending, st->cfg.order, out);
+                         ? sched_dispatch(st->cfg.dispatcher, machines, st->nnodes, jobs, njobs, out)
+                         : sched_place(st->cfg.policy, machines, st->nnodes, jobs, njobs, st->cfg.order, out);
         for (long a = 0; a < placed; a++)
                 if (dispatch(st, ctl_find_job(st, out[a].job_id), st->nodes[out[a].machine]) < 0) {
                         placed = a;

@@ -34,6 +34,9 @@ _colony() {
         --workload) COMPREPLY=($(compgen -W "mishra lotes-google lotes-phi: lotes-omega:" -- "$cur")); return ;;
         --dept-by) COMPREPLY=($(compgen -W "group user class none" -- "$cur")); return ;;
         --state) COMPREPLY=($(compgen -W "completed failed cancelled oom-killed lost" -- "$cur")); return ;;
+        --group) # the leaf departments of the controller's tree
+                COMPREPLY=($(compgen -W "$(colony shares --json 2>/dev/null | tr -d ' \t\n' | grep -o '"path":"[^"]*","parent":"[^"]*","leaf":true' | cut -d'"' -f4 | grep -v '^(none)$')" -- "$cur"))
+                return ;;
         esac
         if [ -z "$cmd" ]; then
                 COMPREPLY=($(compgen -W "$(_colony_commands) --json --socket --dir --help --version" -- "$cur"))

@@ -318,3 +318,16 @@ int client_print(const cli *c, cJSON *req, const char *want, const char *cursor,
         cJSON_Delete(reply);
         return r == 0 ? 0 : EXIT_FAIL;
 }
+
+int client_run_plain(cli *c, int argc, char **argv, const char *type, const char *want, int timeout_ms,
+                     int (*print)(const cli *c, const cJSON *reply)) {
+        int r = cli_no_operands(c, argc, argv);
+        if (r >= 0)
+                return r;
+        cJSON *req = proto_new(type);
+        if (!req) {
+                cli_error(c, "out of memory");
+                return EXIT_FAIL;
+        }
+        return client_print(c, req, want, NULL, timeout_ms, print);
+}

@@ -49,3 +49,8 @@ int client_simple(const char *socket_path, const char *type, uint64_t id, const 
  * printed). */
 int client_print(const cli *c, cJSON *req, const char *want, const char *cursor, int timeout_ms,
                  int (*print)(const cli *c, const cJSON *reply));
+
+/* For a command with no operands: parse its options (the common ones only), send
+ * {"type": type} and print the reply of type want as client_print does. Returns an exit status. */
+int client_run_plain(cli *c, int argc, char **argv, const char *type, const char *want, int timeout_ms,
+                     int (*print)(const cli *c, const cJSON *reply));

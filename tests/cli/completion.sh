@@ -17,7 +17,7 @@ complete_line() { # complete_line WORD...: what TAB offers after these words
 
 [ "$(complete_line colony su)" = submit ] || fail "colony su<TAB>: '$(complete_line colony su)'"
 cmds=$(complete_line colony "" | tr '\n' ' ')
-for c in submit queue show cancel wait history nodes up down demo place sim; do
+for c in submit queue show cancel wait history nodes up down demo place sim shares reload; do
         grep -qw -- "$c" <<<"$cmds" || fail "command $c not offered: $cmds"
 done
 grep -qx -- --mem-high <<<"$(complete_line colony submit --mem)" || fail "submit --mem<TAB> lacks --mem-high"

@@ -96,7 +96,10 @@ START_TEST(the_ring_keeps_the_last_hour_oldest_first) {
 END_TEST
 
 START_TEST(departments_share_by_weight_and_hold_their_subgroups) {
-        dept v[] = { { "physics", 3 }, { "physics/astro", 1 }, { "physics/hep", 3 }, { "cs", 1 } };
+        dept v[] = { { .path = "physics", .weight = 3, .cap = 1 },
+                     { .path = "physics/astro", .weight = 1, .cap = 1, .leaf = true },
+                     { .path = "physics/hep", .weight = 3, .cap = 1, .leaf = true },
+                     { .path = "cs", .weight = 1, .cap = 1, .leaf = true } };
         depts d = { v, 4 };
         stats_dept out[4];
         ctl_state st = state_of(5);
