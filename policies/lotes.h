@@ -128,3 +128,10 @@ size_t lotes_classify(const lotes_problem *p, const sched_job *j);
  * may start on any machine's exit, after the class queues, or it would wait forever. p and plan
  * are borrowed: they must outlive the dispatcher. Returns 0 or -ENOMEM. */
 int lotes_dispatcher_new(const lotes_problem *p, const lotes_plan *plan, uint64_t seed, sched_dispatcher **out);
+/* Count job, running on machine m since before d (a dispatcher of lotes_dispatcher_new) was
+ * made, in its kappa, under the class d gives it; p is a pass, for the machines' capacities.
+ * A live plan swap replays the running jobs through it. Returns 0 or -ENOMEM. */
+int lotes_dispatcher_adopt(sched_dispatcher *d, const sched_pass *p, const sched_job *job, size_t m);
+/* kappa of class k on machine m: the jobs of that class d counts there (0 for a machine it has
+ * not mapped yet). */
+uint32_t lotes_dispatcher_kappa(const sched_dispatcher *d, size_t m, size_t k);
