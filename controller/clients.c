@@ -311,6 +311,9 @@ static void handle_nodes(ctl_server *srv, conn *c, const cJSON *msg) {
         cJSON *out = proto_new("nodes"), *nodes = cJSON_AddArrayToObject(out, "nodes");
         for (size_t i = 0; nodes && i < srv->state.nnodes; i++)
                 cJSON_AddItemToArray(nodes, node_to_json(srv->state.nodes[i]));
+        const char *policy = server_policy_status(srv);
+        if (out && policy)
+                cJSON_AddStringToObject(out, "policy_status", policy);
         reply(c, out);
 }
 

@@ -1,6 +1,7 @@
 /* controller.c - colony-controller: options, start-up, and the event loop's listeners and timers. */
 #include "config.h"
 #include "fileio.h"
+#include "lotes_plan.h"
 #include "log.h"
 #include "net.h"
 #include "server.h"
@@ -33,12 +34,21 @@ ctl_time server_clock(void) {
         return (ctl_time){ .real_usec = server_now(), .mono_usec = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000 };
 }
 
+const char *server_policy_status(const ctl_server *srv) {
+        return srv->lotes ? ctl_lotes_status(srv->lotes) : NULL;
+}
+
 void server_schedule(ctl_server *srv) {
         long n = ctl_schedule(&srv->state);
         if (n < 0)
                 log_error("scheduling pass failed: %s", strerror((int)-n));
-        (void)sd_notifyf(0, "STATUS=%zu pending, %zu jobs known, %zu nodes", srv->state.npending, srv->state.njobs,
-                         srv->state.nnodes);
+        const char *policy = server_policy_status(srv);
+        (void)sd_notifyf(0, "STATUS=%zu pending, %zu jobs known, %zu nodes%s%s", srv->state.npending, srv->state.njobs,
+                         srv->state.nnodes, policy ? "; " : "", policy ? policy : "");
+}
+
+static void reschedule(void *userdata) {
+        server_schedule(userdata);
 }
 
 static int persist_job(void *userdata, const job *j) {
@@ -80,7 +90,8 @@ static const char *const config_keys[] = {
         "controller.socket",      "controller.agent_listen", "controller.port_file",     "controller.secret_file",
         "controller.database",    "controller.heartbeat_ms", "controller.agent_timeout_ms",
         "controller.max_pending", "controller.kill_grace_ms", "controller.policy",       "controller.order",
-        "controller.log_level",   "departments.*", NULL,
+        "controller.log_level",   "departments.*", "lotes.window_s", "lotes.max_classes", "lotes.drift_percent",
+        "lotes_classes.*", NULL,
 };
 
 /* Fill options the command line left unset from the config file. */
@@ -199,6 +210,8 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         ctl_server *srv = userdata;
         ctl_check_silence(&srv->state, server_clock());
+        if (srv->lotes)
+                ctl_lotes_tick(srv->lotes, server_now());
         server_schedule(srv);
         /* A time source is one-shot: re-arm it, or silent agents are never noticed again. */
         int r = sd_event_source_set_time(s, usec + (uint64_t)srv->heartbeat_ms * 1000);
@@ -221,14 +234,16 @@ static int write_port_file(const char *path, uint16_t port) {
 }
 
 /* Open the store, restore its jobs, and read the secret. Returns 0 or -errno (logged). */
-static int open_state(ctl_server *srv, const options *o) {
+static int open_state(ctl_server *srv, const options *o, ctl_lotes_options *lotes) {
         char err[512];
         sched_order order;
         if (sched_order_from_name(o->order, &order) < 0)
                 return log_errno(LOG_ERR, -EINVAL, "order must be fifo, backfill or reserve, not '%s'", o->order);
         sched_heuristic policy = SCHED_FIRST_FIT;
-        sched_dispatcher *dispatcher = NULL; /* Tetris, Greedy: the same seed on every start */
-        int r = sched_heuristic_from_name(o->policy, &policy) == 0 ? 0 : sched_dispatcher_new(o->policy, 1, &dispatcher);
+        sched_dispatcher *dispatcher = NULL; /* Tetris, Greedy, LoTES: the same seed on every start */
+        int r = sched_heuristic_from_name(o->policy, &policy) == 0 ? 0
+                : strcmp(o->policy, "lotes") == 0                ? lotes_live_new(1, &dispatcher)
+                                                                 : sched_dispatcher_new(o->policy, 1, &dispatcher);
         if (r < 0)
                 return log_errno(LOG_ERR, r, r == -EINVAL ? "unknown policy '%s'" : "policy %s", o->policy);
         ctl_config cfg = { .policy = policy,
@@ -250,6 +265,9 @@ static int open_state(ctl_server *srv, const options *o) {
                 return log_errno(LOG_ERR, r, "%s", err);
         if ((r = jobstore_load(srv->store, restore_job, srv)) < 0)
                 return log_errno(LOG_ERR, r, "loading jobs from %s", o->database);
+        if (strcmp(o->policy, "lotes") == 0 &&
+            (r = ctl_lotes_new(srv->event, &srv->state, lotes, reschedule, srv, &srv->lotes)) < 0)
+                return log_errno(LOG_ERR, r, "lotes: set-up");
         log_info("restored %zu jobs (%zu pending) from %s", srv->state.njobs, srv->state.npending, o->database);
         return 0;
 }
@@ -291,9 +309,12 @@ int main(int argc, char **argv) {
         if (parse_args(argc, argv, &o) < 0)
                 return 2;
         ctl_server srv = { 0 };
+        ctl_lotes_options lotes = CTL_LOTES_DEFAULTS;
         if (o.config && (apply_config(&o, &cfg, err, sizeof(err)) < 0 ||
-                         depts_from_config(&cfg, &srv.depts, err, sizeof(err)) < 0)) {
+                         depts_from_config(&cfg, &srv.depts, err, sizeof(err)) < 0 ||
+                         ctl_lotes_options_from_config(&cfg, &lotes, err, sizeof(err)) < 0)) {
                 fprintf(stderr, "colony-controller: %s\n", err);
+                ctl_lotes_options_free(&lotes);
                 config_free(&cfg);
                 return 1;
         }
@@ -316,7 +337,7 @@ int main(int argc, char **argv) {
         int r = sd_event_default(&srv.event);
         if (r >= 0)
                 r = sd_event_set_watchdog(srv.event, true); /* WATCHDOG=1 pings when WatchdogSec= is set */
-        if (r < 0 || open_state(&srv, &o) < 0 || open_listeners(&srv, &o, ls) < 0) {
+        if (r < 0 || open_state(&srv, &o, &lotes) < 0 || open_listeners(&srv, &o, ls) < 0) {
                 r = r < 0 ? r : -EINVAL;
         } else {
                 server_schedule(&srv);
@@ -326,6 +347,8 @@ int main(int argc, char **argv) {
         }
         (void)sd_notify(0, "STOPPING=1");
         (void)unlink(o.socket);
+        ctl_lotes_free(srv.lotes);
+        ctl_lotes_options_free(&lotes);
         ctl_free(&srv.state);
         jobstore_close(srv.store);
         free(srv.waiters);

@@ -2,6 +2,7 @@
 #pragma once
 #include "conn.h"
 #include "jobstore.h"
+#include "lotes_plan.h"
 #include "state.h"
 #include <systemd/sd-event.h>
 
@@ -15,6 +16,7 @@ typedef struct ctl_server {
         ctl_state state;
         jobstore *store;
         depts depts; /* from the config file's [departments] */
+        ctl_lotes *lotes; /* policy = lotes: its plans */
         char *secret;
         int heartbeat_ms;
         waiter *waiters;
@@ -35,5 +37,7 @@ void server_send_launch(ctl_server *srv, ctl_node *n, const job *j);
 void server_send_cancel(ctl_server *srv, ctl_node *n, const job *j, int grace_ms);
 /* Close the link of node n, which went silent, so that it counts for nothing (agentlink.c). */
 void server_drop_link(ctl_server *srv, ctl_node *n, conn *c);
+/* One line on the policy's state (a LoTES plan, or first-fit until one), or NULL. */
+const char *server_policy_status(const ctl_server *srv);
 /* Schedule, logging a failure (both handlers call it after any change). */
 void server_schedule(ctl_server *srv);
