@@ -6,6 +6,7 @@
  * with synchronous=FULL: a write has reached the disk when jobstore_put returns, so a job id
  * given to a client survives a crash of the controller or the machine. */
 #pragma once
+#include "alpha.h"
 #include "job.h"
 
 typedef struct jobstore jobstore;
@@ -23,5 +24,12 @@ int jobstore_get_env(jobstore *s, uint64_t id, char ***env);
  * job it must take (free with job_free + free). Stops at the first negative return of fn and
  * returns it; 0 when done; -EIO on a database error; a row that does not parse is logged and skipped. */
 int jobstore_load(jobstore *s, int (*fn)(void *userdata, job *j), void *userdata);
+/* Store m as the next version of the interference matrix (1, 2, ...; table alpha: version,
+ * time, types, and the matrix with its intervals as JSON), then set m->version and
+ * m->time_usec. Returns 0 or -EIO (logged). */
+int jobstore_put_alpha(jobstore *s, alpha_matrix *m, int64_t time_usec);
+/* Load version of the matrix (0: the latest) into out (alpha_free). Returns 0, -ENOENT when
+ * there is none or no such version, or -EIO. */
+int jobstore_get_alpha(jobstore *s, uint64_t version, alpha_matrix *out);
 /* Close the database. NULL is fine. */
 void jobstore_close(jobstore *s);

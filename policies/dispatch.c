@@ -1,6 +1,7 @@
 /* dispatch.c - what every event-driven policy shares (see dispatch.h): telling arrivals and
  * exits apart from the core's passes, and recording placements. */
 #include "dispatch.h"
+#include "coloc_dispatch.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,8 @@ int sched_dispatcher_new(const char *name, uint64_t seed, sched_dispatcher **out
                 return sched_tetris_new(seed, out);
         if (strcmp(name, "greedy") == 0)
                 return sched_greedy_new(seed, out);
+        if (strcmp(name, "coloc") == 0)
+                return coloc_dispatcher_new(out);
         return -EINVAL;
 }
 

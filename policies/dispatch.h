@@ -61,10 +61,11 @@ struct sched_dispatcher {
         uint64_t rng;      /* splitmix64 state (rng.h) */
 };
 
-/* A new Tetris ("tetris") or Greedy ("greedy") dispatcher drawing from seed; free with
- * sched_dispatcher_free. Returns 0, -EINVAL for another name, or -ENOMEM. */
+/* A new Tetris ("tetris"), Greedy ("greedy") dispatcher drawing from seed, or a colocation
+ * ("coloc", coloc_dispatch.h) one with every alpha 1; free with sched_dispatcher_free. Returns
+ * 0, -EINVAL for another name, or -ENOMEM. */
 int sched_dispatcher_new(const char *name, uint64_t seed, sched_dispatcher **out);
-/* "tetris", "greedy", "lotes". */
+/* "tetris", "greedy", "lotes", "coloc". */
 const char *sched_dispatcher_name(const sched_dispatcher *d);
 /* Free d and its state (NULL is fine). */
 void sched_dispatcher_free(sched_dispatcher *d);
