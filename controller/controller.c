@@ -1,6 +1,7 @@
 /* controller.c - colony-controller: options, start-up, and the event loop's listeners and timers. */
 #include "config.h"
 #include "fileio.h"
+#include "coloc_dispatch.h"
 #include "lotes_plan.h"
 #include "log.h"
 #include "net.h"
@@ -34,8 +35,30 @@ ctl_time server_clock(void) {
         return (ctl_time){ .real_usec = server_now(), .mono_usec = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000 };
 }
 
+static bool places_by_alpha(const ctl_server *srv) {
+        const sched_dispatcher *d = srv->state.cfg.dispatcher;
+        return d && strcmp(sched_dispatcher_name(d), "coloc") == 0;
+}
+
+void server_set_alpha(ctl_server *srv, alpha_matrix *m) {
+        if (places_by_alpha(srv) &&
+            coloc_dispatcher_set_alpha(srv->state.cfg.dispatcher, (const char *const *)m->types, m->n, m->alpha) < 0) {
+                log_error("coloc: out of memory: still placing by interference matrix version %llu",
+                          (unsigned long long)srv->alpha.version);
+                alpha_free(m);
+                return;
+        }
+        alpha_free(&srv->alpha);
+        srv->alpha = *m;
+        *m = (alpha_matrix){ 0 };
+        if (places_by_alpha(srv))
+                snprintf(srv->policy_status, sizeof(srv->policy_status),
+                         "coloc: interference matrix version %llu, %zu types; other types count alpha 1",
+                         (unsigned long long)srv->alpha.version, srv->alpha.n);
+}
+
 const char *server_policy_status(const ctl_server *srv) {
-        return srv->lotes ? ctl_lotes_status(srv->lotes) : NULL;
+        return srv->lotes ? ctl_lotes_status(srv->lotes) : srv->policy_status[0] ? srv->policy_status : NULL;
 }
 
 void server_schedule(ctl_server *srv) {
@@ -233,6 +256,8 @@ static int write_port_file(const char *path, uint16_t port) {
         return file_write(path, text, 0644);
 }
 
+static int load_alpha(ctl_server *srv);
+
 /* Open the store, restore its jobs, and read the secret. Returns 0 or -errno (logged). */
 static int open_state(ctl_server *srv, const options *o, ctl_lotes_options *lotes) {
         char err[512];
@@ -265,10 +290,29 @@ static int open_state(ctl_server *srv, const options *o, ctl_lotes_options *lote
                 return log_errno(LOG_ERR, r, "%s", err);
         if ((r = jobstore_load(srv->store, restore_job, srv)) < 0)
                 return log_errno(LOG_ERR, r, "loading jobs from %s", o->database);
+        log_info("restored %zu jobs (%zu pending) from %s", srv->state.njobs, srv->state.npending, o->database);
         if (strcmp(o->policy, "lotes") == 0 &&
             (r = ctl_lotes_new(srv->event, &srv->state, lotes, reschedule, srv, &srv->lotes)) < 0)
                 return log_errno(LOG_ERR, r, "lotes: set-up");
-        log_info("restored %zu jobs (%zu pending) from %s", srv->state.njobs, srv->state.npending, o->database);
+        return load_alpha(srv);
+}
+
+/* The latest interference matrix from the store, for alpha_get and policy = coloc. */
+static int load_alpha(ctl_server *srv) {
+        alpha_matrix m = { 0 };
+        int r = jobstore_get_alpha(srv->store, 0, &m);
+        if (r == -ENOENT) {
+                if (places_by_alpha(srv))
+                        snprintf(srv->policy_status, sizeof(srv->policy_status),
+                                 "coloc: no interference matrix stored (colony measure): every alpha counts 1");
+                log_info("%s", places_by_alpha(srv) ? srv->policy_status : "no interference matrix stored");
+                return 0;
+        }
+        if (r < 0)
+                return log_errno(LOG_ERR, r, "reading the interference matrix");
+        server_set_alpha(srv, &m);
+        log_info("interference matrix version %llu loaded: %zu types", (unsigned long long)srv->alpha.version,
+                 srv->alpha.n);
         return 0;
 }
 
@@ -355,6 +399,7 @@ int main(int argc, char **argv) {
         free(srv.secret);
         sd_event_unref(srv.event);
         depts_free(&srv.depts);
+        alpha_free(&srv.alpha);
         config_free(&cfg);
         return r < 0 ? 1 : 0;
 }

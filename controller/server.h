@@ -17,6 +17,8 @@ typedef struct ctl_server {
         jobstore *store;
         depts depts; /* from the config file's [departments] */
         ctl_lotes *lotes; /* policy = lotes: its plans */
+        alpha_matrix alpha; /* the latest interference matrix stored (version 0: none) */
+        char policy_status[256];
         char *secret;
         int heartbeat_ms;
         waiter *waiters;
@@ -37,6 +39,8 @@ void server_send_launch(ctl_server *srv, ctl_node *n, const job *j);
 void server_send_cancel(ctl_server *srv, ctl_node *n, const job *j, int grace_ms);
 /* Close the link of node n, which went silent, so that it counts for nothing (agentlink.c). */
 void server_drop_link(ctl_server *srv, ctl_node *n, conn *c);
+/* Take m (zeroed) as the latest interference matrix, and give it to a coloc dispatcher. */
+void server_set_alpha(ctl_server *srv, alpha_matrix *m);
 /* One line on the policy's state (a LoTES plan, or first-fit until one), or NULL. */
 const char *server_policy_status(const ctl_server *srv);
 /* Schedule, logging a failure (both handlers call it after any change). */
