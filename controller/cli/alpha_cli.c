@@ -35,21 +35,30 @@ int alpha_cli_upload(const cli *c, const char *sock, const cJSON *measured, uint
         return 0;
 }
 
-int alpha_cli_upload_file(const cli *c, const char *sock, const char *path) {
+int alpha_cli_read_file(const cli *c, const char *path, cJSON **doc) {
         char *text = NULL;
-        uint64_t version;
         int r = file_read_small(path, 0, &text);
         if (r < 0) {
                 cli_error(c, "%s: %s", path, strerror(-r));
                 return EXIT_FAIL;
         }
-        cJSON *doc = cJSON_Parse(text);
+        *doc = cJSON_Parse(text);
         free(text);
-        if (!cJSON_IsObject(doc)) {
-                cJSON_Delete(doc);
+        if (!cJSON_IsObject(*doc)) {
+                cJSON_Delete(*doc);
+                *doc = NULL;
                 cli_error(c, "%s: not a JSON object (colony measure --json writes one)", path);
                 return EXIT_FAIL;
         }
+        return 0;
+}
+
+int alpha_cli_upload_file(const cli *c, const char *sock, const char *path) {
+        cJSON *doc;
+        uint64_t version;
+        int r = alpha_cli_read_file(c, path, &doc);
+        if (r != 0)
+                return r;
         r = alpha_cli_upload(c, sock, doc, &version);
         cJSON_Delete(doc);
         if (r == 0)

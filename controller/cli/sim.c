@@ -1,6 +1,9 @@
 /* sim.c - colony sim: run a workload or a trace through the controller's scheduling core on a
  * virtual clock and report waits, responses and utilization. */
+#include "alpha.h"
+#include "alpha_cli.h"
 #include "cli.h"
+#include "coloc_dispatch.h"
 #include <cjson/cJSON.h>
 #include "format.h"
 #include "instance.h"
@@ -18,7 +21,7 @@
 static const char sim_usage[] =
         "Usage: colony sim --workload W [--jobs N] [--load L] [--scale S] [--seed N] [options]\n"
         "       colony sim --trace FILE.swf --machines M.json [--mem-per-proc SIZE] [options]\n"
-        "options: [--policy P] [--capacity fluid|lotes] [--order fifo|backfill|reserve] [--cycle SECONDS] [--sample SECONDS] [--csv] [--json]\n"
+        "options: [--policy P] [--alpha FILE] [--capacity fluid|lotes] [--order fifo|backfill|reserve] [--cycle SECONDS] [--sample SECONDS] [--csv] [--json]\n"
         "Simulate a workload on a virtual clock with the controller's own scheduling code.\n\n"
         "  --workload W    mishra (the LoTES report's 10 machine configurations, 8 job classes),\n"
         "                  lotes-google, lotes-phi:PHI, lotes-omega:OMEGA (the LoTES paper's)\n"
@@ -31,7 +34,10 @@ static const char sim_usage[] =
         "  --seed N        random seed (default 1): the same seed gives the same run\n"
         "  --policy P      first-fit (default), best-fit-cores, best-fit-mem, worst-fit-cores,\n"
         "                  worst-fit-mem, mix-fit, max-jobs; or lotes, tetris, greedy (LoTES and its\n"
-        "                  paper's baselines, which keep queues of their own)\n"
+        "                  paper's baselines, which keep queues of their own); or coloc (colocation\n"
+        "                  by type: the lotes workloads' jobs have types c1, c2, ...)\n"
+        "  --alpha FILE    with --policy coloc: the interference matrix (colony measure --json);\n"
+        "                  without it every alpha is 1\n"
         "  --capacity C    what --load is a fraction of: fluid (default) or lotes (LoTES's lambda*)\n"
         "  --order O       fifo (default), backfill, or reserve (NetBatch's reservations)\n"
         "  --cycle S       place jobs every S seconds (NetBatch: 30) instead of at every event\n"
@@ -48,6 +54,7 @@ typedef struct sim_options {
         uint64_t seed;
         const char *trace, *machines;
         const char *policy;
+        const char *alpha; /* --alpha FILE */
         bool dispatcher; /* the policy has queues of its own: --order does not apply */
         int64_t mem_per_proc;
         bool csv;
@@ -179,7 +186,7 @@ static const char *option_name(const struct option *opts, int value) {
 
 static int parse_options(cli *c, int argc, char **argv, sim_options *so, sim_config *cfg) {
         enum { O_WORKLOAD = CLI_OPT_OWN, O_JOBS, O_LOAD, O_SCALE, O_SEED, O_POLICY, O_ORDER, O_CYCLE, O_SAMPLE, O_CSV,
-               O_TRACE, O_MACHINES, O_MEMPP, O_CAPACITY };
+               O_TRACE, O_MACHINES, O_MEMPP, O_CAPACITY, O_ALPHA };
         static const struct option own[] = {
                 { "workload", required_argument, NULL, O_WORKLOAD }, { "jobs", required_argument, NULL, O_JOBS },
                 { "load", required_argument, NULL, O_LOAD },         { "scale", required_argument, NULL, O_SCALE },
@@ -188,7 +195,7 @@ static int parse_options(cli *c, int argc, char **argv, sim_options *so, sim_con
                 { "sample", required_argument, NULL, O_SAMPLE },     { "csv", no_argument, NULL, O_CSV },
                 { "trace", required_argument, NULL, O_TRACE },       { "machines", required_argument, NULL, O_MACHINES },
                 { "mem-per-proc", required_argument, NULL, O_MEMPP }, { "capacity", required_argument, NULL, O_CAPACITY },
-                { NULL, 0, NULL, 0 },
+                { "alpha", required_argument, NULL, O_ALPHA },       { NULL, 0, NULL, 0 },
         };
         int64_t n;
         int o;
@@ -210,6 +217,7 @@ static int parse_options(cli *c, int argc, char **argv, sim_options *so, sim_con
                 case O_CYCLE: bad = parse_double(optarg, 0, &cfg->cycle_seconds) < 0; break;
                 case O_SAMPLE: bad = parse_double(optarg, 1e-6, &cfg->sample_seconds) < 0; break;
                 case O_POLICY: so->policy = optarg; break;
+                case O_ALPHA: so->alpha = optarg; break;
                 case O_ORDER:
                         bad = sched_order_from_name(optarg, &cfg->order) < 0;
                         break;
@@ -231,6 +239,8 @@ static int parse_options(cli *c, int argc, char **argv, sim_options *so, sim_con
                 return cli_usage_error(c, "--policy lotes and --capacity lotes need a --workload (its classes)");
         if (!so->trace != !so->machines)
                 return cli_usage_error(c, "--trace and --machines go together");
+        if (so->alpha && strcmp(so->policy, "coloc") != 0)
+                return cli_usage_error(c, "--alpha goes with --policy coloc");
         return -1; /* options are fine: go on */
 }
 
@@ -281,6 +291,29 @@ static int open_input(cli *c, const sim_options *so, sim_config *cfg, sim_input 
         return 0;
 }
 
+/* Give the coloc dispatcher d the matrix in path. Returns 0 or EXIT_FAIL (error printed). */
+static int load_alpha(cli *c, const char *path, sched_dispatcher *d) {
+        cJSON *doc;
+        alpha_matrix m;
+        char err[PROTO_ERRLEN];
+        int r = alpha_cli_read_file(c, path, &doc);
+        if (r != 0)
+                return r;
+        r = alpha_from_json(doc, &m, err);
+        cJSON_Delete(doc);
+        if (r < 0) {
+                cli_error(c, "%s: %s", path, err);
+                return EXIT_FAIL;
+        }
+        r = coloc_dispatcher_set_alpha(d, (const char *const *)m.types, m.n, m.alpha);
+        alpha_free(&m);
+        if (r < 0) {
+                cli_error(c, "out of memory");
+                return EXIT_FAIL;
+        }
+        return 0;
+}
+
 /* Resolve --policy into cfg. Returns 0, EXIT_USAGE or EXIT_FAIL (error printed). */
 static int open_policy(cli *c, sim_options *so, const sim_input *in, sim_config *cfg) {
         int r = strcmp(so->policy, "lotes") == 0
@@ -293,7 +326,7 @@ static int open_policy(cli *c, sim_options *so, const sim_input *in, sim_config 
                 return EXIT_FAIL;
         }
         so->dispatcher = cfg->dispatcher != NULL;
-        return 0;
+        return so->alpha ? load_alpha(c, so->alpha, cfg->dispatcher) : 0;
 }
 
 static void close_input(sim_input *in) {
