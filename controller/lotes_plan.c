@@ -111,6 +111,7 @@ static int solve(void *arg) {
         double t0 = now_ms();
         l->solve_r = lotes_model_solve(l->solving, l->solve_err, sizeof(l->solve_err));
         l->solve_ms = now_ms() - t0;
+        lotes_thread_done();
         uint64_t one = 1;
         if (write(l->efd, &one, sizeof(one)) < 0) /* an eventfd write of 1 fails only on overflow */
                 abort();
@@ -266,7 +267,7 @@ int ctl_lotes_new(sd_event *event, ctl_state *st, ctl_lotes_options *o, void (*r
                 return r;
         }
         set_status(l);
-        log_info("lotes: %s; %s", l->status,
+        log_info("%s; %s", l->status,
                  l->o.classes.n ? "classes from [lotes_classes]" : "classes learned from the jobs submitted");
         *out = l;
         return 0;

@@ -106,6 +106,10 @@ void lotes_bins_free(lotes_bins *b);
 int lotes_assign(const lotes_problem *p, const lotes_alloc *a, lotes_plan *out, char *err, size_t errlen);
 void lotes_plan_free(lotes_plan *plan);
 
+/* Free GLPK's environment of the calling thread (GLPK keeps one per thread): a thread that ran
+ * stages 1 or 2 calls it before it ends, or the environment leaks with it. */
+void lotes_thread_done(void);
+
 /* Stage 3, roulette: a configuration for a job of class k, drawn with probability
  * rho_jk = slots_jk / sum_m slots_mk among those with slots > 0 and not yet tried[]. Advances
  * *rng. Returns the configuration, or -1 when none is left. */

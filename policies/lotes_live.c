@@ -150,13 +150,16 @@ typedef struct live {
         size_t nrunning, cap;
 } live;
 
+/* Record the jobs placed since out[from]: each was taken from p->jobs for p->machines. */
 static int remember(live *d, const sched_pass *p, size_t from) {
         for (size_t a = from; a < p->placed; a++) {
                 long j = sched_pass_find(p, p->out[a].job_id);
                 size_t m = 0;
                 while (m < p->nmachines && p->machines[m].index != p->out[a].machine)
                         m++;
-                if (j < 0 || sched_grow(&d->running, &d->cap, d->nrunning + 1, sizeof(*d->running)) < 0)
+                if (j < 0 || m == p->nmachines)
+                        continue; /* only if the core broke dispatch.h and offered jobs out of id order */
+                if (sched_grow(&d->running, &d->cap, d->nrunning + 1, sizeof(*d->running)) < 0)
                         return -ENOMEM;
                 placed *r = &d->running[d->nrunning];
                 r->job = p->jobs[j];
