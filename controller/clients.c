@@ -1,6 +1,7 @@
 /* clients.c - requests from the colony CLI on the Unix socket (docs/protocol.md, "Client link").
  * The caller is who SO_PEERCRED says, never what the message says. */
 #include "server.h"
+#include "status.h"
 #include "log.h"
 #include <errno.h>
 #include <pwd.h>
@@ -223,14 +224,9 @@ typedef struct history_filter {
         int64_t limit;
 } history_filter;
 
-static bool in_group(const char *group, const char *want) {
-        size_t n = strlen(want);
-        return group && strncmp(group, want, n) == 0 && (group[n] == '\0' || group[n] == '/');
-}
-
 static bool history_match(const job *j, const history_filter *f) {
         return job_state_is_terminal(j->state) && (f->uid < 0 || j->uid == (uid_t)f->uid) &&
-               (!f->group || in_group(j->spec.group, f->group)) && (f->state < 0 || (int)j->state == f->state) &&
+               (!f->group || depts_in(j->spec.group, f->group)) && (f->state < 0 || (int)j->state == f->state) &&
                j->end_usec >= f->since_usec && j->end_usec < f->until_usec;
 }
 
@@ -283,25 +279,6 @@ static void handle_history(ctl_server *srv, conn *c, const cJSON *msg) {
         reply(c, out);
 }
 
-static cJSON *node_to_json(const ctl_node *n) {
-        cJSON *o = cJSON_CreateObject();
-        if (!o)
-                return NULL;
-        cJSON_AddStringToObject(o, "name", n->name);
-        cJSON_AddStringToObject(o, "state", n->up ? "up" : "down");
-        cJSON_AddNumberToObject(o, "mcpu", (double)n->capacity.mcpu);
-        cJSON_AddNumberToObject(o, "mem", (double)n->capacity.mem);
-        cJSON_AddNumberToObject(o, "pids", (double)n->capacity.pids);
-        cJSON_AddNumberToObject(o, "free_mcpu", (double)(n->capacity.mcpu - n->used.mcpu));
-        cJSON_AddNumberToObject(o, "free_mem", (double)(n->capacity.mem - n->used.mem));
-        cJSON_AddNumberToObject(o, "running", (double)n->running);
-        cJSON_AddNumberToObject(o, "last_heartbeat_usec", (double)n->last_heard_usec);
-        cJSON_AddStringToObject(o, "cgroup_mode", n->cgroup_mode ? n->cgroup_mode : "");
-        cJSON_AddStringToObject(o, "cgroup_root", n->cgroup_root ? n->cgroup_root : "");
-        (void)psi_to_json(&n->psi, o);
-        return o;
-}
-
 static void handle_nodes(ctl_server *srv, conn *c, const cJSON *msg) {
         static const char *const none[] = { NULL };
         char err[PROTO_ERRLEN];
@@ -309,11 +286,15 @@ static void handle_nodes(ctl_server *srv, conn *c, const cJSON *msg) {
                 reply_error(c, err);
                 return;
         }
-        cJSON *out = proto_new("nodes"), *nodes = cJSON_AddArrayToObject(out, "nodes");
-        for (size_t i = 0; nodes && i < srv->state.nnodes; i++)
-                cJSON_AddItemToArray(nodes, node_to_json(srv->state.nodes[i]));
+        cJSON *out = proto_new("nodes"), *nodes = status_nodes(&srv->state);
+        if (!out || !nodes || !cJSON_AddItemToObject(out, "nodes", nodes)) {
+                cJSON_Delete(out);
+                cJSON_Delete(nodes);
+                reply_error(c, "out of memory");
+                return;
+        }
         const char *policy = server_policy_status(srv);
-        if (out && policy)
+        if (policy)
                 cJSON_AddStringToObject(out, "policy_status", policy);
         reply(c, out);
 }

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "fileio.h"
 #include "coloc_dispatch.h"
+#include "http.h"
 #include "lotes_plan.h"
 #include "log.h"
 #include "net.h"
@@ -19,6 +20,7 @@
 
 typedef struct options {
         const char *config, *socket, *agent_listen, *port_file, *secret_file, *database, *log_level;
+        const char *http_listen, *http_port_file; /* the HTTP side is off while http_listen is NULL */
         int64_t heartbeat_ms, agent_timeout_ms, max_pending, kill_grace_ms;
         const char *policy, *order;
 } options;
@@ -62,7 +64,11 @@ const char *server_policy_status(const ctl_server *srv) {
 }
 
 void server_schedule(ctl_server *srv) {
+        bool work = srv->state.npending > 0; /* passes over an empty queue would swamp the histogram */
+        int64_t t0 = server_clock().mono_usec;
         long n = ctl_schedule(&srv->state);
+        if (work)
+                stats_note_pass(&srv->stats, (double)(server_clock().mono_usec - t0) / 1e6);
         if (n < 0)
                 log_error("scheduling pass failed: %s", strerror((int)-n));
         const char *policy = server_policy_status(srv);
@@ -104,6 +110,7 @@ static void usage(FILE *f) {
               "         [--agent-listen HOST:PORT] [--port-file PATH] [--database PATH]\n"
               "         [--policy NAME] [--order fifo|backfill|reserve] [--heartbeat-ms N] [--agent-timeout-ms N]\n"
               "         [--max-pending N] [--kill-grace-ms N] [--log-level error|warning|notice|info|debug]\n"
+              "         [--http-listen HOST:PORT] [--http-port-file PATH]\n"
               "The central colony daemon: clients on the Unix socket, agents on the TCP listener.\n"
               "See colony-controller(8).\n",
               f);
@@ -113,8 +120,8 @@ static const char *const config_keys[] = {
         "controller.socket",      "controller.agent_listen", "controller.port_file",     "controller.secret_file",
         "controller.database",    "controller.heartbeat_ms", "controller.agent_timeout_ms",
         "controller.max_pending", "controller.kill_grace_ms", "controller.policy",       "controller.order",
-        "controller.log_level",   "departments.*", "lotes.window_s", "lotes.max_classes", "lotes.drift_percent",
-        "lotes_classes.*", NULL,
+        "controller.log_level",   "controller.http_listen", "controller.http_port_file", "departments.*",
+        "lotes.window_s", "lotes.max_classes", "lotes.drift_percent", "lotes_classes.*", NULL,
 };
 
 /* Fill options the command line left unset from the config file. */
@@ -123,10 +130,11 @@ static int apply_config(options *o, config *cfg, char *err, size_t errlen) {
         if ((r = config_load(o->config, cfg, err, errlen)) < 0 || (r = config_check_keys(cfg, config_keys, err, errlen)) < 0)
                 return r;
         const char **strs[] = { &o->socket, &o->agent_listen, &o->port_file, &o->secret_file, &o->database,
-                                &o->policy, &o->order, &o->log_level };
+                                &o->policy, &o->order, &o->log_level, &o->http_listen, &o->http_port_file };
         const char *str_keys[] = { "controller.socket", "controller.agent_listen", "controller.port_file",
                                    "controller.secret_file", "controller.database", "controller.policy",
-                                   "controller.order", "controller.log_level" };
+                                   "controller.order", "controller.log_level", "controller.http_listen",
+                                   "controller.http_port_file" };
         for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
                 if (!*strs[i])
                         *strs[i] = config_get(cfg, str_keys[i]);
@@ -153,7 +161,7 @@ static int parse_number(const char *arg, const char *name, int64_t *out) {
 
 static int parse_args(int argc, char **argv, options *o) {
         enum { O_SOCKET = 256, O_LISTEN, O_PORTFILE, O_SECRET, O_DB, O_HB, O_TIMEOUT, O_MAXPEND, O_GRACE, O_POLICY,
-               O_ORDER, O_LOG };
+               O_ORDER, O_LOG, O_HTTP, O_HTTP_PORTFILE };
         static const struct option longopts[] = {
                 { "config", required_argument, NULL, 'c' },   { "socket", required_argument, NULL, O_SOCKET },
                 { "agent-listen", required_argument, NULL, O_LISTEN }, { "port-file", required_argument, NULL, O_PORTFILE },
@@ -162,6 +170,8 @@ static int parse_args(int argc, char **argv, options *o) {
                 { "max-pending", required_argument, NULL, O_MAXPEND }, { "kill-grace-ms", required_argument, NULL, O_GRACE },
                 { "policy", required_argument, NULL, O_POLICY }, { "order", required_argument, NULL, O_ORDER },
                 { "log-level", required_argument, NULL, O_LOG }, { "help", no_argument, NULL, 'h' },
+                { "http-listen", required_argument, NULL, O_HTTP },
+                { "http-port-file", required_argument, NULL, O_HTTP_PORTFILE },
                 { NULL, 0, NULL, 0 },
         };
         int c;
@@ -177,6 +187,8 @@ static int parse_args(int argc, char **argv, options *o) {
                 case O_POLICY: o->policy = optarg; break;
                 case O_ORDER: o->order = optarg; break;
                 case O_LOG: o->log_level = optarg; break;
+                case O_HTTP: o->http_listen = optarg; break;
+                case O_HTTP_PORTFILE: o->http_port_file = optarg; break;
                 case O_HB: r = parse_number(optarg, "--heartbeat-ms", &o->heartbeat_ms); break;
                 case O_TIMEOUT: r = parse_number(optarg, "--agent-timeout-ms", &o->agent_timeout_ms); break;
                 case O_MAXPEND: r = parse_number(optarg, "--max-pending", &o->max_pending); break;
@@ -316,7 +328,8 @@ static int load_alpha(ctl_server *srv) {
         return 0;
 }
 
-/* Bind both listeners and add them, the signals and the tick to the loop. */
+/* Bind both listeners (and the HTTP one if asked) and add them, the signals and the tick to the
+ * loop. */
 static int open_listeners(ctl_server *srv, const options *o, listener ls[2]) {
         uint16_t port;
         int ufd = net_listen_unix(o->socket, 0666);
@@ -343,6 +356,12 @@ static int open_listeners(ctl_server *srv, const options *o, listener ls[2]) {
                                             on_tick, srv)) < 0)
                 return log_errno(LOG_ERR, r, "event loop set-up");
         log_info("listening: clients on %s, agents on %s (port %u)", o->socket, o->agent_listen, port);
+        if (!o->http_listen)
+                return 0;
+        if ((r = http_start(srv, o->http_listen, &port, &srv->http)) < 0)
+                return r;
+        if (o->http_port_file && (r = write_port_file(o->http_port_file, port)) < 0)
+                log_errno(LOG_ERR, r, "port file %s", o->http_port_file);
         return 0;
 }
 
@@ -378,6 +397,7 @@ int main(int argc, char **argv) {
         sigprocmask(SIG_BLOCK, &mask, NULL);
 
         listener ls[2];
+        stats_init(&srv.stats, server_now());
         int r = sd_event_default(&srv.event);
         if (r >= 0)
                 r = sd_event_set_watchdog(srv.event, true); /* WATCHDOG=1 pings when WatchdogSec= is set */
@@ -393,6 +413,7 @@ int main(int argc, char **argv) {
         (void)unlink(o.socket);
         ctl_lotes_free(srv.lotes);
         ctl_lotes_options_free(&lotes);
+        http_stop(srv.http);
         ctl_free(&srv.state);
         jobstore_close(srv.store);
         free(srv.waiters);

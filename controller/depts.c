@@ -16,6 +16,16 @@ static const dept *find_n(const depts *d, const char *path, size_t len) {
         return NULL;
 }
 
+bool depts_in(const char *group, const char *path) {
+        size_t n = strlen(path);
+        return group && strncmp(group, path, n) == 0 && (group[n] == '\0' || group[n] == '/');
+}
+
+const dept *depts_parent(const depts *d, const char *path) {
+        const char *slash = strrchr(path, '/');
+        return slash ? find_n(d, path, (size_t)(slash - path)) : NULL;
+}
+
 const dept *depts_find(const depts *d, const char *path) {
         return d && path ? find_n(d, path, strlen(path)) : NULL;
 }

@@ -4,6 +4,7 @@
 #include "jobstore.h"
 #include "lotes_plan.h"
 #include "state.h"
+#include "stats.h"
 #include <systemd/sd-event.h>
 
 typedef struct waiter {
@@ -23,6 +24,8 @@ typedef struct ctl_server {
         int heartbeat_ms;
         waiter *waiters;
         size_t nwaiters;
+        ctl_stats stats;
+        struct http_server *http; /* NULL unless controller.http_listen is set */
 } ctl_server;
 
 /* CLOCK_REALTIME in microseconds (job times are wall-clock for users). */

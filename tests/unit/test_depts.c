@@ -66,11 +66,27 @@ START_TEST(bad_departments_name_their_line) {
 }
 END_TEST
 
+START_TEST(groups_below_a_department_and_parents) {
+        depts d;
+        ck_assert_int_eq(load("[departments]\nphysics = 3\nphysics/astro = 1\ncs = 1\n", &d), 0);
+        ck_assert(depts_in("physics", "physics"));
+        ck_assert(depts_in("physics/astro/x", "physics"));
+        ck_assert(!depts_in("physicsx", "physics"));
+        ck_assert(!depts_in("phys", "physics"));
+        ck_assert(!depts_in(NULL, "physics"));
+        ck_assert_ptr_eq(depts_parent(&d, "physics/astro"), depts_find(&d, "physics"));
+        ck_assert_ptr_null(depts_parent(&d, "physics"));
+        ck_assert_ptr_null(depts_parent(&d, "bio/x")); /* a parent not configured */
+        depts_free(&d);
+}
+END_TEST
+
 static Suite *depts_suite(void) {
         Suite *s = suite_create("depts");
         TCase *tc = tcase_create("depts");
         tcase_add_test(tc, a_tree_with_weights_per_level);
         tcase_add_test(tc, bad_departments_name_their_line);
+        tcase_add_test(tc, groups_below_a_department_and_parents);
         suite_add_tcase(s, tc);
         return s;
 }
