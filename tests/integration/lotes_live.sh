@@ -29,12 +29,16 @@ wait_plan() {
         done
         fail "no plan after the first $1 for '$2'; the log says: $(grep 'lotes:' "$controller_log" | tail -n 5)"
 }
-# status CONFIGS: the status line names the latest plan, on CONFIGS configurations.
+# status CONFIGS: the status line names the latest plan, on CONFIGS configurations (read again
+# if a plan landed between reading the line and counting the log's plans).
 status() {
-        local line
-        line=$(colony nodes | tail -n 1)
-        [[ $line == "policy: lotes: plan $(plan_count), 2 classes on $1 configurations"* ]] ||
-                fail "status: '$line', want plan $(plan_count) on $1 configurations"
+        local line k
+        for ((k = 0; k < 5; k++)); do
+                line=$(colony nodes | tail -n 1)
+                [[ $line == "policy: lotes: plan $(plan_count), 2 classes on $1 configurations"* ]] && return 0
+                sleep 0.5
+        done
+        fail "status: '$line', want plan $(plan_count) on $1 configurations"
 }
 # stream N: N jobs alternating the two classes; prints their ids.
 stream() {
