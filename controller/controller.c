@@ -93,7 +93,13 @@ static void cancel_job(void *userdata, ctl_node *n, const job *j, int grace_ms) 
 }
 
 static void job_ended(void *userdata, const job *j) {
-        server_answer_waiters(userdata, j);
+        ctl_server *srv = userdata;
+        /* coloc weighs a job that gave no estimate by its type's mean run time */
+        if (places_by_alpha(srv) && j->state == JOB_COMPLETED && j->start_usec > 0 && j->end_usec > j->start_usec &&
+            coloc_dispatcher_note_runtime(srv->state.cfg.dispatcher, j->spec.job_type,
+                                          (double)(j->end_usec - j->start_usec) / 1e6) < 0)
+                log_warning("coloc: out of memory noting job %llu's run time", (unsigned long long)j->id);
+        server_answer_waiters(srv, j);
 }
 
 static void drop_link(void *userdata, ctl_node *n, void *link) {

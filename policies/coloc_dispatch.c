@@ -14,6 +14,12 @@ typedef struct run {
         size_t m;
 } run;
 
+typedef struct means {
+        char *type; /* owned; NULL for jobs without a type */
+        double sum;
+        uint32_t n;
+} means;
+
 typedef struct coloc_d {
         sched_dispatcher base;
         size_t T;        /* the matrix's types; index T is "unknown" */
@@ -24,6 +30,8 @@ typedef struct coloc_d {
         uint32_t *count; /* [m * (T + 1) + t]: jobs of type t on m */
         run *runs;
         size_t nruns, cap;
+        means *means;    /* run times by type name, for jobs that give no estimate */
+        size_t nmeans, means_cap;
 } coloc_d;
 
 static size_t type_of(const coloc_d *d, const char *name) {
@@ -74,8 +82,39 @@ static int cover(coloc_d *d, size_t n) {
         return 0;
 }
 
-static double load_of(const sched_job *j) {
-        return j->runtime > 0 ? j->runtime : 1;
+static bool same_type(const char *a, const char *b) {
+        return a && b ? strcmp(a, b) == 0 : a == b;
+}
+
+static means *means_of(const coloc_d *d, const char *type) {
+        for (size_t i = 0; i < d->nmeans; i++)
+                if (same_type(d->means[i].type, type))
+                        return &d->means[i];
+        return NULL;
+}
+
+static double load_of(const coloc_d *d, const sched_job *j) {
+        const means *m = j->runtime > 0 ? NULL : means_of(d, j->type);
+        return j->runtime > 0 ? j->runtime : m ? m->sum / m->n : 1;
+}
+
+int coloc_dispatcher_note_runtime(sched_dispatcher *base, const char *type, double seconds) {
+        coloc_d *d = (coloc_d *)base;
+        if (!(seconds > 0) || !isfinite(seconds))
+                return 0;
+        means *m = means_of(d, type);
+        if (!m) {
+                if (sched_grow(&d->means, &d->means_cap, d->nmeans + 1, sizeof(*d->means)) < 0)
+                        return -ENOMEM;
+                m = &d->means[d->nmeans];
+                *m = (means){ 0 };
+                if (type && !(m->type = strdup(type)))
+                        return -ENOMEM;
+                d->nmeans++;
+        }
+        m->sum += seconds;
+        m->n++;
+        return 0;
 }
 
 /* The machine for jobs[j] by the rule of coloc_dispatch.h, or -1 when it fits none. The
@@ -86,7 +125,7 @@ static double load_of(const sched_job *j) {
  * since alpha >= 0 makes a machine's cost grow with its jobs). So one pass over the machines. */
 static long choose(const coloc_d *d, const sched_pass *p, size_t j) {
         size_t t = type_of(d, p->jobs[j].type);
-        double pj = load_of(&p->jobs[j]), best_own = 0;
+        double pj = load_of(d, &p->jobs[j]), best_own = 0;
         long best = -1;
         for (size_t m = 0; m < p->nmachines; m++) {
                 if (!sched_pass_fits(p, j, m))
@@ -105,7 +144,7 @@ static int place(coloc_d *d, sched_pass *p, size_t j, size_t m) {
         if (sched_grow(&d->runs, &d->cap, d->nruns + 1, sizeof(*d->runs)) < 0)
                 return -ENOMEM;
         run *r = &d->runs[d->nruns];
-        *r = (run){ .id = job->id, .t = type_of(d, job->type), .p = load_of(job), .m = m };
+        *r = (run){ .id = job->id, .t = type_of(d, job->type), .p = load_of(d, job), .m = m };
         if (job->type && !(r->type = strdup(job->type)))
                 return -ENOMEM;
         d->nruns++;
@@ -167,6 +206,9 @@ static void coloc_free(sched_dispatcher *base) {
         for (size_t i = 0; i < d->nruns; i++)
                 free(d->runs[i].type);
         free(d->runs);
+        for (size_t i = 0; i < d->nmeans; i++)
+                free(d->means[i].type);
+        free(d->means);
         free_matrix(d->names, d->T, d->A);
         free(d->load);
         free(d->count);
@@ -200,7 +242,8 @@ int coloc_dispatcher_set_alpha(sched_dispatcher *base, const char *const *types,
         free(d->load);
         free(d->count);
         *d = (coloc_d){ .base = d->base, .T = T, .names = names, .A = A, .nm = nm, .load = load, .count = count,
-                        .runs = d->runs, .nruns = d->nruns, .cap = d->cap };
+                        .runs = d->runs, .nruns = d->nruns, .cap = d->cap, .means = d->means, .nmeans = d->nmeans,
+                        .means_cap = d->means_cap };
         for (size_t i = 0; i < d->nruns; i++) {
                 run *r = &d->runs[i];
                 r->t = type_of(d, r->type);

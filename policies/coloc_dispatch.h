@@ -5,7 +5,8 @@
  *     c = sum over the jobs j there (itself included) of p_j * alpha[t_j][b]
  * and a machine costs the most of its jobs' costs. Here alpha comes from the controller's
  * measured matrix (coloc_dispatcher_set_alpha), p_j is the job's expected run time in seconds
- * (sched_job.runtime), or 1 when it gave none, and a job whose type the matrix does not name
+ * (sched_job.runtime), else the mean run time of its type's jobs that ended
+ * (coloc_dispatcher_note_runtime), else 1, and a job whose type the matrix does not name
  * (or that has none) is of an extra "unknown" type, with alpha 1 to and from every type,
  * itself included: it slows and is slowed like a job of a type's own kind.
  *
@@ -23,5 +24,9 @@ int coloc_dispatcher_new(sched_dispatcher **out);
  * copied). The running jobs it placed are re-typed by name. Returns 0 or -ENOMEM (d keeps its
  * old matrix). */
 int coloc_dispatcher_set_alpha(sched_dispatcher *d, const char *const *types, size_t ntypes, const double *alpha);
+/* A job of that type (NULL: none) ran for seconds (> 0; others are ignored): jobs of the type
+ * that give no estimate count the mean of these as their load from their placement on.
+ * Returns 0 or -ENOMEM. */
+int coloc_dispatcher_note_runtime(sched_dispatcher *d, const char *type, double seconds);
 /* The cost of machine m now (0 when empty or not seen yet). */
 double coloc_dispatcher_cost(const sched_dispatcher *d, size_t m);

@@ -201,6 +201,31 @@ START_TEST(a_waiting_job_starts_when_room_frees) {
 }
 END_TEST
 
+START_TEST(a_job_without_an_estimate_counts_its_types_mean_run_time) {
+        sched_dispatcher *d;
+        ck_assert_int_eq(coloc_dispatcher_new(&d), 0);
+        const char *const ab[] = { "A", "B" };
+        const double m[4] = { 2, 0, 0, 1 };
+        ck_assert_int_eq(coloc_dispatcher_set_alpha(d, ab, 2, m), 0);
+        ck_assert_int_eq(coloc_dispatcher_note_runtime(d, "A", 10), 0);
+        ck_assert_int_eq(coloc_dispatcher_note_runtime(d, "A", 20), 0);
+        ck_assert_int_eq(coloc_dispatcher_note_runtime(d, "A", -1), 0);   /* ignored */
+        ck_assert_int_eq(coloc_dispatcher_note_runtime(d, NULL, 4), 0);  /* jobs without a type */
+        sched_machine ms[3];
+        for (uint32_t i = 0; i < 3; i++)
+                ms[i] = (sched_machine){ i, { 1000, GiB, 0 }, { 1000, GiB, 0 }, 1 }; /* one job each */
+        sched_job jobs[3] = { { .id = 1, .req = { 1000, GiB, 0 }, .type = "A" },
+                              { .id = 2, .req = { 1000, GiB, 0 }, .type = "A", .runtime = 3 },
+                              { .id = 3, .req = { 1000, GiB, 0 } } };
+        sched_assignment out[3];
+        ck_assert_int_eq(sched_dispatch(d, ms, 3, jobs, 3, out), 3);
+        ck_assert_double_eq_tol(coloc_dispatcher_cost(d, out[0].machine), 15 * 2, 1e-12); /* the mean of 10 and 20 */
+        ck_assert_double_eq_tol(coloc_dispatcher_cost(d, out[1].machine), 3 * 2, 1e-12);  /* its own estimate */
+        ck_assert_double_eq_tol(coloc_dispatcher_cost(d, out[2].machine), 4, 1e-12);      /* unknown type, alpha 1 */
+        sched_dispatcher_free(d);
+}
+END_TEST
+
 static Suite *coloc_dispatch_suite(void) {
         Suite *s = suite_create("coloc_dispatch");
         TCase *tc = tcase_create("dispatch");
@@ -208,6 +233,7 @@ static Suite *coloc_dispatch_suite(void) {
         tcase_add_test(tc, a_new_matrix_retypes_the_running_jobs);
         tcase_add_test(tc, clashing_types_are_kept_apart);
         tcase_add_test(tc, a_waiting_job_starts_when_room_frees);
+        tcase_add_test(tc, a_job_without_an_estimate_counts_its_types_mean_run_time);
         suite_add_tcase(s, tc);
         return s;
 }
