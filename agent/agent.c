@@ -42,6 +42,8 @@
 typedef struct agent_job {
         agent *agent;
         uint64_t id;
+        uint32_t attempt;      /* the launch's, echoed in every report so that the controller can
+                                * tell a report of an earlier run of a requeued job */
         char cgroup[JOBFILE_CGROUP_MAX]; /* cg_job_name: "job-<id>", "dept-a/job-<id>" */
         pid_t pid;             /* main process (the shepherd's child); 0 when re-adopted */
         pid_t shepherd;        /* our child, or a previous agent's when adopted */
@@ -115,7 +117,8 @@ static void agent_job_free(agent_job *j) {
 /* Write the job's record to the state directory. Returns 0 or -errno (logged). */
 static int save_record(agent_job *j) {
         jobfile_record rec = {.id = j->id, .shepherd = j->shepherd, .shepherd_start = j->shepherd_start,
-                              .mem_limit = j->mem_limit, .start_usec = j->start_usec, .cancelled = j->cancelled};
+                              .mem_limit = j->mem_limit, .start_usec = j->start_usec, .cancelled = j->cancelled,
+                              .attempt = j->attempt};
         char *text;
         int r;
 
@@ -159,9 +162,10 @@ static void save_report(agent *a, uint64_t id, const cJSON *msg) {
                           a->cfg.state_dir);
 }
 
-static void send_finished(agent *a, uint64_t id, job_state st, const job_result *r, int64_t end_usec) {
+static void send_finished(agent *a, uint64_t id, uint32_t attempt, job_state st, const job_result *r,
+                          int64_t end_usec) {
         cJSON *m = proto_new("finished");
-        bool ok = m && cJSON_AddNumberToObject(m, "id", (double)id) &&
+        bool ok = m && cJSON_AddNumberToObject(m, "id", (double)id) && cJSON_AddNumberToObject(m, "attempt", attempt) &&
                   cJSON_AddStringToObject(m, "state", job_state_name(st)) &&
                   job_result_to_json(r, m) == 0 &&
                   cJSON_AddNumberToObject(m, "end_usec", (double)end_usec);
@@ -185,7 +189,7 @@ static void on_report_written(uint64_t id, void *userdata) {
 static void send_started(agent_job *j) {
         cJSON *m = proto_new("started");
         bool ok = m && cJSON_AddNumberToObject(m, "id", (double)j->id) &&
-                  cJSON_AddNumberToObject(m, "pid", j->pid) &&
+                  cJSON_AddNumberToObject(m, "attempt", j->attempt) && cJSON_AddNumberToObject(m, "pid", j->pid) &&
                   cJSON_AddNumberToObject(m, "start_usec", (double)j->start_usec);
 
         send_report(j->agent, j->id, m, ok, false);
@@ -193,10 +197,10 @@ static void send_started(agent_job *j) {
 }
 
 /* Report a job that never ran. */
-static void send_start_failure(agent *a, uint64_t id, const char *error) {
+static void send_start_failure(agent *a, uint64_t id, uint32_t attempt, const char *error) {
         job_result r = {.exit_code = START_FAILED_EXIT_CODE, .error = (char *)error};
 
-        send_finished(a, id, JOB_FAILED, &r, now_usec());
+        send_finished(a, id, attempt, JOB_FAILED, &r, now_usec());
 }
 
 /* The state and error of a job whose main process ended as ex says (NULL: unknown, its
@@ -258,7 +262,7 @@ static void agent_job_end(agent_job *j, const jobfile_exit *ex, bool stopping) {
                  JOB_ARGS(j), job_state_name(st), r.exit_code, r.signal, r.cpu_usec,
                  units_format_size((int64_t)r.mem_peak, peak, sizeof(peak)), r.oom_kills,
                  r.error ? ": " : "", r.error ? r.error : "");
-        send_finished(a, j->id, st, &r, ex ? ex->end_usec : now_usec());
+        send_finished(a, j->id, j->attempt, st, &r, ex ? ex->end_usec : now_usec());
         agent_job_free(j);
 }
 
@@ -315,12 +319,13 @@ static void abandon_start(agent_job *j, bool created, const char *error) {
         }
         if (created && (k = cg_job_remove(a->cg, j->cgroup)) < 0)
                 log_errno(LOG_WARNING, k, JOB_FMT ": cannot remove the job's cgroup", JOB_ARGS(j));
-        send_start_failure(a, j->id, error);
+        send_start_failure(a, j->id, j->attempt, error);
         agent_job_free(j);
 }
 
 typedef struct launch_msg {
         uint64_t id;
+        uint32_t attempt;
         double dept_weights[JOB_GROUP_LEVELS_MAX]; /* one per level of spec.group */
         size_t ndept_weights;
         uid_t uid;
@@ -361,10 +366,10 @@ static void agent_job_start(agent *a, launch_msg *m) {
         int r;
 
         if (!j) {
-                send_start_failure(a, m->id, "agent out of memory");
+                send_start_failure(a, m->id, m->attempt, "agent out of memory");
                 return;
         }
-        *j = (agent_job){.agent = a, .id = m->id, .mem_limit = lim.mem};
+        *j = (agent_job){.agent = a, .id = m->id, .attempt = m->attempt, .mem_limit = lim.mem};
         if ((r = cg_job_name(m->spec.group, m->id, j->cgroup, sizeof(j->cgroup))) < 0) {
                 snprintf(err, sizeof(err), "group \"%s\" cannot name a cgroup: %s", m->spec.group, strerror(-r));
                 snprintf(j->cgroup, sizeof(j->cgroup), "job-%" PRIu64, m->id);
@@ -445,8 +450,8 @@ static int parse_dept_weights(const cJSON *msg, launch_msg *m, char err[PROTO_ER
 
 /* Validate a launch's fields other than id into m. Returns 0 or -EINVAL with err. */
 static int parse_launch(const cJSON *msg, launch_msg *m, char err[PROTO_ERRLEN]) {
-        static const char *allowed[64]; /* job_spec_fields, the five below, NULL */
-        const size_t max_spec = sizeof(allowed) / sizeof(allowed[0]) - 6;
+        static const char *allowed[64]; /* job_spec_fields, the six below, NULL */
+        const size_t max_spec = sizeof(allowed) / sizeof(allowed[0]) - 7;
         int64_t uid, gid;
         size_t n = 0;
         int r;
@@ -455,7 +460,7 @@ static int parse_launch(const cJSON *msg, launch_msg *m, char err[PROTO_ERRLEN])
                 for (const char *const *f = job_spec_fields; *f && n < max_spec; f++)
                         allowed[n++] = *f;
                 allowed[n++] = "id", allowed[n++] = "uid", allowed[n++] = "gid", allowed[n++] = "user";
-                allowed[n++] = "dept_weights";
+                allowed[n++] = "dept_weights", allowed[n++] = "attempt";
         }
         r = proto_check_fields(msg, allowed, err);
         if (r == 0)
@@ -480,20 +485,29 @@ static int parse_launch(const cJSON *msg, launch_msg *m, char err[PROTO_ERRLEN])
 static void handle_launch(agent *a, const cJSON *msg) {
         char err[PROTO_ERRLEN];
         launch_msg m = {0};
-        int64_t id;
+        int64_t id, attempt = 1;
 
-        if (require_int(msg, "id", 1, INT64_MAX, &id, err) < 0) {
+        if (require_int(msg, "id", 1, INT64_MAX, &id, err) < 0 ||
+            proto_get_int(msg, "attempt", 1, UINT32_MAX, &attempt, err) == -EINVAL) {
                 log_warning("controller=%s: launch ignored: %s", a->cfg.controller, err);
                 return;
         }
         m.id = (uint64_t)id;
-        if (agent_job_find(a, m.id)) {
+        m.attempt = (uint32_t)attempt;
+        agent_job *old = agent_job_find(a, m.id);
+        if (old && old->attempt == m.attempt) {
                 log_warning("job=%" PRIu64 ": launch ignored, the job is already running", m.id);
+                return;
+        }
+        if (old) { /* never two runs of one job at once: this one fails rather than start */
+                snprintf(err, sizeof(err), "attempt %" PRIu32 " of the job still runs here", old->attempt);
+                log_warning("job=%" PRIu64 ": launch of attempt %" PRIu32 " refused: %s", m.id, m.attempt, err);
+                send_start_failure(a, m.id, m.attempt, err);
                 return;
         }
         if (parse_launch(msg, &m, err) < 0) {
                 log_warning("job=%" PRIu64 ": bad launch: %s", m.id, err);
-                send_start_failure(a, m.id, err);
+                send_start_failure(a, m.id, m.attempt, err);
                 return;
         }
         agent_job_start(a, &m);
@@ -748,7 +762,8 @@ static void adopt_record(agent *a, uint64_t id) {
                 log_error("job=%" PRIu64 ": out of memory re-adopting it", id);
                 return;
         }
-        *j = (agent_job){.agent = a, .id = id, .shepherd = rec.shepherd, .shepherd_start = rec.shepherd_start,
+        *j = (agent_job){.agent = a, .id = id, .attempt = rec.attempt, .shepherd = rec.shepherd,
+                         .shepherd_start = rec.shepherd_start,
                          .adopted = true, .mem_limit = rec.mem_limit, .start_usec = rec.start_usec,
                          .cancelled = rec.cancelled};
         snprintf(j->cgroup, sizeof(j->cgroup), "%s", rec.cgroup);
@@ -796,7 +811,7 @@ static cJSON *usage_entry(agent_job *j) {
         if (cg_job_usage(j->agent->cg, j->cgroup, &u) < 0 || !(o = cJSON_CreateObject()))
                 return NULL;
         take_usage(&sample, &u);
-        if (!cJSON_AddNumberToObject(o, "id", (double)j->id) ||
+        if (!cJSON_AddNumberToObject(o, "id", (double)j->id) || !cJSON_AddNumberToObject(o, "attempt", j->attempt) ||
             !cJSON_AddNumberToObject(o, "mem_current", (double)u.mem_current) || job_usage_to_json(&sample, o) < 0) {
                 cJSON_Delete(o);
                 return NULL;
