@@ -320,7 +320,7 @@ static const struct {
 } requests[] = {
         { "submit", handle_submit }, { "queue", handle_queue }, { "show", handle_show },
         { "cancel", handle_cancel }, { "wait", handle_wait },   { "nodes", handle_nodes },
-        { "history", handle_history },
+        { "history", handle_history }, { "events", server_handle_events },
 };
 
 static void client_message(conn *c, const cJSON *msg) {
@@ -345,6 +345,7 @@ static void drop_waiters_of(ctl_server *srv, conn *c) {
 
 static void client_closed(conn *c) {
         drop_waiters_of(c->owner, c);
+        server_drop_follower(c->owner, c);
 }
 
 void server_answer_waiters(ctl_server *srv, const job *j) {

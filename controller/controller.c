@@ -42,7 +42,11 @@ void server_schedule(ctl_server *srv) {
 }
 
 static int persist_job(void *userdata, const job *j) {
-        return jobstore_put(((ctl_server *)userdata)->store, j);
+        return server_persist(userdata, j);
+}
+
+static void record_event(void *userdata, const ctl_event *e) {
+        server_event(userdata, e);
 }
 
 static void launch_job(void *userdata, ctl_node *n, const job *j) {
@@ -63,7 +67,7 @@ static void drop_link(void *userdata, ctl_node *n, void *link) {
 
 static const ctl_actions actions = {
         .persist = persist_job, .launch = launch_job, .cancel = cancel_job, .terminal = job_ended,
-        .drop_link = drop_link,
+        .drop_link = drop_link, .event = record_event,
 };
 
 static void usage(FILE *f) {
@@ -250,6 +254,8 @@ static int open_state(ctl_server *srv, const options *o) {
                 return log_errno(LOG_ERR, r, "%s", err);
         if ((r = jobstore_load(srv->store, restore_job, srv)) < 0)
                 return log_errno(LOG_ERR, r, "loading jobs from %s", o->database);
+        if ((r = server_events_open(srv)) < 0)
+                return r;
         log_info("restored %zu jobs (%zu pending) from %s", srv->state.njobs, srv->state.npending, o->database);
         return 0;
 }
@@ -327,6 +333,7 @@ int main(int argc, char **argv) {
         (void)sd_notify(0, "STOPPING=1");
         (void)unlink(o.socket);
         ctl_free(&srv.state);
+        server_events_close(&srv);
         jobstore_close(srv.store);
         free(srv.waiters);
         free(srv.secret);

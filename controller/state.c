@@ -425,7 +425,7 @@ int ctl_node_up(ctl_state *st, const char *name, res_t capacity, const char *cgr
         n->link = link;
         ctl_node_heard(n, now);
         char why[PROTO_ERRLEN];
-        snprintf(why, sizeof(why), "%zu running, %zu not confirmed, %zu strays to stop", nrunning - n->nstrays,
+        snprintf(why, sizeof(why), "running %zu, not confirmed %zu, strays to stop %zu", nrunning - n->nstrays,
                  n->nunconfirmed, n->nstrays);
         log_info("node=%s state=up mcpu=%lld mem=%lld cgroup=%s:%s %s", name, (long long)capacity.mcpu,
                  (long long)capacity.mem, n->cgroup_mode, n->cgroup_root, why);

@@ -22,6 +22,14 @@ int client_socket_path(const cli *c, char *buf, size_t len);
 int client_call(const char *socket_path, const cJSON *req, const char *want, int timeout_ms,
                 cJSON **reply, char *err, size_t errlen);
 
+/* client_call in two steps, for a request answered by more than one message: connect and send
+ * req (returns the connected fd, which the caller closes, or -errno with err), then read each
+ * message with client_next: want as client_call's, or NULL for any type but "error". Same
+ * returns as client_call. */
+int client_start(const char *socket_path, const cJSON *req, char *err, size_t errlen);
+int client_next(int fd, const char *socket_path, const char *want, int timeout_ms, cJSON **reply, char *err,
+                size_t errlen);
+
 /* client_call for the common case: a request {"type": type} plus an optional "id". id 0 means
  * no id. Same returns. */
 int client_simple(const char *socket_path, const char *type, uint64_t id, const char *want,

@@ -119,6 +119,8 @@ static const char submit_usage[] =
         "  --type T         workload type\n"
         "  --output FILE    standard output (default: colony-<id>.out in this directory)\n"
         "  --error FILE     standard error (default: with the output)\n"
+        "  --requeue        if its node is lost (its agent timed out, or came back without it),\n"
+        "                   run it again (same id, next attempt) instead of ending it lost\n"
         "  --json           print the controller's reply\n\n"
         "CMD without a '/' is looked up in $PATH; it must exist and be executable.\n";
 
@@ -203,14 +205,14 @@ static int resolve_command(const cli *c, const char *cmd, const char *cwd, char 
 /* Options into s (strings borrowed from argv). Returns -1 to go on, else an exit status. */
 static int parse_submit(cli *c, int argc, char **argv, job_spec *s) {
         enum { OPT_CPUS = CLI_OPT_OWN, OPT_MEM, OPT_MEM_HIGH, OPT_PIDS, OPT_NAME, OPT_GROUP, OPT_TYPE, OPT_OUTPUT,
-               OPT_ERROR };
+               OPT_ERROR, OPT_REQUEUE };
         static const struct option options[] = {
                 {"cpus", required_argument, NULL, OPT_CPUS},   {"mem", required_argument, NULL, OPT_MEM},
                 {"mem-high", required_argument, NULL, OPT_MEM_HIGH},
                 {"pids", required_argument, NULL, OPT_PIDS},   {"name", required_argument, NULL, OPT_NAME},
                 {"group", required_argument, NULL, OPT_GROUP}, {"type", required_argument, NULL, OPT_TYPE},
                 {"output", required_argument, NULL, OPT_OUTPUT},
-                {"error", required_argument, NULL, OPT_ERROR}, {0},
+                {"error", required_argument, NULL, OPT_ERROR}, {"requeue", no_argument, NULL, OPT_REQUEUE}, {0},
         };
         int o;
 
@@ -238,6 +240,7 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s) {
                 case OPT_TYPE: s->job_type = optarg; break;
                 case OPT_OUTPUT: s->stdout_path = optarg; break;
                 case OPT_ERROR: s->stderr_path = optarg; break;
+                case OPT_REQUEUE: s->requeue = true; break;
                 }
         }
         if (o < 0)
@@ -510,6 +513,10 @@ static void show_job(const job *j) {
         snprintf(line, sizeof(line), "%" PRIu64 " (%s)", j->id, j->spec.name ? j->spec.name : "-");
         field("job:", line);
         field("state:", job_state_name(j->state));
+        if (j->spec.requeue || j->attempt > 1) {
+                snprintf(line, sizeof(line), "%u%s", j->attempt, j->spec.requeue ? " (requeued if its node is lost)" : "");
+                field("attempt:", line);
+        }
         snprintf(line, sizeof(line), "%s (uid %u, gid %u)", j->user ? j->user : "?", (unsigned)j->uid,
                  (unsigned)j->gid);
         field("user:", line);
