@@ -5,8 +5,9 @@
  * off the table entry and die with it. One agent-wide timer reports the usage of every running
  * job. Every report goes through the controller link as "reliable", so one produced while the
  * controller is away is sent after the next welcome; a "finished" report is also kept in the
- * state directory until it has been written to the controller's socket, so that neither an
- * agent restart nor a controller outage loses it (docs/architecture.md, "Restarts"). */
+ * state directory until the controller acknowledges it (it has stored the job's end), and is
+ * sent again after every welcome until then, so that neither an agent restart nor a
+ * controller killed with the report unread loses it (docs/architecture.md, "Restarts"). */
 #include "agent.h"
 #include "agent-state.h"
 #include "ctlink.h"
@@ -67,6 +68,7 @@ struct agent {
         agent_job *jobs; /* the job table */
         size_t njobs;
         sd_event_source *usage_timer;
+        bool stopping; /* agent_stop: no ack will be waited for, a report written is done with */
 };
 
 /* Log prefix naming a job and its cgroup. */
@@ -176,14 +178,52 @@ static void send_finished(agent *a, uint64_t id, uint32_t attempt, job_state st,
         cJSON_Delete(m);
 }
 
-/* The controller has the report: the job's files may go. */
-static void on_report_written(uint64_t id, void *userdata) {
-        agent *a = userdata;
-        int r = jobdir_remove(a->cfg.state_dir, id);
+/* The job's report is done with: remove its files, or only the report when a later attempt of
+ * the job runs here (its record is the new run's). */
+static void forget_report(agent *a, uint64_t id) {
+        int r = agent_job_find(a, id) ? jobdir_remove_kind(a->cfg.state_dir, id, JOBFILE_DONE)
+                                      : jobdir_remove(a->cfg.state_dir, id);
 
         if (r < 0)
                 log_errno(LOG_WARNING, r, "job=%" PRIu64 " dir=%s: cannot remove the job's files", id,
                           a->cfg.state_dir);
+}
+
+/* A report reached the controller's socket. Only a stopping agent, which will not read the
+ * acknowledgement, is done with it then; otherwise the controller may die before reading it. */
+static void on_report_written(uint64_t id, void *userdata) {
+        agent *a = userdata;
+
+        if (a->stopping)
+                forget_report(a, id);
+}
+
+/* The attempt a kept report is about (1 when it does not say), or 0 when there is none. */
+static uint32_t kept_report_attempt(agent *a, uint64_t id) {
+        char *text = NULL, err[PROTO_ERRLEN];
+        int64_t attempt = 1;
+        cJSON *m = jobdir_read(a->cfg.state_dir, id, JOBFILE_DONE, &text) == 0 ? cJSON_Parse(text) : NULL;
+
+        if (m && proto_get_int(m, "attempt", 1, UINT32_MAX, &attempt, err) == -EINVAL)
+                attempt = 0;
+        cJSON_Delete(m);
+        free(text);
+        return m ? (uint32_t)attempt : 0;
+}
+
+/* The controller has stored the end of this attempt of the job: its kept report may go. */
+static void handle_ack(agent *a, const cJSON *msg) {
+        static const char *const fields[] = {"id", "attempt", NULL};
+        char err[PROTO_ERRLEN];
+        int64_t id, attempt = 1;
+
+        if (proto_check_fields(msg, fields, err) < 0 || proto_get_int(msg, "id", 1, INT64_MAX, &id, err) < 0 ||
+            proto_get_int(msg, "attempt", 1, UINT32_MAX, &attempt, err) == -EINVAL) {
+                log_warning("controller=%s: ack ignored: %s", a->cfg.controller, *err ? err : "no id");
+                return;
+        }
+        if (kept_report_attempt(a, (uint64_t)id) == (uint32_t)attempt)
+                forget_report(a, (uint64_t)id);
 }
 
 static void send_started(agent_job *j) {
@@ -571,6 +611,8 @@ static void on_message(const cJSON *msg, void *userdata) {
                 handle_launch(a, msg);
         else if (strcmp(type, "cancel") == 0)
                 handle_cancel(a, msg);
+        else if (strcmp(type, "ack") == 0)
+                handle_ack(a, msg);
         else
                 log_warning("controller=%s: ignoring a '%s' message", a->cfg.controller, type);
 }
@@ -597,8 +639,46 @@ static cJSON *build_hello(void *userdata) {
         return m;
 }
 
+/* Send the report a previous agent kept for job id (text) but may not have delivered. */
+static void resend_report(agent *a, uint64_t id, const char *text) {
+        cJSON *m = cJSON_Parse(text);
+        const char *type = m ? proto_type(m) : NULL;
+
+        if (!type || strcmp(type, "finished") != 0) {
+                log_warning("job=%" PRIu64 " dir=%s: dropping a kept report that is not a finished message", id,
+                            a->cfg.state_dir);
+                (void)jobdir_remove(a->cfg.state_dir, id);
+        } else {
+                log_info("job=%" PRIu64 ": sending the report a previous agent kept", id);
+                send_report(a, id, m, true, true);
+        }
+        cJSON_Delete(m);
+}
+
+/* Send again every report the controller has not acknowledged: it may have died with one
+ * written to its socket but unread. A report still queued goes twice; the controller takes the
+ * first and acknowledges both. */
+static void resend_kept_reports(agent *a) {
+        uint64_t *ids = NULL;
+        size_t n = 0;
+        int r = jobdir_list(a->cfg.state_dir, &ids, &n);
+
+        if (r < 0)
+                log_errno(LOG_WARNING, r, "dir=%s: cannot list the state directory", a->cfg.state_dir);
+        for (size_t i = 0; i < n; i++) {
+                char *text = NULL;
+
+                if (jobdir_read(a->cfg.state_dir, ids[i], JOBFILE_DONE, &text) == 0)
+                        resend_report(a, ids[i], text);
+                free(text);
+        }
+        free(ids);
+}
+
 static void on_ready(void *userdata) {
         agent *a = userdata;
+
+        resend_kept_reports(a);
 
         sd_notifyf(0, "STATUS=connected to controller %s, %zu jobs running", a->cfg.controller,
                    a->njobs);
@@ -704,22 +784,6 @@ int agent_clear_leftovers(cg_backend *cg, const char *state_dir) {
         if (r == 0)
                 r = jobdir_close(state_dir);
         return r < 0 ? r : k;
-}
-
-/* Send the report a previous agent kept for job id (text) but may not have delivered. */
-static void resend_report(agent *a, uint64_t id, const char *text) {
-        cJSON *m = cJSON_Parse(text);
-        const char *type = m ? proto_type(m) : NULL;
-
-        if (!type || strcmp(type, "finished") != 0) {
-                log_warning("job=%" PRIu64 " dir=%s: dropping a kept report that is not a finished message", id,
-                            a->cfg.state_dir);
-                (void)jobdir_remove(a->cfg.state_dir, id);
-        } else {
-                log_info("job=%" PRIu64 ": sending the report a previous agent kept", id);
-                send_report(a, id, m, true, true);
-        }
-        cJSON_Delete(m);
 }
 
 /* Watch an adopted job's shepherd, or end the job when it is gone already. The pidfd is
@@ -895,9 +959,24 @@ static void stop_job(agent_job *j) {
         agent_job_end(j, k == 0 && read_exit(j->agent, j->id, &ex) == 0 ? &ex : NULL, true);
 }
 
+/* Every kept report has been written to the controller's socket: forget them all, since no
+ * acknowledgement will be read any more. */
+static void forget_written_reports(agent *a) {
+        uint64_t *ids = NULL;
+        size_t n = 0;
+
+        if (jobdir_list(a->cfg.state_dir, &ids, &n) < 0)
+                return;
+        for (size_t i = 0; i < n; i++)
+                if (kept_report_attempt(a, ids[i]) > 0)
+                        forget_report(a, ids[i]);
+        free(ids);
+}
+
 size_t agent_stop(agent *a) {
         int r;
 
+        a->stopping = true;
         if (a->cfg.stop_jobs_on_exit)
                 while (a->jobs)
                         stop_job(a->jobs);
@@ -909,6 +988,8 @@ size_t agent_stop(agent *a) {
         r = ctlink_flush(a->link, STOP_FLUSH_TIMEOUT_MS);
         if (r < 0)
                 log_errno(LOG_WARNING, r, "controller=%s: last reports not all sent", a->cfg.controller);
+        else
+                forget_written_reports(a);
         return a->njobs;
 }
 

@@ -95,12 +95,13 @@ int jobdir_read(const char *dir, uint64_t id, jobfile_kind kind, char **text) {
         return file_read_small(path, 0, text);
 }
 
-int jobdir_remove(const char *dir, uint64_t id) {
+/* Remove the job's files of kinds [from, to). Returns 0 or the first -errno. */
+static int remove_kinds(const char *dir, uint64_t id, int from, int to) {
         int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r = 0;
 
         if (dfd < 0)
                 return errno == ENOENT ? 0 : -errno;
-        for (int k = 0; k < _JOBFILE_KIND_MAX; k++) {
+        for (int k = from; k < to; k++) {
                 char name[64];
 
                 file_name(name, sizeof(name), id, (jobfile_kind)k, false);
@@ -109,6 +110,14 @@ int jobdir_remove(const char *dir, uint64_t id) {
         }
         close(dfd);
         return r;
+}
+
+int jobdir_remove(const char *dir, uint64_t id) {
+        return remove_kinds(dir, id, 0, _JOBFILE_KIND_MAX);
+}
+
+int jobdir_remove_kind(const char *dir, uint64_t id, jobfile_kind kind) {
+        return remove_kinds(dir, id, (int)kind, (int)kind + 1);
 }
 
 static int cmp_id(const void *a, const void *b) {

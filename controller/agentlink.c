@@ -123,6 +123,16 @@ static void handle_started(ctl_server *srv, ctl_node *n, const cJSON *msg, char 
                 log_warning("node=%s job=%lld started, but it is not running there: ignored", n->name, (long long)id);
 }
 
+/* Tell the agent its report is stored (or was not needed): it may forget it. */
+static void send_ack(ctl_node *n, int64_t id, int64_t attempt) {
+        cJSON *msg = proto_new("ack");
+        if (!msg || !cJSON_AddNumberToObject(msg, "id", (double)id) ||
+            !cJSON_AddNumberToObject(msg, "attempt", (double)attempt) || !n->link || conn_send(n->link, msg) < 0)
+                log_warning("job=%lld node=%s could not acknowledge its report: it will come again", (long long)id,
+                            n->name);
+        cJSON_Delete(msg);
+}
+
 static void handle_finished(ctl_server *srv, ctl_node *n, const cJSON *msg, char err[PROTO_ERRLEN]) {
         static const char *const fields[] = { "id", "attempt", "state", "exit_code", "signal", "cpu_usec",
                                               "mem_peak", "oom_kills", "io_rbytes", "io_wbytes", "psi", "error",
@@ -142,9 +152,10 @@ static void handle_finished(ctl_server *srv, ctl_node *n, const cJSON *msg, char
         if (stale_report(srv, n, id, attempt, "end"))
                 ctl_stray_ended(&srv->state, n, (uint64_t)id);
         else if (ctl_job_finished(&srv->state, n, (uint64_t)id, state, &res, end) < 0)
-                log_warning("node=%s job=%lld finished as %s, but it is not running there: ignored", n->name,
-                            (long long)id, state_name);
+                log_info("node=%s job=%lld finished as %s, but it is not running there: ignored", n->name,
+                         (long long)id, state_name);
         job_result_free(&res);
+        send_ack(n, id, attempt);
         server_schedule(srv);
 }
 

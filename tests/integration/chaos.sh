@@ -154,6 +154,7 @@ verdict=$(jq -rn --slurpfile ev "$DIR/events.jsonl" --slurpfile q "$DIR/jobs.jso
            | ($by[$id] // []) as $e | ($e | map(select(.what | terminal))) as $t
            | {id: $id, tok: $tok, rq: ($rq == "1"), state: ($rec[$id].state // "missing"),
               attempt: ($rec[$id].attempt // 0), nterm: ($t | length), twhat: ($t[0].what // "-"),
+              why: ($t[0].reason // "" | gsub("[0-9]+"; "N")),
               nreq: ($e | map(select(.what == "requeued")) | length),
               starts: ($run[$tok].starts // 0), last: ($run[$tok].last // "-")}] as $jobs
         | ($jobs[] | "job \(.id) (\(.tok))" as $j
@@ -166,7 +167,11 @@ verdict=$(jq -rn --slurpfile ev "$DIR/events.jsonl" --slurpfile q "$DIR/jobs.jso
              (if (.rq | not) and .starts > 1 then "FAIL \($j), without --requeue, started \(.starts) times" else empty end),
              (if .starts > .attempt then "FAIL \($j) started \(.starts) times in \(.attempt) attempts" else empty end),
              (if .state == "completed" and .last != "end" then "FAIL \($j) completed, but its last run did not end"
+              else empty end),
+             (if .state == "lost" and .last == "end" then "FAIL \($j) ran to its end but was declared lost"
               else empty end)),
+          ([$jobs[] | select(.state != "completed") | "\(.state): \(.why)"] | group_by(.)[]
+           | "WHY \(length) \(.[0])"),
           "COUNTS \($jobs | length) \([$jobs[] | select(.state == "completed")] | length)" +
           " \([$jobs[] | select(.state == "failed")] | length) \([$jobs[] | select(.state == "cancelled")] | length)" +
           " \([$jobs[] | select(.state == "oom-killed")] | length) \([$jobs[] | select(.state == "lost")] | length)" +
@@ -188,6 +193,7 @@ for a in "${agents[@]}"; do
 done
 
 note "jobs acknowledged: $acked; completed $completed, failed $failed, cancelled $cancelled, oom-killed $oom, lost $lost"
+grep '^WHY' <<<"$verdict" | sed 's/^WHY /# not completed: /' || true
 note "requeues: $requeues of $requeued_jobs jobs; runs started: $starts; events: $(wc -l <"$DIR/events.jsonl")"
 note "kills: controller $kills_ctl, agent $kills_agent, controller and agent $kills_both"
 echo "PASS"
