@@ -10,8 +10,7 @@
  *   job-N.exit   how the main process ended: written by the shepherd once it has reaped it
  *                {"exit_code":3,"signal":0,"end_usec":1767225660000000}
  *   job-N.done   the "finished" report itself: written by the agent before the job's cgroup is
- *                removed, deleted with the other two once the report reached the controller's
- *                socket */
+ *                removed, deleted with the other two once the controller acknowledged it */
 #pragma once
 #include "proto.h"
 #include <stdbool.h>
