@@ -539,6 +539,11 @@ static void handle_launch(agent *a, const cJSON *msg) {
                 log_warning("job=%" PRIu64 ": launch ignored, the job is already running", m.id);
                 return;
         }
+        if (!old && kept_report_attempt(a, m.id) == m.attempt) { /* a launch sent again after a reconnect */
+                log_info("job=%" PRIu64 ": launch ignored, attempt %" PRIu32 " already ran here (its report is kept)",
+                         m.id, m.attempt);
+                return;
+        }
         if (old) { /* never two runs of one job at once: this one fails rather than start */
                 snprintf(err, sizeof(err), "attempt %" PRIu32 " of the job still runs here", old->attempt);
                 log_warning("job=%" PRIu64 ": launch of attempt %" PRIu32 " refused: %s", m.id, m.attempt, err);

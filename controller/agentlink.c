@@ -33,6 +33,22 @@ static void cancel_strays(ctl_server *srv, ctl_node *n, const uint64_t *ids, siz
                 }
 }
 
+/* Jobs the controller has running on n that its agent's hello did not list either ended while
+ * the two were apart (their reports follow the hello) or never reached it: a launch lost with a
+ * killed controller or agent. Launch them again, as the same attempt: the agent starts only what
+ * it never had (it ignores a launch of an attempt it runs or has a report of), and a start
+ * confirms the job before the reconnect window loses it. */
+static void relaunch_unconfirmed(ctl_server *srv, ctl_node *n) {
+        for (size_t i = 0; i < n->nunconfirmed; i++) {
+                const job *j = ctl_find_job(&srv->state, n->unconfirmed[i]);
+                if (j && ctl_job_runs_on(&srv->state, n, j->id)) {
+                        log_info("job=%llu node=%s not listed by its agent: launching it again in case it never "
+                                 "arrived", (unsigned long long)j->id, n->name);
+                        server_send_launch(srv, n, j);
+                }
+        }
+}
+
 /* A new agent link: send it the nonce its hello must answer. */
 static void agent_opened(conn *c) {
         cJSON *msg = proto_new("challenge");
@@ -89,6 +105,7 @@ static void handle_hello(ctl_server *srv, conn *c, const cJSON *msg) {
         }
         cJSON_Delete(welcome);
         cancel_strays(srv, n, h.running, h.nrunning);
+        relaunch_unconfirmed(srv, n);
         free(h.running);
         server_schedule(srv);
 }

@@ -494,6 +494,9 @@ int ctl_job_started(ctl_state *st, ctl_node *n, uint64_t id, int64_t start_usec)
         if (!j)
                 return -ENOENT;
         j->start_usec = start_usec;
+        for (size_t i = 0; i < n->nunconfirmed; i++) /* a launch sent again after a reconnect took */
+                if (n->unconfirmed[i] == id)
+                        n->unconfirmed[i] = n->unconfirmed[--n->nunconfirmed];
         log_info("job=%llu node=%s started", (unsigned long long)id, n->name);
         emit(st, id, n->name, "started", NULL);
         (void)st->act->persist(st->userdata, j);

@@ -144,8 +144,9 @@ bool ctl_job_runs_on(ctl_state *st, ctl_node *n, uint64_t id);
 /* The node of that name, or NULL. */
 ctl_node *ctl_find_node(ctl_state *st, const char *name);
 
-/* The agent started job id: record its start time. Returns 0, or -ENOENT if the job is not
- * running on that node (the message is then ignored). */
+/* The agent started job id: record its start time (and count the job as confirmed when its
+ * agent's hello had not listed it). Returns 0, or -ENOENT if the job is not running on that
+ * node (the message is then ignored). */
 int ctl_job_started(ctl_state *st, ctl_node *n, uint64_t id, int64_t start_usec);
 /* The agent's latest sample of job id's usage: kept in its record (in memory only: a sample is
  * not worth a disk write). Returns 0, or -ENOENT if the job is not running on that node. */

@@ -32,6 +32,7 @@ _colony() {
         --policy) COMPREPLY=($(compgen -W "$(colony place --help 2>/dev/null | grep -o '[a-z]*-fit[a-z-]*\|max-jobs\|tetris\|greedy\|lotes' | sort -u)" -- "$cur")); return ;;
         --workload) COMPREPLY=($(compgen -W "mishra lotes-google lotes-phi: lotes-omega:" -- "$cur")); return ;;
         --state) COMPREPLY=($(compgen -W "completed failed cancelled oom-killed lost" -- "$cur")); return ;;
+        --job) COMPREPLY=($(compgen -W "$(colony queue --all 2>/dev/null | awk 'NR > 1 { print $1 }')" -- "$cur")); return ;;
         esac
         if [ -z "$cmd" ]; then
                 COMPREPLY=($(compgen -W "$(_colony_commands) --json --socket --dir --help --version" -- "$cur"))

@@ -17,10 +17,13 @@ complete_line() { # complete_line WORD...: what TAB offers after these words
 
 [ "$(complete_line colony su)" = submit ] || fail "colony su<TAB>: '$(complete_line colony su)'"
 cmds=$(complete_line colony "" | tr '\n' ' ')
-for c in submit queue show cancel wait history nodes up down demo place sim; do
+for c in submit queue show cancel wait history events nodes up down demo place sim; do
         grep -qw -- "$c" <<<"$cmds" || fail "command $c not offered: $cmds"
 done
 grep -qx -- --mem-high <<<"$(complete_line colony submit --mem)" || fail "submit --mem<TAB> lacks --mem-high"
+grep -qx -- --requeue <<<"$(complete_line colony submit --re)" || fail "submit --re<TAB> lacks --requeue"
+[ "$(complete_line colony events --fo)" = --follow ] || fail "events --fo<TAB>: '$(complete_line colony events --fo)'"
+grep -qx -- --since <<<"$(complete_line colony events --s)" || fail "events --s<TAB> lacks --since"
 grep -qx -- --policy <<<"$(complete_line colony sim --p)" || fail "sim --p<TAB> lacks --policy"
 grep -qx worst-fit-mem <<<"$(complete_line colony place --policy wo)" || fail "no policy names"
 grep -qx backfill <<<"$(complete_line colony up --order b)" || fail "no order names"

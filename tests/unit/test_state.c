@@ -395,6 +395,23 @@ START_TEST(a_requeue_job_the_agent_came_back_without_is_requeued) {
 }
 END_TEST
 
+/* A job the reconnecting agent did not list, launched again, is confirmed by its start: the
+ * window passes without losing it. */
+START_TEST(an_unlisted_job_that_starts_after_the_hello_is_kept) {
+        ctl_node *a = node("a", 1000, 1024 * MiB, NULL, 0);
+        uint64_t id = submit_as(0, 500, MiB);
+        ctl_schedule(&st);
+        ctl_node_disconnected(&st, a);
+        ck_assert_ptr_eq(node("a", 1000, 1024 * MiB, NULL, 0), a);
+        ck_assert_uint_eq(a->nunconfirmed, 1);
+        ck_assert_int_eq(ctl_job_started(&st, a, id, 2000), 0);
+        ck_assert_uint_eq(a->nunconfirmed, 0);
+        ctl_node_heard(a, at(1000 + 5000001));
+        ctl_check_silence(&st, at(1000 + 5000001));
+        ck_assert_int_eq(ctl_find_job(&st, id)->state, JOB_RUNNING);
+}
+END_TEST
+
 /* Every transition is an event, and a job's event is followed by the store of that job. */
 START_TEST(transitions_are_events_stored_with_their_job) {
         ctl_node *a = node("a", 1000, 1024 * MiB, NULL, 0);
@@ -431,6 +448,7 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, a_requeued_job_still_running_on_its_old_node_is_held_until_it_ends);
         tcase_add_test(tc, a_requeue_job_the_agent_came_back_without_is_requeued);
         tcase_add_test(tc, transitions_are_events_stored_with_their_job);
+        tcase_add_test(tc, an_unlisted_job_that_starts_after_the_hello_is_kept);
         suite_add_tcase(s, tc);
         return s;
 }
