@@ -9,8 +9,9 @@
 #include <string.h>
 
 /* A follower whose unread events pass this is dropped: it must not make the controller buffer
- * without bound, and the loop never waits for it. About 200 events of the longest kind. */
-#define FOLLOW_UNSENT_MAX (64 * 1024)
+ * without bound, and the loop never waits for it. This is on top of what the kernel's socket
+ * buffers hold (some 200 KiB on Linux): a burst of thousands of events. */
+#define FOLLOW_UNSENT_MAX (32 * 1024)
 #define EVENTS_LIMIT_MAX 1000 /* per reply: 1000 of the longest events fit a message */
 #define EVENTS_LIMIT_DEFAULT 100
 
@@ -50,7 +51,7 @@ void server_drop_follower(ctl_server *srv, conn *c) {
 static void tell_follower(follower *f, const ev_record *e) {
         if (conn_unsent(f->client) > FOLLOW_UNSENT_MAX) {
                 char text[PROTO_ERRLEN];
-                snprintf(text, sizeof(text), "events: dropped, more than %d KiB of events unread; follow again with "
+                snprintf(text, sizeof(text), "dropped, more than %d KiB of events unread; follow again with "
                          "--since %llu", FOLLOW_UNSENT_MAX / 1024, (unsigned long long)e->seq - 1);
                 log_warning("events follower fd=%d pid=%d too slow: dropped", f->client->fd, (int)f->client->pid);
                 conn_fail(f->client, text);
@@ -167,7 +168,7 @@ static int send_page(ctl_server *srv, conn *c, const events_req *q, uint64_t *af
         long n = arr ? collect(srv, q, *after, newest, arr) : -ENOMEM;
         if (n < 0) {
                 cJSON_Delete(out);
-                cJSON *err = proto_error("events: %s", n == -ENOMEM ? "out of memory" : "cannot read the event store");
+                cJSON *err = proto_error("%s", n == -ENOMEM ? "out of memory" : "cannot read the event store");
                 (void)conn_send(c, err);
                 cJSON_Delete(err);
                 return (int)n;
@@ -202,14 +203,14 @@ void server_handle_events(ctl_server *srv, conn *c, const cJSON *msg) {
                 return;
         if (r == 1) {
                 char text[PROTO_ERRLEN];
-                snprintf(text, sizeof(text), "events: too many to catch up at once; follow again with --since %llu",
+                snprintf(text, sizeof(text), "too many events to catch up at once; follow again with --since %llu",
                          (unsigned long long)after);
                 conn_fail(c, text);
                 return;
         }
         follower *f = realloc(srv->followers, (srv->nfollowers + 1) * sizeof(*f));
         if (!f) {
-                conn_fail(c, "events: out of memory");
+                conn_fail(c, "out of memory");
                 return;
         }
         srv->followers = f;
