@@ -466,7 +466,9 @@ void ctl_node_heard(ctl_node *n, ctl_time now) {
 void ctl_check_silence(ctl_state *st, ctl_time now) {
         for (size_t i = 0; i < st->nnodes; i++) {
                 ctl_node *n = st->nodes[i];
-                if ((n->up || n->running > 0) && now.mono_usec - n->last_heard_mono_usec > st->cfg.agent_timeout_usec) {
+                /* a down node with strays times out too: the jobs they hold must not wait forever */
+                if ((n->up || n->running > 0 || n->nstrays > 0) &&
+                    now.mono_usec - n->last_heard_mono_usec > st->cfg.agent_timeout_usec) {
                         if (n->link && st->act->drop_link)
                                 st->act->drop_link(st->userdata, n, n->link);
                         ctl_node_down(st, n, "timed out", now.real_usec);

@@ -376,6 +376,27 @@ START_TEST(a_requeued_job_still_running_on_its_old_node_is_held_until_it_ends) {
 }
 END_TEST
 
+/* An agent that lists a stray and then vanishes for good releases the job it held when its
+ * node times out. */
+START_TEST(a_stray_of_a_node_that_never_returns_is_forgotten_at_its_timeout) {
+        ctl_node *a = node("a", 1000, 1024 * MiB, NULL, 0);
+        uint64_t rq = submit_requeue(500);
+        ctl_schedule(&st);
+        ctl_node_disconnected(&st, a);
+        ctl_check_silence(&st, at(1000 + 6000000));
+        ctl_node_heard(a, at(1000 + 7000000));
+        ck_assert_ptr_eq(node("a", 1000, 1024 * MiB, &rq, 1), a);
+        ctl_node_disconnected(&st, a);
+        ctl_node *b = node("b", 1000, 1024 * MiB, NULL, 0);
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        ctl_node_heard(b, at(1000 + 13000000));
+        ctl_check_silence(&st, at(1000 + 13000000));
+        ck_assert_uint_eq(st.nstrays, 0);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_str_eq(ctl_find_job(&st, rq)->node, "b");
+}
+END_TEST
+
 /* An agent that comes back without a requeue job (its launch never arrived) gets it requeued
  * after the window, not lost; a plain job beside it is lost. */
 START_TEST(a_requeue_job_the_agent_came_back_without_is_requeued) {
@@ -447,6 +468,7 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, a_requeue_job_of_a_timed_out_node_runs_again);
         tcase_add_test(tc, a_requeued_job_still_running_on_its_old_node_is_held_until_it_ends);
         tcase_add_test(tc, a_requeue_job_the_agent_came_back_without_is_requeued);
+        tcase_add_test(tc, a_stray_of_a_node_that_never_returns_is_forgotten_at_its_timeout);
         tcase_add_test(tc, transitions_are_events_stored_with_their_job);
         tcase_add_test(tc, an_unlisted_job_that_starts_after_the_hello_is_kept);
         suite_add_tcase(s, tc);
