@@ -107,6 +107,8 @@ static int remove_kinds(const char *dir, uint64_t id, int from, int to) {
                 file_name(name, sizeof(name), id, (jobfile_kind)k, false);
                 if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT && r == 0)
                         r = -errno;
+                file_name(name, sizeof(name), id, (jobfile_kind)k, true); /* a write cut short */
+                (void)unlinkat(dfd, name, 0);
         }
         close(dfd);
         return r;
@@ -156,9 +158,12 @@ int jobdir_list(const char *dir, uint64_t **ids, size_t *n) {
                 jobfile_kind kind;
                 uint64_t id;
 
-                if (strncmp(e->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) == 0)
-                        (void)unlinkat(dirfd(d), e->d_name, 0);
-                else if (jobfile_name_parse(e->d_name, &id, &kind) == 0)
+                /* A temporary exit file may be a live shepherd's write in progress (it outlives
+                 * agents): it goes with the job's other files. The agent's own are stale. */
+                if (strncmp(e->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) == 0) {
+                        if (jobfile_name_parse(e->d_name + strlen(TMP_PREFIX), &id, &kind) < 0 || kind != JOBFILE_EXIT)
+                                (void)unlinkat(dirfd(d), e->d_name, 0);
+                } else if (jobfile_name_parse(e->d_name, &id, &kind) == 0)
                         r = add_id(ids, n, &cap, id);
         }
         closedir(d);
