@@ -351,17 +351,25 @@ START_TEST(a_requeue_job_of_a_timed_out_node_runs_again) {
 }
 END_TEST
 
-/* An agent that comes back listing a requeued job still runs its first attempt: the job is not
- * placed anywhere until that run's end is reported, then it runs once more. */
-START_TEST(a_requeued_job_still_running_on_its_old_node_is_held_until_it_ends) {
+/* Node a runs a requeue job, times out (the job is pending again), and its agent comes back
+ * still running the first attempt, listed in its hello: a stray. Returns a; *rq is the job. */
+static ctl_node *stray_of_a_returning_node(uint64_t *rq) {
         ctl_node *a = node("a", 1000, 1024 * MiB, NULL, 0);
-        uint64_t rq = submit_requeue(500);
+        *rq = submit_requeue(500);
         ctl_schedule(&st);
         ctl_node_disconnected(&st, a);
         ctl_check_silence(&st, at(1000 + 6000000));
-        ck_assert_int_eq(ctl_find_job(&st, rq)->state, JOB_PENDING);
+        ck_assert_int_eq(ctl_find_job(&st, *rq)->state, JOB_PENDING);
         ctl_node_heard(a, at(1000 + 7000000));
-        ck_assert_ptr_eq(node("a", 1000, 1024 * MiB, &rq, 1), a);
+        ck_assert_ptr_eq(node("a", 1000, 1024 * MiB, rq, 1), a);
+        return a;
+}
+
+/* An agent that comes back listing a requeued job still runs its first attempt: the job is not
+ * placed anywhere until that run's end is reported, then it runs once more. */
+START_TEST(a_requeued_job_still_running_on_its_old_node_is_held_until_it_ends) {
+        uint64_t rq;
+        ctl_node *a = stray_of_a_returning_node(&rq);
         ck_assert(!ctl_job_runs_on(&st, a, rq)); /* the caller cancels it as a stray */
         ck_assert_uint_eq(a->nstrays, 1);
         ctl_node *b = node("b", 1000, 1024 * MiB, NULL, 0);
@@ -379,13 +387,8 @@ END_TEST
 /* An agent that lists a stray and then vanishes for good releases the job it held when its
  * node times out. */
 START_TEST(a_stray_of_a_node_that_never_returns_is_forgotten_at_its_timeout) {
-        ctl_node *a = node("a", 1000, 1024 * MiB, NULL, 0);
-        uint64_t rq = submit_requeue(500);
-        ctl_schedule(&st);
-        ctl_node_disconnected(&st, a);
-        ctl_check_silence(&st, at(1000 + 6000000));
-        ctl_node_heard(a, at(1000 + 7000000));
-        ck_assert_ptr_eq(node("a", 1000, 1024 * MiB, &rq, 1), a);
+        uint64_t rq;
+        ctl_node *a = stray_of_a_returning_node(&rq);
         ctl_node_disconnected(&st, a);
         ctl_node *b = node("b", 1000, 1024 * MiB, NULL, 0);
         ck_assert_int_eq(ctl_schedule(&st), 0);
