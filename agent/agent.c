@@ -5,8 +5,9 @@
  * off the table entry and die with it. One agent-wide timer reports the usage of every running
  * job. Every report goes through the controller link as "reliable", so one produced while the
  * controller is away is sent after the next welcome; a "finished" report is also kept in the
- * state directory until it has been written to the controller's socket, so that neither an
- * agent restart nor a controller outage loses it (docs/architecture.md, "Restarts"). */
+ * state directory until the controller acknowledges it (it has stored the job's end), and is
+ * sent again after every welcome until then, so that neither an agent restart nor a
+ * controller killed with the report unread loses it (docs/architecture.md, "Restarts"). */
 #include "agent.h"
 #include "agent-state.h"
 #include "ctlink.h"
@@ -42,6 +43,8 @@
 typedef struct agent_job {
         agent *agent;
         uint64_t id;
+        uint32_t attempt;      /* the launch's, echoed in every report so that the controller can
+                                * tell a report of an earlier run of a requeued job */
         char cgroup[JOBFILE_CGROUP_MAX]; /* cg_job_name: "job-<id>", "dept-a/job-<id>" */
         pid_t pid;             /* main process (the shepherd's child); 0 when re-adopted */
         pid_t shepherd;        /* our child, or a previous agent's when adopted */
@@ -65,6 +68,7 @@ struct agent {
         agent_job *jobs; /* the job table */
         size_t njobs;
         sd_event_source *usage_timer;
+        bool stopping; /* agent_stop: no ack will be waited for, a report written is done with */
 };
 
 /* Log prefix naming a job and its cgroup. */
@@ -115,7 +119,8 @@ static void agent_job_free(agent_job *j) {
 /* Write the job's record to the state directory. Returns 0 or -errno (logged). */
 static int save_record(agent_job *j) {
         jobfile_record rec = {.id = j->id, .shepherd = j->shepherd, .shepherd_start = j->shepherd_start,
-                              .mem_limit = j->mem_limit, .start_usec = j->start_usec, .cancelled = j->cancelled};
+                              .mem_limit = j->mem_limit, .start_usec = j->start_usec, .cancelled = j->cancelled,
+                              .attempt = j->attempt};
         char *text;
         int r;
 
@@ -159,9 +164,10 @@ static void save_report(agent *a, uint64_t id, const cJSON *msg) {
                           a->cfg.state_dir);
 }
 
-static void send_finished(agent *a, uint64_t id, job_state st, const job_result *r, int64_t end_usec) {
+static void send_finished(agent *a, uint64_t id, uint32_t attempt, job_state st, const job_result *r,
+                          int64_t end_usec) {
         cJSON *m = proto_new("finished");
-        bool ok = m && cJSON_AddNumberToObject(m, "id", (double)id) &&
+        bool ok = m && cJSON_AddNumberToObject(m, "id", (double)id) && cJSON_AddNumberToObject(m, "attempt", attempt) &&
                   cJSON_AddStringToObject(m, "state", job_state_name(st)) &&
                   job_result_to_json(r, m) == 0 &&
                   cJSON_AddNumberToObject(m, "end_usec", (double)end_usec);
@@ -172,20 +178,58 @@ static void send_finished(agent *a, uint64_t id, job_state st, const job_result 
         cJSON_Delete(m);
 }
 
-/* The controller has the report: the job's files may go. */
-static void on_report_written(uint64_t id, void *userdata) {
-        agent *a = userdata;
-        int r = jobdir_remove(a->cfg.state_dir, id);
+/* The job's report is done with: remove its files, or only the report when a later attempt of
+ * the job runs here (its record is the new run's). */
+static void forget_report(agent *a, uint64_t id) {
+        int r = agent_job_find(a, id) ? jobdir_remove_kind(a->cfg.state_dir, id, JOBFILE_DONE)
+                                      : jobdir_remove(a->cfg.state_dir, id);
 
         if (r < 0)
                 log_errno(LOG_WARNING, r, "job=%" PRIu64 " dir=%s: cannot remove the job's files", id,
                           a->cfg.state_dir);
 }
 
+/* A report reached the controller's socket. Only a stopping agent, which will not read the
+ * acknowledgement, is done with it then; otherwise the controller may die before reading it. */
+static void on_report_written(uint64_t id, void *userdata) {
+        agent *a = userdata;
+
+        if (a->stopping)
+                forget_report(a, id);
+}
+
+/* The attempt a kept report is about (1 when it does not say), or 0 when there is none. */
+static uint32_t kept_report_attempt(agent *a, uint64_t id) {
+        char *text = NULL, err[PROTO_ERRLEN];
+        int64_t attempt = 1;
+        cJSON *m = jobdir_read(a->cfg.state_dir, id, JOBFILE_DONE, &text) == 0 ? cJSON_Parse(text) : NULL;
+
+        if (m && proto_get_int(m, "attempt", 1, UINT32_MAX, &attempt, err) == -EINVAL)
+                attempt = 0;
+        cJSON_Delete(m);
+        free(text);
+        return m ? (uint32_t)attempt : 0;
+}
+
+/* The controller has stored the end of this attempt of the job: its kept report may go. */
+static void handle_ack(agent *a, const cJSON *msg) {
+        static const char *const fields[] = {"id", "attempt", NULL};
+        char err[PROTO_ERRLEN];
+        int64_t id, attempt = 1;
+
+        if (proto_check_fields(msg, fields, err) < 0 || proto_get_int(msg, "id", 1, INT64_MAX, &id, err) < 0 ||
+            proto_get_int(msg, "attempt", 1, UINT32_MAX, &attempt, err) == -EINVAL) {
+                log_warning("controller=%s: ack ignored: %s", a->cfg.controller, *err ? err : "no id");
+                return;
+        }
+        if (kept_report_attempt(a, (uint64_t)id) == (uint32_t)attempt)
+                forget_report(a, (uint64_t)id);
+}
+
 static void send_started(agent_job *j) {
         cJSON *m = proto_new("started");
         bool ok = m && cJSON_AddNumberToObject(m, "id", (double)j->id) &&
-                  cJSON_AddNumberToObject(m, "pid", j->pid) &&
+                  cJSON_AddNumberToObject(m, "attempt", j->attempt) && cJSON_AddNumberToObject(m, "pid", j->pid) &&
                   cJSON_AddNumberToObject(m, "start_usec", (double)j->start_usec);
 
         send_report(j->agent, j->id, m, ok, false);
@@ -193,10 +237,10 @@ static void send_started(agent_job *j) {
 }
 
 /* Report a job that never ran. */
-static void send_start_failure(agent *a, uint64_t id, const char *error) {
+static void send_start_failure(agent *a, uint64_t id, uint32_t attempt, const char *error) {
         job_result r = {.exit_code = START_FAILED_EXIT_CODE, .error = (char *)error};
 
-        send_finished(a, id, JOB_FAILED, &r, now_usec());
+        send_finished(a, id, attempt, JOB_FAILED, &r, now_usec());
 }
 
 /* The state and error of a job whose main process ended as ex says (NULL: unknown, its
@@ -258,7 +302,7 @@ static void agent_job_end(agent_job *j, const jobfile_exit *ex, bool stopping) {
                  JOB_ARGS(j), job_state_name(st), r.exit_code, r.signal, r.cpu_usec,
                  units_format_size((int64_t)r.mem_peak, peak, sizeof(peak)), r.oom_kills,
                  r.error ? ": " : "", r.error ? r.error : "");
-        send_finished(a, j->id, st, &r, ex ? ex->end_usec : now_usec());
+        send_finished(a, j->id, j->attempt, st, &r, ex ? ex->end_usec : now_usec());
         agent_job_free(j);
 }
 
@@ -315,12 +359,13 @@ static void abandon_start(agent_job *j, bool created, const char *error) {
         }
         if (created && (k = cg_job_remove(a->cg, j->cgroup)) < 0)
                 log_errno(LOG_WARNING, k, JOB_FMT ": cannot remove the job's cgroup", JOB_ARGS(j));
-        send_start_failure(a, j->id, error);
+        send_start_failure(a, j->id, j->attempt, error);
         agent_job_free(j);
 }
 
 typedef struct launch_msg {
         uint64_t id;
+        uint32_t attempt;
         double dept_weights[JOB_GROUP_LEVELS_MAX]; /* one per level of spec.group */
         size_t ndept_weights;
         uid_t uid;
@@ -361,10 +406,10 @@ static void agent_job_start(agent *a, launch_msg *m) {
         int r;
 
         if (!j) {
-                send_start_failure(a, m->id, "agent out of memory");
+                send_start_failure(a, m->id, m->attempt, "agent out of memory");
                 return;
         }
-        *j = (agent_job){.agent = a, .id = m->id, .mem_limit = lim.mem};
+        *j = (agent_job){.agent = a, .id = m->id, .attempt = m->attempt, .mem_limit = lim.mem};
         if ((r = cg_job_name(m->spec.group, m->id, j->cgroup, sizeof(j->cgroup))) < 0) {
                 snprintf(err, sizeof(err), "group \"%s\" cannot name a cgroup: %s", m->spec.group, strerror(-r));
                 snprintf(j->cgroup, sizeof(j->cgroup), "job-%" PRIu64, m->id);
@@ -445,8 +490,8 @@ static int parse_dept_weights(const cJSON *msg, launch_msg *m, char err[PROTO_ER
 
 /* Validate a launch's fields other than id into m. Returns 0 or -EINVAL with err. */
 static int parse_launch(const cJSON *msg, launch_msg *m, char err[PROTO_ERRLEN]) {
-        static const char *allowed[64]; /* job_spec_fields, the five below, NULL */
-        const size_t max_spec = sizeof(allowed) / sizeof(allowed[0]) - 6;
+        static const char *allowed[64]; /* job_spec_fields, the six below, NULL */
+        const size_t max_spec = sizeof(allowed) / sizeof(allowed[0]) - 7;
         int64_t uid, gid;
         size_t n = 0;
         int r;
@@ -455,7 +500,7 @@ static int parse_launch(const cJSON *msg, launch_msg *m, char err[PROTO_ERRLEN])
                 for (const char *const *f = job_spec_fields; *f && n < max_spec; f++)
                         allowed[n++] = *f;
                 allowed[n++] = "id", allowed[n++] = "uid", allowed[n++] = "gid", allowed[n++] = "user";
-                allowed[n++] = "dept_weights";
+                allowed[n++] = "dept_weights", allowed[n++] = "attempt";
         }
         r = proto_check_fields(msg, allowed, err);
         if (r == 0)
@@ -480,20 +525,34 @@ static int parse_launch(const cJSON *msg, launch_msg *m, char err[PROTO_ERRLEN])
 static void handle_launch(agent *a, const cJSON *msg) {
         char err[PROTO_ERRLEN];
         launch_msg m = {0};
-        int64_t id;
+        int64_t id, attempt = 1;
 
-        if (require_int(msg, "id", 1, INT64_MAX, &id, err) < 0) {
+        if (require_int(msg, "id", 1, INT64_MAX, &id, err) < 0 ||
+            proto_get_int(msg, "attempt", 1, UINT32_MAX, &attempt, err) == -EINVAL) {
                 log_warning("controller=%s: launch ignored: %s", a->cfg.controller, err);
                 return;
         }
         m.id = (uint64_t)id;
-        if (agent_job_find(a, m.id)) {
+        m.attempt = (uint32_t)attempt;
+        agent_job *old = agent_job_find(a, m.id);
+        if (old && old->attempt == m.attempt) {
                 log_warning("job=%" PRIu64 ": launch ignored, the job is already running", m.id);
+                return;
+        }
+        if (!old && kept_report_attempt(a, m.id) == m.attempt) { /* a launch sent again after a reconnect */
+                log_info("job=%" PRIu64 ": launch ignored, attempt %" PRIu32 " already ran here (its report is kept)",
+                         m.id, m.attempt);
+                return;
+        }
+        if (old) { /* never two runs of one job at once: this one fails rather than start */
+                snprintf(err, sizeof(err), "attempt %" PRIu32 " of the job still runs here", old->attempt);
+                log_warning("job=%" PRIu64 ": launch of attempt %" PRIu32 " refused: %s", m.id, m.attempt, err);
+                send_start_failure(a, m.id, m.attempt, err);
                 return;
         }
         if (parse_launch(msg, &m, err) < 0) {
                 log_warning("job=%" PRIu64 ": bad launch: %s", m.id, err);
-                send_start_failure(a, m.id, err);
+                send_start_failure(a, m.id, m.attempt, err);
                 return;
         }
         agent_job_start(a, &m);
@@ -586,6 +645,8 @@ static void on_message(const cJSON *msg, void *userdata) {
                 handle_cancel(a, msg);
         else if (strcmp(type, "weights") == 0)
                 handle_weights(a, msg);
+        else if (strcmp(type, "ack") == 0)
+                handle_ack(a, msg);
         else
                 log_warning("controller=%s: ignoring a '%s' message", a->cfg.controller, type);
 }
@@ -612,8 +673,46 @@ static cJSON *build_hello(void *userdata) {
         return m;
 }
 
+/* Send the report a previous agent kept for job id (text) but may not have delivered. */
+static void resend_report(agent *a, uint64_t id, const char *text) {
+        cJSON *m = cJSON_Parse(text);
+        const char *type = m ? proto_type(m) : NULL;
+
+        if (!type || strcmp(type, "finished") != 0) {
+                log_warning("job=%" PRIu64 " dir=%s: dropping a kept report that is not a finished message", id,
+                            a->cfg.state_dir);
+                (void)jobdir_remove(a->cfg.state_dir, id);
+        } else {
+                log_info("job=%" PRIu64 ": sending the report a previous agent kept", id);
+                send_report(a, id, m, true, true);
+        }
+        cJSON_Delete(m);
+}
+
+/* Send again every report the controller has not acknowledged: it may have died with one
+ * written to its socket but unread. A report still queued goes twice; the controller takes the
+ * first and acknowledges both. */
+static void resend_kept_reports(agent *a) {
+        uint64_t *ids = NULL;
+        size_t n = 0;
+        int r = jobdir_list(a->cfg.state_dir, &ids, &n);
+
+        if (r < 0)
+                log_errno(LOG_WARNING, r, "dir=%s: cannot list the state directory", a->cfg.state_dir);
+        for (size_t i = 0; i < n; i++) {
+                char *text = NULL;
+
+                if (jobdir_read(a->cfg.state_dir, ids[i], JOBFILE_DONE, &text) == 0)
+                        resend_report(a, ids[i], text);
+                free(text);
+        }
+        free(ids);
+}
+
 static void on_ready(void *userdata) {
         agent *a = userdata;
+
+        resend_kept_reports(a);
 
         sd_notifyf(0, "STATUS=connected to controller %s, %zu jobs running", a->cfg.controller,
                    a->njobs);
@@ -721,22 +820,6 @@ int agent_clear_leftovers(cg_backend *cg, const char *state_dir) {
         return r < 0 ? r : k;
 }
 
-/* Send the report a previous agent kept for job id (text) but may not have delivered. */
-static void resend_report(agent *a, uint64_t id, const char *text) {
-        cJSON *m = cJSON_Parse(text);
-        const char *type = m ? proto_type(m) : NULL;
-
-        if (!type || strcmp(type, "finished") != 0) {
-                log_warning("job=%" PRIu64 " dir=%s: dropping a kept report that is not a finished message", id,
-                            a->cfg.state_dir);
-                (void)jobdir_remove(a->cfg.state_dir, id);
-        } else {
-                log_info("job=%" PRIu64 ": sending the report a previous agent kept", id);
-                send_report(a, id, m, true, true);
-        }
-        cJSON_Delete(m);
-}
-
 /* Watch an adopted job's shepherd, or end the job when it is gone already. The pidfd is
  * opened before the start time is checked: if it still matches then, the pidfd is the
  * shepherd's and not a later process's that reused its pid. */
@@ -777,7 +860,8 @@ static void adopt_record(agent *a, uint64_t id) {
                 log_error("job=%" PRIu64 ": out of memory re-adopting it", id);
                 return;
         }
-        *j = (agent_job){.agent = a, .id = id, .shepherd = rec.shepherd, .shepherd_start = rec.shepherd_start,
+        *j = (agent_job){.agent = a, .id = id, .attempt = rec.attempt, .shepherd = rec.shepherd,
+                         .shepherd_start = rec.shepherd_start,
                          .adopted = true, .mem_limit = rec.mem_limit, .start_usec = rec.start_usec,
                          .cancelled = rec.cancelled};
         snprintf(j->cgroup, sizeof(j->cgroup), "%s", rec.cgroup);
@@ -825,7 +909,7 @@ static cJSON *usage_entry(agent_job *j) {
         if (cg_job_usage(j->agent->cg, j->cgroup, &u) < 0 || !(o = cJSON_CreateObject()))
                 return NULL;
         take_usage(&sample, &u);
-        if (!cJSON_AddNumberToObject(o, "id", (double)j->id) ||
+        if (!cJSON_AddNumberToObject(o, "id", (double)j->id) || !cJSON_AddNumberToObject(o, "attempt", j->attempt) ||
             !cJSON_AddNumberToObject(o, "mem_current", (double)u.mem_current) || job_usage_to_json(&sample, o) < 0) {
                 cJSON_Delete(o);
                 return NULL;
@@ -910,9 +994,24 @@ static void stop_job(agent_job *j) {
         agent_job_end(j, k == 0 && read_exit(j->agent, j->id, &ex) == 0 ? &ex : NULL, true);
 }
 
+/* Every kept report has been written to the controller's socket: forget them all, since no
+ * acknowledgement will be read any more. */
+static void forget_written_reports(agent *a) {
+        uint64_t *ids = NULL;
+        size_t n = 0;
+
+        if (jobdir_list(a->cfg.state_dir, &ids, &n) < 0)
+                return;
+        for (size_t i = 0; i < n; i++)
+                if (kept_report_attempt(a, ids[i]) > 0)
+                        forget_report(a, ids[i]);
+        free(ids);
+}
+
 size_t agent_stop(agent *a) {
         int r;
 
+        a->stopping = true;
         if (a->cfg.stop_jobs_on_exit)
                 while (a->jobs)
                         stop_job(a->jobs);
@@ -924,6 +1023,8 @@ size_t agent_stop(agent *a) {
         r = ctlink_flush(a->link, STOP_FLUSH_TIMEOUT_MS);
         if (r < 0)
                 log_errno(LOG_WARNING, r, "controller=%s: last reports not all sent", a->cfg.controller);
+        else
+                forget_written_reports(a);
         return a->njobs;
 }
 

@@ -95,20 +95,31 @@ int jobdir_read(const char *dir, uint64_t id, jobfile_kind kind, char **text) {
         return file_read_small(path, 0, text);
 }
 
-int jobdir_remove(const char *dir, uint64_t id) {
+/* Remove the job's files of kinds [from, to). Returns 0 or the first -errno. */
+static int remove_kinds(const char *dir, uint64_t id, int from, int to) {
         int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r = 0;
 
         if (dfd < 0)
                 return errno == ENOENT ? 0 : -errno;
-        for (int k = 0; k < _JOBFILE_KIND_MAX; k++) {
+        for (int k = from; k < to; k++) {
                 char name[64];
 
                 file_name(name, sizeof(name), id, (jobfile_kind)k, false);
                 if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT && r == 0)
                         r = -errno;
+                file_name(name, sizeof(name), id, (jobfile_kind)k, true); /* a write cut short */
+                (void)unlinkat(dfd, name, 0);
         }
         close(dfd);
         return r;
+}
+
+int jobdir_remove(const char *dir, uint64_t id) {
+        return remove_kinds(dir, id, 0, _JOBFILE_KIND_MAX);
+}
+
+int jobdir_remove_kind(const char *dir, uint64_t id, jobfile_kind kind) {
+        return remove_kinds(dir, id, (int)kind, (int)kind + 1);
 }
 
 static int cmp_id(const void *a, const void *b) {
@@ -147,9 +158,12 @@ int jobdir_list(const char *dir, uint64_t **ids, size_t *n) {
                 jobfile_kind kind;
                 uint64_t id;
 
-                if (strncmp(e->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) == 0)
-                        (void)unlinkat(dirfd(d), e->d_name, 0);
-                else if (jobfile_name_parse(e->d_name, &id, &kind) == 0)
+                /* A temporary exit file may be a live shepherd's write in progress (it outlives
+                 * agents): it goes with the job's other files. The agent's own are stale. */
+                if (strncmp(e->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) == 0) {
+                        if (jobfile_name_parse(e->d_name + strlen(TMP_PREFIX), &id, &kind) < 0 || kind != JOBFILE_EXIT)
+                                (void)unlinkat(dirfd(d), e->d_name, 0);
+                } else if (jobfile_name_parse(e->d_name, &id, &kind) == 0)
                         r = add_id(ids, n, &cap, id);
         }
         closedir(d);

@@ -16,8 +16,12 @@ int jobdir_write(const char *dir, uint64_t id, jobfile_kind kind, const char *te
 int jobdir_read(const char *dir, uint64_t id, jobfile_kind kind, char **text);
 /* Remove every file of the job (a missing one is fine). Returns 0 or the first -errno. */
 int jobdir_remove(const char *dir, uint64_t id);
+/* Remove the job's file of that kind only (a missing one is fine). Returns 0 or -errno. */
+int jobdir_remove_kind(const char *dir, uint64_t id, jobfile_kind kind);
 /* The ids that have at least one file, ascending, in malloc'ed *ids. Temporary files left by
- * a write that a crash cut short are removed on the way. A missing directory has none.
+ * a write of the agent that a crash cut short are removed on the way; a temporary exit file,
+ * which may be a live shepherd's write in progress, stays until jobdir_remove. A missing
+ * directory has none.
  * Returns 0 or -errno. */
 int jobdir_list(const char *dir, uint64_t **ids, size_t *n);
 /* Remove the directory if it is empty. Returns 0, -ENOTEMPTY or -errno. */

@@ -51,7 +51,8 @@ char *jobfile_record_format(const jobfile_record *r) {
                   cJSON_AddNumberToObject(o, "shepherd_start", (double)r->shepherd_start) &&
                   cJSON_AddNumberToObject(o, "mem_limit", (double)r->mem_limit) &&
                   cJSON_AddNumberToObject(o, "start_usec", (double)r->start_usec) &&
-                  cJSON_AddBoolToObject(o, "cancelled", r->cancelled);
+                  cJSON_AddBoolToObject(o, "cancelled", r->cancelled) &&
+                  cJSON_AddNumberToObject(o, "attempt", r->attempt ? r->attempt : 1);
 
         if (!ok) {
                 cJSON_Delete(o);
@@ -140,8 +141,8 @@ static int copy_cgroup(const cJSON *o, char *dst, char err[PROTO_ERRLEN]) {
 
 int jobfile_record_parse(const char *text, jobfile_record *r, char err[PROTO_ERRLEN]) {
         static const char *const allowed[] = {"id", "cgroup", "shepherd_pid", "shepherd_start", "mem_limit",
-                                              "start_usec", "cancelled", NULL};
-        int64_t id, pid, start, mem, start_usec;
+                                              "start_usec", "cancelled", "attempt", NULL};
+        int64_t id, pid, start, mem, start_usec, attempt = 1;
         const int_field ints[] = {
                 {"id", 1, INT64_MAX, &id},
                 {"shepherd_pid", 1, INT_MAX, &pid},
@@ -162,9 +163,12 @@ int jobfile_record_parse(const char *text, jobfile_record *r, char err[PROTO_ERR
                 snprintf(err, PROTO_ERRLEN, "missing field 'cancelled'");
                 k = -EINVAL;
         }
+        if (k == 0 && proto_get_int(o, "attempt", 1, UINT32_MAX, &attempt, err) == -EINVAL)
+                k = -EINVAL;
         cJSON_Delete(o);
         if (k < 0)
                 return -EINVAL;
+        out.attempt = (uint32_t)attempt;
         out.id = (uint64_t)id;
         out.shepherd = (pid_t)pid;
         out.shepherd_start = (uint64_t)start;

@@ -6,12 +6,11 @@
  *
  *   job-N.json   the record: written by the agent at launch, before the job may start
  *                {"id":7,"cgroup":"job-7","shepherd_pid":4242,"shepherd_start":987654,
- *                 "mem_limit":67108864,"start_usec":1767225600000000,"cancelled":false}
+ *                 "mem_limit":67108864,"start_usec":1767225600000000,"cancelled":false,"attempt":1}
  *   job-N.exit   how the main process ended: written by the shepherd once it has reaped it
  *                {"exit_code":3,"signal":0,"end_usec":1767225660000000}
  *   job-N.done   the "finished" report itself: written by the agent before the job's cgroup is
- *                removed, deleted with the other two once the report reached the controller's
- *                socket */
+ *                removed, deleted with the other two once the controller acknowledged it */
 #pragma once
 #include "proto.h"
 #include <stdbool.h>
@@ -31,6 +30,8 @@ typedef struct jobfile_record {
         int64_t mem_limit;               /* bytes, for the OOM error text; 0 = none */
         int64_t start_usec;              /* CLOCK_REALTIME when the job was let go */
         bool cancelled;                  /* a cancel arrived before the job ended */
+        uint32_t attempt;                /* which run of the job this is (the launch's; 1 when a
+                                          * record written before attempts has none) */
 } jobfile_record;
 
 typedef struct jobfile_exit {

@@ -48,7 +48,7 @@ demo)
 test)
         install_missing "${packages[@]}" "${test_packages[@]}"
         build_tree "$build"
-        (cd "$build" && ctest --output-on-failure -L 'unit|integration|cli|web|vm')
+        (cd "$build" && ctest --output-on-failure -L 'unit|integration|cli|web|vm|chaos')
         build_tree "$top/build-asan" -DCOLONY_SANITIZE=ON
         (cd "$top/build-asan" && ctest --output-on-failure -L unit)
         build_tree "$top/build-fuzz" -DCOLONY_FUZZ=ON -DCMAKE_C_COMPILER=clang

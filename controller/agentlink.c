@@ -21,8 +21,9 @@ static void send_cancel(ctl_node *n, uint64_t id, int grace_ms) {
         cJSON_Delete(msg);
 }
 
-/* A job the agent runs that the controller does not have running there (it was lost, or
- * cancelled while the two were apart) must not run on unaccounted: the agent stops it. */
+/* A job the agent runs that the controller does not have running there (it was lost, requeued,
+ * or cancelled while the two were apart) must not run on unaccounted: the agent stops it, and
+ * the state machine holds it as the node's stray until its end is reported. */
 static void cancel_strays(ctl_server *srv, ctl_node *n, const uint64_t *ids, size_t nids) {
         for (size_t i = 0; i < nids; i++)
                 if (!ctl_job_runs_on(&srv->state, n, ids[i])) {
@@ -30,6 +31,22 @@ static void cancel_strays(ctl_server *srv, ctl_node *n, const uint64_t *ids, siz
                                     n->name);
                         send_cancel(n, ids[i], srv->state.cfg.kill_grace_ms);
                 }
+}
+
+/* Jobs the controller has running on n that its agent's hello did not list either ended while
+ * the two were apart (their reports follow the hello) or never reached it: a launch lost with a
+ * killed controller or agent. Launch them again, as the same attempt: the agent starts only what
+ * it never had (it ignores a launch of an attempt it runs or has a report of), and a start
+ * confirms the job before the reconnect window loses it. */
+static void relaunch_unconfirmed(ctl_server *srv, ctl_node *n) {
+        for (size_t i = 0; i < n->nunconfirmed; i++) {
+                const job *j = ctl_find_job(&srv->state, n->unconfirmed[i]);
+                if (j && ctl_job_runs_on(&srv->state, n, j->id)) {
+                        log_info("job=%llu node=%s not listed by its agent: launching it again in case it never "
+                                 "arrived", (unsigned long long)j->id, n->name);
+                        server_send_launch(srv, n, j);
+                }
+        }
 }
 
 /* A new agent link: send it the nonce its hello must answer. */
@@ -90,16 +107,37 @@ static void handle_hello(ctl_server *srv, conn *c, const cJSON *msg) {
         }
         cJSON_Delete(welcome);
         cancel_strays(srv, n, h.running, h.nrunning);
+        relaunch_unconfirmed(srv, n);
         free(h.running);
         server_schedule(srv);
 }
 
+/* The "attempt" of an agent's report (1 when absent: an agent that predates requeues). Returns 0
+ * or -EINVAL with err set. */
+static int report_attempt(const cJSON *msg, int64_t *attempt, char err[PROTO_ERRLEN]) {
+        *attempt = 1;
+        return proto_get_int(msg, "attempt", 1, UINT32_MAX, attempt, err) == -EINVAL ? -EINVAL : 0;
+}
+
+/* Whether a report about job id from n concerns an earlier run than the job's current one (it
+ * was requeued meanwhile): such a report must not touch the new run. */
+static bool stale_report(ctl_server *srv, ctl_node *n, int64_t id, int64_t attempt, const char *what) {
+        const job *j = ctl_find_job(&srv->state, (uint64_t)id);
+        if (!j || ctl_job_attempt(j) == (uint32_t)attempt)
+                return false;
+        log_info("job=%lld node=%s %s of attempt %lld, not the current %u: ignored", (long long)id, n->name, what,
+                 (long long)attempt, ctl_job_attempt(j));
+        return true;
+}
+
 static void handle_started(ctl_server *srv, ctl_node *n, const cJSON *msg, char err[PROTO_ERRLEN]) {
-        static const char *const fields[] = { "id", "pid", "start_usec", NULL };
-        int64_t id, start;
+        static const char *const fields[] = { "id", "attempt", "pid", "start_usec", NULL };
+        int64_t id, start, attempt;
         if (proto_check_fields(msg, fields, err) < 0 || proto_get_int(msg, "id", 1, INT64_MAX, &id, err) < 0 ||
-            proto_get_int(msg, "start_usec", 0, INT64_MAX, &start, err) < 0)
+            proto_get_int(msg, "start_usec", 0, INT64_MAX, &start, err) < 0 || report_attempt(msg, &attempt, err) < 0)
                 log_warning("node=%s bad started message: %s", n->name, err);
+        else if (stale_report(srv, n, id, attempt, "start"))
+                return;
         else if (ctl_job_started(&srv->state, n, (uint64_t)id, start) < 0)
                 log_warning("node=%s job=%lld started, but it is not running there: ignored", n->name, (long long)id);
 }
@@ -118,37 +156,50 @@ static uint64_t cpu_so_far(ctl_server *srv, int64_t id) {
         return j ? j->result.cpu_usec : 0;
 }
 
+/* Tell the agent its report is stored (or was not needed): it may forget it. */
+static void send_ack(ctl_node *n, int64_t id, int64_t attempt) {
+        cJSON *msg = proto_new("ack");
+        if (!msg || !cJSON_AddNumberToObject(msg, "id", (double)id) ||
+            !cJSON_AddNumberToObject(msg, "attempt", (double)attempt) || !n->link || conn_send(n->link, msg) < 0)
+                log_warning("job=%lld node=%s could not acknowledge its report: it will come again", (long long)id,
+                            n->name);
+        cJSON_Delete(msg);
+}
+
 static void handle_finished(ctl_server *srv, ctl_node *n, const cJSON *msg, char err[PROTO_ERRLEN]) {
-        static const char *const fields[] = { "id", "state", "exit_code", "signal", "cpu_usec", "mem_peak",
-                                              "oom_kills", "io_rbytes", "io_wbytes", "psi", "error", "end_usec",
-                                              NULL };
-        int64_t id, end = server_now();
+        static const char *const fields[] = { "id", "attempt", "state", "exit_code", "signal", "cpu_usec",
+                                              "mem_peak", "oom_kills", "io_rbytes", "io_wbytes", "psi", "error",
+                                              "end_usec", NULL };
+        int64_t id, attempt, end = server_now();
         const char *state_name;
         job_state state;
         job_result res = { 0 };
         if (proto_check_fields(msg, fields, err) < 0 || proto_get_int(msg, "id", 1, INT64_MAX, &id, err) < 0 ||
             proto_get_str(msg, "state", &state_name, err) < 0 || job_state_from_name(state_name, &state) < 0 ||
             proto_get_int(msg, "end_usec", 0, INT64_MAX, &end, err) == -EINVAL ||
-            job_result_from_json(msg, &res, err) < 0) {
+            report_attempt(msg, &attempt, err) < 0 || job_result_from_json(msg, &res, err) < 0) {
                 log_warning("node=%s bad finished message: %s", n->name, err);
                 job_result_free(&res);
                 return;
         }
         uint64_t before = cpu_so_far(srv, id);
-        if (ctl_job_finished(&srv->state, n, (uint64_t)id, state, &res, end) == 0)
+        if (stale_report(srv, n, id, attempt, "end"))
+                ctl_stray_ended(&srv->state, n, (uint64_t)id);
+        else if (ctl_job_finished(&srv->state, n, (uint64_t)id, state, &res, end) == 0)
                 note_cpu(srv, (uint64_t)id, before);
         else
-                log_warning("node=%s job=%lld finished as %s, but it is not running there: ignored", n->name,
-                            (long long)id, state_name);
+                log_info("node=%s job=%lld finished as %s, but it is not running there: ignored", n->name,
+                         (long long)id, state_name);
         job_result_free(&res);
+        send_ack(n, id, attempt);
         server_schedule(srv);
 }
 
 /* A usage report: each running job's counters and pressure, and the host's pressure. */
 static void handle_usage(ctl_server *srv, ctl_node *n, const cJSON *msg, char err[PROTO_ERRLEN]) {
         static const char *const fields[] = { "jobs", "psi", NULL };
-        static const char *const entry_fields[] = { "id",        "cpu_usec",  "mem_current", "mem_peak", "oom_kills",
-                                                    "io_rbytes", "io_wbytes", "psi",         NULL };
+        static const char *const entry_fields[] = { "id",        "attempt",   "cpu_usec", "mem_current", "mem_peak",
+                                                    "oom_kills", "io_rbytes", "io_wbytes", "psi", NULL };
         const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(msg, "jobs"), *e;
         psi_stats host;
         if (proto_check_fields(msg, fields, err) < 0 || !cJSON_IsArray(jobs) || psi_from_json(msg, &host, err) < 0) {
@@ -157,17 +208,19 @@ static void handle_usage(ctl_server *srv, ctl_node *n, const cJSON *msg, char er
         }
         n->psi = host;
         cJSON_ArrayForEach(e, jobs) {
-                int64_t id, cur = 0;
+                int64_t id, cur = 0, attempt;
                 job_result sample;
                 if (proto_check_fields(e, entry_fields, err) < 0 || proto_get_int(e, "id", 1, INT64_MAX, &id, err) < 0 ||
                     proto_get_int(e, "mem_current", 0, INT64_MAX, &cur, err) == -EINVAL ||
+                    report_attempt(e, &attempt, err) < 0 ||
                     job_result_from_json(e, &sample, err) < 0) {
                         log_warning("node=%s bad usage entry: %s", n->name, err);
                         continue;
                 }
                 sample.mem_current = (uint64_t)cur;
                 uint64_t before = cpu_so_far(srv, id);
-                if (ctl_job_usage(&srv->state, n, (uint64_t)id, &sample) == 0) /* it may have just ended */
+                if (!stale_report(srv, n, id, attempt, "usage") &&
+                    ctl_job_usage(&srv->state, n, (uint64_t)id, &sample) == 0) /* it may have just ended */
                         note_cpu(srv, (uint64_t)id, before);
                 job_result_free(&sample);
         }
@@ -241,6 +294,7 @@ void server_send_launch(ctl_server *srv, ctl_node *n, const job *j) {
                 log_error("job=%llu node=%s launched with an empty environment", (unsigned long long)j->id, n->name);
         if (msg && (job_spec_to_json(&spec, msg) < 0 || add_dept_weights(srv, j->spec.group, msg) < 0 ||
                     !cJSON_AddNumberToObject(msg, "id", (double)j->id) ||
+                    !cJSON_AddNumberToObject(msg, "attempt", ctl_job_attempt(j)) ||
                     !cJSON_AddNumberToObject(msg, "uid", j->uid) || !cJSON_AddNumberToObject(msg, "gid", j->gid) ||
                     !cJSON_AddStringToObject(msg, "user", j->user ? j->user : ""))) {
                 cJSON_Delete(msg);

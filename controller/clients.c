@@ -486,6 +486,7 @@ static const struct {
         { "cancel", handle_cancel }, { "wait", handle_wait },   { "nodes", handle_nodes },
         { "history", handle_history }, { "shares", handle_shares }, { "reload", handle_reload },
         { "alpha_put", handle_alpha_put }, { "alpha_get", handle_alpha_get },
+        { "events", server_handle_events },
 };
 
 static void client_message(conn *c, const cJSON *msg) {
@@ -511,6 +512,7 @@ static void drop_waiters_of(ctl_server *srv, conn *c) {
 static void client_closed(conn *c) {
         drop_waiters_of(c->owner, c);
         free(c->data);
+        server_drop_follower(c->owner, c);
 }
 
 void server_answer_waiters(ctl_server *srv, const job *j) {

@@ -56,7 +56,7 @@ int server_persist(ctl_server *srv, const job *j) {
                         return r;
                 srv->in_batch = true;
         }
-        return jobstore_put(srv->store, j);
+        return server_events_store(srv, j);
 }
 
 void server_schedule(ctl_server *srv) {

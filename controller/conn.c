@@ -132,6 +132,10 @@ int conn_send(conn *c, const cJSON *msg) {
         return r;
 }
 
+size_t conn_unsent(const conn *c) {
+        return c->out_len - c->out_off;
+}
+
 void conn_fail(conn *c, const char *text) {
         cJSON *err = proto_error("%s", text);
         int r = err ? conn_send(c, err) : -ENOMEM;

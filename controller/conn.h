@@ -56,6 +56,8 @@ int conn_new(sd_event *event, int fd, tls_ctx *tls, const conn_ops *ops, void *o
 /* Queue one message. Returns 0, -EMSGSIZE when the message is larger than a frame may be (the
  * connection stays open), or another -errno when the peer is gone or too slow (it is closed). */
 int conn_send(conn *c, const cJSON *msg);
+/* Bytes queued for the peer and not yet taken by its socket. */
+size_t conn_unsent(const conn *c);
 /* Send {"type":"error"} with text, then close once it is flushed. */
 void conn_fail(conn *c, const char *text);
 /* Stop reading and writing now; on_close runs and memory is freed on the next loop iteration.

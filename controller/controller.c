@@ -72,6 +72,10 @@ static int persist_job(void *userdata, const job *j) {
         return server_persist(userdata, j);
 }
 
+static void record_event(void *userdata, const ctl_event *e) {
+        server_event(userdata, e);
+}
+
 static void launch_job(void *userdata, ctl_node *n, const job *j) {
         server_send_launch(userdata, n, j);
 }
@@ -96,7 +100,7 @@ static void drop_link(void *userdata, ctl_node *n, void *link) {
 
 static const ctl_actions actions = {
         .persist = persist_job, .launch = launch_job, .cancel = cancel_job, .terminal = job_ended,
-        .drop_link = drop_link,
+        .drop_link = drop_link, .event = record_event,
 };
 
 static void usage(FILE *f) {
@@ -371,6 +375,8 @@ static int open_state(ctl_server *srv, const options *o, ctl_lotes_options *lote
                 return log_errno(LOG_ERR, r, "%s", err);
         if ((r = jobstore_load(srv->store, restore_job, srv)) < 0)
                 return log_errno(LOG_ERR, r, "loading jobs from %s", o->database);
+        if ((r = server_events_open(srv)) < 0)
+                return r;
         log_info("restored %zu jobs (%zu pending) from %s", srv->state.njobs, srv->state.npending, o->database);
         if (strcmp(o->policy, "lotes") == 0 &&
             (r = ctl_lotes_new(srv->event, &srv->state, lotes, reschedule, srv, &srv->lotes)) < 0)
@@ -504,6 +510,7 @@ int main(int argc, char **argv) {
         http_stop(srv.http);
         ctl_free(&srv.state);
         sd_event_source_disable_unref(srv.end_of_turn);
+        server_events_close(&srv);
         jobstore_close(srv.store);
         free(srv.waiters);
         tls_ctx_free(ls[1].tls); /* OpenSSL counts the references of connections still open */

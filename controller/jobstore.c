@@ -3,6 +3,7 @@
 #include "log.h"
 #include <errno.h>
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -10,6 +11,7 @@ struct jobstore {
         sqlite3 *db;
         sqlite3_stmt *put;
         sqlite3_stmt *get_env;
+        sqlite3_stmt *put_event;
 };
 
 static const char schema[] = "PRAGMA journal_mode=WAL;"
@@ -23,7 +25,15 @@ static const char schema[] = "PRAGMA journal_mode=WAL;"
                              "  version INTEGER PRIMARY KEY AUTOINCREMENT,"
                              "  time_usec INTEGER NOT NULL,"
                              "  types TEXT NOT NULL,"
-                             "  record TEXT NOT NULL);";
+                             "  record TEXT NOT NULL);"
+                             "CREATE TABLE IF NOT EXISTS events ("
+                             "  seq INTEGER PRIMARY KEY,"
+                             "  time_usec INTEGER NOT NULL,"
+                             "  job INTEGER NOT NULL,"
+                             "  node TEXT NOT NULL,"
+                             "  what TEXT NOT NULL,"
+                             "  reason TEXT NOT NULL);"
+                             "CREATE INDEX IF NOT EXISTS events_by_job ON events (job, seq);";
 
 int jobstore_open(const char *path, jobstore **out, char *err, size_t errlen) {
         jobstore *s = calloc(1, sizeof(*s));
@@ -38,7 +48,9 @@ int jobstore_open(const char *path, jobstore **out, char *err, size_t errlen) {
                                "INSERT INTO jobs (id, state, record, env) VALUES (?, ?, ?, ?) "
                                "ON CONFLICT (id) DO UPDATE SET state = excluded.state, record = excluded.record",
                                -1, &s->put, NULL) != SQLITE_OK ||
-            sqlite3_prepare_v2(s->db, "SELECT env FROM jobs WHERE id = ?", -1, &s->get_env, NULL) != SQLITE_OK) {
+            sqlite3_prepare_v2(s->db, "SELECT env FROM jobs WHERE id = ?", -1, &s->get_env, NULL) != SQLITE_OK ||
+            sqlite3_prepare_v2(s->db, "INSERT INTO events (seq, time_usec, job, node, what, reason) VALUES (?, ?, ?, ?, ?, ?)",
+                               -1, &s->put_event, NULL) != SQLITE_OK) {
                 snprintf(err, errlen, "database %s: %s", path, msg ? msg : sqlite3_errmsg(s->db));
                 sqlite3_free(msg);
                 jobstore_close(s);
@@ -59,7 +71,8 @@ static char *env_text(char *const *env) {
         return text;
 }
 
-int jobstore_put(jobstore *s, const job *j) {
+/* Write the job's row. Returns an SQLite result code (SQLITE_DONE on success). */
+static int put_job(jobstore *s, const job *j) {
         cJSON *rec = job_to_json(j);
         char *text = rec ? cJSON_PrintUnformatted(rec) : NULL, *env = env_text(j->spec.env);
         int rc = SQLITE_NOMEM;
@@ -75,11 +88,79 @@ int jobstore_put(jobstore *s, const job *j) {
         cJSON_Delete(rec);
         free(text);
         free(env);
-        if (rc != SQLITE_DONE) {
-                log_error("job=%llu could not be stored: %s", (unsigned long long)j->id, sqlite3_errmsg(s->db));
+        return rc;
+}
+
+/* Write one event's row. Returns an SQLite result code (SQLITE_DONE on success). */
+static int put_event(jobstore *s, const ev_record *e) {
+        sqlite3_bind_int64(s->put_event, 1, (sqlite3_int64)e->seq);
+        sqlite3_bind_int64(s->put_event, 2, e->time_usec);
+        sqlite3_bind_int64(s->put_event, 3, (sqlite3_int64)e->job);
+        sqlite3_bind_text(s->put_event, 4, e->node, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s->put_event, 5, e->what, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s->put_event, 6, e->reason, -1, SQLITE_STATIC);
+        int rc = sqlite3_step(s->put_event);
+        sqlite3_reset(s->put_event);
+        sqlite3_clear_bindings(s->put_event);
+        return rc;
+}
+
+int jobstore_put_events(jobstore *s, const job *j, const ev_record *evs, size_t n) {
+        /* A job alone is one statement, its own transaction; inside a batch everything joins it. */
+        bool txn = n > 0 && sqlite3_get_autocommit(s->db);
+        int rc = txn ? sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) : SQLITE_OK;
+        if (rc == SQLITE_OK)
+                rc = j ? put_job(s, j) : SQLITE_DONE;
+        for (size_t i = 0; i < n && rc == SQLITE_DONE; i++)
+                rc = put_event(s, &evs[i]);
+        if (txn && rc == SQLITE_DONE)
+                rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK ? SQLITE_DONE : SQLITE_ERROR;
+        if (rc == SQLITE_DONE)
+                return 0;
+        log_error("job=%llu could not be stored with %zu events: %s", j ? (unsigned long long)j->id : 0ULL, n,
+                  sqlite3_errmsg(s->db));
+        if (txn && !sqlite3_get_autocommit(s->db))
+                (void)sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        return -EIO;
+}
+
+int jobstore_put(jobstore *s, const job *j) {
+        return jobstore_put_events(s, j, NULL, 0);
+}
+
+long jobstore_events(jobstore *s, uint64_t after_seq, uint64_t job, size_t limit, bool newest,
+                     void (*fn)(void *userdata, const ev_record *e), void *userdata) {
+        static const char *const sql[2] = {
+                "SELECT seq, time_usec, job, node, what, reason FROM events WHERE seq > ?1 AND (?2 = 0 OR job = ?2) "
+                "ORDER BY seq LIMIT ?3",
+                "SELECT * FROM (SELECT seq, time_usec, job, node, what, reason FROM events WHERE seq > ?1 AND "
+                "(?2 = 0 OR job = ?2) ORDER BY seq DESC LIMIT ?3) ORDER BY seq",
+        };
+        sqlite3_stmt *q;
+        if (sqlite3_prepare_v2(s->db, sql[newest], -1, &q, NULL) != SQLITE_OK) {
+                log_error("reading events: %s", sqlite3_errmsg(s->db));
                 return -EIO;
         }
-        return 0;
+        sqlite3_bind_int64(q, 1, (sqlite3_int64)after_seq);
+        sqlite3_bind_int64(q, 2, (sqlite3_int64)job);
+        sqlite3_bind_int64(q, 3, (sqlite3_int64)limit);
+        long n = 0;
+        int rc;
+        while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+                ev_record e;
+                ev_record_set(&e, sqlite3_column_int64(q, 1), (uint64_t)sqlite3_column_int64(q, 2),
+                              (const char *)sqlite3_column_text(q, 3), (const char *)sqlite3_column_text(q, 4),
+                              (const char *)sqlite3_column_text(q, 5));
+                e.seq = (uint64_t)sqlite3_column_int64(q, 0);
+                fn(userdata, &e);
+                n++;
+        }
+        if (rc != SQLITE_DONE) {
+                log_error("reading events: %s", sqlite3_errmsg(s->db));
+                n = -EIO;
+        }
+        sqlite3_finalize(q);
+        return n;
 }
 
 int jobstore_get_env(jobstore *s, uint64_t id, char ***env) {
@@ -222,6 +303,7 @@ void jobstore_close(jobstore *s) {
                 return;
         sqlite3_finalize(s->put);
         sqlite3_finalize(s->get_env);
+        sqlite3_finalize(s->put_event);
         sqlite3_close(s->db);
         free(s);
 }

@@ -8,6 +8,7 @@
  * the controller or the machine. */
 #pragma once
 #include "alpha.h"
+#include "events.h"
 #include "job.h"
 
 typedef struct jobstore jobstore;
@@ -18,6 +19,14 @@ int jobstore_open(const char *path, jobstore **out, char *err, size_t errlen);
 /* Insert the job's row, or update its state and record (its environment is kept from the
  * insert). Returns 0 or -EIO (logged with the job id). */
 int jobstore_put(jobstore *s, const job *j);
+/* jobstore_put of j (none when NULL) and the insert of n events, in one transaction: all or
+ * nothing is stored. The events' seq must be set, and new. Returns 0 or -EIO (logged). */
+int jobstore_put_events(jobstore *s, const job *j, const ev_record *evs, size_t n);
+/* Call fn with each stored event of job (any job when 0) whose seq is after after_seq, oldest
+ * first, at most limit of them; or, when newest is set, the newest limit such events, still
+ * oldest first. The record is borrowed for the call. Returns how many were passed, or -EIO. */
+long jobstore_events(jobstore *s, uint64_t after_seq, uint64_t job, size_t limit, bool newest,
+                     void (*fn)(void *userdata, const ev_record *e), void *userdata);
 /* The environment stored with job id, as a NULL-terminated vector (strv_free; NULL-terminated
  * and empty when there is none). Returns 0, -ENOENT when the job is not stored, or -EIO. */
 int jobstore_get_env(jobstore *s, uint64_t id, char ***env);

@@ -1,6 +1,7 @@
 /* server.h - the controller's event loop state, shared by its client and agent handlers. */
 #pragma once
 #include "conn.h"
+#include "events.h"
 #include "jobstore.h"
 #include "cpuwin.h"
 #include "lotes_plan.h"
@@ -12,6 +13,12 @@ typedef struct waiter {
         conn *client;
         uint64_t job_id;
 } waiter;
+
+/* A client of "events" with "follow": it gets each new event of job (any when 0) as it happens. */
+typedef struct follower {
+        conn *client;
+        uint64_t job;
+} follower;
 
 typedef struct ctl_server {
         sd_event *event;
@@ -34,6 +41,11 @@ typedef struct ctl_server {
         bool in_batch;                /* the store has uncommitted writes: output is held */
         bool want_schedule;
         bool store_failed;            /* a commit failed: the loop is stopping */
+        ev_ring events;      /* the latest events, for fast reads (eventsrv.c) */
+        ev_record *staged;   /* a job's events waiting to be stored with its next persist */
+        size_t nstaged, staged_cap;
+        follower *followers;
+        size_t nfollowers;
 } ctl_server;
 
 /* CLOCK_REALTIME in microseconds (job times are wall-clock for users). */
@@ -59,12 +71,27 @@ int server_reload(ctl_server *srv, char *err, size_t errlen);
 void server_set_alpha(ctl_server *srv, alpha_matrix *m);
 /* One line on the policy's state (a LoTES plan, or first-fit until one), or NULL. */
 const char *server_policy_status(const ctl_server *srv);
+/* Load the latest events from the store into srv->events. Returns 0 or -errno (logged). */
+int server_events_open(ctl_server *srv);
+/* Free the event ring and what is staged (not the followers: their connections own them). */
+void server_events_close(ctl_server *srv);
+/* The state machine's event hook: a job's event is staged for its next persist, a node's is
+ * stored and published at once. */
+void server_event(ctl_server *srv, const ctl_event *e);
+/* Write the job (NULL: none) and its staged events into the store's open batch, then hand the
+ * events to the ring and the followers (whose output is held until the batch commits). Returns 0
+ * or -EIO (staged events are dropped). */
+int server_events_store(ctl_server *srv, const job *j);
+/* The client request "events" (docs/protocol.md). */
+void server_handle_events(ctl_server *srv, conn *c, const cJSON *msg);
+/* Forget c as a follower (its connection is closing). */
+void server_drop_follower(ctl_server *srv, conn *c);
 /* Schedule once this turn of the loop is over, logging a failure (both handlers call it after
  * any change; commit.c). */
 void server_schedule(ctl_server *srv);
 /* Add the end-of-turn source to srv->event (commit.c). Returns 0 or -errno. */
 int server_commit_init(ctl_server *srv);
-/* Store j in this turn's batch, opening it if needed (commit.c): durable once the turn ends,
+/* Store j (NULL: only the staged events) in this turn's batch, opening it if needed (commit.c): durable once the turn ends,
  * and until then every connection's output is held. Returns 0 or -errno. */
 int server_persist(ctl_server *srv, const job *j);
 /* After the loop: commit what its last turn wrote, if it was cut short (commit.c). */

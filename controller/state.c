@@ -13,6 +13,7 @@ void ctl_init(ctl_state *st, const ctl_config *cfg, const ctl_actions *act, void
 
 static void node_free(ctl_node *n) {
         free(n->unconfirmed);
+        free(n->strays);
         free(n->name);
         free(n->cgroup_mode);
         free(n->cgroup_root);
@@ -73,6 +74,12 @@ static ctl_node *node_add(ctl_state *st, const char *name) {
         return n;
 }
 
+/* Tell the event log (when there is one) about a transition. */
+static void emit(ctl_state *st, uint64_t job_id, const char *node, const char *what, const char *reason) {
+        if (st->act->event)
+                st->act->event(st->userdata, &(ctl_event){ .job_id = job_id, .node = node, .what = what, .reason = reason });
+}
+
 static int append_job(ctl_state *st, job *j) {
         if (sched_grow(&st->jobs, &st->jobs_cap, st->njobs + 1, sizeof(*st->jobs)) < 0)
                 return -ENOMEM;
@@ -86,6 +93,17 @@ static int queue_pending(ctl_state *st, job *j) {
         if (sched_grow(&st->pending, &st->pending_cap, st->npending + 1, sizeof(*st->pending)) < 0)
                 return -ENOMEM;
         st->pending[st->npending++] = j;
+        return 0;
+}
+
+/* Queue a job that was pending before (a requeued one) in its submission (id) place. O(pending). */
+static int requeue_pending(ctl_state *st, job *j) {
+        if (queue_pending(st, j) < 0)
+                return -ENOMEM;
+        size_t i = st->npending - 1;
+        for (; i > 0 && st->pending[i - 1]->id > j->id; i--)
+                st->pending[i] = st->pending[i - 1];
+        st->pending[i] = j;
         return 0;
 }
 
@@ -135,6 +153,7 @@ static void finish(ctl_state *st, job *j, job_state state, int64_t now, const ch
                 j->result.error = strdup(reason);
         log_info("job=%llu node=%s state=%s%s%s", (unsigned long long)j->id, j->node ? j->node : "-",
                  job_state_name(state), reason ? " reason=" : "", reason ? reason : "");
+        emit(st, j->id, j->node, job_state_name(state), j->result.error);
         (void)st->act->persist(st->userdata, j);
         st->act->terminal(st->userdata, j);
 }
@@ -221,8 +240,13 @@ int ctl_submit(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *
                 return -ENOMEM;
         }
         *j = (job){ .id = st->next_id, .uid = uid, .gid = gid, .user = j->user, .spec = *spec,
-                    .state = JOB_PENDING, .submit_usec = now };
-        if (default_output(j) < 0 || (r = st->act->persist(st->userdata, j)) < 0 || append_job(st, j) < 0) {
+                    .state = JOB_PENDING, .submit_usec = now, .attempt = 1 };
+        r = default_output(j);
+        if (r == 0) {
+                emit(st, j->id, NULL, "submitted", NULL); /* stored with the job by persist */
+                r = st->act->persist(st->userdata, j);
+        }
+        if (r < 0 || append_job(st, j) < 0) {
                 snprintf(err, PROTO_ERRLEN, "could not record the job: %s", strerror(r < 0 ? -r : ENOMEM));
                 *spec = j->spec; /* give the caller its spec back, to free */
                 j->spec = (job_spec){ 0 };
@@ -284,7 +308,31 @@ static bool runs_on(const job *j, const ctl_node *n) {
         return j->state == JOB_RUNNING && j->node && strcmp(j->node, n->name) == 0;
 }
 
-/* End every job recorded as running on n whose id is in ids (all of them when ids is NULL). */
+uint32_t ctl_job_attempt(const job *j) {
+        return j->attempt ? j->attempt : 1; /* records stored before attempts were counted */
+}
+
+/* Put a job whose node was lost back in the queue as its next attempt, in its submission place:
+ * same id, same spec, a fresh run. */
+static void requeue(ctl_state *st, job *j, const char *reason) {
+        char why[PROTO_ERRLEN];
+        snprintf(why, sizeof(why), "attempt %u requeued: %s", ctl_job_attempt(j), reason);
+        emit(st, j->id, j->node, "requeued", why);
+        log_info("job=%llu node=%s state=pending reason=%s", (unsigned long long)j->id, j->node, why);
+        j->state = JOB_PENDING;
+        j->attempt = ctl_job_attempt(j) + 1;
+        free(j->node);
+        j->node = NULL;
+        j->start_usec = 0;
+        job_result_free(&j->result);
+        j->result = (job_result){ .error = strdup(why) };
+        (void)st->act->persist(st->userdata, j);
+        if (requeue_pending(st, j) < 0) /* stored as pending: the next restart queues it */
+                log_error("job=%llu out of memory requeueing it", (unsigned long long)j->id);
+}
+
+/* End every job recorded as running on n whose id is in ids (all of them when ids is NULL):
+ * lost, or pending again when it asked to be requeued. */
 static void lose_jobs(ctl_state *st, ctl_node *n, const uint64_t *ids, size_t nids, const char *reason,
                       int64_t now) {
         for (size_t i = 0; i < st->njobs; i++) {
@@ -292,8 +340,55 @@ static void lose_jobs(ctl_state *st, ctl_node *n, const uint64_t *ids, size_t ni
                 if (!runs_on(j, n) || (ids && !listed(j->id, ids, nids)))
                         continue;
                 release(st, n, j);
-                finish(st, j, JOB_LOST, now, reason);
+                if (j->spec.requeue)
+                        requeue(st, j, reason);
+                else
+                        finish(st, j, JOB_LOST, now, reason);
         }
+}
+
+/* Append id to a malloc'ed array. Returns 0 or -ENOMEM. */
+static int id_append(uint64_t **ids, size_t *n, uint64_t id) {
+        uint64_t *grown = realloc(*ids, (*n + 1) * sizeof(*grown));
+        if (!grown)
+                return -ENOMEM;
+        *ids = grown;
+        grown[(*n)++] = id;
+        return 0;
+}
+
+static void forget_strays(ctl_state *st, ctl_node *n) {
+        st->nstrays -= n->nstrays;
+        free(n->strays);
+        n->strays = NULL;
+        n->nstrays = 0;
+}
+
+void ctl_stray_ended(ctl_state *st, ctl_node *n, uint64_t id) {
+        for (size_t i = 0; i < n->nstrays; i++)
+                if (n->strays[i] == id) {
+                        n->strays[i] = n->strays[--n->nstrays];
+                        st->nstrays--;
+                        log_info("job=%llu node=%s the stray has ended", (unsigned long long)id, n->name);
+                        return;
+                }
+}
+
+/* Whether a node's agent may still run job id beside the controller's record of it. */
+static bool held(const ctl_state *st, uint64_t id) {
+        for (size_t i = 0; st->nstrays && i < st->nnodes; i++)
+                if (listed(id, st->nodes[i]->strays, st->nodes[i]->nstrays))
+                        return true;
+        return false;
+}
+
+/* Keep, in order, the jobs no node still runs an earlier attempt of; returns how many. */
+static size_t drop_held(const ctl_state *st, sched_job *jobs, size_t njobs) {
+        size_t kept = 0;
+        for (size_t i = 0; i < njobs; i++)
+                if (!held(st, jobs[i].id))
+                        jobs[kept++] = jobs[i];
+        return kept;
 }
 
 static void forget_unconfirmed(ctl_node *n) {
@@ -302,18 +397,24 @@ static void forget_unconfirmed(ctl_node *n) {
         n->nunconfirmed = 0;
 }
 
-/* Note the jobs running on n that the reconnecting agent did not list. Returns 0 or -ENOMEM. */
+/* Note the jobs running on n that the reconnecting agent did not list, and those it listed that
+ * do not run there (its strays). Returns 0 or -ENOMEM. */
 static int note_unconfirmed(ctl_state *st, ctl_node *n, const uint64_t *running, size_t nrunning, ctl_time now) {
         forget_unconfirmed(n);
+        forget_strays(st, n);
         for (size_t i = 0; i < st->njobs; i++) {
                 job *j = st->jobs[i];
-                if (!runs_on(j, n) || listed(j->id, running, nrunning))
-                        continue;
-                uint64_t *ids = realloc(n->unconfirmed, (n->nunconfirmed + 1) * sizeof(*ids));
-                if (!ids)
+                if (runs_on(j, n) && !listed(j->id, running, nrunning) &&
+                    id_append(&n->unconfirmed, &n->nunconfirmed, j->id) < 0)
                         return -ENOMEM;
-                n->unconfirmed = ids;
-                n->unconfirmed[n->nunconfirmed++] = j->id;
+        }
+        for (size_t i = 0; i < nrunning; i++) {
+                job *j = ctl_find_job(st, running[i]);
+                if ((!j || !runs_on(j, n)) && !listed(running[i], n->strays, n->nstrays)) {
+                        if (id_append(&n->strays, &n->nstrays, running[i]) < 0)
+                                return -ENOMEM;
+                        st->nstrays++;
+                }
         }
         n->confirm_by_mono_usec = now.mono_usec + st->cfg.agent_timeout_usec;
         return 0;
@@ -349,8 +450,12 @@ int ctl_node_up(ctl_state *st, const char *name, res_t capacity, const char *cgr
         n->up = true;
         n->link = link;
         ctl_node_heard(n, now);
-        log_info("node=%s state=up mcpu=%lld mem=%lld cgroup=%s:%s", name, (long long)capacity.mcpu,
-                 (long long)capacity.mem, n->cgroup_mode, n->cgroup_root);
+        char why[PROTO_ERRLEN];
+        snprintf(why, sizeof(why), "running %zu, not confirmed %zu, strays to stop %zu", nrunning - n->nstrays,
+                 n->nunconfirmed, n->nstrays);
+        log_info("node=%s state=up mcpu=%lld mem=%lld cgroup=%s:%s %s", name, (long long)capacity.mcpu,
+                 (long long)capacity.mem, n->cgroup_mode, n->cgroup_root, why);
+        emit(st, 0, name, "node-up", why);
         *out = n;
         return 0;
 }
@@ -361,7 +466,9 @@ void ctl_node_down(ctl_state *st, ctl_node *n, const char *reason, int64_t now) 
         n->up = false;
         n->link = NULL;
         forget_unconfirmed(n);
+        forget_strays(st, n);
         log_warning("node=%s state=down reason=%s", n->name, reason);
+        emit(st, 0, n->name, "node-down", why);
         lose_jobs(st, n, NULL, 0, why, now);
 }
 
@@ -370,8 +477,11 @@ void ctl_node_disconnected(ctl_state *st, ctl_node *n) {
         n->link = NULL;
         forget_unconfirmed(n);
         /* Its jobs stay running and charged: ctl_check_silence loses them if it stays silent. */
-        log_warning("node=%s state=down reason=disconnected running=%zu (kept for %lld ms)", n->name, n->running,
-                    (long long)(st->cfg.agent_timeout_usec / 1000));
+        char why[PROTO_ERRLEN];
+        snprintf(why, sizeof(why), "%zu running kept for %lld ms", n->running,
+                 (long long)(st->cfg.agent_timeout_usec / 1000));
+        log_warning("node=%s state=down reason=disconnected %s", n->name, why);
+        emit(st, 0, n->name, "node-disconnected", why);
 }
 
 void ctl_node_heard(ctl_node *n, ctl_time now) {
@@ -382,7 +492,9 @@ void ctl_node_heard(ctl_node *n, ctl_time now) {
 void ctl_check_silence(ctl_state *st, ctl_time now) {
         for (size_t i = 0; i < st->nnodes; i++) {
                 ctl_node *n = st->nodes[i];
-                if ((n->up || n->running > 0) && now.mono_usec - n->last_heard_mono_usec > st->cfg.agent_timeout_usec) {
+                /* a down node with strays times out too: the jobs they hold must not wait forever */
+                if ((n->up || n->running > 0 || n->nstrays > 0) &&
+                    now.mono_usec - n->last_heard_mono_usec > st->cfg.agent_timeout_usec) {
                         if (n->link && st->act->drop_link)
                                 st->act->drop_link(st->userdata, n, n->link);
                         ctl_node_down(st, n, "timed out", now.real_usec);
@@ -410,7 +522,11 @@ int ctl_job_started(ctl_state *st, ctl_node *n, uint64_t id, int64_t start_usec)
         if (!j)
                 return -ENOENT;
         j->start_usec = start_usec;
+        for (size_t i = 0; i < n->nunconfirmed; i++) /* a launch sent again after a reconnect took */
+                if (n->unconfirmed[i] == id)
+                        n->unconfirmed[i] = n->unconfirmed[--n->nunconfirmed];
         log_info("job=%llu node=%s started", (unsigned long long)id, n->name);
+        emit(st, id, n->name, "started", NULL);
         (void)st->act->persist(st->userdata, j);
         return 0;
 }
@@ -432,8 +548,10 @@ int ctl_job_usage(ctl_state *st, ctl_node *n, uint64_t id, const job_result *sam
 int ctl_job_finished(ctl_state *st, ctl_node *n, uint64_t id, job_state state, job_result *result,
                      int64_t end_usec) {
         job *j = running_on(st, n, id);
-        if (!j)
+        if (!j) {
+                ctl_stray_ended(st, n, id);
                 return -ENOENT;
+        }
         if (!job_state_is_terminal(state) || state == JOB_LOST)
                 return -EINVAL;
         job_result_free(&j->result);
@@ -453,8 +571,11 @@ static int dispatch(ctl_state *st, job *j, ctl_node *n) {
         j->node = node;
         j->state = JOB_RUNNING;
         charge(st, n, j);
-        log_info("job=%llu node=%s state=running reason=placed policy=%s", (unsigned long long)j->id, n->name,
-                 st->cfg.dispatcher ? sched_dispatcher_name(st->cfg.dispatcher) : sched_heuristic_name(st->cfg.policy));
+        const char *policy = st->cfg.dispatcher ? sched_dispatcher_name(st->cfg.dispatcher)
+                                                : sched_heuristic_name(st->cfg.policy);
+        log_info("job=%llu node=%s state=running reason=placed policy=%s attempt=%u", (unsigned long long)j->id,
+                 n->name, policy, ctl_job_attempt(j));
+        emit(st, j->id, n->name, "placed", policy);
         (void)st->act->persist(st->userdata, j);
         st->act->launch(st->userdata, n, j);
         return 0;
@@ -525,8 +646,9 @@ long ctl_schedule(ctl_state *st) {
         for (size_t i = 0; i < st->npending; i++)
                 jobs[i] = sched_view(st->pending[i]);
         size_t njobs = st->npending;
-        if (fair_order(st, jobs, &njobs) < 0)
+        if (fair_order(st, jobs, &njobs) < 0) /* by position in st->pending: before any filter */
                 goto done;
+        njobs = drop_held(st, jobs, njobs);
         placed = st->cfg.dispatcher
                          ? sched_dispatch(st->cfg.dispatcher, machines, st->nnodes, jobs, njobs, out)
                          : sched_place(st->cfg.policy, machines, st->nnodes, jobs, njobs, st->cfg.order, out);

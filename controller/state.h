@@ -34,8 +34,21 @@ typedef struct ctl_node {
         void *link;         /* the caller's connection while up; NULL when down */
         uint64_t *unconfirmed;     /* after a reconnect: jobs the agent did not list */
         size_t nunconfirmed;
+        uint64_t *strays;          /* jobs its agent listed as running that are not running here (told
+                                    * to stop): held pending until it reports their end */
+        size_t nstrays;
         int64_t confirm_by_mono_usec; /* ...which are lost unless they end before this */
 } ctl_node;
+
+/* One state transition, for the event log (events.h); the caller stamps its time. Strings are
+ * borrowed for the call. */
+typedef struct ctl_event {
+        uint64_t job_id;    /* 0 for a node's event */
+        const char *node;   /* NULL when none */
+        const char *what;   /* "submitted", "placed", "started", a terminal state's name, "requeued",
+                             * "node-up", "node-down", "node-disconnected" */
+        const char *reason; /* NULL when none */
+} ctl_event;
 
 typedef struct ctl_actions {
         /* Make the job durable, its environment included: once a submission is stored the state
@@ -50,6 +63,9 @@ typedef struct ctl_actions {
         /* Close the link of a node that went silent (optional), so that its agent, should it
          * wake up, must say hello again with what it runs. */
         void (*drop_link)(void *userdata, ctl_node *n, void *link);
+        /* A state transition happened (optional). A job's event is always followed by persist() of
+         * that job, which should store the two together; a node's event (job_id 0) comes alone. */
+        void (*event)(void *userdata, const ctl_event *e);
 } ctl_actions;
 
 typedef struct ctl_config {
@@ -72,6 +88,7 @@ typedef struct ctl_state {
         size_t npending, pending_cap;
         ctl_node **nodes;
         size_t nnodes;
+        size_t nstrays;    /* the sum of the nodes' nstrays: 0 lets scheduling skip the check */
         uint64_t next_id;
         ctl_config cfg;
         fairorder fair;    /* the departments' tree and what each runs (ctl_set_depts) */
@@ -110,12 +127,17 @@ size_t ctl_first_job_from(const ctl_state *st, uint64_t id);
 /* An agent said hello. The node is created or brought back up with this capacity. Jobs the
  * controller recorded as running there but that the agent does not list may have ended while
  * the two were apart, with the agent's report queued behind its hello: they stay running for
- * agent_timeout_usec, and become lost if no report ends them by then. A node of that name that
- * is already up is refused (-EEXIST). Returns 0 or -errno with err set. */
+ * agent_timeout_usec, and become lost (or requeued) if no report ends them by then. Jobs it lists
+ * that are not running there become the node's strays: the caller must tell the agent to stop
+ * them (ctl_job_runs_on says which), and a stray job that is pending again is not placed anywhere
+ * until the agent reports the stray's end, so that no job runs twice at once. A node of that
+ * name that is already up is refused (-EEXIST). Returns 0 or -errno with err set. */
 int ctl_node_up(ctl_state *st, const char *name, res_t capacity, const char *cgroup_mode,
                 const char *cgroup_root, const uint64_t *running, size_t nrunning, void *link, ctl_time now,
                 ctl_node **out, char err[PROTO_ERRLEN]);
-/* The node's agent went away for good (reason: "timed out"): its running jobs are lost. */
+/* The node's agent went away for good (reason: "timed out"): its running jobs are lost, or
+ * pending again (their attempt incremented) when submitted with requeue; its strays are
+ * forgotten, since nothing more will be heard of them. */
 void ctl_node_down(ctl_state *st, ctl_node *n, const char *reason, int64_t now);
 /* The node's agent closed its connection: the node is down, but its running jobs stay
  * running, and charged to it, for agent_timeout_usec after it was last heard from, since the
@@ -132,14 +154,16 @@ bool ctl_job_runs_on(ctl_state *st, ctl_node *n, uint64_t id);
 /* The node of that name, or NULL. */
 ctl_node *ctl_find_node(ctl_state *st, const char *name);
 
-/* The agent started job id: record its start time. Returns 0, or -ENOENT if the job is not
- * running on that node (the message is then ignored). */
+/* The agent started job id: record its start time (and count the job as confirmed when its
+ * agent's hello had not listed it). Returns 0, or -ENOENT if the job is not running on that
+ * node (the message is then ignored). */
 int ctl_job_started(ctl_state *st, ctl_node *n, uint64_t id, int64_t start_usec);
 /* The agent's latest sample of job id's usage: kept in its record (in memory only: a sample is
  * not worth a disk write). Returns 0, or -ENOENT if the job is not running on that node. */
 int ctl_job_usage(ctl_state *st, ctl_node *n, uint64_t id, const job_result *sample);
 /* The agent reports job id ended in state with result (moved into the job). Frees the node's
- * resources and schedules again. Returns 0, -ENOENT (not running there) or -EINVAL (state). */
+ * resources and schedules again. Returns 0, -ENOENT (not running there: the report is a stray's,
+ * which is forgotten) or -EINVAL (state). */
 int ctl_job_finished(ctl_state *st, ctl_node *n, uint64_t id, job_state state, job_result *result,
                      int64_t end_usec);
 
@@ -147,6 +171,12 @@ int ctl_job_finished(ctl_state *st, ctl_node *n, uint64_t id, job_state state, j
  * job it offers first in *next_id (0: none). Returns 0 or -errno (ENOMEM; EINVAL: the fair code
  * refused the tree). */
 int ctl_fair_shares(ctl_state *st, fairorder_report *rep, uint64_t *next_id);
+/* The attempt the job's current run is (1 for the first, more after requeues): reports of an
+ * agent naming another attempt are about an earlier run, and must not be applied to this one. */
+uint32_t ctl_job_attempt(const job *j);
+/* The agent of n reported the end of an earlier attempt of job id (or of a stray): it no longer
+ * runs it there, so the job may be placed again. */
+void ctl_stray_ended(ctl_state *st, ctl_node *n, uint64_t id);
 
 /* Place pending jobs on up nodes with the configured policy and launch them. Returns the
  * number launched, or -ENOMEM. */

@@ -31,7 +31,7 @@ bool job_state_is_terminal(job_state s) {
 
 const char *const job_spec_fields[] = {
         "argv", "env", "cwd", "stdout_path", "stderr_path", "mcpu", "mem", "mem_high", "pids", "name", "group", "job_type",
-        "expected_usec", NULL,
+        "expected_usec", "requeue", NULL,
 };
 
 static int invalid(char err[PROTO_ERRLEN], const char *fmt, const char *field) {
@@ -174,6 +174,7 @@ static int spec_parse(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]) 
             (r = get_opt_str(obj, "job_type", &spec->job_type, err)) < 0 ||
             (r = get_request(obj, &spec->req, err)) < 0 || (r = get_mem_high(obj, spec, &spec->mem_high, err)) < 0 ||
             (r = get_opt_int(obj, "expected_usec", 0, INT64_MAX, &spec->expected_usec, err)) < 0 ||
+            (r = proto_get_bool(obj, "requeue", &spec->requeue, err)) == -EINVAL ||
             (r = check_label(spec->name, "name", false, err)) < 0 ||
             (r = check_label(spec->group, "group", true, err)) < 0 ||
             (r = check_label(spec->job_type, "job_type", false, err)) < 0)
@@ -218,7 +219,8 @@ static int spec_to_json_public(const job_spec *spec, cJSON *obj) {
             !cJSON_AddNumberToObject(obj, "mem", (double)spec->req.mem) ||
             (spec->mem_high && !cJSON_AddNumberToObject(obj, "mem_high", (double)spec->mem_high)) ||
             !cJSON_AddNumberToObject(obj, "pids", (double)spec->req.pids) ||
-            (spec->expected_usec && !cJSON_AddNumberToObject(obj, "expected_usec", (double)spec->expected_usec)))
+            (spec->expected_usec && !cJSON_AddNumberToObject(obj, "expected_usec", (double)spec->expected_usec)) ||
+            (spec->requeue && !cJSON_AddBoolToObject(obj, "requeue", true)))
                 return -ENOMEM;
         return 0;
 }
@@ -302,7 +304,9 @@ cJSON *job_to_json(const job *j) {
             !cJSON_AddStringToObject(obj, "state", job_state_name(j->state)) || !add_opt_str(obj, "node", j->node) ||
             !cJSON_AddNumberToObject(obj, "submit_usec", (double)j->submit_usec) ||
             !cJSON_AddNumberToObject(obj, "start_usec", (double)j->start_usec) ||
-            !cJSON_AddNumberToObject(obj, "end_usec", (double)j->end_usec) || job_result_to_json(&j->result, obj) < 0 ||
+            !cJSON_AddNumberToObject(obj, "end_usec", (double)j->end_usec) ||
+            !cJSON_AddNumberToObject(obj, "attempt", j->attempt ? j->attempt : 1) ||
+            job_result_to_json(&j->result, obj) < 0 ||
             (j->state == JOB_RUNNING && !cJSON_AddNumberToObject(obj, "mem_current", (double)j->result.mem_current))) {
                 cJSON_Delete(obj);
                 return NULL;
@@ -317,7 +321,7 @@ static int get_opt_strv(const cJSON *obj, const char *field, char ***out, char e
 }
 
 static int record_parse(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
-        int64_t id, uid, gid, submit, start, end;
+        int64_t id, uid, gid, submit, start, end, attempt = 1;
         const char *state;
         int r;
         if ((r = proto_get_int(obj, "id", 1, INT64_MAX, &id, err)) < 0)
@@ -328,7 +332,8 @@ static int record_parse(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
             (r = get_opt_int(obj, "gid", 0, UINT32_MAX, &gid, err)) < 0 ||
             (r = get_opt_int(obj, "submit_usec", 0, INT64_MAX, &submit, err)) < 0 ||
             (r = get_opt_int(obj, "start_usec", 0, INT64_MAX, &start, err)) < 0 ||
-            (r = get_opt_int(obj, "end_usec", 0, INT64_MAX, &end, err)) < 0)
+            (r = get_opt_int(obj, "end_usec", 0, INT64_MAX, &end, err)) < 0 ||
+            (r = proto_get_int(obj, "attempt", 1, UINT32_MAX, &attempt, err)) == -EINVAL)
                 return r;
         if (job_state_from_name(state, &j->state) < 0)
                 return invalid(err, "state: unknown state '%s'", state);
@@ -338,6 +343,7 @@ static int record_parse(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
         j->submit_usec = submit;
         j->start_usec = start;
         j->end_usec = end;
+        j->attempt = (uint32_t)attempt;
         if ((r = get_opt_str(obj, "user", &j->user, err)) < 0 || (r = get_opt_str(obj, "node", &j->node, err)) < 0 ||
             (r = get_opt_strv(obj, "argv", &j->spec.argv, err)) < 0 ||
             (r = get_opt_str(obj, "cwd", &j->spec.cwd, err)) < 0 ||
@@ -350,7 +356,8 @@ static int record_parse(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
             (r = get_opt_int(obj, "mem", 0, RES_MEM_MAX, &j->spec.req.mem, err)) < 0 ||
             (r = get_opt_int(obj, "mem_high", 0, RES_MEM_MAX, &j->spec.mem_high, err)) < 0 ||
             (r = get_opt_int(obj, "pids", 0, RES_PIDS_MAX, &j->spec.req.pids, err)) < 0 ||
-            (r = get_opt_int(obj, "expected_usec", 0, INT64_MAX, &j->spec.expected_usec, err)) < 0)
+            (r = get_opt_int(obj, "expected_usec", 0, INT64_MAX, &j->spec.expected_usec, err)) < 0 ||
+            (r = proto_get_bool(obj, "requeue", &j->spec.requeue, err)) == -EINVAL)
                 return r;
         int64_t current;
         if ((r = job_result_from_json(obj, &j->result, err)) < 0 ||

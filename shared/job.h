@@ -49,6 +49,7 @@ typedef struct job_spec {
         res_t req;      /* mcpu and mem > 0; pids >= 0 (0 = agent default) */
         int64_t mem_high; /* soft memory limit in bytes, <= req.mem: reclaimed hard above it; 0 = none */
         int64_t expected_usec; /* the submitter's estimate of the run time, 0 if none (Tetris) */
+        bool requeue;   /* when its node is lost, the job goes back to pending instead of ending lost */
 } job_spec;
 
 typedef struct job_result {
@@ -74,6 +75,7 @@ typedef struct job {
         int64_t submit_usec; /* CLOCK_REALTIME microseconds */
         int64_t start_usec;  /* 0 until started */
         int64_t end_usec;    /* 0 until terminal */
+        uint32_t attempt;    /* 1 for the first run, one more each time it is requeued (0 read as 1) */
         job_result result;
 } job;
 

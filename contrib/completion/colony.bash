@@ -37,6 +37,7 @@ _colony() {
         --group) # the leaf departments of the controller's tree
                 COMPREPLY=($(compgen -W "$(colony shares --json 2>/dev/null | tr -d ' \t\n' | grep -o '"path":"[^"]*","parent":"[^"]*","leaf":true' | cut -d'"' -f4 | grep -v '^(none)$')" -- "$cur"))
                 return ;;
+        --job) COMPREPLY=($(compgen -W "$(colony queue --all 2>/dev/null | awk 'NR > 1 { print $1 }')" -- "$cur")); return ;;
         esac
         if [ -z "$cmd" ]; then
                 COMPREPLY=($(compgen -W "$(_colony_commands) --json --socket --dir --help --version" -- "$cur"))

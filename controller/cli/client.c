@@ -75,12 +75,13 @@ static int wait_readable(int fd, int timeout_ms) {
         }
 }
 
-/* Check that reply is of type want; turn an "error" reply into its message. */
+/* Check that reply is of type want (any but "error" when want is NULL); turn an "error" reply
+ * into its message. */
 static int check_reply(const cJSON *reply, const char *want, char *err, size_t errlen) {
         const char *type = proto_type(reply), *text = NULL;
         char perr[PROTO_ERRLEN];
 
-        if (type && strcmp(type, want) == 0)
+        if (type && (want ? strcmp(type, want) == 0 : strcmp(type, "error") != 0))
                 return 0;
         if (type && strcmp(type, "error") == 0) {
                 if (proto_get_str(reply, "error", &text, perr) < 0 || !text)
@@ -93,18 +94,10 @@ static int check_reply(const cJSON *reply, const char *want, char *err, size_t e
         return -EBADMSG;
 }
 
-/* Send req on fd and read the reply into *reply. */
-static int exchange(int fd, const char *path, const cJSON *req, int timeout_ms, cJSON **reply,
-                    char *err, size_t errlen) {
+/* Read the next message on fd into *reply. */
+static int receive(int fd, const char *path, int timeout_ms, cJSON **reply, char *err, size_t errlen) {
         char perr[PROTO_ERRLEN] = "";
-        int r;
-
-        r = proto_send(fd, req);
-        if (r < 0) {
-                snprintf(err, errlen, "cannot send to the controller at %s: %s", path, strerror(-r));
-                return r;
-        }
-        r = wait_readable(fd, timeout_ms);
+        int r = wait_readable(fd, timeout_ms);
         if (r == -ETIMEDOUT)
                 snprintf(err, errlen, "no reply from the controller within %d ms", timeout_ms);
         else if (r == -EINTR)
@@ -120,20 +113,29 @@ static int exchange(int fd, const char *path, const cJSON *req, int timeout_ms, 
         return r;
 }
 
-int client_call(const char *socket_path, const cJSON *req, const char *want, int timeout_ms,
-                cJSON **reply, char *err, size_t errlen) {
-        cJSON *msg = NULL;
-        int fd, r;
+int client_start(const char *socket_path, const cJSON *req, char *err, size_t errlen) {
+        int fd = net_connect_unix(socket_path), r;
 
-        fd = net_connect_unix(socket_path);
         if (fd < 0) {
                 snprintf(err, errlen, "cannot reach the controller at %s: %s%s", socket_path,
                          strerror(-fd),
                          fd == -ENOENT || fd == -ECONNREFUSED ? " (is it running? see colony up)" : "");
                 return fd;
         }
-        r = exchange(fd, socket_path, req, timeout_ms, &msg, err, errlen);
-        close(fd);
+        r = proto_send(fd, req);
+        if (r < 0) {
+                snprintf(err, errlen, "cannot send to the controller at %s: %s", socket_path, strerror(-r));
+                close(fd);
+                return r;
+        }
+        return fd;
+}
+
+int client_next(int fd, const char *socket_path, const char *want, int timeout_ms, cJSON **reply, char *err,
+                size_t errlen) {
+        cJSON *msg = NULL;
+        int r = receive(fd, socket_path, timeout_ms, &msg, err, errlen);
+
         if (r == 0)
                 r = check_reply(msg, want, err, errlen);
         if (r < 0) {
@@ -142,6 +144,17 @@ int client_call(const char *socket_path, const cJSON *req, const char *want, int
         }
         *reply = msg;
         return 0;
+}
+
+int client_call(const char *socket_path, const cJSON *req, const char *want, int timeout_ms,
+                cJSON **reply, char *err, size_t errlen) {
+        int fd = client_start(socket_path, req, err, errlen), r;
+
+        if (fd < 0)
+                return fd;
+        r = client_next(fd, socket_path, want, timeout_ms, reply, err, errlen);
+        close(fd);
+        return r;
 }
 
 int client_simple(const char *socket_path, const char *type, uint64_t id, const char *want,

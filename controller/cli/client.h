@@ -36,6 +36,13 @@ int client_call(const char *socket_path, const cJSON *req, const char *want, int
 int client_pipeline(const char *socket_path, int (*next)(void *ud, cJSON **req, uint64_t *tag),
                     void (*done)(void *ud, uint64_t tag, const cJSON *reply), void *ud, int timeout_ms, char *err,
                     size_t errlen);
+/* client_call in two steps, for a request answered by more than one message: connect and send
+ * req (returns the connected fd, which the caller closes, or -errno with err), then read each
+ * message with client_next: want as client_call's, or NULL for any type but "error". Same
+ * returns as client_call. */
+int client_start(const char *socket_path, const cJSON *req, char *err, size_t errlen);
+int client_next(int fd, const char *socket_path, const char *want, int timeout_ms, cJSON **reply, char *err,
+                size_t errlen);
 
 /* client_call for the common case: a request {"type": type} plus an optional "id". id 0 means
  * no id. Same returns. */

@@ -14,7 +14,7 @@
 static const cli_command *const commands[] = {
         &cmd_submit, &cmd_queue, &cmd_show, &cmd_cancel, &cmd_wait, &cmd_history,
         &cmd_nodes,  &cmd_up,    &cmd_down, &cmd_demo,   &cmd_place, &cmd_sim, &cmd_fair, &cmd_coloc, &cmd_lotes,
-        &cmd_measure, &cmd_shares, &cmd_reload, NULL,
+        &cmd_measure, &cmd_shares, &cmd_reload, &cmd_events, NULL,
 };
 
 static const struct option common_options[] = {

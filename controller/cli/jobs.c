@@ -124,6 +124,8 @@ static const char submit_usage[] =
         "                   (0 to N-1) in its environment\n"
         "  --stdin          submit one job per line of the standard input: a command line\n"
         "                   split at blanks (no quoting); blank and '#' lines are skipped\n"
+        "  --requeue        if its node is lost (its agent timed out, or came back without it),\n"
+        "                   run it again (same id, next attempt) instead of ending it lost\n"
         "  --json           print the controller's reply\n\n"
         "CMD without a '/' is looked up in $PATH; it must exist and be executable.\n";
 
@@ -215,7 +217,7 @@ typedef struct submit_many {
 /* Options into s and m (strings borrowed from argv). Returns -1 to go on, else an exit status. */
 static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many *m) {
         enum { OPT_CPUS = CLI_OPT_OWN, OPT_MEM, OPT_MEM_HIGH, OPT_PIDS, OPT_NAME, OPT_GROUP, OPT_TYPE, OPT_OUTPUT,
-               OPT_ERROR, OPT_ARRAY, OPT_STDIN };
+               OPT_ERROR, OPT_ARRAY, OPT_STDIN, OPT_REQUEUE };
         static const struct option options[] = {
                 {"cpus", required_argument, NULL, OPT_CPUS},   {"mem", required_argument, NULL, OPT_MEM},
                 {"mem-high", required_argument, NULL, OPT_MEM_HIGH},
@@ -223,7 +225,8 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
                 {"group", required_argument, NULL, OPT_GROUP}, {"type", required_argument, NULL, OPT_TYPE},
                 {"output", required_argument, NULL, OPT_OUTPUT},
                 {"error", required_argument, NULL, OPT_ERROR}, {"array", required_argument, NULL, OPT_ARRAY},
-                {"stdin", no_argument, NULL, OPT_STDIN}, {0},
+                {"stdin", no_argument, NULL, OPT_STDIN}, {"requeue", no_argument, NULL, OPT_REQUEUE},
+                {0},
         };
         int64_t n;
         int o;
@@ -259,6 +262,7 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
                         m->array = (long)n;
                         break;
                 case OPT_STDIN: m->from_stdin = true; break;
+                case OPT_REQUEUE: s->requeue = true; break;
                 }
         }
         if (o < 0)
@@ -557,6 +561,10 @@ static void show_job(const job *j) {
         snprintf(line, sizeof(line), "%" PRIu64 " (%s)", j->id, j->spec.name ? j->spec.name : "-");
         field("job:", line);
         field("state:", job_state_name(j->state));
+        if (j->spec.requeue || j->attempt > 1) {
+                snprintf(line, sizeof(line), "%u%s", j->attempt, j->spec.requeue ? " (requeued if its node is lost)" : "");
+                field("attempt:", line);
+        }
         snprintf(line, sizeof(line), "%s (uid %u, gid %u)", j->user ? j->user : "?", (unsigned)j->uid,
                  (unsigned)j->gid);
         field("user:", line);

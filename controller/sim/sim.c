@@ -117,7 +117,7 @@ static void sim_terminal(void *userdata, const job *j) {
 }
 
 /* Simulated agents never go silent: no link to drop. */
-static const ctl_actions sim_actions = { no_persist, sim_launch, sim_cancel, sim_terminal, NULL };
+static const ctl_actions sim_actions = { no_persist, sim_launch, sim_cancel, sim_terminal, NULL, NULL };
 
 static int add_machines(sim *s) {
         char name[32], err[PROTO_ERRLEN];

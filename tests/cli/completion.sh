@@ -17,10 +17,13 @@ complete_line() { # complete_line WORD...: what TAB offers after these words
 
 [ "$(complete_line colony su)" = submit ] || fail "colony su<TAB>: '$(complete_line colony su)'"
 cmds=$(complete_line colony "" | tr '\n' ' ')
-for c in submit queue show cancel wait history nodes up down demo place sim shares reload; do
+for c in submit queue show cancel wait history events nodes up down demo place sim shares reload; do
         grep -qw -- "$c" <<<"$cmds" || fail "command $c not offered: $cmds"
 done
 grep -qx -- --mem-high <<<"$(complete_line colony submit --mem)" || fail "submit --mem<TAB> lacks --mem-high"
+grep -qx -- --requeue <<<"$(complete_line colony submit --re)" || fail "submit --re<TAB> lacks --requeue"
+[ "$(complete_line colony events --fo)" = --follow ] || fail "events --fo<TAB>: '$(complete_line colony events --fo)'"
+grep -qx -- --since <<<"$(complete_line colony events --s)" || fail "events --s<TAB> lacks --since"
 grep -qx -- --policy <<<"$(complete_line colony sim --p)" || fail "sim --p<TAB> lacks --policy"
 [ "$(complete_line colony sim --google-m)" = --google-machines ] || fail "sim --google-m<TAB>: '$(complete_line colony sim --google-m)'"
 [ "$(complete_line colony sim --dept-by u)" = user ] || fail "sim --dept-by u<TAB>: '$(complete_line colony sim --dept-by u)'"

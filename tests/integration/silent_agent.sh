@@ -1,12 +1,22 @@
 #!/usr/bin/env bash
 # silent_agent.sh - an agent that stops talking (SIGSTOP: its connection stays open) is marked
-# down after the agent timeout and its job lost; once it talks again the node is back up, the
-# job it still runs is ended as a stray, and new jobs go there.
+# down after the agent timeout and its job lost, while a job submitted with --requeue goes back
+# to pending as attempt 2; once the agent talks again the node is back up, both jobs it still
+# runs are ended as strays, the requeued job runs again only once its first run is gone (never
+# two at once), and new jobs go there.
 . "$(dirname "$0")/lib.sh"
 
 cluster_up --agents 1 --agent-cpus 1 --agent-mem 256M
 id=$(colony submit --name quiet --cpus 0.5 --mem 32M -- "$COLONY_BIN/colony-stress" sleep 120)
+# each run of rq holds an flock on its lock file while it lives: a second run finding it taken
+# records an overlap; the first run sleeps until killed, the second ends at once
+rq=$(colony submit --name rq --requeue --cpus 0.25 --mem 16M -- /bin/sh -c '
+        exec 9>>"$1/rq.lock"
+        flock -n 9 || { echo overlap >>"$1/rq.runs"; exit 1; }
+        echo "start $(cat "$1/rq.runs" 2>/dev/null | wc -l)" >>"$1/rq.runs"
+        [ "$(wc -l <"$1/rq.runs")" -gt 1 ] || sleep 120' rq "$DIR")
 wait_state "$id" running
+wait_started "$rq"
 node=$(job_field "$id" node)
 pid=$(agent_pid "$node")
 node_state() { colony nodes --json | jq -r --arg n "$node" '.nodes[] | select(.name == $n) | .state'; }
@@ -16,11 +26,23 @@ trap 'rc=$?; set +e; kill -CONT "$pid" 2>/dev/null; (exit $rc); teardown' EXIT
 wait_state "$id" lost 30
 [ "$(node_state)" = down ] || fail "node $node is $(node_state) while its agent is silent"
 note "silent agent -> node down, job $id: $(job_field "$id" error)"
+[ "$(job_field "$rq" state)" = pending ] || fail "requeue job $rq is $(job_field "$rq" state), not pending"
+[ "$(job_field "$rq" attempt)" = 2 ] || fail "requeue job $rq is at attempt $(job_field "$rq" attempt)"
+colony show "$rq" | grep -q '^attempt: *2 ' || fail "colony show does not give the attempt"
+colony events --job "$rq" --json | jq -e 'select(.what == "requeued") | .reason | test("timed out")' >/dev/null ||
+        fail "no requeued event for job $rq"
+note "requeue job $rq -> pending, attempt 2: $(job_field "$rq" error)"
 
 kill -CONT "$pid"
 for ((i = 0; i < 300; i++)); do [ "$(node_state)" = up ] && break; sleep 0.1; done
 [ "$(node_state)" = up ] || fail "node $node is $(node_state) after its agent resumed"
 [ "$(job_field "$id" state)" = lost ] || fail "job $id changed from lost to $(job_field "$id" state)"
+colony wait "$rq" >/dev/null || fail "requeue job $rq: $(job_field "$rq" state) $(job_field "$rq" error)"
+[ "$(job_field "$rq" attempt)" = 2 ] || fail "requeue job $rq ended at attempt $(job_field "$rq" attempt)"
+[ "$(cat "$DIR/rq.runs")" = "$(printf 'start 0\nstart 1')" ] || fail "job $rq's runs: $(cat "$DIR/rq.runs")"
+whats=$(colony events --job "$rq" --json | jq -r .what | tr '\n' ' ')
+[ "$whats" = "submitted placed started requeued placed started completed " ] || fail "job $rq's events: $whats"
+note "requeue job $rq: its first run stopped as a stray, then attempt 2 ran alone: $whats"
 next=$(colony submit --name next --cpus 1 --mem 32M -- "$COLONY_BIN/colony-stress" sleep 0)
 colony wait "$next" >/dev/null || fail "job $next on the resumed node: $(job_field "$next" state)"
 note "agent resumed -> node up; a job needing its whole CPU ran there, so the stray was ended"

@@ -24,7 +24,7 @@ static void cancel(void *u, ctl_node *n, const job *j, int g) {
 static void terminal(void *u, const job *j) {
         (void)u, (void)j;
 }
-static const ctl_actions actions = { persist, launch, cancel, terminal, NULL };
+static const ctl_actions actions = { .persist = persist, .launch = launch, .cancel = cancel, .terminal = terminal };
 
 static int rescheduled;
 static void resched(void *u) {

@@ -14,12 +14,18 @@ typedef struct recorder {
         char launch_nodes[64][16];
         uint64_t ended_ids[64];
         int fail_persist;
+        int events;
+        char event_log[2048]; /* "what:job:node " for each event, in order */
+        int persisted_after_job_event; /* persist() calls that came right after a job's event */
+        bool job_event_unpersisted;
 } recorder;
 
 static int rec_persist(void *u, const job *j) {
         (void)j;
         recorder *r = u;
         r->persisted++;
+        r->persisted_after_job_event += r->job_event_unpersisted;
+        r->job_event_unpersisted = false;
         return r->fail_persist ? -EIO : 0;
 }
 
@@ -46,7 +52,17 @@ static void rec_drop(void *u, ctl_node *n, void *link) {
         r->dropped_link = link;
 }
 
-static const ctl_actions actions = { rec_persist, rec_launch, rec_cancel, rec_ended, rec_drop };
+static void rec_event(void *u, const ctl_event *e) {
+        recorder *r = u;
+        size_t len = strlen(r->event_log);
+        ck_assert(!r->job_event_unpersisted); /* a job's event is stored with its job before the next */
+        r->job_event_unpersisted = e->job_id != 0;
+        r->events++;
+        snprintf(r->event_log + len, sizeof(r->event_log) - len, "%s:%llu:%s ", e->what, (unsigned long long)e->job_id,
+                 e->node ? e->node : "-");
+}
+
+static const ctl_actions actions = { rec_persist, rec_launch, rec_cancel, rec_ended, rec_drop, rec_event };
 static ctl_state st;
 static recorder rec;
 static char err[PROTO_ERRLEN];
@@ -82,6 +98,16 @@ static ctl_node *node(const char *name, int64_t mcpu, int64_t mem, const uint64_
         ck_assert_int_eq(ctl_node_up(&st, name, (res_t){ .mcpu = mcpu, .mem = mem }, "v1", "/x", running, n,
                                      (void *)1, at(1000), &out, err), 0);
         return out;
+}
+
+static uint64_t submit_requeue(int64_t mcpu) {
+        job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .name = strdup("rq"),
+                          .req = { .mcpu = mcpu, .mem = MiB }, .requeue = true };
+        spec.argv[0] = strdup("/bin/true");
+        uint64_t id = 0;
+        ck_assert_int_eq(ctl_submit(&st, 0, 0, "u", &spec, 1000, &id, err), 0);
+        job_spec_free(&spec);
+        return id;
 }
 
 static void finish_ok(ctl_node *n, uint64_t id) {
@@ -351,6 +377,156 @@ START_TEST(departments_take_turns_by_their_entitlement) {
 }
 END_TEST
 
+/* A job submitted with requeue whose node times out goes back to pending, keeps its id, counts
+ * one more attempt, keeps its place before later submissions, and runs again elsewhere. */
+START_TEST(a_requeue_job_of_a_timed_out_node_runs_again) {
+        ctl_node *a = node("a", 1000, 1024 * MiB, NULL, 0);
+        uint64_t rq = submit_requeue(1000), plain = submit_as(0, 1000, MiB);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_uint_eq(rec.launch_ids[0], rq);
+        ctl_node *b = node("b", 1000, 1024 * MiB, NULL, 0);
+        ck_assert_int_eq(ctl_schedule(&st), 1); /* plain goes to b */
+        ctl_node_heard(b, at(1000 + 6000000));
+        ctl_check_silence(&st, at(1000 + 6000000)); /* a times out */
+        job *j = ctl_find_job(&st, rq);
+        ck_assert_int_eq(j->state, JOB_PENDING);
+        ck_assert_uint_eq(ctl_job_attempt(j), 2);
+        ck_assert_ptr_null(j->node);
+        ck_assert_int_eq(a->used.mcpu, 0);
+        ck_assert_int_eq(rec.ended, 0); /* not terminal: nobody's wait is answered */
+        ck_assert_uint_eq(st.npending, 1);
+        ck_assert_ptr_eq(st.pending[0], j);
+        finish_ok(b, plain);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_uint_eq(rec.launch_ids[2], rq);
+        ck_assert_str_eq(rec.launch_nodes[2], "b");
+        finish_ok(b, rq);
+        ck_assert_int_eq(j->state, JOB_COMPLETED);
+        ck_assert_uint_eq(ctl_job_attempt(j), 2);
+        ck_assert(strstr(rec.event_log, "requeued:1:a ") != NULL);
+}
+END_TEST
+
+/* Node a runs a requeue job, times out (the job is pending again), and its agent comes back
+ * still running the first attempt, listed in its hello: a stray. Returns a; *rq is the job. */
+static ctl_node *stray_of_a_returning_node(uint64_t *rq) {
+        ctl_node *a = node("a", 1000, 1024 * MiB, NULL, 0);
+        *rq = submit_requeue(500);
+        ctl_schedule(&st);
+        ctl_node_disconnected(&st, a);
+        ctl_check_silence(&st, at(1000 + 6000000));
+        ck_assert_int_eq(ctl_find_job(&st, *rq)->state, JOB_PENDING);
+        ctl_node_heard(a, at(1000 + 7000000));
+        ck_assert_ptr_eq(node("a", 1000, 1024 * MiB, rq, 1), a);
+        return a;
+}
+
+/* An agent that comes back listing a requeued job still runs its first attempt: the job is not
+ * placed anywhere until that run's end is reported, then it runs once more. */
+START_TEST(a_requeued_job_still_running_on_its_old_node_is_held_until_it_ends) {
+        uint64_t rq;
+        ctl_node *a = stray_of_a_returning_node(&rq);
+        ck_assert(!ctl_job_runs_on(&st, a, rq)); /* the caller cancels it as a stray */
+        ck_assert_uint_eq(a->nstrays, 1);
+        ctl_node *b = node("b", 1000, 1024 * MiB, NULL, 0);
+        (void)b;
+        ck_assert_int_eq(ctl_schedule(&st), 0); /* held while a still runs it */
+        job_result res = { .signal = 15 };
+        ck_assert_int_eq(ctl_job_finished(&st, a, rq, JOB_CANCELLED, &res, 8000000), -ENOENT);
+        ck_assert_uint_eq(a->nstrays, 0);
+        ck_assert_uint_eq(st.nstrays, 0);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_int_eq(ctl_find_job(&st, rq)->state, JOB_RUNNING);
+}
+END_TEST
+
+/* The fair order ranks every pending job by its position in the queue; a held job is left out
+ * only after that, so the jobs offered are the right ones. */
+START_TEST(a_held_job_is_left_out_after_the_fair_order) {
+        dept v[] = { { .path = "a", .weight = 1, .cap = 1, .leaf = true } };
+        depts d = { .v = v, .n = 1 };
+        st.cfg.depts = &d;
+        ck_assert_int_eq(ctl_set_depts(&st, FAIR_MCH), 0);
+        uint64_t rq;
+        (void)stray_of_a_returning_node(&rq);
+        uint64_t plain = submit_as(0, 500, MiB);
+        (void)node("b", 1000, 1024 * MiB, NULL, 0);
+        int launches = rec.launched;
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_uint_eq(rec.launch_ids[launches], plain);
+        ck_assert_int_eq(ctl_find_job(&st, rq)->state, JOB_PENDING);
+        ck_assert_int_eq(ctl_set_depts(&st, -1), 0);
+        st.cfg.depts = NULL;
+}
+END_TEST
+
+/* An agent that lists a stray and then vanishes for good releases the job it held when its
+ * node times out. */
+START_TEST(a_stray_of_a_node_that_never_returns_is_forgotten_at_its_timeout) {
+        uint64_t rq;
+        ctl_node *a = stray_of_a_returning_node(&rq);
+        ctl_node_disconnected(&st, a);
+        ctl_node *b = node("b", 1000, 1024 * MiB, NULL, 0);
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        ctl_node_heard(b, at(1000 + 13000000));
+        ctl_check_silence(&st, at(1000 + 13000000));
+        ck_assert_uint_eq(st.nstrays, 0);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_str_eq(ctl_find_job(&st, rq)->node, "b");
+}
+END_TEST
+
+/* An agent that comes back without a requeue job (its launch never arrived) gets it requeued
+ * after the window, not lost; a plain job beside it is lost. */
+START_TEST(a_requeue_job_the_agent_came_back_without_is_requeued) {
+        ctl_node *a = node("a", 2000, 1024 * MiB, NULL, 0);
+        uint64_t rq = submit_requeue(500), plain = submit_as(0, 500, MiB);
+        ctl_schedule(&st);
+        ctl_node_disconnected(&st, a);
+        ck_assert_ptr_eq(node("a", 2000, 1024 * MiB, NULL, 0), a);
+        ctl_node_heard(a, at(1000 + 5000001));
+        ctl_check_silence(&st, at(1000 + 5000001));
+        ck_assert_int_eq(ctl_find_job(&st, plain)->state, JOB_LOST);
+        job *j = ctl_find_job(&st, rq);
+        ck_assert_int_eq(j->state, JOB_PENDING);
+        ck_assert(strstr(j->result.error, "came back without it") != NULL);
+        ck_assert_int_eq(ctl_schedule(&st), 1); /* the agent does not run it: no hold */
+        ck_assert_uint_eq(ctl_job_attempt(j), 2);
+}
+END_TEST
+
+/* A job the reconnecting agent did not list, launched again, is confirmed by its start: the
+ * window passes without losing it. */
+START_TEST(an_unlisted_job_that_starts_after_the_hello_is_kept) {
+        ctl_node *a = node("a", 1000, 1024 * MiB, NULL, 0);
+        uint64_t id = submit_as(0, 500, MiB);
+        ctl_schedule(&st);
+        ctl_node_disconnected(&st, a);
+        ck_assert_ptr_eq(node("a", 1000, 1024 * MiB, NULL, 0), a);
+        ck_assert_uint_eq(a->nunconfirmed, 1);
+        ck_assert_int_eq(ctl_job_started(&st, a, id, 2000), 0);
+        ck_assert_uint_eq(a->nunconfirmed, 0);
+        ctl_node_heard(a, at(1000 + 5000001));
+        ctl_check_silence(&st, at(1000 + 5000001));
+        ck_assert_int_eq(ctl_find_job(&st, id)->state, JOB_RUNNING);
+}
+END_TEST
+
+/* Every transition is an event, and a job's event is followed by the store of that job. */
+START_TEST(transitions_are_events_stored_with_their_job) {
+        ctl_node *a = node("a", 1000, 1024 * MiB, NULL, 0);
+        uint64_t id = submit_as(0, 1000, MiB);
+        ctl_schedule(&st);
+        ck_assert_int_eq(ctl_job_started(&st, a, id, 1500), 0);
+        finish_ok(a, id);
+        ctl_node_disconnected(&st, a);
+        ck_assert_str_eq(rec.event_log, "node-up:0:a submitted:1:- placed:1:a started:1:a completed:1:a "
+                                        "node-disconnected:0:a ");
+        ck_assert_int_eq(rec.persisted_after_job_event, 4);
+        ck_assert(!rec.job_event_unpersisted);
+}
+END_TEST
+
 static Suite *state_suite(void) {
         Suite *s = suite_create("state");
         TCase *tc = tcase_create("state");
@@ -369,6 +545,13 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, restored_running_jobs_wait_for_their_node);
         tcase_add_test(tc, a_disconnected_agents_jobs_wait_for_it_to_come_back);
         tcase_add_test(tc, a_disconnected_agent_that_stays_away_loses_its_jobs);
+        tcase_add_test(tc, a_requeue_job_of_a_timed_out_node_runs_again);
+        tcase_add_test(tc, a_requeued_job_still_running_on_its_old_node_is_held_until_it_ends);
+        tcase_add_test(tc, a_held_job_is_left_out_after_the_fair_order);
+        tcase_add_test(tc, a_requeue_job_the_agent_came_back_without_is_requeued);
+        tcase_add_test(tc, a_stray_of_a_node_that_never_returns_is_forgotten_at_its_timeout);
+        tcase_add_test(tc, transitions_are_events_stored_with_their_job);
+        tcase_add_test(tc, an_unlisted_job_that_starts_after_the_hello_is_kept);
         suite_add_tcase(s, tc);
         return s;
 }
