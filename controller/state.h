@@ -7,6 +7,7 @@
 #include "depts.h"
 #include "job.h"
 #include "dispatch.h"
+#include "sched_index.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -60,6 +61,8 @@ typedef struct ctl_config {
         int kill_grace_ms;
         int64_t agent_timeout_usec; /* silence that marks a node down; also the reconnect window */
         const depts *depts;         /* when it has any, a job's group must be one of them */
+        bool scan;                  /* place by scanning every machine (sched_place, the reference)
+                                     * instead of through the index: the same decisions, slower */
 } ctl_config;
 
 typedef struct ctl_state {
@@ -68,11 +71,23 @@ typedef struct ctl_state {
         job **pending;     /* pending jobs, in submission (id) order */
         size_t npending, pending_cap;
         ctl_node **nodes;
+        ctl_node **by_name; /* the same nodes sorted by name */
         size_t nnodes;
         uint64_t next_id;
         ctl_config cfg;
         const ctl_actions *act;
         void *userdata;
+        /* The scheduling view, kept between passes (state.c's "view" functions): each node's
+         * free resources at its index, indexed for the fit heuristics, updated as jobs are
+         * charged and released and nodes come and go; the arrays a pass fills, reused; and
+         * whether the last pass placed nothing with nothing changed since, when the next
+         * would place nothing either and is skipped. */
+        sched_index view;
+        sched_job *pass_jobs;
+        sched_assignment *pass_out;
+        size_t pass_cap;
+        bool idle;
+        ctl_config idle_cfg; /* the configuration of that idle pass */
 } ctl_state;
 
 /* Initialise an empty state. */
@@ -134,5 +149,10 @@ int ctl_job_finished(ctl_state *st, ctl_node *n, uint64_t id, job_state state, j
                      int64_t end_usec);
 
 /* Place pending jobs on up nodes with the configured policy and launch them. Returns the
- * number launched, or -ENOMEM. */
+ * number launched, or -ENOMEM. O(pending x log nodes) for the fit heuristics but Mix-Fit and
+ * Max-Jobs (O(pending x nodes)); O(1) when the last pass placed nothing and no job, node or
+ * configuration changed since. */
 long ctl_schedule(ctl_state *st);
+/* Something a pass reads changed outside this file's own paths (a job's order, a weight): let
+ * the next pass run in full. */
+void ctl_schedule_dirty(ctl_state *st);

@@ -16,7 +16,7 @@
 #define RESERVED (-1)
 
 typedef int (*chooser)(const sched_machine *machines, size_t n, res_t req);
-typedef long (*index_chooser)(const sched_index *ix, res_t req);
+typedef long (*index_chooser)(sched_index *ix, res_t req);
 
 static int fits(const sched_machine *m, res_t req) {
         return m->up > 0 && res_fits(req, m->free);
@@ -75,18 +75,19 @@ static int choose_mix(const sched_machine *machines, size_t n, res_t req) {
         return best;
 }
 
-static long index_best_cores(const sched_index *ix, res_t r) { return sched_index_extreme(ix, r, false, false); }
-static long index_best_mem(const sched_index *ix, res_t r) { return sched_index_extreme(ix, r, true, false); }
-static long index_worst_cores(const sched_index *ix, res_t r) { return sched_index_extreme(ix, r, false, true); }
-static long index_worst_mem(const sched_index *ix, res_t r) { return sched_index_extreme(ix, r, true, true); }
-static long index_mix(const sched_index *ix, res_t r) { return choose_mix(ix->machines, ix->n, r); }
+static long index_first(sched_index *ix, res_t r) { return sched_index_first_fit(ix, r); }
+static long index_best_cores(sched_index *ix, res_t r) { return sched_index_extreme(ix, r, false, false); }
+static long index_best_mem(sched_index *ix, res_t r) { return sched_index_extreme(ix, r, true, false); }
+static long index_worst_cores(sched_index *ix, res_t r) { return sched_index_extreme(ix, r, false, true); }
+static long index_worst_mem(sched_index *ix, res_t r) { return sched_index_extreme(ix, r, true, true); }
+static long index_mix(sched_index *ix, res_t r) { return choose_mix(ix->machines, ix->n, r); }
 
 static const struct {
         const char *name;
         chooser choose;
         index_chooser choose_indexed;
 } heuristics[_SCHED_HEURISTIC_MAX] = {
-        [SCHED_FIRST_FIT] = { "first-fit", choose_first, sched_index_first_fit },
+        [SCHED_FIRST_FIT] = { "first-fit", choose_first, index_first },
         [SCHED_BEST_FIT_CORES] = { "best-fit-cores", choose_best_cores, index_best_cores },
         [SCHED_BEST_FIT_MEM] = { "best-fit-mem", choose_best_mem, index_best_mem },
         [SCHED_WORST_FIT_CORES] = { "worst-fit-cores", choose_worst_cores, index_worst_cores },
@@ -240,7 +241,7 @@ size_t sched_first_fit(sched_machine *machines, size_t nmachines, const sched_jo
         return place_with(&(pass_machines){ machines, nmachines, NULL }, SCHED_FIRST_FIT, jobs, njobs, order, out);
 }
 
-long sched_index_choose(const sched_index *ix, sched_heuristic h, res_t req) {
+long sched_index_choose(sched_index *ix, sched_heuristic h, res_t req) {
         if (h >= SCHED_MAX_JOBS)
                 return -EINVAL;
         return heuristics[h].choose_indexed(ix, req);

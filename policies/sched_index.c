@@ -245,7 +245,8 @@ static int tree_grow(sched_tree *t, size_t cap) {
 static int reserve_room(sched_index *ix, size_t cap) {
         if (cap > NIL)
                 return -ENOMEM; /* positions are 32-bit in the trees */
-        if (grow(&ix->machines, cap, sizeof(*ix->machines)) < 0 || grow(&ix->reserved, cap, sizeof(*ix->reserved)) < 0 ||
+        if (grow(&ix->machines, cap, sizeof(*ix->machines)) < 0 ||
+            grow(&ix->reserved, cap, sizeof(*ix->reserved)) < 0 ||
             tree_grow(&ix->by_mcpu, cap) < 0 || tree_grow(&ix->by_mem, cap) < 0)
                 return -ENOMEM;
         for (size_t pos = ix->cap; pos < cap; pos++)
@@ -264,12 +265,26 @@ int sched_index_add(sched_index *ix, sched_machine m) {
         return 0;
 }
 
-void sched_index_update(sched_index *ix, size_t pos) {
+static void trees_update(sched_index *ix, size_t pos) {
         const sched_machine *m = &ix->machines[pos];
         bool up = m->up > 0;
-        seg_update(ix, pos);
         tree_update(&ix->by_mcpu, (uint32_t)pos, m->free.mcpu, m->free.mem, up);
         tree_update(&ix->by_mem, (uint32_t)pos, m->free.mem, m->free.mcpu, up);
+}
+
+void sched_index_update(sched_index *ix, size_t pos) {
+        seg_update(ix, pos);
+        if (ix->trees)
+                trees_update(ix, pos);
+}
+
+/* Build the treaps, the first time a query needs them: First-Fit alone never pays for them. */
+static void need_trees(sched_index *ix) {
+        if (ix->trees)
+                return;
+        ix->trees = true;
+        for (size_t pos = 0; pos < ix->n; pos++)
+                trees_update(ix, pos);
 }
 
 /* --- queries ------------------------------------------------------------------------------- */
@@ -278,11 +293,13 @@ long sched_index_first_fit(const sched_index *ix, res_t req) {
         return ix->n ? seg_first(ix, 1, req) : -1;
 }
 
-long sched_index_extreme(const sched_index *ix, res_t req, bool by_mem, bool most) {
+long sched_index_extreme(sched_index *ix, res_t req, bool by_mem, bool most) {
+        need_trees(ix);
         return by_mem ? tree_extreme(&ix->by_mem, most, req.mem, req.mcpu)
                       : tree_extreme(&ix->by_mcpu, most, req.mcpu, req.mem);
 }
 
-long sched_index_roomiest(const sched_index *ix) {
+long sched_index_roomiest(sched_index *ix) {
+        need_trees(ix);
         return tree_extreme(&ix->by_mem, true, INT64_MIN, INT64_MIN);
 }

@@ -14,6 +14,7 @@
  *     enough memory is a descent, O(log machines) expected; the most free cores is the
  *     rightmost node with enough memory, then that value's earliest position.
  *   - The same on memory, ordered by free memory, holding the most free cores.
+ *     Both treaps are built on the first query that needs them, so First-Fit never pays for them.
  * Every answer equals the scan's, ties included (the earliest machine); tests/unit/
  * test_sched_index.c checks it on random clusters. Mix-Fit's angle depends on each machine's
  * capacity and free point together, which no order here captures: it stays a scan over the
@@ -40,6 +41,7 @@ typedef struct sched_index {
         size_t leaves;                /* of the segment tree, a power of two >= cap */
         int64_t *max_mcpu, *max_mem;  /* segment tree, 2 * leaves nodes, root at 1 */
         sched_tree by_mcpu, by_mem;
+        bool trees;                   /* by_mcpu and by_mem are built and kept */
         size_t *reserved, nreserved;  /* machines reserved during a SCHED_RESERVE pass */
 } sched_index;
 
@@ -57,16 +59,17 @@ void sched_index_update(sched_index *ix, size_t pos);
 /* The earliest up machine req fits, or -1 (First-Fit). */
 long sched_index_first_fit(const sched_index *ix, res_t req);
 /* Among the up machines req fits, the one with the least (most = false) or the most free
- * memory (by_mem) or cores, the earliest on a tie; -1 when none (Best-Fit, Worst-Fit). */
-long sched_index_extreme(const sched_index *ix, res_t req, bool by_mem, bool most);
+ * memory (by_mem) or cores, the earliest on a tie; -1 when none (Best-Fit, Worst-Fit). The
+ * first such query builds the treaps, O(machines log machines); the index keeps them after. */
+long sched_index_extreme(sched_index *ix, res_t req, bool by_mem, bool most);
 /* The up machine with the most free memory, fit or not, the earliest on a tie, or -1 (what
- * SCHED_RESERVE reserves). */
-long sched_index_roomiest(const sched_index *ix);
+ * SCHED_RESERVE reserves). Builds the treaps as sched_index_extreme does. */
+long sched_index_roomiest(sched_index *ix);
 
 /* The position of the machine heuristic h picks for req, the one sched_place would pick, or
  * -1 when none fits; -EINVAL for SCHED_MAX_JOBS, which is not a choice of one machine.
  * O(log machines), Mix-Fit O(machines). */
-long sched_index_choose(const sched_index *ix, sched_heuristic h, res_t req);
+long sched_index_choose(sched_index *ix, sched_heuristic h, res_t req);
 
 /* sched_place on the indexed machines: the same assignments, and the same free vectors after,
  * with the index kept up to date. out must hold njobs entries. Returns the number of
