@@ -18,7 +18,7 @@
 static const char sim_usage[] =
         "Usage: colony sim --workload W [--jobs N] [--load L] [--scale S] [--seed N] [options]\n"
         "       colony sim --trace FILE.swf --machines M.json [--mem-per-proc SIZE] [options]\n"
-        "options: [--policy P] [--capacity fluid|lotes] [--order fifo|backfill|reserve] [--cycle SECONDS] [--sample SECONDS] [--csv] [--json]\n"
+        "options: [--policy P] [--capacity fluid|lotes] [--order fifo|backfill|reserve] [--cycle SECONDS] [--sample SECONDS] [--scan] [--csv] [--json]\n"
         "Simulate a workload on a virtual clock with the controller's own scheduling code.\n\n"
         "  --workload W    mishra (the LoTES report's 10 machine configurations, 8 job classes),\n"
         "                  lotes-google, lotes-phi:PHI, lotes-omega:OMEGA (the LoTES paper's)\n"
@@ -36,6 +36,8 @@ static const char sim_usage[] =
         "  --order O       fifo (default), backfill, or reserve (NetBatch's reservations)\n"
         "  --cycle S       place jobs every S seconds (NetBatch: 30) instead of at every event\n"
         "  --sample S      utilization sampling period in seconds (default: 100 samples)\n"
+        "  --scan          place by scanning every machine, not through the index: the same run,\n"
+        "                  slower (the reference and the benchmarks' baseline)\n"
         "  --csv           print the utilization samples as CSV (t,cpu,mem) instead of a summary\n";
 
 typedef struct sim_options {
@@ -179,7 +181,7 @@ static const char *option_name(const struct option *opts, int value) {
 
 static int parse_options(cli *c, int argc, char **argv, sim_options *so, sim_config *cfg) {
         enum { O_WORKLOAD = CLI_OPT_OWN, O_JOBS, O_LOAD, O_SCALE, O_SEED, O_POLICY, O_ORDER, O_CYCLE, O_SAMPLE, O_CSV,
-               O_TRACE, O_MACHINES, O_MEMPP, O_CAPACITY };
+               O_TRACE, O_MACHINES, O_MEMPP, O_CAPACITY, O_SCAN };
         static const struct option own[] = {
                 { "workload", required_argument, NULL, O_WORKLOAD }, { "jobs", required_argument, NULL, O_JOBS },
                 { "load", required_argument, NULL, O_LOAD },         { "scale", required_argument, NULL, O_SCALE },
@@ -188,6 +190,7 @@ static int parse_options(cli *c, int argc, char **argv, sim_options *so, sim_con
                 { "sample", required_argument, NULL, O_SAMPLE },     { "csv", no_argument, NULL, O_CSV },
                 { "trace", required_argument, NULL, O_TRACE },       { "machines", required_argument, NULL, O_MACHINES },
                 { "mem-per-proc", required_argument, NULL, O_MEMPP }, { "capacity", required_argument, NULL, O_CAPACITY },
+                { "scan", no_argument, NULL, O_SCAN },
                 { NULL, 0, NULL, 0 },
         };
         int64_t n;
@@ -214,6 +217,7 @@ static int parse_options(cli *c, int argc, char **argv, sim_options *so, sim_con
                         bad = sched_order_from_name(optarg, &cfg->order) < 0;
                         break;
                 case O_CSV: so->csv = true; break;
+                case O_SCAN: cfg->scan = true; break;
                 }
                 if (bad)
                         return cli_usage_error(c, "--%s: '%s' is not valid (see colony sim --help)", option_name(own, o),
