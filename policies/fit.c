@@ -197,11 +197,12 @@ static size_t place_with(const pass_machines *pm, sched_heuristic h, const sched
         return placed;
 }
 
-/* Max-Jobs: every heuristic on its own copy of the machines; the schedule placing most wins. */
-static long place_max_jobs(sched_machine *machines, size_t nmachines, const sched_job *jobs, size_t njobs,
-                           sched_order order, sched_assignment *out) {
-        sched_machine *trial = malloc(nmachines * sizeof(*trial) + 1);
-        sched_machine *best_machines = malloc(nmachines * sizeof(*best_machines) + 1);
+/* Max-Jobs: every heuristic on its own copy of the machines; the schedule placing most wins.
+ * Its machines replace those of pm that differ, which keeps pm's index in step. */
+static long place_max_jobs(const pass_machines *pm, const sched_job *jobs, size_t njobs, sched_order order,
+                           sched_assignment *out) {
+        sched_machine *trial = malloc(pm->n * sizeof(*trial) + 1);
+        sched_machine *best_machines = malloc(pm->n * sizeof(*best_machines) + 1);
         sched_assignment *trial_out = malloc(njobs * sizeof(*trial_out) + 1);
         long best = -1;
 
@@ -210,16 +211,20 @@ static long place_max_jobs(sched_machine *machines, size_t nmachines, const sche
                 goto out;
         }
         for (int h = 0; h < SCHED_MAX_JOBS; h++) {
-                memcpy(trial, machines, nmachines * sizeof(*trial));
-                size_t n = place_with(&(pass_machines){ trial, nmachines, NULL }, (sched_heuristic)h, jobs, njobs,
-                                      order, trial_out);
+                memcpy(trial, pm->v, pm->n * sizeof(*trial));
+                size_t n = place_with(&(pass_machines){ trial, pm->n, NULL }, (sched_heuristic)h, jobs, njobs, order,
+                                      trial_out);
                 if ((long)n > best) {
                         best = (long)n;
                         memcpy(out, trial_out, n * sizeof(*out));
-                        memcpy(best_machines, trial, nmachines * sizeof(*trial));
+                        memcpy(best_machines, trial, pm->n * sizeof(*trial));
                 }
         }
-        memcpy(machines, best_machines, nmachines * sizeof(*machines));
+        for (size_t m = 0; m < pm->n; m++)
+                if (!res_equal(pm->v[m].free, best_machines[m].free) || pm->v[m].up != best_machines[m].up) {
+                        pm->v[m] = best_machines[m];
+                        changed(pm, m);
+                }
 out:
         free(trial);
         free(best_machines);
@@ -231,9 +236,10 @@ long sched_place(sched_heuristic h, sched_machine *machines, size_t nmachines, c
                  size_t njobs, sched_order order, sched_assignment *out) {
         if (h >= _SCHED_HEURISTIC_MAX)
                 return -EINVAL;
+        pass_machines pm = { machines, nmachines, NULL };
         if (h == SCHED_MAX_JOBS)
-                return place_max_jobs(machines, nmachines, jobs, njobs, order, out);
-        return (long)place_with(&(pass_machines){ machines, nmachines, NULL }, h, jobs, njobs, order, out);
+                return place_max_jobs(&pm, jobs, njobs, order, out);
+        return (long)place_with(&pm, h, jobs, njobs, order, out);
 }
 
 size_t sched_first_fit(sched_machine *machines, size_t nmachines, const sched_job *jobs, size_t njobs,
@@ -251,12 +257,10 @@ long sched_index_place(sched_index *ix, sched_heuristic h, const sched_job *jobs
                        sched_assignment *out) {
         if (h >= _SCHED_HEURISTIC_MAX)
                 return -EINVAL;
-        if (h != SCHED_MAX_JOBS)
-                return (long)place_with(&(pass_machines){ ix->machines, ix->n, ix }, h, jobs, njobs, order, out);
-        long r = place_max_jobs(ix->machines, ix->n, jobs, njobs, order, out);
-        for (size_t m = 0; r >= 0 && m < ix->n; m++) /* the winner's machines: any may have changed */
-                sched_index_update(ix, m);
-        return r;
+        pass_machines pm = { ix->machines, ix->n, ix };
+        if (h == SCHED_MAX_JOBS)
+                return place_max_jobs(&pm, jobs, njobs, order, out);
+        return (long)place_with(&pm, h, jobs, njobs, order, out);
 }
 
 int sched_can_ever_fit(const sched_machine *machines, size_t nmachines, res_t req) {
