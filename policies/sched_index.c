@@ -27,8 +27,7 @@ static void tree_free(sched_tree *t) {
 
 void sched_index_free(sched_index *ix) {
         free(ix->machines);
-        free(ix->max_mcpu);
-        free(ix->max_mem);
+        free(ix->seg);
         free(ix->reserved);
         tree_free(&ix->by_mcpu);
         tree_free(&ix->by_mem);
@@ -172,18 +171,30 @@ static long tree_extreme(const sched_tree *t, bool most, int64_t lo, int64_t nee
 
 /* --- the segment tree ---------------------------------------------------------------------- */
 
+/* A weighted sum of cores and memory that no machine a request fits has less of than the
+ * request: 1 core for 4 GiB (a common server's ratio), in milli-cores and MiB. A subtree whose
+ * largest sum is below the request's holds no fit even when its most free cores and its most
+ * free memory (on different machines) are both enough: a third direction to prune by. Only
+ * machines with both amounts >= 0 can fit, so the others' sum may be anything. */
+static int64_t blend(int64_t mcpu, int64_t mem) {
+        return 4 * (mcpu > 0 ? mcpu : 0) + (mem > 0 ? mem >> 20 : 0);
+}
+
 static void seg_set_leaf(sched_index *ix, size_t pos) {
-        size_t i = ix->leaves + pos;
         const sched_machine *m = pos < ix->n ? &ix->machines[pos] : NULL;
-        ix->max_mcpu[i] = m && m->up > 0 ? m->free.mcpu : NONE;
-        ix->max_mem[i] = m && m->up > 0 ? m->free.mem : NONE;
+        bool up = m && m->up > 0;
+        ix->seg[ix->leaves + pos] = (sched_seg){ .mcpu = up ? m->free.mcpu : NONE, .mem = up ? m->free.mem : NONE,
+                                                 .blend = up ? blend(m->free.mcpu, m->free.mem) : NONE };
+}
+
+static int64_t max64(int64_t a, int64_t b) {
+        return a > b ? a : b;
 }
 
 static void seg_pull(sched_index *ix, size_t i) {
-        int64_t a = ix->max_mcpu[2 * i], b = ix->max_mcpu[2 * i + 1];
-        ix->max_mcpu[i] = a > b ? a : b;
-        a = ix->max_mem[2 * i], b = ix->max_mem[2 * i + 1];
-        ix->max_mem[i] = a > b ? a : b;
+        const sched_seg *l = &ix->seg[2 * i], *r = &ix->seg[2 * i + 1];
+        ix->seg[i] = (sched_seg){ .mcpu = max64(l->mcpu, r->mcpu), .mem = max64(l->mem, r->mem),
+                                  .blend = max64(l->blend, r->blend) };
 }
 
 static void seg_update(sched_index *ix, size_t pos) {
@@ -194,16 +205,11 @@ static void seg_update(sched_index *ix, size_t pos) {
 
 /* Rebuild the segment tree with room for leaves machines. Returns 0 or -ENOMEM (unchanged). */
 static int seg_resize(sched_index *ix, size_t leaves) {
-        int64_t *c = malloc(2 * leaves * sizeof(*c)), *m = malloc(2 * leaves * sizeof(*m));
-        if (!c || !m) {
-                free(c);
-                free(m);
+        sched_seg *seg = malloc(2 * leaves * sizeof(*seg));
+        if (!seg)
                 return -ENOMEM;
-        }
-        free(ix->max_mcpu);
-        free(ix->max_mem);
-        ix->max_mcpu = c;
-        ix->max_mem = m;
+        free(ix->seg);
+        ix->seg = seg;
         ix->leaves = leaves;
         for (size_t pos = 0; pos < leaves; pos++)
                 seg_set_leaf(ix, pos);
@@ -212,15 +218,17 @@ static int seg_resize(sched_index *ix, size_t leaves) {
         return 0;
 }
 
-static long seg_first(const sched_index *ix, size_t i, res_t req) {
-        if (ix->max_mcpu[i] < req.mcpu || ix->max_mem[i] < req.mem)
+/* The earliest fit under node i; need is the request's blend. */
+static long seg_first(const sched_index *ix, size_t i, res_t req, int64_t need) {
+        const sched_seg *s = &ix->seg[i];
+        if (s->mcpu < req.mcpu || s->mem < req.mem || s->blend < need)
                 return -1;
         if (i >= ix->leaves) { /* a real machine that is up: a leaf's maxima are its own */
                 size_t pos = i - ix->leaves;
                 return pos < ix->n && ix->machines[pos].up > 0 ? (long)pos : -1;
         }
-        long r = seg_first(ix, 2 * i, req);
-        return r >= 0 ? r : seg_first(ix, 2 * i + 1, req);
+        long r = seg_first(ix, 2 * i, req, need);
+        return r >= 0 ? r : seg_first(ix, 2 * i + 1, req, need);
 }
 
 /* --- growth and updates -------------------------------------------------------------------- */
@@ -290,7 +298,8 @@ static void need_trees(sched_index *ix) {
 /* --- queries ------------------------------------------------------------------------------- */
 
 long sched_index_first_fit(const sched_index *ix, res_t req) {
-        return ix->n ? seg_first(ix, 1, req) : -1;
+        bool negative = req.mcpu < 0 || req.mem < 0; /* fits machines whose blend says nothing */
+        return ix->n ? seg_first(ix, 1, req, negative ? NONE : blend(req.mcpu, req.mem)) : -1;
 }
 
 long sched_index_extreme(sched_index *ix, res_t req, bool by_mem, bool most) {

@@ -24,6 +24,12 @@
 #include "sched.h"
 #include <stdbool.h>
 
+/* A segment tree node: the most free cores, memory, and blend of both over its machines
+ * (private to sched_index.c). */
+typedef struct sched_seg {
+        int64_t mcpu, mem, blend;
+} sched_seg;
+
 /* A treap over the up machines (private to sched_index.c). */
 typedef struct sched_tree {
         uint32_t root;
@@ -39,7 +45,7 @@ typedef struct sched_index {
         size_t n, cap;
         /* private: */
         size_t leaves;                /* of the segment tree, a power of two >= cap */
-        int64_t *max_mcpu, *max_mem;  /* segment tree, 2 * leaves nodes, root at 1 */
+        sched_seg *seg;               /* segment tree, 2 * leaves nodes, root at 1 */
         sched_tree by_mcpu, by_mem;
         bool trees;                   /* by_mcpu and by_mem are built and kept */
         size_t *reserved, nreserved;  /* machines reserved during a SCHED_RESERVE pass */
