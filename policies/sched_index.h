@@ -1,14 +1,14 @@
-/* sched_index.h - the machines kept indexed, so that the NetBatch heuristics of sched.h decide in
- * O(log machines) instead of scanning every machine (sched_place stays the reference).
+/* sched_index.h - the machines kept indexed, so that the NetBatch heuristics of sched.h decide
+ * without scanning every machine (sched_place, the scan, stays the reference).
  *
  * The index owns an array of sched_machine, by position, that the caller keeps alive between
  * passes: it changes a machine in place (free, up, capacity) and then calls
  * sched_index_update for that position. Three structures follow the array:
- *   - First-Fit: a segment tree over positions holding the most free cores and the most free
- *     memory of each subtree. The search prunes every subtree where either maximum is too
- *     small; both maxima may come from different machines, so it can backtrack. On every
- *     workload measured here (tests/bench/bench_fit.c) it visits a few dozen nodes; a crafted
- *     cluster can make it visit every machine.
+ *   - First-Fit: a segment tree over positions holding the most free cores, the most free
+ *     memory and the most of a blend of both of each subtree. The search prunes every subtree
+ *     where any is too small; the maxima may come from different machines, so it backtracks:
+ *     not O(log machines) but a few hundred nodes per decision at 10,000 machines on the
+ *     papers' workloads (docs/policies.md), and every machine on a crafted cluster.
  *   - Best-Fit and Worst-Fit on cores: a treap of the up machines ordered by (free cores,
  *     position), each subtree holding its most free memory: the least free cores that fit with
  *     enough memory is a descent, O(log machines) expected; the most free cores is the
@@ -18,7 +18,7 @@
  * Every answer equals the scan's, ties included (the earliest machine); tests/unit/
  * test_sched_index.c checks it on random clusters. Mix-Fit's angle depends on each machine's
  * capacity and free point together, which no order here captures: it stays a scan over the
- * array, and Max-Jobs runs the scans on copies, then rebuilds the index. Like every policy, no
+ * array, and Max-Jobs runs the scans on copies, then updates the machines its winner changed. Like every policy, no
  * I/O, no clock, no global. */
 #pragma once
 #include "sched.h"
