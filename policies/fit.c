@@ -201,6 +201,8 @@ static size_t place_with(const pass_machines *pm, sched_heuristic h, const sched
  * Its machines replace those of pm that differ, which keeps pm's index in step. */
 static long place_max_jobs(const pass_machines *pm, const sched_job *jobs, size_t njobs, sched_order order,
                            sched_assignment *out) {
+        if (pm->n == 0)
+                return 0; /* no machine, no schedule (and no array to copy) */
         sched_machine *trial = malloc(pm->n * sizeof(*trial) + 1);
         sched_machine *best_machines = malloc(pm->n * sizeof(*best_machines) + 1);
         sched_assignment *trial_out = malloc(njobs * sizeof(*trial_out) + 1);
