@@ -549,6 +549,33 @@ static void handle_cancel(agent *a, const cJSON *msg) {
         }
 }
 
+/* The departments' weights after a reload of the controller: the department cgroups this host
+ * has take them now, with their jobs running on. */
+static void handle_weights(agent *a, const cJSON *msg) {
+        static const char *const fields[] = { "depts", NULL }, *const entry_fields[] = { "group", "dept_weights", NULL };
+        const cJSON *arr = cJSON_GetObjectItemCaseSensitive(msg, "depts"), *e;
+        char err[PROTO_ERRLEN] = "not an array";
+        const char *group = NULL;
+
+        if (proto_check_fields(msg, fields, err) < 0 || !cJSON_IsArray(arr)) {
+                log_warning("controller=%s: bad weights message: depts: %s", a->cfg.controller, err);
+                return;
+        }
+        cJSON_ArrayForEach(e, arr) {
+                launch_msg m = { 0 };
+                int r = proto_check_fields(e, entry_fields, err);
+                if (r == 0 && (proto_get_str(e, "group", &group, err) != 0 || !job_group_ok(group))) {
+                        snprintf(err, sizeof(err), "group: not a department path");
+                        r = -EINVAL;
+                }
+                m.spec.group = (char *)group; /* borrowed: m is only parsed into */
+                if (r == 0 && (r = parse_dept_weights(e, &m, err)) == 0)
+                        r = cg_dept_reweight(a->cg, group, m.dept_weights, m.ndept_weights, err, sizeof(err));
+                if (r < 0)
+                        log_warning("controller=%s: department weights: %s", a->cfg.controller, err);
+        }
+}
+
 static void on_message(const cJSON *msg, void *userdata) {
         agent *a = userdata;
         const char *type = proto_type(msg);
@@ -557,6 +584,8 @@ static void on_message(const cJSON *msg, void *userdata) {
                 handle_launch(a, msg);
         else if (strcmp(type, "cancel") == 0)
                 handle_cancel(a, msg);
+        else if (strcmp(type, "weights") == 0)
+                handle_weights(a, msg);
         else
                 log_warning("controller=%s: ignoring a '%s' message", a->cfg.controller, type);
 }
@@ -855,7 +884,8 @@ int agent_new(sd_event *e, const agent_config *cfg, cg_backend *cg, agent **out)
         a->event = e;
         a->cfg = *cfg;
         a->cg = cg;
-        r = ctlink_new(e, cfg->controller, cfg->name, cfg->secret, &link_ops, a, &a->link);
+        r = ctlink_new(e, cfg->controller, cfg->name, cfg->secret, cfg->tls, cfg->tls_server_name, &link_ops, a,
+                       &a->link);
         if (r == 0)
                 r = sd_event_add_time_relative(e, &a->usage_timer, CLOCK_MONOTONIC, USAGE_PERIOD_USEC, 0, on_usage_tick,
                                                a);

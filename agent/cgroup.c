@@ -519,8 +519,11 @@ int cg_job_name(const char *dept, uint64_t id, char *buf, size_t len) {
         return w < 0 || (size_t)w >= len ? -ENAMETOOLONG : 0;
 }
 
-int cg_dept_prepare(cg_backend *cg, const char *dept, const double *weights, size_t n, char *err, size_t errlen) {
-        char path[PATH_MAX];
+/* Level by level from the top, create (or only find, when existing_only) each department
+ * cgroup of dept and write its weight; with existing_only, stop at the first level missing. */
+static int dept_levels(cg_backend *cg, const char *dept, const double *weights, size_t n, bool existing_only,
+                       char *err, size_t errlen) {
+        char path[PATH_MAX], dir[PATH_MAX];
         size_t level = 0;
         int r = dept_path(dept, path, sizeof(path));
 
@@ -538,6 +541,8 @@ int cg_dept_prepare(cg_backend *cg, const char *dept, const double *weights, siz
                         return -EINVAL;
                 }
                 *p = 0;
+                if (existing_only && (cg->ops->job_dir(cg, path, dir, sizeof(dir)) < 0 || access(dir, F_OK) < 0))
+                        return 0; /* no job of it here now: its next launch writes the weight */
                 r = cg->ops->dept_create(cg, path, weights[level++], err, errlen);
                 *p = saved;
                 if (!saved)
@@ -548,6 +553,14 @@ int cg_dept_prepare(cg_backend *cg, const char *dept, const double *weights, siz
                 r = -EINVAL;
         }
         return r;
+}
+
+int cg_dept_prepare(cg_backend *cg, const char *dept, const double *weights, size_t n, char *err, size_t errlen) {
+        return dept_levels(cg, dept, weights, n, false, err, errlen);
+}
+
+int cg_dept_reweight(cg_backend *cg, const char *dept, const double *weights, size_t n, char *err, size_t errlen) {
+        return dept_levels(cg, dept, weights, n, true, err, errlen);
 }
 
 /* Remove the department cgroups above job that are empty, deepest first. */

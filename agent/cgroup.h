@@ -60,6 +60,10 @@ int cg_job_name(const char *dept, uint64_t id, char *buf, size_t len);
  * give level i the CPU weight weights[i] relative to its siblings (1.0: the default share of a
  * job or department; n must be the number of levels). Returns 0 or -errno with err set. */
 int cg_dept_prepare(cg_backend *cg, const char *dept, const double *weights, size_t n, char *err, size_t errlen);
+/* Give the levels of dept whose cgroups exist here the weights (as cg_dept_prepare), creating
+ * none: a department with no job on this host gets its weight with its next one. Returns 0 or
+ * -errno with err set. */
+int cg_dept_reweight(cg_backend *cg, const char *dept, const double *weights, size_t n, char *err, size_t errlen);
 
 /* Create the job's cgroup (in every hierarchy on v1) and write its limits. An existing cgroup
  * of that name is an error (-EEXIST). job is a name from cg_job_name, whose department (if

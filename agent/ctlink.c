@@ -4,12 +4,16 @@
  * The socket is connected with a short blocking timeout (net_connect_tcp) and then used
  * non-blocking: reads feed a proto_reader, writes drain a queue of frames as EPOLLOUT allows.
  * There is no acknowledgement in the protocol, so a report counts as delivered once its frame
- * has been written whole; a frame cut short by a disconnect is sent again, from its start. */
+ * has been written whole; a frame cut short by a disconnect is sent again, from its start.
+ * With TLS (tls.h) the same happens through OpenSSL: the handshake runs inside the first reads
+ * and writes, and a read or a write may wait for the other direction, so any readiness retries
+ * both. */
 #include "ctlink.h"
 #include "auth.h"
 #include "log.h"
 #include "net.h"
 #include "proto.h"
+#include "tls.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -55,6 +59,11 @@ struct ctlink {
         void *userdata;
         link_state state;
         int fd;
+        tls_ctx *tls;          /* borrowed; NULL: plain TCP */
+        char *tls_host;        /* the name or address the controller's certificate must carry */
+        tls_conn *tconn;       /* this connection's TLS state */
+        bool tls_wants_out;    /* the last TLS call waits for writability */
+        bool tls_write_waits;  /* the last TLS write waits for input */
         sd_event_source *io, *retry, *heartbeat;
         proto_reader reader;
         frame_queue out;     /* frames for the current connection, in order */
@@ -113,8 +122,25 @@ static void arm(sd_event_source *s, uint64_t usec) {
 }
 
 static void update_events(ctlink *l) {
+        bool out = l->tconn ? l->tls_wants_out || (l->out.head && !l->tls_write_waits) : l->out.head != NULL;
         if (l->io)
-                (void)sd_event_source_set_io_events(l->io, EPOLLIN | (l->out.head ? EPOLLOUT : 0));
+                (void)sd_event_source_set_io_events(l->io, EPOLLIN | (out ? EPOLLOUT : 0));
+}
+
+/* One read or write, through TLS when the link has it: the count (0: end of stream on a read),
+ * or -errno (-EAGAIN: wait, as update_events knows). A TLS failure is logged with its reason,
+ * the first of a run of failed attempts as an error. */
+static ssize_t transfer(ctlink *l, char *buf, size_t len, bool write) {
+        ssize_t n = tls_io(l->tconn, l->fd, buf, len, write);
+        if (!l->tconn)
+                return n;
+        l->tls_wants_out = n == -EAGAIN && tls_wants_write(l->tconn);
+        if (write)
+                l->tls_write_waits = n == -EAGAIN && !l->tls_wants_out;
+        if (n < 0 && n != -EAGAIN && *tls_conn_error(l->tconn))
+                log_msg(l->failures++ ? LOG_DEBUG : LOG_ERR, "controller=%s: TLS %s", l->hostport,
+                        tls_conn_error(l->tconn));
+        return n;
 }
 
 /* Keep the reliable frames of the dead connection, in front of those queued meanwhile. */
@@ -141,6 +167,9 @@ static void schedule_retry(ctlink *l) {
 /* Tear the connection down and plan the next attempt; the caller has logged why. */
 static void link_drop(ctlink *l) {
         l->io = sd_event_source_disable_unref(l->io);
+        tls_conn_free(l->tconn);
+        l->tconn = NULL;
+        l->tls_wants_out = l->tls_write_waits = false;
         if (l->fd >= 0)
                 close(l->fd);
         l->fd = -1;
@@ -158,11 +187,11 @@ static int write_out(ctlink *l) {
         frame *f;
 
         while ((f = l->out.head)) {
-                ssize_t n = send(l->fd, f->data + f->off, f->len - f->off, MSG_NOSIGNAL | MSG_DONTWAIT);
+                ssize_t n = transfer(l, f->data + f->off, f->len - f->off, true);
                 if (n < 0) {
-                        if (errno == EINTR)
+                        if (n == -EINTR)
                                 continue;
-                        return errno == EAGAIN ? 0 : -errno;
+                        return n == -EAGAIN ? 0 : (int)n;
                 }
                 f->off += (size_t)n;
                 if (f->off == f->len) {
@@ -341,26 +370,44 @@ static int handle_message(ctlink *l, const cJSON *msg) {
         return 0;
 }
 
+/* Read what is there into the reader: once from a plain socket, until OpenSSL has nothing
+ * left with TLS (what it buffered would never wake the loop). Returns 0 or a negative errno
+ * when the connection is gone or unusable (logged here). */
+static int link_fill(ctlink *l) {
+        char buf[READ_CHUNK];
+        int r;
+
+        do {
+                ssize_t n = transfer(l, buf, sizeof(buf), false);
+                if (n == -EAGAIN || n == -EINTR)
+                        return 0;
+                if (n == -EPROTO || (n < 0 && l->tconn && !tls_handshake_done(l->tconn)))
+                        return (int)n; /* logged by transfer */
+                if (n < 0)
+                        return log_errno(LOG_WARNING, (int)n, "controller=%s: connection lost", l->hostport);
+                if (n == 0 && l->state == LINK_CHALLENGE && !l->tls)
+                        log_warning("controller=%s: connection closed before the controller's challenge (does it "
+                                    "expect TLS? see tls_ca in colony-agent(8))", l->hostport);
+                else if (n == 0)
+                        log_warning("controller=%s: connection closed by the controller", l->hostport);
+                if (n == 0)
+                        return -ECONNRESET;
+                r = proto_reader_feed(&l->reader, buf, (size_t)n);
+                if (r < 0)
+                        return log_errno(LOG_ERR, r, "controller=%s: cannot buffer input", l->hostport);
+        } while (l->tconn);
+        return 0;
+}
+
 /* Read what is there and act on every whole message. Returns 0 or a negative errno when the
  * connection is gone or unusable (logged here). */
 static int link_read(ctlink *l) {
-        char buf[READ_CHUNK], err[PROTO_ERRLEN];
+        char err[PROTO_ERRLEN];
         cJSON *msg;
-        ssize_t n;
-        int r;
+        int r = link_fill(l);
 
-        n = read(l->fd, buf, sizeof(buf));
-        if (n < 0 && (errno == EAGAIN || errno == EINTR))
-                return 0;
-        if (n < 0)
-                return log_errno(LOG_WARNING, -errno, "controller=%s: connection lost", l->hostport);
-        if (n == 0) {
-                log_warning("controller=%s: connection closed by the controller", l->hostport);
-                return -ECONNRESET;
-        }
-        r = proto_reader_feed(&l->reader, buf, (size_t)n);
         if (r < 0)
-                return log_errno(LOG_ERR, r, "controller=%s: cannot buffer input", l->hostport);
+                return r;
         while ((r = proto_reader_next(&l->reader, &msg, err)) > 0) {
                 r = handle_message(l, msg);
                 cJSON_Delete(msg);
@@ -378,7 +425,7 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         (void)s;
         (void)fd;
 
-        if (revents & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
+        if ((revents & (EPOLLIN | EPOLLHUP | EPOLLERR)) || l->tconn) {
                 if (link_read(l) < 0) {
                         link_drop(l);
                         return 0;
@@ -407,8 +454,15 @@ static int link_open(ctlink *l) {
                 close(fd);
                 return log_errno(LOG_ERR, r, "controller=%s: cannot set up the socket", l->hostport);
         }
-        r = sd_event_add_io(l->event, &l->io, fd, EPOLLIN, on_io, l);
+        if (l->tls && (r = tls_conn_new(l->tls, fd, l->tls_host, &l->tconn)) < 0) {
+                close(fd);
+                return log_errno(LOG_ERR, r, "controller=%s: cannot set up TLS (expected name %s)", l->hostport,
+                                 l->tls_host);
+        }
+        r = sd_event_add_io(l->event, &l->io, fd, EPOLLIN | (l->tconn ? EPOLLOUT : 0), on_io, l);
         if (r < 0) {
+                tls_conn_free(l->tconn);
+                l->tconn = NULL;
                 close(fd);
                 return log_errno(LOG_ERR, r, "controller=%s: cannot watch the socket", l->hostport);
         }
@@ -432,8 +486,16 @@ static int on_retry(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-int ctlink_new(sd_event *e, const char *hostport, const char *name, const char *secret, const ctlink_ops *ops,
-               void *userdata, ctlink **out) {
+/* The host part of hostport, for the certificate check. NULL when out of memory or malformed. */
+static char *host_of(const char *hostport) {
+        char host[256];
+        uint16_t port;
+
+        return net_split_hostport(hostport, host, sizeof(host), &port) == 0 ? strdup(host) : NULL;
+}
+
+int ctlink_new(sd_event *e, const char *hostport, const char *name, const char *secret, tls_ctx *tls,
+               const char *tls_host, const ctlink_ops *ops, void *userdata, ctlink **out) {
         ctlink *l = calloc(1, sizeof(*l));
         int r;
 
@@ -447,7 +509,10 @@ int ctlink_new(sd_event *e, const char *hostport, const char *name, const char *
         l->hostport = strdup(hostport);
         l->name = strdup(name);
         l->secret = strdup(secret);
-        if (!l->hostport || !l->name || !l->secret) {
+        l->tls = tls;
+        if (tls)
+                l->tls_host = tls_host ? strdup(tls_host) : host_of(hostport);
+        if (!l->hostport || !l->name || !l->secret || (tls && !l->tls_host)) {
                 ctlink_free(l);
                 return -ENOMEM;
         }
@@ -477,7 +542,7 @@ int ctlink_flush(ctlink *l, int timeout_ms) {
         if (l->state != LINK_READY)
                 return -ENOTCONN;
         for (;;) {
-                struct pollfd p = {.fd = l->fd, .events = POLLOUT};
+                struct pollfd p = {.fd = l->fd, .events = l->tls_write_waits ? POLLIN : POLLOUT};
                 int64_t left;
                 int r = write_out(l);
 
@@ -502,6 +567,8 @@ void ctlink_free(ctlink *l) {
         proto_reader_free(&l->reader);
         queue_clear(&l->out);
         queue_clear(&l->backlog);
+        tls_conn_free(l->tconn);
+        free(l->tls_host);
         free(l->hostport);
         free(l->name);
         if (l->secret)

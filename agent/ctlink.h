@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <systemd/sd-event.h>
+#include "tls.h"
 
 typedef struct ctlink ctlink;
 
@@ -29,10 +30,12 @@ typedef struct ctlink_ops {
 
 /* Create a link to hostport ("host:port") driven by loop e; it first connects at once. Its
  * hello proves that agent name holds secret, and a welcome that does not prove the same of the
- * controller is fatal (auth.h). ops and userdata are borrowed for the link's life; the strings
- * are copied. Returns 0 or -errno. */
-int ctlink_new(sd_event *e, const char *hostport, const char *name, const char *secret, const ctlink_ops *ops,
-               void *userdata, ctlink **out);
+ * controller is fatal (auth.h). With tls (a client context, tls.h) the link runs over TLS and
+ * the controller's certificate must name tls_host, or the host part of hostport when tls_host
+ * is NULL. ops, userdata and tls are borrowed for the link's life; the strings are copied.
+ * Returns 0 or -errno. */
+int ctlink_new(sd_event *e, const char *hostport, const char *name, const char *secret, tls_ctx *tls,
+               const char *tls_host, const ctlink_ops *ops, void *userdata, ctlink **out);
 /* True between welcome and the next disconnect. */
 bool ctlink_is_ready(const ctlink *l);
 /* Queue msg (not consumed). Unreliable messages are dropped unless the link is ready; reliable

@@ -32,6 +32,7 @@
 
 typedef struct options {
         const char *controller, *secret_file, *name, *config_path, *state_dir;
+        const char *tls_ca, *tls_cert, *tls_key, *tls_server_name; /* TLS to the controller when tls_ca is set */
         const char *cpus, *mem, *pids, *default_pids; /* as typed; parsed after merging */
         int log_level;
         bool cleanup, stop_jobs_on_exit;
@@ -39,7 +40,8 @@ typedef struct options {
 
 static const char *const config_keys[] = {
         "agent.controller", "agent.secret_file", "agent.name",         "agent.cpus",
-        "agent.mem",        "agent.pids",        "agent.default_pids", "agent.state_dir", NULL,
+        "agent.mem",        "agent.pids",        "agent.default_pids", "agent.state_dir",
+        "agent.tls_ca",     "agent.tls_cert",    "agent.tls_key",      "agent.tls_server_name", NULL,
 };
 
 static void usage(FILE *f) {
@@ -54,6 +56,10 @@ static void usage(FILE *f) {
               "  --default-pids N        pids.max for jobs that ask for none (default 4096)\n"
               "  --state-dir DIR         job records for a restarted agent (default " STATE_DIR_PARENT "/NAME)\n"
               "  --stop-jobs-on-exit     SIGTERM kills every job (default: leave them to the next agent)\n"
+              "  --tls-ca PEM            talk TLS to the controller, whose certificate must chain to\n"
+              "                          this CA and name the --controller host\n"
+              "  --tls-server-name NAME  the name the controller's certificate must carry instead\n"
+              "  --tls-cert PEM, --tls-key PEM  this agent's client certificate and key\n"
               "  --config FILE           read these settings from FILE's [agent] section\n"
               "  --log-level L           err, warning, notice, info (default) or debug\n"
               "  --cleanup               kill this agent's jobs, remove its cgroups and state, then exit\n"
@@ -65,7 +71,7 @@ static void usage(FILE *f) {
 static int parse_argv(int argc, char **argv, options *o) {
         enum { OPT_CONTROLLER = 256, OPT_SECRET, OPT_NAME, OPT_CPUS, OPT_MEM, OPT_PIDS,
                OPT_DEFAULT_PIDS, OPT_CONFIG, OPT_LOG_LEVEL, OPT_CLEANUP, OPT_HELP, OPT_STATE_DIR,
-               OPT_STOP_JOBS };
+               OPT_STOP_JOBS, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME };
         static const struct option longopts[] = {
                 {"controller", required_argument, NULL, OPT_CONTROLLER},
                 {"secret-file", required_argument, NULL, OPT_SECRET},
@@ -79,6 +85,10 @@ static int parse_argv(int argc, char **argv, options *o) {
                 {"cleanup", no_argument, NULL, OPT_CLEANUP},
                 {"state-dir", required_argument, NULL, OPT_STATE_DIR},
                 {"stop-jobs-on-exit", no_argument, NULL, OPT_STOP_JOBS},
+                {"tls-ca", required_argument, NULL, OPT_TLS_CA},
+                {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
+                {"tls-key", required_argument, NULL, OPT_TLS_KEY},
+                {"tls-server-name", required_argument, NULL, OPT_TLS_NAME},
                 {"help", no_argument, NULL, OPT_HELP},
                 {0},
         };
@@ -99,6 +109,10 @@ static int parse_argv(int argc, char **argv, options *o) {
                 case OPT_CLEANUP: o->cleanup = true; break;
                 case OPT_STATE_DIR: o->state_dir = optarg; break;
                 case OPT_STOP_JOBS: o->stop_jobs_on_exit = true; break;
+                case OPT_TLS_CA: o->tls_ca = optarg; break;
+                case OPT_TLS_CERT: o->tls_cert = optarg; break;
+                case OPT_TLS_KEY: o->tls_key = optarg; break;
+                case OPT_TLS_NAME: o->tls_server_name = optarg; break;
                 case OPT_HELP: usage(stdout); return 1;
                 case OPT_LOG_LEVEL:
                         o->log_level = log_level_from_name(optarg);
@@ -129,6 +143,10 @@ static int merge_config(options *o, const config *cfg, char *err, size_t errlen)
         o->secret_file = o->secret_file ? o->secret_file : config_get(cfg, "agent.secret_file");
         o->name = o->name ? o->name : config_get(cfg, "agent.name");
         o->state_dir = o->state_dir ? o->state_dir : config_get(cfg, "agent.state_dir");
+        o->tls_ca = o->tls_ca ? o->tls_ca : config_get(cfg, "agent.tls_ca");
+        o->tls_cert = o->tls_cert ? o->tls_cert : config_get(cfg, "agent.tls_cert");
+        o->tls_key = o->tls_key ? o->tls_key : config_get(cfg, "agent.tls_key");
+        o->tls_server_name = o->tls_server_name ? o->tls_server_name : config_get(cfg, "agent.tls_server_name");
         return 0;
 }
 
@@ -337,6 +355,22 @@ static int load_config(options *o, config *cfg, char *err, size_t errlen) {
         return r < 0 ? r : merge_config(o, cfg, err, errlen);
 }
 
+/* TLS to the controller when any TLS setting is given (tls_ca is then required): ac->tls,
+ * the caller's to free. Returns 0, EXIT_USAGE or 1 with the reason in err. */
+static int configure_tls(const options *o, agent_config *ac, char *err, size_t errlen) {
+        char why[TLS_ERRLEN];
+        tls_files f = {.cert = o->tls_cert, .key = o->tls_key, .ca = o->tls_ca};
+        int r;
+
+        if (!o->tls_ca && !o->tls_cert && !o->tls_key && !o->tls_server_name)
+                return 0;
+        r = tls_ctx_new_client(&f, &ac->tls, why);
+        if (r < 0)
+                snprintf(err, errlen, "%s", why);
+        ac->tls_server_name = o->tls_server_name;
+        return r == -EINVAL ? EXIT_USAGE : r < 0 ? 1 : 0;
+}
+
 /* The daemon's settings from options (merged with cfg). Returns an exit status: 0, EXIT_USAGE
  * or 1, with the reason in err. *secret is the caller's to free. */
 static int configure(const options *o, const config *cfg, agent_config *ac, char **secret,
@@ -359,7 +393,7 @@ static int configure(const options *o, const config *cfg, agent_config *ac, char
         if (read_secret(o->secret_file, secret, err, errlen) < 0)
                 return 1;
         ac->secret = *secret;
-        return 0;
+        return configure_tls(o, ac, err, errlen);
 }
 
 /* Start-up after configuration: cgroups, the state directory, then the daemon until it stops.
@@ -436,9 +470,13 @@ int main(int argc, char **argv) {
                 sigaddset(&mask, SIGTERM);
                 sigaddset(&mask, SIGINT);
                 sigprocmask(SIG_BLOCK, &mask, NULL);
+                /* A TLS write to a closed peer must fail with EPIPE, not kill the agent (OpenSSL
+                 * writes with write(2)); the launcher resets every signal in each job. */
+                signal(SIGPIPE, SIG_IGN);
                 r = o.cleanup ? cleanup(name, state_dir) : run(&ac);
         }
         free(secret);
+        tls_ctx_free(ac.tls);
         config_free(&cfg);
         return r;
 }

@@ -13,10 +13,13 @@ build="$top/build"
 mode=${1:-}
 
 packages=(build-essential cmake pkg-config libsystemd-dev libcjson-dev libglpk-dev
-          check libsqlite3-dev libssl-dev jq util-linux gnuplot-nox)
-# Only for the tests: a qemu guest with the unified (v2) hierarchy (tests/vm/run-in-vm.sh), and
-# clang with its runtimes (libFuzzer, ASan, UBSan) for tests/fuzz.
-test_packages=(qemu-system-x86 linux-image-amd64 busybox-static cpio attr clang libclang-rt-14-dev)
+          check libsqlite3-dev libssl-dev libmicrohttpd-dev jq util-linux gnuplot-nox)
+# Only for the tests: a qemu guest with the unified (v2) hierarchy (tests/vm/run-in-vm.sh),
+# clang with its runtimes (libFuzzer, ASan, UBSan) for tests/fuzz, a headless browser and curl
+# for the status page and /metrics (tests/web/status_page.sh, tests/integration/http.sh), and the
+# openssl command that makes tests/integration/tls.sh's certificates.
+test_packages=(qemu-system-x86 linux-image-amd64 busybox-static cpio attr clang libclang-rt-14-dev
+               chromium curl openssl)
 
 install_missing() { # install_missing PACKAGE...
         local missing=() p
@@ -45,7 +48,7 @@ demo)
 test)
         install_missing "${packages[@]}" "${test_packages[@]}"
         build_tree "$build"
-        (cd "$build" && ctest --output-on-failure -L 'unit|integration|cli|vm')
+        (cd "$build" && ctest --output-on-failure -L 'unit|integration|cli|web|vm')
         build_tree "$top/build-asan" -DCOLONY_SANITIZE=ON
         (cd "$top/build-asan" && ctest --output-on-failure -L unit)
         build_tree "$top/build-fuzz" -DCOLONY_FUZZ=ON -DCMAKE_C_COMPILER=clang

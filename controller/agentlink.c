@@ -36,10 +36,12 @@ static void cancel_strays(ctl_server *srv, ctl_node *n, const uint64_t *ids, siz
 static void agent_opened(conn *c) {
         cJSON *msg = proto_new("challenge");
         int r = auth_nonce(c->challenge);
-        if (r < 0 || !msg || !cJSON_AddStringToObject(msg, "nonce", c->challenge) || conn_send(c, msg) < 0) {
+        if (r < 0 || !msg || !cJSON_AddStringToObject(msg, "nonce", c->challenge)) {
                 log_errno(LOG_ERR, r < 0 ? r : -ENOMEM, "agent link fd=%d: cannot send a challenge", c->fd);
                 conn_close(c);
-        }
+        } else
+                (void)conn_send(c, msg); /* a failure is logged there and closes the link (a TLS handshake
+                                          * may already have failed) */
         cJSON_Delete(msg);
 }
 
@@ -102,6 +104,20 @@ static void handle_started(ctl_server *srv, ctl_node *n, const cJSON *msg, char 
                 log_warning("node=%s job=%lld started, but it is not running there: ignored", n->name, (long long)id);
 }
 
+/* The CPU time job id used since its last sample (before: its cpu_usec then), for `shares`. */
+static void note_cpu(ctl_server *srv, uint64_t id, uint64_t before) {
+        const job *j = ctl_find_job(&srv->state, id);
+        if (j && j->result.cpu_usec > before &&
+            cpuwin_add(&srv->cpu, j->spec.group, (int64_t)(j->result.cpu_usec - before), server_now()) < 0)
+                log_warning("job=%llu: out of memory counting its CPU time", (unsigned long long)id);
+}
+
+/* The job's CPU time so far (0 for an unknown id). */
+static uint64_t cpu_so_far(ctl_server *srv, int64_t id) {
+        const job *j = ctl_find_job(&srv->state, (uint64_t)id);
+        return j ? j->result.cpu_usec : 0;
+}
+
 static void handle_finished(ctl_server *srv, ctl_node *n, const cJSON *msg, char err[PROTO_ERRLEN]) {
         static const char *const fields[] = { "id", "state", "exit_code", "signal", "cpu_usec", "mem_peak",
                                               "oom_kills", "io_rbytes", "io_wbytes", "psi", "error", "end_usec",
@@ -118,7 +134,10 @@ static void handle_finished(ctl_server *srv, ctl_node *n, const cJSON *msg, char
                 job_result_free(&res);
                 return;
         }
-        if (ctl_job_finished(&srv->state, n, (uint64_t)id, state, &res, end) < 0)
+        uint64_t before = cpu_so_far(srv, id);
+        if (ctl_job_finished(&srv->state, n, (uint64_t)id, state, &res, end) == 0)
+                note_cpu(srv, (uint64_t)id, before);
+        else
                 log_warning("node=%s job=%lld finished as %s, but it is not running there: ignored", n->name,
                             (long long)id, state_name);
         job_result_free(&res);
@@ -147,7 +166,9 @@ static void handle_usage(ctl_server *srv, ctl_node *n, const cJSON *msg, char er
                         continue;
                 }
                 sample.mem_current = (uint64_t)cur;
-                (void)ctl_job_usage(&srv->state, n, (uint64_t)id, &sample); /* it may have just ended */
+                uint64_t before = cpu_so_far(srv, id);
+                if (ctl_job_usage(&srv->state, n, (uint64_t)id, &sample) == 0) /* it may have just ended */
+                        note_cpu(srv, (uint64_t)id, before);
                 job_result_free(&sample);
         }
 }
@@ -229,9 +250,36 @@ void server_send_launch(ctl_server *srv, ctl_node *n, const job *j) {
         send_to(n, msg, j, "launch");
 }
 
+/* {"type":"weights","depts":[{"group":path,"dept_weights":[...]}...]} for every department. */
+static cJSON *weights_message(ctl_server *srv) {
+        cJSON *msg = proto_new("weights"), *arr = msg ? cJSON_AddArrayToObject(msg, "depts") : NULL;
+        for (size_t i = 0; arr && i < srv->depts.n; i++) {
+                cJSON *e = cJSON_CreateObject();
+                if (!e || !cJSON_AddItemToArray(arr, e) || !cJSON_AddStringToObject(e, "group", srv->depts.v[i].path) ||
+                    add_dept_weights(srv, srv->depts.v[i].path, e) < 0)
+                        arr = NULL;
+        }
+        if (!arr) {
+                cJSON_Delete(msg);
+                return NULL;
+        }
+        return msg;
+}
+
+void server_send_weights(ctl_server *srv) {
+        cJSON *msg = weights_message(srv);
+        for (size_t i = 0; i < srv->state.nnodes; i++) {
+                ctl_node *n = srv->state.nodes[i];
+                if (n->up && n->link && (!msg || conn_send(n->link, msg) < 0))
+                        log_error("node=%s: could not send the new department weights", n->name);
+        }
+        cJSON_Delete(msg);
+}
+
 void server_send_cancel(ctl_server *srv, ctl_node *n, const job *j, int grace_ms) {
         (void)srv;
         send_cancel(n, j->id, grace_ms);
 }
 
-const conn_ops agent_conn_ops = { .on_open = agent_opened, .on_message = agent_message, .on_close = agent_closed };
+const conn_ops agent_conn_ops = { .on_open = agent_opened, .on_message = agent_message, .on_close = agent_closed,
+                                  .held = server_output_held };

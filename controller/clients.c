@@ -1,12 +1,14 @@
 /* clients.c - requests from the colony CLI on the Unix socket (docs/protocol.md, "Client link").
  * The caller is who SO_PEERCRED says, never what the message says. */
 #include "server.h"
+#include "status.h"
 #include "log.h"
 #include <errno.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void reply(conn *c, cJSON *msg) {
         if (msg && conn_send(c, msg) == -EMSGSIZE) {
@@ -55,6 +57,17 @@ static void user_name(uid_t uid, char *buf, size_t len) {
                 snprintf(buf, len, "%u", (unsigned)uid);
 }
 
+/* The caller's user name, looked up once per connection and kept as its data: a batch of
+ * submissions would otherwise read the password database for each. buf is the fallback when
+ * it cannot be kept. */
+static const char *conn_user(conn *c, char *buf, size_t len) {
+        if (c->data)
+                return c->data;
+        user_name(c->uid, buf, len);
+        c->data = strdup(buf);
+        return buf;
+}
+
 /* The job's launch message (its spec, plus a few fields) must fit in one frame to the agent;
  * refuse at submit what could never be launched. Returns 0 or -E2BIG with err set. */
 static int spec_too_large(const job_spec *spec, char err[PROTO_ERRLEN]) {
@@ -72,7 +85,7 @@ static int spec_too_large(const job_spec *spec, char err[PROTO_ERRLEN]) {
 }
 
 static void handle_submit(ctl_server *srv, conn *c, const cJSON *msg) {
-        char err[PROTO_ERRLEN], user[64];
+        char err[PROTO_ERRLEN], name[64];
         job_spec spec = { 0 };
         uint64_t id;
         if (proto_check_fields(msg, job_spec_fields, err) < 0 || job_spec_from_json(msg, &spec, err) < 0) {
@@ -84,7 +97,7 @@ static void handle_submit(ctl_server *srv, conn *c, const cJSON *msg) {
                 reply_error(c, err);
                 return;
         }
-        user_name(c->uid, user, sizeof(user));
+        const char *user = conn_user(c, name, sizeof(name));
         if (ctl_submit(&srv->state, c->uid, c->gid, user, &spec, server_now(), &id, err) < 0) {
                 job_spec_free(&spec);
                 reply_error(c, err);
@@ -222,14 +235,9 @@ typedef struct history_filter {
         int64_t limit;
 } history_filter;
 
-static bool in_group(const char *group, const char *want) {
-        size_t n = strlen(want);
-        return group && strncmp(group, want, n) == 0 && (group[n] == '\0' || group[n] == '/');
-}
-
 static bool history_match(const job *j, const history_filter *f) {
         return job_state_is_terminal(j->state) && (f->uid < 0 || j->uid == (uid_t)f->uid) &&
-               (!f->group || in_group(j->spec.group, f->group)) && (f->state < 0 || (int)j->state == f->state) &&
+               (!f->group || depts_in(j->spec.group, f->group)) && (f->state < 0 || (int)j->state == f->state) &&
                j->end_usec >= f->since_usec && j->end_usec < f->until_usec;
 }
 
@@ -282,25 +290,6 @@ static void handle_history(ctl_server *srv, conn *c, const cJSON *msg) {
         reply(c, out);
 }
 
-static cJSON *node_to_json(const ctl_node *n) {
-        cJSON *o = cJSON_CreateObject();
-        if (!o)
-                return NULL;
-        cJSON_AddStringToObject(o, "name", n->name);
-        cJSON_AddStringToObject(o, "state", n->up ? "up" : "down");
-        cJSON_AddNumberToObject(o, "mcpu", (double)n->capacity.mcpu);
-        cJSON_AddNumberToObject(o, "mem", (double)n->capacity.mem);
-        cJSON_AddNumberToObject(o, "pids", (double)n->capacity.pids);
-        cJSON_AddNumberToObject(o, "free_mcpu", (double)(n->capacity.mcpu - n->used.mcpu));
-        cJSON_AddNumberToObject(o, "free_mem", (double)(n->capacity.mem - n->used.mem));
-        cJSON_AddNumberToObject(o, "running", (double)n->running);
-        cJSON_AddNumberToObject(o, "last_heartbeat_usec", (double)n->last_heard_usec);
-        cJSON_AddStringToObject(o, "cgroup_mode", n->cgroup_mode ? n->cgroup_mode : "");
-        cJSON_AddStringToObject(o, "cgroup_root", n->cgroup_root ? n->cgroup_root : "");
-        (void)psi_to_json(&n->psi, o);
-        return o;
-}
-
 static void handle_nodes(ctl_server *srv, conn *c, const cJSON *msg) {
         static const char *const none[] = { NULL };
         char err[PROTO_ERRLEN];
@@ -308,10 +297,121 @@ static void handle_nodes(ctl_server *srv, conn *c, const cJSON *msg) {
                 reply_error(c, err);
                 return;
         }
-        cJSON *out = proto_new("nodes"), *nodes = cJSON_AddArrayToObject(out, "nodes");
-        for (size_t i = 0; nodes && i < srv->state.nnodes; i++)
-                cJSON_AddItemToArray(nodes, node_to_json(srv->state.nodes[i]));
+        cJSON *out = proto_new("nodes"), *nodes = status_nodes(&srv->state);
+        if (!out || !nodes || !cJSON_AddItemToObject(out, "nodes", nodes)) {
+                cJSON_Delete(out);
+                cJSON_Delete(nodes);
+                reply_error(c, "out of memory");
+                return;
+        }
         reply(c, out);
+}
+
+/* One department of a shares reply; cpu: its subtree's CPU time in the window. */
+static cJSON *share_to_json(const fairorder *fo, size_t i, const fairorder_share *sh, int64_t cpu_usec) {
+        cJSON *o = cJSON_CreateObject();
+        const fair_node *n = &fo->nodes[i];
+        if (!o)
+                return NULL;
+        cJSON_AddStringToObject(o, "path", n->name);
+        cJSON_AddStringToObject(o, "parent", fo->nodes[n->parent].name);
+        cJSON_AddBoolToObject(o, "leaf", !fo->inner[i]);
+        cJSON_AddNumberToObject(o, "weight", n->weight);
+        cJSON_AddNumberToObject(o, "cap", n->cap);
+        cJSON_AddNumberToObject(o, "entitled", sh->entitled);
+        cJSON_AddNumberToObject(o, "share", sh->share);
+        cJSON_AddNumberToObject(o, "running", sh->running);
+        cJSON_AddNumberToObject(o, "pending", sh->pending);
+        cJSON_AddNumberToObject(o, "cpu_seconds", (double)cpu_usec / 1e6);
+        cJSON_AddBoolToObject(o, "held", sh->held);
+        return o;
+}
+
+/* CPU time of each node's subtree in the window (cpu: fo->n entries, zeroed). */
+static void window_cpu(ctl_server *srv, int64_t *cpu) {
+        const fairorder *fo = &srv->state.fair;
+        int64_t now = server_now();
+        for (size_t g = 0; g < srv->cpu.n; g++) {
+                const char *group = srv->cpu.v[g].group;
+                int64_t usec = cpuwin_sum(&srv->cpu.v[g], now);
+                for (int32_t a = (int32_t)fairorder_dept(fo, *group ? group : NULL); a >= 0; a = fo->nodes[a].parent)
+                        cpu[a] += usec;
+        }
+}
+
+/* The next job and why, or null. */
+static cJSON *next_to_json(ctl_server *srv, const fairorder_report *rep, uint64_t next_id) {
+        char why[256];
+        const fairorder *fo = &srv->state.fair;
+        cJSON *o = next_id ? cJSON_CreateObject() : cJSON_CreateNull();
+        if (!o || !next_id)
+                return o;
+        if (srv->state.cfg.fairness < 0 || srv->state.cfg.dispatcher)
+                snprintf(why, sizeof(why), "submission order (fairness none, or a policy that keeps it)");
+        else
+                fairorder_why(fo, rep, why, sizeof(why));
+        cJSON_AddNumberToObject(o, "id", (double)next_id);
+        cJSON_AddStringToObject(o, "department", fo->nodes[rep->next_dept].name);
+        cJSON_AddStringToObject(o, "why", why);
+        return o;
+}
+
+/* Each department's entitled and current dominant share, jobs, CPU time in the window, and the
+ * job the controller offers first (docs/protocol.md). */
+static void handle_shares(ctl_server *srv, conn *c, const cJSON *msg) {
+        static const char *const none[] = { NULL };
+        char err[PROTO_ERRLEN] = "";
+        const fairorder *fo = &srv->state.fair;
+        fairorder_report rep = { .nodes = calloc(fo->n + 1, sizeof(*rep.nodes)) };
+        int64_t *cpu = calloc(fo->n + 1, sizeof(*cpu));
+        uint64_t next_id = 0;
+        cJSON *out = NULL, *arr;
+        int r = proto_check_fields(msg, none, err);
+        if (r == 0 && (!rep.nodes || !cpu))
+                r = -ENOMEM;
+        if (r == 0)
+                r = ctl_fair_shares(&srv->state, &rep, &next_id);
+        if (r < 0 && !*err)
+                snprintf(err, sizeof(err), "cannot compute the shares: %s", strerror(-r));
+        if (r == 0 && (out = proto_new("shares"))) {
+                int fairness = srv->state.cfg.dispatcher ? -1 : srv->state.cfg.fairness;
+                window_cpu(srv, cpu);
+                cJSON_AddStringToObject(out, "fairness", fairness < 0 ? "none" : fair_algo_name(fairness));
+                cJSON_AddNumberToObject(out, "window_seconds", CPUWIN_SECONDS);
+                arr = cJSON_AddArrayToObject(out, "departments");
+                for (size_t i = 1; arr && i < fo->n; i++)
+                        cJSON_AddItemToArray(arr, share_to_json(fo, i, &rep.nodes[i], cpu[i]));
+                cJSON_AddItemToObject(out, "next", next_to_json(srv, &rep, next_id));
+        }
+        free(rep.nodes);
+        free(cpu);
+        if (r < 0)
+                reply_error(c, err);
+        else
+                reply(c, out);
+}
+
+/* Re-read the departments, as SIGHUP does; root or the controller's own user only. */
+static void handle_reload(ctl_server *srv, conn *c, const cJSON *msg) {
+        static const char *const none[] = { NULL };
+        char err[512];
+        if (proto_check_fields(msg, none, err) < 0) {
+                reply_error(c, err);
+                return;
+        }
+        if (c->uid != 0 && c->uid != geteuid()) {
+                reply_error(c, "only root or the controller's user may reload it");
+                return;
+        }
+        if (server_reload(srv, err, sizeof(err)) < 0) {
+                log_error("reload refused, the departments stay as they were: %s", err);
+                reply_error(c, err);
+                return;
+        }
+        cJSON *ok = proto_new("reloaded");
+        if (ok)
+                cJSON_AddNumberToObject(ok, "departments", (double)srv->depts.n);
+        reply(c, ok);
 }
 
 static const struct {
@@ -320,7 +420,7 @@ static const struct {
 } requests[] = {
         { "submit", handle_submit }, { "queue", handle_queue }, { "show", handle_show },
         { "cancel", handle_cancel }, { "wait", handle_wait },   { "nodes", handle_nodes },
-        { "history", handle_history },
+        { "history", handle_history }, { "shares", handle_shares }, { "reload", handle_reload },
 };
 
 static void client_message(conn *c, const cJSON *msg) {
@@ -345,6 +445,7 @@ static void drop_waiters_of(ctl_server *srv, conn *c) {
 
 static void client_closed(conn *c) {
         drop_waiters_of(c->owner, c);
+        free(c->data);
 }
 
 void server_answer_waiters(ctl_server *srv, const job *j) {
@@ -365,4 +466,5 @@ void server_answer_waiters(ctl_server *srv, const job *j) {
         free(ready);
 }
 
-const conn_ops client_conn_ops = { .on_message = client_message, .on_close = client_closed };
+const conn_ops client_conn_ops = { .on_message = client_message, .on_close = client_closed,
+                                   .held = server_output_held };

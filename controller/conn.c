@@ -9,12 +9,36 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-/* Kept beside the public struct so its users never touch the reader. */
+/* Kept beside the public struct so its users never touch the reader or the TLS state. */
 typedef struct conn_full {
         conn pub;
         proto_reader reader;
         sd_event_source *reaper;
+        tls_conn *tls;                /* NULL: plain */
+        bool tls_wants_out;           /* the last TLS call waits for writability */
+        sd_event_source *handshake;   /* TLS: closes a peer that never completes the handshake */
 } conn_full;
+
+/* One read or write, through TLS when the connection has it: the count, or -errno (-EAGAIN:
+ * wait for the events conn_events says). TLS failures are logged with their reason. */
+static ssize_t transfer(conn_full *cf, char *buf, size_t len, bool write) {
+        ssize_t n = tls_io(cf->tls, cf->pub.fd, buf, len, write);
+        if (cf->tls)
+                cf->tls_wants_out = n == -EAGAIN && tls_wants_write(cf->tls);
+        if (cf->tls && n < 0 && n != -EAGAIN && *tls_conn_error(cf->tls))
+                log_warning("fd=%d: TLS %s", cf->pub.fd, tls_conn_error(cf->tls));
+        return n;
+}
+
+/* What the connection waits for: input always; writability when output waits for it (a
+ * plain socket that has output; TLS only when OpenSSL said so, since a TLS write may wait
+ * for input instead, and when output is held, so that it goes once the hold ends). */
+static uint32_t conn_events(conn_full *cf) {
+        conn *c = &cf->pub;
+        bool pending = c->out_len > c->out_off;
+        bool held = pending && c->ops->held && c->ops->held(c);
+        return EPOLLIN | ((pending && (!cf->tls || held)) || cf->tls_wants_out ? EPOLLOUT : 0);
+}
 
 static int destroy(sd_event_source *s, void *userdata) {
         conn_full *cf = userdata;
@@ -24,6 +48,8 @@ static int destroy(sd_event_source *s, void *userdata) {
                 c->ops->on_close(c);
         sd_event_source_disable_unref(c->io);
         sd_event_source_disable_unref(cf->reaper);
+        sd_event_source_disable_unref(cf->handshake);
+        tls_conn_free(cf->tls);
         close(c->fd);
         proto_reader_free(&cf->reader);
         free(c->out);
@@ -45,19 +71,20 @@ void conn_close(conn *c) {
 
 /* Write what the socket takes. Returns 0 (maybe with output left) or -errno. */
 static int flush(conn *c) {
-        while (c->out_off < c->out_len) {
-                ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL | MSG_DONTWAIT);
-                if (n < 0 && errno == EINTR)
+        conn_full *cf = (conn_full *)c;
+        while (c->out_off < c->out_len && !(c->ops->held && c->ops->held(c))) {
+                ssize_t n = transfer(cf, c->out + c->out_off, c->out_len - c->out_off, true);
+                if (n == -EINTR)
                         continue;
-                if (n < 0 && errno == EAGAIN)
+                if (n == -EAGAIN)
                         break;
                 if (n < 0)
-                        return -errno;
+                        return (int)n;
                 c->out_off += (size_t)n;
         }
         if (c->out_off == c->out_len)
                 c->out_off = c->out_len = 0;
-        return sd_event_source_set_io_events(c->io, EPOLLIN | (c->out_len ? EPOLLOUT : 0));
+        return sd_event_source_set_io_events(c->io, conn_events(cf));
 }
 
 static int queue(conn *c, const char *frame, size_t len) {
@@ -135,30 +162,75 @@ static void dispatch(conn *c) {
         }
 }
 
+/* Read what the peer sent, up to a bound that keeps the loop fair to other peers (the more
+ * requests one turn reads, the more share one commit: commit.c). TLS reads go on until OpenSSL
+ * has nothing left, since what it decrypted and buffered would never wake the loop.
+ * Returns false when the peer is gone or the stream broken. */
+static bool take_input(conn_full *cf) {
+        char buf[65536];
+        for (size_t got = 0; cf->tls || got < CONN_READ_PER_TURN;) {
+                ssize_t n = transfer(cf, buf, sizeof(buf), false);
+                if (n == -EINTR)
+                        continue;
+                if (n == -EAGAIN)
+                        return true;
+                if (n <= 0 || proto_reader_feed(&cf->reader, buf, (size_t)n) < 0)
+                        return false;
+                got += (size_t)n;
+                if (!cf->tls && (size_t)n < sizeof(buf))
+                        return true;
+        }
+        return true;
+}
+
 static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        conn *c = userdata;
+        conn_full *cf = userdata;
+        conn *c = &cf->pub;
         (void)s;
-        if (revents & EPOLLOUT) {
+        (void)fd;
+        /* TLS: a write may have waited for input, a read for output; try both on any event. */
+        if ((revents & EPOLLOUT) || (cf->tls && c->out_len > c->out_off)) {
                 if (flush(c) < 0 || (c->close_after_flush && c->out_len == 0)) {
                         conn_close(c);
                         return 0;
                 }
         }
-        if (!(revents & (EPOLLIN | EPOLLHUP | EPOLLERR)) || c->close_after_flush)
+        if ((!(revents & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !cf->tls) || c->close_after_flush)
                 return 0;
-        char buf[65536];
-        ssize_t n = read(fd, buf, sizeof(buf));
-        if (n < 0 && (errno == EAGAIN || errno == EINTR))
-                return 0;
-        if (n <= 0 || proto_reader_feed(&((conn_full *)c)->reader, buf, (size_t)n) < 0) {
+        bool gone = !take_input(cf);
+        dispatch(c); /* what came before an end of file is still served */
+        if (gone && c->out_len > c->out_off)
+                c->close_after_flush = true; /* the replies may still be read (a half-closed peer) */
+        else if (gone)
                 conn_close(c);
-                return 0;
-        }
-        dispatch(c);
+        else if (cf->tls)
+                (void)sd_event_source_set_io_events(c->io, conn_events(cf));
         return 0;
 }
 
-int conn_new(sd_event *event, int fd, const conn_ops *ops, void *owner, conn **out) {
+static int on_handshake_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
+        conn_full *cf = userdata;
+        (void)s;
+        (void)usec;
+        if (!tls_handshake_done(cf->tls)) {
+                log_warning("fd=%d: no TLS handshake within %d s (a peer without TLS?): closed", cf->pub.fd,
+                            CONN_TLS_HANDSHAKE_MS / 1000);
+                conn_close(&cf->pub);
+        }
+        return 0;
+}
+
+/* Wrap fd in TLS as a server of tls and give the peer CONN_TLS_HANDSHAKE_MS to complete the
+ * handshake. Returns 0 or -errno. */
+static int start_tls(sd_event *event, conn_full *cf, tls_ctx *tls) {
+        int r = tls_conn_new(tls, cf->pub.fd, NULL, &cf->tls);
+        if (r >= 0)
+                r = sd_event_add_time_relative(event, &cf->handshake, CLOCK_MONOTONIC,
+                                               (uint64_t)CONN_TLS_HANDSHAKE_MS * 1000, 0, on_handshake_timeout, cf);
+        return r;
+}
+
+int conn_new(sd_event *event, int fd, tls_ctx *tls, const conn_ops *ops, void *owner, conn **out) {
         conn_full *cf = calloc(1, sizeof(*cf));
         if (!cf) {
                 close(fd);
@@ -173,8 +245,12 @@ int conn_new(sd_event *event, int fd, const conn_ops *ops, void *owner, conn **o
                 c->gid = cred.gid;
                 c->pid = cred.pid;
         }
-        int r = sd_event_add_io(event, &c->io, fd, EPOLLIN, on_io, c);
+        int r = tls ? start_tls(event, cf, tls) : 0;
+        if (r >= 0)
+                r = sd_event_add_io(event, &c->io, fd, EPOLLIN, on_io, cf);
         if (r < 0) {
+                sd_event_source_disable_unref(cf->handshake);
+                tls_conn_free(cf->tls);
                 close(fd);
                 free(cf);
                 return r;

@@ -2,10 +2,12 @@
  *
  * Reads are decoded into whole messages and handed to on_message; writes are queued and
  * flushed as the socket allows, so a slow peer never blocks the loop. A peer whose unsent
- * output passes CONN_OUTPUT_MAX is dropped. Closing is deferred to the loop's next iteration,
+ * output passes CONN_OUTPUT_MAX is dropped. Output may be held back until the owner's writes are
+ * durable (conn_ops.held). Agent links may run over TLS (tls.h); the messages are the same. Closing is deferred to the loop's next iteration,
  * so a connection may be closed anywhere, even from inside its own on_message. */
 #pragma once
 #include "auth.h"
+#include "tls.h"
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -13,6 +15,8 @@
 #include <systemd/sd-event.h>
 
 #define CONN_OUTPUT_MAX (8 * 1024 * 1024)
+#define CONN_READ_PER_TURN (1024 * 1024) /* bytes read from one plain peer per turn of the loop, at most */
+#define CONN_TLS_HANDSHAKE_MS 5000        /* a TLS peer that has not completed the handshake by then is dropped */
 
 typedef struct conn conn;
 
@@ -24,6 +28,10 @@ typedef struct conn_ops {
         /* The connection is going away (peer closed, error, or conn_close); c->data is the
          * owner's to release. Called once. */
         void (*on_close)(conn *c);
+        /* Optional: while it returns true, output is queued but not written, because the state
+         * it reports is not durable yet; it is written once the loop finds the socket writable
+         * again after held turned false (the owner must turn it false before the loop polls). */
+        bool (*held)(conn *c);
 } conn_ops;
 
 struct conn {
@@ -41,9 +49,10 @@ struct conn {
         bool closed, close_after_flush;
 };
 
-/* Wrap an accepted, non-blocking fd (the conn owns it). Unix peers' credentials are read
- * with SO_PEERCRED. Returns 0 and *out, or -errno (fd closed). */
-int conn_new(sd_event *event, int fd, const conn_ops *ops, void *owner, conn **out);
+/* Wrap an accepted, non-blocking fd (the conn owns it), as the TLS server of tls when it is not
+ * NULL (borrowed for the connection's life). Unix peers' credentials are read with SO_PEERCRED.
+ * Returns 0 and *out, or -errno (fd closed). */
+int conn_new(sd_event *event, int fd, tls_ctx *tls, const conn_ops *ops, void *owner, conn **out);
 /* Queue one message. Returns 0, -EMSGSIZE when the message is larger than a frame may be (the
  * connection stays open), or another -errno when the peer is gone or too slow (it is closed). */
 int conn_send(conn *c, const cJSON *msg);

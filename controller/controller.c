@@ -1,6 +1,7 @@
 /* controller.c - colony-controller: options, start-up, and the event loop's listeners and timers. */
 #include "config.h"
 #include "fileio.h"
+#include "http.h"
 #include "log.h"
 #include "net.h"
 #include "server.h"
@@ -17,8 +18,10 @@
 
 typedef struct options {
         const char *config, *socket, *agent_listen, *port_file, *secret_file, *database, *log_level;
+        const char *http_listen, *http_port_file; /* the HTTP side is off while http_listen is NULL */
+        const char *tls_cert, *tls_key, *tls_ca; /* TLS on the agent listener when tls_cert is set */
         int64_t heartbeat_ms, agent_timeout_ms, max_pending, kill_grace_ms;
-        const char *policy, *order;
+        const char *policy, *order, *fairness;
 } options;
 
 int64_t server_now(void) {
@@ -33,16 +36,8 @@ ctl_time server_clock(void) {
         return (ctl_time){ .real_usec = server_now(), .mono_usec = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000 };
 }
 
-void server_schedule(ctl_server *srv) {
-        long n = ctl_schedule(&srv->state);
-        if (n < 0)
-                log_error("scheduling pass failed: %s", strerror((int)-n));
-        (void)sd_notifyf(0, "STATUS=%zu pending, %zu jobs known, %zu nodes", srv->state.npending, srv->state.njobs,
-                         srv->state.nnodes);
-}
-
 static int persist_job(void *userdata, const job *j) {
-        return jobstore_put(((ctl_server *)userdata)->store, j);
+        return server_persist(userdata, j);
 }
 
 static void launch_job(void *userdata, ctl_node *n, const job *j) {
@@ -69,8 +64,11 @@ static const ctl_actions actions = {
 static void usage(FILE *f) {
         fputs("usage: colony-controller --secret-file PATH [--config FILE] [--socket PATH]\n"
               "         [--agent-listen HOST:PORT] [--port-file PATH] [--database PATH]\n"
-              "         [--policy NAME] [--order fifo|backfill|reserve] [--heartbeat-ms N] [--agent-timeout-ms N]\n"
+              "         [--policy NAME] [--order fifo|backfill|reserve] [--fairness mch|hdrf|drf|wdrf|c-ch|m-ch|none]\n"
+              "         [--heartbeat-ms N] [--agent-timeout-ms N]\n"
               "         [--max-pending N] [--kill-grace-ms N] [--log-level error|warning|notice|info|debug]\n"
+              "         [--http-listen HOST:PORT] [--http-port-file PATH]\n"
+              "         [--tls-cert PEM --tls-key PEM [--tls-ca PEM]]\n"
               "The central colony daemon: clients on the Unix socket, agents on the TCP listener.\n"
               "See colony-controller(8).\n",
               f);
@@ -80,7 +78,9 @@ static const char *const config_keys[] = {
         "controller.socket",      "controller.agent_listen", "controller.port_file",     "controller.secret_file",
         "controller.database",    "controller.heartbeat_ms", "controller.agent_timeout_ms",
         "controller.max_pending", "controller.kill_grace_ms", "controller.policy",       "controller.order",
-        "controller.log_level",   "departments.*", NULL,
+        "controller.log_level",   "controller.http_listen", "controller.http_port_file", "controller.tls_cert",
+        "controller.tls_key",     "controller.tls_ca",      "controller.fairness",     "departments.*",
+        "department_caps.*",      "department_users.*",     NULL,
 };
 
 /* Fill options the command line left unset from the config file. */
@@ -89,10 +89,13 @@ static int apply_config(options *o, config *cfg, char *err, size_t errlen) {
         if ((r = config_load(o->config, cfg, err, errlen)) < 0 || (r = config_check_keys(cfg, config_keys, err, errlen)) < 0)
                 return r;
         const char **strs[] = { &o->socket, &o->agent_listen, &o->port_file, &o->secret_file, &o->database,
-                                &o->policy, &o->order, &o->log_level };
+                                &o->policy, &o->order, &o->log_level, &o->http_listen, &o->http_port_file,
+                                &o->tls_cert, &o->tls_key, &o->tls_ca, &o->fairness };
         const char *str_keys[] = { "controller.socket", "controller.agent_listen", "controller.port_file",
                                    "controller.secret_file", "controller.database", "controller.policy",
-                                   "controller.order", "controller.log_level" };
+                                   "controller.order", "controller.log_level", "controller.http_listen",
+                                   "controller.http_port_file", "controller.tls_cert", "controller.tls_key",
+                                   "controller.tls_ca", "controller.fairness" };
         for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
                 if (!*strs[i])
                         *strs[i] = config_get(cfg, str_keys[i]);
@@ -119,7 +122,7 @@ static int parse_number(const char *arg, const char *name, int64_t *out) {
 
 static int parse_args(int argc, char **argv, options *o) {
         enum { O_SOCKET = 256, O_LISTEN, O_PORTFILE, O_SECRET, O_DB, O_HB, O_TIMEOUT, O_MAXPEND, O_GRACE, O_POLICY,
-               O_ORDER, O_LOG };
+               O_ORDER, O_LOG, O_HTTP, O_HTTP_PORTFILE, O_TLS_CERT, O_TLS_KEY, O_TLS_CA, O_FAIR };
         static const struct option longopts[] = {
                 { "config", required_argument, NULL, 'c' },   { "socket", required_argument, NULL, O_SOCKET },
                 { "agent-listen", required_argument, NULL, O_LISTEN }, { "port-file", required_argument, NULL, O_PORTFILE },
@@ -128,6 +131,11 @@ static int parse_args(int argc, char **argv, options *o) {
                 { "max-pending", required_argument, NULL, O_MAXPEND }, { "kill-grace-ms", required_argument, NULL, O_GRACE },
                 { "policy", required_argument, NULL, O_POLICY }, { "order", required_argument, NULL, O_ORDER },
                 { "log-level", required_argument, NULL, O_LOG }, { "help", no_argument, NULL, 'h' },
+                { "fairness", required_argument, NULL, O_FAIR },
+                { "http-listen", required_argument, NULL, O_HTTP },
+                { "http-port-file", required_argument, NULL, O_HTTP_PORTFILE },
+                { "tls-cert", required_argument, NULL, O_TLS_CERT }, { "tls-key", required_argument, NULL, O_TLS_KEY },
+                { "tls-ca", required_argument, NULL, O_TLS_CA },
                 { NULL, 0, NULL, 0 },
         };
         int c;
@@ -143,6 +151,12 @@ static int parse_args(int argc, char **argv, options *o) {
                 case O_POLICY: o->policy = optarg; break;
                 case O_ORDER: o->order = optarg; break;
                 case O_LOG: o->log_level = optarg; break;
+                case O_HTTP: o->http_listen = optarg; break;
+                case O_HTTP_PORTFILE: o->http_port_file = optarg; break;
+                case O_TLS_CERT: o->tls_cert = optarg; break;
+                case O_TLS_KEY: o->tls_key = optarg; break;
+                case O_TLS_CA: o->tls_ca = optarg; break;
+                case O_FAIR: o->fairness = optarg; break;
                 case O_HB: r = parse_number(optarg, "--heartbeat-ms", &o->heartbeat_ms); break;
                 case O_TIMEOUT: r = parse_number(optarg, "--agent-timeout-ms", &o->agent_timeout_ms); break;
                 case O_MAXPEND: r = parse_number(optarg, "--max-pending", &o->max_pending); break;
@@ -161,9 +175,10 @@ static int parse_args(int argc, char **argv, options *o) {
 }
 
 static void set_defaults(options *o) {
-        const char **strs[] = { &o->socket, &o->agent_listen, &o->database, &o->policy, &o->order, &o->log_level };
+        const char **strs[] = { &o->socket, &o->agent_listen, &o->database, &o->policy, &o->order, &o->log_level,
+                                &o->fairness };
         const char *defs[] = { "/run/colony/controller.sock", "127.0.0.1:7117", "/var/lib/colony/controller.db",
-                               "first-fit", "fifo", "info" };
+                               "first-fit", "fifo", "info", "mch" };
         for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
                 if (!*strs[i])
                         *strs[i] = defs[i];
@@ -174,10 +189,63 @@ static void set_defaults(options *o) {
                         *nums[i] = num_defs[i];
 }
 
+/* "mch" etc. into a fair_algo, "none" into -1. Returns 0 or -EINVAL. */
+static int parse_fairness(const char *name, int *out) {
+        fair_algo a;
+        if (strcmp(name, "none") == 0)
+                return *out = -1, 0;
+        if (fair_algo_from_name(name, &a) < 0)
+                return -EINVAL;
+        *out = (int)a;
+        return 0;
+}
+
+int server_reload(ctl_server *srv, char *err, size_t errlen) {
+        config cfg = { 0 };
+        depts fresh;
+        options o = { .fairness = srv->fairness_arg, .heartbeat_ms = -1, .agent_timeout_ms = -1, .max_pending = -1,
+                      .kill_grace_ms = -1, .config = srv->config_path };
+        int fairness = srv->state.cfg.fairness, r;
+        if (!srv->config_path)
+                return snprintf(err, errlen, "the controller was started without --config"), -ENOENT;
+        if ((r = apply_config(&o, &cfg, err, errlen)) < 0 || (r = depts_from_config(&cfg, &fresh, err, errlen)) < 0) {
+                config_free(&cfg);
+                return r;
+        }
+        if (o.fairness && parse_fairness(o.fairness, &fairness) < 0) {
+                snprintf(err, errlen, "%s: controller.fairness: '%s' is not mch, hdrf, drf, wdrf, c-ch, m-ch or none",
+                         cfg.path, o.fairness);
+                depts_free(&fresh);
+                config_free(&cfg);
+                return -EINVAL;
+        }
+        config_free(&cfg);
+        depts_free(&srv->depts);
+        srv->depts = fresh; /* the state machine's cfg.depts points here */
+        if ((r = ctl_set_depts(&srv->state, fairness)) < 0)
+                return snprintf(err, errlen, "out of memory: the fair order is off"), r;
+        log_info("reloaded %s: %zu departments, fairness %s", srv->config_path, srv->depts.n,
+                 fairness < 0 ? "none" : fair_algo_name(fairness));
+        server_send_weights(srv);
+        server_schedule(srv);
+        return 0;
+}
+
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        char err[512];
+        (void)s;
+        (void)si;
+        int r = server_reload(userdata, err, sizeof(err));
+        if (r < 0)
+                log_errno(LOG_ERR, r, "SIGHUP: reload refused, the departments stay as they were: %s", err);
+        return 0;
+}
+
 typedef struct listener {
         ctl_server *srv;
         const conn_ops *ops;
         const char *what;
+        tls_ctx *tls; /* NULL: plain */
 } listener;
 
 static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
@@ -190,7 +258,7 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
                         log_errno(LOG_WARNING, -errno, "accept on the %s listener", l->what);
                 return 0;
         }
-        int r = conn_new(sd_event_source_get_event(s), cfd, l->ops, l->srv, &c);
+        int r = conn_new(sd_event_source_get_event(s), cfd, l->tls, l->ops, l->srv, &c);
         if (r < 0)
                 log_errno(LOG_WARNING, r, "new %s connection", l->what);
         return 0;
@@ -231,6 +299,12 @@ static int open_state(ctl_server *srv, const options *o) {
         int r = sched_heuristic_from_name(o->policy, &policy) == 0 ? 0 : sched_dispatcher_new(o->policy, 1, &dispatcher);
         if (r < 0)
                 return log_errno(LOG_ERR, r, r == -EINVAL ? "unknown policy '%s'" : "policy %s", o->policy);
+        int fairness;
+        if (parse_fairness(o->fairness, &fairness) < 0)
+                return log_errno(LOG_ERR, -EINVAL, "fairness must be mch, hdrf, drf, wdrf, c-ch, m-ch or none, not '%s'",
+                                 o->fairness);
+        if (fairness >= 0 && dispatcher)
+                log_info("policy %s keeps submission order: fairness %s does not apply", o->policy, o->fairness);
         ctl_config cfg = { .policy = policy,
                            .dispatcher = dispatcher,
                            .order = order,
@@ -239,6 +313,8 @@ static int open_state(ctl_server *srv, const options *o) {
                            .agent_timeout_usec = o->agent_timeout_ms * 1000,
                            .depts = &srv->depts };
         ctl_init(&srv->state, &cfg, &actions, srv);
+        if ((r = ctl_set_depts(&srv->state, fairness)) < 0)
+                return log_errno(LOG_ERR, r, "departments");
         srv->heartbeat_ms = (int)(o->heartbeat_ms ? o->heartbeat_ms : 1);
         r = file_read_small(o->secret_file, 1, &srv->secret);
         if (r == -EPERM)
@@ -254,9 +330,25 @@ static int open_state(ctl_server *srv, const options *o) {
         return 0;
 }
 
-/* Bind both listeners and add them, the signals and the tick to the loop. */
+/* The agent listener's TLS context, or NULL without tls_cert. Returns 0 or -errno (logged). */
+static int open_tls(const options *o, tls_ctx **out) {
+        char err[TLS_ERRLEN];
+        tls_files f = { .cert = o->tls_cert, .key = o->tls_key, .ca = o->tls_ca };
+        *out = NULL;
+        if (!o->tls_cert && !o->tls_key && !o->tls_ca)
+                return 0;
+        int r = tls_ctx_new_server(&f, out, err);
+        return r < 0 ? log_errno(LOG_ERR, r, "%s", err) : 0;
+}
+
+/* Bind both listeners (and the HTTP one if asked) and add them, the signals and the tick to the
+ * loop. */
 static int open_listeners(ctl_server *srv, const options *o, listener ls[2]) {
         uint16_t port;
+        ls[0] = (listener){ srv, &client_conn_ops, "client", NULL };
+        ls[1] = (listener){ srv, &agent_conn_ops, "agent", NULL };
+        if (open_tls(o, &ls[1].tls) < 0)
+                return -EINVAL;
         int ufd = net_listen_unix(o->socket, 0666);
         if (ufd < 0)
                 return log_errno(LOG_ERR, ufd, "client socket %s", o->socket);
@@ -268,8 +360,6 @@ static int open_listeners(ctl_server *srv, const options *o, listener ls[2]) {
         int r;
         if (o->port_file && (r = write_port_file(o->port_file, port)) < 0)
                 log_errno(LOG_ERR, r, "port file %s", o->port_file);
-        ls[0] = (listener){ srv, &client_conn_ops, "client" };
-        ls[1] = (listener){ srv, &agent_conn_ops, "agent" };
         sd_event_source *src;
         if ((r = sd_event_add_io(srv->event, &src, ufd, EPOLLIN, on_accept, &ls[0])) < 0 ||
             (r = sd_event_source_set_io_fd_own(src, 1)) < 0 ||
@@ -277,10 +367,18 @@ static int open_listeners(ctl_server *srv, const options *o, listener ls[2]) {
             (r = sd_event_source_set_io_fd_own(src, 1)) < 0 ||
             (r = sd_event_add_signal(srv->event, NULL, SIGTERM, NULL, NULL)) < 0 ||
             (r = sd_event_add_signal(srv->event, NULL, SIGINT, NULL, NULL)) < 0 ||
+            (r = sd_event_add_signal(srv->event, NULL, SIGHUP, on_sighup, srv)) < 0 ||
             (r = sd_event_add_time_relative(srv->event, NULL, CLOCK_MONOTONIC, (uint64_t)srv->heartbeat_ms * 1000, 0,
                                             on_tick, srv)) < 0)
                 return log_errno(LOG_ERR, r, "event loop set-up");
-        log_info("listening: clients on %s, agents on %s (port %u)", o->socket, o->agent_listen, port);
+        log_info("listening: clients on %s, agents on %s (port %u%s)", o->socket, o->agent_listen, port,
+                 !ls[1].tls ? "" : o->tls_ca ? ", TLS, agents' certificates checked" : ", TLS");
+        if (!o->http_listen)
+                return 0;
+        if ((r = http_start(srv, o->http_listen, &port, &srv->http)) < 0)
+                return r;
+        if (o->http_port_file && (r = write_port_file(o->http_port_file, port)) < 0)
+                log_errno(LOG_ERR, r, "port file %s", o->http_port_file);
         return 0;
 }
 
@@ -290,7 +388,7 @@ int main(int argc, char **argv) {
         char err[512];
         if (parse_args(argc, argv, &o) < 0)
                 return 2;
-        ctl_server srv = { 0 };
+        ctl_server srv = { .config_path = o.config, .fairness_arg = o.fairness };
         if (o.config && (apply_config(&o, &cfg, err, sizeof(err)) < 0 ||
                          depts_from_config(&cfg, &srv.depts, err, sizeof(err)) < 0)) {
                 fprintf(stderr, "colony-controller: %s\n", err);
@@ -310,12 +408,16 @@ int main(int argc, char **argv) {
         sigemptyset(&mask);
         sigaddset(&mask, SIGTERM);
         sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
         sigprocmask(SIG_BLOCK, &mask, NULL);
 
-        listener ls[2];
+        listener ls[2] = { 0 };
+        stats_init(&srv.stats, server_now());
         int r = sd_event_default(&srv.event);
         if (r >= 0)
                 r = sd_event_set_watchdog(srv.event, true); /* WATCHDOG=1 pings when WatchdogSec= is set */
+        if (r >= 0)
+                r = server_commit_init(&srv);
         if (r < 0 || open_state(&srv, &o) < 0 || open_listeners(&srv, &o, ls) < 0) {
                 r = r < 0 ? r : -EINVAL;
         } else {
@@ -324,14 +426,19 @@ int main(int argc, char **argv) {
                 r = sd_event_loop(srv.event);
                 log_info("stopping");
         }
+        server_commit_last(&srv);
         (void)sd_notify(0, "STOPPING=1");
         (void)unlink(o.socket);
+        http_stop(srv.http);
         ctl_free(&srv.state);
+        sd_event_source_disable_unref(srv.end_of_turn);
         jobstore_close(srv.store);
         free(srv.waiters);
+        tls_ctx_free(ls[1].tls); /* OpenSSL counts the references of connections still open */
         free(srv.secret);
         sd_event_unref(srv.event);
         depts_free(&srv.depts);
+        cpuwin_free(&srv.cpu);
         config_free(&cfg);
         return r < 0 ? 1 : 0;
 }

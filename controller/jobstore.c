@@ -136,6 +136,24 @@ int jobstore_load(jobstore *s, int (*fn)(void *userdata, job *j), void *userdata
         return r < 0 ? r : 0;
 }
 
+/* ---- group commit: one transaction for many writes ---- */
+
+int jobstore_batch_begin(jobstore *s) {
+        if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK)
+                return 0;
+        log_error("cannot start a batch of writes: %s", sqlite3_errmsg(s->db));
+        return -EIO;
+}
+
+int jobstore_batch_commit(jobstore *s) {
+        if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
+                return 0;
+        log_error("a batch of writes could not be committed: %s", sqlite3_errmsg(s->db));
+        if (!sqlite3_get_autocommit(s->db))
+                (void)sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        return -EIO;
+}
+
 void jobstore_close(jobstore *s) {
         if (!s)
                 return;

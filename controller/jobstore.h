@@ -2,9 +2,10 @@
  *
  * One row per job: its id, state, record as JSON (job_to_json), and its environment, written
  * once when the job is first stored: the controller need not keep it in memory until launch,
- * and later updates rewrite only the record. WAL mode
- * with synchronous=FULL: a write has reached the disk when jobstore_put returns, so a job id
- * given to a client survives a crash of the controller or the machine. */
+ * and later updates rewrite only the record. WAL mode with synchronous=FULL: a write has
+ * reached the disk when jobstore_put returns, or, inside a batch (jobstore_batch_begin), when
+ * jobstore_batch_commit does; a job id given to a client only after that survives a crash of
+ * the controller or the machine. */
 #pragma once
 #include "job.h"
 
@@ -23,5 +24,11 @@ int jobstore_get_env(jobstore *s, uint64_t id, char ***env);
  * job it must take (free with job_free + free). Stops at the first negative return of fn and
  * returns it; 0 when done; -EIO on a database error; a row that does not parse is logged and skipped. */
 int jobstore_load(jobstore *s, int (*fn)(void *userdata, job *j), void *userdata);
-/* Close the database. NULL is fine. */
+/* Group commit: open a transaction that the following writes join, so that many of them share
+ * one commit and one fsync. Returns 0 or -EIO (logged). */
+int jobstore_batch_begin(jobstore *s);
+/* Commit the batch: its writes are on disk when this returns 0. -EIO (logged) when they are not;
+ * the batch is then rolled back, and none of its writes may be reported as done. */
+int jobstore_batch_commit(jobstore *s);
+/* Close the database (a batch still open is rolled back). NULL is fine. */
 void jobstore_close(jobstore *s);

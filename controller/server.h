@@ -2,7 +2,9 @@
 #pragma once
 #include "conn.h"
 #include "jobstore.h"
+#include "cpuwin.h"
 #include "state.h"
+#include "stats.h"
 #include <systemd/sd-event.h>
 
 typedef struct waiter {
@@ -14,11 +16,20 @@ typedef struct ctl_server {
         sd_event *event;
         ctl_state state;
         jobstore *store;
-        depts depts; /* from the config file's [departments] */
+        depts depts; /* from the config file's [departments], [department_caps], [department_users] */
+        const char *config_path;  /* --config, re-read on SIGHUP and `reload`; NULL: none */
+        const char *fairness_arg; /* --fairness, which a reload keeps; NULL: the file's or mch */
+        cpuwin cpu;  /* CPU time per department over the last CPUWIN_SECONDS */
         char *secret;
         int heartbeat_ms;
         waiter *waiters;
         size_t nwaiters;
+        ctl_stats stats;
+        struct http_server *http; /* NULL unless controller.http_listen is set */
+        sd_event_source *end_of_turn; /* commit.c: the scheduling pass and the group commit */
+        bool in_batch;                /* the store has uncommitted writes: output is held */
+        bool want_schedule;
+        bool store_failed;            /* a commit failed: the loop is stopping */
 } ctl_server;
 
 /* CLOCK_REALTIME in microseconds (job times are wall-clock for users). */
@@ -33,7 +44,22 @@ void server_answer_waiters(ctl_server *srv, const job *j);
 /* Send a launch or cancel to the node's agent (agentlink.c). */
 void server_send_launch(ctl_server *srv, ctl_node *n, const job *j);
 void server_send_cancel(ctl_server *srv, ctl_node *n, const job *j, int grace_ms);
+/* Send every up agent the departments' weights, for the department cgroups it has (agentlink.c). */
+void server_send_weights(ctl_server *srv);
 /* Close the link of node n, which went silent, so that it counts for nothing (agentlink.c). */
 void server_drop_link(ctl_server *srv, ctl_node *n, conn *c);
-/* Schedule, logging a failure (both handlers call it after any change). */
+/* Read the config file again and take its departments and fairness; a file that does not parse
+ * changes nothing. Returns 0, or -errno with one line in err (controller.c). */
+int server_reload(ctl_server *srv, char *err, size_t errlen);
+/* Schedule once this turn of the loop is over, logging a failure (both handlers call it after
+ * any change; commit.c). */
 void server_schedule(ctl_server *srv);
+/* Add the end-of-turn source to srv->event (commit.c). Returns 0 or -errno. */
+int server_commit_init(ctl_server *srv);
+/* Store j in this turn's batch, opening it if needed (commit.c): durable once the turn ends,
+ * and until then every connection's output is held. Returns 0 or -errno. */
+int server_persist(ctl_server *srv, const job *j);
+/* After the loop: commit what its last turn wrote, if it was cut short (commit.c). */
+void server_commit_last(ctl_server *srv);
+/* conn_ops.held for every connection: true while this turn's writes are not committed. */
+bool server_output_held(conn *c);

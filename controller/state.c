@@ -62,7 +62,7 @@ static int view_pending(ctl_state *st) {
 static bool view_unchanged(const ctl_state *st) {
         const ctl_config *a = &st->cfg, *b = &st->idle_cfg;
         return st->idle && a->policy == b->policy && a->order == b->order && a->dispatcher == b->dispatcher &&
-               a->scan == b->scan;
+               a->scan == b->scan && a->fairness == b->fairness;
 }
 
 void ctl_schedule_dirty(ctl_state *st) {
@@ -91,6 +91,7 @@ void ctl_free(ctl_state *st) {
         sched_index_free(&st->view);
         free(st->pass_jobs);
         free(st->pass_out);
+        fairorder_free(&st->fair);
         sched_dispatcher_free(st->cfg.dispatcher);
         *st = (ctl_state){ 0 };
 }
@@ -188,9 +189,16 @@ static void compact_pending(ctl_state *st) {
         st->npending = kept;
 }
 
+/* What each department runs, for the fair order (empty before ctl_set_depts). */
+static void dept_charge(ctl_state *st, const job *j, int sign) {
+        if (st->fair.n)
+                fairorder_charge(&st->fair, fairorder_dept(&st->fair, j->spec.group), j->spec.req, sign);
+}
+
 static void charge(ctl_state *st, ctl_node *n, const job *j) {
         n->used = res_add(n->used, j->spec.req);
         n->running++;
+        dept_charge(st, j, +1);
         view_sync(st, n);
 }
 
@@ -198,6 +206,7 @@ static void charge(ctl_state *st, ctl_node *n, const job *j) {
 static void release(ctl_state *st, ctl_node *n, const job *j) {
         n->used = res_sub(n->used, j->spec.req);
         n->running--;
+        dept_charge(st, j, -1);
         view_sync(st, n);
         if (st->cfg.dispatcher) {
                 sched_job v = sched_view(j);
@@ -230,6 +239,18 @@ int ctl_restore(ctl_state *st, job *j, ctl_time now) {
         n->last_heard_mono_usec = now.mono_usec; /* the timeout starts with this controller */
         charge(st, n, j);
         return 0;
+}
+
+int ctl_set_depts(ctl_state *st, int fairness) {
+        static const depts none;
+        fairorder_free(&st->fair);
+        st->cfg.fairness = fairness;
+        ctl_schedule_dirty(st); /* new weights, caps or users reorder the queue */
+        int r = fairorder_init(&st->fair, st->cfg.depts ? st->cfg.depts : &none, fairness >= 0 ? fairness : FAIR_MCH);
+        for (size_t i = 0; r == 0 && i < st->njobs; i++)
+                if (st->jobs[i]->state == JOB_RUNNING)
+                        dept_charge(st, st->jobs[i], +1);
+        return r;
 }
 
 /* Refuse what no known node could ever hold; accept anything while no node is known. */
@@ -275,11 +296,8 @@ int ctl_submit(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *
         int r = check_feasible(st, spec->req, err);
         if (r < 0)
                 return r;
-        if (spec->group && st->cfg.depts && st->cfg.depts->n && !depts_find(st->cfg.depts, spec->group)) {
-                snprintf(err, PROTO_ERRLEN, "unknown department '%.64s': the controller's [departments] do not list it",
-                         spec->group);
-                return -EINVAL;
-        }
+        if ((r = depts_may_submit(st->cfg.depts, spec->group, uid, user, err, PROTO_ERRLEN)) < 0)
+                return r;
         if (st->npending >= st->cfg.max_pending) {
                 snprintf(err, PROTO_ERRLEN, "queue full: %zu jobs pending (max_pending)", st->npending);
                 return -EAGAIN;
@@ -533,26 +551,75 @@ static int dispatch(ctl_state *st, job *j, ctl_node *n) {
         return 0;
 }
 
-/* Run the configured policy on the view. Returns the number of assignments in st->pass_out, or
- * -ENOMEM. */
-static long place(ctl_state *st, bool indexed) {
+/* Run the configured policy on the view, offering the first njobs of st->pass_jobs. Returns the
+ * number of assignments in st->pass_out, or -ENOMEM. */
+static long place(ctl_state *st, bool indexed, size_t njobs) {
         const ctl_config *c = &st->cfg;
         sched_index *v = &st->view;
         if (c->dispatcher)
-                return sched_dispatch(c->dispatcher, v->machines, v->n, st->pass_jobs, st->npending, st->pass_out);
+                return sched_dispatch(c->dispatcher, v->machines, v->n, st->pass_jobs, njobs, st->pass_out);
         if (indexed)
-                return sched_index_place(v, c->policy, st->pass_jobs, st->npending, c->order, st->pass_out);
-        return sched_place(c->policy, v->machines, v->n, st->pass_jobs, st->npending, c->order, st->pass_out);
+                return sched_index_place(v, c->policy, st->pass_jobs, njobs, c->order, st->pass_out);
+        return sched_place(c->policy, v->machines, v->n, st->pass_jobs, njobs, c->order, st->pass_out);
+}
+
+/* The pending jobs as the fair order sees them, and the capacity of the up nodes. Returns the
+ * array (the caller frees it) or NULL. */
+static fairorder_job *fair_view(ctl_state *st, res_t *capacity) {
+        fairorder_job *v = malloc((st->npending + 1) * sizeof(*v));
+        *capacity = (res_t){ 0 };
+        for (size_t i = 0; i < st->nnodes; i++)
+                if (st->nodes[i]->up)
+                        *capacity = res_add(*capacity, st->nodes[i]->capacity);
+        for (size_t i = 0; v && i < st->npending; i++)
+                v[i] = (fairorder_job){ fairorder_dept(&st->fair, st->pending[i]->spec.group), st->pending[i]->spec.req };
+        return v;
+}
+
+/* Put jobs (the pending view, in submission order) in the fair order, and drop those a cap
+ * holds: *njobs becomes the number to offer. Returns 0 or -ENOMEM. */
+static int fair_order(ctl_state *st, sched_job *jobs, size_t *njobs) {
+        res_t capacity;
+        size_t kept;
+        if (st->cfg.fairness < 0 || st->cfg.dispatcher || st->fair.n == 0)
+                return 0;
+        fairorder_job *view = fair_view(st, &capacity);
+        uint32_t *order = malloc((st->npending + 1) * sizeof(*order));
+        sched_job *copy = malloc((st->npending + 1) * sizeof(*copy));
+        int r = view && order && copy ? 0 : -ENOMEM;
+        if (r == 0 && fairorder_rank(&st->fair, capacity, view, st->npending, order, &kept, NULL) == 0) {
+                memcpy(copy, jobs, st->npending * sizeof(*copy));
+                for (size_t i = 0; i < kept; i++)
+                        jobs[i] = copy[order[i]];
+                *njobs = kept;
+        }
+        free(view);
+        free(order);
+        free(copy);
+        return r;
+}
+
+int ctl_fair_shares(ctl_state *st, fairorder_report *rep, uint64_t *next_id) {
+        res_t capacity;
+        size_t kept;
+        fairorder_job *view = fair_view(st, &capacity);
+        uint32_t *order = malloc((st->npending + 1) * sizeof(*order));
+        int r = view && order ? fairorder_rank(&st->fair, capacity, view, st->npending, order, &kept, rep) : -ENOMEM;
+        *next_id = r == 0 && rep->next >= 0 ? st->pending[rep->next]->id : 0;
+        free(view);
+        free(order);
+        return r;
 }
 
 long ctl_schedule(ctl_state *st) {
         if (st->npending == 0 || st->nnodes == 0 || view_unchanged(st))
                 return 0;
-        if (view_pending(st) < 0)
+        size_t njobs = st->npending;
+        if (view_pending(st) < 0 || fair_order(st, st->pass_jobs, &njobs) < 0)
                 return -ENOMEM;
         bool indexed = !st->cfg.dispatcher && !st->cfg.scan; /* the index follows the placements */
         const sched_assignment *out = st->pass_out;
-        long placed = place(st, indexed), launched = 0;
+        long placed = place(st, indexed, njobs), launched = 0;
         if (placed < 0) { /* a dispatcher may have placed some before it failed */
                 for (size_t i = 0; i < st->nnodes; i++)
                         view_reset(st, i);

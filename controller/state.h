@@ -5,6 +5,7 @@
  * so unit tests drive it with plain structs. Times are passed in (CLOCK_REALTIME usec). */
 #pragma once
 #include "depts.h"
+#include "fairorder.h"
 #include "job.h"
 #include "dispatch.h"
 #include "sched_index.h"
@@ -60,7 +61,9 @@ typedef struct ctl_config {
         size_t max_pending;
         int kill_grace_ms;
         int64_t agent_timeout_usec; /* silence that marks a node down; also the reconnect window */
-        const depts *depts;         /* when it has any, a job's group must be one of them */
+        const depts *depts;         /* when it has any, a job's group must be a leaf of them */
+        int fairness;               /* a fair_algo ordering the pending jobs (fairorder.h), or -1:
+                                     * submission order; ignored with a dispatcher (id order) */
         bool scan;                  /* place by scanning every machine (sched_place, the reference)
                                      * instead of through the index: the same decisions, slower */
 } ctl_config;
@@ -75,6 +78,7 @@ typedef struct ctl_state {
         size_t nnodes;
         uint64_t next_id;
         ctl_config cfg;
+        fairorder fair;    /* the departments' tree and what each runs (ctl_set_depts) */
         const ctl_actions *act;
         void *userdata;
         /* The scheduling view, kept between passes (state.c's "view" functions): each node's
@@ -94,6 +98,12 @@ typedef struct ctl_state {
 void ctl_init(ctl_state *st, const ctl_config *cfg, const ctl_actions *act, void *userdata);
 /* Free every job and node. */
 void ctl_free(ctl_state *st);
+
+/* (Re)build the fair order's tree from cfg.depts, whose contents the caller has just set or
+ * replaced, under algorithm fairness (or -1), and recount what each department runs. Call it
+ * after ctl_init and after every change of the departments. Returns 0 or -ENOMEM (the order is
+ * then off until the next call succeeds). O(jobs). */
+int ctl_set_depts(ctl_state *st, int fairness);
 
 /* Take ownership of a job loaded from storage (pending, running or terminal). Running jobs
  * are charged to their node, which is created down if unknown, so that a node that never
@@ -147,6 +157,11 @@ int ctl_job_usage(ctl_state *st, ctl_node *n, uint64_t id, const job_result *sam
  * resources and schedules again. Returns 0, -ENOENT (not running there) or -EINVAL (state). */
 int ctl_job_finished(ctl_state *st, ctl_node *n, uint64_t id, job_state state, job_result *result,
                      int64_t end_usec);
+
+/* The fair order's figures now (rep->nodes: st->fair.n entries, the caller's), and the id of the
+ * job it offers first in *next_id (0: none). Returns 0 or -errno (ENOMEM; EINVAL: the fair code
+ * refused the tree). */
+int ctl_fair_shares(ctl_state *st, fairorder_report *rep, uint64_t *next_id);
 
 /* Place pending jobs on up nodes with the configured policy and launch them. Returns the
  * number launched, or -ENOMEM. O(pending x log nodes) for the fit heuristics but Mix-Fit and

@@ -98,6 +98,11 @@ static bool bad_header(const proto_reader *r, const void *data, size_t n) {
 int proto_reader_feed(proto_reader *r, const void *data, size_t n) {
         /* After a bad length the stream is dead: keep the header for proto_reader_next to report,
          * and none of the body it announced. */
+        if (r->off > 0) {
+                memmove(r->buf, r->buf + r->off, r->len - r->off);
+                r->len -= r->off;
+                r->off = 0;
+        }
         if (bad_header(r, data, n))
                 n = r->len < PROTO_HEADER ? PROTO_HEADER - r->len : 0;
         if (n == 0)
@@ -179,17 +184,20 @@ static int64_t check_header(const char *header, char err[PROTO_ERRLEN]) {
 }
 
 int proto_reader_next(proto_reader *r, cJSON **msg, char err[PROTO_ERRLEN]) {
-        if (r->len < PROTO_HEADER)
+        const char *at = r->buf + r->off;
+        size_t avail = r->len - r->off;
+        if (avail < PROTO_HEADER)
                 return 0;
-        int64_t n = check_header(r->buf, err);
+        int64_t n = check_header(at, err);
         if (n < 0)
                 return (int)n;
         size_t frame = PROTO_HEADER + (size_t)n;
-        if (r->len < frame)
+        if (avail < frame)
                 return 0;
-        int ret = parse_body(r->buf + PROTO_HEADER, (size_t)n, msg, err);
-        memmove(r->buf, r->buf + frame, r->len - frame);
-        r->len -= frame;
+        int ret = parse_body(at + PROTO_HEADER, (size_t)n, msg, err);
+        r->off += frame;
+        if (r->off == r->len)
+                r->off = r->len = 0;
         return ret < 0 ? ret : 1;
 }
 
@@ -198,24 +206,28 @@ void proto_reader_free(proto_reader *r) {
         *r = (proto_reader){ 0 };
 }
 
+int proto_write_all(int fd, const void *data, size_t len) {
+        const char *p = data;
+        for (size_t off = 0; off < len;) {
+                ssize_t n = send(fd, p + off, len - off, MSG_NOSIGNAL);
+                if (n < 0 && errno == ENOTSOCK)
+                        n = write(fd, p + off, len - off);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                off += (size_t)n;
+        }
+        return 0;
+}
+
 int proto_send(int fd, const cJSON *msg) {
         char *frame;
         size_t len;
         int r = proto_frame(msg, &frame, &len);
         if (r < 0)
                 return r;
-        for (size_t off = 0; off < len;) {
-                ssize_t n = send(fd, frame + off, len - off, MSG_NOSIGNAL);
-                if (n < 0 && errno == ENOTSOCK)
-                        n = write(fd, frame + off, len - off);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0) {
-                        r = -errno;
-                        break;
-                }
-                off += (size_t)n;
-        }
+        r = proto_write_all(fd, frame, len);
         free(frame);
         return r;
 }

@@ -32,6 +32,8 @@ int proto_frame(const cJSON *msg, char **out, size_t *len);
  * messages come out of proto_reader_next. Its buffer never grows past one frame. */
 typedef struct proto_reader {
         char *buf;
+        size_t off; /* where the next frame starts: consumed frames are dropped on the next feed,
+                     * not one by one, so reading n frames at once costs O(n), not O(n^2) */
         size_t len;
         size_t cap;
 } proto_reader;
@@ -51,6 +53,9 @@ void proto_reader_free(proto_reader *r);
  * message. Return 0 or a negative errno (-ECONNRESET on EOF); recv fills err like
  * proto_reader_next. */
 int proto_send(int fd, const cJSON *msg);
+/* Write len bytes whole to a blocking fd (a socket without SIGPIPE, or a pipe), for a client
+ * that sends many frames at once. Returns 0 or -errno. */
+int proto_write_all(int fd, const void *data, size_t len);
 int proto_recv(int fd, cJSON **msg, char err[PROTO_ERRLEN]);
 
 /* Field access with validation. Each returns 0, -ENOENT when the field is absent (the output

@@ -25,13 +25,18 @@ _colony() {
                 done
         fi
         case $prev in
-        --socket | --output | --error | --machines | --jobs | --trace | --controller-config | --instance | --tree | --demands)
+        --socket | --output | --error | --machines | --jobs | --trace | --controller-config | --instance | --tree | --demands | \
+        --google | --google-machines | --jobs-csv | --depts-csv)
                 COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         --order) COMPREPLY=($(compgen -W "fifo backfill reserve" -- "$cur")); return ;;
         --policy) COMPREPLY=($(compgen -W "$(colony place --help 2>/dev/null | grep -o '[a-z]*-fit[a-z-]*\|max-jobs\|tetris\|greedy\|lotes' | sort -u)" -- "$cur")); return ;;
         --workload) COMPREPLY=($(compgen -W "mishra lotes-google lotes-phi: lotes-omega:" -- "$cur")); return ;;
+        --dept-by) COMPREPLY=($(compgen -W "group user class none" -- "$cur")); return ;;
         --state) COMPREPLY=($(compgen -W "completed failed cancelled oom-killed lost" -- "$cur")); return ;;
+        --group) # the leaf departments of the controller's tree
+                COMPREPLY=($(compgen -W "$(colony shares --json 2>/dev/null | tr -d ' \t\n' | grep -o '"path":"[^"]*","parent":"[^"]*","leaf":true' | cut -d'"' -f4 | grep -v '^(none)$')" -- "$cur"))
+                return ;;
         esac
         if [ -z "$cmd" ]; then
                 COMPREPLY=($(compgen -W "$(_colony_commands) --json --socket --dir --help --version" -- "$cur"))

@@ -42,6 +42,10 @@ int cli_getopt(cli *c, int argc, char **argv, const struct option *own);
 /* The exit status for a non-option cli_getopt result: 0 after --help, EXIT_USAGE otherwise. */
 int cli_opts_status(int r);
 
+/* Parse the options of a command that takes only the common ones and no operand. Returns -1
+ * to go on, else the exit status to return (0 after --help, EXIT_USAGE). */
+int cli_no_operands(cli *c, int argc, char **argv);
+
 /* Print "colony: <cmd>: <message>" on stderr. */
 void cli_error(const cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* cli_error, then return EXIT_USAGE. */
@@ -55,7 +59,7 @@ void cli_catch_signals(void);
 
 extern const cli_command cmd_submit, cmd_queue, cmd_show, cmd_cancel, cmd_wait;
 extern const cli_command cmd_nodes, cmd_up, cmd_down, cmd_demo, cmd_place, cmd_sim, cmd_fair, cmd_history, cmd_coloc, cmd_lotes,
-        cmd_measure;
+        cmd_measure, cmd_shares, cmd_reload;
 
 struct lotes_problem;
 struct lotes_alloc;

@@ -6,6 +6,7 @@
 #include "proto.h"
 #include <errno.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +159,111 @@ int client_simple(const char *socket_path, const char *type, uint64_t id, const 
         return r;
 }
 
+/* A growing buffer of frames to send. */
+typedef struct outbuf {
+        char *data;
+        size_t len, cap;
+} outbuf;
+
+static int outbuf_add(outbuf *o, const cJSON *msg) {
+        char *frame;
+        size_t len;
+        int r = proto_frame(msg, &frame, &len);
+        if (r < 0)
+                return r;
+        if (o->len + len > o->cap) {
+                size_t cap = o->cap ? o->cap : 65536;
+                while (cap < o->len + len)
+                        cap *= 2;
+                char *p = realloc(o->data, cap);
+                if (!p) {
+                        free(frame);
+                        return -ENOMEM;
+                }
+                o->data = p;
+                o->cap = cap;
+        }
+        memcpy(o->data + o->len, frame, len);
+        o->len += len;
+        free(frame);
+        return 0;
+}
+
+/* The state of one pipelined exchange: tags of the requests sent and not yet answered, in a ring. */
+typedef struct pipeline {
+        int fd;
+        uint64_t tags[CLIENT_PIPELINE_WINDOW];
+        size_t sent, answered;
+        proto_reader reader;
+} pipeline;
+
+/* Read what the controller sent and hand every whole reply to done. Returns 0 or -errno. */
+static int pipeline_read(pipeline *p, void (*done)(void *ud, uint64_t tag, const cJSON *reply), void *ud,
+                         int timeout_ms, char *err, size_t errlen) {
+        char buf[65536], perr[PROTO_ERRLEN];
+        cJSON *msg;
+        int r = wait_readable(p->fd, timeout_ms);
+        ssize_t n = r < 0 ? -1 : read(p->fd, buf, sizeof(buf));
+        if (r == 0 && n < 0)
+                r = errno == EINTR ? 0 : -errno;
+        else if (r == 0 && n == 0)
+                r = -ECONNRESET;
+        if (r == 0 && n > 0)
+                r = proto_reader_feed(&p->reader, buf, (size_t)n);
+        while (r == 0 && p->answered < p->sent && (r = proto_reader_next(&p->reader, &msg, perr)) > 0) {
+                done(ud, p->tags[p->answered++ % CLIENT_PIPELINE_WINDOW], msg);
+                cJSON_Delete(msg);
+                r = 0;
+        }
+        if (r == -ETIMEDOUT)
+                snprintf(err, errlen, "no reply from the controller within %d ms", timeout_ms);
+        else if (r == -ECONNRESET)
+                snprintf(err, errlen, "the controller closed the connection after %zu of %zu replies", p->answered,
+                         p->sent);
+        else if (r < 0)
+                snprintf(err, errlen, "reading the controller's replies: %s", r == -EBADMSG || r == -EPROTO ||
+                         r == -EMSGSIZE ? perr : strerror(-r));
+        return r;
+}
+
+int client_pipeline(const char *socket_path, int (*next)(void *ud, cJSON **req, uint64_t *tag),
+                    void (*done)(void *ud, uint64_t tag, const cJSON *reply), void *ud, int timeout_ms, char *err,
+                    size_t errlen) {
+        pipeline p = { .fd = net_connect_unix(socket_path) };
+        outbuf out = { 0 };
+        bool more = true;
+        int r = 0;
+
+        if (p.fd < 0) {
+                snprintf(err, errlen, "cannot reach the controller at %s: %s", socket_path, strerror(-p.fd));
+                return p.fd;
+        }
+        while (r == 0 && (more || p.answered < p.sent)) {
+                while (r == 0 && more && p.sent - p.answered < CLIENT_PIPELINE_WINDOW) {
+                        cJSON *req = NULL;
+                        uint64_t tag = 0;
+                        int k = next(ud, &req, &tag);
+                        if (k > 0 && (r = outbuf_add(&out, req)) == 0)
+                                p.tags[p.sent++ % CLIENT_PIPELINE_WINDOW] = tag;
+                        else if (k > 0)
+                                snprintf(err, errlen, "a request cannot be framed: %s", strerror(-r));
+                        cJSON_Delete(req);
+                        more = k > 0;
+                        if (k < 0)
+                                r = k;
+                }
+                if (out.len > 0 && r == 0 && (r = proto_write_all(p.fd, out.data, out.len)) < 0)
+                        snprintf(err, errlen, "cannot send to the controller at %s: %s", socket_path, strerror(-r));
+                out.len = 0;
+                if (r == 0 && p.answered < p.sent)
+                        r = pipeline_read(&p, done, ud, timeout_ms, err, errlen);
+        }
+        free(out.data);
+        proto_reader_free(&p.reader);
+        close(p.fd);
+        return r;
+}
+
 /* The id of the last job of a "jobs" reply, or 0. */
 static int64_t last_job_id(const cJSON *reply) {
         const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(reply, "jobs");
@@ -211,4 +317,17 @@ int client_print(const cli *c, cJSON *req, const char *want, const char *cursor,
         cJSON_Delete(req);
         cJSON_Delete(reply);
         return r == 0 ? 0 : EXIT_FAIL;
+}
+
+int client_run_plain(cli *c, int argc, char **argv, const char *type, const char *want, int timeout_ms,
+                     int (*print)(const cli *c, const cJSON *reply)) {
+        int r = cli_no_operands(c, argc, argv);
+        if (r >= 0)
+                return r;
+        cJSON *req = proto_new(type);
+        if (!req) {
+                cli_error(c, "out of memory");
+                return EXIT_FAIL;
+        }
+        return client_print(c, req, want, NULL, timeout_ms, print);
 }

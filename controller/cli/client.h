@@ -22,6 +22,21 @@ int client_socket_path(const cli *c, char *buf, size_t len);
 int client_call(const char *socket_path, const cJSON *req, const char *want, int timeout_ms,
                 cJSON **reply, char *err, size_t errlen);
 
+/* How many requests client_pipeline leaves unanswered at most. */
+#define CLIENT_PIPELINE_WINDOW 2048
+
+/* Make many requests over one connection without waiting for each reply before sending the
+ * next (at most CLIENT_PIPELINE_WINDOW unanswered), so that the controller reads them in
+ * batches. next(ud, &req, &tag) gives the next request (the pipeline owns it) and a tag to
+ * know it by, returning 1, or 0 when there are no more, or -errno to stop (err is then the
+ * caller's business). done(ud, tag, reply) gets each reply (borrowed), in request order, of any
+ * type. Waits up to timeout_ms for each read. Returns 0 once every request sent was answered, the
+ * first negative next returned, or another -errno with one line in err when the connection
+ * failed (the requests after the last one answered may or may not have been carried out). */
+int client_pipeline(const char *socket_path, int (*next)(void *ud, cJSON **req, uint64_t *tag),
+                    void (*done)(void *ud, uint64_t tag, const cJSON *reply), void *ud, int timeout_ms, char *err,
+                    size_t errlen);
+
 /* client_call for the common case: a request {"type": type} plus an optional "id". id 0 means
  * no id. Same returns. */
 int client_simple(const char *socket_path, const char *type, uint64_t id, const char *want,
@@ -34,3 +49,8 @@ int client_simple(const char *socket_path, const char *type, uint64_t id, const 
  * printed). */
 int client_print(const cli *c, cJSON *req, const char *want, const char *cursor, int timeout_ms,
                  int (*print)(const cli *c, const cJSON *reply));
+
+/* For a command with no operands: parse its options (the common ones only), send
+ * {"type": type} and print the reply of type want as client_print does. Returns an exit status. */
+int client_run_plain(cli *c, int argc, char **argv, const char *type, const char *want, int timeout_ms,
+                     int (*print)(const cli *c, const cJSON *reply));

@@ -71,20 +71,7 @@ static int print_nodes(const cli *c, const cJSON *reply) {
 }
 
 static int run_nodes(cli *c, int argc, char **argv) {
-        int o;
-
-        while ((o = cli_getopt(c, argc, argv, NULL)) > 0)
-                ;
-        if (o < 0)
-                return cli_opts_status(o);
-        if (optind < argc)
-                return cli_usage_error(c, "unexpected argument '%s'", argv[optind]);
-        cJSON *req = proto_new("nodes");
-        if (!req) {
-                cli_error(c, "out of memory");
-                return EXIT_FAIL;
-        }
-        return client_print(c, req, "nodes", NULL, NODES_TIMEOUT_MS, print_nodes);
+        return client_run_plain(c, argc, argv, "nodes", "nodes", NODES_TIMEOUT_MS, print_nodes);
 }
 
 const cli_command cmd_nodes = {"nodes", "list the agents and their free resources", nodes_usage, false, run_nodes};
@@ -351,14 +338,10 @@ static int run_down(cli *c, int argc, char **argv) {
         dev_stopped *set = NULL;
         bool stuck = false;
         size_t n = 0;
-        int o;
+        int o = cli_no_operands(c, argc, argv);
 
-        while ((o = cli_getopt(c, argc, argv, NULL)) > 0)
-                ;
-        if (o < 0)
-                return cli_opts_status(o);
-        if (optind < argc)
-                return cli_usage_error(c, "unexpected argument '%s'", argv[optind]);
+        if (o >= 0)
+                return o;
         if (cluster_dir(c, dir, sizeof(dir)) < 0)
                 return cli_usage_error(c, "--dir: the path is too long");
         if (dev_down(dir, &set, &n, err, sizeof(err)) < 0) {

@@ -14,7 +14,7 @@
 static const cli_command *const commands[] = {
         &cmd_submit, &cmd_queue, &cmd_show, &cmd_cancel, &cmd_wait, &cmd_history,
         &cmd_nodes,  &cmd_up,    &cmd_down, &cmd_demo,   &cmd_place, &cmd_sim, &cmd_fair, &cmd_coloc, &cmd_lotes,
-        &cmd_measure, NULL,
+        &cmd_measure, &cmd_shares, &cmd_reload, NULL,
 };
 
 static const struct option common_options[] = {
@@ -107,6 +107,18 @@ int cli_getopt(cli *c, int argc, char **argv, const struct option *own) {
 
 int cli_opts_status(int r) {
         return r == CLI_OPTS_HELP ? 0 : EXIT_USAGE;
+}
+
+int cli_no_operands(cli *c, int argc, char **argv) {
+        int o;
+
+        while ((o = cli_getopt(c, argc, argv, NULL)) > 0)
+                ;
+        if (o < 0)
+                return cli_opts_status(o);
+        if (optind < argc)
+                return cli_usage_error(c, "unexpected argument '%s'", argv[optind]);
+        return -1;
 }
 
 static void usage(FILE *f) {

@@ -106,9 +106,10 @@ int jobs_wait(const char *sock, uint64_t id, int timeout_ms, job *out, cJSON **r
 /* ---- submit ---- */
 
 static const char submit_usage[] =
-        "Usage: colony submit [options] [--] CMD [ARGS...]\n"
+        "Usage: colony submit [options] [--array N] [--] CMD [ARGS...]\n"
+        "       colony submit [options] --stdin < COMMANDS\n"
         "Submit CMD to run on the cluster as you, with your environment and working directory.\n"
-        "Prints the job id.\n\n"
+        "Prints the job id (one per line for --array and --stdin).\n\n"
         "  --cpus N         CPU cores it may use (\"2\", \"0.5\", \"500m\"; default 1)\n"
         "  --mem SIZE       memory limit (\"512M\", \"2G\"; default 256M)\n"
         "  --mem-high SIZE  soft memory limit, at most --mem: above it the job's memory is\n"
@@ -119,6 +120,10 @@ static const char submit_usage[] =
         "  --type T         workload type\n"
         "  --output FILE    standard output (default: colony-<id>.out in this directory)\n"
         "  --error FILE     standard error (default: with the output)\n"
+        "  --array N        submit N jobs of CMD at once, the i-th with COLONY_ARRAY_INDEX=i\n"
+        "                   (0 to N-1) in its environment\n"
+        "  --stdin          submit one job per line of the standard input: a command line\n"
+        "                   split at blanks (no quoting); blank and '#' lines are skipped\n"
         "  --json           print the controller's reply\n\n"
         "CMD without a '/' is looked up in $PATH; it must exist and be executable.\n";
 
@@ -176,8 +181,7 @@ static int search_path(const char *cmd, const char *cwd, char **out) {
         }
 }
 
-/* The absolute path of the command to run. Prints the error; returns 0 or EXIT_FAIL. */
-static int resolve_command(const cli *c, const char *cmd, const char *cwd, char **out) {
+int jobs_resolve_command(const cli *c, const char *cmd, const char *cwd, char **out) {
         int r;
 
         if (strchr(cmd, '/')) {
@@ -200,18 +204,28 @@ static int resolve_command(const cli *c, const char *cmd, const char *cwd, char 
         return EXIT_FAIL;
 }
 
-/* Options into s (strings borrowed from argv). Returns -1 to go on, else an exit status. */
-static int parse_submit(cli *c, int argc, char **argv, job_spec *s) {
+#define SUBMIT_ARRAY_MAX 1000000
+
+/* How many jobs one submit makes: --array's count (0: one job), or --stdin's lines. */
+typedef struct submit_many {
+        long array;
+        bool from_stdin;
+} submit_many;
+
+/* Options into s and m (strings borrowed from argv). Returns -1 to go on, else an exit status. */
+static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many *m) {
         enum { OPT_CPUS = CLI_OPT_OWN, OPT_MEM, OPT_MEM_HIGH, OPT_PIDS, OPT_NAME, OPT_GROUP, OPT_TYPE, OPT_OUTPUT,
-               OPT_ERROR };
+               OPT_ERROR, OPT_ARRAY, OPT_STDIN };
         static const struct option options[] = {
                 {"cpus", required_argument, NULL, OPT_CPUS},   {"mem", required_argument, NULL, OPT_MEM},
                 {"mem-high", required_argument, NULL, OPT_MEM_HIGH},
                 {"pids", required_argument, NULL, OPT_PIDS},   {"name", required_argument, NULL, OPT_NAME},
                 {"group", required_argument, NULL, OPT_GROUP}, {"type", required_argument, NULL, OPT_TYPE},
                 {"output", required_argument, NULL, OPT_OUTPUT},
-                {"error", required_argument, NULL, OPT_ERROR}, {0},
+                {"error", required_argument, NULL, OPT_ERROR}, {"array", required_argument, NULL, OPT_ARRAY},
+                {"stdin", no_argument, NULL, OPT_STDIN}, {0},
         };
+        int64_t n;
         int o;
 
         s->req = (res_t){.mcpu = 1000, .mem = (int64_t)256 << 20};
@@ -238,10 +252,21 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s) {
                 case OPT_TYPE: s->job_type = optarg; break;
                 case OPT_OUTPUT: s->stdout_path = optarg; break;
                 case OPT_ERROR: s->stderr_path = optarg; break;
+                case OPT_ARRAY:
+                        if (units_parse_uint(optarg, SUBMIT_ARRAY_MAX, &n) < 0 || n < 1)
+                                return cli_usage_error(c, "--array: '%s' is not a job count from 1 to %d", optarg,
+                                                       SUBMIT_ARRAY_MAX);
+                        m->array = (long)n;
+                        break;
+                case OPT_STDIN: m->from_stdin = true; break;
                 }
         }
         if (o < 0)
                 return cli_opts_status(o);
+        if (m->from_stdin && (m->array || optind < argc))
+                return cli_usage_error(c, "--stdin takes the commands from the standard input: no --array, no CMD");
+        if (m->from_stdin)
+                return -1;
         if (optind >= argc)
                 return cli_usage_error(c, "no command given (colony submit [options] -- CMD [ARGS...])");
         return -1;
@@ -261,22 +286,30 @@ static char **environment(void) {
         return v;
 }
 
-/* Fill in what the options do not give: argv, env, cwd, absolute output paths. The spec's
- * strings are owned by argv/environ except argv[0] and the paths in owned[]. */
-static int complete_spec(cli *c, int argc, char **argv, job_spec *s, char *cwd, char *owned[3]) {
-        int r = resolve_command(c, argv[optind], cwd, &owned[0]);
-
-        if (r != 0)
-                return r;
+/* Fill in what every job of this submit shares: env, cwd, absolute output paths. The spec's
+ * strings are owned by argv/environ except the paths in owned[1] and owned[2]. */
+static int common_spec(cli *c, job_spec *s, char *cwd, char *owned[3]) {
         s->cwd = cwd;
-        s->argv = calloc((size_t)(argc - optind) + 1, sizeof(char *));
         s->env = environment();
         if (s->stdout_path)
                 s->stdout_path = owned[1] = absolute_path(s->stdout_path, cwd);
         if (s->stderr_path)
                 s->stderr_path = owned[2] = absolute_path(s->stderr_path, cwd);
-        if (!s->argv || !s->env || (owned[1] == NULL) != (s->stdout_path == NULL) ||
-            (owned[2] == NULL) != (s->stderr_path == NULL)) {
+        if (!s->env || (owned[1] == NULL) != (s->stdout_path == NULL) || (owned[2] == NULL) != (s->stderr_path == NULL)) {
+                cli_error(c, "out of memory");
+                return EXIT_FAIL;
+        }
+        return 0;
+}
+
+/* common_spec, and argv from the command line; argv[0] is owned[0]. */
+static int complete_spec(cli *c, int argc, char **argv, job_spec *s, char *cwd, char *owned[3]) {
+        int r = jobs_resolve_command(c, argv[optind], cwd, &owned[0]);
+
+        if (r != 0 || (r = common_spec(c, s, cwd, owned)) != 0)
+                return r;
+        s->argv = calloc((size_t)(argc - optind) + 1, sizeof(char *));
+        if (!s->argv) {
                 cli_error(c, "out of memory");
                 return EXIT_FAIL;
         }
@@ -286,15 +319,32 @@ static int complete_spec(cli *c, int argc, char **argv, job_spec *s, char *cwd, 
         return 0;
 }
 
-static int run_submit(cli *c, int argc, char **argv) {
-        char cwd[PATH_MAX], sock[PATH_MAX], err[ERRLEN];
-        char *owned[3] = {NULL, NULL, NULL};
-        job_spec s = {0};
+/* Submit one job and print its id (or the reply with --json). Returns an exit status. */
+static int submit_one(const cli *c, const char *sock, const job_spec *s) {
+        char err[ERRLEN];
         cJSON *reply = NULL;
         uint64_t id;
+
+        if (jobs_submit(sock, s, &id, &reply, err, sizeof(err)) < 0) {
+                cli_error(c, "%s", err);
+                return EXIT_FAIL;
+        }
+        if (c->json)
+                fmt_json(reply);
+        else
+                printf("%" PRIu64 "\n", id);
+        cJSON_Delete(reply);
+        return 0;
+}
+
+static int run_submit(cli *c, int argc, char **argv) {
+        char cwd[PATH_MAX], sock[PATH_MAX];
+        char *owned[3] = {NULL, NULL, NULL};
+        job_spec s = {0};
+        submit_many many = {0};
         int r;
 
-        r = parse_submit(c, argc, argv, &s);
+        r = parse_submit(c, argc, argv, &s, &many);
         if (r >= 0)
                 return r;
         if (jobs_socket_for(c, sock) < 0)
@@ -303,16 +353,13 @@ static int run_submit(cli *c, int argc, char **argv) {
                 cli_error(c, "cannot tell the working directory: %s", strerror(errno));
                 return EXIT_FAIL;
         }
-        r = complete_spec(c, argc, argv, &s, cwd, owned);
-        if (r == 0 && jobs_submit(sock, &s, &id, &reply, err, sizeof(err)) < 0) {
-                cli_error(c, "%s", err);
-                r = EXIT_FAIL;
-        }
-        if (r == 0 && c->json)
-                fmt_json(reply);
+        r = many.from_stdin ? common_spec(c, &s, cwd, owned) : complete_spec(c, argc, argv, &s, cwd, owned);
+        if (r == 0 && many.from_stdin)
+                r = jobs_submit_lines(c, sock, &s, stdin);
+        else if (r == 0 && many.array)
+                r = jobs_submit_array(c, sock, &s, many.array);
         else if (r == 0)
-                printf("%" PRIu64 "\n", id);
-        cJSON_Delete(reply);
+                r = submit_one(c, sock, &s);
         free(s.argv);
         free(s.env);
         for (int i = 0; i < 3; i++)

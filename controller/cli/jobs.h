@@ -5,6 +5,7 @@
 #include "job.h"
 #include <cjson/cJSON.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 /* Submit spec to the controller at sock. Returns 0 with *id (and *reply when reply is not NULL;
@@ -16,6 +17,18 @@ int jobs_submit(const char *sock, const job_spec *spec, uint64_t *id, cJSON **re
  * (-ETIMEDOUT, -EINTR, ...). */
 int jobs_wait(const char *sock, uint64_t id, int timeout_ms, job *out, cJSON **reply, char *err,
               size_t errlen);
+
+/* The absolute path of cmd ($PATH searched when it has no '/'), checked executable, into
+ * *out (malloc'ed). Returns 0, or EXIT_FAIL after printing why (*out NULL). */
+int jobs_resolve_command(const cli *c, const char *cmd, const char *cwd, char **out);
+/* Submit count copies of spec over one connection, the i-th (from 0) with COLONY_ARRAY_INDEX=i
+ * added to its environment; print the ids in order, or with --json each reply on a line
+ * (batch.c). Returns an exit status: EXIT_FAIL when any was refused. */
+int jobs_submit_array(const cli *c, const char *sock, const job_spec *spec, long count);
+/* Submit one job per line of f over one connection: the line, split at blanks (no quoting;
+ * blank lines and lines starting with '#' skipped), is the command line, the rest is spec's.
+ * Prints like jobs_submit_array (batch.c). Returns an exit status. */
+int jobs_submit_lines(const cli *c, const char *sock, const job_spec *spec, FILE *f);
 
 #define REQUEST_TIMEOUT_MS 30000 /* a controller silent this long on a plain request is stuck */
 #define ERRLEN 512

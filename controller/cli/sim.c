@@ -1,14 +1,8 @@
 /* sim.c - colony sim: run a workload or a trace through the controller's scheduling core on a
- * virtual clock and report waits, responses and utilization. */
-#include "cli.h"
-#include <cjson/cJSON.h>
-#include "format.h"
-#include "instance.h"
+ * virtual clock and report waits, responses and utilization (sim_report.c prints them). */
+#include "sim_cli.h"
 #include "log.h"
-#include "sim.h"
-#include "swf.h"
 #include "units.h"
-#include "workload.h"
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -18,13 +12,18 @@
 static const char sim_usage[] =
         "Usage: colony sim --workload W [--jobs N] [--load L] [--scale S] [--seed N] [options]\n"
         "       colony sim --trace FILE.swf --machines M.json [--mem-per-proc SIZE] [options]\n"
-        "options: [--policy P] [--capacity fluid|lotes] [--order fifo|backfill|reserve] [--cycle SECONDS] [--sample SECONDS] [--scan] [--csv] [--json]\n"
+        "       colony sim --google TASK_EVENTS.csv --google-machines MACHINE_EVENTS.csv [--google-scale C,M] [options]\n"
+        "options: [--policy P] [--capacity fluid|lotes] [--order fifo|backfill|reserve] [--cycle SECONDS] [--sample SECONDS]\n"
+        "         [--dept-by KEY] [--scan] [--csv] [--jobs-csv FILE] [--depts-csv FILE] [--json]\n"
         "Simulate a workload on a virtual clock with the controller's own scheduling code.\n\n"
         "  --workload W    mishra (the LoTES report's 10 machine configurations, 8 job classes),\n"
         "                  lotes-google, lotes-phi:PHI, lotes-omega:OMEGA (the LoTES paper's)\n"
         "  --trace F       a Standard Workload Format trace (Parallel Workloads Archive)\n"
         "  --machines F    the cluster for a trace, as for colony place\n"
         "  --mem-per-proc S  memory per processor where the trace has none (default 1G)\n"
+        "  --google F      a Google cluster-data 2011 task_events table (plain CSV, in time order)\n"
+        "  --google-machines F  its machine_events table: the machines added at time 0\n"
+        "  --google-scale C,M  cores and memory of a machine of normalized size 1.0 (default 64,256G)\n"
         "  --jobs N        jobs to submit (default 10000)\n"
         "  --load L        arrival rate as a fraction of the cluster's fluid capacity (default 0.8)\n"
         "  --scale S       machines per configuration (default 100; the paper: 1000)\n"
@@ -36,36 +35,14 @@ static const char sim_usage[] =
         "  --order O       fifo (default), backfill, or reserve (NetBatch's reservations)\n"
         "  --cycle S       place jobs every S seconds (NetBatch: 30) instead of at every event\n"
         "  --sample S      utilization sampling period in seconds (default: 100 samples)\n"
+        "  --dept-by KEY   what makes a department: group (SWF's default) or user (SWF, Google's\n"
+        "                  default), class (a workload's job class, its default; Google's scheduling\n"
+        "                  class), or none\n"
         "  --scan          place by scanning every machine, not through the index: the same run,\n"
         "                  slower (the reference and the benchmarks' baseline)\n"
-        "  --csv           print the utilization samples as CSV (t,cpu,mem) instead of a summary\n";
-
-typedef struct sim_options {
-        const char *workload_name;
-        const wl_spec *workload;
-        wl_generated generated; /* lotes-phi, lotes-omega */
-        bool lotes_capacity;    /* --capacity lotes: --load is a fraction of LoTES's lambda* */
-        size_t njobs, scale;
-        double load;
-        uint64_t seed;
-        const char *trace, *machines;
-        const char *policy;
-        bool dispatcher; /* the policy has queues of its own: --order does not apply */
-        int64_t mem_per_proc;
-        bool csv;
-} sim_options;
-
-typedef struct sim_input {
-        wl_source synthetic;
-        swf_trace trace;
-        inst_machines file;
-        res_t *machines;
-        double arrival_rate, fluid_capacity; /* synthetic workloads only */
-        wl_lotes lotes;         /* LoTES's inputs and plan, when --policy lotes or --capacity lotes */
-        lotes_alloc alloc;
-        lotes_plan plan;
-        bool planned;
-} sim_input;
+        "  --csv           print the utilization samples as CSV (t,cpu,mem) instead of a summary\n"
+        "  --jobs-csv F    write every accepted job's times as CSV to F ('-': standard output)\n"
+        "  --depts-csv F   write the departments' figures as CSV to F ('-': standard output)\n";
 
 static int parse_double(const char *s, double min, double *out) {
         char *end;
@@ -77,101 +54,6 @@ static int parse_double(const char *s, double min, double *out) {
         return 0;
 }
 
-static cJSON *stats_json(const sim_stats *s) {
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "mean", s->mean);
-        cJSON_AddNumberToObject(o, "p50", s->p50);
-        cJSON_AddNumberToObject(o, "p95", s->p95);
-        cJSON_AddNumberToObject(o, "p99", s->p99);
-        cJSON_AddNumberToObject(o, "max", s->max);
-        return o;
-}
-
-static char *seconds(double s, char *buf, size_t len) {
-        return fmt_duration((int64_t)(s * 1e6), buf, len);
-}
-
-static void print_stats(const char *what, const sim_stats *s) {
-        char mean[32], p50[32], p95[32], p99[32], max[32];
-        printf("%-9s mean %s  p50 %s  p95 %s  p99 %s  max %s\n", what, seconds(s->mean, mean, sizeof(mean)),
-               seconds(s->p50, p50, sizeof(p50)), seconds(s->p95, p95, sizeof(p95)),
-               seconds(s->p99, p99, sizeof(p99)), seconds(s->max, max, sizeof(max)));
-}
-
-static cJSON *result_json(const sim_options *so, const sim_config *cfg, const sim_input *in, const sim_result *r) {
-        cJSON *o = cJSON_CreateObject(), *samples;
-        if (so->workload) {
-                cJSON_AddStringToObject(o, "workload", so->workload->name);
-                cJSON_AddNumberToObject(o, "seed", (double)so->seed);
-                cJSON_AddNumberToObject(o, "load", so->load);
-                cJSON_AddNumberToObject(o, "arrival_rate", in->arrival_rate);
-                cJSON_AddNumberToObject(o, "fluid_capacity", in->fluid_capacity);
-                cJSON_AddStringToObject(o, "capacity", so->lotes_capacity ? "lotes" : "fluid");
-                if (in->planned)
-                        cJSON_AddNumberToObject(o, "lotes_lambda", in->plan.lambda_lp);
-        } else {
-                cJSON_AddStringToObject(o, "trace", so->trace);
-                cJSON_AddNumberToObject(o, "skipped", (double)in->trace.skipped);
-        }
-        cJSON_AddStringToObject(o, "policy", so->policy);
-        cJSON_AddStringToObject(o, "order", so->dispatcher ? "own" : sched_order_name(cfg->order));
-        cJSON_AddNumberToObject(o, "machines", (double)r->machines);
-        cJSON_AddNumberToObject(o, "jobs", (double)r->jobs);
-        cJSON_AddNumberToObject(o, "completed", (double)r->completed);
-        cJSON_AddNumberToObject(o, "refused", (double)r->refused);
-        cJSON_AddNumberToObject(o, "makespan", r->makespan);
-        cJSON_AddItemToObject(o, "wait", stats_json(&r->wait));
-        cJSON_AddItemToObject(o, "response", stats_json(&r->response));
-        cJSON_AddNumberToObject(o, "mean_cpu_utilization", r->mean_cpu);
-        cJSON_AddNumberToObject(o, "mean_mem_utilization", r->mean_mem);
-        cJSON_AddNumberToObject(o, "scheduling_passes", (double)r->passes);
-        samples = cJSON_AddArrayToObject(o, "utilization");
-        for (size_t i = 0; samples && i < r->nsamples; i++) {
-                cJSON *smp = cJSON_CreateObject();
-                cJSON_AddNumberToObject(smp, "t", r->samples[i].t);
-                cJSON_AddNumberToObject(smp, "cpu", r->samples[i].cpu);
-                cJSON_AddNumberToObject(smp, "mem", r->samples[i].mem);
-                cJSON_AddItemToArray(samples, smp);
-        }
-        return o;
-}
-
-static void print_summary(const sim_options *so, const sim_config *cfg, const sim_input *in, const sim_result *r) {
-        char span[32];
-        if (so->workload)
-                printf("%s, %zu machines, %zu jobs at load %.2f (%.4g jobs/s of %s %.4g), seed %llu\n",
-                       so->workload->name, r->machines, r->jobs, so->load, in->arrival_rate,
-                       so->lotes_capacity ? "LoTES's lambda*" : "a fluid capacity of",
-                       so->lotes_capacity ? in->plan.lambda_lp : in->fluid_capacity, (unsigned long long)so->seed);
-        else
-                printf("%s, %zu machines, %zu jobs (%zu without a run time skipped)\n", so->trace, r->machines, r->jobs,
-                       in->trace.skipped);
-        printf("policy %s, %s order, %s\n", so->policy, so->dispatcher ? "its own" : sched_order_name(cfg->order),
-               cfg->cycle_seconds > 0 ? "cycle-based" : "placing at every event");
-        printf("completed %zu, refused %zu (larger than every machine), in %s of simulated time (%llu scheduling passes)\n",
-               r->completed, r->refused, seconds(r->makespan, span, sizeof(span)), (unsigned long long)r->passes);
-        print_stats("wait", &r->wait);
-        print_stats("response", &r->response);
-        printf("utilization: cpu %.1f%%, memory %.1f%% (time-averaged)\n", 100 * r->mean_cpu, 100 * r->mean_mem);
-}
-
-static int print_result(cli *c, const sim_options *so, const sim_config *cfg, const sim_input *in, const sim_result *r) {
-        if (c->json) {
-                cJSON *doc = result_json(so, cfg, in, r);
-                int status = fmt_json(doc);
-                cJSON_Delete(doc);
-                return status;
-        }
-        if (so->csv) {
-                printf("t,cpu,mem\n");
-                for (size_t i = 0; i < r->nsamples; i++)
-                        printf("%.3f,%.4f,%.4f\n", r->samples[i].t, r->samples[i].cpu, r->samples[i].mem);
-        } else {
-                print_summary(so, cfg, in, r);
-        }
-        return 0;
-}
-
 static const char *option_name(const struct option *opts, int value) {
         for (; opts->name; opts++)
                 if (opts->val == value)
@@ -179,9 +61,58 @@ static const char *option_name(const struct option *opts, int value) {
         return "?";
 }
 
+/* --google-scale CORES,MEM. Returns 0 or -EINVAL. */
+static int parse_scale(const char *s, res_t *out) {
+        const char *comma = strchr(s, ',');
+        char cores[32];
+        if (!comma || (size_t)(comma - s) >= sizeof(cores))
+                return -EINVAL;
+        memcpy(cores, s, (size_t)(comma - s));
+        cores[comma - s] = '\0';
+        if (units_parse_cpus(cores, &out->mcpu) < 0 || units_parse_size(comma + 1, &out->mem) < 0 || out->mem == 0)
+                return -EINVAL;
+        return 0;
+}
+
+/* The options that go with one input and not another, and the departments each knows.
+ * Returns -1 when they agree, else EXIT_USAGE (error printed). */
+static int check_inputs(cli *c, sim_options *so) {
+        static const bool dept_keys[3][4] = {
+                /* none, group, user, class */
+                { true, false, false, true }, /* a workload */
+                { true, true, true, false },  /* SWF */
+                { true, false, true, true },  /* Google */
+        };
+        static const sim_dept_key defaults[3] = { SIM_DEPT_CLASS, SIM_DEPT_GROUP, SIM_DEPT_USER };
+        int input = so->trace ? 1 : so->google ? 2 : 0;
+        if ((so->workload_name != NULL) + (so->trace != NULL) + (so->google != NULL) != 1)
+                return cli_usage_error(c, "give one of --workload (known: %s), --trace or --google", wl_names());
+        if (so->workload_name && !(so->workload = wl_find(so->workload_name, so->seed, &so->generated)))
+                return cli_usage_error(c, "--workload: unknown workload '%s' (known: %s)", so->workload_name, wl_names());
+        if ((so->lotes_capacity || strcmp(so->policy, "lotes") == 0) && !so->workload)
+                return cli_usage_error(c, "--policy lotes and --capacity lotes need a --workload (its classes)");
+        if (so->trace && !so->machines)
+                return cli_usage_error(c, "--trace and --machines go together");
+        if (so->google && !so->machines == !so->google_machines)
+                return cli_usage_error(c, "--google needs --google-machines (or the --machines of colony place)");
+        if (so->workload && (so->machines || so->google_machines))
+                return cli_usage_error(c, "a --workload has machines of its own: no --machines");
+        if (so->trace && so->google_machines)
+                return cli_usage_error(c, "--google-machines goes with --google");
+        if (!so->dept_by_given)
+                so->dept_by = defaults[input];
+        else if (!dept_keys[input][so->dept_by])
+                return cli_usage_error(c, "--dept-by %s: %s", sim_dept_key_name(so->dept_by),
+                                       input == 0   ? "a workload's departments are its classes (class or none)"
+                                       : input == 1 ? "an SWF trace has group and user IDs (group, user or none)"
+                                                    : "a Google trace has users and scheduling classes (user, class or none)");
+        return -1;
+}
+
 static int parse_options(cli *c, int argc, char **argv, sim_options *so, sim_config *cfg) {
         enum { O_WORKLOAD = CLI_OPT_OWN, O_JOBS, O_LOAD, O_SCALE, O_SEED, O_POLICY, O_ORDER, O_CYCLE, O_SAMPLE, O_CSV,
-               O_TRACE, O_MACHINES, O_MEMPP, O_CAPACITY, O_SCAN };
+               O_TRACE, O_MACHINES, O_MEMPP, O_CAPACITY, O_GOOGLE, O_GOOGLE_MACHINES, O_GOOGLE_SCALE, O_DEPT_BY,
+               O_JOBS_CSV, O_DEPTS_CSV, O_SCAN };
         static const struct option own[] = {
                 { "workload", required_argument, NULL, O_WORKLOAD }, { "jobs", required_argument, NULL, O_JOBS },
                 { "load", required_argument, NULL, O_LOAD },         { "scale", required_argument, NULL, O_SCALE },
@@ -190,6 +121,11 @@ static int parse_options(cli *c, int argc, char **argv, sim_options *so, sim_con
                 { "sample", required_argument, NULL, O_SAMPLE },     { "csv", no_argument, NULL, O_CSV },
                 { "trace", required_argument, NULL, O_TRACE },       { "machines", required_argument, NULL, O_MACHINES },
                 { "mem-per-proc", required_argument, NULL, O_MEMPP }, { "capacity", required_argument, NULL, O_CAPACITY },
+                { "google", required_argument, NULL, O_GOOGLE },
+                { "google-machines", required_argument, NULL, O_GOOGLE_MACHINES },
+                { "google-scale", required_argument, NULL, O_GOOGLE_SCALE },
+                { "dept-by", required_argument, NULL, O_DEPT_BY },   { "jobs-csv", required_argument, NULL, O_JOBS_CSV },
+                { "depts-csv", required_argument, NULL, O_DEPTS_CSV },
                 { "scan", no_argument, NULL, O_SCAN },
                 { NULL, 0, NULL, 0 },
         };
@@ -210,6 +146,13 @@ static int parse_options(cli *c, int argc, char **argv, sim_options *so, sim_con
                 case O_TRACE: so->trace = optarg; break;
                 case O_MACHINES: so->machines = optarg; break;
                 case O_MEMPP: bad = units_parse_size(optarg, &so->mem_per_proc) < 0 || so->mem_per_proc == 0; break;
+                case O_GOOGLE: so->google = optarg; break;
+                case O_GOOGLE_MACHINES: so->google_machines = optarg; break;
+                case O_GOOGLE_SCALE: bad = parse_scale(optarg, &so->google_scale) < 0; break;
+                case O_DEPT_BY:
+                        bad = sim_dept_key_from_name(optarg, &so->dept_by) < 0;
+                        so->dept_by_given = true;
+                        break;
                 case O_CYCLE: bad = parse_double(optarg, 0, &cfg->cycle_seconds) < 0; break;
                 case O_SAMPLE: bad = parse_double(optarg, 1e-6, &cfg->sample_seconds) < 0; break;
                 case O_POLICY: so->policy = optarg; break;
@@ -218,6 +161,8 @@ static int parse_options(cli *c, int argc, char **argv, sim_options *so, sim_con
                         break;
                 case O_CSV: so->csv = true; break;
                 case O_SCAN: cfg->scan = true; break;
+                case O_JOBS_CSV: so->jobs_csv = optarg; break;
+                case O_DEPTS_CSV: so->depts_csv = optarg; break;
                 }
                 if (bad)
                         return cli_usage_error(c, "--%s: '%s' is not valid (see colony sim --help)", option_name(own, o),
@@ -227,15 +172,7 @@ static int parse_options(cli *c, int argc, char **argv, sim_options *so, sim_con
                 return cli_opts_status(o);
         if (optind < argc)
                 return cli_usage_error(c, "unexpected argument '%s'", argv[optind]);
-        if (!so->workload_name == !so->trace)
-                return cli_usage_error(c, "give --workload (known: %s) or --trace", wl_names());
-        if (so->workload_name && !(so->workload = wl_find(so->workload_name, so->seed, &so->generated)))
-                return cli_usage_error(c, "--workload: unknown workload '%s' (known: %s)", so->workload_name, wl_names());
-        if ((so->lotes_capacity || strcmp(so->policy, "lotes") == 0) && !so->workload)
-                return cli_usage_error(c, "--policy lotes and --capacity lotes need a --workload (its classes)");
-        if (!so->trace != !so->machines)
-                return cli_usage_error(c, "--trace and --machines go together");
-        return -1; /* options are fine: go on */
+        return check_inputs(c, so); /* -1: options are fine, go on */
 }
 
 /* LoTES's offline stages on the workload. Returns 0 or -1 (error printed). */
@@ -251,34 +188,98 @@ static int open_plan(cli *c, const sim_options *so, sim_input *in) {
         return 0;
 }
 
-/* Set up the source and machines the options describe. Returns 0 or EXIT_FAIL (error printed). */
-static int open_input(cli *c, const sim_options *so, sim_config *cfg, sim_input *in) {
-        char err[512];
-        if (so->trace) {
-                if (swf_load(so->trace, so->mem_per_proc, &in->trace, err, sizeof(err)) < 0 ||
-                    inst_load_machines(so->machines, &in->file, err, sizeof(err)) < 0) {
-                        cli_error(c, "%s", err);
-                        return EXIT_FAIL;
-                }
-                in->machines = calloc(in->file.n + 1, sizeof(*in->machines));
-                for (size_t i = 0; in->machines && i < in->file.n; i++)
-                        in->machines[i] = in->file.machines[i].capacity;
-                cfg->nmachines = in->file.n;
-                cfg->next_job = swf_next;
-                cfg->source = &in->trace;
-        } else {
-                in->fluid_capacity = wl_fluid_capacity(so->workload, so->scale);
-                if ((so->lotes_capacity || strcmp(so->policy, "lotes") == 0) && open_plan(c, so, in) < 0)
-                        return EXIT_FAIL;
-                in->arrival_rate = so->load * (so->lotes_capacity ? in->plan.lambda_lp : in->fluid_capacity);
-                in->machines = wl_machines(so->workload, so->scale, &cfg->nmachines);
-                wl_source_init(&in->synthetic, so->workload, so->scale, so->njobs, in->arrival_rate, so->seed);
-                cfg->next_job = wl_source_next;
-                cfg->runtime_on = wl_runtime_on;
-                cfg->source = &in->synthetic;
+/* The machines of a colony place file, as capacities. Returns 0 or -errno with err set. */
+static int open_machine_file(const char *path, sim_input *in, size_t *n, char *err, size_t errlen) {
+        int r = inst_load_machines(path, &in->file, err, errlen);
+        if (r < 0)
+                return r;
+        if (!(in->machines = calloc(in->file.n + 1, sizeof(*in->machines)))) {
+                snprintf(err, errlen, "out of memory");
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < in->file.n; i++)
+                in->machines[i] = in->file.machines[i].capacity;
+        *n = in->file.n;
+        return 0;
+}
+
+/* A trace's departments, unless --dept-by none. */
+static void trace_depts(const sim_options *so, const sim_names *depts, sim_config *cfg) {
+        if (so->dept_by == SIM_DEPT_NONE)
+                return;
+        cfg->dept_names = (const char *const *)depts->v;
+        cfg->ndepts = depts->n;
+}
+
+/* A Google trace and its machines. Returns 0 or -errno with err set. */
+static int open_google(const sim_options *so, sim_config *cfg, sim_input *in, char *err, size_t errlen) {
+        int r = google_load_tasks(so->google, so->google_scale, so->dept_by, &in->google, err, errlen);
+        if (r == 0 && so->machines)
+                r = open_machine_file(so->machines, in, &cfg->nmachines, err, errlen);
+        else if (r == 0 && (r = google_load_machines(so->google_machines, so->google_scale, &in->google_cluster, err,
+                                                     errlen)) == 0) {
+                in->machines = in->google_cluster.capacity; /* close_input frees it */
+                in->google_cluster.capacity = NULL;
+                cfg->nmachines = in->google_cluster.n;
+        }
+        cfg->next_job = sim_jobs_next;
+        cfg->source = &in->google.jobs;
+        trace_depts(so, &in->google.depts, cfg);
+        return r;
+}
+
+/* A synthetic workload: its machines, its job stream at the asked load, its classes as departments. */
+static int open_workload(cli *c, const sim_options *so, sim_config *cfg, sim_input *in) {
+        in->fluid_capacity = wl_fluid_capacity(so->workload, so->scale);
+        if ((so->lotes_capacity || strcmp(so->policy, "lotes") == 0) && open_plan(c, so, in) < 0)
+                return EXIT_FAIL;
+        in->arrival_rate = so->load * (so->lotes_capacity ? in->plan.lambda_lp : in->fluid_capacity);
+        in->machines = wl_machines(so->workload, so->scale, &cfg->nmachines);
+        wl_source_init(&in->synthetic, so->workload, so->scale, so->njobs, in->arrival_rate, so->seed);
+        cfg->next_job = wl_source_next;
+        cfg->runtime_on = wl_runtime_on;
+        cfg->source = &in->synthetic;
+        if (so->dept_by == SIM_DEPT_CLASS) {
+                cfg->dept_names = wl_class_names();
+                cfg->ndepts = so->workload->nclasses;
         }
         if (!in->machines) {
                 cli_error(c, "out of memory");
+                return EXIT_FAIL;
+        }
+        return 0;
+}
+
+/* Set up the source and machines the options describe. Returns 0 or EXIT_FAIL (error printed). */
+static int open_input(cli *c, const sim_options *so, sim_config *cfg, sim_input *in) {
+        char err[512];
+        int r = 0;
+        if (so->workload) {
+                if (open_workload(c, so, cfg, in) != 0)
+                        return EXIT_FAIL;
+        } else if (so->trace) {
+                r = swf_load(so->trace, so->mem_per_proc, so->dept_by, &in->trace, err, sizeof(err));
+                if (r == 0)
+                        r = open_machine_file(so->machines, in, &cfg->nmachines, err, sizeof(err));
+                cfg->next_job = sim_jobs_next;
+                cfg->source = &in->trace.jobs;
+                trace_depts(so, &in->trace.depts, cfg);
+        } else {
+                r = open_google(so, cfg, in, err, sizeof(err));
+        }
+        if (r == 0 && so->jobs_csv) {
+                in->jobs_csv = strcmp(so->jobs_csv, "-") == 0 ? stdout : fopen(so->jobs_csv, "we");
+                r = in->jobs_csv ? 0 : -errno;
+                if (r < 0)
+                        snprintf(err, sizeof(err), "--jobs-csv %s: %s", so->jobs_csv, strerror(-r));
+                if (r == 0) {
+                        sim_jobs_csv_header(in->jobs_csv);
+                        cfg->each_job = sim_jobs_csv_row;
+                        cfg->each_job_data = in->jobs_csv;
+                }
+        }
+        if (r < 0) {
+                cli_error(c, "%s", err);
                 return EXIT_FAIL;
         }
         cfg->machines = in->machines;
@@ -300,19 +301,43 @@ static int open_policy(cli *c, sim_options *so, const sim_input *in, sim_config 
         return 0;
 }
 
+/* Close --jobs-csv. Returns 0, or EXIT_FAIL when a row could not be written (error printed). */
+static int close_jobs_csv(cli *c, const sim_options *so, sim_input *in) {
+        FILE *f = in->jobs_csv;
+        in->jobs_csv = NULL;
+        if (!f)
+                return 0;
+        int failed = fflush(f) != 0 || ferror(f);
+        if (f != stdout)
+                failed |= fclose(f) != 0;
+        if (failed)
+                cli_error(c, "--jobs-csv %s: could not write every row", so->jobs_csv);
+        return failed ? EXIT_FAIL : 0;
+}
+
 static void close_input(sim_input *in) {
         if (in->planned) {
                 lotes_plan_free(&in->plan);
                 lotes_alloc_free(&in->alloc);
         }
+        if (in->jobs_csv && in->jobs_csv != stdout)
+                fclose(in->jobs_csv);
         swf_free(&in->trace);
+        google_free(&in->google);
+        google_machines_free(&in->google_cluster);
         inst_machines_free(&in->file);
         free(in->machines);
 }
 
+/* The last arrival of a trace, for the default sampling period. */
+static double last_arrival(const sim_options *so, const sim_input *in) {
+        const sim_jobs *jobs = so->trace ? &in->trace.jobs : &in->google.jobs;
+        return jobs->v[jobs->n - 1].arrival;
+}
+
 static int run_sim(cli *c, int argc, char **argv) {
         sim_options so = { .policy = "first-fit", .scale = 100, .njobs = 10000, .load = 0.8, .seed = 1,
-                           .mem_per_proc = (int64_t)1 << 30 };
+                           .mem_per_proc = (int64_t)1 << 30, .google_scale = { .mcpu = 64000, .mem = (int64_t)256 << 30 } };
         sim_config cfg = { .policy = SCHED_FIRST_FIT, .order = SCHED_STRICT_FIFO };
         sim_input in = { 0 };
         sim_result r;
@@ -323,8 +348,8 @@ static int run_sim(cli *c, int argc, char **argv) {
         if ((status = open_input(c, &so, &cfg, &in)) != 0 || (status = open_policy(c, &so, &in, &cfg)) != 0)
                 goto done;
         if (cfg.sample_seconds <= 0) /* about 100 samples over the arrivals */
-                cfg.sample_seconds = so.trace ? fmax(1, in.trace.jobs[in.trace.n - 1].arrival / 100)
-                                              : (double)so.njobs / in.arrival_rate / 100;
+                cfg.sample_seconds = so.workload ? (double)so.njobs / in.arrival_rate / 100
+                                                 : fmax(1, last_arrival(&so, &in) / 100);
         log_open("colony", 0, LOG_WARNING); /* the core logs every transition; a simulation has millions */
         int failed = sim_run(&cfg, &r, err, sizeof(err)) < 0;
         cfg.dispatcher = NULL; /* sim_run freed it */
@@ -333,7 +358,9 @@ static int run_sim(cli *c, int argc, char **argv) {
                 status = EXIT_FAIL;
                 goto done;
         }
-        status = print_result(c, &so, &cfg, &in, &r);
+        status = close_jobs_csv(c, &so, &in);
+        if (status == 0)
+                status = sim_report(c, &so, &cfg, &in, &r);
         sim_result_free(&r);
 done:
         sched_dispatcher_free(cfg.dispatcher);

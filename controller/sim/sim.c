@@ -5,7 +5,9 @@
  * one arrival plus the running jobs' exits. */
 #include "sim.h"
 #include "state.h"
+#include "figures.h"
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +36,9 @@ typedef struct sim {
         sim_job next;     /* the arrival waiting in the heap */
         bool has_next;
         double *arrival, *runtime, *start, *end; /* by job id - 1 */
+        uint32_t *dept;                          /* by job id - 1, when there are departments */
         size_t times_cap;
+        size_t *refused; /* by department */
         res_t capacity, used;
         double used_cpu_time, used_mem_time; /* integrals of use over time */
         sim_result *out;
@@ -143,6 +147,12 @@ static int grow_times(sim *s, uint64_t id) {
                         return -ENOMEM;
                 *arrays[i] = p;
         }
+        if (s->cfg->ndepts) {
+                uint32_t *d = realloc(s->dept, cap * sizeof(*d));
+                if (!d)
+                        return -ENOMEM;
+                s->dept = d;
+        }
         s->times_cap = cap;
         return 0;
 }
@@ -153,8 +163,8 @@ static int queue_next_arrival(sim *s) {
         s->has_next = r > 0;
         if (r <= 0)
                 return r;
-        if (s->next.arrival < s->now || s->next.runtime < 0)
-                return -EINVAL; /* sources promise arrival order and real runtimes */
+        if (s->next.arrival < s->now || s->next.runtime < 0 || (s->cfg->ndepts && s->next.dept >= s->cfg->ndepts))
+                return -EINVAL; /* sources promise arrival order, real runtimes and known departments */
         return heap_push(&s->events, (event){ .t = s->next.arrival, .kind = EV_ARRIVAL });
 }
 
@@ -199,9 +209,13 @@ static int arrive(sim *s) {
         if (ctl_submit(&s->st, 0, 0, "sim", &spec, usec(s->now), &id, err) < 0) {
                 job_spec_free(&spec); /* it fits no machine: refused, as the controller would */
                 s->out->refused++;
+                if (s->cfg->ndepts)
+                        s->refused[s->next.dept]++;
         } else {
                 s->arrival[id - 1] = s->now;
                 s->runtime[id - 1] = s->next.runtime;
+                if (s->cfg->ndepts)
+                        s->dept[id - 1] = s->next.dept;
         }
         return queue_next_arrival(s);
 }
@@ -242,26 +256,45 @@ static int run_events(sim *s) {
         return r;
 }
 
-static int compare_doubles(const void *a, const void *b) {
-        double x = *(const double *)a, y = *(const double *)b;
-        return (x > y) - (x < y);
+/* Hand each accepted job to cfg->each_job, in id order. */
+static int report_jobs(sim *s) {
+        for (size_t i = 0; i < s->st.njobs; i++) {
+                const job *j = s->st.jobs[i];
+                bool ran = j->state != JOB_PENDING;
+                sim_job_record rec = {
+                        .id = j->id,
+                        .dept = s->cfg->ndepts ? s->cfg->dept_names[s->dept[j->id - 1]] : NULL,
+                        .machine = j->node,
+                        .arrival = s->arrival[j->id - 1],
+                        .start = ran ? s->start[j->id - 1] : NAN,
+                        .end = ran ? s->end[j->id - 1] : NAN,
+                        .req = j->spec.req,
+                };
+                int r = s->cfg->each_job(s->cfg->each_job_data, &rec);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
 }
 
-/* Summary of v[0..n) (sorted in place). */
-static sim_stats summarize(double *v, size_t n) {
-        sim_stats st = { 0 };
-        if (n == 0)
-                return st;
-        qsort(v, n, sizeof(*v), compare_doubles);
-        double sum = 0;
-        for (size_t i = 0; i < n; i++)
-                sum += v[i];
-        st.mean = sum / (double)n;
-        st.p50 = v[(n - 1) / 2];
-        st.p95 = v[(size_t)((double)(n - 1) * 0.95)];
-        st.p99 = v[(size_t)((double)(n - 1) * 0.99)];
-        st.max = v[n - 1];
-        return st;
+/* Per-department figures, from the accepted jobs' waits and responses (before they are sorted). */
+static int collect_depts(sim *s, const double *wait, const double *resp) {
+        size_t n = s->st.njobs;
+        double *cpu = malloc((n + 1) * sizeof(*cpu));
+        uint32_t *dept = malloc((n + 1) * sizeof(*dept));
+        int r = cpu && dept ? 0 : -ENOMEM;
+        for (size_t i = 0; r == 0 && i < n; i++) {
+                const job *j = s->st.jobs[i];
+                dept[i] = s->dept[j->id - 1];
+                double ran = j->state == JOB_PENDING ? 0 : s->end[j->id - 1] - s->start[j->id - 1];
+                cpu[i] = (double)j->spec.req.mcpu / 1000 * ran;
+        }
+        sim_job_values v = { .dept = dept, .wait = wait, .response = resp, .cpu_seconds = cpu, .n = n };
+        if (r == 0)
+                r = sim_dept_figures(&v, s->refused, s->cfg->dept_names, s->cfg->ndepts, s->out);
+        free(cpu);
+        free(dept);
+        return r;
 }
 
 static int collect(sim *s) {
@@ -277,9 +310,12 @@ static int collect(sim *s) {
                 wait[i] = s->start[id - 1] - s->arrival[id - 1];
                 resp[i] = s->end[id - 1] - s->arrival[id - 1];
         }
+        int r = s->cfg->ndepts ? collect_depts(s, wait, resp) : 0;
+        if (r == 0 && s->cfg->each_job)
+                r = report_jobs(s);
         s->out->completed = n - s->st.npending;
-        s->out->wait = summarize(wait, n);
-        s->out->response = summarize(resp, n);
+        s->out->wait = sim_summarize(wait, n);
+        s->out->response = sim_summarize(resp, n);
         s->out->makespan = s->now;
         if (s->now > 0) {
                 s->out->mean_cpu = s->used_cpu_time / (s->now * (double)s->capacity.mcpu);
@@ -287,7 +323,7 @@ static int collect(sim *s) {
         }
         free(wait);
         free(resp);
-        return 0;
+        return r;
 }
 
 int sim_run(const sim_config *cfg, sim_result *out, char *err, size_t errlen) {
@@ -297,12 +333,14 @@ int sim_run(const sim_config *cfg, sim_result *out, char *err, size_t errlen) {
                           .max_pending = SIZE_MAX, .kill_grace_ms = 0, .agent_timeout_usec = INT64_MAX };
         ctl_init(&s.st, &cc, &sim_actions, &s);
         int r = cfg->nmachines == 0 ? -EINVAL : add_machines(&s);
+        if (r == 0 && cfg->ndepts && !(s.refused = calloc(cfg->ndepts, sizeof(*s.refused))))
+                r = -ENOMEM;
         if (r == 0)
                 r = run_events(&s);
-        if (r == 0 && s.st.njobs > 0)
+        if (r == 0)
                 r = collect(&s);
         if (r == -EINVAL)
-                snprintf(err, errlen, cfg->nmachines ? "the job source gave a job out of arrival order"
+                snprintf(err, errlen, cfg->nmachines ? "the job source gave a job out of arrival order or of no department"
                                                      : "a simulation needs at least one machine");
         else if (r < 0)
                 snprintf(err, errlen, "simulation failed: %s", strerror(-r));
@@ -314,11 +352,16 @@ int sim_run(const sim_config *cfg, sim_result *out, char *err, size_t errlen) {
         free(s.runtime);
         free(s.start);
         free(s.end);
+        free(s.dept);
+        free(s.refused);
         return r;
 }
 
 void sim_result_free(sim_result *r) {
         free(r->samples);
+        free(r->depts);
         r->samples = NULL;
         r->nsamples = 0;
+        r->depts = NULL;
+        r->ndepts = 0;
 }

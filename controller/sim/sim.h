@@ -7,12 +7,31 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Seconds, about 31 years: the longest time a trace may give. The simulator counts time in
+ * int64 microseconds, and no archived trace comes near. */
+#define SIM_TIME_MAX 1e9
+
 typedef struct sim_job {
         double arrival; /* seconds since the start, non-decreasing */
         double runtime; /* seconds */
         res_t req;
         const char *type; /* the job's class in the workload, or NULL; lives as long as the source */
+        uint32_t dept;    /* its department: an index into sim_config.dept_names (0 when there are none) */
 } sim_job;
+
+/* One job the simulation ran, as sim_config.each_job sees it at the end; its strings live only
+ * as long as the call. */
+typedef struct sim_job_record {
+        uint64_t id;                /* the controller's, in arrival order of the jobs it accepted */
+        const char *dept;           /* NULL without departments */
+        const char *machine;        /* where it ran ("m1" is the first machine); NULL if it never did */
+        double arrival, start, end; /* seconds; start and end are NAN for a job that never ran */
+        res_t req;
+} sim_job_record;
+
+/* Called for every accepted job once the simulation is over. Returns 0, or -errno to stop
+ * sim_run with that error. */
+typedef int (*sim_each_job_fn)(void *data, const sim_job_record *r);
 
 /* The job stream: fill *j with the next job in arrival order. Returns 1, 0 at the end, or
  * -errno. */
@@ -35,11 +54,24 @@ typedef struct sim_config {
                                 * (ctl_config.scan): the same run, slower; for benchmarks */
         double cycle_seconds;  /* 0: place on every arrival and exit; else every cycle (NetBatch: 30) */
         double sample_seconds; /* utilization sampling period; 0: none */
+        const char *const *dept_names; /* what sim_job.dept indexes; NULL: no per-department figures */
+        size_t ndepts;
+        sim_each_job_fn each_job; /* NULL: nobody wants the jobs one by one */
+        void *each_job_data;
 } sim_config;
 
 typedef struct sim_stats {
         double mean, p50, p95, p99, max;
 } sim_stats;
+
+/* The figures of one department: its jobs' waits and responses, and its part of the work. */
+typedef struct sim_dept {
+        const char *name; /* from sim_config.dept_names */
+        size_t jobs, refused;
+        sim_stats wait, response; /* seconds, over the jobs it accepted */
+        double cpu_seconds;       /* cores x seconds its jobs ran */
+        double cpu_share;         /* of every department's cpu_seconds */
+} sim_dept;
 
 typedef struct sim_sample {
         double t;
@@ -54,9 +86,15 @@ typedef struct sim_result {
         sim_sample *samples;
         size_t nsamples;
         uint64_t passes; /* scheduling passes run */
+        sim_dept *depts; /* the departments with at least one job, in dept_names order */
+        size_t ndepts;
 } sim_result;
 
 /* Run a simulation. Returns 0 and fills out (free with sim_result_free), or -errno with a
  * one-line reason in err. */
 int sim_run(const sim_config *cfg, sim_result *out, char *err, size_t errlen);
+/* Free what sim_run allocated in r. */
 void sim_result_free(sim_result *r);
+
+/* The mean, percentiles and maximum of v[0..n) (which it sorts); all 0 when n is 0. */
+sim_stats sim_summarize(double *v, size_t n);

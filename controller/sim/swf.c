@@ -60,13 +60,33 @@ static int job_from_fields(const double f[SWF_FIELDS], int64_t mem_per_proc, sim
         return 0;
 }
 
+/* Number the job's department, from its user (field 12) or group (13) ID. Returns 0 or -errno
+ * with what set. */
+static int set_dept(swf_trace *t, const double f[SWF_FIELDS], sim_dept_key dept_by, sim_job *j, const char **what) {
+        if (dept_by == SIM_DEPT_NONE)
+                return 0;
+        double id = f[dept_by == SIM_DEPT_USER ? 11 : 12];
+        char name[32] = "unknown";
+        if (id != -1 && (id < 0 || id > 1e15 || id != floor(id))) {
+                *what = dept_by == SIM_DEPT_USER ? "the user ID is not -1 or a whole number"
+                                                 : "the group ID is not -1 or a whole number";
+                return -EINVAL;
+        }
+        if (id >= 0)
+                snprintf(name, sizeof(name), "%c%.0f", dept_by == SIM_DEPT_USER ? 'u' : 'g', id);
+        int r = sim_names_intern(&t->depts, name, &j->dept);
+        if (r < 0)
+                *what = r == -ENOMEM ? "out of memory" : "more than 2^32 departments";
+        return r;
+}
+
 static int by_arrival(const void *a, const void *b) {
         double x = ((const sim_job *)a)->arrival, y = ((const sim_job *)b)->arrival;
         return (x > y) - (x < y);
 }
 
 /* Add the job on line to t. Returns 0, or -errno with what set. */
-static int add_line(swf_trace *t, char *line, int64_t mem_per_proc, size_t *cap, const char **what) {
+static int add_line(swf_trace *t, char *line, int64_t mem_per_proc, sim_dept_key dept_by, const char **what) {
         double f[SWF_FIELDS];
         sim_job j;
         int r = parse_fields(line, f, what);
@@ -78,21 +98,15 @@ static int add_line(swf_trace *t, char *line, int64_t mem_per_proc, size_t *cap,
                 t->skipped++;
                 return 0;
         }
-        if (t->n == *cap) {
-                size_t c = *cap ? *cap * 2 : 1024;
-                sim_job *p = realloc(t->jobs, c * sizeof(*p));
-                if (!p) {
-                        *what = "out of memory";
-                        return -ENOMEM;
-                }
-                t->jobs = p;
-                *cap = c;
-        }
-        t->jobs[t->n++] = j;
-        return 0;
+        if ((r = set_dept(t, f, dept_by, &j, what)) < 0)
+                return r;
+        if ((r = sim_jobs_push(&t->jobs, &j)) < 0)
+                *what = "out of memory";
+        return r;
 }
 
-int swf_load(const char *path, int64_t mem_per_proc, swf_trace *out, char *err, size_t errlen) {
+int swf_load(const char *path, int64_t mem_per_proc, sim_dept_key dept_by, swf_trace *out, char *err,
+             size_t errlen) {
         FILE *f = fopen(path, "re");
         *out = (swf_trace){ 0 };
         if (!f) {
@@ -101,18 +115,18 @@ int swf_load(const char *path, int64_t mem_per_proc, swf_trace *out, char *err, 
                 return r;
         }
         char *line = NULL;
-        size_t len = 0, cap = 0, lineno = 0;
+        size_t len = 0, lineno = 0;
         int r = 0;
         const char *what = NULL;
         while (r == 0 && getline(&line, &len, f) >= 0) {
                 lineno++;
                 if (line[strspn(line, " \t\r\n")] == '\0' || line[strspn(line, " \t")] == ';')
                         continue;
-                r = add_line(out, line, mem_per_proc, &cap, &what);
+                r = add_line(out, line, mem_per_proc, dept_by, &what);
         }
         free(line);
         fclose(f);
-        if (r == 0 && out->n == 0) {
+        if (r == 0 && out->jobs.n == 0) {
                 snprintf(err, errlen, "%s: no job with a run time", path);
                 swf_free(out);
                 return -EINVAL;
@@ -122,22 +136,15 @@ int swf_load(const char *path, int64_t mem_per_proc, swf_trace *out, char *err, 
                 swf_free(out);
                 return r;
         }
-        qsort(out->jobs, out->n, sizeof(*out->jobs), by_arrival);
-        double first = out->jobs[0].arrival;
-        for (size_t i = 0; i < out->n; i++)
-                out->jobs[i].arrival -= first;
+        qsort(out->jobs.v, out->jobs.n, sizeof(*out->jobs.v), by_arrival);
+        double first = out->jobs.v[0].arrival;
+        for (size_t i = 0; i < out->jobs.n; i++)
+                out->jobs.v[i].arrival -= first;
         return 0;
 }
 
-int swf_next(void *trace, sim_job *j) {
-        swf_trace *t = trace;
-        if (t->next == t->n)
-                return 0;
-        *j = t->jobs[t->next++];
-        return 1;
-}
-
 void swf_free(swf_trace *t) {
-        free(t->jobs);
+        sim_jobs_free(&t->jobs);
+        sim_names_free(&t->depts);
         *t = (swf_trace){ 0 };
 }

@@ -176,10 +176,15 @@ static double truncated_normal(wl_rng *r, double mean, double cv, double lo, dou
         return fmin(hi, fmax(lo, mean));
 }
 
+static const char *const class_names[WL_MAX_CLASSES] = { "c1", "c2",  "c3",  "c4",  "c5",  "c6",  "c7",  "c8",
+                                                         "c9", "c10", "c11", "c12", "c13", "c14", "c15", "c16" };
+
 const char *wl_class_name(size_t k) {
-        static const char *const names[WL_MAX_CLASSES] = { "c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8",
-                                                          "c9", "c10", "c11", "c12", "c13", "c14", "c15", "c16" };
-        return k < WL_MAX_CLASSES ? names[k] : NULL;
+        return k < WL_MAX_CLASSES ? class_names[k] : NULL;
+}
+
+const char *const *wl_class_names(void) {
+        return class_names;
 }
 
 res_t *wl_machines(const wl_spec *w, size_t scale, size_t *n) {
@@ -217,6 +222,7 @@ int wl_source_next(void *source, sim_job *j) {
         *j = (sim_job){
                 .arrival = arrival,
                 .type = wl_class_name(k),
+                .dept = (uint32_t)k,
                 .runtime = exponential(r, c->mean_seconds),
                 .req = { .mcpu = (int64_t)fmax(1, llround(cores * 1000)),
                          .mem = (int64_t)fmax(1 << 20, llround(mem * (double)GiB)) },

@@ -46,6 +46,9 @@ typedef struct wl_rng {
 } wl_rng;
 /* The name of class k ("c1", "c2", ...), which jobs carry as their type; NULL past WL_MAX_CLASSES. */
 const char *wl_class_name(size_t k);
+/* Every class name, WL_MAX_CLASSES of them: the departments of a synthetic workload, whose jobs'
+ * sim_job.dept is their class. */
+const char *const *wl_class_names(void);
 /* The named workload: "mishra" or "lotes-google", or one generated into *gen from seed:
  * "lotes-phi:PHI" (LoTES paper, 5.4.2: 9 classes whose mean requests are 0.025 + U[-PHI, PHI] of
  * the largest machine, PHI in [0, 0.025)) or "lotes-omega:OMEGA" (5.4.3: the same at PHI = 0.006,

@@ -4,7 +4,7 @@
 set -euo pipefail
 [ -x "${COLONY_BIN:-}/colony" ] || { echo "COLONY_BIN not set to the build's bin/"; exit 1; }
 command -v jq >/dev/null || { echo "SKIP: jq missing"; exit 77; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d /tmp/colony-sim-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 sim() { "$COLONY_BIN/colony" sim --json --workload mishra --scale 5 --jobs 8000 "$@"; }
@@ -15,6 +15,10 @@ a=$(sim --seed 7 --load 0.9)
 [ "$(jq .completed <<<"$a")" = 8000 ] || fail "completed $(jq .completed <<<"$a") of 8000"
 [ "$(jq .refused <<<"$a")" = 0 ] || fail "refused $(jq .refused <<<"$a") jobs that fit the cluster"
 [ "$(jq .machines <<<"$a")" = 50 ] || fail "scale 5 should give 50 machines"
+# a workload's departments are its classes, unless --dept-by none
+[ "$(jq -c '[.departments_by, ([.departments[].jobs] | add), (.departments | length)]' <<<"$a")" = '["class",8000,8]' ] ||
+        fail "mishra departments: $(jq -c '[.departments_by, ([.departments[].jobs] | add), (.departments | length)]' <<<"$a")"
+[ "$(sim --seed 7 --load 0.9 --dept-by none | jq '.departments | length')" = 0 ] || fail "--dept-by none kept departments"
 
 low=$(sim --seed 7 --load 0.3 | jq .wait.mean)
 high=$(jq .wait.mean <<<"$a")
@@ -53,33 +57,22 @@ awk -v m="$(jq .wait.mean <<<"$t")" -v x="$(jq .wait.max <<<"$t")" -v r="$(jq .r
         'BEGIN { exit !(m > 5.666 && m < 5.667 && x == 9 && r == 14) }' ||
         fail "tiny.swf: waits mean $(jq .wait.mean <<<"$t") max $(jq .wait.max <<<"$t"), response max $(jq .response.max <<<"$t")"
 echo "# tiny.swf: waits 0, 9, 8 s as computed by hand"
+[ "$(jq -c '[.departments[] | [.name, .jobs, .refused, .cpu_seconds]]' <<<"$t")" = '[["g1",4,1,30]]' ] ||
+        fail "tiny.swf departments (group 1: 2 x 10 + 1 x 5 + 1 x 5 core-seconds): $(jq -c .departments <<<"$t")"
+u=$("$COLONY_BIN/colony" sim --trace "$data/tiny.swf" --machines "$data/one-machine.json" --dept-by user --jobs-csv - --csv)
+[ "$(grep -c '^[0-9]*,u1,m1,' <<<"$u")" = 3 ] || fail "--jobs-csv -: $u"
 printf '1 0 -1 10 2 -1 -1 2 10 -1 1 1 1 1 1 -1 -1\n' >"$tmp/short.swf"
 printf '1 0 -1 10 2 -1 -1 x 10 -1 1 1 1 1 1 -1 -1 -1\n' >"$tmp/word.swf"
 : >"$tmp/empty.swf"
 
-check_usage() { # check_usage TEXT ARGS...
-        local want=$1 rc=0 out; shift
-        out=$("$COLONY_BIN/colony" sim "$@" 2>&1 >/dev/null) || rc=$?
-        [ "$rc" = 2 ] || fail "colony sim $*: exit $rc, want 2"
-        grep -q -- "$want" <<<"$out" || fail "colony sim $*: '$out' lacks '$want'"
-        echo "# $out"
-}
-check_usage "unknown workload" --workload nope
-check_usage "give --workload" --jobs 10
-check_usage "--load" --workload mishra --load -1
-check_usage "--jobs" --workload mishra --jobs 0
-check_usage "--policy" --workload mishra --policy fastest
-check_usage "go together" --trace "$data/tiny.swf"
-check_failure() { # check_failure TEXT ARGS...: a broken input file: one line, exit 1
-        local want=$1 rc=0 out; shift
-        out=$("$COLONY_BIN/colony" sim "$@" 2>&1 >/dev/null) || rc=$?
-        [ "$rc" = 1 ] || fail "colony sim $*: exit $rc, want 1"
-        grep -q -- "$want" <<<"$out" || fail "colony sim $*: '$out' lacks '$want'"
-        [ "$(wc -l <<<"$out")" = 1 ] || fail "colony sim $*: not one line"
-        echo "# $out"
-}
-check_failure "short.swf:1: fewer than 18 fields" --trace "$tmp/short.swf" --machines "$data/one-machine.json"
-check_failure "word.swf:1: a field is not a number" --trace "$tmp/word.swf" --machines "$data/one-machine.json"
-check_failure "no job with a run time" --trace "$tmp/empty.swf" --machines "$data/one-machine.json"
-check_failure "No such file" --trace "$tmp/none.swf" --machines "$data/one-machine.json"
+check_exit 2 "unknown workload" sim --workload nope
+check_exit 2 "give one of --workload" sim --jobs 10
+check_exit 2 "--load" sim --workload mishra --load -1
+check_exit 2 "--jobs" sim --workload mishra --jobs 0
+check_exit 2 "--policy" sim --workload mishra --policy fastest
+check_exit 2 "go together" sim --trace "$data/tiny.swf"
+check_exit 1 "short.swf:1: fewer than 18 fields" sim --trace "$tmp/short.swf" --machines "$data/one-machine.json"
+check_exit 1 "word.swf:1: a field is not a number" sim --trace "$tmp/word.swf" --machines "$data/one-machine.json"
+check_exit 1 "no job with a run time" sim --trace "$tmp/empty.swf" --machines "$data/one-machine.json"
+check_exit 1 "No such file" sim --trace "$tmp/none.swf" --machines "$data/one-machine.json"
 echo PASS

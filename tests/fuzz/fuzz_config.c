@@ -2,6 +2,9 @@
  * over whatever keys the input set, and the controller's [departments] (controller/depts.c). */
 #include "config.h"
 #include "depts.h"
+#include "fairorder.h"
+#include <errno.h>
+#include <string.h>
 #include "fuzz_file.h"
 #include <stdlib.h>
 
@@ -24,16 +27,29 @@ static void get_all(const config *cfg) {
         (void)config_check_keys(cfg, any, err, sizeof(err));
 }
 
-/* The department tree, and each department's weights as a launch carries them. */
+/* The department tree, each department's weights as a launch carries them, who may submit, and
+ * the fair order's tree: every leaf is its own node there, and anything else is (none). */
 static void get_depts(const config *cfg) {
         char err[256];
         double w[JOB_GROUP_LEVELS_MAX];
         depts d;
+        fairorder fo;
         if (depts_from_config(cfg, &d, err, sizeof(err)) < 0)
                 return;
-        for (size_t i = 0; i < d.n; i++)
+        if (fairorder_init(&fo, &d, FAIR_MCH) < 0)
+                abort();
+        for (size_t i = 0; i < d.n; i++) {
                 if (depts_find(&d, d.v[i].path) != &d.v[i] || depts_weights(&d, d.v[i].path, w, JOB_GROUP_LEVELS_MAX) < 1)
                         abort();
+                int user = depts_may_submit(&d, d.v[i].path, 1000, "alice", err, sizeof(err));
+                int root = depts_may_submit(&d, d.v[i].path, 0, "root", err, sizeof(err));
+                if (d.v[i].leaf ? root != 0 || (user != 0 && user != -EPERM) : root != -EINVAL || user != -EINVAL)
+                        abort();
+                const char *name = fo.nodes[fairorder_dept(&fo, d.v[i].path)].name;
+                if (strcmp(name, d.v[i].leaf ? d.v[i].path : FAIRORDER_DEFAULT) != 0)
+                        abort();
+        }
+        fairorder_free(&fo);
         depts_free(&d);
 }
 

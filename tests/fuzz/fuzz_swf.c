@@ -10,11 +10,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         swf_trace t;
         sim_job j;
         char err[256];
-        if (swf_load(fuzz_file(data, size), (int64_t)1 << 30, &t, err, sizeof(err)) < 0)
+        if (swf_load(fuzz_file(data, size), (int64_t)1 << 30, SIM_DEPT_GROUP, &t, err, sizeof(err)) < 0)
                 return 0;
         /* what swf.h promises the simulator: arrivals from 0, in order; requests it can add up */
         double last = 0;
-        while (swf_next(&t, &j) == 1) {
+        while (sim_jobs_next(&t.jobs, &j) == 1) {
                 if (j.arrival < last || j.arrival > SWF_TIME_MAX || !(j.runtime >= 0 && j.runtime <= SWF_TIME_MAX) ||
                     j.req.mcpu <= 0 || j.req.mem <= 0 || !res_in_range(j.req))
                         abort();

@@ -137,3 +137,33 @@ alive() {
         fields=$(stat_fields "$pid") || return 1
         [ -n "$fields" ] && [ "$(awk '{ print $20 }' <<<"$fields")" = "$start" ] && [ "$(awk '{ print $1 }' <<<"$fields")" != Z ]
 }
+
+# http_cluster_up DEPARTMENTS [colony up options...]: cluster_up with the controller's HTTP side
+# on a loopback port it picks, and DEPARTMENTS ("physics = 3\ncs = 1", printf-escaped) as its
+# [departments]; sets HTTP to the base URL.
+http_cluster_up() {
+        local depts=$1 conf=$DIR/controller.conf
+        shift
+        printf "[controller]\nhttp_listen = 127.0.0.1:0\nhttp_port_file = %s\n[departments]\n$depts\n" \
+                "$DIR/http.port" >"$conf"
+        cluster_up --controller-config "$conf" "$@"
+        HTTP=http://127.0.0.1:$(cat "$DIR/http.port")
+}
+
+# http_sample_jobs: on a one-agent cluster of 2 CPUs with departments physics and cs, a job in
+# each state the status page shows: RUNNING_ID (physics, 1 CPU, 64M), COMPLETED_ID, FAILED_ID,
+# then PENDING_ID (cs, 2 CPUs: waits behind the running one) and CANCELLED_ID (cancelled while
+# it waited behind PENDING_ID).
+http_sample_jobs() {
+        RUNNING_ID=$(colony submit --name sleeper --group physics --cpus 1 --mem 64M -- sleep 300)
+        wait_state "$RUNNING_ID" running
+        COMPLETED_ID=$(colony submit --name quick --cpus 0.5 --mem 32M -- true)
+        wait_state "$COMPLETED_ID" completed
+        FAILED_ID=$(colony submit --name broken --group cs --cpus 0.5 --mem 32M -- false)
+        wait_state "$FAILED_ID" failed
+        PENDING_ID=$(colony submit --name big --group cs --cpus 2 --mem 128M -- sleep 300)
+        CANCELLED_ID=$(colony submit --name changed-my-mind --cpus 0.5 --mem 32M -- sleep 300)
+        wait_state "$PENDING_ID" pending 1
+        colony cancel "$CANCELLED_ID" >/dev/null
+        wait_state "$CANCELLED_ID" cancelled
+}

@@ -45,6 +45,36 @@ START_TEST(a_tree_with_weights_per_level) {
 }
 END_TEST
 
+START_TEST(caps_and_user_lists) {
+        depts d;
+        char why[256] = "";
+        /* the sections in any order: caps and users name departments listed further down */
+        ck_assert_int_eq(load("[department_users]\nphysics = alice, bob\nphysics/astro = carol alice\ncs =\n"
+                              "[department_caps]\nphysics = 0.5\n[departments]\nphysics = 3\nphysics/astro = 1\n"
+                              "physics/hep = 1\ncs = 1\nmath = 1\n", &d), 0);
+        ck_assert_double_eq(depts_find(&d, "physics")->cap, 0.5);
+        ck_assert_double_eq(depts_find(&d, "cs")->cap, 1);
+        ck_assert(!depts_find(&d, "physics")->leaf);
+        ck_assert(depts_find(&d, "physics/astro")->leaf);
+        /* every level's list must name the user */
+        ck_assert_int_eq(depts_may_submit(&d, "physics/astro", 1000, "alice", why, sizeof(why)), 0);
+        ck_assert_int_eq(depts_may_submit(&d, "physics/hep", 1001, "bob", why, sizeof(why)), 0);
+        ck_assert_int_eq(depts_may_submit(&d, "physics/astro", 1001, "bob", why, sizeof(why)), -EPERM);
+        ck_assert_str_eq(why, "user bob may not submit to 'physics/astro' ([department_users] physics/astro)");
+        ck_assert_int_eq(depts_may_submit(&d, "physics/astro", 1002, "carol", why, sizeof(why)), -EPERM);
+        ck_assert_str_eq(why, "user carol may not submit to 'physics/astro' ([department_users] physics)");
+        ck_assert_int_eq(depts_may_submit(&d, "cs", 1000, "alice", why, sizeof(why)), -EPERM); /* empty: root only */
+        ck_assert_int_eq(depts_may_submit(&d, "cs", 0, "root", why, sizeof(why)), 0);
+        ck_assert_int_eq(depts_may_submit(&d, "math", 1002, "carol", why, sizeof(why)), 0); /* no list: open */
+        ck_assert_int_eq(depts_may_submit(&d, NULL, 1002, "carol", why, sizeof(why)), 0);
+        ck_assert_int_eq(depts_may_submit(&d, "physics", 0, "root", why, sizeof(why)), -EINVAL);
+        ck_assert_str_eq(why, "department 'physics' has sub-departments: submit to one of them");
+        ck_assert_int_eq(depts_may_submit(&d, "chemistry", 0, "root", why, sizeof(why)), -EINVAL);
+        ck_assert_ptr_nonnull(strstr(why, "unknown department 'chemistry'"));
+        depts_free(&d);
+}
+END_TEST
+
 START_TEST(bad_departments_name_their_line) {
         static const struct {
                 const char *text, *want;
@@ -56,6 +86,12 @@ START_TEST(bad_departments_name_their_line) {
                 { "[departments]\nphysics/astro = 1\n", ":2: departments.physics/astro: its parent physics" },
                 { "[departments]\na = 1\na/.. = 1\n", ":3: departments.a/..: 'a/..' is not a department path" },
                 { "[departments]\nmy dept = 1\n", "is not a department path" },
+                { "[departments]\na = 1\n[department_caps]\nb = 0.5\n", ":4: department_caps.b: 'b' is not in [departments]" },
+                { "[departments]\na = 1\n[department_caps]\na = 0\n", "cap '0' is not a fraction in (0, 1]" },
+                { "[departments]\na = 1\n[department_caps]\na = 1.5\n", "cap '1.5'" },
+                { "[departments]\na = 1\n[department_caps]\na = half\n", "cap 'half'" },
+                { "[departments]\na = 1\n[department_users]\na = alice b;ob\n", "'b;ob' is not a user name" },
+                { "[departments]\na = 1\n[department_users]\nz = alice\n", "department_users.z: 'z' is not in" },
         };
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
                 depts d;
@@ -66,11 +102,28 @@ START_TEST(bad_departments_name_their_line) {
 }
 END_TEST
 
+START_TEST(groups_below_a_department_and_parents) {
+        depts d;
+        ck_assert_int_eq(load("[departments]\nphysics = 3\nphysics/astro = 1\ncs = 1\n", &d), 0);
+        ck_assert(depts_in("physics", "physics"));
+        ck_assert(depts_in("physics/astro/x", "physics"));
+        ck_assert(!depts_in("physicsx", "physics"));
+        ck_assert(!depts_in("phys", "physics"));
+        ck_assert(!depts_in(NULL, "physics"));
+        ck_assert_ptr_eq(depts_parent(&d, "physics/astro"), depts_find(&d, "physics"));
+        ck_assert_ptr_null(depts_parent(&d, "physics"));
+        ck_assert_ptr_null(depts_parent(&d, "bio/x")); /* a parent not configured */
+        depts_free(&d);
+}
+END_TEST
+
 static Suite *depts_suite(void) {
         Suite *s = suite_create("depts");
         TCase *tc = tcase_create("depts");
         tcase_add_test(tc, a_tree_with_weights_per_level);
         tcase_add_test(tc, bad_departments_name_their_line);
+        tcase_add_test(tc, groups_below_a_department_and_parents);
+        tcase_add_test(tc, caps_and_user_lists);
         suite_add_tcase(s, tc);
         return s;
 }

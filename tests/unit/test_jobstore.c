@@ -90,6 +90,52 @@ START_TEST(jobs_survive_a_reopen_and_keep_their_env) {
 }
 END_TEST
 
+/* The ids of the jobs stored at path (reopened), in order, into ids[*n]. */
+static void load_ids(uint64_t *ids, int *n) {
+        jobstore *s;
+        char err[256];
+        loaded l = { 0 };
+        ck_assert_int_eq(jobstore_open(path, &s, err, sizeof(err)), 0);
+        ck_assert_int_eq(jobstore_load(s, collect, &l), 0);
+        jobstore_close(s);
+        for (int i = 0; i < l.n; i++) {
+                ids[i] = l.jobs[i]->id;
+                job_free(l.jobs[i]);
+                free(l.jobs[i]);
+        }
+        *n = l.n;
+}
+
+START_TEST(a_committed_batch_is_stored_and_an_open_one_is_not) {
+        jobstore *s;
+        char err[256];
+        uint64_t ids[8];
+        int n;
+        job a = make_job(1, JOB_PENDING), b = make_job(2, JOB_PENDING), c = make_job(3, JOB_PENDING);
+        ck_assert_int_eq(jobstore_open(path, &s, err, sizeof(err)), 0);
+        ck_assert_int_eq(jobstore_batch_begin(s), 0);
+        ck_assert_int_eq(jobstore_put(s, &a), 0);
+        ck_assert_int_eq(jobstore_put(s, &b), 0);
+        ck_assert_int_eq(jobstore_batch_commit(s), 0);
+        ck_assert_int_eq(jobstore_batch_begin(s), 0);
+        ck_assert_int_eq(jobstore_put(s, &c), 0);
+        char **env; /* what the batch wrote is readable inside it */
+        ck_assert_int_eq(jobstore_get_env(s, 3, &env), 0);
+        strv_free(env);
+        jobstore_close(s); /* never committed: job 3 must not be there */
+        load_ids(ids, &n);
+        ck_assert_int_eq(n, 2);
+        ck_assert_uint_eq(ids[0], 1);
+        ck_assert_uint_eq(ids[1], 2);
+        ck_assert_int_eq(jobstore_open(path, &s, err, sizeof(err)), 0);
+        ck_assert_int_eq(jobstore_batch_commit(s), -EIO); /* no batch open: refused, not a silent success */
+        jobstore_close(s);
+        job_free(&a);
+        job_free(&b);
+        job_free(&c);
+}
+END_TEST
+
 START_TEST(unreadable_database_is_a_clear_error) {
         jobstore *s;
         char err[256];
@@ -104,6 +150,7 @@ static Suite *jobstore_suite(void) {
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, jobs_survive_a_reopen_and_keep_their_env);
         tcase_add_test(tc, unreadable_database_is_a_clear_error);
+        tcase_add_test(tc, a_committed_batch_is_stored_and_an_open_one_is_not);
         suite_add_tcase(s, tc);
         return s;
 }

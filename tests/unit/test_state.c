@@ -404,11 +404,68 @@ START_TEST(a_pass_after_one_that_placed_nothing_sees_what_changed) {
 }
 END_TEST
 
+/* A job of group as user (uid); its id, or 0 with err set. */
+static uint64_t submit_group(uid_t uid, const char *user, const char *group) {
+        job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .group = strdup(group),
+                          .req = { .mcpu = 1000, .mem = 16 * MiB } };
+        spec.argv[0] = strdup("/bin/true");
+        uint64_t id = 0;
+        int r = ctl_submit(&st, uid, uid, user, &spec, 1000, &id, err);
+        job_spec_free(&spec);
+        return r < 0 ? 0 : id;
+}
+
+/* The group of the job launched k-th. */
+static const char *launched_group(int k) {
+        return ctl_find_job(&st, rec.launch_ids[k])->spec.group;
+}
+
+START_TEST(departments_take_turns_by_their_entitlement) {
+        char *alice[] = { "alice", NULL };
+        dept v[] = { { .path = "a", .weight = 2, .cap = 1, .leaf = true },
+                     { .path = "b", .weight = 1, .cap = 1, .users = alice, .leaf = true } };
+        depts d = { .v = v, .n = 2 };
+        st.cfg.depts = &d;
+        ck_assert_int_eq(ctl_set_depts(&st, FAIR_MCH), 0);
+        ctl_node *n = node("n", 6000, 1024 * MiB, NULL, 0);
+        uint64_t a[10];
+        for (int i = 0; i < 10; i++)
+                ck_assert_uint_ne(a[i] = submit_group(1000, "u", "a"), 0);
+        ck_assert_uint_eq(submit_group(1000, "u", "b"), 0); /* b lists alice only */
+        ck_assert_str_eq(err, "user u may not submit to 'b' ([department_users] b)");
+        for (int i = 0; i < 10; i++)
+                ck_assert_uint_ne(submit_group(1001, "alice", "b"), 0);
+        /* b's jobs come after a's ten, yet b gets its third of the six CPUs at once */
+        ck_assert_int_eq(ctl_schedule(&st), 6);
+        int in_a = 0;
+        for (int k = 0; k < 6; k++)
+                in_a += strcmp(launched_group(k), "a") == 0;
+        ck_assert_int_eq(in_a, 4);
+        /* a job of a ends: a is below its 4, so its next job takes the CPU */
+        finish_ok(n, a[0]);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_str_eq(launched_group(6), "a");
+        /* new weights (a reload): 1:1, so the next CPU goes to b */
+        v[0].weight = 1;
+        ck_assert_int_eq(ctl_set_depts(&st, FAIR_MCH), 0);
+        finish_ok(n, a[1]);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_str_eq(launched_group(7), "b");
+        /* fairness none: submission order again, a's jobs first */
+        ck_assert_int_eq(ctl_set_depts(&st, -1), 0);
+        finish_ok(n, a[2]);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_str_eq(launched_group(8), "a");
+        st.cfg.depts = NULL;
+}
+END_TEST
+
 static Suite *state_suite(void) {
         Suite *s = suite_create("state");
         TCase *tc = tcase_create("state");
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, jobs_start_in_submission_order_as_capacity_frees);
+        tcase_add_test(tc, departments_take_turns_by_their_entitlement);
         tcase_add_test(tc, impossible_requests_are_refused_once_a_node_is_known);
         tcase_add_test(tc, a_failed_write_refuses_the_submission);
         tcase_add_test(tc, queue_cap);

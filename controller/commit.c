@@ -1,0 +1,73 @@
+/* commit.c - group commit: the writes of one turn of the event loop share one transaction.
+ *
+ * Every handler the loop dispatches after one poll (each readable client and agent, the
+ * tick) writes to the store inside one batch; a post source, which sd-event marks pending
+ * whenever another source is dispatched and which sorts after the sources made pending by the
+ * same poll (sd-event orders pending sources of one priority by the iteration that made them
+ * pending), runs the scheduling pass those handlers asked for and then commits the batch: one
+ * fsync for all the submissions read in that turn. (A lower priority would not do: a socket
+ * that is always writable would starve it.) Until the commit, every connection's output is held (conn_ops.held),
+ * so no client learns a job id and no agent a launch before the job is on disk. A failed commit
+ * stops the loop with the output still held: what was not stored was never acknowledged. When
+ * a signal ends the loop in the middle of a turn, the turn's writes are committed on the way
+ * out (an agent's report must not be lost) but its replies are not sent. */
+#include "server.h"
+#include "log.h"
+#include <errno.h>
+#include <string.h>
+#include <systemd/sd-daemon.h>
+
+static int end_of_turn(sd_event_source *s, void *userdata) {
+        ctl_server *srv = userdata;
+        (void)s;
+        if (srv->want_schedule) {
+                srv->want_schedule = false;
+                bool work = srv->state.npending > 0; /* passes over an empty queue would swamp the histogram */
+                int64_t t0 = server_clock().mono_usec;
+                long n = ctl_schedule(&srv->state);
+                if (work)
+                        stats_note_pass(&srv->stats, (double)(server_clock().mono_usec - t0) / 1e6);
+                if (n < 0)
+                        log_error("scheduling pass failed: %s", strerror((int)-n));
+                (void)sd_notifyf(0, "STATUS=%zu pending, %zu jobs known, %zu nodes", srv->state.npending,
+                                 srv->state.njobs, srv->state.nnodes);
+        }
+        if (!srv->in_batch)
+                return 0;
+        if (jobstore_batch_commit(srv->store) < 0) {
+                srv->store_failed = true; /* keeps the output held until the loop is gone */
+                return sd_event_exit(srv->event, -EIO);
+        }
+        srv->in_batch = false;
+        return 0;
+}
+
+int server_commit_init(ctl_server *srv) {
+        return sd_event_add_post(srv->event, &srv->end_of_turn, end_of_turn, srv);
+}
+
+int server_persist(ctl_server *srv, const job *j) {
+        int r;
+        if (srv->store_failed)
+                return -EIO;
+        if (!srv->in_batch) {
+                if ((r = jobstore_batch_begin(srv->store)) < 0)
+                        return r;
+                srv->in_batch = true;
+        }
+        return jobstore_put(srv->store, j);
+}
+
+void server_schedule(ctl_server *srv) {
+        srv->want_schedule = true;
+}
+
+bool server_output_held(conn *c) {
+        const ctl_server *srv = c->owner;
+        return srv->in_batch || srv->store_failed;
+}
+
+void server_commit_last(ctl_server *srv) {
+        if (srv->in_batch && !srv->store_failed && jobstore_batch_commit(srv->store) == 0)
+                srv->in_batch = false;
+}

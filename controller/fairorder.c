@@ -1,0 +1,343 @@
+/* fairorder.c - the fair order of the pending jobs (fairorder.h). */
+#include "fairorder.h"
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ROOT 0
+
+typedef struct named {
+        const char *name;
+        uint32_t node;
+} named;
+
+static int by_name(const void *a, const void *b) {
+        return strcmp(((const named *)a)->name, ((const named *)b)->name);
+}
+
+/* fo->sorted: the nodes by path, for fairorder_dept's binary search. Returns 0 or -ENOMEM. */
+static int sort_paths(fairorder *fo) {
+        named *tmp = calloc(fo->n, sizeof(*tmp));
+        if (!tmp)
+                return -ENOMEM;
+        for (uint32_t i = 0; i < fo->n; i++)
+                tmp[i] = (named){ fo->nodes[i].name, i };
+        qsort(tmp, fo->n, sizeof(*tmp), by_name);
+        for (size_t i = 0; i < fo->n; i++)
+                fo->sorted[i] = tmp[i].node;
+        free(tmp);
+        return 0;
+}
+
+void fairorder_free(fairorder *fo) {
+        for (size_t i = 0; fo->nodes && i < fo->n; i++)
+                free((char *)fo->nodes[i].name);
+        free(fo->nodes);
+        free(fo->sorted);
+        free(fo->used);
+        free(fo->running);
+        free(fo->inner);
+        *fo = (fairorder){ 0 };
+}
+
+/* The node built so far named path, or -1. Linear, so building is O(D^2) for D departments:
+ * a config file's handful, once per start or reload. */
+static int32_t find_built(const fairorder *fo, const char *path, size_t len) {
+        for (size_t i = 1; i < fo->n; i++)
+                if (strlen(fo->nodes[i].name) == len && strncmp(fo->nodes[i].name, path, len) == 0)
+                        return (int32_t)i;
+        return -1;
+}
+
+int fairorder_init(fairorder *fo, const depts *d, fair_algo algo) {
+        size_t n = d->n + 2;
+        *fo = (fairorder){ .algo = algo, .nodes = calloc(n, sizeof(*fo->nodes)), .sorted = calloc(n, sizeof(uint32_t)),
+                           .used = calloc(n, sizeof(res_t)), .running = calloc(n, sizeof(uint32_t)),
+                           .inner = calloc(n, sizeof(bool)) };
+        if (!fo->nodes || !fo->sorted || !fo->used || !fo->running || !fo->inner)
+                return fairorder_free(fo), -ENOMEM;
+        fo->nodes[fo->n++] = (fair_node){ .name = strdup(""), .parent = -1, .weight = 1, .cap = 1 };
+        for (size_t i = 0; i < d->n; i++) { /* depts lists every parent before its children */
+                const char *path = d->v[i].path, *slash = strrchr(path, '/');
+                int32_t up = slash ? find_built(fo, path, (size_t)(slash - path)) : ROOT;
+                fo->nodes[fo->n++] = (fair_node){ .name = strdup(path), .parent = up < 0 ? ROOT : up,
+                                                  .weight = d->v[i].weight, .cap = d->v[i].cap };
+        }
+        fo->nodes[fo->n++] = (fair_node){ .name = strdup(FAIRORDER_DEFAULT), .parent = ROOT, .weight = 1, .cap = 1 };
+        for (size_t i = 0; i < fo->n; i++) {
+                if (!fo->nodes[i].name)
+                        return fairorder_free(fo), -ENOMEM;
+                if (fo->nodes[i].parent >= 0)
+                        fo->inner[fo->nodes[i].parent] = true;
+        }
+        fo->inner[ROOT] = true;
+        return sort_paths(fo) < 0 ? (fairorder_free(fo), -ENOMEM) : 0;
+}
+
+uint32_t fairorder_dept(const fairorder *fo, const char *group) {
+        uint32_t deflt = (uint32_t)fo->n - 1;
+        size_t lo = 0, hi = fo->n;
+        while (group && lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                uint32_t node = fo->sorted[mid];
+                int c = strcmp(group, fo->nodes[node].name);
+                if (c == 0)
+                        return fo->inner[node] ? deflt : node;
+                if (c < 0)
+                        hi = mid;
+                else
+                        lo = mid + 1;
+        }
+        return deflt;
+}
+
+void fairorder_charge(fairorder *fo, uint32_t dept, res_t req, int sign) {
+        fo->used[dept] = sign > 0 ? res_add(fo->used[dept], req) : res_sub(fo->used[dept], req);
+        fo->running[dept] = (uint32_t)((int64_t)fo->running[dept] + sign);
+}
+
+static double dominant(res_t u, res_t cap) {
+        return fmax((double)u.mcpu / (double)cap.mcpu, (double)u.mem / (double)cap.mem);
+}
+
+/* Scratch of one pass. */
+typedef struct pass {
+        const fairorder *fo;
+        const fairorder_job *jobs;
+        res_t capacity;
+        res_t *pend_sum, *vused;   /* per node: pending requests (leaves), subtree usage as the order goes */
+        uint32_t *npend, *first, *next_of, *cursor; /* per leaf, its pending jobs as a list in submission order */
+        double *entitled;
+        uint32_t *heap;
+        size_t nheap;
+} pass;
+
+/* Each leaf's mean task (running and pending), wanting that many tasks; entitled[] from
+ * fair_run under fo->algo. Returns 0, -ENOMEM or -EINVAL. */
+static int entitlements(pass *p) {
+        const fairorder *fo = p->fo;
+        fair_node *nodes = malloc(fo->n * sizeof(*nodes));
+        fair_problem prob = { .nres = 2, .capacity = { p->capacity.mcpu, p->capacity.mem }, .nodes = nodes, .nnodes = fo->n };
+        fair_state *s = NULL;
+        char why[256];
+        if (!nodes)
+                return -ENOMEM;
+        for (uint32_t i = 0; i < fo->n; i++) {
+                nodes[i] = fo->nodes[i];
+                int64_t tasks = fo->running[i] + p->npend[i];
+                if (fo->inner[i] || tasks == 0)
+                        continue;
+                res_t sum = res_add(fo->used[i], p->pend_sum[i]);
+                nodes[i].tasks = tasks;
+                nodes[i].demand[FAIR_CPU] = (sum.mcpu + tasks - 1) / tasks;
+                nodes[i].demand[FAIR_MEM] = (sum.mem + tasks - 1) / tasks;
+                for (size_t r = 0; r < 2; r++)
+                        nodes[i].demand[r] = nodes[i].demand[r] < prob.capacity[r] ? nodes[i].demand[r] : prob.capacity[r];
+        }
+        int r = fair_new(&prob, fo->algo, &s, why, sizeof(why));
+        if (r == 0) {
+                fair_run(s);
+                for (size_t i = 0; i < fo->n; i++)
+                        p->entitled[i] = fair_dominant_share(s, i);
+        }
+        fair_free(s);
+        free(nodes);
+        return r;
+}
+
+/* The heap key of leaf: share over entitlement, with one job's worth as the least entitlement. */
+static double key(const pass *p, uint32_t leaf) {
+        double one = dominant(p->jobs[p->cursor[leaf]].req, p->capacity);
+        return dominant(p->vused[leaf], p->capacity) / fmax(p->entitled[leaf], one);
+}
+
+/* Ties go to the department whose next job is older. */
+static bool before(const pass *p, uint32_t a, uint32_t b) {
+        double ka = key(p, a), kb = key(p, b);
+        return ka < kb || (ka == kb && p->cursor[a] < p->cursor[b]);
+}
+
+static void sift_down(pass *p, size_t i) {
+        for (size_t kid; (kid = 2 * i + 1) < p->nheap; i = kid) {
+                if (kid + 1 < p->nheap && before(p, p->heap[kid + 1], p->heap[kid]))
+                        kid++;
+                if (!before(p, p->heap[kid], p->heap[i]))
+                        break;
+                uint32_t t = p->heap[i];
+                p->heap[i] = p->heap[kid];
+                p->heap[kid] = t;
+        }
+}
+
+/* Whether job fits under the cap of every capped node from dept up. */
+static bool under_caps(const pass *p, uint32_t dept, res_t req) {
+        for (int32_t a = (int32_t)dept; a >= 0; a = p->fo->nodes[a].parent) {
+                double cap = p->fo->nodes[a].cap;
+                res_t after = res_add(p->vused[a], req);
+                if (cap < 1 && ((double)after.mcpu > cap * (double)p->capacity.mcpu ||
+                                (double)after.mem > cap * (double)p->capacity.mem))
+                        return false;
+        }
+        return true;
+}
+
+static void add_up(pass *p, uint32_t dept, res_t req) {
+        for (int32_t a = (int32_t)dept; a >= 0; a = p->fo->nodes[a].parent)
+                p->vused[a] = res_add(p->vused[a], req);
+}
+
+/* The order itself: pop the least served leaf, take its next job (or hold the rest of its jobs
+ * at a cap), push it back with its new key. Held jobs go to the end of order. */
+static void interleave(pass *p, uint32_t *order, size_t n, size_t *nkept, fairorder_report *rep) {
+        size_t kept = 0, held = n;
+        for (uint32_t i = 0; i < p->fo->n; i++)
+                if (p->npend[i] > 0)
+                        p->heap[p->nheap++] = i;
+        for (size_t i = p->nheap; i-- > 0;)
+                sift_down(p, i);
+        while (p->nheap > 0) {
+                uint32_t leaf = p->heap[0];
+                uint32_t j = p->cursor[leaf];
+                if (under_caps(p, leaf, p->jobs[j].req)) {
+                        order[kept++] = j;
+                        add_up(p, leaf, p->jobs[j].req);
+                        p->cursor[leaf] = p->next_of[j];
+                } else {
+                        for (; j != UINT32_MAX; j = p->next_of[j])
+                                order[--held] = j;
+                        p->cursor[leaf] = UINT32_MAX;
+                        if (rep)
+                                rep->nodes[leaf].held = true;
+                }
+                if (p->cursor[leaf] == UINT32_MAX)
+                        p->heap[0] = p->heap[--p->nheap];
+                sift_down(p, 0);
+        }
+        /* held jobs were written from the end backwards: put them back in submission order */
+        for (size_t a = held, b = n; a + 1 < b; a++, b--) {
+                uint32_t t = order[a];
+                order[a] = order[b - 1];
+                order[b - 1] = t;
+        }
+        *nkept = kept;
+}
+
+static void report(const pass *p, size_t nkept, const uint32_t *order, fairorder_report *rep) {
+        const fairorder *fo = p->fo;
+        for (uint32_t i = 0; i < fo->n; i++) {
+                rep->nodes[i].entitled = p->entitled[i];
+                rep->nodes[i].running = 0;
+                rep->nodes[i].pending = 0;
+        }
+        res_t *sub = p->vused; /* reused: the running usage of each subtree */
+        memset(sub, 0, fo->n * sizeof(*sub));
+        for (uint32_t i = 0; i < fo->n; i++)
+                for (int32_t a = (int32_t)i; a >= 0; a = fo->nodes[a].parent) {
+                        sub[a] = res_add(sub[a], fo->used[i]);
+                        rep->nodes[a].running += fo->running[i];
+                        rep->nodes[a].pending += p->npend[i];
+                }
+        for (uint32_t i = 0; i < fo->n; i++)
+                rep->nodes[i].share = dominant(sub[i], p->capacity);
+        rep->next = nkept > 0 ? (long)order[0] : -1;
+        rep->next_dept = nkept > 0 ? p->jobs[order[0]].dept : 0;
+}
+
+static void free_pass(pass *p) {
+        void *arrays[] = { p->pend_sum, p->vused, p->npend, p->first, p->next_of, p->cursor, p->entitled,
+                           p->heap };
+        for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
+                free(arrays[i]);
+}
+
+/* Count, sum and list each leaf's pending jobs; vused starts at what each subtree runs. */
+static int prepare(pass *p, size_t n) {
+        size_t m = p->fo->n;
+        p->pend_sum = calloc(m, sizeof(*p->pend_sum));
+        p->vused = calloc(m, sizeof(*p->vused));
+        p->npend = calloc(m, sizeof(*p->npend));
+        p->first = malloc(m * sizeof(*p->first));
+        p->cursor = malloc(m * sizeof(*p->cursor));
+        p->entitled = calloc(m, sizeof(*p->entitled));
+        p->heap = calloc(m, sizeof(*p->heap));
+        p->next_of = malloc((n + 1) * sizeof(*p->next_of));
+        if (!p->pend_sum || !p->vused || !p->npend || !p->first || !p->cursor || !p->entitled || !p->heap ||
+            !p->next_of)
+                return -ENOMEM;
+        for (size_t i = 0; i < m; i++) {
+                p->first[i] = p->cursor[i] = UINT32_MAX;
+                for (int32_t a = (int32_t)i; a >= 0; a = p->fo->nodes[a].parent)
+                        p->vused[a] = res_add(p->vused[a], p->fo->used[i]);
+        }
+        for (size_t j = n; j-- > 0;) { /* backwards, so that each list is in submission order */
+                uint32_t d = p->jobs[j].dept;
+                p->next_of[j] = p->first[d];
+                p->first[d] = (uint32_t)j;
+                p->npend[d]++;
+                p->pend_sum[d] = res_add(p->pend_sum[d], p->jobs[j].req);
+        }
+        memcpy(p->cursor, p->first, m * sizeof(*p->cursor));
+        return 0;
+}
+
+/* True when the order needs no solving: one department with pending jobs, no cap above it. */
+static bool trivial(const pass *p) {
+        size_t active = 0;
+        uint32_t only = 0;
+        for (uint32_t i = 0; i < p->fo->n; i++)
+                if (p->npend[i] > 0) {
+                        active++;
+                        only = i;
+                }
+        if (active > 1)
+                return false;
+        for (int32_t a = (int32_t)only; active == 1 && a >= 0; a = p->fo->nodes[a].parent)
+                if (p->fo->nodes[a].cap < 1)
+                        return false;
+        return true;
+}
+
+int fairorder_rank(const fairorder *fo, res_t capacity, const fairorder_job *pending, size_t n, uint32_t *order,
+                   size_t *nkept, fairorder_report *rep) {
+        pass p = { .fo = fo, .jobs = pending, .capacity = capacity };
+        for (size_t i = 0; i < n; i++)
+                order[i] = (uint32_t)i;
+        *nkept = n;
+        if (rep)
+                rep->next = n > 0 ? 0 : -1;
+        if (capacity.mcpu <= 0 || capacity.mem <= 0 || (n == 0 && !rep))
+                return 0; /* nothing is up: nothing to place, no share to speak of */
+        int r = prepare(&p, n);
+        bool solve = r == 0 && (rep || !trivial(&p));
+        if (solve)
+                r = entitlements(&p);
+        if (solve && r == 0) {
+                if (rep)
+                        memset(rep->nodes, 0, fo->n * sizeof(*rep->nodes));
+                interleave(&p, order, n, nkept, rep);
+                if (rep)
+                        report(&p, *nkept, order, rep);
+        }
+        free_pass(&p);
+        if (r < 0) {
+                for (size_t i = 0; i < n; i++)
+                        order[i] = (uint32_t)i;
+                *nkept = n;
+        }
+        return r;
+}
+
+void fairorder_why(const fairorder *fo, const fairorder_report *rep, char *buf, size_t len) {
+        const fairorder_share *d = &rep->nodes[rep->next_dept];
+        const char *name = fo->nodes[rep->next_dept].name;
+        if (rep->next < 0)
+                snprintf(buf, len, "%s", "");
+        else if (d->entitled - d->share >= 0.005) /* what the two decimals would show as below */
+                snprintf(buf, len, "%s is %.2f below its entitlement (%.2f of %.2f)", name, d->entitled - d->share,
+                         d->share, d->entitled);
+        else
+                snprintf(buf, len, "%s holds %.2f of its %.2f entitlement, the least of the departments waiting",
+                         name, d->share, d->entitled);
+}

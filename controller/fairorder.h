@@ -1,0 +1,84 @@
+/* fairorder.h - the order in which the controller offers pending jobs to the placement policy:
+ * the next job is the one of the leaf department whose running dominant share is furthest below
+ * its entitlement. Pure: plain structs in and out, no I/O, no clock (state.c and `colony shares`
+ * call it).
+ *
+ * The tree is the configured departments (depts.h) under a root, plus a default department,
+ * FAIRORDER_DEFAULT, at the top level with weight 1, for jobs of no group (or of a group that a
+ * reload removed or turned into an inner department). A pass:
+ *
+ *   1. entitlements: a fair_problem (policies/fair.h) whose leaves are the leaf departments, each
+ *      wanting running + pending tasks of their mean request, on the capacity of the up nodes;
+ *      fair_run under the configured algorithm gives each node the dominant share it is entitled
+ *      to (caps included);
+ *   2. order: a heap of the leaf departments with pending jobs, keyed by running dominant share
+ *      over entitlement (an entitlement of 0, a department whose mean task did not fit, counts as
+ *      one job's worth, so no department waits forever); the least goes next with its oldest
+ *      pending job, whose request is then added to its share (and its ancestors'), as if started;
+ *   3. caps: a job that would take a capped department (or one of its ancestors) beyond its cap
+ *      of the capacity is held, with every later job of its department, for this pass.
+ *
+ * Cost per pass, with D departments, P pending jobs, T the tasks fair_run places (at most what
+ * the cluster holds) and d the depth: O(D log D + T log D) for the entitlements, O(P (log D + d))
+ * for the order, O(P log D) to find each job's department. A single department with pending jobs
+ * and no cap on its path keeps submission order without solving anything. */
+#pragma once
+#include "depts.h"
+#include "fair.h"
+#include "res.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FAIRORDER_DEFAULT "(none)"
+
+typedef struct fairorder {
+        fair_algo algo;
+        size_t n;          /* nodes: 0 the root, then the departments (parents first), then the default */
+        fair_node *nodes;  /* the tree, names are paths ("" for the root); demands filled per pass */
+        uint32_t *sorted;  /* node indices sorted by path, for lookups */
+        res_t *used;       /* per node: requests of the running jobs of that very department */
+        uint32_t *running; /* per node: running jobs of that very department */
+        bool *inner;       /* per node: some node names it as parent (the root always) */
+} fairorder;
+
+/* One pending job, as fairorder_rank sees it. */
+typedef struct fairorder_job {
+        uint32_t dept; /* fairorder_dept() of its group */
+        res_t req;
+} fairorder_job;
+
+/* Per node, what a pass found (fairorder_rank's report). */
+typedef struct fairorder_share {
+        double entitled; /* dominant share the algorithm gives the subtree */
+        double share;    /* dominant share of the subtree's running jobs */
+        uint32_t running, pending;
+        bool held;       /* a job of it is held by a cap this pass */
+} fairorder_share;
+
+typedef struct fairorder_report {
+        fairorder_share *nodes; /* fo->n of them, allocated by the caller */
+        long next;              /* index in pending of the job offered first, or -1 */
+        uint32_t next_dept;     /* its department */
+} fairorder_report;
+
+/* Build the tree of d (copied: d may be freed after) for algorithm algo, with nothing running.
+ * Returns 0 or -ENOMEM. */
+int fairorder_init(fairorder *fo, const depts *d, fair_algo algo);
+/* Free what fairorder_init allocated. */
+void fairorder_free(fairorder *fo);
+/* The node a job of group runs under: its leaf department, or the default one (NULL group,
+ * unknown, or not a leaf). O(log D). */
+uint32_t fairorder_dept(const fairorder *fo, const char *group);
+/* A job of department dept with request req started (sign +1) or ended (-1). */
+void fairorder_charge(fairorder *fo, uint32_t dept, res_t req, int sign);
+/* Order pending (n jobs, in submission order) for capacity: order[0 .. *nkept) are the indices
+ * of the jobs to offer, in that order, order[*nkept .. n) those held by caps. rep, when not NULL,
+ * gets the pass's figures (the entitlements are then computed even where the order needs none).
+ * Returns 0, or -ENOMEM / -EINVAL (the fair code refused the tree: a bug) with order the
+ * identity. */
+int fairorder_rank(const fairorder *fo, res_t capacity, const fairorder_job *pending, size_t n, uint32_t *order,
+                   size_t *nkept, fairorder_report *rep);
+/* Why rep's next job goes first, in one line ("physics/astro is 0.21 below its entitlement
+ * (0.05 of 0.26)"), into buf; "" when there is no next job. */
+void fairorder_why(const fairorder *fo, const fairorder_report *rep, char *buf, size_t len);

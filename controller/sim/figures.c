@@ -1,0 +1,77 @@
+/* figures.c - the simulator's summaries (see figures.h and sim.h). */
+#include "figures.h"
+#include <errno.h>
+#include <stdlib.h>
+
+static int compare_doubles(const void *a, const void *b) {
+        double x = *(const double *)a, y = *(const double *)b;
+        return (x > y) - (x < y);
+}
+
+sim_stats sim_summarize(double *v, size_t n) {
+        sim_stats st = { 0 };
+        if (n == 0)
+                return st;
+        qsort(v, n, sizeof(*v), compare_doubles);
+        double sum = 0;
+        for (size_t i = 0; i < n; i++)
+                sum += v[i];
+        st.mean = sum / (double)n;
+        st.p50 = v[(n - 1) / 2];
+        st.p95 = v[(size_t)((double)(n - 1) * 0.95)];
+        st.p99 = v[(size_t)((double)(n - 1) * 0.99)];
+        st.max = v[n - 1];
+        return st;
+}
+
+/* Summarize values[] per department: group them by department into buf (a counting sort by the
+ * starts in first[], which it leaves as the ends) and summarize each group. */
+static void summarize_by_dept(const sim_job_values *v, const double *values, size_t *first, size_t ndepts,
+                              double *buf, sim_stats *out) {
+        size_t *next = first + ndepts; /* scratch: where the next value of each department goes */
+        for (size_t d = 0; d < ndepts; d++)
+                next[d] = first[d];
+        for (size_t i = 0; i < v->n; i++)
+                buf[next[v->dept[i]]++] = values[i];
+        for (size_t d = 0; d < ndepts; d++)
+                out[d] = sim_summarize(buf + first[d], next[d] - first[d]);
+}
+
+int sim_dept_figures(const sim_job_values *v, const size_t *refused, const char *const *names, size_t ndepts,
+                     sim_result *out) {
+        sim_dept *d = calloc(ndepts + 1, sizeof(*d));
+        size_t *first = calloc(2 * ndepts + 1, sizeof(*first));
+        sim_stats *stats = calloc(ndepts + 1, sizeof(*stats));
+        double *buf = malloc((v->n + 1) * sizeof(*buf)), total = 0;
+        int r = d && first && stats && buf ? 0 : -ENOMEM;
+        for (size_t i = 0; r == 0 && i < v->n; i++) {
+                d[v->dept[i]].jobs++;
+                d[v->dept[i]].cpu_seconds += v->cpu_seconds[i];
+                total += v->cpu_seconds[i];
+        }
+        for (size_t k = 1; r == 0 && k < ndepts; k++)
+                first[k] = first[k - 1] + d[k - 1].jobs;
+        if (r == 0) {
+                summarize_by_dept(v, v->wait, first, ndepts, buf, stats);
+                for (size_t k = 0; k < ndepts; k++)
+                        d[k].wait = stats[k];
+                summarize_by_dept(v, v->response, first, ndepts, buf, stats);
+                out->ndepts = 0;
+                for (size_t k = 0; k < ndepts; k++) {
+                        d[k].name = names[k];
+                        d[k].response = stats[k];
+                        d[k].refused = refused[k];
+                        d[k].jobs += refused[k];
+                        d[k].cpu_share = total > 0 ? d[k].cpu_seconds / total : 0;
+                        if (d[k].jobs > 0)
+                                d[out->ndepts++] = d[k];
+                }
+                out->depts = d;
+                d = NULL;
+        }
+        free(d);
+        free(first);
+        free(stats);
+        free(buf);
+        return r;
+}

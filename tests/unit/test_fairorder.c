@@ -1,0 +1,220 @@
+/* test_fairorder.c - the order in which pending jobs are offered: by how far each leaf
+ * department is below the entitlement the fair code gives it, caps, the default department,
+ * and the report `colony shares` prints. */
+#include "check_main.h"
+#include "fairorder.h"
+#include <stdbool.h>
+#include <string.h>
+
+#define GB ((int64_t)1 << 30)
+#define MB ((int64_t)1 << 20)
+
+static const res_t slot = { .mcpu = 1000, .mem = 16 * MB };
+static const res_t six = { .mcpu = 6000, .mem = 6 * GB };
+
+/* Each test's tree, pending jobs, order and report. */
+static struct {
+        fairorder fo;
+        fairorder_job jobs[64];
+        uint32_t order[64];
+        size_t n, kept;
+        fairorder_share shares[16];
+        fairorder_report rep;
+} fx;
+
+static void setup(void) {
+        memset(&fx, 0, sizeof(fx));
+        fx.rep.nodes = fx.shares;
+}
+
+static void teardown(void) {
+        fairorder_free(&fx.fo);
+}
+
+/* The tree of paths, weights and caps (NULL or 0: none). */
+static void tree(fair_algo algo, size_t n, const char *const *paths, const double *weights, const double *caps) {
+        dept v[16];
+        for (size_t i = 0; i < n; i++)
+                v[i] = (dept){ .path = (char *)paths[i], .weight = weights[i], .cap = caps && caps[i] ? caps[i] : 1 };
+        depts d = { .v = v, .n = n };
+        ck_assert_int_eq(fairorder_init(&fx.fo, &d, algo), 0);
+}
+
+/* k more pending jobs of group, each asking req. */
+static void add_jobs(const char *group, size_t k, res_t req) {
+        for (size_t i = 0; i < k; i++)
+                fx.jobs[fx.n++] = (fairorder_job){ fairorder_dept(&fx.fo, group), req };
+}
+
+/* Rank the first n pending jobs on capacity, with the report or not. */
+static void rank(res_t capacity, size_t n, bool report) {
+        ck_assert_int_eq(fairorder_rank(&fx.fo, capacity, fx.jobs, n, fx.order, &fx.kept, report ? &fx.rep : NULL), 0);
+}
+
+/* How many of the first k offered jobs are of group. */
+static size_t count_in_prefix(size_t k, const char *group) {
+        size_t c = 0;
+        for (size_t i = 0; i < k; i++)
+                c += fx.jobs[fx.order[i]].dept == fairorder_dept(&fx.fo, group);
+        return c;
+}
+
+START_TEST(weights_two_to_one_interleave_from_the_first_job) {
+        static const char *const paths[] = { "a", "b" };
+        static const double w[] = { 2, 1 };
+        tree((fair_algo)_i, 2, paths, w, NULL);
+        /* a floods first, b after: b must not wait for a's queue */
+        add_jobs("a", 20, slot);
+        add_jobs("b", 20, slot);
+        rank(six, fx.n, false);
+        ck_assert_uint_eq(fx.kept, fx.n);
+        ck_assert_uint_eq(count_in_prefix(6, "a"), 4);
+        ck_assert_uint_eq(count_in_prefix(6, "b"), 2);
+        ck_assert_uint_eq(count_in_prefix(30, "a"), 20); /* past the entitlement, still 2:1 */
+        /* each department's jobs keep their submission order */
+        uint32_t a = fairorder_dept(&fx.fo, "a");
+        for (size_t i = 1, last_a = 0, last_b = 0; i < fx.n; i++) {
+                size_t *last = fx.jobs[fx.order[i]].dept == a ? &last_a : &last_b;
+                ck_assert_uint_ge(fx.order[i], *last);
+                *last = fx.order[i];
+        }
+}
+END_TEST
+
+START_TEST(running_jobs_count_against_their_department) {
+        static const char *const paths[] = { "a", "b" };
+        static const double w[] = { 1, 1 };
+        char why[256];
+        tree(FAIR_MCH, 2, paths, w, NULL);
+        uint32_t a = fairorder_dept(&fx.fo, "a"), b = fairorder_dept(&fx.fo, "b");
+        for (int i = 0; i < 4; i++)
+                fairorder_charge(&fx.fo, a, slot, +1);
+        add_jobs("a", 4, slot);
+        add_jobs("b", 4, slot);
+        rank(six, fx.n, true);
+        /* a holds 4 of 6 slots against an entitlement of 3: b's jobs go first, all four of them */
+        ck_assert_uint_eq(count_in_prefix(4, "b"), 4);
+        ck_assert_double_eq_tol(fx.rep.nodes[a].entitled, 0.5, 1e-9);
+        ck_assert_double_eq_tol(fx.rep.nodes[a].share, 4.0 / 6, 1e-9);
+        ck_assert_uint_eq(fx.rep.nodes[a].running, 4);
+        ck_assert_uint_eq(fx.rep.nodes[b].pending, 4);
+        ck_assert_uint_eq(fx.rep.nodes[0].running, 4); /* the root sums its subtree */
+        ck_assert_int_eq(fx.rep.next, 4);
+        ck_assert_uint_eq(fx.rep.next_dept, b);
+        fairorder_why(&fx.fo, &fx.rep, why, sizeof(why));
+        ck_assert_str_eq(why, "b is 0.50 below its entitlement (0.00 of 0.50)");
+        /* they end: a is back to nothing, and the tie goes to the older job */
+        for (int i = 0; i < 4; i++)
+                fairorder_charge(&fx.fo, a, slot, -1);
+        rank(six, fx.n, true);
+        ck_assert_double_eq(fx.rep.nodes[a].share, 0);
+        ck_assert_int_eq(fx.rep.next, 0);
+}
+END_TEST
+
+START_TEST(caps_hold_jobs_and_bound_the_entitlement) {
+        static const char *const paths[] = { "a", "b" };
+        static const double w[] = { 3, 1 }, caps[] = { 0.5, 0 };
+        tree(FAIR_MCH, 2, paths, w, caps);
+        uint32_t a = fairorder_dept(&fx.fo, "a"), b = fairorder_dept(&fx.fo, "b");
+        fairorder_charge(&fx.fo, a, slot, +1);
+        fairorder_charge(&fx.fo, a, slot, +1);
+        add_jobs("a", 6, slot);
+        add_jobs("b", 6, slot);
+        rank(six, fx.n, true);
+        /* a runs 2 of 6 CPUs under a cap of 3: one more job of a, the other five held */
+        ck_assert_uint_eq(fx.kept, 7);
+        ck_assert_uint_eq(count_in_prefix(fx.kept, "a"), 1);
+        for (size_t i = fx.kept; i < fx.n; i++)
+                ck_assert_uint_eq(fx.jobs[fx.order[i]].dept, a);
+        for (size_t i = fx.kept + 1; i < fx.n; i++)
+                ck_assert_uint_gt(fx.order[i], fx.order[i - 1]); /* held in submission order */
+        ck_assert(fx.rep.nodes[a].held);
+        ck_assert(!fx.rep.nodes[b].held);
+        /* weight 3 would give a 0.75; the cap keeps it at half */
+        ck_assert_double_eq_tol(fx.rep.nodes[a].entitled, 0.5, 1e-9);
+        ck_assert_double_eq_tol(fx.rep.nodes[b].entitled, 0.5, 1e-9);
+        /* a single department under a cap is held too, without solving for order */
+        rank(six, 6, false);
+        ck_assert_uint_eq(fx.kept, 1);
+}
+END_TEST
+
+START_TEST(the_hierarchy_splits_a_departments_share) {
+        static const char *const paths[] = { "physics", "physics/astro", "physics/hep", "cs" };
+        static const double w[] = { 1, 1, 1, 1 };
+        tree((fair_algo)_i, 4, paths, w, NULL);
+        add_jobs("physics/astro", 10, slot);
+        add_jobs("physics/hep", 10, slot);
+        add_jobs("cs", 10, slot);
+        rank((res_t){ .mcpu = 8000, .mem = 8 * GB }, fx.n, true);
+        ck_assert_double_eq_tol(fx.rep.nodes[fairorder_dept(&fx.fo, "physics/astro")].entitled, 0.25, 1e-9);
+        ck_assert_double_eq_tol(fx.rep.nodes[fairorder_dept(&fx.fo, "physics/hep")].entitled, 0.25, 1e-9);
+        ck_assert_double_eq_tol(fx.rep.nodes[fairorder_dept(&fx.fo, "cs")].entitled, 0.5, 1e-9);
+        ck_assert_uint_eq(count_in_prefix(8, "cs"), 4);
+        ck_assert_uint_eq(count_in_prefix(8, "physics/astro"), 2);
+}
+END_TEST
+
+START_TEST(groups_that_are_not_leaves_go_to_the_default_department) {
+        static const char *const paths[] = { "physics", "physics/astro", "physics-x", "physics.y" };
+        static const double w[] = { 1, 1, 1, 1 };
+        tree(FAIR_MCH, 4, paths, w, NULL);
+        const fairorder *fo = &fx.fo;
+        uint32_t deflt = (uint32_t)fo->n - 1;
+        ck_assert_str_eq(fo->nodes[deflt].name, FAIRORDER_DEFAULT);
+        ck_assert_uint_eq(fairorder_dept(fo, NULL), deflt);
+        ck_assert_uint_eq(fairorder_dept(fo, "chemistry"), deflt);
+        ck_assert_uint_eq(fairorder_dept(fo, "physics"), deflt); /* has a sub-department */
+        ck_assert_uint_eq(fairorder_dept(fo, ""), deflt);       /* the root */
+        ck_assert_str_eq(fo->nodes[fairorder_dept(fo, "physics/astro")].name, "physics/astro");
+        ck_assert_str_eq(fo->nodes[fairorder_dept(fo, "physics-x")].name, "physics-x");
+        ck_assert_str_eq(fo->nodes[fairorder_dept(fo, "physics.y")].name, "physics.y");
+}
+END_TEST
+
+START_TEST(one_department_keeps_submission_order) {
+        tree(FAIR_MCH, 0, NULL, NULL, NULL); /* no departments: everything in the default one */
+        ck_assert_uint_eq(fx.fo.n, 2);
+        add_jobs("cs", 5, slot);
+        add_jobs(NULL, 3, (res_t){ .mcpu = 500, .mem = GB });
+        rank(six, fx.n, false);
+        ck_assert_uint_eq(fx.kept, fx.n);
+        for (size_t i = 0; i < fx.n; i++)
+                ck_assert_uint_eq(fx.order[i], i);
+        rank((res_t){ 0 }, fx.n, false); /* nothing up: submission order, nothing held */
+        ck_assert_uint_eq(fx.kept, fx.n);
+}
+END_TEST
+
+START_TEST(a_job_larger_than_its_entitlement_is_not_left_for_last) {
+        static const char *const paths[] = { "a", "big" };
+        static const double w[] = { 5, 1 };
+        tree(FAIR_MCH, 2, paths, w, NULL);
+        add_jobs("a", 20, slot);
+        add_jobs("big", 1, (res_t){ .mcpu = 4000, .mem = GB }); /* 4 of 6 CPUs, weight 1 of 6 */
+        rank(six, fx.n, false);
+        size_t at = 0;
+        while (fx.jobs[fx.order[at]].dept != fairorder_dept(&fx.fo, "big"))
+                at++;
+        ck_assert_uint_lt(at, 10); /* one job's worth of entitlement at least: it comes before a's tail */
+}
+END_TEST
+
+static Suite *fairorder_suite(void) {
+        Suite *s = suite_create("fairorder");
+        TCase *tc = tcase_create("fairorder");
+        tcase_add_checked_fixture(tc, setup, teardown);
+        /* every algorithm agrees on these flat and two-level trees of identical jobs */
+        tcase_add_loop_test(tc, weights_two_to_one_interleave_from_the_first_job, FAIR_DRF + 1, _FAIR_ALGO_MAX);
+        tcase_add_loop_test(tc, the_hierarchy_splits_a_departments_share, FAIR_HDRF, FAIR_MCH + 1);
+        tcase_add_test(tc, running_jobs_count_against_their_department);
+        tcase_add_test(tc, caps_hold_jobs_and_bound_the_entitlement);
+        tcase_add_test(tc, groups_that_are_not_leaves_go_to_the_default_department);
+        tcase_add_test(tc, one_department_keeps_submission_order);
+        tcase_add_test(tc, a_job_larger_than_its_entitlement_is_not_left_for_last);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+COLONY_CHECK_MAIN(fairorder_suite)

@@ -1,0 +1,176 @@
+/* test_sim.c - the simulator's figures beyond the whole run's: each department's waits,
+ * responses and CPU share, every job as each_job sees it, on a stream small enough to work
+ * out by hand; and the table of names departments are interned in. */
+#include "check_main.h"
+#include "log.h"
+#include "trace.h"
+#include "sim.h"
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define GIB ((int64_t)1 << 30)
+
+typedef struct array_source {
+        const sim_job *jobs;
+        size_t n, next;
+} array_source;
+
+static int array_next(void *source, sim_job *j) {
+        array_source *s = source;
+        if (s->next == s->n)
+                return 0;
+        *j = s->jobs[s->next++];
+        return 1;
+}
+
+/* One machine of 2 cores, strict FIFO first-fit:
+ *   job 1, physics: 2 cores, 0 to 10
+ *   job 2, cs: 1 core, arrives at 1, waits until 10, ends at 15
+ *   job 3, physics: 1 core, arrives at 2, waits until 10, ends at 15
+ *   a cs job of 4 cores, refused
+ * physics: waits 0 and 8, responses 10 and 13, 2 x 10 + 1 x 5 = 25 core-seconds;
+ * cs: wait 9, response 14, 5 core-seconds, one refused; "idle" has no job. */
+static const sim_job stream[] = {
+        { .arrival = 0, .runtime = 10, .req = { .mcpu = 2000, .mem = GIB }, .dept = 0 },
+        { .arrival = 1, .runtime = 5, .req = { .mcpu = 1000, .mem = GIB }, .dept = 1 },
+        { .arrival = 2, .runtime = 5, .req = { .mcpu = 1000, .mem = GIB }, .dept = 0 },
+        { .arrival = 3, .runtime = 5, .req = { .mcpu = 4000, .mem = GIB }, .dept = 1 },
+};
+static const char *const dept_names[] = { "physics", "cs", "idle" };
+static const res_t one_machine[] = { { .mcpu = 2000, .mem = 8 * GIB } };
+
+static sim_job_record seen[8];
+static char seen_dept[8][16], seen_machine[8][16]; /* the record's strings live only during the call */
+static size_t nseen;
+
+static int remember(void *data, const sim_job_record *r) {
+        (void)data;
+        ck_assert_uint_lt(nseen, 8);
+        snprintf(seen_dept[nseen], sizeof(seen_dept[nseen]), "%s", r->dept);
+        snprintf(seen_machine[nseen], sizeof(seen_machine[nseen]), "%s", r->machine);
+        seen[nseen++] = *r;
+        return 0;
+}
+
+static int refuse_all(void *data, const sim_job_record *r) {
+        (void)data, (void)r;
+        return -EIO;
+}
+
+static sim_config config(array_source *src) {
+        *src = (array_source){ .jobs = stream, .n = 4 };
+        return (sim_config){ .machines = one_machine, .nmachines = 1, .next_job = array_next, .source = src,
+                             .policy = SCHED_FIRST_FIT, .order = SCHED_STRICT_FIFO, .dept_names = dept_names,
+                             .ndepts = 3 };
+}
+
+START_TEST(each_department_gets_its_own_waits_and_share) {
+        array_source src;
+        sim_config cfg = config(&src);
+        sim_result r;
+        char err[256];
+        ck_assert_int_eq(sim_run(&cfg, &r, err, sizeof(err)), 0);
+        ck_assert_uint_eq(r.refused, 1);
+        ck_assert_uint_eq(r.ndepts, 2); /* idle had no job */
+        const sim_dept *physics = &r.depts[0], *cs = &r.depts[1];
+        ck_assert_str_eq(physics->name, "physics");
+        ck_assert_uint_eq(physics->jobs, 2);
+        ck_assert_uint_eq(physics->refused, 0);
+        ck_assert(physics->wait.mean == 4 && physics->wait.max == 8);
+        ck_assert(physics->response.mean == 11.5);
+        ck_assert(physics->cpu_seconds == 25);
+        ck_assert_str_eq(cs->name, "cs");
+        ck_assert_uint_eq(cs->jobs, 2);
+        ck_assert_uint_eq(cs->refused, 1);
+        ck_assert(cs->wait.mean == 9 && cs->wait.p95 == 9 && cs->response.mean == 14);
+        ck_assert(fabs(physics->cpu_share - 25.0 / 30) < 1e-12 && fabs(cs->cpu_share - 5.0 / 30) < 1e-12);
+        /* the whole run's figures are still over every accepted job */
+        ck_assert(fabs(r.wait.mean - 17.0 / 3) < 1e-12);
+        sim_result_free(&r);
+}
+END_TEST
+
+START_TEST(each_job_sees_every_accepted_job_in_id_order) {
+        array_source src;
+        sim_config cfg = config(&src);
+        sim_result r;
+        char err[256];
+        cfg.each_job = remember;
+        nseen = 0;
+        ck_assert_int_eq(sim_run(&cfg, &r, err, sizeof(err)), 0);
+        ck_assert_uint_eq(nseen, 3);
+        static const double start[] = { 0, 10, 10 }, end[] = { 10, 15, 15 };
+        for (size_t i = 0; i < 3; i++) {
+                ck_assert_uint_eq(seen[i].id, i + 1);
+                ck_assert_str_eq(seen_dept[i], dept_names[stream[i].dept]);
+                ck_assert_str_eq(seen_machine[i], "m1");
+                ck_assert(seen[i].arrival == stream[i].arrival && seen[i].start == start[i] && seen[i].end == end[i]);
+                ck_assert_int_eq(seen[i].req.mcpu, stream[i].req.mcpu);
+        }
+        sim_result_free(&r);
+        cfg = config(&src);
+        cfg.each_job = refuse_all; /* its error ends the run */
+        ck_assert_int_eq(sim_run(&cfg, &r, err, sizeof(err)), -EIO);
+        ck_assert_ptr_null(r.depts);
+}
+END_TEST
+
+START_TEST(a_job_of_no_department_stops_the_run) {
+        array_source src;
+        sim_config cfg = config(&src);
+        sim_result r;
+        char err[256];
+        cfg.ndepts = 1; /* cs is not a department any more */
+        ck_assert_int_eq(sim_run(&cfg, &r, err, sizeof(err)), -EINVAL);
+        ck_assert_msg(strstr(err, "of no department"), "%s", err);
+}
+END_TEST
+
+START_TEST(names_are_numbered_once_in_first_seen_order) {
+        sim_names t = { 0 };
+        uint32_t idx;
+        char name[32];
+        for (uint32_t i = 0; i < 1000; i++) { /* enough to double the slots several times */
+                snprintf(name, sizeof(name), "g%u", i);
+                ck_assert_int_eq(sim_names_intern(&t, name, &idx), 0);
+                ck_assert_uint_eq(idx, i);
+        }
+        for (uint32_t i = 0; i < 1000; i += 7) {
+                snprintf(name, sizeof(name), "g%u", i);
+                ck_assert_int_eq(sim_names_intern(&t, name, &idx), 0);
+                ck_assert_uint_eq(idx, i);
+        }
+        ck_assert_uint_eq(t.n, 1000);
+        ck_assert_str_eq(t.v[999], "g999");
+        sim_names_free(&t);
+        ck_assert_uint_eq(t.n, 0);
+}
+END_TEST
+
+START_TEST(department_keys_by_name) {
+        sim_dept_key k;
+        for (k = SIM_DEPT_NONE; k <= SIM_DEPT_CLASS; k++) {
+                sim_dept_key back;
+                ck_assert_int_eq(sim_dept_key_from_name(sim_dept_key_name(k), &back), 0);
+                ck_assert_int_eq(back, k);
+        }
+        ck_assert_int_eq(sim_dept_key_from_name("team", &k), -EINVAL);
+}
+END_TEST
+
+static Suite *sim_suite(void) {
+        log_open("test_sim", 0, LOG_WARNING); /* the core logs every transition */
+        Suite *s = suite_create("sim");
+        TCase *tc = tcase_create("sim");
+        tcase_add_test(tc, each_department_gets_its_own_waits_and_share);
+        tcase_add_test(tc, each_job_sees_every_accepted_job_in_id_order);
+        tcase_add_test(tc, a_job_of_no_department_stops_the_run);
+        tcase_add_test(tc, names_are_numbered_once_in_first_seen_order);
+        tcase_add_test(tc, department_keys_by_name);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+COLONY_CHECK_MAIN(sim_suite)
