@@ -304,6 +304,70 @@ static void handle_nodes(ctl_server *srv, conn *c, const cJSON *msg) {
                 reply_error(c, "out of memory");
                 return;
         }
+        const char *policy = server_policy_status(srv);
+        if (policy)
+                cJSON_AddStringToObject(out, "policy_status", policy);
+        reply(c, out);
+}
+
+/* Store a new version of the interference matrix: root or the controller's own user only, since
+ * it steers every placement under policy = coloc. */
+static void handle_alpha_put(ctl_server *srv, conn *c, const cJSON *msg) {
+        static const char *const fields[] = { "types", "alpha", "ci95_low", "ci95_high", NULL };
+        char err[PROTO_ERRLEN];
+        alpha_matrix m;
+        if (c->uid != 0 && c->uid != geteuid()) {
+                reply_error(c, "only root or the controller's user may store an interference matrix");
+                return;
+        }
+        if (proto_check_fields(msg, fields, err) < 0 || alpha_from_json(msg, &m, err) < 0) {
+                reply_error(c, err);
+                return;
+        }
+        if (jobstore_put_alpha(srv->store, &m, server_now()) < 0) {
+                alpha_free(&m);
+                reply_error(c, "could not store the matrix (the controller's log says why)");
+                return;
+        }
+        log_info("interference matrix version %llu stored: %zu types, uid=%u", (unsigned long long)m.version, m.n,
+                 (unsigned)c->uid);
+        server_set_alpha(srv, &m);
+        cJSON *ok = proto_new("alpha_stored");
+        if (ok)
+                cJSON_AddNumberToObject(ok, "version", (double)srv->alpha.version);
+        reply(c, ok);
+        server_schedule(srv);
+}
+
+/* The latest matrix (kept in memory), or the version asked for (read from the store). */
+static void handle_alpha_get(ctl_server *srv, conn *c, const cJSON *msg) {
+        static const char *const fields[] = { "version", NULL };
+        char err[PROTO_ERRLEN];
+        int64_t version = 0;
+        if (proto_check_fields(msg, fields, err) < 0 || proto_get_int(msg, "version", 1, INT64_MAX, &version, err) == -EINVAL) {
+                reply_error(c, err);
+                return;
+        }
+        alpha_matrix stored = { 0 };
+        const alpha_matrix *m = &srv->alpha;
+        int r = version == 0 ? (srv->alpha.version ? 0 : -ENOENT) : jobstore_get_alpha(srv->store, (uint64_t)version, &stored);
+        if (version != 0)
+                m = &stored;
+        if (r < 0) {
+                if (r == -ENOENT && version)
+                        snprintf(err, sizeof(err), "no interference matrix version %lld", (long long)version);
+                else
+                        snprintf(err, sizeof(err), "%s", r == -ENOENT ? "no interference matrix stored yet (colony measure)"
+                                                                      : "the store could not be read");
+                reply_error(c, err);
+                return;
+        }
+        cJSON *out = proto_new("alpha");
+        if (out && alpha_to_json(m, out) < 0) {
+                cJSON_Delete(out);
+                out = proto_error("out of memory");
+        }
+        alpha_free(&stored);
         reply(c, out);
 }
 
@@ -421,6 +485,7 @@ static const struct {
         { "submit", handle_submit }, { "queue", handle_queue }, { "show", handle_show },
         { "cancel", handle_cancel }, { "wait", handle_wait },   { "nodes", handle_nodes },
         { "history", handle_history }, { "shares", handle_shares }, { "reload", handle_reload },
+        { "alpha_put", handle_alpha_put }, { "alpha_get", handle_alpha_get },
 };
 
 static void client_message(conn *c, const cJSON *msg) {

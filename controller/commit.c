@@ -29,8 +29,9 @@ static int end_of_turn(sd_event_source *s, void *userdata) {
                         stats_note_pass(&srv->stats, (double)(server_clock().mono_usec - t0) / 1e6);
                 if (n < 0)
                         log_error("scheduling pass failed: %s", strerror((int)-n));
-                (void)sd_notifyf(0, "STATUS=%zu pending, %zu jobs known, %zu nodes", srv->state.npending,
-                                 srv->state.njobs, srv->state.nnodes);
+                const char *policy = server_policy_status(srv);
+                (void)sd_notifyf(0, "STATUS=%zu pending, %zu jobs known, %zu nodes%s%s", srv->state.npending,
+                                 srv->state.njobs, srv->state.nnodes, policy ? "; " : "", policy ? policy : "");
         }
         if (!srv->in_batch)
                 return 0;

@@ -1,7 +1,9 @@
 /* controller.c - colony-controller: options, start-up, and the event loop's listeners and timers. */
 #include "config.h"
 #include "fileio.h"
+#include "coloc_dispatch.h"
 #include "http.h"
+#include "lotes_plan.h"
 #include "log.h"
 #include "net.h"
 #include "server.h"
@@ -36,6 +38,36 @@ ctl_time server_clock(void) {
         return (ctl_time){ .real_usec = server_now(), .mono_usec = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000 };
 }
 
+static bool places_by_alpha(const ctl_server *srv) {
+        const sched_dispatcher *d = srv->state.cfg.dispatcher;
+        return d && strcmp(sched_dispatcher_name(d), "coloc") == 0;
+}
+
+void server_set_alpha(ctl_server *srv, alpha_matrix *m) {
+        if (places_by_alpha(srv) &&
+            coloc_dispatcher_set_alpha(srv->state.cfg.dispatcher, (const char *const *)m->types, m->n, m->alpha) < 0) {
+                log_error("coloc: out of memory: still placing by interference matrix version %llu",
+                          (unsigned long long)srv->alpha.version);
+                alpha_free(m);
+                return;
+        }
+        alpha_free(&srv->alpha);
+        srv->alpha = *m;
+        *m = (alpha_matrix){ 0 };
+        if (places_by_alpha(srv))
+                snprintf(srv->policy_status, sizeof(srv->policy_status),
+                         "coloc: interference matrix version %llu, %zu types; other types count alpha 1",
+                         (unsigned long long)srv->alpha.version, srv->alpha.n);
+}
+
+const char *server_policy_status(const ctl_server *srv) {
+        return srv->lotes ? ctl_lotes_status(srv->lotes) : srv->policy_status[0] ? srv->policy_status : NULL;
+}
+
+static void reschedule(void *userdata) {
+        server_schedule(userdata);
+}
+
 static int persist_job(void *userdata, const job *j) {
         return server_persist(userdata, j);
 }
@@ -49,7 +81,13 @@ static void cancel_job(void *userdata, ctl_node *n, const job *j, int grace_ms) 
 }
 
 static void job_ended(void *userdata, const job *j) {
-        server_answer_waiters(userdata, j);
+        ctl_server *srv = userdata;
+        /* coloc weighs a job that gave no estimate by its type's mean run time */
+        if (places_by_alpha(srv) && j->state == JOB_COMPLETED && j->start_usec > 0 && j->end_usec > j->start_usec &&
+            coloc_dispatcher_note_runtime(srv->state.cfg.dispatcher, j->spec.job_type,
+                                          (double)(j->end_usec - j->start_usec) / 1e6) < 0)
+                log_warning("coloc: out of memory noting job %llu's run time", (unsigned long long)j->id);
+        server_answer_waiters(srv, j);
 }
 
 static void drop_link(void *userdata, ctl_node *n, void *link) {
@@ -80,7 +118,8 @@ static const char *const config_keys[] = {
         "controller.max_pending", "controller.kill_grace_ms", "controller.policy",       "controller.order",
         "controller.log_level",   "controller.http_listen", "controller.http_port_file", "controller.tls_cert",
         "controller.tls_key",     "controller.tls_ca",      "controller.fairness",     "departments.*",
-        "department_caps.*",      "department_users.*",     NULL,
+        "department_caps.*",      "department_users.*",     "lotes.window_s",          "lotes.max_classes",
+        "lotes.drift_percent",    "lotes_classes.*",        NULL,
 };
 
 /* Fill options the command line left unset from the config file. */
@@ -267,6 +306,8 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         ctl_server *srv = userdata;
         ctl_check_silence(&srv->state, server_clock());
+        if (srv->lotes)
+                ctl_lotes_tick(srv->lotes, server_now());
         server_schedule(srv);
         /* A time source is one-shot: re-arm it, or silent agents are never noticed again. */
         int r = sd_event_source_set_time(s, usec + (uint64_t)srv->heartbeat_ms * 1000);
@@ -288,15 +329,19 @@ static int write_port_file(const char *path, uint16_t port) {
         return file_write(path, text, 0644);
 }
 
+static int load_alpha(ctl_server *srv);
+
 /* Open the store, restore its jobs, and read the secret. Returns 0 or -errno (logged). */
-static int open_state(ctl_server *srv, const options *o) {
+static int open_state(ctl_server *srv, const options *o, ctl_lotes_options *lotes) {
         char err[512];
         sched_order order;
         if (sched_order_from_name(o->order, &order) < 0)
                 return log_errno(LOG_ERR, -EINVAL, "order must be fifo, backfill or reserve, not '%s'", o->order);
         sched_heuristic policy = SCHED_FIRST_FIT;
-        sched_dispatcher *dispatcher = NULL; /* Tetris, Greedy: the same seed on every start */
-        int r = sched_heuristic_from_name(o->policy, &policy) == 0 ? 0 : sched_dispatcher_new(o->policy, 1, &dispatcher);
+        sched_dispatcher *dispatcher = NULL; /* Tetris, Greedy, LoTES: the same seed on every start */
+        int r = sched_heuristic_from_name(o->policy, &policy) == 0 ? 0
+                : strcmp(o->policy, "lotes") == 0                ? lotes_live_new(1, &dispatcher)
+                                                                 : sched_dispatcher_new(o->policy, 1, &dispatcher);
         if (r < 0)
                 return log_errno(LOG_ERR, r, r == -EINVAL ? "unknown policy '%s'" : "policy %s", o->policy);
         int fairness;
@@ -327,6 +372,28 @@ static int open_state(ctl_server *srv, const options *o) {
         if ((r = jobstore_load(srv->store, restore_job, srv)) < 0)
                 return log_errno(LOG_ERR, r, "loading jobs from %s", o->database);
         log_info("restored %zu jobs (%zu pending) from %s", srv->state.njobs, srv->state.npending, o->database);
+        if (strcmp(o->policy, "lotes") == 0 &&
+            (r = ctl_lotes_new(srv->event, &srv->state, lotes, reschedule, srv, &srv->lotes)) < 0)
+                return log_errno(LOG_ERR, r, "lotes: set-up");
+        return load_alpha(srv);
+}
+
+/* The latest interference matrix from the store, for alpha_get and policy = coloc. */
+static int load_alpha(ctl_server *srv) {
+        alpha_matrix m = { 0 };
+        int r = jobstore_get_alpha(srv->store, 0, &m);
+        if (r == -ENOENT) {
+                if (places_by_alpha(srv))
+                        snprintf(srv->policy_status, sizeof(srv->policy_status),
+                                 "coloc: no interference matrix stored (colony measure): every alpha counts 1");
+                log_info("%s", places_by_alpha(srv) ? srv->policy_status : "no interference matrix stored");
+                return 0;
+        }
+        if (r < 0)
+                return log_errno(LOG_ERR, r, "reading the interference matrix");
+        server_set_alpha(srv, &m);
+        log_info("interference matrix version %llu loaded: %zu types", (unsigned long long)srv->alpha.version,
+                 srv->alpha.n);
         return 0;
 }
 
@@ -389,9 +456,12 @@ int main(int argc, char **argv) {
         if (parse_args(argc, argv, &o) < 0)
                 return 2;
         ctl_server srv = { .config_path = o.config, .fairness_arg = o.fairness };
+        ctl_lotes_options lotes = CTL_LOTES_DEFAULTS;
         if (o.config && (apply_config(&o, &cfg, err, sizeof(err)) < 0 ||
-                         depts_from_config(&cfg, &srv.depts, err, sizeof(err)) < 0)) {
+                         depts_from_config(&cfg, &srv.depts, err, sizeof(err)) < 0 ||
+                         ctl_lotes_options_from_config(&cfg, &lotes, err, sizeof(err)) < 0)) {
                 fprintf(stderr, "colony-controller: %s\n", err);
+                ctl_lotes_options_free(&lotes);
                 config_free(&cfg);
                 return 1;
         }
@@ -418,7 +488,7 @@ int main(int argc, char **argv) {
                 r = sd_event_set_watchdog(srv.event, true); /* WATCHDOG=1 pings when WatchdogSec= is set */
         if (r >= 0)
                 r = server_commit_init(&srv);
-        if (r < 0 || open_state(&srv, &o) < 0 || open_listeners(&srv, &o, ls) < 0) {
+        if (r < 0 || open_state(&srv, &o, &lotes) < 0 || open_listeners(&srv, &o, ls) < 0) {
                 r = r < 0 ? r : -EINVAL;
         } else {
                 server_schedule(&srv);
@@ -429,6 +499,8 @@ int main(int argc, char **argv) {
         server_commit_last(&srv);
         (void)sd_notify(0, "STOPPING=1");
         (void)unlink(o.socket);
+        ctl_lotes_free(srv.lotes);
+        ctl_lotes_options_free(&lotes);
         http_stop(srv.http);
         ctl_free(&srv.state);
         sd_event_source_disable_unref(srv.end_of_turn);
@@ -439,6 +511,7 @@ int main(int argc, char **argv) {
         sd_event_unref(srv.event);
         depts_free(&srv.depts);
         cpuwin_free(&srv.cpu);
+        alpha_free(&srv.alpha);
         config_free(&cfg);
         return r < 0 ? 1 : 0;
 }

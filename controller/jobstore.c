@@ -18,7 +18,12 @@ static const char schema[] = "PRAGMA journal_mode=WAL;"
                              "  id INTEGER PRIMARY KEY,"
                              "  state TEXT NOT NULL,"
                              "  record TEXT NOT NULL,"
-                             "  env TEXT NOT NULL DEFAULT '[]');";
+                             "  env TEXT NOT NULL DEFAULT '[]');"
+                             "CREATE TABLE IF NOT EXISTS alpha ("
+                             "  version INTEGER PRIMARY KEY AUTOINCREMENT,"
+                             "  time_usec INTEGER NOT NULL,"
+                             "  types TEXT NOT NULL,"
+                             "  record TEXT NOT NULL);";
 
 int jobstore_open(const char *path, jobstore **out, char *err, size_t errlen) {
         jobstore *s = calloc(1, sizeof(*s));
@@ -152,6 +157,64 @@ int jobstore_batch_commit(jobstore *s) {
         if (!sqlite3_get_autocommit(s->db))
                 (void)sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
         return -EIO;
+}
+
+/* ---- the interference matrix's versions ---- */
+
+int jobstore_put_alpha(jobstore *s, alpha_matrix *m, int64_t time_usec) {
+        alpha_matrix plain = *m;
+        plain.version = 0; /* the row's own columns hold these */
+        cJSON *rec = cJSON_CreateObject(), *types = cJSON_CreateStringArray((const char *const *)m->types, (int)m->n);
+        char *text = rec && alpha_to_json(&plain, rec) == 0 ? cJSON_PrintUnformatted(rec) : NULL;
+        char *names = types ? cJSON_PrintUnformatted(types) : NULL;
+        sqlite3_stmt *q = NULL;
+        int rc = SQLITE_NOMEM;
+        if (text && names &&
+            (rc = sqlite3_prepare_v2(s->db, "INSERT INTO alpha (time_usec, types, record) VALUES (?, ?, ?)", -1, &q,
+                                     NULL)) == SQLITE_OK) {
+                sqlite3_bind_int64(q, 1, time_usec);
+                sqlite3_bind_text(q, 2, names, -1, SQLITE_STATIC);
+                sqlite3_bind_text(q, 3, text, -1, SQLITE_STATIC);
+                rc = sqlite3_step(q);
+        }
+        sqlite3_finalize(q);
+        cJSON_Delete(rec);
+        cJSON_Delete(types);
+        free(text);
+        free(names);
+        if (rc != SQLITE_DONE) {
+                log_error("interference matrix could not be stored: %s", sqlite3_errmsg(s->db));
+                return -EIO;
+        }
+        m->version = (uint64_t)sqlite3_last_insert_rowid(s->db);
+        m->time_usec = time_usec;
+        return 0;
+}
+
+int jobstore_get_alpha(jobstore *s, uint64_t version, alpha_matrix *out) {
+        sqlite3_stmt *q;
+        const char *sql = version ? "SELECT version, time_usec, record FROM alpha WHERE version = ?"
+                                  : "SELECT version, time_usec, record FROM alpha ORDER BY version DESC LIMIT 1";
+        if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL) != SQLITE_OK)
+                return -EIO;
+        if (version)
+                sqlite3_bind_int64(q, 1, (sqlite3_int64)version);
+        int rc = sqlite3_step(q), r = rc == SQLITE_DONE ? -ENOENT : -EIO;
+        if (rc == SQLITE_ROW) {
+                char err[PROTO_ERRLEN] = "not JSON";
+                cJSON *rec = cJSON_Parse((const char *)sqlite3_column_text(q, 2));
+                if (rec && (r = alpha_from_json(rec, out, err)) == 0) {
+                        out->version = (uint64_t)sqlite3_column_int64(q, 0);
+                        out->time_usec = sqlite3_column_int64(q, 1);
+                } else {
+                        log_error("interference matrix version %lld unreadable: %s", (long long)sqlite3_column_int64(q, 0),
+                                  err);
+                        r = -EIO;
+                }
+                cJSON_Delete(rec);
+        }
+        sqlite3_finalize(q);
+        return r;
 }
 
 void jobstore_close(jobstore *s) {

@@ -7,6 +7,7 @@
  * jobstore_batch_commit does; a job id given to a client only after that survives a crash of
  * the controller or the machine. */
 #pragma once
+#include "alpha.h"
 #include "job.h"
 
 typedef struct jobstore jobstore;
@@ -30,5 +31,12 @@ int jobstore_batch_begin(jobstore *s);
 /* Commit the batch: its writes are on disk when this returns 0. -EIO (logged) when they are not;
  * the batch is then rolled back, and none of its writes may be reported as done. */
 int jobstore_batch_commit(jobstore *s);
+/* Store m as the next version of the interference matrix (1, 2, ...; table alpha: version,
+ * time, types, and the matrix with its intervals as JSON), then set m->version and
+ * m->time_usec. Returns 0 or -EIO (logged). */
+int jobstore_put_alpha(jobstore *s, alpha_matrix *m, int64_t time_usec);
+/* Load version of the matrix (0: the latest) into out (alpha_free). Returns 0, -ENOENT when
+ * there is none or no such version, or -EIO. */
+int jobstore_get_alpha(jobstore *s, uint64_t version, alpha_matrix *out);
 /* Close the database (a batch still open is rolled back). NULL is fine. */
 void jobstore_close(jobstore *s);

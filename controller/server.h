@@ -3,6 +3,7 @@
 #include "conn.h"
 #include "jobstore.h"
 #include "cpuwin.h"
+#include "lotes_plan.h"
 #include "state.h"
 #include "stats.h"
 #include <systemd/sd-event.h>
@@ -19,6 +20,9 @@ typedef struct ctl_server {
         depts depts; /* from the config file's [departments], [department_caps], [department_users] */
         const char *config_path;  /* --config, re-read on SIGHUP and `reload`; NULL: none */
         const char *fairness_arg; /* --fairness, which a reload keeps; NULL: the file's or mch */
+        ctl_lotes *lotes; /* policy = lotes: its plans */
+        alpha_matrix alpha; /* the latest interference matrix stored (version 0: none) */
+        char policy_status[256];
         cpuwin cpu;  /* CPU time per department over the last CPUWIN_SECONDS */
         char *secret;
         int heartbeat_ms;
@@ -51,6 +55,10 @@ void server_drop_link(ctl_server *srv, ctl_node *n, conn *c);
 /* Read the config file again and take its departments and fairness; a file that does not parse
  * changes nothing. Returns 0, or -errno with one line in err (controller.c). */
 int server_reload(ctl_server *srv, char *err, size_t errlen);
+/* Take m (zeroed) as the latest interference matrix, and give it to a coloc dispatcher. */
+void server_set_alpha(ctl_server *srv, alpha_matrix *m);
+/* One line on the policy's state (a LoTES plan, or first-fit until one), or NULL. */
+const char *server_policy_status(const ctl_server *srv);
 /* Schedule once this turn of the loop is over, logging a failure (both handlers call it after
  * any change; commit.c). */
 void server_schedule(ctl_server *srv);

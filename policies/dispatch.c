@@ -1,6 +1,7 @@
 /* dispatch.c - what every event-driven policy shares (see dispatch.h): telling arrivals and
  * exits apart from the core's passes, and recording placements. */
 #include "dispatch.h"
+#include "coloc_dispatch.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,8 @@ int sched_dispatcher_new(const char *name, uint64_t seed, sched_dispatcher **out
                 return sched_tetris_new(seed, out);
         if (strcmp(name, "greedy") == 0)
                 return sched_greedy_new(seed, out);
+        if (strcmp(name, "coloc") == 0)
+                return coloc_dispatcher_new(out);
         return -EINVAL;
 }
 
@@ -28,6 +31,7 @@ void sched_dispatcher_free(sched_dispatcher *d) {
         if (!d)
                 return;
         free(d->freed);
+        free(d->was_up);
         d->ops->free(d);
 }
 
@@ -67,18 +71,27 @@ long sched_pass_find(const sched_pass *p, uint64_t id) {
         return lo < p->njobs && p->jobs[lo].id == id ? (long)lo : -1;
 }
 
-/* Make room for the freed flags of n machines; machines new since the last pass count as freed. */
-static int note_machines(sched_dispatcher *d, size_t n) {
+/* Make room for the flags of n machines; machines new since the last pass, or up again, count
+ * as freed: what waits may start there. */
+static int note_machines(sched_dispatcher *d, const sched_machine *machines, size_t n) {
         if (n > d->freed_cap) {
                 bool *f = realloc(d->freed, n * sizeof(*f));
-                if (!f)
+                if (f)
+                        d->freed = f;
+                bool *u = realloc(d->was_up, n * sizeof(*u));
+                if (u)
+                        d->was_up = u;
+                if (!f || !u)
                         return -ENOMEM;
                 memset(f + d->freed_cap, 0, (n - d->freed_cap) * sizeof(*f));
-                d->freed = f;
+                memset(u + d->freed_cap, 0, (n - d->freed_cap) * sizeof(*u));
                 d->freed_cap = n;
         }
-        for (size_t m = d->known; m < n; m++)
-                d->freed[m] = true;
+        for (size_t m = 0; m < n; m++) {
+                if (m >= d->known || (machines[m].up > 0 && !d->was_up[m]))
+                        d->freed[m] = true;
+                d->was_up[m] = machines[m].up > 0;
+        }
         if (n > d->known)
                 d->known = n;
         return 0;
@@ -97,7 +110,7 @@ static res_t largest_capacity(const sched_machine *machines, size_t n) {
 
 long sched_dispatch(sched_dispatcher *d, sched_machine *machines, size_t nmachines, const sched_job *jobs,
                     size_t njobs, sched_assignment *out) {
-        if (note_machines(d, nmachines) < 0)
+        if (note_machines(d, machines, nmachines) < 0)
                 return -ENOMEM;
         sched_pass p = { .machines = machines, .nmachines = nmachines, .jobs = jobs, .njobs = njobs, .out = out,
                          .taken = calloc(njobs + 1, sizeof(bool)), .largest = largest_capacity(machines, nmachines) };
@@ -124,4 +137,9 @@ void sched_dispatch_exit(sched_dispatcher *d, const sched_job *j, size_t m) {
                 d->freed[m] = true;
         if (d->ops->on_release)
                 d->ops->on_release(d, j, m);
+}
+
+void sched_dispatch_rescan(sched_dispatcher *d) {
+        for (size_t m = 0; m < d->known; m++)
+                d->freed[m] = true;
 }

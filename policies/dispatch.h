@@ -10,7 +10,8 @@
  * so that the controller and the simulator run it through the same code:
  *   - sched_dispatch(): one pass, with every machine and every pending job in id order (the
  *     core's own view). A pending job with an id above every id offered before is an arrival;
- *     ids only grow. A machine appended since the last pass counts as freed.
+ *     ids only grow. A machine appended since the last pass, or up again after being down,
+ *     counts as freed.
  *   - sched_dispatch_exit(): a job the core ran left machine m (completed, failed, lost). m is
  *     the machine's position in the machines array, which must not change between passes.
  * Waiting jobs start only on exits, as in the paper. Like every policy, a dispatcher does no
@@ -55,14 +56,16 @@ struct sched_dispatcher {
         uint64_t seen;     /* the largest job id offered so far */
         size_t known;      /* machines offered so far */
         bool *freed;       /* by machine: released resources since the last pass */
+        bool *was_up;      /* by machine: up at the last pass */
         size_t freed_cap;
         uint64_t rng;      /* splitmix64 state (rng.h) */
 };
 
-/* A new Tetris ("tetris") or Greedy ("greedy") dispatcher drawing from seed; free with
- * sched_dispatcher_free. Returns 0, -EINVAL for another name, or -ENOMEM. */
+/* A new Tetris ("tetris"), Greedy ("greedy") dispatcher drawing from seed, or a colocation
+ * ("coloc", coloc_dispatch.h) one with every alpha 1; free with sched_dispatcher_free. Returns
+ * 0, -EINVAL for another name, or -ENOMEM. */
 int sched_dispatcher_new(const char *name, uint64_t seed, sched_dispatcher **out);
-/* "tetris", "greedy", "lotes". */
+/* "tetris", "greedy", "lotes", "coloc". */
 const char *sched_dispatcher_name(const sched_dispatcher *d);
 /* Free d and its state (NULL is fine). */
 void sched_dispatcher_free(sched_dispatcher *d);
@@ -74,6 +77,9 @@ long sched_dispatch(sched_dispatcher *d, sched_machine *machines, size_t nmachin
                     size_t njobs, sched_assignment *out);
 /* Job j left machine m (its position in the machines array). */
 void sched_dispatch_exit(sched_dispatcher *d, const sched_job *j, size_t m);
+/* Count every known machine as freed at the next pass (a policy whose plan changed rescans its
+ * queues on all of them). */
+void sched_dispatch_rescan(sched_dispatcher *d);
 
 /* For the policies: record jobs[j] on machines[m] in the pass (free vector, taken, out). */
 void sched_pass_assign(sched_pass *p, size_t j, size_t m);

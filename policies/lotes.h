@@ -106,6 +106,10 @@ void lotes_bins_free(lotes_bins *b);
 int lotes_assign(const lotes_problem *p, const lotes_alloc *a, lotes_plan *out, char *err, size_t errlen);
 void lotes_plan_free(lotes_plan *plan);
 
+/* Free GLPK's environment of the calling thread (GLPK keeps one per thread): a thread that ran
+ * stages 1 or 2 calls it before it ends, or the environment leaks with it. */
+void lotes_thread_done(void);
+
 /* Stage 3, roulette: a configuration for a job of class k, drawn with probability
  * rho_jk = slots_jk / sum_m slots_mk among those with slots > 0 and not yet tried[]. Advances
  * *rng. Returns the configuration, or -1 when none is left. */
@@ -128,3 +132,10 @@ size_t lotes_classify(const lotes_problem *p, const sched_job *j);
  * may start on any machine's exit, after the class queues, or it would wait forever. p and plan
  * are borrowed: they must outlive the dispatcher. Returns 0 or -ENOMEM. */
 int lotes_dispatcher_new(const lotes_problem *p, const lotes_plan *plan, uint64_t seed, sched_dispatcher **out);
+/* Count job, running on machine m since before d (a dispatcher of lotes_dispatcher_new) was
+ * made, in its kappa, under the class d gives it; p is a pass, for the machines' capacities.
+ * A live plan swap replays the running jobs through it. Returns 0 or -ENOMEM. */
+int lotes_dispatcher_adopt(sched_dispatcher *d, const sched_pass *p, const sched_job *job, size_t m);
+/* kappa of class k on machine m: the jobs of that class d counts there (0 for a machine it has
+ * not mapped yet). */
+uint32_t lotes_dispatcher_kappa(const sched_dispatcher *d, size_t m, size_t k);

@@ -283,6 +283,20 @@ static int lotes_exit(sched_dispatcher *base, sched_pass *p, size_t m) {
         return r;
 }
 
+int lotes_dispatcher_adopt(sched_dispatcher *base, const sched_pass *p, const sched_job *job, size_t m) {
+        lotes_dispatcher *d = (lotes_dispatcher *)base;
+        if (map_machines(d, p) < 0)
+                return -ENOMEM;
+        if (m < d->mapped)
+                d->kappa[m * d->p->nclasses + lotes_classify(d->p, job)]++;
+        return 0;
+}
+
+uint32_t lotes_dispatcher_kappa(const sched_dispatcher *base, size_t m, size_t k) {
+        const lotes_dispatcher *d = (const lotes_dispatcher *)base;
+        return m < d->mapped && k < d->p->nclasses ? d->kappa[m * d->p->nclasses + k] : 0;
+}
+
 static void lotes_release(sched_dispatcher *base, const sched_job *job, size_t m) {
         lotes_dispatcher *d = (lotes_dispatcher *)base;
         size_t k = lotes_classify(d->p, job);

@@ -354,3 +354,7 @@ void lotes_plan_free(lotes_plan *plan) {
         free(plan->slots);
         *plan = (lotes_plan){ 0 };
 }
+
+void lotes_thread_done(void) {
+        glp_free_env();
+}

@@ -25,7 +25,8 @@ static const char nodes_usage[] =
         "Usage: colony nodes [--json]\n"
         "List the agents: state, free and total CPUs and memory, running jobs, cgroup mode, and\n"
         "the host's pressure: the share of the last 10 s in which some task waited for CPU,\n"
-        "memory or I/O (PSI; '-' when the kernel gives none).\n";
+        "memory or I/O (PSI; '-' when the kernel gives none). Under a policy with a plan (lotes,\n"
+        "coloc), a last line says what it places with now.\n";
 
 /* One node record as a table row. Returns 0, -EBADMSG or -ENOMEM. */
 static int nodes_add_row(fmt_table *t, const cJSON *node) {
@@ -62,9 +63,12 @@ static int print_nodes(const cli *c, const cJSON *reply) {
         if (!cJSON_IsArray(nodes))
                 r = -EBADMSG;
         cJSON_ArrayForEach(node, nodes) if (r == 0) r = nodes_add_row(&t, node);
-        if (r == 0)
+        const cJSON *policy = cJSON_GetObjectItemCaseSensitive(reply, "policy_status");
+        if (r == 0) {
                 fmt_table_print(&t, stdout);
-        else
+                if (cJSON_IsString(policy))
+                        printf("policy: %s\n", policy->valuestring);
+        } else
                 cli_error(c, "bad node list from the controller: %s", strerror(-r));
         fmt_table_free(&t);
         return r == 0 ? 0 : EXIT_FAIL;

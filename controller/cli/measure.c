@@ -2,6 +2,7 @@
  * consumes, on a running cluster. Each type runs alone and then beside a busy job of each type,
  * both pinned to one CPU; alpha(j -> i) = t_ij / t_i - 1, paired by repetition, with a Student t
  * 95% interval. Method and figures: docs/policies.md, "Measuring interference". */
+#include "alpha_cli.h"
 #include "cli.h"
 #include "client.h"
 #include "devcluster.h"
@@ -26,7 +27,9 @@
 
 static const char measure_usage[] =
         "Usage: colony measure [--types LIST] [--type NAME=CMD]... [--reps R] [--cpus N]\n"
-        "                      [--mem SIZE] [--pin CPU] [--size F] [--json]\n"
+        "                      [--mem SIZE] [--pin CPU] [--size F] [--no-upload] [--json]\n"
+        "       colony measure --show [--version N] [--png FILE] [--json]\n"
+        "       colony measure --upload FILE\n"
         "Estimate how much a job of one type slows a job of another on this cluster's hosts.\n"
         "Each type runs alone, then beside a job of each type (started first and kept busy, then\n"
         "cancelled), R times each, both pinned to one CPU. alpha[j][i] = t_ij / t_i - 1: how much\n"
@@ -40,8 +43,13 @@ static const char measure_usage[] =
         "  --mem SIZE       memory each job requests (default 256M)\n"
         "  --pin CPU        the CPU list both jobs of a pair are pinned to (taskset -c; default 0)\n"
         "  --size F         scale the built-in work (default 1: about a second alone)\n"
-        "  --json           {\"types\", \"alpha\", \"ci95_low\", \"ci95_high\", ...}; its types and\n"
-        "                   alpha are a colony coloc instance's\n";
+        "  --json           {\"types\", \"alpha\", \"ci95_low\", \"ci95_high\", ..., \"version\"}; its types\n"
+        "                   and alpha are a colony coloc instance's\n"
+        "  --no-upload      do not store the matrix in the controller (by default it is stored\n"
+        "                   as a new version, which policy = coloc places by)\n"
+        "  --show           print the controller's matrix: the latest, or --version N\n"
+        "  --png FILE       with --show: draw it as a heatmap with gnuplot\n"
+        "  --upload FILE    store a matrix saved with --json earlier, without measuring\n";
 
 /* Built-in types: a colony-stress fixed work, and its units for about a second alone. */
 static const struct {
@@ -70,6 +78,9 @@ typedef struct measure {
         double size;
         double *alone, *pair; /* seconds: alone[i][r], pair[j][i][r] (j busy beside i) */
         uint64_t bg, fg;      /* the busy and the measured job running now, 0 when none */
+        bool show, upload;    /* --show; store the result (not --no-upload) */
+        const char *png, *upload_file;
+        uint64_t version;     /* --version */
         char bg_node[256];    /* the host it runs on */
         int done, total;      /* runs, for the progress line */
 } measure;
@@ -377,9 +388,9 @@ static cJSON *json_pairs(measure *m) {
         return a;
 }
 
-static int print_json(measure *m) {
+/* Everything measured, as --json prints it. */
+static cJSON *result_json(measure *m) {
         cJSON *o = cJSON_CreateObject(), *types = cJSON_AddArrayToObject(o, "types"), *alone = cJSON_AddArrayToObject(o, "alone_seconds");
-        int r = 0;
 
         for (int i = 0; types && alone && i < m->ntypes; i++) {
                 cJSON_AddItemToArray(types, cJSON_CreateString(m->types[i].name));
@@ -392,12 +403,26 @@ static int print_json(measure *m) {
         cJSON_AddItemToObject(o, "ci95_high", json_matrix(m, ci_high));
         cJSON_AddNumberToObject(o, "reps", m->reps);
         cJSON_AddStringToObject(o, "pin", m->pin);
-        char *text = cJSON_Print(o);
-        if (text)
+        return o;
+}
+
+/* Print the result (a table, or JSON with --json) and store it in the controller unless
+ * --no-upload. Returns 0 or EXIT_FAIL (printed). */
+static int report(measure *m) {
+        cJSON *o = result_json(m);
+        uint64_t version = 0;
+        int r = o ? 0 : EXIT_FAIL;
+        if (r == 0 && m->upload && (r = alpha_cli_upload(m->c, m->sock, o, &version)) == 0)
+                cJSON_AddNumberToObject(o, "version", (double)version);
+        char *text = m->c->json && o ? cJSON_Print(o) : NULL;
+        if (m->c->json && text)
                 puts(text);
-        else {
+        else if (m->c->json)
                 cli_error(m->c, "out of memory");
-                r = -ENOMEM;
+        else {
+                print_table(m);
+                if (version)
+                        printf("\nstored as interference matrix version %" PRIu64 " (colony measure --show)\n", version);
         }
         free(text);
         cJSON_Delete(o);
@@ -476,7 +501,8 @@ static int parse_number(measure *m, const char *opt, const char *s, double lo, d
         return 0;
 }
 
-enum { OPT_TYPES = CLI_OPT_OWN, OPT_TYPE, OPT_REPS, OPT_CPUS, OPT_MEM, OPT_PIN, OPT_SIZE };
+enum { OPT_TYPES = CLI_OPT_OWN, OPT_TYPE, OPT_REPS, OPT_CPUS, OPT_MEM, OPT_PIN, OPT_SIZE, OPT_NO_UPLOAD, OPT_SHOW,
+       OPT_VERSION, OPT_PNG, OPT_UPLOAD };
 
 /* One option of measure's own. Returns 0 or an exit status. */
 static int parse_one(measure *m, int o, char *arg) {
@@ -506,6 +532,16 @@ static int parse_one(measure *m, int o, char *arg) {
                 break;
         case OPT_PIN: m->pin = arg; break;
         case OPT_SIZE: r = parse_number(m, "--size", arg, 0.001, 1000, &m->size); break;
+        case OPT_NO_UPLOAD: m->upload = false; break;
+        case OPT_SHOW: m->show = true; break;
+        case OPT_VERSION:
+                if ((r = parse_number(m, "--version", arg, 1, 1e15, &reps)) == 0 && reps == (double)(uint64_t)reps)
+                        m->version = (uint64_t)reps;
+                else if (r == 0)
+                        r = cli_usage_error(m->c, "--version: '%s' is not a whole number", arg);
+                break;
+        case OPT_PNG: m->png = arg; break;
+        case OPT_UPLOAD: m->upload_file = arg; break;
         }
         return r;
 }
@@ -515,7 +551,10 @@ static int parse_measure(measure *m, int argc, char **argv) {
                 {"types", required_argument, NULL, OPT_TYPES}, {"type", required_argument, NULL, OPT_TYPE},
                 {"reps", required_argument, NULL, OPT_REPS},   {"cpus", required_argument, NULL, OPT_CPUS},
                 {"mem", required_argument, NULL, OPT_MEM},     {"pin", required_argument, NULL, OPT_PIN},
-                {"size", required_argument, NULL, OPT_SIZE},   {0},
+                {"size", required_argument, NULL, OPT_SIZE},   {"no-upload", no_argument, NULL, OPT_NO_UPLOAD},
+                {"show", no_argument, NULL, OPT_SHOW},         {"version", required_argument, NULL, OPT_VERSION},
+                {"png", required_argument, NULL, OPT_PNG},     {"upload", required_argument, NULL, OPT_UPLOAD},
+                {0},
         };
         int o, r;
 
@@ -526,6 +565,12 @@ static int parse_measure(measure *m, int argc, char **argv) {
                 return cli_opts_status(o);
         if (optind < argc)
                 return cli_usage_error(m->c, "unexpected argument '%s'", argv[optind]);
+        if ((m->version || m->png) && !m->show)
+                return cli_usage_error(m->c, "--version and --png go with --show");
+        if (m->show && m->upload_file)
+                return cli_usage_error(m->c, "--show and --upload do not go together");
+        if (m->show || m->upload_file)
+                return 0;
         if (!m->builtin_list && m->ntypes == 0 && !(m->builtin_list = strdup("cpu,membw,cache,io,idle"))) {
                 cli_error(m->c, "out of memory");
                 return EXIT_FAIL;
@@ -572,7 +617,7 @@ static void measure_free(measure *m) {
 }
 
 static int run_measure(cli *c, int argc, char **argv) {
-        measure m = {.c = c, .reps = 3, .mcpu = 1000, .mem = (int64_t)256 << 20, .pin = "0", .size = 1};
+        measure m = {.c = c, .reps = 3, .mcpu = 1000, .mem = (int64_t)256 << 20, .pin = "0", .size = 1, .upload = true};
         int r;
 
         if (dev_find_program("colony-stress", COLONY_BINDIR, m.stress, sizeof(m.stress)) < 0) {
@@ -580,16 +625,20 @@ static int run_measure(cli *c, int argc, char **argv) {
                 return EXIT_FAIL;
         }
         r = parse_measure(&m, argc, argv);
-        if (r == 0)
-                r = prepare(&m);
-        if (r == 0) {
-                cli_catch_signals(); /* so that an interrupt still cancels the busy job */
-                r = run_all(&m) < 0 ? EXIT_FAIL : 0;
+        if (r == 0 && (m.show || m.upload_file))
+                r = jobs_socket_for(c, m.sock) < 0 ? EXIT_FAIL
+                    : m.show                         ? alpha_cli_show(c, m.sock, m.version, m.png)
+                                                     : alpha_cli_upload_file(c, m.sock, m.upload_file);
+        else {
+                if (r == 0)
+                        r = prepare(&m);
+                if (r == 0) {
+                        cli_catch_signals(); /* so that an interrupt still cancels the busy job */
+                        r = run_all(&m) < 0 ? EXIT_FAIL : 0;
+                }
+                if (r == 0)
+                        r = report(&m);
         }
-        if (r == 0 && c->json)
-                r = print_json(&m) < 0 ? EXIT_FAIL : 0;
-        else if (r == 0)
-                print_table(&m);
         measure_free(&m);
         return r;
 }

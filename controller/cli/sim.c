@@ -1,5 +1,8 @@
 /* sim.c - colony sim: run a workload or a trace through the controller's scheduling core on a
  * virtual clock and report waits, responses and utilization (sim_report.c prints them). */
+#include "alpha.h"
+#include "alpha_cli.h"
+#include "coloc_dispatch.h"
 #include "sim_cli.h"
 #include "log.h"
 #include "units.h"
@@ -13,7 +16,7 @@ static const char sim_usage[] =
         "Usage: colony sim --workload W [--jobs N] [--load L] [--scale S] [--seed N] [options]\n"
         "       colony sim --trace FILE.swf --machines M.json [--mem-per-proc SIZE] [options]\n"
         "       colony sim --google TASK_EVENTS.csv --google-machines MACHINE_EVENTS.csv [--google-scale C,M] [options]\n"
-        "options: [--policy P] [--capacity fluid|lotes] [--order fifo|backfill|reserve] [--cycle SECONDS] [--sample SECONDS]\n"
+        "options: [--policy P] [--alpha FILE] [--capacity fluid|lotes] [--order fifo|backfill|reserve] [--cycle SECONDS] [--sample SECONDS]\n"
         "         [--dept-by KEY] [--scan] [--csv] [--jobs-csv FILE] [--depts-csv FILE] [--json]\n"
         "Simulate a workload on a virtual clock with the controller's own scheduling code.\n\n"
         "  --workload W    mishra (the LoTES report's 10 machine configurations, 8 job classes),\n"
@@ -30,7 +33,10 @@ static const char sim_usage[] =
         "  --seed N        random seed (default 1): the same seed gives the same run\n"
         "  --policy P      first-fit (default), best-fit-cores, best-fit-mem, worst-fit-cores,\n"
         "                  worst-fit-mem, mix-fit, max-jobs; or lotes, tetris, greedy (LoTES and its\n"
-        "                  paper's baselines, which keep queues of their own)\n"
+        "                  paper's baselines, which keep queues of their own); or coloc (colocation\n"
+        "                  by type: the lotes workloads' jobs have types c1, c2, ...)\n"
+        "  --alpha FILE    with --policy coloc: the interference matrix (colony measure --json);\n"
+        "                  without it every alpha is 1\n"
         "  --capacity C    what --load is a fraction of: fluid (default) or lotes (LoTES's lambda*)\n"
         "  --order O       fifo (default), backfill, or reserve (NetBatch's reservations)\n"
         "  --cycle S       place jobs every S seconds (NetBatch: 30) instead of at every event\n"
@@ -112,7 +118,7 @@ static int check_inputs(cli *c, sim_options *so) {
 static int parse_options(cli *c, int argc, char **argv, sim_options *so, sim_config *cfg) {
         enum { O_WORKLOAD = CLI_OPT_OWN, O_JOBS, O_LOAD, O_SCALE, O_SEED, O_POLICY, O_ORDER, O_CYCLE, O_SAMPLE, O_CSV,
                O_TRACE, O_MACHINES, O_MEMPP, O_CAPACITY, O_GOOGLE, O_GOOGLE_MACHINES, O_GOOGLE_SCALE, O_DEPT_BY,
-               O_JOBS_CSV, O_DEPTS_CSV, O_SCAN };
+               O_JOBS_CSV, O_DEPTS_CSV, O_ALPHA, O_SCAN };
         static const struct option own[] = {
                 { "workload", required_argument, NULL, O_WORKLOAD }, { "jobs", required_argument, NULL, O_JOBS },
                 { "load", required_argument, NULL, O_LOAD },         { "scale", required_argument, NULL, O_SCALE },
@@ -125,7 +131,7 @@ static int parse_options(cli *c, int argc, char **argv, sim_options *so, sim_con
                 { "google-machines", required_argument, NULL, O_GOOGLE_MACHINES },
                 { "google-scale", required_argument, NULL, O_GOOGLE_SCALE },
                 { "dept-by", required_argument, NULL, O_DEPT_BY },   { "jobs-csv", required_argument, NULL, O_JOBS_CSV },
-                { "depts-csv", required_argument, NULL, O_DEPTS_CSV },
+                { "depts-csv", required_argument, NULL, O_DEPTS_CSV }, { "alpha", required_argument, NULL, O_ALPHA },
                 { "scan", no_argument, NULL, O_SCAN },
                 { NULL, 0, NULL, 0 },
         };
@@ -156,6 +162,7 @@ static int parse_options(cli *c, int argc, char **argv, sim_options *so, sim_con
                 case O_CYCLE: bad = parse_double(optarg, 0, &cfg->cycle_seconds) < 0; break;
                 case O_SAMPLE: bad = parse_double(optarg, 1e-6, &cfg->sample_seconds) < 0; break;
                 case O_POLICY: so->policy = optarg; break;
+                case O_ALPHA: so->alpha = optarg; break;
                 case O_ORDER:
                         bad = sched_order_from_name(optarg, &cfg->order) < 0;
                         break;
@@ -172,6 +179,8 @@ static int parse_options(cli *c, int argc, char **argv, sim_options *so, sim_con
                 return cli_opts_status(o);
         if (optind < argc)
                 return cli_usage_error(c, "unexpected argument '%s'", argv[optind]);
+        if (so->alpha && strcmp(so->policy, "coloc") != 0)
+                return cli_usage_error(c, "--alpha goes with --policy coloc");
         return check_inputs(c, so); /* -1: options are fine, go on */
 }
 
@@ -286,6 +295,29 @@ static int open_input(cli *c, const sim_options *so, sim_config *cfg, sim_input 
         return 0;
 }
 
+/* Give the coloc dispatcher d the matrix in path. Returns 0 or EXIT_FAIL (error printed). */
+static int load_alpha(cli *c, const char *path, sched_dispatcher *d) {
+        cJSON *doc;
+        alpha_matrix m;
+        char err[PROTO_ERRLEN];
+        int r = alpha_cli_read_file(c, path, &doc);
+        if (r != 0)
+                return r;
+        r = alpha_from_json(doc, &m, err);
+        cJSON_Delete(doc);
+        if (r < 0) {
+                cli_error(c, "%s: %s", path, err);
+                return EXIT_FAIL;
+        }
+        r = coloc_dispatcher_set_alpha(d, (const char *const *)m.types, m.n, m.alpha);
+        alpha_free(&m);
+        if (r < 0) {
+                cli_error(c, "out of memory");
+                return EXIT_FAIL;
+        }
+        return 0;
+}
+
 /* Resolve --policy into cfg. Returns 0, EXIT_USAGE or EXIT_FAIL (error printed). */
 static int open_policy(cli *c, sim_options *so, const sim_input *in, sim_config *cfg) {
         int r = strcmp(so->policy, "lotes") == 0
@@ -298,7 +330,7 @@ static int open_policy(cli *c, sim_options *so, const sim_input *in, sim_config 
                 return EXIT_FAIL;
         }
         so->dispatcher = cfg->dispatcher != NULL;
-        return 0;
+        return so->alpha ? load_alpha(c, so->alpha, cfg->dispatcher) : 0;
 }
 
 /* Close --jobs-csv. Returns 0, or EXIT_FAIL when a row could not be written (error printed). */

@@ -75,4 +75,17 @@ check_exit 1 "short.swf:1: fewer than 18 fields" sim --trace "$tmp/short.swf" --
 check_exit 1 "word.swf:1: a field is not a number" sim --trace "$tmp/word.swf" --machines "$data/one-machine.json"
 check_exit 1 "no job with a run time" sim --trace "$tmp/empty.swf" --machines "$data/one-machine.json"
 check_exit 1 "No such file" sim --trace "$tmp/none.swf" --machines "$data/one-machine.json"
+
+# --policy coloc: the lotes workloads' types c1.. with a matrix from a file; every job is
+# accounted for, and the matrix changes the run (c1 and c2 clash, c3 is alone)
+printf '{"types": ["c1", "c2", "c3"], "alpha": [[1, 4, 0], [4, 1, 0], [0, 0, 1]]}\n' >"$tmp/alpha.json"
+printf '{"types": ["c1"], "alpha": [[-1]]}\n' >"$tmp/negative.json"
+coloc() { "$COLONY_BIN/colony" sim --json --workload lotes-google --scale 2 --jobs 2000 --load 0.8 --policy coloc "$@"; }
+ones=$(coloc)
+clash=$(coloc --alpha "$tmp/alpha.json")
+[ "$(jq .completed <<<"$clash")" = 2000 ] || fail "coloc lost jobs"
+[ "$(jq -c .response <<<"$ones")" != "$(jq -c .response <<<"$clash")" ] || fail "the matrix changed nothing"
+echo "# coloc: mean response $(jq .response.mean <<<"$ones") s with alpha 1, $(jq .response.mean <<<"$clash") s with c1, c2 clashing"
+check_exit 2 "--alpha goes with --policy coloc" sim --workload mishra --alpha "$tmp/alpha.json"
+check_exit 1 "alpha\[0\]\[0\]: -1 is negative" sim --workload mishra --policy coloc --alpha "$tmp/negative.json"
 echo PASS

@@ -6,8 +6,10 @@
  * Besides "no crash, no leak, no undefined behaviour", two invariants abort():
  * - the incremental reader gives the same messages and the same error whether the bytes come in
  *   at once or a few at a time, and so does the blocking proto_recv;
- * - a job spec or job record that parses serializes to JSON that parses back to the same thing. */
+ * - a job spec, job record or interference matrix that parses serializes to JSON that parses
+ *   back to the same thing. */
 #include "agentmsg.h"
+#include "alpha.h"
 #include "job.h"
 #include "proto.h"
 #include <errno.h>
@@ -56,6 +58,22 @@ static void check_record(const cJSON *obj) {
         job_free(&b);
 }
 
+/* The same for an interference matrix (alpha_put, alpha_get's reply). */
+static void check_alpha(const cJSON *obj) {
+        char err[PROTO_ERRLEN];
+        alpha_matrix a, b;
+        if (alpha_from_json(obj, &a, err) < 0)
+                return;
+        cJSON *ja = cJSON_CreateObject(), *jb = cJSON_CreateObject();
+        if (!ja || !jb || alpha_to_json(&a, ja) < 0 || alpha_from_json(ja, &b, err) < 0 || alpha_to_json(&b, jb) < 0 ||
+            !cJSON_Compare(ja, jb, true))
+                abort();
+        cJSON_Delete(ja);
+        cJSON_Delete(jb);
+        alpha_free(&a);
+        alpha_free(&b);
+}
+
 /* Everything the daemons and the CLI read from a message, whatever its type says it is. */
 static void check_message(const cJSON *msg) {
         char err[PROTO_ERRLEN];
@@ -68,6 +86,7 @@ static void check_message(const cJSON *msg) {
         if (agentmsg_hello(msg, &hello, err) == 0)
                 free(hello.running);
         check_spec(msg);
+        check_alpha(msg);
         check_record(msg);
         check_record(cJSON_GetObjectItemCaseSensitive(msg, "job"));
         cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(msg, "jobs"))
