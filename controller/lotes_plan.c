@@ -148,12 +148,14 @@ static int on_plan(sd_event_source *s, int fd, uint32_t revents, void *userdata)
         } else {
                 size_t nconfigs = m->problem.nconfigs, nclasses = m->problem.nclasses;
                 double lambda = m->plan.lambda_lp;
-                if (lotes_live_swap(l->st->cfg.dispatcher, m) < 0)
+                if (lotes_live_swap(l->st->cfg.dispatcher, m) < 0) {
                         log_error("lotes: out of memory swapping in a plan");
-                else
+                } else {
+                        ctl_schedule_dirty(l->st); /* the new plan rescans every machine: the next pass must run */
                         log_info("lotes: plan %u solved (%s) in %.1f ms: %zu configurations, %zu classes, lambda* %.4g "
                                  "jobs/s",
                                  ++l->version, l->reason, l->solve_ms, nconfigs, nclasses, lambda);
+                }
         }
         set_status(l);
         l->resched(l->userdata);

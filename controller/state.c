@@ -9,6 +9,64 @@
 
 void ctl_init(ctl_state *st, const ctl_config *cfg, const ctl_actions *act, void *userdata) {
         *st = (ctl_state){ .next_id = 1, .cfg = *cfg, .act = act, .userdata = userdata };
+        sched_index_init(&st->view);
+}
+
+/* --- the scheduling view: what a pass sees of the nodes, kept between passes ---------------- */
+
+/* Make node n's entry of the view what n is now (after its use, capacity or state changed). */
+static void view_sync(ctl_state *st, const ctl_node *n) {
+        sched_machine *m = &st->view.machines[n->index];
+        sched_machine now = { .index = (uint32_t)n->index, .capacity = n->capacity,
+                              .free = res_sub(n->capacity, n->used), .up = n->up };
+        if (res_equal(m->free, now.free) && res_equal(m->capacity, now.capacity) && m->up == now.up)
+                return; /* a placement the pass already made there */
+        *m = now;
+        sched_index_update(&st->view, n->index);
+        st->idle = false;
+}
+
+/* Node i's entry of the view as the node is, index included, whatever the entry held: a policy
+ * that does not keep the index (a scan, a dispatcher) changed it without the index, or placed a
+ * job there whose launch then failed. */
+static void view_reset(ctl_state *st, size_t i) {
+        const ctl_node *n = st->nodes[i];
+        st->view.machines[i].free = res_sub(n->capacity, n->used);
+        sched_index_update(&st->view, i);
+}
+
+/* What the policies see of a job. */
+static sched_job sched_view(const job *j) {
+        return (sched_job){ .id = j->id, .req = j->spec.req, .runtime = (double)j->spec.expected_usec / 1e6,
+                            .type = j->spec.job_type };
+}
+
+/* What a pass offers the policy of the pending jobs, in st->pass_jobs, with room for as many
+ * assignments in st->pass_out. Returns 0 or -ENOMEM. */
+static int view_pending(ctl_state *st) {
+        if (st->npending > st->pass_cap) {
+                size_t cap = st->pass_cap;
+                if (sched_grow(&st->pass_jobs, &cap, st->npending, sizeof(*st->pass_jobs)) < 0)
+                        return -ENOMEM;
+                cap = st->pass_cap;
+                if (sched_grow(&st->pass_out, &cap, st->npending, sizeof(*st->pass_out)) < 0)
+                        return -ENOMEM;
+                st->pass_cap = cap;
+        }
+        for (size_t i = 0; i < st->npending; i++)
+                st->pass_jobs[i] = sched_view(st->pending[i]);
+        return 0;
+}
+
+/* True when a pass now would see what the last one saw, which placed nothing. */
+static bool view_unchanged(const ctl_state *st) {
+        const ctl_config *a = &st->cfg, *b = &st->idle_cfg;
+        return st->idle && a->policy == b->policy && a->order == b->order && a->dispatcher == b->dispatcher &&
+               a->scan == b->scan && a->fairness == b->fairness;
+}
+
+void ctl_schedule_dirty(ctl_state *st) {
+        st->idle = false;
 }
 
 static void node_free(ctl_node *n) {
@@ -30,6 +88,10 @@ void ctl_free(ctl_state *st) {
         free(st->jobs);
         free(st->pending);
         free(st->nodes);
+        free(st->by_name);
+        sched_index_free(&st->view);
+        free(st->pass_jobs);
+        free(st->pass_out);
         fairorder_free(&st->fair);
         sched_dispatcher_free(st->cfg.dispatcher);
         *st = (ctl_state){ 0 };
@@ -37,6 +99,13 @@ void ctl_free(ctl_state *st) {
 
 size_t ctl_first_job_from(const ctl_state *st, uint64_t id) {
         size_t lo = 0, hi = st->njobs; /* jobs are appended in id order */
+        /* Ids grow by at least one from job to job, so id is no later than id - the first id,
+         * and exactly there unless ids were skipped: one look in the common case. */
+        if (hi > 0 && id >= st->jobs[0]->id && id - st->jobs[0]->id < hi) {
+                hi = (size_t)(id - st->jobs[0]->id);
+                if (st->jobs[hi]->id == id)
+                        return hi;
+        }
         while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
                 if (st->jobs[mid]->id < id)
@@ -52,23 +121,42 @@ job *ctl_find_job(ctl_state *st, uint64_t id) {
         return i < st->njobs && st->jobs[i]->id == id ? st->jobs[i] : NULL;
 }
 
+/* Where name is, or would go, in st->by_name. */
+static size_t name_rank(const ctl_state *st, const char *name) {
+        size_t lo = 0, hi = st->nnodes;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (strcmp(st->by_name[mid]->name, name) < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo;
+}
+
 ctl_node *ctl_find_node(ctl_state *st, const char *name) {
-        for (size_t i = 0; i < st->nnodes; i++)
-                if (strcmp(st->nodes[i]->name, name) == 0)
-                        return st->nodes[i];
-        return NULL;
+        size_t i = name_rank(st, name);
+        return i < st->nnodes && strcmp(st->by_name[i]->name, name) == 0 ? st->by_name[i] : NULL;
 }
 
 static ctl_node *node_add(ctl_state *st, const char *name) {
         ctl_node **nodes = realloc(st->nodes, (st->nnodes + 1) * sizeof(*nodes));
-        if (!nodes)
-                return NULL;
-        st->nodes = nodes;
-        ctl_node *n = calloc(1, sizeof(*n));
-        if (!n || !(n->name = strdup(name))) {
+        if (nodes)
+                st->nodes = nodes;
+        ctl_node **by_name = realloc(st->by_name, (st->nnodes + 1) * sizeof(*by_name));
+        if (by_name)
+                st->by_name = by_name;
+        ctl_node *n = nodes && by_name ? calloc(1, sizeof(*n)) : NULL;
+        sched_machine down = { .index = (uint32_t)st->nnodes };
+        if (!n || !(n->name = strdup(name)) || sched_index_add(&st->view, down) < 0) {
+                if (n)
+                        free(n->name);
                 free(n);
                 return NULL;
         }
+        size_t rank = name_rank(st, name);
+        memmove(&st->by_name[rank + 1], &st->by_name[rank], (st->nnodes - rank) * sizeof(*by_name));
+        st->by_name[rank] = n;
         n->index = st->nnodes;
         st->nodes[st->nnodes++] = n;
         return n;
@@ -93,6 +181,7 @@ static int queue_pending(ctl_state *st, job *j) {
         if (sched_grow(&st->pending, &st->pending_cap, st->npending + 1, sizeof(*st->pending)) < 0)
                 return -ENOMEM;
         st->pending[st->npending++] = j;
+        st->idle = false;
         return 0;
 }
 
@@ -113,6 +202,8 @@ static void compact_pending(ctl_state *st) {
         for (size_t i = 0; i < st->npending; i++)
                 if (st->pending[i]->state == JOB_PENDING)
                         st->pending[kept++] = st->pending[i];
+        if (kept < st->npending)
+                st->idle = false; /* the job that held the queue or a reservation may be gone */
         st->npending = kept;
 }
 
@@ -126,12 +217,7 @@ static void charge(ctl_state *st, ctl_node *n, const job *j) {
         n->used = res_add(n->used, j->spec.req);
         n->running++;
         dept_charge(st, j, +1);
-}
-
-/* What the policies see of a job. */
-static sched_job sched_view(const job *j) {
-        return (sched_job){ .id = j->id, .req = j->spec.req, .runtime = (double)j->spec.expected_usec / 1e6,
-                            .type = j->spec.job_type };
+        view_sync(st, n);
 }
 
 /* The job left n: free its resources, and tell an event-driven policy. */
@@ -139,6 +225,7 @@ static void release(ctl_state *st, ctl_node *n, const job *j) {
         n->used = res_sub(n->used, j->spec.req);
         n->running--;
         dept_charge(st, j, -1);
+        view_sync(st, n);
         if (st->cfg.dispatcher) {
                 sched_job v = sched_view(j);
                 sched_dispatch_exit(st->cfg.dispatcher, &v, n->index);
@@ -177,6 +264,7 @@ int ctl_set_depts(ctl_state *st, int fairness) {
         static const depts none;
         fairorder_free(&st->fair);
         st->cfg.fairness = fairness;
+        ctl_schedule_dirty(st); /* new weights, caps or users reorder the queue */
         int r = fairorder_init(&st->fair, st->cfg.depts ? st->cfg.depts : &none, fairness >= 0 ? fairness : FAIR_MCH);
         for (size_t i = 0; r == 0 && i < st->njobs; i++)
                 if (st->jobs[i]->state == JOB_RUNNING)
@@ -358,6 +446,8 @@ static int id_append(uint64_t **ids, size_t *n, uint64_t id) {
 }
 
 static void forget_strays(ctl_state *st, ctl_node *n) {
+        if (n->nstrays)
+                st->idle = false; /* the jobs they held may be placed again */
         st->nstrays -= n->nstrays;
         free(n->strays);
         n->strays = NULL;
@@ -369,6 +459,7 @@ void ctl_stray_ended(ctl_state *st, ctl_node *n, uint64_t id) {
                 if (n->strays[i] == id) {
                         n->strays[i] = n->strays[--n->nstrays];
                         st->nstrays--;
+                        st->idle = false; /* the job it held may be placed again */
                         log_info("job=%llu node=%s the stray has ended", (unsigned long long)id, n->name);
                         return;
                 }
@@ -449,6 +540,7 @@ int ctl_node_up(ctl_state *st, const char *name, res_t capacity, const char *cgr
         n->capacity = capacity;
         n->up = true;
         n->link = link;
+        view_sync(st, n);
         ctl_node_heard(n, now);
         char why[PROTO_ERRLEN];
         snprintf(why, sizeof(why), "running %zu, not confirmed %zu, strays to stop %zu", nrunning - n->nstrays,
@@ -465,6 +557,7 @@ void ctl_node_down(ctl_state *st, ctl_node *n, const char *reason, int64_t now) 
         snprintf(why, sizeof(why), "agent %s %s", n->name, reason);
         n->up = false;
         n->link = NULL;
+        view_sync(st, n);
         forget_unconfirmed(n);
         forget_strays(st, n);
         log_warning("node=%s state=down reason=%s", n->name, reason);
@@ -475,6 +568,7 @@ void ctl_node_down(ctl_state *st, ctl_node *n, const char *reason, int64_t now) 
 void ctl_node_disconnected(ctl_state *st, ctl_node *n) {
         n->up = false;
         n->link = NULL;
+        view_sync(st, n);
         forget_unconfirmed(n);
         /* Its jobs stay running and charged: ctl_check_silence loses them if it stays silent. */
         char why[PROTO_ERRLEN];
@@ -581,6 +675,18 @@ static int dispatch(ctl_state *st, job *j, ctl_node *n) {
         return 0;
 }
 
+/* Run the configured policy on the view, offering the first njobs of st->pass_jobs. Returns the
+ * number of assignments in st->pass_out, or -ENOMEM. */
+static long place(ctl_state *st, bool indexed, size_t njobs) {
+        const ctl_config *c = &st->cfg;
+        sched_index *v = &st->view;
+        if (c->dispatcher)
+                return sched_dispatch(c->dispatcher, v->machines, v->n, st->pass_jobs, njobs, st->pass_out);
+        if (indexed)
+                return sched_index_place(v, c->policy, st->pass_jobs, njobs, c->order, st->pass_out);
+        return sched_place(c->policy, v->machines, v->n, st->pass_jobs, njobs, c->order, st->pass_out);
+}
+
 /* The pending jobs as the fair order sees them, and the capacity of the up nodes. Returns the
  * array (the caller frees it) or NULL. */
 static fairorder_job *fair_view(ctl_state *st, res_t *capacity) {
@@ -630,37 +736,27 @@ int ctl_fair_shares(ctl_state *st, fairorder_report *rep, uint64_t *next_id) {
 }
 
 long ctl_schedule(ctl_state *st) {
-        if (st->npending == 0 || st->nnodes == 0)
+        if (st->npending == 0 || st->nnodes == 0 || view_unchanged(st))
                 return 0;
-        sched_machine *machines = calloc(st->nnodes, sizeof(*machines));
-        sched_job *jobs = calloc(st->npending, sizeof(*jobs));
-        sched_assignment *out = calloc(st->npending, sizeof(*out));
-        long placed = -ENOMEM;
-        if (!machines || !jobs || !out)
-                goto done;
-        for (size_t i = 0; i < st->nnodes; i++) {
-                ctl_node *n = st->nodes[i];
-                machines[i] = (sched_machine){ .index = (uint32_t)i, .capacity = n->capacity,
-                                               .free = res_sub(n->capacity, n->used), .up = n->up };
-        }
-        for (size_t i = 0; i < st->npending; i++)
-                jobs[i] = sched_view(st->pending[i]);
         size_t njobs = st->npending;
-        if (fair_order(st, jobs, &njobs) < 0) /* by position in st->pending: before any filter */
-                goto done;
-        njobs = drop_held(st, jobs, njobs);
-        placed = st->cfg.dispatcher
-                         ? sched_dispatch(st->cfg.dispatcher, machines, st->nnodes, jobs, njobs, out)
-                         : sched_place(st->cfg.policy, machines, st->nnodes, jobs, njobs, st->cfg.order, out);
-        for (long a = 0; a < placed; a++)
-                if (dispatch(st, ctl_find_job(st, out[a].job_id), st->nodes[out[a].machine]) < 0) {
-                        placed = a;
+        if (view_pending(st) < 0 || fair_order(st, st->pass_jobs, &njobs) < 0)
+                return -ENOMEM;
+        njobs = drop_held(st, st->pass_jobs, njobs); /* after the fair order: it ranks by position */
+        bool indexed = !st->cfg.dispatcher && !st->cfg.scan; /* the index follows the placements */
+        const sched_assignment *out = st->pass_out;
+        long placed = place(st, indexed, njobs), launched = 0;
+        if (placed < 0) { /* a dispatcher may have placed some before it failed */
+                for (size_t i = 0; i < st->nnodes; i++)
+                        view_reset(st, i);
+                return placed;
+        }
+        for (; launched < placed; launched++)
+                if (dispatch(st, ctl_find_job(st, out[launched].job_id), st->nodes[out[launched].machine]) < 0)
                         break;
-                }
+        for (long a = indexed ? launched : 0; a < placed; a++)
+                view_reset(st, out[a].machine);
         compact_pending(st);
-done:
-        free(machines);
-        free(jobs);
-        free(out);
-        return placed;
+        st->idle = placed == 0;
+        st->idle_cfg = st->cfg;
+        return launched;
 }

@@ -8,6 +8,7 @@
 #include "fairorder.h"
 #include "job.h"
 #include "dispatch.h"
+#include "sched_index.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -79,6 +80,8 @@ typedef struct ctl_config {
         const depts *depts;         /* when it has any, a job's group must be a leaf of them */
         int fairness;               /* a fair_algo ordering the pending jobs (fairorder.h), or -1:
                                      * submission order; ignored with a dispatcher (id order) */
+        bool scan;                  /* place by scanning every machine (sched_place, the reference)
+                                     * instead of through the index: the same decisions, slower */
 } ctl_config;
 
 typedef struct ctl_state {
@@ -87,6 +90,7 @@ typedef struct ctl_state {
         job **pending;     /* pending jobs, in submission (id) order */
         size_t npending, pending_cap;
         ctl_node **nodes;
+        ctl_node **by_name; /* the same nodes sorted by name */
         size_t nnodes;
         size_t nstrays;    /* the sum of the nodes' nstrays: 0 lets scheduling skip the check */
         uint64_t next_id;
@@ -94,6 +98,17 @@ typedef struct ctl_state {
         fairorder fair;    /* the departments' tree and what each runs (ctl_set_depts) */
         const ctl_actions *act;
         void *userdata;
+        /* The scheduling view, kept between passes (state.c's "view" functions): each node's
+         * free resources at its index, indexed for the fit heuristics, updated as jobs are
+         * charged and released and nodes come and go; the arrays a pass fills, reused; and
+         * whether the last pass placed nothing with nothing changed since, when the next
+         * would place nothing either and is skipped. */
+        sched_index view;
+        sched_job *pass_jobs;
+        sched_assignment *pass_out;
+        size_t pass_cap;
+        bool idle;
+        ctl_config idle_cfg; /* the configuration of that idle pass */
 } ctl_state;
 
 /* Initialise an empty state. */
@@ -179,5 +194,10 @@ uint32_t ctl_job_attempt(const job *j);
 void ctl_stray_ended(ctl_state *st, ctl_node *n, uint64_t id);
 
 /* Place pending jobs on up nodes with the configured policy and launch them. Returns the
- * number launched, or -ENOMEM. */
+ * number launched, or -ENOMEM. O(pending x log nodes) for the fit heuristics but Mix-Fit and
+ * Max-Jobs (O(pending x nodes)); O(1) when the last pass placed nothing and no job, node or
+ * configuration changed since. */
 long ctl_schedule(ctl_state *st);
+/* Something a pass reads changed outside this file's own paths (a job's order, a weight): let
+ * the next pass run in full. */
+void ctl_schedule_dirty(ctl_state *st);

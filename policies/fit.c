@@ -2,9 +2,11 @@
  * and the Max-Jobs meta-heuristic. Source: the Intel NetBatch pool manager paper
  * (../shared/papers/001_*, sections 2-4); docs/policies.md.
  *
- * Each heuristic is a chooser: given the machines and one job, the index of the machine to use
- * or -1. A scan of every machine per job: O(machines) per decision. */
+ * Each heuristic is a chooser, given the machines and one job, the index of the machine to use
+ * or -1, in two forms: a scan of every machine, O(machines) per decision, the reference; and
+ * the same question asked of a sched_index, O(log machines). One pass loop drives either. */
 #include "sched.h"
+#include "sched_index.h"
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 #define RESERVED (-1)
 
 typedef int (*chooser)(const sched_machine *machines, size_t n, res_t req);
+typedef long (*index_chooser)(sched_index *ix, res_t req);
 
 static int fits(const sched_machine *m, res_t req) {
         return m->up > 0 && res_fits(req, m->free);
@@ -72,17 +75,25 @@ static int choose_mix(const sched_machine *machines, size_t n, res_t req) {
         return best;
 }
 
+static long index_first(sched_index *ix, res_t r) { return sched_index_first_fit(ix, r); }
+static long index_best_cores(sched_index *ix, res_t r) { return sched_index_extreme(ix, r, false, false); }
+static long index_best_mem(sched_index *ix, res_t r) { return sched_index_extreme(ix, r, true, false); }
+static long index_worst_cores(sched_index *ix, res_t r) { return sched_index_extreme(ix, r, false, true); }
+static long index_worst_mem(sched_index *ix, res_t r) { return sched_index_extreme(ix, r, true, true); }
+static long index_mix(sched_index *ix, res_t r) { return choose_mix(ix->machines, ix->n, r); }
+
 static const struct {
         const char *name;
         chooser choose;
+        index_chooser choose_indexed;
 } heuristics[_SCHED_HEURISTIC_MAX] = {
-        [SCHED_FIRST_FIT] = { "first-fit", choose_first },
-        [SCHED_BEST_FIT_CORES] = { "best-fit-cores", choose_best_cores },
-        [SCHED_BEST_FIT_MEM] = { "best-fit-mem", choose_best_mem },
-        [SCHED_WORST_FIT_CORES] = { "worst-fit-cores", choose_worst_cores },
-        [SCHED_WORST_FIT_MEM] = { "worst-fit-mem", choose_worst_mem },
-        [SCHED_MIX_FIT] = { "mix-fit", choose_mix },
-        [SCHED_MAX_JOBS] = { "max-jobs", NULL },
+        [SCHED_FIRST_FIT] = { "first-fit", choose_first, index_first },
+        [SCHED_BEST_FIT_CORES] = { "best-fit-cores", choose_best_cores, index_best_cores },
+        [SCHED_BEST_FIT_MEM] = { "best-fit-mem", choose_best_mem, index_best_mem },
+        [SCHED_WORST_FIT_CORES] = { "worst-fit-cores", choose_worst_cores, index_worst_cores },
+        [SCHED_WORST_FIT_MEM] = { "worst-fit-mem", choose_worst_mem, index_worst_mem },
+        [SCHED_MIX_FIT] = { "mix-fit", choose_mix, index_mix },
+        [SCHED_MAX_JOBS] = { "max-jobs", NULL, NULL },
 };
 
 const char *sched_heuristic_name(sched_heuristic h) {
@@ -124,32 +135,76 @@ static int most_free_memory(const sched_machine *machines, size_t n) {
         return best;
 }
 
-static size_t place_with(chooser choose, sched_machine *machines, size_t nmachines, const sched_job *jobs,
-                         size_t njobs, sched_order order, sched_assignment *out) {
+/* What one pass places on: the machines, and the index over them when there is one. */
+typedef struct pass_machines {
+        sched_machine *v;
+        size_t n;
+        sched_index *ix; /* NULL: scan v */
+} pass_machines;
+
+static long pick(const pass_machines *pm, sched_heuristic h, res_t req) {
+        return pm->ix ? heuristics[h].choose_indexed(pm->ix, req) : heuristics[h].choose(pm->v, pm->n, req);
+}
+
+static void changed(const pass_machines *pm, size_t m) {
+        if (pm->ix)
+                sched_index_update(pm->ix, m);
+}
+
+/* Reserve the roomiest machine for the rest of the pass (SCHED_RESERVE). */
+static void reserve(const pass_machines *pm) {
+        long m = pm->ix ? sched_index_roomiest(pm->ix) : most_free_memory(pm->v, pm->n);
+        if (m < 0)
+                return;
+        pm->v[m].up = RESERVED; /* no other job goes there this pass */
+        changed(pm, (size_t)m);
+        if (pm->ix)
+                pm->ix->reserved[pm->ix->nreserved++] = (size_t)m;
+}
+
+/* The reservations last one pass. */
+static void end_reservations(const pass_machines *pm) {
+        if (!pm->ix) {
+                for (size_t i = 0; i < pm->n; i++)
+                        if (pm->v[i].up == RESERVED)
+                                pm->v[i].up = 1;
+                return;
+        }
+        for (; pm->ix->nreserved > 0; pm->ix->nreserved--) {
+                size_t m = pm->ix->reserved[pm->ix->nreserved - 1];
+                pm->v[m].up = 1;
+                changed(pm, m);
+        }
+}
+
+static size_t place_with(const pass_machines *pm, sched_heuristic h, const sched_job *jobs, size_t njobs,
+                         sched_order order, sched_assignment *out) {
         size_t placed = 0;
         for (size_t j = 0; j < njobs; j++) {
-                int m = choose(machines, nmachines, jobs[j].req);
+                long m = pick(pm, h, jobs[j].req);
                 if (m < 0) {
                         if (order == SCHED_STRICT_FIFO)
                                 break;
-                        if (order == SCHED_RESERVE && (m = most_free_memory(machines, nmachines)) >= 0)
-                                machines[m].up = RESERVED; /* no other job goes there this pass */
+                        if (order == SCHED_RESERVE)
+                                reserve(pm);
                         continue;
                 }
-                machines[m].free = res_sub(machines[m].free, jobs[j].req);
-                out[placed++] = (sched_assignment){ .job_id = jobs[j].id, .machine = machines[m].index };
+                pm->v[m].free = res_sub(pm->v[m].free, jobs[j].req);
+                changed(pm, (size_t)m);
+                out[placed++] = (sched_assignment){ .job_id = jobs[j].id, .machine = pm->v[m].index };
         }
-        for (size_t i = 0; i < nmachines; i++) /* the reservations last one pass */
-                if (machines[i].up == RESERVED)
-                        machines[i].up = 1;
+        end_reservations(pm);
         return placed;
 }
 
-/* Max-Jobs: every heuristic on its own copy of the machines; the schedule placing most wins. */
-static long place_max_jobs(sched_machine *machines, size_t nmachines, const sched_job *jobs, size_t njobs,
-                           sched_order order, sched_assignment *out) {
-        sched_machine *trial = malloc(nmachines * sizeof(*trial) + 1);
-        sched_machine *best_machines = malloc(nmachines * sizeof(*best_machines) + 1);
+/* Max-Jobs: every heuristic on its own copy of the machines; the schedule placing most wins.
+ * Its machines replace those of pm that differ, which keeps pm's index in step. */
+static long place_max_jobs(const pass_machines *pm, const sched_job *jobs, size_t njobs, sched_order order,
+                           sched_assignment *out) {
+        if (pm->n == 0)
+                return 0; /* no machine, no schedule (and no array to copy) */
+        sched_machine *trial = malloc(pm->n * sizeof(*trial) + 1);
+        sched_machine *best_machines = malloc(pm->n * sizeof(*best_machines) + 1);
         sched_assignment *trial_out = malloc(njobs * sizeof(*trial_out) + 1);
         long best = -1;
 
@@ -158,15 +213,20 @@ static long place_max_jobs(sched_machine *machines, size_t nmachines, const sche
                 goto out;
         }
         for (int h = 0; h < SCHED_MAX_JOBS; h++) {
-                memcpy(trial, machines, nmachines * sizeof(*trial));
-                size_t n = place_with(heuristics[h].choose, trial, nmachines, jobs, njobs, order, trial_out);
+                memcpy(trial, pm->v, pm->n * sizeof(*trial));
+                size_t n = place_with(&(pass_machines){ trial, pm->n, NULL }, (sched_heuristic)h, jobs, njobs, order,
+                                      trial_out);
                 if ((long)n > best) {
                         best = (long)n;
                         memcpy(out, trial_out, n * sizeof(*out));
-                        memcpy(best_machines, trial, nmachines * sizeof(*trial));
+                        memcpy(best_machines, trial, pm->n * sizeof(*trial));
                 }
         }
-        memcpy(machines, best_machines, nmachines * sizeof(*machines));
+        for (size_t m = 0; m < pm->n; m++)
+                if (!res_equal(pm->v[m].free, best_machines[m].free) || pm->v[m].up != best_machines[m].up) {
+                        pm->v[m] = best_machines[m];
+                        changed(pm, m);
+                }
 out:
         free(trial);
         free(best_machines);
@@ -178,14 +238,31 @@ long sched_place(sched_heuristic h, sched_machine *machines, size_t nmachines, c
                  size_t njobs, sched_order order, sched_assignment *out) {
         if (h >= _SCHED_HEURISTIC_MAX)
                 return -EINVAL;
+        pass_machines pm = { machines, nmachines, NULL };
         if (h == SCHED_MAX_JOBS)
-                return place_max_jobs(machines, nmachines, jobs, njobs, order, out);
-        return (long)place_with(heuristics[h].choose, machines, nmachines, jobs, njobs, order, out);
+                return place_max_jobs(&pm, jobs, njobs, order, out);
+        return (long)place_with(&pm, h, jobs, njobs, order, out);
 }
 
 size_t sched_first_fit(sched_machine *machines, size_t nmachines, const sched_job *jobs, size_t njobs,
                        sched_order order, sched_assignment *out) {
-        return place_with(choose_first, machines, nmachines, jobs, njobs, order, out);
+        return place_with(&(pass_machines){ machines, nmachines, NULL }, SCHED_FIRST_FIT, jobs, njobs, order, out);
+}
+
+long sched_index_choose(sched_index *ix, sched_heuristic h, res_t req) {
+        if (h >= SCHED_MAX_JOBS)
+                return -EINVAL;
+        return heuristics[h].choose_indexed(ix, req);
+}
+
+long sched_index_place(sched_index *ix, sched_heuristic h, const sched_job *jobs, size_t njobs, sched_order order,
+                       sched_assignment *out) {
+        if (h >= _SCHED_HEURISTIC_MAX)
+                return -EINVAL;
+        pass_machines pm = { ix->machines, ix->n, ix };
+        if (h == SCHED_MAX_JOBS)
+                return place_max_jobs(&pm, jobs, njobs, order, out);
+        return (long)place_with(&pm, h, jobs, njobs, order, out);
 }
 
 int sched_can_ever_fit(const sched_machine *machines, size_t nmachines, res_t req) {

@@ -17,7 +17,7 @@ static const char sim_usage[] =
         "       colony sim --trace FILE.swf --machines M.json [--mem-per-proc SIZE] [options]\n"
         "       colony sim --google TASK_EVENTS.csv --google-machines MACHINE_EVENTS.csv [--google-scale C,M] [options]\n"
         "options: [--policy P] [--alpha FILE] [--capacity fluid|lotes] [--order fifo|backfill|reserve] [--cycle SECONDS] [--sample SECONDS]\n"
-        "         [--dept-by KEY] [--csv] [--jobs-csv FILE] [--depts-csv FILE] [--json]\n"
+        "         [--dept-by KEY] [--scan] [--csv] [--jobs-csv FILE] [--depts-csv FILE] [--json]\n"
         "Simulate a workload on a virtual clock with the controller's own scheduling code.\n\n"
         "  --workload W    mishra (the LoTES report's 10 machine configurations, 8 job classes),\n"
         "                  lotes-google, lotes-phi:PHI, lotes-omega:OMEGA (the LoTES paper's)\n"
@@ -44,6 +44,8 @@ static const char sim_usage[] =
         "  --dept-by KEY   what makes a department: group (SWF's default) or user (SWF, Google's\n"
         "                  default), class (a workload's job class, its default; Google's scheduling\n"
         "                  class), or none\n"
+        "  --scan          place by scanning every machine, not through the index: the same run,\n"
+        "                  slower (the reference and the benchmarks' baseline)\n"
         "  --csv           print the utilization samples as CSV (t,cpu,mem) instead of a summary\n"
         "  --jobs-csv F    write every accepted job's times as CSV to F ('-': standard output)\n"
         "  --depts-csv F   write the departments' figures as CSV to F ('-': standard output)\n";
@@ -116,7 +118,7 @@ static int check_inputs(cli *c, sim_options *so) {
 static int parse_options(cli *c, int argc, char **argv, sim_options *so, sim_config *cfg) {
         enum { O_WORKLOAD = CLI_OPT_OWN, O_JOBS, O_LOAD, O_SCALE, O_SEED, O_POLICY, O_ORDER, O_CYCLE, O_SAMPLE, O_CSV,
                O_TRACE, O_MACHINES, O_MEMPP, O_CAPACITY, O_GOOGLE, O_GOOGLE_MACHINES, O_GOOGLE_SCALE, O_DEPT_BY,
-               O_JOBS_CSV, O_DEPTS_CSV, O_ALPHA };
+               O_JOBS_CSV, O_DEPTS_CSV, O_ALPHA, O_SCAN };
         static const struct option own[] = {
                 { "workload", required_argument, NULL, O_WORKLOAD }, { "jobs", required_argument, NULL, O_JOBS },
                 { "load", required_argument, NULL, O_LOAD },         { "scale", required_argument, NULL, O_SCALE },
@@ -130,6 +132,7 @@ static int parse_options(cli *c, int argc, char **argv, sim_options *so, sim_con
                 { "google-scale", required_argument, NULL, O_GOOGLE_SCALE },
                 { "dept-by", required_argument, NULL, O_DEPT_BY },   { "jobs-csv", required_argument, NULL, O_JOBS_CSV },
                 { "depts-csv", required_argument, NULL, O_DEPTS_CSV }, { "alpha", required_argument, NULL, O_ALPHA },
+                { "scan", no_argument, NULL, O_SCAN },
                 { NULL, 0, NULL, 0 },
         };
         int64_t n;
@@ -164,6 +167,7 @@ static int parse_options(cli *c, int argc, char **argv, sim_options *so, sim_con
                         bad = sched_order_from_name(optarg, &cfg->order) < 0;
                         break;
                 case O_CSV: so->csv = true; break;
+                case O_SCAN: cfg->scan = true; break;
                 case O_JOBS_CSV: so->jobs_csv = optarg; break;
                 case O_DEPTS_CSV: so->depts_csv = optarg; break;
                 }

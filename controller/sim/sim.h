@@ -50,6 +50,8 @@ typedef struct sim_config {
         sched_order order;
         sched_dispatcher *dispatcher; /* instead of policy and order: an event-driven policy (dispatch.h);
                                        * sim_run takes it and frees it */
+        bool scan;             /* place by the reference scan of every machine instead of the index
+                                * (ctl_config.scan): the same run, slower; for benchmarks */
         double cycle_seconds;  /* 0: place on every arrival and exit; else every cycle (NetBatch: 30) */
         double sample_seconds; /* utilization sampling period; 0: none */
         const char *const *dept_names; /* what sim_job.dept indexes; NULL: no per-department figures */

@@ -29,7 +29,19 @@ for policy in best-fit-mem worst-fit-cores mix-fit max-jobs; do
         [ "$(jq .completed <<<"$p")" = 8000 ] || fail "$policy lost jobs"
         echo "# $policy, backfill: mean wait $(jq .wait.mean <<<"$p") s, cpu $(jq .mean_cpu_utilization <<<"$p")"
 done
+# the machine index decides as the scan of every machine does (--scan, the reference): the same
+# runs, with queues (load 1.2), reservations and ties
+for policy in first-fit best-fit-cores best-fit-mem worst-fit-cores worst-fit-mem mix-fit max-jobs; do
+        for order in fifo backfill reserve; do
+                args=(--json --workload mishra --scale 2 --jobs 3000 --load 1.2 --seed 3 --policy "$policy" --order "$order")
+                [ "$("$COLONY_BIN/colony" sim "${args[@]}")" = "$("$COLONY_BIN/colony" sim "${args[@]}" --scan)" ] ||
+                        fail "$policy, $order: the index and the scan gave different runs"
+        done
+done
+echo "# every fit policy and order: the index's runs are the scan's"
 g=$("$COLONY_BIN/colony" sim --json --workload lotes-google --scale 100 --jobs 5000 --load 0.8)
+[ "$g" = "$("$COLONY_BIN/colony" sim --json --workload lotes-google --scale 100 --jobs 5000 --load 0.8 --scan)" ] ||
+        fail "lotes-google: the index and the scan gave different runs"
 [ "$(jq -c '[.machines, .completed, .refused]' <<<"$g")" = "[191,5000,0]" ] ||
         fail "lotes-google at scale 100: machines, completed, refused = $(jq -c '[.machines, .completed, .refused]' <<<"$g")"
 cyc=$(sim --seed 7 --load 0.5 --cycle 30)

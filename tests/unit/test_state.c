@@ -1,5 +1,6 @@
 /* test_state.c - the controller's state machine, driven with plain structs and recorded actions. */
 #include "check_main.h"
+#include "rng.h"
 #include "state.h"
 #include <errno.h>
 #include <stdio.h>
@@ -321,6 +322,114 @@ START_TEST(a_disconnected_agent_that_stays_away_loses_its_jobs) {
 }
 END_TEST
 
+/* The view of the nodes a pass places on is what the nodes are, and its index answers as a scan of
+ * them would, after any sequence of submissions, passes, ends, cancels and nodes coming and going. */
+static void check_view(uint64_t *seed) {
+        sched_machine fresh[8];
+        ck_assert_uint_eq(st.view.n, st.nnodes);
+        for (size_t i = 0; i < st.nnodes; i++) {
+                ctl_node *n = st.nodes[i];
+                fresh[i] = (sched_machine){ .index = (uint32_t)i, .capacity = n->capacity,
+                                            .free = res_sub(n->capacity, n->used), .up = n->up };
+                ck_assert(res_equal(st.view.machines[i].free, fresh[i].free));
+                ck_assert_int_eq(st.view.machines[i].up, fresh[i].up);
+        }
+        for (int h = 0; h < SCHED_MAX_JOBS; h++) {
+                sched_job one = { .id = 1, .req = { .mcpu = 250 * (int64_t)(1 + sched_rng_next(seed) % 8), .mem = MiB } };
+                sched_machine copy[8];
+                sched_assignment a;
+                memcpy(copy, fresh, sizeof(fresh));
+                long placed = sched_place((sched_heuristic)h, copy, st.nnodes, &one, 1, SCHED_BACKFILL, &a);
+                ck_assert_int_eq(sched_index_choose(&st.view, (sched_heuristic)h, one.req), placed ? (long)a.machine : -1);
+        }
+}
+
+/* The nth job in the given state, or NULL. */
+static job *nth_in(job_state state, uint64_t n) {
+        size_t count = 0;
+        for (size_t i = 0; i < st.njobs; i++)
+                count += st.jobs[i]->state == state;
+        for (size_t i = 0; count && i < st.njobs; i++)
+                if (st.jobs[i]->state == state && n-- % count == 0)
+                        return st.jobs[i];
+        return NULL;
+}
+
+static void no_launch(void *u, ctl_node *n, const job *j) {
+        (void)u, (void)n, (void)j;
+}
+
+static void no_end(void *u, const job *j) {
+        (void)u, (void)j;
+}
+
+START_TEST(the_view_follows_the_nodes_through_any_sequence) {
+        static const ctl_actions quiet = { rec_persist, no_launch, rec_cancel, no_end, rec_drop, NULL };
+        static const char *names[] = { "h", "c", "f", "a", "g", "b", "e", "d" }; /* not in name order */
+        st.act = &quiet;
+        st.cfg.max_pending = 100000;
+        uint64_t seed = 5;
+        for (int step = 0; step < 4000; step++) {
+                uint64_t r = sched_rng_next(&seed), what = r % 10;
+                ctl_node *n = st.nnodes ? st.nodes[(r >> 8) % st.nnodes] : NULL;
+                job *j;
+                if (st.nnodes < 8 || (what == 0 && n && !n->up)) {
+                        ctl_node *out;
+                        const char *name = st.nnodes < 8 ? names[st.nnodes] : n->name;
+                        ck_assert_int_eq(ctl_node_up(&st, name, (res_t){ .mcpu = 1000 * (int64_t)(1 + r % 4), .mem = 1024 * MiB },
+                                                     "v2", "/x", NULL, 0, (void *)1, at(step), &out, err), 0);
+                } else if (what == 0 && n) {
+                        ctl_node_disconnected(&st, n);
+                } else if (what == 1 && n && n->up) {
+                        ctl_node_down(&st, n, "timed out", step);
+                } else if (what <= 4) {
+                        submit_as(0, 250 * (int64_t)(1 + (r >> 16) % 8), MiB);
+                } else if (what <= 6 && (j = nth_in(JOB_RUNNING, r >> 20))) {
+                        job_result res = { 0 };
+                        ck_assert_int_eq(ctl_job_finished(&st, ctl_find_node(&st, j->node), j->id, JOB_COMPLETED, &res, step), 0);
+                } else if (what == 7 && (j = nth_in(JOB_PENDING, r >> 20))) {
+                        ck_assert_int_eq(ctl_cancel(&st, j->id, 0, step, err), 0);
+                } else {
+                        st.cfg.policy = (sched_heuristic)((r >> 24) % _SCHED_HEURISTIC_MAX);
+                        st.cfg.order = (sched_order)((r >> 28) % 3);
+                        ck_assert_int_ge(ctl_schedule(&st), 0);
+                }
+                check_view(&seed);
+        }
+        for (size_t i = 0; i < 8; i++)
+                ck_assert_ptr_eq(ctl_find_node(&st, names[i]), st.nodes[i]);
+        ck_assert_ptr_null(ctl_find_node(&st, "i"));
+}
+END_TEST
+
+START_TEST(a_pass_after_one_that_placed_nothing_sees_what_changed) {
+        node("a", 1000, 1024 * MiB, NULL, 0);
+        ctl_node *b = node("b", 2000, 1024 * MiB, NULL, 0);
+        submit_as(0, 2000, MiB);
+        ck_assert_int_eq(ctl_schedule(&st), 1); /* b is full */
+        uint64_t big = submit_as(0, 2000, MiB), small = submit_as(0, 500, MiB), tiny = submit_as(0, 250, MiB);
+        ck_assert_int_eq(ctl_schedule(&st), 0); /* strict FIFO: the big job holds the queue */
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        st.cfg.order = SCHED_BACKFILL; /* a new configuration is a change */
+        ck_assert_int_eq(ctl_schedule(&st), 2);
+        ck_assert_uint_eq(rec.launch_ids[1], small);
+        ck_assert_uint_eq(rec.launch_ids[2], tiny);
+        st.cfg.order = SCHED_STRICT_FIFO;
+        submit_as(0, 250, MiB);
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        ck_assert_int_eq(ctl_cancel(&st, big, 0, 1500, err), 0); /* the head is gone */
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        uint64_t again = submit_as(0, 2000, MiB);
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        ctl_node_disconnected(&st, b); /* back with twice the cores, its job still running */
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        ck_assert_ptr_eq(node("b", 4000, 1024 * MiB, &rec.launch_ids[0], 1), b);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_uint_eq(rec.launch_ids[rec.launched - 1], again);
+        ck_assert_str_eq(rec.launch_nodes[rec.launched - 1], "b");
+}
+END_TEST
+
 /* A job of group as user (uid); its id, or 0 with err set. */
 static uint64_t submit_group(uid_t uid, const char *user, const char *group) {
         job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .group = strdup(group),
@@ -552,6 +661,8 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, a_stray_of_a_node_that_never_returns_is_forgotten_at_its_timeout);
         tcase_add_test(tc, transitions_are_events_stored_with_their_job);
         tcase_add_test(tc, an_unlisted_job_that_starts_after_the_hello_is_kept);
+        tcase_add_test(tc, the_view_follows_the_nodes_through_any_sequence);
+        tcase_add_test(tc, a_pass_after_one_that_placed_nothing_sees_what_changed);
         suite_add_tcase(s, tc);
         return s;
 }

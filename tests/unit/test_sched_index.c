@@ -1,0 +1,150 @@
+/* test_sched_index.c - the indexed heuristics against the scan (sched_place, the reference), on
+ * random clusters: the same assignments in the same order and the same machines after, pass
+ * after pass, while machines fill, empty, go down and come back. */
+#include "check_main.h"
+#include "rng.h"
+#include "sched_index.h"
+#include <errno.h>
+#include <string.h>
+
+#define GiB ((int64_t)1 << 30)
+#define MAX_MACHINES 300
+#define MAX_JOBS 60
+
+static int64_t draw(uint64_t *seed, int64_t n) {
+        return (int64_t)(sched_rng_next(seed) % (uint64_t)n);
+}
+
+/* Few distinct values, so ties between machines are common: the tie rule is what is tested. */
+static res_t random_free(uint64_t *seed, res_t cap) {
+        res_t f = { .mcpu = 500 * draw(seed, cap.mcpu / 500 + 1), .mem = GiB * draw(seed, cap.mem / GiB + 1) };
+        if (draw(seed, 20) == 0) /* over-committed: a node back with less than its jobs hold */
+                f.mcpu = -500;
+        return f;
+}
+
+static sched_machine random_machine(uint64_t *seed, uint32_t index) {
+        res_t cap = { .mcpu = 2000 << draw(seed, 3), .mem = (4 * GiB) << draw(seed, 3) };
+        return (sched_machine){ .index = index, .capacity = cap, .free = random_free(seed, cap),
+                                .up = draw(seed, 8) != 0 };
+}
+
+static size_t random_jobs(uint64_t *seed, sched_job *j, uint64_t first_id) {
+        size_t n = 1 + (size_t)draw(seed, MAX_JOBS);
+        for (size_t i = 0; i < n; i++)
+                j[i] = (sched_job){ .id = first_id + i,
+                                    .req = { .mcpu = 500 * (1 + draw(seed, 8)), .mem = GiB * (1 + draw(seed, 16)) } };
+        return n;
+}
+
+/* One pass of h in order on both: the scan on ref, the index on ix. Equal results or it fails. */
+static void same_pass(sched_index *ix, sched_machine *ref, sched_heuristic h, sched_order order, const sched_job *j,
+                      size_t nj) {
+        sched_assignment want[MAX_JOBS], got[MAX_JOBS];
+        long nw = sched_place(h, ref, ix->n, j, nj, order, want);
+        long ng = sched_index_place(ix, h, j, nj, order, got);
+        ck_assert_int_ge(nw, 0);
+        ck_assert_int_eq(ng, nw);
+        for (long a = 0; a < nw; a++) {
+                ck_assert_uint_eq(got[a].job_id, want[a].job_id);
+                ck_assert_uint_eq(got[a].machine, want[a].machine);
+        }
+        for (size_t m = 0; m < ix->n; m++) {
+                ck_assert_int_eq(ix->machines[m].free.mcpu, ref[m].free.mcpu);
+                ck_assert_int_eq(ix->machines[m].free.mem, ref[m].free.mem);
+                ck_assert_int_eq(ix->machines[m].up, ref[m].up);
+        }
+}
+
+/* Change a few machines on both sides, as jobs end and nodes come and go between passes. */
+static void churn(uint64_t *seed, sched_index *ix, sched_machine *ref) {
+        for (int k = draw(seed, 10); k >= 0; k--) {
+                size_t m = (size_t)draw(seed, (int64_t)ix->n);
+                if (draw(seed, 6) == 0)
+                        ref[m].up = !ref[m].up;
+                else
+                        ref[m].free = random_free(seed, ref[m].capacity);
+                ix->machines[m] = ref[m];
+                sched_index_update(ix, m);
+        }
+}
+
+START_TEST(every_heuristic_and_order_decides_as_the_scan) {
+        uint64_t seed = 7;
+        static sched_machine ref[MAX_MACHINES];
+        sched_job j[MAX_JOBS];
+        for (int round = 0; round < 400; round++) {
+                sched_index ix;
+                sched_index_init(&ix);
+                size_t n = 1 + (size_t)draw(&seed, round % 4 == 0 ? MAX_MACHINES : 12);
+                for (size_t m = 0; m < n; m++) {
+                        ref[m] = random_machine(&seed, (uint32_t)(1000 + m)); /* handles are not positions */
+                        ck_assert_int_eq(sched_index_add(&ix, ref[m]), 0);
+                }
+                sched_heuristic h = (sched_heuristic)(round % _SCHED_HEURISTIC_MAX);
+                sched_order order = (sched_order)((round / _SCHED_HEURISTIC_MAX) % 3);
+                uint64_t id = 1;
+                for (int pass = 0; pass < 6; pass++) {
+                        size_t nj = random_jobs(&seed, j, id);
+                        id += nj;
+                        same_pass(&ix, ref, h, order, j, nj);
+                        churn(&seed, &ix, ref);
+                }
+                sched_index_free(&ix);
+        }
+}
+END_TEST
+
+START_TEST(single_choices_match_on_a_large_cluster) {
+        uint64_t seed = 11;
+        static sched_machine ref[MAX_MACHINES];
+        sched_index ix;
+        sched_index_init(&ix);
+        for (size_t m = 0; m < MAX_MACHINES; m++) {
+                ref[m] = random_machine(&seed, (uint32_t)m);
+                ck_assert_int_eq(sched_index_add(&ix, ref[m]), 0);
+        }
+        for (int k = 0; k < 3000; k++) {
+                sched_job j[MAX_JOBS];
+                random_jobs(&seed, j, 1);
+                sched_job one = j[0];
+                one.req.mcpu *= 1 + draw(&seed, 3); /* some fit nowhere */
+                for (int h = 0; h < SCHED_MAX_JOBS; h++) {
+                        sched_assignment a;
+                        sched_machine copy[MAX_MACHINES];
+                        memcpy(copy, ref, sizeof(copy));
+                        long placed = sched_place((sched_heuristic)h, copy, MAX_MACHINES, &one, 1, SCHED_BACKFILL, &a);
+                        ck_assert_int_eq(sched_index_choose(&ix, (sched_heuristic)h, one.req), placed ? (long)a.machine : -1);
+                }
+                churn(&seed, &ix, ref);
+        }
+        ck_assert_int_eq(sched_index_choose(&ix, SCHED_MAX_JOBS, ref[0].free), -EINVAL);
+        sched_index_free(&ix);
+}
+END_TEST
+
+START_TEST(an_empty_index_places_nothing) {
+        sched_index ix;
+        sched_index_init(&ix);
+        sched_job one = { .id = 1, .req = { .mcpu = 1, .mem = 1 } };
+        sched_assignment a;
+        for (int h = 0; h < _SCHED_HEURISTIC_MAX; h++)
+                ck_assert_int_eq(sched_index_place(&ix, (sched_heuristic)h, &one, 1, SCHED_RESERVE, &a), 0);
+        ck_assert_int_eq(sched_index_roomiest(&ix), -1);
+        ck_assert_int_eq(sched_index_place(&ix, _SCHED_HEURISTIC_MAX, &one, 1, SCHED_BACKFILL, &a), -EINVAL);
+        sched_index_free(&ix);
+}
+END_TEST
+
+static Suite *sched_index_suite(void) {
+        Suite *s = suite_create("sched_index");
+        TCase *tc = tcase_create("core");
+        tcase_set_timeout(tc, 60);
+        tcase_add_test(tc, every_heuristic_and_order_decides_as_the_scan);
+        tcase_add_test(tc, single_choices_match_on_a_large_cluster);
+        tcase_add_test(tc, an_empty_index_places_nothing);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+COLONY_CHECK_MAIN(sched_index_suite)
