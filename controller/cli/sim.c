@@ -5,6 +5,7 @@
 #include "format.h"
 #include "instance.h"
 #include "log.h"
+#include "progress.h"
 #include "sim.h"
 #include "swf.h"
 #include "units.h"
@@ -322,7 +323,12 @@ static int run_sim(cli *c, int argc, char **argv) {
                 cfg.sample_seconds = so.trace ? fmax(1, in.trace.jobs[in.trace.n - 1].arrival / 100)
                                               : (double)so.njobs / in.arrival_rate / 100;
         log_open("colony", 0, LOG_WARNING); /* the core logs every transition; a simulation has millions */
+        progress bar;
+        progress_start(&bar, "colony sim", "jobs", so.trace ? in.trace.n : so.njobs);
+        cfg.progress = progress_hook;
+        cfg.progress_arg = &bar;
         int failed = sim_run(&cfg, &r, err, sizeof(err)) < 0;
+        progress_end(&bar);
         cfg.dispatcher = NULL; /* sim_run freed it */
         if (failed) {
                 cli_error(c, "%s", err);

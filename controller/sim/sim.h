@@ -33,6 +33,10 @@ typedef struct sim_config {
                                        * sim_run takes it and frees it */
         double cycle_seconds;  /* 0: place on every arrival and exit; else every cycle (NetBatch: 30) */
         double sample_seconds; /* utilization sampling period; 0: none */
+        /* Called as each job leaves the simulation (it ends, or is refused) with how many have;
+         * NULL: none. For a progress display: the simulator itself keeps no clock. */
+        void (*progress)(void *arg, size_t jobs_done);
+        void *progress_arg;
 } sim_config;
 
 typedef struct sim_stats {
