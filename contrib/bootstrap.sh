@@ -13,7 +13,7 @@ build="$top/build"
 mode=${1:-}
 
 packages=(build-essential cmake pkg-config libsystemd-dev libcjson-dev libglpk-dev
-          check libsqlite3-dev libssl-dev jq util-linux gnuplot-nox)
+          check libsqlite3-dev libssl-dev jq util-linux gnuplot-nox file)
 # Only for the tests: a qemu guest with the unified (v2) hierarchy (tests/vm/run-in-vm.sh), and
 # clang with its runtimes (libFuzzer, ASan, UBSan) for tests/fuzz.
 test_packages=(qemu-system-x86 linux-image-amd64 busybox-static cpio attr clang libclang-rt-14-dev)
