@@ -9,8 +9,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 sim="$bin/colony sim --workload mishra --jobs 3000 --scale 2 --load 0.9 --policy mix-fit"
 
-# Piped: results on stdout, nothing on stderr.
-$sim >"$dir/piped.out" 2>"$dir/piped.err" | cat
+# stderr a pipe: results on stdout, nothing on stderr.
+$sim 2>&1 >"$dir/piped.out" | cat >"$dir/piped.err"
 [ -s "$dir/piped.out" ] || fail "no results"
 [ ! -s "$dir/piped.err" ] || fail "progress on a pipe: $(cat -v "$dir/piped.err")"
 

@@ -85,7 +85,7 @@ done
 for pid in $pids; do
         [ ! -e /proc/"$pid" ] || fail "daemon $pid survived dpkg -r"
 done
-left=$(while read -r f; do [ -f "$f" ] && echo "$f"; done <<<"$files")
+left=$(while read -r f; do if [ -f "$f" ]; then echo "$f"; fi; done <<<"$files")
 [ "$left" = "$(printf '/etc/colony/controller.conf\n/etc/colony/agent.conf')" ] ||
         [ "$left" = "$(printf '/etc/colony/agent.conf\n/etc/colony/controller.conf')" ] || fail "left after dpkg -r: $left"
 note "dpkg -r: daemons stopped, only the conffiles left"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # units-lib.sh - sourced by the guest scripts that drive colony's systemd units under systemd as
 # PID 1 (systemd.sh, package-guest.sh). The caller sets CTL and AGENT (the unit names).
 
