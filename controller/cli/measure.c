@@ -7,6 +7,7 @@
 #include "client.h"
 #include "devcluster.h"
 #include "jobs.h"
+#include "progress.h"
 #include "units.h"
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -83,6 +84,7 @@ typedef struct measure {
         uint64_t version;     /* --version */
         char bg_node[256];    /* the host it runs on */
         int done, total;      /* runs, for the progress line */
+        progress bar;
 } measure;
 
 static double *alone_at(measure *m, int i, int r) {
@@ -132,11 +134,10 @@ static void alpha_ci(measure *m, int j, int i, double *mean, double *half) {
 
 /* ---- running jobs ---- */
 
-static void progress(measure *m, const char *what, int i, int j) {
-        if (!isatty(STDERR_FILENO))
-                return;
-        fprintf(stderr, "\rcolony measure: %d/%d: %s%s%s   ", m->done + 1, m->total, m->types[i].name,
-                what, j >= 0 ? m->types[j].name : "");
+static void show_run(measure *m, const char *what, int i, int j) {
+        char note[PROGRESS_NOTE_MAX];
+        snprintf(note, sizeof(note), "%s%s%s", m->types[i].name, what, j >= 0 ? m->types[j].name : "");
+        progress_update(&m->bar, (size_t)m->done, note);
 }
 
 /* Submit type i's command (looped forever when loop), pinned. Returns 0 or -errno. */
@@ -266,7 +267,7 @@ static int run_once(measure *m, int i, int j, double *secs) {
         uint64_t id = 0;
         int r = 0;
 
-        progress(m, j >= 0 ? " beside " : " alone", i, j);
+        show_run(m, j >= 0 ? " beside " : " alone", i, j);
         if (j >= 0)
                 r = start_background(m, j);
         if (r == 0 && (r = submit(m, i, false, &m->fg)) == 0) {
@@ -296,6 +297,7 @@ static int run_once(measure *m, int i, int j, double *secs) {
 static int run_all(measure *m) {
         int r = 0;
 
+        progress_start(&m->bar, "colony measure", "runs", (size_t)m->total);
         for (int rep = 0; rep < m->reps && r == 0; rep++)
                 for (int i = 0; i < m->ntypes && r == 0; i++) {
                         r = run_once(m, i, -1, alone_at(m, i, rep));
@@ -306,8 +308,7 @@ static int run_all(measure *m) {
                 stop(m, &m->fg);
                 stop(m, &m->bg);
         }
-        if (isatty(STDERR_FILENO))
-                fputc('\n', stderr);
+        progress_end(&m->bar);
         return r;
 }
 

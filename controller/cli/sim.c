@@ -5,6 +5,7 @@
 #include "coloc_dispatch.h"
 #include "sim_cli.h"
 #include "log.h"
+#include "progress.h"
 #include "units.h"
 #include <errno.h>
 #include <math.h>
@@ -383,7 +384,12 @@ static int run_sim(cli *c, int argc, char **argv) {
                 cfg.sample_seconds = so.workload ? (double)so.njobs / in.arrival_rate / 100
                                                  : fmax(1, last_arrival(&so, &in) / 100);
         log_open("colony", 0, LOG_WARNING); /* the core logs every transition; a simulation has millions */
+        progress bar;
+        progress_start(&bar, "colony sim", "jobs", so.trace ? in.trace.jobs.n : so.google ? in.google.jobs.n : so.njobs);
+        cfg.progress = progress_hook;
+        cfg.progress_arg = &bar;
         int failed = sim_run(&cfg, &r, err, sizeof(err)) < 0;
+        progress_end(&bar);
         cfg.dispatcher = NULL; /* sim_run freed it */
         if (failed) {
                 cli_error(c, "%s", err);

@@ -43,6 +43,7 @@ typedef struct sim {
         double used_cpu_time, used_mem_time; /* integrals of use over time */
         sim_result *out;
         size_t samples_cap;
+        size_t jobs_done; /* ended or refused, for cfg->progress */
         int error;
 } sim;
 
@@ -195,6 +196,13 @@ static int advance(sim *s, double t) {
 }
 
 /* Submit the arriving job through the controller's own path, and draw the next one. */
+/* One more job left the simulation. */
+static void job_done(sim *s) {
+        s->jobs_done++;
+        if (s->cfg->progress)
+                s->cfg->progress(s->cfg->progress_arg, s->jobs_done);
+}
+
 static int arrive(sim *s) {
         char err[PROTO_ERRLEN];
         uint64_t id;
@@ -211,6 +219,7 @@ static int arrive(sim *s) {
                 s->out->refused++;
                 if (s->cfg->ndepts)
                         s->refused[s->next.dept]++;
+                job_done(s);
         } else {
                 s->arrival[id - 1] = s->now;
                 s->runtime[id - 1] = s->next.runtime;
@@ -224,6 +233,7 @@ static int job_exit(sim *s, const event *e) {
         job_result res = { 0 };
         const job *j = ctl_find_job(&s->st, e->job);
         s->used = res_sub(s->used, j->spec.req);
+        job_done(s);
         return ctl_job_finished(&s->st, e->node, e->job, JOB_COMPLETED, &res, usec(s->now));
 }
 

@@ -58,6 +58,10 @@ typedef struct sim_config {
         size_t ndepts;
         sim_each_job_fn each_job; /* NULL: nobody wants the jobs one by one */
         void *each_job_data;
+        /* Called as each job leaves the simulation (it ends, or is refused) with how many have;
+         * NULL: none. For a progress display: the simulator itself keeps no clock. */
+        void (*progress)(void *arg, size_t jobs_done);
+        void *progress_arg;
 } sim_config;
 
 typedef struct sim_stats {

@@ -23,8 +23,21 @@ done
 "$COLONY_BIN/colony-stress" work-io 3 >/dev/null || fail "colony-stress work-io failed"
 [ -z "$(ls "$DIR" | grep colony-stress-io)" ] || fail "work-io left its file behind"
 
-measure >first.json
-measure >second.json
+measure >first.json 2>first.log
+measure >second.json 2>second.log
+# Piped, no progress line (nor anything else) on stderr.
+[ ! -s first.log ] && [ ! -s second.log ] || fail "stderr of a piped measure: $(cat -v first.log second.log | head -c 300)"
+# On a terminal (script's pseudo-terminal), a progress line: the first run's is drawn whatever
+# the timing; the line is erased at the end. 1 type, 2 reps: 2 runs alone, 2 in pairs.
+script -qfec "$COLONY_BIN/colony measure --types idle --reps 2 --size 0.1 --mem 64M --pin 0 --json >tty.json" \
+        /dev/null </dev/null >tty.log || fail "measure on a terminal failed: $(cat -v tty.log | tail -c 300)"
+jq -e '.types == ["idle"]' tty.json >/dev/null || fail "measure on a terminal: $(cat tty.json)"
+sed 's/\x1b\[K//g' tty.log | tr '\r' '\n' | grep -v '^$' >tty-lines.log || true
+grep -q '^colony measure: 0% (0/4 runs), .*: idle alone$' tty-lines.log || fail "no progress line: $(cat -v tty.log | head -c 300)"
+! grep -v '^colony measure: [0-9]*% ([0-4]/4 runs), [^:]*\(: idle \(alone\|beside idle\)\)\?$' tty-lines.log | grep -q . ||
+        fail "not a progress line: $(grep -v '^colony measure' tty-lines.log | head -3 | cat -v)"
+[ "$(tail -c 4 tty.log | od -An -c | tr -d ' ')" = '\r033[K' ] || fail "the progress line is not erased: $(tail -c 40 tty.log | cat -v)"
+note "on a terminal: $(wc -l <tty-lines.log) progress lines"
 
 # spread FILE: the 95% half-width of cpu's times alone relative to their mean (fixed work: a few
 # percent on a quiet host). Other users' bursts on CPU 0 widen it, and can make a ratio mean

@@ -18,27 +18,9 @@ NAME=vmnode
 CTL=colony-controller.service
 AGENT=colony-agent.service
 
-fail() {
-        echo "FAIL: $*"
-        journalctl --no-pager -o short-monotonic -u $CTL -u $AGENT 2>/dev/null | tail -n 40
-        exit 1
-}
-note() { echo "# [$(cut -d' ' -f1 /proc/uptime)s] $*"; }
-prop() { systemctl show -P "$2" "$1"; }
+. "$(dirname "$0")/units-lib.sh"
 
-# poll CONDITION-COMMAND...: true once the command succeeds, false after 2000 tries ~0.1 s
-# apart (minutes: a bound for failures only, far above what a TCG guest on a loaded host needs).
-poll() {
-        local i
-        for ((i = 0; i < 2000; i++)); do
-                "$@" && return 0
-                sleep 0.1
-        done
-        return 1
-}
-
-[ "$(cat /proc/1/comm)" = systemd ] || { echo "SKIP: PID 1 is not systemd"; exit $SKIP; }
-[ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ] || fail "systemd did not mount cgroup v2"
+need_systemd
 command -v cmake >/dev/null || { echo "SKIP: cmake missing in the guest"; exit $SKIP; }
 note "test unit in $(cut -d: -f3 /proc/self/cgroup)"
 
@@ -53,9 +35,7 @@ confdir=$(dirname "$conf")
 [ "$(command -v colony)" = "$colony" ] || fail "colony installed as $colony, not on PATH"
 note "installed $ctl_unit $agent_unit $conf"
 
-# The site's part: the secret, and this host's name and size.
-(umask 077; head -c 32 /dev/urandom | base64 >"$confdir/secret")
-printf 'name = %s\ncpus = 2\nmem = 512M\n' $NAME >>"$conf"
+site_config "$confdir" $NAME
 # Pings every WatchdogSec/2 or so: a shorter interval lets this test see several.
 for u in $CTL $AGENT; do
         mkdir -p "/etc/systemd/system/$u.d"
@@ -68,17 +48,10 @@ done
 note "units loaded"
 
 # --- start: systemctl returns once each unit sent READY=1 ---
-systemctl start $CTL || fail "systemctl start $CTL"
-systemctl start $AGENT || fail "systemctl start $AGENT"
+start_units
 for u in $CTL $AGENT; do
         [ "$(prop $u Type)" = notify ] && [ "$(prop $u NotifyAccess)" = main ] || fail "$u: not Type=notify, NotifyAccess=main"
-        [ "$(prop $u ActiveState)/$(prop $u SubState)" = active/running ] ||
-                fail "$u: $(prop $u ActiveState)/$(prop $u SubState) after start"
 done
-agent_connected() { prop $AGENT StatusText | grep -q '^connected to controller'; }
-poll agent_connected || fail "agent status: '$(prop $AGENT StatusText)'"
-ctl_sees_node() { prop $CTL StatusText | grep -q ', 1 nodes$'; }
-poll ctl_sees_node || fail "controller status: '$(prop $CTL StatusText)'"
 note "$CTL: $(prop $CTL StatusText)"
 note "$AGENT: $(prop $AGENT StatusText)"
 ctl_pid=$(prop $CTL MainPID) agent_pid=$(prop $AGENT MainPID)
@@ -99,14 +72,9 @@ done
 note "agent pid $agent_pid in $unit_cg/colony-$NAME/agent; $unit_cg delegates: $(cat "$ucg/cgroup.subtree_control")"
 
 # --- a job of an ordinary user in the delegated subtree ---
-# (a user's CLI defaults to a development cluster's socket; the installed one is here)
-export COLONY_SOCKET=/run/colony/controller.sock
-as_nobody() { setpriv --reuid 65534 --regid 65534 --clear-groups -- "$@"; }
 work=$(mktemp -d /tmp/colony-systemd-XXXXXX)
 chmod 1777 "$work"
 cd "$work"
-job_state() { colony show --json "$1" | jq -r '.job.state // .state'; }
-in_state() { [ "$(job_state "$1")" = "$2" ]; }
 gone() { [ ! -e /proc/"$1" ] || grep -q '^State:[[:space:]]*Z' /proc/"$1"/status; } # a zombie counts
 
 id=$(as_nobody colony submit --name held --cpus 0.5 --mem 64M -- "$stress" sleep 600) || fail "colony submit"

@@ -1,0 +1,55 @@
+# shellcheck shell=bash
+# units-lib.sh - sourced by the guest scripts that drive colony's systemd units under systemd as
+# PID 1 (systemd.sh, package-guest.sh). The caller sets CTL and AGENT (the unit names).
+
+fail() {
+        echo "FAIL: $*"
+        journalctl --no-pager -o short-monotonic -u "$CTL" -u "$AGENT" 2>/dev/null | tail -n 40
+        exit 1
+}
+note() { echo "# [$(cut -d' ' -f1 /proc/uptime)s] $*"; }
+prop() { systemctl show -P "$2" "$1"; }
+
+# poll CONDITION-COMMAND...: true once the command succeeds, false after 2000 tries ~0.1 s
+# apart (minutes: a bound for failures only, far above what a TCG guest on a loaded host needs).
+poll() {
+        local i
+        for ((i = 0; i < 2000; i++)); do
+                "$@" && return 0
+                sleep 0.1
+        done
+        return 1
+}
+
+need_systemd() { # skip unless PID 1 is systemd on cgroup v2
+        [ "$(cat /proc/1/comm)" = systemd ] || { echo "SKIP: PID 1 is not systemd"; exit 77; }
+        [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ] || fail "systemd did not mount cgroup v2"
+}
+
+# The secret in CONFDIR and this host's name and size in its agent.conf: the site's part.
+site_config() { # site_config CONFDIR NAME
+        (umask 077; head -c 32 /dev/urandom | base64 >"$1/secret")
+        printf 'name = %s\ncpus = 2\nmem = 512M\n' "$2" >>"$1/agent.conf"
+}
+
+# Both units running, the agent connected and the controller seeing its node.
+agent_connected() { prop "$AGENT" StatusText | grep -q '^connected to controller'; }
+ctl_sees_node() { prop "$CTL" StatusText | grep -q ', 1 nodes$'; }
+start_units() {
+        local u
+        systemctl start "$CTL" || fail "systemctl start $CTL"
+        systemctl start "$AGENT" || fail "systemctl start $AGENT"
+        for u in "$CTL" "$AGENT"; do
+                [ "$(prop "$u" ActiveState)/$(prop "$u" SubState)" = active/running ] ||
+                        fail "$u: $(prop "$u" ActiveState)/$(prop "$u" SubState) after start"
+        done
+        poll agent_connected || fail "agent status: '$(prop "$AGENT" StatusText)'"
+        poll ctl_sees_node || fail "controller status: '$(prop "$CTL" StatusText)'"
+}
+
+# Jobs, as an ordinary user of the installed controller (a user's CLI defaults to a development
+# cluster's socket).
+export COLONY_SOCKET=/run/colony/controller.sock
+as_nobody() { setpriv --reuid 65534 --regid 65534 --clear-groups -- "$@"; }
+job_state() { colony show --json "$1" | jq -r '.job.state // .state'; }
+in_state() { [ "$(job_state "$1")" = "$2" ]; }
