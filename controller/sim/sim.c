@@ -52,14 +52,8 @@ static bool earlier(const event *a, const event *b) {
 }
 
 static int heap_push(heap *h, event e) {
-        if (h->n == h->cap) {
-                size_t cap = h->cap ? h->cap * 2 : 1024;
-                event *v = realloc(h->v, cap * sizeof(*v));
-                if (!v)
-                        return -ENOMEM;
-                h->v = v;
-                h->cap = cap;
-        }
+        if (sched_grow(&h->v, &h->cap, h->n + 1, sizeof(*h->v)) < 0)
+                return -ENOMEM;
         e.seq = h->seq++;
         size_t i = h->n++;
         for (; i > 0 && earlier(&e, &h->v[(i - 1) / 2]); i = (i - 1) / 2)

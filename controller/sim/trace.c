@@ -1,18 +1,13 @@
 /* trace.c - in-memory job streams and interned names (see trace.h). */
 #include "trace.h"
+#include "dispatch.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 int sim_jobs_push(sim_jobs *a, const sim_job *j) {
-        if (a->n == a->cap) {
-                size_t cap = a->cap ? a->cap * 2 : 1024;
-                sim_job *v = realloc(a->v, cap * sizeof(*v));
-                if (!v)
-                        return -ENOMEM;
-                a->v = v;
-                a->cap = cap;
-        }
+        if (sched_grow(&a->v, &a->cap, a->n + 1, sizeof(*a->v)) < 0)
+                return -ENOMEM;
         a->v[a->n++] = *j;
         return 0;
 }
