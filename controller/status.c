@@ -88,6 +88,15 @@ static void add_recent(cJSON *doc, const ctl_state *st) {
                 cJSON_AddItemToArray(arr, job_to_json(recent[i]));
 }
 
+/* The event log's last events, newest first, straight from the ring. */
+static void add_events(cJSON *doc, const ctl_server *srv) {
+        const ev_record *last[STATUS_EVENTS_MAX];
+        size_t n = ev_last(&srv->events, STATUS_EVENTS_MAX, last);
+        cJSON *arr = cJSON_AddArrayToObject(doc, "events");
+        for (size_t i = n; arr && i-- > 0;)
+                cJSON_AddItemToArray(arr, ev_to_json(last[i]));
+}
+
 /* The samples as parallel arrays, oldest first: one array per field is the smallest JSON for an
  * hour of them, and what a plot wants. */
 static void add_samples(cJSON *doc, const ctl_stats *s) {
@@ -134,6 +143,7 @@ cJSON *status_document(const ctl_server *srv, int64_t now) {
         add_jobs(doc, "running", "running_total", st->jobs, st->njobs, JOB_RUNNING, STATUS_RUNNING_MAX);
         add_depts(doc, srv);
         add_recent(doc, st);
+        add_events(doc, srv);
         add_samples(doc, &srv->stats);
         return doc;
 }

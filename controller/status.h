@@ -9,6 +9,7 @@
 #define STATUS_QUEUE_MAX 200
 #define STATUS_RUNNING_MAX 500
 #define STATUS_RECENT_MAX 20
+#define STATUS_EVENTS_MAX 30 /* the event log's last events on the page */
 
 /* One node as the "nodes" reply and /api/status list it. Caller owns it; NULL when out of memory. */
 cJSON *status_node(const ctl_node *n);

@@ -100,6 +100,8 @@ check ".queue_total == 1 and .queue[0].id == $PENDING_ID and .running[0].id == $
 check ".nodes[0].name == \"$agent\" and .nodes[0].mcpu == 2000 and .nodes[0].free_mcpu == 1000"
 check '[.departments[].path] == ["physics", "cs"] and .departments[1].pending == 1'
 check "[.recent_finished[].id] == [$CANCELLED_ID, $FAILED_ID, $COMPLETED_ID]"
+check "[.events[].seq] == ([.events[].seq] | sort | reverse) and (.events | length) >= 10"
+check "any(.events[]; .job == $PENDING_ID and .what == \"submitted\") and any(.events[]; .job == $COMPLETED_ID and .what == \"completed\")"
 check '.samples.interval_usec == 5000000 and (.samples.time_usec | length) >= 1'
 check ".cluster.used_mcpu == 1000 and .cluster.mcpu == 2000"
 

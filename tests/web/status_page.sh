@@ -70,8 +70,16 @@ r=$(row depts cs)
 [ "$(field 2 <<<"$r") $(field 3 <<<"$r") $(field 5 <<<"$r")" = "1 25.0% 1" ] || fail "cs: $r"
 
 # The ended jobs, newest first, with their states.
-ended=$(cells events | tail -n +2 | awk -F'\t' '{ printf "%s:%s ", $2, $6 }')
-[ "$ended" = "$CANCELLED_ID:cancelled $FAILED_ID:failed (1) $COMPLETED_ID:completed " ] || fail "events: $ended"
+ended=$(cells ended | tail -n +2 | awk -F'\t' '{ printf "%s:%s ", $2, $6 }')
+[ "$ended" = "$CANCELLED_ID:cancelled $FAILED_ID:failed (1) $COMPLETED_ID:completed " ] || fail "ended: $ended"
+# The event log, newest first (the table shows the latest 12): the cancel that came last, the
+# pending job's submission and the failed job's end on its node.
+events=$(cells events | tail -n +2 | awk -F'\t' '$2 != "" { printf "%s:%s:%s ", $3, $4, $5 }')
+grep -q "^$CANCELLED_ID::cancelled " <<<"$events" || fail "the newest event is not $CANCELLED_ID's cancel: $events"
+grep -q " $PENDING_ID::submitted " <<<"$events" || fail "no submitted event for $PENDING_ID: $events"
+grep -q " $FAILED_ID:$agent:failed " <<<"$events" || fail "no failed event for $FAILED_ID: $events"
+seqs=$(cells events | tail -n +2 | cut -f2 | grep .)
+[ "$seqs" = "$(sort -rn <<<"$seqs")" ] || fail "events not newest first: $seqs"
 
 # Three plots, each with a capacity or second line beside the first.
 plots=$(grep -o '<polyline' "$dom" | wc -l)
