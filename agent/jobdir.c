@@ -1,5 +1,6 @@
 /* jobdir.c - the agent's state directory on disk (see jobdir.h). */
 #include "jobdir.h"
+#include "proto.h"
 #include "fileio.h"
 #include <dirent.h>
 #include <errno.h>
@@ -36,21 +37,6 @@ int jobdir_open(const char *dir, char *err, size_t errlen) {
         return r;
 }
 
-static int write_all(int fd, const char *text) {
-        size_t len = strlen(text), off = 0;
-
-        while (off < len) {
-                ssize_t n = write(fd, text + off, len - off);
-
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                off += (size_t)n;
-        }
-        return 0;
-}
-
 /* Write text to the temporary name in dfd and make it durable. */
 static int write_tmp(int dfd, const char *tmp, const char *text) {
         int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -58,7 +44,7 @@ static int write_tmp(int dfd, const char *tmp, const char *text) {
 
         if (fd < 0)
                 return -errno;
-        r = write_all(fd, text);
+        r = proto_write_all(fd, text, strlen(text));
         if (r == 0 && fsync(fd) < 0)
                 r = -errno;
         if (close(fd) < 0 && r == 0)
