@@ -53,8 +53,8 @@ void proto_reader_free(proto_reader *r);
  * message. Return 0 or a negative errno (-ECONNRESET on EOF); recv fills err like
  * proto_reader_next. */
 int proto_send(int fd, const cJSON *msg);
-/* Write len bytes whole to a blocking fd (a socket without SIGPIPE, or a pipe), for a client
- * that sends many frames at once. Returns 0 or -errno. */
+/* Write len bytes whole to a blocking fd (a socket without SIGPIPE, a pipe or a file): a
+ * client's many frames at once, the agent's job records. Returns 0 or -errno. */
 int proto_write_all(int fd, const void *data, size_t len);
 int proto_recv(int fd, cJSON **msg, char err[PROTO_ERRLEN]);
 
