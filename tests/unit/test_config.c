@@ -43,6 +43,13 @@ START_TEST(sections_values_and_types) {
         ck_assert_int_eq(config_get_cpus(&cfg, "agent.cpus", &v, err, sizeof(err)), 0);
         ck_assert_int_eq(v, 1500);
         ck_assert_int_eq(config_get_size(&cfg, "agent.nope", &v, err, sizeof(err)), -ENOENT);
+        bool b = true;
+        ck_assert_int_eq(config_get_bool(&cfg, "agent.nope", &b, err, sizeof(err)), -ENOENT);
+        ck_assert(b);
+        ck_assert_int_eq(config_get_bool(&cfg, "root", &b, err, sizeof(err)), 0); /* "1" */
+        ck_assert(b);
+        ck_assert_int_eq(config_get_bool(&cfg, "agent.mem", &b, err, sizeof(err)), -EINVAL);
+        ck_assert_ptr_nonnull(strstr(err, "yes or no"));
 
         const char *const known[] = { "root", "controller.socket", "controller.max_pending", "agent.mem", NULL };
         ck_assert_int_eq(config_check_keys(&cfg, known, err, sizeof(err)), -EINVAL);
