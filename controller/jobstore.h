@@ -2,10 +2,11 @@
  *
  * One row per job: its id, state, record as JSON (job_to_json), and its environment, written
  * once when the job is first stored: the controller need not keep it in memory until launch,
- * and later updates rewrite only the record. WAL mode with synchronous=FULL: a write has
- * reached the disk when jobstore_put returns, or, inside a batch (jobstore_batch_begin), when
- * jobstore_batch_commit does; a job id given to a client only after that survives a crash of
- * the controller or the machine. */
+ * and later updates rewrite only the record. WAL mode with synchronous=FULL (the default): a
+ * write has reached the disk when jobstore_put returns, or, inside a batch
+ * (jobstore_batch_begin), when jobstore_batch_commit does; a job id given to a client only
+ * after that survives a crash of the controller or the machine. With jobstore_set_sync(false)
+ * it has reached the kernel only: it survives the controller, not the machine. */
 #pragma once
 #include "alpha.h"
 #include "events.h"
@@ -34,6 +35,9 @@ int jobstore_get_env(jobstore *s, uint64_t id, char ***env);
  * job it must take (free with job_free + free). Stops at the first negative return of fn and
  * returns it; 0 when done; -EIO on a database error; a row that does not parse is logged and skipped. */
 int jobstore_load(jobstore *s, int (*fn)(void *userdata, job *j), void *userdata);
+/* Whether a commit waits for the disk (synchronous=FULL, the default) or only for the kernel
+ * (synchronous=NORMAL). Returns 0 or -EIO. */
+int jobstore_set_sync(jobstore *s, bool sync);
 /* Group commit: open a transaction that the following writes join, so that many of them share
  * one commit and one fsync. Returns 0 or -EIO (logged). */
 int jobstore_batch_begin(jobstore *s);
