@@ -534,4 +534,4 @@ void server_answer_waiters(ctl_server *srv, const job *j) {
 }
 
 const conn_ops client_conn_ops = { .on_message = client_message, .on_close = client_closed,
-                                   .held = server_output_held };
+                                   .held = server_output_held, .held_list = server_held_list };
