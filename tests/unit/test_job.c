@@ -217,6 +217,11 @@ START_TEST(the_bound_covers_the_printed_spec) {
                                &spec, err),
                          0);
         spec.req.mem = INT64_C(1) << 62;
+        char *ctl = malloc(4001); /* a variable of 4000 control characters: far past the fixed room */
+        memset(ctl, 1, 4000);
+        ctl[4000] = 0;
+        free(spec.env[1]);
+        spec.env[1] = ctl;
         cJSON *obj = cJSON_CreateObject();
         ck_assert_int_eq(job_spec_to_json(&spec, obj), 0);
         char *text = cJSON_PrintUnformatted(obj);
