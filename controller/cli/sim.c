@@ -383,7 +383,7 @@ static int run_sim(cli *c, int argc, char **argv) {
         if (cfg.sample_seconds <= 0) /* about 100 samples over the arrivals */
                 cfg.sample_seconds = so.workload ? (double)so.njobs / in.arrival_rate / 100
                                                  : fmax(1, last_arrival(&so, &in) / 100);
-        log_open("colony", 0, LOG_WARNING); /* the core logs every transition; a simulation has millions */
+        log_open("colony", NULL, LOG_WARNING); /* the core logs every transition; a simulation has millions */
         progress bar;
         progress_start(&bar, "colony sim", "jobs", so.trace ? in.trace.jobs.n : so.google ? in.google.jobs.n : so.njobs);
         cfg.progress = progress_hook;
