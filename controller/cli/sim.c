@@ -1,7 +1,6 @@
 /* sim.c - colony sim: run a workload or a trace through the controller's scheduling core on a
  * virtual clock and report waits, responses and utilization (sim_report.c prints them). */
 #include "alpha.h"
-#include "alpha_cli.h"
 #include "coloc_dispatch.h"
 #include "sim_cli.h"
 #include "log.h"
@@ -301,7 +300,7 @@ static int load_alpha(cli *c, const char *path, sched_dispatcher *d) {
         cJSON *doc;
         alpha_matrix m;
         char err[PROTO_ERRLEN];
-        int r = alpha_cli_read_file(c, path, &doc);
+        int r = cli_read_json_object(c, path, &doc);
         if (r != 0)
                 return r;
         r = alpha_from_json(doc, &m, err);
@@ -406,5 +405,5 @@ done:
         return status;
 }
 
-const cli_command cmd_sim = { "sim", "simulate a workload with the scheduling core on a virtual clock", sim_usage,
-                              false, run_sim };
+/* colony lists it with its summary (colony.c) and colony-offline runs it. */
+const cli_command cmd_sim = { .name = "sim", .usage = sim_usage, .run = run_sim };
