@@ -24,6 +24,7 @@ cleanup() {
         rm -rf "$dir"
 }
 trap cleanup EXIT
+cd "$dir" # the running jobs write their colony-<id>.out here
 log() { echo "cli_start.sh: $*" >&2; }
 
 TIMEFORMAT='%R %U %S'
