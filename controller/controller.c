@@ -5,6 +5,7 @@
 #include "http.h"
 #include "lotes_plan.h"
 #include "log.h"
+#include "log_journal.h"
 #include "net.h"
 #include "server.h"
 #include <errno.h>
@@ -496,7 +497,7 @@ int main(int argc, char **argv) {
                                                                     : "--secret-file is required");
                 return 2;
         }
-        log_open("colony-controller", -1, prio);
+        log_open_journal("colony-controller", prio);
         signal(SIGPIPE, SIG_IGN);
         sigset_t mask;
         sigemptyset(&mask);

@@ -4,6 +4,7 @@
 #include "config.h"
 #include "fileio.h"
 #include "log.h"
+#include "log_journal.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -284,7 +285,7 @@ static char *capture_stderr(void (*fn)(void)) {
 }
 
 static void log_some(void) {
-        log_open("colony-test", 0, LOG_INFO);
+        log_open("colony-test", NULL, LOG_INFO);
         log_info("agent up host=%s", "node1");
         log_debug("not shown at info level");
         errno = EBUSY;
@@ -311,7 +312,7 @@ END_TEST
 static void log_with_foreign_journal_stream(void) {
         /* a variable inherited from a systemd service whose stderr this is not */
         setenv("JOURNAL_STREAM", "1:1", 1);
-        log_open("colony-test", -1, LOG_DEBUG);
+        ck_assert_int_eq(log_open_journal("colony-test", LOG_DEBUG), 0);
         log_debug("still on stderr");
 }
 
