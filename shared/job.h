@@ -36,6 +36,8 @@ bool job_group_ok(const char *s);
 #define JOB_NAME_MAX 128
 #define JOB_ARGV_MAX 4096
 #define JOB_ENV_MAX 4096
+#define JOB_ARRAY_MAX 1000000 /* jobs one submit's "array" may make */
+#define JOB_ARRAY_INDEX_VAR "COLONY_ARRAY_INDEX" /* an array member's index, in its environment */
 
 typedef struct job_spec {
         char *name;     /* optional; defaults to basename of argv[0] */
@@ -76,7 +78,13 @@ typedef struct job {
         int64_t start_usec;  /* 0 until started */
         int64_t end_usec;    /* 0 until terminal */
         uint32_t attempt;    /* 1 for the first run, one more each time it is requeued (0 read as 1) */
+        uint32_t array_index; /* its index in its array: 0 for the first */
+        uint64_t array_first; /* the id of the first job of its array (one submit of many), 0 when none */
         job_result result;
+        /* What job_free leaves alone because another job, which outlives this one, owns it: the
+         * strings every member of an array shares (user, name, group, job_type, argv, cwd,
+         * stderr_path), and stdout_path when it was given rather than made from the id. */
+        bool borrows_spec, borrows_stdout;
 } job;
 
 /* Validate and copy a submit/launch JSON object's spec fields into spec (which the caller
@@ -86,6 +94,8 @@ int job_spec_from_json(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN])
 int job_spec_to_json(const job_spec *spec, cJSON *obj);
 /* The spec field names, NULL-terminated, for proto_check_fields. */
 extern const char *const job_spec_fields[];
+/* The same and "array": the fields of a submit request. */
+extern const char *const job_submit_fields[];
 /* Free the strings of a spec (not the struct). */
 void job_spec_free(job_spec *spec);
 
@@ -101,5 +111,9 @@ void job_result_free(job_result *r);
 cJSON *job_to_json(const job *j);
 /* Parse a record produced by job_to_json (the CLI's view). Returns 0 or -EINVAL. */
 int job_from_json(const cJSON *obj, job *j, char err[PROTO_ERRLEN]);
-/* Free a record's strings (not the struct). */
+/* Free a record's strings (not the struct), except those it borrows. */
 void job_free(job *j);
+/* Point member's shared strings (user, name, group, job_type, argv, cwd, stderr_path, and
+ * stdout_path when with_stdout) at owner's, which member must not have its own of, and mark
+ * them borrowed: an array's jobs hold them once. owner must outlive member. */
+void job_borrow_spec(job *member, const job *owner, bool with_stdout);
