@@ -386,17 +386,12 @@ int job_from_json(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
 
 void job_borrow_spec(job *member, const job *owner, bool with_stdout) {
         member->user = owner->user;
-        member->spec.name = owner->spec.name;
-        member->spec.group = owner->spec.group;
-        member->spec.job_type = owner->spec.job_type;
-        member->spec.argv = owner->spec.argv;
-        member->spec.cwd = owner->spec.cwd;
-        member->spec.stderr_path = owner->spec.stderr_path;
+        member->spec = owner->spec;
+        member->spec.env = NULL;
         member->borrows_spec = true;
-        if (with_stdout) {
-                member->spec.stdout_path = owner->spec.stdout_path;
-                member->borrows_stdout = true;
-        }
+        member->borrows_stdout = with_stdout;
+        if (!with_stdout)
+                member->spec.stdout_path = NULL;
 }
 
 void job_free(job *j) {

@@ -113,7 +113,7 @@ cJSON *job_to_json(const job *j);
 int job_from_json(const cJSON *obj, job *j, char err[PROTO_ERRLEN]);
 /* Free a record's strings (not the struct), except those it borrows. */
 void job_free(job *j);
-/* Point member's shared strings (user, name, group, job_type, argv, cwd, stderr_path, and
- * stdout_path when with_stdout) at owner's, which member must not have its own of, and mark
- * them borrowed: an array's jobs hold them once. owner must outlive member. */
+/* Give member owner's user and spec but env (NULL), its strings borrowed rather than copied
+ * (stdout_path only when with_stdout, else NULL): an array's jobs hold them once. member must
+ * have none of its own; owner must outlive it. */
 void job_borrow_spec(job *member, const job *owner, bool with_stdout);
