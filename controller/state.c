@@ -408,6 +408,7 @@ int ctl_submit_array(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_
         }
         strv_free(made[0]->spec.env); /* stored: pending jobs can be many, and environments large */
         made[0]->spec.env = NULL;
+        log_hold(); /* a line per job, written together */
         for (size_t i = 0; i < n; i++) {
                 job *j = made[i];
                 (void)append_job(st, j); /* room reserved */
@@ -418,6 +419,7 @@ int ctl_submit_array(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_
                 else
                         log_info("job=%llu user=%s state=pending reason=submitted", (unsigned long long)j->id, user);
         }
+        log_release();
         *first = made[0]->id;
         free(made);
         return 0;
