@@ -225,7 +225,7 @@ END_TEST
 
 START_TEST(record_round_trip_hides_env) {
         job j = { .id = 7, .uid = 65534, .gid = 65534, .state = JOB_OOM_KILLED, .submit_usec = 1, .start_usec = 2,
-                  .end_usec = 3 };
+                  .end_usec = 3, .array_first = 5, .array_index = 2 };
         char err[PROTO_ERRLEN];
         ck_assert_int_eq(parse(GOOD ",\"env\":[\"SECRET=1\"]", &j.spec, err), 0);
         j.user = strdup("nobody");
@@ -244,8 +244,15 @@ START_TEST(record_round_trip_hides_env) {
         ck_assert_uint_eq(back.result.oom_kills, 1);
         ck_assert_str_eq(back.result.error, "killed by the OOM killer");
         ck_assert_int_eq(back.end_usec, 3);
+        ck_assert_uint_eq(back.array_first, 5);
+        ck_assert_uint_eq(back.array_index, 2);
         cJSON_Delete(obj);
         job_free(&back);
+        j.array_first = 0; /* a job of no array: no array fields */
+        obj = job_to_json(&j);
+        ck_assert_ptr_null(cJSON_GetObjectItem(obj, "array_first"));
+        ck_assert_ptr_null(cJSON_GetObjectItem(obj, "array_index"));
+        cJSON_Delete(obj);
         job_free(&j);
 }
 END_TEST
