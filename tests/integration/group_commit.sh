@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # group_commit.sh - a job id is returned only once the job is on disk, also when many
-# submissions share one commit: while 4 clients pipeline submissions (colony submit --array),
+# submissions share one commit: while 4 clients pipeline submissions (colony submit --stdin),
 # the controller is SIGKILLed; after a restart every id a client printed is there, once.
+# (An array, one request, is array_restart.sh's.)
 . "$(dirname "$0")/lib.sh"
 cluster_up --agents 1 --agent-cpus 1 --agent-mem 1G
 command -v stdbuf >/dev/null || { echo "SKIP: stdbuf missing"; exit $SKIP; }
 
 # every job asks for the whole node, so all but one stay pending and nothing ends meanwhile
-port=$(cat "$DIR/controller.port")
-cmdline=$(tr '\0' ' ' <"/proc/$(cat "$DIR/controller.pid")/cmdline" | sed "s/127.0.0.1:0/127.0.0.1:$port/")
+cmdline=$(controller_cmdline)
 clients=()
 for c in 1 2 3 4; do
         # line-buffered, so that an id is in the file as soon as the client has it
-        stdbuf -oL "$COLONY_BIN/colony" submit --cpus 1 --mem 1M --array 20000 -- "$COLONY_BIN/colony-stress" sleep 600 \
-                >"$DIR/acked-$c" 2>"$DIR/client-$c.err" &
+        yes "$COLONY_BIN/colony-stress sleep 600" | head -n 20000 |
+                stdbuf -oL "$COLONY_BIN/colony" submit --cpus 1 --mem 1M --stdin >"$DIR/acked-$c" 2>"$DIR/client-$c.err" &
         clients+=($!)
 done
 acked() { cat "$DIR"/acked-* | wc -l; }
@@ -24,10 +24,7 @@ for pid in "${clients[@]}"; do wait "$pid" || failed=$((failed + 1)); done
 note "controller killed after $(acked) acknowledgements; $failed of 4 clients cut off"
 [ "$failed" -gt 0 ] || note "(every client had finished before the kill: a weaker test this time)"
 
-$cmdline >>"$DIR/controller.log" 2>&1 &
-echo $! >"$DIR/controller.pid"
-STARTED_PIDS+=("$!")
-for ((i = 0; i < 300; i++)); do colony nodes >/dev/null 2>&1 && break; sleep 0.1; done
+controller_start "$cmdline"
 
 colony queue --all --json | jq -r '.jobs[].id' | sort >"$DIR/stored"
 sort "$DIR"/acked-* >"$DIR/acked"
