@@ -81,6 +81,7 @@ static void check_message(const cJSON *msg) {
         agent_hello hello;
         const cJSON *item;
         (void)proto_check_fields(msg, job_spec_fields, err);
+        (void)proto_check_fields(msg, job_submit_fields, err);
         if (job_result_from_json(msg, &res, err) == 0)
                 job_result_free(&res);
         if (agentmsg_hello(msg, &hello, err) == 0)
