@@ -90,7 +90,7 @@ static char *env_text(char *const *env) {
 /* Write the job's row. Returns an SQLite result code (SQLITE_DONE on success). */
 static int put_job(jobstore *s, const job *j) {
         cJSON *rec = job_to_json(j);
-        char *text = rec ? cJSON_PrintUnformatted(rec) : NULL, *env = env_text(j->spec.env);
+        char *text = rec ? proto_print(rec) : NULL, *env = env_text(j->spec.env);
         int rc = SQLITE_NOMEM;
         if (text && env) {
                 sqlite3_bind_int64(s->put, 1, (sqlite3_int64)j->id);

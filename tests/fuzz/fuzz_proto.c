@@ -74,6 +74,18 @@ static void check_alpha(const cJSON *obj) {
         alpha_free(&b);
 }
 
+/* proto_print's text means what cJSON's means. */
+static void check_print(const cJSON *msg) {
+        char *mine = proto_print(msg), *theirs = cJSON_PrintUnformatted(msg);
+        cJSON *a = mine ? cJSON_Parse(mine) : NULL, *b = theirs ? cJSON_Parse(theirs) : NULL;
+        if (mine && theirs && !cJSON_Compare(a, b, true))
+                abort();
+        cJSON_Delete(a);
+        cJSON_Delete(b);
+        free(mine);
+        free(theirs);
+}
+
 /* Everything the daemons and the CLI read from a message, whatever its type says it is. */
 static void check_message(const cJSON *msg) {
         char err[PROTO_ERRLEN];
@@ -82,6 +94,7 @@ static void check_message(const cJSON *msg) {
         const cJSON *item;
         (void)proto_check_fields(msg, job_spec_fields, err);
         (void)proto_check_fields(msg, job_submit_fields, err);
+        check_print(msg);
         if (job_result_from_json(msg, &res, err) == 0)
                 job_result_free(&res);
         if (agentmsg_hello(msg, &hello, err) == 0)
