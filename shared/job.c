@@ -338,7 +338,7 @@ static int record_parse(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
             (r = get_opt_int(obj, "end_usec", 0, INT64_MAX, &end, err)) < 0 ||
             (r = proto_get_int(obj, "attempt", 1, UINT32_MAX, &attempt, err)) == -EINVAL ||
             (r = get_opt_int(obj, "array_first", 0, INT64_MAX, &array_first, err)) < 0 ||
-            (r = get_opt_int(obj, "array_index", 0, JOB_ARRAY_MAX - 1, &array_index, err)) < 0)
+            (r = get_opt_int(obj, "array_index", 0, UINT32_MAX, &array_index, err)) < 0)
                 return r;
         if (job_state_from_name(state, &j->state) < 0)
                 return invalid(err, "state: unknown state '%s'", state);

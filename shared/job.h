@@ -36,7 +36,10 @@ bool job_group_ok(const char *s);
 #define JOB_NAME_MAX 128
 #define JOB_ARGV_MAX 4096
 #define JOB_ENV_MAX 4096
-#define JOB_ARRAY_MAX 1000000 /* jobs one submit's "array" may make */
+/* Jobs one submit's "array" may make. The controller makes them all in one turn of its loop,
+ * which heeds nothing else meanwhile: at tens of thousands of jobs a second, this keeps the
+ * turn to seconds, below the agents' timeout (5 s by default). */
+#define JOB_ARRAY_MAX 100000
 #define JOB_ARRAY_INDEX_VAR "COLONY_ARRAY_INDEX" /* an array member's index, in its environment */
 
 typedef struct job_spec {
