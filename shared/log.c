@@ -19,10 +19,11 @@ static int log_max_priority = LOG_INFO;
  * fork handler could be set up; else ask every time). */
 static pid_t log_pid;
 static bool log_pid_kept;
-/* log_hold: lines collected for one write; how many holds are open. */
-static char held[16384];
-static size_t held_len;
-static int holds;
+/* log_hold: lines collected for one write; how many holds are open. Per thread: another
+ * thread's lines (LoTES's solver) go out as ever. */
+static _Thread_local char held[16384];
+static _Thread_local size_t held_len;
+static _Thread_local int holds;
 
 /* True when $JOURNAL_STREAM ("dev:ino") names our stderr. A child of a systemd service
  * inherits the variable even when its stderr goes elsewhere, so the variable alone is not enough. */

@@ -24,7 +24,8 @@ int log_errno(int priority, int err, const char *fmt, ...) __attribute__((format
 
 /* Until the matching log_release, collect the lines bound for stderr and write them together,
  * whole lines by the 16 KiB, instead of one write(2) each: for a burst of lines (an array's
- * submissions) that nothing can interrupt. Holds nest; the journal is not held. */
+ * submissions) that nothing can interrupt. Holds nest, and hold the calling thread's lines
+ * only; the journal is not held. */
 void log_hold(void);
 /* End a log_hold; the outermost writes what was held. */
 void log_release(void);
