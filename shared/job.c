@@ -384,6 +384,16 @@ int job_from_json(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
         return r;
 }
 
+/* The string fields an array's jobs share but argv, as pointers into j, in out (6 of them). */
+static void shared_strings(job *j, char **out[6]) {
+        out[0] = &j->user;
+        out[1] = &j->spec.name;
+        out[2] = &j->spec.group;
+        out[3] = &j->spec.job_type;
+        out[4] = &j->spec.cwd;
+        out[5] = &j->spec.stderr_path;
+}
+
 void job_borrow_spec(job *member, const job *owner, bool with_stdout) {
         member->user = owner->user;
         member->spec = owner->spec;
@@ -394,9 +404,45 @@ void job_borrow_spec(job *member, const job *owner, bool with_stdout) {
                 member->spec.stdout_path = NULL;
 }
 
+static bool same_str(const char *a, const char *b) {
+        return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+bool job_share_strings(job *member, job *owner) {
+        char **mine[6], **theirs[6];
+        size_t i = 0;
+        if (member->borrows_spec || owner->borrows_spec || !member->spec.argv || !owner->spec.argv)
+                return false;
+        shared_strings(member, mine);
+        shared_strings(owner, theirs);
+        for (size_t f = 0; f < 6; f++)
+                if (!same_str(*mine[f], *theirs[f]))
+                        return false;
+        while (member->spec.argv[i] && owner->spec.argv[i] && strcmp(member->spec.argv[i], owner->spec.argv[i]) == 0)
+                i++;
+        if (member->spec.argv[i] || owner->spec.argv[i])
+                return false;
+        for (size_t f = 0; f < 6; f++) {
+                free(*mine[f]);
+                *mine[f] = *theirs[f];
+        }
+        strv_free(member->spec.argv);
+        member->spec.argv = owner->spec.argv;
+        member->borrows_spec = true;
+        if (!owner->borrows_stdout && same_str(member->spec.stdout_path, owner->spec.stdout_path)) {
+                free(member->spec.stdout_path);
+                member->spec.stdout_path = owner->spec.stdout_path;
+                member->borrows_stdout = true;
+        }
+        return true;
+}
+
 void job_free(job *j) {
         if (j->borrows_spec) { /* the owner frees them */
-                j->user = j->spec.name = j->spec.group = j->spec.job_type = j->spec.cwd = j->spec.stderr_path = NULL;
+                char **shared[6];
+                shared_strings(j, shared);
+                for (size_t f = 0; f < 6; f++)
+                        *shared[f] = NULL;
                 j->spec.argv = NULL;
         }
         if (j->borrows_stdout)

@@ -120,3 +120,8 @@ void job_free(job *j);
  * (stdout_path only when with_stdout, else NULL): an array's jobs hold them once. member must
  * have none of its own; owner must outlive it. */
 void job_borrow_spec(job *member, const job *owner, bool with_stdout);
+/* When member's shared strings (as job_borrow_spec's) equal owner's, free member's and borrow
+ * owner's instead (stdout_path too when equal): jobs of an array read back from the store hold
+ * them once again. Neither may borrow already; owner must outlive member. Returns whether it
+ * did. */
+bool job_share_strings(job *member, job *owner);

@@ -257,6 +257,35 @@ START_TEST(record_round_trip_hides_env) {
 }
 END_TEST
 
+/* Two jobs of an array read back from the store: the second takes the first's strings where
+ * they are equal, and frees its own. */
+START_TEST(an_arrays_jobs_share_equal_strings_again) {
+        char err[PROTO_ERRLEN];
+        job first = { .id = 4, .array_first = 4, .user = strdup("ada") }, second = { .id = 5, .array_first = 4,
+                                                                                      .array_index = 1,
+                                                                                      .user = strdup("ada") };
+        ck_assert_int_eq(parse(GOOD, &first.spec, err), 0);
+        ck_assert_int_eq(parse(GOOD, &second.spec, err), 0);
+        first.spec.stdout_path = strdup("/tmp/colony-4.out");
+        second.spec.stdout_path = strdup("/tmp/colony-5.out");
+        ck_assert(job_share_strings(&second, &first));
+        ck_assert_ptr_eq(second.spec.argv, first.spec.argv);
+        ck_assert_ptr_eq(second.user, first.user);
+        ck_assert_ptr_eq(second.spec.cwd, first.spec.cwd);
+        ck_assert_str_eq(second.spec.stdout_path, "/tmp/colony-5.out"); /* its own, still */
+        ck_assert(!second.borrows_stdout);
+        ck_assert(!job_share_strings(&second, &first)); /* once only */
+        job other = { .id = 6, .user = strdup("bob") }; /* a different user: nothing shared */
+        ck_assert_int_eq(parse(GOOD, &other.spec, err), 0);
+        ck_assert(!job_share_strings(&other, &first));
+        ck_assert(!other.borrows_spec);
+        job_free(&other);
+        job_free(&second);
+        ck_assert_str_eq(first.spec.argv[0], "/bin/echo"); /* the owner's are intact */
+        job_free(&first);
+}
+END_TEST
+
 START_TEST(record_parse_is_tolerant_but_not_blind) {
         job j;
         char err[PROTO_ERRLEN];
@@ -340,6 +369,7 @@ static Suite *job_suite(void) {
         tcase_add_test(tc, spec_fields_cover_what_to_json_writes);
         tcase_add_test(tc, spec_round_trip_keeps_env);
         tcase_add_test(tc, record_round_trip_hides_env);
+        tcase_add_test(tc, an_arrays_jobs_share_equal_strings_again);
         tcase_add_test(tc, record_parse_is_tolerant_but_not_blind);
         tcase_add_test(tc, result_round_trip);
         tcase_add_test(tc, state_names);
