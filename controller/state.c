@@ -371,10 +371,10 @@ static int persist_jobs(ctl_state *st, job **made, size_t n) {
 
 /* Make room for n more jobs and pending ones, so that adding them cannot fail half way. */
 static int reserve(ctl_state *st, size_t n) {
-        return sched_grow(&st->jobs, &st->jobs_cap, st->njobs + n, sizeof(*st->jobs)) < 0 ||
-                               sched_grow(&st->pending, &st->pending_cap, st->npending + n, sizeof(*st->pending)) < 0
-                       ? -ENOMEM
-                       : 0;
+        if (sched_grow(&st->jobs, &st->jobs_cap, st->njobs + n, sizeof(*st->jobs)) < 0 ||
+            sched_grow(&st->pending, &st->pending_cap, st->npending + n, sizeof(*st->pending)) < 0)
+                return -ENOMEM;
+        return 0;
 }
 
 int ctl_submit(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, int64_t now,
