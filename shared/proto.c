@@ -102,7 +102,7 @@ static void put_string(text *t, const char *s) {
 
 static void put_number(text *t, const cJSON *item) {
         double d = item->valuedouble;
-        if (d >= -9007199254740992.0 && d <= 9007199254740992.0 && d == (double)(int64_t)d) {
+        if (d >= -9007199254740992.0 && d <= 9007199254740992.0 && d == (double)(int64_t)d && !(d == 0 && signbit(d))) {
                 char digits[24], *p = digits + sizeof(digits);
                 uint64_t v = d < 0 ? (uint64_t)-(int64_t)d : (uint64_t)d;
                 do
@@ -113,7 +113,7 @@ static void put_number(text *t, const cJSON *item) {
                 put(t, p, (size_t)(digits + sizeof(digits) - p));
                 return;
         }
-        char *other = cJSON_PrintUnformatted(item); /* fractions, NaN, huge values: cJSON's way */
+        char *other = cJSON_PrintUnformatted(item); /* fractions, NaN, huge values, -0: cJSON's way */
         if (!other)
                 t->failed = true;
         else

@@ -74,16 +74,21 @@ static void check_alpha(const cJSON *obj) {
         alpha_free(&b);
 }
 
-/* proto_print's text means what cJSON's means. */
+/* proto_print's text means what cJSON's means: both read back and printed by cJSON alike
+ * (cJSON_Compare would not do: it matches an object's duplicate keys to the first). */
 static void check_print(const cJSON *msg) {
-        char *mine = proto_print(msg), *theirs = cJSON_PrintUnformatted(msg);
-        cJSON *a = mine ? cJSON_Parse(mine) : NULL, *b = theirs ? cJSON_Parse(theirs) : NULL;
-        if (mine && theirs && !cJSON_Compare(a, b, true))
+        char *texts[2] = { proto_print(msg), cJSON_PrintUnformatted(msg) }, *again[2] = { NULL, NULL };
+        for (int i = 0; i < 2; i++) {
+                cJSON *back = texts[i] ? cJSON_Parse(texts[i]) : NULL;
+                again[i] = back ? cJSON_PrintUnformatted(back) : NULL;
+                cJSON_Delete(back);
+        }
+        if (texts[0] && texts[1] && (!again[0] != !again[1] || (again[0] && strcmp(again[0], again[1]) != 0)))
                 abort();
-        cJSON_Delete(a);
-        cJSON_Delete(b);
-        free(mine);
-        free(theirs);
+        for (int i = 0; i < 2; i++) {
+                free(texts[i]);
+                free(again[i]);
+        }
 }
 
 /* Everything the daemons and the CLI read from a message, whatever its type says it is. */
