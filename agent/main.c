@@ -8,6 +8,7 @@
 #include "fileio.h"
 #include "jobdir.h"
 #include "log.h"
+#include "log_journal.h"
 #include "net.h"
 #include "res.h"
 #include "units.h"
@@ -448,7 +449,7 @@ int main(int argc, char **argv) {
         r = parse_argv(argc, argv, &o);
         if (r != 0)
                 return r > 0 ? 0 : EXIT_USAGE;
-        log_open("colony-agent", -1, o.log_level);
+        log_open_journal("colony-agent", o.log_level);
         r = load_config(&o, &cfg, err, sizeof(err)) < 0 ? EXIT_USAGE : 0;
         if (r == 0)
                 r = resolve_name(o.name, name, sizeof(name), err, sizeof(err)) < 0 ? EXIT_USAGE : 0;

@@ -368,4 +368,4 @@ void server_send_cancel(ctl_server *srv, ctl_node *n, const job *j, int grace_ms
 }
 
 const conn_ops agent_conn_ops = { .on_open = agent_opened, .on_message = agent_message, .on_close = agent_closed,
-                                  .held = server_output_held };
+                                  .held = server_output_held, .held_list = server_held_list };

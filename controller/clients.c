@@ -72,6 +72,8 @@ static const char *conn_user(conn *c, char *buf, size_t len) {
  * refuse at submit what could never be launched. Returns 0 or -E2BIG with err set. */
 static int spec_too_large(const job_spec *spec, char err[PROTO_ERRLEN]) {
         enum { LAUNCH_HEADROOM = 4096 };
+        if (job_spec_json_bound(spec) + LAUNCH_HEADROOM <= PROTO_MAX_MSG)
+                return 0; /* the common case, known without printing the spec */
         cJSON *obj = cJSON_CreateObject();
         char *text = obj && job_spec_to_json(spec, obj) == 0 ? cJSON_PrintUnformatted(obj) : NULL;
         size_t len = text ? strlen(text) : 0;
@@ -542,4 +544,4 @@ void server_answer_waiters(ctl_server *srv, const job *j) {
 }
 
 const conn_ops client_conn_ops = { .on_message = client_message, .on_close = client_closed,
-                                   .held = server_output_held };
+                                   .held = server_output_held, .held_list = server_held_list };

@@ -7,7 +7,8 @@
  * pending), runs the scheduling pass those handlers asked for and then commits the batch: one
  * fsync for all the submissions read in that turn. (A lower priority would not do: a socket
  * that is always writable would starve it.) Until the commit, every connection's output is held (conn_ops.held),
- * so no client learns a job id and no agent a launch before the job is on disk. A failed commit
+ * so no client learns a job id and no agent a launch before the job is on disk; right after
+ * it, the connections that hold output are written to (conn_release_held). A failed commit
  * stops the loop with the output still held: what was not stored was never acknowledged. When
  * a signal ends the loop in the middle of a turn, the turn's writes are committed on the way
  * out (an agent's report must not be lost) but its replies are not sent. */
@@ -40,6 +41,7 @@ static int end_of_turn(sd_event_source *s, void *userdata) {
                 return sd_event_exit(srv->event, -EIO);
         }
         srv->in_batch = false;
+        conn_release_held(&srv->held_conns);
         return 0;
 }
 
@@ -66,6 +68,11 @@ void server_schedule(ctl_server *srv) {
 bool server_output_held(conn *c) {
         const ctl_server *srv = c->owner;
         return srv->in_batch || srv->store_failed;
+}
+
+conn_held_list *server_held_list(conn *c) {
+        ctl_server *srv = c->owner;
+        return &srv->held_conns;
 }
 
 void server_commit_last(ctl_server *srv) {

@@ -37,7 +37,29 @@ static uint32_t conn_events(conn_full *cf) {
         conn *c = &cf->pub;
         bool pending = c->out_len > c->out_off;
         bool held = pending && c->ops->held && c->ops->held(c);
-        return EPOLLIN | ((pending && (!cf->tls || held)) || cf->tls_wants_out ? EPOLLOUT : 0);
+        bool listed = held && c->ops->held_list; /* conn_release_held writes it, not a poll */
+        return EPOLLIN | ((pending && !listed && (!cf->tls || held)) || cf->tls_wants_out ? EPOLLOUT : 0);
+}
+
+static void held_unlink(conn *c) {
+        if (!c->held_prev)
+                return;
+        *c->held_prev = c->held_next;
+        if (c->held_next)
+                c->held_next->held_prev = c->held_prev;
+        c->held_next = NULL;
+        c->held_prev = NULL;
+}
+
+static void held_link(conn *c) {
+        if (c->held_prev || !c->ops->held_list)
+                return;
+        conn_held_list *l = c->ops->held_list(c);
+        c->held_next = l->first;
+        if (l->first)
+                l->first->held_prev = &c->held_next;
+        l->first = c;
+        c->held_prev = &l->first;
 }
 
 static int destroy(sd_event_source *s, void *userdata) {
@@ -46,6 +68,7 @@ static int destroy(sd_event_source *s, void *userdata) {
         (void)s;
         if (c->ops->on_close)
                 c->ops->on_close(c);
+        held_unlink(c);
         sd_event_source_disable_unref(c->io);
         sd_event_source_disable_unref(cf->reaper);
         sd_event_source_disable_unref(cf->handshake);
@@ -72,7 +95,8 @@ void conn_close(conn *c) {
 /* Write what the socket takes. Returns 0 (maybe with output left) or -errno. */
 static int flush(conn *c) {
         conn_full *cf = (conn_full *)c;
-        while (c->out_off < c->out_len && !(c->ops->held && c->ops->held(c))) {
+        bool held = c->ops->held && c->ops->held(c);
+        while (c->out_off < c->out_len && !held) {
                 ssize_t n = transfer(cf, c->out + c->out_off, c->out_len - c->out_off, true);
                 if (n == -EINTR)
                         continue;
@@ -84,7 +108,25 @@ static int flush(conn *c) {
         }
         if (c->out_off == c->out_len)
                 c->out_off = c->out_len = 0;
+        else if (held)
+                held_link(c);
         return sd_event_source_set_io_events(c->io, conn_events(cf));
+}
+
+/* Write what the socket takes; close the connection when that fails or when all of it went
+ * out and it was to close then. */
+static void flush_or_close(conn *c) {
+        if (flush(c) < 0 || (c->close_after_flush && c->out_len == 0))
+                conn_close(c);
+}
+
+void conn_release_held(conn_held_list *l) {
+        while (l->first) {
+                conn *c = l->first;
+                held_unlink(c);
+                if (!c->closed)
+                        flush_or_close(c);
+        }
 }
 
 static int queue(conn *c, const char *frame, size_t len) {
@@ -194,10 +236,9 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         (void)fd;
         /* TLS: a write may have waited for input, a read for output; try both on any event. */
         if ((revents & EPOLLOUT) || (cf->tls && c->out_len > c->out_off)) {
-                if (flush(c) < 0 || (c->close_after_flush && c->out_len == 0)) {
-                        conn_close(c);
+                flush_or_close(c);
+                if (c->closed)
                         return 0;
-                }
         }
         if ((!(revents & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !cf->tls) || c->close_after_flush)
                 return 0;

@@ -20,6 +20,11 @@
 
 typedef struct conn conn;
 
+/* The connections whose output waits for the end of a hold (conn_ops.held_list). */
+typedef struct conn_held_list {
+        conn *first;
+} conn_held_list;
+
 typedef struct conn_ops {
         /* The connection was just accepted (optional): the place to speak first. */
         void (*on_open)(conn *c);
@@ -30,8 +35,13 @@ typedef struct conn_ops {
         void (*on_close)(conn *c);
         /* Optional: while it returns true, output is queued but not written, because the state
          * it reports is not durable yet; it is written once the loop finds the socket writable
-         * again after held turned false (the owner must turn it false before the loop polls). */
+         * again after held turned false (the owner must turn it false before the loop polls),
+         * or, with held_list, when the owner calls conn_release_held. */
         bool (*held)(conn *c);
+        /* Optional, with held: the owner's list that a connection with held output joins, so
+         * that the owner writes it the moment the hold ends, without a turn of the loop and
+         * two epoll changes per connection. */
+        conn_held_list *(*held_list)(conn *c);
 } conn_ops;
 
 struct conn {
@@ -47,6 +57,7 @@ struct conn {
         char *out;
         size_t out_len, out_off, out_cap;
         bool closed, close_after_flush;
+        conn *held_next, **held_prev; /* on the held list when held_prev is set */
 };
 
 /* Wrap an accepted, non-blocking fd (the conn owns it), as the TLS server of tls when it is not
@@ -58,6 +69,9 @@ int conn_new(sd_event *event, int fd, tls_ctx *tls, const conn_ops *ops, void *o
 int conn_send(conn *c, const cJSON *msg);
 /* Bytes queued for the peer and not yet taken by its socket. */
 size_t conn_unsent(const conn *c);
+/* Write what every connection on l holds (held must be false for them by now) and empty l:
+ * what a socket does not take at once waits for it to be writable. */
+void conn_release_held(conn_held_list *l);
 /* Send {"type":"error"} with text, then close once it is flushed. */
 void conn_fail(conn *c, const char *text);
 /* Stop reading and writing now; on_close runs and memory is freed on the next loop iteration.

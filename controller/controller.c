@@ -5,6 +5,7 @@
 #include "http.h"
 #include "lotes_plan.h"
 #include "log.h"
+#include "log_journal.h"
 #include "net.h"
 #include "server.h"
 #include <errno.h>
@@ -23,6 +24,7 @@ typedef struct options {
         const char *http_listen, *http_port_file; /* the HTTP side is off while http_listen is NULL */
         const char *tls_cert, *tls_key, *tls_ca; /* TLS on the agent listener when tls_cert is set */
         int64_t heartbeat_ms, agent_timeout_ms, max_pending, kill_grace_ms;
+        int sync_commits; /* -1: unset (yes) */
         const char *policy, *order, *fairness;
 } options;
 
@@ -121,7 +123,8 @@ static const char *const config_keys[] = {
         "controller.database",    "controller.heartbeat_ms", "controller.agent_timeout_ms",
         "controller.max_pending", "controller.kill_grace_ms", "controller.policy",       "controller.order",
         "controller.log_level",   "controller.http_listen", "controller.http_port_file", "controller.tls_cert",
-        "controller.tls_key",     "controller.tls_ca",      "controller.fairness",     "departments.*",
+        "controller.tls_key",     "controller.tls_ca",      "controller.fairness",     "controller.sync_commits",
+        "departments.*",
         "department_caps.*",      "department_users.*",     "lotes.window_s",          "lotes.max_classes",
         "lotes.drift_percent",    "lotes_classes.*",        NULL,
 };
@@ -149,6 +152,12 @@ static int apply_config(options *o, config *cfg, char *err, size_t errlen) {
                 if (*nums[i] < 0 && (r = config_get_uint(cfg, num_keys[i], 100000000, nums[i], err, errlen)) < 0 &&
                     r != -ENOENT)
                         return r;
+        bool sync;
+        if (o->sync_commits < 0 && (r = config_get_bool(cfg, "controller.sync_commits", &sync, err, errlen)) != -ENOENT) {
+                if (r < 0)
+                        return r;
+                o->sync_commits = sync;
+        }
         return 0;
 }
 
@@ -247,7 +256,7 @@ int server_reload(ctl_server *srv, char *err, size_t errlen) {
         config cfg = { 0 };
         depts fresh;
         options o = { .fairness = srv->fairness_arg, .heartbeat_ms = -1, .agent_timeout_ms = -1, .max_pending = -1,
-                      .kill_grace_ms = -1, .config = srv->config_path };
+                      .kill_grace_ms = -1, .sync_commits = -1, .config = srv->config_path };
         int fairness = srv->state.cfg.fairness, r;
         if (!srv->config_path)
                 return snprintf(err, errlen, "the controller was started without --config"), -ENOENT;
@@ -263,6 +272,10 @@ int server_reload(ctl_server *srv, char *err, size_t errlen) {
                 return -EINVAL;
         }
         config_free(&cfg);
+        if ((r = jobstore_set_sync(srv->store, o.sync_commits != 0)) < 0) {
+                depts_free(&fresh);
+                return snprintf(err, errlen, "the database refused sync_commits"), r;
+        }
         depts_free(&srv->depts);
         srv->depts = fresh; /* the state machine's cfg.depts points here */
         if ((r = ctl_set_depts(&srv->state, fairness)) < 0)
@@ -377,6 +390,11 @@ static int open_state(ctl_server *srv, const options *o, ctl_lotes_options *lote
                 return log_errno(LOG_ERR, r < 0 ? r : -EINVAL, "secret file %s", o->secret_file);
         if ((r = jobstore_open(o->database, &srv->store, err, sizeof(err))) < 0)
                 return log_errno(LOG_ERR, r, "%s", err);
+        if ((r = jobstore_set_sync(srv->store, o->sync_commits != 0)) < 0)
+                return log_errno(LOG_ERR, r, "%s: setting sync_commits", o->database);
+        if (o->sync_commits == 0)
+                log_msg(LOG_NOTICE, "sync_commits = no: a job is acknowledged once its commit is written, before it reaches "
+                           "the disk (a controller crash loses nothing, a power loss may)");
         if ((r = jobstore_load(srv->store, restore_job, srv)) < 0)
                 return log_errno(LOG_ERR, r, "loading jobs from %s", o->database);
         if ((r = server_events_open(srv)) < 0)
@@ -460,7 +478,8 @@ static int open_listeners(ctl_server *srv, const options *o, listener ls[2]) {
 }
 
 int main(int argc, char **argv) {
-        options o = { .heartbeat_ms = -1, .agent_timeout_ms = -1, .max_pending = -1, .kill_grace_ms = -1 };
+        options o = { .heartbeat_ms = -1, .agent_timeout_ms = -1, .max_pending = -1, .kill_grace_ms = -1,
+                      .sync_commits = -1 };
         config cfg = { 0 };
         char err[512];
         if (parse_args(argc, argv, &o) < 0)
@@ -482,7 +501,7 @@ int main(int argc, char **argv) {
                                                                     : "--secret-file is required");
                 return 2;
         }
-        log_open("colony-controller", -1, prio);
+        log_open_journal("colony-controller", prio);
         signal(SIGPIPE, SIG_IGN);
         sigset_t mask;
         sigemptyset(&mask);

@@ -76,6 +76,10 @@ int fairorder_init(fairorder *fo, const depts *d, fair_algo algo) {
         return sort_paths(fo) < 0 ? (fairorder_free(fo), -ENOMEM) : 0;
 }
 
+bool fairorder_has_depts(const fairorder *fo) {
+        return fo->n > 2; /* the root and the default department are always there */
+}
+
 uint32_t fairorder_dept(const fairorder *fo, const char *group) {
         uint32_t deflt = (uint32_t)fo->n - 1;
         size_t lo = 0, hi = fo->n;

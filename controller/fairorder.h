@@ -67,6 +67,9 @@ typedef struct fairorder_report {
 int fairorder_init(fairorder *fo, const depts *d, fair_algo algo);
 /* Free what fairorder_init allocated. */
 void fairorder_free(fairorder *fo);
+/* Whether the tree has a configured department: without one every job is in the default
+ * department and the order is the submission order. */
+bool fairorder_has_depts(const fairorder *fo);
 /* The node a job of group runs under: its leaf department, or the default one (NULL group,
  * unknown, or not a leaf). O(log D). */
 uint32_t fairorder_dept(const fairorder *fo, const char *group);

@@ -5,10 +5,11 @@
  * and later updates rewrite only the record. An array's jobs (job.array_first) but the first
  * store none: their env_of column names the first, whose environment they all read, so an
  * array of N costs one copy of it, not N. (A database from before arrays gains the column,
- * NULL in every row, when it is opened.) WAL mode with synchronous=FULL: a write has
- * reached the disk when jobstore_put returns, or, inside a batch (jobstore_batch_begin), when
- * jobstore_batch_commit does; a job id given to a client only after that survives a crash of
- * the controller or the machine. */
+ * NULL in every row, when it is opened.) WAL mode with synchronous=FULL (the default): a
+ * write has reached the disk when jobstore_put returns, or, inside a batch
+ * (jobstore_batch_begin), when jobstore_batch_commit does; a job id given to a client only
+ * after that survives a crash of the controller or the machine. With jobstore_set_sync(false)
+ * it has reached the kernel only: it survives the controller, not the machine. */
 #pragma once
 #include "alpha.h"
 #include "events.h"
@@ -37,6 +38,9 @@ int jobstore_get_env(jobstore *s, uint64_t id, char ***env);
  * job it must take (free with job_free + free). Stops at the first negative return of fn and
  * returns it; 0 when done; -EIO on a database error; a row that does not parse is logged and skipped. */
 int jobstore_load(jobstore *s, int (*fn)(void *userdata, job *j), void *userdata);
+/* Whether a commit waits for the disk (synchronous=FULL, the default) or only for the kernel
+ * (synchronous=NORMAL). Returns 0 or -EIO. */
+int jobstore_set_sync(jobstore *s, bool sync);
 /* Group commit: open a transaction that the following writes join, so that many of them share
  * one commit and one fsync. Returns 0 or -EIO (logged). */
 int jobstore_batch_begin(jobstore *s);

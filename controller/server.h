@@ -39,6 +39,7 @@ typedef struct ctl_server {
         struct http_server *http; /* NULL unless controller.http_listen is set */
         sd_event_source *end_of_turn; /* commit.c: the scheduling pass and the group commit */
         bool in_batch;                /* the store has uncommitted writes: output is held */
+        conn_held_list held_conns;    /* the connections holding output until the commit */
         bool want_schedule;
         bool store_failed;            /* a commit failed: the loop is stopping */
         ev_ring events;      /* the latest events, for fast reads (eventsrv.c) */
@@ -98,3 +99,5 @@ int server_persist(ctl_server *srv, const job *j);
 void server_commit_last(ctl_server *srv);
 /* conn_ops.held for every connection: true while this turn's writes are not committed. */
 bool server_output_held(conn *c);
+/* The list of connections whose output waits for the turn's commit (conn_ops.held_list). */
+conn_held_list *server_held_list(conn *c);

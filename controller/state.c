@@ -23,7 +23,7 @@ static void view_sync(ctl_state *st, const ctl_node *n) {
                 return; /* a placement the pass already made there */
         *m = now;
         sched_index_update(&st->view, n->index);
-        st->idle = false;
+        st->settled = false;
 }
 
 /* Node i's entry of the view as the node is, index included, whatever the entry held: a policy
@@ -41,9 +41,9 @@ static sched_job sched_view(const job *j) {
                             .type = j->spec.job_type };
 }
 
-/* What a pass offers the policy of the pending jobs, in st->pass_jobs, with room for as many
- * assignments in st->pass_out. Returns 0 or -ENOMEM. */
-static int view_pending(ctl_state *st) {
+/* What a pass offers the policy of the pending jobs from the first-th on, in st->pass_jobs,
+ * with room for as many assignments in st->pass_out. Returns 0 or -ENOMEM. */
+static int view_pending(ctl_state *st, size_t first) {
         if (st->npending > st->pass_cap) {
                 size_t cap = st->pass_cap;
                 if (sched_grow(&st->pass_jobs, &cap, st->npending, sizeof(*st->pass_jobs)) < 0)
@@ -53,20 +53,48 @@ static int view_pending(ctl_state *st) {
                         return -ENOMEM;
                 st->pass_cap = cap;
         }
-        for (size_t i = 0; i < st->npending; i++)
-                st->pass_jobs[i] = sched_view(st->pending[i]);
+        for (size_t i = first; i < st->npending; i++)
+                st->pass_jobs[i - first] = sched_view(st->pending[i]);
         return 0;
 }
 
-/* True when a pass now would see what the last one saw, which placed nothing. */
-static bool view_unchanged(const ctl_state *st) {
-        const ctl_config *a = &st->cfg, *b = &st->idle_cfg;
-        return st->idle && a->policy == b->policy && a->order == b->order && a->dispatcher == b->dispatcher &&
-               a->scan == b->scan && a->fairness == b->fairness;
+/* --- settled: what a pass need not look at again ---------------------------------------------
+ * Free resources only shrink while nothing but submissions happens (placements take; whatever
+ * gives back, changes the configuration or removes a pending job unsettles). So a job that
+ * fitted on no node at the last pass fits on none now. A plain pass (a fit heuristic, no fair
+ * order, no dispatcher, no reservations) offers jobs in submission order, and they interact only
+ * through the resources they take: after backfill every job left fits nowhere or is held, and
+ * the jobs submitted since can be offered alone, to the same result as a full pass; after strict
+ * FIFO stopped at a job that fits nowhere, nothing submitted behind it can start. Anything else
+ * (a fair order, whose ranks move with every submission; a dispatcher; NetBatch reservations,
+ * which the unplaceable jobs make) settles only on a pass that placed nothing, and the next
+ * submission unsettles it. */
+
+static bool fair_order_on(const ctl_state *st) {
+        return st->cfg.fairness >= 0 && !st->cfg.dispatcher && fairorder_has_depts(&st->fair);
+}
+
+static bool plain_pass(const ctl_state *st) {
+        return !st->cfg.dispatcher && !fair_order_on(st) && st->cfg.order != SCHED_RESERVE;
+}
+
+/* The first pending job the next pass must offer: npending when it would place nothing. */
+static size_t first_to_offer(const ctl_state *st) {
+        const ctl_config *a = &st->cfg, *b = &st->settled_cfg;
+        if (!st->settled || a->policy != b->policy || a->order != b->order || a->dispatcher != b->dispatcher ||
+            a->scan != b->scan || a->fairness != b->fairness)
+                return 0;
+        if (st->npending == st->nsettled)
+                return st->npending;
+        if (!st->settled_incremental)
+                return 0;
+        if (b->order == SCHED_STRICT_FIFO && st->settled_blocked)
+                return st->npending;
+        return st->nsettled;
 }
 
 void ctl_schedule_dirty(ctl_state *st) {
-        st->idle = false;
+        st->settled = false;
 }
 
 static void node_free(ctl_node *n) {
@@ -180,8 +208,7 @@ static int append_job(ctl_state *st, job *j) {
 static int queue_pending(ctl_state *st, job *j) {
         if (sched_grow(&st->pending, &st->pending_cap, st->npending + 1, sizeof(*st->pending)) < 0)
                 return -ENOMEM;
-        st->pending[st->npending++] = j;
-        st->idle = false;
+        st->pending[st->npending++] = j; /* behind the settled ones: first_to_offer */
         return 0;
 }
 
@@ -193,18 +220,24 @@ static int requeue_pending(ctl_state *st, job *j) {
         for (; i > 0 && st->pending[i - 1]->id > j->id; i--)
                 st->pending[i] = st->pending[i - 1];
         st->pending[i] = j;
+        st->settled = false; /* among the settled ones */
         return 0;
 }
 
-/* Drop from the pending queue every job that is no longer pending, keeping the order. */
-static void compact_pending(ctl_state *st) {
-        size_t kept = 0;
-        for (size_t i = 0; i < st->npending; i++)
+/* Drop from the pending queue every job from the first-th on that is no longer pending,
+ * keeping the order. */
+static void compact_pending_from(ctl_state *st, size_t first) {
+        size_t kept = first;
+        for (size_t i = first; i < st->npending; i++)
                 if (st->pending[i]->state == JOB_PENDING)
                         st->pending[kept++] = st->pending[i];
         if (kept < st->npending)
-                st->idle = false; /* the job that held the queue or a reservation may be gone */
+                st->settled = false; /* the job that held the queue or a reservation may be gone */
         st->npending = kept;
+}
+
+static void compact_pending(ctl_state *st) {
+        compact_pending_from(st, 0);
 }
 
 /* What each department runs, for the fair order (empty before ctl_set_depts). */
@@ -518,7 +551,7 @@ static int id_append(uint64_t **ids, size_t *n, uint64_t id) {
 
 static void forget_strays(ctl_state *st, ctl_node *n) {
         if (n->nstrays)
-                st->idle = false; /* the jobs they held may be placed again */
+                st->settled = false; /* the jobs they held may be placed again */
         st->nstrays -= n->nstrays;
         free(n->strays);
         n->strays = NULL;
@@ -530,7 +563,7 @@ void ctl_stray_ended(ctl_state *st, ctl_node *n, uint64_t id) {
                 if (n->strays[i] == id) {
                         n->strays[i] = n->strays[--n->nstrays];
                         st->nstrays--;
-                        st->idle = false; /* the job it held may be placed again */
+                        st->settled = false; /* the job it held may be placed again */
                         log_info("job=%llu node=%s the stray has ended", (unsigned long long)id, n->name);
                         return;
                 }
@@ -776,7 +809,7 @@ static fairorder_job *fair_view(ctl_state *st, res_t *capacity) {
 static int fair_order(ctl_state *st, sched_job *jobs, size_t *njobs) {
         res_t capacity;
         size_t kept;
-        if (st->cfg.fairness < 0 || st->cfg.dispatcher || st->fair.n == 0)
+        if (!fair_order_on(st))
                 return 0;
         fairorder_job *view = fair_view(st, &capacity);
         uint32_t *order = malloc((st->npending + 1) * sizeof(*order));
@@ -807,15 +840,16 @@ int ctl_fair_shares(ctl_state *st, fairorder_report *rep, uint64_t *next_id) {
 }
 
 long ctl_schedule(ctl_state *st) {
-        if (st->npending == 0 || st->nnodes == 0 || view_unchanged(st))
+        size_t first = first_to_offer(st);
+        if (st->npending == 0 || st->nnodes == 0 || first == st->npending)
                 return 0;
-        size_t njobs = st->npending;
-        if (view_pending(st) < 0 || fair_order(st, st->pass_jobs, &njobs) < 0)
+        size_t offered = st->npending - first;
+        if (view_pending(st, first) < 0 || (first == 0 && fair_order(st, st->pass_jobs, &offered) < 0))
                 return -ENOMEM;
-        njobs = drop_held(st, st->pass_jobs, njobs); /* after the fair order: it ranks by position */
+        offered = drop_held(st, st->pass_jobs, offered); /* after the fair order: it ranks by position */
         bool indexed = !st->cfg.dispatcher && !st->cfg.scan; /* the index follows the placements */
         const sched_assignment *out = st->pass_out;
-        long placed = place(st, indexed, njobs), launched = 0;
+        long placed = place(st, indexed, offered), launched = 0;
         if (placed < 0) { /* a dispatcher may have placed some before it failed */
                 for (size_t i = 0; i < st->nnodes; i++)
                         view_reset(st, i);
@@ -826,8 +860,11 @@ long ctl_schedule(ctl_state *st) {
                         break;
         for (long a = indexed ? launched : 0; a < placed; a++)
                 view_reset(st, out[a].machine);
-        compact_pending(st);
-        st->idle = placed == 0;
-        st->idle_cfg = st->cfg;
+        compact_pending_from(st, first);
+        st->settled_incremental = plain_pass(st);
+        st->settled = launched == placed && (placed == 0 || st->settled_incremental);
+        st->settled_blocked = (size_t)placed < offered;
+        st->nsettled = st->npending;
+        st->settled_cfg = st->cfg;
         return launched;
 }

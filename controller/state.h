@@ -101,15 +101,20 @@ typedef struct ctl_state {
         void *userdata;
         /* The scheduling view, kept between passes (state.c's "view" functions): each node's
          * free resources at its index, indexed for the fit heuristics, updated as jobs are
-         * charged and released and nodes come and go; the arrays a pass fills, reused; and
-         * whether the last pass placed nothing with nothing changed since, when the next
-         * would place nothing either and is skipped. */
+         * charged and released and nodes come and go; the arrays a pass fills, reused; and what
+         * the last pass leaves known while nothing but submissions changed since (settled):
+         * its configuration, how many jobs were pending after it, whether one it offered fitted
+         * nowhere, and whether jobs submitted since need a pass of their own only (see
+         * state.c, "settled"). */
         sched_index view;
         sched_job *pass_jobs;
         sched_assignment *pass_out;
         size_t pass_cap;
-        bool idle;
-        ctl_config idle_cfg; /* the configuration of that idle pass */
+        bool settled;
+        bool settled_blocked;
+        bool settled_incremental;
+        size_t nsettled;
+        ctl_config settled_cfg;
 } ctl_state;
 
 /* Initialise an empty state. */

@@ -1,6 +1,7 @@
 # Debian packages from the install rules, one per install component (`make package` or `cpack`
 # in a build tree configured with -DCMAKE_INSTALL_PREFIX=/usr):
-#   colony-client      colony, colony-stress, colony(1), colony.conf(5), bash completion, the guides
+#   colony-client      colony, colony-offline, colony-stress, colony(1), colony.conf(5), bash completion,
+#                      the guides
 #   colony-controller  colony-controller, its unit, /etc/colony/controller.conf, colony-controller(8)
 #   colony-agent       colony-agent, its unit, /etc/colony/agent.conf, colony-agent(8)
 # A cluster has one controller and an agent per host; every host gets the client. Both daemons'

@@ -156,6 +156,23 @@ int config_get_cpus(const config *cfg, const char *key, int64_t *out, char *err,
         return get_typed(cfg, key, parse_cpus_any, 0, "a CPU count (like 2 or 0.5)", out, err, errlen);
 }
 
+static int parse_bool(const char *s, int64_t max, int64_t *out) {
+        (void)max;
+        static const char *const yes[] = { "yes", "true", "on", "1" }, *const no[] = { "no", "false", "off", "0" };
+        for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+                if (strcmp(s, yes[i]) == 0 || strcmp(s, no[i]) == 0)
+                        return *out = strcmp(s, yes[i]) == 0, 0;
+        return -EINVAL;
+}
+
+int config_get_bool(const config *cfg, const char *key, bool *out, char *err, size_t errlen) {
+        int64_t v;
+        int r = get_typed(cfg, key, parse_bool, 1, "yes or no", &v, err, errlen);
+        if (r == 0)
+                *out = v != 0;
+        return r;
+}
+
 int config_get_uint(const config *cfg, const char *key, int64_t max, int64_t *out, char *err, size_t errlen) {
         char what[64];
         snprintf(what, sizeof(what), "a whole number from 0 to %lld", (long long)max);

@@ -3,6 +3,7 @@
  * Keys are read as "section.key" ("key" outside any section). Unknown keys are the caller's
  * to reject with config_check_keys, so a typo is an error and not a silent default. */
 #pragma once
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,6 +30,8 @@ int config_get_size(const config *cfg, const char *key, int64_t *out, char *err,
 int config_get_cpus(const config *cfg, const char *key, int64_t *out, char *err, size_t errlen);
 int config_get_uint(const config *cfg, const char *key, int64_t max, int64_t *out, char *err,
                     size_t errlen);
+/* yes/true/on/1 or no/false/off/0. */
+int config_get_bool(const config *cfg, const char *key, bool *out, char *err, size_t errlen);
 /* Reject keys not in allowed (NULL-terminated; "section.*" allows any key of that section).
  * Returns 0 or -EINVAL with a message. */
 int config_check_keys(const config *cfg, const char *const *allowed, char *err, size_t errlen);

@@ -238,6 +238,22 @@ int job_spec_to_json(const job_spec *spec, cJSON *obj) {
         return 0;
 }
 
+/* What one string takes printed at most: each byte escaped (\u00XX), the quotes and a comma. */
+static size_t str_bound(const char *str) {
+        return str ? 6 * strlen(str) + 3 : 0;
+}
+
+size_t job_spec_json_bound(const job_spec *spec) {
+        enum { FIXED = 1024 }; /* braces, brackets, every key, and the numbers (at most 24 bytes each) */
+        size_t n = FIXED + str_bound(spec->name) + str_bound(spec->group) + str_bound(spec->job_type) +
+                   str_bound(spec->cwd) + str_bound(spec->stdout_path) + str_bound(spec->stderr_path);
+        for (char *const *v = spec->argv; v && *v; v++)
+                n += str_bound(*v);
+        for (char *const *v = spec->env; v && *v; v++)
+                n += str_bound(*v);
+        return n;
+}
+
 void job_spec_free(job_spec *spec) {
         free(spec->name);
         free(spec->group);

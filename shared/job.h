@@ -93,6 +93,9 @@ typedef struct job {
 /* Validate and copy a submit/launch JSON object's spec fields into spec (which the caller
  * zeroed). Returns 0, or -EINVAL with a one-line reason in err and spec left empty. */
 int job_spec_from_json(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]);
+/* At least the length of job_spec_to_json's object printed unformatted, cheaply (no JSON is
+ * built): each string counted as if every byte were escaped. */
+size_t job_spec_json_bound(const job_spec *spec);
 /* Add spec's fields to obj. Returns 0 or -ENOMEM. */
 int job_spec_to_json(const job_spec *spec, cJSON *obj);
 /* The spec field names, NULL-terminated, for proto_check_fields. */

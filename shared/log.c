@@ -1,4 +1,4 @@
-/* log.c - stderr or journal logging. */
+/* log.c - logging to stderr, or to the sink log_journal.c installs. */
 #include "log.h"
 #include <pthread.h>
 #include <stdbool.h>
@@ -6,14 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <sys/time.h>
-#include <systemd/sd-journal.h>
 #include <time.h>
 #include <unistd.h>
 
 static const char *log_ident = "colony";
-static int log_to_journal;
+static log_sink *log_sink_fn; /* NULL: stderr */
 static int log_max_priority = LOG_INFO;
 /* getpid() is a system call per line: keep the pid, and forget it in a forked child (when the
  * fork handler could be set up; else ask every time). */
@@ -24,17 +22,6 @@ static bool log_pid_kept;
 static _Thread_local char held[16384];
 static _Thread_local size_t held_len;
 static _Thread_local int holds;
-
-/* True when $JOURNAL_STREAM ("dev:ino") names our stderr. A child of a systemd service
- * inherits the variable even when its stderr goes elsewhere, so the variable alone is not enough. */
-static int stderr_is_journal(void) {
-        const char *e = getenv("JOURNAL_STREAM");
-        unsigned long long dev, ino;
-        struct stat st;
-        if (!e || sscanf(e, "%llu:%llu", &dev, &ino) != 2 || fstat(STDERR_FILENO, &st) < 0)
-                return 0;
-        return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
-}
 
 int log_level_from_name(const char *name) {
         static const struct {
@@ -54,11 +41,11 @@ static void forget_pid(void) {
         log_pid = 0;
 }
 
-void log_open(const char *ident, int to_journal, int max_priority) {
+void log_open(const char *ident, log_sink *sink, int max_priority) {
         if (!log_pid_kept)
                 log_pid_kept = pthread_atfork(NULL, NULL, forget_pid) == 0;
         log_ident = ident;
-        log_to_journal = to_journal < 0 ? stderr_is_journal() : to_journal;
+        log_sink_fn = sink;
         log_max_priority = max_priority;
 }
 
@@ -73,9 +60,8 @@ static void log_flush_held(void) {
 }
 
 static void log_line(int priority, const char *text) {
-        if (log_to_journal) {
-                sd_journal_send("MESSAGE=%s", text, "PRIORITY=%d", priority & 7, "SYSLOG_IDENTIFIER=%s", log_ident,
-                                NULL);
+        if (log_sink_fn) {
+                log_sink_fn(priority & 7, log_ident, text);
                 return;
         }
         struct timeval tv;

@@ -1,4 +1,5 @@
-/* log.h - one logging entry point: stderr with a timestamp, or the journal under systemd.
+/* log.h - one logging entry point: stderr with a timestamp, or the journal under systemd
+ * (log_journal.h: only the daemons link libsystemd, so the CLI loads without it).
  *
  * Every message should carry its context as key=value text (job=42 host=node1 cgroup=/...).
  * Functions that fail return -errno; callers log once, where the decision is made. */
@@ -7,10 +8,12 @@
 #include <stdarg.h>
 #include <syslog.h>
 
-/* Choose the sink and the threshold. ident names the program ("colony-agent").
- * to_journal: 1 = journal, 0 = stderr, -1 = journal when $JOURNAL_STREAM says stderr is
- * connected to it. */
-void log_open(const char *ident, int to_journal, int max_priority);
+/* Where a line goes instead of stderr: priority (0..7), the program's ident, the formatted text. */
+typedef void log_sink(int priority, const char *ident, const char *text);
+
+/* Choose the sink and the threshold. ident names the program ("colony-agent"); sink NULL is
+ * stderr. */
+void log_open(const char *ident, log_sink *sink, int max_priority);
 
 /* The syslog priority a level name means: "error" (or "err"), "warning" (or "warn"), "notice",
  * "info", "debug", in any case. Returns the priority or -EINVAL. */

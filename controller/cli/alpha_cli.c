@@ -2,7 +2,6 @@
 #include "alpha_cli.h"
 #include "alpha.h"
 #include "client.h"
-#include "fileio.h"
 #include "jobs.h"
 #include <errno.h>
 #include <inttypes.h>
@@ -35,28 +34,10 @@ int alpha_cli_upload(const cli *c, const char *sock, const cJSON *measured, uint
         return 0;
 }
 
-int alpha_cli_read_file(const cli *c, const char *path, cJSON **doc) {
-        char *text = NULL;
-        int r = file_read_small(path, 0, &text);
-        if (r < 0) {
-                cli_error(c, "%s: %s", path, strerror(-r));
-                return EXIT_FAIL;
-        }
-        *doc = cJSON_Parse(text);
-        free(text);
-        if (!cJSON_IsObject(*doc)) {
-                cJSON_Delete(*doc);
-                *doc = NULL;
-                cli_error(c, "%s: not a JSON object (colony measure --json writes one)", path);
-                return EXIT_FAIL;
-        }
-        return 0;
-}
-
 int alpha_cli_upload_file(const cli *c, const char *sock, const char *path) {
         cJSON *doc;
         uint64_t version;
-        int r = alpha_cli_read_file(c, path, &doc);
+        int r = cli_read_json_object(c, path, &doc);
         if (r != 0)
                 return r;
         r = alpha_cli_upload(c, sock, doc, &version);

@@ -10,8 +10,6 @@
  * fields are left out) to the controller at sock. Returns 0 with *version, or EXIT_FAIL with
  * the controller's one-line reason printed. */
 int alpha_cli_upload(const cli *c, const char *sock, const cJSON *measured, uint64_t *version);
-/* Read a JSON object from path into *doc (cJSON_Delete). Returns 0 or EXIT_FAIL (printed). */
-int alpha_cli_read_file(const cli *c, const char *path, cJSON **doc);
 /* Read a JSON file (colony measure --json's output) and upload it; print the version stored.
  * Returns 0 or EXIT_FAIL (printed). */
 int alpha_cli_upload_file(const cli *c, const char *sock, const char *path);

@@ -1,8 +1,10 @@
 /* cli.h - what every `colony` subcommand shares: the invocation, the options all of them take
- * (--json, --socket, --dir, --help), and the one-line error convention
+ * (--json, --socket, --dir, --help), the dispatch (colony's own main() and colony-offline's,
+ * which runs the offline commands: colony.c, offline.c), and the one-line error convention
  * ("colony: <cmd>: <reason>" on stderr; exit 1 for the controller or the connection, 2 for
  * usage). Subcommands return an exit status; only main() exits. */
 #pragma once
+#include <cjson/cJSON.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -15,7 +17,7 @@ struct cli;
 
 typedef struct cli_command {
         const char *name;
-        const char *summary; /* one line for `colony --help` */
+        const char *summary; /* one line for `colony --help`; NULL for colony-offline's (colony.c lists them) */
         const char *usage;   /* the whole `colony <name> --help` text */
         bool stop_at_operand; /* options end at the first operand (submit: the command's own) */
         int (*run)(struct cli *c, int argc, char **argv);
@@ -26,7 +28,12 @@ typedef struct cli {
         const char *socket; /* --socket PATH, or NULL */
         const char *dir;    /* --dir DIR, or NULL */
         bool json;          /* --json: print the controller's reply as JSON */
+        char **argv;        /* main()'s, whole: what colony hands colony-offline */
 } cli;
+
+/* main() of colony and of colony-offline: the global options, then run the command of commands
+ * (NULL-terminated) that the first operand names, with the rest. Returns the exit status. */
+int cli_main(const cli_command *const *commands, int argc, char **argv);
 
 /* Subcommands number their own getopt_long values from here; below are the common ones. */
 enum { CLI_OPT_JSON = 0x100, CLI_OPT_SOCKET, CLI_OPT_DIR, CLI_OPT_HELP, CLI_OPT_OWN };
@@ -50,6 +57,10 @@ int cli_no_operands(cli *c, int argc, char **argv);
 void cli_error(const cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* cli_error, then return EXIT_USAGE. */
 int cli_usage_error(const cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Read a JSON object from path into *doc (cJSON_Delete). Returns 0, or EXIT_FAIL after printing
+ * why not. */
+int cli_read_json_object(const cli *c, const char *path, cJSON **doc);
 
 /* Set by the SIGINT/SIGTERM/SIGHUP handler cli_catch_signals installs (demo), so that waits
  * give up and the cluster is still stopped. */

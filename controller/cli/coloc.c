@@ -395,5 +395,5 @@ static int run_coloc(cli *c, int argc, char **argv) {
         return r;
 }
 
-const cli_command cmd_coloc = { "coloc", "colocate jobs with types by a colocation-cost algorithm, offline",
-                                coloc_usage, false, run_coloc };
+/* colony lists it with its summary (colony.c) and colony-offline runs it. */
+const cli_command cmd_coloc = { .name = "coloc", .usage = coloc_usage, .run = run_coloc };

@@ -322,5 +322,5 @@ static int run_fair(cli *c, int argc, char **argv) {
         return status;
 }
 
-const cli_command cmd_fair = { "fair", "share a cluster among a tree of departments under a fair-share algorithm",
-                               fair_usage, false, run_fair };
+/* colony lists it with its summary (colony.c) and colony-offline runs it. */
+const cli_command cmd_fair = { .name = "fair", .usage = fair_usage, .run = run_fair };

@@ -186,5 +186,5 @@ static int run_lotes(cli *c, int argc, char **argv) {
         return status;
 }
 
-const cli_command cmd_lotes = { "lotes", "solve LoTES's offline stages on a workload and print the plan",
-                                lotes_usage, false, run_lotes };
+/* colony lists it with its summary (colony.c) and colony-offline runs it. */
+const cli_command cmd_lotes = { .name = "lotes", .usage = lotes_usage, .run = run_lotes };

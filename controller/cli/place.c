@@ -161,5 +161,5 @@ done:
         return status;
 }
 
-const cli_command cmd_place = { "place", "run one placement cycle of a policy on given machines and jobs",
-                                place_usage, false, run_place };
+/* colony lists it with its summary (colony.c) and colony-offline runs it. */
+const cli_command cmd_place = { .name = "place", .usage = place_usage, .run = run_place };

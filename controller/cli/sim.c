@@ -1,7 +1,6 @@
 /* sim.c - colony sim: run a workload or a trace through the controller's scheduling core on a
  * virtual clock and report waits, responses and utilization (sim_report.c prints them). */
 #include "alpha.h"
-#include "alpha_cli.h"
 #include "coloc_dispatch.h"
 #include "sim_cli.h"
 #include "log.h"
@@ -301,7 +300,7 @@ static int load_alpha(cli *c, const char *path, sched_dispatcher *d) {
         cJSON *doc;
         alpha_matrix m;
         char err[PROTO_ERRLEN];
-        int r = alpha_cli_read_file(c, path, &doc);
+        int r = cli_read_json_object(c, path, &doc);
         if (r != 0)
                 return r;
         r = alpha_from_json(doc, &m, err);
@@ -383,7 +382,7 @@ static int run_sim(cli *c, int argc, char **argv) {
         if (cfg.sample_seconds <= 0) /* about 100 samples over the arrivals */
                 cfg.sample_seconds = so.workload ? (double)so.njobs / in.arrival_rate / 100
                                                  : fmax(1, last_arrival(&so, &in) / 100);
-        log_open("colony", 0, LOG_WARNING); /* the core logs every transition; a simulation has millions */
+        log_open("colony", NULL, LOG_WARNING); /* the core logs every transition; a simulation has millions */
         progress bar;
         progress_start(&bar, "colony sim", "jobs", so.trace ? in.trace.jobs.n : so.google ? in.google.jobs.n : so.njobs);
         cfg.progress = progress_hook;
@@ -406,5 +405,5 @@ done:
         return status;
 }
 
-const cli_command cmd_sim = { "sim", "simulate a workload with the scheduling core on a virtual clock", sim_usage,
-                              false, run_sim };
+/* colony lists it with its summary (colony.c) and colony-offline runs it. */
+const cli_command cmd_sim = { .name = "sim", .usage = sim_usage, .run = run_sim };

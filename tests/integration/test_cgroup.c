@@ -369,7 +369,7 @@ int main(int argc, char **argv) {
                 return EXIT_FAILURE;
         }
         snprintf(agent_name, sizeof(agent_name), "test-%d", (int)getpid());
-        log_open("test_cgroup", 0, LOG_INFO);
+        log_open("test_cgroup", NULL, LOG_INFO);
         check_usable();
         snprintf(tmpdir, sizeof(tmpdir), "/tmp/colony-test-XXXXXX");
         if (!mkdtemp(tmpdir) || chmod(tmpdir, 0777) < 0) {

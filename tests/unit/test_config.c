@@ -4,6 +4,7 @@
 #include "config.h"
 #include "fileio.h"
 #include "log.h"
+#include "log_journal.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -43,6 +44,13 @@ START_TEST(sections_values_and_types) {
         ck_assert_int_eq(config_get_cpus(&cfg, "agent.cpus", &v, err, sizeof(err)), 0);
         ck_assert_int_eq(v, 1500);
         ck_assert_int_eq(config_get_size(&cfg, "agent.nope", &v, err, sizeof(err)), -ENOENT);
+        bool b = true;
+        ck_assert_int_eq(config_get_bool(&cfg, "agent.nope", &b, err, sizeof(err)), -ENOENT);
+        ck_assert(b);
+        ck_assert_int_eq(config_get_bool(&cfg, "root", &b, err, sizeof(err)), 0); /* "1" */
+        ck_assert(b);
+        ck_assert_int_eq(config_get_bool(&cfg, "agent.mem", &b, err, sizeof(err)), -EINVAL);
+        ck_assert_ptr_nonnull(strstr(err, "yes or no"));
 
         const char *const known[] = { "root", "controller.socket", "controller.max_pending", "agent.mem", NULL };
         ck_assert_int_eq(config_check_keys(&cfg, known, err, sizeof(err)), -EINVAL);
@@ -277,7 +285,7 @@ static char *capture_stderr(void (*fn)(void)) {
 }
 
 static void log_some(void) {
-        log_open("colony-test", 0, LOG_INFO);
+        log_open("colony-test", NULL, LOG_INFO);
         log_info("agent up host=%s", "node1");
         log_debug("not shown at info level");
         errno = EBUSY;
@@ -304,7 +312,7 @@ END_TEST
 static void log_with_foreign_journal_stream(void) {
         /* a variable inherited from a systemd service whose stderr this is not */
         setenv("JOURNAL_STREAM", "1:1", 1);
-        log_open("colony-test", -1, LOG_DEBUG);
+        ck_assert_int_eq(log_open_journal("colony-test", LOG_DEBUG), 0);
         log_debug("still on stderr");
 }
 

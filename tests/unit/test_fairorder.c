@@ -161,6 +161,7 @@ START_TEST(groups_that_are_not_leaves_go_to_the_default_department) {
         static const double w[] = { 1, 1, 1, 1 };
         tree(FAIR_MCH, 4, paths, w, NULL);
         const fairorder *fo = &fx.fo;
+        ck_assert(fairorder_has_depts(fo));
         uint32_t deflt = (uint32_t)fo->n - 1;
         ck_assert_str_eq(fo->nodes[deflt].name, FAIRORDER_DEFAULT);
         ck_assert_uint_eq(fairorder_dept(fo, NULL), deflt);
@@ -176,6 +177,7 @@ END_TEST
 START_TEST(one_department_keeps_submission_order) {
         tree(FAIR_MCH, 0, NULL, NULL, NULL); /* no departments: everything in the default one */
         ck_assert_uint_eq(fx.fo.n, 2);
+        ck_assert(!fairorder_has_depts(&fx.fo)); /* so the controller skips the ranking */
         add_jobs("cs", 5, slot);
         add_jobs(NULL, 3, (res_t){ .mcpu = 500, .mem = GB });
         rank(six, fx.n, false);

@@ -206,6 +206,33 @@ START_TEST(spec_fields_cover_what_to_json_writes) {
 }
 END_TEST
 
+/* job_spec_json_bound is never below the printed length, even with every field set, every string
+ * byte escaped to six and the largest numbers. */
+START_TEST(the_bound_covers_the_printed_spec) {
+        job_spec spec;
+        char err[PROTO_ERRLEN];
+        ck_assert_int_eq(parse(GOOD ",\"env\":[\"A=\\u0001\\u0002\\u0003\",\"B=\\u001f\"],\"pids\":4194304,"
+                               "\"name\":\"n\",\"group\":\"g/h\",\"job_type\":\"t\",\"expected_usec\":9007199254740991,"
+                               "\"stdout_path\":\"/o\\u0001\",\"stderr_path\":\"/e\\u0001\",\"mem_high\":1024,\"requeue\":true",
+                               &spec, err),
+                         0);
+        spec.req.mem = INT64_C(1) << 62;
+        char *ctl = malloc(4001); /* a variable of 4000 control characters: far past the fixed room */
+        memset(ctl, 1, 4000);
+        ctl[4000] = 0;
+        free(spec.env[1]);
+        spec.env[1] = ctl;
+        cJSON *obj = cJSON_CreateObject();
+        ck_assert_int_eq(job_spec_to_json(&spec, obj), 0);
+        char *text = cJSON_PrintUnformatted(obj);
+        ck_assert_ptr_nonnull(strstr(text, "\\u0001"));
+        ck_assert_uint_ge(job_spec_json_bound(&spec), strlen(text));
+        free(text);
+        cJSON_Delete(obj);
+        job_spec_free(&spec);
+}
+END_TEST
+
 START_TEST(spec_round_trip_keeps_env) {
         job_spec a, b;
         char err[PROTO_ERRLEN];
@@ -367,6 +394,7 @@ static Suite *job_suite(void) {
         tcase_add_test(tc, item_limits);
         tcase_add_test(tc, name_limits_and_defaults);
         tcase_add_test(tc, spec_fields_cover_what_to_json_writes);
+        tcase_add_test(tc, the_bound_covers_the_printed_spec);
         tcase_add_test(tc, spec_round_trip_keeps_env);
         tcase_add_test(tc, record_round_trip_hides_env);
         tcase_add_test(tc, an_arrays_jobs_share_equal_strings_again);

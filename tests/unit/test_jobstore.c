@@ -277,6 +277,29 @@ START_TEST(a_database_from_before_arrays_opens_and_its_jobs_keep_their_env) {
 }
 END_TEST
 
+/* The controller holds its database alone: a second one on the same file is refused (after
+ * SQLite's busy wait) instead of writing beside it; closing the first lets it in. */
+START_TEST(a_second_opener_is_refused_while_the_first_holds_it) {
+        jobstore *s, *other;
+        char err[256];
+        ck_assert_int_eq(jobstore_open(path, &s, err, sizeof(err)), 0);
+        ck_assert_int_eq(jobstore_set_sync(s, false), 0);
+        job a = make_job(1, JOB_PENDING);
+        ck_assert_int_eq(jobstore_put(s, &a), 0);
+        ck_assert_int_lt(jobstore_open(path, &other, err, sizeof(err)), 0);
+        ck_assert_ptr_nonnull(strstr(err, "locked"));
+        jobstore_close(s);
+        loaded l = { 0 };
+        ck_assert_int_eq(jobstore_open(path, &other, err, sizeof(err)), 0);
+        ck_assert_int_eq(jobstore_load(other, collect, &l), 0);
+        ck_assert_int_eq(l.n, 1);
+        job_free(l.jobs[0]);
+        free(l.jobs[0]);
+        jobstore_close(other);
+        job_free(&a);
+}
+END_TEST
+
 static Suite *jobstore_suite(void) {
         Suite *s = suite_create("jobstore");
         TCase *tc = tcase_create("jobstore");
@@ -286,6 +309,7 @@ static Suite *jobstore_suite(void) {
         tcase_add_test(tc, a_committed_batch_is_stored_and_an_open_one_is_not);
         tcase_add_test(tc, an_array_stores_its_environment_once_and_every_member_reads_it);
         tcase_add_test(tc, a_database_from_before_arrays_opens_and_its_jobs_keep_their_env);
+        tcase_add_test(tc, a_second_opener_is_refused_while_the_first_holds_it);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -161,7 +161,7 @@ START_TEST(department_keys_by_name) {
 END_TEST
 
 static Suite *sim_suite(void) {
-        log_open("test_sim", 0, LOG_WARNING); /* the core logs every transition */
+        log_open("test_sim", NULL, LOG_WARNING); /* the core logs every transition */
         Suite *s = suite_create("sim");
         TCase *tc = tcase_create("sim");
         tcase_add_test(tc, each_department_gets_its_own_waits_and_share);

@@ -499,6 +499,89 @@ START_TEST(a_pass_after_one_that_placed_nothing_sees_what_changed) {
 }
 END_TEST
 
+/* Where each job was launched, in order ("id@node "), for comparing two state machines. */
+typedef struct launch_log {
+        char text[1 << 16];
+        size_t len;
+} launch_log;
+
+static void log_launch(void *u, ctl_node *n, const job *j) {
+        launch_log *l = u;
+        int w = snprintf(l->text + l->len, sizeof(l->text) - l->len, "%llu@%s ", (unsigned long long)j->id, n->name);
+        ck_assert(w > 0 && (size_t)w < sizeof(l->text) - l->len);
+        l->len += (size_t)w;
+}
+
+static int no_persist(void *u, const job *j) {
+        (void)u, (void)j;
+        return 0;
+}
+
+/* A pass that skips what the last one settled places exactly what a full pass would, whatever
+ * the heuristic and order, through submissions, ends, cancels and passes in any sequence: the
+ * same steps are played on st and on a reference made to pass over every job each time. */
+START_TEST(a_settled_pass_places_what_a_full_pass_would) {
+        static const ctl_actions logged = { no_persist, log_launch, rec_cancel, no_end, rec_drop, NULL };
+        static launch_log got, want;
+        ctl_state ref;
+        ctl_state *both[2] = { &st, &ref };
+        ctl_config cfg = st.cfg;
+        cfg.policy = (sched_heuristic)(_i % _SCHED_HEURISTIC_MAX);
+        cfg.order = (sched_order)(_i / _SCHED_HEURISTIC_MAX);
+        cfg.max_pending = 100000;
+        ctl_free(&st);
+        ctl_init(&st, &cfg, &logged, &got);
+        ctl_init(&ref, &cfg, &logged, &want);
+        got.len = want.len = 0;
+        uint64_t seed = 11 + (uint64_t)_i;
+        for (int k = 0; k < 2; k++)
+                for (int m = 0; m < 4; m++) {
+                        char name[8];
+                        ctl_node *out;
+                        snprintf(name, sizeof(name), "n%d", m);
+                        ck_assert_int_eq(ctl_node_up(both[k], name, (res_t){ .mcpu = 1000 * (m + 1), .mem = 512 * MiB * (4 - m) },
+                                                     "v2", "/x", NULL, 0, (void *)1, at(1), &out, err), 0);
+                }
+        for (int step = 0; step < 3000; step++) {
+                uint64_t r = sched_rng_next(&seed), what = r % 10;
+                job *j = nth_in(JOB_RUNNING, r >> 20);
+                if (what <= 4) {
+                        uint64_t id[2] = { 0, 0 };
+                        int ok[2];
+                        for (int k = 0; k < 2; k++) { /* ctl_submit takes the spec, or refuses one no node holds */
+                                job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .name = strdup("j"),
+                                                  .req = { .mcpu = 250 * (int64_t)(1 + (r >> 8) % 12),
+                                                           .mem = 64 * MiB * (int64_t)(1 + (r >> 16) % 24) } };
+                                spec.argv[0] = strdup("/bin/true");
+                                if ((ok[k] = ctl_submit(both[k], 0, 0, "u", &spec, step, &id[k], err)) < 0)
+                                        job_spec_free(&spec);
+                        }
+                        ck_assert_int_eq(ok[0], ok[1]);
+                        ck_assert_uint_eq(id[0], id[1]);
+                } else if (what <= 6 && j) {
+                        uint64_t id = j->id;
+                        for (int k = 0; k < 2; k++) {
+                                job_result res = { 0 };
+                                job *same = ctl_find_job(both[k], id);
+                                ck_assert_int_eq(ctl_job_finished(both[k], ctl_find_node(both[k], same->node), id, JOB_COMPLETED,
+                                                                  &res, step), 0);
+                        }
+                } else if (what == 7 && (j = nth_in(JOB_PENDING, r >> 20))) {
+                        uint64_t id = j->id;
+                        for (int k = 0; k < 2; k++)
+                                ck_assert_int_eq(ctl_cancel(both[k], id, 0, step, err), 0);
+                } else {
+                        ctl_schedule_dirty(&ref);
+                        ck_assert_int_eq(ctl_schedule(&st), ctl_schedule(&ref));
+                        ck_assert_uint_eq(st.npending, ref.npending);
+                }
+        }
+        ck_assert_uint_gt(got.len, 1000);
+        ck_assert_str_eq(got.text, want.text);
+        ctl_free(&ref);
+}
+END_TEST
+
 /* A job of group as user (uid); its id, or 0 with err set. */
 static uint64_t submit_group(uid_t uid, const char *user, const char *group) {
         job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .group = strdup(group),
@@ -716,6 +799,7 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, queue_cap);
         tcase_add_test(tc, an_array_is_numbered_in_order_and_shares_its_first_jobs_strings);
         tcase_add_test(tc, an_array_past_max_pending_or_a_failed_write_stores_none_of_it);
+        tcase_add_loop_test(tc, a_settled_pass_places_what_a_full_pass_would, 0, 3 * _SCHED_HEURISTIC_MAX);
         tcase_add_test(tc, only_owner_or_root_may_cancel);
         tcase_add_test(tc, a_lost_node_loses_its_jobs_and_frees_nothing_twice);
         tcase_add_test(tc, reconnect_keeps_listed_jobs_and_loses_the_rest_after_the_window);

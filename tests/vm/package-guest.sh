@@ -31,7 +31,7 @@ for p in "${PKGS[@]}"; do
 done
 note "installed: $(dpkg-query -W "${PKGS[@]}" | tr '\t\n' ' ')"
 files=$(dpkg -L "${PKGS[@]}")
-for f in /usr/bin/colony /usr/bin/colony-stress /usr/sbin/colony-controller /usr/sbin/colony-agent \
+for f in /usr/bin/colony /usr/bin/colony-stress /usr/libexec/colony/colony-offline /usr/sbin/colony-controller /usr/sbin/colony-agent \
         /lib/systemd/system/$CTL /lib/systemd/system/$AGENT /etc/colony/controller.conf /etc/colony/agent.conf \
         /usr/share/man/man1/colony.1.gz /usr/share/man/man5/colony.conf.5.gz /usr/share/man/man8/colony-agent.8.gz \
         /usr/share/man/man8/colony-controller.8.gz /usr/share/bash-completion/completions/colony \
@@ -44,6 +44,8 @@ for p in controller agent; do
 done
 zcat /usr/share/man/man5/colony.conf.5.gz | grep -q '^\.SH \[departments\]' || fail "colony.conf(5) is not the page"
 [ "$(command -v colony)" = /usr/bin/colony ] || fail "colony is $(command -v colony)"
+# the offline commands run in /usr/libexec/colony/colony-offline, which colony execs
+colony sim --help | grep -q '^Usage: colony sim ' || fail "installed colony sim --help: $(colony sim --help 2>&1 | head -1)"
 grep -q '^ExecStart=/usr/sbin/colony-agent --config /etc/colony/agent.conf' /lib/systemd/system/$AGENT || fail "agent unit: $(grep ExecStart /lib/systemd/system/$AGENT)"
 for u in $CTL $AGENT; do
         [ "$(prop $u LoadState)" = loaded ] && [ "$(prop $u FragmentPath)" = /lib/systemd/system/$u ] ||

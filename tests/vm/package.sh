@@ -18,7 +18,7 @@ cmake -S "$src" -B "$pkg" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREF
         -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON \
         -DCMAKE_C_FLAGS="$(dpkg-buildflags --get CFLAGS) $(dpkg-buildflags --get CPPFLAGS)" \
         -DCMAKE_EXE_LINKER_FLAGS="$(dpkg-buildflags --get LDFLAGS)" >/dev/null
-cmake --build "$pkg" -j "$(nproc)" --target colony colony-controller colony-agent colony-stress man_pages changelog >/dev/null
+cmake --build "$pkg" -j "$(nproc)" --target colony colony-offline colony-controller colony-agent colony-stress man_pages changelog >/dev/null
 rm -f "$pkg"/*.deb
 (cd "$pkg" && cpack -G DEB >/dev/null)
 ls "$pkg"/*.deb

@@ -4,6 +4,7 @@
 # guest's throw-away root, start colony-controller.service and colony-agent.service with
 # systemctl (over systemd's private socket: the guest has no D-Bus daemon), and check
 #  - both are Type=notify units that reached READY=1, show STATUS= text and send WATCHDOG=1;
+#  - both log to the journal natively (their own library's sink), not through their stderr;
 #  - the agent lives in its delegated unit cgroup (trusted.delegate=1), in the leaf
 #    colony-<name>/agent, and runs a job as its user in colony-<name>/job-<id> with the limits;
 #  - `systemctl stop` (KillMode=mixed: the agent alone is signalled) ends the running job
@@ -55,6 +56,10 @@ done
 note "$CTL: $(prop $CTL StatusText)"
 note "$AGENT: $(prop $AGENT StatusText)"
 ctl_pid=$(prop $CTL MainPID) agent_pid=$(prop $AGENT MainPID)
+native_log() { [ -n "$(journalctl --no-pager -q _TRANSPORT=journal SYSLOG_IDENTIFIER="$1" _PID="$2" | head -n 1)" ]; }
+poll native_log colony-controller "$ctl_pid" || fail "no native journal entry of colony-controller"
+poll native_log colony-agent "$agent_pid" || fail "no native journal entry of colony-agent"
+note "both log to the journal: $(journalctl --no-pager -q -o cat _TRANSPORT=journal _PID="$agent_pid" | head -n 1)"
 declare -A wd0
 for u in $CTL $AGENT; do wd0[$u]=$(prop $u WatchdogTimestampMonotonic); done
 
