@@ -286,12 +286,44 @@ static int add_dept_weights(ctl_server *srv, const char *group, cJSON *msg) {
         return 0;
 }
 
+/* Set an array member's COLONY_ARRAY_INDEX in *env (its array's, read from the store), in place
+ * of any it inherited from a submitter that was itself an array's job. Returns 0 or -ENOMEM. */
+static int set_array_index(const job *j, char ***env) {
+        static const char var[] = JOB_ARRAY_INDEX_VAR "=";
+        size_t n = 0;
+        char *item;
+        if (!j->array_first)
+                return 0;
+        if (asprintf(&item, "%s%u", var, j->array_index) < 0)
+                return -ENOMEM;
+        while (*env && (*env)[n] && strncmp((*env)[n], var, sizeof(var) - 1) != 0)
+                n++;
+        if (*env && (*env)[n]) {
+                free((*env)[n]);
+                (*env)[n] = item;
+                return 0;
+        }
+        char **grown = realloc(*env, (n + 2) * sizeof(*grown));
+        if (!grown) {
+                free(item);
+                return -ENOMEM;
+        }
+        grown[n] = item;
+        grown[n + 1] = NULL;
+        *env = grown;
+        return 0;
+}
+
 void server_send_launch(ctl_server *srv, ctl_node *n, const job *j) {
         cJSON *msg = proto_new("launch");
         job_spec spec = j->spec;
         /* the environment waits in the store; without it the job still runs, with an empty one */
         if (jobstore_get_env(srv->store, j->id, &spec.env) < 0)
                 log_error("job=%llu node=%s launched with an empty environment", (unsigned long long)j->id, n->name);
+        if (set_array_index(j, &spec.env) < 0) {
+                cJSON_Delete(msg);
+                msg = NULL; /* send_to logs it */
+        }
         if (msg && (job_spec_to_json(&spec, msg) < 0 || add_dept_weights(srv, j->spec.group, msg) < 0 ||
                     !cJSON_AddNumberToObject(msg, "id", (double)j->id) ||
                     !cJSON_AddNumberToObject(msg, "attempt", ctl_job_attempt(j)) ||

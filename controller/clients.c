@@ -86,11 +86,16 @@ static int spec_too_large(const job_spec *spec, char err[PROTO_ERRLEN]) {
         return -E2BIG;
 }
 
+/* submit: one job, or with "array": N, N jobs of the same spec with consecutive ids, answered
+ * once all are stored ({"id": the first, "count": N}). */
 static void handle_submit(ctl_server *srv, conn *c, const cJSON *msg) {
         char err[PROTO_ERRLEN], name[64];
         job_spec spec = { 0 };
+        int64_t count = 0;
         uint64_t id;
-        if (proto_check_fields(msg, job_spec_fields, err) < 0 || job_spec_from_json(msg, &spec, err) < 0) {
+        if (proto_check_fields(msg, job_submit_fields, err) < 0 ||
+            proto_get_int(msg, "array", 1, JOB_ARRAY_MAX, &count, err) == -EINVAL ||
+            job_spec_from_json(msg, &spec, err) < 0) {
                 reply_error(c, err);
                 return;
         }
@@ -100,14 +105,17 @@ static void handle_submit(ctl_server *srv, conn *c, const cJSON *msg) {
                 return;
         }
         const char *user = conn_user(c, name, sizeof(name));
-        if (ctl_submit(&srv->state, c->uid, c->gid, user, &spec, server_now(), &id, err) < 0) {
+        if (ctl_submit_array(&srv->state, c->uid, c->gid, user, &spec, (size_t)count, server_now(), &id, err) < 0) {
                 job_spec_free(&spec);
                 reply_error(c, err);
                 return;
         }
         cJSON *ok = proto_new("submitted");
-        if (ok)
-                cJSON_AddNumberToObject(ok, "id", (double)id);
+        if (ok && (!cJSON_AddNumberToObject(ok, "id", (double)id) ||
+                   (count && !cJSON_AddNumberToObject(ok, "count", (double)count)))) {
+                cJSON_Delete(ok);
+                ok = proto_error("out of memory");
+        }
         reply(c, ok);
         server_schedule(srv);
 }

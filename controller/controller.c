@@ -332,7 +332,11 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
 }
 
 static int restore_job(void *userdata, job *j) {
-        int r = ctl_restore(&((ctl_server *)userdata)->state, j, server_clock());
+        ctl_state *st = &((ctl_server *)userdata)->state;
+        job *first = j->array_first && j->array_first != j->id ? ctl_find_job(st, j->array_first) : NULL;
+        if (first) /* jobs come in id order: an array's hold their strings once, as when submitted */
+                (void)job_share_strings(j, first);
+        int r = ctl_restore(st, j, server_clock());
         if (r < 0) {
                 job_free(j);
                 free(j);

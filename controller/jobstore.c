@@ -24,7 +24,8 @@ static const char schema[] = "PRAGMA locking_mode=EXCLUSIVE;"
                              "  id INTEGER PRIMARY KEY,"
                              "  state TEXT NOT NULL,"
                              "  record TEXT NOT NULL,"
-                             "  env TEXT NOT NULL DEFAULT '[]');"
+                             "  env TEXT NOT NULL DEFAULT '[]',"
+                             "  env_of INTEGER);"
                              "CREATE TABLE IF NOT EXISTS alpha ("
                              "  version INTEGER PRIMARY KEY AUTOINCREMENT,"
                              "  time_usec INTEGER NOT NULL,"
@@ -39,6 +40,20 @@ static const char schema[] = "PRAGMA locking_mode=EXCLUSIVE;"
                              "  reason TEXT NOT NULL);"
                              "CREATE INDEX IF NOT EXISTS events_by_job ON events (job, seq);";
 
+/* A database made before arrays has no env_of column: add it (NULL: the job's own env). */
+static int add_env_of(sqlite3 *db, char **msg) {
+        sqlite3_stmt *q;
+        if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info('jobs') WHERE name = 'env_of'", -1, &q, NULL) !=
+            SQLITE_OK)
+                return SQLITE_ERROR;
+        int rc = sqlite3_step(q);
+        sqlite3_finalize(q);
+        if (rc == SQLITE_ROW)
+                return SQLITE_OK;
+        return rc == SQLITE_DONE ? sqlite3_exec(db, "ALTER TABLE jobs ADD COLUMN env_of INTEGER", NULL, NULL, msg)
+                                 : rc;
+}
+
 int jobstore_open(const char *path, jobstore **out, char *err, size_t errlen) {
         jobstore *s = calloc(1, sizeof(*s));
         if (!s)
@@ -47,12 +62,13 @@ int jobstore_open(const char *path, jobstore **out, char *err, size_t errlen) {
         if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, NULL) !=
                     SQLITE_OK ||
             sqlite3_busy_timeout(s->db, 1000) != SQLITE_OK ||
-            sqlite3_exec(s->db, schema, NULL, NULL, &msg) != SQLITE_OK ||
+            sqlite3_exec(s->db, schema, NULL, NULL, &msg) != SQLITE_OK || add_env_of(s->db, &msg) != SQLITE_OK ||
             sqlite3_prepare_v2(s->db,
-                               "INSERT INTO jobs (id, state, record, env) VALUES (?, ?, ?, ?) "
+                               "INSERT INTO jobs (id, state, record, env, env_of) VALUES (?, ?, ?, ?, ?) "
                                "ON CONFLICT (id) DO UPDATE SET state = excluded.state, record = excluded.record",
                                -1, &s->put, NULL) != SQLITE_OK ||
-            sqlite3_prepare_v2(s->db, "SELECT env FROM jobs WHERE id = ?", -1, &s->get_env, NULL) != SQLITE_OK ||
+            sqlite3_prepare_v2(s->db, "SELECT env FROM jobs WHERE id = (SELECT COALESCE(env_of, id) FROM jobs WHERE id = ?)",
+                               -1, &s->get_env, NULL) != SQLITE_OK ||
             sqlite3_prepare_v2(s->db, "INSERT INTO events (seq, time_usec, job, node, what, reason) VALUES (?, ?, ?, ?, ?, ?)",
                                -1, &s->put_event, NULL) != SQLITE_OK) {
                 snprintf(err, errlen, "database %s: %s", path, msg ? msg : sqlite3_errmsg(s->db));
@@ -78,13 +94,15 @@ static char *env_text(char *const *env) {
 /* Write the job's row. Returns an SQLite result code (SQLITE_DONE on success). */
 static int put_job(jobstore *s, const job *j) {
         cJSON *rec = job_to_json(j);
-        char *text = rec ? cJSON_PrintUnformatted(rec) : NULL, *env = env_text(j->spec.env);
+        char *text = rec ? proto_print(rec) : NULL, *env = env_text(j->spec.env);
         int rc = SQLITE_NOMEM;
         if (text && env) {
                 sqlite3_bind_int64(s->put, 1, (sqlite3_int64)j->id);
                 sqlite3_bind_text(s->put, 2, job_state_name(j->state), -1, SQLITE_STATIC);
                 sqlite3_bind_text(s->put, 3, text, -1, SQLITE_TRANSIENT);
                 sqlite3_bind_text(s->put, 4, env, -1, SQLITE_TRANSIENT);
+                if (j->array_first && j->array_first != j->id) /* its array's first holds the env */
+                        sqlite3_bind_int64(s->put, 5, (sqlite3_int64)j->array_first);
                 rc = sqlite3_step(s->put);
                 sqlite3_reset(s->put);
                 sqlite3_clear_bindings(s->put);

@@ -2,7 +2,10 @@
  *
  * One row per job: its id, state, record as JSON (job_to_json), and its environment, written
  * once when the job is first stored: the controller need not keep it in memory until launch,
- * and later updates rewrite only the record. WAL mode with synchronous=FULL (the default): a
+ * and later updates rewrite only the record. An array's jobs (job.array_first) but the first
+ * store none: their env_of column names the first, whose environment they all read, so an
+ * array of N costs one copy of it, not N. (A database from before arrays gains the column,
+ * NULL in every row, when it is opened.) WAL mode with synchronous=FULL (the default): a
  * write has reached the disk when jobstore_put returns, or, inside a batch
  * (jobstore_batch_begin), when jobstore_batch_commit does; a job id given to a client only
  * after that survives a crash of the controller or the machine. With jobstore_set_sync(false)
@@ -28,8 +31,8 @@ int jobstore_put_events(jobstore *s, const job *j, const ev_record *evs, size_t 
  * oldest first. The record is borrowed for the call. Returns how many were passed, or -EIO. */
 long jobstore_events(jobstore *s, uint64_t after_seq, uint64_t job, size_t limit, bool newest,
                      void (*fn)(void *userdata, const ev_record *e), void *userdata);
-/* The environment stored with job id, as a NULL-terminated vector (strv_free; NULL-terminated
- * and empty when there is none). Returns 0, -ENOENT when the job is not stored, or -EIO. */
+/* The environment stored with job id, or with the first job of its array, as a NULL-terminated
+ * vector (strv_free; empty when there is none). Returns 0, -ENOENT when the job is not stored, or -EIO. */
 int jobstore_get_env(jobstore *s, uint64_t id, char ***env);
 /* Call fn for every stored job (without its environment) in id order with a freshly allocated
  * job it must take (free with job_free + free). Stops at the first negative return of fn and

@@ -343,47 +343,118 @@ static int default_output(job *j) {
         return 0;
 }
 
+/* Whether count more jobs fit below max_pending. Returns 0 or -EAGAIN with err set. */
+static int check_room(const ctl_state *st, size_t count, bool array, char err[PROTO_ERRLEN]) {
+        size_t max = st->cfg.max_pending;
+        if (st->npending < max && count <= max - st->npending)
+                return 0;
+        if (array)
+                snprintf(err, PROTO_ERRLEN, "queue full: %zu jobs pending, and an array of %zu would pass "
+                         "max_pending (%zu): none submitted", st->npending, count, max);
+        else
+                snprintf(err, PROTO_ERRLEN, "queue full: %zu jobs pending (max_pending)", st->npending);
+        return -EAGAIN;
+}
+
+/* The index-th job of a submission, numbered from st->next_id, in made[index]: the first takes
+ * spec and a copy of user, the others (an array's: array) borrow the first's strings, its output
+ * path too when it was given (given_stdout) rather than made from its id. Returns 0 or -ENOMEM. */
+static int make_job(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, bool array,
+                    bool given_stdout, job **made, size_t index, int64_t now) {
+        job *j = calloc(1, sizeof(*j));
+        if (!j)
+                return -ENOMEM;
+        made[index] = j;
+        *j = (job){ .id = st->next_id + index, .uid = uid, .gid = gid, .state = JOB_PENDING, .submit_usec = now,
+                    .attempt = 1, .array_first = array ? st->next_id : 0, .array_index = (uint32_t)index };
+        if (index > 0) {
+                job_borrow_spec(j, made[0], given_stdout);
+        } else {
+                j->spec = *spec;
+                *spec = (job_spec){ 0 };
+                if (!(j->user = strdup(user)))
+                        return -ENOMEM;
+        }
+        return default_output(j);
+}
+
+/* Free the jobs of a submission that failed, giving the caller its spec back (to free). */
+static void unmake_jobs(job **made, size_t n, job_spec *spec) {
+        if (made[0]) {
+                *spec = made[0]->spec;
+                made[0]->spec = (job_spec){ 0 };
+        }
+        for (size_t i = n; i-- > 0;) {
+                if (made[i])
+                        job_free(made[i]);
+                free(made[i]);
+        }
+}
+
+/* Store the made jobs with their "submitted" events, the environment with the first only (an
+ * array's others read it there). Returns 0 or -errno. */
+static int persist_jobs(ctl_state *st, job **made, size_t n) {
+        int r = 0;
+        for (size_t i = 0; r == 0 && i < n; i++) {
+                emit(st, made[i]->id, NULL, "submitted", NULL); /* stored with the job by persist */
+                r = st->act->persist(st->userdata, made[i]);
+        }
+        return r;
+}
+
+/* Make room for n more jobs and pending ones, so that adding them cannot fail half way. */
+static int reserve(ctl_state *st, size_t n) {
+        if (sched_grow(&st->jobs, &st->jobs_cap, st->njobs + n, sizeof(*st->jobs)) < 0 ||
+            sched_grow(&st->pending, &st->pending_cap, st->npending + n, sizeof(*st->pending)) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
 int ctl_submit(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, int64_t now,
                uint64_t *id, char err[PROTO_ERRLEN]) {
+        return ctl_submit_array(st, uid, gid, user, spec, 0, now, id, err);
+}
+
+int ctl_submit_array(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, size_t count,
+                     int64_t now, uint64_t *first, char err[PROTO_ERRLEN]) {
+        size_t n = count ? count : 1;
         int r = check_feasible(st, spec->req, err);
         if (r < 0)
                 return r;
-        if ((r = depts_may_submit(st->cfg.depts, spec->group, uid, user, err, PROTO_ERRLEN)) < 0)
+        if ((r = depts_may_submit(st->cfg.depts, spec->group, uid, user, err, PROTO_ERRLEN)) < 0 ||
+            (r = check_room(st, n, count > 0, err)) < 0)
                 return r;
-        if (st->npending >= st->cfg.max_pending) {
-                snprintf(err, PROTO_ERRLEN, "queue full: %zu jobs pending (max_pending)", st->npending);
-                return -EAGAIN;
+        job **made = calloc(n, sizeof(*made));
+        bool given_stdout = spec->stdout_path != NULL;
+        r = made ? reserve(st, n) : -ENOMEM;
+        for (size_t i = 0; r == 0 && i < n; i++)
+                r = make_job(st, uid, gid, user, spec, count > 0, given_stdout, made, i, now);
+        if (r == 0)
+                r = persist_jobs(st, made, n);
+        if (r < 0) {
+                snprintf(err, PROTO_ERRLEN, "could not record the job%s: %s", count ? "s" : "", strerror(-r));
+                if (made)
+                        unmake_jobs(made, n, spec);
+                free(made);
+                st->next_id += n; /* some may be in the store's batch, or their events sent: never reuse them */
+                return r;
         }
-        job *j = calloc(1, sizeof(*j));
-        if (!j || !(j->user = strdup(user))) {
-                free(j);
-                snprintf(err, PROTO_ERRLEN, "out of memory");
-                return -ENOMEM;
+        strv_free(made[0]->spec.env); /* stored: pending jobs can be many, and environments large */
+        made[0]->spec.env = NULL;
+        log_hold(); /* a line per job, written together */
+        for (size_t i = 0; i < n; i++) {
+                job *j = made[i];
+                (void)append_job(st, j); /* room reserved */
+                (void)queue_pending(st, j);
+                if (count)
+                        log_info("job=%llu user=%s state=pending reason=submitted array=%llu index=%u",
+                                 (unsigned long long)j->id, user, (unsigned long long)j->array_first, j->array_index);
+                else
+                        log_info("job=%llu user=%s state=pending reason=submitted", (unsigned long long)j->id, user);
         }
-        *j = (job){ .id = st->next_id, .uid = uid, .gid = gid, .user = j->user, .spec = *spec,
-                    .state = JOB_PENDING, .submit_usec = now, .attempt = 1 };
-        r = default_output(j);
-        if (r == 0) {
-                emit(st, j->id, NULL, "submitted", NULL); /* stored with the job by persist */
-                r = st->act->persist(st->userdata, j);
-        }
-        if (r < 0 || append_job(st, j) < 0) {
-                snprintf(err, PROTO_ERRLEN, "could not record the job: %s", strerror(r < 0 ? -r : ENOMEM));
-                *spec = j->spec; /* give the caller its spec back, to free */
-                j->spec = (job_spec){ 0 };
-                job_free(j);
-                free(j);
-                return r < 0 ? r : -ENOMEM;
-        }
-        *spec = (job_spec){ 0 };
-        strv_free(j->spec.env); /* stored: pending jobs can be many, and environments large */
-        j->spec.env = NULL;
-        if (queue_pending(st, j) < 0) { /* recorded as pending: the next restart queues it */
-                snprintf(err, PROTO_ERRLEN, "out of memory");
-                return -ENOMEM;
-        }
-        log_info("job=%llu user=%s state=pending reason=submitted", (unsigned long long)j->id, user);
-        *id = j->id;
+        log_release();
+        *first = made[0]->id;
+        free(made);
         return 0;
 }
 

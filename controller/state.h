@@ -53,8 +53,9 @@ typedef struct ctl_event {
 
 typedef struct ctl_actions {
         /* Make the job durable, its environment included: once a submission is stored the state
-         * machine drops the environment from memory, and launch must fetch it back. Returns 0 or
-         * -errno; a failed submit is refused. */
+         * machine drops the environment from memory, and launch must fetch it back (an array's
+         * later jobs have none: theirs is their array's first job's). Returns 0 or -errno; a
+         * failed submit is refused. */
         int (*persist)(void *userdata, const job *j);
         /* Tell the node's agent to start / cancel the job. */
         void (*launch)(void *userdata, ctl_node *n, const job *j);
@@ -136,6 +137,13 @@ int ctl_restore(ctl_state *st, job *j, ctl_time now);
  * moved into the job (the caller's spec is zeroed). Returns 0 or -errno with err set. */
 int ctl_submit(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, int64_t now,
                uint64_t *id, char err[PROTO_ERRLEN]);
+/* ctl_submit for an array of count jobs (count 0: one plain job, as ctl_submit) with
+ * consecutive ids from *first: all are stored, or none (refused whole when they would pass
+ * max_pending). Each records its array (array_first, array_index); the first owns the spec and
+ * persist stores the environment with it only; the others share its strings. On a failure after
+ * the checks, the ids are skipped, never reused. Returns 0 or -errno with err set. O(count). */
+int ctl_submit_array(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, size_t count,
+                     int64_t now, uint64_t *first, char err[PROTO_ERRLEN]);
 /* Cancel a job on behalf of uid (its owner or root). Pending jobs end at once; running ones are
  * cancelled by their agent. Returns 0 or -errno (-ENOENT, -EPERM, -EALREADY) with err set. */
 int ctl_cancel(ctl_state *st, uint64_t id, uid_t uid, int64_t now, char err[PROTO_ERRLEN]);

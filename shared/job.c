@@ -29,10 +29,11 @@ bool job_state_is_terminal(job_state s) {
         return s != JOB_PENDING && s != JOB_RUNNING;
 }
 
-const char *const job_spec_fields[] = {
-        "argv", "env", "cwd", "stdout_path", "stderr_path", "mcpu", "mem", "mem_high", "pids", "name", "group", "job_type",
-        "expected_usec", "requeue", NULL,
-};
+#define SPEC_FIELDS                                                                                                    \
+        "argv", "env", "cwd", "stdout_path", "stderr_path", "mcpu", "mem", "mem_high", "pids", "name", "group", "job_type", \
+                "expected_usec", "requeue"
+const char *const job_spec_fields[] = { SPEC_FIELDS, NULL };
+const char *const job_submit_fields[] = { SPEC_FIELDS, "array", NULL };
 
 static int invalid(char err[PROTO_ERRLEN], const char *fmt, const char *field) {
         snprintf(err, PROTO_ERRLEN, fmt, field);
@@ -322,6 +323,8 @@ cJSON *job_to_json(const job *j) {
             !cJSON_AddNumberToObject(obj, "start_usec", (double)j->start_usec) ||
             !cJSON_AddNumberToObject(obj, "end_usec", (double)j->end_usec) ||
             !cJSON_AddNumberToObject(obj, "attempt", j->attempt ? j->attempt : 1) ||
+            (j->array_first && (!cJSON_AddNumberToObject(obj, "array_first", (double)j->array_first) ||
+                                !cJSON_AddNumberToObject(obj, "array_index", j->array_index))) ||
             job_result_to_json(&j->result, obj) < 0 ||
             (j->state == JOB_RUNNING && !cJSON_AddNumberToObject(obj, "mem_current", (double)j->result.mem_current))) {
                 cJSON_Delete(obj);
@@ -337,7 +340,7 @@ static int get_opt_strv(const cJSON *obj, const char *field, char ***out, char e
 }
 
 static int record_parse(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
-        int64_t id, uid, gid, submit, start, end, attempt = 1;
+        int64_t id, uid, gid, submit, start, end, attempt = 1, array_first, array_index;
         const char *state;
         int r;
         if ((r = proto_get_int(obj, "id", 1, INT64_MAX, &id, err)) < 0)
@@ -349,7 +352,9 @@ static int record_parse(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
             (r = get_opt_int(obj, "submit_usec", 0, INT64_MAX, &submit, err)) < 0 ||
             (r = get_opt_int(obj, "start_usec", 0, INT64_MAX, &start, err)) < 0 ||
             (r = get_opt_int(obj, "end_usec", 0, INT64_MAX, &end, err)) < 0 ||
-            (r = proto_get_int(obj, "attempt", 1, UINT32_MAX, &attempt, err)) == -EINVAL)
+            (r = proto_get_int(obj, "attempt", 1, UINT32_MAX, &attempt, err)) == -EINVAL ||
+            (r = get_opt_int(obj, "array_first", 0, INT64_MAX, &array_first, err)) < 0 ||
+            (r = get_opt_int(obj, "array_index", 0, UINT32_MAX, &array_index, err)) < 0)
                 return r;
         if (job_state_from_name(state, &j->state) < 0)
                 return invalid(err, "state: unknown state '%s'", state);
@@ -360,6 +365,8 @@ static int record_parse(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
         j->start_usec = start;
         j->end_usec = end;
         j->attempt = (uint32_t)attempt;
+        j->array_first = (uint64_t)array_first;
+        j->array_index = (uint32_t)array_index;
         if ((r = get_opt_str(obj, "user", &j->user, err)) < 0 || (r = get_opt_str(obj, "node", &j->node, err)) < 0 ||
             (r = get_opt_strv(obj, "argv", &j->spec.argv, err)) < 0 ||
             (r = get_opt_str(obj, "cwd", &j->spec.cwd, err)) < 0 ||
@@ -393,7 +400,69 @@ int job_from_json(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
         return r;
 }
 
+/* The string fields an array's jobs share but argv, as pointers into j, in out (6 of them). */
+static void shared_strings(job *j, char **out[6]) {
+        out[0] = &j->user;
+        out[1] = &j->spec.name;
+        out[2] = &j->spec.group;
+        out[3] = &j->spec.job_type;
+        out[4] = &j->spec.cwd;
+        out[5] = &j->spec.stderr_path;
+}
+
+void job_borrow_spec(job *member, const job *owner, bool with_stdout) {
+        member->user = owner->user;
+        member->spec = owner->spec;
+        member->spec.env = NULL;
+        member->borrows_spec = true;
+        member->borrows_stdout = with_stdout;
+        if (!with_stdout)
+                member->spec.stdout_path = NULL;
+}
+
+static bool same_str(const char *a, const char *b) {
+        return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+bool job_share_strings(job *member, job *owner) {
+        char **mine[6], **theirs[6];
+        size_t i = 0;
+        if (member->borrows_spec || owner->borrows_spec || !member->spec.argv || !owner->spec.argv)
+                return false;
+        shared_strings(member, mine);
+        shared_strings(owner, theirs);
+        for (size_t f = 0; f < 6; f++)
+                if (!same_str(*mine[f], *theirs[f]))
+                        return false;
+        while (member->spec.argv[i] && owner->spec.argv[i] && strcmp(member->spec.argv[i], owner->spec.argv[i]) == 0)
+                i++;
+        if (member->spec.argv[i] || owner->spec.argv[i])
+                return false;
+        for (size_t f = 0; f < 6; f++) {
+                free(*mine[f]);
+                *mine[f] = *theirs[f];
+        }
+        strv_free(member->spec.argv);
+        member->spec.argv = owner->spec.argv;
+        member->borrows_spec = true;
+        if (!owner->borrows_stdout && same_str(member->spec.stdout_path, owner->spec.stdout_path)) {
+                free(member->spec.stdout_path);
+                member->spec.stdout_path = owner->spec.stdout_path;
+                member->borrows_stdout = true;
+        }
+        return true;
+}
+
 void job_free(job *j) {
+        if (j->borrows_spec) { /* the owner frees them */
+                char **shared[6];
+                shared_strings(j, shared);
+                for (size_t f = 0; f < 6; f++)
+                        *shared[f] = NULL;
+                j->spec.argv = NULL;
+        }
+        if (j->borrows_stdout)
+                j->spec.stdout_path = NULL;
         free(j->user);
         free(j->node);
         job_spec_free(&j->spec);

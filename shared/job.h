@@ -36,6 +36,11 @@ bool job_group_ok(const char *s);
 #define JOB_NAME_MAX 128
 #define JOB_ARGV_MAX 4096
 #define JOB_ENV_MAX 4096
+/* Jobs one submit's "array" may make. The controller makes them all in one turn of its loop,
+ * which heeds nothing else meanwhile: at tens of thousands of jobs a second, this keeps the
+ * turn to seconds, below the agents' timeout (5 s by default). */
+#define JOB_ARRAY_MAX 100000
+#define JOB_ARRAY_INDEX_VAR "COLONY_ARRAY_INDEX" /* an array member's index, in its environment */
 
 typedef struct job_spec {
         char *name;     /* optional; defaults to basename of argv[0] */
@@ -76,7 +81,13 @@ typedef struct job {
         int64_t start_usec;  /* 0 until started */
         int64_t end_usec;    /* 0 until terminal */
         uint32_t attempt;    /* 1 for the first run, one more each time it is requeued (0 read as 1) */
+        uint32_t array_index; /* its index in its array: 0 for the first */
+        uint64_t array_first; /* the id of the first job of its array (one submit of many), 0 when none */
         job_result result;
+        /* What job_free leaves alone because another job, which outlives this one, owns it: the
+         * strings every member of an array shares (user, name, group, job_type, argv, cwd,
+         * stderr_path), and stdout_path when it was given rather than made from the id. */
+        bool borrows_spec, borrows_stdout;
 } job;
 
 /* Validate and copy a submit/launch JSON object's spec fields into spec (which the caller
@@ -89,6 +100,8 @@ size_t job_spec_json_bound(const job_spec *spec);
 int job_spec_to_json(const job_spec *spec, cJSON *obj);
 /* The spec field names, NULL-terminated, for proto_check_fields. */
 extern const char *const job_spec_fields[];
+/* The same and "array": the fields of a submit request. */
+extern const char *const job_submit_fields[];
 /* Free the strings of a spec (not the struct). */
 void job_spec_free(job_spec *spec);
 
@@ -104,5 +117,14 @@ void job_result_free(job_result *r);
 cJSON *job_to_json(const job *j);
 /* Parse a record produced by job_to_json (the CLI's view). Returns 0 or -EINVAL. */
 int job_from_json(const cJSON *obj, job *j, char err[PROTO_ERRLEN]);
-/* Free a record's strings (not the struct). */
+/* Free a record's strings (not the struct), except those it borrows. */
 void job_free(job *j);
+/* Give member owner's user and spec but env (NULL), its strings borrowed rather than copied
+ * (stdout_path only when with_stdout, else NULL): an array's jobs hold them once. member must
+ * have none of its own; owner must outlive it. */
+void job_borrow_spec(job *member, const job *owner, bool with_stdout);
+/* When member's shared strings (as job_borrow_spec's) equal owner's, free member's and borrow
+ * owner's instead (stdout_path too when equal): jobs of an array read back from the store hold
+ * them once again. Neither may borrow already; owner must outlive member. Returns whether it
+ * did. */
+bool job_share_strings(job *member, job *owner);

@@ -1,5 +1,7 @@
 /* log.c - logging to stderr, or to the sink log_journal.c installs. */
 #include "log.h"
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,15 @@
 static const char *log_ident = "colony";
 static log_sink *log_sink_fn; /* NULL: stderr */
 static int log_max_priority = LOG_INFO;
+/* getpid() is a system call per line: keep the pid, and forget it in a forked child (when the
+ * fork handler could be set up; else ask every time). */
+static pid_t log_pid;
+static bool log_pid_kept;
+/* log_hold: lines collected for one write; how many holds are open. Per thread: another
+ * thread's lines (LoTES's solver) go out as ever. */
+static _Thread_local char held[16384];
+static _Thread_local size_t held_len;
+static _Thread_local int holds;
 
 int log_level_from_name(const char *name) {
         static const struct {
@@ -26,7 +37,13 @@ int log_level_from_name(const char *name) {
         return -EINVAL;
 }
 
+static void forget_pid(void) {
+        log_pid = 0;
+}
+
 void log_open(const char *ident, log_sink *sink, int max_priority) {
+        if (!log_pid_kept)
+                log_pid_kept = pthread_atfork(NULL, NULL, forget_pid) == 0;
         log_ident = ident;
         log_sink_fn = sink;
         log_max_priority = max_priority;
@@ -37,6 +54,11 @@ static const char *priority_name(int priority) {
         return names[priority & 7];
 }
 
+static void log_flush_held(void) {
+        (void)fwrite(held, 1, held_len, stderr);
+        held_len = 0;
+}
+
 static void log_line(int priority, const char *text) {
         if (log_sink_fn) {
                 log_sink_fn(priority & 7, log_ident, text);
@@ -44,14 +66,35 @@ static void log_line(int priority, const char *text) {
         }
         struct timeval tv;
         struct tm tm;
-        char stamp[32];
+        char stamp[32], line[2300];
         gettimeofday(&tv, NULL);
         localtime_r(&tv.tv_sec, &tm);
         strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
-        /* stderr is unbuffered: glibc formats the whole line and writes it at once, so lines of
-         * several processes sharing a terminal or file do not interleave */
-        fprintf(stderr, "%s.%03ld %s[%d] %s: %s\n", stamp, (long)tv.tv_usec / 1000, log_ident, (int)getpid(),
-                priority_name(priority), text);
+        pid_t pid = log_pid ? log_pid : getpid();
+        if (log_pid_kept)
+                log_pid = pid;
+        int n = snprintf(line, sizeof(line), "%s.%03ld %s[%d] %s: %s\n", stamp, (long)tv.tv_usec / 1000, log_ident,
+                         (int)pid, priority_name(priority), text);
+        size_t len = n < 0 ? 0 : (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
+        if (holds > 0 && held_len + len > sizeof(held))
+                log_flush_held();
+        if (holds > 0 && len <= sizeof(held)) {
+                memcpy(held + held_len, line, len);
+                held_len += len;
+                return;
+        }
+        /* stderr is unbuffered: one write per line (or per held batch of whole lines), so lines
+         * of several processes sharing a terminal or file do not interleave */
+        (void)fwrite(line, 1, len, stderr);
+}
+
+void log_hold(void) {
+        holds++;
+}
+
+void log_release(void) {
+        if (holds > 0 && --holds == 0)
+                log_flush_held();
 }
 
 static void log_vmsg(int priority, const char *suffix, const char *fmt, va_list ap) {

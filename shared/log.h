@@ -25,6 +25,14 @@ void log_msg(int priority, const char *fmt, ...) __attribute__((format(printf, 2
 /* Log with strerror(-err) appended, and return err (pass a negative errno). */
 int log_errno(int priority, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* Until the matching log_release, collect the lines bound for stderr and write them together,
+ * whole lines by the 16 KiB, instead of one write(2) each: for a burst of lines (an array's
+ * submissions) that nothing can interrupt. Holds nest, and hold the calling thread's lines
+ * only; the journal is not held. */
+void log_hold(void);
+/* End a log_hold; the outermost writes what was held. */
+void log_release(void);
+
 #define log_error(...) log_msg(LOG_ERR, __VA_ARGS__)
 #define log_warning(...) log_msg(LOG_WARNING, __VA_ARGS__)
 #define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)

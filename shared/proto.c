@@ -47,6 +47,118 @@ const char *proto_type(const cJSON *msg) {
         return cJSON_IsString(t) ? t->valuestring : NULL;
 }
 
+/* proto_print's output: a growing string, which failed when out of memory. */
+typedef struct text {
+        char *s;
+        size_t len, cap;
+        bool failed;
+} text;
+
+static void put(text *t, const char *s, size_t n) {
+        if (t->failed)
+                return;
+        if (t->len + n + 1 > t->cap) {
+                size_t cap = t->cap ? t->cap : 512;
+                while (cap < t->len + n + 1)
+                        cap *= 2;
+                char *grown = realloc(t->s, cap);
+                if (!grown) {
+                        t->failed = true;
+                        return;
+                }
+                t->s = grown;
+                t->cap = cap;
+        }
+        memcpy(t->s + t->len, s, n);
+        t->len += n;
+        t->s[t->len] = '\0';
+}
+
+/* A JSON string, escaped as cJSON escapes it (NULL: ""). */
+static void put_string(text *t, const char *s) {
+        static const char specials[] = "\"\\\b\f\n\r\t", names[] = "\"\\bfnrt";
+        if (!s)
+                s = "";
+        put(t, "\"", 1);
+        while (*s) {
+                size_t plain = 0;
+                while (s[plain] && s[plain] != '"' && s[plain] != '\\' && (unsigned char)s[plain] >= 0x20)
+                        plain++;
+                put(t, s, plain);
+                s += plain;
+                if (!*s)
+                        break;
+                char esc[8];
+                const char *named = strchr(specials, *s);
+                if (named)
+                        snprintf(esc, sizeof(esc), "\\%c", names[named - specials]);
+                else
+                        snprintf(esc, sizeof(esc), "\\u%04x", (unsigned char)*s);
+                put(t, esc, strlen(esc));
+                s++;
+        }
+        put(t, "\"", 1);
+}
+
+static void put_number(text *t, const cJSON *item) {
+        double d = item->valuedouble;
+        if (d >= -9007199254740992.0 && d <= 9007199254740992.0 && d == (double)(int64_t)d && !(d == 0 && signbit(d))) {
+                char digits[24], *p = digits + sizeof(digits);
+                uint64_t v = d < 0 ? (uint64_t)-(int64_t)d : (uint64_t)d;
+                do
+                        *--p = (char)('0' + v % 10);
+                while (v /= 10);
+                if (d < 0)
+                        *--p = '-';
+                put(t, p, (size_t)(digits + sizeof(digits) - p));
+                return;
+        }
+        char *other = cJSON_PrintUnformatted(item); /* fractions, NaN, huge values, -0: cJSON's way */
+        if (!other)
+                t->failed = true;
+        else
+                put(t, other, strlen(other));
+        free(other);
+}
+
+static void put_value(text *t, const cJSON *item) {
+        const cJSON *c;
+        bool object = cJSON_IsObject(item);
+        if (cJSON_IsNumber(item))
+                put_number(t, item);
+        else if (cJSON_IsString(item))
+                put_string(t, item->valuestring);
+        else if (cJSON_IsRaw(item))
+                put(t, item->valuestring, strlen(item->valuestring));
+        else if (cJSON_IsBool(item))
+                put(t, cJSON_IsTrue(item) ? "true" : "false", cJSON_IsTrue(item) ? 4 : 5);
+        else if (!object && !cJSON_IsArray(item))
+                put(t, "null", 4);
+        else {
+                put(t, object ? "{" : "[", 1);
+                cJSON_ArrayForEach(c, item) {
+                        if (c != item->child)
+                                put(t, ",", 1);
+                        if (object) {
+                                put_string(t, c->string);
+                                put(t, ":", 1);
+                        }
+                        put_value(t, c);
+                }
+                put(t, object ? "}" : "]", 1);
+        }
+}
+
+char *proto_print(const cJSON *obj) {
+        text t = { 0 };
+        put_value(&t, obj);
+        if (t.failed) {
+                free(t.s);
+                return NULL;
+        }
+        return t.s;
+}
+
 int proto_frame(const cJSON *msg, char **out, size_t *len) {
         char *json = cJSON_PrintUnformatted(msg);
         if (!json)

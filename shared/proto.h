@@ -24,6 +24,12 @@ cJSON *proto_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The message's "type", or NULL when absent or not a string. */
 const char *proto_type(const cJSON *msg);
 
+/* obj as JSON text, as cJSON_PrintUnformatted writes it but for integers (of at most 2^53 in
+ * magnitude), written as their digits: cJSON formats every number with "%1.15g" and reads it
+ * back with sscanf to check it, which is most of the cost of printing a job record. Caller
+ * frees; NULL when out of memory. O(size of the text). */
+char *proto_print(const cJSON *obj);
+
 /* Serialize msg into a malloc'ed frame (header + JSON). Returns 0 and sets *out and *len (caller
  * frees *out), or -EMSGSIZE when the JSON exceeds PROTO_MAX_MSG, -ENOMEM. */
 int proto_frame(const cJSON *msg, char **out, size_t *len);

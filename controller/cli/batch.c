@@ -1,8 +1,9 @@
-/* batch.c - colony submit --array N and --stdin: many jobs over one connection.
+/* batch.c - colony submit --stdin: a job per line, over one connection.
  *
  * A process per job costs its start-up and a round trip each; here the requests are pipelined
  * (client_pipeline), so the controller reads them in batches and stores each batch with one
- * commit. Replies come back in request order; each id is printed as soon as it is known. */
+ * commit. Replies come back in request order; each id is printed as soon as it is known.
+ * (--array needs none of this: it is one request, jobs.c.) */
 #include "client.h"
 #include "format.h"
 #include "jobs.h"
@@ -15,14 +16,9 @@
 
 typedef struct batch {
         const cli *c;
-        job_spec spec;   /* the options'; argv and env are swapped per job */
-        long count;      /* --array: jobs in all; next: the next index */
-        long next;
-        FILE *lines;     /* --stdin */
+        job_spec spec; /* the options'; argv is swapped per job */
+        FILE *lines;
         unsigned line_no;
-        char **env;      /* --array: the caller's environment plus COLONY_ARRAY_INDEX */
-        size_t env_len;
-        char index_var[64];
         size_t failed;
 } batch;
 
@@ -55,17 +51,7 @@ static void batch_done(void *ud, uint64_t tag, const cJSON *reply) {
         b->failed++;
         if (proto_get_str(reply, "error", &text, perr) < 0 || !text)
                 text = "unexpected reply from the controller";
-        cli_error(b->c, "%s %" PRIu64 ": %s", b->lines ? "line" : "array index", tag, text);
-}
-
-static int array_next(void *ud, cJSON **req, uint64_t *tag) {
-        batch *b = ud;
-        if (b->next >= b->count)
-                return 0;
-        *tag = (uint64_t)b->next;
-        snprintf(b->index_var, sizeof(b->index_var), "COLONY_ARRAY_INDEX=%ld", b->next++);
-        b->spec.env = b->env;
-        return (*req = submit_request(&b->spec)) ? 1 : -ENOMEM;
+        cli_error(b->c, "line %" PRIu64 ": %s", tag, text);
 }
 
 /* Split line at blanks into a NULL-terminated vector pointing into it (malloc'ed). */
@@ -121,34 +107,13 @@ static int lines_next(void *ud, cJSON **req, uint64_t *tag) {
         return r;
 }
 
-/* Run the pipeline and report how it went; returns an exit status. */
-static int run_batch(batch *b, const char *sock, int (*next)(void *ud, cJSON **req, uint64_t *tag)) {
+int jobs_submit_lines(const cli *c, const char *sock, const job_spec *spec, FILE *f) {
+        batch b = { .c = c, .spec = *spec, .lines = f };
         char err[ERRLEN] = "";
-        int r = client_pipeline(sock, next, batch_done, b, REQUEST_TIMEOUT_MS, err, sizeof(err));
+        int r = client_pipeline(sock, lines_next, batch_done, &b, REQUEST_TIMEOUT_MS, err, sizeof(err));
         if (r < 0 && !*err)
                 snprintf(err, sizeof(err), "%s", r == -EIO ? "reading the standard input failed" : strerror(-r));
         if (r < 0)
-                cli_error(b->c, "%s", err);
-        return r < 0 || b->failed ? EXIT_FAIL : 0;
-}
-
-int jobs_submit_array(const cli *c, const char *sock, const job_spec *spec, long count) {
-        batch b = { .c = c, .spec = *spec, .count = count };
-        while (spec->env[b.env_len])
-                b.env_len++;
-        b.env = calloc(b.env_len + 2, sizeof(char *));
-        if (!b.env) {
-                cli_error(c, "out of memory");
-                return EXIT_FAIL;
-        }
-        memcpy(b.env, spec->env, b.env_len * sizeof(char *));
-        b.env[b.env_len] = b.index_var;
-        int r = run_batch(&b, sock, array_next);
-        free(b.env);
-        return r;
-}
-
-int jobs_submit_lines(const cli *c, const char *sock, const job_spec *spec, FILE *f) {
-        batch b = { .c = c, .spec = *spec, .lines = f };
-        return run_batch(&b, sock, lines_next);
+                cli_error(c, "%s", err);
+        return r < 0 || b.failed ? EXIT_FAIL : 0;
 }

@@ -58,22 +58,24 @@ static int record_from_reply(const cJSON *reply, job *j, char *err, size_t errle
         return 0;
 }
 
-int jobs_submit(const char *sock, const job_spec *spec, uint64_t *id, cJSON **reply, char *err,
+int jobs_submit(const char *sock, const job_spec *spec, long count, uint64_t *id, cJSON **reply, char *err,
                 size_t errlen) {
         char perr[PROTO_ERRLEN] = "";
         cJSON *req = proto_new("submit"), *rep = NULL;
-        int64_t v;
+        int64_t v, made = 0;
         int r;
 
-        if (!req || job_spec_to_json(spec, req) < 0) {
+        if (!req || job_spec_to_json(spec, req) < 0 || (count && !cJSON_AddNumberToObject(req, "array", (double)count))) {
                 cJSON_Delete(req);
                 snprintf(err, errlen, "out of memory");
                 return -ENOMEM;
         }
-        r = client_call(sock, req, "submitted", REQUEST_TIMEOUT_MS, &rep, err, errlen);
+        /* the controller answers an array once all of it is stored: allow it a millisecond a job */
+        r = client_call(sock, req, "submitted", REQUEST_TIMEOUT_MS + (int)count, &rep, err, errlen);
         cJSON_Delete(req);
-        if (r == 0 && proto_get_int(rep, "id", 1, INT64_MAX, &v, perr) != 0) {
-                snprintf(err, errlen, "the controller's reply has no job id: %s", perr);
+        if (r == 0 && (proto_get_int(rep, "id", 1, INT64_MAX, &v, perr) != 0 ||
+                       (count && (proto_get_int(rep, "count", count, count, &made, perr) != 0)))) {
+                snprintf(err, errlen, "the controller's reply has no job id%s: %s", count ? " and count" : "", perr);
                 r = -EBADMSG;
         }
         if (r == 0) {
@@ -120,8 +122,8 @@ static const char submit_usage[] =
         "  --type T         workload type\n"
         "  --output FILE    standard output (default: colony-<id>.out in this directory)\n"
         "  --error FILE     standard error (default: with the output)\n"
-        "  --array N        submit N jobs of CMD at once, the i-th with COLONY_ARRAY_INDEX=i\n"
-        "                   (0 to N-1) in its environment\n"
+        "  --array N        submit N jobs of CMD in one request, the i-th with COLONY_ARRAY_INDEX=i\n"
+        "                   (0 to N-1) in its environment; all are queued or none\n"
         "  --stdin          submit one job per line of the standard input: a command line\n"
         "                   split at blanks (no quoting); blank and '#' lines are skipped\n"
         "  --requeue        if its node is lost (its agent timed out, or came back without it),\n"
@@ -206,7 +208,6 @@ int jobs_resolve_command(const cli *c, const char *cmd, const char *cwd, char **
         return EXIT_FAIL;
 }
 
-#define SUBMIT_ARRAY_MAX 1000000
 
 /* How many jobs one submit makes: --array's count (0: one job), or --stdin's lines. */
 typedef struct submit_many {
@@ -256,9 +257,9 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
                 case OPT_OUTPUT: s->stdout_path = optarg; break;
                 case OPT_ERROR: s->stderr_path = optarg; break;
                 case OPT_ARRAY:
-                        if (units_parse_uint(optarg, SUBMIT_ARRAY_MAX, &n) < 0 || n < 1)
+                        if (units_parse_uint(optarg, JOB_ARRAY_MAX, &n) < 0 || n < 1)
                                 return cli_usage_error(c, "--array: '%s' is not a job count from 1 to %d", optarg,
-                                                       SUBMIT_ARRAY_MAX);
+                                                       JOB_ARRAY_MAX);
                         m->array = (long)n;
                         break;
                 case OPT_STDIN: m->from_stdin = true; break;
@@ -323,20 +324,22 @@ static int complete_spec(cli *c, int argc, char **argv, job_spec *s, char *cwd, 
         return 0;
 }
 
-/* Submit one job and print its id (or the reply with --json). Returns an exit status. */
-static int submit_one(const cli *c, const char *sock, const job_spec *s) {
+/* Submit one job, or an array of count in one request, and print its ids one per line (or the
+ * reply with --json). Returns an exit status. */
+static int submit_one(const cli *c, const char *sock, const job_spec *s, long count) {
         char err[ERRLEN];
         cJSON *reply = NULL;
         uint64_t id;
 
-        if (jobs_submit(sock, s, &id, &reply, err, sizeof(err)) < 0) {
+        if (jobs_submit(sock, s, count, &id, &reply, err, sizeof(err)) < 0) {
                 cli_error(c, "%s", err);
                 return EXIT_FAIL;
         }
         if (c->json)
                 fmt_json(reply);
         else
-                printf("%" PRIu64 "\n", id);
+                for (long i = 0; i < (count ? count : 1); i++)
+                        printf("%" PRIu64 "\n", id + (uint64_t)i);
         cJSON_Delete(reply);
         return 0;
 }
@@ -360,10 +363,8 @@ static int run_submit(cli *c, int argc, char **argv) {
         r = many.from_stdin ? common_spec(c, &s, cwd, owned) : complete_spec(c, argc, argv, &s, cwd, owned);
         if (r == 0 && many.from_stdin)
                 r = jobs_submit_lines(c, sock, &s, stdin);
-        else if (r == 0 && many.array)
-                r = jobs_submit_array(c, sock, &s, many.array);
         else if (r == 0)
-                r = submit_one(c, sock, &s);
+                r = submit_one(c, sock, &s, many.array);
         free(s.argv);
         free(s.env);
         for (int i = 0; i < 3; i++)
@@ -561,6 +562,10 @@ static void show_job(const job *j) {
         snprintf(line, sizeof(line), "%" PRIu64 " (%s)", j->id, j->spec.name ? j->spec.name : "-");
         field("job:", line);
         field("state:", job_state_name(j->state));
+        if (j->array_first) {
+                snprintf(line, sizeof(line), "index %u of the array from job %" PRIu64, j->array_index, j->array_first);
+                field("array:", line);
+        }
         if (j->spec.requeue || j->attempt > 1) {
                 snprintf(line, sizeof(line), "%u%s", j->attempt, j->spec.requeue ? " (requeued if its node is lost)" : "");
                 field("attempt:", line);

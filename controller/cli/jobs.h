@@ -8,9 +8,11 @@
 #include <stdio.h>
 #include <stdint.h>
 
-/* Submit spec to the controller at sock. Returns 0 with *id (and *reply when reply is not NULL;
- * caller owns it), or -errno with one line in err. */
-int jobs_submit(const char *sock, const job_spec *spec, uint64_t *id, cJSON **reply, char *err,
+/* Submit spec to the controller at sock: one job, or with count > 0 an array of count jobs in one
+ * request (the i-th, from 0, gets COLONY_ARRAY_INDEX=i in its environment at launch). Returns 0
+ * with *id, the first job's (and *reply when reply is not NULL; caller owns it), or -errno with
+ * one line in err: an array is refused whole. */
+int jobs_submit(const char *sock, const job_spec *spec, long count, uint64_t *id, cJSON **reply, char *err,
                 size_t errlen);
 /* Wait (up to timeout_ms; < 0: forever) until job id is terminal. Returns 0 with its record in
  * *out (free with job_free) and *reply when not NULL, or -errno with one line in err
@@ -21,13 +23,10 @@ int jobs_wait(const char *sock, uint64_t id, int timeout_ms, job *out, cJSON **r
 /* The absolute path of cmd ($PATH searched when it has no '/'), checked executable, into
  * *out (malloc'ed). Returns 0, or EXIT_FAIL after printing why (*out NULL). */
 int jobs_resolve_command(const cli *c, const char *cmd, const char *cwd, char **out);
-/* Submit count copies of spec over one connection, the i-th (from 0) with COLONY_ARRAY_INDEX=i
- * added to its environment; print the ids in order, or with --json each reply on a line
- * (batch.c). Returns an exit status: EXIT_FAIL when any was refused. */
-int jobs_submit_array(const cli *c, const char *sock, const job_spec *spec, long count);
-/* Submit one job per line of f over one connection: the line, split at blanks (no quoting;
- * blank lines and lines starting with '#' skipped), is the command line, the rest is spec's.
- * Prints like jobs_submit_array (batch.c). Returns an exit status. */
+/* Submit one job per line of f over one connection (pipelined): the line, split at blanks (no
+ * quoting; blank lines and lines starting with '#' skipped), is the command line, the rest is
+ * spec's. Prints the ids in order, or with --json each reply on a line (batch.c). Returns an
+ * exit status: EXIT_FAIL when any was refused. */
 int jobs_submit_lines(const cli *c, const char *sock, const job_spec *spec, FILE *f);
 
 #define REQUEST_TIMEOUT_MS 30000 /* a controller silent this long on a plain request is stuck */

@@ -7,8 +7,8 @@
 #  * a process per submission: NJOBS `colony submit` from one shell loop, and the same from 8
 #    concurrent loops, against Slurm's loop of `sbatch` (slurm-peer.sh submitonly); a no-op
 #    `colony --version` loop is the process-start share of colony's figure;
-#  * many jobs from one command: `colony submit --array` (pipelined over one connection, stored
-#    in group commits), BATCH jobs from 1 client and from 8 concurrent ones, against Slurm's
+#  * many jobs from one command: `colony submit --array` (one request, its environment stored
+#    once), BATCH jobs from 1 client and from 8 concurrent ones, against Slurm's
 #    `sbatch --array` (one RPC makes an array job of up to 1000 tasks);
 #  * 1000 trivial jobs (`true`, one CPU each, on a 2-CPU node on both sides) from the first
 #    submission until the last has finished: colony through the process loop and through

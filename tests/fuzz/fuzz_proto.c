@@ -74,6 +74,23 @@ static void check_alpha(const cJSON *obj) {
         alpha_free(&b);
 }
 
+/* proto_print's text means what cJSON's means: both read back and printed by cJSON alike
+ * (cJSON_Compare would not do: it matches an object's duplicate keys to the first). */
+static void check_print(const cJSON *msg) {
+        char *texts[2] = { proto_print(msg), cJSON_PrintUnformatted(msg) }, *again[2] = { NULL, NULL };
+        for (int i = 0; i < 2; i++) {
+                cJSON *back = texts[i] ? cJSON_Parse(texts[i]) : NULL;
+                again[i] = back ? cJSON_PrintUnformatted(back) : NULL;
+                cJSON_Delete(back);
+        }
+        if (texts[0] && texts[1] && (!again[0] != !again[1] || (again[0] && strcmp(again[0], again[1]) != 0)))
+                abort();
+        for (int i = 0; i < 2; i++) {
+                free(texts[i]);
+                free(again[i]);
+        }
+}
+
 /* Everything the daemons and the CLI read from a message, whatever its type says it is. */
 static void check_message(const cJSON *msg) {
         char err[PROTO_ERRLEN];
@@ -81,6 +98,8 @@ static void check_message(const cJSON *msg) {
         agent_hello hello;
         const cJSON *item;
         (void)proto_check_fields(msg, job_spec_fields, err);
+        (void)proto_check_fields(msg, job_submit_fields, err);
+        check_print(msg);
         if (job_result_from_json(msg, &res, err) == 0)
                 job_result_free(&res);
         if (agentmsg_hello(msg, &hello, err) == 0)

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # group_commit.sh - a job id is returned only once the job is stored, also when many
-# submissions share one commit: while 4 clients pipeline submissions (colony submit --array),
+# submissions share one commit: while 4 clients pipeline submissions (colony submit --stdin),
 # the controller is SIGKILLed; after a restart every id a client printed is there, once. Run
 # with the default (each commit fsynced) and with sync_commits = no (commits written to the
-# kernel only), which promises the same across a crash of the controller.
+# kernel only), which promises the same across a crash of the controller. (An array, one
+# request, is array_restart.sh's.)
 . "$(dirname "$0")/lib.sh"
 command -v stdbuf >/dev/null || { echo "SKIP: stdbuf missing"; exit $SKIP; }
 
@@ -13,14 +14,13 @@ acked() { cat "$DIR"/acked-* | wc -l; }
 # check that every acknowledged job is stored once and pending; $1 names the run.
 kill_and_check() {
         # every job asks for the whole node, so all but one stay pending and nothing ends meanwhile
-        local port cmdline clients=() failed=0 missing
-        port=$(cat "$DIR/controller.port")
-        cmdline=$(tr '\0' ' ' <"/proc/$(cat "$DIR/controller.pid")/cmdline" | sed "s/127.0.0.1:0/127.0.0.1:$port/")
+        local cmdline clients=() failed=0 missing
+        cmdline=$(controller_cmdline)
         rm -f "$DIR"/acked-*
         for c in 1 2 3 4; do
                 # line-buffered, so that an id is in the file as soon as the client has it
-                stdbuf -oL "$COLONY_BIN/colony" submit --cpus 1 --mem 1M --array 20000 -- "$COLONY_BIN/colony-stress" sleep 600 \
-                        >"$DIR/acked-$c" 2>"$DIR/client-$c.err" &
+                yes "$COLONY_BIN/colony-stress sleep 600" | head -n 20000 |
+                        stdbuf -oL "$COLONY_BIN/colony" submit --cpus 1 --mem 1M --stdin >"$DIR/acked-$c" 2>"$DIR/client-$c.err" &
                 clients+=($!)
         done
         for ((i = 0; i < 300; i++)); do [ "$(acked)" -ge 2000 ] && break; sleep 0.05; done
@@ -29,10 +29,7 @@ kill_and_check() {
         note "$1: controller killed after $(acked) acknowledgements; $failed of 4 clients cut off"
         [ "$failed" -gt 0 ] || note "(every client had finished before the kill: a weaker test this time)"
 
-        $cmdline >>"$DIR/controller.log" 2>&1 &
-        echo $! >"$DIR/controller.pid"
-        STARTED_PIDS+=("$!")
-        for ((i = 0; i < 300; i++)); do colony nodes >/dev/null 2>&1 && break; sleep 0.1; done
+        controller_start "$cmdline"
 
         colony queue --all --json | jq -r '.jobs[].id' | sort >"$DIR/stored"
         sort "$DIR"/acked-* >"$DIR/acked"

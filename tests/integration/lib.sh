@@ -51,6 +51,23 @@ cluster_up() {
         colony up --dir "$DIR" --name-prefix "$PREFIX" "$@" >/dev/null
 }
 
+# controller_cmdline: the controller's command line as colony up started it, on the port its
+# agents know, to start it again after killing it.
+controller_cmdline() {
+        tr '\0' ' ' <"/proc/$(cat "$DIR/controller.pid")/cmdline" | sed "s/127.0.0.1:0/127.0.0.1:$(cat "$DIR/controller.port")/"
+}
+
+# controller_start CMDLINE: start the controller from controller_cmdline's output; return once
+# it answers.
+controller_start() {
+        $1 >>"$DIR/controller.log" 2>&1 &
+        echo $! >"$DIR/controller.pid"
+        STARTED_PIDS+=("$!")
+        local i
+        for ((i = 0; i < 300; i++)); do colony nodes >/dev/null 2>&1 && return 0; sleep 0.1; done
+        fail "the controller did not come back"
+}
+
 # job_field ID FIELD: one field of a job record.
 job_field() { colony show --json "$1" | jq -r ".job.$2 // .$2"; }
 

@@ -11,16 +11,11 @@ queued=$(colony submit --name queued --cpus 1 --mem 32M -- "$COLONY_BIN/colony-s
 wait_state "$long" running
 [ "$(job_field "$queued" state)" = pending ] || fail "queued should wait for the two running jobs"
 
-# the controller's command line as colony up started it, on the port the agent knows
-port=$(cat "$DIR/controller.port")
-cmdline=$(tr '\0' ' ' < "/proc/$(cat "$DIR/controller.pid")/cmdline" | sed "s/127.0.0.1:0/127.0.0.1:$port/")
+cmdline=$(controller_cmdline)
 kill -9 "$(cat "$DIR/controller.pid")"
 note "controller killed; job $short ends while it is away"
 sleep 3
-$cmdline >>"$DIR/controller.log" 2>&1 &
-echo $! >"$DIR/controller.pid"
-STARTED_PIDS+=("$!")
-for ((i = 0; i < 100; i++)); do colony nodes >/dev/null 2>&1 && break; sleep 0.1; done
+controller_start "$cmdline"
 
 for id in "$short" "$long" "$queued"; do
         colony wait "$id" >/dev/null || fail "job $id: $(job_field "$id" state) $(job_field "$id" error)"

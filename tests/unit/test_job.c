@@ -252,7 +252,7 @@ END_TEST
 
 START_TEST(record_round_trip_hides_env) {
         job j = { .id = 7, .uid = 65534, .gid = 65534, .state = JOB_OOM_KILLED, .submit_usec = 1, .start_usec = 2,
-                  .end_usec = 3 };
+                  .end_usec = 3, .array_first = 5, .array_index = 2 };
         char err[PROTO_ERRLEN];
         ck_assert_int_eq(parse(GOOD ",\"env\":[\"SECRET=1\"]", &j.spec, err), 0);
         j.user = strdup("nobody");
@@ -271,9 +271,45 @@ START_TEST(record_round_trip_hides_env) {
         ck_assert_uint_eq(back.result.oom_kills, 1);
         ck_assert_str_eq(back.result.error, "killed by the OOM killer");
         ck_assert_int_eq(back.end_usec, 3);
+        ck_assert_uint_eq(back.array_first, 5);
+        ck_assert_uint_eq(back.array_index, 2);
         cJSON_Delete(obj);
         job_free(&back);
+        j.array_first = 0; /* a job of no array: no array fields */
+        obj = job_to_json(&j);
+        ck_assert_ptr_null(cJSON_GetObjectItem(obj, "array_first"));
+        ck_assert_ptr_null(cJSON_GetObjectItem(obj, "array_index"));
+        cJSON_Delete(obj);
         job_free(&j);
+}
+END_TEST
+
+/* Two jobs of an array read back from the store: the second takes the first's strings where
+ * they are equal, and frees its own. */
+START_TEST(an_arrays_jobs_share_equal_strings_again) {
+        char err[PROTO_ERRLEN];
+        job first = { .id = 4, .array_first = 4, .user = strdup("ada") }, second = { .id = 5, .array_first = 4,
+                                                                                      .array_index = 1,
+                                                                                      .user = strdup("ada") };
+        ck_assert_int_eq(parse(GOOD, &first.spec, err), 0);
+        ck_assert_int_eq(parse(GOOD, &second.spec, err), 0);
+        first.spec.stdout_path = strdup("/tmp/colony-4.out");
+        second.spec.stdout_path = strdup("/tmp/colony-5.out");
+        ck_assert(job_share_strings(&second, &first));
+        ck_assert_ptr_eq(second.spec.argv, first.spec.argv);
+        ck_assert_ptr_eq(second.user, first.user);
+        ck_assert_ptr_eq(second.spec.cwd, first.spec.cwd);
+        ck_assert_str_eq(second.spec.stdout_path, "/tmp/colony-5.out"); /* its own, still */
+        ck_assert(!second.borrows_stdout);
+        ck_assert(!job_share_strings(&second, &first)); /* once only */
+        job other = { .id = 6, .user = strdup("bob") }; /* a different user: nothing shared */
+        ck_assert_int_eq(parse(GOOD, &other.spec, err), 0);
+        ck_assert(!job_share_strings(&other, &first));
+        ck_assert(!other.borrows_spec);
+        job_free(&other);
+        job_free(&second);
+        ck_assert_str_eq(first.spec.argv[0], "/bin/echo"); /* the owner's are intact */
+        job_free(&first);
 }
 END_TEST
 
@@ -361,6 +397,7 @@ static Suite *job_suite(void) {
         tcase_add_test(tc, the_bound_covers_the_printed_spec);
         tcase_add_test(tc, spec_round_trip_keeps_env);
         tcase_add_test(tc, record_round_trip_hides_env);
+        tcase_add_test(tc, an_arrays_jobs_share_equal_strings_again);
         tcase_add_test(tc, record_parse_is_tolerant_but_not_blind);
         tcase_add_test(tc, result_round_trip);
         tcase_add_test(tc, state_names);

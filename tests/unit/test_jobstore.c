@@ -2,6 +2,7 @@
 #include "check_main.h"
 #include "jobstore.h"
 #include <errno.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -144,6 +145,138 @@ START_TEST(unreadable_database_is_a_clear_error) {
 }
 END_TEST
 
+/* The number of rows of path's jobs table with an environment of their own. */
+static int rows_with_env(void) {
+        sqlite3 *db;
+        sqlite3_stmt *q;
+        ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM jobs WHERE env != '[]'", -1, &q, NULL), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+        int n = sqlite3_column_int(q, 0);
+        sqlite3_finalize(q);
+        sqlite3_close(db);
+        return n;
+}
+
+START_TEST(an_array_stores_its_environment_once_and_every_member_reads_it) {
+        jobstore *s;
+        char err[256];
+        job first = make_job(10, JOB_PENDING), others[3];
+        first.array_first = 10;
+        ck_assert_int_eq(jobstore_open(path, &s, err, sizeof(err)), 0);
+        ck_assert_int_eq(jobstore_batch_begin(s), 0);
+        ck_assert_int_eq(jobstore_put(s, &first), 0);
+        for (int i = 0; i < 3; i++) { /* as the controller makes them: no environment of their own */
+                others[i] = (job){ .id = 11 + (uint64_t)i, .state = JOB_PENDING, .array_first = 10,
+                                   .array_index = (uint32_t)i + 1 };
+                job_borrow_spec(&others[i], &first, false);
+                ck_assert_int_eq(jobstore_put(s, &others[i]), 0);
+        }
+        ck_assert_int_eq(jobstore_batch_commit(s), 0);
+        job plain = make_job(20, JOB_PENDING); /* not an array's: keeps its own */
+        strv_free(plain.spec.env);
+        plain.spec.env = calloc(2, sizeof(char *));
+        plain.spec.env[0] = strdup("PLAIN=1");
+        ck_assert_int_eq(jobstore_put(s, &plain), 0);
+        jobstore_close(s);
+        ck_assert_int_eq(rows_with_env(), 2);
+
+        loaded l = { 0 };
+        ck_assert_int_eq(jobstore_open(path, &s, err, sizeof(err)), 0);
+        ck_assert_int_eq(jobstore_load(s, collect, &l), 0);
+        for (uint64_t id = 10; id <= 13; id++) {
+                char **env;
+                ck_assert_int_eq(jobstore_get_env(s, id, &env), 0);
+                ck_assert_str_eq(env[0], "HOME=/home/ada");
+                ck_assert_ptr_null(env[1]);
+                strv_free(env);
+        }
+        char **env;
+        ck_assert_int_eq(jobstore_get_env(s, 20, &env), 0);
+        ck_assert_str_eq(env[0], "PLAIN=1");
+        strv_free(env);
+        ck_assert_int_eq(jobstore_get_env(s, 14, &env), -ENOENT);
+        jobstore_close(s);
+        ck_assert_int_eq(l.n, 5);
+        for (int i = 0; i < 4; i++) {
+                ck_assert_uint_eq(l.jobs[i]->array_first, 10);
+                ck_assert_uint_eq(l.jobs[i]->array_index, (uint32_t)i);
+                ck_assert_str_eq(l.jobs[i]->spec.argv[1], "hello world");
+        }
+        ck_assert_uint_eq(l.jobs[4]->array_first, 0);
+        for (int i = 0; i < l.n; i++) {
+                job_free(l.jobs[i]);
+                free(l.jobs[i]);
+        }
+        for (int i = 0; i < 3; i++)
+                job_free(&others[i]);
+        job_free(&first);
+        job_free(&plain);
+}
+END_TEST
+
+/* The schema of the jobs table before arrays (colony up to commit 8db8ca8), verbatim. */
+static const char old_schema[] = "PRAGMA journal_mode=WAL;"
+                                 "CREATE TABLE jobs ("
+                                 "  id INTEGER PRIMARY KEY,"
+                                 "  state TEXT NOT NULL,"
+                                 "  record TEXT NOT NULL,"
+                                 "  env TEXT NOT NULL DEFAULT '[]');";
+
+START_TEST(a_database_from_before_arrays_opens_and_its_jobs_keep_their_env) {
+        sqlite3 *db;
+        sqlite3_stmt *q;
+        job old = make_job(3, JOB_PENDING);
+        cJSON *rec = job_to_json(&old);
+        char *text = cJSON_PrintUnformatted(rec);
+        ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_exec(db, old_schema, NULL, NULL, NULL), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_prepare_v2(db, "INSERT INTO jobs VALUES (3, 'pending', ?, '[\"OLD=yes\"]')", -1, &q, NULL),
+                         SQLITE_OK);
+        sqlite3_bind_text(q, 1, text, -1, SQLITE_STATIC);
+        ck_assert_int_eq(sqlite3_step(q), SQLITE_DONE);
+        sqlite3_finalize(q);
+        sqlite3_close(db);
+
+        jobstore *s;
+        char err[256], **env;
+        loaded l = { 0 };
+        ck_assert_int_eq(jobstore_open(path, &s, err, sizeof(err)), 0);
+        ck_assert_int_eq(jobstore_load(s, collect, &l), 0);
+        ck_assert_int_eq(l.n, 1);
+        ck_assert_uint_eq(l.jobs[0]->id, 3);
+        ck_assert_str_eq(l.jobs[0]->spec.name, "greet");
+        ck_assert_uint_eq(l.jobs[0]->array_first, 0);
+        ck_assert_int_eq(jobstore_get_env(s, 3, &env), 0);
+        ck_assert_str_eq(env[0], "OLD=yes");
+        strv_free(env);
+        job next = make_job(4, JOB_PENDING), member = { .id = 5, .state = JOB_PENDING, .array_first = 4,
+                                                        .array_index = 1 };
+        next.array_first = 4; /* an array stored after the upgrade */
+        job_borrow_spec(&member, &next, false);
+        l.jobs[0]->state = JOB_RUNNING; /* and the old job's update keeps its environment */
+        ck_assert_int_eq(jobstore_put(s, l.jobs[0]), 0);
+        ck_assert_int_eq(jobstore_put(s, &next), 0);
+        ck_assert_int_eq(jobstore_put(s, &member), 0);
+        jobstore_close(s);
+        ck_assert_int_eq(jobstore_open(path, &s, err, sizeof(err)), 0); /* the column is added once */
+        ck_assert_int_eq(jobstore_get_env(s, 3, &env), 0);
+        ck_assert_str_eq(env[0], "OLD=yes");
+        strv_free(env);
+        ck_assert_int_eq(jobstore_get_env(s, 5, &env), 0);
+        ck_assert_str_eq(env[0], "HOME=/home/ada");
+        strv_free(env);
+        jobstore_close(s);
+        job_free(l.jobs[0]);
+        free(l.jobs[0]);
+        job_free(&member);
+        job_free(&next);
+        job_free(&old);
+        cJSON_Delete(rec);
+        free(text);
+}
+END_TEST
+
 /* The controller holds its database alone: a second one on the same file is refused (after
  * SQLite's busy wait) instead of writing beside it; closing the first lets it in. */
 START_TEST(a_second_opener_is_refused_while_the_first_holds_it) {
@@ -174,6 +307,8 @@ static Suite *jobstore_suite(void) {
         tcase_add_test(tc, jobs_survive_a_reopen_and_keep_their_env);
         tcase_add_test(tc, unreadable_database_is_a_clear_error);
         tcase_add_test(tc, a_committed_batch_is_stored_and_an_open_one_is_not);
+        tcase_add_test(tc, an_array_stores_its_environment_once_and_every_member_reads_it);
+        tcase_add_test(tc, a_database_from_before_arrays_opens_and_its_jobs_keep_their_env);
         tcase_add_test(tc, a_second_opener_is_refused_while_the_first_holds_it);
         suite_add_tcase(s, tc);
         return s;

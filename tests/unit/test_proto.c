@@ -33,6 +33,28 @@ static int read_one(const char *text, cJSON **msg, char err[PROTO_ERRLEN]) {
         return ret;
 }
 
+/* proto_print writes what cJSON writes, integers as digits. */
+START_TEST(print_writes_integers_as_digits_and_the_rest_as_cjson) {
+        static const char in[] = "{\"a\":1,\"b\":-3,\"c\":1763913600000000,\"big\":9007199254740993000,"
+                                 "\"s\":\"q\\\"\\\\\\n\\t\\u0001\u00e9/\",\"x\":[true,false,null,0.5,-0.25,[]],"
+                                 "\"o\":{},\"e\":\"\",\"z\":-0}";
+        cJSON *obj = cJSON_Parse(in);
+        ck_assert_ptr_nonnull(obj);
+        char *mine = proto_print(obj), *theirs = cJSON_PrintUnformatted(obj);
+        ck_assert_str_eq(mine, "{\"a\":1,\"b\":-3,\"c\":1763913600000000,\"big\":9.007199254740993e+18,"
+                               "\"s\":\"q\\\"\\\\\\n\\t\\u0001\u00e9/\",\"x\":[true,false,null,0.5,-0.25,[]],"
+                               "\"o\":{},\"e\":\"\",\"z\":-0}");
+        cJSON *back = cJSON_Parse(mine), *ref = cJSON_Parse(theirs);
+        ck_assert(cJSON_Compare(back, ref, true));
+        ck_assert_ptr_nonnull(strstr(theirs, "\"c\":1.7639136e+15")); /* what cJSON makes of it */
+        cJSON_Delete(obj);
+        cJSON_Delete(back);
+        cJSON_Delete(ref);
+        free(mine);
+        free(theirs);
+}
+END_TEST
+
 START_TEST(round_trip_byte_by_byte) {
         cJSON *msg = proto_new("submit");
         cJSON_AddNumberToObject(msg, "mcpu", 500);
@@ -679,6 +701,7 @@ static Suite *proto_suite(void) {
         Suite *s = suite_create("proto");
         TCase *reader = tcase_create("reader");
         tcase_add_test(reader, round_trip_byte_by_byte);
+        tcase_add_test(reader, print_writes_integers_as_digits_and_the_rest_as_cjson);
         tcase_add_test(reader, two_frames_in_one_feed);
         tcase_add_test(reader, header_split_across_feeds);
         tcase_add_test(reader, frame_and_a_half_then_the_rest);

@@ -15,6 +15,8 @@ typedef struct recorder {
         char launch_nodes[64][16];
         uint64_t ended_ids[64];
         int fail_persist;
+        int fail_persist_at;    /* fail the persist() call that would be this many-th (from 1) */
+        int persisted_with_env; /* persist() calls of a job holding its environment */
         int events;
         char event_log[2048]; /* "what:job:node " for each event, in order */
         int persisted_after_job_event; /* persist() calls that came right after a job's event */
@@ -22,12 +24,12 @@ typedef struct recorder {
 } recorder;
 
 static int rec_persist(void *u, const job *j) {
-        (void)j;
         recorder *r = u;
         r->persisted++;
+        r->persisted_with_env += j->spec.env != NULL;
         r->persisted_after_job_event += r->job_event_unpersisted;
         r->job_event_unpersisted = false;
-        return r->fail_persist ? -EIO : 0;
+        return r->fail_persist || r->persisted == r->fail_persist_at ? -EIO : 0;
 }
 
 static void rec_launch(void *u, ctl_node *n, const job *j) {
@@ -153,6 +155,73 @@ START_TEST(a_failed_write_refuses_the_submission) {
         ck_assert_ptr_nonnull(strstr(err, "could not record"));
         ck_assert_uint_eq(st.njobs, 0);
         ck_assert_uint_eq(st.npending, 0);
+}
+END_TEST
+
+/* Submit an array of count jobs of spec with environment HOME=/home/u. Returns its first id, 0
+ * when refused. */
+static uint64_t submit_array(size_t count, int64_t mcpu) {
+        job_spec spec = { .argv = calloc(3, sizeof(char *)), .env = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"),
+                          .name = strdup("arr"), .req = { .mcpu = mcpu, .mem = MiB } };
+        spec.argv[0] = strdup("/bin/echo");
+        spec.argv[1] = strdup("x");
+        spec.env[0] = strdup("HOME=/home/u");
+        uint64_t first = 0;
+        int r = ctl_submit_array(&st, 1000, 1000, "u", &spec, count, 1000, &first, err);
+        job_spec_free(&spec);
+        return r < 0 ? 0 : first;
+}
+
+START_TEST(an_array_is_numbered_in_order_and_shares_its_first_jobs_strings) {
+        uint64_t plain = submit_as(0, 100, MiB), first = submit_array(4, 100);
+        ck_assert_uint_eq(first, plain + 1);
+        ck_assert_uint_eq(st.npending, 5);
+        ck_assert_int_eq(rec.persisted, 5);
+        ck_assert_int_eq(rec.persisted_with_env, 1); /* the array's first only */
+        ck_assert_int_eq(rec.persisted_after_job_event, 5);
+        const job *owner = ctl_find_job(&st, first);
+        for (uint32_t i = 0; i < 4; i++) {
+                const job *j = ctl_find_job(&st, first + i);
+                ck_assert_ptr_eq(st.pending[1 + i], j);
+                ck_assert_uint_eq(j->array_first, first);
+                ck_assert_uint_eq(j->array_index, i);
+                ck_assert_int_eq(j->spec.req.mcpu, 100);
+                ck_assert_ptr_null(j->spec.env); /* dropped once stored */
+                ck_assert_ptr_eq(j->spec.argv, owner->spec.argv);
+                ck_assert_ptr_eq(j->user, owner->user);
+                char out[64];
+                snprintf(out, sizeof(out), "/tmp/colony-%llu.out", (unsigned long long)j->id);
+                ck_assert_str_eq(j->spec.stdout_path, out); /* its own, from its id */
+        }
+        ck_assert_uint_eq(ctl_find_job(&st, plain)->array_first, 0);
+        ck_assert_ptr_nonnull(strstr(rec.event_log, "submitted:5:-"));
+        ctl_node *n = node("a", 1000, 1024 * MiB, NULL, 0);
+        ck_assert_int_eq(ctl_schedule(&st), 5);
+        finish_ok(n, first); /* the owner ends first: the others keep its strings (checked by ctl_free) */
+        ck_assert_str_eq(ctl_find_job(&st, first + 3)->spec.argv[1], "x");
+}
+END_TEST
+
+START_TEST(an_array_past_max_pending_or_a_failed_write_stores_none_of_it) {
+        st.cfg.max_pending = 5;
+        ck_assert_uint_ne(submit_as(0, 100, MiB), 0);
+        ck_assert_uint_eq(submit_array(5, 100), 0);
+        ck_assert_ptr_nonnull(strstr(err, "queue full: 1 jobs pending, and an array of 5 would pass max_pending (5)"));
+        ck_assert_int_eq(rec.persisted, 1);
+        ck_assert_uint_eq(st.njobs, 1);
+        ck_assert_uint_ne(submit_array(4, 100), 0); /* exactly up to the cap */
+        ck_assert_uint_eq(st.npending, 5);
+
+        st.cfg.max_pending = 100;
+        uint64_t next = st.next_id;
+        rec.fail_persist_at = rec.persisted + 3; /* the third of the array */
+        ck_assert_uint_eq(submit_array(10, 100), 0);
+        ck_assert_ptr_nonnull(strstr(err, "could not record"));
+        ck_assert_uint_eq(st.njobs, 5);
+        ck_assert_uint_eq(st.npending, 5);
+        ck_assert_ptr_null(ctl_find_job(&st, next));
+        uint64_t after = submit_array(2, 100); /* the failed array's ids are not given again */
+        ck_assert_uint_eq(after, next + 10);
 }
 END_TEST
 
@@ -728,6 +797,8 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, impossible_requests_are_refused_once_a_node_is_known);
         tcase_add_test(tc, a_failed_write_refuses_the_submission);
         tcase_add_test(tc, queue_cap);
+        tcase_add_test(tc, an_array_is_numbered_in_order_and_shares_its_first_jobs_strings);
+        tcase_add_test(tc, an_array_past_max_pending_or_a_failed_write_stores_none_of_it);
         tcase_add_loop_test(tc, a_settled_pass_places_what_a_full_pass_would, 0, 3 * _SCHED_HEURISTIC_MAX);
         tcase_add_test(tc, only_owner_or_root_may_cancel);
         tcase_add_test(tc, a_lost_node_loses_its_jobs_and_frees_nothing_twice);
