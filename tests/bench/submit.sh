@@ -214,14 +214,18 @@ slurm_api() {
         "$dir/slurm_submit" --clients "$1" --jobs "$2"
         slurm_empty
 }
-# slurm_probe: kill_probe's counterpart; slurm-peer.sh start restarts the slurmctld killed (it
-# started it, from this script, and recorded its pid). Only pending jobs named as
-# slurm_submit names them count: the restart's own `srun true` may be given a lost job's id.
+# slurm_probe: kill_probe's counterpart, or null when slurmctld does not come back.
+# slurm-peer.sh start restarts the slurmctld killed (it started it, from this script). Its pid
+# file goes first: the killed daemon may stay a zombie for minutes (it is not our child, and
+# not every init reaps at once), which the peer's kill -0 would take for alive. Only pending
+# jobs named as slurm_submit names them count: the restart's own `srun true` may be given a
+# lost job's id.
 slurm_probe() {
         slurm_empty
         "$dir/slurm_submit" --clients 1 --jobs "$probe_jobs" --ids "$dir/slurm_acked" >/dev/null
         kill_wait "$(cat /run/slurm-peer/slurmctld.pid)"
-        "$peer" start >&2
+        rm -f /run/slurm-peer/slurmctld.pid
+        "$peer" start >&2 || { echo null; return; }
         squeue -h -t PD -n bench -o %i | probe_json "$dir/slurm_acked"
 }
 slurm=null
