@@ -27,6 +27,7 @@
 #  * controller memory: RSS growth while 100,000 jobs that cannot start are submitted.
 # colony's submission runs use one 1-CPU agent and jobs asking for the whole CPU, so one runs
 # and the rest wait: what is timed is the submission path (request, SQLite with fsync, reply).
+# The agent is named bench<pid>-1, so that two runs at once never share its cgroups.
 # Slurm: ../shared/tools/slurm-peer.sh (setup, start, submitonly, measure, stop) when it is
 # there and SLURM=0 is not set; SCHED_PARAMS (default batch_sched_delay=0,sched_min_interval=0,
 # the peer's tuned set-up: Slurm's defaults drain 3x slower) is passed to its set-up.
@@ -98,13 +99,27 @@ cluster_up() {
         "$bin/colony" down --dir "$dir/c" >/dev/null 2>&1 || true
         rm -rf "$dir/c"
         mkdir -p "$dir/c"
-        "$bin/colony" up --dir "$dir/c" --agents 1 --agent-cpus "$cpus" --agent-mem 4G --name-prefix bench- "$@" >/dev/null || return
+        "$bin/colony" up --dir "$dir/c" --agents 1 --agent-cpus "$cpus" --agent-mem 4G --name-prefix "bench$$-" "$@" >/dev/null || return
         export COLONY_SOCKET=$dir/c/controller.sock
         ctl=$(cat "$dir/c/controller.pid")
         cd "$dir/c"
 }
 unfinished() { "$bin/colony" queue --json | jq '.jobs | length'; }
-wait_drained() { while [ "$(unfinished)" -gt 0 ]; do sleep 0.1; done; }
+# Until no job is pending or running. A poll that fails (a busy controller on a loaded machine)
+# is retried, not read as "drained"; 50 failures in a row end the run.
+wait_drained() {
+        local n fails=0
+        while :; do
+                if n=$(unfinished 2>&1) && [[ $n =~ ^[0-9]+$ ]]; then
+                        [ "$n" -gt 0 ] || return 0
+                        fails=0
+                elif ((++fails == 50)); then
+                        log "colony queue keeps failing: $n"
+                        exit 1
+                fi
+                sleep 0.1
+        done
+}
 submit_one() { "$bin/colony" submit --cpus 1 --mem 1M -- "$bin/colony-stress" sleep 600 >/dev/null; }
 noop_one() { "$bin/colony" --version >/dev/null; }
 submit_array() { "$bin/colony" submit --cpus 1 --mem 1M --array "$1" -- "$bin/colony-stress" sleep 600 >/dev/null; }
