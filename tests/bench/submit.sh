@@ -140,7 +140,8 @@ api_pair() {
         jq -n --argjson one "$one" --argjson eight "$eight" '{api_1_client: $one, api_8_clients: $eight}'
 }
 # kill_probe [colony up options]: {acked, recovered} after PROBE_JOBS acknowledged submissions,
-# a SIGKILL of the controller and its restart (same command line, on the port the agent knows).
+# a SIGKILL of the controller and its restart (same command line, on the port the agent knows);
+# null when the restarted controller does not answer.
 kill_probe() {
         local port i cmd=()
         cluster_up 1 "$@"
@@ -152,7 +153,8 @@ kill_probe() {
         ("${cmd[@]}" >>"$dir/c/controller.log" 2>&1 & echo $! >"$dir/c/controller.pid")
         ctl=$(cat "$dir/c/controller.pid")
         for ((i = 0; i < 100; i++)); do "$bin/colony" nodes >/dev/null 2>&1 && break; sleep 0.1; done
-        "$bin/colony" queue --all --json | jq '.jobs[].id' | probe_json "$dir/acked"
+        "$bin/colony" queue --all --json >"$dir/after" || { echo null; return; }
+        jq '.jobs[].id' "$dir/after" | probe_json "$dir/acked"
 }
 
 # ---- colony: submissions ----
