@@ -6,12 +6,18 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct jobstore {
         sqlite3 *db;
         sqlite3_stmt *put;
         sqlite3_stmt *get_env;
         sqlite3_stmt *put_event;
+        /* The environment (as stored) of the last job that holds its own, and that job: the
+         * next job with the same environment, as a user's jobs from one shell have, refers to it
+         * instead of storing it again. */
+        char *last_env;
+        uint64_t last_env_job;
 };
 
 /* locking_mode=EXCLUSIVE: the controller is the database's only user, so it takes the file
@@ -65,7 +71,8 @@ int jobstore_open(const char *path, jobstore **out, char *err, size_t errlen) {
             sqlite3_exec(s->db, schema, NULL, NULL, &msg) != SQLITE_OK || add_env_of(s->db, &msg) != SQLITE_OK ||
             sqlite3_prepare_v2(s->db,
                                "INSERT INTO jobs (id, state, record, env, env_of) VALUES (?, ?, ?, ?, ?) "
-                               "ON CONFLICT (id) DO UPDATE SET state = excluded.state, record = excluded.record",
+                               "ON CONFLICT (id) DO UPDATE SET state = excluded.state, record = excluded.record "
+                               "RETURNING env_of IS NULL AND env = ?4", /* the row holds this env itself */
                                -1, &s->put, NULL) != SQLITE_OK ||
             sqlite3_prepare_v2(s->db, "SELECT env FROM jobs WHERE id = (SELECT COALESCE(env_of, id) FROM jobs WHERE id = ?)",
                                -1, &s->get_env, NULL) != SQLITE_OK ||
@@ -91,21 +98,47 @@ static char *env_text(char *const *env) {
         return text;
 }
 
-/* Write the job's row. Returns an SQLite result code (SQLITE_DONE on success). */
+/* The job an environment of this text may refer to instead of storing it, or 0. An array's
+ * first job stores its own, since the others refer to it and references go one step only. */
+static uint64_t env_owner(const jobstore *s, const job *j, const char *env) {
+        if (j->array_first == j->id || !s->last_env || s->last_env_job == j->id || strcmp(env, "[]") == 0)
+                return 0;
+        return strcmp(env, s->last_env) == 0 ? s->last_env_job : 0;
+}
+
+/* Remember that job holds env itself (taking env), for the next jobs to refer to. */
+static void env_remember(jobstore *s, uint64_t job, char *env) {
+        free(s->last_env);
+        s->last_env = env;
+        s->last_env_job = job;
+}
+
+/* Write the job's row: its environment, or a reference to the row that holds the same one
+ * (its array's first, or the last job stored with the same). Returns an SQLite result code
+ * (SQLITE_DONE on success). Jobs are never deleted, so a reference never dangles. */
 static int put_job(jobstore *s, const job *j) {
         cJSON *rec = job_to_json(j);
         char *text = rec ? proto_print(rec) : NULL, *env = env_text(j->spec.env);
         int rc = SQLITE_NOMEM;
         if (text && env) {
+                uint64_t env_of = j->array_first && j->array_first != j->id ? j->array_first : env_owner(s, j, env);
+                bool holds = false;
                 sqlite3_bind_int64(s->put, 1, (sqlite3_int64)j->id);
                 sqlite3_bind_text(s->put, 2, job_state_name(j->state), -1, SQLITE_STATIC);
                 sqlite3_bind_text(s->put, 3, text, -1, SQLITE_TRANSIENT);
-                sqlite3_bind_text(s->put, 4, env, -1, SQLITE_TRANSIENT);
-                if (j->array_first && j->array_first != j->id) /* its array's first holds the env */
-                        sqlite3_bind_int64(s->put, 5, (sqlite3_int64)j->array_first);
-                rc = sqlite3_step(s->put);
+                sqlite3_bind_text(s->put, 4, env_of ? "[]" : env, -1, SQLITE_TRANSIENT);
+                if (env_of)
+                        sqlite3_bind_int64(s->put, 5, (sqlite3_int64)env_of);
+                if ((rc = sqlite3_step(s->put)) == SQLITE_ROW) {
+                        holds = sqlite3_column_int(s->put, 0) && !env_of && strcmp(env, "[]") != 0;
+                        rc = sqlite3_step(s->put);
+                }
                 sqlite3_reset(s->put);
                 sqlite3_clear_bindings(s->put);
+                if (rc == SQLITE_DONE && holds) {
+                        env_remember(s, j->id, env);
+                        env = NULL;
+                }
         }
         cJSON_Delete(rec);
         free(text);
@@ -143,6 +176,7 @@ int jobstore_put_events(jobstore *s, const job *j, const ev_record *evs, size_t 
                   sqlite3_errmsg(s->db));
         if (txn && !sqlite3_get_autocommit(s->db))
                 (void)sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        env_remember(s, 0, NULL); /* the row it names may be what was rolled back */
         return -EIO;
 }
 
@@ -334,5 +368,6 @@ void jobstore_close(jobstore *s) {
         sqlite3_finalize(s->get_env);
         sqlite3_finalize(s->put_event);
         sqlite3_close(s->db);
+        free(s->last_env);
         free(s);
 }

@@ -4,7 +4,10 @@
  * once when the job is first stored: the controller need not keep it in memory until launch,
  * and later updates rewrite only the record. An array's jobs (job.array_first) but the first
  * store none: their env_of column names the first, whose environment they all read, so an
- * array of N costs one copy of it, not N. (A database from before arrays gains the column,
+ * array of N costs one copy of it, not N. Likewise a job whose environment is the same as
+ * that of the last job stored with its own (the same user submitting again from one shell)
+ * names that job. References go one step, to a row that holds its environment; rows are never
+ * deleted. (A database from before arrays gains the column,
  * NULL in every row, when it is opened.) WAL mode with synchronous=FULL (the default): a
  * write has reached the disk when jobstore_put returns, or, inside a batch
  * (jobstore_batch_begin), when jobstore_batch_commit does; a job id given to a client only

@@ -215,6 +215,43 @@ START_TEST(an_array_stores_its_environment_once_and_every_member_reads_it) {
 }
 END_TEST
 
+/* Jobs put one after another with the same environment store it once: each later one refers to
+ * the last job that holds it, never to a job that itself refers (an update of one does not make
+ * it a holder), and a different environment starts over. */
+START_TEST(consecutive_jobs_with_one_environment_store_it_once) {
+        jobstore *s;
+        char err[256];
+        job jobs[6];
+        for (int i = 0; i < 6; i++)
+                jobs[i] = make_job(1 + (uint64_t)i, JOB_PENDING);
+        strv_free(jobs[2].spec.env); /* job 3 has another environment */
+        jobs[2].spec.env = calloc(2, sizeof(char *));
+        jobs[2].spec.env[0] = strdup("PLAIN=1");
+        ck_assert_int_eq(jobstore_open(path, &s, err, sizeof(err)), 0);
+        for (int i = 0; i < 3; i++) /* 1 holds HOME, 2 refers to 1, 3 holds PLAIN */
+                ck_assert_int_eq(jobstore_put(s, &jobs[i]), 0);
+        jobs[1].state = JOB_RUNNING;
+        ck_assert_int_eq(jobstore_put(s, &jobs[1]), 0); /* an update of a referrer, HOME in hand */
+        ck_assert_int_eq(jobstore_batch_begin(s), 0);
+        for (int i = 3; i < 6; i++) /* 4 holds HOME again (not through 2); 5 and 6 refer to 4 */
+                ck_assert_int_eq(jobstore_put(s, &jobs[i]), 0);
+        ck_assert_int_eq(jobstore_batch_commit(s), 0);
+        jobstore_close(s);
+        ck_assert_int_eq(rows_with_env(), 3);
+        ck_assert_int_eq(jobstore_open(path, &s, err, sizeof(err)), 0);
+        for (uint64_t id = 1; id <= 6; id++) {
+                char **env;
+                ck_assert_int_eq(jobstore_get_env(s, id, &env), 0);
+                ck_assert_str_eq(env[0], id == 3 ? "PLAIN=1" : "HOME=/home/ada");
+                ck_assert_ptr_null(env[1]);
+                strv_free(env);
+        }
+        jobstore_close(s);
+        for (int i = 0; i < 6; i++)
+                job_free(&jobs[i]);
+}
+END_TEST
+
 /* The schema of the jobs table before arrays (colony up to commit 8db8ca8), verbatim. */
 static const char old_schema[] = "PRAGMA journal_mode=WAL;"
                                  "CREATE TABLE jobs ("
@@ -310,6 +347,7 @@ static Suite *jobstore_suite(void) {
         tcase_add_test(tc, an_array_stores_its_environment_once_and_every_member_reads_it);
         tcase_add_test(tc, a_database_from_before_arrays_opens_and_its_jobs_keep_their_env);
         tcase_add_test(tc, a_second_opener_is_refused_while_the_first_holds_it);
+        tcase_add_test(tc, consecutive_jobs_with_one_environment_store_it_once);
         suite_add_tcase(s, tc);
         return s;
 }
