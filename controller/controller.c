@@ -10,6 +10,7 @@
 #include "server.h"
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -502,6 +503,12 @@ int main(int argc, char **argv) {
                 return 2;
         }
         log_open_journal("colony-controller", prio);
+        /* Each submission's SQLite pages and job strings take the heap's top, and glibc gave it
+         * back to the kernel (brk down) only to take it again (brk up) a few submissions later:
+         * 30% of a submission's CPU. Extend by 16 MiB at a time and give back only past 64 MiB
+         * free; memory still returns after a large drop (a queue of 100,000 drained). */
+        (void)mallopt(M_TOP_PAD, 16 << 20);
+        (void)mallopt(M_TRIM_THRESHOLD, 64 << 20);
         signal(SIGPIPE, SIG_IGN);
         sigset_t mask;
         sigemptyset(&mask);
