@@ -10,13 +10,13 @@
 
 struct jobstore {
         sqlite3 *db;
-        sqlite3_stmt *put;
+        sqlite3_stmt *insert, *update, *begin, *commit;
         sqlite3_stmt *get_env;
         sqlite3_stmt *put_event;
-        /* The environment (as stored) of the last job that holds its own, and that job: the
-         * next job with the same environment, as a user's jobs from one shell have, refers to it
-         * instead of storing it again. */
-        char *last_env;
+        /* The environment of the last job stored with its own, and that job: the next job with
+         * the same environment, as a user's jobs from one shell have, refers to it instead of
+         * storing it again. */
+        char **last_env;
         uint64_t last_env_job;
 };
 
@@ -60,6 +60,10 @@ static int add_env_of(sqlite3 *db, char **msg) {
                                  : rc;
 }
 
+static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **q) {
+        return sqlite3_prepare_v2(db, sql, -1, q, NULL);
+}
+
 int jobstore_open(const char *path, jobstore **out, char *err, size_t errlen) {
         jobstore *s = calloc(1, sizeof(*s));
         if (!s)
@@ -69,15 +73,13 @@ int jobstore_open(const char *path, jobstore **out, char *err, size_t errlen) {
                     SQLITE_OK ||
             sqlite3_busy_timeout(s->db, 1000) != SQLITE_OK ||
             sqlite3_exec(s->db, schema, NULL, NULL, &msg) != SQLITE_OK || add_env_of(s->db, &msg) != SQLITE_OK ||
-            sqlite3_prepare_v2(s->db,
-                               "INSERT INTO jobs (id, state, record, env, env_of) VALUES (?, ?, ?, ?, ?) "
-                               "ON CONFLICT (id) DO UPDATE SET state = excluded.state, record = excluded.record "
-                               "RETURNING env_of IS NULL AND env = ?4", /* the row holds this env itself */
-                               -1, &s->put, NULL) != SQLITE_OK ||
-            sqlite3_prepare_v2(s->db, "SELECT env FROM jobs WHERE id = (SELECT COALESCE(env_of, id) FROM jobs WHERE id = ?)",
-                               -1, &s->get_env, NULL) != SQLITE_OK ||
-            sqlite3_prepare_v2(s->db, "INSERT INTO events (seq, time_usec, job, node, what, reason) VALUES (?, ?, ?, ?, ?, ?)",
-                               -1, &s->put_event, NULL) != SQLITE_OK) {
+            prepare(s->db, "INSERT INTO jobs (id, state, record, env, env_of) VALUES (?, ?, ?, ?, ?)", &s->insert) ||
+            prepare(s->db, "UPDATE jobs SET state = ?, record = ? WHERE id = ?", &s->update) ||
+            prepare(s->db, "BEGIN IMMEDIATE", &s->begin) || prepare(s->db, "COMMIT", &s->commit) ||
+            prepare(s->db, "SELECT env FROM jobs WHERE id = (SELECT COALESCE(env_of, id) FROM jobs WHERE id = ?)",
+                    &s->get_env) ||
+            prepare(s->db, "INSERT INTO events (seq, time_usec, job, node, what, reason) VALUES (?, ?, ?, ?, ?, ?)",
+                    &s->put_event)) {
                 snprintf(err, errlen, "database %s: %s", path, msg ? msg : sqlite3_errmsg(s->db));
                 sqlite3_free(msg);
                 jobstore_close(s);
@@ -98,51 +100,69 @@ static char *env_text(char *const *env) {
         return text;
 }
 
-/* The job an environment of this text may refer to instead of storing it, or 0. An array's
- * first job stores its own, since the others refer to it and references go one step only. */
-static uint64_t env_owner(const jobstore *s, const job *j, const char *env) {
-        if (j->array_first == j->id || !s->last_env || s->last_env_job == j->id || strcmp(env, "[]") == 0)
+/* The job whose stored environment a new job may refer to instead of storing its own, or 0.
+ * An array's first job stores its own, since the others refer to it and references go one
+ * step only. */
+static uint64_t env_owner(const jobstore *s, const job *j) {
+        if (j->array_first == j->id || !s->last_env || strv_length(j->spec.env) == 0)
                 return 0;
-        return strcmp(env, s->last_env) == 0 ? s->last_env_job : 0;
+        return strv_equal(j->spec.env, s->last_env) ? s->last_env_job : 0;
 }
 
-/* Remember that job holds env itself (taking env), for the next jobs to refer to. */
-static void env_remember(jobstore *s, uint64_t job, char *env) {
-        free(s->last_env);
+/* Remember that job holds env itself (taking env; NULL forgets), for the next jobs to refer to. */
+static void env_remember(jobstore *s, uint64_t job, char **env) {
+        strv_free(s->last_env);
         s->last_env = env;
-        s->last_env_job = job;
+        s->last_env_job = env ? job : 0;
 }
 
-/* Write the job's row: its environment, or a reference to the row that holds the same one
- * (its array's first, or the last job stored with the same). Returns an SQLite result code
- * (SQLITE_DONE on success). Jobs are never deleted, so a reference never dangles. */
+/* Run a statement that returns no row, and reset it. Returns an SQLite result code (SQLITE_DONE
+ * on success). */
+static int run(sqlite3_stmt *q) {
+        int rc = sqlite3_step(q);
+        sqlite3_reset(q);
+        sqlite3_clear_bindings(q);
+        return rc;
+}
+
+/* Insert a job's first row: its environment, or a reference to the row that holds the same one
+ * (its array's first, or the last job stored with the same). Jobs are never deleted, so a
+ * reference never dangles. Returns an SQLite result code (SQLITE_DONE on success). */
+static int insert_job(jobstore *s, const job *j, const char *record) {
+        uint64_t env_of = j->array_first && j->array_first != j->id ? j->array_first : env_owner(s, j);
+        char *env = env_of ? NULL : env_text(j->spec.env);
+        if (!env_of && !env)
+                return SQLITE_NOMEM;
+        sqlite3_bind_int64(s->insert, 1, (sqlite3_int64)j->id);
+        sqlite3_bind_text(s->insert, 2, job_state_name(j->state), -1, SQLITE_STATIC);
+        sqlite3_bind_text(s->insert, 3, record, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s->insert, 4, env_of ? "[]" : env, -1, SQLITE_STATIC);
+        if (env_of)
+                sqlite3_bind_int64(s->insert, 5, (sqlite3_int64)env_of);
+        int rc = run(s->insert);
+        if (rc == SQLITE_DONE && !env_of && strv_length(j->spec.env) > 0)
+                env_remember(s, j->id, strv_copy(j->spec.env)); /* NULL (no memory) only forgets */
+        free(env);
+        return rc;
+}
+
+/* Write the job's row: a new one, or its state and record over the stored ones (its
+ * environment was written with the first). Returns an SQLite result code (SQLITE_DONE on
+ * success). */
 static int put_job(jobstore *s, const job *j) {
         cJSON *rec = job_to_json(j);
-        char *text = rec ? proto_print(rec) : NULL, *env = env_text(j->spec.env);
+        char *record = rec ? proto_print(rec) : NULL;
         int rc = SQLITE_NOMEM;
-        if (text && env) {
-                uint64_t env_of = j->array_first && j->array_first != j->id ? j->array_first : env_owner(s, j, env);
-                bool holds = false;
-                sqlite3_bind_int64(s->put, 1, (sqlite3_int64)j->id);
-                sqlite3_bind_text(s->put, 2, job_state_name(j->state), -1, SQLITE_STATIC);
-                sqlite3_bind_text(s->put, 3, text, -1, SQLITE_TRANSIENT);
-                sqlite3_bind_text(s->put, 4, env_of ? "[]" : env, -1, SQLITE_TRANSIENT);
-                if (env_of)
-                        sqlite3_bind_int64(s->put, 5, (sqlite3_int64)env_of);
-                if ((rc = sqlite3_step(s->put)) == SQLITE_ROW) {
-                        holds = sqlite3_column_int(s->put, 0) && !env_of && strcmp(env, "[]") != 0;
-                        rc = sqlite3_step(s->put);
-                }
-                sqlite3_reset(s->put);
-                sqlite3_clear_bindings(s->put);
-                if (rc == SQLITE_DONE && holds) {
-                        env_remember(s, j->id, env);
-                        env = NULL;
-                }
-        }
         cJSON_Delete(rec);
-        free(text);
-        free(env);
+        if (record) {
+                sqlite3_bind_text(s->update, 1, job_state_name(j->state), -1, SQLITE_STATIC);
+                sqlite3_bind_text(s->update, 2, record, -1, SQLITE_STATIC);
+                sqlite3_bind_int64(s->update, 3, (sqlite3_int64)j->id);
+                rc = run(s->update);
+                if (rc == SQLITE_DONE && sqlite3_changes(s->db) == 0)
+                        rc = insert_job(s, j, record);
+        }
+        free(record);
         return rc;
 }
 
@@ -154,22 +174,19 @@ static int put_event(jobstore *s, const ev_record *e) {
         sqlite3_bind_text(s->put_event, 4, e->node, -1, SQLITE_STATIC);
         sqlite3_bind_text(s->put_event, 5, e->what, -1, SQLITE_STATIC);
         sqlite3_bind_text(s->put_event, 6, e->reason, -1, SQLITE_STATIC);
-        int rc = sqlite3_step(s->put_event);
-        sqlite3_reset(s->put_event);
-        sqlite3_clear_bindings(s->put_event);
-        return rc;
+        return run(s->put_event);
 }
 
 int jobstore_put_events(jobstore *s, const job *j, const ev_record *evs, size_t n) {
         /* A job alone is one statement, its own transaction; inside a batch everything joins it. */
         bool txn = n > 0 && sqlite3_get_autocommit(s->db);
-        int rc = txn ? sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) : SQLITE_OK;
-        if (rc == SQLITE_OK)
-                rc = j ? put_job(s, j) : SQLITE_DONE;
+        int rc = txn ? run(s->begin) : SQLITE_DONE;
+        if (rc == SQLITE_DONE && j)
+                rc = put_job(s, j);
         for (size_t i = 0; i < n && rc == SQLITE_DONE; i++)
                 rc = put_event(s, &evs[i]);
         if (txn && rc == SQLITE_DONE)
-                rc = sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK ? SQLITE_DONE : SQLITE_ERROR;
+                rc = run(s->commit);
         if (rc == SQLITE_DONE)
                 return 0;
         log_error("job=%llu could not be stored with %zu events: %s", j ? (unsigned long long)j->id : 0ULL, n,
@@ -288,18 +305,19 @@ int jobstore_set_sync(jobstore *s, bool sync) {
 }
 
 int jobstore_batch_begin(jobstore *s) {
-        if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK)
+        if (run(s->begin) == SQLITE_DONE)
                 return 0;
         log_error("cannot start a batch of writes: %s", sqlite3_errmsg(s->db));
         return -EIO;
 }
 
 int jobstore_batch_commit(jobstore *s) {
-        if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
+        if (run(s->commit) == SQLITE_DONE)
                 return 0;
         log_error("a batch of writes could not be committed: %s", sqlite3_errmsg(s->db));
         if (!sqlite3_get_autocommit(s->db))
                 (void)sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        env_remember(s, 0, NULL);
         return -EIO;
 }
 
@@ -364,10 +382,13 @@ int jobstore_get_alpha(jobstore *s, uint64_t version, alpha_matrix *out) {
 void jobstore_close(jobstore *s) {
         if (!s)
                 return;
-        sqlite3_finalize(s->put);
+        sqlite3_finalize(s->insert);
+        sqlite3_finalize(s->update);
+        sqlite3_finalize(s->begin);
+        sqlite3_finalize(s->commit);
         sqlite3_finalize(s->get_env);
         sqlite3_finalize(s->put_event);
         sqlite3_close(s->db);
-        free(s->last_env);
+        strv_free(s->last_env);
         free(s);
 }

@@ -505,6 +505,14 @@ size_t strv_length(char *const *v) {
         return n;
 }
 
+bool strv_equal(char *const *a, char *const *b) {
+        size_t i = 0;
+        for (; a && b && a[i] && b[i]; i++)
+                if (strcmp(a[i], b[i]) != 0)
+                        return false;
+        return !(a && a[i]) && !(b && b[i]);
+}
+
 char **strv_copy(char *const *v) {
         size_t n = strv_length(v);
         char **copy = calloc(n + 1, sizeof(*copy));

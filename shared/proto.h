@@ -90,3 +90,5 @@ void strv_free(char **v);
 size_t strv_length(char *const *v);
 /* Deep copy of a NULL-terminated vector; NULL on allocation failure. */
 char **strv_copy(char *const *v);
+/* Whether two NULL-terminated vectors hold the same strings in the same order (NULL is empty). */
+bool strv_equal(char *const *a, char *const *b);

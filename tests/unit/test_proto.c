@@ -160,6 +160,12 @@ START_TEST(fields_are_validated) {
         ck_assert_uint_eq(strv_length(v), 2);
         char **copy = strv_copy(v);
         ck_assert_str_eq(copy[0], "x");
+        ck_assert(strv_equal(copy, v));
+        char *const shorter[] = { copy[0], NULL }, *const empty[] = { NULL };
+        ck_assert(!strv_equal(shorter, v) && !strv_equal(v, shorter)); /* a prefix is not equal */
+        ck_assert(strv_equal(empty, NULL) && !strv_equal(NULL, v));
+        copy[1][0] ^= 1;
+        ck_assert(!strv_equal(copy, v));
         strv_free(copy);
         strv_free(v);
 
