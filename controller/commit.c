@@ -11,12 +11,31 @@
  * it, the connections that hold output are written to (conn_release_held). A failed commit
  * stops the loop with the output still held: what was not stored was never acknowledged. When
  * a signal ends the loop in the middle of a turn, the turn's writes are committed on the way
- * out (an agent's report must not be lost) but its replies are not sent. */
+ * out (an agent's report must not be lost) but its replies are not sent.
+ *
+ * Checkpoints (copying SQLite's write-ahead log into the database file, with an fsync of each)
+ * take milliseconds. SQLite would run one inside whichever commit finds the log past 1000
+ * pages, stalling the replies of that turn; here the end of a turn runs one after its replies
+ * are out, once per tick at most (the tick sets checkpoint_due) or when the log is past
+ * WAL_PAGES_MAX whatever the tick says. A burst of submissions so runs without one and the
+ * next tick copies it all at once (pages written many times are copied once). */
 #include "server.h"
 #include "log.h"
 #include <errno.h>
 #include <string.h>
 #include <systemd/sd-daemon.h>
+
+enum {
+        WAL_PAGES_CHECKPOINT = 1000, /* SQLite's own threshold: at a tick, checkpoint past it */
+        WAL_PAGES_MAX = 16384,       /* 64 MiB of 4 KiB pages: checkpoint now, tick or not */
+};
+
+static void checkpoint_if_grown(ctl_server *srv) {
+        size_t pages = jobstore_wal_pages(srv->store);
+        if (pages >= WAL_PAGES_MAX || (srv->checkpoint_due && pages >= WAL_PAGES_CHECKPOINT))
+                (void)jobstore_checkpoint(srv->store); /* logged; the log keeps the data meanwhile */
+        srv->checkpoint_due = false;
+}
 
 static int end_of_turn(sd_event_source *s, void *userdata) {
         ctl_server *srv = userdata;
@@ -34,14 +53,15 @@ static int end_of_turn(sd_event_source *s, void *userdata) {
                 (void)sd_notifyf(0, "STATUS=%zu pending, %zu jobs known, %zu nodes%s%s", srv->state.npending,
                                  srv->state.njobs, srv->state.nnodes, policy ? "; " : "", policy ? policy : "");
         }
-        if (!srv->in_batch)
-                return 0;
-        if (jobstore_batch_commit(srv->store) < 0) {
-                srv->store_failed = true; /* keeps the output held until the loop is gone */
-                return sd_event_exit(srv->event, -EIO);
+        if (srv->in_batch) {
+                if (jobstore_batch_commit(srv->store) < 0) {
+                        srv->store_failed = true; /* keeps the output held until the loop is gone */
+                        return sd_event_exit(srv->event, -EIO);
+                }
+                srv->in_batch = false;
+                conn_release_held(&srv->held_conns);
         }
-        srv->in_batch = false;
-        conn_release_held(&srv->held_conns);
+        checkpoint_if_grown(srv);
         return 0;
 }
 
@@ -59,6 +79,10 @@ int server_persist(ctl_server *srv, const job *j) {
                 srv->in_batch = true;
         }
         return server_events_store(srv, j);
+}
+
+void server_checkpoint_due(ctl_server *srv) {
+        srv->checkpoint_due = true;
 }
 
 void server_schedule(ctl_server *srv) {

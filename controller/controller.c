@@ -327,6 +327,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         if (srv->lotes)
                 ctl_lotes_tick(srv->lotes, server_now());
         server_schedule(srv);
+        server_checkpoint_due(srv);
         /* A time source is one-shot: re-arm it, or silent agents are never noticed again. */
         int r = sd_event_source_set_time(s, usec + (uint64_t)srv->heartbeat_ms * 1000);
         return r < 0 ? r : sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);

@@ -18,6 +18,7 @@ struct jobstore {
          * storing it again. */
         char **last_env;
         uint64_t last_env_job;
+        size_t wal_pages; /* frames in the write-ahead log, as of the last commit */
 };
 
 /* locking_mode=EXCLUSIVE: the controller is the database's only user, so it takes the file
@@ -60,6 +61,16 @@ static int add_env_of(sqlite3 *db, char **msg) {
                                  : rc;
 }
 
+/* SQLite calls this after every commit in WAL mode; having one replaces its own, which
+ * checkpoints inside the commit, on the path of the acknowledgement: the controller calls
+ * jobstore_checkpoint when it has time instead. */
+static int note_wal_size(void *userdata, sqlite3 *db, const char *name, int pages) {
+        (void)db;
+        (void)name;
+        ((jobstore *)userdata)->wal_pages = pages > 0 ? (size_t)pages : 0;
+        return SQLITE_OK;
+}
+
 static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **q) {
         return sqlite3_prepare_v2(db, sql, -1, q, NULL);
 }
@@ -85,6 +96,11 @@ int jobstore_open(const char *path, jobstore **out, char *err, size_t errlen) {
                 jobstore_close(s);
                 return -EIO;
         }
+        sqlite3_wal_hook(s->db, note_wal_size, s);
+        /* What the last run left in the log (all of it, if it was killed) goes into the file now,
+         * at start, rather than at the first tick, or never if nothing is written before the
+         * next stop. */
+        (void)jobstore_checkpoint(s);
         *out = s;
         return 0;
 }
@@ -319,6 +335,20 @@ int jobstore_batch_commit(jobstore *s) {
                 (void)sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
         env_remember(s, 0, NULL);
         return -EIO;
+}
+
+size_t jobstore_wal_pages(const jobstore *s) {
+        return s->wal_pages;
+}
+
+int jobstore_checkpoint(jobstore *s) {
+        int logged = 0, copied = 0;
+        if (sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, &logged, &copied) != SQLITE_OK) {
+                log_error("checkpoint of the write-ahead log: %s", sqlite3_errmsg(s->db));
+                return -EIO;
+        }
+        s->wal_pages = logged > copied ? (size_t)(logged - copied) : 0;
+        return 0;
 }
 
 /* ---- the interference matrix's versions ---- */

@@ -20,8 +20,8 @@
 
 typedef struct jobstore jobstore;
 
-/* Open (creating if needed) the database at path. Returns 0 and *out (jobstore_close), or
- * -errno with err set. */
+/* Open (creating if needed) the database at path, and checkpoint the log a previous run left.
+ * Returns 0 and *out (jobstore_close), or -errno with err set. */
 int jobstore_open(const char *path, jobstore **out, char *err, size_t errlen);
 /* Insert the job's row, or update its state and record (its environment is kept from the
  * insert). Returns 0 or -EIO (logged with the job id). */
@@ -50,6 +50,12 @@ int jobstore_batch_begin(jobstore *s);
 /* Commit the batch: its writes are on disk when this returns 0. -EIO (logged) when they are not;
  * the batch is then rolled back, and none of its writes may be reported as done. */
 int jobstore_batch_commit(jobstore *s);
+/* Pages in the write-ahead log that are not yet in the database file, as of the last commit. */
+size_t jobstore_wal_pages(const jobstore *s);
+/* Copy the write-ahead log into the database file (fsynced), so that the log starts again from
+ * its beginning; never inside a batch. SQLite's own checkpoints are off: they would run inside
+ * a commit, on the path of the acknowledgement. Returns 0 or -EIO (logged; nothing is lost). */
+int jobstore_checkpoint(jobstore *s);
 /* Store m as the next version of the interference matrix (1, 2, ...; table alpha: version,
  * time, types, and the matrix with its intervals as JSON), then set m->version and
  * m->time_usec. Returns 0 or -EIO (logged). */

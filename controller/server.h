@@ -42,6 +42,7 @@ typedef struct ctl_server {
         conn_held_list held_conns;    /* the connections holding output until the commit */
         bool want_schedule;
         bool store_failed;            /* a commit failed: the loop is stopping */
+        bool checkpoint_due;          /* a tick passed: the log may be checkpointed (commit.c) */
         ev_ring events;      /* the latest events, for fast reads (eventsrv.c) */
         ev_record *staged;   /* a job's events waiting to be stored with its next persist */
         size_t nstaged, staged_cap;
@@ -90,6 +91,9 @@ void server_drop_follower(ctl_server *srv, conn *c);
 /* Schedule once this turn of the loop is over, logging a failure (both handlers call it after
  * any change; commit.c). */
 void server_schedule(ctl_server *srv);
+/* Let the end of this turn checkpoint the store's log if it has grown (commit.c; the tick
+ * calls it, so that checkpoints come at most once per heartbeat unless the log is huge). */
+void server_checkpoint_due(ctl_server *srv);
 /* Add the end-of-turn source to srv->event (commit.c). Returns 0 or -errno. */
 int server_commit_init(ctl_server *srv);
 /* Store j (NULL: only the staged events) in this turn's batch, opening it if needed (commit.c): durable once the turn ends,

@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char dir[64], path[96];
@@ -42,6 +43,13 @@ typedef struct loaded {
         job *jobs[8];
         int n;
 } loaded;
+
+static int count_jobs(void *userdata, job *j) {
+        ((loaded *)userdata)->n++;
+        job_free(j);
+        free(j);
+        return 0;
+}
 
 static int collect(void *userdata, job *j) {
         loaded *l = userdata;
@@ -252,6 +260,38 @@ START_TEST(consecutive_jobs_with_one_environment_store_it_once) {
 }
 END_TEST
 
+START_TEST(the_log_is_checkpointed_when_asked_and_not_inside_commits) {
+        enum { N = 1100 }; /* single commits of a page or more: past SQLite's own 1000-page threshold */
+        jobstore *s;
+        char err[256];
+        ck_assert_int_eq(jobstore_open(path, &s, err, sizeof(err)), 0);
+        ck_assert_int_eq(jobstore_set_sync(s, false), 0);
+        for (uint64_t id = 1; id <= N; id++) {
+                job j = make_job(id, JOB_PENDING);
+                ck_assert_int_eq(jobstore_put(s, &j), 0);
+                job_free(&j);
+        }
+        ck_assert_uint_ge(jobstore_wal_pages(s), N);
+        char wal[128];
+        struct stat st;
+        snprintf(wal, sizeof(wal), "%s-wal", path);
+        ck_assert_int_eq(stat(wal, &st), 0);
+        ck_assert_int_ge(st.st_size, (off_t)N * 4096);
+        ck_assert_int_eq(jobstore_checkpoint(s), 0);
+        ck_assert_uint_eq(jobstore_wal_pages(s), 0);
+        job last = make_job(N + 1, JOB_PENDING); /* the log starts again from its beginning */
+        ck_assert_int_eq(jobstore_put(s, &last), 0);
+        job_free(&last);
+        ck_assert_uint_lt(jobstore_wal_pages(s), 16);
+        jobstore_close(s);
+        loaded l = { 0 };
+        ck_assert_int_eq(jobstore_open(path, &s, err, sizeof(err)), 0);
+        ck_assert_int_eq(jobstore_load(s, count_jobs, &l), 0);
+        jobstore_close(s);
+        ck_assert_int_eq(l.n, N + 1);
+}
+END_TEST
+
 /* The schema of the jobs table before arrays (colony up to commit 8db8ca8), verbatim. */
 static const char old_schema[] = "PRAGMA journal_mode=WAL;"
                                  "CREATE TABLE jobs ("
@@ -348,6 +388,7 @@ static Suite *jobstore_suite(void) {
         tcase_add_test(tc, a_database_from_before_arrays_opens_and_its_jobs_keep_their_env);
         tcase_add_test(tc, a_second_opener_is_refused_while_the_first_holds_it);
         tcase_add_test(tc, consecutive_jobs_with_one_environment_store_it_once);
+        tcase_add_test(tc, the_log_is_checkpointed_when_asked_and_not_inside_commits);
         suite_add_tcase(s, tc);
         return s;
 }
