@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 static int unix_address(const char *path, struct sockaddr_un *sa) {
@@ -192,4 +193,29 @@ int net_connect_tcp(const char *hostport, int timeout_ms) {
                         break;
         freeaddrinfo(res);
         return r;
+}
+
+static int64_t now_ms(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int net_wait_readable(int fd, int timeout_ms) {
+        int64_t deadline = now_ms() + timeout_ms;
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+
+        for (;;) {
+                int left = timeout_ms < 0 ? -1 : (int)(deadline - now_ms());
+                if (timeout_ms >= 0 && left < 0)
+                        left = 0;
+                int n = poll(&p, 1, left);
+                if (n > 0)
+                        return 0;
+                if (n == 0)
+                        return -ETIMEDOUT;
+                if (errno == EINTR)
+                        return -EINTR;
+        }
 }

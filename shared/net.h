@@ -17,3 +17,8 @@ int net_listen_tcp(const char *hostport, uint16_t *bound_port);
 int net_connect_tcp(const char *hostport, int timeout_ms);
 /* Split "host:port" / "[v6]:port" into host and port. Returns 0 or -EINVAL. */
 int net_split_hostport(const char *hostport, char *host, size_t hostlen, uint16_t *port);
+/* Wait until fd is readable, up to timeout_ms (< 0: forever). Returns 0, -ETIMEDOUT or -EINTR.
+ * A client waiting for a reply on a Unix stream socket waits here before reading: asleep in
+ * read() it would also be woken, for nothing, each time the peer consumes what it sent (the
+ * socket's write space), a wake-up the peer pays for on every request. */
+int net_wait_readable(int fd, int timeout_ms);

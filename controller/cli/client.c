@@ -5,12 +5,10 @@
 #include "net.h"
 #include "proto.h"
 #include <errno.h>
-#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define SOCKET_NAME "controller.sock"
@@ -49,32 +47,6 @@ int client_socket_path(const cli *c, char *buf, size_t len) {
         return r < 0 ? r : path_set(buf, len, dir, SOCKET_NAME);
 }
 
-static int64_t now_ms(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Wait until fd is readable, up to timeout_ms (< 0: forever). Returns 0, -ETIMEDOUT or -EINTR. */
-static int wait_readable(int fd, int timeout_ms) {
-        int64_t deadline = now_ms() + timeout_ms;
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-
-        for (;;) {
-                int left = timeout_ms < 0 ? -1 : (int)(deadline - now_ms());
-                if (timeout_ms >= 0 && left < 0)
-                        left = 0;
-                int n = poll(&p, 1, left);
-                if (n > 0)
-                        return 0;
-                if (n == 0)
-                        return -ETIMEDOUT;
-                if (errno == EINTR)
-                        return -EINTR;
-        }
-}
-
 /* Check that reply is of type want (any but "error" when want is NULL); turn an "error" reply
  * into its message. */
 static int check_reply(const cJSON *reply, const char *want, char *err, size_t errlen) {
@@ -97,7 +69,7 @@ static int check_reply(const cJSON *reply, const char *want, char *err, size_t e
 /* Read the next message on fd into *reply. */
 static int receive(int fd, const char *path, int timeout_ms, cJSON **reply, char *err, size_t errlen) {
         char perr[PROTO_ERRLEN] = "";
-        int r = wait_readable(fd, timeout_ms);
+        int r = net_wait_readable(fd, timeout_ms);
         if (r == -ETIMEDOUT)
                 snprintf(err, errlen, "no reply from the controller within %d ms", timeout_ms);
         else if (r == -EINTR)
@@ -215,7 +187,7 @@ static int pipeline_read(pipeline *p, void (*done)(void *ud, uint64_t tag, const
                          int timeout_ms, char *err, size_t errlen) {
         char buf[65536], perr[PROTO_ERRLEN];
         cJSON *msg;
-        int r = wait_readable(p->fd, timeout_ms);
+        int r = net_wait_readable(p->fd, timeout_ms);
         ssize_t n = r < 0 ? -1 : read(p->fd, buf, sizeof(buf));
         if (r == 0 && n < 0)
                 r = errno == EINTR ? 0 : -errno;

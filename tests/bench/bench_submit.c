@@ -56,6 +56,8 @@ static int colony_submit(void *ud, uint64_t *id, int *fatal, char err[LOOP_ERRLE
         int r;
 
         r = proto_write_all(c->fd, c->frame, c->len);
+        if (r == 0) /* as colony's client waits: see net_wait_readable */
+                r = net_wait_readable(c->fd, -1);
         if (r == 0)
                 r = proto_recv(c->fd, &reply, perr);
         if (r < 0) {
