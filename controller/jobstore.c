@@ -19,6 +19,7 @@ struct jobstore {
         char **last_env;
         uint64_t last_env_job;
         size_t wal_pages; /* frames in the write-ahead log, as of the last commit */
+        uint64_t max_job; /* no row has a larger id: a job past it is inserted without a look */
 };
 
 /* locking_mode=EXCLUSIVE: the controller is the database's only user, so it takes the file
@@ -75,8 +76,18 @@ static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **q) {
         return sqlite3_prepare_v2(db, sql, -1, q, NULL);
 }
 
+static int read_max_job(jobstore *s) {
+        sqlite3_stmt *q;
+        int rc = prepare(s->db, "SELECT COALESCE(MAX(id), 0) FROM jobs", &q);
+        if (rc == SQLITE_OK && (rc = sqlite3_step(q)) == SQLITE_ROW)
+                s->max_job = (uint64_t)sqlite3_column_int64(q, 0);
+        sqlite3_finalize(q);
+        return rc == SQLITE_ROW ? 0 : -EIO;
+}
+
 int jobstore_open(const char *path, jobstore **out, char *err, size_t errlen) {
         jobstore *s = calloc(1, sizeof(*s));
+        int r;
         if (!s)
                 return -ENOMEM;
         char *msg = NULL;
@@ -95,6 +106,11 @@ int jobstore_open(const char *path, jobstore **out, char *err, size_t errlen) {
                 sqlite3_free(msg);
                 jobstore_close(s);
                 return -EIO;
+        }
+        if ((r = read_max_job(s)) < 0) {
+                snprintf(err, errlen, "database %s: %s", path, sqlite3_errmsg(s->db));
+                jobstore_close(s);
+                return r;
         }
         sqlite3_wal_hook(s->db, note_wal_size, s);
         /* What the last run left in the log (all of it, if it was killed) goes into the file now,
@@ -156,6 +172,8 @@ static int insert_job(jobstore *s, const job *j, const char *record) {
         if (env_of)
                 sqlite3_bind_int64(s->insert, 5, (sqlite3_int64)env_of);
         int rc = run(s->insert);
+        if (rc == SQLITE_DONE && j->id > s->max_job)
+                s->max_job = j->id;
         if (rc == SQLITE_DONE && !env_of && strv_length(j->spec.env) > 0)
                 env_remember(s, j->id, strv_copy(j->spec.env)); /* NULL (no memory) only forgets */
         free(env);
@@ -163,14 +181,17 @@ static int insert_job(jobstore *s, const job *j, const char *record) {
 }
 
 /* Write the job's row: a new one, or its state and record over the stored ones (its
- * environment was written with the first). Returns an SQLite result code (SQLITE_DONE on
- * success). */
+ * environment was written with the first). Ids only grow, so a job past every stored id is
+ * new: a submission is one insert, not a missed update and an insert. Returns an SQLite
+ * result code (SQLITE_DONE on success). */
 static int put_job(jobstore *s, const job *j) {
         cJSON *rec = job_to_json(j);
         char *record = rec ? proto_print(rec) : NULL;
         int rc = SQLITE_NOMEM;
         cJSON_Delete(rec);
-        if (record) {
+        if (record && j->id > s->max_job) {
+                rc = insert_job(s, j, record);
+        } else if (record) {
                 sqlite3_bind_text(s->update, 1, job_state_name(j->state), -1, SQLITE_STATIC);
                 sqlite3_bind_text(s->update, 2, record, -1, SQLITE_STATIC);
                 sqlite3_bind_int64(s->update, 3, (sqlite3_int64)j->id);

@@ -260,6 +260,36 @@ START_TEST(consecutive_jobs_with_one_environment_store_it_once) {
 }
 END_TEST
 
+START_TEST(jobs_below_the_largest_id_and_updates_after_a_reopen_find_their_rows) {
+        jobstore *s;
+        char err[256];
+        job five = make_job(5, JOB_PENDING), three = make_job(3, JOB_PENDING), seven = make_job(7, JOB_PENDING);
+        ck_assert_int_eq(jobstore_open(path, &s, err, sizeof(err)), 0);
+        ck_assert_int_eq(jobstore_put(s, &five), 0);
+        ck_assert_int_eq(jobstore_put(s, &three), 0); /* new, below the largest id */
+        jobstore_close(s);
+        ck_assert_int_eq(jobstore_open(path, &s, err, sizeof(err)), 0);
+        five.state = JOB_RUNNING; /* an update of a row stored by the last run */
+        ck_assert_int_eq(jobstore_put(s, &five), 0);
+        ck_assert_int_eq(jobstore_put(s, &seven), 0);
+        loaded l = { 0 };
+        ck_assert_int_eq(jobstore_load(s, collect, &l), 0);
+        jobstore_close(s);
+        ck_assert_int_eq(l.n, 3);
+        const uint64_t ids[] = { 3, 5, 7 };
+        const job_state states[] = { JOB_PENDING, JOB_RUNNING, JOB_PENDING };
+        for (int i = 0; i < l.n; i++) {
+                ck_assert_uint_eq(l.jobs[i]->id, ids[i]);
+                ck_assert_int_eq(l.jobs[i]->state, states[i]);
+                job_free(l.jobs[i]);
+                free(l.jobs[i]);
+        }
+        job_free(&five);
+        job_free(&three);
+        job_free(&seven);
+}
+END_TEST
+
 START_TEST(the_log_is_checkpointed_when_asked_and_not_inside_commits) {
         enum { N = 1100 }; /* single commits of a page or more: past SQLite's own 1000-page threshold */
         jobstore *s;
@@ -389,6 +419,7 @@ static Suite *jobstore_suite(void) {
         tcase_add_test(tc, a_second_opener_is_refused_while_the_first_holds_it);
         tcase_add_test(tc, consecutive_jobs_with_one_environment_store_it_once);
         tcase_add_test(tc, the_log_is_checkpointed_when_asked_and_not_inside_commits);
+        tcase_add_test(tc, jobs_below_the_largest_id_and_updates_after_a_reopen_find_their_rows);
         suite_add_tcase(s, tc);
         return s;
 }
