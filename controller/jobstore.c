@@ -1,6 +1,7 @@
 /* jobstore.c - the durable job table (see jobstore.h). */
 #include "jobstore.h"
 #include "log.h"
+#include "walbuf.h"
 #include <errno.h>
 #include <sqlite3.h>
 #include <stdbool.h>
@@ -91,10 +92,12 @@ int jobstore_open(const char *path, jobstore **out, char *err, size_t errlen) {
         if (!s)
                 return -ENOMEM;
         char *msg = NULL;
-        if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, NULL) !=
-                    SQLITE_OK ||
+        if (walbuf_register() != SQLITE_OK ||
+            sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+                            WALBUF_VFS) != SQLITE_OK ||
             sqlite3_busy_timeout(s->db, 1000) != SQLITE_OK ||
             sqlite3_exec(s->db, schema, NULL, NULL, &msg) != SQLITE_OK || add_env_of(s->db, &msg) != SQLITE_OK ||
+            walbuf_flush(s->db) != SQLITE_OK ||
             prepare(s->db, "INSERT INTO jobs (id, state, record, env, env_of) VALUES (?, ?, ?, ?, ?)", &s->insert) ||
             prepare(s->db, "UPDATE jobs SET state = ?, record = ? WHERE id = ?", &s->update) ||
             prepare(s->db, "BEGIN IMMEDIATE", &s->begin) || prepare(s->db, "COMMIT", &s->commit) ||
@@ -148,12 +151,23 @@ static void env_remember(jobstore *s, uint64_t job, char **env) {
         s->last_env_job = env ? job : 0;
 }
 
-/* Run a statement that returns no row, and reset it. Returns an SQLite result code (SQLITE_DONE
- * on success). */
-static int run(sqlite3_stmt *q) {
+/* The log of what was just committed goes to the kernel before anyone is told of it (walbuf.h).
+ * Returns an SQLite result code. */
+static int flush_log(jobstore *s) {
+        int rc = walbuf_flush(s->db);
+        if (rc != SQLITE_OK)
+                log_error("writing the write-ahead log: %s", sqlite3_errstr(rc));
+        return rc;
+}
+
+/* Run a statement that returns no row, and reset it; when it committed (COMMIT, or a statement
+ * outside a transaction), flush the log. Returns an SQLite result code (SQLITE_DONE on success). */
+static int run(jobstore *s, sqlite3_stmt *q) {
         int rc = sqlite3_step(q);
         sqlite3_reset(q);
         sqlite3_clear_bindings(q);
+        if (rc == SQLITE_DONE && sqlite3_get_autocommit(s->db) && flush_log(s) != SQLITE_OK)
+                rc = SQLITE_IOERR;
         return rc;
 }
 
@@ -171,7 +185,7 @@ static int insert_job(jobstore *s, const job *j, const char *record) {
         sqlite3_bind_text(s->insert, 4, env_of ? "[]" : env, -1, SQLITE_STATIC);
         if (env_of)
                 sqlite3_bind_int64(s->insert, 5, (sqlite3_int64)env_of);
-        int rc = run(s->insert);
+        int rc = run(s, s->insert);
         if (rc == SQLITE_DONE && j->id > s->max_job)
                 s->max_job = j->id;
         if (rc == SQLITE_DONE && !env_of && strv_length(j->spec.env) > 0)
@@ -195,7 +209,7 @@ static int put_job(jobstore *s, const job *j) {
                 sqlite3_bind_text(s->update, 1, job_state_name(j->state), -1, SQLITE_STATIC);
                 sqlite3_bind_text(s->update, 2, record, -1, SQLITE_STATIC);
                 sqlite3_bind_int64(s->update, 3, (sqlite3_int64)j->id);
-                rc = run(s->update);
+                rc = run(s, s->update);
                 if (rc == SQLITE_DONE && sqlite3_changes(s->db) == 0)
                         rc = insert_job(s, j, record);
         }
@@ -211,19 +225,19 @@ static int put_event(jobstore *s, const ev_record *e) {
         sqlite3_bind_text(s->put_event, 4, e->node, -1, SQLITE_STATIC);
         sqlite3_bind_text(s->put_event, 5, e->what, -1, SQLITE_STATIC);
         sqlite3_bind_text(s->put_event, 6, e->reason, -1, SQLITE_STATIC);
-        return run(s->put_event);
+        return run(s, s->put_event);
 }
 
 int jobstore_put_events(jobstore *s, const job *j, const ev_record *evs, size_t n) {
         /* A job alone is one statement, its own transaction; inside a batch everything joins it. */
         bool txn = n > 0 && sqlite3_get_autocommit(s->db);
-        int rc = txn ? run(s->begin) : SQLITE_DONE;
+        int rc = txn ? run(s, s->begin) : SQLITE_DONE;
         if (rc == SQLITE_DONE && j)
                 rc = put_job(s, j);
         for (size_t i = 0; i < n && rc == SQLITE_DONE; i++)
                 rc = put_event(s, &evs[i]);
         if (txn && rc == SQLITE_DONE)
-                rc = run(s->commit);
+                rc = run(s, s->commit);
         if (rc == SQLITE_DONE)
                 return 0;
         log_error("job=%llu could not be stored with %zu events: %s", j ? (unsigned long long)j->id : 0ULL, n,
@@ -342,14 +356,14 @@ int jobstore_set_sync(jobstore *s, bool sync) {
 }
 
 int jobstore_batch_begin(jobstore *s) {
-        if (run(s->begin) == SQLITE_DONE)
+        if (run(s, s->begin) == SQLITE_DONE)
                 return 0;
         log_error("cannot start a batch of writes: %s", sqlite3_errmsg(s->db));
         return -EIO;
 }
 
 int jobstore_batch_commit(jobstore *s) {
-        if (run(s->commit) == SQLITE_DONE)
+        if (run(s, s->commit) == SQLITE_DONE)
                 return 0;
         log_error("a batch of writes could not be committed: %s", sqlite3_errmsg(s->db));
         if (!sqlite3_get_autocommit(s->db))
@@ -391,6 +405,8 @@ int jobstore_put_alpha(jobstore *s, alpha_matrix *m, int64_t time_usec) {
                 rc = sqlite3_step(q);
         }
         sqlite3_finalize(q);
+        if (rc == SQLITE_DONE && flush_log(s) != SQLITE_OK)
+                rc = SQLITE_IOERR;
         cJSON_Delete(rec);
         cJSON_Delete(types);
         free(text);

@@ -290,6 +290,53 @@ START_TEST(jobs_below_the_largest_id_and_updates_after_a_reopen_find_their_rows)
 }
 END_TEST
 
+/* Copy file from to to, as bytes: what the kernel has of it now. */
+static void copy_file(const char *from, const char *to) {
+        FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+        char buf[65536];
+        size_t n;
+        ck_assert_ptr_nonnull(in);
+        ck_assert_ptr_nonnull(out);
+        while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+                ck_assert_uint_eq(fwrite(buf, 1, n, out), n);
+        fclose(in);
+        ck_assert_int_eq(fclose(out), 0);
+}
+
+START_TEST(a_commit_is_in_the_files_when_it_returns) {
+        enum { BATCH = 3000 }; /* a log of megabytes: many pieces of the held writes */
+        jobstore *s;
+        char err[256], copy[96], from[128], to[128];
+        ck_assert_int_eq(jobstore_open(path, &s, err, sizeof(err)), 0);
+        ck_assert_int_eq(jobstore_set_sync(s, false), 0); /* no sync to flush the log on the way */
+        ck_assert_int_eq(jobstore_batch_begin(s), 0);
+        for (uint64_t id = 1; id <= BATCH; id++) {
+                job j = make_job(id, JOB_PENDING);
+                ck_assert_int_eq(jobstore_put(s, &j), 0);
+                job_free(&j);
+        }
+        ck_assert_int_eq(jobstore_batch_commit(s), 0);
+        job last = make_job(BATCH + 1, JOB_PENDING); /* a statement that commits alone */
+        ck_assert_int_eq(jobstore_put(s, &last), 0);
+        job_free(&last);
+        /* The files as the kernel has them now, as a controller killed at this point leaves them. */
+        snprintf(copy, sizeof(copy), "%s/copy.db", dir);
+        copy_file(path, copy);
+        snprintf(from, sizeof(from), "%s-wal", path);
+        snprintf(to, sizeof(to), "%s-wal", copy);
+        copy_file(from, to);
+        jobstore *c;
+        loaded l = { 0 };
+        ck_assert_int_eq(jobstore_open(copy, &c, err, sizeof(err)), 0);
+        ck_assert_int_eq(jobstore_load(c, count_jobs, &l), 0);
+        jobstore_close(c);
+        jobstore_close(s);
+        unlink(copy);
+        unlink(to);
+        ck_assert_int_eq(l.n, BATCH + 1);
+}
+END_TEST
+
 START_TEST(the_log_is_checkpointed_when_asked_and_not_inside_commits) {
         enum { N = 1100 }; /* single commits of a page or more: past SQLite's own 1000-page threshold */
         jobstore *s;
@@ -420,6 +467,7 @@ static Suite *jobstore_suite(void) {
         tcase_add_test(tc, consecutive_jobs_with_one_environment_store_it_once);
         tcase_add_test(tc, the_log_is_checkpointed_when_asked_and_not_inside_commits);
         tcase_add_test(tc, jobs_below_the_largest_id_and_updates_after_a_reopen_find_their_rows);
+        tcase_add_test(tc, a_commit_is_in_the_files_when_it_returns);
         suite_add_tcase(s, tc);
         return s;
 }
