@@ -520,7 +520,9 @@ int main(int argc, char **argv) {
 
         listener ls[2] = { 0 };
         stats_init(&srv.stats, server_now());
-        int r = sd_event_default(&srv.event);
+        /* Not sd_event_default: the default loop checks its thread with gettid(), a system
+         * call on every iteration, that is on every request read. */
+        int r = sd_event_new(&srv.event);
         if (r >= 0)
                 r = sd_event_set_watchdog(srv.event, true); /* WATCHDOG=1 pings when WatchdogSec= is set */
         if (r >= 0)
