@@ -151,24 +151,26 @@ static void env_remember(jobstore *s, uint64_t job, char **env) {
         s->last_env_job = env ? job : 0;
 }
 
-/* The log of what was just committed goes to the kernel before anyone is told of it (walbuf.h).
- * Returns an SQLite result code. */
-static int flush_log(jobstore *s) {
-        int rc = walbuf_flush(s->db);
-        if (rc != SQLITE_OK)
-                log_error("writing the write-ahead log: %s", sqlite3_errstr(rc));
-        return rc;
+/* After a statement that returned rc: when it committed (COMMIT, or a statement outside a
+ * transaction), its log goes to the kernel now, before anyone is told of it (walbuf.h).
+ * Returns rc, or SQLITE_IOERR (logged) when that write failed. */
+static int flush_if_committed(jobstore *s, int rc) {
+        if (rc != SQLITE_DONE || !sqlite3_get_autocommit(s->db))
+                return rc;
+        int w = walbuf_flush(s->db);
+        if (w == SQLITE_OK)
+                return rc;
+        log_error("writing the write-ahead log: %s", sqlite3_errstr(w));
+        return SQLITE_IOERR;
 }
 
-/* Run a statement that returns no row, and reset it; when it committed (COMMIT, or a statement
- * outside a transaction), flush the log. Returns an SQLite result code (SQLITE_DONE on success). */
+/* Run a statement that returns no row, reset it, and flush_if_committed. Returns an SQLite
+ * result code (SQLITE_DONE on success). */
 static int run(jobstore *s, sqlite3_stmt *q) {
         int rc = sqlite3_step(q);
         sqlite3_reset(q);
         sqlite3_clear_bindings(q);
-        if (rc == SQLITE_DONE && sqlite3_get_autocommit(s->db) && flush_log(s) != SQLITE_OK)
-                rc = SQLITE_IOERR;
-        return rc;
+        return flush_if_committed(s, rc);
 }
 
 /* Insert a job's first row: its environment, or a reference to the row that holds the same one
@@ -405,8 +407,7 @@ int jobstore_put_alpha(jobstore *s, alpha_matrix *m, int64_t time_usec) {
                 rc = sqlite3_step(q);
         }
         sqlite3_finalize(q);
-        if (rc == SQLITE_DONE && flush_log(s) != SQLITE_OK)
-                rc = SQLITE_IOERR;
+        rc = flush_if_committed(s, rc);
         cJSON_Delete(rec);
         cJSON_Delete(types);
         free(text);
