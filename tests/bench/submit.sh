@@ -136,8 +136,13 @@ api() {
         "$bin/bench_submit" --socket "$COLONY_SOCKET" --clients "$n" --jobs "$m" "$@" --cpus 1 --mem 1M \
                 -- "$bin/colony-stress" sleep 600
 }
-# The median run (by jobs_per_s) of the JSON lines on stdin, with every run's rate in input order.
-median_run() { jq -s 'map(.jobs_per_s) as $all | sort_by(.jobs_per_s) | .[length / 2 | floor] + {runs_jobs_per_s: $all}'; }
+# median_of CMD...: CMD, printing one JSON line, run API_REPEATS times; the median run (by
+# jobs_per_s), with every run's rate in order.
+median_of() {
+        local r
+        for ((r = 0; r < api_repeats; r++)); do "$@" || return; done |
+                jq -s 'map(.jobs_per_s) as $all | sort_by(.jobs_per_s) | .[length / 2 | floor] + {runs_jobs_per_s: $all}'
+}
 # One job takes the agent's only CPU and is running before the clock starts: the timed jobs,
 # asking for the same CPU, all wait, and nothing is launched while the clock runs.
 occupy() {
@@ -146,23 +151,19 @@ occupy() {
                 sleep 0.05
         done
 }
-# api_median CLIENTS JOBS_EACH [colony up options]: API_REPEATS runs, each on a fresh 1-CPU
-# cluster with its CPU taken; median_run of them.
-api_median() {
-        local n=$1 m=$2 r runs=""
+# api_fresh CLIENTS JOBS_EACH [colony up options]: api on a fresh 1-CPU cluster with its CPU taken.
+api_fresh() {
+        local n=$1 m=$2
         shift 2
-        for ((r = 0; r < api_repeats; r++)); do
-                cluster_up 1 "$@" || return
-                occupy
-                runs+=$(api "$n" "$m")$'\n'
-        done
-        printf '%s' "$runs" | median_run
+        cluster_up 1 "$@" >&2 || return
+        occupy
+        api "$n" "$m"
 }
-# api_pair [colony up options]: {api_1_client, api_8_clients}.
+# api_pair [colony up options]: {api_1_client, api_8_clients}, each median_of api_fresh.
 api_pair() {
         local one eight
-        one=$(api_median 1 "$njobs" "$@")
-        eight=$(api_median "$clients" $((njobs / clients)) "$@")
+        one=$(median_of api_fresh 1 "$njobs" "$@")
+        eight=$(median_of api_fresh "$clients" $((njobs / clients)) "$@")
         jq -n --argjson one "$one" --argjson eight "$eight" '{api_1_client: $one, api_8_clients: $eight}'
 }
 # kill_probe [colony up options]: {acked, recovered} after PROBE_JOBS acknowledged submissions,
@@ -252,16 +253,13 @@ slurm_empty() {
         scancel -u root
         while [ "$(squeue -h -o %i | wc -l)" -gt 0 ]; do sleep 0.5; done
 }
-# slurm_api CLIENTS JOBS_EACH: median_run of API_REPEATS runs of slurm_submit, the queue
-# emptied after each.
-slurm_api() {
-        local r runs=""
-        for ((r = 0; r < api_repeats; r++)); do
-                runs+=$("$dir/slurm_submit" --clients "$1" --jobs "$2")$'\n'
-                slurm_empty
-        done
-        printf '%s' "$runs" | median_run
+# slurm_api_once CLIENTS JOBS_EACH: slurm_submit's JSON line; the queue is emptied after it.
+slurm_api_once() {
+        "$dir/slurm_submit" --clients "$1" --jobs "$2"
+        slurm_empty
 }
+# slurm_api CLIENTS JOBS_EACH: median_of slurm_api_once.
+slurm_api() { median_of slurm_api_once "$@"; }
 # slurm_probe: kill_probe's counterpart, or null when slurmctld does not come back.
 # slurm-peer.sh start restarts the slurmctld killed (it started it, from this script). Its pid
 # file goes first: the killed daemon may stay a zombie for minutes (it is not our child, and
