@@ -69,7 +69,7 @@ work=$(mktemp -d /tmp/colony-package-XXXXXX)
 chmod 1777 "$work"
 cd "$work"
 id=$(as_nobody colony submit --name whoami --cpus 0.5 --mem 64M --output "$work/id.out" -- colony-stress id) || fail "colony submit"
-as_nobody colony wait "$id" >/dev/null || fail "job $id: $(job_state "$id")"
+as_nobody colony wait --timeout 300 "$id" >/dev/null || fail "job $id: $(job_state "$id")"
 in_state "$id" completed || fail "job $id is $(job_state "$id")"
 [ "$(cat "$work/id.out")" = "65534 65534" ] || fail "job $id printed '$(cat "$work/id.out")'"
 [ -s /var/lib/colony/controller.db ] || fail "no database in /var/lib/colony"

@@ -4,21 +4,22 @@
 
 fail() {
         echo "FAIL: $*"
-        journalctl --no-pager -o short-monotonic -u "$CTL" -u "$AGENT" 2>/dev/null | tail -n 40
+        journalctl --no-pager -o short-monotonic -u "$CTL" -u "$AGENT" 2>/dev/null | tail -n 80
         exit 1
 }
 note() { echo "# [$(cut -d' ' -f1 /proc/uptime)s] $*"; }
 prop() { systemctl show -P "$2" "$1"; }
 
-# poll CONDITION-COMMAND...: true once the command succeeds, false after 2000 tries ~0.1 s
-# apart (minutes: a bound for failures only, far above what a TCG guest on a loaded host needs).
+# poll CONDITION-COMMAND...: true once the command succeeds, false when it has not for 300 s
+# (a bound on the wall clock, for failures only: far above what a TCG guest on a loaded host
+# needs, and far below the guest's own time limit, so that a failure still prints its journal).
 poll() {
-        local i
-        for ((i = 0; i < 2000; i++)); do
+        local deadline=$((SECONDS + 300))
+        while ((SECONDS < deadline)); do
                 "$@" && return 0
                 sleep 0.1
         done
-        return 1
+        "$@"
 }
 
 need_systemd() { # skip unless PID 1 is systemd on cgroup v2
