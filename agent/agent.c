@@ -244,7 +244,10 @@ static void send_start_failure(agent *a, uint64_t id, uint32_t attempt, const ch
 }
 
 /* The state and error of a job whose main process ended as ex says (NULL: unknown, its
- * shepherd died without saying); stopping says the agent itself ended it. */
+ * shepherd died without saying); stopping says the agent itself ended it. A job whose end is
+ * unknown is lost, as the controller calls a job its agent vanished with: its shepherd is
+ * killed with a crashed agent (systemd's KillMode=mixed), and whether the next agent or the
+ * controller's timeout tells the end first must not change it (nor whether it is requeued). */
 static job_state judge_end(const agent_job *j, const jobfile_exit *ex, bool stopping, job_result *r,
                            char *ebuf, size_t len) {
         job_state st;
@@ -257,7 +260,7 @@ static job_state judge_end(const agent_job *j, const jobfile_exit *ex, bool stop
                 snprintf(ebuf, len, "exit status lost: shepherd %d ended without recording it",
                          (int)j->shepherd);
                 r->error = ebuf;
-                return JOB_FAILED;
+                return JOB_LOST;
         }
         st = agent_state_decide(r, j->cancelled);
         r->error = (char *)agent_state_error(st, r, j->mem_limit, ebuf, len);

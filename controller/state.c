@@ -750,13 +750,16 @@ int ctl_job_finished(ctl_state *st, ctl_node *n, uint64_t id, job_state state, j
                 ctl_stray_ended(st, n, id);
                 return -ENOENT;
         }
-        if (!job_state_is_terminal(state) || state == JOB_LOST)
+        if (!job_state_is_terminal(state))
                 return -EINVAL;
         job_result_free(&j->result);
         j->result = *result;
         *result = (job_result){ 0 };
         release(st, n, j);
-        finish(st, j, state, end_usec, NULL);
+        if (state == JOB_LOST && j->spec.requeue)
+                requeue(st, j, j->result.error ? j->result.error : "its agent lost it");
+        else
+                finish(st, j, state, end_usec, NULL);
         return 0;
 }
 

@@ -189,9 +189,10 @@ int ctl_job_started(ctl_state *st, ctl_node *n, uint64_t id, int64_t start_usec)
 /* The agent's latest sample of job id's usage: kept in its record (in memory only: a sample is
  * not worth a disk write). Returns 0, or -ENOENT if the job is not running on that node. */
 int ctl_job_usage(ctl_state *st, ctl_node *n, uint64_t id, const job_result *sample);
-/* The agent reports job id ended in state with result (moved into the job). Frees the node's
- * resources and schedules again. Returns 0, -ENOENT (not running there: the report is a stray's,
- * which is forgotten) or -EINVAL (state). */
+/* The agent reports job id ended in state with result (moved into the job); a lost job that
+ * asked to be requeued is pending again as its next attempt. Frees the node's resources and
+ * schedules again. Returns 0, -ENOENT (not running there: the report is a stray's, which is
+ * forgotten) or -EINVAL (state). */
 int ctl_job_finished(ctl_state *st, ctl_node *n, uint64_t id, job_state state, job_result *result,
                      int64_t end_usec);
 

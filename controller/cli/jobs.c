@@ -126,8 +126,9 @@ static const char submit_usage[] =
         "                   (0 to N-1) in its environment; all are queued or none\n"
         "  --stdin          submit one job per line of the standard input: a command line\n"
         "                   split at blanks (no quoting); blank and '#' lines are skipped\n"
-        "  --requeue        if its node is lost (its agent timed out, or came back without it),\n"
-        "                   run it again (same id, next attempt) instead of ending it lost\n"
+        "  --requeue        if colony loses it (its agent timed out, came back without it, or\n"
+        "                   found it killed with a crashed agent), run it again (same id, next\n"
+        "                   attempt) instead of ending it lost\n"
         "  --json           print the controller's reply\n\n"
         "CMD without a '/' is looked up in $PATH; it must exist and be executable.\n";
 

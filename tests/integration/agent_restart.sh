@@ -2,8 +2,8 @@
 # SIGKILL the agent while jobs run: the restarted agent re-adopts them. Jobs that end while no
 # agent runs are reported with their own exit status, long ones keep running and reporting
 # usage, one is cancelled through its adopted cgroup, and none is started twice. Then SIGKILL
-# the controller and the agent together, and SIGTERM an agent started without
-# --stop-jobs-on-exit. At the end no cgroup, process or state file is left.
+# the controller and the agent together, SIGTERM an agent started without --stop-jobs-on-exit,
+# and SIGKILL the agent with its jobs. At the end no cgroup, process or state file is left.
 . "$(dirname "$0")/lib.sh"
 # A reconnect window wide enough for a slow (TCG) guest: what is tested is what happens inside it.
 cluster_up --agents 1 --agent-cpus 4 --agent-mem 2G --agent-timeout-ms 30000
@@ -18,7 +18,7 @@ procs=()         # pid:starttime of every job process and shepherd seen, checked
 submit() {
         local end="exit $3"
         [ "$3" = signal ] && end='kill -TERM $$'
-        colony submit --name "$1" --cpus "${5:-0.2}" --mem 32M -- /bin/sh -c \
+        colony submit --name "$1" --cpus "${5:-0.2}" --mem 32M ${SUBMIT_OPTS:-} -- /bin/sh -c \
                 "echo $1 >>'$runs'; until [ -e '$DIR/$2' ]; do ${4:-sleep 0.1}; done; $end"
 }
 open_gate() { touch "$DIR/$1"; }
@@ -150,10 +150,38 @@ restart_agent
 open_gate gate3
 expect "$long3" failed 6 0
 
-# --- every job ended once, none ran twice, nothing is left ---
-all=("${round1[@]}" "$s5" "$long2" "$long3")
+# --- round 4: the agent is killed with its jobs' processes, shepherds first (systemd's
+# KillMode=mixed does that to a crashed agent's unit), and restarted within the reconnect
+# window: the jobs' ends are unknown, so they are lost, as they would be had the controller's
+# timeout come first; the one submitted with --requeue runs again as its second attempt. ---
+crashed=$(submit crashed never 0)
+rq=$(SUBMIT_OPTS=--requeue submit rq gate4 0)
+for id in "$crashed" "$rq"; do wait_state "$id" running; done
+for ((i = 0; i < 50; i++)); do [ "$(grep -c -e crashed -e rq "$runs")" -ge 2 ] && break; sleep 0.1; done
+note_procs "$crashed" "$rq"
+kill -9 "$(agent_pid "$node")"
+for id in "$crashed" "$rq"; do
+        shepherd=$(jq -r '"\(.shepherd_pid):\(.shepherd_start)"' "$state_dir/job-$id.json")
+        alive "$shepherd" && kill -9 "${shepherd%%:*}"
+        for ((i = 0; i < 50; i++)); do alive "$shepherd" || break; sleep 0.1; done
+        for p in $(job_procs "$node" "$id"); do alive "$p" && kill -9 "${p%%:*}"; done
+done
+restart_agent
+expect "$crashed" lost 0 0
+crashed_error=$(job_field "$crashed" error)
+grep -q "ended without recording" <<<"$crashed_error" || fail "job $crashed lost with error '$crashed_error'"
+grep -q "job=$crashed .*timed out" "$DIR/controller.log" && fail "the controller timed the agent out: its report was not what ended job $crashed"
+wait_state "$rq" running 30
+[ "$(colony show --json "$rq" | jq -r .job.attempt)" = 2 ] || fail "job $rq runs attempt $(colony show --json "$rq" | jq -r .job.attempt), want 2"
+open_gate gate4
+expect "$rq" completed 0 0
+[ "$(grep -cx rq "$runs")" = 2 ] || fail "job $rq started $(grep -cx rq "$runs") times, want 2 (its attempts)"
+note "agent killed with its jobs: job $crashed lost ($crashed_error), job $rq requeued and completed as attempt 2"
+
+# --- every job ended once, none ran twice (but the requeued one), nothing is left ---
+all=("${round1[@]}" "$s5" "$long2" "$long3" "$crashed")
 jobs=$(colony queue --all --json)
-[ "$(jq '.jobs | length' <<<"$jobs")" = "${#all[@]}" ] || fail "the controller has $(jq '.jobs | length' <<<"$jobs") jobs"
+[ "$(jq '.jobs | length' <<<"$jobs")" = $((${#all[@]} + 1)) ] || fail "the controller has $(jq '.jobs | length' <<<"$jobs") jobs"
 for id in "${all[@]}"; do
         read -r name st code sig < <(jq -r --argjson id "$id" \
                 '.jobs[] | select(.id == $id) | "\(.name) \(.state) \(.exit_code) \(.signal)"' <<<"$jobs")
@@ -165,5 +193,5 @@ colony down --dir "$DIR" >/dev/null
 for p in "${procs[@]}"; do alive "$p" && fail "process ${p%%:*} outlived colony down"; done
 [ -z "$(leftover_cgroups)" ] || fail "cgroups left: $(leftover_cgroups)"
 [ ! -e "$state_dir" ] || fail "state directory left: $(ls -A "$state_dir")"
-note "${#all[@]} jobs through 3 agent kills (one with the controller) and a SIGTERM: each ended once, none ran twice"
+note "$((${#all[@]} + 1)) jobs through 4 agent kills (one with the controller, one with its jobs) and a SIGTERM: each ended once, none ran twice but by requeue"
 echo "PASS"

@@ -668,6 +668,31 @@ START_TEST(a_requeue_job_of_a_timed_out_node_runs_again) {
 }
 END_TEST
 
+/* A restarted agent that found a job's shepherd gone (killed with the agent before it
+ * recorded the job's end) reports the job lost: it ends as a timed-out node's job would, and one
+ * submitted with requeue is pending again as its next attempt. */
+START_TEST(a_job_its_agent_reports_lost_ends_as_a_timed_out_nodes_would) {
+        ctl_node *a = node("a", 2000, 1024 * MiB, NULL, 0);
+        uint64_t plain = submit_as(0, 1000, MiB), rq = submit_requeue(1000);
+        ck_assert_int_eq(ctl_schedule(&st), 2);
+        job_result lost_plain = { .error = strdup("exit status lost: shepherd 7 ended without recording it") };
+        ck_assert_int_eq(ctl_job_finished(&st, a, plain, JOB_LOST, &lost_plain, 3000), 0);
+        job *p = ctl_find_job(&st, plain);
+        ck_assert_int_eq(p->state, JOB_LOST);
+        ck_assert_str_eq(p->result.error, "exit status lost: shepherd 7 ended without recording it");
+        job_result lost_rq = { .error = strdup("exit status lost: shepherd 8 ended without recording it") };
+        ck_assert_int_eq(ctl_job_finished(&st, a, rq, JOB_LOST, &lost_rq, 3000), 0);
+        job *j = ctl_find_job(&st, rq);
+        ck_assert_int_eq(j->state, JOB_PENDING);
+        ck_assert_uint_eq(ctl_job_attempt(j), 2);
+        ck_assert(strstr(j->result.error, "shepherd 8 ended without recording it") != NULL);
+        ck_assert_int_eq(a->used.mcpu, 0);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_str_eq(rec.launch_nodes[rec.launched - 1], "a");
+        ck_assert_uint_eq(rec.launch_ids[rec.launched - 1], rq);
+}
+END_TEST
+
 /* Node a runs a requeue job, times out (the job is pending again), and its agent comes back
  * still running the first attempt, listed in its hello: a stray. Returns a; *rq is the job. */
 static ctl_node *stray_of_a_returning_node(uint64_t *rq) {
@@ -810,6 +835,7 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, a_disconnected_agents_jobs_wait_for_it_to_come_back);
         tcase_add_test(tc, a_disconnected_agent_that_stays_away_loses_its_jobs);
         tcase_add_test(tc, a_requeue_job_of_a_timed_out_node_runs_again);
+        tcase_add_test(tc, a_job_its_agent_reports_lost_ends_as_a_timed_out_nodes_would);
         tcase_add_test(tc, a_requeued_job_still_running_on_its_old_node_is_held_until_it_ends);
         tcase_add_test(tc, a_held_job_is_left_out_after_the_fair_order);
         tcase_add_test(tc, a_requeue_job_the_agent_came_back_without_is_requeued);

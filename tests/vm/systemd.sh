@@ -9,7 +9,8 @@
 #    colony-<name>/agent, and runs a job as its user in colony-<name>/job-<id> with the limits;
 #  - `systemctl stop` (KillMode=mixed: the agent alone is signalled) ends the running job
 #    as cancelled and leaves no cgroup; the agent starts again in the same unit;
-#  - after a SIGKILL of the agent, systemd kills its job, restarts it, and it runs jobs again;
+#  - after a SIGKILL of the agent, systemd kills its job and restarts it; the next agent reports
+#    the job lost, and runs jobs again;
 #  - both stop cleanly (exit 0).
 # Waits poll with generous bounds; nothing here depends on how fast the guest is.
 set -euo pipefail
@@ -37,6 +38,10 @@ confdir=$(dirname "$conf")
 note "installed $ctl_unit $agent_unit $conf"
 
 site_config "$confdir" $NAME
+# A reconnect window far longer than the agent's RestartSec=5s: after the crash below, the next
+# agent, not the controller's timeout, tells that the job is lost (the default 5 s made that a
+# race, and the test passes either way only since both say `lost`).
+printf 'agent_timeout_ms = 60000\n' >>"$confdir/controller.conf"
 # Pings every WatchdogSec/2 or so: a shorter interval lets this test see several.
 for u in $CTL $AGENT; do
         mkdir -p "/etc/systemd/system/$u.d"
@@ -96,7 +101,7 @@ jpid=$(head -n1 "$jcg/cgroup.procs")
 note "job $id: pid $jpid (uid 65534) in $unit_cg/colony-$NAME/job-$id, cpu.max $(cat "$jcg/cpu.max"), memory.max $(cat "$jcg/memory.max")"
 
 done_id=$(as_nobody colony submit --name whoami --output "$work/id.out" -- "$stress" id) || fail "colony submit"
-colony wait "$done_id" >/dev/null || fail "job $done_id: $(job_state "$done_id")"
+colony wait --timeout 300 "$done_id" >/dev/null || fail "job $done_id: $(job_state "$done_id")"
 [ "$(cat "$work/id.out")" = "65534 65534" ] || fail "job $done_id printed '$(cat "$work/id.out")'"
 note "job $done_id ran as nobody and completed; colony wait exited 0"
 
@@ -125,11 +130,12 @@ note "systemctl stop $AGENT: job $id cancelled, no cgroup left"
 systemctl start $AGENT || fail "second systemctl start $AGENT"
 poll agent_connected || fail "agent status after restart: '$(prop $AGENT StatusText)'"
 again=$(as_nobody colony submit --name again -- "$stress" sleep 0) || fail "colony submit"
-colony wait "$again" >/dev/null || fail "job $again after the restart: $(job_state "$again")"
+colony wait --timeout 300 "$again" >/dev/null || fail "job $again after the restart: $(job_state "$again")"
 note "agent started again; job $again completed"
 
 # --- a crash: the agent SIGKILLed while a job runs. KillMode=mixed: systemd kills what it
-# left, removes the unit's cgroup and restarts it (Restart=on-failure); the job is lost. ---
+# left, removes the unit's cgroup and restarts it (Restart=on-failure); the next agent finds the
+# job's shepherd gone and reports the job lost. ---
 crash=$(as_nobody colony submit --name crash -- "$stress" sleep 600) || fail "colony submit"
 poll in_state "$crash" running || fail "job $crash is $(job_state "$crash"), not running"
 jcg=$ucg/colony-$NAME/job-$crash
@@ -144,9 +150,11 @@ poll restarted || fail "agent not restarted after SIGKILL: $(prop $AGENT ActiveS
 poll agent_connected || fail "agent status after the crash: '$(prop $AGENT StatusText)'"
 poll gone "$jpid" || fail "job process $jpid survived the agent's crash"
 poll in_state "$crash" lost || fail "job $crash is $(job_state "$crash") after the crash, want lost"
+why=$(colony show --json "$crash" | jq -r .job.error)
+[[ $why == *"ended without recording it"* ]] || fail "job $crash lost, but not by the next agent's report: '$why'"
 after=$(as_nobody colony submit --name after-crash -- "$stress" sleep 0) || fail "colony submit"
-colony wait "$after" >/dev/null || fail "job $after after the crash: $(job_state "$after")"
-note "agent SIGKILLed: restarted by systemd (pid $(prop $AGENT MainPID)), job $crash lost and killed, job $after completed"
+colony wait --timeout 300 "$after" >/dev/null || fail "job $after after the crash: $(job_state "$after")"
+note "agent SIGKILLed: restarted by systemd (pid $(prop $AGENT MainPID)), job $crash killed and lost ($why), job $after completed"
 
 systemctl stop $AGENT $CTL || fail "systemctl stop"
 for u in $CTL $AGENT; do
