@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # colony measure on this host: a CPU-bound job slows another CPU-bound job sharing its core more
-# than it slows an idle-heavy one, and two measurements agree within their confidence intervals.
+# than it slows an idle-heavy one, and two measurements agree within their confidence intervals
+# (each at least +-0.05: the drift between whole runs, below).
 # Only ratios measured in one run are compared, never absolute times: the host may be busy.
 . "$(dirname "$0")/lib.sh"
 cluster_up --agents 1 --agent-cpus 2
@@ -62,12 +63,19 @@ note "alpha(idle -> cpu) = $ic [$(entry first.json ci95_low idle cpu), $(entry f
 awk -v a="$cc" -v b="$ic" 'BEGIN { exit !(a > b) }' || disagree "a CPU-bound neighbour ($cc) slows cpu no more than an idle one ($ic)"
 awk -v a="$cc" 'BEGIN { exit !(a > 0.3) }' || disagree "alpha(cpu -> cpu) = $cc: sharing a core barely slowed cpu"
 
-# Agreement: the two 95% intervals of alpha(cpu -> cpu) overlap.
+# Agreement: the two 95% intervals of alpha(cpu -> cpu), each at least +-DRIFT wide, overlap.
+# An interval covers the noise between the repetitions of one run, not all of what moves a
+# whole run: 16 runs here had means from 0.91 to 1.04 (sd 0.035), while 3 repetitions now and
+# then agree by chance to within +-0.01 (CI failed on [1.013, 1.031] against [0.985, 1.009]).
+DRIFT=0.05
 lo1=$(entry first.json ci95_low cpu cpu); hi1=$(entry first.json ci95_high cpu cpu)
 lo2=$(entry second.json ci95_low cpu cpu); hi2=$(entry second.json ci95_high cpu cpu)
 note "second run: alpha(cpu -> cpu) = $(entry second.json alpha_mean cpu cpu) [$lo2, $hi2]"
-awk -v a="$lo1" -v b="$hi1" -v c="$lo2" -v d="$hi2" 'BEGIN { exit !(a <= d && c <= b) }' ||
-        disagree "the two measurements disagree: [$lo1, $hi1] and [$lo2, $hi2] do not overlap"
+awk -v a="$lo1" -v b="$hi1" -v c="$lo2" -v d="$hi2" -v drift="$DRIFT" '
+        function half(lo, hi) { return (hi - lo) / 2 > drift ? (hi - lo) / 2 : drift }
+        function abs(x) { return x < 0 ? -x : x }
+        BEGIN { exit !(abs((a + b) / 2 - (c + d) / 2) <= half(a, b) + half(c, d)) }' ||
+        disagree "the two measurements disagree: [$lo1, $hi1] and [$lo2, $hi2], each widened to at least +-$DRIFT, do not overlap"
 
 # The matrix is a colony coloc instance's: add machines and jobs, and coloc takes it.
 jq '{types, alpha, machines: 2, jobs: [{type: "cpu", load: 1, count: 2}, {type: "idle", load: 1, count: 2}]}' \
