@@ -523,8 +523,16 @@ static void requeue(ctl_state *st, job *j, const char *reason) {
                 log_error("job=%llu out of memory requeueing it", (unsigned long long)j->id);
 }
 
-/* End every job recorded as running on n whose id is in ids (all of them when ids is NULL):
- * lost, or pending again when it asked to be requeued. */
+/* End a job colony lost (released from its node already): lost, or pending again when it asked
+ * to be requeued. */
+static void lose(ctl_state *st, job *j, const char *reason, int64_t now) {
+        if (j->spec.requeue)
+                requeue(st, j, reason);
+        else
+                finish(st, j, JOB_LOST, now, reason);
+}
+
+/* Lose every job recorded as running on n whose id is in ids (all of them when ids is NULL). */
 static void lose_jobs(ctl_state *st, ctl_node *n, const uint64_t *ids, size_t nids, const char *reason,
                       int64_t now) {
         for (size_t i = 0; i < st->njobs; i++) {
@@ -532,10 +540,7 @@ static void lose_jobs(ctl_state *st, ctl_node *n, const uint64_t *ids, size_t ni
                 if (!runs_on(j, n) || (ids && !listed(j->id, ids, nids)))
                         continue;
                 release(st, n, j);
-                if (j->spec.requeue)
-                        requeue(st, j, reason);
-                else
-                        finish(st, j, JOB_LOST, now, reason);
+                lose(st, j, reason, now);
         }
 }
 
@@ -756,8 +761,8 @@ int ctl_job_finished(ctl_state *st, ctl_node *n, uint64_t id, job_state state, j
         j->result = *result;
         *result = (job_result){ 0 };
         release(st, n, j);
-        if (state == JOB_LOST && j->spec.requeue)
-                requeue(st, j, j->result.error ? j->result.error : "its agent lost it");
+        if (state == JOB_LOST)
+                lose(st, j, j->result.error ? j->result.error : "its agent lost it", end_usec);
         else
                 finish(st, j, state, end_usec, NULL);
         return 0;
