@@ -172,7 +172,7 @@ crashed_error=$(job_field "$crashed" error)
 grep -q "ended without recording" <<<"$crashed_error" || fail "job $crashed lost with error '$crashed_error'"
 grep -q "job=$crashed .*timed out" "$DIR/controller.log" && fail "the controller timed the agent out: its report was not what ended job $crashed"
 wait_state "$rq" running 30
-[ "$(colony show --json "$rq" | jq -r .job.attempt)" = 2 ] || fail "job $rq runs attempt $(colony show --json "$rq" | jq -r .job.attempt), want 2"
+[ "$(job_field "$rq" attempt)" = 2 ] || fail "job $rq runs attempt $(job_field "$rq" attempt), want 2"
 open_gate gate4
 expect "$rq" completed 0 0
 [ "$(grep -cx rq "$runs")" = 2 ] || fail "job $rq started $(grep -cx rq "$runs") times, want 2 (its attempts)"
