@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/keyctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -165,6 +166,7 @@ static _Noreturn void child_run(const child_plan *p) {
         if (setuid(p->uid) < 0)
                 child_fail(p, "setuid", p->uid_text);
         child_new_keyring(p);
+        umask((mode_t)s->umask); /* the submitter's, before the output files are made */
         if (chdir(s->cwd ? s->cwd : "/") < 0)
                 child_fail(p, "chdir", s->cwd ? s->cwd : "/");
         child_redirect(p, "/dev/null", O_RDONLY, STDIN_FILENO);
