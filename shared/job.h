@@ -41,6 +41,8 @@ bool job_group_ok(const char *s);
  * turn to seconds, below the agents' timeout (5 s by default). */
 #define JOB_ARRAY_MAX 100000
 #define JOB_ARRAY_INDEX_VAR "COLONY_ARRAY_INDEX" /* an array member's index, in its environment */
+/* The umask of a job whose submitter sent none (a client older than the field). */
+#define JOB_UMASK_DEFAULT 022
 
 typedef struct job_spec {
         char *name;     /* optional; defaults to basename of argv[0] */
@@ -55,6 +57,7 @@ typedef struct job_spec {
         int64_t mem_high; /* soft memory limit in bytes, <= req.mem: reclaimed hard above it; 0 = none */
         int64_t expected_usec; /* the submitter's estimate of the run time, 0 if none (Tetris) */
         bool requeue;   /* when its node is lost, the job goes back to pending instead of ending lost */
+        int umask;      /* 0..0777: the submitter's umask, the job's from its start (its output files too) */
 } job_spec;
 
 typedef struct job_result {

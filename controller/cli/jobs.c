@@ -292,9 +292,13 @@ static char **environment(void) {
         return v;
 }
 
-/* Fill in what every job of this submit shares: env, cwd, absolute output paths. The spec's
- * strings are owned by argv/environ except the paths in owned[1] and owned[2]. */
+/* Fill in what every job of this submit shares: env, cwd, umask, absolute output paths. The
+ * spec's strings are owned by argv/environ except the paths in owned[1] and owned[2]. */
 static int common_spec(cli *c, job_spec *s, char *cwd, char *owned[3]) {
+        mode_t mask = umask(0); /* reading it means setting it: set it back at once */
+
+        umask(mask);
+        s->umask = (int)mask;
         s->cwd = cwd;
         s->env = environment();
         if (s->stdout_path)

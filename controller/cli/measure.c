@@ -147,7 +147,7 @@ static int submit(measure *m, int i, bool loop, uint64_t *id) {
         int n = 3;
         extern char **environ;
         job_spec s = {.name = name, .job_type = (char *)m->types[i].name, .argv = argv, .env = environ,
-                      .cwd = m->cwd, .stdout_path = "/dev/null", .req = {.mcpu = m->mcpu, .mem = m->mem}};
+                      .umask = JOB_UMASK_DEFAULT, .cwd = m->cwd, .stdout_path = "/dev/null", .req = {.mcpu = m->mcpu, .mem = m->mem}};
         static char *const looped[] = {"/bin/sh", "-c", "while :; do \"$@\"; done", "sh"};
         int r;
 
