@@ -12,6 +12,8 @@
 
 /* cJSON keeps numbers as doubles: integers beyond 2^53 are not exact. */
 #define EXACT_INT_MAX 9007199254740992.0
+/* 2^63: doubles below it in magnitude convert to int64_t */
+#define INT64_LIMIT 9223372036854775808.0
 
 cJSON *proto_new(const char *type) {
         cJSON *msg = cJSON_CreateObject();
@@ -100,9 +102,13 @@ static void put_string(text *t, const char *s) {
         put(t, "\"", 1);
 }
 
+/* Every integral double below 2^63 in magnitude as its digits, which strict int64 readers
+ * accept: cJSON's "%1.15g" would write 1795654969639970 as 1.79565496963997e+15. Up to 2^53
+ * these are the integers themselves; above, the double's exact value (colony refuses such
+ * values on the wire, see proto_int_value, so only a foreign message can carry one). */
 static void put_number(text *t, const cJSON *item) {
         double d = item->valuedouble;
-        if (d >= -9007199254740992.0 && d <= 9007199254740992.0 && d == (double)(int64_t)d && !(d == 0 && signbit(d))) {
+        if (d > -INT64_LIMIT && d < INT64_LIMIT && d == (double)(int64_t)d && !(d == 0 && signbit(d))) {
                 char digits[24], *p = digits + sizeof(digits);
                 uint64_t v = d < 0 ? (uint64_t)-(int64_t)d : (uint64_t)d;
                 do
@@ -113,7 +119,7 @@ static void put_number(text *t, const cJSON *item) {
                 put(t, p, (size_t)(digits + sizeof(digits) - p));
                 return;
         }
-        char *other = cJSON_PrintUnformatted(item); /* fractions, NaN, huge values, -0: cJSON's way */
+        char *other = cJSON_PrintUnformatted(item); /* fractions, NaN, infinities, -0: cJSON's way */
         if (!other)
                 t->failed = true;
         else
@@ -121,9 +127,17 @@ static void put_number(text *t, const cJSON *item) {
         free(other);
 }
 
-static void put_value(text *t, const cJSON *item) {
+static void put_indent(text *t, int depth) {
+        for (int i = 0; i < depth; i++)
+                put(t, "\t", 1);
+}
+
+/* item at depth (the number of open objects and arrays around it); depth < 0: no layout at all,
+ * else laid out as cJSON_Print lays it out (objects one member a line, indented by a tab per
+ * depth; arrays on one line, ", " between items). */
+static void put_value(text *t, const cJSON *item, int depth) {
         const cJSON *c;
-        bool object = cJSON_IsObject(item);
+        bool object = cJSON_IsObject(item), pretty = depth >= 0;
         if (cJSON_IsNumber(item))
                 put_number(t, item);
         else if (cJSON_IsString(item))
@@ -135,23 +149,32 @@ static void put_value(text *t, const cJSON *item) {
         else if (!object && !cJSON_IsArray(item))
                 put(t, "null", 4);
         else {
+                int inner = pretty ? depth + 1 : depth;
                 put(t, object ? "{" : "[", 1);
+                if (pretty && object)
+                        put(t, "\n", 1);
                 cJSON_ArrayForEach(c, item) {
-                        if (c != item->child)
-                                put(t, ",", 1);
                         if (object) {
+                                put_indent(t, inner);
                                 put_string(t, c->string);
-                                put(t, ":", 1);
+                                put(t, pretty ? ":\t" : ":", pretty ? 2 : 1);
                         }
-                        put_value(t, c);
+                        put_value(t, c, inner);
+                        if (c->next)
+                                put(t, pretty && !object ? ", " : ",", pretty && !object ? 2 : 1);
+                        if (pretty && object)
+                                put(t, "\n", 1);
                 }
+                if (pretty && object)
+                        put_indent(t, depth);
                 put(t, object ? "}" : "]", 1);
         }
 }
 
-char *proto_print(const cJSON *obj) {
+/* obj's text with put_value at depth; NULL when out of memory. */
+static char *print_at(const cJSON *obj, int depth) {
         text t = { 0 };
-        put_value(&t, obj);
+        put_value(&t, obj, depth);
         if (t.failed) {
                 free(t.s);
                 return NULL;
@@ -159,8 +182,16 @@ char *proto_print(const cJSON *obj) {
         return t.s;
 }
 
+char *proto_print(const cJSON *obj) {
+        return print_at(obj, -1);
+}
+
+char *proto_print_pretty(const cJSON *obj) {
+        return print_at(obj, 0);
+}
+
 int proto_frame(const cJSON *msg, char **out, size_t *len) {
-        char *json = cJSON_PrintUnformatted(msg);
+        char *json = proto_print(msg);
         if (!json)
                 return -ENOMEM;
         size_t n = strlen(json);

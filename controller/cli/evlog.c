@@ -41,7 +41,7 @@ static int print_event(const cli *c, const cJSON *obj) {
                 return -EBADMSG;
         }
         if (c->json) {
-                char *text = cJSON_PrintUnformatted(obj);
+                char *text = proto_print(obj);
                 printf("%s\n", text ? text : "{}");
                 cJSON_free(text);
         } else {

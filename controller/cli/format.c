@@ -164,7 +164,7 @@ void fmt_table_free(fmt_table *t) {
 }
 
 int fmt_json(const cJSON *value) {
-        char *text = cJSON_Print(value);
+        char *text = proto_print_pretty(value);
 
         if (!text)
                 return -ENOMEM;

@@ -74,18 +74,22 @@ static void check_alpha(const cJSON *obj) {
         alpha_free(&b);
 }
 
-/* proto_print's text means what cJSON's means: both read back and printed by cJSON alike
- * (cJSON_Compare would not do: it matches an object's duplicate keys to the first). */
+/* proto_print's and proto_print_pretty's texts mean what cJSON's mean: each reads back and is
+ * printed by cJSON as cJSON's own text is (cJSON_Compare would not do: it matches an object's
+ * duplicate keys to the first). */
 static void check_print(const cJSON *msg) {
-        char *texts[2] = { proto_print(msg), cJSON_PrintUnformatted(msg) }, *again[2] = { NULL, NULL };
-        for (int i = 0; i < 2; i++) {
+        char *texts[4] = { proto_print(msg), cJSON_PrintUnformatted(msg), proto_print_pretty(msg), cJSON_Print(msg) };
+        char *again[4] = { NULL, NULL, NULL, NULL };
+        for (int i = 0; i < 4; i++) {
                 cJSON *back = texts[i] ? cJSON_Parse(texts[i]) : NULL;
                 again[i] = back ? cJSON_PrintUnformatted(back) : NULL;
                 cJSON_Delete(back);
         }
-        if (texts[0] && texts[1] && (!again[0] != !again[1] || (again[0] && strcmp(again[0], again[1]) != 0)))
-                abort();
-        for (int i = 0; i < 2; i++) {
+        for (int i = 0; i < 4; i += 2)
+                if (texts[i] && texts[i + 1] &&
+                    (!again[i] != !again[i + 1] || (again[i] && strcmp(again[i], again[i + 1]) != 0)))
+                        abort();
+        for (int i = 0; i < 4; i++) {
                 free(texts[i]);
                 free(again[i]);
         }
