@@ -501,12 +501,17 @@ static const struct {
 
 static void client_message(conn *c, const cJSON *msg) {
         const char *type = proto_type(msg);
+        char err[PROTO_ERRLEN];
+        /* the trust boundary: what a client sends is stored and echoed in every listing's JSON */
+        if (proto_check_utf8(msg, err) < 0) {
+                reply_error(c, err);
+                return;
+        }
         for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]); i++)
                 if (strcmp(type, requests[i].type) == 0) {
                         requests[i].handle(c->owner, c, msg);
                         return;
                 }
-        char err[PROTO_ERRLEN];
         snprintf(err, sizeof(err), "unknown request type '%.64s'", type);
         reply_error(c, err);
 }

@@ -1,5 +1,6 @@
 /* proto.c - framing and field access for colony's JSON protocol (docs/protocol.md). */
 #include "proto.h"
+#include "utf8.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -76,16 +77,24 @@ static void put(text *t, const char *s, size_t n) {
         t->s[t->len] = '\0';
 }
 
-/* A JSON string, escaped as cJSON escapes it (NULL: ""). */
+/* A JSON string, escaped as cJSON escapes it (NULL: ""), but for a byte that is not valid
+ * UTF-8, written as U+FFFD: colony refuses such bytes on input (proto_check_utf8), yet an
+ * error that echoes them, or cuts a character with "%.64s", must not make the reply invalid. */
 static void put_string(text *t, const char *s) {
         static const char specials[] = "\"\\\b\f\n\r\t", names[] = "\"\\bfnrt";
         if (!s)
                 s = "";
         put(t, "\"", 1);
         while (*s) {
-                size_t plain = 0;
-                while (s[plain] && s[plain] != '"' && s[plain] != '\\' && (unsigned char)s[plain] >= 0x20)
-                        plain++;
+                size_t plain = 0, n;
+                for (unsigned char b; (b = (unsigned char)s[plain]);) {
+                        if (b >= 0x80 && (n = utf8_char_len(s + plain)) > 0)
+                                plain += n;
+                        else if (b >= 0x20 && b < 0x80 && b != '"' && b != '\\')
+                                plain++;
+                        else
+                                break;
+                }
                 put(t, s, plain);
                 s += plain;
                 if (!*s)
@@ -94,6 +103,8 @@ static void put_string(text *t, const char *s) {
                 const char *named = strchr(specials, *s);
                 if (named)
                         snprintf(esc, sizeof(esc), "\\%c", names[named - specials]);
+                else if ((unsigned char)*s >= 0x20)
+                        snprintf(esc, sizeof(esc), "\\ufffd");
                 else
                         snprintf(esc, sizeof(esc), "\\u%04x", (unsigned char)*s);
                 put(t, esc, strlen(esc));
@@ -498,6 +509,54 @@ static bool seen_before(const cJSON *msg, const cJSON *item) {
                 if (strcmp(prev->string, item->string) == 0)
                         return true;
         return false;
+}
+
+/* Whether every string in item, member names included, is valid UTF-8. */
+static bool all_utf8(const cJSON *item) {
+        const cJSON *c;
+        if (item->string && utf8_invalid_at(item->string) >= 0)
+                return false;
+        if (cJSON_IsString(item))
+                return utf8_invalid_at(item->valuestring) < 0;
+        cJSON_ArrayForEach(c, item) {
+                if (!all_utf8(c))
+                        return false;
+        }
+        return true;
+}
+
+/* Say where s, a string of field (item index, or -1 for the field itself), stops being UTF-8,
+ * with up to 32 bytes before, cut at a character, to find it by: an environment's twelfth
+ * variable is hard to find by its index. Returns -EINVAL. */
+static int not_utf8(const char *field, int index, const char *s, char err[PROTO_ERRLEN]) {
+        long at = utf8_invalid_at(s), shown = at < 32 ? at : 32;
+        char item[32] = "";
+        while (shown > 0 && ((unsigned char)s[shown] & 0xC0) == 0x80)
+                shown--;
+        if (index >= 0)
+                snprintf(item, sizeof(item), " item %d", index);
+        if (at == 0)
+                return fail(-EINVAL, err, "%.64s%s: not valid UTF-8 (byte 0)", field, item);
+        return fail(-EINVAL, err, "%.64s%s: not valid UTF-8 (byte %ld, after \"%.*s\")", field, item, at, (int)shown, s);
+}
+
+int proto_check_utf8(const cJSON *msg, char err[PROTO_ERRLEN]) {
+        const cJSON *field, *c;
+        cJSON_ArrayForEach(field, msg) {
+                if (utf8_invalid_at(field->string) >= 0)
+                        return fail(-EINVAL, err, "a field name is not valid UTF-8");
+                if (cJSON_IsString(field) && utf8_invalid_at(field->valuestring) >= 0)
+                        return not_utf8(field->string, -1, field->valuestring, err);
+                int i = 0;
+                cJSON_ArrayForEach(c, field) {
+                        if (cJSON_IsArray(field) && cJSON_IsString(c) && utf8_invalid_at(c->valuestring) >= 0)
+                                return not_utf8(field->string, i, c->valuestring, err);
+                        if (!all_utf8(c))
+                                return fail(-EINVAL, err, "%.64s: not valid UTF-8", field->string);
+                        i++;
+                }
+        }
+        return 0;
 }
 
 int proto_check_fields(const cJSON *msg, const char *const *allowed, char err[PROTO_ERRLEN]) {

@@ -86,6 +86,12 @@ int proto_get_strv(const cJSON *msg, const char *field, size_t max_items, bool a
  * allowed), and fields given twice. Returns 0, or -EINVAL with "unknown field 'x'" or
  * "duplicate field 'x'" in err. */
 int proto_check_fields(const cJSON *msg, const char *const *allowed, char err[PROTO_ERRLEN]);
+/* Reject a message with a string, or a member name, that is not valid UTF-8 (RFC 3629), at
+ * any depth: JSON is UTF-8, and what colony stores it echoes. The controller checks every
+ * client request with it; what colony itself wrote (agents' reports, the store) is read as
+ * it is, since proto_print wrote it valid. Returns 0, or -EINVAL with the
+ * field named in err ("argv item 1: not valid UTF-8 (byte 3, after \"abc\")"). */
+int proto_check_utf8(const cJSON *msg, char err[PROTO_ERRLEN]);
 
 /* Free a NULL-terminated vector of strings and its elements. NULL is fine. */
 void strv_free(char **v);

@@ -70,6 +70,12 @@ int jobs_submit(const char *sock, const job_spec *spec, long count, uint64_t *id
                 snprintf(err, errlen, "out of memory");
                 return -ENOMEM;
         }
+        /* the controller refuses it too; saying so before connecting spares a round trip */
+        if (proto_check_utf8(req, perr) < 0) {
+                cJSON_Delete(req);
+                snprintf(err, errlen, "%s", perr);
+                return -EINVAL;
+        }
         /* the controller answers an array once all of it is stored: allow it a millisecond a job */
         r = client_call(sock, req, "submitted", REQUEST_TIMEOUT_MS + (int)count, &rep, err, errlen);
         cJSON_Delete(req);

@@ -103,6 +103,51 @@ START_TEST(print_pretty_is_laid_out_as_cjson) {
 }
 END_TEST
 
+/* Strings that are not UTF-8 are refused with the field named; valid ones of every length pass. */
+START_TEST(strings_that_are_not_utf8_are_refused) {
+        static const struct {
+                const char *text;
+                long at; /* the first bad byte */
+        } bad[] = { { "a\xff", 1 }, { "\xc0\xaf", 0 } /* overlong */, { "\xed\xa0\x80", 0 } /* surrogate */,
+                    { "\xf4\x90\x80\x80", 0 } /* above U+10FFFF */, { "x\xe2\x82", 1 } /* cut */, { "\x80", 0 } };
+        char err[PROTO_ERRLEN], want[PROTO_ERRLEN];
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                cJSON *msg = proto_new("submit");
+                cJSON *argv = cJSON_AddArrayToObject(msg, "argv");
+                cJSON_AddItemToArray(argv, cJSON_CreateString("/bin/echo"));
+                cJSON_AddItemToArray(argv, cJSON_CreateString(bad[i].text));
+                ck_assert_int_eq(proto_check_utf8(msg, err), -EINVAL);
+                if (bad[i].at)
+                        snprintf(want, sizeof(want), "argv item 1: not valid UTF-8 (byte %ld, after \"%.*s\")", bad[i].at,
+                                 (int)bad[i].at, bad[i].text);
+                else
+                        snprintf(want, sizeof(want), "argv item 1: not valid UTF-8 (byte 0)");
+                ck_assert_str_eq(err, want);
+                cJSON_Delete(msg);
+                msg = proto_new("submit");
+                cJSON_AddStringToObject(msg, "name", bad[i].text);
+                ck_assert_int_eq(proto_check_utf8(msg, err), -EINVAL);
+                ck_assert_ptr_nonnull(strstr(err, "name: not valid UTF-8"));
+                cJSON_Delete(msg);
+        }
+        cJSON *ok = proto_new("submit");
+        cJSON_AddStringToObject(ok, "name", "caf\u00e9 \u20ac \U0001F600 \x7f");
+        ck_assert_int_eq(proto_check_utf8(ok, err), 0);
+        cJSON_Delete(ok);
+}
+END_TEST
+
+/* Whatever a string holds, proto_print writes valid UTF-8: a stray byte becomes U+FFFD. */
+START_TEST(print_writes_a_stray_byte_as_the_replacement_character) {
+        cJSON *msg = cJSON_CreateObject();
+        cJSON_AddStringToObject(msg, "error", "unknown field 'a\xff\xe2\x82' \u00e9");
+        char *text = proto_print(msg);
+        ck_assert_str_eq(text, "{\"error\":\"unknown field 'a\\ufffd\\ufffd\\ufffd' \u00e9\"}");
+        free(text);
+        cJSON_Delete(msg);
+}
+END_TEST
+
 START_TEST(round_trip_byte_by_byte) {
         cJSON *msg = proto_new("submit");
         cJSON_AddNumberToObject(msg, "mcpu", 500);
@@ -758,6 +803,8 @@ static Suite *proto_suite(void) {
         tcase_add_test(reader, print_writes_integers_as_digits_and_the_rest_as_cjson);
         tcase_add_test(reader, print_writes_usec_and_int64_sized_values_as_digits);
         tcase_add_test(reader, print_pretty_is_laid_out_as_cjson);
+        tcase_add_test(reader, strings_that_are_not_utf8_are_refused);
+        tcase_add_test(reader, print_writes_a_stray_byte_as_the_replacement_character);
         tcase_add_test(reader, two_frames_in_one_feed);
         tcase_add_test(reader, header_split_across_feeds);
         tcase_add_test(reader, frame_and_a_half_then_the_rest);
