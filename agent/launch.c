@@ -145,7 +145,8 @@ static _Noreturn void child_run(const child_plan *p) {
         const job_spec *s = p->spec;
         char *const empty_env[] = {NULL};
         const char *out = s->stdout_path ? s->stdout_path : "/dev/null";
-        const char *errp = s->stderr_path ? s->stderr_path : "/dev/null";
+        /* without --error stderr shares stdout's open file, so both keep their order */
+        const char *errp = s->stderr_path ? s->stderr_path : out;
         const int wflags = O_WRONLY | O_CREAT | O_APPEND;
         ssize_t n;
         char go;

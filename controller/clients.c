@@ -75,7 +75,7 @@ static int spec_too_large(const job_spec *spec, char err[PROTO_ERRLEN]) {
         if (job_spec_json_bound(spec) + LAUNCH_HEADROOM <= PROTO_MAX_MSG)
                 return 0; /* the common case, known without printing the spec */
         cJSON *obj = cJSON_CreateObject();
-        char *text = obj && job_spec_to_json(spec, obj) == 0 ? cJSON_PrintUnformatted(obj) : NULL;
+        char *text = obj && job_spec_to_json(spec, obj) == 0 ? proto_print(obj) : NULL;
         size_t len = text ? strlen(text) : 0;
         cJSON_Delete(obj);
         free(text);
@@ -127,7 +127,7 @@ static void handle_submit(ctl_server *srv, conn *c, const cJSON *msg) {
  * Returns 1 when added, 0 when the page is full, -ENOMEM. */
 static int page_add(cJSON *jobs, const job *j, size_t *bytes) {
         cJSON *o = job_to_json(j);
-        char *text = o ? cJSON_PrintUnformatted(o) : NULL;
+        char *text = o ? proto_print(o) : NULL;
         size_t len = text ? strlen(text) : 0;
         free(text);
         if (!text) {
@@ -501,12 +501,17 @@ static const struct {
 
 static void client_message(conn *c, const cJSON *msg) {
         const char *type = proto_type(msg);
+        char err[PROTO_ERRLEN];
+        /* the trust boundary: what a client sends is stored and echoed in every listing's JSON */
+        if (proto_check_utf8(msg, err) < 0) {
+                reply_error(c, err);
+                return;
+        }
         for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]); i++)
                 if (strcmp(type, requests[i].type) == 0) {
                         requests[i].handle(c->owner, c, msg);
                         return;
                 }
-        char err[PROTO_ERRLEN];
         snprintf(err, sizeof(err), "unknown request type '%.64s'", type);
         reply_error(c, err);
 }

@@ -70,6 +70,12 @@ int jobs_submit(const char *sock, const job_spec *spec, long count, uint64_t *id
                 snprintf(err, errlen, "out of memory");
                 return -ENOMEM;
         }
+        /* the controller refuses it too; saying so before connecting spares a round trip */
+        if (proto_check_utf8(req, perr) < 0) {
+                cJSON_Delete(req);
+                snprintf(err, errlen, "%s", perr);
+                return -EINVAL;
+        }
         /* the controller answers an array once all of it is stored: allow it a millisecond a job */
         r = client_call(sock, req, "submitted", REQUEST_TIMEOUT_MS + (int)count, &rep, err, errlen);
         cJSON_Delete(req);
@@ -488,7 +494,7 @@ static const char show_usage[] =
         "OOM kills, error, command line and output files.\n";
 
 static void field(const char *key, const char *value) {
-        printf("%-13s%s\n", key, value ? value : "-");
+        fmt_line(stdout, "%-13s%s", key, value ? value : "-");
 }
 
 /* The requested resources: "0.5 CPUs, 64.0M memory, 100 tasks". */
@@ -730,12 +736,10 @@ static void print_final(const job *j) {
         const char *detail = error_detail(j);
         char ran[FMT_BUF], how[FMT_BUF];
 
-        printf("job %" PRIu64 " (%s) %s", j->id, j->spec.name ? j->spec.name : "-", job_state_name(j->state));
-        if (j->start_usec && j->end_usec)
-                printf(" after %s", fmt_duration(j->end_usec - j->start_usec, ran, sizeof(ran)));
-        else if (j->state != JOB_LOST)
-                printf(", never started");
-        printf(": %s\n", detail ? detail : outcome_describe(j, how, sizeof(how)));
+        fmt_line(stdout, "job %" PRIu64 " (%s) %s%s%s: %s", j->id, j->spec.name ? j->spec.name : "-",
+                 job_state_name(j->state), j->start_usec && j->end_usec ? " after " : j->state != JOB_LOST ? ", never started" : "",
+                 j->start_usec && j->end_usec ? fmt_duration(j->end_usec - j->start_usec, ran, sizeof(ran)) : "",
+                 detail ? detail : outcome_describe(j, how, sizeof(how)));
 }
 
 /* --timeout SECONDS into milliseconds. Returns 0 or EXIT_USAGE after printing why. */

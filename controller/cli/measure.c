@@ -415,7 +415,7 @@ static int report(measure *m) {
         int r = o ? 0 : EXIT_FAIL;
         if (r == 0 && m->upload && (r = alpha_cli_upload(m->c, m->sock, o, &version)) == 0)
                 cJSON_AddNumberToObject(o, "version", (double)version);
-        char *text = m->c->json && o ? cJSON_Print(o) : NULL;
+        char *text = m->c->json && o ? proto_print_pretty(o) : NULL;
         if (m->c->json && text)
                 puts(text);
         else if (m->c->json)

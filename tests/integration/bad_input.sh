@@ -27,6 +27,12 @@ expect_error "bogus" json '{"v":1,"type":"queue","bogus":1}'
 expect_error "mem" json '{"v":1,"type":"submit","argv":["/bin/true"],"cwd":"/","mcpu":1000,"mem":-1}'
 expect_error "argv" json '{"v":1,"type":"submit","argv":[],"cwd":"/","mcpu":1000,"mem":1024}'
 expect_error "no job" json '{"v":1,"type":"show","id":999999}'
+# Strings that are not UTF-8 (here Latin-1) would make every JSON listing of the job invalid.
+expect_error "argv item 1: not valid UTF-8 (byte 3, after \"caf\")" json \
+        $'{"v":1,"type":"submit","argv":["/bin/echo","caf\xe9"],"cwd":"/","mcpu":1000,"mem":1048576}'
+expect_error "env item 1: not valid UTF-8" json \
+        $'{"v":1,"type":"submit","argv":["/bin/true"],"env":["A=1","B=\xff"],"cwd":"/","mcpu":1000,"mem":1048576}'
+expect_error "cwd: not valid UTF-8" json $'{"v":1,"type":"submit","argv":["/bin/true"],"cwd":"/t\xe9","mcpu":1000,"mem":1048576}'
 
 # expect_cli_error EXIT TEXT ARGS...: the CLI refuses with one line and the given exit code.
 expect_cli_error() {
@@ -43,6 +49,7 @@ expect_cli_error 1 "no node" submit --cpus 100000 -- /bin/true
 expect_cli_error 1 "not found" submit -- /no/such/program
 expect_cli_error 1 "not found" submit -- no-such-program-anywhere
 expect_cli_error 1 "no job" cancel 999999
+expect_cli_error 1 "argv item 1: not valid UTF-8" submit -- /bin/echo $'caf\xe9'
 
 [ "$(njobs)" = "$before" ] || fail "bad input changed the job table ($before -> $(njobs) jobs)"
 [ "$(job_field "$running" state)" = running ] || fail "the running job was disturbed"
