@@ -105,6 +105,13 @@ static void handle_submit(ctl_server *srv, conn *c, const cJSON *msg) {
                 return;
         }
         const char *user = conn_user(c, name, sizeof(name));
+        if (count > BULK_CHUNK || server_bulk_busy(srv)) { /* a slice per turn, in order: bulk.c */
+                if (server_bulk_submit(srv, c, user, &spec, (size_t)count) < 0) {
+                        job_spec_free(&spec);
+                        reply_error(c, "out of memory");
+                }
+                return;
+        }
         if (ctl_submit_array(&srv->state, c->uid, c->gid, user, &spec, (size_t)count, server_now(), &id, err) < 0) {
                 job_spec_free(&spec);
                 reply_error(c, err);
@@ -180,6 +187,14 @@ static void handle_queue(ctl_server *srv, conn *c, const cJSON *msg) {
 
 static const char *const id_only[] = { "id", NULL };
 
+/* A bulk cancel names at most this many id ranges (a command line's worth). */
+#define CANCEL_RANGES_MAX 4096
+
+static int id_range_cmp(const void *a, const void *b) {
+        uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+        return x < y ? -1 : x > y;
+}
+
 /* The job a show or wait names, or NULL after replying with the error. */
 static const job *requested_job(ctl_server *srv, conn *c, const cJSON *msg) {
         uint64_t id;
@@ -200,9 +215,86 @@ static void handle_show(ctl_server *srv, conn *c, const cJSON *msg) {
                 reply(c, job_reply(j));
 }
 
+/* The "ranges" of a bulk cancel, [[lo, hi], ...], sorted and merged into pairs in *out (the
+ * caller frees it; NULL when absent). Returns 0 or -EINVAL/-ENOMEM with err set. */
+static int parse_ranges(const cJSON *msg, uint64_t **out, size_t *n, char err[PROTO_ERRLEN]) {
+        const cJSON *arr = cJSON_GetObjectItemCaseSensitive(msg, "ranges"), *item;
+        *out = NULL;
+        *n = 0;
+        if (!arr)
+                return 0;
+        size_t len = cJSON_IsArray(arr) ? (size_t)cJSON_GetArraySize(arr) : 0;
+        if (len == 0 || len > CANCEL_RANGES_MAX) {
+                snprintf(err, PROTO_ERRLEN, "ranges: must be 1 to %d pairs [first, last] of job ids", CANCEL_RANGES_MAX);
+                return -EINVAL;
+        }
+        uint64_t *v = malloc(2 * len * sizeof(*v));
+        if (!v)
+                return snprintf(err, PROTO_ERRLEN, "out of memory"), -ENOMEM;
+        cJSON_ArrayForEach(item, arr) {
+                const cJSON *lo = cJSON_GetArrayItem(item, 0), *hi = cJSON_GetArrayItem(item, 1);
+                if (!cJSON_IsArray(item) || cJSON_GetArraySize(item) != 2 || !cJSON_IsNumber(lo) || !cJSON_IsNumber(hi) ||
+                    lo->valuedouble < 1 || hi->valuedouble < lo->valuedouble || hi->valuedouble > 9007199254740992.0) {
+                        snprintf(err, PROTO_ERRLEN, "ranges: item %zu must be [first, last], 1 <= first <= last", *n);
+                        free(v);
+                        return -EINVAL;
+                }
+                v[2 * *n] = (uint64_t)lo->valuedouble;
+                v[2 * *n + 1] = (uint64_t)hi->valuedouble;
+                ++*n;
+        }
+        qsort(v, *n, 2 * sizeof(*v), id_range_cmp);
+        size_t kept = 0;
+        for (size_t i = 0; i < *n; i++) {
+                if (kept > 0 && v[2 * i] <= v[2 * kept - 1] + 1) { /* overlaps or touches the last kept */
+                        if (v[2 * i + 1] > v[2 * kept - 1])
+                                v[2 * kept - 1] = v[2 * i + 1];
+                        continue;
+                }
+                v[2 * kept] = v[2 * i];
+                v[2 * kept + 1] = v[2 * i + 1];
+                kept++;
+        }
+        *out = v;
+        *n = kept;
+        return 0;
+}
+
+/* A cancel by "ranges", "user", "array" and/or "state" (docs/protocol.md): queued for bulk.c,
+ * which replies with the counts. */
+static void handle_cancel_many(ctl_server *srv, conn *c, const cJSON *msg) {
+        static const char *const fields[] = { "ranges", "user", "array", "state", NULL };
+        char err[PROTO_ERRLEN];
+        const char *state = NULL;
+        int64_t user = -1, array = 0;
+        uint64_t *ranges = NULL;
+        ctl_cancel_filter f = { .uid = -1, .state = -1 };
+        job_state s;
+        if (proto_check_fields(msg, fields, err) < 0 || proto_get_int(msg, "user", 0, UINT32_MAX, &user, err) == -EINVAL ||
+            proto_get_int(msg, "array", 1, INT64_MAX, &array, err) == -EINVAL ||
+            proto_get_str(msg, "state", &state, err) == -EINVAL || parse_ranges(msg, &ranges, &f.nranges, err) < 0) {
+                reply_error(c, err);
+                return;
+        }
+        if (state && (job_state_from_name(state, &s) < 0 || (s != JOB_PENDING && s != JOB_RUNNING))) {
+                free(ranges);
+                reply_error(c, "state: must be pending or running");
+                return;
+        }
+        f.uid = user;
+        f.array = (uint64_t)array;
+        f.state = state ? (int)s : -1;
+        if (server_bulk_cancel(srv, c, &f, ranges) < 0)
+                reply_error(c, "out of memory");
+}
+
 static void handle_cancel(ctl_server *srv, conn *c, const cJSON *msg) {
         char err[PROTO_ERRLEN];
         uint64_t id;
+        if (!cJSON_GetObjectItemCaseSensitive(msg, "id") && cJSON_GetArraySize(msg) > 1) { /* more than "type" */
+                handle_cancel_many(srv, c, msg);
+                return;
+        }
         if (request_id(c, msg, id_only, &id) < 0)
                 return;
         if (ctl_cancel(&srv->state, id, c->uid, server_now(), err) < 0) {
@@ -521,6 +613,7 @@ static void drop_waiters_of(ctl_server *srv, conn *c) {
 
 static void client_closed(conn *c) {
         drop_waiters_of(c->owner, c);
+        server_bulk_forget(c->owner, c);
         free(c->data);
         server_drop_follower(c->owner, c);
 }

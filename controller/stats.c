@@ -17,6 +17,7 @@ void stats_init(ctl_stats *s, int64_t start_usec) {
         memset(s, 0, sizeof(*s));
         s->start_usec = start_usec;
         stats_hist_init(&s->pass, stats_pass_bounds, stats_npass_bounds);
+        stats_hist_init(&s->turn, stats_pass_bounds, stats_npass_bounds); /* a turn holds at most a pass or so */
 }
 
 void stats_observe(stats_hist *h, double v) {
@@ -30,6 +31,12 @@ void stats_observe(stats_hist *h, double v) {
 void stats_note_pass(ctl_stats *s, double seconds) {
         stats_observe(&s->pass, seconds);
         s->last_pass_seconds = seconds;
+}
+
+void stats_note_turn(ctl_stats *s, double seconds) {
+        stats_observe(&s->turn, seconds);
+        if (seconds > s->max_turn_seconds)
+                s->max_turn_seconds = seconds;
 }
 
 void stats_waits(const ctl_state *st, stats_hist *out) {
