@@ -366,7 +366,8 @@ static int parse_history(const cJSON *msg, history_filter *f, char err[PROTO_ERR
         return 0;
 }
 
-/* Finished jobs, newest first; "more" says whether older ones match too (page with before_id). */
+/* Finished jobs, newest first, at most "limit" of them and about half a message's worth; "more"
+ * says whether older ones match too (page with before_id). */
 static void handle_history(ctl_server *srv, conn *c, const cJSON *msg) {
         history_filter f;
         char err[PROTO_ERRLEN];
@@ -376,17 +377,20 @@ static void handle_history(ctl_server *srv, conn *c, const cJSON *msg) {
         }
         cJSON *out = proto_new("jobs"), *jobs = cJSON_AddArrayToObject(out, "jobs");
         int64_t n = 0;
+        size_t bytes = 0;
         bool more = false;
-        for (size_t i = srv->state.njobs; jobs && i-- > 0;) {
+        for (size_t i = srv->state.njobs; jobs && i-- > 0 && !more;) {
                 const job *j = srv->state.jobs[i];
                 if ((int64_t)j->id >= f.before_id || !history_match(j, &f))
                         continue;
-                if (n == f.limit) {
-                        more = true;
-                        break;
+                int r = n < f.limit ? page_add(jobs, j, &bytes) : 0; /* pages cut by bytes too, as queue's */
+                if (r < 0) {
+                        cJSON_Delete(out);
+                        reply_error(c, "out of memory");
+                        return;
                 }
-                cJSON_AddItemToArray(jobs, job_to_json(j));
-                n++;
+                more = r == 0;
+                n += r;
         }
         cJSON_AddBoolToObject(out, "more", more);
         reply(c, out);
