@@ -5,7 +5,7 @@
 # `colony queue`, polled throughout, answers every time within 2 s (p99 printed: the figure of
 # docs/benchmarks.md); the cancel of 100,000 takes less than 60 s (printed); B, at its
 # per-user cap, is refused one job more, naming the cap, while C can still submit. The
-# controller's longest loop turn is printed from /metrics.
+# controller's longest loop turn is printed from /metrics. /api/status cuts long command lines.
 . "$(dirname "$0")/lib.sh"
 conf=$DIR/controller.conf
 printf '[controller]\nmax_pending = 150000\nmax_pending_per_user = 100000\nhttp_listen = 127.0.0.1:0\nhttp_port_file = %s\n' \
@@ -88,5 +88,15 @@ p999=$(awk -v n="$turns" '/^colony_loop_turn_seconds_bucket/ && $2 >= n * 0.999 
         sub(/.*le="/, ""); sub(/".*/, ""); print; exit }' <<<"$metrics")
 turn_max=$(awk '/^colony_loop_turn_max_seconds/ { print $2 * 1000 }' <<<"$metrics")
 note "controller loop: $turns turns, p99.9 <= $p999 s, longest $turn_max ms"
-colony cancel "$a1" "$a2" "$c" >/dev/null
+
+# /api/status cuts each job's command line: three pending jobs of 100 kB arguments
+pad=$(head -c 100000 /dev/zero | tr '\0' x)
+for i in 1 2 3; do colony submit --name wide --cpus 1 --mem 16M -- /bin/echo "$pad" >/dev/null; done
+status=$(curl -sf "$HTTP/api/status") || fail "no /api/status"
+[ "${#status}" -lt 100000 ] || fail "/api/status is ${#status} bytes with three 100 kB command lines"
+[ "$(jq '[.queue[] | select(.name == "wide" and .argv_truncated)] | length' <<<"$status")" = 3 ] ||
+        fail "the wide jobs' records are not marked cut"
+note "/api/status with three 100 kB command lines pending: ${#status} bytes"
+colony cancel --state pending >/dev/null
+colony cancel "$a1" "$a2" >/dev/null
 echo "PASS"
