@@ -130,24 +130,52 @@ static void handle_submit(ctl_server *srv, conn *c, const cJSON *msg) {
 /* A queue page is cut at this many bytes of job records, well below PROTO_MAX_MSG. */
 #define QUEUE_PAGE_BYTES (PROTO_MAX_MSG / 2)
 
-/* Add j's record to jobs unless the page already holds *bytes and j would overflow it.
- * Returns 1 when added, 0 when the page is full, -ENOMEM. */
-static int page_add(cJSON *jobs, const job *j, size_t *bytes) {
-        cJSON *o = job_to_json(j);
+/* A reply of job records being filled: at most limit of them and about QUEUE_PAGE_BYTES. */
+typedef struct page {
+        cJSON *out, *jobs;
+        int64_t n, limit;
+        size_t bytes;
+        bool more; /* a record did not fit: the listing goes on */
+} page;
+
+static void page_open(page *p, int64_t limit) {
+        *p = (page){ .out = proto_new("jobs"), .limit = limit };
+        p->jobs = cJSON_AddArrayToObject(p->out, "jobs");
+}
+
+/* Add j's record unless the page is full (then more is set). Returns 1 when added, 0 when
+ * full, -ENOMEM. */
+static int page_add(page *p, const job *j) {
+        if (!p->jobs)
+                return -ENOMEM;
+        cJSON *o = p->n < p->limit ? job_to_json(j) : NULL;
         char *text = o ? cJSON_PrintUnformatted(o) : NULL;
         size_t len = text ? strlen(text) : 0;
         free(text);
-        if (!text) {
+        if (p->n < p->limit && !text) {
                 cJSON_Delete(o);
                 return -ENOMEM;
         }
-        if (*bytes > 0 && *bytes + len > QUEUE_PAGE_BYTES) {
+        if (p->n == p->limit || (p->bytes > 0 && p->bytes + len > QUEUE_PAGE_BYTES)) {
                 cJSON_Delete(o);
+                p->more = true;
                 return 0;
         }
-        *bytes += len;
-        cJSON_AddItemToArray(jobs, o);
+        p->bytes += len;
+        p->n++;
+        cJSON_AddItemToArray(p->jobs, o);
         return 1;
+}
+
+/* Send the page, or the error of r < 0. */
+static void page_reply(conn *c, page *p, int r) {
+        if (r < 0) {
+                cJSON_Delete(p->out);
+                reply_error(c, "out of memory");
+                return;
+        }
+        cJSON_AddBoolToObject(p->out, "more", p->more);
+        reply(c, p->out);
 }
 
 /* Jobs in id order after "after_id", a page at a time: at most "limit" of them and about half
@@ -155,9 +183,10 @@ static int page_add(cJSON *jobs, const job *j, size_t *bytes) {
 static void handle_queue(ctl_server *srv, conn *c, const cJSON *msg) {
         static const char *const fields[] = { "all", "user", "after_id", "limit", NULL };
         char err[PROTO_ERRLEN];
-        bool all = false, more = false;
-        int64_t user = -1, after = 0, limit = 10000, n = 0;
-        size_t bytes = 0;
+        bool all = false;
+        int64_t user = -1, after = 0, limit = 10000;
+        page p;
+        int r = 0;
         if (proto_check_fields(msg, fields, err) < 0 || proto_get_bool(msg, "all", &all, err) == -EINVAL ||
             proto_get_int(msg, "user", 0, UINT32_MAX, &user, err) == -EINVAL ||
             proto_get_int(msg, "after_id", 0, INT64_MAX, &after, err) == -EINVAL ||
@@ -165,24 +194,15 @@ static void handle_queue(ctl_server *srv, conn *c, const cJSON *msg) {
                 reply_error(c, err);
                 return;
         }
-        cJSON *out = proto_new("jobs"), *jobs = cJSON_AddArrayToObject(out, "jobs");
-        for (size_t i = ctl_first_job_from(&srv->state, (uint64_t)after + 1); jobs && i < srv->state.njobs && !more;
+        page_open(&p, limit);
+        for (size_t i = ctl_first_job_from(&srv->state, (uint64_t)after + 1); r >= 0 && !p.more && i < srv->state.njobs;
              i++) {
                 const job *j = srv->state.jobs[i];
-                if ((!all && job_state_is_terminal(j->state)) ||
-                    (user >= 0 && j->uid != (uid_t)user))
+                if ((!all && job_state_is_terminal(j->state)) || (user >= 0 && j->uid != (uid_t)user))
                         continue;
-                int r = n < limit ? page_add(jobs, j, &bytes) : 0;
-                if (r < 0) {
-                        cJSON_Delete(out);
-                        reply_error(c, "out of memory");
-                        return;
-                }
-                more = r == 0;
-                n += r;
+                r = page_add(&p, j);
         }
-        cJSON_AddBoolToObject(out, "more", more);
-        reply(c, out);
+        page_reply(c, &p, r);
 }
 
 static const char *const id_only[] = { "id", NULL };
@@ -375,25 +395,15 @@ static void handle_history(ctl_server *srv, conn *c, const cJSON *msg) {
                 reply_error(c, err);
                 return;
         }
-        cJSON *out = proto_new("jobs"), *jobs = cJSON_AddArrayToObject(out, "jobs");
-        int64_t n = 0;
-        size_t bytes = 0;
-        bool more = false;
-        for (size_t i = srv->state.njobs; jobs && i-- > 0 && !more;) {
+        page p;
+        int r = 0;
+        page_open(&p, f.limit);
+        for (size_t i = srv->state.njobs; r >= 0 && !p.more && i-- > 0;) {
                 const job *j = srv->state.jobs[i];
-                if ((int64_t)j->id >= f.before_id || !history_match(j, &f))
-                        continue;
-                int r = n < f.limit ? page_add(jobs, j, &bytes) : 0; /* pages cut by bytes too, as queue's */
-                if (r < 0) {
-                        cJSON_Delete(out);
-                        reply_error(c, "out of memory");
-                        return;
-                }
-                more = r == 0;
-                n += r;
+                if ((int64_t)j->id < f.before_id && history_match(j, &f))
+                        r = page_add(&p, j); /* pages cut by bytes too, as queue's */
         }
-        cJSON_AddBoolToObject(out, "more", more);
-        reply(c, out);
+        page_reply(c, &p, r);
 }
 
 static void handle_nodes(ctl_server *srv, conn *c, const cJSON *msg) {
