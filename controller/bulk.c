@@ -83,36 +83,36 @@ static int task_chunk(ctl_server *srv, bulk_task *t, char err[PROTO_ERRLEN]) {
         return ctl_array_more(&srv->state, &t->array, BULK_CHUNK, err);
 }
 
-/* A slice of t: chunks until BULK_SLICE_USEC have passed. Returns as task_chunk. */
-static int task_slice(ctl_server *srv, bulk_task *t, char err[PROTO_ERRLEN]) {
-        int64_t start = server_clock().mono_usec;
-        int r;
-        while ((r = task_chunk(srv, t, err)) == 0 && server_clock().mono_usec - start < BULK_SLICE_USEC)
-                ;
-        return r;
-}
-
 /* Run the next slice after the next poll. Returns 0 or -errno. */
 static int bulk_arm(ctl_server *srv) {
         int r = sd_event_source_set_time_relative(srv->bulk_source, 0);
         return r < 0 ? r : sd_event_source_set_enabled(srv->bulk_source, SD_EVENT_ONESHOT);
 }
 
+/* A slice: chunks of the work queued, in order, until it is done or BULK_SLICE_USEC have passed
+ * (so that a pipeline of small submissions queued behind an array shares a commit). */
 static int bulk_run(sd_event_source *s, uint64_t usec, void *userdata) {
         ctl_server *srv = userdata;
         char err[PROTO_ERRLEN];
-        bulk_task *t = srv->bulk[0];
+        int64_t start = server_clock().mono_usec;
         (void)s;
         (void)usec;
-        int r = task_slice(srv, t, err);
-        /* A cancel of pending jobs frees nothing: its pass (over the whole queue, 60 ms at
-         * 100,000) runs once, after its last slice, unless something else asks for one first. */
-        if (!t->cancel || r != 0 || t->counts.stopping)
-                server_schedule(srv);
-        if (r != 0) {
+        while (srv->nbulk > 0) {
+                bulk_task *t = srv->bulk[0];
+                int r;
+                while ((r = task_chunk(srv, t, err)) == 0 && server_clock().mono_usec - start < BULK_SLICE_USEC)
+                        ;
+                /* A cancel of pending jobs frees nothing: its pass (over the whole queue, 60 ms
+                 * at 100,000) runs once, after its last slice, unless something else asks first. */
+                if (!t->cancel || r != 0 || t->counts.stopping)
+                        server_schedule(srv);
+                if (r == 0)
+                        break;
                 send_reply(t, task_reply(t, r, err));
                 task_free(t);
                 memmove(&srv->bulk[0], &srv->bulk[1], --srv->nbulk * sizeof(*srv->bulk));
+                if (server_clock().mono_usec - start >= BULK_SLICE_USEC)
+                        break;
         }
         return srv->nbulk ? bulk_arm(srv) : 0;
 }
