@@ -924,6 +924,25 @@ START_TEST(a_bulk_cancel_ends_what_it_names_and_counts_the_rest) {
 }
 END_TEST
 
+START_TEST(a_strict_fifo_pass_goes_on_window_after_window_and_stops_where_a_full_pass_would) {
+        static const ctl_actions quiet = { rec_persist, no_launch, rec_cancel, no_end, rec_drop, NULL };
+        st.act = &quiet;
+        st.cfg.max_pending = 10000;
+        node("a", 250000, 8192 * MiB, NULL, 0); /* room for 2,500 of the jobs below */
+        uint64_t first = submit_as(0, 100, MiB);
+        for (int i = 1; i < 2600; i++)
+                ck_assert_uint_eq(submit_as(0, 100, MiB), first + (uint64_t)i);
+        ck_assert_int_eq(ctl_schedule(&st), 2500); /* three windows */
+        ck_assert_uint_eq(st.npending, 100);
+        ck_assert_uint_eq(st.pending[0]->id, first + 2500);
+        ck_assert_int_eq(ctl_find_job(&st, first + 2499)->state, JOB_RUNNING);
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        ck_assert_int_eq(ctl_cancel(&st, first + 2500, 0, 1500, err), 0);
+        ck_assert_int_eq(ctl_schedule(&st), 0); /* the next fits nowhere either */
+        ck_assert_uint_eq(st.npending, 99);
+}
+END_TEST
+
 static Suite *state_suite(void) {
         Suite *s = suite_create("state");
         TCase *tc = tcase_create("state");
@@ -938,6 +957,7 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, per_user_and_per_department_caps_hold_one_user_and_not_the_others);
         tcase_add_test(tc, an_array_made_in_slices_is_numbered_and_stored_slice_by_slice);
         tcase_add_test(tc, a_bulk_cancel_ends_what_it_names_and_counts_the_rest);
+        tcase_add_test(tc, a_strict_fifo_pass_goes_on_window_after_window_and_stops_where_a_full_pass_would);
         tcase_add_loop_test(tc, a_settled_pass_places_what_a_full_pass_would, 0, 3 * _SCHED_HEURISTIC_MAX);
         tcase_add_test(tc, only_owner_or_root_may_cancel);
         tcase_add_test(tc, a_lost_node_loses_its_jobs_and_frees_nothing_twice);
