@@ -311,10 +311,12 @@ static void handle_cancel_many(ctl_server *srv, conn *c, const cJSON *msg) {
 static void handle_cancel(ctl_server *srv, conn *c, const cJSON *msg) {
         char err[PROTO_ERRLEN];
         uint64_t id;
-        if (!cJSON_GetObjectItemCaseSensitive(msg, "id") && cJSON_GetArraySize(msg) > 1) { /* more than "type" */
-                handle_cancel_many(srv, c, msg);
-                return;
-        }
+        static const char *const filters[] = { "ranges", "user", "array", "state" };
+        for (size_t i = 0; i < sizeof(filters) / sizeof(filters[0]); i++)
+                if (cJSON_GetObjectItemCaseSensitive(msg, filters[i])) { /* no filter: "id" is required */
+                        handle_cancel_many(srv, c, msg);
+                        return;
+                }
         if (request_id(c, msg, id_only, &id) < 0)
                 return;
         if (ctl_cancel(&srv->state, id, c->uid, server_now(), err) < 0) {

@@ -28,6 +28,9 @@ expect_error "bogus" json '{"v":1,"type":"queue","bogus":1}'
 expect_error "mem" json '{"v":1,"type":"submit","argv":["/bin/true"],"cwd":"/","mcpu":1000,"mem":-1}'
 expect_error "argv" json '{"v":1,"type":"submit","argv":[],"cwd":"/","mcpu":1000,"mem":1024}'
 expect_error "no job" json '{"v":1,"type":"show","id":999999}'
+expect_error "id: required" json '{"v":1,"type":"cancel"}'
+expect_error "pending or running" json '{"v":1,"type":"cancel","state":"completed"}'
+expect_error "ranges" json '{"v":1,"type":"cancel","ranges":[[5,2]]}'
 
 # expect_cli_error EXIT TEXT ARGS...: the CLI refuses with one line and the given exit code.
 expect_cli_error() {
