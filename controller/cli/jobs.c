@@ -631,7 +631,7 @@ static const char cancel_usage[] =
         "cancels every live job that matches all that is given, and prints how many:\n"
         "  --user U       the jobs of user U (a name or a uid)\n"
         "  --array ID     the jobs of the array whose first job is ID\n"
-        "  --state S      only the pending, or only the running, jobs\n\n"
+        "  --state S      only the pending, or only the running, jobs (alone: yours, unless root)\n\n"
         "Exits 1 if any cancel failed (a job not found, not yours, or on a node that is down), or\n"
         "if a bulk cancel matched no job.\n";
 
@@ -782,6 +782,13 @@ static int run_cancel(cli *c, int argc, char **argv) {
         n = argc - optind;
         for (int i = optind; i < argc; i++)
                 many = many || strpbrk(argv[i], ",-") != NULL;
+        /* --state alone means the caller's own jobs, unless root: others' would only be refused */
+        if (many && uid < 0 && !array && optind == argc && getuid() != 0 &&
+            !cJSON_AddNumberToObject(req, "user", (double)getuid())) {
+                cJSON_Delete(req);
+                cli_error(c, "out of memory");
+                return EXIT_FAIL;
+        }
         if (many)
                 return cancel_many(c, req, argc, argv);
         cJSON_Delete(req);

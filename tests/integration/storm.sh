@@ -98,6 +98,12 @@ status=$(curl -sf "$HTTP/api/status") || fail "no /api/status"
 [ "$(jq '[.queue[] | select(.name == "wide" and .argv_truncated)] | length' <<<"$status")" = 3 ] ||
         fail "the wide jobs' records are not marked cut"
 note "/api/status with three 100 kB command lines pending: ${#status} bytes"
+# --state alone cancels the caller's own: C's one job, not root's three
+out=$(cd /tmp && as_c cancel --state pending) || fail "C's cancel --state pending: $out"
+[ "$out" = "cancelled 1 pending jobs, asked 0 running jobs to stop" ] || fail "C's cancel --state pending: $out"
+[ "$(job_field "$c" state)" = cancelled ] || fail "C's job $c: $(job_field "$c" state)"
+[ "$(colony queue --json | jq '[.jobs[] | select(.name == "wide" and .state == "pending")] | length')" = 3 ] ||
+        fail "C's cancel --state pending touched root's jobs"
 colony cancel --state pending >/dev/null
 colony cancel "$a1" "$a2" >/dev/null
 echo "PASS"
