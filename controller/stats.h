@@ -54,6 +54,8 @@ typedef struct stats_dept {
 /* Bucket bounds (seconds) for scheduling passes and for the wait from submit to start. */
 extern const double stats_pass_bounds[];
 extern const size_t stats_npass_bounds;
+extern const double stats_turn_bounds[]; /* and for the loop's turns */
+extern const size_t stats_nturn_bounds;
 extern const double stats_wait_bounds[];
 extern const size_t stats_nwait_bounds;
 
