@@ -164,6 +164,17 @@ static int default_name(job_spec *spec) {
         return 0;
 }
 
+/* Whether the strings of v (field) take at most max bytes. Returns 0 or -E2BIG with err set. */
+static int check_bytes(char **v, const char *field, size_t max, char err[PROTO_ERRLEN]) {
+        size_t total = 0;
+        for (size_t i = 0; v && v[i]; i++)
+                total += strlen(v[i]) + 1;
+        if (total <= max)
+                return 0;
+        snprintf(err, PROTO_ERRLEN, "%s: %zu bytes, more than the %zu a job may have", field, total, max);
+        return -E2BIG;
+}
+
 static int spec_parse(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]) {
         int r = proto_get_strv(obj, "argv", JOB_ARGV_MAX, true, &spec->argv, err);
         if (r == -ENOENT || (r == 0 && !spec->argv[0]))
@@ -175,7 +186,8 @@ static int spec_parse(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]) 
         r = proto_get_strv(obj, "env", JOB_ENV_MAX, false, &spec->env, err);
         if (r < 0 && r != -ENOENT)
                 return r;
-        if ((r = check_env(spec->env, err)) < 0 || (r = get_path(obj, "cwd", true, &spec->cwd, err)) < 0 ||
+        if ((r = check_bytes(spec->argv, "argv", JOB_ARGV_BYTES_MAX, err)) < 0 ||
+            (r = check_bytes(spec->env, "env", JOB_ENV_BYTES_MAX, err)) < 0 || (r = check_env(spec->env, err)) < 0 || (r = get_path(obj, "cwd", true, &spec->cwd, err)) < 0 ||
             (r = get_path(obj, "stdout_path", false, &spec->stdout_path, err)) < 0 ||
             (r = get_path(obj, "stderr_path", false, &spec->stderr_path, err)) < 0 ||
             (r = get_opt_str(obj, "name", &spec->name, err)) < 0 ||
