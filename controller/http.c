@@ -18,7 +18,7 @@ extern const size_t status_page_html_len;
 
 /* Enough for a browser's headers; a request beyond it is refused by libmicrohttpd. */
 #define HTTP_MEMORY_LIMIT (32 * 1024)
-#define HTTP_CONNECTIONS_MAX 64
+#define HTTP_CONNECTIONS_MAX 256 /* so that slow clients from 16 addresses (HTTP_PER_IP_MAX each) leave room */
 #define HTTP_PER_IP_MAX 16
 #define HTTP_IDLE_SECONDS 10
 
