@@ -215,9 +215,10 @@ static void dispatch(conn *c) {
  * so the reader never holds more than one such frame and a read's worth. */
 static bool over_input_max(conn_full *cf) {
         conn *c = &cf->pub;
+        if (!c->input_max)
+                return false;
         int64_t len = proto_reader_next_length(&cf->reader);
-        size_t buffered = cf->reader.len - cf->reader.off;
-        if (!c->input_max || (len <= (int64_t)c->input_max && buffered <= PROTO_HEADER + c->input_max))
+        if (len <= (int64_t)c->input_max && cf->reader.len - cf->reader.off <= PROTO_HEADER + c->input_max)
                 return false;
         log_warning("fd=%d pid=%d: more than one message of at most %zu bytes before authentication (%s): cut",
                     c->fd, (int)c->pid, c->input_max, len > (int64_t)c->input_max ? "a larger frame" : "more frames");

@@ -59,6 +59,15 @@ static void run_until(rig *t, bool (*done)(const rig *)) {
                 ck_assert_int_ge(sd_event_run(t->event, 100000), 0);
 }
 
+/* After n turns of the loop, each waiting up to 100 ms, the conn is still open; then the rig is
+ * taken down. */
+static void assert_open_after_turns(rig *t, int n) {
+        for (int i = 0; i < n; i++)
+                ck_assert_int_ge(sd_event_run(t->event, 100000), 0);
+        ck_assert_int_eq(t->seen.closes, 0);
+        rig_down(t);
+}
+
 static bool got_message(const rig *t) {
         return t->seen.messages > 0 || t->seen.closes > 0;
 }
@@ -70,6 +79,12 @@ static bool closed(const rig *t) {
 static void send_header(int fd, uint32_t len) {
         unsigned char h[PROTO_HEADER] = { len >> 24, len >> 16, len >> 8, len };
         ck_assert_int_eq(write(fd, h, sizeof(h)), (ssize_t)sizeof(h));
+}
+
+static void send_hello(int fd) {
+        cJSON *m = proto_new("hello");
+        ck_assert_int_eq(proto_send(fd, m), 0);
+        cJSON_Delete(m);
 }
 
 /* The peer's next message is an error (the refusal), and then end of file. */
@@ -85,12 +100,19 @@ static void assert_refused_then_eof(int fd) {
         ck_assert_int_eq(read(fd, &byte, 1), 0);
 }
 
+/* The conn closes without taking a message, the peer told why; then the rig is taken down. */
+static void assert_cut(rig *t) {
+        run_until(t, closed);
+        ck_assert_int_eq(t->seen.messages, 0);
+        ck_assert_int_eq(t->seen.closes, 1);
+        assert_refused_then_eof(t->peer);
+        rig_down(t);
+}
+
 START_TEST(a_frame_within_the_cap_is_taken) {
         rig t;
         rig_up(&t, 1024);
-        cJSON *hello = proto_new("hello");
-        ck_assert_int_eq(proto_send(t.peer, hello), 0);
-        cJSON_Delete(hello);
+        send_hello(t.peer);
         run_until(&t, got_message);
         ck_assert_int_eq(t.seen.messages, 1);
         ck_assert_int_eq(t.seen.closes, 0);
@@ -102,27 +124,16 @@ START_TEST(a_header_announcing_more_than_the_cap_is_refused) {
         rig t;
         rig_up(&t, 1024);
         send_header(t.peer, 1025); /* a valid frame length, but not before authentication */
-        run_until(&t, closed);
-        ck_assert_int_eq(t.seen.messages, 0);
-        ck_assert_int_eq(t.seen.closes, 1);
-        assert_refused_then_eof(t.peer);
-        rig_down(&t);
+        assert_cut(&t);
 }
 END_TEST
 
 START_TEST(a_second_frame_before_an_answer_is_refused) {
         rig t;
         rig_up(&t, 64);
-        for (int i = 0; i < 3; i++) { /* each well within the cap, together not */
-                cJSON *m = proto_new("hello");
-                ck_assert_int_eq(proto_send(t.peer, m), 0);
-                cJSON_Delete(m);
-        }
-        run_until(&t, closed);
-        ck_assert_int_eq(t.seen.messages, 0);
-        ck_assert_int_eq(t.seen.closes, 1);
-        assert_refused_then_eof(t.peer);
-        rig_down(&t);
+        for (int i = 0; i < 3; i++) /* each well within the cap, together not */
+                send_hello(t.peer);
+        assert_cut(&t);
 }
 END_TEST
 
@@ -130,10 +141,7 @@ START_TEST(without_a_cap_a_large_frame_waits_for_its_body) {
         rig t;
         rig_up(&t, 0);
         send_header(t.peer, 1025);
-        for (int i = 0; i < 5; i++)
-                ck_assert_int_ge(sd_event_run(t.event, 10000), 0);
-        ck_assert_int_eq(t.seen.closes, 0);
-        rig_down(&t);
+        assert_open_after_turns(&t, 5);
 }
 END_TEST
 
@@ -148,10 +156,7 @@ START_TEST(a_deadline_closes_a_silent_peer_and_can_be_cleared) {
         rig_up(&t, 0);
         ck_assert_int_eq(conn_set_deadline(t.c, 20, "hello"), 0);
         ck_assert_int_eq(conn_set_deadline(t.c, 0, NULL), 0);
-        for (int i = 0; i < 3; i++) /* each turn waits up to 100 ms: past the 20 ms deadline */
-                ck_assert_int_ge(sd_event_run(t.event, 100000), 0);
-        ck_assert_int_eq(t.seen.closes, 0);
-        rig_down(&t);
+        assert_open_after_turns(&t, 3); /* each turn waits up to 100 ms: past the 20 ms deadline */
 }
 END_TEST
 
