@@ -220,8 +220,12 @@ static bool over_input_max(conn_full *cf) {
         int64_t len = proto_reader_next_length(&cf->reader);
         if (len <= (int64_t)c->input_max && cf->reader.len - cf->reader.off <= PROTO_HEADER + c->input_max)
                 return false;
-        log_warning("fd=%d pid=%d: more than one message of at most %zu bytes before authentication (%s): cut",
-                    c->fd, (int)c->pid, c->input_max, len > (int64_t)c->input_max ? "a larger frame" : "more frames");
+        static log_ratelimit lines = { .interval_usec = LOG_FLOOD_USEC }; /* strangers may come by the thousand */
+        unsigned missed;
+        if (log_ratelimit_ok(&lines, &missed))
+                log_warning("fd=%d pid=%d: more than one message of at most %zu bytes before authentication (%s): cut "
+                            "(%u more since the last such line)", c->fd, (int)c->pid, c->input_max,
+                            len > (int64_t)c->input_max ? "a larger frame" : "more frames", missed);
         conn_fail(c, "too much input before authentication");
         return true;
 }
@@ -274,15 +278,16 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
 }
 
 static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
+        static log_ratelimit lines = { .interval_usec = LOG_FLOOD_USEC }; /* strangers may come by the thousand */
         conn_full *cf = userdata;
+        unsigned missed;
         (void)s;
         (void)usec;
-        if (cf->tls && !tls_handshake_done(cf->tls))
-                log_warning("fd=%d: no TLS handshake within %g s (a peer without TLS?): closed", cf->pub.fd,
-                            (double)cf->deadline_ms / 1000);
-        else
-                log_warning("fd=%d: no %s within %g s: closed", cf->pub.fd, cf->deadline_what,
-                            (double)cf->deadline_ms / 1000);
+        bool handshake = cf->tls && !tls_handshake_done(cf->tls);
+        if (log_ratelimit_ok(&lines, &missed))
+                log_warning("fd=%d: no %s within %g s%s: closed (%u more deadlines since the last such line)",
+                            cf->pub.fd, handshake ? "TLS handshake" : cf->deadline_what, (double)cf->deadline_ms / 1000,
+                            handshake ? " (a peer without TLS?)" : "", missed);
         conn_close(&cf->pub);
         return 0;
 }

@@ -21,8 +21,6 @@
 #define AGENT_PREAUTH_MAX 128
 #define CLIENT_CONNS_PER_USER 256
 #define CLIENT_CONNS_PER_ADMIN 1024
-/* A flood's warnings (refused connections, failed accepts): one line per this, at most. */
-#define LOG_FLOOD_USEC (10 * 1000000ULL)
 
 /* How many client connections one uid holds (clients.c). */
 typedef struct uid_conns {

@@ -43,6 +43,9 @@ typedef struct log_ratelimit {
         unsigned missed;    /* occurrences not logged since the last line */
 } log_ratelimit;
 
+/* The interval for a flood's warnings (refused or cut connections, failed accepts). */
+#define LOG_FLOOD_USEC (10 * 1000000ULL)
+
 /* Whether this occurrence may be logged: true at most once per interval, with *missed set to
  * the occurrences left out since the last line (and reset); false counts one more. */
 bool log_ratelimit_ok(log_ratelimit *rl, unsigned *missed);
