@@ -56,9 +56,10 @@ struct conn {
         char challenge[AUTH_HEX_LEN + 1]; /* the nonce an agent link must answer ("" on others) */
         char *out;
         size_t out_len, out_off, out_cap;
-        size_t input_max; /* a frame announcing more is refused and the peer cut (0: PROTO_MAX_MSG); an owner
-                           * lowers it until it trusts the peer, so that a stranger cannot park a
-                           * megabyte of partial frame in the controller */
+        size_t input_max; /* 0, or the peer may send one frame of at most this many bytes: a larger one, or
+                           * more input, gets an error and the close. An owner sets it until it
+                           * trusts the peer, so that a stranger cannot park a megabyte of partial
+                           * frame in the controller */
         bool closed, close_after_flush;
         conn *held_next, **held_prev; /* on the held list when held_prev is set */
 };
