@@ -10,6 +10,7 @@
  * controller killed with the report unread loses it (docs/architecture.md, "Restarts"). */
 #include "agent.h"
 #include "agent-state.h"
+#include "cgkill.h"
 #include "ctlink.h"
 #include "fileio.h"
 #include "job.h"
@@ -21,6 +22,7 @@
 #include "shepherd.h"
 #include "units.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -38,6 +40,7 @@
 #define CANCEL_MAX_GRACE_MS (24 * 3600 * 1000)
 #define START_FAILED_EXIT_CODE 127 /* what a shell reports for a command it could not run */
 #define ERRLEN 512
+#define STEP_MAX sizeof(((launch_progress *)0)->what)
 #define USAGE_PERIOD_USEC (2 * 1000000) /* how often running jobs' usage is reported */
 
 typedef struct agent_job {
@@ -54,9 +57,18 @@ typedef struct agent_job {
         int64_t start_usec;
         bool cancelled;
         bool in_table;
+        bool starting;          /* launched, its exec not confirmed yet */
+        bool ending;            /* its shepherd has ended: its cgroup is being emptied */
+        char step[STEP_MAX];    /* the launch's last step begun */
+        char start_error[STEP_MAX + 64]; /* why the launch failed: the job ends failed with it */
+        jobfile_exit exit;      /* how the main process ended, once the shepherd has */
+        bool exit_known;
         sd_event_source *watch; /* the shepherd's end: a child source, or its pidfd when adopted;
                                  * NULL for an adopted one without pidfd: the usage tick polls it */
         sd_event_source *grace; /* cancel: SIGKILL after the grace period */
+        sd_event_source *progress; /* while starting: the report pipe */
+        sd_event_source *deadline; /* while starting: the launch deadline */
+        sd_event_source *kill;  /* the cgroup's kill under way (cgkill.h) */
         struct agent_job *prev, *next;
 } agent_job;
 
@@ -113,6 +125,9 @@ static void agent_job_free(agent_job *j) {
         }
         sd_event_source_disable_unref(j->watch);
         sd_event_source_disable_unref(j->grace);
+        sd_event_source_disable_unref(j->progress);
+        sd_event_source_disable_unref(j->deadline);
+        sd_event_source_disable_unref(j->kill);
         free(j);
 }
 
@@ -256,6 +271,12 @@ static job_state judge_end(const agent_job *j, const jobfile_exit *ex, bool stop
                 r->error = "agent stopped";
                 return JOB_CANCELLED;
         }
+        if (j->start_error[0]) {
+                r->exit_code = START_FAILED_EXIT_CODE;
+                r->signal = 0;
+                r->error = (char *)j->start_error;
+                return JOB_FAILED;
+        }
         if (!ex) {
                 snprintf(ebuf, len, "exit status lost: shepherd %d ended without recording it",
                          (int)j->shepherd);
@@ -278,19 +299,18 @@ static void take_usage(job_result *r, const cg_usage *u) {
         r->psi = u->psi;
 }
 
-/* The main process has ended as ex says (NULL: unknown): kill what is left, read the usage,
- * remove the cgroup, report, and drop the job. stopping says the agent itself is ending it. */
-static void agent_job_end(agent_job *j, const jobfile_exit *ex, bool stopping) {
+/* The job's cgroup is empty, or could not be emptied (logged): read the usage, remove the
+ * cgroup, report how the main process ended (j->exit, when known), and drop the job. stopping
+ * says the agent itself is ending it. */
+static void agent_job_end(agent_job *j, bool stopping) {
         agent *a = j->agent;
+        const jobfile_exit *ex = j->exit_known ? &j->exit : NULL;
         char ebuf[ERRLEN], peak[32];
         job_result r = {.exit_code = ex ? ex->exit_code : 0, .signal = ex ? ex->signal : stopping ? SIGKILL : 0};
         cg_usage u = {0};
         job_state st;
         int k;
 
-        k = cg_job_kill(a->cg, j->cgroup, JOB_KILL_TIMEOUT_MS);
-        if (k < 0)
-                log_errno(LOG_WARNING, k, JOB_FMT ": cannot kill what the job left behind", JOB_ARGS(j));
         /* Read after the kill, so that the usage covers every task the job ever had. */
         k = cg_job_usage(a->cg, j->cgroup, &u);
         if (k < 0)
@@ -322,11 +342,105 @@ static int read_exit(agent *a, uint64_t id, jobfile_exit *ex) {
         return r;
 }
 
-/* The shepherd has ended: end the job as its exit file says. */
-static void agent_job_reap(agent_job *j) {
-        jobfile_exit ex;
+static void on_end_killed(int r, void *userdata) {
+        agent_job *j = userdata;
 
-        agent_job_end(j, read_exit(j->agent, j->id, &ex) == 0 ? &ex : NULL, false);
+        if (r < 0)
+                log_errno(LOG_WARNING, r, JOB_FMT ": cannot kill what the job left behind", JOB_ARGS(j));
+        agent_job_end(j, false);
+}
+
+/* The shepherd has ended: kill what the job left in its cgroup, a round per turn of the loop,
+ * then end the job as its exit file says. */
+static void agent_job_reap(agent_job *j) {
+        agent *a = j->agent;
+        int r;
+
+        if (j->ending)
+                return;
+        j->ending = true;
+        /* An adopted shepherd's pidfd stays readable: it has said what it had to. */
+        (void)sd_event_source_set_enabled(j->watch, SD_EVENT_OFF);
+        j->exit_known = read_exit(a, j->id, &j->exit) == 0;
+        j->kill = sd_event_source_disable_unref(j->kill); /* a cancel's, superseded */
+        r = cgkill_start(a->event, a->cg, j->cgroup, JOB_KILL_TIMEOUT_MS, on_end_killed, j, &j->kill);
+        if (r < 0)
+                on_end_killed(r, j);
+}
+
+static void on_killed(int r, void *userdata) {
+        agent_job *j = userdata;
+
+        if (r < 0)
+                log_errno(LOG_WARNING, r, JOB_FMT ": cannot kill the job", JOB_ARGS(j));
+}
+
+/* Kill every task of the job, without waiting in the loop; its shepherd's end then ends it. */
+static void kill_job(agent_job *j) {
+        int r;
+
+        if (j->kill || j->ending)
+                return;
+        r = cgkill_start(j->agent->event, j->agent->cg, j->cgroup, JOB_KILL_TIMEOUT_MS, on_killed, j, &j->kill);
+        if (r < 0)
+                on_killed(r, j);
+}
+
+/* The launch is over, one way or another: stop watching its pipe and its deadline. */
+static void launch_over(agent_job *j) {
+        j->starting = false;
+        j->progress = sd_event_source_disable_unref(j->progress);
+        j->deadline = sd_event_source_disable_unref(j->deadline);
+}
+
+/* The shepherd's word on the launch: the job runs, or it could not start, and then the
+ * shepherd exits and its end reports the failure. */
+static void launch_outcome(agent_job *j, const launch_progress *m) {
+        launch_over(j);
+        if (m->error) {
+                snprintf(j->start_error, sizeof(j->start_error), "%s", m->what);
+                log_warning(JOB_FMT ": cannot start: %s", JOB_ARGS(j), j->start_error);
+                return;
+        }
+        j->pid = m->pid;
+        log_info(JOB_FMT ": started pid %d (shepherd %d)", JOB_ARGS(j), (int)j->pid, (int)j->shepherd);
+        send_started(j);
+}
+
+/* The launch's report pipe: the steps the job's process begins, then the outcome. */
+static int on_progress(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        agent_job *j = userdata;
+        launch_progress m;
+        int r = 0;
+        (void)s;
+        (void)revents;
+
+        while (j->starting && (r = shepherd_read_progress(fd, &m)) > 0) {
+                if (m.done)
+                        launch_outcome(j, &m);
+                else
+                        snprintf(j->step, sizeof(j->step), "%s", m.what);
+        }
+        /* End of file or a torn record: the shepherd's end tells the rest. */
+        if (j->starting && r != -EAGAIN)
+                (void)sd_event_source_set_enabled(j->progress, SD_EVENT_OFF);
+        return 0;
+}
+
+/* The launch has not exec'd in time: kill it (the step it hangs in waits killably, as a FUSE or
+ * NFS request does), and fail the job naming that step, so that one dead file system costs the
+ * job on it and nothing else. */
+static int on_launch_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
+        agent_job *j = userdata;
+        (void)s;
+        (void)usec;
+
+        snprintf(j->start_error, sizeof(j->start_error), "launch stalled for %g s at: %s",
+                 j->agent->cfg.launch_timeout_ms / 1000.0, j->step[0] ? j->step : "its first step");
+        log_warning(JOB_FMT ": %s; killing it", JOB_ARGS(j), j->start_error);
+        launch_over(j);
+        kill_job(j);
+        return 0;
 }
 
 static int on_shepherd_exit(sd_event_source *s, const siginfo_t *si, void *userdata) {
@@ -336,6 +450,14 @@ static int on_shepherd_exit(sd_event_source *s, const siginfo_t *si, void *userd
         if (si->si_code != CLD_EXITED || si->si_status != 0)
                 log_warning(JOB_FMT ": shepherd %d ended with %s %d", JOB_ARGS(j), (int)si->si_pid,
                             si->si_code == CLD_EXITED ? "status" : "signal", si->si_status);
+        /* What it wrote before it went may not have been read yet. */
+        if (j->progress)
+                on_progress(j->progress, sd_event_source_get_io_fd(j->progress), EPOLLIN, j);
+        if (j->starting) {
+                snprintf(j->start_error, sizeof(j->start_error), "shepherd %d ended before it could start the job",
+                         (int)j->shepherd);
+                launch_over(j);
+        }
         agent_job_reap(j);
         return 0;
 }
@@ -349,17 +471,14 @@ static int on_shepherd_fd(sd_event_source *s, int fd, uint32_t revents, void *us
         return 0;
 }
 
-/* A launch that got no further than its cgroup (or not even that): clean up and report. The
- * report's file in the state directory replaces the record when the two are removed. */
+/* A launch that got no further than its cgroup (or not even that), no shepherd running: clean
+ * up and report. The report's file in the state directory replaces the record when the two are
+ * removed. */
 static void abandon_start(agent_job *j, bool created, const char *error) {
         agent *a = j->agent;
         int k;
 
         log_warning(JOB_FMT ": cannot start: %s", JOB_ARGS(j), error);
-        if (j->shepherd > 0) {
-                (void)cg_job_kill(a->cg, j->cgroup, JOB_KILL_TIMEOUT_MS);
-                (void)shepherd_wait_gone(j->shepherd, j->shepherd_start, true, JOB_KILL_TIMEOUT_MS);
-        }
         if (created && (k = cg_job_remove(a->cg, j->cgroup)) < 0)
                 log_errno(LOG_WARNING, k, JOB_FMT ": cannot remove the job's cgroup", JOB_ARGS(j));
         send_start_failure(a, j->id, j->attempt, error);
@@ -377,24 +496,51 @@ typedef struct launch_msg {
         job_spec spec;
 } launch_msg;
 
-/* Fork the job's shepherd, record it, and let it launch the job: the record is on disk before
- * the job can start, so that a restarted agent finds every job that may have run. Returns 0
- * (j->pid set) or -errno with err; on failure the shepherd has been reaped. */
+/* Watch a launch: its report pipe (the source's from now on), its deadline, and the
+ * shepherd's end. Returns 0 or -errno. */
+static int watch_launch(agent_job *j, shepherd *sh) {
+        agent *a = j->agent;
+        int r = fcntl(sh->report_fd, F_SETFL, O_NONBLOCK) < 0 ? -errno : 0;
+
+        if (r == 0 && (r = sd_event_add_io(a->event, &j->progress, sh->report_fd, EPOLLIN, on_progress, j)) == 0) {
+                (void)sd_event_source_set_io_fd_own(j->progress, true);
+                sh->report_fd = -1;
+        }
+        if (r == 0)
+                r = sd_event_add_time_relative(a->event, &j->deadline, CLOCK_MONOTONIC,
+                                               (uint64_t)a->cfg.launch_timeout_ms * 1000, 0, on_launch_deadline, j);
+        if (r == 0)
+                r = sd_event_add_child(a->event, &j->watch, sh->pid, WEXITED, on_shepherd_exit, j);
+        return r;
+}
+
+/* Fork the job's shepherd, record it, watch it, and let it launch the job: the record is on
+ * disk before the job can start, so that a restarted agent finds every job that may have run.
+ * The loop never waits for the launch: on_progress hears how it went. Returns 0, or -errno with
+ * err and the shepherd reaped. */
 static int start_shepherd(agent_job *j, const launch_req *req, char *err, size_t errlen) {
+        agent *a = j->agent;
         shepherd sh;
-        int r = shepherd_spawn(req, j->id, j->agent->cfg.state_dir, &sh, err, errlen);
+        int r = shepherd_spawn(req, j->id, a->cfg.state_dir, &sh, err, errlen);
 
         if (r < 0)
                 return r;
         j->shepherd = sh.pid;
         j->shepherd_start = sh.start;
         j->start_usec = now_usec();
-        if ((r = save_record(j)) < 0) {
-                snprintf(err, errlen, "cannot write the job's record in %s: %s", j->agent->cfg.state_dir,
-                         strerror(-r));
+        j->starting = true;
+        if ((r = save_record(j)) < 0)
+                snprintf(err, errlen, "cannot write the job's record in %s: %s", a->cfg.state_dir, strerror(-r));
+        else if ((r = watch_launch(j, &sh)) < 0)
+                snprintf(err, errlen, "cannot watch shepherd %d: %s", (int)sh.pid, strerror(-r));
+        if (r < 0) {
+                launch_over(j);
+                j->watch = sd_event_source_disable_unref(j->watch);
                 shepherd_abort(&sh);
-        } else
-                r = shepherd_go(&sh, &j->pid, err, errlen);
+        } else if ((r = shepherd_go(&sh, err, errlen)) < 0) {
+                launch_over(j);
+                j->watch = sd_event_source_disable_unref(j->watch);
+        }
         if (r < 0)
                 j->shepherd = 0; /* reaped */
         return r;
@@ -432,18 +578,11 @@ static void agent_job_start(agent *a, launch_msg *m) {
                 abandon_start(j, true, err);
                 return;
         }
-        r = sd_event_add_child(a->event, &j->watch, j->shepherd, WEXITED, on_shepherd_exit, j);
-        if (r < 0) {
-                snprintf(err, sizeof(err), "cannot watch shepherd %d: %s", (int)j->shepherd, strerror(-r));
-                abandon_start(j, true, err);
-                return;
-        }
         agent_job_insert(a, j);
-        log_info(JOB_FMT " user=%s: started pid %d (shepherd %d): %s (cpus %s, mem %s, pids %" PRId64 ")",
-                 JOB_ARGS(j), m->user, (int)j->pid, (int)j->shepherd, m->spec.argv[0],
+        log_info(JOB_FMT " user=%s: launching %s (shepherd %d, cpus %s, mem %s, pids %" PRId64 ")",
+                 JOB_ARGS(j), m->user, m->spec.argv[0], (int)j->shepherd,
                  units_format_cpus(lim.mcpu, cpus, sizeof(cpus)),
                  units_format_size(lim.mem, mem, sizeof(mem)), lim.pids);
-        send_started(j);
 }
 
 /* proto_get_int for a field that must be present. */
@@ -564,14 +703,11 @@ static void handle_launch(agent *a, const cJSON *msg) {
 
 static int on_grace(sd_event_source *s, uint64_t usec, void *userdata) {
         agent_job *j = userdata;
-        int k;
         (void)s;
         (void)usec;
 
         log_info(JOB_FMT ": grace period over, killing the whole cgroup", JOB_ARGS(j));
-        k = cg_job_kill(j->agent->cg, j->cgroup, JOB_KILL_TIMEOUT_MS);
-        if (k < 0)
-                log_errno(LOG_WARNING, k, JOB_FMT ": cannot kill the job", JOB_ARGS(j));
+        kill_job(j);
         return 0;
 }
 
@@ -987,14 +1123,18 @@ int agent_new(sd_event *e, const agent_config *cfg, cg_backend *cg, agent **out)
 
 /* Kill the job's cgroup, let its shepherd record the end, and report it cancelled. */
 static void stop_job(agent_job *j) {
-        jobfile_exit ex;
         int k = cg_job_kill(j->agent->cg, j->cgroup, JOB_KILL_TIMEOUT_MS);
 
+        if (j->ending) { /* it ended on its own: only its leftovers' kill was under way */
+                agent_job_end(j, false);
+                return;
+        }
         /* Once the cgroup is empty the shepherd only has its exit file to write; if the kill
          * failed, do not wait on a job that may be stuck. */
         if (k == 0)
                 k = shepherd_wait_gone(j->shepherd, j->shepherd_start, !j->adopted, JOB_KILL_TIMEOUT_MS);
-        agent_job_end(j, k == 0 && read_exit(j->agent, j->id, &ex) == 0 ? &ex : NULL, true);
+        j->exit_known = k == 0 && read_exit(j->agent, j->id, &j->exit) == 0;
+        agent_job_end(j, true);
 }
 
 /* Every kept report has been written to the controller's socket: forget them all, since no

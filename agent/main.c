@@ -29,12 +29,14 @@
 #define DEFAULT_JOB_PIDS 4096
 #define NAME_MAX_LEN 64
 #define EXIT_USAGE 2
+#define DEFAULT_LAUNCH_TIMEOUT_MS 30000 /* a launch not exec'd by then hangs on a dead file system */
+#define MAX_LAUNCH_TIMEOUT_MS (3600 * 1000)
 #define STATE_DIR_PARENT "/run/colony" /* the default state directory is STATE_DIR_PARENT/<name> */
 
 typedef struct options {
         const char *controller, *secret_file, *name, *config_path, *state_dir;
         const char *tls_ca, *tls_cert, *tls_key, *tls_server_name; /* TLS to the controller when tls_ca is set */
-        const char *cpus, *mem, *pids, *default_pids; /* as typed; parsed after merging */
+        const char *cpus, *mem, *pids, *default_pids, *launch_timeout_ms; /* as typed; parsed after merging */
         int log_level;
         bool cleanup, stop_jobs_on_exit;
 } options;
@@ -42,7 +44,8 @@ typedef struct options {
 static const char *const config_keys[] = {
         "agent.controller", "agent.secret_file", "agent.name",         "agent.cpus",
         "agent.mem",        "agent.pids",        "agent.default_pids", "agent.state_dir",
-        "agent.tls_ca",     "agent.tls_cert",    "agent.tls_key",      "agent.tls_server_name", NULL,
+        "agent.tls_ca",     "agent.tls_cert",    "agent.tls_key",      "agent.tls_server_name",
+        "agent.launch_timeout_ms", NULL,
 };
 
 static void usage(FILE *f) {
@@ -57,6 +60,7 @@ static void usage(FILE *f) {
               "  --default-pids N        pids.max for jobs that ask for none (default 4096)\n"
               "  --state-dir DIR         job records for a restarted agent (default " STATE_DIR_PARENT "/NAME)\n"
               "  --stop-jobs-on-exit     SIGTERM kills every job (default: leave them to the next agent)\n"
+              "  --launch-timeout-ms N   fail a job not exec'd N ms after its launch (default 30000)\n"
               "  --tls-ca PEM            talk TLS to the controller, whose certificate must chain to\n"
               "                          this CA and name the --controller host\n"
               "  --tls-server-name NAME  the name the controller's certificate must carry instead\n"
@@ -72,7 +76,7 @@ static void usage(FILE *f) {
 static int parse_argv(int argc, char **argv, options *o) {
         enum { OPT_CONTROLLER = 256, OPT_SECRET, OPT_NAME, OPT_CPUS, OPT_MEM, OPT_PIDS,
                OPT_DEFAULT_PIDS, OPT_CONFIG, OPT_LOG_LEVEL, OPT_CLEANUP, OPT_HELP, OPT_STATE_DIR,
-               OPT_STOP_JOBS, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME };
+               OPT_STOP_JOBS, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME, OPT_LAUNCH_TIMEOUT };
         static const struct option longopts[] = {
                 {"controller", required_argument, NULL, OPT_CONTROLLER},
                 {"secret-file", required_argument, NULL, OPT_SECRET},
@@ -86,6 +90,7 @@ static int parse_argv(int argc, char **argv, options *o) {
                 {"cleanup", no_argument, NULL, OPT_CLEANUP},
                 {"state-dir", required_argument, NULL, OPT_STATE_DIR},
                 {"stop-jobs-on-exit", no_argument, NULL, OPT_STOP_JOBS},
+                {"launch-timeout-ms", required_argument, NULL, OPT_LAUNCH_TIMEOUT},
                 {"tls-ca", required_argument, NULL, OPT_TLS_CA},
                 {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
                 {"tls-key", required_argument, NULL, OPT_TLS_KEY},
@@ -110,6 +115,7 @@ static int parse_argv(int argc, char **argv, options *o) {
                 case OPT_CLEANUP: o->cleanup = true; break;
                 case OPT_STATE_DIR: o->state_dir = optarg; break;
                 case OPT_STOP_JOBS: o->stop_jobs_on_exit = true; break;
+                case OPT_LAUNCH_TIMEOUT: o->launch_timeout_ms = optarg; break;
                 case OPT_TLS_CA: o->tls_ca = optarg; break;
                 case OPT_TLS_CERT: o->tls_cert = optarg; break;
                 case OPT_TLS_KEY: o->tls_key = optarg; break;
@@ -379,9 +385,18 @@ static int configure(const options *o, const config *cfg, agent_config *ac, char
         char host[256];
         uint16_t port;
 
+        int64_t launch_ms = DEFAULT_LAUNCH_TIMEOUT_MS;
+
         if (resolve_resources(o, o->config_path ? cfg : NULL, &ac->capacity, &ac->default_pids,
-                              err, errlen) < 0)
+                              err, errlen) < 0 ||
+            get_setting(o->launch_timeout_ms, "launch-timeout-ms", o->config_path ? cfg : NULL, SETTING_UINT,
+                        MAX_LAUNCH_TIMEOUT_MS, &launch_ms, err, errlen) < 0)
                 return EXIT_USAGE;
+        if (launch_ms == 0) {
+                snprintf(err, errlen, "--launch-timeout-ms: must be at least 1");
+                return EXIT_USAGE;
+        }
+        ac->launch_timeout_ms = (int)launch_ms;
         if (!o->controller || !o->secret_file) {
                 snprintf(err, errlen, "--%s is required", o->controller ? "secret-file" : "controller");
                 return EXIT_USAGE;
