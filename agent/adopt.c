@@ -155,22 +155,10 @@ static void adopt_record(agent *a, uint64_t id) {
 }
 
 int agent_adopt(agent *a) {
-        uint64_t *ids = NULL;
-        size_t n = 0;
-        int r = jobdir_list(a->cfg.state_dir, &ids, &n);
+        int r = report_resend_kept(a, adopt_record);
 
         if (r < 0)
                 return log_errno(LOG_ERR, r, "dir=%s: cannot list the state directory", a->cfg.state_dir);
-        for (size_t i = 0; i < n; i++) {
-                char *text = NULL;
-
-                if (jobdir_read(a->cfg.state_dir, ids[i], JOBFILE_DONE, &text) == 0)
-                        report_resend(a, ids[i], text);
-                else
-                        adopt_record(a, ids[i]);
-                free(text);
-        }
-        free(ids);
         r = clear_strays(a->cg, a);
         return r < 0 ? r : 0;
 }

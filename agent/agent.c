@@ -295,8 +295,10 @@ static cJSON *build_hello(void *userdata) {
 
 static void on_ready(void *userdata) {
         agent *a = userdata;
+        int r = report_resend_kept(a, NULL);
 
-        report_resend_kept(a);
+        if (r < 0)
+                log_errno(LOG_WARNING, r, "dir=%s: cannot list the state directory", a->cfg.state_dir);
 
         sd_notifyf(0, "STATUS=connected to controller %s, %zu jobs running", a->cfg.controller,
                    a->njobs);

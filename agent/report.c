@@ -212,7 +212,7 @@ int report_read_exit(agent *a, uint64_t id, jobfile_exit *ex) {
 }
 
 /* Send the report a previous agent kept for job id (text) but may not have delivered. */
-void report_resend(agent *a, uint64_t id, const char *text) {
+static void report_resend(agent *a, uint64_t id, const char *text) {
         cJSON *m = cJSON_Parse(text);
         const char *type = m ? proto_type(m) : NULL;
 
@@ -227,24 +227,27 @@ void report_resend(agent *a, uint64_t id, const char *text) {
         cJSON_Delete(m);
 }
 
-/* Send again every report the controller has not acknowledged: it may have died with one
+/* Send again every report kept in the state directory: the controller may have died with one
  * written to its socket but unread. A report still queued goes twice; the controller takes the
- * first and acknowledges both. */
-void report_resend_kept(agent *a) {
+ * first and acknowledges both. A job with no kept report goes to other, when not NULL. */
+int report_resend_kept(agent *a, void (*other)(agent *a, uint64_t id)) {
         uint64_t *ids = NULL;
         size_t n = 0;
         int r = jobdir_list(a->cfg.state_dir, &ids, &n);
 
         if (r < 0)
-                log_errno(LOG_WARNING, r, "dir=%s: cannot list the state directory", a->cfg.state_dir);
+                return r;
         for (size_t i = 0; i < n; i++) {
                 char *text = NULL;
 
                 if (jobdir_read(a->cfg.state_dir, ids[i], JOBFILE_DONE, &text) == 0)
                         report_resend(a, ids[i], text);
+                else if (other)
+                        other(a, ids[i]);
                 free(text);
         }
         free(ids);
+        return 0;
 }
 
 /* Every kept report has been written to the controller's socket: forget them all, since no

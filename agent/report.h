@@ -24,10 +24,9 @@ uint32_t report_kept_attempt(agent *a, uint64_t id);
 void report_handle_ack(agent *a, const cJSON *msg);
 /* ctlink's written callback: a stopping agent is done with a report once it is written. */
 void report_written(uint64_t id, void *userdata);
-/* Send the report a previous agent kept for job id (text) but may not have delivered. */
-void report_resend(agent *a, uint64_t id, const char *text);
-/* Send again every report the controller has not acknowledged. */
-void report_resend_kept(agent *a);
+/* Send every report kept in the state directory, a previous agent's too; each job there with
+ * none goes to other (NULL: none). Returns 0 or -errno when the directory cannot be listed. */
+int report_resend_kept(agent *a, void (*other)(agent *a, uint64_t id));
 /* Every kept report has been written: forget them all (no acknowledgement will be read). */
 void report_forget_written(agent *a);
 /* The usage timer (userdata: the agent): the host's pressure and every job's usage. */
