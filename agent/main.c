@@ -24,6 +24,7 @@
 #include <strings.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
+#include <time.h>
 #include <unistd.h>
 
 #define DEFAULT_JOB_PIDS 4096
@@ -281,6 +282,44 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 /* Run the agent until a signal or a fatal refusal. *keep says whether jobs may still run in
  * the subtree (left running, or never taken over when set-up failed), so that the cgroups and
  * the state directory must stay. Returns the exit status. */
+static uint64_t monotonic_usec(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* sd_event_loop, timing each turn's work (prepare and dispatch, not the wait): the loop must
+ * never stall, or heartbeats stop and the controller loses the host's jobs. A new longest turn
+ * is logged at debug level, the longest of all at exit. Returns the loop's exit code or -errno. */
+static int loop_timed(sd_event *e, const char *name) {
+        uint64_t longest = 0, iteration = 0, t0, dt;
+        int r = 0, code = 0;
+
+        while (sd_event_get_state(e) != SD_EVENT_FINISHED) {
+                t0 = monotonic_usec();
+                r = sd_event_prepare(e);
+                if (r == 0) {
+                        dt = monotonic_usec() - t0;
+                        r = sd_event_wait(e, UINT64_MAX);
+                        t0 = monotonic_usec() - dt;
+                }
+                if (r > 0)
+                        r = sd_event_dispatch(e);
+                if (r < 0)
+                        return r;
+                if ((dt = monotonic_usec() - t0) > longest) {
+                        longest = dt;
+                        (void)sd_event_get_iteration(e, &iteration);
+                        log_debug("host=%s: longest turn of the loop so far: %.1f ms (turn %" PRIu64 ")", name,
+                                  (double)longest / 1000, iteration);
+                }
+        }
+        log_info("host=%s: longest turn of the loop: %.1f ms", name, (double)longest / 1000);
+        r = sd_event_get_exit_code(e, &code);
+        return r < 0 ? r : code;
+}
+
 static int run_agent(const agent_config *cfg, cg_backend *cg, bool *keep) {
         char cpus[32], mem[32];
         sd_event *e = NULL;
@@ -310,7 +349,7 @@ static int run_agent(const agent_config *cfg, cg_backend *cg, bool *keep) {
                  units_format_cpus(cfg->capacity.mcpu, cpus, sizeof(cpus)),
                  units_format_size(cfg->capacity.mem, mem, sizeof(mem)), cfg->capacity.pids);
         sd_notifyf(0, "READY=1\nSTATUS=connecting to controller %s", cfg->controller);
-        r = sd_event_loop(e);
+        r = loop_timed(e, cfg->name);
         if (r < 0)
                 log_errno(LOG_ERR, r, "host=%s: event loop failed", cfg->name);
         sd_notify(0, cfg->stop_jobs_on_exit ? "STOPPING=1\nSTATUS=stopping every job" : "STOPPING=1");
