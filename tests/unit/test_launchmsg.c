@@ -20,12 +20,19 @@ static int parse(const char *body, cJSON **msg, launch_msg *m, char err[PROTO_ER
         return launchmsg_parse(*msg, m, err);
 }
 
-START_TEST(good_launch_gets_its_user_and_default_weights) {
+/* Parse a launch that must be good; *msg and the result's spec are the caller's. */
+static launch_msg parse_good(const char *body, cJSON **msg) {
         char err[PROTO_ERRLEN];
-        cJSON *msg;
         launch_msg m;
 
-        ck_assert_int_eq(parse(GOOD "," WHO ",\"group\":\"physics/astro\",\"attempt\":2", &msg, &m, err), 0);
+        ck_assert_msg(parse(body, msg, &m, err) == 0, "%s: refused: %s", body, err);
+        return m;
+}
+
+START_TEST(good_launch_gets_its_user_and_default_weights) {
+        cJSON *msg;
+        launch_msg m = parse_good(GOOD "," WHO ",\"group\":\"physics/astro\",\"attempt\":2", &msg);
+
         ck_assert_uint_eq(m.uid, 1000);
         ck_assert_uint_eq(m.gid, 100);
         ck_assert_str_eq(m.user, "alice");
@@ -38,11 +45,9 @@ START_TEST(good_launch_gets_its_user_and_default_weights) {
 END_TEST
 
 START_TEST(weights_are_taken_per_level) {
-        char err[PROTO_ERRLEN];
         cJSON *msg;
-        launch_msg m;
+        launch_msg m = parse_good(GOOD "," WHO ",\"group\":\"a/b/c\",\"dept_weights\":[2,0.5,10000]", &msg);
 
-        ck_assert_int_eq(parse(GOOD "," WHO ",\"group\":\"a/b/c\",\"dept_weights\":[2,0.5,10000]", &msg, &m, err), 0);
         ck_assert_uint_eq(m.ndept_weights, 3);
         ck_assert(m.dept_weights[0] == 2 && m.dept_weights[1] == 0.5 && m.dept_weights[2] == 10000);
         job_spec_free(&m.spec);
