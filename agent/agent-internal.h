@@ -30,6 +30,9 @@ typedef struct agent_job {
         int64_t start_usec;
         bool cancelled;
         bool in_table;
+        struct launch_msg *queued; /* until its turn to start comes: the launch (jobstart.h) */
+        struct agent_job *queue_next;
+        char user[64];          /* who submitted it, for the log */
         bool starting;          /* launched, its exec not confirmed yet */
         bool ending;            /* its shepherd has ended: its cgroup is being emptied */
         char step[STEP_MAX];    /* the launch's last step begun */
@@ -53,6 +56,8 @@ struct agent {
         agent_job *jobs; /* the job table */
         size_t njobs;
         sd_event_source *usage_timer;
+        agent_job *queue, **queue_tail; /* jobs waiting for their turn to start, oldest first */
+        sd_event_source *launcher;      /* starts the queue's first job, a job per turn */
         bool stopping; /* agent_stop: no ack will be waited for, a report written is done with */
 };
 

@@ -66,6 +66,7 @@ void agent_job_free(agent_job *j) {
                         j->next->prev = j->prev;
                 a->njobs--;
         }
+        jobstart_unqueue(j);
         sd_event_source_disable_unref(j->watch);
         sd_event_source_disable_unref(j->grace);
         sd_event_source_disable_unref(j->progress);
@@ -170,15 +171,15 @@ static void handle_launch(agent *a, const cJSON *msg) {
         if (old) { /* never two runs of one job at once: this one fails rather than start */
                 snprintf(err, sizeof(err), "attempt %" PRIu32 " of the job still runs here", old->attempt);
                 log_warning("job=%" PRIu64 ": launch of attempt %" PRIu32 " refused: %s", m.id, m.attempt, err);
-                report_start_failure(a, m.id, m.attempt, err);
+                report_not_run(a, m.id, m.attempt, JOB_FAILED, err);
                 return;
         }
         if (launchmsg_parse(msg, &m, err) < 0) {
                 log_warning("job=%" PRIu64 ": bad launch: %s", m.id, err);
-                report_start_failure(a, m.id, m.attempt, err);
+                report_not_run(a, m.id, m.attempt, JOB_FAILED, err);
                 return;
         }
-        jobstart_launch(a, &m);
+        jobstart_queue(a, &m);
         job_spec_free(&m.spec);
 }
 
@@ -212,6 +213,12 @@ static void handle_cancel(agent *a, const cJSON *msg) {
         }
         if (j->cancelled) {
                 log_debug(JOB_FMT ": already being cancelled", JOB_ARGS(j));
+                return;
+        }
+        if (j->queued) { /* nothing of it exists yet */
+                log_info(JOB_FMT ": cancelled before it started", JOB_ARGS(j));
+                report_not_run(a, j->id, j->attempt, JOB_CANCELLED, "cancelled before it started");
+                agent_job_free(j);
                 return;
         }
         j->cancelled = true;
@@ -333,7 +340,10 @@ int agent_new(sd_event *e, const agent_config *cfg, cg_backend *cg, agent **out)
         if (r == 0)
                 r = sd_event_add_time_relative(e, &a->usage_timer, CLOCK_MONOTONIC, USAGE_PERIOD_USEC, 0, report_usage_tick,
                                                a);
+        if (r == 0)
+                r = jobstart_init(a);
         if (r < 0) {
+                sd_event_source_disable_unref(a->usage_timer);
                 ctlink_free(a->link);
                 free(a);
                 return r;
@@ -344,7 +354,14 @@ int agent_new(sd_event *e, const agent_config *cfg, cg_backend *cg, agent **out)
 
 /* Kill the job's cgroup, let its shepherd record the end, and report it cancelled. */
 static void stop_job(agent_job *j) {
-        int k = cg_job_kill(j->agent->cg, j->cgroup, JOB_KILL_TIMEOUT_MS);
+        int k;
+
+        if (j->queued) {
+                report_not_run(j->agent, j->id, j->attempt, JOB_CANCELLED, "agent stopped");
+                agent_job_free(j);
+                return;
+        }
+        k = cg_job_kill(j->agent->cg, j->cgroup, JOB_KILL_TIMEOUT_MS);
 
         if (j->ending) { /* it ended on its own: only its leftovers' kill was under way */
                 report_job_end(j, false);
@@ -384,6 +401,7 @@ void agent_free(agent *a) {
         while (a->jobs)
                 agent_job_free(a->jobs);
         sd_event_source_disable_unref(a->usage_timer);
+        sd_event_source_disable_unref(a->launcher);
         ctlink_free(a->link);
         free(a);
 }

@@ -104,7 +104,7 @@ static void abandon_start(agent_job *j, bool created, const char *error) {
         log_warning(JOB_FMT ": cannot start: %s", JOB_ARGS(j), error);
         if (created && (k = cg_job_remove(a->cg, j->cgroup)) < 0)
                 log_errno(LOG_WARNING, k, JOB_FMT ": cannot remove the job's cgroup", JOB_ARGS(j));
-        report_start_failure(a, j->id, j->attempt, error);
+        report_not_run(a, j->id, j->attempt, JOB_FAILED, error);
         agent_job_free(j);
 }
 
@@ -158,41 +158,106 @@ static int start_shepherd(agent_job *j, const launch_req *req, char *err, size_t
         return r;
 }
 
-void jobstart_launch(agent *a, launch_msg *m) {
-        agent_job *j = calloc(1, sizeof(*j));
+/* Create the job's cgroup and start its shepherd, as its queued launch says; the launch goes. */
+static void start_queued(agent_job *j) {
+        agent *a = j->agent;
+        launch_msg *m = j->queued;
         char err[ERRLEN], cpus[32], mem[32];
         cg_limits lim = {.mcpu = m->spec.req.mcpu, .mem = m->spec.req.mem, .mem_high = m->spec.mem_high,
                          .pids = m->spec.req.pids ? m->spec.req.pids : a->cfg.default_pids};
-        launch_req req = {.spec = &m->spec, .uid = m->uid, .gid = m->gid, .cg = a->cg};
+        launch_req req = {.spec = &m->spec, .uid = m->uid, .gid = m->gid, .cg = a->cg, .cg_job = j->cgroup};
         int r;
 
-        if (!j) {
-                report_start_failure(a, m->id, m->attempt, "agent out of memory");
-                return;
-        }
-        *j = (agent_job){.agent = a, .id = m->id, .attempt = m->attempt, .mem_limit = lim.mem};
-        if ((r = cg_job_name(m->spec.group, m->id, j->cgroup, sizeof(j->cgroup))) < 0) {
-                snprintf(err, sizeof(err), "group \"%s\" cannot name a cgroup: %s", m->spec.group, strerror(-r));
-                snprintf(j->cgroup, sizeof(j->cgroup), "job-%" PRIu64, m->id);
-                abandon_start(j, false, err);
-                return;
-        }
-        req.cg_job = j->cgroup;
+        j->queued = NULL;
         r = m->spec.group ? cg_dept_prepare(a->cg, m->spec.group, m->dept_weights, m->ndept_weights, err, sizeof(err))
                           : 0;
         if (r == 0)
                 r = cg_job_create(a->cg, j->cgroup, &lim, err, sizeof(err));
-        if (r < 0) {
+        if (r < 0)
                 abandon_start(j, r != -EEXIST, err);
-                return;
-        }
-        if (start_shepherd(j, &req, err, sizeof(err)) < 0) {
+        else if (start_shepherd(j, &req, err, sizeof(err)) < 0)
                 abandon_start(j, true, err);
+        else
+                log_info(JOB_FMT " user=%s: launching %s (shepherd %d, cpus %s, mem %s, pids %" PRId64 ")",
+                         JOB_ARGS(j), j->user, m->spec.argv[0], (int)j->shepherd,
+                         units_format_cpus(lim.mcpu, cpus, sizeof(cpus)),
+                         units_format_size(lim.mem, mem, sizeof(mem)), lim.pids);
+        job_spec_free(&m->spec);
+        free(m);
+}
+
+/* A turn for the queue's first job. At idle priority: heartbeats, reports and ended jobs go
+ * first, so that a burst of launches, each a few milliseconds of cgroup writes and fsyncs,
+ * never holds the loop for the whole burst in one turn. */
+static int on_launch_turn(sd_event_source *s, void *userdata) {
+        agent *a = userdata;
+        agent_job *j = a->queue;
+
+        if (j) {
+                if (!(a->queue = j->queue_next))
+                        a->queue_tail = &a->queue;
+                j->queue_next = NULL;
+                start_queued(j);
+        }
+        return a->queue ? 0 : sd_event_source_set_enabled(s, SD_EVENT_OFF);
+}
+
+int jobstart_init(agent *a) {
+        int r = sd_event_add_defer(a->event, &a->launcher, on_launch_turn, a);
+
+        a->queue_tail = &a->queue;
+        if (r >= 0)
+                r = sd_event_source_set_priority(a->launcher, SD_EVENT_PRIORITY_IDLE);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(a->launcher, SD_EVENT_OFF);
+        return r < 0 ? r : 0;
+}
+
+void jobstart_queue(agent *a, launch_msg *m) {
+        agent_job *j = calloc(1, sizeof(*j));
+        launch_msg *q = j ? malloc(sizeof(*q)) : NULL;
+        char err[ERRLEN];
+        int r;
+
+        if (!q) {
+                free(j);
+                report_not_run(a, m->id, m->attempt, JOB_FAILED, "agent out of memory");
                 return;
         }
+        *j = (agent_job){.agent = a, .id = m->id, .attempt = m->attempt, .mem_limit = m->spec.req.mem, .queued = q};
+        *q = *m;
+        m->spec = (job_spec){0}; /* moved into q */
+        snprintf(j->user, sizeof(j->user), "%s", m->user ? m->user : "?");
+        q->user = j->user;
         agent_job_insert(a, j);
-        log_info(JOB_FMT " user=%s: launching %s (shepherd %d, cpus %s, mem %s, pids %" PRId64 ")",
-                 JOB_ARGS(j), m->user, m->spec.argv[0], (int)j->shepherd,
-                 units_format_cpus(lim.mcpu, cpus, sizeof(cpus)),
-                 units_format_size(lim.mem, mem, sizeof(mem)), lim.pids);
+        if ((r = cg_job_name(q->spec.group, q->id, j->cgroup, sizeof(j->cgroup))) < 0) {
+                snprintf(err, sizeof(err), "group \"%s\" cannot name a cgroup: %s", q->spec.group, strerror(-r));
+                snprintf(j->cgroup, sizeof(j->cgroup), "job-%" PRIu64, q->id);
+                abandon_start(j, false, err);
+                return;
+        }
+        *a->queue_tail = j;
+        a->queue_tail = &j->queue_next;
+        if ((r = sd_event_source_set_enabled(a->launcher, SD_EVENT_ON)) < 0) {
+                log_errno(LOG_WARNING, r, JOB_FMT ": cannot queue the launch, starting it now", JOB_ARGS(j));
+                on_launch_turn(a->launcher, a);
+        }
+}
+
+void jobstart_unqueue(agent_job *j) {
+        agent *a = j->agent;
+        agent_job **p = &a->queue;
+
+        if (!j->queued)
+                return;
+        while (*p && *p != j)
+                p = &(*p)->queue_next;
+        if (*p) {
+                *p = j->queue_next;
+                if (a->queue_tail == &j->queue_next)
+                        a->queue_tail = p;
+        }
+        job_spec_free(&j->queued->spec);
+        free(j->queued);
+        j->queued = NULL;
 }

@@ -121,10 +121,10 @@ void report_started(agent_job *j) {
 }
 
 /* Report a job that never ran. */
-void report_start_failure(agent *a, uint64_t id, uint32_t attempt, const char *error) {
-        job_result r = {.exit_code = START_FAILED_EXIT_CODE, .error = (char *)error};
+void report_not_run(agent *a, uint64_t id, uint32_t attempt, job_state st, const char *error) {
+        job_result r = {.exit_code = st == JOB_FAILED ? START_FAILED_EXIT_CODE : 0, .error = (char *)error};
 
-        send_finished(a, id, attempt, JOB_FAILED, &r, agent_now_usec());
+        send_finished(a, id, attempt, st, &r, agent_now_usec());
 }
 
 /* The state and error of a job whose main process ended as ex says (NULL: unknown, its

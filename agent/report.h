@@ -16,8 +16,8 @@ void report_job_end(agent_job *j, bool stopping);
 int report_read_exit(agent *a, uint64_t id, jobfile_exit *ex);
 /* Report that the job runs. */
 void report_started(agent_job *j);
-/* Report a job that never ran: failed with error. */
-void report_start_failure(agent *a, uint64_t id, uint32_t attempt, const char *error);
+/* Report a job that never ran: st (failed or cancelled) with error. */
+void report_not_run(agent *a, uint64_t id, uint32_t attempt, job_state st, const char *error);
 /* The attempt a kept report of job id is about (1 when it does not say), or 0 when none is. */
 uint32_t report_kept_attempt(agent *a, uint64_t id);
 /* The controller has stored the end of an attempt of a job: its kept report may go. */
