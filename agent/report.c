@@ -264,12 +264,13 @@ void report_forget_written(agent *a) {
         free(ids);
 }
 
-/* One usage entry: the job's cgroup counters now. NULL when they cannot be read (it is ending). */
+/* One usage entry: the job's cgroup counters now. NULL when they cannot be read (it is ending)
+ * or there is no cgroup yet (it is queued: no use looking). */
 static cJSON *usage_entry(agent_job *j) {
         cg_usage u;
         job_result sample = {0};
         cJSON *o;
-        if (cg_job_usage(j->agent->cg, j->cgroup, &u) < 0 || !(o = cJSON_CreateObject()))
+        if (j->queued || cg_job_usage(j->agent->cg, j->cgroup, &u) < 0 || !(o = cJSON_CreateObject()))
                 return NULL;
         take_usage(&sample, &u);
         if (!cJSON_AddNumberToObject(o, "id", (double)j->id) || !cJSON_AddNumberToObject(o, "attempt", j->attempt) ||
