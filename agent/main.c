@@ -432,7 +432,8 @@ static int configure(const options *o, const config *cfg, agent_config *ac, char
                         MAX_LAUNCH_TIMEOUT_MS, &launch_ms, err, errlen) < 0)
                 return EXIT_USAGE;
         if (launch_ms == 0) {
-                snprintf(err, errlen, "--launch-timeout-ms: must be at least 1");
+                snprintf(err, errlen, "%s: must be at least 1 ms",
+                         o->launch_timeout_ms ? "--launch-timeout-ms" : "agent.launch_timeout_ms");
                 return EXIT_USAGE;
         }
         ac->launch_timeout_ms = (int)launch_ms;
