@@ -1,5 +1,6 @@
 /* adopt.c - take over what a previous agent left (see adopt.h). */
 #include "adopt.h"
+#include "jobstart.h"
 #include "report.h"
 #include <sys/pidfd.h>
 #include "fileio.h"
@@ -130,6 +131,7 @@ static void adopt_watch(agent_job *j) {
         /* The cancel's grace period began before the restart: it is over. */
         if (j->cancelled)
                 agent_job_kill(j);
+        jobstart_adopted(j);
 }
 
 /* Take job id over from the record a previous agent left. */

@@ -59,6 +59,23 @@ static int on_progress(sd_event_source *s, int fd, uint32_t revents, void *userd
         return 0;
 }
 
+/* Whether the job's process has not exec'd yet: until it does it bears its shepherd's name.
+ * For an adopted job, whose launch's pipe went with the previous agent. */
+static bool launch_unfinished(const agent_job *j) {
+        char path[64], *text = NULL, *comm = NULL;
+        long child;
+        bool r = false;
+
+        snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)j->shepherd, (int)j->shepherd);
+        if (file_read_small(path, 0, &text) == 0 && sscanf(text, "%ld", &child) == 1) {
+                snprintf(path, sizeof(path), "/proc/%ld/comm", child);
+                r = file_read_small(path, 0, &comm) == 0 && strncmp(comm, SHEPHERD_NAME, strlen(SHEPHERD_NAME)) == 0;
+        }
+        free(text);
+        free(comm);
+        return r;
+}
+
 /* The launch has not exec'd in time: kill it (the step it hangs in waits killably, as a FUSE or
  * NFS request does), and fail the job naming that step, so that one dead file system costs the
  * job on it and nothing else. */
@@ -67,6 +84,10 @@ static int on_launch_deadline(sd_event_source *s, uint64_t usec, void *userdata)
         (void)s;
         (void)usec;
 
+        if (j->ending || (j->adopted && !launch_unfinished(j))) { /* it ended, or exec'd unheard */
+                launch_over(j);
+                return 0;
+        }
         snprintf(j->start_error, sizeof(j->start_error), "launch stalled for %g s at: %s",
                  j->agent->cfg.launch_timeout_ms / 1000.0, j->step[0] ? j->step : "its first step");
         log_warning(JOB_FMT ": %s; killing it", JOB_ARGS(j), j->start_error);
@@ -242,6 +263,25 @@ void jobstart_queue(agent *a, launch_msg *m) {
                 log_errno(LOG_WARNING, r, JOB_FMT ": cannot queue the launch, starting it now", JOB_ARGS(j));
                 on_launch_turn(a->launcher, a);
         }
+}
+
+void jobstart_adopted(agent_job *j) {
+        agent *a = j->agent;
+        int64_t left = j->start_usec + (int64_t)a->cfg.launch_timeout_ms * 1000 - agent_now_usec();
+        int r;
+
+        if (j->ending || !launch_unfinished(j))
+                return;
+        snprintf(j->step, sizeof(j->step), "a step begun before the agent restarted");
+        r = sd_event_add_time_relative(a->event, &j->deadline, CLOCK_MONOTONIC, left > 0 ? (uint64_t)left : 0, 0,
+                                       on_launch_deadline, j);
+        if (r < 0) {
+                log_errno(LOG_WARNING, r, JOB_FMT ": cannot time its unfinished launch", JOB_ARGS(j));
+                return;
+        }
+        j->starting = true;
+        log_info(JOB_FMT ": its launch has not exec'd yet; it fails in %" PRId64 " ms unless it does", JOB_ARGS(j),
+                 left > 0 ? left / 1000 : 0);
 }
 
 void jobstart_unqueue(agent_job *j) {

@@ -16,5 +16,8 @@ int jobstart_init(agent *a);
  * at once, so that a hello lists it and a launch sent again finds it, and starts in a later
  * turn of the loop, a job per turn; a failure is reported. */
 void jobstart_queue(agent *a, launch_msg *m);
+/* An adopted job whose launch had not exec'd when the previous agent went gets what is left of
+ * its deadline, counted from its recorded start; the step it hangs in is not known. */
+void jobstart_adopted(agent_job *j);
 /* A job still queued is dropped from the queue with its launch (agent_job_free does it). */
 void jobstart_unqueue(agent_job *j);

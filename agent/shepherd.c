@@ -19,7 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SHEPHERD_NAME "colony-shepherd" /* what ps shows: 15 characters, the most comm holds */
 #define POLL_MS 5
 
 /* Exit statuses of a shepherd, for the agent's log when one ends early. */

@@ -16,6 +16,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* What ps shows for a shepherd, and for its child until the job's exec: 15 characters, the
+ * most comm holds. */
+#define SHEPHERD_NAME "colony-shepherd"
+
 typedef struct shepherd {
         pid_t pid;
         uint64_t start;                 /* its start time: /proc/PID/stat field 22 */

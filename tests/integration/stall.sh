@@ -51,4 +51,22 @@ downs=$(colony events --since 0 --limit 1000 --json | jq -r --arg n "$node" 'sel
         grep -cE 'down|disconnected' || true)
 [ "$downs" = 0 ] || fail "node $node went down or lost its link $downs times while a launch stalled"
 note "stalled job $stalled failed alone: $err; jobs $first and $after completed, node $node stayed up"
+
+# An agent killed while a launch hangs: the next one adopts the job, sees that its process has
+# not exec'd, and still fails it at the deadline counted from its start. Without that the
+# adopted job would hang for good, listed as running.
+apid=$(cat "$DIR/agent-$node.pid")
+mapfile -d '' -t agent_cmd <"/proc/$apid/cmdline"
+stalled2=$(colony submit --name stalled2 --cpus 0.2 --mem 32M --output "$MNT/out2" -- true)
+for ((i = 0; i < 300; i++)); do [ -e "$DIR/agent-$node.state/job-$stalled2.json" ] && break; sleep 0.1; done
+[ -e "$DIR/agent-$node.state/job-$stalled2.json" ] || fail "job $stalled2 was never recorded"
+kill -9 "$apid"
+"${agent_cmd[@]}" >>"$DIR/$node.log" 2>&1 &
+echo $! >"$DIR/agent-$node.pid"
+STARTED_PIDS+=("$!")
+wait_state "$stalled2" failed 60
+err2=$(job_field "$stalled2" error)
+case $err2 in "launch stalled for 3 s at: a step begun before the agent restarted") ;;
+*) fail "job $stalled2, adopted while its launch hung: unexpected error: $err2" ;; esac
+note "adopted while its launch hung, job $stalled2 failed too: $err2"
 echo "PASS"
