@@ -177,6 +177,7 @@ static void handle_launch(agent *a, const cJSON *msg) {
         if (launchmsg_parse(msg, &m, err) < 0) {
                 log_warning("job=%" PRIu64 ": bad launch: %s", m.id, err);
                 report_not_run(a, m.id, m.attempt, JOB_FAILED, err);
+                job_spec_free(&m.spec); /* parsed before a later field failed */
                 return;
         }
         jobstart_queue(a, &m);

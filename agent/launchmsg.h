@@ -27,5 +27,5 @@ int launchmsg_require_int(const cJSON *msg, const char *field, int64_t min, int6
  * msg has none. Returns 0 or -EINVAL with err. */
 int launchmsg_dept_weights(const cJSON *msg, launch_msg *m, char err[PROTO_ERRLEN]);
 /* Validate a launch's fields other than id and attempt into m (m->spec is the caller's to free
- * with job_spec_free). Returns 0 or -EINVAL with err. */
+ * with job_spec_free, whatever it returns). Returns 0 or -EINVAL with err. */
 int launchmsg_parse(const cJSON *msg, launch_msg *m, char err[PROTO_ERRLEN]);
