@@ -85,7 +85,7 @@ const cli_command cmd_nodes = {"nodes", "list the agents and their free resource
 static const char up_usage[] =
         "Usage: colony up [--dir DIR] [--agents N] [--agent-cpus N] [--agent-mem SIZE]\n"
         "                 [--name-prefix P] [--order fifo|backfill|reserve] [--agent-timeout-ms N]\n"
-        "                 [--json]\n"
+        "                 [--launch-timeout-ms N] [--json]\n"
         "Start a local cluster in the background: a controller and N agents on this host, with\n"
         "their socket, secret, database, pid files and logs in DIR. Needs root for the agents'\n"
         "cgroups. Stop it with colony down --dir DIR. On a DIR whose controller or agents died,\n"
@@ -102,6 +102,8 @@ static const char up_usage[] =
         "                      a port is picked); the agents started here connect there\n"
         "  --agent-timeout-ms N  how long the controller waits for a silent or restarted agent\n"
         "                      before its jobs are lost (default 5000)\n"
+        "  --launch-timeout-ms N  how long each agent gives a job to exec before it fails it\n"
+        "                      (colony-agent(8); default 30000)\n"
         "  --controller-config FILE  the controller's config file (colony-controller(8)), e.g. with\n"
         "                      [departments]\n";
 
@@ -141,7 +143,7 @@ static bool valid_prefix(const char *p) {
 
 /* Options into o. Returns -1 to go on, else an exit status. */
 static int parse_up(cli *c, int argc, char **argv, dev_options *o) {
-        enum { OPT_AGENTS = CLI_OPT_OWN, OPT_CPUS, OPT_MEM, OPT_PREFIX, OPT_ORDER, OPT_CONFIG, OPT_LISTEN, OPT_TIMEOUT };
+        enum { OPT_AGENTS = CLI_OPT_OWN, OPT_CPUS, OPT_MEM, OPT_PREFIX, OPT_ORDER, OPT_CONFIG, OPT_LISTEN, OPT_TIMEOUT, OPT_LAUNCH };
         static const struct option options[] = {
                 {"agents", required_argument, NULL, OPT_AGENTS},
                 {"agent-cpus", required_argument, NULL, OPT_CPUS},
@@ -151,6 +153,7 @@ static int parse_up(cli *c, int argc, char **argv, dev_options *o) {
                 {"controller-config", required_argument, NULL, OPT_CONFIG},
                 {"agent-listen", required_argument, NULL, OPT_LISTEN},
                 {"agent-timeout-ms", required_argument, NULL, OPT_TIMEOUT},
+                {"launch-timeout-ms", required_argument, NULL, OPT_LAUNCH},
                 {0},
         };
         int64_t v;
@@ -199,6 +202,12 @@ static int parse_up(cli *c, int argc, char **argv, dev_options *o) {
                         if (units_parse_uint(optarg, INT32_MAX, &v) < 0 || v < 1)
                                 return cli_usage_error(c, "--agent-timeout-ms: '%s' is not a positive number", optarg);
                         o->agent_timeout_ms = optarg;
+                        break;
+                case OPT_LAUNCH:
+                        if (units_parse_uint(optarg, 3600 * 1000, &v) < 0 || v < 1)
+                                return cli_usage_error(c, "--launch-timeout-ms: '%s' is not a number of ms in [1, 3600000]",
+                                                       optarg);
+                        o->launch_timeout_ms = optarg;
                         break;
                 }
         }
