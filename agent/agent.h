@@ -11,6 +11,7 @@
 #include "tls.h"
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/resource.h>
 #include <systemd/sd-event.h>
 
 typedef struct agent_config {
@@ -22,6 +23,7 @@ typedef struct agent_config {
         const char *state_dir;  /* the jobs' records (jobdir.h), created by the caller */
         bool stop_jobs_on_exit; /* agent_stop kills the jobs rather than leave them running */
         int launch_timeout_ms;  /* a job not exec'd by then fails, naming the step it hangs in */
+        struct rlimit job_nofile; /* the open files limit jobs start with (rlim_max 0: the agent's) */
         tls_ctx *tls;           /* TLS to the controller (tls.h), or NULL for plain TCP */
         const char *tls_server_name; /* the name its certificate must carry (NULL: the controller's host) */
 } agent_config;

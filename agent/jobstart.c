@@ -186,7 +186,8 @@ static void start_queued(agent_job *j) {
         char err[ERRLEN], cpus[32], mem[32];
         cg_limits lim = {.mcpu = m->spec.req.mcpu, .mem = m->spec.req.mem, .mem_high = m->spec.mem_high,
                          .pids = m->spec.req.pids ? m->spec.req.pids : a->cfg.default_pids};
-        launch_req req = {.spec = &m->spec, .uid = m->uid, .gid = m->gid, .cg = a->cg, .cg_job = j->cgroup};
+        launch_req req = {.spec = &m->spec, .uid = m->uid, .gid = m->gid, .cg = a->cg, .cg_job = j->cgroup,
+                          .nofile = a->cfg.job_nofile};
         int r;
 
         j->queued = NULL;

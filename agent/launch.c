@@ -40,6 +40,7 @@ typedef struct child_plan {
         char uid_text[16], gid_text[16];
         int go_fd, go_peer, err_fd, err_peer; /* the child's pipe ends, and the parent's */
         int progress_fd;
+        struct rlimit nofile;
 } child_plan;
 
 /* The user's supplementary groups from the group database, including gid; just gid when the
@@ -195,6 +196,10 @@ static _Noreturn void child_run(const child_plan *p) {
                         child_fail(p, "dup2", errp);
         } else
                 child_redirect(p, errp, wflags, STDERR_FILENO);
+        /* The agent took the hard limit for its own descriptors; the job gets the soft limit
+         * a login would give (select() breaks on descriptors past 1024). */
+        if (p->nofile.rlim_max && setrlimit(RLIMIT_NOFILE, &p->nofile) < 0)
+                child_fail(p, "setrlimit", "RLIMIT_NOFILE");
         /* Before the signals are reset: SIGPIPE stays ignored should the agent have gone. */
         child_step(p, "execve", s->argv[0]);
         child_reset_signals(p);
@@ -268,7 +273,8 @@ static int make_pipes(int go[2], int ep[2], char *err, size_t errlen) {
 
 int launch_job(const launch_req *req, pid_t *pid, char *err, size_t errlen) {
         const job_spec *s = req->spec;
-        child_plan p = {.spec = s, .uid = req->uid, .gid = req->gid, .progress_fd = req->progress_fd};
+        child_plan p = {.spec = s, .uid = req->uid, .gid = req->gid, .progress_fd = req->progress_fd,
+                        .nofile = req->nofile};
         int go[2], ep[2], r;
         pid_t child;
 

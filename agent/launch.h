@@ -2,6 +2,7 @@
 #pragma once
 #include "cgroup.h"
 #include "job.h"
+#include <sys/resource.h>
 #include <sys/types.h>
 
 typedef struct launch_req {
@@ -11,6 +12,7 @@ typedef struct launch_req {
         cg_backend *cg;
         const char *cg_job; /* name of the job's cgroup, already created */
         int progress_fd;    /* where the child writes each step before it begins it; 0: nowhere */
+        struct rlimit nofile; /* the job's open files limit; rlim_max 0: the launcher's own */
 } launch_req;
 
 /* One record on a launch's progress pipe: a step the child begins ("open /x/out"; done 0), or

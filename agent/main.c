@@ -10,6 +10,7 @@
 #include "log.h"
 #include "log_journal.h"
 #include "net.h"
+#include "nofile.h"
 #include "res.h"
 #include "units.h"
 #include <errno.h>
@@ -377,6 +378,16 @@ static int open_cgroups(const char *name, cg_backend **cg) {
 }
 
 /* --cleanup: what `colony down` runs after an agent died. */
+/* A descriptor per watched job and per launch in flight: take the hard limit, and give jobs
+ * back the limits the agent was started with (job_nofile). */
+static void raise_nofile(struct rlimit *job_nofile) {
+        int r = nofile_raise(job_nofile);
+
+        if (r < 0)
+                log_errno(LOG_WARNING, r, "cannot raise the open files limit from %llu",
+                          (unsigned long long)job_nofile->rlim_cur);
+}
+
 static int cleanup(const char *name, const char *state_dir) {
         cg_backend *cg;
 
@@ -529,6 +540,7 @@ int main(int argc, char **argv) {
                 /* A TLS write to a closed peer must fail with EPIPE, not kill the agent (OpenSSL
                  * writes with write(2)); the launcher resets every signal in each job. */
                 signal(SIGPIPE, SIG_IGN);
+                raise_nofile(&ac.job_nofile);
                 r = o.cleanup ? cleanup(name, state_dir) : run(&ac);
         }
         free(secret);

@@ -7,6 +7,7 @@
 #include "log.h"
 #include "log_journal.h"
 #include "net.h"
+#include "nofile.h"
 #include "server.h"
 #include <errno.h>
 #include <getopt.h>
@@ -360,19 +361,16 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
         return 0;
 }
 
-/* Each idle connection holds a descriptor: take the hard limit, not the soft 1024 that
- * select() users need (the controller uses none). */
+/* Each idle connection holds a descriptor: take the hard limit. */
 static void raise_nofile(void) {
-        struct rlimit rl;
-        if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == rl.rlim_max)
-                return;
-        rlim_t was = rl.rlim_cur;
-        rl.rlim_cur = rl.rlim_max;
-        if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
-                log_errno(LOG_WARNING, -errno, "cannot raise the open files limit from %llu", (unsigned long long)was);
-        else
-                log_info("open files limit raised from %llu to %llu", (unsigned long long)was,
-                         (unsigned long long)rl.rlim_cur);
+        struct rlimit was;
+        int r = nofile_raise(&was);
+
+        if (r < 0)
+                log_errno(LOG_WARNING, r, "cannot raise the open files limit from %llu", (unsigned long long)was.rlim_cur);
+        else if (was.rlim_cur != was.rlim_max)
+                log_info("open files limit raised from %llu to %llu", (unsigned long long)was.rlim_cur,
+                         (unsigned long long)was.rlim_max);
 }
 
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {

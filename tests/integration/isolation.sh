@@ -22,8 +22,9 @@ trap 'rc=$?; set +e; for d in "$two" "$three" "$four"; do colony down --dir "$d"
 
 # The agents in a session keyring of their own, as under systemd or after a login: a job without
 # a keyring of its own would share it with every other job.
-"$POKE" session "$COLONY_BIN/colony" up --dir "$DIR" --name-prefix "$PREFIX" --agent-cpus 2 --agent-mem 1G \
-        --agent-timeout-ms 60000 >/dev/null
+# Started with a soft open files limit below the hard one, as a login or systemd gives.
+(ulimit -Sn 1000 && ulimit -Hn 4096 && exec "$POKE" session "$COLONY_BIN/colony" up --dir "$DIR" \
+        --name-prefix "$PREFIX" --agent-cpus 2 --agent-mem 1G --agent-timeout-ms 60000 >/dev/null)
 work="$DIR/work"; mkdir -m 1777 "$work"
 
 # ---- keyrings: nobody plants a key, daemon's later job must not find it
@@ -58,6 +59,15 @@ reply=$("$COLONY_BIN/proto-poke" "$COLONY_SOCKET" json \
 old=$(jq -r '.id' <<<"$reply")
 colony wait "$old" >/dev/null || fail "old client's job $old: $(job_field "$old" state)"
 [ "$(stat -c %a "$work/old.out")" = 644 ] || fail "a submit without umask made its output $(stat -c %a "$work/old.out")"
+
+# ---- open files: the agent takes the hard limit for its descriptors, its jobs get the soft
+# one it was started with
+n=$(colony submit --output "$work/nofile.out" -- /bin/sh -c 'ulimit -Sn; ulimit -Hn')
+colony wait "$n" >/dev/null || fail "nofile job $n: $(job_field "$n" state) $(job_field "$n" error)"
+agent_soft=$(awk '/^Max open files/ { print $4 }' "/proc/$(agent_pid "${PREFIX}1")/limits")
+note "agent's soft limit $agent_soft; the job's soft and hard: $(tr '\n' ' ' <"$work/nofile.out")"
+[ "$agent_soft" = 4096 ] || fail "the agent kept a soft open files limit of $agent_soft"
+[ "$(tr '\n' ' ' <"$work/nofile.out")" = "1000 4096 " ] || fail "the job's open files limits: $(cat "$work/nofile.out")"
 
 # ---- colony up's directory: the socket for everyone, nothing else
 colony up --dir "$two" --agent-cpus 1 --agent-mem 512M >/dev/null
