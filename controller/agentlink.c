@@ -238,7 +238,8 @@ static void agent_message(conn *c, const cJSON *msg) {
                         conn_fail(c, "authentication required: send hello first");
                 return;
         }
-        ctl_node_heard(n, server_clock());
+        if (ctl_node_heard(&srv->state, n, server_clock()))
+                server_schedule(srv); /* it was not-responding: it takes jobs again */
         if (strcmp(type, "heartbeat") == 0)
                 return;
         if (strcmp(type, "started") == 0)

@@ -24,7 +24,7 @@ typedef struct options {
         const char *config, *socket, *agent_listen, *port_file, *secret_file, *database, *log_level;
         const char *http_listen, *http_port_file; /* the HTTP side is off while http_listen is NULL */
         const char *tls_cert, *tls_key, *tls_ca; /* TLS on the agent listener when tls_cert is set */
-        int64_t heartbeat_ms, agent_timeout_ms, max_pending, kill_grace_ms;
+        int64_t heartbeat_ms, agent_timeout_ms, node_lost_timeout_ms, max_pending, kill_grace_ms;
         int sync_commits; /* -1: unset (yes) */
         const char *policy, *order, *fairness;
 } options;
@@ -110,7 +110,7 @@ static void usage(FILE *f) {
         fputs("usage: colony-controller --secret-file PATH [--config FILE] [--socket PATH]\n"
               "         [--agent-listen HOST:PORT] [--port-file PATH] [--database PATH]\n"
               "         [--policy NAME] [--order fifo|backfill|reserve] [--fairness mch|hdrf|drf|wdrf|c-ch|m-ch|none]\n"
-              "         [--heartbeat-ms N] [--agent-timeout-ms N]\n"
+              "         [--heartbeat-ms N] [--agent-timeout-ms N] [--node-lost-timeout-ms N]\n"
               "         [--max-pending N] [--kill-grace-ms N] [--log-level error|warning|notice|info|debug]\n"
               "         [--http-listen HOST:PORT] [--http-port-file PATH]\n"
               "         [--tls-cert PEM --tls-key PEM [--tls-ca PEM]]\n"
@@ -121,7 +121,7 @@ static void usage(FILE *f) {
 
 static const char *const config_keys[] = {
         "controller.socket",      "controller.agent_listen", "controller.port_file",     "controller.secret_file",
-        "controller.database",    "controller.heartbeat_ms", "controller.agent_timeout_ms",
+        "controller.database",    "controller.heartbeat_ms", "controller.agent_timeout_ms", "controller.node_lost_timeout_ms",
         "controller.max_pending", "controller.kill_grace_ms", "controller.policy",       "controller.order",
         "controller.log_level",   "controller.http_listen", "controller.http_port_file", "controller.tls_cert",
         "controller.tls_key",     "controller.tls_ca",      "controller.fairness",     "controller.sync_commits",
@@ -146,8 +146,10 @@ static int apply_config(options *o, config *cfg, char *err, size_t errlen) {
         for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
                 if (!*strs[i])
                         *strs[i] = config_get(cfg, str_keys[i]);
-        int64_t *nums[] = { &o->heartbeat_ms, &o->agent_timeout_ms, &o->max_pending, &o->kill_grace_ms };
-        const char *num_keys[] = { "controller.heartbeat_ms", "controller.agent_timeout_ms", "controller.max_pending",
+        int64_t *nums[] = { &o->heartbeat_ms, &o->agent_timeout_ms, &o->node_lost_timeout_ms, &o->max_pending,
+                            &o->kill_grace_ms };
+        const char *num_keys[] = { "controller.heartbeat_ms", "controller.agent_timeout_ms",
+                                   "controller.node_lost_timeout_ms", "controller.max_pending",
                                    "controller.kill_grace_ms" };
         for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
                 if (*nums[i] < 0 && (r = config_get_uint(cfg, num_keys[i], 100000000, nums[i], err, errlen)) < 0 &&
@@ -174,13 +176,14 @@ static int parse_number(const char *arg, const char *name, int64_t *out) {
 }
 
 static int parse_args(int argc, char **argv, options *o) {
-        enum { O_SOCKET = 256, O_LISTEN, O_PORTFILE, O_SECRET, O_DB, O_HB, O_TIMEOUT, O_MAXPEND, O_GRACE, O_POLICY,
+        enum { O_SOCKET = 256, O_LISTEN, O_PORTFILE, O_SECRET, O_DB, O_HB, O_TIMEOUT, O_LOST, O_MAXPEND, O_GRACE, O_POLICY,
                O_ORDER, O_LOG, O_HTTP, O_HTTP_PORTFILE, O_TLS_CERT, O_TLS_KEY, O_TLS_CA, O_FAIR };
         static const struct option longopts[] = {
                 { "config", required_argument, NULL, 'c' },   { "socket", required_argument, NULL, O_SOCKET },
                 { "agent-listen", required_argument, NULL, O_LISTEN }, { "port-file", required_argument, NULL, O_PORTFILE },
                 { "secret-file", required_argument, NULL, O_SECRET }, { "database", required_argument, NULL, O_DB },
                 { "heartbeat-ms", required_argument, NULL, O_HB }, { "agent-timeout-ms", required_argument, NULL, O_TIMEOUT },
+                { "node-lost-timeout-ms", required_argument, NULL, O_LOST },
                 { "max-pending", required_argument, NULL, O_MAXPEND }, { "kill-grace-ms", required_argument, NULL, O_GRACE },
                 { "policy", required_argument, NULL, O_POLICY }, { "order", required_argument, NULL, O_ORDER },
                 { "log-level", required_argument, NULL, O_LOG }, { "help", no_argument, NULL, 'h' },
@@ -212,6 +215,7 @@ static int parse_args(int argc, char **argv, options *o) {
                 case O_FAIR: o->fairness = optarg; break;
                 case O_HB: r = parse_number(optarg, "--heartbeat-ms", &o->heartbeat_ms); break;
                 case O_TIMEOUT: r = parse_number(optarg, "--agent-timeout-ms", &o->agent_timeout_ms); break;
+                case O_LOST: r = parse_number(optarg, "--node-lost-timeout-ms", &o->node_lost_timeout_ms); break;
                 case O_MAXPEND: r = parse_number(optarg, "--max-pending", &o->max_pending); break;
                 case O_GRACE: r = parse_number(optarg, "--kill-grace-ms", &o->kill_grace_ms); break;
                 case 'h': usage(stdout); exit(EXIT_SUCCESS);
@@ -235,8 +239,9 @@ static void set_defaults(options *o) {
         for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
                 if (!*strs[i])
                         *strs[i] = defs[i];
-        int64_t *nums[] = { &o->heartbeat_ms, &o->agent_timeout_ms, &o->max_pending, &o->kill_grace_ms };
-        const int64_t num_defs[] = { 1000, 5000, 100000, 3000 };
+        int64_t *nums[] = { &o->heartbeat_ms, &o->agent_timeout_ms, &o->node_lost_timeout_ms, &o->max_pending,
+                            &o->kill_grace_ms };
+        const int64_t num_defs[] = { 1000, 5000, 300000, 100000, 3000 };
         for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
                 if (*nums[i] < 0)
                         *nums[i] = num_defs[i];
@@ -256,8 +261,9 @@ static int parse_fairness(const char *name, int *out) {
 int server_reload(ctl_server *srv, char *err, size_t errlen) {
         config cfg = { 0 };
         depts fresh;
-        options o = { .fairness = srv->fairness_arg, .heartbeat_ms = -1, .agent_timeout_ms = -1, .max_pending = -1,
-                      .kill_grace_ms = -1, .sync_commits = -1, .config = srv->config_path };
+        options o = { .fairness = srv->fairness_arg, .heartbeat_ms = -1, .agent_timeout_ms = -1,
+                      .node_lost_timeout_ms = -1, .max_pending = -1, .kill_grace_ms = -1, .sync_commits = -1,
+                      .config = srv->config_path };
         int fairness = srv->state.cfg.fairness, r;
         if (!srv->config_path)
                 return snprintf(err, errlen, "the controller was started without --config"), -ENOENT;
@@ -379,6 +385,8 @@ static int open_state(ctl_server *srv, const options *o, ctl_lotes_options *lote
                            .max_pending = (size_t)o->max_pending,
                            .kill_grace_ms = (int)o->kill_grace_ms,
                            .agent_timeout_usec = o->agent_timeout_ms * 1000,
+                           .node_lost_timeout_usec = o->node_lost_timeout_ms * 1000,
+                           .tick_usec = (o->heartbeat_ms ? o->heartbeat_ms : 1) * 1000, /* on_tick's */
                            .depts = &srv->depts };
         ctl_init(&srv->state, &cfg, &actions, srv);
         if ((r = ctl_set_depts(&srv->state, fairness)) < 0)
@@ -480,8 +488,8 @@ static int open_listeners(ctl_server *srv, const options *o, listener ls[2]) {
 }
 
 int main(int argc, char **argv) {
-        options o = { .heartbeat_ms = -1, .agent_timeout_ms = -1, .max_pending = -1, .kill_grace_ms = -1,
-                      .sync_commits = -1 };
+        options o = { .heartbeat_ms = -1, .agent_timeout_ms = -1, .node_lost_timeout_ms = -1, .max_pending = -1,
+                      .kill_grace_ms = -1, .sync_commits = -1 };
         config cfg = { 0 };
         char err[512];
         if (parse_args(argc, argv, &o) < 0)
@@ -501,6 +509,12 @@ int main(int argc, char **argv) {
         if (prio < 0 || !o.secret_file) {
                 fprintf(stderr, "colony-controller: %s\n", prio < 0 ? "log level must be error, warning, notice, info or debug"
                                                                     : "--secret-file is required");
+                return 2;
+        }
+        if (o.node_lost_timeout_ms < o.agent_timeout_ms) {
+                fprintf(stderr, "colony-controller: node_lost_timeout_ms (%lld) must be at least agent_timeout_ms (%lld): "
+                        "a node is not-responding before its jobs are lost\n",
+                        (long long)o.node_lost_timeout_ms, (long long)o.agent_timeout_ms);
                 return 2;
         }
         log_open_journal("colony-controller", prio);
