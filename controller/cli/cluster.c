@@ -23,10 +23,11 @@
 
 static const char nodes_usage[] =
         "Usage: colony nodes [--json]\n"
-        "List the agents: state, free and total CPUs and memory, running jobs, cgroup mode, and\n"
-        "the host's pressure: the share of the last 10 s in which some task waited for CPU,\n"
-        "memory or I/O (PSI; '-' when the kernel gives none). Under a policy with a plan (lotes,\n"
-        "coloc), a last line says what it places with now.\n";
+        "List the agents: state (up; not-responding: connected but silent past the agent timeout,\n"
+        "so given no job, its jobs running on; down), free and total CPUs and memory, running\n"
+        "jobs, cgroup mode, and the host's pressure: the share of the last 10 s in which some\n"
+        "task waited for CPU, memory or I/O (PSI; '-' when the kernel gives none). Under a policy\n"
+        "with a plan (lotes, coloc), a last line says what it places with now.\n";
 
 /* One node record as a table row. Returns 0, -EBADMSG or -ENOMEM. */
 static int nodes_add_row(fmt_table *t, const cJSON *node) {
