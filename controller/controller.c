@@ -386,7 +386,6 @@ static int open_state(ctl_server *srv, const options *o, ctl_lotes_options *lote
                            .kill_grace_ms = (int)o->kill_grace_ms,
                            .agent_timeout_usec = o->agent_timeout_ms * 1000,
                            .node_lost_timeout_usec = o->node_lost_timeout_ms * 1000,
-                           .tick_usec = (o->heartbeat_ms ? o->heartbeat_ms : 1) * 1000, /* on_tick's */
                            .depts = &srv->depts };
         ctl_init(&srv->state, &cfg, &actions, srv);
         if ((r = ctl_set_depts(&srv->state, fairness)) < 0)
@@ -487,6 +486,34 @@ static int open_listeners(ctl_server *srv, const options *o, listener ls[2]) {
         return 0;
 }
 
+/* A turn of the loop at least this long is a stall: agents' messages waited unread meanwhile.
+ * Shorter ones are credited to nobody: the silence timeouts are seconds. */
+#define STALL_MIN_USEC (100 * 1000)
+
+/* sd_event_loop, timing each dispatch: the loop polls its sockets between two, never during
+ * one, so a dispatch that ran for STALL_MIN_USEC or more (a huge submission, a slow disk under a
+ * commit) is credited to every node (ctl_credit_stall) before anything else runs, whichever of
+ * the tick and the agents' messages that waited comes next. Returns the loop's exit code. */
+static int run_loop(ctl_server *srv) {
+        int r = 0, code;
+        while (r >= 0 && sd_event_get_state(srv->event) != SD_EVENT_FINISHED) {
+                r = sd_event_prepare(srv->event);
+                if (r == 0)
+                        r = sd_event_wait(srv->event, UINT64_MAX);
+                if (r > 0) {
+                        int64_t start = server_clock().mono_usec;
+                        r = sd_event_dispatch(srv->event);
+                        ctl_time end = server_clock();
+                        if (end.mono_usec - start >= STALL_MIN_USEC)
+                                ctl_credit_stall(&srv->state, end.mono_usec - start, end);
+                }
+        }
+        if (r < 0)
+                return r;
+        r = sd_event_get_exit_code(srv->event, &code);
+        return r < 0 ? r : code;
+}
+
 int main(int argc, char **argv) {
         options o = { .heartbeat_ms = -1, .agent_timeout_ms = -1, .node_lost_timeout_ms = -1, .max_pending = -1,
                       .kill_grace_ms = -1, .sync_commits = -1 };
@@ -546,7 +573,7 @@ int main(int argc, char **argv) {
         } else {
                 server_schedule(&srv);
                 (void)sd_notify(0, "READY=1");
-                r = sd_event_loop(srv.event);
+                r = run_loop(&srv);
                 log_info("stopping");
         }
         server_commit_last(&srv);

@@ -715,17 +715,16 @@ const char *ctl_node_state_name(const ctl_node *n) {
         return !n->up ? "down" : n->silent ? "not-responding" : "up";
 }
 
-/* The caller's loop read nothing for gap_usec (a long turn: a huge submission, a slow disk): that
- * time is nobody's silence. */
-static void credit_stall(ctl_state *st, int64_t gap_usec, ctl_time now) {
-        log_msg(LOG_NOTICE, "the controller's loop stalled for %lld ms: not counted as any agent's silence",
-                   (long long)(gap_usec / 1000));
+void ctl_credit_stall(ctl_state *st, int64_t stall_usec, ctl_time now) {
+        log_msg(stall_usec >= 1000000 ? LOG_NOTICE : LOG_DEBUG,
+                "the controller's loop stalled for %lld ms: not counted as any agent's silence",
+                (long long)(stall_usec / 1000));
         for (size_t i = 0; i < st->nnodes; i++) {
                 ctl_node *n = st->nodes[i];
-                n->last_heard_mono_usec += gap_usec;
-                if (n->last_heard_mono_usec > now.mono_usec) /* heard from since the stall ended */
+                n->last_heard_mono_usec += stall_usec;
+                if (n->last_heard_mono_usec > now.mono_usec) /* heard from during the stalled turn */
                         n->last_heard_mono_usec = now.mono_usec;
-                n->confirm_by_mono_usec += gap_usec;
+                n->confirm_by_mono_usec += stall_usec;
         }
 }
 
@@ -742,10 +741,6 @@ static void not_responding(ctl_state *st, ctl_node *n, int64_t silence_usec) {
 }
 
 void ctl_check_silence(ctl_state *st, ctl_time now) {
-        int64_t tick = st->cfg.tick_usec, since = now.mono_usec - st->checked_mono_usec;
-        if (tick > 0 && st->checked_mono_usec && since > 2 * tick)
-                credit_stall(st, since - tick, now);
-        st->checked_mono_usec = now.mono_usec;
         for (size_t i = 0; i < st->nnodes; i++) {
                 ctl_node *n = st->nodes[i];
                 int64_t silence = now.mono_usec - n->last_heard_mono_usec;

@@ -30,7 +30,7 @@ typedef struct ctl_node {
                              * offered no job; its jobs run on until node_lost_timeout_usec */
         int64_t last_heard_usec;      /* wall clock, for display */
         int64_t last_heard_mono_usec; /* for the silence timeouts; moved on by the controller's own
-                                       * stalls (ctl_check_silence), never past now */
+                                       * stalls (ctl_credit_stall), never past now */
         psi_stats psi;                /* the host's pressure at the agent's last usage report */
         char *cgroup_mode;  /* "v1" / "v2", as the agent said */
         char *cgroup_root;
@@ -82,8 +82,6 @@ typedef struct ctl_config {
         int kill_grace_ms;
         int64_t agent_timeout_usec; /* silence that makes a node not-responding; also the reconnect window */
         int64_t node_lost_timeout_usec; /* silence that loses a node's running jobs (>= agent_timeout_usec) */
-        int64_t tick_usec;          /* the caller's interval between ctl_check_silence calls: a gap
-                                     * longer than two is its own stall (0: not measured) */
         const depts *depts;         /* when it has any, a job's group must be a leaf of them */
         int fairness;               /* a fair_algo ordering the pending jobs (fairorder.h), or -1:
                                      * submission order; ignored with a dispatcher (id order) */
@@ -105,7 +103,6 @@ typedef struct ctl_state {
         fairorder fair;    /* the departments' tree and what each runs (ctl_set_depts) */
         const ctl_actions *act;
         void *userdata;
-        int64_t checked_mono_usec; /* the last ctl_check_silence (0: none yet) */
         /* The scheduling view, kept between passes (state.c's "view" functions): each node's
          * free resources at its index, indexed for the fit heuristics, updated as jobs are
          * charged and released and nodes come and go; the arrays a pass fills, reused; and what
@@ -182,13 +179,14 @@ void ctl_node_disconnected(ctl_state *st, ctl_node *n);
 /* Note that the node was heard from; a not-responding node is up again. Returns true when it
  * was not-responding (the caller should schedule: it takes jobs again), false otherwise. */
 bool ctl_node_heard(ctl_state *st, ctl_node *n, ctl_time now);
-/* Call every tick_usec. First, a gap since the last call longer than two ticks is the caller's
- * own stall, in which it read no agent: its excess over one tick is added to every node's
- * last-heard time (never past now) and reconnect window, so that it never counts as an agent's
- * silence. Then an up node silent for longer than agent_timeout_usec becomes not-responding
- * (offered no job, its jobs left running); a node silent for longer than node_lost_timeout_usec
- * is down, its link dropped and its running jobs lost (ctl_node_down); and the unconfirmed jobs
- * of reconnected nodes whose window has passed are lost. */
+/* The caller read no agent for the stall_usec up to now (one long turn of its loop: a huge
+ * submission, a slow disk): add it to every node's last-heard time (never past now) and
+ * reconnect window, so that it never counts as an agent's silence. */
+void ctl_credit_stall(ctl_state *st, int64_t stall_usec, ctl_time now);
+/* An up node silent for longer than agent_timeout_usec becomes not-responding (offered no job,
+ * its jobs left running); a node silent for longer than node_lost_timeout_usec is down, its link
+ * dropped and its running jobs lost (ctl_node_down); and the unconfirmed jobs of reconnected
+ * nodes whose window has passed are lost. */
 void ctl_check_silence(ctl_state *st, ctl_time now);
 /* The node's state for users: "up", "not-responding" or "down". */
 const char *ctl_node_state_name(const ctl_node *n);

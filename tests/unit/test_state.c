@@ -391,19 +391,22 @@ START_TEST(a_disconnected_agent_that_stays_away_loses_its_jobs) {
 }
 END_TEST
 
-/* The controller's own timeouts: not-responding after 5 s of silence, lost after 60 s, with
- * ctl_check_silence called every second. */
+static int64_t ticked; /* the second of the last tick_to */
+
+/* Two timeouts apart: not-responding after 5 s of silence, lost after 60 s. */
 static void slow_is_not_dead_setup(void) {
         ctl_free(&st);
         ctl_config cfg = { .policy = SCHED_FIRST_FIT, .order = SCHED_STRICT_FIFO, .max_pending = 100, .kill_grace_ms = 100,
-                           .agent_timeout_usec = 5000000, .node_lost_timeout_usec = 60000000, .tick_usec = 1000000 };
+                           .agent_timeout_usec = 5000000, .node_lost_timeout_usec = 60000000 };
         ctl_init(&st, &cfg, &actions, &rec);
+        ticked = 0;
 }
 
-/* Run the ticks of the last second up to and including second s (from 1000 usec, node()'s hello). */
+/* The controller's ticks, once a second, after the last one up to second s (from 1000 usec, when
+ * node() says hello). */
 static void tick_to(int64_t s) {
-        for (int64_t t = st.checked_mono_usec ? (st.checked_mono_usec - 1000) / 1000000 + 1 : 1; t <= s; t++)
-                ctl_check_silence(&st, at(1000 + t * 1000000));
+        for (; ticked < s; ticked++)
+                ctl_check_silence(&st, at(1000 + (ticked + 1) * 1000000));
 }
 
 START_TEST(a_silent_node_is_not_responding_its_jobs_run_on_and_it_gets_no_new_ones) {
@@ -459,8 +462,9 @@ START_TEST(a_node_silent_past_the_lost_timeout_loses_or_requeues_its_jobs) {
 }
 END_TEST
 
-/* The loop stood still (a huge submission, a slow disk): the agents' messages wait unread in
- * their sockets, so the time is nobody's silence, whichever the loop runs first afterwards. */
+/* One turn of the loop took 89.5 s (a huge submission, a slow disk): the agents' messages
+ * waited unread in their sockets, so that time is nobody's silence, whether the tick runs
+ * before them after it or not. */
 START_TEST(a_stall_of_the_controllers_own_loop_never_counts_as_an_agents_silence) {
         slow_is_not_dead_setup();
         ctl_node *a = node("a", 2000, 1024 * MiB, NULL, 0), *b = node("b", 2000, 1024 * MiB, NULL, 0);
@@ -469,16 +473,18 @@ START_TEST(a_stall_of_the_controllers_own_loop_never_counts_as_an_agents_silence
         tick_to(2);
         (void)ctl_node_heard(&st, a, at(1000 + 2500000));
         (void)ctl_node_heard(&st, b, at(1000 + 2500000));
-        /* 90 s without a tick, past both timeouts; a's heartbeat is read before the tick, b's after */
-        (void)ctl_node_heard(&st, a, at(1000 + 92000000));
-        ctl_check_silence(&st, at(1000 + 92000000));
+        /* the stalled turn was a's own message, heard at 91 s; the clock jumps to 92 s */
+        (void)ctl_node_heard(&st, a, at(1000 + 91000000));
+        ctl_credit_stall(&st, 89500000, at(1000 + 92000000));
+        ticked = 92;
+        ctl_check_silence(&st, at(1000 + 92000000)); /* the tick that was due runs first */
         ck_assert_str_eq(ctl_node_state_name(a), "up");
         ck_assert_str_eq(ctl_node_state_name(b), "up");
         ck_assert_int_eq(ctl_find_job(&st, j1)->state, JOB_RUNNING);
         ck_assert_int_eq(ctl_find_job(&st, j2)->state, JOB_RUNNING);
         ck_assert_int_eq(rec.dropped, 0);
-        (void)ctl_node_heard(&st, b, at(1000 + 92000000));
-        /* the credit never moves a last-heard time past now: silence from here still counts */
+        /* the credit moves no last-heard time past now (a's would be 180.5 s): silence from
+         * here still counts */
         tick_to(97);
         ck_assert_str_eq(ctl_node_state_name(a), "up");
         tick_to(98);
