@@ -100,8 +100,9 @@ static const char up_usage[] =
         "  --order ORDER       queue order: fifo (default) or backfill\n"
         "  --agent-listen ADDR the address the controller listens on for agents (default 127.0.0.1;\n"
         "                      a port is picked); the agents started here connect there\n"
-        "  --agent-timeout-ms N  how long the controller waits for a silent or restarted agent\n"
-        "                      before its jobs are lost (default 5000)\n"
+        "  --agent-timeout-ms N  how long an agent may be silent before its node is not-responding\n"
+        "                      and given no job (default 5000); its jobs are lost only after the\n"
+        "                      controller's node_lost_timeout_ms (300000; --controller-config)\n"
         "  --controller-config FILE  the controller's config file (colony-controller(8)), e.g. with\n"
         "                      [departments]\n";
 
