@@ -121,7 +121,8 @@ static void usage(FILE *f) {
 
 static const char *const config_keys[] = {
         "controller.socket",      "controller.agent_listen", "controller.port_file",     "controller.secret_file",
-        "controller.database",    "controller.heartbeat_ms", "controller.agent_timeout_ms", "controller.node_lost_timeout_ms",
+        "controller.database",    "controller.heartbeat_ms", "controller.agent_timeout_ms",
+        "controller.node_lost_timeout_ms",
         "controller.max_pending", "controller.kill_grace_ms", "controller.policy",       "controller.order",
         "controller.log_level",   "controller.http_listen", "controller.http_port_file", "controller.tls_cert",
         "controller.tls_key",     "controller.tls_ca",      "controller.fairness",     "controller.sync_commits",
@@ -176,8 +177,8 @@ static int parse_number(const char *arg, const char *name, int64_t *out) {
 }
 
 static int parse_args(int argc, char **argv, options *o) {
-        enum { O_SOCKET = 256, O_LISTEN, O_PORTFILE, O_SECRET, O_DB, O_HB, O_TIMEOUT, O_LOST, O_MAXPEND, O_GRACE, O_POLICY,
-               O_ORDER, O_LOG, O_HTTP, O_HTTP_PORTFILE, O_TLS_CERT, O_TLS_KEY, O_TLS_CA, O_FAIR };
+        enum { O_SOCKET = 256, O_LISTEN, O_PORTFILE, O_SECRET, O_DB, O_HB, O_TIMEOUT, O_LOST, O_MAXPEND, O_GRACE,
+               O_POLICY, O_ORDER, O_LOG, O_HTTP, O_HTTP_PORTFILE, O_TLS_CERT, O_TLS_KEY, O_TLS_CA, O_FAIR };
         static const struct option longopts[] = {
                 { "config", required_argument, NULL, 'c' },   { "socket", required_argument, NULL, O_SOCKET },
                 { "agent-listen", required_argument, NULL, O_LISTEN }, { "port-file", required_argument, NULL, O_PORTFILE },
@@ -539,7 +540,8 @@ int main(int argc, char **argv) {
                 return 2;
         }
         if (o.node_lost_timeout_ms < o.agent_timeout_ms) {
-                fprintf(stderr, "colony-controller: node_lost_timeout_ms (%lld) must be at least agent_timeout_ms (%lld): "
+                fprintf(stderr,
+                        "colony-controller: node_lost_timeout_ms (%lld) must be at least agent_timeout_ms (%lld): "
                         "a node is not-responding before its jobs are lost\n",
                         (long long)o.node_lost_timeout_ms, (long long)o.agent_timeout_ms);
                 return 2;
