@@ -155,7 +155,7 @@ static void send_report(agent *a, uint64_t id, cJSON *msg, bool built, bool trac
 /* Keep the report on disk until it is written to the controller: an agent killed meanwhile
  * leaves it for the next one to send. */
 static void save_report(agent *a, uint64_t id, const cJSON *msg) {
-        char *text = cJSON_PrintUnformatted(msg);
+        char *text = proto_print(msg);
         int r = text ? jobdir_write(a->cfg.state_dir, id, JOBFILE_DONE, text) : -ENOMEM;
 
         free(text);

@@ -105,6 +105,10 @@ static int v1_open(cg_backend *cg, char *err, size_t errlen) {
                 if (r == 0 && i == V1_MEMORY && created[i])
                         memory_use_hierarchy(s->dir[i]);
         }
+        /* The memory subtree stands for all: every agent has one. Losing it to another agent,
+         * even one that came second to mkdir, leaves the subtree to that one. */
+        if (r == 0 && (r = cg_lock_subtree(cg, s->dir[V1_MEMORY], err, errlen)) < 0)
+                memset(created, 0, sizeof(created));
         if (r == 0 && !(cg->subtree = strdup(s->dir[V1_MEMORY])))
                 r = -ENOMEM;
         if (r < 0) {

@@ -261,6 +261,9 @@ static int v2_open(cg_backend *cg, char *err, size_t errlen) {
         }
         if (r == 0)
                 r = cg_mkdir(subtree, true, &made_sub, err, errlen);
+        /* Lost to another agent, even one that came second to mkdir: the subtree is its own. */
+        if (r == 0 && (r = cg_lock_subtree(cg, subtree, err, errlen)) < 0)
+                made_sub = false;
         if (r == 0)
                 r = cg_mkdir(s->leaf, true, &made_leaf, err, errlen);
         if (r == 0)

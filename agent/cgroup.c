@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <time.h>
@@ -601,6 +602,25 @@ static int detect_mode(cg_mode *mode, char *err, size_t errlen) {
         return 0;
 }
 
+int cg_lock_subtree(cg_backend *cg, const char *dir, char *err, size_t errlen) {
+        int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r = 0;
+
+        if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0)
+                r = -errno;
+        if (r == -EWOULDBLOCK)
+                snprintf(err, errlen, "cgroup %s is held by another colony-agent of this name in this cgroup; "
+                         "give this one another --name", dir);
+        else if (r < 0)
+                snprintf(err, errlen, "lock cgroup %s: %s", dir, strerror(-r));
+        if (r < 0) {
+                if (fd >= 0)
+                        close(fd);
+                return r == -EWOULDBLOCK ? -EBUSY : r;
+        }
+        cg->lock_fd = fd;
+        return 0;
+}
+
 int cg_open(const char *agent_name, cg_backend **out, char *err, size_t errlen) {
         cg_backend *cg;
         cg_mode mode = CG_MODE_V1;
@@ -619,7 +639,10 @@ int cg_open(const char *agent_name, cg_backend **out, char *err, size_t errlen) 
         }
         cg->mode = mode;
         cg->ops = mode == CG_MODE_V2 ? &cg_v2_ops : &cg_v1_ops;
+        cg->lock_fd = -1;
         if ((r = cg->ops->open(cg, err, errlen)) < 0) {
+                if (cg->lock_fd >= 0)
+                        close(cg->lock_fd);
                 free(cg->dirname);
                 free(cg);
                 return r;
@@ -738,6 +761,7 @@ void cg_close(cg_backend *cg, bool remove_subtree) {
         if (remove_subtree)
                 remove_jobs(cg);
         cg->ops->close(cg, remove_subtree);
+        close(cg->lock_fd); /* last: the next agent may take the subtree once it is gone */
         free(cg->subtree);
         free(cg->dirname);
         free(cg);

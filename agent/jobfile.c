@@ -37,7 +37,7 @@ int jobfile_name_parse(const char *name, uint64_t *id, jobfile_kind *kind) {
 
 /* Print o as one line and free it. NULL when o is NULL or out of memory. */
 static char *print_and_free(cJSON *o) {
-        char *text = o ? cJSON_PrintUnformatted(o) : NULL;
+        char *text = o ? proto_print(o) : NULL;
 
         cJSON_Delete(o);
         return text;

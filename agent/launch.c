@@ -18,6 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/keyctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -124,11 +127,26 @@ static void child_reset_signals(const child_plan *p) {
                 child_fail(p, "sigprocmask", NULL);
 }
 
+/* A fresh session keyring of the job's own, as pam_keyinit gives a login: the agent's one would
+ * be shared by every job of every user. Joined after setuid, so that the job's user owns it; the
+ * user keyring is linked in so that the user's keys are still found. A kernel without keys has
+ * nothing to share (ENOSYS). */
+static void child_new_keyring(const child_plan *p) {
+        if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0) {
+                if (errno == ENOSYS)
+                        return;
+                child_fail(p, "join a new session keyring", NULL);
+        }
+        if (syscall(SYS_keyctl, KEYCTL_LINK, KEY_SPEC_USER_KEYRING, KEY_SPEC_SESSION_KEYRING) < 0)
+                child_fail(p, "link the user keyring", NULL);
+}
+
 static _Noreturn void child_run(const child_plan *p) {
         const job_spec *s = p->spec;
         char *const empty_env[] = {NULL};
         const char *out = s->stdout_path ? s->stdout_path : "/dev/null";
-        const char *errp = s->stderr_path ? s->stderr_path : "/dev/null";
+        /* without --error stderr shares stdout's open file, so both keep their order */
+        const char *errp = s->stderr_path ? s->stderr_path : out;
         const int wflags = O_WRONLY | O_CREAT | O_APPEND;
         ssize_t n;
         char go;
@@ -148,6 +166,8 @@ static _Noreturn void child_run(const child_plan *p) {
                 child_fail(p, "setgid", p->gid_text);
         if (setuid(p->uid) < 0)
                 child_fail(p, "setuid", p->uid_text);
+        child_new_keyring(p);
+        umask((mode_t)s->umask); /* the submitter's, before the output files are made */
         if (chdir(s->cwd ? s->cwd : "/") < 0)
                 child_fail(p, "chdir", s->cwd ? s->cwd : "/");
         child_redirect(p, "/dev/null", O_RDONLY, STDIN_FILENO);

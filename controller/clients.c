@@ -75,7 +75,7 @@ static int spec_too_large(const job_spec *spec, char err[PROTO_ERRLEN]) {
         if (job_spec_json_bound(spec) + LAUNCH_HEADROOM <= PROTO_MAX_MSG)
                 return 0; /* the common case, known without printing the spec */
         cJSON *obj = cJSON_CreateObject();
-        char *text = obj && job_spec_to_json(spec, obj) == 0 ? cJSON_PrintUnformatted(obj) : NULL;
+        char *text = obj && job_spec_to_json(spec, obj) == 0 ? proto_print(obj) : NULL;
         size_t len = text ? strlen(text) : 0;
         cJSON_Delete(obj);
         free(text);
@@ -105,6 +105,13 @@ static void handle_submit(ctl_server *srv, conn *c, const cJSON *msg) {
                 return;
         }
         const char *user = conn_user(c, name, sizeof(name));
+        if (count > BULK_CHUNK || server_bulk_busy(srv)) { /* a slice per turn, in order: bulk.c */
+                if (server_bulk_submit(srv, c, user, &spec, (size_t)count) < 0) {
+                        job_spec_free(&spec);
+                        reply_error(c, "out of memory");
+                }
+                return;
+        }
         if (ctl_submit_array(&srv->state, c->uid, c->gid, user, &spec, (size_t)count, server_now(), &id, err) < 0) {
                 job_spec_free(&spec);
                 reply_error(c, err);
@@ -123,24 +130,52 @@ static void handle_submit(ctl_server *srv, conn *c, const cJSON *msg) {
 /* A queue page is cut at this many bytes of job records, well below PROTO_MAX_MSG. */
 #define QUEUE_PAGE_BYTES (PROTO_MAX_MSG / 2)
 
-/* Add j's record to jobs unless the page already holds *bytes and j would overflow it.
- * Returns 1 when added, 0 when the page is full, -ENOMEM. */
-static int page_add(cJSON *jobs, const job *j, size_t *bytes) {
-        cJSON *o = job_to_json(j);
-        char *text = o ? cJSON_PrintUnformatted(o) : NULL;
+/* A reply of job records being filled: at most limit of them and about QUEUE_PAGE_BYTES. */
+typedef struct page {
+        cJSON *out, *jobs;
+        int64_t n, limit;
+        size_t bytes;
+        bool more; /* a record did not fit: the listing goes on */
+} page;
+
+static void page_open(page *p, int64_t limit) {
+        *p = (page){ .out = proto_new("jobs"), .limit = limit };
+        p->jobs = cJSON_AddArrayToObject(p->out, "jobs");
+}
+
+/* Add j's record unless the page is full (then more is set). Returns 1 when added, 0 when
+ * full, -ENOMEM. */
+static int page_add(page *p, const job *j) {
+        if (!p->jobs)
+                return -ENOMEM;
+        cJSON *o = p->n < p->limit ? job_to_json(j) : NULL;
+        char *text = o ? proto_print(o) : NULL;
         size_t len = text ? strlen(text) : 0;
         free(text);
-        if (!text) {
+        if (p->n < p->limit && !text) {
                 cJSON_Delete(o);
                 return -ENOMEM;
         }
-        if (*bytes > 0 && *bytes + len > QUEUE_PAGE_BYTES) {
+        if (p->n == p->limit || (p->bytes > 0 && p->bytes + len > QUEUE_PAGE_BYTES)) {
                 cJSON_Delete(o);
+                p->more = true;
                 return 0;
         }
-        *bytes += len;
-        cJSON_AddItemToArray(jobs, o);
+        p->bytes += len;
+        p->n++;
+        cJSON_AddItemToArray(p->jobs, o);
         return 1;
+}
+
+/* Send the page, or the error of r < 0. */
+static void page_reply(conn *c, page *p, int r) {
+        if (r < 0) {
+                cJSON_Delete(p->out);
+                reply_error(c, "out of memory");
+                return;
+        }
+        cJSON_AddBoolToObject(p->out, "more", p->more);
+        reply(c, p->out);
 }
 
 /* Jobs in id order after "after_id", a page at a time: at most "limit" of them and about half
@@ -148,9 +183,10 @@ static int page_add(cJSON *jobs, const job *j, size_t *bytes) {
 static void handle_queue(ctl_server *srv, conn *c, const cJSON *msg) {
         static const char *const fields[] = { "all", "user", "after_id", "limit", NULL };
         char err[PROTO_ERRLEN];
-        bool all = false, more = false;
-        int64_t user = -1, after = 0, limit = 10000, n = 0;
-        size_t bytes = 0;
+        bool all = false;
+        int64_t user = -1, after = 0, limit = 10000;
+        page p;
+        int r = 0;
         if (proto_check_fields(msg, fields, err) < 0 || proto_get_bool(msg, "all", &all, err) == -EINVAL ||
             proto_get_int(msg, "user", 0, UINT32_MAX, &user, err) == -EINVAL ||
             proto_get_int(msg, "after_id", 0, INT64_MAX, &after, err) == -EINVAL ||
@@ -158,27 +194,26 @@ static void handle_queue(ctl_server *srv, conn *c, const cJSON *msg) {
                 reply_error(c, err);
                 return;
         }
-        cJSON *out = proto_new("jobs"), *jobs = cJSON_AddArrayToObject(out, "jobs");
-        for (size_t i = ctl_first_job_from(&srv->state, (uint64_t)after + 1); jobs && i < srv->state.njobs && !more;
+        page_open(&p, limit);
+        for (size_t i = ctl_first_job_from(&srv->state, (uint64_t)after + 1); r >= 0 && !p.more && i < srv->state.njobs;
              i++) {
                 const job *j = srv->state.jobs[i];
-                if ((!all && job_state_is_terminal(j->state)) ||
-                    (user >= 0 && j->uid != (uid_t)user))
+                if ((!all && job_state_is_terminal(j->state)) || (user >= 0 && j->uid != (uid_t)user))
                         continue;
-                int r = n < limit ? page_add(jobs, j, &bytes) : 0;
-                if (r < 0) {
-                        cJSON_Delete(out);
-                        reply_error(c, "out of memory");
-                        return;
-                }
-                more = r == 0;
-                n += r;
+                r = page_add(&p, j);
         }
-        cJSON_AddBoolToObject(out, "more", more);
-        reply(c, out);
+        page_reply(c, &p, r);
 }
 
 static const char *const id_only[] = { "id", NULL };
+
+/* A bulk cancel names at most this many id ranges (a command line's worth). */
+#define CANCEL_RANGES_MAX 4096
+
+static int id_range_cmp(const void *a, const void *b) {
+        uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+        return x < y ? -1 : x > y;
+}
 
 /* The job a show or wait names, or NULL after replying with the error. */
 static const job *requested_job(ctl_server *srv, conn *c, const cJSON *msg) {
@@ -200,9 +235,88 @@ static void handle_show(ctl_server *srv, conn *c, const cJSON *msg) {
                 reply(c, job_reply(j));
 }
 
+/* The "ranges" of a bulk cancel, [[lo, hi], ...], sorted and merged into pairs in *out (the
+ * caller frees it; NULL when absent). Returns 0 or -EINVAL/-ENOMEM with err set. */
+static int parse_ranges(const cJSON *msg, uint64_t **out, size_t *n, char err[PROTO_ERRLEN]) {
+        const cJSON *arr = cJSON_GetObjectItemCaseSensitive(msg, "ranges"), *item;
+        *out = NULL;
+        *n = 0;
+        if (!arr)
+                return 0;
+        size_t len = cJSON_IsArray(arr) ? (size_t)cJSON_GetArraySize(arr) : 0;
+        if (len == 0 || len > CANCEL_RANGES_MAX) {
+                snprintf(err, PROTO_ERRLEN, "ranges: must be 1 to %d pairs [first, last] of job ids", CANCEL_RANGES_MAX);
+                return -EINVAL;
+        }
+        uint64_t *v = malloc(2 * len * sizeof(*v));
+        if (!v)
+                return snprintf(err, PROTO_ERRLEN, "out of memory"), -ENOMEM;
+        cJSON_ArrayForEach(item, arr) {
+                const cJSON *lo = cJSON_GetArrayItem(item, 0), *hi = cJSON_GetArrayItem(item, 1);
+                if (!cJSON_IsArray(item) || cJSON_GetArraySize(item) != 2 || !cJSON_IsNumber(lo) || !cJSON_IsNumber(hi) ||
+                    lo->valuedouble < 1 || hi->valuedouble < lo->valuedouble || hi->valuedouble > 9007199254740992.0) {
+                        snprintf(err, PROTO_ERRLEN, "ranges: item %zu must be [first, last], 1 <= first <= last", *n);
+                        free(v);
+                        return -EINVAL;
+                }
+                v[2 * *n] = (uint64_t)lo->valuedouble;
+                v[2 * *n + 1] = (uint64_t)hi->valuedouble;
+                ++*n;
+        }
+        qsort(v, *n, 2 * sizeof(*v), id_range_cmp);
+        size_t kept = 0;
+        for (size_t i = 0; i < *n; i++) {
+                if (kept > 0 && v[2 * i] <= v[2 * kept - 1] + 1) { /* overlaps or touches the last kept */
+                        if (v[2 * i + 1] > v[2 * kept - 1])
+                                v[2 * kept - 1] = v[2 * i + 1];
+                        continue;
+                }
+                v[2 * kept] = v[2 * i];
+                v[2 * kept + 1] = v[2 * i + 1];
+                kept++;
+        }
+        *out = v;
+        *n = kept;
+        return 0;
+}
+
+/* A cancel by "ranges", "user", "array" and/or "state" (docs/protocol.md): queued for bulk.c,
+ * which replies with the counts. */
+static void handle_cancel_many(ctl_server *srv, conn *c, const cJSON *msg) {
+        static const char *const fields[] = { "ranges", "user", "array", "state", NULL };
+        char err[PROTO_ERRLEN];
+        const char *state = NULL;
+        int64_t user = -1, array = 0;
+        uint64_t *ranges = NULL;
+        ctl_cancel_filter f = { .uid = -1, .state = -1 };
+        job_state s;
+        if (proto_check_fields(msg, fields, err) < 0 || proto_get_int(msg, "user", 0, UINT32_MAX, &user, err) == -EINVAL ||
+            proto_get_int(msg, "array", 1, INT64_MAX, &array, err) == -EINVAL ||
+            proto_get_str(msg, "state", &state, err) == -EINVAL || parse_ranges(msg, &ranges, &f.nranges, err) < 0) {
+                reply_error(c, err);
+                return;
+        }
+        if (state && (job_state_from_name(state, &s) < 0 || (s != JOB_PENDING && s != JOB_RUNNING))) {
+                free(ranges);
+                reply_error(c, "state: must be pending or running");
+                return;
+        }
+        f.uid = user;
+        f.array = (uint64_t)array;
+        f.state = state ? (int)s : -1;
+        if (server_bulk_cancel(srv, c, &f, ranges) < 0)
+                reply_error(c, "out of memory");
+}
+
 static void handle_cancel(ctl_server *srv, conn *c, const cJSON *msg) {
         char err[PROTO_ERRLEN];
         uint64_t id;
+        static const char *const filters[] = { "ranges", "user", "array", "state" };
+        for (size_t i = 0; i < sizeof(filters) / sizeof(filters[0]); i++)
+                if (cJSON_GetObjectItemCaseSensitive(msg, filters[i])) { /* no filter: "id" is required */
+                        handle_cancel_many(srv, c, msg);
+                        return;
+                }
         if (request_id(c, msg, id_only, &id) < 0)
                 return;
         if (ctl_cancel(&srv->state, id, c->uid, server_now(), err) < 0) {
@@ -274,7 +388,8 @@ static int parse_history(const cJSON *msg, history_filter *f, char err[PROTO_ERR
         return 0;
 }
 
-/* Finished jobs, newest first; "more" says whether older ones match too (page with before_id). */
+/* Finished jobs, newest first, at most "limit" of them and about half a message's worth; "more"
+ * says whether older ones match too (page with before_id). */
 static void handle_history(ctl_server *srv, conn *c, const cJSON *msg) {
         history_filter f;
         char err[PROTO_ERRLEN];
@@ -282,22 +397,15 @@ static void handle_history(ctl_server *srv, conn *c, const cJSON *msg) {
                 reply_error(c, err);
                 return;
         }
-        cJSON *out = proto_new("jobs"), *jobs = cJSON_AddArrayToObject(out, "jobs");
-        int64_t n = 0;
-        bool more = false;
-        for (size_t i = srv->state.njobs; jobs && i-- > 0;) {
+        page p;
+        int r = 0;
+        page_open(&p, f.limit);
+        for (size_t i = srv->state.njobs; r >= 0 && !p.more && i-- > 0;) {
                 const job *j = srv->state.jobs[i];
-                if ((int64_t)j->id >= f.before_id || !history_match(j, &f))
-                        continue;
-                if (n == f.limit) {
-                        more = true;
-                        break;
-                }
-                cJSON_AddItemToArray(jobs, job_to_json(j));
-                n++;
+                if ((int64_t)j->id < f.before_id && history_match(j, &f))
+                        r = page_add(&p, j); /* pages cut by bytes too, as queue's */
         }
-        cJSON_AddBoolToObject(out, "more", more);
-        reply(c, out);
+        page_reply(c, &p, r);
 }
 
 static void handle_nodes(ctl_server *srv, conn *c, const cJSON *msg) {
@@ -501,12 +609,17 @@ static const struct {
 
 static void client_message(conn *c, const cJSON *msg) {
         const char *type = proto_type(msg);
+        char err[PROTO_ERRLEN];
+        /* the trust boundary: what a client sends is stored and echoed in every listing's JSON */
+        if (proto_check_utf8(msg, err) < 0) {
+                reply_error(c, err);
+                return;
+        }
         for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]); i++)
                 if (strcmp(type, requests[i].type) == 0) {
                         requests[i].handle(c->owner, c, msg);
                         return;
                 }
-        char err[PROTO_ERRLEN];
         snprintf(err, sizeof(err), "unknown request type '%.64s'", type);
         reply_error(c, err);
 }
@@ -521,6 +634,7 @@ static void drop_waiters_of(ctl_server *srv, conn *c) {
 
 static void client_closed(conn *c) {
         drop_waiters_of(c->owner, c);
+        server_bulk_forget(c->owner, c);
         free(c->data);
         server_drop_follower(c->owner, c);
 }

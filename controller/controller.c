@@ -24,7 +24,8 @@ typedef struct options {
         const char *config, *socket, *agent_listen, *port_file, *secret_file, *database, *log_level;
         const char *http_listen, *http_port_file; /* the HTTP side is off while http_listen is NULL */
         const char *tls_cert, *tls_key, *tls_ca; /* TLS on the agent listener when tls_cert is set */
-        int64_t heartbeat_ms, agent_timeout_ms, node_lost_timeout_ms, max_pending, kill_grace_ms;
+        int64_t heartbeat_ms, agent_timeout_ms, node_lost_timeout_ms, max_pending, kill_grace_ms, max_pending_per_user,
+                max_pending_per_dept;
         int sync_commits; /* -1: unset (yes) */
         const char *policy, *order, *fairness;
 } options;
@@ -123,7 +124,8 @@ static const char *const config_keys[] = {
         "controller.socket",      "controller.agent_listen", "controller.port_file",     "controller.secret_file",
         "controller.database",    "controller.heartbeat_ms", "controller.agent_timeout_ms",
         "controller.node_lost_timeout_ms",
-        "controller.max_pending", "controller.kill_grace_ms", "controller.policy",       "controller.order",
+        "controller.max_pending", "controller.max_pending_per_user", "controller.max_pending_per_dept",
+        "controller.kill_grace_ms", "controller.policy",       "controller.order",
         "controller.log_level",   "controller.http_listen", "controller.http_port_file", "controller.tls_cert",
         "controller.tls_key",     "controller.tls_ca",      "controller.fairness",     "controller.sync_commits",
         "departments.*",
@@ -148,10 +150,11 @@ static int apply_config(options *o, config *cfg, char *err, size_t errlen) {
                 if (!*strs[i])
                         *strs[i] = config_get(cfg, str_keys[i]);
         int64_t *nums[] = { &o->heartbeat_ms, &o->agent_timeout_ms, &o->node_lost_timeout_ms, &o->max_pending,
-                            &o->kill_grace_ms };
+                            &o->kill_grace_ms, &o->max_pending_per_user, &o->max_pending_per_dept };
         const char *num_keys[] = { "controller.heartbeat_ms", "controller.agent_timeout_ms",
                                    "controller.node_lost_timeout_ms", "controller.max_pending",
-                                   "controller.kill_grace_ms" };
+                                   "controller.kill_grace_ms", "controller.max_pending_per_user",
+                                   "controller.max_pending_per_dept" };
         for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
                 if (*nums[i] < 0 && (r = config_get_uint(cfg, num_keys[i], 100000000, nums[i], err, errlen)) < 0 &&
                     r != -ENOENT)
@@ -241,8 +244,8 @@ static void set_defaults(options *o) {
                 if (!*strs[i])
                         *strs[i] = defs[i];
         int64_t *nums[] = { &o->heartbeat_ms, &o->agent_timeout_ms, &o->node_lost_timeout_ms, &o->max_pending,
-                            &o->kill_grace_ms };
-        const int64_t num_defs[] = { 1000, 5000, 300000, 100000, 3000 };
+                            &o->kill_grace_ms, &o->max_pending_per_user, &o->max_pending_per_dept };
+        const int64_t num_defs[] = { 1000, 5000, 300000, 100000, 3000, 0, 0 };
         for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
                 if (*nums[i] < 0)
                         *nums[i] = num_defs[i];
@@ -263,8 +266,8 @@ int server_reload(ctl_server *srv, char *err, size_t errlen) {
         config cfg = { 0 };
         depts fresh;
         options o = { .fairness = srv->fairness_arg, .heartbeat_ms = -1, .agent_timeout_ms = -1,
-                      .node_lost_timeout_ms = -1, .max_pending = -1, .kill_grace_ms = -1, .sync_commits = -1,
-                      .config = srv->config_path };
+                      .node_lost_timeout_ms = -1, .max_pending = -1, .kill_grace_ms = -1, .max_pending_per_user = -1,
+                      .max_pending_per_dept = -1, .sync_commits = -1, .config = srv->config_path };
         int fairness = srv->state.cfg.fairness, r;
         if (!srv->config_path)
                 return snprintf(err, errlen, "the controller was started without --config"), -ENOENT;
@@ -384,6 +387,8 @@ static int open_state(ctl_server *srv, const options *o, ctl_lotes_options *lote
                            .dispatcher = dispatcher,
                            .order = order,
                            .max_pending = (size_t)o->max_pending,
+                           .max_pending_per_user = (size_t)o->max_pending_per_user,
+                           .max_pending_per_dept = (size_t)o->max_pending_per_dept,
                            .kill_grace_ms = (int)o->kill_grace_ms,
                            .agent_timeout_usec = o->agent_timeout_ms * 1000,
                            .node_lost_timeout_usec = o->node_lost_timeout_ms * 1000,
@@ -487,37 +492,46 @@ static int open_listeners(ctl_server *srv, const options *o, listener ls[2]) {
         return 0;
 }
 
-/* A turn of the loop at least this long is a stall: agents' messages waited unread meanwhile.
- * Shorter ones are credited to nobody: the silence timeouts are seconds. */
+/* A turn longer than this is logged (at debug): the loop heard nothing meanwhile. */
+#define LOOP_TURN_SLOW_USEC 50000
+/* A turn at least this long is a stall: agents' messages waited unread meanwhile. Shorter ones
+ * are credited to nobody: the silence timeouts are seconds. */
 #define STALL_MIN_USEC (100 * 1000)
 
-/* sd_event_loop, timing each dispatch: the loop polls its sockets between two, never during
- * one, so a dispatch that ran for STALL_MIN_USEC or more (a huge submission, a slow disk under a
- * commit) is credited to every node (ctl_credit_stall) before anything else runs, whichever of
- * the tick and the agents' messages that waited comes next. Returns the loop's exit code. */
+/* sd_event_loop, timing each dispatch (one source's handler, during which nothing else is
+ * heard) for /metrics, and for the nodes' silence: the loop polls its sockets between two
+ * dispatches, never during one, so one that ran for STALL_MIN_USEC or more (a huge submission, a
+ * slow disk under a commit) is credited to every node (ctl_credit_stall) before anything else
+ * runs, whichever of the tick and the agents' messages that waited comes next. Returns the
+ * loop's exit code. */
 static int run_loop(ctl_server *srv) {
-        int r = 0, code;
-        while (r >= 0 && sd_event_get_state(srv->event) != SD_EVENT_FINISHED) {
-                r = sd_event_prepare(srv->event);
+        while (sd_event_get_state(srv->event) != SD_EVENT_FINISHED) {
+                int r = sd_event_prepare(srv->event);
                 if (r == 0)
                         r = sd_event_wait(srv->event, UINT64_MAX);
                 if (r > 0) {
-                        int64_t start = server_clock().mono_usec;
+                        int64_t t0 = server_clock().mono_usec;
                         r = sd_event_dispatch(srv->event);
                         ctl_time end = server_clock();
-                        if (end.mono_usec - start >= STALL_MIN_USEC)
-                                ctl_credit_stall(&srv->state, end.mono_usec - start, end);
+                        int64_t usec = end.mono_usec - t0;
+                        stats_note_turn(&srv->stats, (double)usec / 1e6);
+                        if (usec > LOOP_TURN_SLOW_USEC)
+                                log_debug("a turn of the loop took %lld ms", (long long)(usec / 1000));
+                        if (usec >= STALL_MIN_USEC)
+                                ctl_credit_stall(&srv->state, usec, end);
                 }
+                if (r < 0)
+                        return r;
         }
-        if (r < 0)
-                return r;
-        r = sd_event_get_exit_code(srv->event, &code);
-        return r < 0 ? r : code;
+        int code = 0;
+        (void)sd_event_get_exit_code(srv->event, &code);
+        return code;
 }
 
 int main(int argc, char **argv) {
         options o = { .heartbeat_ms = -1, .agent_timeout_ms = -1, .node_lost_timeout_ms = -1, .max_pending = -1,
-                      .kill_grace_ms = -1, .sync_commits = -1 };
+                      .kill_grace_ms = -1, .max_pending_per_user = -1, .max_pending_per_dept = -1,
+                      .sync_commits = -1 };
         config cfg = { 0 };
         char err[512];
         if (parse_args(argc, argv, &o) < 0)
@@ -586,6 +600,7 @@ int main(int argc, char **argv) {
         http_stop(srv.http);
         ctl_free(&srv.state);
         sd_event_source_disable_unref(srv.end_of_turn);
+        server_bulk_close(&srv);
         server_events_close(&srv);
         jobstore_close(srv.store);
         free(srv.waiters);

@@ -57,7 +57,7 @@ static enum MHD_Result send_text(struct MHD_Connection *c, unsigned status, cons
 
 static enum MHD_Result serve_status(ctl_server *srv, struct MHD_Connection *c) {
         cJSON *doc = status_document(srv, server_now());
-        char *text = doc ? cJSON_PrintUnformatted(doc) : NULL;
+        char *text = doc ? proto_print(doc) : NULL;
         cJSON_Delete(doc);
         if (!text)
                 return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");

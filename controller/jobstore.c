@@ -130,7 +130,7 @@ static char *env_text(char *const *env) {
         for (size_t i = 0; arr && env && env[i]; i++)
                 cJSON_AddItemToArray(arr, cJSON_CreateString(env[i]));
         if (arr)
-                text = cJSON_PrintUnformatted(arr);
+                text = proto_print(arr);
         cJSON_Delete(arr);
         return text;
 }
@@ -394,8 +394,8 @@ int jobstore_put_alpha(jobstore *s, alpha_matrix *m, int64_t time_usec) {
         alpha_matrix plain = *m;
         plain.version = 0; /* the row's own columns hold these */
         cJSON *rec = cJSON_CreateObject(), *types = cJSON_CreateStringArray((const char *const *)m->types, (int)m->n);
-        char *text = rec && alpha_to_json(&plain, rec) == 0 ? cJSON_PrintUnformatted(rec) : NULL;
-        char *names = types ? cJSON_PrintUnformatted(types) : NULL;
+        char *text = rec && alpha_to_json(&plain, rec) == 0 ? proto_print(rec) : NULL;
+        char *names = types ? proto_print(types) : NULL;
         sqlite3_stmt *q = NULL;
         int rc = SQLITE_NOMEM;
         if (text && names &&

@@ -165,6 +165,9 @@ int metrics_render(const ctl_server *srv, int64_t now, char **out, size_t *len) 
         histogram(f, "colony_job_wait_seconds", "From submission to start, of every job that started.", &waits);
         histogram(f, "colony_schedule_pass_seconds", "Scheduling passes over a non-empty queue.", &srv->stats.pass);
         gauge(f, "colony_schedule_last_pass_seconds", "The last such pass.", srv->stats.last_pass_seconds);
+        histogram(f, "colony_loop_turn_seconds", "Turns of the controller's event loop (one handler's run between "
+                  "two polls).", &srv->stats.turn);
+        gauge(f, "colony_loop_turn_max_seconds", "The longest turn of the loop so far.", srv->stats.max_turn_seconds);
         if (fclose(f) != 0 || r < 0) {
                 free(*out);
                 *out = NULL;

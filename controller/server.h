@@ -20,6 +20,13 @@ typedef struct follower {
         uint64_t job;
 } follower;
 
+/* A request done a slice per turn of the loop (bulk.c). */
+typedef struct bulk_task bulk_task;
+/* A slice of bulk work runs chunks of BULK_CHUNK jobs (submitted, or looked at to cancel) for
+ * BULK_SLICE_USEC (bulk.c). An array of at most BULK_CHUNK jobs is submitted in its turn. */
+#define BULK_CHUNK 50
+#define BULK_SLICE_USEC 20000
+
 typedef struct ctl_server {
         sd_event *event;
         ctl_state state;
@@ -48,6 +55,9 @@ typedef struct ctl_server {
         size_t nstaged, staged_cap;
         follower *followers;
         size_t nfollowers;
+        bulk_task **bulk;    /* requests done a slice per turn, in order (bulk.c) */
+        size_t nbulk;
+        sd_event_source *bulk_source; /* a timer, due at once while bulk has any */
 } ctl_server;
 
 /* CLOCK_REALTIME in microseconds (job times are wall-clock for users). */
@@ -99,6 +109,18 @@ int server_commit_init(ctl_server *srv);
 /* Store j (NULL: only the staged events) in this turn's batch, opening it if needed (commit.c): durable once the turn ends,
  * and until then every connection's output is held. Returns 0 or -errno. */
 int server_persist(ctl_server *srv, const job *j);
+/* Submit count jobs (0: one) of spec (taken, zeroed) for c's user, a slice per turn after the
+ * work queued before; c gets the reply once all are stored (bulk.c). Returns 0 or -errno. */
+int server_bulk_submit(ctl_server *srv, conn *c, const char *user, job_spec *spec, size_t count);
+/* Cancel the jobs f names (ranges: f's, malloc'ed, taken) on behalf of c's user, a slice per turn
+ * after the work queued before; c gets the counts at the end (bulk.c). Returns 0 or -errno. */
+int server_bulk_cancel(ctl_server *srv, conn *c, const ctl_cancel_filter *f, uint64_t *ranges);
+/* True while bulk work is queued: a submission must then queue behind it. */
+bool server_bulk_busy(const ctl_server *srv);
+/* c is closing: its queued work goes on, unanswered. */
+void server_bulk_forget(ctl_server *srv, conn *c);
+/* Free the queued work (at exit). */
+void server_bulk_close(ctl_server *srv);
 /* After the loop: commit what its last turn wrote, if it was cut short (commit.c). */
 void server_commit_last(ctl_server *srv);
 /* conn_ops.held for every connection: true while this turn's writes are not committed. */

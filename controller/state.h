@@ -79,6 +79,8 @@ typedef struct ctl_config {
                                        * Greedy, LoTES: dispatch.h); ctl_init takes it, ctl_free frees it */
         sched_order order;
         size_t max_pending;
+        size_t max_pending_per_user; /* 0: no cap but max_pending */
+        size_t max_pending_per_dept; /* per top-level department of the jobs' groups; 0: none */
         int kill_grace_ms;
         int64_t agent_timeout_usec; /* silence that makes a node not-responding; also the reconnect window */
         int64_t node_lost_timeout_usec; /* silence that loses a node's running jobs (>= agent_timeout_usec) */
@@ -89,11 +91,21 @@ typedef struct ctl_config {
                                      * instead of through the index: the same decisions, slower */
 } ctl_config;
 
+/* How many pending jobs one user (dept NULL) or one top-level department has, for the caps. */
+typedef struct ctl_tally {
+        uid_t uid;
+        char *dept;
+        size_t pending;
+} ctl_tally;
+
 typedef struct ctl_state {
         job **jobs;        /* every job, in id order */
         size_t njobs, jobs_cap;
-        job **pending;     /* pending jobs, in submission (id) order */
-        size_t npending, pending_cap;
+        job **pending;     /* pending jobs, in submission (id) order; a cancelled one stays until the
+                            * next pass or ctl_tidy (nstale counts those) so that a cancel is O(log n) */
+        size_t npending, pending_cap, nstale;
+        ctl_tally *tallies; /* per user and per department, in no order: few of them */
+        size_t ntallies;
         ctl_node **nodes;
         ctl_node **by_name; /* the same nodes sorted by name */
         size_t nnodes;
@@ -143,13 +155,68 @@ int ctl_submit(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *
                uint64_t *id, char err[PROTO_ERRLEN]);
 /* ctl_submit for an array of count jobs (count 0: one plain job, as ctl_submit) with
  * consecutive ids from *first: all are stored, or none (refused whole when they would pass
- * max_pending). Each records its array (array_first, array_index); the first owns the spec and
+ * max_pending or a per-user or per-department cap). Each records its array (array_first, array_index); the first owns the spec and
  * persist stores the environment with it only; the others share its strings. On a failure after
  * the checks, the ids are skipped, never reused. Returns 0 or -errno with err set. O(count). */
 int ctl_submit_array(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, size_t count,
                      int64_t now, uint64_t *first, char err[PROTO_ERRLEN]);
+/* An array submission made and stored a slice at a time (ctl_array_begin, ctl_array_more), so
+ * that no turn of the controller's loop holds 100,000 jobs' writes. No other submission may
+ * come between its slices (ids stay in order): the caller queues them behind it. */
+typedef struct ctl_array {
+        uid_t uid;
+        gid_t gid;
+        char *user;      /* owned until the first job takes a copy */
+        job_spec spec;   /* owned until the first job takes it */
+        size_t count;    /* jobs to make (1 for a plain job) */
+        size_t made;
+        bool array;      /* submitted with "array" (records array_first, array_index) */
+        bool given_stdout;
+        uint64_t first;  /* the first job's id */
+        job *owner;      /* the first job, whose strings the others borrow */
+        int64_t now;
+} ctl_array;
+
+/* Check a submission of count jobs (0: one plain job) as ctl_submit_array does, against
+ * max_pending and the per-user and per-department caps, and take spec (zeroed) into a; nothing
+ * is made yet. Returns 0 or -errno with err set (spec stays the caller's). */
+int ctl_array_begin(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, size_t count,
+                    int64_t now, ctl_array *a, char err[PROTO_ERRLEN]);
+/* Make, persist and queue up to max more jobs of a. Returns 1 when all are made, 0 when more
+ * remain, or -errno with err set: the jobs of earlier slices stay, the rest are never made and
+ * their ids are skipped. O(max). */
+int ctl_array_more(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_ERRLEN]);
+/* Free what a still owns (after it is done or abandoned). */
+void ctl_array_free(ctl_array *a);
+
+/* Which jobs a bulk cancel names: all of these that are given must hold. */
+typedef struct ctl_cancel_filter {
+        int64_t uid;            /* the owner's uid, or -1: anyone's */
+        uint64_t array;         /* the array's first id, or 0 */
+        const uint64_t *ranges; /* pairs lo, hi (inclusive), sorted, not overlapping; NULL: any id */
+        size_t nranges;
+        int state;              /* JOB_PENDING or JOB_RUNNING, or -1: either */
+} ctl_cancel_filter;
+
+/* What a bulk cancel did. */
+typedef struct ctl_cancel_counts {
+        size_t cancelled;   /* pending jobs ended */
+        size_t stopping;    /* running jobs whose agents were told to stop them */
+        size_t refused;     /* jobs of other users (the caller is not root) */
+        size_t unreachable; /* running on a node that is down */
+} ctl_cancel_counts;
+
+/* Cancel, on behalf of uid, the live jobs f names with ids from *cursor on, looking at no more
+ * than max of them; *cursor moves past those seen. Permission as ctl_cancel. Returns 1 when no
+ * job is left to look at, 0 when more remain (call again), or -ENOMEM. O(max + log n). */
+int ctl_cancel_some(ctl_state *st, const ctl_cancel_filter *f, uid_t uid, int64_t now, uint64_t *cursor,
+                    size_t max, ctl_cancel_counts *counts);
+/* Drop the cancelled jobs from the pending queue (ctl_schedule does it first). O(pending). */
+void ctl_tidy(ctl_state *st);
+
 /* Cancel a job on behalf of uid (its owner or root). Pending jobs end at once; running ones are
- * cancelled by their agent. Returns 0 or -errno (-ENOENT, -EPERM, -EALREADY) with err set. */
+ * cancelled by their agent. Returns 0 or -errno (-ENOENT, -EPERM, -EALREADY) with err set.
+ * O(log jobs): the pending queue drops the job at the next pass. */
 int ctl_cancel(ctl_state *st, uint64_t id, uid_t uid, int64_t now, char err[PROTO_ERRLEN]);
 /* The job with that id, or NULL. O(log jobs). */
 job *ctl_find_job(ctl_state *st, uint64_t id);

@@ -5,6 +5,9 @@
 /* A pass over a few thousand pending jobs takes milliseconds; LoTES's can take seconds. */
 const double stats_pass_bounds[] = { 0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5 };
 const size_t stats_npass_bounds = sizeof(stats_pass_bounds) / sizeof(stats_pass_bounds[0]);
+/* A turn of the loop should take milliseconds; the goal is none over 50 ms. */
+const double stats_turn_bounds[] = { 0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 5 };
+const size_t stats_nturn_bounds = sizeof(stats_turn_bounds) / sizeof(stats_turn_bounds[0]);
 /* Waits run from an idle cluster's fraction of a second to a busy one's hours. */
 const double stats_wait_bounds[] = { 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600, 14400, 86400 };
 const size_t stats_nwait_bounds = sizeof(stats_wait_bounds) / sizeof(stats_wait_bounds[0]);
@@ -17,6 +20,7 @@ void stats_init(ctl_stats *s, int64_t start_usec) {
         memset(s, 0, sizeof(*s));
         s->start_usec = start_usec;
         stats_hist_init(&s->pass, stats_pass_bounds, stats_npass_bounds);
+        stats_hist_init(&s->turn, stats_turn_bounds, stats_nturn_bounds);
 }
 
 void stats_observe(stats_hist *h, double v) {
@@ -30,6 +34,12 @@ void stats_observe(stats_hist *h, double v) {
 void stats_note_pass(ctl_stats *s, double seconds) {
         stats_observe(&s->pass, seconds);
         s->last_pass_seconds = seconds;
+}
+
+void stats_note_turn(ctl_stats *s, double seconds) {
+        stats_observe(&s->turn, seconds);
+        if (seconds > s->max_turn_seconds)
+                s->max_turn_seconds = seconds;
 }
 
 void stats_waits(const ctl_state *st, stats_hist *out) {

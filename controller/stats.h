@@ -35,6 +35,8 @@ typedef struct ctl_stats {
         int64_t start_usec;  /* when the controller started (CLOCK_REALTIME) */
         stats_hist pass;     /* scheduling passes that had pending jobs, seconds */
         double last_pass_seconds;
+        stats_hist turn;     /* turns of the event loop: one source's dispatch, seconds */
+        double max_turn_seconds;
         stats_sample ring[STATS_SAMPLES];
         size_t ring_next, ring_len;
 } ctl_stats;
@@ -52,6 +54,8 @@ typedef struct stats_dept {
 /* Bucket bounds (seconds) for scheduling passes and for the wait from submit to start. */
 extern const double stats_pass_bounds[];
 extern const size_t stats_npass_bounds;
+extern const double stats_turn_bounds[]; /* and for the loop's turns */
+extern const size_t stats_nturn_bounds;
 extern const double stats_wait_bounds[];
 extern const size_t stats_nwait_bounds;
 
@@ -63,6 +67,8 @@ void stats_hist_init(stats_hist *h, const double *bounds, size_t nbounds);
 void stats_observe(stats_hist *h, double v);
 /* Note a scheduling pass that took seconds. */
 void stats_note_pass(ctl_stats *s, double seconds);
+/* Note a turn of the event loop (the dispatch of one source) that took seconds. */
+void stats_note_turn(ctl_stats *s, double seconds);
 /* The histogram of submit-to-start waits of every job that has started, from st's jobs.
  * O(jobs). */
 void stats_waits(const ctl_state *st, stats_hist *out);

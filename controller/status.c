@@ -2,6 +2,7 @@
 #include "status.h"
 #include "stats.h"
 #include <stdlib.h>
+#include <string.h>
 
 cJSON *status_node(const ctl_node *n) {
         cJSON *o = cJSON_CreateObject();
@@ -29,6 +30,29 @@ cJSON *status_nodes(const ctl_state *st) {
         return nodes;
 }
 
+/* j's record, its argv cut after STATUS_ARGV_BYTES. Caller owns it; NULL when out of memory. */
+static cJSON *job_record(const job *j) {
+        cJSON *rec = job_to_json(j), *argv = cJSON_CreateArray();
+        size_t used = 0;
+        bool cut = false;
+        for (size_t i = 0; rec && argv && j->spec.argv && j->spec.argv[i] && !cut; i++) {
+                size_t len = strlen(j->spec.argv[i]);
+                cut = used + len > STATUS_ARGV_BYTES;
+                char *s = strndup(j->spec.argv[i], cut ? STATUS_ARGV_BYTES - used : len);
+                if (!s || !cJSON_AddItemToArray(argv, cJSON_CreateString(s)))
+                        cut = true; /* out of memory: what is there will do */
+                free(s);
+                used += len;
+        }
+        if (rec && argv && cut) {
+                cJSON_ReplaceItemInObjectCaseSensitive(rec, "argv", argv);
+                cJSON_AddBoolToObject(rec, "argv_truncated", true);
+                return rec;
+        }
+        cJSON_Delete(argv);
+        return rec;
+}
+
 /* Add the first max jobs of st->jobs in state (id order) as "name", and their count as
  * "name_total". */
 static void add_jobs(cJSON *doc, const char *name, const char *total, job **jobs, size_t njobs, job_state state,
@@ -39,7 +63,7 @@ static void add_jobs(cJSON *doc, const char *name, const char *total, job **jobs
                 if (jobs[i]->state != state)
                         continue;
                 if (arr && n < max)
-                        cJSON_AddItemToArray(arr, job_to_json(jobs[i]));
+                        cJSON_AddItemToArray(arr, job_record(jobs[i]));
                 n++;
         }
         cJSON_AddNumberToObject(doc, total, (double)n);
@@ -85,7 +109,7 @@ static void add_recent(cJSON *doc, const ctl_state *st) {
         size_t n = stats_recent_finished(st, recent, STATUS_RECENT_MAX);
         cJSON *arr = cJSON_AddArrayToObject(doc, "recent_finished");
         for (size_t i = 0; arr && i < n; i++)
-                cJSON_AddItemToArray(arr, job_to_json(recent[i]));
+                cJSON_AddItemToArray(arr, job_record(recent[i]));
 }
 
 /* The event log's last events, newest first, straight from the ring. */

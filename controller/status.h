@@ -10,6 +10,10 @@
 #define STATUS_RUNNING_MAX 500
 #define STATUS_RECENT_MAX 20
 #define STATUS_EVENTS_MAX 30 /* the event log's last events on the page */
+/* Bytes of a job's command line a record of /api/status holds at most: the page shows a line
+ * of it, and 720 records of 128 KiB command lines would make a 90 MB reply, built in one turn
+ * of the loop. A cut record says "argv_truncated": true. */
+#define STATUS_ARGV_BYTES 1024
 
 /* One node as the "nodes" reply and /api/status list it. Caller owns it; NULL when out of memory. */
 cJSON *status_node(const ctl_node *n);

@@ -31,7 +31,7 @@ bool job_state_is_terminal(job_state s) {
 
 #define SPEC_FIELDS                                                                                                    \
         "argv", "env", "cwd", "stdout_path", "stderr_path", "mcpu", "mem", "mem_high", "pids", "name", "group", "job_type", \
-                "expected_usec", "requeue"
+                "expected_usec", "requeue", "umask"
 const char *const job_spec_fields[] = { SPEC_FIELDS, NULL };
 const char *const job_submit_fields[] = { SPEC_FIELDS, "array", NULL };
 
@@ -145,6 +145,14 @@ static int get_mem_high(const cJSON *obj, const job_spec *spec, int64_t *out, ch
         return r;
 }
 
+/* "umask", JOB_UMASK_DEFAULT when absent. */
+static int get_umask(const cJSON *obj, int *out, char err[PROTO_ERRLEN]) {
+        int64_t v = JOB_UMASK_DEFAULT;
+        int r = proto_get_int(obj, "umask", 0, 0777, &v, err);
+        *out = (int)v;
+        return r == -ENOENT ? 0 : r;
+}
+
 /* The name of a job submitted without one: its program's base name, made displayable. */
 static int default_name(job_spec *spec) {
         const char *base = strrchr(spec->argv[0], '/') + 1;
@@ -154,6 +162,17 @@ static int default_name(job_spec *spec) {
                 if (iscntrl((unsigned char)*p))
                         *p = '?';
         return 0;
+}
+
+/* Whether the strings of v (field) take at most max bytes. Returns 0 or -E2BIG with err set. */
+static int check_bytes(char **v, const char *field, size_t max, char err[PROTO_ERRLEN]) {
+        size_t total = 0;
+        for (size_t i = 0; v && v[i]; i++)
+                total += strlen(v[i]) + 1;
+        if (total <= max)
+                return 0;
+        snprintf(err, PROTO_ERRLEN, "%s: %zu bytes, more than the %zu a job may have", field, total, max);
+        return -E2BIG;
 }
 
 static int spec_parse(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]) {
@@ -167,7 +186,8 @@ static int spec_parse(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]) 
         r = proto_get_strv(obj, "env", JOB_ENV_MAX, false, &spec->env, err);
         if (r < 0 && r != -ENOENT)
                 return r;
-        if ((r = check_env(spec->env, err)) < 0 || (r = get_path(obj, "cwd", true, &spec->cwd, err)) < 0 ||
+        if ((r = check_bytes(spec->argv, "argv", JOB_ARGV_BYTES_MAX, err)) < 0 ||
+            (r = check_bytes(spec->env, "env", JOB_ENV_BYTES_MAX, err)) < 0 || (r = check_env(spec->env, err)) < 0 || (r = get_path(obj, "cwd", true, &spec->cwd, err)) < 0 ||
             (r = get_path(obj, "stdout_path", false, &spec->stdout_path, err)) < 0 ||
             (r = get_path(obj, "stderr_path", false, &spec->stderr_path, err)) < 0 ||
             (r = get_opt_str(obj, "name", &spec->name, err)) < 0 ||
@@ -176,7 +196,7 @@ static int spec_parse(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]) 
             (r = get_request(obj, &spec->req, err)) < 0 || (r = get_mem_high(obj, spec, &spec->mem_high, err)) < 0 ||
             (r = get_opt_int(obj, "expected_usec", 0, INT64_MAX, &spec->expected_usec, err)) < 0 ||
             (r = proto_get_bool(obj, "requeue", &spec->requeue, err)) == -EINVAL ||
-            (r = check_label(spec->name, "name", false, err)) < 0 ||
+            (r = get_umask(obj, &spec->umask, err)) < 0 || (r = check_label(spec->name, "name", false, err)) < 0 ||
             (r = check_label(spec->group, "group", true, err)) < 0 ||
             (r = check_label(spec->job_type, "job_type", false, err)) < 0)
                 return r;
@@ -221,7 +241,8 @@ static int spec_to_json_public(const job_spec *spec, cJSON *obj) {
             (spec->mem_high && !cJSON_AddNumberToObject(obj, "mem_high", (double)spec->mem_high)) ||
             !cJSON_AddNumberToObject(obj, "pids", (double)spec->req.pids) ||
             (spec->expected_usec && !cJSON_AddNumberToObject(obj, "expected_usec", (double)spec->expected_usec)) ||
-            (spec->requeue && !cJSON_AddBoolToObject(obj, "requeue", true)))
+            (spec->requeue && !cJSON_AddBoolToObject(obj, "requeue", true)) ||
+            !cJSON_AddNumberToObject(obj, "umask", spec->umask))
                 return -ENOMEM;
         return 0;
 }
@@ -380,7 +401,8 @@ static int record_parse(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
             (r = get_opt_int(obj, "mem_high", 0, RES_MEM_MAX, &j->spec.mem_high, err)) < 0 ||
             (r = get_opt_int(obj, "pids", 0, RES_PIDS_MAX, &j->spec.req.pids, err)) < 0 ||
             (r = get_opt_int(obj, "expected_usec", 0, INT64_MAX, &j->spec.expected_usec, err)) < 0 ||
-            (r = proto_get_bool(obj, "requeue", &j->spec.requeue, err)) == -EINVAL)
+            (r = proto_get_bool(obj, "requeue", &j->spec.requeue, err)) == -EINVAL ||
+            (r = get_umask(obj, &j->spec.umask, err)) < 0)
                 return r;
         int64_t current;
         if ((r = job_result_from_json(obj, &j->result, err)) < 0 ||

@@ -36,11 +36,18 @@ bool job_group_ok(const char *s);
 #define JOB_NAME_MAX 128
 #define JOB_ARGV_MAX 4096
 #define JOB_ENV_MAX 4096
-/* Jobs one submit's "array" may make. The controller makes them all in one turn of its loop,
- * which heeds nothing else meanwhile: at tens of thousands of jobs a second, this keeps the
- * turn to seconds, below the agents' timeout (5 s by default). */
+/* Bytes a job's command line and its environment may take, each (strings and their NULs): the
+ * controller keeps every pending job's command line in memory and prints it in listings, so
+ * one user's jobs must not take its memory or make a listing a megabyte per job. Paths are
+ * shorter than 4096 bytes (PATH_MAX). */
+#define JOB_ARGV_BYTES_MAX (128 * 1024)
+#define JOB_ENV_BYTES_MAX (128 * 1024)
+/* Jobs one submit's "array" may make. The controller makes them a slice per turn of its loop
+ * (controller/bulk.c), serving everything else in between. */
 #define JOB_ARRAY_MAX 100000
 #define JOB_ARRAY_INDEX_VAR "COLONY_ARRAY_INDEX" /* an array member's index, in its environment */
+/* The umask of a job whose submitter sent none (a client older than the field). */
+#define JOB_UMASK_DEFAULT 022
 
 typedef struct job_spec {
         char *name;     /* optional; defaults to basename of argv[0] */
@@ -55,6 +62,7 @@ typedef struct job_spec {
         int64_t mem_high; /* soft memory limit in bytes, <= req.mem: reclaimed hard above it; 0 = none */
         int64_t expected_usec; /* the submitter's estimate of the run time, 0 if none (Tetris) */
         bool requeue;   /* when its node is lost, the job goes back to pending instead of ending lost */
+        int umask;      /* 0..0777: the submitter's umask, the job's from its start (its output files too) */
 } job_spec;
 
 typedef struct job_result {

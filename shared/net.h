@@ -9,11 +9,12 @@
 int net_listen_unix(const char *path, mode_t mode);
 /* Connect (blocking) to a Unix stream socket. Returns fd (close-on-exec) or -errno. */
 int net_connect_unix(const char *path);
-/* Listen on "host:port" (IPv4 or [IPv6]; port 0 picks one), non-blocking, SO_REUSEADDR.
+/* Listen on "host:port" (IPv4 or [IPv6]; port 0 picks one), non-blocking, SO_REUSEADDR, with
+ * TCP_NODELAY for the connections it accepts.
  * Returns fd or -errno; *bound_port gets the actual port. */
 int net_listen_tcp(const char *hostport, uint16_t *bound_port);
 /* Connect (blocking, with a timeout in milliseconds for each address host resolves to) to
- * "host:port". Returns fd (close-on-exec) or -errno. */
+ * "host:port", with TCP_NODELAY. Returns fd (close-on-exec) or -errno. */
 int net_connect_tcp(const char *hostport, int timeout_ms);
 /* Split "host:port" / "[v6]:port" into host and port. Returns 0 or -EINVAL. */
 int net_split_hostport(const char *hostport, char *host, size_t hostlen, uint16_t *port);

@@ -1,5 +1,6 @@
 /* proto.c - framing and field access for colony's JSON protocol (docs/protocol.md). */
 #include "proto.h"
+#include "utf8.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -12,6 +13,8 @@
 
 /* cJSON keeps numbers as doubles: integers beyond 2^53 are not exact. */
 #define EXACT_INT_MAX 9007199254740992.0
+/* 2^63: doubles below it in magnitude convert to int64_t */
+#define INT64_LIMIT 9223372036854775808.0
 
 cJSON *proto_new(const char *type) {
         cJSON *msg = cJSON_CreateObject();
@@ -74,16 +77,24 @@ static void put(text *t, const char *s, size_t n) {
         t->s[t->len] = '\0';
 }
 
-/* A JSON string, escaped as cJSON escapes it (NULL: ""). */
+/* A JSON string, escaped as cJSON escapes it (NULL: ""), but for a byte that is not valid
+ * UTF-8, written as U+FFFD: colony refuses such bytes on input (proto_check_utf8), yet an
+ * error that echoes them, or cuts a character with "%.64s", must not make the reply invalid. */
 static void put_string(text *t, const char *s) {
         static const char specials[] = "\"\\\b\f\n\r\t", names[] = "\"\\bfnrt";
         if (!s)
                 s = "";
         put(t, "\"", 1);
         while (*s) {
-                size_t plain = 0;
-                while (s[plain] && s[plain] != '"' && s[plain] != '\\' && (unsigned char)s[plain] >= 0x20)
-                        plain++;
+                size_t plain = 0, n;
+                for (unsigned char b; (b = (unsigned char)s[plain]);) {
+                        if (b >= 0x80 && (n = utf8_char_len(s + plain)) > 0)
+                                plain += n;
+                        else if (b >= 0x20 && b < 0x80 && b != '"' && b != '\\')
+                                plain++;
+                        else
+                                break;
+                }
                 put(t, s, plain);
                 s += plain;
                 if (!*s)
@@ -92,6 +103,8 @@ static void put_string(text *t, const char *s) {
                 const char *named = strchr(specials, *s);
                 if (named)
                         snprintf(esc, sizeof(esc), "\\%c", names[named - specials]);
+                else if ((unsigned char)*s >= 0x20)
+                        snprintf(esc, sizeof(esc), "\\ufffd");
                 else
                         snprintf(esc, sizeof(esc), "\\u%04x", (unsigned char)*s);
                 put(t, esc, strlen(esc));
@@ -100,9 +113,13 @@ static void put_string(text *t, const char *s) {
         put(t, "\"", 1);
 }
 
+/* Every integral double below 2^63 in magnitude as its digits, which strict int64 readers
+ * accept: cJSON's "%1.15g" would write 1795654969639970 as 1.79565496963997e+15. Up to 2^53
+ * these are the integers themselves; above, the double's exact value (colony refuses such
+ * values on the wire, see proto_int_value, so only a foreign message can carry one). */
 static void put_number(text *t, const cJSON *item) {
         double d = item->valuedouble;
-        if (d >= -9007199254740992.0 && d <= 9007199254740992.0 && d == (double)(int64_t)d && !(d == 0 && signbit(d))) {
+        if (d > -INT64_LIMIT && d < INT64_LIMIT && d == (double)(int64_t)d && !(d == 0 && signbit(d))) {
                 char digits[24], *p = digits + sizeof(digits);
                 uint64_t v = d < 0 ? (uint64_t)-(int64_t)d : (uint64_t)d;
                 do
@@ -113,7 +130,7 @@ static void put_number(text *t, const cJSON *item) {
                 put(t, p, (size_t)(digits + sizeof(digits) - p));
                 return;
         }
-        char *other = cJSON_PrintUnformatted(item); /* fractions, NaN, huge values, -0: cJSON's way */
+        char *other = cJSON_PrintUnformatted(item); /* fractions, NaN, infinities, -0: cJSON's way */
         if (!other)
                 t->failed = true;
         else
@@ -121,9 +138,17 @@ static void put_number(text *t, const cJSON *item) {
         free(other);
 }
 
-static void put_value(text *t, const cJSON *item) {
+static void put_indent(text *t, int depth) {
+        for (int i = 0; i < depth; i++)
+                put(t, "\t", 1);
+}
+
+/* item at depth (the number of open objects and arrays around it); depth < 0: no layout at all,
+ * else laid out as cJSON_Print lays it out (objects one member a line, indented by a tab per
+ * depth; arrays on one line, ", " between items). */
+static void put_value(text *t, const cJSON *item, int depth) {
         const cJSON *c;
-        bool object = cJSON_IsObject(item);
+        bool object = cJSON_IsObject(item), pretty = depth >= 0;
         if (cJSON_IsNumber(item))
                 put_number(t, item);
         else if (cJSON_IsString(item))
@@ -135,23 +160,32 @@ static void put_value(text *t, const cJSON *item) {
         else if (!object && !cJSON_IsArray(item))
                 put(t, "null", 4);
         else {
+                int inner = pretty ? depth + 1 : depth;
                 put(t, object ? "{" : "[", 1);
+                if (pretty && object)
+                        put(t, "\n", 1);
                 cJSON_ArrayForEach(c, item) {
-                        if (c != item->child)
-                                put(t, ",", 1);
                         if (object) {
+                                put_indent(t, inner);
                                 put_string(t, c->string);
-                                put(t, ":", 1);
+                                put(t, pretty ? ":\t" : ":", pretty ? 2 : 1);
                         }
-                        put_value(t, c);
+                        put_value(t, c, inner);
+                        if (c->next)
+                                put(t, pretty && !object ? ", " : ",", pretty && !object ? 2 : 1);
+                        if (pretty && object)
+                                put(t, "\n", 1);
                 }
+                if (pretty && object)
+                        put_indent(t, depth);
                 put(t, object ? "}" : "]", 1);
         }
 }
 
-char *proto_print(const cJSON *obj) {
+/* obj's text with put_value at depth; NULL when out of memory. */
+static char *print_at(const cJSON *obj, int depth) {
         text t = { 0 };
-        put_value(&t, obj);
+        put_value(&t, obj, depth);
         if (t.failed) {
                 free(t.s);
                 return NULL;
@@ -159,8 +193,16 @@ char *proto_print(const cJSON *obj) {
         return t.s;
 }
 
+char *proto_print(const cJSON *obj) {
+        return print_at(obj, -1);
+}
+
+char *proto_print_pretty(const cJSON *obj) {
+        return print_at(obj, 0);
+}
+
 int proto_frame(const cJSON *msg, char **out, size_t *len) {
-        char *json = cJSON_PrintUnformatted(msg);
+        char *json = proto_print(msg);
         if (!json)
                 return -ENOMEM;
         size_t n = strlen(json);
@@ -467,6 +509,54 @@ static bool seen_before(const cJSON *msg, const cJSON *item) {
                 if (strcmp(prev->string, item->string) == 0)
                         return true;
         return false;
+}
+
+/* Whether every string in item, member names included, is valid UTF-8. */
+static bool all_utf8(const cJSON *item) {
+        const cJSON *c;
+        if (item->string && utf8_invalid_at(item->string) >= 0)
+                return false;
+        if (cJSON_IsString(item))
+                return utf8_invalid_at(item->valuestring) < 0;
+        cJSON_ArrayForEach(c, item) {
+                if (!all_utf8(c))
+                        return false;
+        }
+        return true;
+}
+
+/* Say where s, a string of field (item index, or -1 for the field itself), stops being UTF-8,
+ * with up to 32 bytes before, cut at a character, to find it by: an environment's twelfth
+ * variable is hard to find by its index. Returns -EINVAL. */
+static int not_utf8(const char *field, int index, const char *s, char err[PROTO_ERRLEN]) {
+        long at = utf8_invalid_at(s), shown = at < 32 ? at : 32;
+        char item[32] = "";
+        while (shown > 0 && ((unsigned char)s[shown] & 0xC0) == 0x80)
+                shown--;
+        if (index >= 0)
+                snprintf(item, sizeof(item), " item %d", index);
+        if (at == 0)
+                return fail(-EINVAL, err, "%.64s%s: not valid UTF-8 (byte 0)", field, item);
+        return fail(-EINVAL, err, "%.64s%s: not valid UTF-8 (byte %ld, after \"%.*s\")", field, item, at, (int)shown, s);
+}
+
+int proto_check_utf8(const cJSON *msg, char err[PROTO_ERRLEN]) {
+        const cJSON *field, *c;
+        cJSON_ArrayForEach(field, msg) {
+                if (utf8_invalid_at(field->string) >= 0)
+                        return fail(-EINVAL, err, "a field name is not valid UTF-8");
+                if (cJSON_IsString(field) && utf8_invalid_at(field->valuestring) >= 0)
+                        return not_utf8(field->string, -1, field->valuestring, err);
+                int i = 0;
+                cJSON_ArrayForEach(c, field) {
+                        if (cJSON_IsArray(field) && cJSON_IsString(c) && utf8_invalid_at(c->valuestring) >= 0)
+                                return not_utf8(field->string, i, c->valuestring, err);
+                        if (!all_utf8(c))
+                                return fail(-EINVAL, err, "%.64s: not valid UTF-8", field->string);
+                        i++;
+                }
+        }
+        return 0;
 }
 
 int proto_check_fields(const cJSON *msg, const char *const *allowed, char err[PROTO_ERRLEN]) {

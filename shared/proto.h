@@ -24,11 +24,14 @@ cJSON *proto_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The message's "type", or NULL when absent or not a string. */
 const char *proto_type(const cJSON *msg);
 
-/* obj as JSON text, as cJSON_PrintUnformatted writes it but for integers (of at most 2^53 in
- * magnitude), written as their digits: cJSON formats every number with "%1.15g" and reads it
- * back with sscanf to check it, which is most of the cost of printing a job record. Caller
- * frees; NULL when out of memory. O(size of the text). */
+/* obj as JSON text, as cJSON_PrintUnformatted writes it but for integers, written as their
+ * digits (every integral value below 2^63 in magnitude), never as "1.79565496963997e+15":
+ * cJSON formats every number with "%1.15g", which loses digits and which strict int64 readers
+ * refuse. Every JSON colony writes goes through here or proto_print_pretty. Caller frees;
+ * NULL when out of memory. O(size of the text). */
 char *proto_print(const cJSON *obj);
+/* The same laid out for people as cJSON_Print lays it out (tab-indented objects). */
+char *proto_print_pretty(const cJSON *obj);
 
 /* Serialize msg into a malloc'ed frame (header + JSON). Returns 0 and sets *out and *len (caller
  * frees *out), or -EMSGSIZE when the JSON exceeds PROTO_MAX_MSG, -ENOMEM. */
@@ -83,6 +86,12 @@ int proto_get_strv(const cJSON *msg, const char *field, size_t max_items, bool a
  * allowed), and fields given twice. Returns 0, or -EINVAL with "unknown field 'x'" or
  * "duplicate field 'x'" in err. */
 int proto_check_fields(const cJSON *msg, const char *const *allowed, char err[PROTO_ERRLEN]);
+/* Reject a message with a string, or a member name, that is not valid UTF-8 (RFC 3629), at
+ * any depth: JSON is UTF-8, and what colony stores it echoes. The controller checks every
+ * client request with it; what colony itself wrote (agents' reports, the store) is read as
+ * it is, since proto_print wrote it valid. Returns 0, or -EINVAL with the
+ * field named in err ("argv item 1: not valid UTF-8 (byte 3, after \"abc\")"). */
+int proto_check_utf8(const cJSON *msg, char err[PROTO_ERRLEN]);
 
 /* Free a NULL-terminated vector of strings and its elements. NULL is fine. */
 void strv_free(char **v);

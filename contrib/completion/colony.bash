@@ -33,7 +33,12 @@ _colony() {
         --policy) COMPREPLY=($(compgen -W "$(colony place --help 2>/dev/null | grep -o '[a-z]*-fit[a-z-]*\|max-jobs\|tetris\|greedy\|lotes' | sort -u)" -- "$cur")); return ;;
         --workload) COMPREPLY=($(compgen -W "mishra lotes-google lotes-phi: lotes-omega:" -- "$cur")); return ;;
         --dept-by) COMPREPLY=($(compgen -W "group user class none" -- "$cur")); return ;;
-        --state) COMPREPLY=($(compgen -W "completed failed cancelled oom-killed lost" -- "$cur")); return ;;
+        --state) # cancel's are the live states, history's the finished ones
+                if [ "$cmd" = cancel ]; then COMPREPLY=($(compgen -W "pending running" -- "$cur"))
+                else COMPREPLY=($(compgen -W "completed failed cancelled oom-killed lost" -- "$cur")); fi
+                return ;;
+        --user) COMPREPLY=($(compgen -u -- "$cur")); return ;;
+        --array) COMPREPLY=($(compgen -W "$(colony queue --json 2>/dev/null | jq -r '.jobs[] | select(.array_first == .id) | .id' 2>/dev/null)" -- "$cur")); return ;;
         --group) # the leaf departments of the controller's tree
                 COMPREPLY=($(compgen -W "$(colony shares --json 2>/dev/null | tr -d ' \t\n' | grep -o '"path":"[^"]*","parent":"[^"]*","leaf":true' | cut -d'"' -f4 | grep -v '^(none)$')" -- "$cur"))
                 return ;;

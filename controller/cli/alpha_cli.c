@@ -125,7 +125,7 @@ int alpha_cli_show(const cli *c, const char *sock, uint64_t version, const char 
         }
         if (c->json) {
                 cJSON_DeleteItemFromObjectCaseSensitive(reply, "type");
-                char *text = cJSON_Print(reply);
+                char *text = proto_print_pretty(reply);
                 if (text)
                         puts(text);
                 free(text);

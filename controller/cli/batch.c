@@ -38,7 +38,7 @@ static void batch_done(void *ud, uint64_t tag, const cJSON *reply) {
         const char *text = NULL;
         int64_t id;
         if (b->c->json) {
-                char *line = cJSON_PrintUnformatted(reply);
+                char *line = proto_print(reply);
                 if (line)
                         puts(line);
                 free(line);

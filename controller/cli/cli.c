@@ -2,6 +2,7 @@
  * option parsing, error lines, the interrupt flag. */
 #include "cli.h"
 #include "fileio.h"
+#include "format.h"
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -37,10 +38,15 @@ void cli_catch_signals(void) {
 }
 
 static void verror(const cli *c, const char *fmt, va_list ap) {
+        char *text;
+
         fflush(stdout); /* keep the order in which things happened when both go to one place */
-        fprintf(stderr, "colony: %s%s", c->command ? c->command->name : "", c->command ? ": " : "");
-        vfprintf(stderr, fmt, ap);
-        fputc('\n', stderr);
+        if (vasprintf(&text, fmt, ap) < 0)
+                text = NULL;
+        /* errors quote what users gave (names, paths, argv): one line, escaped as all output */
+        fmt_line(stderr, "colony: %s%s%s", c->command ? c->command->name : "", c->command ? ": " : "",
+                 text ? text : "out of memory");
+        free(text);
 }
 
 void cli_error(const cli *c, const char *fmt, ...) {

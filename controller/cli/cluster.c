@@ -89,14 +89,15 @@ static const char up_usage[] =
         "                 [--json]\n"
         "Start a local cluster in the background: a controller and N agents on this host, with\n"
         "their socket, secret, database, pid files and logs in DIR. Needs root for the agents'\n"
-        "cgroups. Stop it with colony down --dir DIR.\n\n"
+        "cgroups. Stop it with colony down --dir DIR. On a DIR whose controller or agents died,\n"
+        "start those again (the agents adopt their jobs) and keep what runs.\n\n"
         "  --dir DIR           where it lives (default: /run/colony as root, else\n"
         "                      $XDG_RUNTIME_DIR/colony, else /tmp/colony-UID)\n"
         "  --agents N          how many agents (default 1)\n"
         "  --agent-cpus N      CPUs each agent offers (default: all online CPUs)\n"
         "  --agent-mem SIZE    memory each agent offers (default: all memory)\n"
-        "  --name-prefix P     agents are named P1..PN (default: short host name and '-');\n"
-        "                      names must be unique on the host: they name cgroups\n"
+        "  --name-prefix P     agents are named P1..PN (default: short host name, a hash of DIR\n"
+        "                      and '-'); names must be unique on the host: they name cgroups\n"
         "  --order ORDER       queue order: fifo (default) or backfill\n"
         "  --agent-listen ADDR the address the controller listens on for agents (default 127.0.0.1;\n"
         "                      a port is picked); the agents started here connect there\n"
@@ -121,14 +122,18 @@ static int cluster_dir(const cli *c, char *buf, size_t len) {
         return n < 0 || (size_t)n + DEV_NAME_MAX + 16 >= len ? -ENAMETOOLONG : 0;
 }
 
-/* The default agent name prefix: the short host name and '-'. */
-static void default_prefix(char *buf, size_t len) {
+/* The default agent name prefix: the short host name, a short hash of the cluster directory
+ * (agent names name cgroups: two clusters on one host must never share one), and '-'. */
+static void default_prefix(const char *dir, char *buf, size_t len) {
         char host[256] = "";
+        uint32_t h = 2166136261u; /* FNV-1a */
 
+        for (const char *p = dir; *p; p++)
+                h = (h ^ (unsigned char)*p) * 16777619u;
         if (gethostname(host, sizeof(host) - 1) < 0 || !host[0])
                 snprintf(host, sizeof(host), "localhost");
         host[strcspn(host, ".")] = '\0';
-        snprintf(buf, len, "%s-", host);
+        snprintf(buf, len, "%s-%06x-", host, (unsigned)(h & 0xffffff));
 }
 
 static bool valid_prefix(const char *p) {
@@ -214,10 +219,12 @@ static int print_up_json(const char *dir, const dev_cluster *cl) {
         cJSON_AddStringToObject(o, "socket", cl->socket);
         cJSON_AddNumberToObject(o, "port", cl->port);
         cJSON_AddNumberToObject(o, "controller_pid", cl->controller.pid);
+        cJSON_AddBoolToObject(o, "controller_kept", cl->controller.kept);
         for (size_t i = 0; agents && i < cl->nagents; i++) {
                 cJSON *a = cJSON_CreateObject();
                 cJSON_AddStringToObject(a, "name", cl->agents[i].name);
                 cJSON_AddNumberToObject(a, "pid", cl->agents[i].pid);
+                cJSON_AddBoolToObject(a, "kept", cl->agents[i].kept);
                 cJSON_AddItemToArray(agents, a);
         }
         r = fmt_json(o);
@@ -227,11 +234,11 @@ static int print_up_json(const char *dir, const dev_cluster *cl) {
 
 static void print_up(const cli *c, const char *dir, const dev_cluster *cl) {
         printf("Started a colony cluster in %s:\n", dir);
-        printf("  controller  pid %d, log %s/%s.log, agents connect to %s\n", (int)cl->controller.pid, dir,
-               DEV_CONTROLLER, cl->agent_address);
+        printf("  controller  pid %d%s, log %s/%s.log, agents connect to %s\n", (int)cl->controller.pid,
+               cl->controller.kept ? " (was running)" : "", dir, DEV_CONTROLLER, cl->agent_address);
         for (size_t i = 0; i < cl->nagents; i++)
-                printf("  agent %s  pid %d, log %s/%s.log\n", cl->agents[i].name, (int)cl->agents[i].pid, dir,
-                       cl->agents[i].name);
+                printf("  agent %s  pid %d%s, log %s/%s.log\n", cl->agents[i].name, (int)cl->agents[i].pid,
+                       cl->agents[i].kept ? " (was running)" : "", dir, cl->agents[i].name);
         putchar('\n');
         print_nodes(c, cl->nodes);
         printf("\nPoint colony at it and run something:\n"
@@ -251,7 +258,7 @@ static int up(cli *c, dev_options *o) {
         if (cluster_dir(c, dir, sizeof(dir)) < 0)
                 return cli_usage_error(c, "--dir: the path is too long");
         if (!o->name_prefix) {
-                default_prefix(prefix, sizeof(prefix));
+                default_prefix(dir, prefix, sizeof(prefix));
                 if (!valid_prefix(prefix))
                         return cli_usage_error(c, "the host name makes a bad agent name prefix '%s'; "
                                                   "give one with --name-prefix", prefix);

@@ -119,8 +119,8 @@ static int demo_submit(demo *d, demo_job *j, fmt_table *t) {
         char *argv[6] = {d->stress, (char *)j->args[0], (char *)j->args[1], (char *)j->args[2], NULL, NULL};
         char out[PATH_MAX + 64], err[ERRLEN], id[32], cpus[FMT_BUF], mem[FMT_BUF], req[3 * FMT_BUF], *cmd;
         extern char **environ;
-        job_spec s = {.name = (char *)j->name, .argv = argv, .env = environ, .cwd = d->dir,
-                      .stdout_path = out, .req = {.mcpu = j->mcpu, .mem = j->mem}};
+        job_spec s = {.name = (char *)j->name, .argv = argv, .env = environ, .umask = JOB_UMASK_DEFAULT,
+                      .cwd = d->dir, .stdout_path = out, .req = {.mcpu = j->mcpu, .mem = j->mem}};
         int r;
 
         snprintf(out, sizeof(out), "%s/%s.out", d->dir, j->name);

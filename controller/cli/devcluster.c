@@ -125,11 +125,14 @@ int dev_find_program(const char *name, const char *install_dir, char *out, size_
         return access(out, X_OK) == 0 ? 0 : -ENOENT;
 }
 
-/* In the child: detach, redirect, exec; an exec failure goes back as errno on errfd. */
-static _Noreturn void child_exec(char *const argv[], int nullfd, int logfd, int errfd) {
+/* In the child: detach, redirect, exec; an exec failure goes back as errno on errfd. A private
+ * daemon makes its files for its owner alone (umask 077). */
+static _Noreturn void child_exec(char *const argv[], bool private, int nullfd, int logfd, int errfd) {
         sigset_t none;
         int e;
 
+        if (private)
+                umask(077);
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
         signal(SIGPIPE, SIG_DFL); /* ignored by the CLI; exec would keep it ignored */
@@ -143,14 +146,16 @@ static _Noreturn void child_exec(char *const argv[], int nullfd, int logfd, int 
 }
 
 /* Start argv in the background in its own session, stdin /dev/null, stdout and stderr appended
- * to log. Returns 0 with *pid once the exec succeeded, or -errno with err. */
-static int start_program(const char *const argv[], const char *log, pid_t *pid, char *err, size_t errlen) {
+ * to log (made 0600), with umask 077 when private. Returns 0 with *pid once the exec succeeded,
+ * or -errno with err. */
+static int start_program(const char *const argv[], bool private, const char *log, pid_t *pid, char *err,
+                         size_t errlen) {
         int logfd, nullfd, pipefd[2] = {-1, -1}, e = 0;
         char *cmdline, when[FMT_BUF];
         ssize_t n;
         pid_t p;
 
-        logfd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+        logfd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
         nullfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (logfd < 0 || nullfd < 0 || pipe2(pipefd, O_CLOEXEC) < 0) {
                 e = errno;
@@ -165,7 +170,7 @@ static int start_program(const char *const argv[], const char *log, pid_t *pid, 
         free(cmdline);
         p = fork();
         if (p == 0)
-                child_exec((char *const *)argv, nullfd, logfd, pipefd[1]);
+                child_exec((char *const *)argv, private, nullfd, logfd, pipefd[1]);
         e = p < 0 ? errno : 0;
         close(pipefd[1]);
         pipefd[1] = -1;
@@ -276,7 +281,7 @@ static int run_agent_cleanup(const char *dir, const char *name) {
                 return -1;
         log_path(log, dir, name);
         state_path(state, dir, name);
-        if (start_program(argv, log, &pid, err, sizeof(err)) < 0)
+        if (start_program(argv, false, log, &pid, err, sizeof(err)) < 0)
                 return -1;
         while (waitpid(pid, &st, WNOHANG) == 0) {
                 if (now_ms() > deadline) {
@@ -398,38 +403,30 @@ void dev_print_log_tail(const char *path, int lines, FILE *f) {
 
 /* ---- up ---- */
 
-/* Create dir (0755, so that every user reaches the socket) or check the existing one holds no
- * live daemon; clean up after daemons that died without `down`. */
-static int prepare_dir(const char *dir, char *err, size_t errlen) {
-        char how[DEV_NAME_MAX + 16];
-        dev_stopped *set = NULL;
-        size_t n = 0;
+/* Whether e, from a pid file, names a live daemon of its program. */
+static bool entry_runs(const dev_stopped *e) {
+        return is_running(e->pid, e->agent ? AGENT_PROG : CONTROLLER_PROG);
+}
+
+/* Create dir, 0711: other users reach the socket by its name but can list nothing (each file
+ * in it is 0600 but the socket, the pid files and what jobs write); or read the pid files of
+ * the existing one into *set (n entries, the caller frees). Returns 0 or -errno with err. */
+static int prepare_dir(const char *dir, dev_stopped **set, size_t *n, char *err, size_t errlen) {
         int r;
 
+        *set = NULL;
+        *n = 0;
         if (access(dir, F_OK) < 0) {
-                r = file_mkdir_p(dir, 0755);
-                if (r == 0 && chmod(dir, 0755) < 0)
+                r = file_mkdir_p(dir, 0711);
+                if (r == 0 && chmod(dir, 0711) < 0)
                         r = -errno;
                 if (r < 0)
                         snprintf(err, errlen, "cannot create %s: %s", dir, strerror(-r));
                 return r;
         }
-        r = read_pid_files(dir, &set, &n);
+        r = read_pid_files(dir, set, n);
         if (r < 0)
                 snprintf(err, errlen, "cannot read %s: %s", dir, strerror(-r));
-        for (size_t i = 0; r == 0 && i < n; i++) {
-                snprintf(how, sizeof(how), "%s%s", set[i].agent ? "agent " : "", set[i].name);
-                if (is_running(set[i].pid, set[i].agent ? AGENT_PROG : CONTROLLER_PROG)) {
-                        snprintf(err, errlen, "%s already runs a cluster (%s is pid %d); stop it with colony down --dir %s",
-                                 dir, how, (int)set[i].pid, dir);
-                        r = -EEXIST;
-                }
-        }
-        free(set);
-        set = NULL;
-        if (r == 0 && n > 0) /* only dead ones: let down remove what they left */
-                r = dev_down(dir, &set, &n, err, errlen);
-        free(set);
         return r;
 }
 
@@ -455,11 +452,20 @@ static int write_secret(const char *dir, char *err, size_t errlen) {
         return r;
 }
 
+/* The port the controller's port file names, or 0 when there is none. */
+static uint16_t read_port_file(const char *path) {
+        char *text = NULL;
+        int64_t port = 0;
+
+        if (file_read_small(path, 0, &text) < 0 || units_parse_uint(text, UINT16_MAX, &port) < 0)
+                port = 0;
+        free(text);
+        return (uint16_t)port;
+}
+
 /* Wait for the controller's port file. Returns 0 or -errno with err and cl->failed_log. */
 static int wait_port(const char *dir, dev_cluster *cl, int64_t deadline, char *err, size_t errlen) {
-        char path[PATH_MAX], how[64], *text = NULL;
-        int64_t port = 0;
-        int r;
+        char path[PATH_MAX], how[64];
 
         file_path(path, dir, "controller.port");
         for (;;) {
@@ -467,15 +473,8 @@ static int wait_port(const char *dir, dev_cluster *cl, int64_t deadline, char *e
                         snprintf(err, errlen, "interrupted");
                         return -EINTR;
                 }
-                r = file_read_small(path, 0, &text);
-                if (r == 0)
-                        r = units_parse_uint(text, UINT16_MAX, &port);
-                free(text);
-                text = NULL;
-                if (r == 0 && port > 0) {
-                        cl->port = (uint16_t)port;
+                if ((cl->port = read_port_file(path)) > 0)
                         return 0;
-                }
                 if (child_exited(cl->controller.pid, how, sizeof(how))) {
                         snprintf(err, errlen, "%s %s before it wrote %s", CONTROLLER_PROG, how, path);
                         break;
@@ -490,15 +489,33 @@ static int wait_port(const char *dir, dev_cluster *cl, int64_t deadline, char *e
         return -ETIMEDOUT;
 }
 
-static int start_controller(const dev_options *o, const char *prog, dev_cluster *cl, int64_t deadline, char *err,
-                            size_t errlen) {
+/* The database and its SQLite companions made 0600, should an older colony have left them
+ * wider: they hold every job's environment. */
+static int make_db_private(const char *db, char *err, size_t errlen) {
+        static const char *const suffixes[] = {"", "-wal", "-shm", NULL};
+        char path[PATH_MAX];
+
+        for (size_t i = 0; suffixes[i]; i++) {
+                snprintf(path, sizeof(path), "%s%s", db, suffixes[i]);
+                if (chmod(path, 0600) < 0 && errno != ENOENT) {
+                        snprintf(err, errlen, "cannot make %s private: %s", path, strerror(errno));
+                        return -errno;
+                }
+        }
+        return 0;
+}
+
+/* Start the controller, on port for agents (0: any). */
+static int start_controller(const dev_options *o, const char *prog, uint16_t port_wanted, dev_cluster *cl,
+                            int64_t deadline, char *err, size_t errlen) {
         char port[PATH_MAX], secret[PATH_MAX], db[PATH_MAX], log[PATH_MAX], listen[64];
         const char *argv[16] = {prog, "--socket", cl->socket, "--agent-listen", listen,
                                 "--port-file", port, "--secret-file", secret, "--database", db};
         size_t n = 11;
         int r;
 
-        snprintf(listen, sizeof(listen), "%s:0", o->listen_host ? o->listen_host : "127.0.0.1");
+        snprintf(listen, sizeof(listen), "%s:%u", o->listen_host ? o->listen_host : "127.0.0.1",
+                 (unsigned)port_wanted);
         if (o->order)
                 argv[n++] = "--order", argv[n++] = o->order;
         if (o->config)
@@ -512,8 +529,9 @@ static int start_controller(const dev_options *o, const char *prog, dev_cluster 
         file_path(db, o->dir, "controller.db");
         log_path(log, o->dir, DEV_CONTROLLER);
         remove_endpoints(o->dir);
-        snprintf(cl->controller.name, sizeof(cl->controller.name), DEV_CONTROLLER);
-        r = start_program(argv, log, &cl->controller.pid, err, errlen);
+        r = make_db_private(db, err, errlen);
+        if (r == 0)
+                r = start_program(argv, true, log, &cl->controller.pid, err, errlen);
         if (r == 0)
                 r = write_pid_file(o->dir, &cl->controller, false, err, errlen);
         if (r == 0)
@@ -521,24 +539,55 @@ static int start_controller(const dev_options *o, const char *prog, dev_cluster 
         return r;
 }
 
+/* Add agent name to cl->agents unless it is there; pid > 0: it runs already and is kept. */
+static void add_agent(dev_cluster *cl, const char *name, pid_t pid) {
+        for (size_t i = 0; i < cl->nagents; i++)
+                if (strcmp(cl->agents[i].name, name) == 0)
+                        return;
+        cl->agents[cl->nagents] = (dev_daemon){.pid = pid, .kept = pid > 0};
+        snprintf(cl->agents[cl->nagents++].name, sizeof(cl->agents[0].name), "%s", name);
+}
+
+/* The cluster that up makes of dir's pid files (set): what runs is kept, what died is started
+ * again with its name, then the agents o asks for that are not among them. Returns 0 or
+ * -ENOMEM. */
+static int plan_cluster(const dev_options *o, const dev_stopped *set, size_t n, dev_cluster *cl) {
+        char name[DEV_NAME_MAX + 1];
+
+        cl->agents = calloc(n + (size_t)o->agents, sizeof(*cl->agents));
+        if (!cl->agents)
+                return -ENOMEM;
+        snprintf(cl->controller.name, sizeof(cl->controller.name), DEV_CONTROLLER);
+        for (size_t i = 0; i < n; i++) {
+                pid_t pid = entry_runs(&set[i]) ? set[i].pid : 0;
+                if (set[i].agent)
+                        add_agent(cl, set[i].name, pid);
+                else
+                        cl->controller = (dev_daemon){.name = DEV_CONTROLLER, .pid = pid, .kept = pid > 0};
+        }
+        for (int i = 0; i < o->agents; i++) {
+                snprintf(name, sizeof(name), "%s%d", o->name_prefix, i + 1);
+                add_agent(cl, name, 0);
+        }
+        return 0;
+}
+
+/* Start the agents of cl that do not run. */
 static int start_agents(const dev_options *o, const char *prog, dev_cluster *cl, char *err, size_t errlen) {
         char secret[PATH_MAX], log[PATH_MAX], state[PATH_MAX];
         int r = 0;
 
-        cl->agents = calloc((size_t)o->agents, sizeof(*cl->agents));
-        if (!cl->agents) {
-                snprintf(err, errlen, "out of memory");
-                return -ENOMEM;
-        }
         file_path(secret, o->dir, "secret");
         snprintf(cl->agent_address, sizeof(cl->agent_address), "%s:%u", o->listen_host ? o->listen_host : "127.0.0.1",
                  (unsigned)cl->port);
-        for (int i = 0; r == 0 && i < o->agents; i++) {
-                dev_daemon *a = &cl->agents[cl->nagents];
+        for (size_t i = 0; r == 0 && i < cl->nagents; i++) {
+                dev_daemon *a = &cl->agents[i];
                 /* `colony down` must leave nothing behind: the agents kill their jobs on SIGTERM. */
                 const char *argv[] = {prog, "--name", a->name, "--controller", cl->agent_address, "--secret-file", secret,
                                       "--state-dir", state, "--stop-jobs-on-exit", NULL, NULL, NULL, NULL, NULL};
                 size_t k = 10;
+                if (a->kept)
+                        continue;
                 if (o->agent_cpus) {
                         argv[k++] = "--cpus";
                         argv[k++] = o->agent_cpus;
@@ -547,14 +596,11 @@ static int start_agents(const dev_options *o, const char *prog, dev_cluster *cl,
                         argv[k++] = "--mem";
                         argv[k++] = o->agent_mem;
                 }
-                snprintf(a->name, sizeof(a->name), "%s%d", o->name_prefix, i + 1);
                 log_path(log, o->dir, a->name);
                 state_path(state, o->dir, a->name);
-                r = start_program(argv, log, &a->pid, err, errlen);
-                if (r == 0) {
-                        cl->nagents++;
+                r = start_program(argv, false, log, &a->pid, err, errlen);
+                if (r == 0)
                         r = write_pid_file(o->dir, a, true, err, errlen);
-                }
         }
         return r;
 }
@@ -627,21 +673,23 @@ static int wait_agents_up(const char *dir, dev_cluster *cl, int64_t deadline, ch
         return -ETIMEDOUT;
 }
 
-/* Stop what dev_up started, and nothing else. */
+/* Stop what dev_up started, and nothing else: neither what it kept nor what it never started. */
 static void abort_up(const char *dir, const dev_cluster *cl) {
         dev_stopped *set = calloc(cl->nagents + 1, sizeof(*set));
+        size_t n = 0;
 
         if (!set)
                 return;
-        for (size_t i = 0; i < cl->nagents; i++) {
-                set[i] = (dev_stopped){.agent = true, .pid = cl->agents[i].pid, .cleanup = -1};
-                snprintf(set[i].name, sizeof(set[i].name), "%s", cl->agents[i].name);
-        }
-        stop_set(dir, set, cl->nagents, AGENT_PROG);
-        if (cl->controller.pid > 0) {
-                set[cl->nagents] = (dev_stopped){.pid = cl->controller.pid, .cleanup = -1};
-                snprintf(set[cl->nagents].name, sizeof(set[0].name), DEV_CONTROLLER);
-                stop_set(dir, set + cl->nagents, 1, CONTROLLER_PROG);
+        for (size_t i = 0; i < cl->nagents; i++)
+                if (cl->agents[i].pid > 0 && !cl->agents[i].kept) {
+                        set[n] = (dev_stopped){.agent = true, .pid = cl->agents[i].pid, .cleanup = -1};
+                        snprintf(set[n++].name, sizeof(set[0].name), "%s", cl->agents[i].name);
+                }
+        stop_set(dir, set, n, AGENT_PROG);
+        if (cl->controller.pid > 0 && !cl->controller.kept) {
+                set[0] = (dev_stopped){.pid = cl->controller.pid, .cleanup = -1};
+                snprintf(set[0].name, sizeof(set[0].name), DEV_CONTROLLER);
+                stop_set(dir, set, 1, CONTROLLER_PROG);
                 remove_endpoints(dir);
         }
         free(set);
@@ -660,21 +708,51 @@ static int find_daemons(char controller[PATH_MAX], char agent[PATH_MAX], char *e
         return missing ? -ENOENT : 0;
 }
 
+/* The port the controller must listen on for agents: the one the surviving agents of cl were
+ * given, else any (0). */
+static uint16_t port_for_agents(const char *dir, const dev_cluster *cl) {
+        char path[PATH_MAX];
+
+        for (size_t i = 0; i < cl->nagents; i++)
+                if (cl->agents[i].kept) {
+                        file_path(path, dir, "controller.port");
+                        return read_port_file(path);
+                }
+        return 0;
+}
+
+/* Whether any daemon of cl runs already. */
+static bool any_kept(const dev_cluster *cl) {
+        for (size_t i = 0; i < cl->nagents; i++)
+                if (cl->agents[i].kept)
+                        return true;
+        return cl->controller.kept;
+}
+
 int dev_up(const dev_options *o, dev_cluster *cl, char *err, size_t errlen) {
         int64_t deadline = now_ms() + o->timeout_ms;
         char controller[PATH_MAX], agent[PATH_MAX];
+        dev_stopped *set = NULL;
+        size_t n = 0;
         int r;
 
         *cl = (dev_cluster){0};
         file_path(cl->socket, o->dir, "controller.sock");
         r = find_daemons(controller, agent, err, errlen);
         if (r == 0)
-                r = prepare_dir(o->dir, err, errlen);
-        if (r == 0)
+                r = prepare_dir(o->dir, &set, &n, err, errlen);
+        if (r == 0 && (r = plan_cluster(o, set, n, cl)) < 0)
+                snprintf(err, errlen, "out of memory");
+        free(set);
+        /* The daemons that run know the secret there. */
+        if (r == 0 && !any_kept(cl))
                 r = write_secret(o->dir, err, errlen);
         if (r < 0)
                 return r;
-        r = start_controller(o, controller, cl, deadline, err, errlen);
+        if (cl->controller.kept)
+                r = wait_port(o->dir, cl, deadline, err, errlen);
+        else
+                r = start_controller(o, controller, port_for_agents(o->dir, cl), cl, deadline, err, errlen);
         if (r == 0)
                 r = start_agents(o, agent, cl, err, errlen);
         if (r == 0)

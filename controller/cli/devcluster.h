@@ -2,8 +2,9 @@
  * controller and N agents started in the background, found again through their pid files,
  * and stopped without ever signalling a process that is not theirs.
  *
- * DIR holds: secret (0600), controller.sock, controller.port, controller.db, controller.pid,
- * controller.log, and per agent agent-<name>.pid and <name>.log. */
+ * DIR (0711 when up makes it) holds: secret, controller.db (and its -wal and -shm), controller.port
+ * and the logs, all 0600; controller.sock (0666) and the pid files (0644); per agent
+ * agent-<name>.pid, <name>.log and its state directory agent-<name>.state. */
 #pragma once
 #include <cjson/cJSON.h>
 #include <limits.h>
@@ -32,6 +33,7 @@ typedef struct dev_options {
 typedef struct dev_daemon {
         char name[DEV_NAME_MAX + 1]; /* agent name, or DEV_CONTROLLER */
         pid_t pid;
+        bool kept; /* it ran already: up kept it rather than starting it */
 } dev_daemon;
 
 typedef struct dev_cluster {
@@ -45,10 +47,12 @@ typedef struct dev_cluster {
         char failed_log[PATH_MAX]; /* after a failure: the log that should say why, or "" */
 } dev_cluster;
 
-/* Start a cluster as o says and wait until every agent is up. Refuses (-EEXIST) when o->dir
- * already runs a controller or agent. On failure everything it started is stopped again and
- * err says why, cl->failed_log names the log to read. Returns 0 or -errno; free cl with
- * dev_cluster_free either way. */
+/* Start a cluster as o says and wait until every agent is up. When o->dir's pid files name
+ * daemons, those that run are kept (kept set) and those that died are started again with their
+ * names (the agents then adopt the jobs their predecessors left), beside the agents o asks for;
+ * a controller started again listens on the port the kept agents know. On failure everything
+ * it started is stopped again and err says why, cl->failed_log names the log to read. Returns
+ * 0 or -errno; free cl with dev_cluster_free either way. */
 int dev_up(const dev_options *o, dev_cluster *cl, char *err, size_t errlen);
 void dev_cluster_free(dev_cluster *cl);
 

@@ -41,13 +41,13 @@ static int print_event(const cli *c, const cJSON *obj) {
                 return -EBADMSG;
         }
         if (c->json) {
-                char *text = cJSON_PrintUnformatted(obj);
+                char *text = proto_print(obj);
                 printf("%s\n", text ? text : "{}");
                 cJSON_free(text);
         } else {
                 snprintf(job, sizeof(job), e.job ? "%" PRIu64 : "-", e.job);
-                printf("%-7" PRIu64 " %-25s %-6s %-14s %-17s %s\n", e.seq, fmt_time(e.time_usec, when, sizeof(when)),
-                       job, e.node[0] ? e.node : "-", e.what, e.reason[0] ? e.reason : "");
+                fmt_line(stdout, "%-7" PRIu64 " %-25s %-6s %-14s %-17s %s", e.seq, fmt_time(e.time_usec, when, sizeof(when)),
+                         job, e.node[0] ? e.node : "-", e.what, e.reason[0] ? e.reason : "");
         }
         return fflush(stdout) == 0 ? 0 : -EIO; /* a follower's reader sees each event at once */
 }

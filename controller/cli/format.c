@@ -1,8 +1,10 @@
 /* format.c - durations, times, signals, command lines and tables for people to read. */
 #include "format.h"
+#include "utf8.h"
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -51,6 +53,82 @@ char *fmt_signal(int sig, char *buf, size_t len) {
         return buf;
 }
 
+/* The length of the character at s when a terminal may show it as it is, else 0: control
+ * characters (C0, DEL, C1) move the cursor, recolour or retitle the terminal, and bytes that
+ * are not UTF-8 are not text. */
+static size_t printable_len(const char *s) {
+        unsigned char b = (unsigned char)*s;
+        size_t n = utf8_char_len(s);
+
+        if (b < 0x20 || b == 0x7f || n == 0 || (b == 0xC2 && (unsigned char)s[1] < 0xA0))
+                return 0;
+        return n;
+}
+
+/* Write s to f with what printable_len refuses as C escapes: "\n", "\t", "\r", "\x1b" for
+ * a byte, "\u009b" for a C1 character. In_shell: also "\\" and "\'", as bash's $'...'
+ * reads them. */
+static void put_escaped(FILE *f, const char *s, bool in_shell) {
+        static const char specials[] = "\n\t\r", names[] = "ntr";
+
+        while (*s) {
+                size_t n = printable_len(s);
+                const char *named = strchr(specials, *s);
+
+                if (in_shell && (*s == '\\' || *s == '\''))
+                        fprintf(f, "\\%c", *s);
+                else if (n > 0)
+                        fwrite(s, 1, n, f);
+                else if (named)
+                        fprintf(f, "\\%c", names[named - specials]);
+                else if (utf8_char_len(s) == 2) /* C1 */
+                        fprintf(f, "\\u%04x", ((unsigned)(unsigned char)s[0] & 0x1F) << 6 | ((unsigned char)s[1] & 0x3F));
+                else
+                        fprintf(f, "\\x%02x", (unsigned char)*s);
+                s += n ? n : utf8_char_len(s) == 2 ? 2 : 1;
+        }
+}
+
+/* Whether s holds something put_escaped escapes. */
+static bool needs_escape(const char *s) {
+        for (size_t n; *s; s += n)
+                if (!(n = printable_len(s)))
+                        return true;
+        return false;
+}
+
+char *fmt_escape(const char *s) {
+        char *out = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&out, &len);
+
+        if (!f)
+                return NULL;
+        put_escaped(f, s ? s : "", false);
+        if (fclose(f) != 0) {
+                free(out);
+                return NULL;
+        }
+        return out;
+}
+
+void fmt_line(FILE *f, const char *fmt, ...) {
+        char *text = NULL;
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        r = vasprintf(&text, fmt, ap);
+        va_end(ap);
+        if (r < 0) {
+                fputs("(out of memory)\n", f);
+                return;
+        }
+        put_escaped(f, text, false);
+        fputc('\n', f);
+        free(text);
+}
+
 /* True when the shell would read arg as one word without quotes. */
 static int shell_plain(const char *arg) {
         return *arg && arg[strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -58,31 +136,36 @@ static int shell_plain(const char *arg) {
 }
 
 char *fmt_argv(char *const *argv) {
-        size_t size = 1;
-        char *out, *p;
+        char *out = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&out, &len);
 
-        for (size_t i = 0; argv && argv[i]; i++)
-                size += 4 * strlen(argv[i]) + 3; /* every ' becomes '\'' ; quotes; space */
-        out = p = malloc(size);
-        if (!out)
+        if (!f)
                 return NULL;
-        *p = '\0';
         for (size_t i = 0; argv && argv[i]; i++) {
+                const char *a = argv[i];
+
                 if (i > 0)
-                        *p++ = ' ';
-                if (shell_plain(argv[i])) {
-                        p = stpcpy(p, argv[i]);
-                        continue;
+                        fputc(' ', f);
+                if (shell_plain(a))
+                        fputs(a, f);
+                else if (needs_escape(a)) { /* bash's $'...' reads C escapes: still one pasteable word */
+                        fputs("$'", f);
+                        put_escaped(f, a, true);
+                        fputc('\'', f);
+                } else {
+                        fputc('\'', f);
+                        for (; *a; a++)
+                                if (*a == '\'')
+                                        fputs("'\\''", f);
+                                else
+                                        fputc(*a, f);
+                        fputc('\'', f);
                 }
-                *p++ = '\'';
-                for (const char *s = argv[i]; *s; s++) {
-                        if (*s == '\'')
-                                p = stpcpy(p, "'\\''");
-                        else
-                                *p++ = *s;
-                }
-                *p++ = '\'';
-                *p = '\0';
+        }
+        if (fclose(f) != 0) {
+                free(out);
+                return NULL;
         }
         return out;
 }
@@ -97,7 +180,7 @@ static int table_add(fmt_table *t, const char *const *cells) {
                 t->cap = cap;
         }
         for (size_t i = 0; i < t->ncols; i++) {
-                char *s = strdup(cells[i] ? cells[i] : "-");
+                char *s = fmt_escape(cells[i] ? cells[i] : "-");
                 if (!s) {
                         while (i > 0)
                                 free(t->cells[t->nrows * t->ncols + --i]);
@@ -164,7 +247,7 @@ void fmt_table_free(fmt_table *t) {
 }
 
 int fmt_json(const cJSON *value) {
-        char *text = cJSON_Print(value);
+        char *text = proto_print_pretty(value);
 
         if (!text)
                 return -ENOMEM;

@@ -70,6 +70,12 @@ int jobs_submit(const char *sock, const job_spec *spec, long count, uint64_t *id
                 snprintf(err, errlen, "out of memory");
                 return -ENOMEM;
         }
+        /* the controller refuses it too; saying so before connecting spares a round trip */
+        if (proto_check_utf8(req, perr) < 0) {
+                cJSON_Delete(req);
+                snprintf(err, errlen, "%s", perr);
+                return -EINVAL;
+        }
         /* the controller answers an array once all of it is stored: allow it a millisecond a job */
         r = client_call(sock, req, "submitted", REQUEST_TIMEOUT_MS + (int)count, &rep, err, errlen);
         cJSON_Delete(req);
@@ -292,9 +298,13 @@ static char **environment(void) {
         return v;
 }
 
-/* Fill in what every job of this submit shares: env, cwd, absolute output paths. The spec's
- * strings are owned by argv/environ except the paths in owned[1] and owned[2]. */
+/* Fill in what every job of this submit shares: env, cwd, umask, absolute output paths. The
+ * spec's strings are owned by argv/environ except the paths in owned[1] and owned[2]. */
 static int common_spec(cli *c, job_spec *s, char *cwd, char *owned[3]) {
+        mode_t mask = umask(0); /* reading it means setting it: set it back at once */
+
+        umask(mask);
+        s->umask = (int)mask;
         s->cwd = cwd;
         s->env = environment();
         if (s->stdout_path)
@@ -484,7 +494,7 @@ static const char show_usage[] =
         "OOM kills, error, command line and output files.\n";
 
 static void field(const char *key, const char *value) {
-        printf("%-13s%s\n", key, value ? value : "-");
+        fmt_line(stdout, "%-13s%s", key, value ? value : "-");
 }
 
 /* The requested resources: "0.5 CPUs, 64.0M memory, 100 tasks". */
@@ -624,9 +634,92 @@ const cli_command cmd_show = {"show", "show everything about a job", show_usage,
 
 static const char cancel_usage[] =
         "Usage: colony cancel [--json] JOB...\n"
+        "       colony cancel [--json] [--user NAME|UID] [--array ID] [--state pending|running] [IDS...]\n"
         "Cancel jobs: a pending job never starts; a running one gets SIGTERM, then SIGKILL to its\n"
-        "whole cgroup after a grace period. Only the job's owner or root may cancel it.\n"
-        "Exits 1 if any cancel failed.\n";
+        "whole cgroup after a grace period. Only the job's owner or root may cancel it.\n\n"
+        "With an option, or with IDS given as ranges and lists (1-5000, 1,3,7-9), one request\n"
+        "cancels every live job that matches all that is given, and prints how many:\n"
+        "  --user U       the jobs of user U (a name or a uid)\n"
+        "  --array ID     the jobs of the array whose first job is ID\n"
+        "  --state S      only the pending, or only the running, jobs (alone: yours, unless root)\n\n"
+        "Exits 1 if any cancel failed (a job not found, not yours, or on a node that is down), or\n"
+        "if a bulk cancel matched no job.\n";
+
+/* A bulk cancel waits for the controller to cancel every job, a slice per turn of its loop. */
+#define CANCEL_MANY_TIMEOUT_MS (10 * REQUEST_TIMEOUT_MS)
+
+/* Add the ranges of operand s ("7", "1-5000", "1,3,7-9") to arr as [first, last] pairs.
+ * Returns 0, or EXIT_USAGE after printing why. */
+static int add_id_ranges(const cli *c, const char *s, cJSON *arr) {
+        char *copy = strdup(s), *save = NULL;
+        int r = copy ? 0 : EXIT_FAIL;
+
+        for (char *part = copy ? strtok_r(copy, ",", &save) : NULL; r == 0 && part; part = strtok_r(NULL, ",", &save)) {
+                char *dash = strchr(part, '-');
+                uint64_t lo = 0, hi = 0;
+                if (dash)
+                        *dash = 0;
+                if ((r = parse_id(c, part, &lo)) != 0 || (r = parse_id(c, dash ? dash + 1 : part, &hi)) != 0)
+                        break;
+                if (hi < lo) {
+                        r = cli_usage_error(c, "'%s': the range ends before it starts", s);
+                        break;
+                }
+                cJSON *pair = cJSON_CreateArray();
+                if (!pair || !cJSON_AddItemToArray(arr, pair) || !cJSON_AddItemToArray(pair, cJSON_CreateNumber((double)lo)) ||
+                    !cJSON_AddItemToArray(pair, cJSON_CreateNumber((double)hi)))
+                        r = EXIT_FAIL;
+        }
+        if (r == 0 && cJSON_GetArraySize(arr) == 0)
+                r = cli_usage_error(c, "'%s' is not a job id", s);
+        if (r == EXIT_FAIL)
+                cli_error(c, "out of memory");
+        free(copy);
+        return r;
+}
+
+/* Print a bulk cancel's counts. Returns 0, or EXIT_FAIL when some were refused or nothing matched. */
+static int print_cancelled_many(const cli *c, cJSON *reply) {
+        double n[4];
+        static const char *const keys[] = {"cancelled", "stopping", "refused", "unreachable"};
+
+        for (size_t i = 0; i < 4; i++) {
+                const cJSON *v = cJSON_GetObjectItemCaseSensitive(reply, keys[i]);
+                n[i] = cJSON_IsNumber(v) ? v->valuedouble : 0;
+        }
+        if (c->json)
+                fmt_json(reply);
+        else
+                printf("cancelled %.0f pending jobs, asked %.0f running jobs to stop\n", n[0], n[1]);
+        if (n[2] > 0)
+                cli_error(c, "%.0f jobs not cancelled: they belong to other users", n[2]);
+        if (n[3] > 0)
+                cli_error(c, "%.0f jobs not cancelled: they run on nodes that are down", n[3]);
+        if (n[0] + n[1] + n[2] + n[3] == 0)
+                cli_error(c, "no live job matches");
+        return n[2] > 0 || n[3] > 0 || n[0] + n[1] + n[2] + n[3] == 0 ? EXIT_FAIL : 0;
+}
+
+/* One request that cancels every job req (with its filters) and the operands name. */
+static int cancel_many(const cli *c, cJSON *req, int argc, char **argv) {
+        char sock[PATH_MAX], err[ERRLEN];
+        cJSON *reply = NULL, *ranges = optind < argc ? cJSON_AddArrayToObject(req, "ranges") : NULL;
+        int r = optind < argc && !ranges ? EXIT_FAIL : 0;
+
+        for (int i = optind; r == 0 && i < argc; i++)
+                r = add_id_ranges(c, argv[i], ranges);
+        if (r == 0 && jobs_socket_for(c, sock) < 0)
+                r = EXIT_FAIL;
+        if (r == 0 && client_call(sock, req, "cancelled_many", CANCEL_MANY_TIMEOUT_MS, &reply, err, sizeof(err)) < 0) {
+                cli_error(c, "%s", err);
+                r = EXIT_FAIL;
+        } else if (r == 0) {
+                r = print_cancelled_many(c, reply);
+        }
+        cJSON_Delete(reply);
+        cJSON_Delete(req);
+        return r;
+}
 
 /* True when text already names "job <id>" (so a prefix naming it again would stutter). */
 static bool names_job(const char *text, uint64_t id) {
@@ -659,16 +752,56 @@ static int cancel_one(const cli *c, const char *sock, uint64_t id) {
 }
 
 static int run_cancel(cli *c, int argc, char **argv) {
+        enum { OPT_USER = CLI_OPT_OWN, OPT_ARRAY, OPT_STATE };
+        static const struct option options[] = {
+                {"user", required_argument, NULL, OPT_USER}, {"array", required_argument, NULL, OPT_ARRAY},
+                {"state", required_argument, NULL, OPT_STATE}, {0},
+        };
         char sock[PATH_MAX];
-        bool failed = false;
-        uint64_t *ids;
+        bool failed = false, many = false;
+        cJSON *req = proto_new("cancel");
+        uint64_t *ids, array = 0;
+        int64_t uid = -1;
         int o, n;
 
-        while ((o = cli_getopt(c, argc, argv, NULL)) > 0)
-                ;
-        if (o < 0)
+        while (req && (o = cli_getopt(c, argc, argv, options)) > 0) {
+                many = true;
+                if (o == OPT_USER && jobs_parse_user(c, optarg, &uid) != 0)
+                        o = CLI_OPTS_BAD;
+                else if (o == OPT_ARRAY && parse_id(c, optarg, &array) != 0)
+                        o = CLI_OPTS_BAD;
+                else if (o == OPT_STATE && strcmp(optarg, "pending") != 0 && strcmp(optarg, "running") != 0) {
+                        cli_usage_error(c, "--state: '%s' is not pending or running", optarg);
+                        o = CLI_OPTS_BAD;
+                }
+                if (o == CLI_OPTS_BAD)
+                        break;
+                if ((o == OPT_USER && !cJSON_AddNumberToObject(req, "user", (double)uid)) ||
+                    (o == OPT_ARRAY && !cJSON_AddNumberToObject(req, "array", (double)array)) ||
+                    (o == OPT_STATE && !cJSON_AddStringToObject(req, "state", optarg)))
+                        req = (cJSON_Delete(req), NULL);
+        }
+        if (!req) {
+                cli_error(c, "out of memory");
+                return EXIT_FAIL;
+        }
+        if (o < 0) {
+                cJSON_Delete(req);
                 return cli_opts_status(o);
+        }
         n = argc - optind;
+        for (int i = optind; i < argc; i++)
+                many = many || strpbrk(argv[i], ",-") != NULL;
+        /* --state alone means the caller's own jobs, unless root: others' would only be refused */
+        if (many && uid < 0 && !array && optind == argc && getuid() != 0 &&
+            !cJSON_AddNumberToObject(req, "user", (double)getuid())) {
+                cJSON_Delete(req);
+                cli_error(c, "out of memory");
+                return EXIT_FAIL;
+        }
+        if (many)
+                return cancel_many(c, req, argc, argv);
+        cJSON_Delete(req);
         if (n < 1)
                 return cli_usage_error(c, "give at least one job id (colony cancel JOB...)");
         ids = calloc((size_t)n, sizeof(*ids));
@@ -726,12 +859,10 @@ static void print_final(const job *j) {
         const char *detail = error_detail(j);
         char ran[FMT_BUF], how[FMT_BUF];
 
-        printf("job %" PRIu64 " (%s) %s", j->id, j->spec.name ? j->spec.name : "-", job_state_name(j->state));
-        if (j->start_usec && j->end_usec)
-                printf(" after %s", fmt_duration(j->end_usec - j->start_usec, ran, sizeof(ran)));
-        else if (j->state != JOB_LOST)
-                printf(", never started");
-        printf(": %s\n", detail ? detail : outcome_describe(j, how, sizeof(how)));
+        fmt_line(stdout, "job %" PRIu64 " (%s) %s%s%s: %s", j->id, j->spec.name ? j->spec.name : "-",
+                 job_state_name(j->state), j->start_usec && j->end_usec ? " after " : j->state != JOB_LOST ? ", never started" : "",
+                 j->start_usec && j->end_usec ? fmt_duration(j->end_usec - j->start_usec, ran, sizeof(ran)) : "",
+                 detail ? detail : outcome_describe(j, how, sizeof(how)));
 }
 
 /* --timeout SECONDS into milliseconds. Returns 0 or EXIT_USAGE after printing why. */

@@ -147,7 +147,7 @@ static int submit(measure *m, int i, bool loop, uint64_t *id) {
         int n = 3;
         extern char **environ;
         job_spec s = {.name = name, .job_type = (char *)m->types[i].name, .argv = argv, .env = environ,
-                      .cwd = m->cwd, .stdout_path = "/dev/null", .req = {.mcpu = m->mcpu, .mem = m->mem}};
+                      .umask = JOB_UMASK_DEFAULT, .cwd = m->cwd, .stdout_path = "/dev/null", .req = {.mcpu = m->mcpu, .mem = m->mem}};
         static char *const looped[] = {"/bin/sh", "-c", "while :; do \"$@\"; done", "sh"};
         int r;
 
@@ -415,7 +415,7 @@ static int report(measure *m) {
         int r = o ? 0 : EXIT_FAIL;
         if (r == 0 && m->upload && (r = alpha_cli_upload(m->c, m->sock, o, &version)) == 0)
                 cJSON_AddNumberToObject(o, "version", (double)version);
-        char *text = m->c->json && o ? cJSON_Print(o) : NULL;
+        char *text = m->c->json && o ? proto_print_pretty(o) : NULL;
         if (m->c->json && text)
                 puts(text);
         else if (m->c->json)

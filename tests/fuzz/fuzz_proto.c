@@ -7,11 +7,13 @@
  * - the incremental reader gives the same messages and the same error whether the bytes come in
  *   at once or a few at a time, and so does the blocking proto_recv;
  * - a job spec, job record or interference matrix that parses serializes to JSON that parses
- *   back to the same thing. */
+ *   back to the same thing;
+ * - colony's printers write valid UTF-8 that means what cJSON's printer writes (check_print). */
 #include "agentmsg.h"
 #include "alpha.h"
 #include "job.h"
 #include "proto.h"
+#include "utf8.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -74,18 +76,27 @@ static void check_alpha(const cJSON *obj) {
         alpha_free(&b);
 }
 
-/* proto_print's text means what cJSON's means: both read back and printed by cJSON alike
- * (cJSON_Compare would not do: it matches an object's duplicate keys to the first). */
+/* For a message of valid UTF-8, proto_print's and proto_print_pretty's texts mean what cJSON's
+ * mean: each reads back and is printed by cJSON as cJSON's own text is (cJSON_Compare would
+ * not do: it matches an object's duplicate keys to the first). For any message, both texts
+ * are valid UTF-8 (cJSON's need not be). */
 static void check_print(const cJSON *msg) {
-        char *texts[2] = { proto_print(msg), cJSON_PrintUnformatted(msg) }, *again[2] = { NULL, NULL };
-        for (int i = 0; i < 2; i++) {
+        char *texts[4] = { proto_print(msg), cJSON_PrintUnformatted(msg), proto_print_pretty(msg), cJSON_Print(msg) };
+        char *again[4] = { NULL, NULL, NULL, NULL }, err[PROTO_ERRLEN];
+        bool valid = proto_check_utf8(msg, err) == 0;
+        for (int i = 0; i < 4; i++) {
                 cJSON *back = texts[i] ? cJSON_Parse(texts[i]) : NULL;
                 again[i] = back ? cJSON_PrintUnformatted(back) : NULL;
                 cJSON_Delete(back);
         }
-        if (texts[0] && texts[1] && (!again[0] != !again[1] || (again[0] && strcmp(again[0], again[1]) != 0)))
-                abort();
-        for (int i = 0; i < 2; i++) {
+        for (int i = 0; i < 4; i += 2) {
+                if (texts[i] && utf8_invalid_at(texts[i]) >= 0)
+                        abort();
+                if (valid && texts[i] && texts[i + 1] &&
+                    (!again[i] != !again[i + 1] || (again[i] && strcmp(again[i], again[i + 1]) != 0)))
+                        abort();
+        }
+        for (int i = 0; i < 4; i++) {
                 free(texts[i]);
                 free(again[i]);
         }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Bad input gets a clear one-line error, changes nothing, and the controller keeps serving.
+# Bad input gets a clear one-line error, changes nothing, and the controller keeps serving;
+# a job's command line and environment are capped at 128 KiB each.
 . "$(dirname "$0")/lib.sh"
 # a vanished agent's job is lost after the node-lost timeout: seconds here, not the default 5 min
 printf '[controller]\nagent_timeout_ms = 2000\nnode_lost_timeout_ms = 4000\n' >"$DIR/controller.conf"
@@ -29,6 +30,15 @@ expect_error "bogus" json '{"v":1,"type":"queue","bogus":1}'
 expect_error "mem" json '{"v":1,"type":"submit","argv":["/bin/true"],"cwd":"/","mcpu":1000,"mem":-1}'
 expect_error "argv" json '{"v":1,"type":"submit","argv":[],"cwd":"/","mcpu":1000,"mem":1024}'
 expect_error "no job" json '{"v":1,"type":"show","id":999999}'
+# Strings that are not UTF-8 (here Latin-1) would make every JSON listing of the job invalid.
+expect_error "argv item 1: not valid UTF-8 (byte 3, after \"caf\")" json \
+        $'{"v":1,"type":"submit","argv":["/bin/echo","caf\xe9"],"cwd":"/","mcpu":1000,"mem":1048576}'
+expect_error "env item 1: not valid UTF-8" json \
+        $'{"v":1,"type":"submit","argv":["/bin/true"],"env":["A=1","B=\xff"],"cwd":"/","mcpu":1000,"mem":1048576}'
+expect_error "cwd: not valid UTF-8" json $'{"v":1,"type":"submit","argv":["/bin/true"],"cwd":"/t\xe9","mcpu":1000,"mem":1048576}'
+expect_error "id: required" json '{"v":1,"type":"cancel"}'
+expect_error "pending or running" json '{"v":1,"type":"cancel","state":"completed"}'
+expect_error "ranges" json '{"v":1,"type":"cancel","ranges":[[5,2]]}'
 
 # expect_cli_error EXIT TEXT ARGS...: the CLI refuses with one line and the given exit code.
 expect_cli_error() {
@@ -45,6 +55,18 @@ expect_cli_error 1 "no node" submit --cpus 100000 -- /bin/true
 expect_cli_error 1 "not found" submit -- /no/such/program
 expect_cli_error 1 "not found" submit -- no-such-program-anywhere
 expect_cli_error 1 "no job" cancel 999999
+expect_cli_error 1 "argv item 1: not valid UTF-8" submit -- /bin/echo $'caf\xe9'
+# size caps: a 1 MB command line, or 200 kB of environment, is refused with the sizes
+big=$(head -c 100000 /dev/zero | tr '\0' x)
+expect_cli_error 1 "argv: 1000020 bytes, more than the 131072 a job may have" submit -- /bin/echo \
+        "$big" "$big" "$big" "$big" "$big" "$big" "$big" "$big" "$big" "$big"
+set +e
+out=$(BIG1=$big BIG2=$big "$COLONY_BIN/colony" submit -- /bin/true 2>&1)
+rc=$?
+set -e
+[ "$rc" = 1 ] && grep -q "env: 2[0-9]* bytes, more than the 131072 a job may have" <<<"$out" ||
+        fail "200 kB of environment: exit $rc, $out"
+note "200 kB of environment -> $out"
 
 [ "$(njobs)" = "$before" ] || fail "bad input changed the job table ($before -> $(njobs) jobs)"
 [ "$(job_field "$running" state)" = running ] || fail "the running job was disturbed"

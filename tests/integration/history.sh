@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # colony history: finished jobs only, filtered by user, group, state and time, newest first,
-# paged with --limit and --before.
+# paged with --limit and --before, and by bytes (a page holds about 512 KiB of records).
 . "$(dirname "$0")/lib.sh"
 cluster_up --agents 1 --agent-cpus 2 --agent-mem 1G
 as_nobody() { setpriv --reuid 65534 --regid 65534 --clear-groups -- "$@"; }
@@ -30,5 +30,22 @@ if out=$(colony history --state running 2>&1); then fail "--state running accept
 grep -q "not a finished state" <<<"$out" || fail "--state running: $out"
 if out=$(colony history --since yesterday-ish 2>&1); then fail "a bad time accepted"; fi
 note "$out"
+
+# pages are cut by bytes too: 12 finished jobs of a 100 kB argument each (1.2 MB of records,
+# more than a message) page by a few at a time, and paging lists every one of them
+pad=$(head -c 100000 /dev/zero | tr '\0' x)
+big=()
+for i in $(seq 12); do big+=("$(colony submit --name big -- /bin/true "$pad")"); done
+for id in "${big[@]}"; do colony wait "$id" >/dev/null; done
+page=$(colony history --json --limit 100) || fail "history of 1.2 MB of records: $page"
+n=$(jq '.jobs | length' <<<"$page")
+[ "$n" -lt 12 ] && [ "$(jq .more <<<"$page")" = true ] || fail "a page of $n jobs, more $(jq .more <<<"$page")"
+seen=$n
+while [ "$(jq .more <<<"$page")" = true ]; do
+        page=$(colony history --json --limit 100 --before "$(jq '.jobs[-1].id' <<<"$page")")
+        seen=$((seen + $(jq '.jobs | length' <<<"$page")))
+done
+[ "$seen" = 16 ] || fail "paging listed $seen finished jobs, want 16"
+note "12 jobs of 100 kB: the first page holds $n, paging lists all"
 colony cancel "$running" >/dev/null
 echo "PASS"

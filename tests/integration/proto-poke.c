@@ -51,7 +51,7 @@ int main(int argc, char **argv) {
         char err[PROTO_ERRLEN] = "";
         int replies = 0;
         while ((replies == 0 || tcp) && proto_recv(fd, &reply, err) == 0) {
-                char *text = cJSON_PrintUnformatted(reply);
+                char *text = proto_print(reply);
                 puts(text);
                 free(text);
                 cJSON_Delete(reply);

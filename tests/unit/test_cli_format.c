@@ -61,6 +61,38 @@ START_TEST(command_lines_are_shell_quoted) {
 }
 END_TEST
 
+/* Control characters and bytes that are not UTF-8 reach no terminal raw: C escapes instead. */
+START_TEST(control_characters_are_escaped) {
+        static const struct {
+                const char *in, *out;
+        } cases[] = {
+                {"plain h\xc3\xa9 \xe2\x82\xac back\\slash", "plain h\xc3\xa9 \xe2\x82\xac back\\slash"},
+                {"a\nb\tc\rd", "a\\nb\\tc\\rd"},
+                {"\x1b]0;pwned\x07\x1b[2J", "\\x1b]0;pwned\\x07\\x1b[2J"},
+                {"del\x7f", "del\\x7f"},
+                {"csi\xc2\x9b" "31m nbsp\xc2\xa0", "csi\\u009b31m nbsp\xc2\xa0"}, /* C1 escaped, U+00A0 kept */
+                {"latin1 \xe9t\xe9 cut\xe2\x82", "latin1 \\xe9t\\xe9 cut\\xe2\\x82"},
+                {"", ""},
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                char *s = fmt_escape(cases[i].in);
+                ck_assert_str_eq(s, cases[i].out);
+                free(s);
+        }
+        char *out = NULL, *argv[] = {"/bin/sh", "-c", "printf '\x1b[31m'\necho \\done", NULL};
+        size_t len = 0;
+        FILE *f = open_memstream(&out, &len);
+        fmt_line(f, "%-6s%s", "name:", "evil\x1b[2J\nline");
+        fclose(f);
+        ck_assert_str_eq(out, "name: evil\\x1b[2J\\nline\n");
+        free(out);
+        /* bash reads it back as the same three words */
+        out = fmt_argv(argv);
+        ck_assert_str_eq(out, "/bin/sh -c $'printf \\'\\x1b[31m\\'\\necho \\\\done'");
+        free(out);
+}
+END_TEST
+
 START_TEST(tables_align_columns_to_the_widest_cell) {
         static const char *const headers[] = {"ID", "NAME", "STATE"};
         char *out = NULL;
@@ -72,12 +104,14 @@ START_TEST(tables_align_columns_to_the_widest_cell) {
         ck_assert_int_eq(fmt_table_row(&t, "7", "crunch-numbers", "running"), 0);
         ck_assert_int_eq(fmt_table_row(&t, "12", NULL, "pending"), 0);
         ck_assert_int_eq(fmt_table_row(&t, "13", "h\xc3\xa9", "x"), 0); /* UTF-8: two bytes, one column */
+        ck_assert_int_eq(fmt_table_row(&t, "14", "a\x1b[2Jb", "\n"), 0);   /* escaped, then measured */
         fmt_table_print(&t, f);
         fclose(f);
         ck_assert_str_eq(out, "ID  NAME            STATE\n"
                               "7   crunch-numbers  running\n"
                               "12  -               pending\n"
-                              "13  h\xc3\xa9              x\n");
+                              "13  h\xc3\xa9              x\n"
+                              "14  a\\x1b[2Jb       \\n\n");
         free(out);
         fmt_table_free(&t);
         ck_assert_int_eq(fmt_table_init(&t, 0, headers), -EINVAL);
@@ -105,6 +139,7 @@ static Suite *cli_format_suite(void) {
         tcase_add_test(tc, times_are_local_iso_8601_with_the_offset);
         tcase_add_test(tc, signals_by_name_or_number);
         tcase_add_test(tc, command_lines_are_shell_quoted);
+        tcase_add_test(tc, control_characters_are_escaped);
         tcase_add_test(tc, tables_align_columns_to_the_widest_cell);
         tcase_add_test(tc, text_wraps_at_word_boundaries);
         suite_add_tcase(s, tc);

@@ -28,6 +28,7 @@ START_TEST(good_spec_gets_defaults) {
         ck_assert_int_eq(spec.req.pids, 0);
         ck_assert_str_eq(spec.env[1], "B=");
         ck_assert_str_eq(spec.group, "physics/astro");
+        ck_assert_int_eq(spec.umask, 022); /* a client that predates the field */
         job_spec_free(&spec);
 }
 END_TEST
@@ -81,6 +82,9 @@ static const struct {
         { GOOD ",\"job_type\":\"x\\ty\"", "job_type" },
         { GOOD ",\"name\":false", "name" },
         { GOOD ",\"name\":\"bell\\u0007\"", "name" },
+        { GOOD ",\"umask\":512", "umask" },
+        { GOOD ",\"umask\":-1", "umask" },
+        { GOOD ",\"umask\":\"077\"", "umask" },
 };
 
 START_TEST(bad_specs_name_their_field) {
@@ -236,13 +240,14 @@ END_TEST
 START_TEST(spec_round_trip_keeps_env) {
         job_spec a, b;
         char err[PROTO_ERRLEN];
-        ck_assert_int_eq(parse(GOOD ",\"env\":[\"X=y\"],\"job_type\":\"cpu\"", &a, err), 0);
+        ck_assert_int_eq(parse(GOOD ",\"env\":[\"X=y\"],\"job_type\":\"cpu\",\"umask\":63", &a, err), 0);
         cJSON *obj = proto_new("launch");
         ck_assert_int_eq(job_spec_to_json(&a, obj), 0);
         b = (job_spec){ 0 };
         ck_assert_int_eq(job_spec_from_json(obj, &b, err), 0);
         ck_assert_str_eq(b.env[0], "X=y");
         ck_assert_str_eq(b.job_type, "cpu");
+        ck_assert_int_eq(b.umask, 077);
         ck_assert(res_equal(a.req, b.req));
         cJSON_Delete(obj);
         job_spec_free(&a);
@@ -322,6 +327,7 @@ START_TEST(record_parse_is_tolerant_but_not_blind) {
         ck_assert_int_eq(j.state, JOB_PENDING);
         ck_assert_ptr_null(j.spec.argv);
         ck_assert_ptr_null(j.node);
+        ck_assert_int_eq(j.spec.umask, 022); /* stored before the field */
         job_free(&j);
         cJSON_Delete(obj);
 
@@ -334,6 +340,7 @@ START_TEST(record_parse_is_tolerant_but_not_blind) {
                 "{\"id\":3,\"state\":\"failed\",\"exit_code\":256}",
                 "{\"id\":3,\"state\":\"failed\",\"signal\":-1}",
                 "{\"id\":3,\"state\":\"failed\",\"error\":5}",
+                "{\"id\":3,\"state\":\"pending\",\"umask\":4096}",
         };
         for (size_t i = 0; i < sizeof(broken) / sizeof(broken[0]); i++) {
                 obj = cJSON_Parse(broken[i]);

@@ -41,7 +41,7 @@ START_TEST(print_writes_integers_as_digits_and_the_rest_as_cjson) {
         cJSON *obj = cJSON_Parse(in);
         ck_assert_ptr_nonnull(obj);
         char *mine = proto_print(obj), *theirs = cJSON_PrintUnformatted(obj);
-        ck_assert_str_eq(mine, "{\"a\":1,\"b\":-3,\"c\":1763913600000000,\"big\":9.007199254740993e+18,"
+        ck_assert_str_eq(mine, "{\"a\":1,\"b\":-3,\"c\":1763913600000000,\"big\":9007199254740993024,"
                                "\"s\":\"q\\\"\\\\\\n\\t\\u0001\u00e9/\",\"x\":[true,false,null,0.5,-0.25,[]],"
                                "\"o\":{},\"e\":\"\",\"z\":-0}");
         cJSON *back = cJSON_Parse(mine), *ref = cJSON_Parse(theirs);
@@ -52,6 +52,99 @@ START_TEST(print_writes_integers_as_digits_and_the_rest_as_cjson) {
         cJSON_Delete(ref);
         free(mine);
         free(theirs);
+}
+END_TEST
+
+/* A strict int64 reader takes every integer proto_print and proto_frame write: digits, never
+ * "1.79565496963997e+15" as cJSON's "%1.15g" writes a timestamp in microseconds. */
+START_TEST(print_writes_usec_and_int64_sized_values_as_digits) {
+        static const struct {
+                double value;
+                const char *text;
+        } cases[] = {
+                { 1795654969639970.0, "1795654969639970" },   /* a *_usec of 2026 */
+                { -1795654969639970.0, "-1795654969639970" },
+                { 9007199254740992.0, "9007199254740992" },   /* 2^53 */
+                { 9223372036854774784.0, "9223372036854774784" }, /* the largest double below 2^63 */
+                { 1e300, "1e+300" },                          /* no int64: cJSON's way */
+                { 0.5, "0.5" },
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                cJSON *msg = proto_new("t");
+                cJSON_AddNumberToObject(msg, "n", cases[i].value);
+                char want[128], *frame, *text = proto_print(msg);
+                size_t len;
+                snprintf(want, sizeof(want), "{\"v\":1,\"type\":\"t\",\"n\":%s}", cases[i].text);
+                ck_assert_str_eq(text, want);
+                ck_assert_int_eq(proto_frame(msg, &frame, &len), 0);
+                ck_assert_uint_eq(len, PROTO_HEADER + strlen(want));
+                ck_assert_mem_eq(frame + PROTO_HEADER, want, strlen(want));
+                free(frame);
+                free(text);
+                cJSON_Delete(msg);
+        }
+}
+END_TEST
+
+/* proto_print_pretty lays a document out as cJSON_Print does, integers as digits. */
+START_TEST(print_pretty_is_laid_out_as_cjson) {
+        static const char in[] = "{\"jobs\":[{\"id\":1,\"argv\":[\"/bin/sh\",\"-c\"],\"o\":{}},{\"id\":2}],"
+                                 "\"e\":{},\"a\":[],\"x\":0.25,\"s\":\"\\u001b\"}";
+        cJSON *doc = cJSON_Parse(in);
+        char *mine = proto_print_pretty(doc), *theirs = cJSON_Print(doc);
+        ck_assert_str_eq(mine, theirs);
+        free(mine);
+        cJSON_AddNumberToObject(doc, "submit_usec", 1795654969639970.0);
+        mine = proto_print_pretty(doc);
+        ck_assert_ptr_nonnull(strstr(mine, "\"submit_usec\":\t1795654969639970\n}"));
+        free(mine);
+        free(theirs);
+        cJSON_Delete(doc);
+}
+END_TEST
+
+/* Strings that are not UTF-8 are refused with the field named; valid ones of every length pass. */
+START_TEST(strings_that_are_not_utf8_are_refused) {
+        static const struct {
+                const char *text;
+                long at; /* the first bad byte */
+        } bad[] = { { "a\xff", 1 }, { "\xc0\xaf", 0 } /* overlong */, { "\xed\xa0\x80", 0 } /* surrogate */,
+                    { "\xf4\x90\x80\x80", 0 } /* above U+10FFFF */, { "x\xe2\x82", 1 } /* cut */, { "\x80", 0 } };
+        char err[PROTO_ERRLEN], want[PROTO_ERRLEN];
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                cJSON *msg = proto_new("submit");
+                cJSON *argv = cJSON_AddArrayToObject(msg, "argv");
+                cJSON_AddItemToArray(argv, cJSON_CreateString("/bin/echo"));
+                cJSON_AddItemToArray(argv, cJSON_CreateString(bad[i].text));
+                ck_assert_int_eq(proto_check_utf8(msg, err), -EINVAL);
+                if (bad[i].at)
+                        snprintf(want, sizeof(want), "argv item 1: not valid UTF-8 (byte %ld, after \"%.*s\")", bad[i].at,
+                                 (int)bad[i].at, bad[i].text);
+                else
+                        snprintf(want, sizeof(want), "argv item 1: not valid UTF-8 (byte 0)");
+                ck_assert_str_eq(err, want);
+                cJSON_Delete(msg);
+                msg = proto_new("submit");
+                cJSON_AddStringToObject(msg, "name", bad[i].text);
+                ck_assert_int_eq(proto_check_utf8(msg, err), -EINVAL);
+                ck_assert_ptr_nonnull(strstr(err, "name: not valid UTF-8"));
+                cJSON_Delete(msg);
+        }
+        cJSON *ok = proto_new("submit");
+        cJSON_AddStringToObject(ok, "name", "caf\u00e9 \u20ac \U0001F600 \x7f");
+        ck_assert_int_eq(proto_check_utf8(ok, err), 0);
+        cJSON_Delete(ok);
+}
+END_TEST
+
+/* Whatever a string holds, proto_print writes valid UTF-8: a stray byte becomes U+FFFD. */
+START_TEST(print_writes_a_stray_byte_as_the_replacement_character) {
+        cJSON *msg = cJSON_CreateObject();
+        cJSON_AddStringToObject(msg, "error", "unknown field 'a\xff\xe2\x82' \u00e9");
+        char *text = proto_print(msg);
+        ck_assert_str_eq(text, "{\"error\":\"unknown field 'a\\ufffd\\ufffd\\ufffd' \u00e9\"}");
+        free(text);
+        cJSON_Delete(msg);
 }
 END_TEST
 
@@ -708,6 +801,10 @@ static Suite *proto_suite(void) {
         TCase *reader = tcase_create("reader");
         tcase_add_test(reader, round_trip_byte_by_byte);
         tcase_add_test(reader, print_writes_integers_as_digits_and_the_rest_as_cjson);
+        tcase_add_test(reader, print_writes_usec_and_int64_sized_values_as_digits);
+        tcase_add_test(reader, print_pretty_is_laid_out_as_cjson);
+        tcase_add_test(reader, strings_that_are_not_utf8_are_refused);
+        tcase_add_test(reader, print_writes_a_stray_byte_as_the_replacement_character);
         tcase_add_test(reader, two_frames_in_one_feed);
         tcase_add_test(reader, header_split_across_feeds);
         tcase_add_test(reader, frame_and_a_half_then_the_rest);

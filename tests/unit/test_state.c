@@ -245,6 +245,8 @@ START_TEST(only_owner_or_root_may_cancel) {
         ck_assert_int_eq(ctl_find_job(&st, mine)->state, JOB_RUNNING);
         ck_assert_int_eq(ctl_cancel(&st, queued, 0, 1500, err), 0); /* pending: ends at once */
         ck_assert_int_eq(ctl_find_job(&st, queued)->state, JOB_CANCELLED);
+        ck_assert_uint_eq(st.npending - st.nstale, 0); /* the queue drops it at the next pass */
+        ctl_tidy(&st);
         ck_assert_uint_eq(st.npending, 0);
         ck_assert_int_eq(ctl_cancel(&st, queued, 0, 1600, err), -EALREADY);
 }
@@ -915,6 +917,134 @@ START_TEST(transitions_are_events_stored_with_their_job) {
 }
 END_TEST
 
+/* One job of uid in group (NULL: none); its id, or 0 with err set. */
+static uint64_t submit_in(uid_t uid, const char *group) {
+        job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .name = strdup("g"),
+                          .group = group ? strdup(group) : NULL, .req = { .mcpu = 1000, .mem = MiB } };
+        spec.argv[0] = strdup("/bin/true");
+        uint64_t id = 0;
+        int r = ctl_submit(&st, uid, uid, "someone", &spec, 1000, &id, err);
+        job_spec_free(&spec);
+        return r < 0 ? 0 : id;
+}
+
+START_TEST(per_user_and_per_department_caps_hold_one_user_and_not_the_others) {
+        st.cfg.max_pending_per_user = 3;
+        st.cfg.max_pending_per_dept = 4;
+        uint64_t a[3];
+        for (int i = 0; i < 3; i++)
+                ck_assert_uint_ne(a[i] = submit_in(1000, "phys/theory"), 0);
+        ck_assert_uint_eq(submit_in(1000, NULL), 0);
+        ck_assert_str_eq(err, "queue full for user someone: 3 jobs pending (max_pending_per_user = 3)");
+        ck_assert_uint_eq(submit_array(2, 100), 0); /* uid 1000 too: an array is refused whole */
+        ck_assert_ptr_nonnull(strstr(err, "an array of 2 would pass max_pending_per_user (3): none submitted"));
+        ck_assert_uint_ne(submit_in(2000, "phys/exp"), 0); /* another user: the same department */
+        ck_assert_uint_eq(submit_in(3000, "phys"), 0);     /* the department's fifth */
+        ck_assert_str_eq(err, "queue full for department phys: 4 jobs pending (max_pending_per_dept = 4)");
+        ck_assert_uint_ne(submit_in(3000, "bio"), 0);
+        ck_assert_uint_ne(submit_in(3000, "physics"), 0); /* not phys: whole names */
+
+        ck_assert_int_eq(ctl_cancel(&st, a[0], 1000, 1500, err), 0); /* a cancel gives room back */
+        ck_assert_uint_ne(submit_in(1000, NULL), 0);
+        ck_assert_uint_eq(submit_in(1000, NULL), 0);
+        node("a", 1000, 1024 * MiB, NULL, 0);
+        ck_assert_int_eq(ctl_schedule(&st), 1); /* so does a start (a[1]) */
+        ck_assert_int_eq(ctl_find_job(&st, a[1])->state, JOB_RUNNING);
+        ck_assert_uint_ne(submit_in(1000, NULL), 0);
+        ck_assert_uint_eq(submit_in(1000, NULL), 0);
+}
+END_TEST
+
+START_TEST(an_array_made_in_slices_is_numbered_and_stored_slice_by_slice) {
+        job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .name = strdup("s"),
+                          .req = { .mcpu = 100, .mem = MiB } };
+        spec.argv[0] = strdup("/bin/true");
+        ctl_array a;
+        ck_assert_int_eq(ctl_array_begin(&st, 1000, 1000, "u", &spec, 10, 1000, &a, err), 0);
+        ck_assert_ptr_null(spec.argv); /* taken */
+        ck_assert_int_eq(ctl_array_more(&st, &a, 4, err), 0);
+        ck_assert_int_eq(rec.persisted, 4);
+        ck_assert_uint_eq(st.njobs, 4);
+        ck_assert_int_eq(ctl_array_more(&st, &a, 4, err), 0);
+        ck_assert_int_eq(ctl_array_more(&st, &a, 4, err), 1);
+        ck_assert_int_eq(rec.persisted, 10);
+        for (size_t i = 0; i < 10; i++) {
+                ck_assert_uint_eq(st.jobs[i]->id, a.first + i);
+                ck_assert_uint_eq(st.jobs[i]->array_first, a.first);
+                ck_assert_str_eq(st.jobs[i]->spec.argv[0], "/bin/true");
+        }
+        uint64_t first = a.first;
+        ctl_array_free(&a);
+        ck_assert_uint_eq(submit_as(0, 100, MiB), first + 10); /* the next id follows */
+        job_spec_free(&spec);
+}
+END_TEST
+
+START_TEST(a_bulk_cancel_ends_what_it_names_and_counts_the_rest) {
+        ctl_node *n = node("a", 1000, 1024 * MiB, NULL, 0);
+        uint64_t runner = submit_as(1000, 1000, MiB); /* runs */
+        uint64_t arr = submit_array(6, 100);            /* uid 1000, pending */
+        uint64_t other = submit_as(2000, 100, MiB);     /* another user's */
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ctl_cancel_counts counts = { 0 };
+        uint64_t cursor = 1;
+        /* by ranges, as uid 1000: 2 of the array and the other user's, refused */
+        uint64_t ranges[] = { arr, arr + 1, other, other };
+        ctl_cancel_filter f = { .uid = -1, .ranges = ranges, .nranges = 2, .state = -1 };
+        ck_assert_int_eq(ctl_cancel_some(&st, &f, 1000, 1500, &cursor, 100, &counts), 1);
+        ck_assert_uint_eq(counts.cancelled, 2);
+        ck_assert_uint_eq(counts.refused, 1);
+        ck_assert_int_eq(ctl_find_job(&st, arr + 1)->state, JOB_CANCELLED);
+        ck_assert_int_eq(ctl_find_job(&st, arr + 2)->state, JOB_PENDING);
+        ck_assert_int_eq(ctl_find_job(&st, other)->state, JOB_PENDING);
+        /* by array, a slice of 2 looked at per call: the rest of it, nothing beyond */
+        f = (ctl_cancel_filter){ .uid = -1, .array = arr, .state = -1 };
+        counts = (ctl_cancel_counts){ 0 };
+        cursor = 1;
+        int calls = 1;
+        while (ctl_cancel_some(&st, &f, 0, 1600, &cursor, 2, &counts) == 0)
+                calls++;
+        ck_assert_int_ge(calls, 3);
+        ck_assert_uint_eq(counts.cancelled, 4);
+        ck_assert_int_eq(ctl_find_job(&st, arr + 5)->state, JOB_CANCELLED);
+        ck_assert_int_eq(ctl_find_job(&st, other)->state, JOB_PENDING);
+        /* by user and state: the running job only, its agent asked */
+        f = (ctl_cancel_filter){ .uid = 1000, .state = JOB_RUNNING };
+        counts = (ctl_cancel_counts){ 0 };
+        cursor = 1;
+        ck_assert_int_eq(ctl_cancel_some(&st, &f, 1000, 1700, &cursor, 100, &counts), 1);
+        ck_assert_uint_eq(counts.stopping, 1);
+        ck_assert_uint_eq(counts.cancelled, 0);
+        ck_assert_uint_eq(rec.cancelled, 1);
+        ck_assert_int_eq(ctl_find_job(&st, runner)->state, JOB_RUNNING);
+        /* the queue keeps its order and drops the cancelled at the next pass */
+        ck_assert_uint_eq(st.npending - st.nstale, 1);
+        ctl_schedule(&st);
+        ck_assert_uint_eq(st.npending, 1);
+        ck_assert_uint_eq(st.pending[0]->id, other);
+        finish_ok(n, runner);
+}
+END_TEST
+
+START_TEST(a_strict_fifo_pass_goes_on_window_after_window_and_stops_where_a_full_pass_would) {
+        static const ctl_actions quiet = { rec_persist, no_launch, rec_cancel, no_end, rec_drop, NULL };
+        st.act = &quiet;
+        st.cfg.max_pending = 10000;
+        node("a", 250000, 8192 * MiB, NULL, 0); /* room for 2,500 of the jobs below */
+        uint64_t first = submit_as(0, 100, MiB);
+        for (int i = 1; i < 2600; i++)
+                ck_assert_uint_eq(submit_as(0, 100, MiB), first + (uint64_t)i);
+        ck_assert_int_eq(ctl_schedule(&st), 2500); /* three windows */
+        ck_assert_uint_eq(st.npending, 100);
+        ck_assert_uint_eq(st.pending[0]->id, first + 2500);
+        ck_assert_int_eq(ctl_find_job(&st, first + 2499)->state, JOB_RUNNING);
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        ck_assert_int_eq(ctl_cancel(&st, first + 2500, 0, 1500, err), 0);
+        ck_assert_int_eq(ctl_schedule(&st), 0); /* the next fits nowhere either */
+        ck_assert_uint_eq(st.npending, 99);
+}
+END_TEST
+
 static Suite *state_suite(void) {
         Suite *s = suite_create("state");
         TCase *tc = tcase_create("state");
@@ -926,6 +1056,10 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, queue_cap);
         tcase_add_test(tc, an_array_is_numbered_in_order_and_shares_its_first_jobs_strings);
         tcase_add_test(tc, an_array_past_max_pending_or_a_failed_write_stores_none_of_it);
+        tcase_add_test(tc, per_user_and_per_department_caps_hold_one_user_and_not_the_others);
+        tcase_add_test(tc, an_array_made_in_slices_is_numbered_and_stored_slice_by_slice);
+        tcase_add_test(tc, a_bulk_cancel_ends_what_it_names_and_counts_the_rest);
+        tcase_add_test(tc, a_strict_fifo_pass_goes_on_window_after_window_and_stops_where_a_full_pass_would);
         tcase_add_loop_test(tc, a_settled_pass_places_what_a_full_pass_would, 0, 3 * _SCHED_HEURISTIC_MAX);
         tcase_add_test(tc, only_owner_or_root_may_cancel);
         tcase_add_test(tc, a_lost_node_loses_its_jobs_and_frees_nothing_twice);
