@@ -21,6 +21,7 @@ typedef struct agent_config {
         int64_t default_pids;   /* pids.max for jobs that asked for 0 (0 = unlimited) */
         const char *state_dir;  /* the jobs' records (jobdir.h), created by the caller */
         bool stop_jobs_on_exit; /* agent_stop kills the jobs rather than leave them running */
+        int launch_timeout_ms;  /* a job not exec'd by then fails, naming the step it hangs in */
         tls_ctx *tls;           /* TLS to the controller (tls.h), or NULL for plain TCP */
         const char *tls_server_name; /* the name its certificate must carry (NULL: the controller's host) */
 } agent_config;

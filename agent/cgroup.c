@@ -430,7 +430,9 @@ int cg_kill_frozen(cg_backend *cg, const char *job, int64_t deadline_ms) {
         char dir[PATH_MAX];
         int r = cg->ops->job_dir(cg, job, dir, sizeof(dir));
 
-        while (r == 0) {
+        /* At least one round, so that a deadline already past (cg_job_kill with no time to
+         * wait, a round per turn of the agent's loop) still kills. */
+        for (bool first = true; r == 0; first = false) {
                 int64_t now = cg_now_ms();
                 int t;
 
@@ -439,7 +441,7 @@ int cg_kill_frozen(cg_backend *cg, const char *job, int64_t deadline_ms) {
                         return 0;
                 if (r < 0)
                         return r;
-                if (now >= deadline_ms)
+                if (now >= deadline_ms && !first)
                         return -ETIMEDOUT;
                 /* Frozen tasks cannot fork, so the list read next is complete. Should the freeze
                  * not settle (a task stuck in the kernel), kill what is listed and go round. */
@@ -450,7 +452,7 @@ int cg_kill_frozen(cg_backend *cg, const char *job, int64_t deadline_ms) {
                 t = cg->ops->job_freeze(cg, job, false, 0);
                 if (r == 0 || r == -ENOENT)
                         r = t == -ENOENT ? 0 : t;
-                if (r == 0)
+                if (r == 0 && deadline_ms > now)
                         (void)cg_wait_empty(cg, job, min_ms(cg_now_ms() + KILL_ROUND_MS, deadline_ms));
         }
         return r;

@@ -79,7 +79,8 @@ int cg_job_is_empty(cg_backend *cg, const char *job);
 int cg_job_signal(cg_backend *cg, const char *job, int sig);
 /* Kill every task in the job's cgroup so that none can escape by forking (v2: cgroup.kill; v1:
  * freeze, SIGKILL each task, thaw, repeat). Returns once the cgroup is empty, or -ETIMEDOUT
- * after timeout_ms. */
+ * after timeout_ms. With timeout_ms 0 it kills one round and waits for nothing: 0 when the
+ * cgroup is empty then, else -ETIMEDOUT (cgkill.h calls it so, a round per turn). */
 int cg_job_kill(cg_backend *cg, const char *job, int timeout_ms);
 /* Remove the job's cgroup everywhere, then its department's cgroups that are left empty.
  * -EBUSY if tasks remain. A missing cgroup is success. */

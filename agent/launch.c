@@ -39,6 +39,7 @@ typedef struct child_plan {
         size_t ngroups;
         char uid_text[16], gid_text[16];
         int go_fd, go_peer, err_fd, err_peer; /* the child's pipe ends, and the parent's */
+        int progress_fd;
 } child_plan;
 
 /* The user's supplementary groups from the group database, including gid; just gid when the
@@ -72,24 +73,37 @@ static int resolve_groups(uid_t uid, gid_t gid, gid_t **out, size_t *n) {
         }
 }
 
-/* Append s to the error message, truncating. Async-signal-safe. */
-static void append(child_error *e, const char *s) {
-        size_t l = strlen(e->what), n = strlen(s);
+/* Append s to the string buf of size bytes, truncating. Async-signal-safe. */
+static void append(char *buf, size_t size, const char *s) {
+        size_t l = strlen(buf), n = strlen(s);
 
-        if (n > sizeof(e->what) - 1 - l)
-                n = sizeof(e->what) - 1 - l;
-        memcpy(e->what + l, s, n);
-        e->what[l + n] = 0;
+        if (n > size - 1 - l)
+                n = size - 1 - l;
+        memcpy(buf + l, s, n);
+        buf[l + n] = 0;
+}
+
+/* Say which step (and arg) begins: should it hang (a dead NFS server, a FUSE mount that never
+ * answers), the agent names it. Async-signal-safe. */
+static void child_step(const child_plan *p, const char *step, const char *arg) {
+        launch_progress m = {0};
+
+        if (p->progress_fd <= 0)
+                return;
+        append(m.what, sizeof(m.what), step);
+        append(m.what, sizeof(m.what), " ");
+        append(m.what, sizeof(m.what), arg);
+        (void)!write(p->progress_fd, &m, sizeof(m));
 }
 
 /* Report step (and arg) with errno to the parent and end the child. */
 static _Noreturn void child_fail(const child_plan *p, const char *step, const char *arg) {
         child_error e = {.error = errno};
 
-        append(&e, step);
+        append(e.what, sizeof(e.what), step);
         if (arg) {
-                append(&e, " ");
-                append(&e, arg);
+                append(e.what, sizeof(e.what), " ");
+                append(e.what, sizeof(e.what), arg);
         }
         (void)!write(p->err_fd, &e, sizeof(e));
         _exit(127);
@@ -98,7 +112,10 @@ static _Noreturn void child_fail(const child_plan *p, const char *step, const ch
 /* Open path as the job's user and put it on fd. O_NONBLOCK only while opening: a FIFO
  * without a reader fails (ENXIO) instead of hanging the agent, which waits for our report. */
 static void child_redirect(const child_plan *p, const char *path, int flags, int fd) {
-        int o = open(path, flags | O_CLOEXEC | O_NONBLOCK, 0644);
+        int o;
+
+        child_step(p, "open", path);
+        o = open(path, flags | O_CLOEXEC | O_NONBLOCK, 0644);
 
         if (o < 0)
                 child_fail(p, "open", path);
@@ -168,6 +185,7 @@ static _Noreturn void child_run(const child_plan *p) {
                 child_fail(p, "setuid", p->uid_text);
         child_new_keyring(p);
         umask((mode_t)s->umask); /* the submitter's, before the output files are made */
+        child_step(p, "chdir", s->cwd ? s->cwd : "/");
         if (chdir(s->cwd ? s->cwd : "/") < 0)
                 child_fail(p, "chdir", s->cwd ? s->cwd : "/");
         child_redirect(p, "/dev/null", O_RDONLY, STDIN_FILENO);
@@ -177,6 +195,8 @@ static _Noreturn void child_run(const child_plan *p) {
                         child_fail(p, "dup2", errp);
         } else
                 child_redirect(p, errp, wflags, STDERR_FILENO);
+        /* Before the signals are reset: SIGPIPE stays ignored should the agent have gone. */
+        child_step(p, "execve", s->argv[0]);
         child_reset_signals(p);
         /* Close-on-exec rather than close: the error pipe must stay open until execve. */
         if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
@@ -248,7 +268,7 @@ static int make_pipes(int go[2], int ep[2], char *err, size_t errlen) {
 
 int launch_job(const launch_req *req, pid_t *pid, char *err, size_t errlen) {
         const job_spec *s = req->spec;
-        child_plan p = {.spec = s, .uid = req->uid, .gid = req->gid};
+        child_plan p = {.spec = s, .uid = req->uid, .gid = req->gid, .progress_fd = req->progress_fd};
         int go[2], ep[2], r;
         pid_t child;
 

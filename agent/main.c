@@ -24,17 +24,20 @@
 #include <strings.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
+#include <time.h>
 #include <unistd.h>
 
 #define DEFAULT_JOB_PIDS 4096
 #define NAME_MAX_LEN 64
 #define EXIT_USAGE 2
+#define DEFAULT_LAUNCH_TIMEOUT_MS 30000 /* a launch not exec'd by then hangs on a dead file system */
+#define MAX_LAUNCH_TIMEOUT_MS (3600 * 1000)
 #define STATE_DIR_PARENT "/run/colony" /* the default state directory is STATE_DIR_PARENT/<name> */
 
 typedef struct options {
         const char *controller, *secret_file, *name, *config_path, *state_dir;
         const char *tls_ca, *tls_cert, *tls_key, *tls_server_name; /* TLS to the controller when tls_ca is set */
-        const char *cpus, *mem, *pids, *default_pids; /* as typed; parsed after merging */
+        const char *cpus, *mem, *pids, *default_pids, *launch_timeout_ms; /* as typed; parsed after merging */
         int log_level;
         bool cleanup, stop_jobs_on_exit;
 } options;
@@ -42,7 +45,8 @@ typedef struct options {
 static const char *const config_keys[] = {
         "agent.controller", "agent.secret_file", "agent.name",         "agent.cpus",
         "agent.mem",        "agent.pids",        "agent.default_pids", "agent.state_dir",
-        "agent.tls_ca",     "agent.tls_cert",    "agent.tls_key",      "agent.tls_server_name", NULL,
+        "agent.tls_ca",     "agent.tls_cert",    "agent.tls_key",      "agent.tls_server_name",
+        "agent.launch_timeout_ms", NULL,
 };
 
 static void usage(FILE *f) {
@@ -57,6 +61,7 @@ static void usage(FILE *f) {
               "  --default-pids N        pids.max for jobs that ask for none (default 4096)\n"
               "  --state-dir DIR         job records for a restarted agent (default " STATE_DIR_PARENT "/NAME)\n"
               "  --stop-jobs-on-exit     SIGTERM kills every job (default: leave them to the next agent)\n"
+              "  --launch-timeout-ms N   fail a job not exec'd N ms after its launch (default 30000)\n"
               "  --tls-ca PEM            talk TLS to the controller, whose certificate must chain to\n"
               "                          this CA and name the --controller host\n"
               "  --tls-server-name NAME  the name the controller's certificate must carry instead\n"
@@ -72,7 +77,7 @@ static void usage(FILE *f) {
 static int parse_argv(int argc, char **argv, options *o) {
         enum { OPT_CONTROLLER = 256, OPT_SECRET, OPT_NAME, OPT_CPUS, OPT_MEM, OPT_PIDS,
                OPT_DEFAULT_PIDS, OPT_CONFIG, OPT_LOG_LEVEL, OPT_CLEANUP, OPT_HELP, OPT_STATE_DIR,
-               OPT_STOP_JOBS, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME };
+               OPT_STOP_JOBS, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME, OPT_LAUNCH_TIMEOUT };
         static const struct option longopts[] = {
                 {"controller", required_argument, NULL, OPT_CONTROLLER},
                 {"secret-file", required_argument, NULL, OPT_SECRET},
@@ -86,6 +91,7 @@ static int parse_argv(int argc, char **argv, options *o) {
                 {"cleanup", no_argument, NULL, OPT_CLEANUP},
                 {"state-dir", required_argument, NULL, OPT_STATE_DIR},
                 {"stop-jobs-on-exit", no_argument, NULL, OPT_STOP_JOBS},
+                {"launch-timeout-ms", required_argument, NULL, OPT_LAUNCH_TIMEOUT},
                 {"tls-ca", required_argument, NULL, OPT_TLS_CA},
                 {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
                 {"tls-key", required_argument, NULL, OPT_TLS_KEY},
@@ -110,6 +116,7 @@ static int parse_argv(int argc, char **argv, options *o) {
                 case OPT_CLEANUP: o->cleanup = true; break;
                 case OPT_STATE_DIR: o->state_dir = optarg; break;
                 case OPT_STOP_JOBS: o->stop_jobs_on_exit = true; break;
+                case OPT_LAUNCH_TIMEOUT: o->launch_timeout_ms = optarg; break;
                 case OPT_TLS_CA: o->tls_ca = optarg; break;
                 case OPT_TLS_CERT: o->tls_cert = optarg; break;
                 case OPT_TLS_KEY: o->tls_key = optarg; break;
@@ -275,6 +282,44 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 /* Run the agent until a signal or a fatal refusal. *keep says whether jobs may still run in
  * the subtree (left running, or never taken over when set-up failed), so that the cgroups and
  * the state directory must stay. Returns the exit status. */
+static uint64_t monotonic_usec(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* sd_event_loop, timing each turn's work (prepare and dispatch, not the wait): the loop must
+ * never stall, or heartbeats stop and the controller loses the host's jobs. A new longest turn
+ * is logged at debug level, the longest of all at exit. Returns the loop's exit code or -errno. */
+static int loop_timed(sd_event *e, const char *name) {
+        uint64_t longest = 0, iteration = 0, t0, dt;
+        int r = 0, code = 0;
+
+        while (sd_event_get_state(e) != SD_EVENT_FINISHED) {
+                t0 = monotonic_usec();
+                r = sd_event_prepare(e);
+                if (r == 0) {
+                        dt = monotonic_usec() - t0;
+                        r = sd_event_wait(e, UINT64_MAX);
+                        t0 = monotonic_usec() - dt;
+                }
+                if (r > 0)
+                        r = sd_event_dispatch(e);
+                if (r < 0)
+                        return r;
+                if ((dt = monotonic_usec() - t0) > longest) {
+                        longest = dt;
+                        (void)sd_event_get_iteration(e, &iteration);
+                        log_debug("host=%s: longest turn of the loop so far: %.1f ms (turn %" PRIu64 ")", name,
+                                  (double)longest / 1000, iteration);
+                }
+        }
+        log_info("host=%s: longest turn of the loop: %.1f ms", name, (double)longest / 1000);
+        r = sd_event_get_exit_code(e, &code);
+        return r < 0 ? r : code;
+}
+
 static int run_agent(const agent_config *cfg, cg_backend *cg, bool *keep) {
         char cpus[32], mem[32];
         sd_event *e = NULL;
@@ -304,7 +349,7 @@ static int run_agent(const agent_config *cfg, cg_backend *cg, bool *keep) {
                  units_format_cpus(cfg->capacity.mcpu, cpus, sizeof(cpus)),
                  units_format_size(cfg->capacity.mem, mem, sizeof(mem)), cfg->capacity.pids);
         sd_notifyf(0, "READY=1\nSTATUS=connecting to controller %s", cfg->controller);
-        r = sd_event_loop(e);
+        r = loop_timed(e, cfg->name);
         if (r < 0)
                 log_errno(LOG_ERR, r, "host=%s: event loop failed", cfg->name);
         sd_notify(0, cfg->stop_jobs_on_exit ? "STOPPING=1\nSTATUS=stopping every job" : "STOPPING=1");
@@ -379,9 +424,19 @@ static int configure(const options *o, const config *cfg, agent_config *ac, char
         char host[256];
         uint16_t port;
 
+        int64_t launch_ms = DEFAULT_LAUNCH_TIMEOUT_MS;
+
         if (resolve_resources(o, o->config_path ? cfg : NULL, &ac->capacity, &ac->default_pids,
-                              err, errlen) < 0)
+                              err, errlen) < 0 ||
+            get_setting(o->launch_timeout_ms, "launch-timeout-ms", o->config_path ? cfg : NULL, SETTING_UINT,
+                        MAX_LAUNCH_TIMEOUT_MS, &launch_ms, err, errlen) < 0)
                 return EXIT_USAGE;
+        if (launch_ms == 0) {
+                snprintf(err, errlen, "%s: must be at least 1 ms",
+                         o->launch_timeout_ms ? "--launch-timeout-ms" : "agent.launch_timeout_ms");
+                return EXIT_USAGE;
+        }
+        ac->launch_timeout_ms = (int)launch_ms;
         if (!o->controller || !o->secret_file) {
                 snprintf(err, errlen, "--%s is required", o->controller ? "secret-file" : "controller");
                 return EXIT_USAGE;

@@ -19,18 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SHEPHERD_NAME "colony-shepherd" /* what ps shows: 15 characters, the most comm holds */
 #define POLL_MS 5
 
 /* Exit statuses of a shepherd, for the agent's log when one ends early. */
 enum { SHEPHERD_OK, SHEPHERD_SETUP_FAILED, SHEPHERD_LAUNCH_FAILED, SHEPHERD_WRITE_FAILED };
-
-/* What the shepherd tells the agent once launch_job returned. */
-typedef struct shepherd_report {
-        int error; /* errno, 0 when the job runs */
-        pid_t pid; /* the job's main process */
-        char what[512];
-} shepherd_report;
 
 static int64_t now_usec(int clock) {
         struct timespec ts;
@@ -103,7 +95,8 @@ static int write_exit(const char *dir, uint64_t id, int status) {
 }
 
 static _Noreturn void shepherd_main(const launch_req *req, uint64_t id, const char *dir, int go, int report) {
-        shepherd_report rep = {0};
+        launch_progress rep = {.done = 1};
+        launch_req lr = *req;
         int status = 0;
         char c;
         ssize_t n;
@@ -115,7 +108,8 @@ static _Noreturn void shepherd_main(const launch_req *req, uint64_t id, const ch
         while (n < 0 && errno == EINTR);
         if (n != 1) /* the agent gave up on this job */
                 _exit(SHEPHERD_OK);
-        rep.error = -launch_job(req, &rep.pid, rep.what, sizeof(rep.what));
+        lr.progress_fd = report; /* the job's steps go straight to the agent */
+        rep.error = -launch_job(&lr, &rep.pid, rep.what, sizeof(rep.what));
         (void)!write(report, &rep, sizeof(rep));
         close(report);
         if (rep.error)
@@ -169,28 +163,7 @@ int shepherd_spawn(const launch_req *req, uint64_t id, const char *state_dir, sh
         return r;
 }
 
-/* Read the shepherd's report. Returns 0 with *job_pid, or -errno with err. */
-static int read_report(shepherd *sh, pid_t *job_pid, char *err, size_t errlen) {
-        shepherd_report rep;
-        ssize_t n;
-
-        do
-                n = read(sh->report_fd, &rep, sizeof(rep));
-        while (n < 0 && errno == EINTR);
-        if (n != (ssize_t)sizeof(rep)) {
-                snprintf(err, errlen, "shepherd %d ended before it could start the job", (int)sh->pid);
-                return n < 0 ? -errno : -EIO;
-        }
-        if (rep.error > 0) {
-                rep.what[sizeof(rep.what) - 1] = 0;
-                snprintf(err, errlen, "%s", rep.what);
-                return -rep.error;
-        }
-        *job_pid = rep.pid;
-        return 0;
-}
-
-int shepherd_go(shepherd *sh, pid_t *job_pid, char *err, size_t errlen) {
+int shepherd_go(shepherd *sh, char *err, size_t errlen) {
         int r = 0;
 
         /* go_peer is still open here, so a dead shepherd cannot make this write raise SIGPIPE. */
@@ -201,12 +174,25 @@ int shepherd_go(shepherd *sh, pid_t *job_pid, char *err, size_t errlen) {
         close(sh->go_fd);
         close(sh->go_peer);
         sh->go_fd = sh->go_peer = -1;
-        if (r == 0)
-                r = read_report(sh, job_pid, err, errlen);
         if (r < 0)
                 reap(sh->pid);
-        close_pipes(sh);
         return r;
+}
+
+int shepherd_read_progress(int fd, launch_progress *m) {
+        ssize_t n;
+
+        do
+                n = read(fd, m, sizeof(*m));
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return -errno;
+        if (n == 0)
+                return 0;
+        if (n != (ssize_t)sizeof(*m))
+                return -EIO;
+        m->what[sizeof(m->what) - 1] = 0;
+        return 1;
 }
 
 void shepherd_abort(shepherd *sh) {

@@ -5,8 +5,9 @@
  * /dev/null on its standard descriptors and closes every other one it inherited but its two
  * pipes (the controller socket above all), leaves the agent's session, becomes a child
  * subreaper (the job's orphans are reaped by it, not by PID 1), and waits for the agent's go.
- * Then it launches the job exactly as launch_job() does, tells the agent the job's pid or why
- * it could not start, waits for the job's main process, writes how it ended to job-<id>.exit
+ * Then it launches the job exactly as launch_job() does, the child telling the agent each step
+ * it begins over the report pipe, tells the agent the job's pid or why it could not start
+ * there too, waits for the job's main process, writes how it ended to job-<id>.exit
  * in the state directory (jobdir_write: atomic and durable), and exits. Whether the agent
  * still lives by then does not matter. */
 #pragma once
@@ -14,6 +15,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+/* What ps shows for a shepherd, and for its child until the job's exec: 15 characters, the
+ * most comm holds. */
+#define SHEPHERD_NAME "colony-shepherd"
 
 typedef struct shepherd {
         pid_t pid;
@@ -25,10 +30,14 @@ typedef struct shepherd {
  * shepherd_go or shepherd_abort. Returns 0, or -errno with the reason in err. */
 int shepherd_spawn(const launch_req *req, uint64_t id, const char *state_dir, shepherd *sh, char *err,
                    size_t errlen);
-/* Let the shepherd launch the job and wait until it knows how that went: 0 and *job_pid once
- * the job's exec succeeded, or -errno with the failed step in err ("chdir /nope: No such file
- * or directory") and the shepherd reaped. The pipes are closed either way. */
-int shepherd_go(shepherd *sh, pid_t *job_pid, char *err, size_t errlen);
+/* Let the shepherd launch the job, without waiting: from then on report_fd (the caller's to
+ * close) carries the job's steps and the outcome (launch_progress, read with
+ * shepherd_read_progress). Returns 0, or -errno with err and the shepherd reaped; the go pipe
+ * is closed either way. */
+int shepherd_go(shepherd *sh, char *err, size_t errlen);
+/* Read one record of a launch's progress from fd. Returns 1 with *m, 0 at end of file (the
+ * shepherd has gone), -EAGAIN when there is none yet, or -errno (-EIO: a torn record). */
+int shepherd_read_progress(int fd, launch_progress *m);
 /* Before the go: make the shepherd exit without starting anything, reap it, close the pipes. */
 void shepherd_abort(shepherd *sh);
 

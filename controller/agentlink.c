@@ -49,8 +49,40 @@ static void relaunch_unconfirmed(ctl_server *srv, ctl_node *n) {
         }
 }
 
+/* A stranger's link: refused at once when AGENT_PREAUTH_MAX others are, else counted, given
+ * AGENT_HELLO_DEADLINE_MS and only AGENT_PREAUTH_INPUT_MAX bytes until its hello proves the
+ * secret. Returns false when refused (closed). */
+static bool admit_stranger(ctl_server *srv, conn *c) {
+        unsigned missed;
+        if (srv->npreauth >= AGENT_PREAUTH_MAX) {
+                if (log_ratelimit_ok(&srv->preauth_refused, &missed))
+                        log_warning("agent link fd=%d refused: %d links have not authenticated yet (%u more refused "
+                                    "since the last such line)", c->fd, AGENT_PREAUTH_MAX, missed);
+                conn_close(c);
+                return false;
+        }
+        int r = conn_set_deadline(c, AGENT_HELLO_DEADLINE_MS, "hello");
+        if (r < 0) {
+                log_errno(LOG_ERR, r, "agent link fd=%d: cannot set its hello deadline", c->fd);
+                conn_close(c);
+                return false;
+        }
+        srv->npreauth++;
+        c->input_max = AGENT_PREAUTH_INPUT_MAX;
+        return true;
+}
+
+/* The link proved the secret: no more stranger's limits. */
+static void trust(ctl_server *srv, conn *c) {
+        srv->npreauth--;
+        c->input_max = 0;
+        (void)conn_set_deadline(c, 0, NULL);
+}
+
 /* A new agent link: send it the nonce its hello must answer. */
 static void agent_opened(conn *c) {
+        if (!admit_stranger(c->owner, c))
+                return;
         cJSON *msg = proto_new("challenge");
         int r = auth_nonce(c->challenge);
         if (r < 0 || !msg || !cJSON_AddStringToObject(msg, "nonce", c->challenge)) {
@@ -91,6 +123,7 @@ static void handle_hello(ctl_server *srv, conn *c, const cJSON *msg) {
                 return;
         }
         c->data = n;
+        trust(srv, c);
         cJSON *welcome = proto_new("welcome");
         if (welcome && (auth_proof(srv->secret, AUTH_CONTROLLER, c->challenge, nonce, h.name, proof) < 0 ||
                         !cJSON_AddStringToObject(welcome, "proof", proof) ||
@@ -255,6 +288,8 @@ static void agent_message(conn *c, const cJSON *msg) {
 static void agent_closed(conn *c) {
         ctl_server *srv = c->owner;
         ctl_node *n = c->data;
+        if (c->input_max)
+                srv->npreauth--; /* a stranger's, counted by admit_stranger */
         if (!n || n->link != c)
                 return;
         ctl_node_disconnected(&srv->state, n);

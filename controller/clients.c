@@ -632,7 +632,57 @@ static void drop_waiters_of(ctl_server *srv, conn *c) {
         srv->nwaiters = kept;
 }
 
+/* The count of client connections uid holds, added at 0 when absent; NULL when out of memory. */
+static uid_conns *uid_entry(ctl_server *srv, uid_t uid) {
+        for (size_t i = 0; i < srv->nclient_uids; i++)
+                if (srv->client_uids[i].uid == uid)
+                        return &srv->client_uids[i];
+        uid_conns *grown = realloc(srv->client_uids, (srv->nclient_uids + 1) * sizeof(*grown));
+        if (!grown)
+                return NULL;
+        srv->client_uids = grown;
+        grown[srv->nclient_uids] = (uid_conns){ .uid = uid };
+        return &grown[srv->nclient_uids++];
+}
+
+/* Count the new connection against its uid (refused ones too, until they close: a refusal is
+ * sent, and a flood of them must not be read as room), and refuse it past its cap: an idle
+ * connection costs the controller a descriptor, which it has a limited number of. */
+static void client_opened(conn *c) {
+        ctl_server *srv = c->owner;
+        uid_conns *e = c->uid == (uid_t)-1 ? NULL : uid_entry(srv, c->uid);
+        unsigned cap = c->uid == 0 || c->uid == geteuid() ? CLIENT_CONNS_PER_ADMIN : CLIENT_CONNS_PER_USER, missed;
+        char text[PROTO_ERRLEN];
+        if (!e) {
+                log_error("client fd=%d uid=%d: %s: closed", c->fd, (int)c->uid,
+                          c->uid == (uid_t)-1 ? "no peer credentials" : "out of memory");
+                c->uid = (uid_t)-1; /* counted nowhere */
+                conn_close(c);
+                return;
+        }
+        if (++e->n <= cap)
+                return;
+        if (log_ratelimit_ok(&srv->clients_refused, &missed))
+                log_warning("client fd=%d uid=%u pid=%d refused: the user has %u connections open (%u more refused "
+                            "since the last such line)", c->fd, (unsigned)c->uid, (int)c->pid, cap, missed);
+        snprintf(text, sizeof(text), "too many connections: uid %u has %u open to the controller, the most a user "
+                 "may", (unsigned)c->uid, cap);
+        conn_fail(c, text);
+}
+
+/* Uncount the closing connection from its uid; the entry goes when it counts none. */
+static void uncount(ctl_server *srv, conn *c) {
+        if (c->uid == (uid_t)-1)
+                return; /* never counted */
+        for (size_t i = 0; i < srv->nclient_uids; i++)
+                if (srv->client_uids[i].uid == c->uid && --srv->client_uids[i].n == 0) {
+                        srv->client_uids[i] = srv->client_uids[--srv->nclient_uids];
+                        return;
+                }
+}
+
 static void client_closed(conn *c) {
+        uncount(c->owner, c);
         drop_waiters_of(c->owner, c);
         server_bulk_forget(c->owner, c);
         free(c->data);
@@ -657,5 +707,5 @@ void server_answer_waiters(ctl_server *srv, const job *j) {
         free(ready);
 }
 
-const conn_ops client_conn_ops = { .on_message = client_message, .on_close = client_closed,
+const conn_ops client_conn_ops = { .on_open = client_opened, .on_message = client_message, .on_close = client_closed,
                                    .held = server_output_held, .held_list = server_held_list };

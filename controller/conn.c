@@ -16,7 +16,9 @@ typedef struct conn_full {
         sd_event_source *reaper;
         tls_conn *tls;                /* NULL: plain */
         bool tls_wants_out;           /* the last TLS call waits for writability */
-        sd_event_source *handshake;   /* TLS: closes a peer that never completes the handshake */
+        sd_event_source *deadline;    /* closes a peer that has not done what it must by then */
+        const char *deadline_what;
+        uint64_t deadline_ms;
 } conn_full;
 
 /* One read or write, through TLS when the connection has it: the count, or -errno (-EAGAIN:
@@ -71,7 +73,7 @@ static int destroy(sd_event_source *s, void *userdata) {
         held_unlink(c);
         sd_event_source_disable_unref(c->io);
         sd_event_source_disable_unref(cf->reaper);
-        sd_event_source_disable_unref(cf->handshake);
+        sd_event_source_disable_unref(cf->deadline);
         tls_conn_free(cf->tls);
         close(c->fd);
         proto_reader_free(&cf->reader);
@@ -208,6 +210,26 @@ static void dispatch(conn *c) {
         }
 }
 
+/* Whether c has input_max and the peer sent more than one frame of at most that: logged, and
+ * the peer told and cut. Before it is trusted a peer has one message to send (an agent's hello),
+ * so the reader never holds more than one such frame and a read's worth. */
+static bool over_input_max(conn_full *cf) {
+        conn *c = &cf->pub;
+        if (!c->input_max)
+                return false;
+        int64_t len = proto_reader_next_length(&cf->reader);
+        if (len <= (int64_t)c->input_max && cf->reader.len - cf->reader.off <= PROTO_HEADER + c->input_max)
+                return false;
+        static log_ratelimit lines = { .interval_usec = LOG_FLOOD_USEC }; /* strangers may come by the thousand */
+        unsigned missed;
+        if (log_ratelimit_ok(&lines, &missed))
+                log_warning("fd=%d pid=%d: more than one message of at most %zu bytes before authentication (%s): cut "
+                            "(%u more since the last such line)", c->fd, (int)c->pid, c->input_max,
+                            len > (int64_t)c->input_max ? "a larger frame" : "more frames", missed);
+        conn_fail(c, "too much input before authentication");
+        return true;
+}
+
 /* Read what the peer sent, up to a bound that keeps the loop fair to other peers (the more
  * requests one turn reads, the more share one commit: commit.c). TLS reads go on until OpenSSL
  * has nothing left, since what it decrypted and buffered would never wake the loop.
@@ -222,6 +244,8 @@ static bool take_input(conn_full *cf) {
                         return true;
                 if (n <= 0 || proto_reader_feed(&cf->reader, buf, (size_t)n) < 0)
                         return false;
+                if (over_input_max(cf))
+                        return true;
                 got += (size_t)n;
                 if (!cf->tls && (size_t)n < sizeof(buf))
                         return true;
@@ -253,26 +277,32 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         return 0;
 }
 
-static int on_handshake_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
+static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
+        static log_ratelimit lines = { .interval_usec = LOG_FLOOD_USEC }; /* strangers may come by the thousand */
         conn_full *cf = userdata;
+        unsigned missed;
         (void)s;
         (void)usec;
-        if (!tls_handshake_done(cf->tls)) {
-                log_warning("fd=%d: no TLS handshake within %d s (a peer without TLS?): closed", cf->pub.fd,
-                            CONN_TLS_HANDSHAKE_MS / 1000);
-                conn_close(&cf->pub);
-        }
+        bool handshake = cf->tls && !tls_handshake_done(cf->tls);
+        if (log_ratelimit_ok(&lines, &missed))
+                log_warning("fd=%d: no %s within %g s%s: closed (%u more deadlines since the last such line)",
+                            cf->pub.fd, handshake ? "TLS handshake" : cf->deadline_what, (double)cf->deadline_ms / 1000,
+                            handshake ? " (a peer without TLS?)" : "", missed);
+        conn_close(&cf->pub);
         return 0;
 }
 
-/* Wrap fd in TLS as a server of tls and give the peer CONN_TLS_HANDSHAKE_MS to complete the
- * handshake. Returns 0 or -errno. */
-static int start_tls(sd_event *event, conn_full *cf, tls_ctx *tls) {
-        int r = tls_conn_new(tls, cf->pub.fd, NULL, &cf->tls);
-        if (r >= 0)
-                r = sd_event_add_time_relative(event, &cf->handshake, CLOCK_MONOTONIC,
-                                               (uint64_t)CONN_TLS_HANDSHAKE_MS * 1000, 0, on_handshake_timeout, cf);
-        return r;
+int conn_set_deadline(conn *c, uint64_t ms, const char *what) {
+        conn_full *cf = (conn_full *)c;
+        cf->deadline_ms = ms;
+        cf->deadline_what = what;
+        if (!ms)
+                return cf->deadline ? sd_event_source_set_enabled(cf->deadline, SD_EVENT_OFF) : 0;
+        if (!cf->deadline)
+                return sd_event_add_time_relative(sd_event_source_get_event(c->io), &cf->deadline, CLOCK_MONOTONIC,
+                                                  ms * 1000, 0, on_deadline, cf);
+        int r = sd_event_source_set_time_relative(cf->deadline, ms * 1000);
+        return r < 0 ? r : sd_event_source_set_enabled(cf->deadline, SD_EVENT_ONESHOT);
 }
 
 int conn_new(sd_event *event, int fd, tls_ctx *tls, const conn_ops *ops, void *owner, conn **out) {
@@ -290,11 +320,10 @@ int conn_new(sd_event *event, int fd, tls_ctx *tls, const conn_ops *ops, void *o
                 c->gid = cred.gid;
                 c->pid = cred.pid;
         }
-        int r = tls ? start_tls(event, cf, tls) : 0;
+        int r = tls ? tls_conn_new(tls, fd, NULL, &cf->tls) : 0;
         if (r >= 0)
                 r = sd_event_add_io(event, &c->io, fd, EPOLLIN, on_io, cf);
         if (r < 0) {
-                sd_event_source_disable_unref(cf->handshake);
                 tls_conn_free(cf->tls);
                 close(fd);
                 free(cf);

@@ -11,12 +11,12 @@
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
 #define CONN_OUTPUT_MAX (8 * 1024 * 1024)
 #define CONN_READ_PER_TURN (1024 * 1024) /* bytes read from one plain peer per turn of the loop, at most */
-#define CONN_TLS_HANDSHAKE_MS 5000        /* a TLS peer that has not completed the handshake by then is dropped */
 
 typedef struct conn conn;
 
@@ -56,13 +56,18 @@ struct conn {
         char challenge[AUTH_HEX_LEN + 1]; /* the nonce an agent link must answer ("" on others) */
         char *out;
         size_t out_len, out_off, out_cap;
+        size_t input_max; /* 0, or the peer may send one frame of at most this many bytes: a larger one, or
+                           * more input, gets an error and the close. An owner sets it until it
+                           * trusts the peer, so that a stranger cannot park a megabyte of partial
+                           * frame in the controller */
         bool closed, close_after_flush;
         conn *held_next, **held_prev; /* on the held list when held_prev is set */
 };
 
 /* Wrap an accepted, non-blocking fd (the conn owns it), as the TLS server of tls when it is not
- * NULL (borrowed for the connection's life). Unix peers' credentials are read with SO_PEERCRED.
- * Returns 0 and *out, or -errno (fd closed). */
+ * NULL (borrowed for the connection's life: give the peer a deadline, conn_set_deadline, or a
+ * peer that never completes the handshake stays). Unix peers' credentials are read with
+ * SO_PEERCRED. Returns 0 and *out, or -errno (fd closed). */
 int conn_new(sd_event *event, int fd, tls_ctx *tls, const conn_ops *ops, void *owner, conn **out);
 /* Queue one message. Returns 0, -EMSGSIZE when the message is larger than a frame may be (the
  * connection stays open), or another -errno when the peer is gone or too slow (it is closed). */
@@ -72,6 +77,10 @@ size_t conn_unsent(const conn *c);
 /* Write what every connection on l holds (held must be false for them by now) and empty l:
  * what a socket does not take at once waits for it to be writable. */
 void conn_release_held(conn_held_list *l);
+/* Close c, logging "no <what> within N s", unless conn_set_deadline is called again first; ms 0
+ * clears the deadline (what is then unused). what is borrowed: a string literal. A TLS peer
+ * still in its handshake at the deadline is logged as such. Returns 0 or -errno. */
+int conn_set_deadline(conn *c, uint64_t ms, const char *what);
 /* Send {"type":"error"} with text, then close once it is flushed. */
 void conn_fail(conn *c, const char *text);
 /* Stop reading and writing now; on_close runs and memory is freed on the next loop iteration.

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <systemd/sd-daemon.h>
 #include <time.h>
@@ -308,12 +309,44 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
         return 0;
 }
 
+/* How long a listener rests when the process or the system is out of descriptors (or memory):
+ * the pending connection stays in the backlog, so the listener's readiness would otherwise make
+ * every turn of the loop fail the same accept. */
+#define ACCEPT_BACKOFF_MS 250
+
 typedef struct listener {
         ctl_server *srv;
         const conn_ops *ops;
         const char *what;
         tls_ctx *tls; /* NULL: plain */
+        sd_event_source *src, *rest; /* the listening socket; the timer that ends a backoff */
+        log_ratelimit accept_failed;
 } listener;
+
+static int end_backoff(sd_event_source *s, uint64_t usec, void *userdata) {
+        listener *l = userdata;
+        (void)s;
+        (void)usec;
+        return sd_event_source_set_enabled(l->src, SD_EVENT_ON);
+}
+
+/* Stop accepting on l for ACCEPT_BACKOFF_MS, logging at most once per accept_failed interval. */
+static void back_off(listener *l, int err) {
+        unsigned missed;
+        int r = sd_event_source_set_enabled(l->src, SD_EVENT_OFF);
+        if (r >= 0 && !l->rest)
+                r = sd_event_add_time_relative(sd_event_source_get_event(l->src), &l->rest, CLOCK_MONOTONIC,
+                                               ACCEPT_BACKOFF_MS * 1000, 0, end_backoff, l);
+        else if (r >= 0 && (r = sd_event_source_set_time_relative(l->rest, ACCEPT_BACKOFF_MS * 1000)) >= 0)
+                r = sd_event_source_set_enabled(l->rest, SD_EVENT_ONESHOT);
+        if (r < 0) { /* without the timer, resting would be for ever */
+                (void)sd_event_source_set_enabled(l->src, SD_EVENT_ON);
+                log_errno(LOG_ERR, r, "%s listener: cannot back off", l->what);
+        }
+        if (log_ratelimit_ok(&l->accept_failed, &missed))
+                log_errno(LOG_WARNING, err, "accept on the %s listener: resting %d ms each time (%u more failures since "
+                          "the last such line)", l->what, ACCEPT_BACKOFF_MS, missed);
+}
 
 static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         listener *l = userdata;
@@ -321,7 +354,9 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
         (void)revents;
         int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (cfd < 0) {
-                if (errno != EAGAIN && errno != EINTR)
+                if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+                        back_off(l, -errno);
+                else if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
                         log_errno(LOG_WARNING, -errno, "accept on the %s listener", l->what);
                 return 0;
         }
@@ -329,6 +364,21 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
         if (r < 0)
                 log_errno(LOG_WARNING, r, "new %s connection", l->what);
         return 0;
+}
+
+/* Each idle connection holds a descriptor: take the hard limit, not the soft 1024 that
+ * select() users need (the controller uses none). */
+static void raise_nofile(void) {
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == rl.rlim_max)
+                return;
+        rlim_t was = rl.rlim_cur;
+        rl.rlim_cur = rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+                log_errno(LOG_WARNING, -errno, "cannot raise the open files limit from %llu", (unsigned long long)was);
+        else
+                log_info("open files limit raised from %llu to %llu", (unsigned long long)was,
+                         (unsigned long long)rl.rlim_cur);
 }
 
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -455,8 +505,8 @@ static int open_tls(const options *o, tls_ctx **out) {
  * loop. */
 static int open_listeners(ctl_server *srv, const options *o, listener ls[2]) {
         uint16_t port;
-        ls[0] = (listener){ srv, &client_conn_ops, "client", NULL };
-        ls[1] = (listener){ srv, &agent_conn_ops, "agent", NULL };
+        ls[0] = (listener){ srv, &client_conn_ops, "client", NULL, .accept_failed.interval_usec = LOG_FLOOD_USEC };
+        ls[1] = (listener){ srv, &agent_conn_ops, "agent", NULL, .accept_failed.interval_usec = LOG_FLOOD_USEC };
         if (open_tls(o, &ls[1].tls) < 0)
                 return -EINVAL;
         int ufd = net_listen_unix(o->socket, 0666);
@@ -470,11 +520,10 @@ static int open_listeners(ctl_server *srv, const options *o, listener ls[2]) {
         int r;
         if (o->port_file && (r = write_port_file(o->port_file, port)) < 0)
                 log_errno(LOG_ERR, r, "port file %s", o->port_file);
-        sd_event_source *src;
-        if ((r = sd_event_add_io(srv->event, &src, ufd, EPOLLIN, on_accept, &ls[0])) < 0 ||
-            (r = sd_event_source_set_io_fd_own(src, 1)) < 0 ||
-            (r = sd_event_add_io(srv->event, &src, tfd, EPOLLIN, on_accept, &ls[1])) < 0 ||
-            (r = sd_event_source_set_io_fd_own(src, 1)) < 0 ||
+        if ((r = sd_event_add_io(srv->event, &ls[0].src, ufd, EPOLLIN, on_accept, &ls[0])) < 0 ||
+            (r = sd_event_source_set_io_fd_own(ls[0].src, 1)) < 0 ||
+            (r = sd_event_add_io(srv->event, &ls[1].src, tfd, EPOLLIN, on_accept, &ls[1])) < 0 ||
+            (r = sd_event_source_set_io_fd_own(ls[1].src, 1)) < 0 ||
             (r = sd_event_add_signal(srv->event, NULL, SIGTERM, NULL, NULL)) < 0 ||
             (r = sd_event_add_signal(srv->event, NULL, SIGINT, NULL, NULL)) < 0 ||
             (r = sd_event_add_signal(srv->event, NULL, SIGHUP, on_sighup, srv)) < 0 ||
@@ -536,7 +585,10 @@ int main(int argc, char **argv) {
         char err[512];
         if (parse_args(argc, argv, &o) < 0)
                 return 2;
-        ctl_server srv = { .config_path = o.config, .fairness_arg = o.fairness };
+        ctl_server srv = { .config_path = o.config,
+                           .fairness_arg = o.fairness,
+                           .preauth_refused.interval_usec = LOG_FLOOD_USEC,
+                           .clients_refused.interval_usec = LOG_FLOOD_USEC };
         ctl_lotes_options lotes = CTL_LOTES_DEFAULTS;
         if (o.config && (apply_config(&o, &cfg, err, sizeof(err)) < 0 ||
                          depts_from_config(&cfg, &srv.depts, err, sizeof(err)) < 0 ||
@@ -561,6 +613,7 @@ int main(int argc, char **argv) {
                 return 2;
         }
         log_open_journal("colony-controller", prio);
+        raise_nofile();
         /* Each submission's SQLite pages and job strings take the heap's top, and glibc gave it
          * back to the kernel (brk down) only to take it again (brk up) a few submissions later:
          * 30% of a submission's CPU. Extend by 16 MiB at a time and give back only past 64 MiB
@@ -604,6 +657,9 @@ int main(int argc, char **argv) {
         server_events_close(&srv);
         jobstore_close(srv.store);
         free(srv.waiters);
+        free(srv.client_uids);
+        for (size_t i = 0; i < 2; i++)
+                sd_event_source_disable_unref(ls[i].rest);
         tls_ctx_free(ls[1].tls); /* OpenSSL counts the references of connections still open */
         free(srv.secret);
         sd_event_unref(srv.event);

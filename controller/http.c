@@ -18,7 +18,7 @@ extern const size_t status_page_html_len;
 
 /* Enough for a browser's headers; a request beyond it is refused by libmicrohttpd. */
 #define HTTP_MEMORY_LIMIT (32 * 1024)
-#define HTTP_CONNECTIONS_MAX 64
+#define HTTP_CONNECTIONS_MAX 256 /* so that slow clients from 16 addresses (HTTP_PER_IP_MAX each) leave room */
 #define HTTP_PER_IP_MAX 16
 #define HTTP_IDLE_SECONDS 10
 
@@ -91,13 +91,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return send_text(c, MHD_HTTP_NOT_FOUND, "not found: try /, /api/status or /metrics\n");
 }
 
-/* Mostly what a client did wrong (a header too large, a reset): worth a line, not a warning. */
+/* Mostly what a client did wrong (a header too large, a reset): worth a line, not a warning,
+ * and one per LOG_FLOOD_USEC, as a flood of clients gets one each. */
 static void mhd_log(void *cls, const char *fmt, va_list ap) {
+        static log_ratelimit lines = { .interval_usec = LOG_FLOOD_USEC };
         char text[512];
+        unsigned missed;
         (void)cls;
+        if (!log_ratelimit_ok(&lines, &missed))
+                return;
         vsnprintf(text, sizeof(text), fmt, ap);
         text[strcspn(text, "\n")] = '\0';
-        log_info("http: %s", text);
+        log_info("http: %s (%u more messages since the last)", text, missed);
 }
 
 /* Let libmicrohttpd do what its fds allow, then arm the timer for its next deadline. */

@@ -4,10 +4,29 @@
 #include "events.h"
 #include "jobstore.h"
 #include "cpuwin.h"
+#include "log.h"
 #include "lotes_plan.h"
 #include "state.h"
 #include "stats.h"
 #include <systemd/sd-event.h>
+
+/* Limits on peers not yet trusted (docs/architecture.md, "Limits"). An agent link must complete
+ * its TLS handshake and hello within AGENT_HELLO_DEADLINE_MS, in one frame of at most
+ * AGENT_PREAUTH_INPUT_MAX bytes (a hello listing some 7,000 running jobs fits); at most
+ * AGENT_PREAUTH_MAX links may be at that stage at once, so strangers hold at most about 8 MiB.
+ * A user may hold CLIENT_CONNS_PER_USER client connections at once; root and the controller's
+ * own user CLIENT_CONNS_PER_ADMIN. */
+#define AGENT_HELLO_DEADLINE_MS 10000
+#define AGENT_PREAUTH_INPUT_MAX (64 * 1024)
+#define AGENT_PREAUTH_MAX 128
+#define CLIENT_CONNS_PER_USER 256
+#define CLIENT_CONNS_PER_ADMIN 1024
+
+/* How many client connections one uid holds (clients.c). */
+typedef struct uid_conns {
+        uid_t uid;
+        unsigned n;
+} uid_conns;
 
 typedef struct waiter {
         conn *client;
@@ -58,6 +77,11 @@ typedef struct ctl_server {
         bulk_task **bulk;    /* requests done a slice per turn, in order (bulk.c) */
         size_t nbulk;
         sd_event_source *bulk_source; /* a timer, due at once while bulk has any */
+        size_t npreauth;              /* agent links that have not proved the secret yet */
+        log_ratelimit preauth_refused; /* agentlink.c: links refused for AGENT_PREAUTH_MAX */
+        uid_conns *client_uids;       /* clients.c: per uid holding any, the count */
+        size_t nclient_uids;
+        log_ratelimit clients_refused; /* clients.c: connections refused for the per-user cap */
 } ctl_server;
 
 /* CLOCK_REALTIME in microseconds (job times are wall-clock for users). */

@@ -123,3 +123,17 @@ int log_errno(int priority, int err, const char *fmt, ...) {
         va_end(ap);
         return err;
 }
+
+bool log_ratelimit_ok(log_ratelimit *rl, unsigned *missed) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        uint64_t now = (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+        if (now < rl->next_usec) {
+                rl->missed++;
+                return false;
+        }
+        rl->next_usec = now + rl->interval_usec;
+        *missed = rl->missed;
+        rl->missed = 0;
+        return true;
+}

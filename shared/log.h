@@ -6,6 +6,8 @@
 #pragma once
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <syslog.h>
 
 /* Where a line goes instead of stderr: priority (0..7), the program's ident, the formatted text. */
@@ -32,6 +34,21 @@ int log_errno(int priority, int err, const char *fmt, ...) __attribute__((format
 void log_hold(void);
 /* End a log_hold; the outermost writes what was held. */
 void log_release(void);
+
+/* A condition that may recur thousands of times a second (a flood of connections): one line
+ * per interval at most, saying how many were left out. Zero-initialise, then set interval_usec. */
+typedef struct log_ratelimit {
+        uint64_t interval_usec;
+        uint64_t next_usec; /* CLOCK_MONOTONIC: no line before then */
+        unsigned missed;    /* occurrences not logged since the last line */
+} log_ratelimit;
+
+/* The interval for a flood's warnings (refused or cut connections, failed accepts). */
+#define LOG_FLOOD_USEC (10 * 1000000ULL)
+
+/* Whether this occurrence may be logged: true at most once per interval, with *missed set to
+ * the occurrences left out since the last line (and reset); false counts one more. */
+bool log_ratelimit_ok(log_ratelimit *rl, unsigned *missed);
 
 #define log_error(...) log_msg(LOG_ERR, __VA_ARGS__)
 #define log_warning(...) log_msg(LOG_WARNING, __VA_ARGS__)

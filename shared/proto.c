@@ -355,6 +355,10 @@ int proto_reader_next(proto_reader *r, cJSON **msg, char err[PROTO_ERRLEN]) {
         return ret < 0 ? ret : 1;
 }
 
+int64_t proto_reader_next_length(const proto_reader *r) {
+        return r->len - r->off < PROTO_HEADER ? -1 : (int64_t)frame_length(r->buf + r->off);
+}
+
 void proto_reader_free(proto_reader *r) {
         free(r->buf);
         *r = (proto_reader){ 0 };

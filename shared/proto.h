@@ -55,6 +55,9 @@ int proto_reader_feed(proto_reader *r, const void *data, size_t n);
  * PROTO_MAX_MSG), -EBADMSG (not JSON, not an object, no "type"), -EPROTO (wrong "v").
  * After an error the stream is unusable: close the connection. */
 int proto_reader_next(proto_reader *r, cJSON **msg, char err[PROTO_ERRLEN]);
+/* The length the next frame's header announces (valid or not), or -1 before its 4 bytes are
+ * in: for a reader that trusts its peer with less than a whole frame. */
+int64_t proto_reader_next_length(const proto_reader *r);
 /* Free the reader's buffer. */
 void proto_reader_free(proto_reader *r);
 

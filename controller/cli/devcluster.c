@@ -584,7 +584,7 @@ static int start_agents(const dev_options *o, const char *prog, dev_cluster *cl,
                 dev_daemon *a = &cl->agents[i];
                 /* `colony down` must leave nothing behind: the agents kill their jobs on SIGTERM. */
                 const char *argv[] = {prog, "--name", a->name, "--controller", cl->agent_address, "--secret-file", secret,
-                                      "--state-dir", state, "--stop-jobs-on-exit", NULL, NULL, NULL, NULL, NULL};
+                                      "--state-dir", state, "--stop-jobs-on-exit", NULL, NULL, NULL, NULL, NULL, NULL, NULL};
                 size_t k = 10;
                 if (a->kept)
                         continue;
@@ -595,6 +595,10 @@ static int start_agents(const dev_options *o, const char *prog, dev_cluster *cl,
                 if (o->agent_mem) {
                         argv[k++] = "--mem";
                         argv[k++] = o->agent_mem;
+                }
+                if (o->launch_timeout_ms) {
+                        argv[k++] = "--launch-timeout-ms";
+                        argv[k++] = o->launch_timeout_ms;
                 }
                 log_path(log, o->dir, a->name);
                 state_path(state, o->dir, a->name);

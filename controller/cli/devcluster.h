@@ -27,6 +27,7 @@ typedef struct dev_options {
         const char *config;      /* the controller's --config (absolute), or NULL */
         const char *listen_host; /* the address agents connect to, or NULL for 127.0.0.1 */
         const char *agent_timeout_ms; /* the controller's --agent-timeout-ms as typed, or NULL */
+        const char *launch_timeout_ms; /* each agent's --launch-timeout-ms as typed, or NULL */
         int timeout_ms;          /* until every agent is up */
 } dev_options;
 

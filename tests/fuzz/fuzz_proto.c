@@ -1,5 +1,5 @@
 /* fuzz_proto.c - the wire protocol as the controller, the agents and the CLI meet it
- * (shared/proto.c, shared/job.c, controller/agentmsg.c): bytes off a socket through the frame
+ * (shared/proto.c, shared/job.c, controller/agentmsg.c, agent/launchmsg.c): bytes off a socket through the frame
  * decoder, each message it yields through the field checks and the job model's parsers. Each
  * input is read twice: as a byte stream, and as the body of one frame.
  *
@@ -12,6 +12,7 @@
 #include "agentmsg.h"
 #include "alpha.h"
 #include "job.h"
+#include "launchmsg.h"
 #include "proto.h"
 #include "utf8.h"
 #include <errno.h>
@@ -107,6 +108,7 @@ static void check_message(const cJSON *msg) {
         char err[PROTO_ERRLEN];
         job_result res;
         agent_hello hello;
+        launch_msg launch = { 0 };
         const cJSON *item;
         (void)proto_check_fields(msg, job_spec_fields, err);
         (void)proto_check_fields(msg, job_submit_fields, err);
@@ -115,6 +117,8 @@ static void check_message(const cJSON *msg) {
                 job_result_free(&res);
         if (agentmsg_hello(msg, &hello, err) == 0)
                 free(hello.running);
+        (void)launchmsg_parse(msg, &launch, err); /* what it parsed is the caller's, even on failure */
+        job_spec_free(&launch.spec);
         check_spec(msg);
         check_alpha(msg);
         check_record(msg);

@@ -1,0 +1,84 @@
+/* agent-internal.h - what agent.c, jobstart.c, report.c and adopt.c share: the agent, its job
+ * table, and the functions each offers the others. Not for any other module. */
+#pragma once
+#include "agent.h"
+#include "ctlink.h"
+#include "jobfile.h"
+#include "launch.h"
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#define JOB_KILL_TIMEOUT_MS 5000
+#define START_FAILED_EXIT_CODE 127 /* what a shell reports for a command it could not run */
+#define ERRLEN 512
+#define STEP_MAX sizeof(((launch_progress *)0)->what)
+#define USAGE_PERIOD_USEC (2 * 1000000) /* how often running jobs' usage is reported */
+
+typedef struct agent_job {
+        agent *agent;
+        uint64_t id;
+        uint32_t attempt;      /* the launch's, echoed in every report so that the controller can
+                                * tell a report of an earlier run of a requeued job */
+        char cgroup[JOBFILE_CGROUP_MAX]; /* cg_job_name: "job-<id>", "dept-a/job-<id>" */
+        pid_t pid;             /* main process (the shepherd's child); 0 when re-adopted */
+        pid_t shepherd;        /* our child, or a previous agent's when adopted */
+        uint64_t shepherd_start; /* its start time, so that a reused pid is not taken for it */
+        bool adopted;
+        int64_t mem_limit;
+        int64_t start_usec;
+        bool cancelled;
+        bool in_table;
+        struct launch_msg *queued; /* until its turn to start comes: the launch (jobstart.h) */
+        struct agent_job *queue_next;
+        char user[64];          /* who submitted it, for the log */
+        bool starting;          /* launched, its exec not confirmed yet */
+        bool ending;            /* its shepherd has ended: its cgroup is being emptied */
+        char step[STEP_MAX];    /* the launch's last step begun */
+        char start_error[STEP_MAX + 64]; /* why the launch failed: the job ends failed with it */
+        jobfile_exit exit;      /* how the main process ended, once the shepherd has */
+        bool exit_known;
+        sd_event_source *watch; /* the shepherd's end: a child source, or its pidfd when adopted;
+                                 * NULL for an adopted one without pidfd: the usage tick polls it */
+        sd_event_source *grace; /* cancel: SIGKILL after the grace period */
+        sd_event_source *progress; /* while starting: the report pipe */
+        sd_event_source *deadline; /* while starting: the launch deadline */
+        sd_event_source *kill;  /* the cgroup's kill under way (cgkill.h) */
+        struct agent_job *prev, *next;
+} agent_job;
+
+struct agent {
+        sd_event *event;
+        agent_config cfg;
+        cg_backend *cg;
+        ctlink *link;
+        agent_job *jobs; /* the job table */
+        size_t njobs;
+        sd_event_source *usage_timer;
+        agent_job *queue, **queue_tail; /* jobs waiting for their turn to start, oldest first */
+        sd_event_source *launcher;      /* starts the queue's first job, a job per turn */
+        bool stopping; /* agent_stop: no ack will be waited for, a report written is done with */
+};
+
+/* Log prefix naming a job and its cgroup. */
+#define JOB_FMT "job=%" PRIu64 " cgroup=%s/%s"
+#define JOB_ARGS(j) (j)->id, cg_subtree_path((j)->agent->cg), (j)->cgroup
+
+/* Jobs' table: agent.c. */
+/* Wall-clock time in microseconds, as reports carry it. */
+int64_t agent_now_usec(void);
+/* The job of that id in the table, or NULL. */
+agent_job *agent_job_find(agent *a, uint64_t id);
+/* Add j to the table, which owns it from then on. */
+void agent_job_insert(agent *a, agent_job *j);
+/* Unlink (if in the table) and free a job with its event sources. */
+void agent_job_free(agent_job *j);
+/* Write the job's record to the state directory. Returns 0 or -errno (logged). */
+int agent_job_save(agent_job *j);
+/* The shepherd has ended: empty the job's cgroup without waiting in the loop, then report it. */
+void agent_job_reap(agent_job *j);
+/* Kill every task of the job, without waiting in the loop; its shepherd's end then ends it. */
+void agent_job_kill(agent_job *j);
+/* An adopted shepherd's pidfd became readable: it has ended. */
+int agent_on_shepherd_fd(sd_event_source *s, int fd, uint32_t revents, void *userdata);

@@ -1,0 +1,303 @@
+/* jobstart.c - start a job without waiting in the loop (see jobstart.h). */
+#include "jobstart.h"
+#include "cgkill.h"
+#include "report.h"
+#include "fileio.h"
+#include "jobdir.h"
+#include "log.h"
+#include "proto.h"
+#include "shepherd.h"
+#include "units.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The launch is over, one way or another: stop watching its pipe and its deadline. */
+static void launch_over(agent_job *j) {
+        j->starting = false;
+        j->progress = sd_event_source_disable_unref(j->progress);
+        j->deadline = sd_event_source_disable_unref(j->deadline);
+}
+
+/* The shepherd's word on the launch: the job runs, or it could not start, and then the
+ * shepherd exits and its end reports the failure. */
+static void launch_outcome(agent_job *j, const launch_progress *m) {
+        launch_over(j);
+        if (m->error) {
+                snprintf(j->start_error, sizeof(j->start_error), "%s", m->what);
+                log_warning(JOB_FMT ": cannot start: %s", JOB_ARGS(j), j->start_error);
+                return;
+        }
+        j->pid = m->pid;
+        log_info(JOB_FMT ": started pid %d (shepherd %d)", JOB_ARGS(j), (int)j->pid, (int)j->shepherd);
+        report_started(j);
+}
+
+/* The launch's report pipe: the steps the job's process begins, then the outcome. */
+static int on_progress(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        agent_job *j = userdata;
+        launch_progress m;
+        int r = 0;
+        (void)s;
+        (void)revents;
+
+        while (j->starting && (r = shepherd_read_progress(fd, &m)) > 0) {
+                if (m.done)
+                        launch_outcome(j, &m);
+                else
+                        snprintf(j->step, sizeof(j->step), "%s", m.what);
+        }
+        /* End of file or a torn record: the shepherd's end tells the rest. */
+        if (j->starting && r != -EAGAIN)
+                (void)sd_event_source_set_enabled(j->progress, SD_EVENT_OFF);
+        return 0;
+}
+
+/* Whether the job's process has not exec'd yet: until it does it bears its shepherd's name.
+ * For an adopted job, whose launch's pipe went with the previous agent. */
+static bool launch_unfinished(const agent_job *j) {
+        char path[64], *text = NULL, *comm = NULL;
+        long child;
+        bool r = false;
+
+        snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)j->shepherd, (int)j->shepherd);
+        if (file_read_small(path, 0, &text) == 0 && sscanf(text, "%ld", &child) == 1) {
+                snprintf(path, sizeof(path), "/proc/%ld/comm", child);
+                r = file_read_small(path, 0, &comm) == 0 && strncmp(comm, SHEPHERD_NAME, strlen(SHEPHERD_NAME)) == 0;
+        }
+        free(text);
+        free(comm);
+        return r;
+}
+
+/* The launch has not exec'd in time: kill it (the step it hangs in waits killably, as a FUSE or
+ * NFS request does), and fail the job naming that step, so that one dead file system costs the
+ * job on it and nothing else. */
+static int on_launch_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
+        agent_job *j = userdata;
+        (void)s;
+        (void)usec;
+
+        if (j->ending || (j->adopted && !launch_unfinished(j))) { /* it ended, or exec'd unheard */
+                launch_over(j);
+                return 0;
+        }
+        snprintf(j->start_error, sizeof(j->start_error), "launch stalled for %g s at: %s",
+                 j->agent->cfg.launch_timeout_ms / 1000.0, j->step[0] ? j->step : "its first step");
+        log_warning(JOB_FMT ": %s; killing it", JOB_ARGS(j), j->start_error);
+        launch_over(j);
+        agent_job_kill(j);
+        return 0;
+}
+
+static int on_shepherd_exit(sd_event_source *s, const siginfo_t *si, void *userdata) {
+        agent_job *j = userdata;
+        (void)s;
+
+        if (si->si_code != CLD_EXITED || si->si_status != 0)
+                log_warning(JOB_FMT ": shepherd %d ended with %s %d", JOB_ARGS(j), (int)si->si_pid,
+                            si->si_code == CLD_EXITED ? "status" : "signal", si->si_status);
+        /* What it wrote before it went may not have been read yet. */
+        if (j->progress)
+                on_progress(j->progress, sd_event_source_get_io_fd(j->progress), EPOLLIN, j);
+        if (j->starting) {
+                snprintf(j->start_error, sizeof(j->start_error), "shepherd %d ended before it could start the job",
+                         (int)j->shepherd);
+                launch_over(j);
+        }
+        agent_job_reap(j);
+        return 0;
+}
+
+/* A launch that got no further than its cgroup (or not even that), no shepherd running: clean
+ * up and report. The report's file in the state directory replaces the record when the two are
+ * removed. */
+static void abandon_start(agent_job *j, bool created, const char *error) {
+        agent *a = j->agent;
+        int k;
+
+        log_warning(JOB_FMT ": cannot start: %s", JOB_ARGS(j), error);
+        if (created && (k = cg_job_remove(a->cg, j->cgroup)) < 0)
+                log_errno(LOG_WARNING, k, JOB_FMT ": cannot remove the job's cgroup", JOB_ARGS(j));
+        report_not_run(a, j->id, j->attempt, JOB_FAILED, error);
+        agent_job_free(j);
+}
+
+/* Watch a launch: its report pipe (the source's from now on), its deadline, and the
+ * shepherd's end. Returns 0 or -errno. */
+static int watch_launch(agent_job *j, shepherd *sh) {
+        agent *a = j->agent;
+        int r = fcntl(sh->report_fd, F_SETFL, O_NONBLOCK) < 0 ? -errno : 0;
+
+        if (r == 0 && (r = sd_event_add_io(a->event, &j->progress, sh->report_fd, EPOLLIN, on_progress, j)) == 0) {
+                (void)sd_event_source_set_io_fd_own(j->progress, true);
+                sh->report_fd = -1;
+        }
+        if (r == 0)
+                r = sd_event_add_time_relative(a->event, &j->deadline, CLOCK_MONOTONIC,
+                                               (uint64_t)a->cfg.launch_timeout_ms * 1000, 0, on_launch_deadline, j);
+        if (r == 0)
+                r = sd_event_add_child(a->event, &j->watch, sh->pid, WEXITED, on_shepherd_exit, j);
+        return r;
+}
+
+/* Fork the job's shepherd, record it, watch it, and let it launch the job: the record is on
+ * disk before the job can start, so that a restarted agent finds every job that may have run.
+ * The loop never waits for the launch: on_progress hears how it went. Returns 0, or -errno with
+ * err and the shepherd reaped. */
+static int start_shepherd(agent_job *j, const launch_req *req, char *err, size_t errlen) {
+        agent *a = j->agent;
+        shepherd sh;
+        int r = shepherd_spawn(req, j->id, a->cfg.state_dir, &sh, err, errlen);
+
+        if (r < 0)
+                return r;
+        j->shepherd = sh.pid;
+        j->shepherd_start = sh.start;
+        j->start_usec = agent_now_usec();
+        j->starting = true;
+        if ((r = agent_job_save(j)) < 0)
+                snprintf(err, errlen, "cannot write the job's record in %s: %s", a->cfg.state_dir, strerror(-r));
+        else if ((r = watch_launch(j, &sh)) < 0)
+                snprintf(err, errlen, "cannot watch shepherd %d: %s", (int)sh.pid, strerror(-r));
+        if (r < 0) {
+                launch_over(j);
+                j->watch = sd_event_source_disable_unref(j->watch);
+                shepherd_abort(&sh);
+        } else if ((r = shepherd_go(&sh, err, errlen)) < 0) {
+                launch_over(j);
+                j->watch = sd_event_source_disable_unref(j->watch);
+        }
+        if (r < 0)
+                j->shepherd = 0; /* reaped */
+        return r;
+}
+
+/* Create the job's cgroup and start its shepherd, as its queued launch says; the launch goes. */
+static void start_queued(agent_job *j) {
+        agent *a = j->agent;
+        launch_msg *m = j->queued;
+        char err[ERRLEN], cpus[32], mem[32];
+        cg_limits lim = {.mcpu = m->spec.req.mcpu, .mem = m->spec.req.mem, .mem_high = m->spec.mem_high,
+                         .pids = m->spec.req.pids ? m->spec.req.pids : a->cfg.default_pids};
+        launch_req req = {.spec = &m->spec, .uid = m->uid, .gid = m->gid, .cg = a->cg, .cg_job = j->cgroup};
+        int r;
+
+        j->queued = NULL;
+        r = m->spec.group ? cg_dept_prepare(a->cg, m->spec.group, m->dept_weights, m->ndept_weights, err, sizeof(err))
+                          : 0;
+        if (r == 0)
+                r = cg_job_create(a->cg, j->cgroup, &lim, err, sizeof(err));
+        if (r < 0)
+                abandon_start(j, r != -EEXIST, err);
+        else if (start_shepherd(j, &req, err, sizeof(err)) < 0)
+                abandon_start(j, true, err);
+        else
+                log_info(JOB_FMT " user=%s: launching %s (shepherd %d, cpus %s, mem %s, pids %" PRId64 ")",
+                         JOB_ARGS(j), j->user, m->spec.argv[0], (int)j->shepherd,
+                         units_format_cpus(lim.mcpu, cpus, sizeof(cpus)),
+                         units_format_size(lim.mem, mem, sizeof(mem)), lim.pids);
+        job_spec_free(&m->spec);
+        free(m);
+}
+
+/* A turn for the queue's first job. At idle priority: heartbeats, reports and ended jobs go
+ * first, so that a burst of launches, each a few milliseconds of cgroup writes and fsyncs,
+ * never holds the loop for the whole burst in one turn. */
+static int on_launch_turn(sd_event_source *s, void *userdata) {
+        agent *a = userdata;
+        agent_job *j = a->queue;
+
+        if (j) {
+                if (!(a->queue = j->queue_next))
+                        a->queue_tail = &a->queue;
+                j->queue_next = NULL;
+                start_queued(j);
+        }
+        return a->queue ? 0 : sd_event_source_set_enabled(s, SD_EVENT_OFF);
+}
+
+int jobstart_init(agent *a) {
+        int r = sd_event_add_defer(a->event, &a->launcher, on_launch_turn, a);
+
+        a->queue_tail = &a->queue;
+        if (r >= 0)
+                r = sd_event_source_set_priority(a->launcher, SD_EVENT_PRIORITY_IDLE);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(a->launcher, SD_EVENT_OFF);
+        return r < 0 ? r : 0;
+}
+
+void jobstart_queue(agent *a, launch_msg *m) {
+        agent_job *j = calloc(1, sizeof(*j));
+        launch_msg *q = j ? malloc(sizeof(*q)) : NULL;
+        char err[ERRLEN];
+        int r;
+
+        if (!q) {
+                free(j);
+                report_not_run(a, m->id, m->attempt, JOB_FAILED, "agent out of memory");
+                return;
+        }
+        *j = (agent_job){.agent = a, .id = m->id, .attempt = m->attempt, .mem_limit = m->spec.req.mem, .queued = q};
+        *q = *m;
+        m->spec = (job_spec){0}; /* moved into q */
+        snprintf(j->user, sizeof(j->user), "%s", m->user ? m->user : "?");
+        q->user = j->user;
+        agent_job_insert(a, j);
+        if ((r = cg_job_name(q->spec.group, q->id, j->cgroup, sizeof(j->cgroup))) < 0) {
+                snprintf(err, sizeof(err), "group \"%s\" cannot name a cgroup: %s", q->spec.group, strerror(-r));
+                snprintf(j->cgroup, sizeof(j->cgroup), "job-%" PRIu64, q->id);
+                abandon_start(j, false, err);
+                return;
+        }
+        *a->queue_tail = j;
+        a->queue_tail = &j->queue_next;
+        if ((r = sd_event_source_set_enabled(a->launcher, SD_EVENT_ON)) < 0) {
+                log_errno(LOG_WARNING, r, JOB_FMT ": cannot queue the launch, starting it now", JOB_ARGS(j));
+                on_launch_turn(a->launcher, a);
+        }
+}
+
+void jobstart_adopted(agent_job *j) {
+        agent *a = j->agent;
+        int64_t left = j->start_usec + (int64_t)a->cfg.launch_timeout_ms * 1000 - agent_now_usec();
+        int r;
+
+        if (j->ending || !launch_unfinished(j))
+                return;
+        snprintf(j->step, sizeof(j->step), "a step begun before the agent restarted");
+        r = sd_event_add_time_relative(a->event, &j->deadline, CLOCK_MONOTONIC, left > 0 ? (uint64_t)left : 0, 0,
+                                       on_launch_deadline, j);
+        if (r < 0) {
+                log_errno(LOG_WARNING, r, JOB_FMT ": cannot time its unfinished launch", JOB_ARGS(j));
+                return;
+        }
+        j->starting = true;
+        log_info(JOB_FMT ": its launch has not exec'd yet; it fails in %" PRId64 " ms unless it does", JOB_ARGS(j),
+                 left > 0 ? left / 1000 : 0);
+}
+
+void jobstart_unqueue(agent_job *j) {
+        agent *a = j->agent;
+        agent_job **p = &a->queue;
+
+        if (!j->queued)
+                return;
+        while (*p && *p != j)
+                p = &(*p)->queue_next;
+        if (*p) {
+                *p = j->queue_next;
+                if (a->queue_tail == &j->queue_next)
+                        a->queue_tail = p;
+        }
+        job_spec_free(&j->queued->spec);
+        free(j->queued);
+        j->queued = NULL;
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# A job whose --output is on a file system that never answers (a FUSE mount whose daemon never
+# reads its requests, as a dead NFS server or a hostile user's FUSE would) fails alone, naming
+# the path, once the agent's launch deadline passes; meanwhile the agent's loop keeps
+# heartbeating, so its node stays up and the other jobs on it run and complete.
+. "$(dirname "$0")/lib.sh"
+[ -c /dev/fuse ] && grep -qw fuse /proc/filesystems || { echo "SKIP: no FUSE here"; exit $SKIP; }
+
+MNT=$(mktemp -d /tmp/colony-stall-XXXXXX)
+FUSE_PID=
+# Before lib.sh's teardown: nothing may touch the mount once its cluster is gone.
+stall_teardown() {
+        local rc=$?
+        set +e
+        [ -n "$FUSE_PID" ] && kill -9 "$FUSE_PID" 2>/dev/null && wait "$FUSE_PID" 2>/dev/null
+        if grep -q " $MNT fuse" /proc/mounts; then
+                for c in /sys/fs/fuse/connections/*/abort; do [ -e "$c" ] && echo 1 >"$c"; done 2>/dev/null
+                umount -l "$MNT"
+        fi
+        rmdir "$MNT"
+        (exit $rc)
+        teardown
+}
+trap stall_teardown EXIT
+
+"$COLONY_BIN/fuse-stall" "$MNT" >"$DIR/fuse.out" 2>&1 &
+FUSE_PID=$!
+for ((i = 0; i < 100; i++)); do grep -q ready "$DIR/fuse.out" && break; sleep 0.1; done
+grep -q ready "$DIR/fuse.out" || { cat "$DIR/fuse.out"; echo "SKIP: cannot mount FUSE here"; exit $SKIP; }
+
+cluster_up --agents 1 --agent-cpus 2 --agent-mem 1G --launch-timeout-ms 3000
+node=${PREFIX}1
+first=$(colony submit --name before --cpus 0.2 --mem 32M -- sleep 3)
+stalled=$(colony submit --name stalled --cpus 0.2 --mem 32M --output "$MNT/out" -- true)
+after=$(colony submit --name after --cpus 0.2 --mem 32M -- true)
+
+# The deadline is 3 s; 60 s is for a slow, busy host. Without the fix the agent's loop hangs on
+# the stalled launch for good: no heartbeat, the node goes down and every job on it is lost.
+wait_state "$after" completed 60
+wait_state "$first" completed 60
+wait_state "$stalled" failed 60
+err=$(job_field "$stalled" error)
+case $err in *"$MNT/out"*) ;; *) fail "the stalled job's error does not name the path: $err" ;; esac
+case $err in "launch stalled for 3 s at: open $MNT/out") ;; *) fail "unexpected error: $err" ;; esac
+# The loop never waited on the stalled launch: a job submitted after it ended before it failed.
+[ "$(job_field "$after" end_usec)" -lt "$(job_field "$stalled" end_usec)" ] ||
+        fail "job $after ended only after the stalled launch gave up"
+[ "$(colony nodes --json | jq -r --arg n "$node" '.nodes[] | select(.name == $n) | .state')" = up ] ||
+        fail "node $node is not up"
+downs=$(colony events --since 0 --limit 1000 --json | jq -r --arg n "$node" 'select(.node == $n) | .what' |
+        grep -cE 'down|disconnected' || true)
+[ "$downs" = 0 ] || fail "node $node went down or lost its link $downs times while a launch stalled"
+note "stalled job $stalled failed alone: $err; jobs $first and $after completed, node $node stayed up"
+
+# An agent killed while a launch hangs: the next one adopts the job, sees that its process has
+# not exec'd, and still fails it at the deadline counted from its start. Without that the
+# adopted job would hang for good, listed as running.
+apid=$(cat "$DIR/agent-$node.pid")
+mapfile -d '' -t agent_cmd <"/proc/$apid/cmdline"
+stalled2=$(colony submit --name stalled2 --cpus 0.2 --mem 32M --output "$MNT/out2" -- true)
+for ((i = 0; i < 300; i++)); do [ -e "$DIR/agent-$node.state/job-$stalled2.json" ] && break; sleep 0.1; done
+[ -e "$DIR/agent-$node.state/job-$stalled2.json" ] || fail "job $stalled2 was never recorded"
+kill -9 "$apid"
+"${agent_cmd[@]}" >>"$DIR/$node.log" 2>&1 &
+echo $! >"$DIR/agent-$node.pid"
+STARTED_PIDS+=("$!")
+wait_state "$stalled2" failed 60
+err2=$(job_field "$stalled2" error)
+case $err2 in "launch stalled for 3 s at: a step begun before the agent restarted") ;;
+*) fail "job $stalled2, adopted while its launch hung: unexpected error: $err2" ;; esac
+note "adopted while its launch hung, job $stalled2 failed too: $err2"
+echo "PASS"

@@ -1,0 +1,176 @@
+/* test_conn.c - framed connections on a real socketpair and sd-event loop: a connection with an
+ * input cap takes a frame within it, refuses (with an error, then closes) a header announcing
+ * more and a second message before the first is answered, and a deadline closes a silent peer. */
+#include "check_main.h"
+#include "conn.h"
+#include "proto.h"
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+typedef struct seen {
+        int messages, closes;
+} seen;
+
+static void on_message(conn *c, const cJSON *msg) {
+        (void)msg;
+        ((seen *)c->data)->messages++;
+}
+
+static void on_close(conn *c) {
+        ((seen *)c->data)->closes++;
+}
+
+static const conn_ops ops = { .on_message = on_message, .on_close = on_close };
+
+typedef struct rig {
+        sd_event *event;
+        conn *c;
+        int peer;
+        seen seen;
+} rig;
+
+/* A conn on one end of a socketpair, capped at cap bytes per frame; the test holds the other. */
+static void rig_up(rig *t, size_t cap) {
+        int sv[2];
+        *t = (rig){ 0 };
+        ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv), 0);
+        ck_assert_int_ge(sd_event_new(&t->event), 0);
+        ck_assert_int_eq(conn_new(t->event, sv[0], NULL, &ops, NULL, &t->c), 0);
+        t->c->data = &t->seen;
+        t->c->input_max = cap;
+        t->peer = sv[1];
+}
+
+static void rig_down(rig *t) {
+        if (!t->seen.closes)
+                conn_close(t->c);
+        while (!t->seen.closes)
+                ck_assert_int_ge(sd_event_run(t->event, 100000), 0);
+        close(t->peer);
+        sd_event_unref(t->event);
+}
+
+/* Run the loop until done() or about 10 s of idle turns (a busy host may be slow). */
+static void run_until(rig *t, bool (*done)(const rig *)) {
+        for (int i = 0; i < 100 && !done(t); i++)
+                ck_assert_int_ge(sd_event_run(t->event, 100000), 0);
+}
+
+/* After n turns of the loop, each waiting up to 100 ms, the conn is still open; then the rig is
+ * taken down. */
+static void assert_open_after_turns(rig *t, int n) {
+        for (int i = 0; i < n; i++)
+                ck_assert_int_ge(sd_event_run(t->event, 100000), 0);
+        ck_assert_int_eq(t->seen.closes, 0);
+        rig_down(t);
+}
+
+static bool got_message(const rig *t) {
+        return t->seen.messages > 0 || t->seen.closes > 0;
+}
+
+static bool closed(const rig *t) {
+        return t->seen.closes > 0;
+}
+
+static void send_header(int fd, uint32_t len) {
+        unsigned char h[PROTO_HEADER] = { len >> 24, len >> 16, len >> 8, len };
+        ck_assert_int_eq(write(fd, h, sizeof(h)), (ssize_t)sizeof(h));
+}
+
+static void send_hello(int fd) {
+        cJSON *m = proto_new("hello");
+        ck_assert_int_eq(proto_send(fd, m), 0);
+        cJSON_Delete(m);
+}
+
+/* The peer's next message is an error (the refusal), and then end of file. */
+static void assert_refused_then_eof(int fd) {
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        char err[PROTO_ERRLEN], byte;
+        cJSON *msg = NULL;
+        ck_assert_int_eq(poll(&p, 1, 10000), 1);
+        ck_assert_int_eq(proto_recv(fd, &msg, err), 0);
+        ck_assert_str_eq(proto_type(msg), "error");
+        cJSON_Delete(msg);
+        ck_assert_int_eq(poll(&p, 1, 10000), 1);
+        ck_assert_int_eq(read(fd, &byte, 1), 0);
+}
+
+/* The conn closes without taking a message, the peer told why; then the rig is taken down. */
+static void assert_cut(rig *t) {
+        run_until(t, closed);
+        ck_assert_int_eq(t->seen.messages, 0);
+        ck_assert_int_eq(t->seen.closes, 1);
+        assert_refused_then_eof(t->peer);
+        rig_down(t);
+}
+
+START_TEST(a_frame_within_the_cap_is_taken) {
+        rig t;
+        rig_up(&t, 1024);
+        send_hello(t.peer);
+        run_until(&t, got_message);
+        ck_assert_int_eq(t.seen.messages, 1);
+        ck_assert_int_eq(t.seen.closes, 0);
+        rig_down(&t);
+}
+END_TEST
+
+START_TEST(a_header_announcing_more_than_the_cap_is_refused) {
+        rig t;
+        rig_up(&t, 1024);
+        send_header(t.peer, 1025); /* a valid frame length, but not before authentication */
+        assert_cut(&t);
+}
+END_TEST
+
+START_TEST(a_second_frame_before_an_answer_is_refused) {
+        rig t;
+        rig_up(&t, 64);
+        for (int i = 0; i < 3; i++) /* each well within the cap, together not */
+                send_hello(t.peer);
+        assert_cut(&t);
+}
+END_TEST
+
+START_TEST(without_a_cap_a_large_frame_waits_for_its_body) {
+        rig t;
+        rig_up(&t, 0);
+        send_header(t.peer, 1025);
+        assert_open_after_turns(&t, 5);
+}
+END_TEST
+
+START_TEST(a_deadline_closes_a_silent_peer_and_can_be_cleared) {
+        rig t;
+        rig_up(&t, 0);
+        ck_assert_int_eq(conn_set_deadline(t.c, 20, "hello"), 0);
+        run_until(&t, closed);
+        ck_assert_int_eq(t.seen.closes, 1);
+        rig_down(&t);
+
+        rig_up(&t, 0);
+        ck_assert_int_eq(conn_set_deadline(t.c, 20, "hello"), 0);
+        ck_assert_int_eq(conn_set_deadline(t.c, 0, NULL), 0);
+        assert_open_after_turns(&t, 3); /* each turn waits up to 100 ms: past the 20 ms deadline */
+}
+END_TEST
+
+static Suite *conn_suite(void) {
+        Suite *s = suite_create("conn");
+        TCase *tc = tcase_create("core");
+        tcase_set_timeout(tc, 60);
+        tcase_add_test(tc, a_frame_within_the_cap_is_taken);
+        tcase_add_test(tc, a_header_announcing_more_than_the_cap_is_refused);
+        tcase_add_test(tc, a_second_frame_before_an_answer_is_refused);
+        tcase_add_test(tc, without_a_cap_a_large_frame_waits_for_its_body);
+        tcase_add_test(tc, a_deadline_closes_a_silent_peer_and_can_be_cleared);
+        suite_add_tcase(s, tc);
+        return s;
+}
+
+COLONY_CHECK_MAIN(conn_suite)
