@@ -28,8 +28,8 @@
 #define CONNECT_TIMEOUT_MS 2000
 #define BACKOFF_MIN_USEC (100 * 1000ULL)
 /* At most a second between attempts: a controller that restarts gives a node's running jobs
- * only agent_timeout_ms (5 s by default) to be claimed by its agent's hello, so the agent must
- * be back well within that, however many failed attempts came before. */
+ * only node_lost_timeout_ms (300 s by default, seconds in tests) to be claimed by its agent's
+ * hello, so the agent must be back well within that, however many failed attempts came before. */
 #define BACKOFF_MAX_USEC (1000 * 1000ULL)
 #define HEARTBEAT_MAX_MS (3600 * 1000)
 #define READ_CHUNK 65536

@@ -271,7 +271,8 @@ static void agent_message(conn *c, const cJSON *msg) {
                         conn_fail(c, "authentication required: send hello first");
                 return;
         }
-        ctl_node_heard(n, server_clock());
+        if (ctl_node_heard(&srv->state, n, server_clock()))
+                server_schedule(srv); /* it was not-responding: it takes jobs again */
         if (strcmp(type, "heartbeat") == 0)
                 return;
         if (strcmp(type, "started") == 0)
@@ -299,7 +300,7 @@ void server_drop_link(ctl_server *srv, ctl_node *n, conn *c) {
         (void)srv;
         log_warning("node=%s agent link fd=%d closed: the agent went silent", n->name, c->fd);
         c->data = NULL; /* no longer the node's: its close changes nothing */
-        conn_fail(c, "timed out: no message within the agent timeout");
+        conn_fail(c, "timed out: no message within the node-lost timeout");
 }
 
 static void send_to(ctl_node *n, cJSON *msg, const job *j, const char *what) {

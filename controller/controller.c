@@ -26,7 +26,8 @@ typedef struct options {
         const char *config, *socket, *agent_listen, *port_file, *secret_file, *database, *log_level;
         const char *http_listen, *http_port_file; /* the HTTP side is off while http_listen is NULL */
         const char *tls_cert, *tls_key, *tls_ca; /* TLS on the agent listener when tls_cert is set */
-        int64_t heartbeat_ms, agent_timeout_ms, max_pending, kill_grace_ms, max_pending_per_user, max_pending_per_dept;
+        int64_t heartbeat_ms, agent_timeout_ms, node_lost_timeout_ms, max_pending, kill_grace_ms, max_pending_per_user,
+                max_pending_per_dept;
         int sync_commits; /* -1: unset (yes) */
         const char *policy, *order, *fairness;
 } options;
@@ -112,7 +113,7 @@ static void usage(FILE *f) {
         fputs("usage: colony-controller --secret-file PATH [--config FILE] [--socket PATH]\n"
               "         [--agent-listen HOST:PORT] [--port-file PATH] [--database PATH]\n"
               "         [--policy NAME] [--order fifo|backfill|reserve] [--fairness mch|hdrf|drf|wdrf|c-ch|m-ch|none]\n"
-              "         [--heartbeat-ms N] [--agent-timeout-ms N]\n"
+              "         [--heartbeat-ms N] [--agent-timeout-ms N] [--node-lost-timeout-ms N]\n"
               "         [--max-pending N] [--kill-grace-ms N] [--log-level error|warning|notice|info|debug]\n"
               "         [--http-listen HOST:PORT] [--http-port-file PATH]\n"
               "         [--tls-cert PEM --tls-key PEM [--tls-ca PEM]]\n"
@@ -124,6 +125,7 @@ static void usage(FILE *f) {
 static const char *const config_keys[] = {
         "controller.socket",      "controller.agent_listen", "controller.port_file",     "controller.secret_file",
         "controller.database",    "controller.heartbeat_ms", "controller.agent_timeout_ms",
+        "controller.node_lost_timeout_ms",
         "controller.max_pending", "controller.max_pending_per_user", "controller.max_pending_per_dept",
         "controller.kill_grace_ms", "controller.policy",       "controller.order",
         "controller.log_level",   "controller.http_listen", "controller.http_port_file", "controller.tls_cert",
@@ -149,9 +151,10 @@ static int apply_config(options *o, config *cfg, char *err, size_t errlen) {
         for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
                 if (!*strs[i])
                         *strs[i] = config_get(cfg, str_keys[i]);
-        int64_t *nums[] = { &o->heartbeat_ms, &o->agent_timeout_ms, &o->max_pending, &o->kill_grace_ms,
-                            &o->max_pending_per_user, &o->max_pending_per_dept };
-        const char *num_keys[] = { "controller.heartbeat_ms", "controller.agent_timeout_ms", "controller.max_pending",
+        int64_t *nums[] = { &o->heartbeat_ms, &o->agent_timeout_ms, &o->node_lost_timeout_ms, &o->max_pending,
+                            &o->kill_grace_ms, &o->max_pending_per_user, &o->max_pending_per_dept };
+        const char *num_keys[] = { "controller.heartbeat_ms", "controller.agent_timeout_ms",
+                                   "controller.node_lost_timeout_ms", "controller.max_pending",
                                    "controller.kill_grace_ms", "controller.max_pending_per_user",
                                    "controller.max_pending_per_dept" };
         for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
@@ -179,13 +182,14 @@ static int parse_number(const char *arg, const char *name, int64_t *out) {
 }
 
 static int parse_args(int argc, char **argv, options *o) {
-        enum { O_SOCKET = 256, O_LISTEN, O_PORTFILE, O_SECRET, O_DB, O_HB, O_TIMEOUT, O_MAXPEND, O_GRACE, O_POLICY,
-               O_ORDER, O_LOG, O_HTTP, O_HTTP_PORTFILE, O_TLS_CERT, O_TLS_KEY, O_TLS_CA, O_FAIR };
+        enum { O_SOCKET = 256, O_LISTEN, O_PORTFILE, O_SECRET, O_DB, O_HB, O_TIMEOUT, O_LOST, O_MAXPEND, O_GRACE,
+               O_POLICY, O_ORDER, O_LOG, O_HTTP, O_HTTP_PORTFILE, O_TLS_CERT, O_TLS_KEY, O_TLS_CA, O_FAIR };
         static const struct option longopts[] = {
                 { "config", required_argument, NULL, 'c' },   { "socket", required_argument, NULL, O_SOCKET },
                 { "agent-listen", required_argument, NULL, O_LISTEN }, { "port-file", required_argument, NULL, O_PORTFILE },
                 { "secret-file", required_argument, NULL, O_SECRET }, { "database", required_argument, NULL, O_DB },
                 { "heartbeat-ms", required_argument, NULL, O_HB }, { "agent-timeout-ms", required_argument, NULL, O_TIMEOUT },
+                { "node-lost-timeout-ms", required_argument, NULL, O_LOST },
                 { "max-pending", required_argument, NULL, O_MAXPEND }, { "kill-grace-ms", required_argument, NULL, O_GRACE },
                 { "policy", required_argument, NULL, O_POLICY }, { "order", required_argument, NULL, O_ORDER },
                 { "log-level", required_argument, NULL, O_LOG }, { "help", no_argument, NULL, 'h' },
@@ -217,6 +221,7 @@ static int parse_args(int argc, char **argv, options *o) {
                 case O_FAIR: o->fairness = optarg; break;
                 case O_HB: r = parse_number(optarg, "--heartbeat-ms", &o->heartbeat_ms); break;
                 case O_TIMEOUT: r = parse_number(optarg, "--agent-timeout-ms", &o->agent_timeout_ms); break;
+                case O_LOST: r = parse_number(optarg, "--node-lost-timeout-ms", &o->node_lost_timeout_ms); break;
                 case O_MAXPEND: r = parse_number(optarg, "--max-pending", &o->max_pending); break;
                 case O_GRACE: r = parse_number(optarg, "--kill-grace-ms", &o->kill_grace_ms); break;
                 case 'h': usage(stdout); exit(EXIT_SUCCESS);
@@ -240,9 +245,9 @@ static void set_defaults(options *o) {
         for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
                 if (!*strs[i])
                         *strs[i] = defs[i];
-        int64_t *nums[] = { &o->heartbeat_ms, &o->agent_timeout_ms, &o->max_pending, &o->kill_grace_ms,
-                            &o->max_pending_per_user, &o->max_pending_per_dept };
-        const int64_t num_defs[] = { 1000, 5000, 100000, 3000, 0, 0 };
+        int64_t *nums[] = { &o->heartbeat_ms, &o->agent_timeout_ms, &o->node_lost_timeout_ms, &o->max_pending,
+                            &o->kill_grace_ms, &o->max_pending_per_user, &o->max_pending_per_dept };
+        const int64_t num_defs[] = { 1000, 5000, 300000, 100000, 3000, 0, 0 };
         for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
                 if (*nums[i] < 0)
                         *nums[i] = num_defs[i];
@@ -262,8 +267,9 @@ static int parse_fairness(const char *name, int *out) {
 int server_reload(ctl_server *srv, char *err, size_t errlen) {
         config cfg = { 0 };
         depts fresh;
-        options o = { .fairness = srv->fairness_arg, .heartbeat_ms = -1, .agent_timeout_ms = -1, .max_pending = -1,
-                      .kill_grace_ms = -1, .max_pending_per_user = -1, .max_pending_per_dept = -1, .sync_commits = -1, .config = srv->config_path };
+        options o = { .fairness = srv->fairness_arg, .heartbeat_ms = -1, .agent_timeout_ms = -1,
+                      .node_lost_timeout_ms = -1, .max_pending = -1, .kill_grace_ms = -1, .max_pending_per_user = -1,
+                      .max_pending_per_dept = -1, .sync_commits = -1, .config = srv->config_path };
         int fairness = srv->state.cfg.fairness, r;
         if (!srv->config_path)
                 return snprintf(err, errlen, "the controller was started without --config"), -ENOENT;
@@ -433,6 +439,7 @@ static int open_state(ctl_server *srv, const options *o, ctl_lotes_options *lote
                            .max_pending_per_dept = (size_t)o->max_pending_per_dept,
                            .kill_grace_ms = (int)o->kill_grace_ms,
                            .agent_timeout_usec = o->agent_timeout_ms * 1000,
+                           .node_lost_timeout_usec = o->node_lost_timeout_ms * 1000,
                            .depts = &srv->depts };
         ctl_init(&srv->state, &cfg, &actions, srv);
         if ((r = ctl_set_depts(&srv->state, fairness)) < 0)
@@ -534,9 +541,16 @@ static int open_listeners(ctl_server *srv, const options *o, listener ls[2]) {
 
 /* A turn longer than this is logged (at debug): the loop heard nothing meanwhile. */
 #define LOOP_TURN_SLOW_USEC 50000
+/* A turn at least this long is a stall: agents' messages waited unread meanwhile. Shorter ones
+ * are credited to nobody: the silence timeouts are seconds. */
+#define STALL_MIN_USEC (100 * 1000)
 
 /* sd_event_loop, timing each dispatch (one source's handler, during which nothing else is
- * heard) for /metrics. Returns the loop's exit code. */
+ * heard) for /metrics, and for the nodes' silence: the loop polls its sockets between two
+ * dispatches, never during one, so one that ran for STALL_MIN_USEC or more (a huge submission, a
+ * slow disk under a commit) is credited to every node (ctl_credit_stall) before anything else
+ * runs, whichever of the tick and the agents' messages that waited comes next. Returns the
+ * loop's exit code. */
 static int run_loop(ctl_server *srv) {
         while (sd_event_get_state(srv->event) != SD_EVENT_FINISHED) {
                 int r = sd_event_prepare(srv->event);
@@ -545,10 +559,13 @@ static int run_loop(ctl_server *srv) {
                 if (r > 0) {
                         int64_t t0 = server_clock().mono_usec;
                         r = sd_event_dispatch(srv->event);
-                        int64_t usec = server_clock().mono_usec - t0;
+                        ctl_time end = server_clock();
+                        int64_t usec = end.mono_usec - t0;
                         stats_note_turn(&srv->stats, (double)usec / 1e6);
                         if (usec > LOOP_TURN_SLOW_USEC)
                                 log_debug("a turn of the loop took %lld ms", (long long)(usec / 1000));
+                        if (usec >= STALL_MIN_USEC)
+                                ctl_credit_stall(&srv->state, usec, end);
                 }
                 if (r < 0)
                         return r;
@@ -559,8 +576,8 @@ static int run_loop(ctl_server *srv) {
 }
 
 int main(int argc, char **argv) {
-        options o = { .heartbeat_ms = -1, .agent_timeout_ms = -1, .max_pending = -1, .kill_grace_ms = -1,
-                      .max_pending_per_user = -1, .max_pending_per_dept = -1,
+        options o = { .heartbeat_ms = -1, .agent_timeout_ms = -1, .node_lost_timeout_ms = -1, .max_pending = -1,
+                      .kill_grace_ms = -1, .max_pending_per_user = -1, .max_pending_per_dept = -1,
                       .sync_commits = -1 };
         config cfg = { 0 };
         char err[512];
@@ -584,6 +601,13 @@ int main(int argc, char **argv) {
         if (prio < 0 || !o.secret_file) {
                 fprintf(stderr, "colony-controller: %s\n", prio < 0 ? "log level must be error, warning, notice, info or debug"
                                                                     : "--secret-file is required");
+                return 2;
+        }
+        if (o.node_lost_timeout_ms < o.agent_timeout_ms) {
+                fprintf(stderr,
+                        "colony-controller: node_lost_timeout_ms (%lld) must be at least agent_timeout_ms (%lld): "
+                        "a node is not-responding before its jobs are lost\n",
+                        (long long)o.node_lost_timeout_ms, (long long)o.agent_timeout_ms);
                 return 2;
         }
         log_open_journal("colony-controller", prio);

@@ -74,7 +74,8 @@ typedef struct node_metric {
         double (*get)(const ctl_node *n);
 } node_metric;
 
-static double node_up(const ctl_node *n) { return n->up; }
+static double node_up(const ctl_node *n) { return n->up && !n->silent; }
+static double node_not_responding(const ctl_node *n) { return n->up && n->silent; }
 static double node_cpu(const ctl_node *n) { return (double)n->capacity.mcpu / 1000; }
 static double node_cpu_used(const ctl_node *n) { return (double)n->used.mcpu / 1000; }
 static double node_mem(const ctl_node *n) { return (double)n->capacity.mem; }
@@ -85,7 +86,10 @@ static double node_mem_psi(const ctl_node *n) { return n->psi.memory.some_avg10 
 static double node_io_psi(const ctl_node *n) { return n->psi.io.some_avg10 / 100; }
 
 static const node_metric node_metrics[] = {
-        { "colony_node_up", "gauge", "1 while the node's agent is connected.", node_up },
+        { "colony_node_up", "gauge", "1 while the node's agent is connected and talks.", node_up },
+        { "colony_node_not_responding", "gauge",
+          "1 while the node's agent is connected but silent past the agent timeout: no job is placed there.",
+          node_not_responding },
         { "colony_node_cpu_capacity_cores", "gauge", "CPUs the node offers.", node_cpu },
         { "colony_node_cpu_allocated_cores", "gauge", "CPUs the jobs running on the node asked for.", node_cpu_used },
         { "colony_node_memory_capacity_bytes", "gauge", "Memory the node offers.", node_mem },

@@ -14,11 +14,16 @@ void ctl_init(ctl_state *st, const ctl_config *cfg, const ctl_actions *act, void
 
 /* --- the scheduling view: what a pass sees of the nodes, kept between passes ---------------- */
 
+/* Whether jobs may be placed on n: its agent is connected and talks. */
+static bool placeable(const ctl_node *n) {
+        return n->up && !n->silent;
+}
+
 /* Make node n's entry of the view what n is now (after its use, capacity or state changed). */
 static void view_sync(ctl_state *st, const ctl_node *n) {
         sched_machine *m = &st->view.machines[n->index];
         sched_machine now = { .index = (uint32_t)n->index, .capacity = n->capacity,
-                              .free = res_sub(n->capacity, n->used), .up = n->up };
+                              .free = res_sub(n->capacity, n->used), .up = placeable(n) };
         if (res_equal(m->free, now.free) && res_equal(m->capacity, now.capacity) && m->up == now.up)
                 return; /* a placement the pass already made there */
         *m = now;
@@ -825,9 +830,10 @@ int ctl_node_up(ctl_state *st, const char *name, res_t capacity, const char *cgr
         }
         n->capacity = capacity;
         n->up = true;
+        n->silent = false;
         n->link = link;
         view_sync(st, n);
-        ctl_node_heard(n, now);
+        (void)ctl_node_heard(st, n, now);
         char why[PROTO_ERRLEN];
         snprintf(why, sizeof(why), "running %zu, not confirmed %zu, strays to stop %zu", nrunning - n->nstrays,
                  n->nunconfirmed, n->nstrays);
@@ -842,6 +848,7 @@ void ctl_node_down(ctl_state *st, ctl_node *n, const char *reason, int64_t now) 
         char why[PROTO_ERRLEN];
         snprintf(why, sizeof(why), "agent %s %s", n->name, reason);
         n->up = false;
+        n->silent = false;
         n->link = NULL;
         view_sync(st, n);
         forget_unconfirmed(n);
@@ -853,31 +860,74 @@ void ctl_node_down(ctl_state *st, ctl_node *n, const char *reason, int64_t now) 
 
 void ctl_node_disconnected(ctl_state *st, ctl_node *n) {
         n->up = false;
+        n->silent = false;
         n->link = NULL;
         view_sync(st, n);
         forget_unconfirmed(n);
         /* Its jobs stay running and charged: ctl_check_silence loses them if it stays silent. */
         char why[PROTO_ERRLEN];
         snprintf(why, sizeof(why), "%zu running kept for %lld ms", n->running,
-                 (long long)(st->cfg.agent_timeout_usec / 1000));
+                 (long long)(st->cfg.node_lost_timeout_usec / 1000));
         log_warning("node=%s state=down reason=disconnected %s", n->name, why);
         emit(st, 0, n->name, "node-disconnected", why);
 }
 
-void ctl_node_heard(ctl_node *n, ctl_time now) {
+bool ctl_node_heard(ctl_state *st, ctl_node *n, ctl_time now) {
+        int64_t silence = now.mono_usec - n->last_heard_mono_usec;
         n->last_heard_usec = now.real_usec;
         n->last_heard_mono_usec = now.mono_usec;
+        if (!n->silent)
+                return false;
+        n->silent = false;
+        view_sync(st, n);
+        char why[PROTO_ERRLEN];
+        snprintf(why, sizeof(why), "responding again after %lld ms of silence, %zu running",
+                 (long long)(silence / 1000), n->running);
+        log_info("node=%s state=up reason=%s", n->name, why);
+        emit(st, 0, n->name, "node-up", why);
+        return true;
+}
+
+const char *ctl_node_state_name(const ctl_node *n) {
+        return !n->up ? "down" : n->silent ? "not-responding" : "up";
+}
+
+void ctl_credit_stall(ctl_state *st, int64_t stall_usec, ctl_time now) {
+        if (stall_usec >= 1000000)
+                log_msg(LOG_NOTICE, "the controller's loop stalled for %lld ms: not counted as any agent's silence",
+                        (long long)(stall_usec / 1000));
+        for (size_t i = 0; i < st->nnodes; i++) {
+                ctl_node *n = st->nodes[i];
+                n->last_heard_mono_usec += stall_usec;
+                if (n->last_heard_mono_usec > now.mono_usec) /* heard from during the stalled turn */
+                        n->last_heard_mono_usec = now.mono_usec;
+                n->confirm_by_mono_usec += stall_usec;
+        }
+}
+
+/* The node's agent is connected but silent: place nothing more there, and leave its jobs
+ * running (a stopped, swapping or partitioned agent is slow, not dead). */
+static void not_responding(ctl_state *st, ctl_node *n, int64_t silence_usec) {
+        n->silent = true;
+        view_sync(st, n);
+        char why[PROTO_ERRLEN];
+        snprintf(why, sizeof(why), "silent for %lld ms: %zu running kept for up to %lld ms",
+                 (long long)(silence_usec / 1000), n->running, (long long)(st->cfg.node_lost_timeout_usec / 1000));
+        log_warning("node=%s state=not-responding reason=%s", n->name, why);
+        emit(st, 0, n->name, "node-not-responding", why);
 }
 
 void ctl_check_silence(ctl_state *st, ctl_time now) {
         for (size_t i = 0; i < st->nnodes; i++) {
                 ctl_node *n = st->nodes[i];
+                int64_t silence = now.mono_usec - n->last_heard_mono_usec;
                 /* a down node with strays times out too: the jobs they hold must not wait forever */
-                if ((n->up || n->running > 0 || n->nstrays > 0) &&
-                    now.mono_usec - n->last_heard_mono_usec > st->cfg.agent_timeout_usec) {
+                if ((n->up || n->running > 0 || n->nstrays > 0) && silence > st->cfg.node_lost_timeout_usec) {
                         if (n->link && st->act->drop_link)
                                 st->act->drop_link(st->userdata, n, n->link);
                         ctl_node_down(st, n, "timed out", now.real_usec);
+                } else if (n->up && !n->silent && silence > st->cfg.agent_timeout_usec) {
+                        not_responding(st, n, silence);
                 } else if (n->nunconfirmed && now.mono_usec >= n->confirm_by_mono_usec) {
                         char reason[PROTO_ERRLEN];
                         snprintf(reason, sizeof(reason), "agent %s came back without it", n->name);
@@ -983,7 +1033,7 @@ static fairorder_job *fair_view(ctl_state *st, res_t *capacity) {
         fairorder_job *v = malloc((st->npending + 1) * sizeof(*v));
         *capacity = (res_t){ 0 };
         for (size_t i = 0; i < st->nnodes; i++)
-                if (st->nodes[i]->up)
+                if (placeable(st->nodes[i]))
                         *capacity = res_add(*capacity, st->nodes[i]->capacity);
         for (size_t i = 0; v && i < st->npending; i++)
                 v[i] = (fairorder_job){ fairorder_dept(&st->fair, st->pending[i]->spec.group), st->pending[i]->spec.req };

@@ -25,9 +25,12 @@ typedef struct ctl_node {
         size_t index;       /* position in ctl_state.nodes, which never changes */
         res_t capacity;
         res_t used;         /* sum of the requests of the jobs running on it */
-        bool up;
+        bool up;            /* its agent is connected */
+        bool silent;        /* up, but not heard from for agent_timeout_usec: not-responding, so
+                             * offered no job; its jobs run on until node_lost_timeout_usec */
         int64_t last_heard_usec;      /* wall clock, for display */
-        int64_t last_heard_mono_usec; /* for the silence timeout */
+        int64_t last_heard_mono_usec; /* for the silence timeouts; moved on by the controller's own
+                                       * stalls (ctl_credit_stall), never past now */
         psi_stats psi;                /* the host's pressure at the agent's last usage report */
         char *cgroup_mode;  /* "v1" / "v2", as the agent said */
         char *cgroup_root;
@@ -47,7 +50,7 @@ typedef struct ctl_event {
         uint64_t job_id;    /* 0 for a node's event */
         const char *node;   /* NULL when none */
         const char *what;   /* "submitted", "placed", "started", a terminal state's name, "requeued",
-                             * "node-up", "node-down", "node-disconnected" */
+                             * "node-up", "node-not-responding", "node-down", "node-disconnected" */
         const char *reason; /* NULL when none */
 } ctl_event;
 
@@ -79,7 +82,8 @@ typedef struct ctl_config {
         size_t max_pending_per_user; /* 0: no cap but max_pending */
         size_t max_pending_per_dept; /* per top-level department of the jobs' groups; 0: none */
         int kill_grace_ms;
-        int64_t agent_timeout_usec; /* silence that marks a node down; also the reconnect window */
+        int64_t agent_timeout_usec; /* silence that makes a node not-responding; also the reconnect window */
+        int64_t node_lost_timeout_usec; /* silence that loses a node's running jobs (>= agent_timeout_usec) */
         const depts *depts;         /* when it has any, a job's group must be a leaf of them */
         int fairness;               /* a fair_algo ordering the pending jobs (fairorder.h), or -1:
                                      * submission order; ignored with a dispatcher (id order) */
@@ -230,20 +234,29 @@ size_t ctl_first_job_from(const ctl_state *st, uint64_t id);
 int ctl_node_up(ctl_state *st, const char *name, res_t capacity, const char *cgroup_mode,
                 const char *cgroup_root, const uint64_t *running, size_t nrunning, void *link, ctl_time now,
                 ctl_node **out, char err[PROTO_ERRLEN]);
-/* The node's agent went away for good (reason: "timed out"): its running jobs are lost, or
+/* The node's agent is gone for good (reason: "timed out"): its running jobs are lost, or
  * pending again (their attempt incremented) when submitted with requeue; its strays are
  * forgotten, since nothing more will be heard of them. */
 void ctl_node_down(ctl_state *st, ctl_node *n, const char *reason, int64_t now);
 /* The node's agent closed its connection: the node is down, but its running jobs stay
- * running, and charged to it, for agent_timeout_usec after it was last heard from, since the
+ * running, and charged to it, for node_lost_timeout_usec after it was last heard from, since the
  * jobs outlive their agent and a restarted one re-adopts them (its hello lists them). If no
  * agent of that name says hello by then, ctl_check_silence loses them. */
 void ctl_node_disconnected(ctl_state *st, ctl_node *n);
-/* Note that the node was heard from. */
-void ctl_node_heard(ctl_node *n, ctl_time now);
-/* Mark down every node silent for longer than agent_timeout_usec, and lose the unconfirmed jobs
- * of reconnected nodes whose window has passed. */
+/* Note that the node was heard from; a not-responding node is up again. Returns true when it
+ * was not-responding (the caller should schedule: it takes jobs again), false otherwise. */
+bool ctl_node_heard(ctl_state *st, ctl_node *n, ctl_time now);
+/* The caller read no agent for the stall_usec up to now (one long turn of its loop: a huge
+ * submission, a slow disk): add it to every node's last-heard time (never past now) and
+ * reconnect window, so that it never counts as an agent's silence. */
+void ctl_credit_stall(ctl_state *st, int64_t stall_usec, ctl_time now);
+/* An up node silent for longer than agent_timeout_usec becomes not-responding (offered no job,
+ * its jobs left running); a node silent for longer than node_lost_timeout_usec is down, its link
+ * dropped and its running jobs lost (ctl_node_down); and the unconfirmed jobs of reconnected
+ * nodes whose window has passed are lost. */
 void ctl_check_silence(ctl_state *st, ctl_time now);
+/* The node's state for users: "up", "not-responding" or "down". */
+const char *ctl_node_state_name(const ctl_node *n);
 /* True when job id is recorded as running on n. */
 bool ctl_job_runs_on(ctl_state *st, ctl_node *n, uint64_t id);
 /* The node of that name, or NULL. */

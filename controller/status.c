@@ -9,7 +9,7 @@ cJSON *status_node(const ctl_node *n) {
         if (!o)
                 return NULL;
         cJSON_AddStringToObject(o, "name", n->name);
-        cJSON_AddStringToObject(o, "state", n->up ? "up" : "down");
+        cJSON_AddStringToObject(o, "state", ctl_node_state_name(n));
         cJSON_AddNumberToObject(o, "mcpu", (double)n->capacity.mcpu);
         cJSON_AddNumberToObject(o, "mem", (double)n->capacity.mem);
         cJSON_AddNumberToObject(o, "pids", (double)n->capacity.pids);

@@ -23,10 +23,11 @@
 
 static const char nodes_usage[] =
         "Usage: colony nodes [--json]\n"
-        "List the agents: state, free and total CPUs and memory, running jobs, cgroup mode, and\n"
-        "the host's pressure: the share of the last 10 s in which some task waited for CPU,\n"
-        "memory or I/O (PSI; '-' when the kernel gives none). Under a policy with a plan (lotes,\n"
-        "coloc), a last line says what it places with now.\n";
+        "List the agents: state (up; not-responding: connected but silent past the agent timeout,\n"
+        "so given no job, its jobs running on; down), free and total CPUs and memory, running\n"
+        "jobs, cgroup mode, and the host's pressure: the share of the last 10 s in which some\n"
+        "task waited for CPU, memory or I/O (PSI; '-' when the kernel gives none). Under a policy\n"
+        "with a plan (lotes, coloc), a last line says what it places with now.\n";
 
 /* One node record as a table row. Returns 0, -EBADMSG or -ENOMEM. */
 static int nodes_add_row(fmt_table *t, const cJSON *node) {
@@ -100,8 +101,9 @@ static const char up_usage[] =
         "  --order ORDER       queue order: fifo (default) or backfill\n"
         "  --agent-listen ADDR the address the controller listens on for agents (default 127.0.0.1;\n"
         "                      a port is picked); the agents started here connect there\n"
-        "  --agent-timeout-ms N  how long the controller waits for a silent or restarted agent\n"
-        "                      before its jobs are lost (default 5000)\n"
+        "  --agent-timeout-ms N  how long an agent may be silent before its node is not-responding\n"
+        "                      and given no job (default 5000); its jobs are lost only after the\n"
+        "                      controller's node_lost_timeout_ms (300000; --controller-config)\n"
         "  --launch-timeout-ms N  how long each agent gives a job to exec before it fails it\n"
         "                      (colony-agent(8); default 30000)\n"
         "  --controller-config FILE  the controller's config file (colony-controller(8)), e.g. with\n"

@@ -2,7 +2,9 @@
 # Bad input gets a clear one-line error, changes nothing, and the controller keeps serving;
 # a job's command line and environment are capped at 128 KiB each.
 . "$(dirname "$0")/lib.sh"
-cluster_up --agents 2 --agent-cpus 2 --agent-mem 1G
+# a vanished agent's job is lost after the node-lost timeout: seconds here, not the default 5 min
+printf '[controller]\nagent_timeout_ms = 2000\nnode_lost_timeout_ms = 4000\n' >"$DIR/controller.conf"
+cluster_up --agents 2 --agent-cpus 2 --agent-mem 1G --controller-config "$DIR/controller.conf"
 POKE="$COLONY_BIN/proto-poke"
 njobs() { colony queue --all --json | jq '.jobs | length'; }
 

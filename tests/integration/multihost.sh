@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # multihost.sh - a cluster of three hosts in network namespaces this test creates, joined by a
-# bridge: jobs run on every host; a host cut off (its veth down) is marked down after the
-# agent timeout and its job lost; brought back, it rejoins and runs jobs again.
+# bridge: jobs run on every host; a host cut off (its veth down) is not-responding after the
+# agent timeout, then down after the node-lost timeout (8 s here) and its job lost; brought back,
+# it rejoins and runs jobs again.
 . "$(dirname "$0")/lib.sh"
 command -v ip >/dev/null || { echo "SKIP: ip (iproute2) missing"; exit $SKIP; }
 
@@ -38,7 +39,8 @@ for h in "${hosts[@]}"; do
 done
 
 # The controller listens on the bridge only; one local agent, three in the namespaces.
-cluster_up --agents 1 --agent-cpus 1 --agent-mem 256M --agent-listen "$net.1"
+printf '[controller]\nagent_timeout_ms = 2000\nnode_lost_timeout_ms = 8000\n' >"$DIR/controller.conf"
+cluster_up --agents 1 --agent-cpus 1 --agent-mem 256M --agent-listen "$net.1" --controller-config "$DIR/controller.conf"
 port=$(cat "$DIR/controller.port")
 for h in "${hosts[@]}"; do
         # nsenter --net, not ip netns exec: that remounts /sys and would hide the cgroup mounts
@@ -61,10 +63,13 @@ placed=$(for id in "${ids[@]}"; do job_field "$id" node; done | sort | uniq | wc
 [ "$placed" = 4 ] || fail "4 jobs went to $placed hosts, want one on each"
 note "one job on each of the 4 hosts"
 
-# Cut h2 off: its agent goes silent, its node down, its job lost; the others run on.
+# Cut h2 off: its agent goes silent, its node not-responding, then down, its job lost; the others
+# run on.
 victim=""
 for id in "${ids[@]}"; do [ "$(job_field "$id" node)" = "${PREFIX}h2" ] && victim=$id; done
 ip link set "v$$h2" down
+for ((k = 0; k < 300; k++)); do [ "$(node_state "${PREFIX}h2")" = not-responding ] && break; sleep 0.1; done
+[ "$(node_state "${PREFIX}h2")" = not-responding ] || fail "cut-off host is $(node_state "${PREFIX}h2")"
 wait_state "$victim" lost 30
 [ "$(node_state "${PREFIX}h2")" = down ] || fail "cut-off host is $(node_state "${PREFIX}h2")"
 for id in "${ids[@]}"; do

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# silent_agent.sh - an agent that stops talking (SIGSTOP: its connection stays open) is marked
-# down after the agent timeout and its job lost, while a job submitted with --requeue goes back
-# to pending as attempt 2; once the agent talks again the node is back up, both jobs it still
+# silent_agent.sh - an agent that stops talking (SIGSTOP: its connection stays open) leaves its
+# node not-responding after the agent timeout, its jobs running; after the node-lost timeout the
+# node is down and its job lost, while a job submitted with --requeue goes back to pending as
+# attempt 2; once the agent talks again the node is back up, both jobs it still
 # runs are ended as strays, the requeued job runs again only once its first run is gone (never
 # two at once), and new jobs go there.
 . "$(dirname "$0")/lib.sh"
 
-cluster_up --agents 1 --agent-cpus 1 --agent-mem 256M
+printf '[controller]\nagent_timeout_ms = 2000\nnode_lost_timeout_ms = 8000\n' >"$DIR/controller.conf"
+cluster_up --agents 1 --agent-cpus 1 --agent-mem 256M --controller-config "$DIR/controller.conf"
 id=$(colony submit --name quiet --cpus 0.5 --mem 32M -- "$COLONY_BIN/colony-stress" sleep 120)
 # each run of rq holds an flock on its lock file while it lives: a second run finding it taken
 # records an overlap; the first run sleeps until killed, the second ends at once
@@ -23,6 +25,9 @@ node_state() { colony nodes --json | jq -r --arg n "$node" '.nodes[] | select(.n
 
 kill -STOP "$pid"
 trap 'rc=$?; set +e; kill -CONT "$pid" 2>/dev/null; (exit $rc); teardown' EXIT
+for ((i = 0; i < 300; i++)); do [ "$(node_state)" = not-responding ] && break; sleep 0.1; done
+[ "$(node_state)" = not-responding ] || fail "node $node is $(node_state) while its agent is silent"
+note "silent agent -> node not-responding"
 wait_state "$id" lost 30
 [ "$(node_state)" = down ] || fail "node $node is $(node_state) while its agent is silent"
 note "silent agent -> node down, job $id: $(job_field "$id" error)"

@@ -78,7 +78,7 @@ static ctl_time at(int64_t usec) {
 static void setup(void) {
         memset(&rec, 0, sizeof(rec));
         ctl_config cfg = { .policy = SCHED_FIRST_FIT, .order = SCHED_STRICT_FIFO, .max_pending = 100, .kill_grace_ms = 100,
-                            .agent_timeout_usec = 5000000 };
+                            .agent_timeout_usec = 5000000, .node_lost_timeout_usec = 5000000 };
         ctl_init(&st, &cfg, &actions, &rec);
 }
 
@@ -287,7 +287,7 @@ START_TEST(reconnect_keeps_listed_jobs_and_loses_the_rest_after_the_window) {
         ck_assert_int_eq(ctl_find_job(&st, j1)->state, JOB_RUNNING); /* its report may follow the hello */
         ctl_check_silence(&st, at(1000 + 4000000));
         ck_assert_int_eq(ctl_find_job(&st, j1)->state, JOB_RUNNING);
-        ctl_node_heard(a, at(1000 + 5000000));
+        (void)ctl_node_heard(&st, a, at(1000 + 5000000));
         ctl_check_silence(&st, at(1000 + 5000001));
         ck_assert_int_eq(ctl_find_job(&st, j1)->state, JOB_LOST);
         ck_assert_str_eq(ctl_find_job(&st, j1)->result.error, "agent a came back without it");
@@ -369,7 +369,7 @@ START_TEST(a_disconnected_agents_jobs_wait_for_it_to_come_back) {
         job_result res = { .exit_code = 3 };
         ck_assert_int_eq(ctl_job_finished(&st, a, ended, JOB_FAILED, &res, 4500000), 0);
         ck_assert_int_eq(ctl_find_job(&st, ended)->result.exit_code, 3);
-        ctl_node_heard(a, at(1000 + 9000000));
+        (void)ctl_node_heard(&st, a, at(1000 + 9000000));
         ctl_check_silence(&st, at(1000 + 9000000));
         ck_assert_int_eq(ctl_find_job(&st, adopted)->state, JOB_RUNNING);
         ck_assert_int_eq(ctl_find_job(&st, gone)->state, JOB_RUNNING);
@@ -393,6 +393,108 @@ START_TEST(a_disconnected_agent_that_stays_away_loses_its_jobs) {
 }
 END_TEST
 
+static int64_t ticked; /* the second of the last tick_to */
+
+/* Two timeouts apart: not-responding after 5 s of silence, lost after 60 s. */
+static void slow_is_not_dead_setup(void) {
+        ctl_free(&st);
+        ctl_config cfg = { .policy = SCHED_FIRST_FIT, .order = SCHED_STRICT_FIFO, .max_pending = 100, .kill_grace_ms = 100,
+                           .agent_timeout_usec = 5000000, .node_lost_timeout_usec = 60000000 };
+        ctl_init(&st, &cfg, &actions, &rec);
+        ticked = 0;
+}
+
+/* The controller's ticks, once a second, after the last one up to second s (from 1000 usec, when
+ * node() says hello). */
+static void tick_to(int64_t s) {
+        for (; ticked < s; ticked++)
+                ctl_check_silence(&st, at(1000 + (ticked + 1) * 1000000));
+}
+
+START_TEST(a_silent_node_is_not_responding_its_jobs_run_on_and_it_gets_no_new_ones) {
+        slow_is_not_dead_setup();
+        ctl_node *a = node("a", 2000, 1024 * MiB, NULL, 0);
+        uint64_t j1 = submit_as(0, 1000, MiB);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        tick_to(5);
+        ck_assert_str_eq(ctl_node_state_name(a), "up");
+        tick_to(6);
+        ck_assert_str_eq(ctl_node_state_name(a), "not-responding");
+        ck_assert(a->up && a->silent);
+        ck_assert_int_eq(rec.dropped, 0); /* its link stays: its next message brings it back */
+        ck_assert_ptr_nonnull(strstr(rec.event_log, "node-not-responding:0:a "));
+        ck_assert_int_eq(ctl_find_job(&st, j1)->state, JOB_RUNNING);
+        uint64_t j2 = submit_as(0, 500, MiB);
+        ck_assert_int_eq(ctl_schedule(&st), 0); /* room there, but it is not placed on a silent node */
+        tick_to(59);
+        ck_assert_int_eq(ctl_find_job(&st, j1)->state, JOB_RUNNING);
+        ck_assert_int_eq(ctl_find_job(&st, j2)->state, JOB_PENDING);
+        ck_assert(ctl_node_heard(&st, a, at(1000 + 59500000)));
+        ck_assert_str_eq(ctl_node_state_name(a), "up");
+        ck_assert(!ctl_node_heard(&st, a, at(1000 + 59600000)));
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_str_eq(rec.launch_nodes[1], "a");
+        ck_assert_uint_eq(rec.launch_ids[1], j2);
+        finish_ok(a, j1);
+        ck_assert_int_eq(ctl_find_job(&st, j1)->state, JOB_COMPLETED);
+}
+END_TEST
+
+START_TEST(a_node_silent_past_the_lost_timeout_loses_or_requeues_its_jobs) {
+        slow_is_not_dead_setup();
+        ctl_node *a = node("a", 2000, 1024 * MiB, NULL, 0), *b = node("b", 1000, 1024 * MiB, NULL, 0);
+        uint64_t j1 = submit_as(0, 1000, MiB), rq = submit_requeue(1000), jb = submit_as(0, 1000, MiB);
+        ck_assert_int_eq(ctl_schedule(&st), 3);
+        ck_assert_str_eq(ctl_find_job(&st, jb)->node, "b");
+        ctl_node_disconnected(&st, b); /* a closed link waits as long as a silent one */
+        tick_to(60);
+        ck_assert(a->silent);
+        ck_assert_int_eq(ctl_find_job(&st, j1)->state, JOB_RUNNING);
+        ck_assert_int_eq(ctl_find_job(&st, jb)->state, JOB_RUNNING);
+        tick_to(61);
+        ck_assert_str_eq(ctl_node_state_name(a), "down");
+        ck_assert_int_eq(rec.dropped, 1);
+        ck_assert_int_eq(ctl_find_job(&st, j1)->state, JOB_LOST);
+        ck_assert_str_eq(ctl_find_job(&st, j1)->result.error, "agent a timed out");
+        ck_assert_int_eq(ctl_find_job(&st, rq)->state, JOB_PENDING);
+        ck_assert_uint_eq(ctl_find_job(&st, rq)->attempt, 2);
+        ck_assert_int_eq(ctl_find_job(&st, jb)->state, JOB_LOST);
+        ck_assert_int_eq(a->used.mcpu, 0);
+        ck_assert_int_eq(b->used.mcpu, 0);
+}
+END_TEST
+
+/* One turn of the loop took 89.5 s (a huge submission, a slow disk): the agents' messages
+ * waited unread in their sockets, so that time is nobody's silence, whether the tick runs
+ * before them after it or not. */
+START_TEST(a_stall_of_the_controllers_own_loop_never_counts_as_an_agents_silence) {
+        slow_is_not_dead_setup();
+        ctl_node *a = node("a", 2000, 1024 * MiB, NULL, 0), *b = node("b", 2000, 1024 * MiB, NULL, 0);
+        uint64_t j1 = submit_as(0, 1000, MiB), j2 = submit_as(0, 2000, MiB);
+        ck_assert_int_eq(ctl_schedule(&st), 2);
+        tick_to(2);
+        (void)ctl_node_heard(&st, a, at(1000 + 2500000));
+        (void)ctl_node_heard(&st, b, at(1000 + 2500000));
+        /* the stalled turn was a's own message, heard at 91 s; the clock jumps to 92 s */
+        (void)ctl_node_heard(&st, a, at(1000 + 91000000));
+        ctl_credit_stall(&st, 89500000, at(1000 + 92000000));
+        ticked = 92;
+        ctl_check_silence(&st, at(1000 + 92000000)); /* the tick that was due runs first */
+        ck_assert_str_eq(ctl_node_state_name(a), "up");
+        ck_assert_str_eq(ctl_node_state_name(b), "up");
+        ck_assert_int_eq(ctl_find_job(&st, j1)->state, JOB_RUNNING);
+        ck_assert_int_eq(ctl_find_job(&st, j2)->state, JOB_RUNNING);
+        ck_assert_int_eq(rec.dropped, 0);
+        /* the credit moves no last-heard time past now (a's would be 180.5 s): silence from
+         * here still counts */
+        tick_to(97);
+        ck_assert_str_eq(ctl_node_state_name(a), "up");
+        tick_to(98);
+        ck_assert_str_eq(ctl_node_state_name(a), "not-responding");
+        ck_assert_str_eq(ctl_node_state_name(b), "not-responding");
+}
+END_TEST
+
 /* The view of the nodes a pass places on is what the nodes are, and its index answers as a scan of
  * them would, after any sequence of submissions, passes, ends, cancels and nodes coming and going. */
 static void check_view(uint64_t *seed) {
@@ -401,7 +503,7 @@ static void check_view(uint64_t *seed) {
         for (size_t i = 0; i < st.nnodes; i++) {
                 ctl_node *n = st.nodes[i];
                 fresh[i] = (sched_machine){ .index = (uint32_t)i, .capacity = n->capacity,
-                                            .free = res_sub(n->capacity, n->used), .up = n->up };
+                                            .free = res_sub(n->capacity, n->used), .up = n->up && !n->silent };
                 ck_assert(res_equal(st.view.machines[i].free, fresh[i].free));
                 ck_assert_int_eq(st.view.machines[i].up, fresh[i].up);
         }
@@ -649,7 +751,7 @@ START_TEST(a_requeue_job_of_a_timed_out_node_runs_again) {
         ck_assert_uint_eq(rec.launch_ids[0], rq);
         ctl_node *b = node("b", 1000, 1024 * MiB, NULL, 0);
         ck_assert_int_eq(ctl_schedule(&st), 1); /* plain goes to b */
-        ctl_node_heard(b, at(1000 + 6000000));
+        (void)ctl_node_heard(&st, b, at(1000 + 6000000));
         ctl_check_silence(&st, at(1000 + 6000000)); /* a times out */
         job *j = ctl_find_job(&st, rq);
         ck_assert_int_eq(j->state, JOB_PENDING);
@@ -704,7 +806,7 @@ static ctl_node *stray_of_a_returning_node(uint64_t *rq) {
         ctl_node_disconnected(&st, a);
         ctl_check_silence(&st, at(1000 + 6000000));
         ck_assert_int_eq(ctl_find_job(&st, *rq)->state, JOB_PENDING);
-        ctl_node_heard(a, at(1000 + 7000000));
+        (void)ctl_node_heard(&st, a, at(1000 + 7000000));
         ck_assert_ptr_eq(node("a", 1000, 1024 * MiB, rq, 1), a);
         return a;
 }
@@ -756,7 +858,7 @@ START_TEST(a_stray_of_a_node_that_never_returns_is_forgotten_at_its_timeout) {
         ctl_node_disconnected(&st, a);
         ctl_node *b = node("b", 1000, 1024 * MiB, NULL, 0);
         ck_assert_int_eq(ctl_schedule(&st), 0);
-        ctl_node_heard(b, at(1000 + 13000000));
+        (void)ctl_node_heard(&st, b, at(1000 + 13000000));
         ctl_check_silence(&st, at(1000 + 13000000));
         ck_assert_uint_eq(st.nstrays, 0);
         ck_assert_int_eq(ctl_schedule(&st), 1);
@@ -772,7 +874,7 @@ START_TEST(a_requeue_job_the_agent_came_back_without_is_requeued) {
         ctl_schedule(&st);
         ctl_node_disconnected(&st, a);
         ck_assert_ptr_eq(node("a", 2000, 1024 * MiB, NULL, 0), a);
-        ctl_node_heard(a, at(1000 + 5000001));
+        (void)ctl_node_heard(&st, a, at(1000 + 5000001));
         ctl_check_silence(&st, at(1000 + 5000001));
         ck_assert_int_eq(ctl_find_job(&st, plain)->state, JOB_LOST);
         job *j = ctl_find_job(&st, rq);
@@ -794,7 +896,7 @@ START_TEST(an_unlisted_job_that_starts_after_the_hello_is_kept) {
         ck_assert_uint_eq(a->nunconfirmed, 1);
         ck_assert_int_eq(ctl_job_started(&st, a, id, 2000), 0);
         ck_assert_uint_eq(a->nunconfirmed, 0);
-        ctl_node_heard(a, at(1000 + 5000001));
+        (void)ctl_node_heard(&st, a, at(1000 + 5000001));
         ctl_check_silence(&st, at(1000 + 5000001));
         ck_assert_int_eq(ctl_find_job(&st, id)->state, JOB_RUNNING);
 }
@@ -968,6 +1070,9 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, restored_running_jobs_wait_for_their_node);
         tcase_add_test(tc, a_disconnected_agents_jobs_wait_for_it_to_come_back);
         tcase_add_test(tc, a_disconnected_agent_that_stays_away_loses_its_jobs);
+        tcase_add_test(tc, a_silent_node_is_not_responding_its_jobs_run_on_and_it_gets_no_new_ones);
+        tcase_add_test(tc, a_node_silent_past_the_lost_timeout_loses_or_requeues_its_jobs);
+        tcase_add_test(tc, a_stall_of_the_controllers_own_loop_never_counts_as_an_agents_silence);
         tcase_add_test(tc, a_requeue_job_of_a_timed_out_node_runs_again);
         tcase_add_test(tc, a_job_its_agent_reports_lost_ends_as_a_timed_out_nodes_would);
         tcase_add_test(tc, a_requeued_job_still_running_on_its_old_node_is_held_until_it_ends);

@@ -40,7 +40,8 @@ note "installed $ctl_unit $agent_unit $conf"
 site_config "$confdir" $NAME
 # A reconnect window far longer than the agent's RestartSec=5s: after the crash below, the next
 # agent, not the controller's timeout, tells that the job is lost (the default 5 s made that a
-# race, and the test passes either way only since both say `lost`).
+# race, and the test passes either way only since both say `lost`). The jobs of the killed agent
+# wait for node_lost_timeout_ms, 300 s by default; 60 s here bounds the hello's window too.
 printf 'agent_timeout_ms = 60000\n' >>"$confdir/controller.conf"
 # Pings every WatchdogSec/2 or so: a shorter interval lets this test see several.
 for u in $CTL $AGENT; do
