@@ -28,7 +28,7 @@ static const char events_usage[] =
         "which --since resumes it.\n";
 
 static void print_header(void) {
-        printf("%-7s %-25s %-6s %-14s %-17s %s\n", "SEQ", "TIME", "JOB", "NODE", "WHAT", "REASON");
+        printf("%-7s %-25s %-6s %-14s %-19s %s\n", "SEQ", "TIME", "JOB", "NODE", "WHAT", "REASON");
 }
 
 /* One event, as a line of the table or of JSON. Returns 0 or -EBADMSG. */
@@ -46,7 +46,7 @@ static int print_event(const cli *c, const cJSON *obj) {
                 cJSON_free(text);
         } else {
                 snprintf(job, sizeof(job), e.job ? "%" PRIu64 : "-", e.job);
-                fmt_line(stdout, "%-7" PRIu64 " %-25s %-6s %-14s %-17s %s", e.seq, fmt_time(e.time_usec, when, sizeof(when)),
+                fmt_line(stdout, "%-7" PRIu64 " %-25s %-6s %-14s %-19s %s", e.seq, fmt_time(e.time_usec, when, sizeof(when)),
                          job, e.node[0] ? e.node : "-", e.what, e.reason[0] ? e.reason : "");
         }
         return fflush(stdout) == 0 ? 0 : -EIO; /* a follower's reader sees each event at once */
