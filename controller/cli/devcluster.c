@@ -3,6 +3,7 @@
  * A daemon is identified by its pid file and by /proc/<pid>/stat naming its program, so a pid
  * reused by some other process after a crash is never signalled. */
 #include "devcluster.h"
+#include "agentunit.h"
 #include "cli.h"
 #include "client.h"
 #include "fileio.h"
@@ -268,11 +269,11 @@ static int read_pid_files(const char *dir, dev_stopped **set, size_t *n) {
         return r;
 }
 
-/* Run `colony-agent --cleanup --name NAME`, its output into the agent's log. Returns its exit
- * status, or -1 when it could not run or had to be killed. */
-static int run_agent_cleanup(const char *dir, const char *name) {
-        char prog[PATH_MAX], log[PATH_MAX], state[PATH_MAX], err[256];
-        const char *argv[] = {prog, "--cleanup", "--name", name, "--state-dir", state, NULL};
+/* Run `colony-agent MODE --name NAME` (--cleanup, --stop-scope), its output into the agent's
+ * log. Returns its exit status, or -1 when it could not run or had to be killed. */
+static int run_agent_mode(const char *dir, const char *name, const char *mode) {
+        char prog[PATH_MAX], log[PATH_MAX], state[PATH_MAX], unit[DEV_NAME_MAX + 32], err[256];
+        const char *argv[] = {prog, mode, "--name", name, "--state-dir", state, "--scope", unit, NULL};
         int64_t deadline = now_ms() + CLEANUP_TIMEOUT_MS;
         pid_t pid;
         int st;
@@ -281,6 +282,7 @@ static int run_agent_cleanup(const char *dir, const char *name) {
                 return -1;
         log_path(log, dir, name);
         state_path(state, dir, name);
+        agent_unit_name(unit, sizeof(unit), dir, name);
         if (start_program(argv, false, log, &pid, err, sizeof(err)) < 0)
                 return -1;
         while (waitpid(pid, &st, WNOHANG) == 0) {
@@ -335,7 +337,10 @@ static void stop_set(const char *dir, dev_stopped *set, size_t n, const char *pr
                         continue;
                 /* An agent that did not stop on its own left its job cgroups behind. */
                 if (set[i].agent && set[i].how != DEV_STOPPED)
-                        set[i].cleanup = run_agent_cleanup(dir, set[i].name);
+                        set[i].cleanup = run_agent_mode(dir, set[i].name, "--cleanup");
+                /* Its transient scope, where it needed one, is gone once this returns. */
+                if (set[i].agent)
+                        (void)run_agent_mode(dir, set[i].name, "--stop-scope");
                 pid_path(path, dir, set[i].name, set[i].agent);
                 unlink(path);
         }
@@ -574,7 +579,7 @@ static int plan_cluster(const dev_options *o, const dev_stopped *set, size_t n, 
 
 /* Start the agents of cl that do not run. */
 static int start_agents(const dev_options *o, const char *prog, dev_cluster *cl, char *err, size_t errlen) {
-        char secret[PATH_MAX], log[PATH_MAX], state[PATH_MAX];
+        char secret[PATH_MAX], log[PATH_MAX], state[PATH_MAX], unit[DEV_NAME_MAX + 32];
         int r = 0;
 
         file_path(secret, o->dir, "secret");
@@ -584,8 +589,9 @@ static int start_agents(const dev_options *o, const char *prog, dev_cluster *cl,
                 dev_daemon *a = &cl->agents[i];
                 /* `colony down` must leave nothing behind: the agents kill their jobs on SIGTERM. */
                 const char *argv[] = {prog, "--name", a->name, "--controller", cl->agent_address, "--secret-file", secret,
-                                      "--state-dir", state, "--stop-jobs-on-exit", NULL, NULL, NULL, NULL, NULL, NULL, NULL};
-                size_t k = 10;
+                                      "--state-dir", state, "--stop-jobs-on-exit", "--scope", unit, NULL, NULL,
+                                      NULL, NULL, NULL, NULL, NULL};
+                size_t k = 12;
                 if (a->kept)
                         continue;
                 if (o->agent_cpus) {
@@ -602,6 +608,7 @@ static int start_agents(const dev_options *o, const char *prog, dev_cluster *cl,
                 }
                 log_path(log, o->dir, a->name);
                 state_path(state, o->dir, a->name);
+                agent_unit_name(unit, sizeof(unit), o->dir, a->name);
                 r = start_program(argv, false, log, &a->pid, err, errlen);
                 if (r == 0)
                         r = write_pid_file(o->dir, a, true, err, errlen);
