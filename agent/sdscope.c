@@ -20,6 +20,8 @@
 #define SD_PRIVATE "unix:path=/run/systemd/private"
 /* Far above the few hundred ms a scope takes even in an emulated guest; only for failures. */
 #define JOB_TIMEOUT_US (120 * 1000000ULL)
+/* A stop's SIGTERM, then SIGKILL after this: well inside colony down's wait for --cleanup. */
+#define STOP_TIMEOUT_US (10 * 1000000ULL)
 
 typedef struct job_wait {
         const char *path; /* the job we wait for */
@@ -107,9 +109,9 @@ static int append_args(sd_bus_message *m, const char *description) {
                 return sd_bus_message_append(m, "s", "replace");
         r = sd_bus_message_append(m, "s", "fail");
         if (r >= 0)
-                r = sd_bus_message_append(m, "a(sv)", 4, "Description", "s", description, "Delegate", "b", 1,
-                                          "CollectMode", "s", "inactive-or-failed", "PIDs", "au", 1,
-                                          (uint32_t)getpid());
+                r = sd_bus_message_append(m, "a(sv)", 5, "Description", "s", description, "Delegate", "b", 1,
+                                          "CollectMode", "s", "inactive-or-failed", "TimeoutStopUSec", "t",
+                                          STOP_TIMEOUT_US, "PIDs", "au", 1, (uint32_t)getpid());
         return r < 0 ? r : sd_bus_message_append(m, "a(sa(sv))", 0);
 }
 

@@ -9,7 +9,8 @@
 /* Whether systemd is the init system (sd_booted), so that it can make a scope. */
 bool sdscope_available(void);
 /* Move this process into a new transient scope unit ("NAME.scope", with description), with
- * Delegate=yes and CollectMode=inactive-or-failed, and wait until systemd has done so. The
+ * Delegate=yes, CollectMode=inactive-or-failed and a stop that SIGKILLs after 10 s, and wait
+ * until systemd has done so. The
  * scope ends by itself when its last process does. -EEXIST-like failures (the unit exists)
  * come back as systemd's message. */
 int sdscope_enter(const char *unit, const char *description, char *err, size_t errlen);

@@ -31,7 +31,7 @@
 #define COMM_LEN 15 /* the kernel cuts a process name to this (TASK_COMM_LEN - 1) */
 #define STOP_GRACE_MS 10000
 #define KILL_WAIT_MS 5000
-#define CLEANUP_TIMEOUT_MS 15000
+#define CLEANUP_TIMEOUT_MS 60000 /* --cleanup may first stop a scope (SIGKILL after 10 s) */
 #define POLL_MS 50
 #define NODES_POLL_MS 100
 #define SECRET_BYTES 32
