@@ -379,26 +379,37 @@ int dev_down(const char *dir, dev_stopped **out, size_t *n, char *err, size_t er
         return 0;
 }
 
-void dev_print_log_tail(const char *path, int lines, FILE *f) {
-        char buf[8192], *start, *end;
+/* The last lines of the log at path, read into buf, without trailing newlines; NULL when the log
+ * is empty or unreadable. */
+static const char *log_tail(const char *path, int lines, char *buf, size_t len) {
+        char *start;
         ssize_t n = -1;
         off_t size;
         int fd = open(path, O_RDONLY | O_CLOEXEC);
 
         if (fd >= 0 && (size = lseek(fd, 0, SEEK_END)) >= 0)
-                n = pread(fd, buf, sizeof(buf) - 1, size > (off_t)sizeof(buf) - 1 ? size - (off_t)sizeof(buf) + 1 : 0);
+                n = pread(fd, buf, len - 1, size > (off_t)len - 1 ? size - (off_t)len + 1 : 0);
         if (fd >= 0)
                 close(fd);
-        if (n <= 0) {
-                fprintf(f, "--- %s is empty or unreadable\n", path);
-                return;
-        }
+        if (n <= 0)
+                return NULL;
         buf[n] = '\0';
         while (n > 0 && buf[n - 1] == '\n')
                 buf[--n] = '\0';
         for (start = buf + n; start > buf; start--)
                 if (start[-1] == '\n' && --lines == 0)
                         break;
+        return start;
+}
+
+void dev_print_log_tail(const char *path, int lines, FILE *f) {
+        char buf[8192];
+        const char *start = log_tail(path, lines, buf, sizeof(buf)), *end;
+
+        if (!start) {
+                fprintf(f, "--- %s is empty or unreadable\n", path);
+                return;
+        }
         fprintf(f, "--- last lines of %s:\n", path);
         for (; *start; start = *end ? end + 1 : end) {
                 end = strchrnul(start, '\n');
@@ -633,9 +644,10 @@ static size_t count_up(const cJSON *reply, const dev_cluster *cl) {
         return up;
 }
 
-/* A daemon of cl that has died, named in err with its log in failed_log. Returns 0 or -ECHILD. */
+/* A daemon of cl that has died, named in err (an agent with its log's last line: its reason) and
+ * its log in failed_log. Returns 0 or -ECHILD. */
 static int check_alive(const char *dir, dev_cluster *cl, char *err, size_t errlen) {
-        char how[64];
+        char how[64], tail[1024];
 
         if (child_exited(cl->controller.pid, how, sizeof(how))) {
                 snprintf(err, errlen, "%s %s", CONTROLLER_PROG, how);
@@ -644,8 +656,13 @@ static int check_alive(const char *dir, dev_cluster *cl, char *err, size_t errle
         }
         for (size_t i = 0; i < cl->nagents; i++)
                 if (child_exited(cl->agents[i].pid, how, sizeof(how))) {
-                        snprintf(err, errlen, "%s %s %s", AGENT_PROG, cl->agents[i].name, how);
                         log_path(cl->failed_log, dir, cl->agents[i].name);
+                        /* Its last words, in the same line: they say why, and what to do. */
+                        const char *last = log_tail(cl->failed_log, 1, tail, sizeof(tail)), *why;
+                        if (last && (why = strstr(last, " error: ")))
+                                last = why + 8;
+                        snprintf(err, errlen, "%s %s %s%s%s", AGENT_PROG, cl->agents[i].name, how, last ? ": " : "",
+                                 last ? last : "");
                         return -ECHILD;
                 }
         return 0;

@@ -36,8 +36,8 @@ if [ "$(cat /proc/1/comm)" != systemd ]; then
         set -e
         echo "$out" | head -n 3
         [ "$rc" != 0 ] || fail "colony up succeeded in an undelegated cgroup without systemd"
-        echo "$out" | grep -q "systemd is not PID 1 to make one: start colony from the root cgroup" ||
-                fail "colony up gave no reason that says what to do"
+        head -n 1 <<<"$out" | grep -q "systemd is not PID 1 to make one: start colony from the root cgroup" ||
+                fail "colony up's error does not say what to do"
         [ -z "$(colony_cgroups)" ] || fail "cgroups left behind: $(colony_cgroups | tr '\n' ' ')"
         [ -z "$(cat "$sess/cgroup.procs")" ] || fail "processes left in $sess: $(cat "$sess/cgroup.procs")"
         rm -rf "$dir"
