@@ -65,6 +65,8 @@ int cg_mount_find(const char *fstype, const char *option, const char *at, char *
  * root is root, from /proc/self/cgroup. *out is malloc'ed. Returns 0, -ENOENT when we have no
  * cgroup for it or it is outside the mount, or -errno. */
 int cg_own_dir(const char *controller, const char *mnt, const char *root, char **out);
+/* cg_own_usable on v2: 1 in the root, or alone in a delegated cgroup; else 0. */
+int cg_v2_own_usable(char **own, char *err, size_t errlen);
 /* dir + "/" + name into buf. Returns 0 or -ENAMETOOLONG. */
 int cg_path(char *buf, size_t len, const char *dir, const char *name);
 

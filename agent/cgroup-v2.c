@@ -124,6 +124,28 @@ static bool is_delegated(const char *dir) {
         return false;
 }
 
+int cg_v2_own_usable(char **own, char *err, size_t errlen) {
+        v2_state s = {0};
+        pid_t *pids = NULL;
+        size_t n = 0;
+        int r = find_own(&s, err, errlen);
+
+        if (r < 0)
+                return r;
+        if (strcmp(s.own, V2_MOUNT) == 0)
+                r = 1;
+        else if (is_delegated(s.own)) {
+                /* The agent must leave for its leaf before it enables the controllers here. */
+                if ((r = cg_read_procs(s.own, &pids, &n)) < 0)
+                        snprintf(err, errlen, "cgroup v2: read %s/cgroup.procs: %s", s.own, strerror(-r));
+                else
+                        r = n == 1 && pids[0] == getpid();
+        }
+        free(pids);
+        *own = s.own;
+        return r;
+}
+
 /* Whether controller ctl is available in dir (its parent hands it down) but not yet enabled
  * for dir's children. */
 static bool available(const char *dir, const char *ctl) {

@@ -654,6 +654,16 @@ int cg_open(const char *agent_name, cg_backend **out, char *err, size_t errlen) 
         return 0;
 }
 
+int cg_own_usable(char **own, char *err, size_t errlen) {
+        cg_mode mode = CG_MODE_V1;
+        int r = detect_mode(&mode, err, errlen);
+
+        *own = NULL;
+        if (r < 0)
+                return r;
+        return mode == CG_MODE_V2 ? cg_v2_own_usable(own, err, errlen) : 1;
+}
+
 cg_mode cg_get_mode(const cg_backend *cg) {
         return cg->mode;
 }

@@ -47,6 +47,10 @@ typedef struct cg_usage {
  * available to us, else v1), find our own cgroup, and create the subtree colony-<agent_name>
  * below it. Caller owns *out (cg_close). */
 int cg_open(const char *agent_name, cg_backend **out, char *err, size_t errlen);
+/* Whether cg_open could build the subtree in the cgroup we run in: always on v1; on v2 in the
+ * root cgroup, or in a cgroup delegated to us (trusted.delegate) that holds no other task.
+ * Returns 1, 0 with *own (malloc'ed, or NULL on v1) naming that cgroup, or -errno with err. */
+int cg_own_usable(char **own, char *err, size_t errlen);
 /* Which implementation is in use. */
 cg_mode cg_get_mode(const cg_backend *cg);
 /* The subtree's path (v2) or the memory hierarchy's subtree path (v1), for logs and docs. */

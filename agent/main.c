@@ -12,6 +12,7 @@
 #include "net.h"
 #include "nofile.h"
 #include "res.h"
+#include "sdscope.h"
 #include "units.h"
 #include <errno.h>
 #include <getopt.h>
@@ -40,7 +41,8 @@ typedef struct options {
         const char *tls_ca, *tls_cert, *tls_key, *tls_server_name; /* TLS to the controller when tls_ca is set */
         const char *cpus, *mem, *pids, *default_pids, *launch_timeout_ms; /* as typed; parsed after merging */
         int log_level;
-        bool cleanup, stop_jobs_on_exit;
+        const char *scope; /* --scope: the transient unit to run in, where one is needed */
+        bool cleanup, stop_jobs_on_exit, stop_scope;
 } options;
 
 static const char *const config_keys[] = {
@@ -70,6 +72,10 @@ static void usage(FILE *f) {
               "  --config FILE           read these settings from FILE's [agent] section\n"
               "  --log-level L           err, warning, notice, info (default) or debug\n"
               "  --cleanup               kill this agent's jobs, remove its cgroups and state, then exit\n"
+              "  --scope UNIT            where our cgroup is not the root and not delegated to us alone\n"
+              "                          (a login session), start in the new transient scope UNIT with\n"
+              "                          Delegate=yes, through systemd (with --cleanup: stop UNIT first)\n"
+              "  --stop-scope            stop the unit --scope names, if it exists, then exit\n"
               "  --help                  show this help\n",
               f);
 }
@@ -78,7 +84,8 @@ static void usage(FILE *f) {
 static int parse_argv(int argc, char **argv, options *o) {
         enum { OPT_CONTROLLER = 256, OPT_SECRET, OPT_NAME, OPT_CPUS, OPT_MEM, OPT_PIDS,
                OPT_DEFAULT_PIDS, OPT_CONFIG, OPT_LOG_LEVEL, OPT_CLEANUP, OPT_HELP, OPT_STATE_DIR,
-               OPT_STOP_JOBS, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME, OPT_LAUNCH_TIMEOUT };
+               OPT_STOP_JOBS, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME, OPT_LAUNCH_TIMEOUT,
+               OPT_SCOPE, OPT_STOP_SCOPE };
         static const struct option longopts[] = {
                 {"controller", required_argument, NULL, OPT_CONTROLLER},
                 {"secret-file", required_argument, NULL, OPT_SECRET},
@@ -97,6 +104,8 @@ static int parse_argv(int argc, char **argv, options *o) {
                 {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
                 {"tls-key", required_argument, NULL, OPT_TLS_KEY},
                 {"tls-server-name", required_argument, NULL, OPT_TLS_NAME},
+                {"scope", required_argument, NULL, OPT_SCOPE},
+                {"stop-scope", no_argument, NULL, OPT_STOP_SCOPE},
                 {"help", no_argument, NULL, OPT_HELP},
                 {0},
         };
@@ -122,6 +131,8 @@ static int parse_argv(int argc, char **argv, options *o) {
                 case OPT_TLS_CERT: o->tls_cert = optarg; break;
                 case OPT_TLS_KEY: o->tls_key = optarg; break;
                 case OPT_TLS_NAME: o->tls_server_name = optarg; break;
+                case OPT_SCOPE: o->scope = optarg; break;
+                case OPT_STOP_SCOPE: o->stop_scope = true; break;
                 case OPT_HELP: usage(stdout); return 1;
                 case OPT_LOG_LEVEL:
                         o->log_level = log_level_from_name(optarg);
@@ -377,6 +388,42 @@ static int open_cgroups(const char *name, cg_backend **cg) {
         return 0;
 }
 
+/* --scope UNIT: where the cgroup we were started in is not one cg_open may build the subtree
+ * in, move into a new transient scope UNIT that systemd delegates to us. Returns 0 or 1. */
+static int enter_scope(const char *name, const char *unit) {
+        char err[512], desc[128];
+        char *own = NULL;
+        int r = cg_own_usable(&own, err, sizeof(err));
+
+        if (r == 0 && !sdscope_available()) {
+                snprintf(err, sizeof(err), "cgroup v2: our cgroup %s is neither the root nor delegated to the agent "
+                         "alone, and systemd is not PID 1 to make one: start colony from the root cgroup, or the "
+                         "agent alone in a delegated cgroup", own);
+                r = -EPERM;
+        } else if (r == 0) {
+                snprintf(desc, sizeof(desc), "colony agent %s", name);
+                r = sdscope_enter(unit, desc, err, sizeof(err));
+                if (r == 0)
+                        log_info("host=%s: left cgroup %s for the transient scope %s (Delegate=yes)", name, own, unit);
+        }
+        free(own);
+        if (r < 0) {
+                log_error("host=%s: %s", name, err);
+                return 1;
+        }
+        return 0;
+}
+
+/* Stop unit (an agent's scope) where systemd runs. Returns 0 or 1. */
+static int stop_scope(const char *name, const char *unit) {
+        char err[512];
+
+        if (!sdscope_available() || sdscope_stop(unit, err, sizeof(err)) == 0)
+                return 0;
+        log_error("host=%s: %s", name, err);
+        return 1;
+}
+
 /* --cleanup: what `colony down` runs after an agent died. */
 /* A descriptor per watched job and per launch in flight: take the hard limit, and give jobs
  * back the limits the agent was started with (job_nofile). */
@@ -525,7 +572,7 @@ int main(int argc, char **argv) {
         ac.name = name;
         ac.state_dir = state_dir;
         ac.stop_jobs_on_exit = o.stop_jobs_on_exit;
-        if (r == 0 && !o.cleanup)
+        if (r == 0 && !o.cleanup && !o.stop_scope)
                 r = configure(&o, &cfg, &ac, &secret, err, sizeof(err));
         if (r != 0)
                 log_error("%s", err);
@@ -541,7 +588,13 @@ int main(int argc, char **argv) {
                  * writes with write(2)); the launcher resets every signal in each job. */
                 signal(SIGPIPE, SIG_IGN);
                 raise_nofile(&ac.job_nofile);
-                r = o.cleanup ? cleanup(name, state_dir) : run(&ac);
+                /* A dead agent's scope still holds its jobs: stopping it ends them. */
+                if (o.scope && (o.stop_scope || o.cleanup))
+                        r = stop_scope(name, o.scope);
+                if (r == 0 && o.scope && !o.stop_scope)
+                        r = enter_scope(name, o.scope);
+                if (r == 0 && !o.stop_scope)
+                        r = o.cleanup ? cleanup(name, state_dir) : run(&ac);
         }
         free(secret);
         tls_ctx_free(ac.tls);

@@ -24,7 +24,7 @@
 
 #define DEMO_AGENT_CPUS "2"
 #define DEMO_AGENT_MEM "2G"
-#define UP_TIMEOUT_MS 15000
+#define UP_TIMEOUT_MS 60000 /* a bound for failures: an agent that moves into a scope first took 5 s in a loaded TCG guest */
 #define WAIT_TIMEOUT_MS 120000 /* the four jobs take about 6 s */
 
 #define LOG_TAIL_LINES 15

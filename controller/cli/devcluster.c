@@ -3,6 +3,7 @@
  * A daemon is identified by its pid file and by /proc/<pid>/stat naming its program, so a pid
  * reused by some other process after a crash is never signalled. */
 #include "devcluster.h"
+#include "agentunit.h"
 #include "cli.h"
 #include "client.h"
 #include "fileio.h"
@@ -30,7 +31,7 @@
 #define COMM_LEN 15 /* the kernel cuts a process name to this (TASK_COMM_LEN - 1) */
 #define STOP_GRACE_MS 10000
 #define KILL_WAIT_MS 5000
-#define CLEANUP_TIMEOUT_MS 15000
+#define CLEANUP_TIMEOUT_MS 60000 /* --cleanup may first stop a scope (SIGKILL after 10 s) */
 #define POLL_MS 50
 #define NODES_POLL_MS 100
 #define SECRET_BYTES 32
@@ -268,11 +269,11 @@ static int read_pid_files(const char *dir, dev_stopped **set, size_t *n) {
         return r;
 }
 
-/* Run `colony-agent --cleanup --name NAME`, its output into the agent's log. Returns its exit
- * status, or -1 when it could not run or had to be killed. */
-static int run_agent_cleanup(const char *dir, const char *name) {
-        char prog[PATH_MAX], log[PATH_MAX], state[PATH_MAX], err[256];
-        const char *argv[] = {prog, "--cleanup", "--name", name, "--state-dir", state, NULL};
+/* Run `colony-agent MODE --name NAME` (--cleanup, --stop-scope), its output into the agent's
+ * log. Returns its exit status, or -1 when it could not run or had to be killed. */
+static int run_agent_mode(const char *dir, const char *name, const char *mode) {
+        char prog[PATH_MAX], log[PATH_MAX], state[PATH_MAX], unit[DEV_NAME_MAX + 32], err[256];
+        const char *argv[] = {prog, mode, "--name", name, "--state-dir", state, "--scope", unit, NULL};
         int64_t deadline = now_ms() + CLEANUP_TIMEOUT_MS;
         pid_t pid;
         int st;
@@ -281,6 +282,7 @@ static int run_agent_cleanup(const char *dir, const char *name) {
                 return -1;
         log_path(log, dir, name);
         state_path(state, dir, name);
+        agent_unit_name(unit, sizeof(unit), dir, name);
         if (start_program(argv, false, log, &pid, err, sizeof(err)) < 0)
                 return -1;
         while (waitpid(pid, &st, WNOHANG) == 0) {
@@ -335,7 +337,10 @@ static void stop_set(const char *dir, dev_stopped *set, size_t n, const char *pr
                         continue;
                 /* An agent that did not stop on its own left its job cgroups behind. */
                 if (set[i].agent && set[i].how != DEV_STOPPED)
-                        set[i].cleanup = run_agent_cleanup(dir, set[i].name);
+                        set[i].cleanup = run_agent_mode(dir, set[i].name, "--cleanup");
+                /* Its transient scope, where it needed one, is gone once this returns. */
+                if (set[i].agent)
+                        (void)run_agent_mode(dir, set[i].name, "--stop-scope");
                 pid_path(path, dir, set[i].name, set[i].agent);
                 unlink(path);
         }
@@ -374,26 +379,37 @@ int dev_down(const char *dir, dev_stopped **out, size_t *n, char *err, size_t er
         return 0;
 }
 
-void dev_print_log_tail(const char *path, int lines, FILE *f) {
-        char buf[8192], *start, *end;
+/* The last lines of the log at path, read into buf, without trailing newlines; NULL when the log
+ * is empty or unreadable. */
+static const char *log_tail(const char *path, int lines, char *buf, size_t len) {
+        char *start;
         ssize_t n = -1;
         off_t size;
         int fd = open(path, O_RDONLY | O_CLOEXEC);
 
         if (fd >= 0 && (size = lseek(fd, 0, SEEK_END)) >= 0)
-                n = pread(fd, buf, sizeof(buf) - 1, size > (off_t)sizeof(buf) - 1 ? size - (off_t)sizeof(buf) + 1 : 0);
+                n = pread(fd, buf, len - 1, size > (off_t)len - 1 ? size - (off_t)len + 1 : 0);
         if (fd >= 0)
                 close(fd);
-        if (n <= 0) {
-                fprintf(f, "--- %s is empty or unreadable\n", path);
-                return;
-        }
+        if (n <= 0)
+                return NULL;
         buf[n] = '\0';
         while (n > 0 && buf[n - 1] == '\n')
                 buf[--n] = '\0';
         for (start = buf + n; start > buf; start--)
                 if (start[-1] == '\n' && --lines == 0)
                         break;
+        return start;
+}
+
+void dev_print_log_tail(const char *path, int lines, FILE *f) {
+        char buf[8192];
+        const char *start = log_tail(path, lines, buf, sizeof(buf)), *end;
+
+        if (!start) {
+                fprintf(f, "--- %s is empty or unreadable\n", path);
+                return;
+        }
         fprintf(f, "--- last lines of %s:\n", path);
         for (; *start; start = *end ? end + 1 : end) {
                 end = strchrnul(start, '\n');
@@ -574,7 +590,7 @@ static int plan_cluster(const dev_options *o, const dev_stopped *set, size_t n, 
 
 /* Start the agents of cl that do not run. */
 static int start_agents(const dev_options *o, const char *prog, dev_cluster *cl, char *err, size_t errlen) {
-        char secret[PATH_MAX], log[PATH_MAX], state[PATH_MAX];
+        char secret[PATH_MAX], log[PATH_MAX], state[PATH_MAX], unit[DEV_NAME_MAX + 32];
         int r = 0;
 
         file_path(secret, o->dir, "secret");
@@ -584,8 +600,9 @@ static int start_agents(const dev_options *o, const char *prog, dev_cluster *cl,
                 dev_daemon *a = &cl->agents[i];
                 /* `colony down` must leave nothing behind: the agents kill their jobs on SIGTERM. */
                 const char *argv[] = {prog, "--name", a->name, "--controller", cl->agent_address, "--secret-file", secret,
-                                      "--state-dir", state, "--stop-jobs-on-exit", NULL, NULL, NULL, NULL, NULL, NULL, NULL};
-                size_t k = 10;
+                                      "--state-dir", state, "--stop-jobs-on-exit", "--scope", unit, NULL, NULL,
+                                      NULL, NULL, NULL, NULL, NULL};
+                size_t k = 12;
                 if (a->kept)
                         continue;
                 if (o->agent_cpus) {
@@ -602,6 +619,7 @@ static int start_agents(const dev_options *o, const char *prog, dev_cluster *cl,
                 }
                 log_path(log, o->dir, a->name);
                 state_path(state, o->dir, a->name);
+                agent_unit_name(unit, sizeof(unit), o->dir, a->name);
                 r = start_program(argv, false, log, &a->pid, err, errlen);
                 if (r == 0)
                         r = write_pid_file(o->dir, a, true, err, errlen);
@@ -626,9 +644,10 @@ static size_t count_up(const cJSON *reply, const dev_cluster *cl) {
         return up;
 }
 
-/* A daemon of cl that has died, named in err with its log in failed_log. Returns 0 or -ECHILD. */
+/* A daemon of cl that has died, named in err (an agent with its log's last line: its reason) and
+ * its log in failed_log. Returns 0 or -ECHILD. */
 static int check_alive(const char *dir, dev_cluster *cl, char *err, size_t errlen) {
-        char how[64];
+        char how[64], tail[1024];
 
         if (child_exited(cl->controller.pid, how, sizeof(how))) {
                 snprintf(err, errlen, "%s %s", CONTROLLER_PROG, how);
@@ -637,8 +656,13 @@ static int check_alive(const char *dir, dev_cluster *cl, char *err, size_t errle
         }
         for (size_t i = 0; i < cl->nagents; i++)
                 if (child_exited(cl->agents[i].pid, how, sizeof(how))) {
-                        snprintf(err, errlen, "%s %s %s", AGENT_PROG, cl->agents[i].name, how);
                         log_path(cl->failed_log, dir, cl->agents[i].name);
+                        /* Its last words, in the same line: they say why, and what to do. */
+                        const char *last = log_tail(cl->failed_log, 1, tail, sizeof(tail)), *why;
+                        if (last && (why = strstr(last, " error: ")))
+                                last = why + 8;
+                        snprintf(err, errlen, "%s %s %s%s%s", AGENT_PROG, cl->agents[i].name, how, last ? ": " : "",
+                                 last ? last : "");
                         return -ECHILD;
                 }
         return 0;
