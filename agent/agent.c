@@ -122,6 +122,8 @@ void agent_job_reap(agent_job *j) {
 static void on_killed(int r, void *userdata) {
         agent_job *j = userdata;
 
+        /* Done: a later cancel may kill again (what the job started since, say). */
+        j->kill = sd_event_source_unref(j->kill);
         if (r < 0)
                 log_errno(LOG_WARNING, r, JOB_FMT ": cannot kill the job", JOB_ARGS(j));
 }

@@ -84,6 +84,11 @@ static int on_launch_deadline(sd_event_source *s, uint64_t usec, void *userdata)
         (void)s;
         (void)usec;
 
+        /* Its outcome may be in the pipe, ready in the same turn as this timer. */
+        if (j->progress)
+                on_progress(j->progress, sd_event_source_get_io_fd(j->progress), EPOLLIN, j);
+        if (!j->starting)
+                return 0;
         if (j->ending || (j->adopted && !launch_unfinished(j))) { /* it ended, or exec'd unheard */
                 launch_over(j);
                 return 0;
@@ -92,6 +97,11 @@ static int on_launch_deadline(sd_event_source *s, uint64_t usec, void *userdata)
                  j->agent->cfg.launch_timeout_ms / 1000.0, j->step[0] ? j->step : "its first step");
         log_warning(JOB_FMT ": %s; killing it", JOB_ARGS(j), j->start_error);
         launch_over(j);
+        /* A launch stuck before its process joined the cgroup (the user's lookup in NSS, in the
+         * shepherd itself) is out of the cgroup's reach: end our shepherd too. Unreaped, its
+         * pid is still its own; a child it forked reads the end of its go pipe and exits. */
+        if (!j->adopted && j->shepherd > 0)
+                (void)kill(j->shepherd, SIGKILL);
         agent_job_kill(j);
         return 0;
 }
