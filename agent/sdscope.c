@@ -74,7 +74,12 @@ static int call_and_wait(sd_bus *bus, sd_bus_message *m, const char *what, char 
         if (r >= 0 && (r = sd_bus_call(bus, m, JOB_TIMEOUT_US, &e, &reply)) < 0) {
                 if (sd_bus_error_has_name(&e, "org.freedesktop.systemd1.NoSuchUnit"))
                         r = -ENOENT;
-                snprintf(err, errlen, "%s: %s", what, e.message ? e.message : strerror(-r));
+                /* A dead agent's scope lives on while its jobs do: say what to do about it. */
+                if (sd_bus_error_has_name(&e, "org.freedesktop.systemd1.UnitExists"))
+                        snprintf(err, errlen, "%s: it exists, holding the jobs of an agent that died: a new agent "
+                                 "cannot take them over; `colony down` ends them", what);
+                else
+                        snprintf(err, errlen, "%s: %s", what, e.message ? e.message : strerror(-r));
         } else if (r >= 0 && (r = sd_bus_message_read(reply, "o", &w.path)) < 0)
                 snprintf(err, errlen, "%s: bad reply from systemd: %s", what, strerror(-r));
         else if (r < 0)

@@ -555,12 +555,13 @@ static int start_controller(const dev_options *o, const char *prog, uint16_t por
         return r;
 }
 
-/* Add agent name to cl->agents unless it is there; pid > 0: it runs already and is kept. */
-static void add_agent(dev_cluster *cl, const char *name, pid_t pid) {
+/* Add agent name to cl->agents unless it is there; pid > 0: it runs already and is kept;
+ * replaces: a pid file names it, but it died. */
+static void add_agent(dev_cluster *cl, const char *name, pid_t pid, bool replaces) {
         for (size_t i = 0; i < cl->nagents; i++)
                 if (strcmp(cl->agents[i].name, name) == 0)
                         return;
-        cl->agents[cl->nagents] = (dev_daemon){.pid = pid, .kept = pid > 0};
+        cl->agents[cl->nagents] = (dev_daemon){.pid = pid, .kept = pid > 0, .replaces = replaces && pid == 0};
         snprintf(cl->agents[cl->nagents++].name, sizeof(cl->agents[0].name), "%s", name);
 }
 
@@ -577,13 +578,13 @@ static int plan_cluster(const dev_options *o, const dev_stopped *set, size_t n, 
         for (size_t i = 0; i < n; i++) {
                 pid_t pid = entry_runs(&set[i]) ? set[i].pid : 0;
                 if (set[i].agent)
-                        add_agent(cl, set[i].name, pid);
+                        add_agent(cl, set[i].name, pid, true);
                 else
                         cl->controller = (dev_daemon){.name = DEV_CONTROLLER, .pid = pid, .kept = pid > 0};
         }
         for (int i = 0; i < o->agents; i++) {
                 snprintf(name, sizeof(name), "%s%d", o->name_prefix, i + 1);
-                add_agent(cl, name, 0);
+                add_agent(cl, name, 0, false);
         }
         return 0;
 }
@@ -701,7 +702,10 @@ static int wait_agents_up(const char *dir, dev_cluster *cl, int64_t deadline, ch
         return -ETIMEDOUT;
 }
 
-/* Stop what dev_up started, and nothing else: neither what it kept nor what it never started. */
+/* Stop what dev_up started, and nothing else: neither what it kept nor what it never started.
+ * An agent started in place of a dead one is killed as that one was, its pid file kept: the
+ * jobs both left run on (its scope too, which a new agent could not take over) until an up
+ * that succeeds adopts them or a down ends them. */
 static void abort_up(const char *dir, const dev_cluster *cl) {
         dev_stopped *set = calloc(cl->nagents + 1, sizeof(*set));
         size_t n = 0;
@@ -709,7 +713,10 @@ static void abort_up(const char *dir, const dev_cluster *cl) {
         if (!set)
                 return;
         for (size_t i = 0; i < cl->nagents; i++)
-                if (cl->agents[i].pid > 0 && !cl->agents[i].kept) {
+                if (cl->agents[i].pid > 0 && cl->agents[i].replaces) {
+                        dev_stopped e = {.agent = true, .pid = cl->agents[i].pid, .cleanup = -1};
+                        signal_entry(&e, AGENT_PROG, SIGKILL, DEV_KILLED);
+                } else if (cl->agents[i].pid > 0 && !cl->agents[i].kept) {
                         set[n] = (dev_stopped){.agent = true, .pid = cl->agents[i].pid, .cleanup = -1};
                         snprintf(set[n++].name, sizeof(set[0].name), "%s", cl->agents[i].name);
                 }

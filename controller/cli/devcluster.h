@@ -35,6 +35,7 @@ typedef struct dev_daemon {
         char name[DEV_NAME_MAX + 1]; /* agent name, or DEV_CONTROLLER */
         pid_t pid;
         bool kept; /* it ran already: up kept it rather than starting it */
+        bool replaces; /* started in place of a dead agent, whose jobs it takes over */
 } dev_daemon;
 
 typedef struct dev_cluster {

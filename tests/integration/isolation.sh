@@ -127,6 +127,19 @@ q=$(cd "$work" && colony submit -- /bin/true)
 colony wait "$q" >/dev/null || fail "job $q after the controller came back: $(job_field "$q" state)"
 note "the controller came back, job $j runs on"
 kill_wait "$(agent_pid "${PREFIX}1")"
+# An up whose new agent cannot start (here: something else holds its subtree) leaves the dead
+# one's jobs running and its pid file, for the next up to adopt or a down to end.
+bash -c 'exec 9<"$1" && flock -n 9 && exec sleep 300' - "$(cgroup_dir memory)/colony-${PREFIX}1" &
+STARTED_PIDS+=($!)
+sleep 0.5
+if out=$(cluster_up --agent-cpus 2 --agent-mem 1G --agent-timeout-ms 60000 2>&1); then
+        fail "colony up started an agent on a subtree held by another process"
+fi
+note "up with the subtree held: $(head -n 1 <<<"$out")"
+for p in $procs; do alive "$p" || fail "job $j's process $p ended with the failed up"; done
+[ -f "$DIR/agent-${PREFIX}1.pid" ] || fail "the failed up removed ${PREFIX}1's pid file: a down would not end its jobs"
+kill "${STARTED_PIDS[-1]}"
+wait "${STARTED_PIDS[-1]}" 2>/dev/null || true
 cluster_up --agent-cpus 2 --agent-mem 1G --agent-timeout-ms 60000 || fail "colony up after the agent was killed"
 wait_state "$j" running 1
 for p in $procs; do alive "$p" || fail "job $j's process $p ended with the agent"; done
