@@ -300,7 +300,7 @@ void server_drop_link(ctl_server *srv, ctl_node *n, conn *c) {
         (void)srv;
         log_warning("node=%s agent link fd=%d closed: the agent went silent", n->name, c->fd);
         c->data = NULL; /* no longer the node's: its close changes nothing */
-        conn_fail(c, "timed out: no message within the node-lost timeout");
+        conn_fail(c, "closed: the agent went silent; say hello again");
 }
 
 static void send_to(ctl_node *n, cJSON *msg, const job *j, const char *what) {

@@ -815,6 +815,14 @@ int ctl_node_up(ctl_state *st, const char *name, res_t capacity, const char *cgr
                 const char *cgroup_root, const uint64_t *running, size_t nrunning, void *link, ctl_time now,
                 ctl_node **out, char err[PROTO_ERRLEN]) {
         ctl_node *n = ctl_find_node(st, name);
+        /* A not-responding node's link may be dead without our knowing (a reboot, a reset the
+         * controller never saw): an agent that proves the secret again replaces it, as after a
+         * disconnect, rather than wait out the node-lost timeout refused. */
+        if (n && n->up && n->silent) {
+                if (n->link && st->act->drop_link)
+                        st->act->drop_link(st->userdata, n, n->link);
+                ctl_node_disconnected(st, n);
+        }
         if (n && n->up) {
                 snprintf(err, PROTO_ERRLEN, "an agent named %s is already connected", name);
                 return -EEXIST;

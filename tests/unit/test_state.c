@@ -440,6 +440,30 @@ START_TEST(a_silent_node_is_not_responding_its_jobs_run_on_and_it_gets_no_new_on
 }
 END_TEST
 
+START_TEST(a_not_responding_node_takes_a_new_hello_and_keeps_the_jobs_it_lists) {
+        slow_is_not_dead_setup();
+        ctl_node *a = node("a", 2000, 1024 * MiB, NULL, 0), *again = NULL;
+        const res_t cap = { .mcpu = 2000, .mem = 1024 * MiB };
+        uint64_t j1 = submit_as(0, 1000, MiB);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        /* While it answers, a second agent of that name is refused. */
+        ck_assert_int_eq(ctl_node_up(&st, "a", cap, "v1", "/x", &j1, 1, (void *)2, at(2000000), &again, err), -EEXIST);
+        tick_to(6);
+        ck_assert_str_eq(ctl_node_state_name(a), "not-responding");
+        /* Silent: its link may be dead unseen, so a hello that proved the secret replaces it. */
+        ck_assert_int_eq(ctl_node_up(&st, "a", cap, "v1", "/x", &j1, 1, (void *)2, at(1000 + 6500000), &again, err), 0);
+        ck_assert_ptr_eq(again, a);
+        ck_assert_int_eq(rec.dropped, 1);
+        ck_assert_ptr_eq(a->link, (void *)2);
+        ck_assert_str_eq(ctl_node_state_name(a), "up");
+        tick_to(10);
+        ck_assert_str_eq(ctl_node_state_name(a), "up");
+        ck_assert_int_eq(ctl_find_job(&st, j1)->state, JOB_RUNNING);
+        finish_ok(a, j1);
+        ck_assert_int_eq(ctl_find_job(&st, j1)->state, JOB_COMPLETED);
+}
+END_TEST
+
 START_TEST(a_node_silent_past_the_lost_timeout_loses_or_requeues_its_jobs) {
         slow_is_not_dead_setup();
         ctl_node *a = node("a", 2000, 1024 * MiB, NULL, 0), *b = node("b", 1000, 1024 * MiB, NULL, 0);
@@ -1071,6 +1095,7 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, a_disconnected_agents_jobs_wait_for_it_to_come_back);
         tcase_add_test(tc, a_disconnected_agent_that_stays_away_loses_its_jobs);
         tcase_add_test(tc, a_silent_node_is_not_responding_its_jobs_run_on_and_it_gets_no_new_ones);
+        tcase_add_test(tc, a_not_responding_node_takes_a_new_hello_and_keeps_the_jobs_it_lists);
         tcase_add_test(tc, a_node_silent_past_the_lost_timeout_loses_or_requeues_its_jobs);
         tcase_add_test(tc, a_stall_of_the_controllers_own_loop_never_counts_as_an_agents_silence);
         tcase_add_test(tc, a_requeue_job_of_a_timed_out_node_runs_again);
