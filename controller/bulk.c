@@ -21,6 +21,7 @@
 
 struct bulk_task {
         conn *client;          /* NULL once its connection has closed */
+        cJSON *answer;         /* a reply only, to a request after the client's queued work */
         bool cancel;           /* a cancel; otherwise a submission */
         /* a submission */
         uid_t uid;
@@ -37,6 +38,7 @@ struct bulk_task {
 };
 
 static void task_free(bulk_task *t) {
+        cJSON_Delete(t->answer);
         free(t->user);
         job_spec_free(&t->spec);
         ctl_array_free(&t->array);
@@ -45,13 +47,19 @@ static void task_free(bulk_task *t) {
 }
 
 static void send_reply(bulk_task *t, cJSON *msg) {
-        if (t->client && msg)
-                (void)conn_send(t->client, msg);
-        cJSON_Delete(msg);
+        if (t->client)
+                server_reply(t->client, msg);
+        else
+                cJSON_Delete(msg);
 }
 
 /* The reply to a finished task (r < 0: refused or failed, err says why). */
-static cJSON *task_reply(const bulk_task *t, int r, const char *err) {
+static cJSON *task_reply(bulk_task *t, int r, const char *err) {
+        cJSON *answer = t->answer;
+
+        t->answer = NULL;
+        if (answer)
+                return answer;
         if (r < 0)
                 return proto_error("%s", err);
         cJSON *ok = proto_new(t->cancel ? "cancelled_many" : "submitted");
@@ -71,6 +79,8 @@ static cJSON *task_reply(const bulk_task *t, int r, const char *err) {
 /* One chunk of t. Returns 1 when t is done, 0 when more remains, -errno with err set. */
 static int task_chunk(ctl_server *srv, bulk_task *t, char err[PROTO_ERRLEN]) {
         int r;
+        if (t->answer)
+                return 1;
         if (t->cancel)
                 return ctl_cancel_some(&srv->state, &t->filter, t->uid, server_now(), &t->cursor, BULK_CHUNK,
                                        &t->counts);
@@ -95,16 +105,16 @@ static int bulk_run(sd_event_source *s, uint64_t usec, void *userdata) {
         ctl_server *srv = userdata;
         char err[PROTO_ERRLEN];
         int64_t start = server_clock().mono_usec;
+        int r;
         (void)s;
         (void)usec;
         while (srv->nbulk > 0) {
                 bulk_task *t = srv->bulk[0];
-                int r;
                 while ((r = task_chunk(srv, t, err)) == 0 && server_clock().mono_usec - start < BULK_SLICE_USEC)
                         ;
                 /* A cancel of pending jobs frees nothing: its pass (over the whole queue, 60 ms
                  * at 100,000) runs once, after its last slice, unless something else asks first. */
-                if (!t->cancel || r != 0 || t->counts.stopping)
+                if (!t->answer && (!t->cancel || r != 0 || t->counts.stopping))
                         server_schedule(srv);
                 if (r == 0)
                         break;
@@ -114,7 +124,9 @@ static int bulk_run(sd_event_source *s, uint64_t usec, void *userdata) {
                 if (server_clock().mono_usec - start >= BULK_SLICE_USEC)
                         break;
         }
-        return srv->nbulk ? bulk_arm(srv) : 0;
+        if (srv->nbulk && (r = bulk_arm(srv)) < 0) /* the next request queued tries again */
+                log_errno(LOG_ERR, r, "cannot arm the timer of the bulk work: %zu requests wait", srv->nbulk);
+        return 0;
 }
 
 /* Queue t, the requester's (c) work. Returns 0 or -ENOMEM (t is then freed). */
@@ -133,7 +145,9 @@ static int bulk_queue(ctl_server *srv, conn *c, bulk_task *t) {
         srv->bulk = grown;
         t->client = c;
         srv->bulk[srv->nbulk++] = t;
-        return srv->nbulk == 1 ? bulk_arm(srv) : 0;
+        int enabled = SD_EVENT_OFF;
+        (void)sd_event_source_get_enabled(srv->bulk_source, &enabled);
+        return enabled == SD_EVENT_OFF ? bulk_arm(srv) : 0;
 }
 
 int server_bulk_submit(ctl_server *srv, conn *c, const char *user, job_spec *spec, size_t count) {
@@ -159,6 +173,23 @@ int server_bulk_cancel(ctl_server *srv, conn *c, const ctl_cancel_filter *f, uin
         *t = (bulk_task){ .cancel = true, .uid = c->uid, .filter = *f, .cursor = 1 };
         t->filter.ranges = ranges;
         return bulk_queue(srv, c, t);
+}
+
+int server_bulk_reply(ctl_server *srv, conn *c, cJSON *msg) {
+        bulk_task *t = calloc(1, sizeof(*t));
+        if (!t) {
+                cJSON_Delete(msg);
+                return -ENOMEM;
+        }
+        t->answer = msg;
+        return bulk_queue(srv, c, t);
+}
+
+bool server_bulk_has(const ctl_server *srv, const conn *c) {
+        for (size_t i = 0; i < srv->nbulk; i++)
+                if (srv->bulk[i]->client == c)
+                        return true;
+        return false;
 }
 
 bool server_bulk_busy(const ctl_server *srv) {

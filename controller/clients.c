@@ -10,13 +10,22 @@
 #include <string.h>
 #include <unistd.h>
 
-static void reply(conn *c, cJSON *msg) {
+void server_reply(conn *c, cJSON *msg) {
         if (msg && conn_send(c, msg) == -EMSGSIZE) {
                 cJSON *err = proto_error("the reply would exceed the %d-byte message limit", PROTO_MAX_MSG);
                 (void)conn_send(c, err);
                 cJSON_Delete(err);
         }
         cJSON_Delete(msg);
+}
+
+/* Answer c now, or after the work it queued in bulk before this request. */
+static void reply(conn *c, cJSON *msg) {
+        if (msg && server_bulk_has(c->owner, c)) {
+                (void)server_bulk_reply(c->owner, c, msg);
+                return;
+        }
+        server_reply(c, msg);
 }
 
 static void reply_error(conn *c, const char *text) {

@@ -139,8 +139,17 @@ int server_bulk_submit(ctl_server *srv, conn *c, const char *user, job_spec *spe
 /* Cancel the jobs f names (ranges: f's, malloc'ed, taken) on behalf of c's user, a slice per turn
  * after the work queued before; c gets the counts at the end (bulk.c). Returns 0 or -errno. */
 int server_bulk_cancel(ctl_server *srv, conn *c, const ctl_cancel_filter *f, uint64_t *ranges);
+/* Answer c with msg (taken) after the work c queued before, so that a client matching replies
+ * to its pipelined requests by order gets them in order (bulk.c). Returns 0, or -ENOMEM and
+ * msg is freed unsent. */
+int server_bulk_reply(ctl_server *srv, conn *c, cJSON *msg);
 /* True while bulk work is queued: a submission must then queue behind it. */
 bool server_bulk_busy(const ctl_server *srv);
+/* True while work c queued waits in bulk: c's next replies must come after it. */
+bool server_bulk_has(const ctl_server *srv, const conn *c);
+/* Send msg (taken) to a client; one past the message limit is answered with an error instead
+ * (clients.c). */
+void server_reply(conn *c, cJSON *msg);
 /* c is closing: its queued work goes on, unanswered. */
 void server_bulk_forget(ctl_server *srv, conn *c);
 /* Free the queued work (at exit). */

@@ -38,9 +38,28 @@ stop_poll() { touch "$DIR/stop"; wait "$poller"; }
 
 cd /tmp # B cannot write in $DIR; its jobs never run anyway
 t0=$(date +%s%N)
-first=$(as_b submit --json --cpus 1 --mem 16M --array 100000 -- /bin/true | jq .id)
+as_b submit --json --cpus 1 --mem 16M --array 100000 -- /bin/true >"$DIR/array.json" &
+array=$!
+# Meanwhile C pipelines three lines, the second refused by the controller (too long): its
+# replies come back in the order of its lines, though the good ones wait behind B's array and
+# the refusal does not.
+sleep 0.5
+kill -0 "$array" 2>/dev/null || note "the array was stored before C's lines came: their order was not at stake"
+set +e
+printf '%s\n' '/bin/echo one' "/bin/echo $(head -c 140000 /dev/zero | tr '\0' x)" '/bin/echo three' |
+        as_c submit --stdin --cpus 1 --mem 16M >"$DIR/lines.out" 2>"$DIR/lines.err"
+set -e
+wait "$array" || fail "nobody's --array 100000 failed: $(cat "$DIR/array.json")"
+first=$(jq .id "$DIR/array.json")
 t1=$(date +%s%N)
 cd "$DIR"
+note "C's lines: $(tr '\n' ' ' <lines.out)| $(tr '\n' ' ' <lines.err | cut -c1-120)"
+mapfile -t ids <lines.out
+[ "${#ids[@]}" = 2 ] || fail "C's three lines gave $(cat lines.out) and $(cat lines.err)"
+[ "$(colony show --json "${ids[0]}" | jq -r '.job.argv[1]')" = one ] || fail "line 1 got job ${ids[0]}: $(colony show "${ids[0]}")"
+[ "$(colony show --json "${ids[1]}" | jq -r '.job.argv[1]')" = three ] || fail "line 3 got job ${ids[1]}: $(colony show "${ids[1]}")"
+grep -q "line 2: argv: 140011 bytes, more than the 131072" lines.err || fail "line 2's refusal: $(cut -c1-200 lines.err)"
+colony cancel "${ids[@]}" >/dev/null # C's --state cancel below counts its one job
 note "nobody's --array 100000 (jobs $first...) stored in $(((t1 - t0) / 1000000)) ms"
 [ "$(job_field $((first + 99999)) array_index)" = 99999 ] || fail "the array's last job is not there"
 
