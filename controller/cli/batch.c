@@ -78,7 +78,7 @@ static char **split_words(char *line) {
  * reported and skipped. */
 static int lines_next(void *ud, cJSON **req, uint64_t *tag) {
         batch *b = ud;
-        char *line = NULL;
+        char *line = NULL, perr[PROTO_ERRLEN];
         size_t cap = 0;
         int r = 0;
         while (r == 0 && getline(&line, &cap, b->lines) >= 0) {
@@ -96,6 +96,14 @@ static int lines_next(void *ud, cJSON **req, uint64_t *tag) {
                         b->spec.argv = argv;
                         *tag = b->line_no;
                         r = (*req = submit_request(&b->spec)) ? 1 : -ENOMEM;
+                        /* Refused here: the printer would send its bytes replaced, unseen. */
+                        if (r == 1 && proto_check_utf8(*req, perr) < 0) {
+                                cli_error(b->c, "line %u: %s", b->line_no, perr);
+                                b->failed++;
+                                cJSON_Delete(*req);
+                                *req = NULL;
+                                r = 0;
+                        }
                 }
                 free(cmd);
                 free(argv);

@@ -71,6 +71,16 @@ note "200 kB of environment -> $out"
 [ "$(njobs)" = "$before" ] || fail "bad input changed the job table ($before -> $(njobs) jobs)"
 [ "$(job_field "$running" state)" = running ] || fail "the running job was disturbed"
 
+# A --stdin line that is not UTF-8 is refused by its number, not sent with its bytes replaced.
+set +e
+out=$(printf '%s\n' '/bin/echo one' $'/bin/echo caf\xe9' | "$COLONY_BIN/colony" submit --stdin --cpus 0.1 --mem 16M 2>&1)
+rc=$?
+set -e
+note "--stdin with a Latin-1 line: exit $rc, $(tr '\n' ' ' <<<"$out")"
+[ "$rc" = 1 ] && grep -q 'line 2: argv item 1: not valid UTF-8 (byte 3, after "caf")' <<<"$out" ||
+        fail "--stdin with a Latin-1 line: exit $rc, $out"
+[ "$(grep -c '^[0-9]*$' <<<"$out")" = 1 ] || fail "--stdin with a Latin-1 line submitted $(grep -c '^[0-9]*$' <<<"$out") jobs"
+
 # A job whose executable vanished between submit and launch fails with the reason.
 reply=$("$POKE" "$COLONY_SOCKET" json '{"v":1,"type":"submit","argv":["/no/such/exe"],"cwd":"/tmp","mcpu":100,"mem":1048576}')
 gone=$(jq -r .id <<<"$reply")
