@@ -44,8 +44,7 @@ static cJSON *job_record(const job *j) {
                 free(s);
                 used += len;
         }
-        if (rec && argv && cut) {
-                cJSON_ReplaceItemInObjectCaseSensitive(rec, "argv", argv);
+        if (rec && argv && cut && cJSON_ReplaceItemInObjectCaseSensitive(rec, "argv", argv)) {
                 cJSON_AddBoolToObject(rec, "argv_truncated", true);
                 return rec;
         }
