@@ -124,23 +124,33 @@ static int cluster_dir(const cli *c, char *buf, size_t len) {
         return n < 0 || (size_t)n + DEV_NAME_MAX + 16 >= len ? -ENAMETOOLONG : 0;
 }
 
+#define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"
+/* Room for the prefix in an agent name: its number, and a margin. */
+#define PREFIX_MAX (DEV_NAME_MAX - 10)
+
 /* The default agent name prefix: the short host name, a short hash of the cluster directory
- * (agent names name cgroups: two clusters on one host must never share one), and '-'. */
+ * (agent names name cgroups: two clusters on one host must never share one), and '-'. A host
+ * name keeps only the characters an agent name may have ("(none)", a host without one set,
+ * gives "none"), and as many as fit. */
 static void default_prefix(const char *dir, char *buf, size_t len) {
-        char host[256] = "";
+        char host[256] = "", kept[PREFIX_MAX - 7] = "";
         uint32_t h = 2166136261u; /* FNV-1a */
+        size_t n = 0;
 
         for (const char *p = dir; *p; p++)
                 h = (h ^ (unsigned char)*p) * 16777619u;
-        if (gethostname(host, sizeof(host) - 1) < 0 || !host[0])
-                snprintf(host, sizeof(host), "localhost");
+        if (gethostname(host, sizeof(host) - 1) < 0)
+                host[0] = '\0';
         host[strcspn(host, ".")] = '\0';
-        snprintf(buf, len, "%s-%06x-", host, (unsigned)(h & 0xffffff));
+        for (const char *p = host; *p && n + 1 < sizeof(kept); p++)
+                if (strchr(NAME_CHARS, *p))
+                        kept[n++] = *p;
+        kept[n] = '\0';
+        snprintf(buf, len, "%s-%06x-", n ? kept : "localhost", (unsigned)(h & 0xffffff));
 }
 
 static bool valid_prefix(const char *p) {
-        return strlen(p) + 10 <= DEV_NAME_MAX &&
-               p[strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")] == '\0';
+        return strlen(p) <= PREFIX_MAX && p[strspn(p, NAME_CHARS)] == '\0';
 }
 
 /* Options into o. Returns -1 to go on, else an exit status. */
@@ -268,9 +278,6 @@ static int up(cli *c, dev_options *o) {
                 return cli_usage_error(c, "--dir: the path is too long");
         if (!o->name_prefix) {
                 default_prefix(dir, prefix, sizeof(prefix));
-                if (!valid_prefix(prefix))
-                        return cli_usage_error(c, "the host name makes a bad agent name prefix '%s'; "
-                                                  "give one with --name-prefix", prefix);
                 o->name_prefix = prefix;
         }
         o->dir = dir;

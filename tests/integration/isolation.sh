@@ -88,10 +88,14 @@ t=$(cd "$work" && COLONY_SOCKET="$two/controller.sock" as_user 65534 "$COLONY_BI
 COLONY_SOCKET="$two/controller.sock" colony wait "$t" >/dev/null || fail "nobody's job $t on $two did not complete"
 
 # ---- two clusters on one host, both named by default: stopping one leaves the other be
-colony up --dir "$three" --agent-cpus 1 --agent-mem 512M >/dev/null || fail "a second cluster named by default did not start"
+# The second on a host whose name is not set ("(none)", as in a bare VM), which no agent name
+# may carry.
+unshare --uts sh -c 'printf "(none)" >/proc/sys/kernel/hostname && exec "$1" up --dir "$2" --agent-cpus 1 --agent-mem 512M' - \
+        "$COLONY_BIN/colony" "$three" >/dev/null || fail "a second cluster named by default did not start"
 agent2=$(basename "$two"/agent-*.pid .pid); agent2=${agent2#agent-}
 agent3=$(basename "$three"/agent-*.pid .pid); agent3=${agent3#agent-}
 note "agents $agent2 and $agent3"
+[[ $agent3 == none-* ]] || fail "on a host named (none), the agent was named $agent3"
 [ "$agent2" != "$agent3" ] || fail "two clusters both named their agent $agent2"
 long=$(cd "$work" && COLONY_SOCKET="$two/controller.sock" colony submit --cpus 0.5 --mem 64M -- "$COLONY_BIN/colony-stress" sleep 300)
 COLONY_SOCKET="$two/controller.sock" wait_state "$long" running
