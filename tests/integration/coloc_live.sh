@@ -16,10 +16,12 @@ colony nodes | grep -q "^policy: coloc: interference matrix version 1, 2 types; 
 
 ids=() types=()
 for t in A B A B A B; do
-        ids+=("$(colony submit --type "$t" --cpus 0.5 --mem 32M -- "$COLONY_BIN/colony-stress" sleep 3)")
+        ids+=("$(colony submit --type "$t" --cpus 0.5 --mem 32M -- "$COLONY_BIN/colony-stress" sleep 10)")
         types+=("$t")
 done
-for id in "${ids[@]}"; do wait_state "$id" running; done
+# Started: 10 s outlasts the six submissions even in a slow guest, so each was placed beside the
+# others; one may have ended by the time this loop reads it.
+for id in "${ids[@]}"; do wait_started "$id"; done
 declare -A node_of_type=()
 for k in "${!ids[@]}"; do
         node=$(job_field "${ids[$k]}" node)
