@@ -235,13 +235,16 @@ static size_t top_dept_len(const char *group) {
 
 /* Count j in (sign +1) or out of (-1) the pending jobs of its user and of its department. A tally
  * that could not be made counts nothing, and never goes below zero. */
+static void tally_count(ctl_tally *t, int sign) {
+        if (t && (sign > 0 || t->pending > 0))
+                t->pending += (size_t)(ssize_t)sign;
+}
+
 static void tally(ctl_state *st, const job *j, int sign) {
-        ctl_tally *t[2] = { tally_find(st, j->uid, NULL, 0, sign > 0),
-                            j->spec.group ? tally_find(st, 0, j->spec.group, top_dept_len(j->spec.group), sign > 0)
-                                          : NULL };
-        for (size_t i = 0; i < 2; i++)
-                if (t[i] && (sign > 0 || t[i]->pending > 0))
-                        t[i]->pending += (size_t)(ssize_t)sign;
+        /* One after the other: adding the department's tally may move the user's (realloc). */
+        tally_count(tally_find(st, j->uid, NULL, 0, sign > 0), sign);
+        if (j->spec.group)
+                tally_count(tally_find(st, 0, j->spec.group, top_dept_len(j->spec.group), sign > 0), sign);
 }
 
 static int append_job(ctl_state *st, job *j) {
