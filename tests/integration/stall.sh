@@ -45,7 +45,7 @@ case $err in "launch stalled for 3 s at: open $MNT/out") ;; *) fail "unexpected 
 # The loop never waited on the stalled launch: a job submitted after it ended before it failed.
 [ "$(job_field "$after" end_usec)" -lt "$(job_field "$stalled" end_usec)" ] ||
         fail "job $after ended only after the stalled launch gave up"
-[ "$(colony nodes --json | jq -r --arg n "$node" '.nodes[] | select(.name == $n) | .state')" = up ] ||
+[ "$(node_state "$node")" = up ] ||
         fail "node $node is not up"
 downs=$(colony events --since 0 --limit 1000 --json | jq -r --arg n "$node" 'select(.node == $n) | .what' |
         grep -cE 'down|disconnected' || true)
