@@ -425,16 +425,6 @@ static int stop_scope(const char *name, const char *unit) {
 }
 
 /* --cleanup: what `colony down` runs after an agent died. */
-/* A descriptor per watched job and per launch in flight: take the hard limit, and give jobs
- * back the limits the agent was started with (job_nofile). */
-static void raise_nofile(struct rlimit *job_nofile) {
-        int r = nofile_raise(job_nofile);
-
-        if (r < 0)
-                log_errno(LOG_WARNING, r, "cannot raise the open files limit from %llu",
-                          (unsigned long long)job_nofile->rlim_cur);
-}
-
 static int cleanup(const char *name, const char *state_dir) {
         cg_backend *cg;
 
@@ -587,7 +577,8 @@ int main(int argc, char **argv) {
                 /* A TLS write to a closed peer must fail with EPIPE, not kill the agent (OpenSSL
                  * writes with write(2)); the launcher resets every signal in each job. */
                 signal(SIGPIPE, SIG_IGN);
-                raise_nofile(&ac.job_nofile);
+                /* a descriptor per watched job and launch in flight; jobs get the limits back */
+                (void)nofile_raise(&ac.job_nofile);
                 /* A dead agent's scope still holds its jobs: stopping it ends them. */
                 if (o.scope && (o.stop_scope || o.cleanup))
                         r = stop_scope(name, o.scope);
