@@ -58,8 +58,11 @@ note "stalled job $stalled failed alone: $err; jobs $first and $after completed,
 apid=$(cat "$DIR/agent-$node.pid")
 mapfile -d '' -t agent_cmd <"/proc/$apid/cmdline"
 stalled2=$(colony submit --name stalled2 --cpus 0.2 --mem 32M --output "$MNT/out2" -- true)
-for ((i = 0; i < 300; i++)); do [ -e "$DIR/agent-$node.state/job-$stalled2.json" ] && break; sleep 0.1; done
-[ -e "$DIR/agent-$node.state/job-$stalled2.json" ] || fail "job $stalled2 was never recorded"
+# Killed once the launch has begun (the shepherd told to go, logged right after): killed
+# between the record and that, the shepherd never launches and the job is lost instead.
+launching() { grep -q "job=$stalled2 .*: launching" "$DIR/$node.log"; }
+for ((i = 0; i < 300; i++)); do launching && break; sleep 0.1; done
+launching || fail "job $stalled2's launch never began"
 kill -9 "$apid"
 "${agent_cmd[@]}" >>"$DIR/$node.log" 2>&1 &
 echo $! >"$DIR/agent-$node.pid"
