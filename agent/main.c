@@ -391,8 +391,9 @@ static int open_cgroups(const char *name, cg_backend **cg) {
 /* --scope UNIT: where the cgroup we were started in is not one cg_open may build the subtree
  * in, move into a new transient scope UNIT that systemd delegates to us. Returns 0 or 1. */
 static int enter_scope(const char *name, const char *unit) {
-        char err[512], desc[128];
+        char err[512], desc[128], leaf[128];
         char *own = NULL;
+        bool joined;
         int r = cg_own_usable(&own, err, sizeof(err));
 
         if (r == 0 && !sdscope_available()) {
@@ -402,8 +403,13 @@ static int enter_scope(const char *name, const char *unit) {
                 r = -EPERM;
         } else if (r == 0) {
                 snprintf(desc, sizeof(desc), "colony agent %s", name);
-                r = sdscope_enter(unit, desc, err, sizeof(err));
-                if (r == 0)
+                if ((r = cg_agent_leaf(name, leaf, sizeof(leaf))) < 0)
+                        snprintf(err, sizeof(err), "agent name too long: %s", name);
+                else
+                        r = sdscope_enter(unit, desc, leaf, &joined, err, sizeof(err));
+                if (r == 0 && joined)
+                        log_info("host=%s: joined the scope %s of a dead agent at %s, to adopt its jobs", name, unit, leaf);
+                else if (r == 0)
                         log_info("host=%s: left cgroup %s for the transient scope %s (Delegate=yes)", name, own, unit);
         }
         free(own);
