@@ -1,6 +1,7 @@
 /* jobdir.h - the agent's state directory (default /run/colony/<agent>): one set of files per
- * job (jobfile.h says which and what they hold), written so that a crash at any instant leaves
- * either the old content or the new one, never a torn file. */
+ * job (jobfile.h says which and what they hold), written so that a crash of the agent at any
+ * instant leaves either the old content or the new one, never a torn file; a crash of the
+ * machine too for the files made durable (jobdir.c says which, and why the others need not). */
 #pragma once
 #include "jobfile.h"
 #include <stddef.h>
