@@ -236,8 +236,12 @@ static void report_resend(agent *a, uint64_t id, const char *text) {
                             a->cfg.state_dir);
                 (void)jobdir_remove(a->cfg.state_dir, id);
         } else {
+                char *copy = strdup(text);
+
                 log_info("job=%" PRIu64 ": sending the report a previous agent kept", id);
-                send_report(a, id, m, true, true);
+                /* That agent may have died before its fsync: durable first, as every report. */
+                if (!copy || jobsync_report(a->sync, id, copy) < 0)
+                        send_report(a, id, m, true, true);
         }
         cJSON_Delete(m);
 }
