@@ -17,9 +17,10 @@ packages=(build-essential cmake pkg-config libsystemd-dev libcjson-dev libglpk-d
 # Only for the tests: a qemu guest with the unified (v2) hierarchy (tests/vm/run-in-vm.sh),
 # clang with its runtimes (libFuzzer, ASan, UBSan) for tests/fuzz, a headless browser and curl
 # for the status page and /metrics (tests/web/status_page.sh, tests/integration/http.sh), and the
-# openssl command that makes tests/integration/tls.sh's certificates.
+# openssl command that makes tests/integration/tls.sh's certificates, and strace, which watches
+# the agent's loop for fsyncs (tests/integration/agent_fsync.sh).
 test_packages=(qemu-system-x86 linux-image-amd64 busybox-static cpio attr clang libclang-rt-14-dev
-               chromium curl openssl)
+               chromium curl openssl strace)
 
 install_missing() { # install_missing PACKAGE...
         local missing=() p

@@ -162,6 +162,25 @@ alive() {
         [ -n "$fields" ] && [ "$(awk '{ print $20 }' <<<"$fields")" = "$start" ] && [ "$(awk '{ print $1 }' <<<"$fields")" != Z ]
 }
 
+# ended PID: the process is gone or a zombie (its sockets and locks are released either way).
+# Without a fork: chaos.sh polls it hundreds of times on a busy CI machine.
+ended() {
+        local stat
+        read -r stat 2>/dev/null <"/proc/$1/stat" || return 0
+        stat=${stat##*) }
+        [ "${stat%% *}" = Z ]
+}
+
+# kill_wait PID: SIGKILL a process this test started and wait until it has ended: a killed
+# agent holds its subtree's lock until its last thread is gone, which an fsync in progress
+# delays on a busy host, and the next agent must not start before.
+kill_wait() {
+        local i
+        kill -9 "$1" 2>/dev/null || true
+        for ((i = 0; i < 3000; i++)); do ended "$1" && return 0; sleep 0.01; done
+        fail "pid $1 survived SIGKILL"
+}
+
 # http_cluster_up DEPARTMENTS [colony up options...]: cluster_up with the controller's HTTP side
 # on a loopback port it picks, and DEPARTMENTS ("physics = 3\ncs = 1", printf-escaped) as its
 # [departments]; sets HTTP to the base URL.

@@ -63,7 +63,7 @@ stalled2=$(colony submit --name stalled2 --cpus 0.2 --mem 32M --output "$MNT/out
 launching() { grep -q "job=$stalled2 .*: launching" "$DIR/$node.log"; }
 for ((i = 0; i < 300; i++)); do launching && break; sleep 0.1; done
 launching || fail "job $stalled2's launch never began"
-kill -9 "$apid"
+kill_wait "$apid"
 "${agent_cmd[@]}" >>"$DIR/$node.log" 2>&1 &
 echo $! >"$DIR/agent-$node.pid"
 STARTED_PIDS+=("$!")
