@@ -508,6 +508,8 @@ int ctl_array_begin(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_s
         if (r < 0)
                 return r;
         if ((r = depts_may_submit(st->cfg.depts, spec->group, uid, user, err, PROTO_ERRLEN)) < 0 ||
+            (r = depts_time_limit(st->cfg.depts, spec->group, st->cfg.default_time_usec, st->cfg.max_time_usec,
+                                  &spec->time_limit_usec, err, PROTO_ERRLEN)) < 0 ||
             (r = check_room(st, uid, user, spec->group, n, count > 0, err)) < 0)
                 return r;
         *a = (ctl_array){ .uid = uid, .gid = gid, .user = strdup(user), .count = n, .array = count > 0,

@@ -1,5 +1,6 @@
 /* job.c - job states, and the job model's JSON form (docs/protocol.md, "Job records"). */
 #include "job.h"
+#include "units.h"
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -9,7 +10,7 @@
 static const char *const state_names[_JOB_STATE_MAX] = {
         [JOB_PENDING] = "pending",     [JOB_RUNNING] = "running",     [JOB_COMPLETED] = "completed",
         [JOB_FAILED] = "failed",       [JOB_CANCELLED] = "cancelled", [JOB_OOM_KILLED] = "oom-killed",
-        [JOB_LOST] = "lost",
+        [JOB_LOST] = "lost",           [JOB_TIMEOUT] = "timeout",
 };
 
 const char *job_state_name(job_state s) {
@@ -31,7 +32,7 @@ bool job_state_is_terminal(job_state s) {
 
 #define SPEC_FIELDS                                                                                                    \
         "argv", "env", "cwd", "stdout_path", "stderr_path", "mcpu", "mem", "mem_high", "pids", "name", "group", "job_type", \
-                "expected_usec", "requeue", "umask"
+                "expected_usec", "requeue", "umask", "time_limit_usec"
 const char *const job_spec_fields[] = { SPEC_FIELDS, NULL };
 const char *const job_submit_fields[] = { SPEC_FIELDS, "array", NULL };
 
@@ -196,7 +197,10 @@ static int spec_parse(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]) 
             (r = get_request(obj, &spec->req, err)) < 0 || (r = get_mem_high(obj, spec, &spec->mem_high, err)) < 0 ||
             (r = get_opt_int(obj, "expected_usec", 0, INT64_MAX, &spec->expected_usec, err)) < 0 ||
             (r = proto_get_bool(obj, "requeue", &spec->requeue, err)) == -EINVAL ||
-            (r = get_umask(obj, &spec->umask, err)) < 0 || (r = check_label(spec->name, "name", false, err)) < 0 ||
+            (r = get_umask(obj, &spec->umask, err)) < 0 ||
+            (r = get_opt_int(obj, "time_limit_usec", JOB_TIME_UNLIMITED, UNITS_TIME_MAX_USEC, &spec->time_limit_usec,
+                             err)) < 0 ||
+            (r = check_label(spec->name, "name", false, err)) < 0 ||
             (r = check_label(spec->group, "group", true, err)) < 0 ||
             (r = check_label(spec->job_type, "job_type", false, err)) < 0)
                 return r;
@@ -242,7 +246,8 @@ static int spec_to_json_public(const job_spec *spec, cJSON *obj) {
             !cJSON_AddNumberToObject(obj, "pids", (double)spec->req.pids) ||
             (spec->expected_usec && !cJSON_AddNumberToObject(obj, "expected_usec", (double)spec->expected_usec)) ||
             (spec->requeue && !cJSON_AddBoolToObject(obj, "requeue", true)) ||
-            !cJSON_AddNumberToObject(obj, "umask", spec->umask))
+            !cJSON_AddNumberToObject(obj, "umask", spec->umask) ||
+            (spec->time_limit_usec && !cJSON_AddNumberToObject(obj, "time_limit_usec", (double)spec->time_limit_usec)))
                 return -ENOMEM;
         return 0;
 }
@@ -402,7 +407,8 @@ static int record_parse(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
             (r = get_opt_int(obj, "pids", 0, RES_PIDS_MAX, &j->spec.req.pids, err)) < 0 ||
             (r = get_opt_int(obj, "expected_usec", 0, INT64_MAX, &j->spec.expected_usec, err)) < 0 ||
             (r = proto_get_bool(obj, "requeue", &j->spec.requeue, err)) == -EINVAL ||
-            (r = get_umask(obj, &j->spec.umask, err)) < 0)
+            (r = get_umask(obj, &j->spec.umask, err)) < 0 ||
+            (r = get_opt_int(obj, "time_limit_usec", 0, INT64_MAX, &j->spec.time_limit_usec, err)) < 0)
                 return r;
         int64_t current;
         if ((r = job_result_from_json(obj, &j->result, err)) < 0 ||

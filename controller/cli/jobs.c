@@ -119,8 +119,9 @@ static const char submit_usage[] =
         "Submit CMD to run on the cluster as you, with your environment and working directory.\n"
         "Prints the job id (one per line for --array and --stdin).\n\n"
         "  --cpus N         CPU cores it may use (\"2\", \"0.5\", \"500m\"; default 1)\n"
-        "  --mem SIZE       memory limit (\"512M\", \"2G\"; default 256M)\n"
-        "  --mem-high SIZE  soft memory limit, at most --mem: above it the job's memory is\n"
+        "  --mem SIZE       memory limit (\"512M\", \"2G\"; a bare number is MiB as in Slurm:\n"
+        "                   \"4096\" is 4G; at least 1M; default 256M)\n"
+        "  --mem-high SIZE  soft memory limit (units as --mem), at most --mem: above it the job's memory is\n"
         "                   reclaimed hard (throttled) instead of OOM-killed\n"
         "  --pids N         task limit (default: the agent's)\n"
         "  --name S         job name (default: CMD's file name)\n"
@@ -132,6 +133,9 @@ static const char submit_usage[] =
         "                   (0 to N-1) in its environment; all are queued or none\n"
         "  --stdin          submit one job per line of the standard input: a command line\n"
         "                   split at blanks (no quoting); blank and '#' lines are skipped\n"
+        "  --time T         run time limit from its start, as Slurm: MIN, MIN:SEC, H:MIN:SEC,\n"
+        "                   D-H, D-H:MIN, D-H:MIN:SEC; 0 or UNLIMITED for none (default and\n"
+        "                   maximum: the controller's); past it SIGTERM, then SIGKILL, state timeout\n"
         "  --requeue        if colony loses it (its agent timed out, came back without it, or\n"
         "                   found it killed with a crashed agent), run it again (same id, next\n"
         "                   attempt) instead of ending it lost\n"
@@ -222,10 +226,35 @@ typedef struct submit_many {
         bool from_stdin;
 } submit_many;
 
+/* A job's memory limit as --mem and --mem-high take it (units_parse_mem). Returns 0, or -EINVAL
+ * with the reason printed. */
+static int parse_mem(const cli *c, const char *opt, const char *arg, int64_t *out) {
+        int r = units_parse_mem(arg, out);
+        if (r == -EDOM)
+                cli_usage_error(c, "%s: '%s' is less than 1M, too little for any program (a bare number is MiB)", opt,
+                                arg);
+        else if (r < 0)
+                cli_usage_error(c, "%s: '%s' is not a memory size (like 512M, 2G, or 4096 for MiB)", opt, arg);
+        return r < 0 ? -EINVAL : 0;
+}
+
+/* --time into *usec (0 for none). Returns 0, or -EINVAL with the reason printed. */
+static int parse_time_limit(const cli *c, const char *arg, int64_t *usec) {
+        int r = units_parse_time(arg, usec);
+        if (r == -ERANGE)
+                cli_usage_error(c, "--time: '%s' is longer than a year", arg);
+        else if (r < 0)
+                cli_usage_error(c, "--time: '%s' is not a time limit (MIN, MIN:SEC, H:MIN:SEC, D-H, D-H:MIN, "
+                                   "D-H:MIN:SEC, or UNLIMITED)", arg);
+        else if (*usec == 0)
+                *usec = JOB_TIME_UNLIMITED; /* asked for, unlike no --time: the maximum, not the default */
+        return r < 0 ? -EINVAL : 0;
+}
+
 /* Options into s and m (strings borrowed from argv). Returns -1 to go on, else an exit status. */
 static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many *m) {
         enum { OPT_CPUS = CLI_OPT_OWN, OPT_MEM, OPT_MEM_HIGH, OPT_PIDS, OPT_NAME, OPT_GROUP, OPT_TYPE, OPT_OUTPUT,
-               OPT_ERROR, OPT_ARRAY, OPT_STDIN, OPT_REQUEUE };
+               OPT_ERROR, OPT_ARRAY, OPT_STDIN, OPT_REQUEUE, OPT_TIME };
         static const struct option options[] = {
                 {"cpus", required_argument, NULL, OPT_CPUS},   {"mem", required_argument, NULL, OPT_MEM},
                 {"mem-high", required_argument, NULL, OPT_MEM_HIGH},
@@ -234,6 +263,7 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
                 {"output", required_argument, NULL, OPT_OUTPUT},
                 {"error", required_argument, NULL, OPT_ERROR}, {"array", required_argument, NULL, OPT_ARRAY},
                 {"stdin", no_argument, NULL, OPT_STDIN}, {"requeue", no_argument, NULL, OPT_REQUEUE},
+                {"time", required_argument, NULL, OPT_TIME},
                 {0},
         };
         int64_t n;
@@ -247,12 +277,12 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
                                 return cli_usage_error(c, "--cpus: '%s' is not a CPU count (like 1, 0.5 or 500m)", optarg);
                         break;
                 case OPT_MEM:
-                        if (units_parse_size(optarg, &s->req.mem) < 0 || s->req.mem == 0)
-                                return cli_usage_error(c, "--mem: '%s' is not a memory size (like 512M or 2G)", optarg);
+                        if (parse_mem(c, "--mem", optarg, &s->req.mem) < 0)
+                                return EXIT_USAGE;
                         break;
                 case OPT_MEM_HIGH:
-                        if (units_parse_size(optarg, &s->mem_high) < 0 || s->mem_high == 0)
-                                return cli_usage_error(c, "--mem-high: '%s' is not a memory size (like 384M)", optarg);
+                        if (parse_mem(c, "--mem-high", optarg, &s->mem_high) < 0)
+                                return EXIT_USAGE;
                         break;
                 case OPT_PIDS:
                         if (units_parse_uint(optarg, RES_PIDS_MAX, &s->req.pids) < 0)
@@ -271,6 +301,10 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
                         break;
                 case OPT_STDIN: m->from_stdin = true; break;
                 case OPT_REQUEUE: s->requeue = true; break;
+                case OPT_TIME:
+                        if (parse_time_limit(c, optarg, &s->time_limit_usec) < 0)
+                                return EXIT_USAGE;
+                        break;
                 }
         }
         if (o < 0)
