@@ -4,6 +4,9 @@
 #include "units.h"
 #include <errno.h>
 
+/* sd-event would otherwise coalesce the timer up to 250 ms late */
+#define LIMIT_ACCURACY_USEC 10000
+
 static int on_limit(sd_event_source *s, uint64_t usec, void *userdata) {
         agent_job *j = userdata;
         char limit[32];
@@ -28,7 +31,7 @@ int timelimit_arm(agent_job *j) {
                 return 0;
         /* CLOCK_REALTIME, as start_usec: the end a previous agent computed is the same */
         r = sd_event_add_time(j->agent->event, &j->limit, CLOCK_REALTIME,
-                              (uint64_t)(j->start_usec + j->time_limit_usec), 0, on_limit, j);
+                              (uint64_t)(j->start_usec + j->time_limit_usec), LIMIT_ACCURACY_USEC, on_limit, j);
         if (r < 0)
                 log_errno(LOG_WARNING, r, JOB_FMT ": cannot time its limit, it runs without", JOB_ARGS(j));
         return r < 0 ? r : 0;

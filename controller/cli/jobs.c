@@ -429,7 +429,8 @@ static const char queue_usage[] =
         "  --user U       only the jobs of user U (a name or a uid)\n"
         "  --json         print the controller's reply ({\"jobs\": [...]})\n\n"
         "TIME is how long a job has been running, how long a pending job has waited so far, and\n"
-        "how long a finished job ran.\n";
+        "how long a finished job ran; LIMIT its time limit (--time), LEFT a running job's time\n"
+        "before it.\n";
 
 int jobs_parse_user(const cli *c, const char *s, int64_t *uid) {
         struct passwd *pw;
@@ -452,24 +453,41 @@ static char *queue_time(const job *j, int64_t now, char *buf, size_t len) {
         return fmt_duration((j->state == JOB_RUNNING ? now : j->end_usec) - j->start_usec, buf, len);
 }
 
+/* The time limit ("UNLIMITED" for none) into buf. */
+static char *limit_text(const job *j, char *buf, size_t len) {
+        return units_format_time(j->spec.time_limit_usec > 0 ? j->spec.time_limit_usec : 0, buf, len);
+}
+
+/* A running job's time left before its limit ("0:00" once past it, the kill under way), or "-". */
+static char *left_text(const job *j, int64_t now, char *buf, size_t len) {
+        if (j->state != JOB_RUNNING || j->spec.time_limit_usec <= 0 || !j->start_usec) {
+                snprintf(buf, len, "-");
+                return buf;
+        }
+        int64_t left = j->start_usec + j->spec.time_limit_usec - now;
+        return units_format_time(left > 0 ? left : -1, buf, len);
+}
+
 static int queue_add_row(fmt_table *t, const job *j, int64_t now) {
-        char id[32], cpus[FMT_BUF], mem[FMT_BUF], time[FMT_BUF];
+        char id[32], cpus[FMT_BUF], mem[FMT_BUF], time[FMT_BUF], limit[FMT_BUF], left[FMT_BUF];
 
         snprintf(id, sizeof(id), "%" PRIu64, j->id);
         return fmt_table_row(t, id, j->spec.name, j->user, job_state_name(j->state), j->node,
                              units_format_cpus(j->spec.req.mcpu, cpus, sizeof(cpus)),
                              units_format_size(j->spec.req.mem, mem, sizeof(mem)),
-                             queue_time(j, now, time, sizeof(time)));
+                             queue_time(j, now, time, sizeof(time)), limit_text(j, limit, sizeof(limit)),
+                             left_text(j, now, left, sizeof(left)));
 }
 
 /* Print the jobs of a "jobs" reply as a table. Returns 0 or EXIT_FAIL. */
 static int print_queue(const cli *c, const cJSON *reply) {
-        static const char *const headers[] = {"ID", "NAME", "USER", "STATE", "NODE", "CPUS", "MEM", "TIME"};
+        static const char *const headers[] = {"ID", "NAME", "USER", "STATE", "NODE", "CPUS", "MEM", "TIME",
+                                              "LIMIT", "LEFT"};
         const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(reply, "jobs"), *item;
         char perr[PROTO_ERRLEN] = "";
         int64_t now = now_usec();
         fmt_table t;
-        int r = fmt_table_init(&t, 8, headers);
+        int r = fmt_table_init(&t, 10, headers);
 
         if (!cJSON_IsArray(jobs))
                 r = -EBADMSG;
@@ -570,6 +588,14 @@ static void show_times(const job *j) {
                 field("run time:", "-");
 }
 
+static void show_time_limit(const job *j) {
+        char buf[FMT_BUF];
+
+        field("time limit:", limit_text(j, buf, sizeof(buf)));
+        if (j->state == JOB_RUNNING && j->spec.time_limit_usec > 0)
+                field("time left:", left_text(j, now_usec(), buf, sizeof(buf)));
+}
+
 /* Exit status and the usage the agent measured when the job ended. */
 /* Usage is final once the job is over, and the agent's last sample while it runs. */
 static void show_result(const job *j) {
@@ -625,6 +651,7 @@ static void show_job(const job *j) {
         field("node:", j->node);
         show_request(j);
         show_times(j);
+        show_time_limit(j);
         show_result(j);
         field("command:", cmdline ? cmdline : "?");
         field("cwd:", j->spec.cwd);
