@@ -1,6 +1,7 @@
 /* jobstart.c - start a job without waiting in the loop (see jobstart.h). */
 #include "jobstart.h"
 #include "timelimit.h"
+#include "jobenv.h"
 #include "cgkill.h"
 #include "report.h"
 #include "fileio.h"
@@ -202,12 +203,14 @@ static void start_queued(agent_job *j) {
         int r;
 
         j->queued = NULL;
-        r = m->spec.group ? cg_dept_prepare(a->cg, m->spec.group, m->dept_weights, m->ndept_weights, err, sizeof(err))
-                          : 0;
+        /* its environment and output names first: a bad pattern leaves no cgroup to remove */
+        bool env_ok = (r = jobenv_prepare(m, a->cfg.name, err, sizeof(err))) == 0;
+        if (r == 0 && m->spec.group)
+                r = cg_dept_prepare(a->cg, m->spec.group, m->dept_weights, m->ndept_weights, err, sizeof(err));
         if (r == 0)
                 r = cg_job_create(a->cg, j->cgroup, &lim, err, sizeof(err));
         if (r < 0)
-                abandon_start(j, r != -EEXIST, err);
+                abandon_start(j, env_ok && r != -EEXIST, err);
         else if (start_shepherd(j, &req, err, sizeof(err)) < 0)
                 abandon_start(j, true, err);
         else {

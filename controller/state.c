@@ -387,12 +387,16 @@ static int check_feasible(ctl_state *st, res_t req, char err[PROTO_ERRLEN]) {
         return -E2BIG;
 }
 
+/* colony-<id>.out, or colony-<first>_<index>.out for an array's job (Slurm's %A_%a), in its cwd. */
 static int default_output(job *j) {
-        char *path;
+        char *path, name[64];
         if (j->spec.stdout_path)
                 return 0;
-        if (asprintf(&path, "%s%scolony-%llu.out", j->spec.cwd, strcmp(j->spec.cwd, "/") ? "/" : "",
-                     (unsigned long long)j->id) < 0)
+        if (j->array_first)
+                snprintf(name, sizeof(name), "colony-%llu_%u.out", (unsigned long long)j->array_first, j->array_index);
+        else
+                snprintf(name, sizeof(name), "colony-%llu.out", (unsigned long long)j->id);
+        if (asprintf(&path, "%s%s%s", j->spec.cwd, strcmp(j->spec.cwd, "/") ? "/" : "", name) < 0)
                 return -ENOMEM;
         j->spec.stdout_path = path;
         return 0;

@@ -1,6 +1,7 @@
 /* job.c - job states, and the job model's JSON form (docs/protocol.md, "Job records"). */
 #include "job.h"
 #include "units.h"
+#include "outpat.h"
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -60,6 +61,12 @@ static int get_path(const cJSON *obj, const char *field, bool required, char **o
                 return required ? invalid(err, "%s: required", field) : 0;
         if ((*out)[0] != '/' || strlen(*out) >= 4096)
                 return invalid(err, "%s: must be an absolute path (shorter than 4096 bytes)", field);
+        char why[PROTO_ERRLEN / 2];
+        /* output paths are patterns (outpat.h), refused here rather than at launch; a cwd is not */
+        if (strcmp(field, "cwd") != 0 && outpat_check(*out, why, sizeof(why)) < 0) {
+                snprintf(err, PROTO_ERRLEN, "%s: %s", field, why);
+                return -EINVAL;
+        }
         return 0;
 }
 
@@ -290,6 +297,31 @@ void job_spec_free(job_spec *spec) {
         free(spec->stdout_path);
         free(spec->stderr_path);
         *spec = (job_spec){ 0 };
+}
+
+int job_env_set(char ***env, const char *name, const char *value, bool replace) {
+        size_t n = 0, len = strlen(name);
+        char *item;
+        while (*env && (*env)[n] && !(strncmp((*env)[n], name, len) == 0 && (*env)[n][len] == '='))
+                n++;
+        if (*env && (*env)[n] && !replace)
+                return 0;
+        if (asprintf(&item, "%s=%s", name, value) < 0)
+                return -ENOMEM;
+        if (*env && (*env)[n]) {
+                free((*env)[n]);
+                (*env)[n] = item;
+                return 0;
+        }
+        char **grown = realloc(*env, (n + 2) * sizeof(*grown));
+        if (!grown) {
+                free(item);
+                return -ENOMEM;
+        }
+        grown[n] = item;
+        grown[n + 1] = NULL;
+        *env = grown;
+        return 0;
 }
 
 int job_usage_to_json(const job_result *r, cJSON *obj) {

@@ -116,6 +116,9 @@ extern const char *const job_spec_fields[];
 extern const char *const job_submit_fields[];
 /* Free the strings of a spec (not the struct). */
 void job_spec_free(job_spec *spec);
+/* Set name=value in the malloc'ed environment *env (grown as needed), replacing the variable when
+ * replace, else leaving one already set alone. Returns 0 or -ENOMEM. */
+int job_env_set(char ***env, const char *name, const char *value, bool replace);
 
 /* Add result's fields to obj / read them back (for the agent's "finished" message). */
 int job_result_to_json(const job_result *r, cJSON *obj);
