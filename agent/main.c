@@ -188,7 +188,7 @@ static int get_setting(const char *text, const char *opt, const config *cfg, set
 
         if (text) {
                 r = kind == SETTING_CPUS   ? units_parse_cpus(text, out)
-                    : kind == SETTING_SIZE ? units_parse_size(text, out)
+                    : kind == SETTING_SIZE ? units_parse_mem(text, out) /* a bare number is MiB, as Slurm's RealMemory */
                                            : units_parse_uint(text, max, out);
                 if (r < 0)
                         snprintf(err, errlen, "--%s: invalid value '%s'", opt, text);
@@ -200,7 +200,7 @@ static int get_setting(const char *text, const char *opt, const config *cfg, set
         for (char *p = key; *p; p++)
                 *p = *p == '-' ? '_' : *p;
         r = kind == SETTING_CPUS   ? config_get_cpus(cfg, key, out, err, errlen)
-            : kind == SETTING_SIZE ? config_get_size(cfg, key, out, err, errlen)
+            : kind == SETTING_SIZE ? config_get_mem(cfg, key, out, err, errlen)
                                    : config_get_uint(cfg, key, max, out, err, errlen);
         return r == -ENOENT ? 0 : r;
 }

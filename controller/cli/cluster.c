@@ -188,8 +188,9 @@ static int parse_up(cli *c, int argc, char **argv, dev_options *o) {
                         o->agent_cpus = optarg;
                         break;
                 case OPT_MEM:
-                        if (units_parse_size(optarg, &v) < 0 || v == 0)
-                                return cli_usage_error(c, "--agent-mem: '%s' is not a memory size (like 2G)", optarg);
+                        if (units_parse_mem(optarg, &v) < 0)
+                                return cli_usage_error(c, "--agent-mem: '%s' is not a memory size of at least 1M (like "
+                                                       "2G, or 2048 for MiB)", optarg);
                         o->agent_mem = optarg;
                         break;
                 case OPT_PREFIX:
