@@ -6,6 +6,10 @@
 cat >"$DIR/controller.conf" <<'CONF'
 [controller]
 max_time = 10
+[departments]
+physics = 1
+[department_max_time]
+physics = 0:05
 CONF
 cluster_up --agents 1 --agent-cpus 2 --agent-mem 1G --kill-wait 2 --controller-config "$DIR/controller.conf"
 node="${PREFIX}1"
@@ -53,6 +57,8 @@ before=$(colony queue --all --json | jq '.jobs | length')
 if out=$(colony submit --time 11 -- /bin/true 2>&1); then fail "--time 11 over max_time 10 was accepted"; fi
 grep -q "over the maximum 10:00" <<<"$out" || fail "refusal does not give the reason: $out"
 [ "$(colony queue --all --json | jq '.jobs | length')" = "$before" ] || fail "a refused submit queued a job"
+if out=$(colony submit --group physics --time 0:06 -- /bin/true 2>&1); then fail "--time 0:06 over physics's 0:05 was accepted"; fi
+grep -q "over the maximum 0:05 (department_max_time of physics)" <<<"$out" || fail "department refusal: $out"
 # None given, UNLIMITED: the maximum.
 id3=$(colony submit --time UNLIMITED --cpus 0.1 --mem 16M -- /bin/true)
 [ "$(job_field "$id3" time_limit_usec)" = 600000000 ] || fail "UNLIMITED got $(job_field "$id3" time_limit_usec), want the maximum"
@@ -78,4 +84,15 @@ set +e; colony wait --timeout 60 "$id4" >/dev/null; set -e
 ms=$(ran "$id4")
 note "job $id4: limit 3 s, agent down past it, ran $ms ms"
 ((ms >= 3000)) || fail "adopted job $id4 ran $ms ms, less than its limit"
+
+# The controller SIGKILLed and started again while a job runs: the limit is the agent's, and
+# the record keeps it.
+id5=$(colony submit --name ctlrestart --cpus 0.2 --mem 32M --time 0:03 -- /bin/sleep 300)
+wait_state "$id5" running
+cmdline=$(controller_cmdline)
+kill -9 "$(cat "$DIR/controller.pid")"
+controller_start "$cmdline"
+[ "$(job_field "$id5" time_limit_usec)" = 3000000 ] || fail "after a controller restart job $id5's limit is $(job_field "$id5" time_limit_usec)"
+set +e; colony wait --timeout 60 "$id5" >/dev/null; set -e
+[ "$(job_field "$id5" state)" = timeout ] || fail "job $id5 ended $(job_field "$id5" state) across a controller restart, want timeout"
 echo "PASS"
