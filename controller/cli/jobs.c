@@ -118,22 +118,24 @@ static const char submit_usage[] =
         "       colony submit [options] --stdin < COMMANDS\n"
         "Submit CMD to run on the cluster as you, with your environment and working directory.\n"
         "Prints the job id (one per line for --array and --stdin).\n\n"
-        "  --cpus N         CPU cores it may use (\"2\", \"0.5\", \"500m\"; default 1)\n"
+        "  -c, --cpus N     CPU cores it may use (\"2\", \"0.5\", \"500m\"; default 1)\n"
         "  --mem SIZE       memory limit (\"512M\", \"2G\"; a bare number is MiB as in Slurm:\n"
         "                   \"4096\" is 4G; at least 1M; default 256M)\n"
-        "  --mem-high SIZE  soft memory limit (units as --mem), at most --mem: above it the job's memory is\n"
-        "                   reclaimed hard (throttled) instead of OOM-killed\n"
+        "  --mem-high SIZE  soft memory limit (units as --mem), at most --mem: above it the\n"
+        "                   job's memory is reclaimed hard (throttled) instead of OOM-killed\n"
         "  --pids N         task limit (default: the agent's)\n"
-        "  --name S         job name (default: CMD's file name)\n"
+        "  -J, --name S     job name (default: CMD's file name)\n"
         "  --group D/T      department/team it is accounted to\n"
         "  --type T         workload type\n"
-        "  --output FILE    standard output (default: colony-<id>.out in this directory)\n"
-        "  --error FILE     standard error (default: with the output)\n"
-        "  --array N        submit N jobs of CMD in one request, the i-th with COLONY_ARRAY_INDEX=i\n"
+        "  -o, --output FILE  standard output (default: colony-<id>.out in this directory,\n"
+        "                   colony-<first>_<index>.out for an array's job); Slurm's patterns\n"
+        "                   %j id, %A array's first id, %a index, %u user, %x name, %N node, %%\n"
+        "  -e, --error FILE   standard error (default: with the output; the same patterns)\n"
+        "  --array N        submit N jobs of CMD in one request, the i-th with COLONY_ARRAY_TASK_ID=i\n"
         "                   (0 to N-1) in its environment; all are queued or none\n"
         "  --stdin          submit one job per line of the standard input: a command line\n"
         "                   split at blanks (no quoting); blank and '#' lines are skipped\n"
-        "  --time T         run time limit from its start, as Slurm: MIN, MIN:SEC, H:MIN:SEC,\n"
+        "  -t, --time T     run time limit from its start, as Slurm: MIN, MIN:SEC, H:MIN:SEC,\n"
         "                   D-H, D-H:MIN, D-H:MIN:SEC; 0 or UNLIMITED for none (default and\n"
         "                   maximum: the controller's); past it SIGTERM, then SIGKILL, state timeout\n"
         "  --requeue        if colony loses it (its agent timed out, came back without it, or\n"
@@ -270,8 +272,10 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
         int o;
 
         s->req = (res_t){.mcpu = 1000, .mem = (int64_t)256 << 20};
-        while ((o = cli_getopt(c, argc, argv, options)) > 0) {
+        /* Slurm's short forms of the options they share */
+        while ((o = cli_getopt_short(c, argc, argv, options, "c:J:o:e:t:")) > 0) {
                 switch (o) {
+                case 'c':
                 case OPT_CPUS:
                         if (units_parse_cpus(optarg, &s->req.mcpu) < 0)
                                 return cli_usage_error(c, "--cpus: '%s' is not a CPU count (like 1, 0.5 or 500m)", optarg);
@@ -288,10 +292,13 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
                         if (units_parse_uint(optarg, RES_PIDS_MAX, &s->req.pids) < 0)
                                 return cli_usage_error(c, "--pids: '%s' is not a task count", optarg);
                         break;
+                case 'J':
                 case OPT_NAME: s->name = optarg; break;
                 case OPT_GROUP: s->group = optarg; break;
                 case OPT_TYPE: s->job_type = optarg; break;
+                case 'o':
                 case OPT_OUTPUT: s->stdout_path = optarg; break;
+                case 'e':
                 case OPT_ERROR: s->stderr_path = optarg; break;
                 case OPT_ARRAY:
                         if (units_parse_uint(optarg, JOB_ARRAY_MAX, &n) < 0 || n < 1)
@@ -301,6 +308,7 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
                         break;
                 case OPT_STDIN: m->from_stdin = true; break;
                 case OPT_REQUEUE: s->requeue = true; break;
+                case 't':
                 case OPT_TIME:
                         if (parse_time_limit(c, optarg, &s->time_limit_usec) < 0)
                                 return EXIT_USAGE;

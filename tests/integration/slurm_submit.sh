@@ -40,7 +40,7 @@ grep -q '^COLONY_ARRAY' "$DIR/env.txt" && fail "a job of no array has COLONY_ARR
 note "job $id: $(grep -E '^(COLONY|OMP|OPENBLAS)' "$DIR/env.txt" | sort | tr '\n' ' ')"
 
 # --output with patterns, and an array's own default files.
-id=$(colony submit --name pat --cpus 0.1 --mem 16M --output "out-%j-%u-%x.txt" -- /bin/echo hello)
+id=$(colony submit -J pat -c 0.1 --mem 16M -o "out-%j-%u-%x.txt" -- /bin/echo hello)
 set +e; colony wait --timeout 60 "$id" >/dev/null; set -e
 [ "$(cat "$DIR/out-$id-root-pat.txt" 2>/dev/null)" = hello ] || fail "no out-$id-root-pat.txt with hello: $(ls "$DIR")"
 mapfile -t ids < <(colony submit --array 3 --cpus 0.1 --mem 16M -- /bin/sh -c 'echo "$COLONY_ARRAY_JOB_ID $COLONY_ARRAY_TASK_ID $COLONY_ARRAY_INDEX"')

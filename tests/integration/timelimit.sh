@@ -25,7 +25,7 @@ cat >"$DIR/job.sh" <<'JOB'
 sleep 300
 JOB
 chmod 755 "$DIR/job.sh"
-id=$(colony submit --name limited --cpus 0.2 --mem 32M --time 0:02 -- "$DIR/job.sh")
+id=$(colony submit --name limited --cpus 0.2 --mem 32M -t 0:02 -- "$DIR/job.sh")
 [ "$(job_field "$id" time_limit_usec)" = 2000000 ] || fail "time_limit_usec $(job_field "$id" time_limit_usec), want 2000000"
 wait_state "$id" running
 for ((i = 0; i < 50; i++)); do [ "$(job_procs "$node" "$id" | wc -l)" -ge 3 ] && break; sleep 0.1; done
