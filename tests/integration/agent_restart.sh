@@ -50,6 +50,17 @@ restart_agent() {
         STARTED_PIDS+=("$!")
 }
 
+# kill_agent: SIGKILL the agent and wait for its end, as a supervisor does before it starts the
+# next one: its lock on the subtree goes with its last thread, and the state directory's sync
+# thread may be in an fsync for a while on a busy host (the next agent then refused to start).
+kill_agent() {
+        local proc i
+        proc="$(agent_pid "$node"):$(stat_fields "$(agent_pid "$node")" | awk '{ print $20 }')"
+        kill -9 "${proc%%:*}"
+        for ((i = 0; i < 200; i++)); do alive "$proc" || return 0; sleep 0.1; done
+        fail "agent ${proc%%:*} survived SIGKILL"
+}
+
 # expect ID STATE EXIT_CODE SIGNAL
 expect() {
         local id=$1 st
@@ -133,7 +144,7 @@ long3=$(submit long3 gate3 6)
 wait_state "$long3" running
 for ((i = 0; i < 50; i++)); do [ "$(grep -c long3 "$runs")" -ge 1 ] && break; sleep 0.1; done
 note_procs "$long3"
-kill -9 "$(agent_pid "$node")"
+kill_agent
 plain_cmd=()
 for arg in "${agent_cmd[@]}"; do [ "$arg" = --stop-jobs-on-exit ] || plain_cmd+=("$arg"); done
 "${plain_cmd[@]}" >>"$DIR/$node.log" 2>&1 &
@@ -159,7 +170,7 @@ rq=$(SUBMIT_OPTS=--requeue submit rq gate4 0)
 for id in "$crashed" "$rq"; do wait_state "$id" running; done
 for ((i = 0; i < 50; i++)); do [ "$(grep -c -e crashed -e rq "$runs")" -ge 2 ] && break; sleep 0.1; done
 note_procs "$crashed" "$rq"
-kill -9 "$(agent_pid "$node")"
+kill_agent
 for id in "$crashed" "$rq"; do
         shepherd=$(jq -r '"\(.shepherd_pid):\(.shepherd_start)"' "$state_dir/job-$id.json")
         alive "$shepherd" && kill -9 "${shepherd%%:*}"
