@@ -72,7 +72,11 @@ id4=$(colony submit --name adopted --cpus 0.2 --mem 32M --time 0:03 -- /bin/slee
 wait_state "$id4" running
 apid=$(agent_pid "$node")
 mapfile -d '' -t agent_cmd <"/proc/$apid/cmdline"
+aproc="$apid:$(stat_fields "$apid" | awk '{ print $20 }')"
 kill -9 "$apid"
+# its end before the next starts, as a supervisor waits: its lock on the subtree goes with it
+for ((i = 0; i < 200; i++)); do alive "$aproc" || break; sleep 0.1; done
+alive "$aproc" && fail "agent $apid survived SIGKILL"
 start=$(job_field "$id4" start_usec)
 while (($(date +%s%6N) < start + 3500000)); do sleep 0.2; done
 [ "$(job_field "$id4" state)" = running ] || fail "job $id4 is $(job_field "$id4" state) with no agent"
