@@ -72,6 +72,7 @@ void agent_job_free(agent_job *j) {
         sd_event_source_disable_unref(j->progress);
         sd_event_source_disable_unref(j->deadline);
         sd_event_source_disable_unref(j->kill);
+        sd_event_source_disable_unref(j->limit);
         free(j);
 }
 
@@ -79,7 +80,8 @@ void agent_job_free(agent_job *j) {
 int agent_job_save(agent_job *j) {
         jobfile_record rec = {.id = j->id, .shepherd = j->shepherd, .shepherd_start = j->shepherd_start,
                               .mem_limit = j->mem_limit, .start_usec = j->start_usec, .cancelled = j->cancelled,
-                              .attempt = j->attempt};
+                              .attempt = j->attempt, .time_limit_usec = j->time_limit_usec,
+                              .timed_out = j->timed_out};
         char *text;
         int r;
 
@@ -196,12 +198,24 @@ static int on_grace(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
+void agent_job_terminate(agent_job *j, int64_t grace_ms) {
+        int k = cg_job_signal(j->agent->cg, j->cgroup, SIGTERM);
+        if (k < 0)
+                log_errno(LOG_WARNING, k, JOB_FMT ": cannot send SIGTERM", JOB_ARGS(j));
+        j->grace = sd_event_source_disable_unref(j->grace);
+        k = sd_event_add_time_relative(j->agent->event, &j->grace, CLOCK_MONOTONIC, (uint64_t)grace_ms * 1000, 0,
+                                       on_grace, j);
+        if (k < 0) {
+                log_errno(LOG_WARNING, k, JOB_FMT ": no grace timer, killing now", JOB_ARGS(j));
+                on_grace(NULL, 0, j);
+        }
+}
+
 static void handle_cancel(agent *a, const cJSON *msg) {
         static const char *const fields[] = {"id", "grace_ms", NULL};
         char err[PROTO_ERRLEN];
         int64_t id, grace_ms = CANCEL_DEFAULT_GRACE_MS;
         agent_job *j;
-        int k;
 
         if (proto_check_fields(msg, fields, err) < 0 ||
             launchmsg_require_int(msg, "id", 1, INT64_MAX, &id, err) < 0 ||
@@ -227,15 +241,7 @@ static void handle_cancel(agent *a, const cJSON *msg) {
         j->cancelled = true;
         (void)agent_job_save(j); /* so that an agent restarted meanwhile still calls it cancelled */
         log_info(JOB_FMT ": cancelled, SIGTERM now, SIGKILL in %" PRId64 " ms", JOB_ARGS(j), grace_ms);
-        k = cg_job_signal(a->cg, j->cgroup, SIGTERM);
-        if (k < 0)
-                log_errno(LOG_WARNING, k, JOB_FMT ": cannot send SIGTERM", JOB_ARGS(j));
-        k = sd_event_add_time_relative(a->event, &j->grace, CLOCK_MONOTONIC,
-                                       (uint64_t)grace_ms * 1000, 0, on_grace, j);
-        if (k < 0) {
-                log_errno(LOG_WARNING, k, JOB_FMT ": no grace timer, killing now", JOB_ARGS(j));
-                on_grace(NULL, 0, j);
-        }
+        agent_job_terminate(j, grace_ms);
 }
 
 /* The departments' weights after a reload of the controller: the department cgroups this host

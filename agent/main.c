@@ -34,6 +34,8 @@
 #define NAME_MAX_LEN 64
 #define EXIT_USAGE 2
 #define DEFAULT_LAUNCH_TIMEOUT_MS 30000 /* a launch not exec'd by then hangs on a dead file system */
+#define DEFAULT_KILL_WAIT_S 30 /* Slurm's KillWait: SIGTERM at a time limit, SIGKILL this much later */
+#define MAX_KILL_WAIT_S 3600
 #define MAX_LAUNCH_TIMEOUT_MS (3600 * 1000)
 #define STATE_DIR_PARENT "/run/colony" /* the default state directory is STATE_DIR_PARENT/<name> */
 
@@ -44,13 +46,14 @@ typedef struct options {
         int log_level;
         const char *scope; /* --scope: the transient unit to run in, where one is needed */
         bool cleanup, stop_jobs_on_exit, stop_scope;
+        const char *kill_wait; /* as typed */
 } options;
 
 static const char *const config_keys[] = {
         "agent.controller", "agent.secret_file", "agent.name",         "agent.cpus",
         "agent.mem",        "agent.pids",        "agent.default_pids", "agent.state_dir",
         "agent.tls_ca",     "agent.tls_cert",    "agent.tls_key",      "agent.tls_server_name",
-        "agent.launch_timeout_ms", NULL,
+        "agent.launch_timeout_ms", "agent.kill_wait", NULL,
 };
 
 static void usage(FILE *f) {
@@ -66,6 +69,8 @@ static void usage(FILE *f) {
               "  --state-dir DIR         job records for a restarted agent (default " STATE_DIR_PARENT "/NAME)\n"
               "  --stop-jobs-on-exit     SIGTERM kills every job (default: leave them to the next agent)\n"
               "  --launch-timeout-ms N   fail a job not exec'd N ms after its launch (default 30000)\n"
+              "  --kill-wait S           a job past its time limit gets SIGTERM, and SIGKILL S seconds\n"
+              "                          later (default 30, Slurm's KillWait)\n"
               "  --tls-ca PEM            talk TLS to the controller, whose certificate must chain to\n"
               "                          this CA and name the --controller host\n"
               "  --tls-server-name NAME  the name the controller's certificate must carry instead\n"
@@ -85,7 +90,7 @@ static void usage(FILE *f) {
 static int parse_argv(int argc, char **argv, options *o) {
         enum { OPT_CONTROLLER = 256, OPT_SECRET, OPT_NAME, OPT_CPUS, OPT_MEM, OPT_PIDS,
                OPT_DEFAULT_PIDS, OPT_CONFIG, OPT_LOG_LEVEL, OPT_CLEANUP, OPT_HELP, OPT_STATE_DIR,
-               OPT_STOP_JOBS, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME, OPT_LAUNCH_TIMEOUT,
+               OPT_STOP_JOBS, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME, OPT_LAUNCH_TIMEOUT, OPT_KILL_WAIT,
                OPT_SCOPE, OPT_STOP_SCOPE };
         static const struct option longopts[] = {
                 {"controller", required_argument, NULL, OPT_CONTROLLER},
@@ -101,6 +106,7 @@ static int parse_argv(int argc, char **argv, options *o) {
                 {"state-dir", required_argument, NULL, OPT_STATE_DIR},
                 {"stop-jobs-on-exit", no_argument, NULL, OPT_STOP_JOBS},
                 {"launch-timeout-ms", required_argument, NULL, OPT_LAUNCH_TIMEOUT},
+                {"kill-wait", required_argument, NULL, OPT_KILL_WAIT},
                 {"tls-ca", required_argument, NULL, OPT_TLS_CA},
                 {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
                 {"tls-key", required_argument, NULL, OPT_TLS_KEY},
@@ -128,6 +134,7 @@ static int parse_argv(int argc, char **argv, options *o) {
                 case OPT_STATE_DIR: o->state_dir = optarg; break;
                 case OPT_STOP_JOBS: o->stop_jobs_on_exit = true; break;
                 case OPT_LAUNCH_TIMEOUT: o->launch_timeout_ms = optarg; break;
+                case OPT_KILL_WAIT: o->kill_wait = optarg; break;
                 case OPT_TLS_CA: o->tls_ca = optarg; break;
                 case OPT_TLS_CERT: o->tls_cert = optarg; break;
                 case OPT_TLS_KEY: o->tls_key = optarg; break;
@@ -182,7 +189,7 @@ static int get_setting(const char *text, const char *opt, const config *cfg, set
 
         if (text) {
                 r = kind == SETTING_CPUS   ? units_parse_cpus(text, out)
-                    : kind == SETTING_SIZE ? units_parse_size(text, out)
+                    : kind == SETTING_SIZE ? units_parse_mem(text, out) /* a bare number is MiB, as Slurm's RealMemory */
                                            : units_parse_uint(text, max, out);
                 if (r < 0)
                         snprintf(err, errlen, "--%s: invalid value '%s'", opt, text);
@@ -194,7 +201,7 @@ static int get_setting(const char *text, const char *opt, const config *cfg, set
         for (char *p = key; *p; p++)
                 *p = *p == '-' ? '_' : *p;
         r = kind == SETTING_CPUS   ? config_get_cpus(cfg, key, out, err, errlen)
-            : kind == SETTING_SIZE ? config_get_size(cfg, key, out, err, errlen)
+            : kind == SETTING_SIZE ? config_get_mem(cfg, key, out, err, errlen)
                                    : config_get_uint(cfg, key, max, out, err, errlen);
         return r == -ENOENT ? 0 : r;
 }
@@ -515,13 +522,16 @@ static int configure(const options *o, const config *cfg, agent_config *ac, char
         char host[256];
         uint16_t port;
 
-        int64_t launch_ms = DEFAULT_LAUNCH_TIMEOUT_MS;
+        int64_t launch_ms = DEFAULT_LAUNCH_TIMEOUT_MS, kill_wait = DEFAULT_KILL_WAIT_S;
 
         if (resolve_resources(o, o->config_path ? cfg : NULL, &ac->capacity, &ac->default_pids,
                               err, errlen) < 0 ||
             get_setting(o->launch_timeout_ms, "launch-timeout-ms", o->config_path ? cfg : NULL, SETTING_UINT,
-                        MAX_LAUNCH_TIMEOUT_MS, &launch_ms, err, errlen) < 0)
+                        MAX_LAUNCH_TIMEOUT_MS, &launch_ms, err, errlen) < 0 ||
+            get_setting(o->kill_wait, "kill-wait", o->config_path ? cfg : NULL, SETTING_UINT, MAX_KILL_WAIT_S,
+                        &kill_wait, err, errlen) < 0)
                 return EXIT_USAGE;
+        ac->kill_wait_s = (int)kill_wait;
         if (launch_ms == 0) {
                 snprintf(err, errlen, "%s: must be at least 1 ms",
                          o->launch_timeout_ms ? "--launch-timeout-ms" : "agent.launch_timeout_ms");

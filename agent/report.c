@@ -142,6 +142,17 @@ void report_not_run(agent *a, uint64_t id, uint32_t attempt, job_state st, const
         send_finished(a, id, attempt, st, &r, agent_now_usec());
 }
 
+/* A job ended by its time limit: timeout, however its main process took the SIGTERM (as Slurm). */
+static job_state judge_timeout(const agent_job *j, job_result *r, char *ebuf, size_t len) {
+        char limit[32], how[64];
+        const char *sig = agent_state_error(JOB_FAILED, r, 0, how, sizeof(how));
+
+        snprintf(ebuf, len, "time limit %s reached%s%s", units_format_time(j->time_limit_usec, limit, sizeof(limit)),
+                 sig ? ": " : "", sig ? sig : "");
+        r->error = ebuf;
+        return JOB_TIMEOUT;
+}
+
 /* The state and error of a job whose main process ended as ex says (NULL: unknown, its
  * shepherd died without saying); stopping says the agent itself ended it. A job whose end is
  * unknown is lost, as the controller calls a job its agent vanished with: its shepherd is
@@ -167,6 +178,8 @@ static job_state judge_end(const agent_job *j, const jobfile_exit *ex, bool stop
                 r->error = ebuf;
                 return JOB_LOST;
         }
+        if (j->timed_out)
+                return judge_timeout(j, r, ebuf, len);
         st = agent_state_decide(r, j->cancelled);
         r->error = (char *)agent_state_error(st, r, j->mem_limit, ebuf, len);
         return st;

@@ -89,6 +89,7 @@ typedef struct ctl_config {
                                      * submission order; ignored with a dispatcher (id order) */
         bool scan;                  /* place by scanning every machine (sched_place, the reference)
                                      * instead of through the index: the same decisions, slower */
+        int64_t default_time_usec, max_time_usec; /* jobs' time limits (depts_time_limit); 0: none */
 } ctl_config;
 
 /* How many pending jobs one user (dept NULL) or one top-level department has, for the caps. */

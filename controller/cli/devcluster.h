@@ -29,6 +29,7 @@ typedef struct dev_options {
         const char *agent_timeout_ms; /* the controller's --agent-timeout-ms as typed, or NULL */
         const char *launch_timeout_ms; /* each agent's --launch-timeout-ms as typed, or NULL */
         int timeout_ms;          /* until every agent is up */
+        const char *kill_wait;   /* each agent's --kill-wait as typed, or NULL */
 } dev_options;
 
 typedef struct dev_daemon {

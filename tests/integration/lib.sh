@@ -85,7 +85,7 @@ wait_state() {
         while ((SECONDS <= end)); do
                 state=$(job_field "$id" state)
                 [ "$state" = "$want" ] && return 0
-                case $state in completed | failed | cancelled | oom-killed | lost)
+                case $state in completed | failed | cancelled | oom-killed | lost | timeout)
                         fail "job $id ended $state while waiting for $want" ;;
                 esac
                 sleep 0.1
