@@ -8,7 +8,8 @@
 #include <string.h>
 
 void ctl_init(ctl_state *st, const ctl_config *cfg, const ctl_actions *act, void *userdata) {
-        *st = (ctl_state){ .next_id = 1, .cfg = *cfg, .act = act, .userdata = userdata };
+        *st = (ctl_state){ .next_id = 1, .cfg = *cfg, .act = act, .userdata = userdata,
+                           .pending_ids = { .state = JOB_PENDING }, .running_ids = { .state = JOB_RUNNING } };
         sched_index_init(&st->view);
 }
 
@@ -105,6 +106,11 @@ void ctl_schedule_dirty(ctl_state *st) {
         st->settled = false;
 }
 
+static void idset_free(ctl_idset *s) {
+        free(s->v);
+        *s = (ctl_idset){ 0 };
+}
+
 static void node_free(ctl_node *n) {
         free(n->unconfirmed);
         free(n->strays);
@@ -133,6 +139,11 @@ void ctl_free(ctl_state *st) {
         free(st->pass_out);
         fairorder_free(&st->fair);
         sched_dispatcher_free(st->cfg.dispatcher);
+        idset_free(&st->pending_ids);
+        idset_free(&st->running_ids);
+        for (size_t i = 0; i < st->nusers; i++)
+                idset_free(&st->users[i].live);
+        free(st->users);
         *st = (ctl_state){ 0 };
 }
 
@@ -158,6 +169,121 @@ size_t ctl_first_job_from(const ctl_state *st, uint64_t id) {
 job *ctl_find_job(ctl_state *st, uint64_t id) {
         size_t i = ctl_first_job_from(st, id);
         return i < st->njobs && st->jobs[i]->id == id ? st->jobs[i] : NULL;
+}
+
+/* --- indexes: jobs by id per state and per user, for bulk cancels (state.h, ctl_idset) ------- */
+
+static bool idset_member(const ctl_idset *s, const job *j) {
+        return s->state < 0 ? !job_state_is_terminal(j->state) : (int)j->state == s->state;
+}
+
+/* The position in s of the first entry whose id is >= id. O(log n). */
+static size_t idset_rank(const ctl_idset *s, uint64_t id) {
+        size_t lo = 0, hi = s->n;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (s->v[mid]->id < id)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo;
+}
+
+/* The first member of s with an id >= id, or NULL; *visits counts the entries looked at. */
+static job *idset_next(const ctl_idset *s, uint64_t id, size_t *visits) {
+        for (size_t i = idset_rank(s, id); i < s->n; i++) {
+                ++*visits;
+                if (idset_member(s, s->v[i]))
+                        return s->v[i];
+        }
+        return NULL;
+}
+
+/* Make room in s for n more entries, so that joining cannot fail. Returns 0 or -ENOMEM. */
+static int idset_reserve(ctl_idset *s, size_t n) {
+        return sched_grow(&s->v, &s->cap, s->n + n, sizeof(*s->v));
+}
+
+/* j, not a member of s, became one. Returns 0 or -ENOMEM. O(1) for a new job, else O(n). */
+static int idset_join(ctl_idset *s, job *j) {
+        size_t i = s->n > 0 && s->v[s->n - 1]->id < j->id ? s->n : idset_rank(s, j->id);
+        if (i < s->n && s->v[i] == j) { /* its stale entry: live again */
+                if (s->nstale > 0)
+                        s->nstale--;
+                return 0;
+        }
+        if (idset_reserve(s, 1) < 0)
+                return -ENOMEM;
+        memmove(&s->v[i + 1], &s->v[i], (s->n - i) * sizeof(*s->v));
+        s->v[i] = j;
+        s->n++;
+        return 0;
+}
+
+/* A member of s left it (its state has changed): its entry is stale, and the set is compacted
+ * when stale entries pass half of it, O(1) amortised. */
+static void idset_leave(ctl_idset *s) {
+        if (++s->nstale * 2 <= s->n)
+                return;
+        size_t kept = 0;
+        for (size_t i = 0; i < s->n; i++)
+                if (idset_member(s, s->v[i]))
+                        s->v[kept++] = s->v[i];
+        s->n = kept;
+        s->nstale = 0;
+}
+
+/* The live jobs of uid, added empty when add is set and they are missing. NULL when missing
+ * (or out of memory). O(log users). */
+static ctl_idset *user_jobs(ctl_state *st, uid_t uid, bool add) {
+        size_t lo = 0, hi = st->nusers;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (st->users[mid].uid < uid)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        if (lo < st->nusers && st->users[lo].uid == uid)
+                return &st->users[lo].live;
+        ctl_user_jobs *grown = add ? realloc(st->users, (st->nusers + 1) * sizeof(*grown)) : NULL;
+        if (!grown)
+                return NULL;
+        st->users = grown;
+        memmove(&grown[lo + 1], &grown[lo], (st->nusers - lo) * sizeof(*grown));
+        grown[lo] = (ctl_user_jobs){ .uid = uid, .live = { .state = -1 } };
+        st->nusers++;
+        return &grown[lo].live;
+}
+
+/* The index of the jobs in state, or NULL when it has none (a terminal state). */
+static ctl_idset *state_ids(ctl_state *st, job_state state) {
+        return state == JOB_PENDING ? &st->pending_ids : state == JOB_RUNNING ? &st->running_ids : NULL;
+}
+
+/* Index j, a job new to the state (submitted, or restored from the store). Returns 0 or -ENOMEM. */
+static int index_add(ctl_state *st, job *j) {
+        ctl_idset *s = state_ids(st, j->state), *u;
+        if (!s)
+                return 0;
+        if (idset_join(s, j) < 0 || !(u = user_jobs(st, j->uid, true)) || idset_join(u, j) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+/* Move j to state to, and its entries in the indexes with it. */
+static void set_state(ctl_state *st, job *j, job_state to) {
+        ctl_idset *from = state_ids(st, j->state), *into = state_ids(st, to), *u;
+        j->state = to;
+        if (from == into)
+                return;
+        if (from)
+                idset_leave(from);
+        if (into && idset_join(into, j) < 0)
+                log_error("job=%llu out of memory indexing it: bulk cancels by state miss it", (unsigned long long)j->id);
+        if (from && !into && (u = user_jobs(st, j->uid, false)))
+                idset_leave(u);
 }
 
 /* Where name is, or would go, in st->by_name. */
@@ -322,7 +448,7 @@ static void release(ctl_state *st, ctl_node *n, const job *j) {
 
 /* Move a job to a terminal state, persist it and tell whoever waits. */
 static void finish(ctl_state *st, job *j, job_state state, int64_t now, const char *reason) {
-        j->state = state;
+        set_state(st, j, state);
         j->end_usec = now;
         if (reason && !j->result.error)
                 j->result.error = strdup(reason);
@@ -334,7 +460,7 @@ static void finish(ctl_state *st, job *j, job_state state, int64_t now, const ch
 }
 
 int ctl_restore(ctl_state *st, job *j, ctl_time now) {
-        if (append_job(st, j) < 0)
+        if (append_job(st, j) < 0 || index_add(st, j) < 0)
                 return -ENOMEM;
         if (j->state == JOB_PENDING)
                 return queue_pending(st, j);
@@ -488,10 +614,13 @@ static int persist_jobs(ctl_state *st, job **made, size_t n) {
         return r;
 }
 
-/* Make room for n more jobs and pending ones, so that adding them cannot fail half way. */
-static int reserve(ctl_state *st, size_t n) {
+/* Make room for n more jobs of uid, pending ones and their entries in the indexes, so that
+ * adding them cannot fail half way. */
+static int reserve(ctl_state *st, uid_t uid, size_t n) {
+        ctl_idset *u = user_jobs(st, uid, true);
         if (sched_grow(&st->jobs, &st->jobs_cap, st->njobs + n, sizeof(*st->jobs)) < 0 ||
-            sched_grow(&st->pending, &st->pending_cap, st->npending + n, sizeof(*st->pending)) < 0)
+            sched_grow(&st->pending, &st->pending_cap, st->npending + n, sizeof(*st->pending)) < 0 || !u ||
+            idset_reserve(u, n) < 0 || idset_reserve(&st->pending_ids, n) < 0)
                 return -ENOMEM;
         return 0;
 }
@@ -529,7 +658,7 @@ int ctl_array_more(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_ERRLE
                 return -EBUSY;
         }
         job **made = calloc(n + 1, sizeof(*made));
-        int r = made ? reserve(st, n) : -ENOMEM;
+        int r = made ? reserve(st, a->uid, n) : -ENOMEM;
         for (size_t i = 0; r == 0 && i < n; i++)
                 r = make_job(a, made, a->made + i);
         if (r == 0)
@@ -554,6 +683,7 @@ int ctl_array_more(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_ERRLE
                 job *j = made[i];
                 (void)append_job(st, j); /* room reserved */
                 (void)queue_pending(st, j);
+                (void)index_add(st, j);
                 if (a->array)
                         log_info("job=%llu user=%s state=pending reason=submitted array=%llu index=%u",
                                  (unsigned long long)j->id, j->user, (unsigned long long)j->array_first, j->array_index);
@@ -641,17 +771,28 @@ static uint64_t cancel_next_id(const ctl_cancel_filter *f, uint64_t id) {
         return f->ranges ? 0 : id;
 }
 
+/* The first live job from id on in the index f's jobs are in (its user's when it names one, else
+ * its state's, else both states'), or NULL. O(log n) and the stale entries passed. */
+static job *cancel_next_job(ctl_state *st, const ctl_cancel_filter *f, uint64_t id) {
+        if (f->uid >= 0) {
+                ctl_idset *u = user_jobs(st, (uid_t)f->uid, false);
+                return u ? idset_next(u, id, &st->cancel_visits) : NULL;
+        }
+        job *p = f->state != JOB_RUNNING ? idset_next(&st->pending_ids, id, &st->cancel_visits) : NULL;
+        job *r = f->state != JOB_PENDING ? idset_next(&st->running_ids, id, &st->cancel_visits) : NULL;
+        return !p ? r : !r ? p : p->id < r->id ? p : r;
+}
+
 int ctl_cancel_some(ctl_state *st, const ctl_cancel_filter *f, uid_t uid, int64_t now, uint64_t *cursor,
                     size_t max, ctl_cancel_counts *counts) {
         for (size_t seen = 0; seen < max; seen++) {
                 uint64_t id = cancel_next_id(f, *cursor);
-                size_t i = id ? ctl_first_job_from(st, id) : st->njobs;
-                if (i == st->njobs)
+                job *j = id ? cancel_next_job(st, f, id) : NULL;
+                if (!j)
                         return 1;
-                job *j = st->jobs[i];
                 *cursor = j->id + 1;
                 if (id < j->id && cancel_next_id(f, j->id) != j->id)
-                        continue; /* a gap in the ids: j is past the range; look again from it */
+                        continue; /* j is past the range; look again from the next */
                 if (f->array && j->array_first != f->array)
                         return 1; /* an array's ids are consecutive */
                 if (!cancel_matches(f, j))
@@ -696,7 +837,7 @@ static void requeue(ctl_state *st, job *j, const char *reason) {
         snprintf(why, sizeof(why), "attempt %u requeued: %s", ctl_job_attempt(j), reason);
         emit(st, j->id, j->node, "requeued", why);
         log_info("job=%llu node=%s state=pending reason=%s", (unsigned long long)j->id, j->node, why);
-        j->state = JOB_PENDING;
+        set_state(st, j, JOB_PENDING);
         j->attempt = ctl_job_attempt(j) + 1;
         free(j->node);
         j->node = NULL;
@@ -1013,7 +1154,7 @@ static int dispatch(ctl_state *st, job *j, ctl_node *n) {
                 return -ENOMEM;
         free(j->node);
         j->node = node;
-        j->state = JOB_RUNNING;
+        set_state(st, j, JOB_RUNNING);
         tally(st, j, -1);
         charge(st, n, j);
         const char *policy = st->cfg.dispatcher ? sched_dispatcher_name(st->cfg.dispatcher)

@@ -98,6 +98,23 @@ typedef struct ctl_tally {
         size_t pending;
 } ctl_tally;
 
+/* Jobs ordered by id, so that a bulk cancel reaches the k jobs it ends in O(k log n) without
+ * walking the others (state.c, "indexes"): the jobs in one state (JOB_PENDING, JOB_RUNNING) or
+ * live (state -1: either). A job that leaves stays as a stale entry until stale ones pass half
+ * and the set is compacted, so that leaving is O(1) amortised; joining appends (ids grow),
+ * but for a requeued job, which goes back in its place. */
+typedef struct ctl_idset {
+        job **v;       /* by id, stale entries included */
+        size_t n, cap, nstale;
+        int state;
+} ctl_idset;
+
+/* One user's live jobs. */
+typedef struct ctl_user_jobs {
+        uid_t uid;
+        ctl_idset live;
+} ctl_user_jobs;
+
 typedef struct ctl_state {
         job **jobs;        /* every job, in id order */
         size_t njobs, jobs_cap;
@@ -131,6 +148,13 @@ typedef struct ctl_state {
         bool settled_incremental;
         size_t nsettled;
         ctl_config settled_cfg;
+        /* The indexes of bulk cancels (ctl_idset): pending and running jobs, and each user's
+         * live jobs (users sorted by uid); cancel_visits counts the entries bulk cancels looked
+         * at, for tests. */
+        ctl_idset pending_ids, running_ids;
+        ctl_user_jobs *users;
+        size_t nusers;
+        size_t cancel_visits;
 } ctl_state;
 
 /* Initialise an empty state. */
@@ -207,8 +231,9 @@ typedef struct ctl_cancel_counts {
 } ctl_cancel_counts;
 
 /* Cancel, on behalf of uid, the live jobs f names with ids from *cursor on, looking at no more
- * than max of them; *cursor moves past those seen. Permission as ctl_cancel. Returns 1 when no
- * job is left to look at, 0 when more remain (call again), or -ENOMEM. O(max + log n). */
+ * than max of them; *cursor moves past those seen. Only the live jobs of f's user, or of its
+ * state, are looked at (st's indexes). Permission as ctl_cancel. Returns 1 when no job is left
+ * to look at, 0 when more remain (call again), or -ENOMEM. O(max x log n). */
 int ctl_cancel_some(ctl_state *st, const ctl_cancel_filter *f, uid_t uid, int64_t now, uint64_t *cursor,
                     size_t max, ctl_cancel_counts *counts);
 /* Drop the cancelled jobs from the pending queue (ctl_schedule does it first). O(pending). */
