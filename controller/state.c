@@ -684,11 +684,14 @@ int ctl_array_more(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_ERRLE
                 (void)append_job(st, j); /* room reserved */
                 (void)queue_pending(st, j);
                 (void)index_add(st, j);
+                const char *name = j->spec.name ? j->spec.name : "-"; /* escaped by log.c */
                 if (a->array)
-                        log_info("job=%llu user=%s state=pending reason=submitted array=%llu index=%u",
-                                 (unsigned long long)j->id, j->user, (unsigned long long)j->array_first, j->array_index);
+                        log_info("job=%llu user=%s state=pending reason=submitted array=%llu index=%u name=%s",
+                                 (unsigned long long)j->id, j->user, (unsigned long long)j->array_first, j->array_index,
+                                 name);
                 else
-                        log_info("job=%llu user=%s state=pending reason=submitted", (unsigned long long)j->id, j->user);
+                        log_info("job=%llu user=%s state=pending reason=submitted name=%s", (unsigned long long)j->id,
+                                 j->user, name);
         }
         log_release();
         free(made);

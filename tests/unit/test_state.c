@@ -1,5 +1,6 @@
 /* test_state.c - the controller's state machine, driven with plain structs and recorded actions. */
 #include "check_main.h"
+#include "log.h"
 #include "rng.h"
 #include "state.h"
 #include <errno.h>
@@ -1050,6 +1051,33 @@ START_TEST(a_bulk_cancel_ends_what_it_names_and_counts_the_rest) {
 }
 END_TEST
 
+static char logged[4096];
+
+static void log_keep(int priority, const char *ident, const char *text) {
+        (void)priority, (void)ident;
+        size_t len = strlen(logged);
+        snprintf(logged + len, sizeof(logged) - len, "%s|", text);
+}
+
+/* A job's name is the user's text: its control bytes reach the log escaped, never raw, so that
+ * a newline cannot forge a line nor an escape sequence rewrite the reader's terminal. */
+START_TEST(a_jobs_name_is_logged_with_its_control_bytes_escaped) {
+        job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"),
+                          .name = strdup("\033[2Jred\nstate=forged\x9b"), .req = { .mcpu = 100, .mem = MiB } };
+        spec.argv[0] = strdup("/bin/true");
+        uint64_t id = 0;
+        logged[0] = '\0';
+        log_open("test_state", log_keep, LOG_INFO);
+        int r = ctl_submit(&st, 1000, 1000, "u", &spec, 1000, &id, err);
+        log_open("test_state", NULL, LOG_INFO);
+        job_spec_free(&spec);
+        ck_assert_int_eq(r, 0);
+        ck_assert_msg(strstr(logged, "reason=submitted name=\\x1b[2Jred\\nstate=forged\\x9b|") != NULL, "logged: %s",
+                      logged);
+        ck_assert_ptr_null(strpbrk(logged, "\033\n\x9b"));
+}
+END_TEST
+
 /* Whether j has a live (member) entry in s, and s is in id order with nstale stale entries. */
 static bool indexed_in(const ctl_idset *s, const job *j) {
         size_t stale = 0;
@@ -1188,6 +1216,7 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, an_array_made_in_slices_is_numbered_and_stored_slice_by_slice);
         tcase_add_test(tc, a_bulk_cancel_ends_what_it_names_and_counts_the_rest);
         tcase_add_test(tc, the_indexes_follow_every_transition);
+        tcase_add_test(tc, a_jobs_name_is_logged_with_its_control_bytes_escaped);
         tcase_add_test(tc, a_bulk_cancel_by_user_or_state_looks_at_the_jobs_it_ends_only);
         tcase_add_test(tc, a_strict_fifo_pass_goes_on_window_after_window_and_stops_where_a_full_pass_would);
         tcase_add_loop_test(tc, a_settled_pass_places_what_a_full_pass_would, 0, 3 * _SCHED_HEURISTIC_MAX);
