@@ -114,7 +114,7 @@ static void handle_submit(ctl_server *srv, conn *c, const cJSON *msg) {
                 return;
         }
         const char *user = conn_user(c, name, sizeof(name));
-        if (count > BULK_CHUNK || server_bulk_busy(srv)) { /* a slice per turn, in order: bulk.c */
+        if (count > BULK_CHUNK || server_bulk_has(srv, c)) { /* a slice per turn, in c's order: bulk.c */
                 if (server_bulk_submit(srv, c, user, &spec, (size_t)count) < 0) {
                         job_spec_free(&spec);
                         reply_error(c, "out of memory");

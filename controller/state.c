@@ -361,22 +361,33 @@ static size_t top_dept_len(const char *group) {
 
 /* Count j in (sign +1) or out of (-1) the pending jobs of its user and of its department. A tally
  * that could not be made counts nothing, and never goes below zero. */
-static void tally_count(ctl_tally *t, int sign) {
-        if (t && (sign > 0 || t->pending > 0))
-                t->pending += (size_t)(ssize_t)sign;
+static void tally_count(ctl_tally *t, ssize_t delta) {
+        if (t)
+                t->pending = delta >= 0 || t->pending >= (size_t)-delta ? t->pending + (size_t)delta : 0;
+}
+
+/* Count delta jobs of uid in group (NULL: none) in (delta > 0) or out of the pending jobs of
+ * the user and of the department. */
+static void tally_by(ctl_state *st, uid_t uid, const char *group, ssize_t delta) {
+        /* One after the other: adding the department's tally may move the user's (realloc). */
+        tally_count(tally_find(st, uid, NULL, 0, delta > 0), delta);
+        if (group)
+                tally_count(tally_find(st, 0, group, top_dept_len(group), delta > 0), delta);
 }
 
 static void tally(ctl_state *st, const job *j, int sign) {
-        /* One after the other: adding the department's tally may move the user's (realloc). */
-        tally_count(tally_find(st, j->uid, NULL, 0, sign > 0), sign);
-        if (j->spec.group)
-                tally_count(tally_find(st, 0, j->spec.group, top_dept_len(j->spec.group), sign > 0), sign);
+        tally_by(st, j->uid, j->spec.group, sign);
 }
 
+/* Add j to st->jobs in its id's place: the end, but for the later slices of an array whose
+ * ids were reserved before the jobs submitted meanwhile (O(those jobs)). */
 static int append_job(ctl_state *st, job *j) {
         if (sched_grow(&st->jobs, &st->jobs_cap, st->njobs + 1, sizeof(*st->jobs)) < 0)
                 return -ENOMEM;
-        st->jobs[st->njobs++] = j;
+        size_t i = st->njobs > 0 && st->jobs[st->njobs - 1]->id > j->id ? ctl_first_job_from(st, j->id) : st->njobs;
+        memmove(&st->jobs[i + 1], &st->jobs[i], (st->njobs - i) * sizeof(*st->jobs));
+        st->jobs[i] = j;
+        st->njobs++;
         if (j->id >= st->next_id)
                 st->next_id = j->id + 1;
         return 0;
@@ -547,8 +558,9 @@ static int check_room(ctl_state *st, uid_t uid, const char *user, const char *gr
                       char err[PROTO_ERRLEN]) {
         const ctl_config *c = &st->cfg;
         char who[PROTO_ERRLEN / 2];
-        if (!below(st->npending - st->nstale, count, c->max_pending))
-                return room_error(err, "", st->npending - st->nstale, count, array, "max_pending", c->max_pending);
+        size_t pending = st->npending - st->nstale + st->nreserved;
+        if (!below(pending, count, c->max_pending))
+                return room_error(err, "", pending, count, array, "max_pending", c->max_pending);
         const ctl_tally *t = tally_find(st, uid, NULL, 0, false);
         if (c->max_pending_per_user && !below(t ? t->pending : 0, count, c->max_pending_per_user)) {
                 snprintf(who, sizeof(who), " for user %.32s", user);
@@ -647,16 +659,22 @@ int ctl_array_begin(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_s
         }
         a->spec = *spec;
         *spec = (job_spec){ 0 };
+        /* Its ids and its place below the caps are taken now: other submissions are made
+         * between its slices, numbered after it (ctl_array_more counts the jobs made). */
+        st->next_id = a->first + n;
+        st->nreserved += n;
+        tally_by(st, uid, a->spec.group, (ssize_t)n);
         return 0;
+}
+
+/* The reservation of n jobs of a (ctl_array_begin) ends: they are made, or never will be. */
+static void unreserve(ctl_state *st, const ctl_array *a, size_t n) {
+        st->nreserved -= n;
+        tally_by(st, a->uid, a->owner ? a->owner->spec.group : a->spec.group, -(ssize_t)n);
 }
 
 int ctl_array_more(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_ERRLEN]) {
         size_t n = a->count - a->made < max ? a->count - a->made : max;
-        if (st->next_id != a->first + a->made) {
-                snprintf(err, PROTO_ERRLEN, "job %llu was numbered while an array was being made",
-                         (unsigned long long)st->next_id);
-                return -EBUSY;
-        }
         job **made = calloc(n + 1, sizeof(*made));
         int r = made ? reserve(st, a->uid, n) : -ENOMEM;
         for (size_t i = 0; r == 0 && i < n; i++)
@@ -669,8 +687,8 @@ int ctl_array_more(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_ERRLE
                 if (made)
                         unmake_jobs(a, made, n);
                 free(made);
-                /* some may be in the store's batch, or their events sent: never reuse them */
-                st->next_id = a->first + a->count;
+                /* the ids stay skipped: some may be in the store's batch, or their events sent */
+                unreserve(st, a, a->count - a->made);
                 a->made = a->count;
                 return r;
         }
@@ -678,6 +696,7 @@ int ctl_array_more(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_ERRLE
                 strv_free(a->owner->spec.env); /* stored: pending jobs can be many, and environments large */
                 a->owner->spec.env = NULL;
         }
+        unreserve(st, a, n); /* queue_pending counts them */
         log_hold(); /* a line per job, written together */
         for (size_t i = 0; i < n; i++) {
                 job *j = made[i];

@@ -118,7 +118,9 @@ typedef struct ctl_user_jobs {
 typedef struct ctl_state {
         job **jobs;        /* every job, in id order */
         size_t njobs, jobs_cap;
-        job **pending;     /* pending jobs, in submission (id) order; a cancelled one stays until the
+        job **pending;     /* pending jobs, in submission order (the order of their ids but for an
+                            * array's later slices, behind what was submitted meanwhile, and
+                            * requeued jobs, back in their id's place); a cancelled one stays until the
                             * next pass or ctl_tidy (nstale counts those) so that a cancel is O(log n) */
         size_t npending, pending_cap, nstale;
         ctl_tally *tallies; /* per user and per department, in no order: few of them */
@@ -155,6 +157,7 @@ typedef struct ctl_state {
         ctl_user_jobs *users;
         size_t nusers;
         size_t cancel_visits;
+        size_t nreserved;  /* jobs of arrays begun and not yet made, counted against the caps */
 } ctl_state;
 
 /* Initialise an empty state. */
@@ -185,8 +188,9 @@ int ctl_submit(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *
 int ctl_submit_array(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, size_t count,
                      int64_t now, uint64_t *first, char err[PROTO_ERRLEN]);
 /* An array submission made and stored a slice at a time (ctl_array_begin, ctl_array_more), so
- * that no turn of the controller's loop holds 100,000 jobs' writes. No other submission may
- * come between its slices (ids stay in order): the caller queues them behind it. */
+ * that no turn of the controller's loop holds 100,000 jobs' writes. Its ids, and its room below
+ * the caps, are taken when it begins: other submissions may come between its slices, numbered
+ * after it. */
 typedef struct ctl_array {
         uid_t uid;
         gid_t gid;
@@ -203,7 +207,8 @@ typedef struct ctl_array {
 
 /* Check a submission of count jobs (0: one plain job) as ctl_submit_array does, against
  * max_pending and the per-user and per-department caps, and take spec (zeroed) into a; nothing
- * is made yet. Returns 0 or -errno with err set (spec stays the caller's). */
+ * is made yet, but its ids are taken and its jobs count against the caps (st->nreserved) until
+ * ctl_array_more makes them or fails. Returns 0 or -errno with err set (spec stays the caller's). */
 int ctl_array_begin(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, size_t count,
                     int64_t now, ctl_array *a, char err[PROTO_ERRLEN]);
 /* Make, persist and queue up to max more jobs of a. Returns 1 when all are made, 0 when more

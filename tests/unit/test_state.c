@@ -66,6 +66,8 @@ static void rec_event(void *u, const ctl_event *e) {
                  e->node ? e->node : "-");
 }
 
+static void check_indexes(void);
+
 static const ctl_actions actions = { rec_persist, rec_launch, rec_cancel, rec_ended, rec_drop, rec_event };
 static ctl_state st;
 static recorder rec;
@@ -1005,6 +1007,50 @@ START_TEST(an_array_made_in_slices_is_numbered_and_stored_slice_by_slice) {
 }
 END_TEST
 
+/* Another user's submission between an array's slices is made at once, numbered after the whole
+ * array, whose ids and room below the caps were taken when it began; the array's later jobs
+ * still go in their ids' place. */
+START_TEST(a_submission_between_an_arrays_slices_is_made_at_once_after_its_ids) {
+        job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .name = strdup("s"),
+                          .req = { .mcpu = 100, .mem = MiB } };
+        spec.argv[0] = strdup("/bin/true");
+        st.cfg.max_pending = 12;
+        ctl_array a;
+        ck_assert_int_eq(ctl_array_begin(&st, 1000, 1000, "u", &spec, 10, 1000, &a, err), 0);
+        ck_assert_int_eq(ctl_array_more(&st, &a, 4, err), 0);
+        uint64_t c = submit_as(2000, 100, MiB);
+        ck_assert_uint_eq(c, a.first + 10);
+        ck_assert_uint_eq(submit_as(2000, 100, MiB), c + 1);
+        ck_assert_uint_eq(submit_as(2000, 100, MiB), 0); /* 12: 6 of the array not made yet count */
+        ck_assert_ptr_nonnull(strstr(err, "queue full: 12 jobs pending (max_pending = 12)"));
+        ck_assert_int_eq(ctl_array_more(&st, &a, 4, err), 0);
+        ck_assert_int_eq(ctl_array_more(&st, &a, 4, err), 1);
+        ck_assert_uint_eq(st.njobs, 12);
+        for (size_t i = 0; i < st.njobs; i++)
+                ck_assert_ptr_eq(ctl_find_job(&st, st.jobs[i]->id), st.jobs[i]);
+        ck_assert_uint_eq(st.jobs[9]->id, a.first + 9);
+        ck_assert_uint_eq(st.jobs[10]->id, c);
+        ck_assert_uint_eq(st.npending, 12);
+        ck_assert_uint_eq(st.nreserved, 0);
+        check_indexes();
+        /* a failed slice gives back the room of the jobs never made */
+        ctl_array_free(&a);
+        st.cfg.max_pending = 100;
+        spec = (job_spec){ .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .name = strdup("s"),
+                           .req = { .mcpu = 100, .mem = MiB } };
+        spec.argv[0] = strdup("/bin/true");
+        ck_assert_int_eq(ctl_array_begin(&st, 1000, 1000, "u", &spec, 50, 1000, &a, err), 0);
+        ck_assert_uint_eq(st.nreserved, 50);
+        rec.fail_persist = 1;
+        ck_assert_int_lt(ctl_array_more(&st, &a, 4, err), 0);
+        rec.fail_persist = 0;
+        ck_assert_uint_eq(st.nreserved, 0);
+        ck_assert_uint_eq(submit_as(1000, 100, MiB), a.first + 50); /* its ids stay skipped */
+        ctl_array_free(&a);
+        job_spec_free(&spec);
+}
+END_TEST
+
 START_TEST(a_bulk_cancel_ends_what_it_names_and_counts_the_rest) {
         ctl_node *n = node("a", 1000, 1024 * MiB, NULL, 0);
         uint64_t runner = submit_as(1000, 1000, MiB); /* runs */
@@ -1216,6 +1262,7 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, an_array_made_in_slices_is_numbered_and_stored_slice_by_slice);
         tcase_add_test(tc, a_bulk_cancel_ends_what_it_names_and_counts_the_rest);
         tcase_add_test(tc, the_indexes_follow_every_transition);
+        tcase_add_test(tc, a_submission_between_an_arrays_slices_is_made_at_once_after_its_ids);
         tcase_add_test(tc, a_jobs_name_is_logged_with_its_control_bytes_escaped);
         tcase_add_test(tc, a_bulk_cancel_by_user_or_state_looks_at_the_jobs_it_ends_only);
         tcase_add_test(tc, a_strict_fifo_pass_goes_on_window_after_window_and_stops_where_a_full_pass_would);
