@@ -58,7 +58,8 @@ c_single=$( { time -p as_c submit --cpus 1 --mem 16M -- /bin/echo four >"$DIR/fo
 kill -0 "$array" 2>/dev/null && array_left=yes || array_left=no
 set -e
 if [ "$during" = yes ]; then
-        [ "$array_left" = yes ] || fail "C's submissions were answered only after B's array was stored"
+        [ "$array_left" = yes ] ||
+                fail "C's submissions were answered only after B's array was stored: in $(((c1 - c0) / 1000000)) ms, then $c_single ms"
         note "C's three lines answered in $(((c1 - c0) / 1000000)) ms, a plain submit in $c_single ms, while B's array was being stored"
 fi
 wait "$array" || fail "nobody's --array 100000 failed: $(cat "$DIR/array.json")"
@@ -145,7 +146,7 @@ cmdline=$(controller_cmdline)
 ctl=$(cat "$DIR/controller.pid")
 made() { curl -sf "$HTTP/metrics" | awk '/^colony_jobs_submitted_total/ { printf "%d\n", $2 }'; }
 before=$(made)
-(cd /tmp && as_b submit --json --cpus 1 --mem 16M --array 100000 -- /bin/true >"$DIR/term.json" 2>"$DIR/term.err"
+(set +e; cd /tmp; as_b submit --json --cpus 1 --mem 16M --array 100000 -- /bin/true >"$DIR/term.json" 2>"$DIR/term.err"
         echo $? >"$DIR/term.rc") &
 term=$!
 STARTED_PIDS+=("$term")
