@@ -147,6 +147,18 @@ void ctl_free(ctl_state *st) {
         *st = (ctl_state){ 0 };
 }
 
+/* The position of the first of v[lo..hi), in id order, whose id is >= id. O(log n). */
+static size_t jobs_rank(job *const *v, size_t lo, size_t hi, uint64_t id) {
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (v[mid]->id < id)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo;
+}
+
 size_t ctl_first_job_from(const ctl_state *st, uint64_t id) {
         size_t lo = 0, hi = st->njobs; /* jobs are appended in id order */
         /* Ids grow by at least one from job to job, so id is no later than id - the first id,
@@ -156,14 +168,7 @@ size_t ctl_first_job_from(const ctl_state *st, uint64_t id) {
                 if (st->jobs[hi]->id == id)
                         return hi;
         }
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (st->jobs[mid]->id < id)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return lo;
+        return jobs_rank(st->jobs, lo, hi, id);
 }
 
 job *ctl_find_job(ctl_state *st, uint64_t id) {
@@ -179,15 +184,7 @@ static bool idset_member(const ctl_idset *s, const job *j) {
 
 /* The position in s of the first entry whose id is >= id. O(log n). */
 static size_t idset_rank(const ctl_idset *s, uint64_t id) {
-        size_t lo = 0, hi = s->n;
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (s->v[mid]->id < id)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return lo;
+        return jobs_rank(s->v, 0, s->n, id);
 }
 
 /* The first member of s with an id >= id, or NULL; *visits counts the entries looked at. */
@@ -234,27 +231,27 @@ static void idset_leave(ctl_idset *s) {
         s->nstale = 0;
 }
 
+static int uid_cmp(const void *key, const void *elem) {
+        uid_t a = *(const uid_t *)key, b = ((const ctl_user_jobs *)elem)->uid;
+        return a < b ? -1 : a > b;
+}
+
 /* The live jobs of uid, added empty when add is set and they are missing. NULL when missing
- * (or out of memory). O(log users). */
+ * (or out of memory). O(log users) to find; adding a user is O(users). */
 static ctl_idset *user_jobs(ctl_state *st, uid_t uid, bool add) {
-        size_t lo = 0, hi = st->nusers;
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (st->users[mid].uid < uid)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        if (lo < st->nusers && st->users[lo].uid == uid)
-                return &st->users[lo].live;
-        ctl_user_jobs *grown = add ? realloc(st->users, (st->nusers + 1) * sizeof(*grown)) : NULL;
+        ctl_user_jobs *u = st->nusers ? bsearch(&uid, st->users, st->nusers, sizeof(*u), uid_cmp) : NULL;
+        if (u || !add)
+                return u ? &u->live : NULL;
+        ctl_user_jobs *grown = realloc(st->users, (st->nusers + 1) * sizeof(*grown));
         if (!grown)
                 return NULL;
         st->users = grown;
-        memmove(&grown[lo + 1], &grown[lo], (st->nusers - lo) * sizeof(*grown));
-        grown[lo] = (ctl_user_jobs){ .uid = uid, .live = { .state = -1 } };
+        size_t i = st->nusers;
+        for (; i > 0 && grown[i - 1].uid > uid; i--) /* in its place: users are few, new ones rare */
+                grown[i] = grown[i - 1];
+        grown[i] = (ctl_user_jobs){ .uid = uid, .live = { .state = -1 } };
         st->nusers++;
-        return &grown[lo].live;
+        return &grown[i].live;
 }
 
 /* The index of the jobs in state, or NULL when it has none (a terminal state). */
