@@ -790,23 +790,29 @@ static uint64_t cancel_next_id(const ctl_cancel_filter *f, uint64_t id) {
         return f->ranges ? 0 : id;
 }
 
-/* The first live job from id on in the index f's jobs are in (its user's when it names one, else
- * its state's, else both states'), or NULL. O(log n) and the stale entries passed. */
-static job *cancel_next_job(ctl_state *st, const ctl_cancel_filter *f, uint64_t id) {
-        if (f->uid >= 0) {
-                ctl_idset *u = user_jobs(st, (uid_t)f->uid, false);
-                return u ? idset_next(u, id, &st->cancel_visits) : NULL;
+/* The first live job from id on in the index that holds uid's jobs (when uid >= 0), else
+ * state's (JOB_PENDING, JOB_RUNNING), else both states', or NULL: with a uid, it may be in
+ * another state. O(log n) and the stale entries passed, which *visits counts with it. */
+static job *index_next(ctl_state *st, int64_t uid, int state, uint64_t id, size_t *visits) {
+        if (uid >= 0) {
+                ctl_idset *u = user_jobs(st, (uid_t)uid, false);
+                return u ? idset_next(u, id, visits) : NULL;
         }
-        job *p = f->state != JOB_RUNNING ? idset_next(&st->pending_ids, id, &st->cancel_visits) : NULL;
-        job *r = f->state != JOB_PENDING ? idset_next(&st->running_ids, id, &st->cancel_visits) : NULL;
+        job *p = state != JOB_RUNNING ? idset_next(&st->pending_ids, id, visits) : NULL;
+        job *r = state != JOB_PENDING ? idset_next(&st->running_ids, id, visits) : NULL;
         return !p ? r : !r ? p : p->id < r->id ? p : r;
+}
+
+job *ctl_next_live(ctl_state *st, int64_t uid, uint64_t id) {
+        size_t visits = 0;
+        return index_next(st, uid, -1, id, &visits);
 }
 
 int ctl_cancel_some(ctl_state *st, const ctl_cancel_filter *f, uid_t uid, int64_t now, uint64_t *cursor,
                     size_t max, ctl_cancel_counts *counts) {
         for (size_t seen = 0; seen < max; seen++) {
                 uint64_t id = cancel_next_id(f, *cursor);
-                job *j = id ? cancel_next_job(st, f, id) : NULL;
+                job *j = id ? index_next(st, f->uid, f->state, id, &st->cancel_visits) : NULL;
                 if (!j)
                         return 1;
                 *cursor = j->id + 1;

@@ -241,6 +241,9 @@ typedef struct ctl_cancel_counts {
  * to look at, 0 when more remain (call again), or -ENOMEM. O(max x log n). */
 int ctl_cancel_some(ctl_state *st, const ctl_cancel_filter *f, uid_t uid, int64_t now, uint64_t *cursor,
                     size_t max, ctl_cancel_counts *counts);
+/* The first live (pending or running) job with an id >= id, of uid when uid >= 0, or NULL.
+ * O(log n) through the indexes, whatever the other jobs. */
+job *ctl_next_live(ctl_state *st, int64_t uid, uint64_t id);
 /* Drop the cancelled jobs from the pending queue (ctl_schedule does it first). O(pending). */
 void ctl_tidy(ctl_state *st);
 

@@ -1210,6 +1210,11 @@ START_TEST(a_bulk_cancel_by_user_or_state_looks_at_the_jobs_it_ends_only) {
         ck_assert_uint_ne(submit_array(100000, 100), 0); /* uid 1000's, pending */
         for (int i = 0; i < 10; i++)
                 ck_assert_uint_ne(submit_as(3000, 100, MiB), 0);
+        size_t listed = 0; /* what `colony queue --user` walks */
+        for (job *j = ctl_next_live(&st, 3000, 1); j; j = ctl_next_live(&st, 3000, j->id + 1))
+                listed += j->uid == 3000 && j->state == JOB_PENDING;
+        ck_assert_uint_eq(listed, 10);
+        ck_assert_uint_eq(ctl_next_live(&st, -1, 1)->id, mine[0]);
         ctl_cancel_counts counts = { 0 };
         uint64_t cursor = 1;
         ctl_cancel_filter f = { .uid = 3000, .state = -1 };
