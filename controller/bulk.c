@@ -9,7 +9,12 @@
  * that became pending first, and a defer source stays pending, so it would run before every
  * socket until the work is done; a timer fires again only after another poll, and whatever that
  * poll found waiting is dispatched first. So queue, show, agents' reports and small cancels are
- * served between two slices. So are other requesters' submissions: an array takes its ids when
+ * served between two slices. The timer's priority is below the sockets' and the end of the
+ * turn's (commit.c), so that what a poll found is answered, and committed, before the slice
+ * that poll made due opens a batch of its own: a queue read beside a slice no longer waits for
+ * that slice's fsync (storm.sh: queue p99 126-147 ms, from 223-332). Nothing starves the
+ * slices: a due timer stays pending, and sd-event dispatches what is pending before it polls
+ * again, so one poll's requests at most (each connection's read bounded: conn.c) go first. So are other requesters' submissions: an array takes its ids when
  * it begins (ctl_array_begin), and a plain submission is made at once, numbered after it. Each
  * requester's work is done in the order it came (its replies keep the order of its requests),
  * and the requesters take turns a slice each, so that another user's bulk cancel does not wait
@@ -186,8 +191,10 @@ int server_bulk_stop(sd_event_source *s, const struct signalfd_siginfo *si, void
 /* Queue t, the requester's (c) work. Returns 0 or -ENOMEM (t is then freed). */
 static int bulk_queue(ctl_server *srv, conn *c, bulk_task *t) {
         int r;
-        if (!srv->bulk_source && (r = sd_event_add_time_relative(srv->event, &srv->bulk_source, CLOCK_MONOTONIC, 0, 1,
-                                                                   bulk_run, srv)) < 0) {
+        if (!srv->bulk_source && ((r = sd_event_add_time_relative(srv->event, &srv->bulk_source, CLOCK_MONOTONIC, 0, 1,
+                                                                    bulk_run, srv)) < 0 ||
+                                  (r = sd_event_source_set_priority(srv->bulk_source, SD_EVENT_PRIORITY_NORMAL + 1)) < 0)) {
+                srv->bulk_source = sd_event_source_disable_unref(srv->bulk_source);
                 task_free(t);
                 return r;
         }
