@@ -55,12 +55,18 @@ printf '%s\n' '/bin/echo one' "/bin/echo $(head -c 140000 /dev/zero | tr '\0' x)
         as_c submit --stdin --cpus 1 --mem 16M >"$DIR/lines.out" 2>"$DIR/lines.err"
 c1=$(date +%s%N)
 c_single=$( { time -p as_c submit --cpus 1 --mem 16M -- /bin/echo four >"$DIR/four.out"; } 2>&1 | awk '/^real/ { print $2 * 1000 }')
+# and a bulk cancel, which matches none of C's jobs (exit 1): bulk work takes turns, a slice each
+c2=$(date +%s%N)
+c_cancel=$(as_c cancel --state running 2>/dev/null)
+c3=$(date +%s%N)
 kill -0 "$array" 2>/dev/null && array_left=yes || array_left=no
 set -e
+[ "$c_cancel" = "cancelled 0 pending jobs, asked 0 running jobs to stop" ] || fail "C's cancel --state running: $c_cancel"
 if [ "$during" = yes ]; then
-        [ "$array_left" = yes ] ||
-                fail "C's submissions were answered only after B's array was stored: in $(((c1 - c0) / 1000000)) ms, then $c_single ms"
-        note "C's three lines answered in $(((c1 - c0) / 1000000)) ms, a plain submit in $c_single ms, while B's array was being stored"
+        [ "$array_left" = yes ] || fail "C's requests were answered only after B's array was stored: lines in \
+$(((c1 - c0) / 1000000)) ms, a submit in $c_single ms, a bulk cancel in $(((c3 - c2) / 1000000)) ms"
+        note "while B's array was being stored: C's three lines answered in $(((c1 - c0) / 1000000)) ms, a plain submit in \
+$c_single ms, a bulk cancel in $(((c3 - c2) / 1000000)) ms"
 fi
 wait "$array" || fail "nobody's --array 100000 failed: $(cat "$DIR/array.json")"
 first=$(jq .id "$DIR/array.json")
