@@ -3,8 +3,8 @@
 # lock the others out: while user A's (root's) two jobs fill the one agent, user B (nobody)
 # submits `--array 100000` and cancels it with one request. A's jobs run on; user C's
 # `colony queue`, polled throughout, answers every time within 2 s (p99 printed: the figure of
-# docs/benchmarks.md), and C's submissions during the array are answered before it is (their
-# time printed); the cancel of 100,000 takes less than 60 s (printed); B, at its per-user cap,
+# docs/benchmarks.md), and C's submissions and a bulk cancel during the array are answered
+# before it is (their times printed); the cancel of 100,000 takes less than 60 s (printed); B, at its per-user cap,
 # is refused one job more, naming the cap, while C can still submit. The controller's longest
 # loop turn is printed from /metrics. /api/status cuts long command lines. Last, a SIGTERM in the
 # middle of another --array 100000: the controller stops once the array is stored whole, B's
