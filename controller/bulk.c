@@ -9,10 +9,22 @@
  * that became pending first, and a defer source stays pending, so it would run before every
  * socket until the work is done; a timer fires again only after another poll, and whatever that
  * poll found waiting is dispatched first. So queue, show, agents' reports and small cancels are
- * served between two slices. The work is done in the order it
- * came, and a submission of any size waits behind an array being made, so that ids stay
- * consecutive within an array and in order in the state. The requester's reply comes when its
- * last slice is stored; if it goes away meanwhile, the work goes on unanswered. */
+ * served between two slices. The timer's priority is below the sockets' and the end of the
+ * turn's (commit.c), so that what a poll found is answered, and committed, before the slice
+ * that poll made due opens a batch of its own: a queue read beside a slice no longer waits for
+ * that slice's fsync (storm.sh: queue p99 126-147 ms, from 223-332). Nothing starves the
+ * slices: a due timer stays pending, and sd-event dispatches what is pending before it polls
+ * again, so one poll's requests at most (each connection's read bounded: conn.c) go first. So are other requesters' submissions: an array takes its ids when
+ * it begins (ctl_array_begin), and a plain submission is made at once, numbered after it. Each
+ * requester's work is done in the order it came (its replies keep the order of its requests),
+ * and the requesters take turns a slice each, so that another user's bulk cancel does not wait
+ * for a 100,000-job array to be made (a cancel reaches the jobs made when it runs). The
+ * requester's reply comes when its last slice is stored; if it goes away meanwhile, the work
+ * goes on unanswered.
+ *
+ * An array is all or nothing: a SIGTERM or SIGINT while bulk work is queued stops the controller
+ * only once that work is done, in one turn without slices (server_bulk_stop), committed and
+ * answered. */
 #include "server.h"
 #include "log.h"
 #include <errno.h>
@@ -99,8 +111,35 @@ static int bulk_arm(ctl_server *srv) {
         return r < 0 ? r : sd_event_source_set_enabled(srv->bulk_source, SD_EVENT_ONESHOT);
 }
 
+/* Whether t is the requester's (c's) work, or t itself when the requester has gone. */
+static bool same_requester(const bulk_task *t, const bulk_task *head) {
+        return t == head || (head->client && t->client == head->client);
+}
+
+/* Move the work of the first task's requester behind the others', its order kept: the
+ * requesters take turns. O(tasks queued). */
+static void bulk_rotate(ctl_server *srv) {
+        bulk_task *head = srv->bulk[0], **mine = malloc(srv->nbulk * sizeof(*mine));
+        size_t kept = 0, nmine = 0;
+        if (!mine)
+                return; /* the head goes on first: slower for the others, never wrong */
+        for (size_t i = 0; i < srv->nbulk; i++)
+                if (same_requester(srv->bulk[i], head))
+                        mine[nmine++] = srv->bulk[i];
+                else
+                        srv->bulk[kept++] = srv->bulk[i];
+        memcpy(&srv->bulk[kept], mine, nmine * sizeof(*mine));
+        free(mine);
+}
+
+/* Whether the slice that began at start may go on: always while the controller is stopping. */
+static bool slice_left(const ctl_server *srv, int64_t start) {
+        return srv->stopping || server_clock().mono_usec - start < BULK_SLICE_USEC;
+}
+
 /* A slice: chunks of the work queued, in order, until it is done or BULK_SLICE_USEC have passed
- * (so that a pipeline of small submissions queued behind an array shares a commit). */
+ * (so that a requester's pipeline of small submissions queued behind its array shares a
+ * commit); unfinished, the requester's work goes behind the others'. */
 static int bulk_run(sd_event_source *s, uint64_t usec, void *userdata) {
         ctl_server *srv = userdata;
         char err[PROTO_ERRLEN];
@@ -108,32 +147,54 @@ static int bulk_run(sd_event_source *s, uint64_t usec, void *userdata) {
         int r;
         (void)s;
         (void)usec;
+        if (srv->stopping && srv->nbulk == 0) /* after the turn that committed and answered the last */
+                return sd_event_exit(srv->event, 0);
         while (srv->nbulk > 0) {
                 bulk_task *t = srv->bulk[0];
-                while ((r = task_chunk(srv, t, err)) == 0 && server_clock().mono_usec - start < BULK_SLICE_USEC)
+                while ((r = task_chunk(srv, t, err)) == 0 && slice_left(srv, start))
                         ;
                 /* A cancel of pending jobs frees nothing: its pass (over the whole queue, 60 ms
                  * at 100,000) runs once, after its last slice, unless something else asks first. */
                 if (!t->answer && (!t->cancel || r != 0 || t->counts.stopping))
                         server_schedule(srv);
-                if (r == 0)
+                if (r == 0) {
+                        bulk_rotate(srv);
                         break;
+                }
                 send_reply(t, task_reply(t, r, err));
                 task_free(t);
                 memmove(&srv->bulk[0], &srv->bulk[1], --srv->nbulk * sizeof(*srv->bulk));
-                if (server_clock().mono_usec - start >= BULK_SLICE_USEC)
+                if (!slice_left(srv, start))
                         break;
         }
-        if (srv->nbulk && (r = bulk_arm(srv)) < 0) /* the next request queued tries again */
+        if ((srv->nbulk || srv->stopping) && (r = bulk_arm(srv)) < 0) { /* the next request queued tries again */
                 log_errno(LOG_ERR, r, "cannot arm the timer of the bulk work: %zu requests wait", srv->nbulk);
+                if (srv->stopping)
+                        return sd_event_exit(srv->event, 0);
+        }
+        return 0;
+}
+
+int server_bulk_stop(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        ctl_server *srv = userdata;
+        (void)s;
+        if (srv->stopping)
+                return 0;
+        if (srv->nbulk == 0 || bulk_arm(srv) < 0)
+                return sd_event_exit(srv->event, 0);
+        srv->stopping = true;
+        log_info("signal %u: stopping once the bulk work queued is done, requests: %zu (an array is all or none)",
+                 si->ssi_signo, srv->nbulk);
         return 0;
 }
 
 /* Queue t, the requester's (c) work. Returns 0 or -ENOMEM (t is then freed). */
 static int bulk_queue(ctl_server *srv, conn *c, bulk_task *t) {
         int r;
-        if (!srv->bulk_source && (r = sd_event_add_time_relative(srv->event, &srv->bulk_source, CLOCK_MONOTONIC, 0, 1,
-                                                                   bulk_run, srv)) < 0) {
+        if (!srv->bulk_source && ((r = sd_event_add_time_relative(srv->event, &srv->bulk_source, CLOCK_MONOTONIC, 0, 1,
+                                                                    bulk_run, srv)) < 0 ||
+                                  (r = sd_event_source_set_priority(srv->bulk_source, SD_EVENT_PRIORITY_NORMAL + 1)) < 0)) {
+                srv->bulk_source = sd_event_source_disable_unref(srv->bulk_source);
                 task_free(t);
                 return r;
         }
@@ -190,10 +251,6 @@ bool server_bulk_has(const ctl_server *srv, const conn *c) {
                 if (srv->bulk[i]->client == c)
                         return true;
         return false;
-}
-
-bool server_bulk_busy(const ctl_server *srv) {
-        return srv->nbulk > 0;
 }
 
 void server_bulk_forget(ctl_server *srv, conn *c) {

@@ -114,7 +114,7 @@ static void handle_submit(ctl_server *srv, conn *c, const cJSON *msg) {
                 return;
         }
         const char *user = conn_user(c, name, sizeof(name));
-        if (count > BULK_CHUNK || server_bulk_busy(srv)) { /* a slice per turn, in order: bulk.c */
+        if (count > BULK_CHUNK || server_bulk_has(srv, c)) { /* a slice per turn, in c's order: bulk.c */
                 if (server_bulk_submit(srv, c, user, &spec, (size_t)count) < 0) {
                         job_spec_free(&spec);
                         reply_error(c, "out of memory");
@@ -204,12 +204,16 @@ static void handle_queue(ctl_server *srv, conn *c, const cJSON *msg) {
                 return;
         }
         page_open(&p, limit);
-        for (size_t i = ctl_first_job_from(&srv->state, (uint64_t)after + 1); r >= 0 && !p.more && i < srv->state.njobs;
-             i++) {
-                const job *j = srv->state.jobs[i];
-                if ((!all && job_state_is_terminal(j->state)) || (user >= 0 && j->uid != (uid_t)user))
-                        continue;
+        /* Live jobs through the state's indexes, not a walk of every job ever submitted (3-5 ms
+         * per request with 100,000 of another user's pending). */
+        for (const job *j = all ? NULL : ctl_next_live(&srv->state, user, (uint64_t)after + 1); r >= 0 && !p.more && j;
+             j = ctl_next_live(&srv->state, user, j->id + 1))
                 r = page_add(&p, j);
+        for (size_t i = ctl_first_job_from(&srv->state, (uint64_t)after + 1);
+             all && r >= 0 && !p.more && i < srv->state.njobs; i++) {
+                const job *j = srv->state.jobs[i];
+                if (user < 0 || j->uid == (uid_t)user)
+                        r = page_add(&p, j);
         }
         page_reply(c, &p, r);
 }

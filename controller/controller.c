@@ -533,8 +533,8 @@ static int open_listeners(ctl_server *srv, const options *o, listener ls[2]) {
             (r = sd_event_source_set_io_fd_own(ls[0].src, 1)) < 0 ||
             (r = sd_event_add_io(srv->event, &ls[1].src, tfd, EPOLLIN, on_accept, &ls[1])) < 0 ||
             (r = sd_event_source_set_io_fd_own(ls[1].src, 1)) < 0 ||
-            (r = sd_event_add_signal(srv->event, NULL, SIGTERM, NULL, NULL)) < 0 ||
-            (r = sd_event_add_signal(srv->event, NULL, SIGINT, NULL, NULL)) < 0 ||
+            (r = sd_event_add_signal(srv->event, NULL, SIGTERM, server_bulk_stop, srv)) < 0 ||
+            (r = sd_event_add_signal(srv->event, NULL, SIGINT, server_bulk_stop, srv)) < 0 ||
             (r = sd_event_add_signal(srv->event, NULL, SIGHUP, on_sighup, srv)) < 0 ||
             (r = sd_event_add_time_relative(srv->event, NULL, CLOCK_MONOTONIC, (uint64_t)srv->heartbeat_ms * 1000, 0,
                                             on_tick, srv)) < 0)

@@ -74,7 +74,7 @@ typedef struct ctl_server {
         size_t nstaged, staged_cap;
         follower *followers;
         size_t nfollowers;
-        bulk_task **bulk;    /* requests done a slice per turn, in order (bulk.c) */
+        bulk_task **bulk;    /* requests done a slice per turn, each requester's in order (bulk.c) */
         size_t nbulk;
         sd_event_source *bulk_source; /* a timer, due at once while bulk has any */
         size_t npreauth;              /* agent links that have not proved the secret yet */
@@ -82,6 +82,7 @@ typedef struct ctl_server {
         uid_conns *client_uids;       /* clients.c: per uid holding any, the count */
         size_t nclient_uids;
         log_ratelimit clients_refused; /* clients.c: connections refused for the per-user cap */
+        bool stopping;                /* a signal asked to stop once the bulk work is done (bulk.c) */
 } ctl_server;
 
 /* CLOCK_REALTIME in microseconds (job times are wall-clock for users). */
@@ -134,17 +135,20 @@ int server_commit_init(ctl_server *srv);
  * and until then every connection's output is held. Returns 0 or -errno. */
 int server_persist(ctl_server *srv, const job *j);
 /* Submit count jobs (0: one) of spec (taken, zeroed) for c's user, a slice per turn after the
- * work queued before; c gets the reply once all are stored (bulk.c). Returns 0 or -errno. */
+ * work c queued before, taking turns with other requesters'; c gets the reply once all are
+ * stored (bulk.c). Returns 0 or -errno. */
 int server_bulk_submit(ctl_server *srv, conn *c, const char *user, job_spec *spec, size_t count);
 /* Cancel the jobs f names (ranges: f's, malloc'ed, taken) on behalf of c's user, a slice per turn
- * after the work queued before; c gets the counts at the end (bulk.c). Returns 0 or -errno. */
+ * after the work c queued before, taking turns with other requesters'; c gets the counts at the
+ * end (bulk.c). Returns 0 or -errno. */
 int server_bulk_cancel(ctl_server *srv, conn *c, const ctl_cancel_filter *f, uint64_t *ranges);
 /* Answer c with msg (taken) after the work c queued before, so that a client matching replies
  * to its pipelined requests by order gets them in order (bulk.c). Returns 0, or -ENOMEM and
  * msg is freed unsent. */
 int server_bulk_reply(ctl_server *srv, conn *c, cJSON *msg);
-/* True while bulk work is queued: a submission must then queue behind it. */
-bool server_bulk_busy(const ctl_server *srv);
+/* SIGTERM and SIGINT: stop the loop, at once, or once the bulk work queued is done, without
+ * slices, stored and answered: no array is left half made (bulk.c). */
+int server_bulk_stop(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata);
 /* True while work c queued waits in bulk: c's next replies must come after it. */
 bool server_bulk_has(const ctl_server *srv, const conn *c);
 /* Send msg (taken) to a client; one past the message limit is answered with an error instead

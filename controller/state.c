@@ -8,7 +8,8 @@
 #include <string.h>
 
 void ctl_init(ctl_state *st, const ctl_config *cfg, const ctl_actions *act, void *userdata) {
-        *st = (ctl_state){ .next_id = 1, .cfg = *cfg, .act = act, .userdata = userdata };
+        *st = (ctl_state){ .next_id = 1, .cfg = *cfg, .act = act, .userdata = userdata,
+                           .pending_ids = { .state = JOB_PENDING }, .running_ids = { .state = JOB_RUNNING } };
         sched_index_init(&st->view);
 }
 
@@ -105,6 +106,11 @@ void ctl_schedule_dirty(ctl_state *st) {
         st->settled = false;
 }
 
+static void idset_free(ctl_idset *s) {
+        free(s->v);
+        *s = (ctl_idset){ 0 };
+}
+
 static void node_free(ctl_node *n) {
         free(n->unconfirmed);
         free(n->strays);
@@ -133,7 +139,24 @@ void ctl_free(ctl_state *st) {
         free(st->pass_out);
         fairorder_free(&st->fair);
         sched_dispatcher_free(st->cfg.dispatcher);
+        idset_free(&st->pending_ids);
+        idset_free(&st->running_ids);
+        for (size_t i = 0; i < st->nusers; i++)
+                idset_free(&st->users[i].live);
+        free(st->users);
         *st = (ctl_state){ 0 };
+}
+
+/* The position of the first of v[lo..hi), in id order, whose id is >= id. O(log n). */
+static size_t jobs_rank(job *const *v, size_t lo, size_t hi, uint64_t id) {
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (v[mid]->id < id)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo;
 }
 
 size_t ctl_first_job_from(const ctl_state *st, uint64_t id) {
@@ -145,19 +168,119 @@ size_t ctl_first_job_from(const ctl_state *st, uint64_t id) {
                 if (st->jobs[hi]->id == id)
                         return hi;
         }
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (st->jobs[mid]->id < id)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return lo;
+        return jobs_rank(st->jobs, lo, hi, id);
 }
 
 job *ctl_find_job(ctl_state *st, uint64_t id) {
         size_t i = ctl_first_job_from(st, id);
         return i < st->njobs && st->jobs[i]->id == id ? st->jobs[i] : NULL;
+}
+
+/* --- indexes: jobs by id per state and per user, for bulk cancels (state.h, ctl_idset) ------- */
+
+static bool idset_member(const ctl_idset *s, const job *j) {
+        return s->state < 0 ? !job_state_is_terminal(j->state) : (int)j->state == s->state;
+}
+
+/* The position in s of the first entry whose id is >= id. O(log n). */
+static size_t idset_rank(const ctl_idset *s, uint64_t id) {
+        return jobs_rank(s->v, 0, s->n, id);
+}
+
+/* The first member of s with an id >= id, or NULL; *visits counts the entries looked at. */
+static job *idset_next(const ctl_idset *s, uint64_t id, size_t *visits) {
+        for (size_t i = idset_rank(s, id); i < s->n; i++) {
+                ++*visits;
+                if (idset_member(s, s->v[i]))
+                        return s->v[i];
+        }
+        return NULL;
+}
+
+/* Make room in s for n more entries, so that joining cannot fail. Returns 0 or -ENOMEM. */
+static int idset_reserve(ctl_idset *s, size_t n) {
+        return sched_grow(&s->v, &s->cap, s->n + n, sizeof(*s->v));
+}
+
+/* j, not a member of s, became one. Returns 0 or -ENOMEM. O(1) for a new job, else O(n). */
+static int idset_join(ctl_idset *s, job *j) {
+        size_t i = s->n > 0 && s->v[s->n - 1]->id < j->id ? s->n : idset_rank(s, j->id);
+        if (i < s->n && s->v[i] == j) { /* its stale entry: live again */
+                if (s->nstale > 0)
+                        s->nstale--;
+                return 0;
+        }
+        if (idset_reserve(s, 1) < 0)
+                return -ENOMEM;
+        memmove(&s->v[i + 1], &s->v[i], (s->n - i) * sizeof(*s->v));
+        s->v[i] = j;
+        s->n++;
+        return 0;
+}
+
+/* A member of s left it (its state has changed): its entry is stale, and the set is compacted
+ * when stale entries pass half of it, O(1) amortised. */
+static void idset_leave(ctl_idset *s) {
+        if (++s->nstale * 2 <= s->n)
+                return;
+        size_t kept = 0;
+        for (size_t i = 0; i < s->n; i++)
+                if (idset_member(s, s->v[i]))
+                        s->v[kept++] = s->v[i];
+        s->n = kept;
+        s->nstale = 0;
+}
+
+static int uid_cmp(const void *key, const void *elem) {
+        uid_t a = *(const uid_t *)key, b = ((const ctl_user_jobs *)elem)->uid;
+        return a < b ? -1 : a > b;
+}
+
+/* The live jobs of uid, added empty when add is set and they are missing. NULL when missing
+ * (or out of memory). O(log users) to find; adding a user is O(users). */
+static ctl_idset *user_jobs(ctl_state *st, uid_t uid, bool add) {
+        ctl_user_jobs *u = st->nusers ? bsearch(&uid, st->users, st->nusers, sizeof(*u), uid_cmp) : NULL;
+        if (u || !add)
+                return u ? &u->live : NULL;
+        ctl_user_jobs *grown = realloc(st->users, (st->nusers + 1) * sizeof(*grown));
+        if (!grown)
+                return NULL;
+        st->users = grown;
+        size_t i = st->nusers;
+        for (; i > 0 && grown[i - 1].uid > uid; i--) /* in its place: users are few, new ones rare */
+                grown[i] = grown[i - 1];
+        grown[i] = (ctl_user_jobs){ .uid = uid, .live = { .state = -1 } };
+        st->nusers++;
+        return &grown[i].live;
+}
+
+/* The index of the jobs in state, or NULL when it has none (a terminal state). */
+static ctl_idset *state_ids(ctl_state *st, job_state state) {
+        return state == JOB_PENDING ? &st->pending_ids : state == JOB_RUNNING ? &st->running_ids : NULL;
+}
+
+/* Index j, a job new to the state (submitted, or restored from the store). Returns 0 or -ENOMEM. */
+static int index_add(ctl_state *st, job *j) {
+        ctl_idset *s = state_ids(st, j->state), *u;
+        if (!s)
+                return 0;
+        if (idset_join(s, j) < 0 || !(u = user_jobs(st, j->uid, true)) || idset_join(u, j) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+/* Move j to state to, and its entries in the indexes with it. */
+static void set_state(ctl_state *st, job *j, job_state to) {
+        ctl_idset *from = state_ids(st, j->state), *into = state_ids(st, to), *u;
+        j->state = to;
+        if (from == into)
+                return;
+        if (from)
+                idset_leave(from);
+        if (into && idset_join(into, j) < 0)
+                log_error("job=%llu out of memory indexing it: bulk cancels by state miss it", (unsigned long long)j->id);
+        if (from && !into && (u = user_jobs(st, j->uid, false)))
+                idset_leave(u);
 }
 
 /* Where name is, or would go, in st->by_name. */
@@ -235,22 +358,33 @@ static size_t top_dept_len(const char *group) {
 
 /* Count j in (sign +1) or out of (-1) the pending jobs of its user and of its department. A tally
  * that could not be made counts nothing, and never goes below zero. */
-static void tally_count(ctl_tally *t, int sign) {
-        if (t && (sign > 0 || t->pending > 0))
-                t->pending += (size_t)(ssize_t)sign;
+static void tally_count(ctl_tally *t, ssize_t delta) {
+        if (t)
+                t->pending = delta >= 0 || t->pending >= (size_t)-delta ? t->pending + (size_t)delta : 0;
+}
+
+/* Count delta jobs of uid in group (NULL: none) in (delta > 0) or out of the pending jobs of
+ * the user and of the department. */
+static void tally_by(ctl_state *st, uid_t uid, const char *group, ssize_t delta) {
+        /* One after the other: adding the department's tally may move the user's (realloc). */
+        tally_count(tally_find(st, uid, NULL, 0, delta > 0), delta);
+        if (group)
+                tally_count(tally_find(st, 0, group, top_dept_len(group), delta > 0), delta);
 }
 
 static void tally(ctl_state *st, const job *j, int sign) {
-        /* One after the other: adding the department's tally may move the user's (realloc). */
-        tally_count(tally_find(st, j->uid, NULL, 0, sign > 0), sign);
-        if (j->spec.group)
-                tally_count(tally_find(st, 0, j->spec.group, top_dept_len(j->spec.group), sign > 0), sign);
+        tally_by(st, j->uid, j->spec.group, sign);
 }
 
+/* Add j to st->jobs in its id's place: the end, but for the later slices of an array whose
+ * ids were reserved before the jobs submitted meanwhile (O(those jobs)). */
 static int append_job(ctl_state *st, job *j) {
         if (sched_grow(&st->jobs, &st->jobs_cap, st->njobs + 1, sizeof(*st->jobs)) < 0)
                 return -ENOMEM;
-        st->jobs[st->njobs++] = j;
+        size_t i = st->njobs > 0 && st->jobs[st->njobs - 1]->id > j->id ? ctl_first_job_from(st, j->id) : st->njobs;
+        memmove(&st->jobs[i + 1], &st->jobs[i], (st->njobs - i) * sizeof(*st->jobs));
+        st->jobs[i] = j;
+        st->njobs++;
         if (j->id >= st->next_id)
                 st->next_id = j->id + 1;
         return 0;
@@ -322,7 +456,7 @@ static void release(ctl_state *st, ctl_node *n, const job *j) {
 
 /* Move a job to a terminal state, persist it and tell whoever waits. */
 static void finish(ctl_state *st, job *j, job_state state, int64_t now, const char *reason) {
-        j->state = state;
+        set_state(st, j, state);
         j->end_usec = now;
         if (reason && !j->result.error)
                 j->result.error = strdup(reason);
@@ -334,7 +468,7 @@ static void finish(ctl_state *st, job *j, job_state state, int64_t now, const ch
 }
 
 int ctl_restore(ctl_state *st, job *j, ctl_time now) {
-        if (append_job(st, j) < 0)
+        if (append_job(st, j) < 0 || index_add(st, j) < 0)
                 return -ENOMEM;
         if (j->state == JOB_PENDING)
                 return queue_pending(st, j);
@@ -425,8 +559,9 @@ static int check_room(ctl_state *st, uid_t uid, const char *user, const char *gr
                       char err[PROTO_ERRLEN]) {
         const ctl_config *c = &st->cfg;
         char who[PROTO_ERRLEN / 2];
-        if (!below(st->npending - st->nstale, count, c->max_pending))
-                return room_error(err, "", st->npending - st->nstale, count, array, "max_pending", c->max_pending);
+        size_t pending = st->npending - st->nstale + st->nreserved;
+        if (!below(pending, count, c->max_pending))
+                return room_error(err, "", pending, count, array, "max_pending", c->max_pending);
         const ctl_tally *t = tally_find(st, uid, NULL, 0, false);
         if (c->max_pending_per_user && !below(t ? t->pending : 0, count, c->max_pending_per_user)) {
                 snprintf(who, sizeof(who), " for user %.32s", user);
@@ -492,10 +627,13 @@ static int persist_jobs(ctl_state *st, job **made, size_t n) {
         return r;
 }
 
-/* Make room for n more jobs and pending ones, so that adding them cannot fail half way. */
-static int reserve(ctl_state *st, size_t n) {
+/* Make room for n more jobs of uid, pending ones and their entries in the indexes, so that
+ * adding them cannot fail half way. */
+static int reserve(ctl_state *st, uid_t uid, size_t n) {
+        ctl_idset *u = user_jobs(st, uid, true);
         if (sched_grow(&st->jobs, &st->jobs_cap, st->njobs + n, sizeof(*st->jobs)) < 0 ||
-            sched_grow(&st->pending, &st->pending_cap, st->npending + n, sizeof(*st->pending)) < 0)
+            sched_grow(&st->pending, &st->pending_cap, st->npending + n, sizeof(*st->pending)) < 0 || !u ||
+            idset_reserve(u, n) < 0 || idset_reserve(&st->pending_ids, n) < 0)
                 return -ENOMEM;
         return 0;
 }
@@ -524,18 +662,24 @@ int ctl_array_begin(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_s
         }
         a->spec = *spec;
         *spec = (job_spec){ 0 };
+        /* Its ids and its place below the caps are taken now: other submissions are made
+         * between its slices, numbered after it (ctl_array_more counts the jobs made). */
+        st->next_id = a->first + n;
+        st->nreserved += n;
+        tally_by(st, uid, a->spec.group, (ssize_t)n);
         return 0;
+}
+
+/* The reservation of n jobs of a (ctl_array_begin) ends: they are made, or never will be. */
+static void unreserve(ctl_state *st, const ctl_array *a, size_t n) {
+        st->nreserved -= n;
+        tally_by(st, a->uid, a->owner ? a->owner->spec.group : a->spec.group, -(ssize_t)n);
 }
 
 int ctl_array_more(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_ERRLEN]) {
         size_t n = a->count - a->made < max ? a->count - a->made : max;
-        if (st->next_id != a->first + a->made) {
-                snprintf(err, PROTO_ERRLEN, "job %llu was numbered while an array was being made",
-                         (unsigned long long)st->next_id);
-                return -EBUSY;
-        }
         job **made = calloc(n + 1, sizeof(*made));
-        int r = made ? reserve(st, n) : -ENOMEM;
+        int r = made ? reserve(st, a->uid, n) : -ENOMEM;
         for (size_t i = 0; r == 0 && i < n; i++)
                 r = make_job(a, made, a->made + i);
         if (r == 0)
@@ -546,8 +690,8 @@ int ctl_array_more(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_ERRLE
                 if (made)
                         unmake_jobs(a, made, n);
                 free(made);
-                /* some may be in the store's batch, or their events sent: never reuse them */
-                st->next_id = a->first + a->count;
+                /* the ids stay skipped: some may be in the store's batch, or their events sent */
+                unreserve(st, a, a->count - a->made);
                 a->made = a->count;
                 return r;
         }
@@ -555,16 +699,21 @@ int ctl_array_more(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_ERRLE
                 strv_free(a->owner->spec.env); /* stored: pending jobs can be many, and environments large */
                 a->owner->spec.env = NULL;
         }
+        unreserve(st, a, n); /* queue_pending counts them */
         log_hold(); /* a line per job, written together */
         for (size_t i = 0; i < n; i++) {
                 job *j = made[i];
                 (void)append_job(st, j); /* room reserved */
                 (void)queue_pending(st, j);
+                (void)index_add(st, j);
+                const char *name = j->spec.name ? j->spec.name : "-"; /* escaped by log.c */
                 if (a->array)
-                        log_info("job=%llu user=%s state=pending reason=submitted array=%llu index=%u",
-                                 (unsigned long long)j->id, j->user, (unsigned long long)j->array_first, j->array_index);
+                        log_info("job=%llu user=%s state=pending reason=submitted array=%llu index=%u name=%s",
+                                 (unsigned long long)j->id, j->user, (unsigned long long)j->array_first, j->array_index,
+                                 name);
                 else
-                        log_info("job=%llu user=%s state=pending reason=submitted", (unsigned long long)j->id, j->user);
+                        log_info("job=%llu user=%s state=pending reason=submitted name=%s", (unsigned long long)j->id,
+                                 j->user, name);
         }
         log_release();
         free(made);
@@ -647,17 +796,34 @@ static uint64_t cancel_next_id(const ctl_cancel_filter *f, uint64_t id) {
         return f->ranges ? 0 : id;
 }
 
+/* The first live job from id on in the index that holds uid's jobs (when uid >= 0), else
+ * state's (JOB_PENDING, JOB_RUNNING), else both states', or NULL: with a uid, it may be in
+ * another state. O(log n) and the stale entries passed, which *visits counts with it. */
+static job *index_next(ctl_state *st, int64_t uid, int state, uint64_t id, size_t *visits) {
+        if (uid >= 0) {
+                ctl_idset *u = user_jobs(st, (uid_t)uid, false);
+                return u ? idset_next(u, id, visits) : NULL;
+        }
+        job *p = state != JOB_RUNNING ? idset_next(&st->pending_ids, id, visits) : NULL;
+        job *r = state != JOB_PENDING ? idset_next(&st->running_ids, id, visits) : NULL;
+        return !p ? r : !r ? p : p->id < r->id ? p : r;
+}
+
+job *ctl_next_live(ctl_state *st, int64_t uid, uint64_t id) {
+        size_t visits = 0;
+        return index_next(st, uid, -1, id, &visits);
+}
+
 int ctl_cancel_some(ctl_state *st, const ctl_cancel_filter *f, uid_t uid, int64_t now, uint64_t *cursor,
                     size_t max, ctl_cancel_counts *counts) {
         for (size_t seen = 0; seen < max; seen++) {
                 uint64_t id = cancel_next_id(f, *cursor);
-                size_t i = id ? ctl_first_job_from(st, id) : st->njobs;
-                if (i == st->njobs)
+                job *j = id ? index_next(st, f->uid, f->state, id, &st->cancel_visits) : NULL;
+                if (!j)
                         return 1;
-                job *j = st->jobs[i];
                 *cursor = j->id + 1;
                 if (id < j->id && cancel_next_id(f, j->id) != j->id)
-                        continue; /* a gap in the ids: j is past the range; look again from it */
+                        continue; /* j is past the range; look again from the next */
                 if (f->array && j->array_first != f->array)
                         return 1; /* an array's ids are consecutive */
                 if (!cancel_matches(f, j))
@@ -702,7 +868,7 @@ static void requeue(ctl_state *st, job *j, const char *reason) {
         snprintf(why, sizeof(why), "attempt %u requeued: %s", ctl_job_attempt(j), reason);
         emit(st, j->id, j->node, "requeued", why);
         log_info("job=%llu node=%s state=pending reason=%s", (unsigned long long)j->id, j->node, why);
-        j->state = JOB_PENDING;
+        set_state(st, j, JOB_PENDING);
         j->attempt = ctl_job_attempt(j) + 1;
         free(j->node);
         j->node = NULL;
@@ -1019,7 +1185,7 @@ static int dispatch(ctl_state *st, job *j, ctl_node *n) {
                 return -ENOMEM;
         free(j->node);
         j->node = node;
-        j->state = JOB_RUNNING;
+        set_state(st, j, JOB_RUNNING);
         tally(st, j, -1);
         charge(st, n, j);
         const char *policy = st->cfg.dispatcher ? sched_dispatcher_name(st->cfg.dispatcher)

@@ -99,10 +99,29 @@ typedef struct ctl_tally {
         size_t pending;
 } ctl_tally;
 
+/* Jobs ordered by id, so that a bulk cancel reaches the k jobs it ends in O(k log n) without
+ * walking the others (state.c, "indexes"): the jobs in one state (JOB_PENDING, JOB_RUNNING) or
+ * live (state -1: either). A job that leaves stays as a stale entry until stale ones pass half
+ * and the set is compacted, so that leaving is O(1) amortised; joining appends (ids grow),
+ * but for a requeued job, which goes back in its place. */
+typedef struct ctl_idset {
+        job **v;       /* by id, stale entries included */
+        size_t n, cap, nstale;
+        int state;
+} ctl_idset;
+
+/* One user's live jobs. */
+typedef struct ctl_user_jobs {
+        uid_t uid;
+        ctl_idset live;
+} ctl_user_jobs;
+
 typedef struct ctl_state {
         job **jobs;        /* every job, in id order */
         size_t njobs, jobs_cap;
-        job **pending;     /* pending jobs, in submission (id) order; a cancelled one stays until the
+        job **pending;     /* pending jobs, in submission order (the order of their ids but for an
+                            * array's later slices, behind what was submitted meanwhile, and
+                            * requeued jobs, back in their id's place); a cancelled one stays until the
                             * next pass or ctl_tidy (nstale counts those) so that a cancel is O(log n) */
         size_t npending, pending_cap, nstale;
         ctl_tally *tallies; /* per user and per department, in no order: few of them */
@@ -132,6 +151,14 @@ typedef struct ctl_state {
         bool settled_incremental;
         size_t nsettled;
         ctl_config settled_cfg;
+        /* The indexes of bulk cancels (ctl_idset): pending and running jobs, and each user's
+         * live jobs (users sorted by uid); cancel_visits counts the entries bulk cancels looked
+         * at, for tests. */
+        ctl_idset pending_ids, running_ids;
+        ctl_user_jobs *users;
+        size_t nusers;
+        size_t cancel_visits;
+        size_t nreserved;  /* jobs of arrays begun and not yet made, counted against the caps */
 } ctl_state;
 
 /* Initialise an empty state. */
@@ -162,8 +189,9 @@ int ctl_submit(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *
 int ctl_submit_array(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, size_t count,
                      int64_t now, uint64_t *first, char err[PROTO_ERRLEN]);
 /* An array submission made and stored a slice at a time (ctl_array_begin, ctl_array_more), so
- * that no turn of the controller's loop holds 100,000 jobs' writes. No other submission may
- * come between its slices (ids stay in order): the caller queues them behind it. */
+ * that no turn of the controller's loop holds 100,000 jobs' writes. Its ids, and its room below
+ * the caps, are taken when it begins: other submissions may come between its slices, numbered
+ * after it. */
 typedef struct ctl_array {
         uid_t uid;
         gid_t gid;
@@ -180,7 +208,8 @@ typedef struct ctl_array {
 
 /* Check a submission of count jobs (0: one plain job) as ctl_submit_array does, against
  * max_pending and the per-user and per-department caps, and take spec (zeroed) into a; nothing
- * is made yet. Returns 0 or -errno with err set (spec stays the caller's). */
+ * is made yet, but its ids are taken and its jobs count against the caps (st->nreserved) until
+ * ctl_array_more makes them or fails. Returns 0 or -errno with err set (spec stays the caller's). */
 int ctl_array_begin(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, size_t count,
                     int64_t now, ctl_array *a, char err[PROTO_ERRLEN]);
 /* Make, persist and queue up to max more jobs of a. Returns 1 when all are made, 0 when more
@@ -208,10 +237,14 @@ typedef struct ctl_cancel_counts {
 } ctl_cancel_counts;
 
 /* Cancel, on behalf of uid, the live jobs f names with ids from *cursor on, looking at no more
- * than max of them; *cursor moves past those seen. Permission as ctl_cancel. Returns 1 when no
- * job is left to look at, 0 when more remain (call again), or -ENOMEM. O(max + log n). */
+ * than max of them; *cursor moves past those seen. Only the live jobs of f's user, or of its
+ * state, are looked at (st's indexes). Permission as ctl_cancel. Returns 1 when no job is left
+ * to look at, 0 when more remain (call again), or -ENOMEM. O(max x log n). */
 int ctl_cancel_some(ctl_state *st, const ctl_cancel_filter *f, uid_t uid, int64_t now, uint64_t *cursor,
                     size_t max, ctl_cancel_counts *counts);
+/* The first live (pending or running) job with an id >= id, of uid when uid >= 0, or NULL.
+ * O(log n) through the indexes, whatever the other jobs. */
+job *ctl_next_live(ctl_state *st, int64_t uid, uint64_t id);
 /* Drop the cancelled jobs from the pending queue (ctl_schedule does it first). O(pending). */
 void ctl_tidy(ctl_state *st);
 

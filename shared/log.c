@@ -1,5 +1,6 @@
-/* log.c - logging to stderr, or to the sink log_journal.c installs. */
+/* log.c - logging to stderr, or to the sink log_journal.c installs, control bytes escaped. */
 #include "log.h"
+#include "utf8.h"
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -105,7 +106,10 @@ static void log_vmsg(int priority, const char *suffix, const char *fmt, va_list 
         int n = vsnprintf(text, sizeof(text), fmt, ap);
         if (suffix && n >= 0 && (size_t)n < sizeof(text))
                 snprintf(text + n, sizeof(text) - (size_t)n, ": %s", suffix);
-        log_line(priority, text);
+        /* Job names, command lines and paths are users' text: a newline would forge a line of
+         * its own, an escape sequence rewrite the reader's terminal. */
+        char escaped[sizeof(text)];
+        log_line(priority, utf8_needs_escape(text) ? utf8_escape_into(escaped, sizeof(escaped), text) : text);
         errno = saved;
 }
 

@@ -53,48 +53,16 @@ char *fmt_signal(int sig, char *buf, size_t len) {
         return buf;
 }
 
-/* The length of the character at s when a terminal may show it as it is, else 0: control
- * characters (C0, DEL, C1) move the cursor, recolour or retitle the terminal, and bytes that
- * are not UTF-8 are not text. */
-static size_t printable_len(const char *s) {
-        unsigned char b = (unsigned char)*s;
-        size_t n = utf8_char_len(s);
-
-        if (b < 0x20 || b == 0x7f || n == 0 || (b == 0xC2 && (unsigned char)s[1] < 0xA0))
-                return 0;
-        return n;
-}
-
-/* Write s to f with what printable_len refuses as C escapes: "\n", "\t", "\r", "\x1b" for
- * a byte, "\u009b" for a C1 character. In_shell: also "\\" and "\'", as bash's $'...'
- * reads them. */
+/* Write s to f with control characters and bytes that are not UTF-8 as C escapes
+ * (utf8_escape_next). */
 static void put_escaped(FILE *f, const char *s, bool in_shell) {
-        static const char specials[] = "\n\t\r", names[] = "ntr";
-
         while (*s) {
-                size_t n = printable_len(s);
-                const char *named = strchr(specials, *s);
-
-                if (in_shell && (*s == '\\' || *s == '\''))
-                        fprintf(f, "\\%c", *s);
-                else if (n > 0)
-                        fwrite(s, 1, n, f);
-                else if (named)
-                        fprintf(f, "\\%c", names[named - specials]);
-                else if (utf8_char_len(s) == 2) /* C1 */
-                        fprintf(f, "\\u%04x", ((unsigned)(unsigned char)s[0] & 0x1F) << 6 | ((unsigned char)s[1] & 0x3F));
-                else
-                        fprintf(f, "\\x%02x", (unsigned char)*s);
-                s += n ? n : utf8_char_len(s) == 2 ? 2 : 1;
+                char esc[UTF8_ESCAPE_MAX];
+                const char *piece;
+                size_t len;
+                s += utf8_escape_next(s, in_shell, esc, &piece, &len);
+                fwrite(piece, 1, len, f);
         }
-}
-
-/* Whether s holds something put_escaped escapes. */
-static bool needs_escape(const char *s) {
-        for (size_t n; *s; s += n)
-                if (!(n = printable_len(s)))
-                        return true;
-        return false;
 }
 
 char *fmt_escape(const char *s) {
@@ -149,7 +117,7 @@ char *fmt_argv(char *const *argv) {
                         fputc(' ', f);
                 if (shell_plain(a))
                         fputs(a, f);
-                else if (needs_escape(a)) { /* bash's $'...' reads C escapes: still one pasteable word */
+                else if (utf8_needs_escape(a)) { /* bash's $'...' reads C escapes: still one pasteable word */
                         fputs("$'", f);
                         put_escaped(f, a, true);
                         fputc('\'', f);

@@ -1,5 +1,6 @@
 /* test_state.c - the controller's state machine, driven with plain structs and recorded actions. */
 #include "check_main.h"
+#include "log.h"
 #include "rng.h"
 #include "state.h"
 #include <errno.h>
@@ -64,6 +65,8 @@ static void rec_event(void *u, const ctl_event *e) {
         snprintf(r->event_log + len, sizeof(r->event_log) - len, "%s:%llu:%s ", e->what, (unsigned long long)e->job_id,
                  e->node ? e->node : "-");
 }
+
+static void check_indexes(void);
 
 static const ctl_actions actions = { rec_persist, rec_launch, rec_cancel, rec_ended, rec_drop, rec_event };
 static ctl_state st;
@@ -1004,6 +1007,50 @@ START_TEST(an_array_made_in_slices_is_numbered_and_stored_slice_by_slice) {
 }
 END_TEST
 
+/* Another user's submission between an array's slices is made at once, numbered after the whole
+ * array, whose ids and room below the caps were taken when it began; the array's later jobs
+ * still go in their ids' place. */
+START_TEST(a_submission_between_an_arrays_slices_is_made_at_once_after_its_ids) {
+        job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .name = strdup("s"),
+                          .req = { .mcpu = 100, .mem = MiB } };
+        spec.argv[0] = strdup("/bin/true");
+        st.cfg.max_pending = 12;
+        ctl_array a;
+        ck_assert_int_eq(ctl_array_begin(&st, 1000, 1000, "u", &spec, 10, 1000, &a, err), 0);
+        ck_assert_int_eq(ctl_array_more(&st, &a, 4, err), 0);
+        uint64_t c = submit_as(2000, 100, MiB);
+        ck_assert_uint_eq(c, a.first + 10);
+        ck_assert_uint_eq(submit_as(2000, 100, MiB), c + 1);
+        ck_assert_uint_eq(submit_as(2000, 100, MiB), 0); /* 12: 6 of the array not made yet count */
+        ck_assert_ptr_nonnull(strstr(err, "queue full: 12 jobs pending (max_pending = 12)"));
+        ck_assert_int_eq(ctl_array_more(&st, &a, 4, err), 0);
+        ck_assert_int_eq(ctl_array_more(&st, &a, 4, err), 1);
+        ck_assert_uint_eq(st.njobs, 12);
+        for (size_t i = 0; i < st.njobs; i++)
+                ck_assert_ptr_eq(ctl_find_job(&st, st.jobs[i]->id), st.jobs[i]);
+        ck_assert_uint_eq(st.jobs[9]->id, a.first + 9);
+        ck_assert_uint_eq(st.jobs[10]->id, c);
+        ck_assert_uint_eq(st.npending, 12);
+        ck_assert_uint_eq(st.nreserved, 0);
+        check_indexes();
+        /* a failed slice gives back the room of the jobs never made */
+        ctl_array_free(&a);
+        st.cfg.max_pending = 100;
+        spec = (job_spec){ .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .name = strdup("s"),
+                           .req = { .mcpu = 100, .mem = MiB } };
+        spec.argv[0] = strdup("/bin/true");
+        ck_assert_int_eq(ctl_array_begin(&st, 1000, 1000, "u", &spec, 50, 1000, &a, err), 0);
+        ck_assert_uint_eq(st.nreserved, 50);
+        rec.fail_persist = 1;
+        ck_assert_int_lt(ctl_array_more(&st, &a, 4, err), 0);
+        rec.fail_persist = 0;
+        ck_assert_uint_eq(st.nreserved, 0);
+        ck_assert_uint_eq(submit_as(1000, 100, MiB), a.first + 50); /* its ids stay skipped */
+        ctl_array_free(&a);
+        job_spec_free(&spec);
+}
+END_TEST
+
 START_TEST(a_bulk_cancel_ends_what_it_names_and_counts_the_rest) {
         ctl_node *n = node("a", 1000, 1024 * MiB, NULL, 0);
         uint64_t runner = submit_as(1000, 1000, MiB); /* runs */
@@ -1050,6 +1097,142 @@ START_TEST(a_bulk_cancel_ends_what_it_names_and_counts_the_rest) {
 }
 END_TEST
 
+static char logged[4096];
+
+static void log_keep(int priority, const char *ident, const char *text) {
+        (void)priority, (void)ident;
+        size_t len = strlen(logged);
+        snprintf(logged + len, sizeof(logged) - len, "%s|", text);
+}
+
+/* A job's name is the user's text: its control bytes reach the log escaped, never raw, so that
+ * a newline cannot forge a line nor an escape sequence rewrite the reader's terminal. */
+START_TEST(a_jobs_name_is_logged_with_its_control_bytes_escaped) {
+        job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"),
+                          .name = strdup("\033[2Jred\nstate=forged\x9b"), .req = { .mcpu = 100, .mem = MiB } };
+        spec.argv[0] = strdup("/bin/true");
+        uint64_t id = 0;
+        logged[0] = '\0';
+        log_open("test_state", log_keep, LOG_INFO);
+        int r = ctl_submit(&st, 1000, 1000, "u", &spec, 1000, &id, err);
+        log_open("test_state", NULL, LOG_INFO);
+        job_spec_free(&spec);
+        ck_assert_int_eq(r, 0);
+        ck_assert_msg(strstr(logged, "reason=submitted name=\\x1b[2Jred\\nstate=forged\\x9b|") != NULL, "logged: %s",
+                      logged);
+        ck_assert_ptr_null(strpbrk(logged, "\033\n\x9b"));
+}
+END_TEST
+
+/* Whether j has a live (member) entry in s, and s is in id order with nstale stale entries. */
+static bool indexed_in(const ctl_idset *s, const job *j) {
+        size_t stale = 0;
+        bool found = false;
+        for (size_t i = 0; i < s->n; i++) {
+                const job *e = s->v[i];
+                bool member = s->state < 0 ? !job_state_is_terminal(e->state) : (int)e->state == s->state;
+                ck_assert(i == 0 || s->v[i - 1]->id < e->id);
+                stale += !member;
+                found |= e == j && member;
+        }
+        ck_assert_uint_eq(stale, s->nstale);
+        return found;
+}
+
+/* Every job is in the index of its state and in its user's live jobs exactly when it is live. */
+static void check_indexes(void) {
+        for (size_t i = 0; i < st.njobs; i++) {
+                const job *j = st.jobs[i];
+                const ctl_idset *u = NULL;
+                for (size_t k = 0; k < st.nusers; k++)
+                        if (st.users[k].uid == j->uid)
+                                u = &st.users[k].live;
+                ck_assert_int_eq(indexed_in(&st.pending_ids, j), j->state == JOB_PENDING);
+                ck_assert_int_eq(indexed_in(&st.running_ids, j), j->state == JOB_RUNNING);
+                ck_assert_int_eq(u && indexed_in(u, j), !job_state_is_terminal(j->state));
+        }
+}
+
+/* The indexes bulk cancels walk follow submit, restore, place, end, cancel and requeue. */
+START_TEST(the_indexes_follow_every_transition) {
+        job *r = calloc(1, sizeof(*r)), *p = calloc(1, sizeof(*p)), *t = calloc(1, sizeof(*t));
+        *r = (job){ .id = 5, .uid = 3000, .state = JOB_RUNNING, .node = strdup("a"), .spec = { .req = { 500, MiB, 0 } } };
+        *p = (job){ .id = 6, .uid = 3000, .state = JOB_PENDING, .spec = { .req = { 500, MiB, 0 } } };
+        *t = (job){ .id = 7, .uid = 3000, .state = JOB_COMPLETED };
+        ck_assert_int_eq(ctl_restore(&st, r, at(1000)), 0);
+        ck_assert_int_eq(ctl_restore(&st, p, at(1000)), 0);
+        ck_assert_int_eq(ctl_restore(&st, t, at(1000)), 0);
+        check_indexes();
+        ctl_node *a = node("a", 2000, 1024 * MiB, (uint64_t[]){ 5 }, 1);
+        uint64_t rq = submit_requeue(1000), plain = submit_as(1000, 500, MiB), arr = submit_array(5, 100);
+        check_indexes();
+        ck_assert_int_gt(ctl_schedule(&st), 0); /* placed: pending to running */
+        check_indexes();
+        finish_ok(a, 5);
+        check_indexes();
+        ck_assert_int_eq(ctl_cancel(&st, arr + 1, 0, 1500, err), 0);
+        ck_assert_int_eq(ctl_cancel(&st, arr + 3, 0, 1500, err), 0);
+        check_indexes();
+        ctl_schedule(&st);
+        check_indexes();
+        /* a times out: the requeue job is pending again, in its place, the others lost */
+        ctl_check_silence(&st, at(1000 + 6000000));
+        ck_assert_int_eq(ctl_find_job(&st, rq)->state, JOB_PENDING);
+        check_indexes();
+        ctl_node *b = node("b", 4000, 1024 * MiB, NULL, 0);
+        ctl_schedule(&st);
+        ck_assert_int_eq(ctl_find_job(&st, rq)->state, JOB_RUNNING);
+        check_indexes();
+        /* the others end one by one, stale entries compacted on the way */
+        for (size_t i = 0; i < st.njobs; i++)
+                if (st.jobs[i]->state == JOB_RUNNING)
+                        finish_ok(b, st.jobs[i]->id);
+                else if (st.jobs[i]->state == JOB_PENDING)
+                        ck_assert_int_eq(ctl_cancel(&st, st.jobs[i]->id, 0, 1500, err), 0);
+        check_indexes();
+        ck_assert_uint_eq(st.pending_ids.n - st.pending_ids.nstale, 0);
+        ck_assert_uint_eq(st.running_ids.n - st.running_ids.nstale, 0);
+        (void)plain;
+}
+END_TEST
+
+/* A cancel by user looks at that user's live jobs only: 10 jobs among 100,000 pending of
+ * another user, and 10 running among them by state. */
+START_TEST(a_bulk_cancel_by_user_or_state_looks_at_the_jobs_it_ends_only) {
+        static const ctl_actions quiet = { rec_persist, no_launch, rec_cancel, no_end, rec_drop, NULL };
+        st.act = &quiet;
+        st.cfg.max_pending = 200000;
+        node("a", 10000, 1024 * MiB, NULL, 0);
+        uint64_t mine[10];
+        for (int i = 0; i < 10; i++)
+                mine[i] = submit_as(2000, 1000, MiB); /* fill the node: these run */
+        ck_assert_int_eq(ctl_schedule(&st), 10);
+        ck_assert_uint_ne(submit_array(100000, 100), 0); /* uid 1000's, pending */
+        for (int i = 0; i < 10; i++)
+                ck_assert_uint_ne(submit_as(3000, 100, MiB), 0);
+        size_t listed = 0; /* what `colony queue --user` walks */
+        for (job *j = ctl_next_live(&st, 3000, 1); j; j = ctl_next_live(&st, 3000, j->id + 1))
+                listed += j->uid == 3000 && j->state == JOB_PENDING;
+        ck_assert_uint_eq(listed, 10);
+        ck_assert_uint_eq(ctl_next_live(&st, -1, 1)->id, mine[0]);
+        ctl_cancel_counts counts = { 0 };
+        uint64_t cursor = 1;
+        ctl_cancel_filter f = { .uid = 3000, .state = -1 };
+        ck_assert_int_eq(ctl_cancel_some(&st, &f, 3000, 1500, &cursor, 1000, &counts), 1);
+        ck_assert_uint_eq(counts.cancelled, 10);
+        ck_assert_uint_le(st.cancel_visits, 10);
+        /* root's cancel of the running jobs, by state */
+        f = (ctl_cancel_filter){ .uid = -1, .state = JOB_RUNNING };
+        counts = (ctl_cancel_counts){ 0 };
+        cursor = 1;
+        st.cancel_visits = 0;
+        ck_assert_int_eq(ctl_cancel_some(&st, &f, 0, 1500, &cursor, 1000, &counts), 1);
+        ck_assert_uint_eq(counts.stopping, 10);
+        ck_assert_uint_le(st.cancel_visits, 10);
+        ck_assert_uint_eq(mine[9], mine[0] + 9);
+}
+END_TEST
+
 START_TEST(a_strict_fifo_pass_goes_on_window_after_window_and_stops_where_a_full_pass_would) {
         static const ctl_actions quiet = { rec_persist, no_launch, rec_cancel, no_end, rec_drop, NULL };
         st.act = &quiet;
@@ -1083,6 +1266,10 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, per_user_and_per_department_caps_hold_one_user_and_not_the_others);
         tcase_add_test(tc, an_array_made_in_slices_is_numbered_and_stored_slice_by_slice);
         tcase_add_test(tc, a_bulk_cancel_ends_what_it_names_and_counts_the_rest);
+        tcase_add_test(tc, the_indexes_follow_every_transition);
+        tcase_add_test(tc, a_submission_between_an_arrays_slices_is_made_at_once_after_its_ids);
+        tcase_add_test(tc, a_jobs_name_is_logged_with_its_control_bytes_escaped);
+        tcase_add_test(tc, a_bulk_cancel_by_user_or_state_looks_at_the_jobs_it_ends_only);
         tcase_add_test(tc, a_strict_fifo_pass_goes_on_window_after_window_and_stops_where_a_full_pass_would);
         tcase_add_loop_test(tc, a_settled_pass_places_what_a_full_pass_would, 0, 3 * _SCHED_HEURISTIC_MAX);
         tcase_add_test(tc, only_owner_or_root_may_cancel);
