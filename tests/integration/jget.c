@@ -2,8 +2,9 @@
  *
  * Usage: jget PATH...    one line per PATH: a string raw, an integral number as digits, null
  *                        when the path leads nowhere, anything else as compact JSON.
- * A PATH is dot-separated keys; a key may select an array's first element whose field equals a
- * text (`nodes[name=ct1-1].state`); `A//B` prints B when A is null (`job.state//state`).
+ * A PATH is dot-separated keys; a key may index an array (`argv[1]`) or select its first element
+ * whose field equals a text (`nodes[name=ct1-1].state`); `A//B` prints B when A is null
+ * (`job.state//state`).
  *
  * The tests poll `colony ... --json` many times a second, and in the TCG guest that runs the
  * suite on cgroup v2 each jq process costs 0.7 s of CPU (jq 1.6 compiles its builtins at every
@@ -47,7 +48,13 @@ static const cJSON *step(const cJSON *at, char *name) {
                 at = cJSON_GetObjectItemCaseSensitive(at, name);
         if (!at || !sel)
                 return at;
-        char *eq = strchr(sel, '='), *close = strrchr(sel, ']');
+        char *eq = strchr(sel, '='), *close = strrchr(sel, ']'), *end;
+        if (close && !eq) { /* an index: name[3] */
+                *close = '\0';
+                long i = strtol(sel, &end, 10);
+                if (*sel && !*end && i >= 0)
+                        return cJSON_GetArrayItem(at, (int)i);
+        }
         if (!eq || !close || close < eq) {
                 fprintf(stderr, "jget: bad selector [%s\n", sel);
                 exit(2);
