@@ -290,7 +290,8 @@ static cJSON *build_hello(void *userdata) {
                   cJSON_AddNumberToObject(m, "pids", (double)a->cfg.capacity.pids) &&
                   cJSON_AddStringToObject(m, "cgroup_mode", cg_get_mode(a->cg) == CG_MODE_V2 ? "v2" : "v1") &&
                   cJSON_AddStringToObject(m, "cgroup_root", cg_subtree_path(a->cg)) &&
-                  (running = cJSON_AddArrayToObject(m, "running"));
+                  (running = cJSON_AddArrayToObject(m, "running")) &&
+                  (!a->cfg.features || cJSON_AddStringToObject(m, "features", a->cfg.features));
 
         for (agent_job *j = a->jobs; ok && j; j = j->next) {
                 cJSON *n = cJSON_CreateNumber((double)j->id);

@@ -26,6 +26,7 @@ typedef struct agent_config {
         struct rlimit job_nofile; /* the open files limit jobs start with (rlim_max 0: the agent's) */
         tls_ctx *tls;           /* TLS to the controller (tls.h), or NULL for plain TCP */
         const char *tls_server_name; /* the name its certificate must carry (NULL: the controller's host) */
+        const char *features;   /* this host's features (nodesel.h list) for --constraint, or NULL */
 } agent_config;
 
 typedef struct agent agent;

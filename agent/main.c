@@ -10,6 +10,7 @@
 #include "log.h"
 #include "log_journal.h"
 #include "net.h"
+#include "nodesel.h"
 #include "nofile.h"
 #include "res.h"
 #include "sdscope.h"
@@ -43,13 +44,14 @@ typedef struct options {
         int log_level;
         const char *scope; /* --scope: the transient unit to run in, where one is needed */
         bool cleanup, stop_jobs_on_exit, stop_scope;
+        const char *features; /* --features or agent.features */
 } options;
 
 static const char *const config_keys[] = {
         "agent.controller", "agent.secret_file", "agent.name",         "agent.cpus",
         "agent.mem",        "agent.pids",        "agent.default_pids", "agent.state_dir",
         "agent.tls_ca",     "agent.tls_cert",    "agent.tls_key",      "agent.tls_server_name",
-        "agent.launch_timeout_ms", NULL,
+        "agent.launch_timeout_ms", "agent.features", NULL,
 };
 
 static void usage(FILE *f) {
@@ -65,6 +67,7 @@ static void usage(FILE *f) {
               "  --state-dir DIR         job records for a restarted agent (default " STATE_DIR_PARENT "/NAME)\n"
               "  --stop-jobs-on-exit     SIGTERM kills every job (default: leave them to the next agent)\n"
               "  --launch-timeout-ms N   fail a job not exec'd N ms after its launch (default 30000)\n"
+              "  --features A,B          this host's features, for submit --constraint (\"ssd,avx512\")\n"
               "  --tls-ca PEM            talk TLS to the controller, whose certificate must chain to\n"
               "                          this CA and name the --controller host\n"
               "  --tls-server-name NAME  the name the controller's certificate must carry instead\n"
@@ -85,7 +88,7 @@ static int parse_argv(int argc, char **argv, options *o) {
         enum { OPT_CONTROLLER = 256, OPT_SECRET, OPT_NAME, OPT_CPUS, OPT_MEM, OPT_PIDS,
                OPT_DEFAULT_PIDS, OPT_CONFIG, OPT_LOG_LEVEL, OPT_CLEANUP, OPT_HELP, OPT_STATE_DIR,
                OPT_STOP_JOBS, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME, OPT_LAUNCH_TIMEOUT,
-               OPT_SCOPE, OPT_STOP_SCOPE };
+               OPT_SCOPE, OPT_STOP_SCOPE, OPT_FEATURES };
         static const struct option longopts[] = {
                 {"controller", required_argument, NULL, OPT_CONTROLLER},
                 {"secret-file", required_argument, NULL, OPT_SECRET},
@@ -106,6 +109,7 @@ static int parse_argv(int argc, char **argv, options *o) {
                 {"tls-server-name", required_argument, NULL, OPT_TLS_NAME},
                 {"scope", required_argument, NULL, OPT_SCOPE},
                 {"stop-scope", no_argument, NULL, OPT_STOP_SCOPE},
+                {"features", required_argument, NULL, OPT_FEATURES},
                 {"help", no_argument, NULL, OPT_HELP},
                 {0},
         };
@@ -133,6 +137,7 @@ static int parse_argv(int argc, char **argv, options *o) {
                 case OPT_TLS_NAME: o->tls_server_name = optarg; break;
                 case OPT_SCOPE: o->scope = optarg; break;
                 case OPT_STOP_SCOPE: o->stop_scope = true; break;
+                case OPT_FEATURES: o->features = optarg; break;
                 case OPT_HELP: usage(stdout); return 1;
                 case OPT_LOG_LEVEL:
                         o->log_level = log_level_from_name(optarg);
@@ -167,6 +172,7 @@ static int merge_config(options *o, const config *cfg, char *err, size_t errlen)
         o->tls_cert = o->tls_cert ? o->tls_cert : config_get(cfg, "agent.tls_cert");
         o->tls_key = o->tls_key ? o->tls_key : config_get(cfg, "agent.tls_key");
         o->tls_server_name = o->tls_server_name ? o->tls_server_name : config_get(cfg, "agent.tls_server_name");
+        o->features = o->features ? o->features : config_get(cfg, "agent.features");
         return 0;
 }
 
@@ -495,6 +501,12 @@ static int configure(const options *o, const config *cfg, agent_config *ac, char
                 return EXIT_USAGE;
         }
         ac->launch_timeout_ms = (int)launch_ms;
+        if (o->features && *o->features && !nodesel_list_ok(o->features)) {
+                snprintf(err, errlen, "features: '%s' is not names (letters, digits, _ . -) separated by commas",
+                         o->features);
+                return EXIT_USAGE;
+        }
+        ac->features = o->features && *o->features ? o->features : NULL;
         if (!o->controller || !o->secret_file) {
                 snprintf(err, errlen, "--%s is required", o->controller ? "secret-file" : "controller");
                 return EXIT_USAGE;

@@ -63,6 +63,13 @@ typedef struct job_spec {
         int64_t expected_usec; /* the submitter's estimate of the run time, 0 if none (Tetris) */
         bool requeue;   /* when its node is lost, the job goes back to pending instead of ending lost */
         int umask;      /* 0..0777: the submitter's umask, the job's from its start (its output files too) */
+        /* Which nodes may take it (nodesel.h), NULL when not given: a feature expression, a list of
+         * nodes of which one, a list of nodes none of which; and a node of its own (an idle one, and
+         * nothing else placed there while it runs). */
+        char *constraint;
+        char *nodelist;
+        char *exclude;
+        bool exclusive;
 } job_spec;
 
 typedef struct job_result {

@@ -29,6 +29,10 @@ typedef struct dev_options {
         const char *agent_timeout_ms; /* the controller's --agent-timeout-ms as typed, or NULL */
         const char *launch_timeout_ms; /* each agent's --launch-timeout-ms as typed, or NULL */
         int timeout_ms;          /* until every agent is up */
+        /* --features of the agents: the i-th agent gets the i-th, the agents past them the last;
+         * none when nagent_features is 0 */
+        const char *const *agent_features;
+        size_t nagent_features;
 } dev_options;
 
 typedef struct dev_daemon {

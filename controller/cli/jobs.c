@@ -3,6 +3,7 @@
 #include "client.h"
 #include "format.h"
 #include "jobs.h"
+#include "nodesel.h"
 #include "outcome.h"
 #include "proto.h"
 #include "units.h"
@@ -135,6 +136,12 @@ static const char submit_usage[] =
         "  --requeue        if colony loses it (its agent timed out, came back without it, or\n"
         "                   found it killed with a crashed agent), run it again (same id, next\n"
         "                   attempt) instead of ending it lost\n"
+        "  --constraint F   only on a node with these features: \"ssd\", \"ssd&avx512\" or \"ssd,avx512\"\n"
+        "                   (all of them), \"ssd|nvme\" (either)\n"
+        "  --nodelist A,B   on one of these nodes (a job runs on one node: not all of them)\n"
+        "  --exclude A,B    on none of these nodes\n"
+        "  --exclusive      a node of its own: an idle node, and no other job placed there while\n"
+        "                   it runs\n"
         "  --json           print the controller's reply\n\n"
         "CMD without a '/' is looked up in $PATH; it must exist and be executable.\n";
 
@@ -216,6 +223,29 @@ int jobs_resolve_command(const cli *c, const char *cmd, const char *cwd, char **
 }
 
 
+/* Option which (0 --constraint, 1 --nodelist, 2 --exclude, 3 --exclusive) with arg into s,
+ * checked (nodesel.h). Returns -1 to go on, else an exit status. */
+static int parse_nodesel(cli *c, int which, char *arg, job_spec *s) {
+        switch (which) {
+        case 0:
+                if (!nodesel_expr_ok(arg))
+                        return cli_usage_error(c, "--constraint: '%s' is not features (letters, digits, _ . -) joined "
+                                                  "by & or , (all of them) and | (either)", arg);
+                s->constraint = arg;
+                return -1;
+        case 1:
+        case 2:
+                if (!nodesel_list_ok(arg))
+                        return cli_usage_error(c, "--%s: '%s' is not node names separated by commas",
+                                               which == 1 ? "nodelist" : "exclude", arg);
+                *(which == 1 ? &s->nodelist : &s->exclude) = arg;
+                return -1;
+        default:
+                s->exclusive = true;
+                return -1;
+        }
+}
+
 /* How many jobs one submit makes: --array's count (0: one job), or --stdin's lines. */
 typedef struct submit_many {
         long array;
@@ -225,7 +255,7 @@ typedef struct submit_many {
 /* Options into s and m (strings borrowed from argv). Returns -1 to go on, else an exit status. */
 static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many *m) {
         enum { OPT_CPUS = CLI_OPT_OWN, OPT_MEM, OPT_MEM_HIGH, OPT_PIDS, OPT_NAME, OPT_GROUP, OPT_TYPE, OPT_OUTPUT,
-               OPT_ERROR, OPT_ARRAY, OPT_STDIN, OPT_REQUEUE };
+               OPT_ERROR, OPT_ARRAY, OPT_STDIN, OPT_REQUEUE, OPT_CONSTRAINT, OPT_NODELIST, OPT_EXCLUDE, OPT_EXCLUSIVE };
         static const struct option options[] = {
                 {"cpus", required_argument, NULL, OPT_CPUS},   {"mem", required_argument, NULL, OPT_MEM},
                 {"mem-high", required_argument, NULL, OPT_MEM_HIGH},
@@ -234,6 +264,9 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
                 {"output", required_argument, NULL, OPT_OUTPUT},
                 {"error", required_argument, NULL, OPT_ERROR}, {"array", required_argument, NULL, OPT_ARRAY},
                 {"stdin", no_argument, NULL, OPT_STDIN}, {"requeue", no_argument, NULL, OPT_REQUEUE},
+                {"constraint", required_argument, NULL, OPT_CONSTRAINT},
+                {"nodelist", required_argument, NULL, OPT_NODELIST},
+                {"exclude", required_argument, NULL, OPT_EXCLUDE}, {"exclusive", no_argument, NULL, OPT_EXCLUSIVE},
                 {0},
         };
         int64_t n;
@@ -271,6 +304,13 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
                         break;
                 case OPT_STDIN: m->from_stdin = true; break;
                 case OPT_REQUEUE: s->requeue = true; break;
+                case OPT_CONSTRAINT:
+                case OPT_NODELIST:
+                case OPT_EXCLUDE:
+                case OPT_EXCLUSIVE:
+                        if ((n = parse_nodesel(c, o - OPT_CONSTRAINT, optarg, s)) >= 0)
+                                return (int)n;
+                        break;
                 }
         }
         if (o < 0)
