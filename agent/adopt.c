@@ -153,6 +153,7 @@ static void adopt_record(agent *a, uint64_t id) {
                          .cancelled = rec.cancelled};
         snprintf(j->cgroup, sizeof(j->cgroup), "%s", rec.cgroup);
         agent_job_insert(a, j);
+        jobcores_adopt(j);
         adopt_watch(j);
 }
 

@@ -2,6 +2,7 @@
  * table, and the functions each offers the others. Not for any other module. */
 #pragma once
 #include "agent.h"
+#include "cores.h"
 #include "ctlink.h"
 #include "jobfile.h"
 #include "launch.h"
@@ -59,7 +60,20 @@ struct agent {
         agent_job *queue, **queue_tail; /* jobs waiting for their turn to start, oldest first */
         sd_event_source *launcher;      /* starts the queue's first job, a job per turn */
         bool stopping; /* agent_stop: no ack will be waited for, a report written is done with */
+        cores *cores;  /* the cores whole-CPU jobs hold (jobcores.c); NULL: jobs get no cpuset */
 };
+
+/* Cores of their own (jobcores.c). */
+/* Find the agent's cores (its CPU affinity, as many as its capacity), unless cfg.no_cpuset.
+ * Returns 0 or -ENOMEM. */
+int jobcores_init(agent *a);
+/* The cores job j starts on into buf: its own for a whole number of CPUs (mcpu), else those
+ * nobody holds. Returns buf, or NULL for no cpuset (none configured, or no core free: logged). */
+const char *jobcores_take(agent_job *j, int64_t mcpu, char *buf, size_t len);
+/* An adopted job holds the cores its cgroup's cpuset names when it asked for that many. */
+void jobcores_adopt(agent_job *j);
+/* Free j's cores (it ended, or never started). */
+void jobcores_release(agent_job *j);
 
 /* Log prefix naming a job and its cgroup. */
 #define JOB_FMT "job=%" PRIu64 " cgroup=%s/%s"

@@ -67,6 +67,7 @@ void agent_job_free(agent_job *j) {
                 a->njobs--;
         }
         jobstart_unqueue(j);
+        jobcores_release(j);
         sd_event_source_disable_unref(j->watch);
         sd_event_source_disable_unref(j->grace);
         sd_event_source_disable_unref(j->progress);
@@ -346,6 +347,8 @@ int agent_new(sd_event *e, const agent_config *cfg, cg_backend *cg, agent **out)
                                                a);
         if (r == 0)
                 r = jobstart_init(a);
+        if (r == 0)
+                r = jobcores_init(a);
         if (r < 0) {
                 sd_event_source_disable_unref(a->usage_timer);
                 ctlink_free(a->link);
@@ -407,5 +410,6 @@ void agent_free(agent *a) {
         sd_event_source_disable_unref(a->usage_timer);
         sd_event_source_disable_unref(a->launcher);
         ctlink_free(a->link);
+        free(a->cores);
         free(a);
 }
