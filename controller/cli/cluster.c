@@ -94,7 +94,7 @@ const cli_command cmd_nodes = {"nodes", "list the agents and their free resource
 static const char up_usage[] =
         "Usage: colony up [--dir DIR] [--agents N] [--agent-cpus N] [--agent-mem SIZE]\n"
         "                 [--name-prefix P] [--order fifo|backfill|reserve] [--agent-timeout-ms N]\n"
-        "                 [--launch-timeout-ms N] [--agent-features A,B]... [--json]\n"
+        "                 [--launch-timeout-ms N] [--agent-features A,B]... [--agent-no-cpuset] [--json]\n"
         "Start a local cluster in the background: a controller and N agents on this host, with\n"
         "their socket, secret, database, pid files and logs in DIR. Needs root for the agents'\n"
         "cgroups. Stop it with colony down --dir DIR. On a DIR whose controller or agents died,\n"
@@ -118,7 +118,9 @@ static const char up_usage[] =
         "                      [departments]\n"
         "  --agent-features A,B  the agents' features (colony-agent --features): the first option\n"
         "                      for the first agent, the second for the second..., the last for the\n"
-        "                      rest; given once, for every agent\n";
+        "                      rest; given once, for every agent\n"
+        "  --agent-no-cpuset   whole-CPU jobs get a CPU quota only, no cores of their own\n"
+        "                      (colony-agent --no-cpuset)\n";
 
 /* The cluster directory for up/down: --dir or the default, made absolute. */
 static int cluster_dir(const cli *c, char *buf, size_t len) {
@@ -167,7 +169,7 @@ static bool valid_prefix(const char *p) {
 /* Options into o. Returns -1 to go on, else an exit status. */
 static int parse_up(cli *c, int argc, char **argv, dev_options *o) {
         enum { OPT_AGENTS = CLI_OPT_OWN, OPT_CPUS, OPT_MEM, OPT_PREFIX, OPT_ORDER, OPT_CONFIG, OPT_LISTEN, OPT_TIMEOUT, OPT_LAUNCH,
-               OPT_FEATURES };
+               OPT_FEATURES, OPT_NO_CPUSET };
         static const char *features[UP_FEATURES_MAX];
         static const struct option options[] = {
                 {"agents", required_argument, NULL, OPT_AGENTS},
@@ -180,6 +182,7 @@ static int parse_up(cli *c, int argc, char **argv, dev_options *o) {
                 {"agent-timeout-ms", required_argument, NULL, OPT_TIMEOUT},
                 {"launch-timeout-ms", required_argument, NULL, OPT_LAUNCH},
                 {"agent-features", required_argument, NULL, OPT_FEATURES},
+                {"agent-no-cpuset", no_argument, NULL, OPT_NO_CPUSET},
                 {0},
         };
         int64_t v;
@@ -242,6 +245,7 @@ static int parse_up(cli *c, int argc, char **argv, dev_options *o) {
                         features[o->nagent_features++] = optarg;
                         o->agent_features = features;
                         break;
+                case OPT_NO_CPUSET: o->agent_no_cpuset = true; break;
                 }
         }
         if (opt < 0)

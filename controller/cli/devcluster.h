@@ -33,6 +33,7 @@ typedef struct dev_options {
          * none when nagent_features is 0 */
         const char *const *agent_features;
         size_t nagent_features;
+        bool agent_no_cpuset;    /* the agents' --no-cpuset: whole-CPU jobs get a quota only */
 } dev_options;
 
 typedef struct dev_daemon {
