@@ -47,6 +47,7 @@ typedef struct agent_job {
         sd_event_source *deadline; /* while starting: the launch deadline */
         sd_event_source *kill;  /* the cgroup's kill under way (cgkill.h) */
         struct agent_job *prev, *next;
+        bool shares_cores;      /* a fraction of a CPU: on the cores nobody holds, moved as they change */
 } agent_job;
 
 struct agent {
@@ -68,11 +69,12 @@ struct agent {
  * Returns 0 or -ENOMEM. */
 int jobcores_init(agent *a);
 /* The cores job j starts on into buf: its own for a whole number of CPUs (mcpu), else those
- * nobody holds. Returns buf, or NULL for no cpuset (none configured, or no core free: logged). */
+ * nobody holds; the jobs sharing those are moved off cores a whole job takes. Returns buf, or
+ * NULL for no cpuset (none configured, or no core free: logged). */
 const char *jobcores_take(agent_job *j, int64_t mcpu, char *buf, size_t len);
 /* An adopted job holds the cores its cgroup's cpuset names when it asked for that many. */
 void jobcores_adopt(agent_job *j);
-/* Free j's cores (it ended, or never started). */
+/* Free j's cores (it ended, or never started), for the jobs sharing the others. */
 void jobcores_release(agent_job *j);
 
 /* Log prefix naming a job and its cgroup. */

@@ -405,11 +405,12 @@ size_t agent_stop(agent *a) {
 void agent_free(agent *a) {
         if (!a)
                 return;
+        free(a->cores); /* first: the jobs it leaves running keep the cores they have */
+        a->cores = NULL;
         while (a->jobs)
                 agent_job_free(a->jobs);
         sd_event_source_disable_unref(a->usage_timer);
         sd_event_source_disable_unref(a->launcher);
         ctlink_free(a->link);
-        free(a->cores);
         free(a);
 }

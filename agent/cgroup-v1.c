@@ -352,6 +352,12 @@ static int v1_job_cpus(cg_backend *cg, const char *job, char **cpus, int64_t *mc
         return r;
 }
 
+static int v1_job_set_cpus(cg_backend *cg, const char *job, const char *cpus, char *err, size_t errlen) {
+        char path[PATH_MAX];
+        int r = is_dup(state(cg), V1_CPUSET) ? -EOPNOTSUPP : job_path(cg, V1_CPUSET, job, path, sizeof(path));
+        return r < 0 ? r : cg_write(path, "cpuset.cpus", cpus, err, errlen);
+}
+
 static void v1_close(cg_backend *cg, bool remove_subtree) {
         if (remove_subtree)
                 remove_subtrees(state(cg), NULL);
@@ -373,4 +379,5 @@ const cg_ops cg_v1_ops = {
         .dept_remove = v1_dept_remove,
         .close = v1_close,
         .job_cpus = v1_job_cpus,
+        .job_set_cpus = v1_job_set_cpus,
 };

@@ -519,6 +519,14 @@ static int v2_job_cpus(cg_backend *cg, const char *job, char **cpus, int64_t *mc
         return r;
 }
 
+static int v2_job_set_cpus(cg_backend *cg, const char *job, const char *cpus, char *err, size_t errlen) {
+        char dir[PATH_MAX];
+        int r = v2_job_dir(cg, job, dir, sizeof(dir));
+        if (r == 0 && (r = cg_write(dir, "cpuset.cpus", cpus, err, errlen)) == -ENOENT)
+                r = -EOPNOTSUPP;
+        return r;
+}
+
 static void v2_close(cg_backend *cg, bool remove) {
         if (remove)
                 remove_subtree(state(cg), cg->subtree, true, true, true);
@@ -540,4 +548,5 @@ const cg_ops cg_v2_ops = {
         .dept_remove = v2_dept_remove,
         .close = v2_close,
         .job_cpus = v2_job_cpus,
+        .job_set_cpus = v2_job_set_cpus,
 };

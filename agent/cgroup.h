@@ -97,5 +97,8 @@ int cg_list_jobs(cg_backend *cg, char ***out);
  * as a restarted agent finds them. Returns 0, -EOPNOTSUPP without the cpuset controller, or
  * -errno. */
 int cg_job_cpus(cg_backend *cg, const char *job, char **cpus, int64_t *mcpu);
+/* Move the job to the cores of cpus (a cpuset list), its tasks with it. Returns 0, -EOPNOTSUPP
+ * without the cpuset controller, or -errno with err set. */
+int cg_job_set_cpus(cg_backend *cg, const char *job, const char *cpus, char *err, size_t errlen);
 /* Release the backend. When remove_subtree, kill and remove every job cgroup and the subtree. */
 void cg_close(cg_backend *cg, bool remove_subtree);

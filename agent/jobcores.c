@@ -28,17 +28,34 @@ int jobcores_init(agent *a) {
         return 0;
 }
 
+/* Move the jobs that share cores onto those nobody holds now. */
+static void reshare(agent *a) {
+        char list[CORES_LIST_MAX], err[ERRLEN];
+        if (cores_shared(a->cores, list, sizeof(list)) < 0)
+                return;
+        for (agent_job *j = a->jobs; j; j = j->next) {
+                int r;
+                if (!j->shares_cores || j->ending || j->queued)
+                        continue;
+                if ((r = cg_job_set_cpus(a->cg, j->cgroup, list, err, sizeof(err))) < 0 && r != -ENOENT)
+                        log_warning(JOB_FMT ": cannot move it to the shared cores %s: %s", JOB_ARGS(j), list, err);
+        }
+}
+
 const char *jobcores_take(agent_job *j, int64_t mcpu, char *buf, size_t len) {
         cores *c = j->agent->cores;
         int r;
         if (!c)
                 return NULL;
-        r = cores_whole(mcpu) ? cores_take(c, j->id, mcpu, buf, len) : cores_shared(c, buf, len);
+        j->shares_cores = !cores_whole(mcpu);
+        r = j->shares_cores ? cores_shared(c, buf, len) : cores_take(c, j->id, mcpu, buf, len);
         if (r < 0) {
                 log_warning(JOB_FMT ": no %lld free cores of the agent's %zu: it shares them all", JOB_ARGS(j),
                             (long long)(mcpu / 1000), c->n);
                 return NULL;
         }
+        if (!j->shares_cores)
+                reshare(j->agent);
         return buf;
 }
 
@@ -46,13 +63,18 @@ void jobcores_adopt(agent_job *j) {
         cores *c = j->agent->cores;
         char *cpus = NULL;
         int64_t mcpu;
-        if (c && cg_job_cpus(j->agent->cg, j->cgroup, &cpus, &mcpu) == 0 && cores_whole(mcpu) &&
-            cores_count(cpus) == mcpu / 1000 && cores_hold(c, j->id, cpus) == 0)
-                log_info(JOB_FMT ": holds cores %s", JOB_ARGS(j), cpus);
+        if (c && cg_job_cpus(j->agent->cg, j->cgroup, &cpus, &mcpu) == 0) {
+                if (cores_whole(mcpu) && cores_count(cpus) == mcpu / 1000 && cores_hold(c, j->id, cpus) == 0)
+                        log_info(JOB_FMT ": holds cores %s", JOB_ARGS(j), cpus);
+                else
+                        j->shares_cores = true;
+        }
         free(cpus);
 }
 
 void jobcores_release(agent_job *j) {
-        if (j->agent->cores)
-                cores_release(j->agent->cores, j->id);
+        if (!j->agent->cores || j->shares_cores)
+                return;
+        cores_release(j->agent->cores, j->id);
+        reshare(j->agent);
 }

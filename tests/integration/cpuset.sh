@@ -55,5 +55,20 @@ ca=$(sed -n 2p "$DIR/colony-$after.out")
 [ "$ca" != "$cw" ] || fail "after an agent restart a job got core $ca, which job $whole holds"
 note "after an agent restart: job $whole keeps $cw, a new job gets $ca"
 touch "$DIR/go"
-colony wait "$whole" >/dev/null && colony wait "$after" >/dev/null || fail "the last probes did not complete"
+colony wait "$whole" >/dev/null && colony wait "$after" >/dev/null || fail "the probes after the restart did not complete"
+rm -f "$DIR/go"
+
+# A fraction first, on both cores; a whole job then takes one, and the fraction moves off it.
+half=$(sub --cpus 0.5)
+out_ready "$half"
+[ "$(sed -n 2p "$DIR/colony-$half.out")" = 0-1 ] || fail "a 0.5 job alone runs on $(sed -n 2p "$DIR/colony-$half.out")"
+whole=$(sub --cpus 1)
+out_ready "$whole"
+cw=$(sed -n 2p "$DIR/colony-$whole.out")
+pid=$(job_procs "$agent" "$half" | sed -n 1p)
+now=$(sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" "/proc/${pid%%:*}/status")
+[ -n "$now" ] && [ "$now" != 0-1 ] && [ "$now" != "$cw" ] || fail "the 0.5 job runs on '$now' beside the whole job's $cw"
+note "a 0.5 job on 0-1 moved to $now when a whole job took $cw"
+touch "$DIR/go"
+colony wait "$whole" >/dev/null && colony wait "$half" >/dev/null || fail "the last probes did not complete"
 echo "PASS"
