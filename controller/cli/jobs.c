@@ -606,6 +606,20 @@ static void show_result(const job *j) {
                 field("error:", j->result.error);
 }
 
+/* The nodes the job chose, if it did. */
+static void show_nodesel(const job *j) {
+        char line[4 * NODESEL_MAX];
+        const job_spec *s = &j->spec;
+        if (!s->constraint && !s->nodelist && !s->exclude && !s->exclusive)
+                return;
+        snprintf(line, sizeof(line), "%s%s%s%s%s%s%s", s->constraint ? "features " : "", s->constraint ? s->constraint : "",
+                 s->nodelist ? (s->constraint ? "; one of " : "one of ") : "", s->nodelist ? s->nodelist : "",
+                 s->exclude ? (s->constraint || s->nodelist ? "; not " : "not ") : "", s->exclude ? s->exclude : "",
+                 s->exclusive ? (s->constraint || s->nodelist || s->exclude ? "; a node of its own" : "a node of its own")
+                              : "");
+        field("nodes:", line);
+}
+
 static void show_job(const job *j) {
         char *cmdline = fmt_argv(j->spec.argv);
         char line[512];
@@ -628,6 +642,7 @@ static void show_job(const job *j) {
                 field("group:", j->spec.group);
         if (j->spec.job_type)
                 field("type:", j->spec.job_type);
+        show_nodesel(j);
         field("node:", j->node);
         show_request(j);
         show_times(j);

@@ -22,12 +22,14 @@ id=$(sub --constraint 'nvme|avx512' -- "${sleeper[@]}"); want[$id]=$a1
 id=$(sub --constraint 'ssd,gpu|gpu' -- "${sleeper[@]}"); want[$id]=$a2
 id=$(sub --nodelist "$a2" -- "${sleeper[@]}"); want[$id]=$a2
 id=$(sub --nodelist "$a1,$a2" --exclude "$a2" -- "${sleeper[@]}"); want[$id]=$a1
-id=$(sub --exclude "$a1" -- "${sleeper[@]}"); want[$id]=$a2
+id=$(sub --exclude "$a1" -- "${sleeper[@]}"); want[$id]=$a2; ex=$id
 for id in "${!want[@]}"; do
         wait_state "$id" running
         [ "$(job_field "$id" node)" = "${want[$id]}" ] || fail "job $id ($(job_field "$id" constraint) $(job_field "$id" nodelist) $(job_field "$id" exclude)) ran on $(job_field "$id" node), want ${want[$id]}"
 done
 note "constraint, nodelist and exclude: ${#want[@]} jobs each on its agent"
+shown=$(colony show "$ex" | sed -n 's/^nodes: *//p')
+[ "$shown" = "not $a1" ] || fail "colony show says nodes: '$shown' for --exclude $a1"
 
 # A list of nodes that do not exist is refused with the reason; so is a bad expression.
 out=$(sub --nodelist "$a1,nosuch" -- "${sleeper[@]}" 2>&1) && fail "a nodelist naming no node was accepted: $out"
