@@ -240,8 +240,11 @@ static const job *requested_job(ctl_server *srv, conn *c, const cJSON *msg) {
 
 static void handle_show(ctl_server *srv, conn *c, const cJSON *msg) {
         const job *j = requested_job(srv, c, msg);
+        cJSON *out = j ? job_reply(j) : NULL;
+        if (out && j->state == JOB_PENDING && !ctl_job_selectable(&srv->state, j))
+                cJSON_AddStringToObject(out, "waiting", "no connected, undrained node is one it may run on");
         if (j)
-                reply(c, job_reply(j));
+                reply(c, out);
 }
 
 /* The "ranges" of a bulk cancel, [[lo, hi], ...], sorted and merged into pairs in *out (the

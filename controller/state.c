@@ -1056,22 +1056,22 @@ static long place(ctl_state *st, bool indexed, const sched_job *jobs, size_t njo
         return sched_place(c->policy, v->machines, v->n, jobs, njobs, c->order, out);
 }
 
-/* Whether some node the job selects is connected and not drained: else it waits for one without
+/* A job that no connected, undrained node selects (ctl_job_selectable) waits for one without
  * holding back the jobs behind it, even in strict FIFO. */
-static bool selection_possible(const ctl_state *st, const job *j) {
+bool ctl_job_selectable(const ctl_state *st, const job *j) {
         for (size_t i = 0; i < st->nnodes; i++)
                 if (st->nodes[i]->up && !st->nodes[i]->drain_reason && ctl_node_selected(st->nodes[i], &j->spec))
                         return true;
-        return false;
+        return !ctl_spec_selective(&j->spec);
 }
 
 /* Offer one job that may go only on some nodes: the others are hidden from the policy (marked
  * down in the view) for the call, and the node an exclusive job takes stays hidden for the rest
  * of the pass (its charge then keeps it so). Returns the number placed (0 or 1), -EAGAIN when no
- * node it selects can take it now (selection_possible), or -ENOMEM. */
+ * node it selects can take it now (ctl_job_selectable), or -ENOMEM. */
 static long place_selected(ctl_state *st, bool indexed, const sched_job *sj, sched_assignment *out) {
         const job *j = ctl_find_job(st, sj->id);
-        if (!selection_possible(st, j))
+        if (!ctl_job_selectable(st, j))
                 return -EAGAIN;
         bool *hidden = calloc(st->nnodes + 1, sizeof(*hidden));
         if (!hidden)

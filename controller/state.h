@@ -325,3 +325,6 @@ int ctl_check_nodesel(ctl_state *st, const job_spec *spec, char err[PROTO_ERRLEN
 bool ctl_node_selected(const ctl_node *n, const job_spec *spec);
 /* Whether spec chooses among nodes at all. */
 bool ctl_spec_selective(const job_spec *spec);
+/* Whether some connected, undrained node may take job j by its selection (always, for a job
+ * that chooses none): a pending job for which this is false waits for one. */
+bool ctl_job_selectable(const ctl_state *st, const job *j);

@@ -674,8 +674,12 @@ static int run_show(cli *c, int argc, char **argv) {
         r = client_simple(sock, "show", id, "job", REQUEST_TIMEOUT_MS, &reply, err, sizeof(err));
         if (r == 0 && c->json)
                 fmt_json(reply);
-        else if (r == 0 && (r = record_from_reply(reply, &j, err, sizeof(err))) == 0)
+        else if (r == 0 && (r = record_from_reply(reply, &j, err, sizeof(err))) == 0) {
+                const cJSON *waiting = cJSON_GetObjectItemCaseSensitive(reply, "waiting");
                 show_job(&j);
+                if (cJSON_IsString(waiting))
+                        field("waiting:", waiting->valuestring);
+        }
         if (r < 0)
                 cli_error(c, "%s", err);
         job_free(&j);

@@ -41,6 +41,8 @@ nvme=$(sub --constraint nvme -- "${sleeper[@]}")
 later=$(sub -- "${sleeper[@]}")
 wait_state "$later" running
 [ "$(job_field "$nvme" state)" = pending ] || fail "a job for a feature no node has is $(job_field "$nvme" state)"
+colony show "$nvme" | grep -q "^waiting: *no connected, undrained node is one it may run on" ||
+        fail "colony show gives no reason for a job no node may take: $(colony show "$nvme")"
 colony cancel "${!want[@]}" "$later" "$nvme" >/dev/null
 for id in "${!want[@]}" "$later"; do colony wait "$id" >/dev/null || true; done
 
