@@ -49,9 +49,10 @@ const char *jobcores_take(agent_job *j, int64_t mcpu, char *buf, size_t len) {
                 return NULL;
         j->shares_cores = !cores_whole(mcpu);
         r = j->shares_cores ? cores_shared(c, buf, len) : cores_take(c, j->id, mcpu, buf, len);
-        if (r < 0) {
-                log_warning(JOB_FMT ": no %lld free cores of the agent's %zu: it shares them all", JOB_ARGS(j),
-                            (long long)(mcpu / 1000), c->n);
+        if (r < 0) { /* an agent offering more CPUs than it has cores (colony up --agent-cpus 200) */
+                log_info(JOB_FMT ": fewer than %lld of the agent's %zu cores are free: it shares them all", JOB_ARGS(j),
+                         (long long)(mcpu / 1000), c->n);
+                j->shares_cores = false; /* nothing to move: it is on all of them */
                 return NULL;
         }
         if (!j->shares_cores)
