@@ -606,17 +606,22 @@ static void show_result(const job *j) {
                 field("error:", j->result.error);
 }
 
-/* The nodes the job chose, if it did. */
+/* The nodes the job chose, if it did: "features ssd; one of a,b; not c; a node of its own". */
 static void show_nodesel(const job *j) {
-        char line[4 * NODESEL_MAX];
         const job_spec *s = &j->spec;
-        if (!s->constraint && !s->nodelist && !s->exclude && !s->exclusive)
+        char line[4 * NODESEL_MAX]; /* each list is at most NODESEL_MAX */
+        size_t n = 0;
+        if (s->constraint)
+                n += (size_t)snprintf(line + n, sizeof(line) - n, "features %s; ", s->constraint);
+        if (s->nodelist)
+                n += (size_t)snprintf(line + n, sizeof(line) - n, "one of %s; ", s->nodelist);
+        if (s->exclude)
+                n += (size_t)snprintf(line + n, sizeof(line) - n, "not %s; ", s->exclude);
+        if (s->exclusive)
+                n += (size_t)snprintf(line + n, sizeof(line) - n, "a node of its own; ");
+        if (n == 0)
                 return;
-        snprintf(line, sizeof(line), "%s%s%s%s%s%s%s", s->constraint ? "features " : "", s->constraint ? s->constraint : "",
-                 s->nodelist ? (s->constraint ? "; one of " : "one of ") : "", s->nodelist ? s->nodelist : "",
-                 s->exclude ? (s->constraint || s->nodelist ? "; not " : "not ") : "", s->exclude ? s->exclude : "",
-                 s->exclusive ? (s->constraint || s->nodelist || s->exclude ? "; a node of its own" : "a node of its own")
-                              : "");
+        line[n - 2] = '\0';
         field("nodes:", line);
 }
 
