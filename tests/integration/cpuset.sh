@@ -15,27 +15,31 @@ out_ready() { # out_ready ID: wait until the job's output has its two lines
         for ((k = 0; k < 300; k++)); do [ "$(wc -l <"$DIR/colony-$1.out" 2>/dev/null || echo 0)" -ge 2 ] && return 0; sleep 0.1; done
         fail "job $1 printed nothing: $(job_field "$1" state) $(job_field "$1" error)"
 }
+line() { sed -n "$2p" "$DIR/colony-$1.out"; } # line ID N: the N-th line the job printed
+release() { # release ID...: let the probes end, and wait for them
+        local id
+        touch "$DIR/go"
+        for id in "$@"; do colony wait "$id" >/dev/null || fail "probe $id: $(job_field "$id" state)"; done
+        rm -f "$DIR/go"
+}
 one=$(sub --cpus 1)
 two=$(sub --cpus 1)
 out_ready "$one"
 out_ready "$two"
 grep -q "no cpuset controller here" "$DIR/$agent.log" && { echo "SKIP: cgroup v2 without the cpuset controller in the agent's cgroup"; exit $SKIP; }
-[ "$(sed -n 1p "$DIR/colony-$one.out")" = 1 ] || fail "nproc in a --cpus 1 job: $(sed -n 1p "$DIR/colony-$one.out")"
-[ "$(sed -n 1p "$DIR/colony-$two.out")" = 1 ] || fail "nproc in a --cpus 1 job: $(sed -n 1p "$DIR/colony-$two.out")"
-c1=$(sed -n 2p "$DIR/colony-$one.out") c2=$(sed -n 2p "$DIR/colony-$two.out")
+for id in "$one" "$two"; do [ "$(line "$id" 1)" = 1 ] || fail "nproc in a --cpus 1 job: $(line "$id" 1)"; done
+c1=$(line "$one" 2) c2=$(line "$two" 2)
 [ "$c1" != "$c2" ] || fail "two --cpus 1 jobs share core $c1"
 note "two --cpus 1 jobs: nproc 1 each, cores $c1 and $c2"
-touch "$DIR/go"
-colony wait "$one" >/dev/null && colony wait "$two" >/dev/null || fail "the probes did not complete"
-rm -f "$DIR/go"
+release "$one" "$two"
 
 # A fraction of a CPU beside a whole one: the core nobody holds.
 whole=$(sub --cpus 1)
 half=$(sub --cpus 0.5)
 out_ready "$whole"
 out_ready "$half"
-cw=$(sed -n 2p "$DIR/colony-$whole.out") ch=$(sed -n 2p "$DIR/colony-$half.out")
-[ "$ch" != "$cw" ] && [ "$(sed -n 1p "$DIR/colony-$half.out")" = 1 ] || fail "the 0.5 job runs on '$ch' beside the whole job's $cw"
+cw=$(line "$whole" 2) ch=$(line "$half" 2)
+[ "$ch" != "$cw" ] && [ "$(line "$half" 1)" = 1 ] || fail "the 0.5 job runs on '$ch' beside the whole job's $cw"
 note "a 0.5 job beside the whole one on $cw: $ch"
 colony cancel "$half" >/dev/null
 colony wait "$half" >/dev/null || true
@@ -52,24 +56,21 @@ for ((k = 0; k < 300; k++)); do grep -q "job=$whole .*holds cores $cw" "$DIR/$ag
 grep -q "job=$whole .*holds cores $cw" "$DIR/$agent.log" || fail "the restarted agent does not say job $whole holds $cw"
 after=$(sub --cpus 1)
 out_ready "$after"
-ca=$(sed -n 2p "$DIR/colony-$after.out")
+ca=$(line "$after" 2)
 [ "$ca" != "$cw" ] || fail "after an agent restart a job got core $ca, which job $whole holds"
 note "after an agent restart: job $whole keeps $cw, a new job gets $ca"
-touch "$DIR/go"
-colony wait "$whole" >/dev/null && colony wait "$after" >/dev/null || fail "the probes after the restart did not complete"
-rm -f "$DIR/go"
+release "$whole" "$after"
 
 # A fraction first, on both cores; a whole job then takes one, and the fraction moves off it.
 half=$(sub --cpus 0.5)
 out_ready "$half"
-[ "$(sed -n 2p "$DIR/colony-$half.out")" = 0-1 ] || fail "a 0.5 job alone runs on $(sed -n 2p "$DIR/colony-$half.out")"
+[ "$(line "$half" 2)" = 0-1 ] || fail "a 0.5 job alone runs on $(line "$half" 2)"
 whole=$(sub --cpus 1)
 out_ready "$whole"
-cw=$(sed -n 2p "$DIR/colony-$whole.out")
+cw=$(line "$whole" 2)
 pid=$(job_procs "$agent" "$half" | sed -n 1p)
 now=$(sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" "/proc/${pid%%:*}/status")
 [ -n "$now" ] && [ "$now" != 0-1 ] && [ "$now" != "$cw" ] || fail "the 0.5 job runs on '$now' beside the whole job's $cw"
 note "a 0.5 job on 0-1 moved to $now when a whole job took $cw"
-touch "$DIR/go"
-colony wait "$whole" >/dev/null && colony wait "$half" >/dev/null || fail "the last probes did not complete"
+release "$whole" "$half"
 echo "PASS"
