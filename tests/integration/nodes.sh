@@ -4,7 +4,7 @@
 # naming no such node is refused, a feature no node has leaves the job pending; --exclusive takes
 # the idle node only and keeps others off it. Drain: the running job finishes, a job for the
 # drained node waits, and stays waiting across a controller restart (the drain is stored) and its
-# agent's reconnect; resume lets it run.
+# agent's restart; resume lets it run.
 . "$(dirname "$0")/lib.sh"
 cluster_up --agents 2 --agent-cpus 1 --agent-mem 512M --agent-features ssd,avx512 --agent-features gpu
 a1=${PREFIX}1 a2=${PREFIX}2
@@ -87,6 +87,21 @@ probe=$(sub --nodelist "$a2" -- "$COLONY_BIN/colony-stress" sleep 0)
 colony wait "$probe" >/dev/null || fail "a job on the other node after the restart: $(job_field "$probe" state)"
 [ "$(job_field "$waiting" state)" = pending ] || fail "after a restart a job ran on the drained node"
 note "after a controller restart: $(node_field "$a1" state), $(node_field "$a1" reason)"
+
+# Its own agent restarts (killed, started again with its command line): still drained.
+apid=$(agent_pid "$a1")
+mapfile -d '' -t agent_cmd <"/proc/$apid/cmdline"
+kill -9 "$apid"
+for ((k = 0; k < 300; k++)); do [ "$(node_field "$a1" state)" = down ] && break; sleep 0.1; done
+"${agent_cmd[@]}" >>"$DIR/$a1.log" 2>&1 &
+echo $! >"$DIR/agent-$a1.pid"
+STARTED_PIDS+=("$!")
+for ((k = 0; k < 300; k++)); do [ "$(node_field "$a1" state)" = drained ] && break; sleep 0.1; done
+[ "$(node_field "$a1" state)" = drained ] || fail "after its agent's restart the drained node is $(node_field "$a1" state)"
+probe=$(sub --nodelist "$a2" -- "$COLONY_BIN/colony-stress" sleep 0)
+colony wait "$probe" >/dev/null || fail "a job on the other node after the agent's restart: $(job_field "$probe" state)"
+[ "$(job_field "$waiting" state)" = pending ] || fail "after its agent's restart a job ran on the drained node"
+note "after its agent's restart: $(node_field "$a1" state), $(node_field "$a1" reason)"
 
 out=$(colony resume "$a1")
 [ "$out" = "$a1: up" ] || fail "resume said '$out'"
