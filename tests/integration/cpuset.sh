@@ -48,7 +48,9 @@ colony wait "$half" >/dev/null || true
 # the other core.
 apid=$(agent_pid "$agent")
 mapfile -d '' -t agent_cmd <"/proc/$apid/cmdline"
+astart=$(stat_fields "$apid" | awk '{ print $20 }')
 kill -9 "$apid"
+for ((k = 0; k < 300; k++)); do alive "$apid:$astart" || break; sleep 0.1; done # its lock goes with it
 "${agent_cmd[@]}" >>"$DIR/$agent.log" 2>&1 &
 echo $! >"$DIR/agent-$agent.pid"
 STARTED_PIDS+=("$!")
