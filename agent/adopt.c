@@ -157,6 +157,7 @@ static void adopt_record(agent *a, uint64_t id) {
                          .timed_out = rec.timed_out};
         snprintf(j->cgroup, sizeof(j->cgroup), "%s", rec.cgroup);
         agent_job_insert(a, j);
+        jobcores_adopt(j);
         adopt_watch(j);
 }
 

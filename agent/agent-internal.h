@@ -2,6 +2,7 @@
  * table, and the functions each offers the others. Not for any other module. */
 #pragma once
 #include "agent.h"
+#include "cores.h"
 #include "ctlink.h"
 #include "jobfile.h"
 #include "launch.h"
@@ -49,6 +50,7 @@ typedef struct agent_job {
         int64_t time_limit_usec; /* run time allowed from start_usec; 0 = none */
         bool timed_out;          /* its time limit passed: it ends timeout */
         sd_event_source *limit;  /* the time limit's timer (timelimit.h) */
+        bool shares_cores;      /* a fraction of a CPU: on the cores nobody holds, moved as they change */
 } agent_job;
 
 struct agent {
@@ -63,7 +65,21 @@ struct agent {
         sd_event_source *launcher;      /* starts the queue's first job, a job per turn */
         bool stopping; /* agent_stop: no ack will be waited for, a report written is done with */
         struct jobsync *sync; /* the state directory's fsyncs and removals, off the loop */
+        cores *cores;  /* the cores whole-CPU jobs hold (jobcores.c); NULL: jobs get no cpuset */
 };
+
+/* Cores of their own (jobcores.c). */
+/* Find the agent's cores (its CPU affinity, as many as its capacity), unless cfg.no_cpuset.
+ * Returns 0 or -ENOMEM. */
+int jobcores_init(agent *a);
+/* The cores job j starts on into buf: its own for a whole number of CPUs (mcpu), else those
+ * nobody holds; the jobs sharing those are moved off cores a whole job takes. Returns buf, or
+ * NULL for no cpuset (none configured, or no core free: logged). */
+const char *jobcores_take(agent_job *j, int64_t mcpu, char *buf, size_t len);
+/* An adopted job holds the cores its cgroup's cpuset names when it asked for that many. */
+void jobcores_adopt(agent_job *j);
+/* Free j's cores (it ended, or never started), for the jobs sharing the others. */
+void jobcores_release(agent_job *j);
 
 /* Log prefix naming a job and its cgroup. */
 #define JOB_FMT "job=%" PRIu64 " cgroup=%s/%s"

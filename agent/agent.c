@@ -67,6 +67,7 @@ void agent_job_free(agent_job *j) {
                 a->njobs--;
         }
         jobstart_unqueue(j);
+        jobcores_release(j);
         sd_event_source_disable_unref(j->watch);
         sd_event_source_disable_unref(j->grace);
         sd_event_source_disable_unref(j->progress);
@@ -296,7 +297,8 @@ static cJSON *build_hello(void *userdata) {
                   cJSON_AddNumberToObject(m, "pids", (double)a->cfg.capacity.pids) &&
                   cJSON_AddStringToObject(m, "cgroup_mode", cg_get_mode(a->cg) == CG_MODE_V2 ? "v2" : "v1") &&
                   cJSON_AddStringToObject(m, "cgroup_root", cg_subtree_path(a->cg)) &&
-                  (running = cJSON_AddArrayToObject(m, "running"));
+                  (running = cJSON_AddArrayToObject(m, "running")) &&
+                  (!a->cfg.features || cJSON_AddStringToObject(m, "features", a->cfg.features));
 
         for (agent_job *j = a->jobs; ok && j; j = j->next) {
                 cJSON *n = cJSON_CreateNumber((double)j->id);
@@ -353,6 +355,8 @@ int agent_new(sd_event *e, const agent_config *cfg, cg_backend *cg, agent **out)
                 r = jobstart_init(a);
         if (r == 0)
                 r = jobsync_new(e, cfg->state_dir, report_durable, a, &a->sync);
+        if (r == 0)
+                r = jobcores_init(a);
         if (r < 0) {
                 sd_event_source_disable_unref(a->usage_timer);
                 sd_event_source_disable_unref(a->launcher);
@@ -411,6 +415,8 @@ size_t agent_stop(agent *a) {
 void agent_free(agent *a) {
         if (!a)
                 return;
+        free(a->cores); /* first: the jobs it leaves running keep the cores they have */
+        a->cores = NULL;
         while (a->jobs)
                 agent_job_free(a->jobs);
         sd_event_source_disable_unref(a->usage_timer);

@@ -27,6 +27,8 @@ typedef struct agent_config {
         tls_ctx *tls;           /* TLS to the controller (tls.h), or NULL for plain TCP */
         const char *tls_server_name; /* the name its certificate must carry (NULL: the controller's host) */
         int kill_wait_s;        /* a job past its time limit: SIGTERM, and SIGKILL this much later */
+        const char *features;   /* this host's features (nodesel.h list) for --constraint, or NULL */
+        bool no_cpuset;         /* whole-CPU jobs get no cores of their own (a quota only) */
 } agent_config;
 
 typedef struct agent agent;

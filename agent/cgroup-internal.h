@@ -31,6 +31,11 @@ typedef struct cg_ops {
         int (*dept_remove)(cg_backend *cg, const char *dept);
         /* Remove the subtree when asked (its jobs are gone already) and free cg->priv. */
         void (*close)(cg_backend *cg, bool remove_subtree);
+        /* The job's cpuset.cpus (malloc'ed) and the CPUs its quota allows, in millicores (0: no
+         * quota). -EOPNOTSUPP without the cpuset controller. */
+        int (*job_cpus)(cg_backend *cg, const char *job, char **cpus, int64_t *mcpu);
+        /* Write the job's cpuset.cpus. -EOPNOTSUPP without the cpuset controller. */
+        int (*job_set_cpus)(cg_backend *cg, const char *job, const char *cpus, char *err, size_t errlen);
 } cg_ops;
 
 struct cg_backend {

@@ -15,20 +15,24 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { V1_CPU, V1_CPUACCT, V1_MEMORY, V1_PIDS, V1_FREEZER, _V1_MAX };
+enum { V1_CPU, V1_CPUACCT, V1_MEMORY, V1_PIDS, V1_FREEZER, V1_CPUSET, _V1_MAX };
 
-static const char *const v1_names[_V1_MAX] = {"cpu", "cpuacct", "memory", "pids", "freezer"};
+static const char *const v1_names[_V1_MAX] = {"cpu", "cpuacct", "memory", "pids", "freezer", "cpuset"};
 
 typedef struct v1_state {
-        char *dir[_V1_MAX]; /* the subtree in each controller's hierarchy */
+        char *dir[_V1_MAX]; /* the subtree in each controller's hierarchy; cpuset's NULL when the
+                             * host mounts none (jobs then get no cores of their own) */
 } v1_state;
 
 static v1_state *state(cg_backend *cg) {
         return cg->priv;
 }
 
-/* Whether controller i shares its hierarchy with an earlier one (co-mounted). */
+/* Whether controller i shares its hierarchy with an earlier one (co-mounted), or is not mounted
+ * (cpuset, optional): either way nothing is done in it under its name. */
 static bool is_dup(const v1_state *s, int i) {
+        if (!s->dir[i])
+                return true;
         for (int j = 0; j < i; j++)
                 if (strcmp(s->dir[j], s->dir[i]) == 0)
                         return true;
@@ -75,6 +79,25 @@ static void memory_use_hierarchy(const char *dir) {
                 log_debug("cgroup: %s", err);
 }
 
+/* A new cpuset cgroup has no CPUs and no memory nodes, and takes no task until it has: give
+ * dir its parent's, which a job's own cores (cpuset.cpus) then narrow. Only for cgroups of our
+ * subtree, the subtree included, never the parent's own settings. */
+static int cpuset_inherit(const char *dir, char *err, size_t errlen) {
+        char parent[PATH_MAX], *cpus = NULL, *mems = NULL;
+        snprintf(parent, sizeof(parent), "%s", dir);
+        *strrchr(parent, '/') = '\0';
+        int r = cg_read(parent, "cpuset.cpus", &cpus);
+        if (r == 0)
+                r = cg_read(parent, "cpuset.mems", &mems);
+        if (r < 0)
+                snprintf(err, errlen, "read %s/cpuset.cpus and cpuset.mems: %s", parent, strerror(-r));
+        if (r == 0 && (r = cg_write(dir, "cpuset.mems", mems, err, errlen)) == 0)
+                r = cg_write(dir, "cpuset.cpus", cpus, err, errlen);
+        free(cpus);
+        free(mems);
+        return r;
+}
+
 static void remove_subtrees(v1_state *s, const bool *created) {
         for (int i = _V1_MAX - 1; i >= 0; i--) {
                 int r;
@@ -100,10 +123,17 @@ static int v1_open(cg_backend *cg, char *err, size_t errlen) {
         cg->priv = s;
         for (int i = 0; r == 0 && i < _V1_MAX; i++) {
                 r = subtree_dir(cg, i, &s->dir[i], err, errlen);
+                if (r == -EOPNOTSUPP && i == V1_CPUSET) {
+                        log_msg(LOG_NOTICE, "cgroup v1: %s: jobs get no cores of their own", err);
+                        r = 0;
+                        continue;
+                }
                 if (r == 0 && !is_dup(s, i))
                         r = cg_mkdir(s->dir[i], true, &created[i], err, errlen);
                 if (r == 0 && i == V1_MEMORY && created[i])
                         memory_use_hierarchy(s->dir[i]);
+                if (r == 0 && i == V1_CPUSET && !is_dup(s, i))
+                        r = cpuset_inherit(s->dir[i], err, errlen);
         }
         /* The memory subtree stands for all: every agent has one. Losing it to another agent,
          * even one that came second to mkdir, leaves the subtree to that one. */
@@ -151,6 +181,8 @@ static int write_limits(int ctl, const char *dir, const cg_limits *lim, char *er
                 r = cg_write_i64(dir, "memory.soft_limit_in_bytes", lim->mem_high, err, errlen);
         if (ctl == V1_PIDS && lim->pids > 0)
                 r = cg_write_i64(dir, "pids.max", lim->pids, err, errlen);
+        if (ctl == V1_CPUSET && lim->cpus)
+                r = cg_write(dir, "cpuset.cpus", lim->cpus, err, errlen);
         return r;
 }
 
@@ -189,6 +221,8 @@ static int mkdir_everywhere(cg_backend *cg, const char *rel, bool exist_ok, bool
                         snprintf(err, errlen, "cgroup path too long: %s", rel);
                 else
                         r = cg_mkdir(path, exist_ok, &made[i], err, errlen);
+                if (r == 0 && i == V1_CPUSET && made[i])
+                        r = cpuset_inherit(path, err, errlen);
         }
         return r;
 }
@@ -199,7 +233,7 @@ static int v1_job_create(cg_backend *cg, const char *job, const cg_limits *lim, 
         int r = mkdir_everywhere(cg, job, false, made, err, errlen);
 
         for (int i = 0; r == 0 && i < _V1_MAX; i++)
-                if ((r = job_path(cg, i, job, path, sizeof(path))) == 0)
+                if (state(cg)->dir[i] && (r = job_path(cg, i, job, path, sizeof(path))) == 0)
                         r = write_limits(i, path, lim, err, errlen);
         /* Undo only what this call made: an existing cgroup (-EEXIST) is not ours to remove. */
         if (r < 0)
@@ -304,6 +338,26 @@ static int v1_dept_remove(cg_backend *cg, const char *dept) {
         return r;
 }
 
+static int v1_job_cpus(cg_backend *cg, const char *job, char **cpus, int64_t *mcpu) {
+        char path[PATH_MAX];
+        int64_t quota = 0;
+        char *text = NULL;
+        int r = is_dup(state(cg), V1_CPUSET) ? -EOPNOTSUPP : job_path(cg, V1_CPUSET, job, path, sizeof(path));
+        if (r == 0 && (r = cg_read(path, "cpuset.cpus", cpus)) == 0 &&
+            (r = job_path(cg, V1_CPU, job, path, sizeof(path))) == 0 &&
+            (r = cg_read(path, "cpu.cfs_quota_us", &text)) == 0)
+                quota = strtoll(text, NULL, 10);
+        free(text);
+        *mcpu = quota > 0 ? quota * 1000 / CG_CPU_PERIOD_US : 0;
+        return r;
+}
+
+static int v1_job_set_cpus(cg_backend *cg, const char *job, const char *cpus, char *err, size_t errlen) {
+        char path[PATH_MAX];
+        int r = is_dup(state(cg), V1_CPUSET) ? -EOPNOTSUPP : job_path(cg, V1_CPUSET, job, path, sizeof(path));
+        return r < 0 ? r : cg_write(path, "cpuset.cpus", cpus, err, errlen);
+}
+
 static void v1_close(cg_backend *cg, bool remove_subtree) {
         if (remove_subtree)
                 remove_subtrees(state(cg), NULL);
@@ -324,4 +378,6 @@ const cg_ops cg_v1_ops = {
         .dept_create = v1_dept_create,
         .dept_remove = v1_dept_remove,
         .close = v1_close,
+        .job_cpus = v1_job_cpus,
+        .job_set_cpus = v1_job_set_cpus,
 };

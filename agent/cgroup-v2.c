@@ -30,6 +30,8 @@
 static const char *const v2_controllers[] = {"cpu", "memory", "pids", NULL};
 /* Used where the parent offers it (usage: io.stat), never required. */
 #define V2_OPTIONAL "io"
+/* Jobs' own cores (cpuset.cpus) where the parent offers it; without it they share every core. */
+#define V2_CPUSET "cpuset"
 
 /* Highest memory.current seen per job, on kernels without memory.peak (before 5.19). */
 typedef struct v2_peak {
@@ -164,6 +166,8 @@ static int hand_down(const char *dir, char *err, size_t errlen) {
 
         if (r == 0 && available(dir, V2_OPTIONAL))
                 (void)cg_write(dir, "cgroup.subtree_control", "+" V2_OPTIONAL, NULL, 0);
+        if (r == 0 && available(dir, V2_CPUSET))
+                (void)cg_write(dir, "cgroup.subtree_control", "+" V2_CPUSET, NULL, 0);
         return r;
 }
 
@@ -195,6 +199,9 @@ static int delegate_own(v2_state *s, char *err, size_t errlen) {
         if (available(s->own, V2_OPTIONAL))
                 snprintf(s->enabled + strlen(s->enabled), sizeof(s->enabled) - strlen(s->enabled), " +%s",
                          V2_OPTIONAL);
+        if (available(s->own, V2_CPUSET))
+                snprintf(s->enabled + strlen(s->enabled), sizeof(s->enabled) - strlen(s->enabled), " +%s",
+                         V2_CPUSET);
         r = cg_write(s->own, "cgroup.subtree_control", s->enabled, err, errlen);
         if (r == -EBUSY)
                 snprintf(err, errlen, "cgroup v2: cannot enable %s in %s/cgroup.subtree_control: other tasks than "
@@ -214,6 +221,7 @@ static int undo_own(v2_state *s, const char *subtree) {
         if (!*s->enabled)
                 return 0;
         (void)cg_write(subtree, "cgroup.subtree_control", "-" V2_OPTIONAL, NULL, 0);
+        (void)cg_write(subtree, "cgroup.subtree_control", "-" V2_CPUSET, NULL, 0);
         (void)cg_write(subtree, "cgroup.subtree_control", "-cpu -memory -pids", NULL, 0);
         snprintf(v, sizeof(v), "%s", s->enabled);
         for (char *p = v; (p = strchr(p, '+')); )
@@ -344,6 +352,10 @@ static int v2_job_create(cg_backend *cg, const char *job, const cg_limits *lim, 
                 r = cg_write_i64(dir, "memory.high", lim->mem_high, err, errlen);
         if (r == 0 && lim->pids > 0)
                 r = cg_write_i64(dir, "pids.max", lim->pids, err, errlen);
+        if (r == 0 && lim->cpus && (r = cg_write(dir, "cpuset.cpus", lim->cpus, err, errlen)) == -ENOENT) {
+                log_warning("cgroup=%s: no cpuset controller here: the job shares every core", dir);
+                r = 0;
+        }
         if (r < 0)
                 (void)cg_rmdir(dir);
         return r;
@@ -507,6 +519,27 @@ static int v2_dept_remove(cg_backend *cg, const char *dept) {
         return r < 0 ? r : rmdir(dir) < 0 && errno != ENOENT ? -errno : 0;
 }
 
+static int v2_job_cpus(cg_backend *cg, const char *job, char **cpus, int64_t *mcpu) {
+        char dir[PATH_MAX], *max = NULL;
+        long long quota = 0, period = 0;
+        int r = v2_job_dir(cg, job, dir, sizeof(dir));
+        if (r == 0 && (r = cg_read(dir, "cpuset.cpus", cpus)) == -ENOENT)
+                r = -EOPNOTSUPP;
+        if (r == 0 && (r = cg_read(dir, "cpu.max", &max)) == 0 && sscanf(max, "%lld %lld", &quota, &period) == 2 &&
+            period > 0)
+                *mcpu = quota * 1000 / period;
+        free(max);
+        return r;
+}
+
+static int v2_job_set_cpus(cg_backend *cg, const char *job, const char *cpus, char *err, size_t errlen) {
+        char dir[PATH_MAX];
+        int r = v2_job_dir(cg, job, dir, sizeof(dir));
+        if (r == 0 && (r = cg_write(dir, "cpuset.cpus", cpus, err, errlen)) == -ENOENT)
+                r = -EOPNOTSUPP;
+        return r;
+}
+
 static void v2_close(cg_backend *cg, bool remove) {
         if (remove)
                 remove_subtree(state(cg), cg->subtree, true, true, true);
@@ -527,4 +560,6 @@ const cg_ops cg_v2_ops = {
         .dept_create = v2_dept_create,
         .dept_remove = v2_dept_remove,
         .close = v2_close,
+        .job_cpus = v2_job_cpus,
+        .job_set_cpus = v2_job_set_cpus,
 };

@@ -708,6 +708,16 @@ int cg_job_usage(cg_backend *cg, const char *job, cg_usage *out) {
         return cg->ops->job_usage(cg, job, out);
 }
 
+int cg_job_cpus(cg_backend *cg, const char *job, char **cpus, int64_t *mcpu) {
+        *cpus = NULL;
+        *mcpu = 0;
+        return job_ok(job) ? cg->ops->job_cpus(cg, job, cpus, mcpu) : -EINVAL;
+}
+
+int cg_job_set_cpus(cg_backend *cg, const char *job, const char *cpus, char *err, size_t errlen) {
+        return job_ok(job) ? cg->ops->job_set_cpus(cg, job, cpus, err, errlen) : -EINVAL;
+}
+
 int cg_job_is_empty(cg_backend *cg, const char *job) {
         char dir[PATH_MAX];
         pid_t *pids = NULL;

@@ -32,6 +32,7 @@ typedef struct cg_limits {
                              * memory.soft_limit_in_bytes, only under host pressure); 0 = none */
         int64_t pids;       /* max tasks; 0 = unlimited */
         uint64_t cpu_weight; /* 1..10000 (v2 cpu.weight scale, default 100); 0 = leave default */
+        const char *cpus;   /* the job's cores, a cpuset list ("0-1,3"); NULL = the parent's */
 } cg_limits;
 
 typedef struct cg_usage {
@@ -95,5 +96,12 @@ int cg_job_remove(cg_backend *cg, const char *job);
 /* Names of the job cgroups present in the subtree, departments' included (for re-adoption and
  * cleanup); NULL-terminated, free with strv_free. */
 int cg_list_jobs(cg_backend *cg, char ***out);
+/* The job's cores (cpuset.cpus, malloc'ed into *cpus) and its CPU quota in millicores (0: none),
+ * as a restarted agent finds them. Returns 0, -EOPNOTSUPP without the cpuset controller, or
+ * -errno. */
+int cg_job_cpus(cg_backend *cg, const char *job, char **cpus, int64_t *mcpu);
+/* Move the job to the cores of cpus (a cpuset list), its tasks with it. Returns 0, -EOPNOTSUPP
+ * without the cpuset controller, or -errno with err set. */
+int cg_job_set_cpus(cg_backend *cg, const char *job, const char *cpus, char *err, size_t errlen);
 /* Release the backend. When remove_subtree, kill and remove every job cgroup and the subtree. */
 void cg_close(cg_backend *cg, bool remove_subtree);

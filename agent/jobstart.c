@@ -195,9 +195,10 @@ static int start_shepherd(agent_job *j, const launch_req *req, char *err, size_t
 static void start_queued(agent_job *j) {
         agent *a = j->agent;
         launch_msg *m = j->queued;
-        char err[ERRLEN], cpus[32], mem[32];
+        char err[ERRLEN], cpus[32], mem[32], cores[CORES_LIST_MAX];
         cg_limits lim = {.mcpu = m->spec.req.mcpu, .mem = m->spec.req.mem, .mem_high = m->spec.mem_high,
-                         .pids = m->spec.req.pids ? m->spec.req.pids : a->cfg.default_pids};
+                         .pids = m->spec.req.pids ? m->spec.req.pids : a->cfg.default_pids,
+                         .cpus = jobcores_take(j, m->spec.req.mcpu, cores, sizeof(cores))};
         launch_req req = {.spec = &m->spec, .uid = m->uid, .gid = m->gid, .cg = a->cg, .cg_job = j->cgroup,
                           .nofile = a->cfg.job_nofile};
         int r;

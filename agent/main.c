@@ -10,6 +10,7 @@
 #include "log.h"
 #include "log_journal.h"
 #include "net.h"
+#include "nodesel.h"
 #include "nofile.h"
 #include "res.h"
 #include "sdscope.h"
@@ -47,13 +48,15 @@ typedef struct options {
         const char *scope; /* --scope: the transient unit to run in, where one is needed */
         bool cleanup, stop_jobs_on_exit, stop_scope;
         const char *kill_wait; /* as typed */
+        const char *features; /* --features or agent.features */
+        bool no_cpuset;       /* --no-cpuset or agent.cpuset = no */
 } options;
 
 static const char *const config_keys[] = {
         "agent.controller", "agent.secret_file", "agent.name",         "agent.cpus",
         "agent.mem",        "agent.pids",        "agent.default_pids", "agent.state_dir",
         "agent.tls_ca",     "agent.tls_cert",    "agent.tls_key",      "agent.tls_server_name",
-        "agent.launch_timeout_ms", "agent.kill_wait", NULL,
+        "agent.launch_timeout_ms", "agent.kill_wait", "agent.features", "agent.cpuset", NULL,
 };
 
 static void usage(FILE *f) {
@@ -71,6 +74,8 @@ static void usage(FILE *f) {
               "  --launch-timeout-ms N   fail a job not exec'd N ms after its launch (default 30000)\n"
               "  --kill-wait S           a job past its time limit gets SIGTERM, and SIGKILL S seconds\n"
               "                          later (default 30, Slurm's KillWait)\n"
+              "  --features A,B          this host's features, for submit --constraint (\"ssd,avx512\")\n"
+              "  --no-cpuset             whole-CPU jobs get a CPU quota only, no cores of their own\n"
               "  --tls-ca PEM            talk TLS to the controller, whose certificate must chain to\n"
               "                          this CA and name the --controller host\n"
               "  --tls-server-name NAME  the name the controller's certificate must carry instead\n"
@@ -91,7 +96,7 @@ static int parse_argv(int argc, char **argv, options *o) {
         enum { OPT_CONTROLLER = 256, OPT_SECRET, OPT_NAME, OPT_CPUS, OPT_MEM, OPT_PIDS,
                OPT_DEFAULT_PIDS, OPT_CONFIG, OPT_LOG_LEVEL, OPT_CLEANUP, OPT_HELP, OPT_STATE_DIR,
                OPT_STOP_JOBS, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME, OPT_LAUNCH_TIMEOUT, OPT_KILL_WAIT,
-               OPT_SCOPE, OPT_STOP_SCOPE };
+               OPT_SCOPE, OPT_STOP_SCOPE, OPT_FEATURES, OPT_NO_CPUSET };
         static const struct option longopts[] = {
                 {"controller", required_argument, NULL, OPT_CONTROLLER},
                 {"secret-file", required_argument, NULL, OPT_SECRET},
@@ -113,6 +118,8 @@ static int parse_argv(int argc, char **argv, options *o) {
                 {"tls-server-name", required_argument, NULL, OPT_TLS_NAME},
                 {"scope", required_argument, NULL, OPT_SCOPE},
                 {"stop-scope", no_argument, NULL, OPT_STOP_SCOPE},
+                {"features", required_argument, NULL, OPT_FEATURES},
+                {"no-cpuset", no_argument, NULL, OPT_NO_CPUSET},
                 {"help", no_argument, NULL, OPT_HELP},
                 {0},
         };
@@ -141,6 +148,8 @@ static int parse_argv(int argc, char **argv, options *o) {
                 case OPT_TLS_NAME: o->tls_server_name = optarg; break;
                 case OPT_SCOPE: o->scope = optarg; break;
                 case OPT_STOP_SCOPE: o->stop_scope = true; break;
+                case OPT_FEATURES: o->features = optarg; break;
+                case OPT_NO_CPUSET: o->no_cpuset = true; break;
                 case OPT_HELP: usage(stdout); return 1;
                 case OPT_LOG_LEVEL:
                         o->log_level = log_level_from_name(optarg);
@@ -175,6 +184,11 @@ static int merge_config(options *o, const config *cfg, char *err, size_t errlen)
         o->tls_cert = o->tls_cert ? o->tls_cert : config_get(cfg, "agent.tls_cert");
         o->tls_key = o->tls_key ? o->tls_key : config_get(cfg, "agent.tls_key");
         o->tls_server_name = o->tls_server_name ? o->tls_server_name : config_get(cfg, "agent.tls_server_name");
+        o->features = o->features ? o->features : config_get(cfg, "agent.features");
+        bool cpuset = true;
+        if (!o->no_cpuset && (r = config_get_bool(cfg, "agent.cpuset", &cpuset, err, errlen)) < 0 && r != -ENOENT)
+                return r;
+        o->no_cpuset = o->no_cpuset || !cpuset;
         return 0;
 }
 
@@ -538,6 +552,13 @@ static int configure(const options *o, const config *cfg, agent_config *ac, char
                 return EXIT_USAGE;
         }
         ac->launch_timeout_ms = (int)launch_ms;
+        if (o->features && *o->features && !nodesel_list_ok(o->features)) {
+                snprintf(err, errlen, "features: '%s' is not names (letters, digits, _ . -) separated by commas",
+                         o->features);
+                return EXIT_USAGE;
+        }
+        ac->features = o->features && *o->features ? o->features : NULL;
+        ac->no_cpuset = o->no_cpuset;
         if (!o->controller || !o->secret_file) {
                 snprintf(err, errlen, "--%s is required", o->controller ? "secret-file" : "controller");
                 return EXIT_USAGE;

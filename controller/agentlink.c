@@ -123,6 +123,8 @@ static void handle_hello(ctl_server *srv, conn *c, const cJSON *msg) {
                 return;
         }
         c->data = n;
+        if (ctl_node_set_features(&srv->state, n, h.features) < 0)
+                log_error("node=%s: out of memory for its features: it is offered jobs as if it had none", h.name);
         trust(srv, c);
         cJSON *welcome = proto_new("welcome");
         if (welcome && (auth_proof(srv->secret, AUTH_CONTROLLER, c->challenge, nonce, h.name, proof) < 0 ||

@@ -1,11 +1,12 @@
 /* agentmsg.c - an agent's hello, checked (agentmsg.h). */
 #include "agentmsg.h"
+#include "nodesel.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 static const char *const hello_fields[] = { "name", "nonce", "proof", "mcpu", "mem", "pids", "cgroup_mode",
-                                            "cgroup_root", "running", NULL };
+                                            "cgroup_root", "running", "features", NULL };
 
 /* Read hello's "running" list: job ids, exact integers like every id on the wire (a double such
  * as 1e300 does not convert to uint64_t). Returns 0 or -EINVAL / -ENOMEM with err set. */
@@ -32,6 +33,18 @@ static int running_ids(const cJSON *msg, agent_hello *h, char err[PROTO_ERRLEN])
         return 0;
 }
 
+/* Read hello's optional "features", a list of feature names. Returns 0 or -EINVAL with err set. */
+static int hello_features(const cJSON *msg, agent_hello *h, char err[PROTO_ERRLEN]) {
+        int r = proto_get_str(msg, "features", &h->features, err);
+        if (r == -ENOENT)
+                return 0;
+        if (r == 0 && *h->features && !nodesel_list_ok(h->features)) {
+                snprintf(err, PROTO_ERRLEN, "features: must be names (letters, digits, _ . -) separated by commas");
+                return -EINVAL;
+        }
+        return r;
+}
+
 static int hello_parse(const cJSON *msg, agent_hello *h, char err[PROTO_ERRLEN]) {
         int r;
         if ((r = proto_check_fields(msg, hello_fields, err)) < 0 || (r = proto_get_str(msg, "name", &h->name, err)) < 0 ||
@@ -40,7 +53,8 @@ static int hello_parse(const cJSON *msg, agent_hello *h, char err[PROTO_ERRLEN])
                 return r == -ENOENT ? (snprintf(err, PROTO_ERRLEN, "hello needs name, mcpu and mem"), -EINVAL) : r;
         if (((r = proto_get_int(msg, "pids", 0, RES_PIDS_MAX, &h->capacity.pids, err)) < 0 && r != -ENOENT) ||
             ((r = proto_get_str(msg, "cgroup_mode", &h->cgroup_mode, err)) < 0 && r != -ENOENT) ||
-            ((r = proto_get_str(msg, "cgroup_root", &h->cgroup_root, err)) < 0 && r != -ENOENT))
+            ((r = proto_get_str(msg, "cgroup_root", &h->cgroup_root, err)) < 0 && r != -ENOENT) ||
+            (r = hello_features(msg, h, err)) < 0)
                 return r;
         return running_ids(msg, h, err);
 }

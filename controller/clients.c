@@ -244,8 +244,11 @@ static const job *requested_job(ctl_server *srv, conn *c, const cJSON *msg) {
 
 static void handle_show(ctl_server *srv, conn *c, const cJSON *msg) {
         const job *j = requested_job(srv, c, msg);
+        cJSON *out = j ? job_reply(j) : NULL;
+        if (out && j->state == JOB_PENDING && !ctl_job_selectable(&srv->state, j))
+                cJSON_AddStringToObject(out, "waiting", "no connected, undrained node is one it may run on");
         if (j)
-                reply(c, job_reply(j));
+                reply(c, out);
 }
 
 /* The "ranges" of a bulk cancel, [[lo, hi], ...], sorted and merged into pairs in *out (the
@@ -609,6 +612,78 @@ static void handle_reload(ctl_server *srv, conn *c, const cJSON *msg) {
         reply(c, ok);
 }
 
+/* --- drain and resume: root only --- */
+
+/* Check a drain or resume request from c: root, its fields, a known node. Returns the node, or
+ * NULL with the error sent. */
+static ctl_node *node_request(ctl_server *srv, conn *c, const cJSON *msg, const char *const *fields) {
+        char err[PROTO_ERRLEN];
+        const char *name;
+        ctl_node *n = NULL;
+        int r = proto_check_fields(msg, fields, err);
+        if (r == 0 && (r = proto_get_str(msg, "node", &name, err)) == -ENOENT)
+                snprintf(err, sizeof(err), "node: required");
+        if (r == 0 && c->uid != 0)
+                snprintf(err, sizeof(err), "only root may drain or resume a node");
+        else if (r == 0 && !(n = ctl_find_node(&srv->state, name)))
+                snprintf(err, sizeof(err), "no node named %.64s", name);
+        if (!n)
+                reply_error(c, err);
+        return n;
+}
+
+/* Reply to a drain or resume with the node's state and reason. */
+static void reply_node(conn *c, const char *type, const ctl_node *n) {
+        cJSON *ok = proto_new(type);
+        if (ok && (!cJSON_AddStringToObject(ok, "node", n->name) ||
+                   !cJSON_AddStringToObject(ok, "state", ctl_node_state_name(n)))) {
+                cJSON_Delete(ok);
+                ok = proto_error("out of memory");
+        }
+        reply(c, ok);
+}
+
+static void handle_drain(ctl_server *srv, conn *c, const cJSON *msg) {
+        static const char *const fields[] = { "node", "reason", NULL };
+        char err[PROTO_ERRLEN];
+        const char *reason = "drained";
+        ctl_node *n = node_request(srv, c, msg, fields);
+        if (!n)
+                return;
+        int r = proto_get_str(msg, "reason", &reason, err);
+        if (r == -EINVAL || (r == 0 && (!*reason || strlen(reason) > JOB_NAME_MAX))) {
+                reply_error(c, r == -EINVAL ? err : "reason: must be 1 to 128 characters");
+                return;
+        }
+        if (jobstore_put_drain(srv->store, n->name, reason) < 0) {
+                reply_error(c, "could not store the drain (the controller's log says why)");
+                return;
+        }
+        if (ctl_node_drain(&srv->state, n->name, reason, &n) < 0) {
+                reply_error(c, "out of memory");
+                return;
+        }
+        reply_node(c, "drained", n);
+}
+
+static void handle_resume(ctl_server *srv, conn *c, const cJSON *msg) {
+        static const char *const fields[] = { "node", NULL };
+        ctl_node *n = node_request(srv, c, msg, fields);
+        if (!n)
+                return;
+        if (!n->drain_reason) {
+                reply_error(c, "that node is not drained");
+                return;
+        }
+        if (jobstore_put_drain(srv->store, n->name, NULL) < 0) {
+                reply_error(c, "could not store the resume (the controller's log says why)");
+                return;
+        }
+        (void)ctl_node_resume(&srv->state, n);
+        reply_node(c, "resumed", n);
+        server_schedule(srv);
+}
+
 static const struct {
         const char *type;
         void (*handle)(ctl_server *srv, conn *c, const cJSON *msg);
@@ -618,6 +693,7 @@ static const struct {
         { "history", handle_history }, { "shares", handle_shares }, { "reload", handle_reload },
         { "alpha_put", handle_alpha_put }, { "alpha_get", handle_alpha_get },
         { "events", server_handle_events },
+        { "drain", handle_drain }, { "resume", handle_resume },
 };
 
 static void client_message(conn *c, const cJSON *msg) {

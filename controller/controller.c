@@ -413,6 +413,12 @@ static int restore_job(void *userdata, job *j) {
         return r;
 }
 
+/* A drain stored before a restart: the node stays drained, known down until its agent's hello. */
+static int restore_drain(void *userdata, const char *node, const char *reason) {
+        ctl_node *n;
+        return ctl_node_drain(&((ctl_server *)userdata)->state, node, reason, &n);
+}
+
 static int write_port_file(const char *path, uint16_t port) {
         char text[16];
         snprintf(text, sizeof(text), "%u\n", port);
@@ -471,6 +477,8 @@ static int open_state(ctl_server *srv, const options *o, ctl_lotes_options *lote
                            "the disk (a controller crash loses nothing, a power loss may)");
         if ((r = jobstore_load(srv->store, restore_job, srv)) < 0)
                 return log_errno(LOG_ERR, r, "loading jobs from %s", o->database);
+        if ((r = jobstore_load_drains(srv->store, restore_drain, srv)) < 0)
+                return log_errno(LOG_ERR, r, "loading drained nodes from %s", o->database);
         if ((r = server_events_open(srv)) < 0)
                 return r;
         log_info("restored %zu jobs (%zu pending) from %s", srv->state.njobs, srv->state.npending, o->database);

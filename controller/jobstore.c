@@ -47,7 +47,10 @@ static const char schema[] = "PRAGMA locking_mode=EXCLUSIVE;"
                              "  node TEXT NOT NULL,"
                              "  what TEXT NOT NULL,"
                              "  reason TEXT NOT NULL);"
-                             "CREATE INDEX IF NOT EXISTS events_by_job ON events (job, seq);";
+                             "CREATE INDEX IF NOT EXISTS events_by_job ON events (job, seq);"
+                             "CREATE TABLE IF NOT EXISTS drains ("
+                             "  node TEXT PRIMARY KEY,"
+                             "  reason TEXT NOT NULL);";
 
 /* A database made before arrays has no env_of column: add it (NULL: the job's own env). */
 static int add_env_of(sqlite3 *db, char **msg) {
@@ -445,6 +448,36 @@ int jobstore_get_alpha(jobstore *s, uint64_t version, alpha_matrix *out) {
         }
         sqlite3_finalize(q);
         return r;
+}
+
+int jobstore_put_drain(jobstore *s, const char *node, const char *reason) {
+        sqlite3_stmt *q = NULL;
+        int rc = prepare(s->db, reason ? "INSERT OR REPLACE INTO drains (node, reason) VALUES (?, ?)"
+                                       : "DELETE FROM drains WHERE node = ?",
+                         &q);
+        if (rc == SQLITE_OK) {
+                sqlite3_bind_text(q, 1, node, -1, SQLITE_STATIC);
+                if (reason)
+                        sqlite3_bind_text(q, 2, reason, -1, SQLITE_STATIC);
+                rc = sqlite3_step(q);
+        }
+        sqlite3_finalize(q);
+        if ((rc = flush_if_committed(s, rc)) != SQLITE_DONE) {
+                log_error("node=%s: its drain could not be stored: %s", node, sqlite3_errmsg(s->db));
+                return -EIO;
+        }
+        return 0;
+}
+
+int jobstore_load_drains(jobstore *s, int (*fn)(void *userdata, const char *node, const char *reason), void *userdata) {
+        sqlite3_stmt *q;
+        int rc, r = 0;
+        if (prepare(s->db, "SELECT node, reason FROM drains ORDER BY node", &q) != SQLITE_OK)
+                return -EIO;
+        while (r == 0 && (rc = sqlite3_step(q)) == SQLITE_ROW)
+                r = fn(userdata, (const char *)sqlite3_column_text(q, 0), (const char *)sqlite3_column_text(q, 1));
+        sqlite3_finalize(q);
+        return r < 0 ? r : rc == SQLITE_DONE ? 0 : -EIO;
 }
 
 void jobstore_close(jobstore *s) {

@@ -63,5 +63,11 @@ int jobstore_put_alpha(jobstore *s, alpha_matrix *m, int64_t time_usec);
 /* Load version of the matrix (0: the latest) into out (alpha_free). Returns 0, -ENOENT when
  * there is none or no such version, or -EIO. */
 int jobstore_get_alpha(jobstore *s, uint64_t version, alpha_matrix *out);
+/* Store that node is drained for reason (table drains: node, reason), or, with reason NULL,
+ * that it is not. Returns 0 or -EIO (logged). */
+int jobstore_put_drain(jobstore *s, const char *node, const char *reason);
+/* Call fn for every drained node, in name order, until it returns < 0. Returns 0, fn's error, or
+ * -EIO. */
+int jobstore_load_drains(jobstore *s, int (*fn)(void *userdata, const char *node, const char *reason), void *userdata);
 /* Close the database (a batch still open is rolled back). NULL is fine. */
 void jobstore_close(jobstore *s);

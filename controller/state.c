@@ -15,9 +15,10 @@ void ctl_init(ctl_state *st, const ctl_config *cfg, const ctl_actions *act, void
 
 /* --- the scheduling view: what a pass sees of the nodes, kept between passes ---------------- */
 
-/* Whether jobs may be placed on n: its agent is connected and talks. */
+/* Whether jobs may be placed on n: its agent is connected and talks, it is not drained, and no
+ * exclusive job holds it. */
 static bool placeable(const ctl_node *n) {
-        return n->up && !n->silent;
+        return n->up && !n->silent && !n->drain_reason && n->nexclusive == 0;
 }
 
 /* Make node n's entry of the view what n is now (after its use, capacity or state changed). */
@@ -59,8 +60,11 @@ static int view_pending(ctl_state *st, size_t first, size_t n) {
                         return -ENOMEM;
                 st->pass_cap = cap;
         }
-        for (size_t i = first; i < first + n; i++)
+        st->pass_selective = 0;
+        for (size_t i = first; i < first + n; i++) {
                 st->pass_jobs[i - first] = sched_view(st->pending[i]);
+                st->pass_selective += ctl_spec_selective(&st->pending[i]->spec);
+        }
         return 0;
 }
 
@@ -112,6 +116,8 @@ static void idset_free(ctl_idset *s) {
 }
 
 static void node_free(ctl_node *n) {
+        free(n->features);
+        free(n->drain_reason);
         free(n->unconfirmed);
         free(n->strays);
         free(n->name);
@@ -438,6 +444,7 @@ static void dept_charge(ctl_state *st, const job *j, int sign) {
 static void charge(ctl_state *st, ctl_node *n, const job *j) {
         n->used = res_add(n->used, j->spec.req);
         n->running++;
+        n->nexclusive += j->spec.exclusive;
         dept_charge(st, j, +1);
         view_sync(st, n);
 }
@@ -446,6 +453,7 @@ static void charge(ctl_state *st, ctl_node *n, const job *j) {
 static void release(ctl_state *st, ctl_node *n, const job *j) {
         n->used = res_sub(n->used, j->spec.req);
         n->running--;
+        n->nexclusive -= j->spec.exclusive;
         dept_charge(st, j, -1);
         view_sync(st, n);
         if (st->cfg.dispatcher) {
@@ -647,7 +655,7 @@ int ctl_array_begin(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_s
                     int64_t now, ctl_array *a, char err[PROTO_ERRLEN]) {
         size_t n = count ? count : 1;
         int r = check_feasible(st, spec->req, err);
-        if (r < 0)
+        if (r < 0 || (r = ctl_check_nodesel(st, spec, err)) < 0)
                 return r;
         if ((r = depts_may_submit(st->cfg.depts, spec->group, uid, user, err, PROTO_ERRLEN)) < 0 ||
             (r = depts_time_limit(st->cfg.depts, spec->group, st->cfg.default_time_usec, st->cfg.max_time_usec,
@@ -1072,7 +1080,17 @@ bool ctl_node_heard(ctl_state *st, ctl_node *n, ctl_time now) {
 }
 
 const char *ctl_node_state_name(const ctl_node *n) {
+        if (n->up && !n->silent && n->drain_reason)
+                return n->running ? "draining" : "drained";
         return !n->up ? "down" : n->silent ? "not-responding" : "up";
+}
+
+void ctl_node_sync(ctl_state *st, ctl_node *n) {
+        view_sync(st, n);
+}
+
+ctl_node *ctl_node_create(ctl_state *st, const char *name) {
+        return node_add(st, name);
 }
 
 void ctl_credit_stall(ctl_state *st, int64_t stall_usec, ctl_time now) {
@@ -1198,16 +1216,90 @@ static int dispatch(ctl_state *st, job *j, ctl_node *n) {
         return 0;
 }
 
-/* Run the configured policy on the view, offering the first njobs of st->pass_jobs. Returns the
- * number of assignments in st->pass_out, or -ENOMEM. */
-static long place(ctl_state *st, bool indexed, size_t njobs) {
+/* Run the configured policy on the view, offering njobs of jobs. Returns the number of
+ * assignments in out, or -ENOMEM. */
+static long place(ctl_state *st, bool indexed, const sched_job *jobs, size_t njobs, sched_assignment *out) {
         const ctl_config *c = &st->cfg;
         sched_index *v = &st->view;
         if (c->dispatcher)
-                return sched_dispatch(c->dispatcher, v->machines, v->n, st->pass_jobs, njobs, st->pass_out);
+                return sched_dispatch(c->dispatcher, v->machines, v->n, jobs, njobs, out);
         if (indexed)
-                return sched_index_place(v, c->policy, st->pass_jobs, njobs, c->order, st->pass_out);
-        return sched_place(c->policy, v->machines, v->n, st->pass_jobs, njobs, c->order, st->pass_out);
+                return sched_index_place(v, c->policy, jobs, njobs, c->order, out);
+        return sched_place(c->policy, v->machines, v->n, jobs, njobs, c->order, out);
+}
+
+/* A job that no connected, undrained node selects (ctl_job_selectable) waits for one without
+ * holding back the jobs behind it, even in strict FIFO. */
+bool ctl_job_selectable(const ctl_state *st, const job *j) {
+        for (size_t i = 0; i < st->nnodes; i++)
+                if (st->nodes[i]->up && !st->nodes[i]->drain_reason && ctl_node_selected(st->nodes[i], &j->spec))
+                        return true;
+        return !ctl_spec_selective(&j->spec);
+}
+
+/* Offer one job that may go only on some nodes: the others are hidden from the policy (marked
+ * down in the view) for the call, and the node an exclusive job takes stays hidden for the rest
+ * of the pass (its charge then keeps it so). Returns the number placed (0 or 1), -EAGAIN when no
+ * node it selects can take it now (ctl_job_selectable), or -ENOMEM. */
+static long place_selected(ctl_state *st, bool indexed, const sched_job *sj, sched_assignment *out) {
+        const job *j = ctl_find_job(st, sj->id);
+        if (!ctl_job_selectable(st, j))
+                return -EAGAIN;
+        bool *hidden = calloc(st->nnodes + 1, sizeof(*hidden));
+        if (!hidden)
+                return -ENOMEM;
+        for (size_t i = 0; i < st->nnodes; i++) {
+                sched_machine *m = &st->view.machines[i];
+                bool idle = res_equal(m->free, m->capacity);
+                if (m->up && (!ctl_node_selected(st->nodes[i], &j->spec) || (j->spec.exclusive && !idle))) {
+                        hidden[i] = true;
+                        m->up = 0;
+                        sched_index_update(&st->view, i);
+                }
+        }
+        long placed = place(st, indexed, sj, 1, out);
+        for (size_t i = 0; i < st->nnodes; i++) {
+                bool taken = placed == 1 && j->spec.exclusive && out->machine == i;
+                if (hidden[i] || taken) {
+                        st->view.machines[i].up = !taken;
+                        sched_index_update(&st->view, i);
+                }
+        }
+        free(hidden);
+        return placed;
+}
+
+/* Run the policy on the first njobs of st->pass_jobs: in one call when none of them chooses
+ * its nodes; else the runs of jobs that do not, each in one call, and each job that does, alone
+ * (place_selected), in order, strict FIFO stopping at the first job left unplaced but those that
+ * no node could take now (*skipped counts them). Returns the number of assignments in
+ * st->pass_out, or -ENOMEM. */
+static long place_pass(ctl_state *st, bool indexed, size_t njobs, size_t *skipped) {
+        *skipped = 0;
+        if (st->pass_selective == 0)
+                return place(st, indexed, st->pass_jobs, njobs, st->pass_out);
+        long placed = 0;
+        for (size_t from = 0, n; from < njobs; from += n) {
+                const sched_job *jobs = &st->pass_jobs[from];
+                long r;
+                for (n = 0; from + n < njobs && !ctl_spec_selective(&ctl_find_job(st, jobs[n].id)->spec); n++)
+                        ;
+                if (n == 0) {
+                        n = 1;
+                        r = place_selected(st, indexed, jobs, &st->pass_out[placed]);
+                        if (r == -EAGAIN) {
+                                (*skipped)++;
+                                continue;
+                        }
+                } else
+                        r = place(st, indexed, jobs, n, &st->pass_out[placed]);
+                if (r < 0)
+                        return placed ? placed : r;
+                placed += r;
+                if ((size_t)r < n && st->cfg.order == SCHED_STRICT_FIFO && !st->cfg.dispatcher)
+                        break;
+        }
+        return placed;
 }
 
 /* The pending jobs as the fair order sees them, and the capacity of the up nodes. Returns the
@@ -1270,7 +1362,9 @@ static long pass(ctl_state *st, size_t first, size_t n, size_t *offered, long *p
         bool indexed = !st->cfg.dispatcher && !st->cfg.scan; /* the index follows the placements */
         const sched_assignment *out = st->pass_out;
         long launched = 0;
-        *placed = place(st, indexed, *offered);
+        size_t skipped;
+        *placed = place_pass(st, indexed, *offered, &skipped);
+        *offered -= skipped; /* they wait for a node, blocking nothing */
         if (*placed < 0) { /* a dispatcher may have placed some before it failed */
                 for (size_t i = 0; i < st->nnodes; i++)
                         view_reset(st, i);

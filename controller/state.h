@@ -42,6 +42,9 @@ typedef struct ctl_node {
                                     * to stop): held pending until it reports their end */
         size_t nstrays;
         int64_t confirm_by_mono_usec; /* ...which are lost unless they end before this */
+        char *features;     /* its agent's features (nodesel.h list), NULL when none */
+        char *drain_reason; /* drained by root (colony drain): no new job starts there; NULL when not */
+        size_t nexclusive;  /* running exclusive jobs: while any, nothing else is placed there */
 } ctl_node;
 
 /* One state transition, for the event log (events.h); the caller stamps its time. Strings are
@@ -159,6 +162,7 @@ typedef struct ctl_state {
         size_t nusers;
         size_t cancel_visits;
         size_t nreserved;  /* jobs of arrays begun and not yet made, counted against the caps */
+        size_t pass_selective; /* jobs of this pass that may go only on some nodes (nodesel.h) */
 } ctl_state;
 
 /* Initialise an empty state. */
@@ -289,7 +293,8 @@ void ctl_credit_stall(ctl_state *st, int64_t stall_usec, ctl_time now);
  * dropped and its running jobs lost (ctl_node_down); and the unconfirmed jobs of reconnected
  * nodes whose window has passed are lost. */
 void ctl_check_silence(ctl_state *st, ctl_time now);
-/* The node's state for users: "up", "not-responding" or "down". */
+/* The node's state for users: "up", "not-responding" or "down"; a drained node that is up,
+ * "draining" while it runs jobs, then "drained". */
 const char *ctl_node_state_name(const ctl_node *n);
 /* True when job id is recorded as running on n. */
 bool ctl_job_runs_on(ctl_state *st, ctl_node *n, uint64_t id);
@@ -329,3 +334,31 @@ long ctl_schedule(ctl_state *st);
 /* Something a pass reads changed outside this file's own paths (a job's order, a weight): let
  * the next pass run in full. */
 void ctl_schedule_dirty(ctl_state *st);
+
+/* --- nodes chosen and drained (drain.c) --- */
+
+/* n's use, state or drain changed outside the paths of state.c: bring the scheduling view up to
+ * date. */
+void ctl_node_sync(ctl_state *st, ctl_node *n);
+/* A new node called name, down, that no agent has said hello for yet; NULL when out of
+ * memory. */
+ctl_node *ctl_node_create(ctl_state *st, const char *name);
+/* Set n's features (a nodesel.h list, or NULL). Returns 0 or -ENOMEM. */
+int ctl_node_set_features(ctl_state *st, ctl_node *n, const char *features);
+/* Drain the node called name (created down when unknown, as a drain read back at start-up
+ * may be) for reason: its running jobs finish, no new job is placed there. Draining again
+ * replaces the reason. Returns 0 or -ENOMEM; *out is the node. */
+int ctl_node_drain(ctl_state *st, const char *name, const char *reason, ctl_node **out);
+/* Undo ctl_node_drain. Returns 0, or -EALREADY when it was not drained. */
+int ctl_node_resume(ctl_state *st, ctl_node *n);
+/* Whether the node of a job's selection (nodelist) exist, with a reason in err otherwise:
+ * a list naming a node the controller does not know is refused. Returns 0 or -EINVAL. */
+int ctl_check_nodesel(ctl_state *st, const job_spec *spec, char err[PROTO_ERRLEN]);
+/* Whether job spec may be placed on n by its selection (constraint, nodelist, exclude); an
+ * exclusive job also needs n idle, which the pass checks on its view. */
+bool ctl_node_selected(const ctl_node *n, const job_spec *spec);
+/* Whether spec chooses among nodes at all. */
+bool ctl_spec_selective(const job_spec *spec);
+/* Whether some connected, undrained node may take job j by its selection (always, for a job
+ * that chooses none): a pending job for which this is false waits for one. */
+bool ctl_job_selectable(const ctl_state *st, const job *j);

@@ -20,6 +20,10 @@ cJSON *status_node(const ctl_node *n) {
         cJSON_AddStringToObject(o, "cgroup_mode", n->cgroup_mode ? n->cgroup_mode : "");
         cJSON_AddStringToObject(o, "cgroup_root", n->cgroup_root ? n->cgroup_root : "");
         (void)psi_to_json(&n->psi, o);
+        if (n->features)
+                cJSON_AddStringToObject(o, "features", n->features);
+        if (n->drain_reason)
+                cJSON_AddStringToObject(o, "reason", n->drain_reason);
         return o;
 }
 

@@ -2,6 +2,7 @@
 #include "job.h"
 #include "units.h"
 #include "outpat.h"
+#include "nodesel.h"
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -33,7 +34,7 @@ bool job_state_is_terminal(job_state s) {
 
 #define SPEC_FIELDS                                                                                                    \
         "argv", "env", "cwd", "stdout_path", "stderr_path", "mcpu", "mem", "mem_high", "pids", "name", "group", "job_type", \
-                "expected_usec", "requeue", "umask", "time_limit_usec"
+                "expected_usec", "requeue", "umask", "time_limit_usec", "constraint", "nodelist", "exclude", "exclusive"
 const char *const job_spec_fields[] = { SPEC_FIELDS, NULL };
 const char *const job_submit_fields[] = { SPEC_FIELDS, "array", NULL };
 
@@ -183,6 +184,24 @@ static int check_bytes(char **v, const char *field, size_t max, char err[PROTO_E
         return -E2BIG;
 }
 
+/* The node selection fields (nodesel.h), each checked; absent ones stay NULL / false. */
+static int get_nodesel(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]) {
+        int r;
+        if ((r = get_opt_str(obj, "constraint", &spec->constraint, err)) < 0 ||
+            (r = get_opt_str(obj, "nodelist", &spec->nodelist, err)) < 0 ||
+            (r = get_opt_str(obj, "exclude", &spec->exclude, err)) < 0 ||
+            (r = proto_get_bool(obj, "exclusive", &spec->exclusive, err)) == -EINVAL)
+                return r;
+        if (spec->constraint && !nodesel_expr_ok(spec->constraint))
+                return invalid(err, "%s: must be features (letters, digits, _ . -) joined by & or , (all) and | (either)",
+                               "constraint");
+        if (spec->nodelist && !nodesel_list_ok(spec->nodelist))
+                return invalid(err, "%s: must be node names separated by commas", "nodelist");
+        if (spec->exclude && !nodesel_list_ok(spec->exclude))
+                return invalid(err, "%s: must be node names separated by commas", "exclude");
+        return 0;
+}
+
 static int spec_parse(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]) {
         int r = proto_get_strv(obj, "argv", JOB_ARGV_MAX, true, &spec->argv, err);
         if (r == -ENOENT || (r == 0 && !spec->argv[0]))
@@ -209,7 +228,7 @@ static int spec_parse(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]) 
                              err)) < 0 ||
             (r = check_label(spec->name, "name", false, err)) < 0 ||
             (r = check_label(spec->group, "group", true, err)) < 0 ||
-            (r = check_label(spec->job_type, "job_type", false, err)) < 0)
+            (r = check_label(spec->job_type, "job_type", false, err)) < 0 || (r = get_nodesel(obj, spec, err)) < 0)
                 return r;
         return spec->name ? 0 : default_name(spec);
 }
@@ -254,7 +273,10 @@ static int spec_to_json_public(const job_spec *spec, cJSON *obj) {
             (spec->expected_usec && !cJSON_AddNumberToObject(obj, "expected_usec", (double)spec->expected_usec)) ||
             (spec->requeue && !cJSON_AddBoolToObject(obj, "requeue", true)) ||
             !cJSON_AddNumberToObject(obj, "umask", spec->umask) ||
-            (spec->time_limit_usec && !cJSON_AddNumberToObject(obj, "time_limit_usec", (double)spec->time_limit_usec)))
+            (spec->time_limit_usec && !cJSON_AddNumberToObject(obj, "time_limit_usec", (double)spec->time_limit_usec)) ||
+            !add_opt_str(obj, "constraint", spec->constraint) ||
+            !add_opt_str(obj, "nodelist", spec->nodelist) || !add_opt_str(obj, "exclude", spec->exclude) ||
+            (spec->exclusive && !cJSON_AddBoolToObject(obj, "exclusive", true)))
                 return -ENOMEM;
         return 0;
 }
@@ -279,7 +301,8 @@ static size_t str_bound(const char *str) {
 size_t job_spec_json_bound(const job_spec *spec) {
         enum { FIXED = 1024 }; /* braces, brackets, every key, and the numbers (at most 24 bytes each) */
         size_t n = FIXED + str_bound(spec->name) + str_bound(spec->group) + str_bound(spec->job_type) +
-                   str_bound(spec->cwd) + str_bound(spec->stdout_path) + str_bound(spec->stderr_path);
+                   str_bound(spec->cwd) + str_bound(spec->stdout_path) + str_bound(spec->stderr_path) +
+                   str_bound(spec->constraint) + str_bound(spec->nodelist) + str_bound(spec->exclude);
         for (char *const *v = spec->argv; v && *v; v++)
                 n += str_bound(*v);
         for (char *const *v = spec->env; v && *v; v++)
@@ -296,6 +319,9 @@ void job_spec_free(job_spec *spec) {
         free(spec->cwd);
         free(spec->stdout_path);
         free(spec->stderr_path);
+        free(spec->constraint);
+        free(spec->nodelist);
+        free(spec->exclude);
         *spec = (job_spec){ 0 };
 }
 
@@ -440,7 +466,8 @@ static int record_parse(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
             (r = get_opt_int(obj, "expected_usec", 0, INT64_MAX, &j->spec.expected_usec, err)) < 0 ||
             (r = proto_get_bool(obj, "requeue", &j->spec.requeue, err)) == -EINVAL ||
             (r = get_umask(obj, &j->spec.umask, err)) < 0 ||
-            (r = get_opt_int(obj, "time_limit_usec", 0, INT64_MAX, &j->spec.time_limit_usec, err)) < 0)
+            (r = get_opt_int(obj, "time_limit_usec", 0, INT64_MAX, &j->spec.time_limit_usec, err)) < 0 ||
+            (r = get_nodesel(obj, &j->spec, err)) < 0)
                 return r;
         int64_t current;
         if ((r = job_result_from_json(obj, &j->result, err)) < 0 ||
@@ -460,14 +487,18 @@ int job_from_json(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
         return r;
 }
 
-/* The string fields an array's jobs share but argv, as pointers into j, in out (6 of them). */
-static void shared_strings(job *j, char **out[6]) {
+/* The string fields an array's jobs share but argv, as pointers into j, in out. */
+#define SHARED_STRINGS 9
+static void shared_strings(job *j, char **out[SHARED_STRINGS]) {
         out[0] = &j->user;
         out[1] = &j->spec.name;
         out[2] = &j->spec.group;
         out[3] = &j->spec.job_type;
         out[4] = &j->spec.cwd;
         out[5] = &j->spec.stderr_path;
+        out[6] = &j->spec.constraint;
+        out[7] = &j->spec.nodelist;
+        out[8] = &j->spec.exclude;
 }
 
 void job_borrow_spec(job *member, const job *owner, bool with_stdout) {
@@ -485,20 +516,20 @@ static bool same_str(const char *a, const char *b) {
 }
 
 bool job_share_strings(job *member, job *owner) {
-        char **mine[6], **theirs[6];
+        char **mine[SHARED_STRINGS], **theirs[SHARED_STRINGS];
         size_t i = 0;
         if (member->borrows_spec || owner->borrows_spec || !member->spec.argv || !owner->spec.argv)
                 return false;
         shared_strings(member, mine);
         shared_strings(owner, theirs);
-        for (size_t f = 0; f < 6; f++)
+        for (size_t f = 0; f < SHARED_STRINGS; f++)
                 if (!same_str(*mine[f], *theirs[f]))
                         return false;
         while (member->spec.argv[i] && owner->spec.argv[i] && strcmp(member->spec.argv[i], owner->spec.argv[i]) == 0)
                 i++;
         if (member->spec.argv[i] || owner->spec.argv[i])
                 return false;
-        for (size_t f = 0; f < 6; f++) {
+        for (size_t f = 0; f < SHARED_STRINGS; f++) {
                 free(*mine[f]);
                 *mine[f] = *theirs[f];
         }
@@ -515,9 +546,9 @@ bool job_share_strings(job *member, job *owner) {
 
 void job_free(job *j) {
         if (j->borrows_spec) { /* the owner frees them */
-                char **shared[6];
+                char **shared[SHARED_STRINGS];
                 shared_strings(j, shared);
-                for (size_t f = 0; f < 6; f++)
+                for (size_t f = 0; f < SHARED_STRINGS; f++)
                         *shared[f] = NULL;
                 j->spec.argv = NULL;
         }

@@ -67,6 +67,13 @@ typedef struct job_spec {
         bool requeue;   /* when its node is lost, the job goes back to pending instead of ending lost */
         int umask;      /* 0..0777: the submitter's umask, the job's from its start (its output files too) */
         int64_t time_limit_usec; /* run time allowed from its start, 0 = none (the controller fills its default) */
+        /* Which nodes may take it (nodesel.h), NULL when not given: a feature expression, a list of
+         * nodes of which one, a list of nodes none of which; and a node of its own (an idle one, and
+         * nothing else placed there while it runs). */
+        char *constraint;
+        char *nodelist;
+        char *exclude;
+        bool exclusive;
 } job_spec;
 
 typedef struct job_result {

@@ -9,6 +9,10 @@ _colony_options() { # _colony_options COMMAND: the long options its --help menti
         printf '%s\n' --json --socket --dir --help
 }
 
+_colony_nodes() { # the nodes' names, for drain, resume, --nodelist and --exclude
+        colony nodes --json 2>/dev/null | jq -r '.nodes[].name' 2>/dev/null
+}
+
 _colony() {
         local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]} cmd="" i
         for ((i = 1; i < COMP_CWORD; i++)); do
@@ -43,6 +47,7 @@ _colony() {
                 COMPREPLY=($(compgen -W "$(colony shares --json 2>/dev/null | tr -d ' \t\n' | grep -o '"path":"[^"]*","parent":"[^"]*","leaf":true' | cut -d'"' -f4 | grep -v '^(none)$')" -- "$cur"))
                 return ;;
         --job) COMPREPLY=($(compgen -W "$(colony queue --all 2>/dev/null | awk 'NR > 1 { print $1 }')" -- "$cur")); return ;;
+        --nodelist | --exclude) COMPREPLY=($(compgen -W "$(_colony_nodes)" -- "$cur")); return ;;
         esac
         if [ -z "$cmd" ]; then
                 COMPREPLY=($(compgen -W "$(_colony_commands) --json --socket --dir --help --version" -- "$cur"))
@@ -52,6 +57,7 @@ _colony() {
                 case $cmd in
                 show | cancel | wait)
                         COMPREPLY=($(compgen -W "$(colony queue 2>/dev/null | awk 'NR > 1 { print $1 }')" -- "$cur")) ;;
+                drain | resume) COMPREPLY=($(compgen -W "$(_colony_nodes)" -- "$cur")) ;;
                 esac
         fi
 }

@@ -4,6 +4,7 @@
 #include "client.h"
 #include "devcluster.h"
 #include "format.h"
+#include "nodesel.h"
 #include "proto.h"
 #include "units.h"
 #include <errno.h>
@@ -18,16 +19,19 @@
 #define UP_TIMEOUT_MS 60000 /* a bound for failures: an agent that moves into a scope first took 5 s in a loaded TCG guest */
 #define LOG_TAIL_LINES 15
 #define ERRLEN 1024
+#define UP_FEATURES_MAX 64 /* --agent-features options */
 
 /* ---- nodes ---- */
 
 static const char nodes_usage[] =
         "Usage: colony nodes [--json]\n"
         "List the agents: state (up; not-responding: connected but silent past the agent timeout,\n"
-        "so given no job, its jobs running on; down), free and total CPUs and memory, running\n"
-        "jobs, cgroup mode, and the host's pressure: the share of the last 10 s in which some\n"
-        "task waited for CPU, memory or I/O (PSI; '-' when the kernel gives none). Under a policy\n"
-        "with a plan (lotes, coloc), a last line says what it places with now.\n";
+        "so given no job, its jobs running on; down; draining: drained by root, its jobs running\n"
+        "on, no new one placed; drained: the same with no job left), free and total CPUs and\n"
+        "memory, running jobs, cgroup mode, and the host's pressure: the share of the last 10 s in\n"
+        "which some task waited for CPU, memory or I/O (PSI; '-' when the kernel gives none), its\n"
+        "features, and the reason it was drained. Under a policy with a plan (lotes, coloc), a last\n"
+        "line says what it places with now.\n";
 
 /* One node record as a table row. Returns 0, -EBADMSG or -ENOMEM. */
 static int nodes_add_row(fmt_table *t, const cJSON *node) {
@@ -50,16 +54,20 @@ static int nodes_add_row(fmt_table *t, const cJSON *node) {
         snprintf(mem, sizeof(mem), "%s/%s", units_format_size(free_mem, fm, sizeof(fm)),
                  units_format_size(bytes, tm, sizeof(tm)));
         snprintf(running, sizeof(running), "%" PRId64, jobs);
-        return fmt_table_row(t, name, state, cpus, mem, running, mode, fmt_psi(&psi, "/", pressure, sizeof(pressure)));
+        const cJSON *features = cJSON_GetObjectItemCaseSensitive(node, "features"),
+                    *reason = cJSON_GetObjectItemCaseSensitive(node, "reason");
+        return fmt_table_row(t, name, state, cpus, mem, running, mode, fmt_psi(&psi, "/", pressure, sizeof(pressure)),
+                             cJSON_IsString(features) ? features->valuestring : "-",
+                             cJSON_IsString(reason) ? reason->valuestring : "-");
 }
 
 /* Print a "nodes" reply as a table. Returns 0 or EXIT_FAIL. */
 static int print_nodes(const cli *c, const cJSON *reply) {
         static const char *const headers[] = {"NAME", "STATE", "CPUS(free/total)", "MEM(free/total)",
-                                              "RUNNING", "CGROUP", "PRESSURE%(cpu/mem/io)"};
+                                              "RUNNING", "CGROUP", "PRESSURE%(cpu/mem/io)", "FEATURES", "REASON"};
         const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(reply, "nodes"), *node;
         fmt_table t;
-        int r = fmt_table_init(&t, 7, headers);
+        int r = fmt_table_init(&t, 9, headers);
 
         if (!cJSON_IsArray(nodes))
                 r = -EBADMSG;
@@ -86,7 +94,8 @@ const cli_command cmd_nodes = {"nodes", "list the agents and their free resource
 static const char up_usage[] =
         "Usage: colony up [--dir DIR] [--agents N] [--agent-cpus N] [--agent-mem SIZE]\n"
         "                 [--name-prefix P] [--order fifo|backfill|reserve] [--agent-timeout-ms N]\n"
-        "                 [--launch-timeout-ms N] [--kill-wait S] [--json]\n"
+        "                 [--launch-timeout-ms N] [--kill-wait S] [--agent-features A,B]...\n"
+        "                 [--agent-no-cpuset] [--json]\n"
         "Start a local cluster in the background: a controller and N agents on this host, with\n"
         "their socket, secret, database, pid files and logs in DIR. Needs root for the agents'\n"
         "cgroups. Stop it with colony down --dir DIR. On a DIR whose controller or agents died,\n"
@@ -109,7 +118,12 @@ static const char up_usage[] =
         "  --kill-wait S       seconds each agent waits between SIGTERM and SIGKILL for a job past\n"
         "                      its time limit (colony-agent(8); default 30)\n"
         "  --controller-config FILE  the controller's config file (colony-controller(8)), e.g. with\n"
-        "                      [departments]\n";
+        "                      [departments]\n"
+        "  --agent-features A,B  the agents' features (colony-agent --features): the first option\n"
+        "                      for the first agent, the second for the second..., the last for the\n"
+        "                      rest; given once, for every agent\n"
+        "  --agent-no-cpuset   whole-CPU jobs get a CPU quota only, no cores of their own\n"
+        "                      (colony-agent --no-cpuset)\n";
 
 /* The cluster directory for up/down: --dir or the default, made absolute. */
 static int cluster_dir(const cli *c, char *buf, size_t len) {
@@ -158,7 +172,8 @@ static bool valid_prefix(const char *p) {
 /* Options into o. Returns -1 to go on, else an exit status. */
 static int parse_up(cli *c, int argc, char **argv, dev_options *o) {
         enum { OPT_AGENTS = CLI_OPT_OWN, OPT_CPUS, OPT_MEM, OPT_PREFIX, OPT_ORDER, OPT_CONFIG, OPT_LISTEN, OPT_TIMEOUT, OPT_LAUNCH,
-               OPT_KILL_WAIT };
+               OPT_KILL_WAIT, OPT_FEATURES, OPT_NO_CPUSET };
+        static const char *features[UP_FEATURES_MAX];
         static const struct option options[] = {
                 {"agents", required_argument, NULL, OPT_AGENTS},
                 {"agent-cpus", required_argument, NULL, OPT_CPUS},
@@ -170,6 +185,8 @@ static int parse_up(cli *c, int argc, char **argv, dev_options *o) {
                 {"agent-timeout-ms", required_argument, NULL, OPT_TIMEOUT},
                 {"launch-timeout-ms", required_argument, NULL, OPT_LAUNCH},
                 {"kill-wait", required_argument, NULL, OPT_KILL_WAIT},
+                {"agent-features", required_argument, NULL, OPT_FEATURES},
+                {"agent-no-cpuset", no_argument, NULL, OPT_NO_CPUSET},
                 {0},
         };
         int64_t v;
@@ -232,6 +249,14 @@ static int parse_up(cli *c, int argc, char **argv, dev_options *o) {
                                                        optarg);
                         o->kill_wait = optarg;
                         break;
+                case OPT_FEATURES:
+                        if (!nodesel_list_ok(optarg) || o->nagent_features == UP_FEATURES_MAX)
+                                return cli_usage_error(c, "--agent-features: '%s' is not feature names separated by "
+                                                          "commas, or one past the %d this takes", optarg, UP_FEATURES_MAX);
+                        features[o->nagent_features++] = optarg;
+                        o->agent_features = features;
+                        break;
+                case OPT_NO_CPUSET: o->agent_no_cpuset = true; break;
                 }
         }
         if (opt < 0)

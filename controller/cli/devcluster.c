@@ -609,7 +609,7 @@ static int start_agents(const dev_options *o, const char *prog, dev_cluster *cl,
                 /* `colony down` must leave nothing behind: the agents kill their jobs on SIGTERM. */
                 const char *argv[] = {prog, "--name", a->name, "--controller", cl->agent_address, "--secret-file", secret,
                                       "--state-dir", state, "--stop-jobs-on-exit", "--scope", unit, NULL, NULL,
-                                      NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+                                      NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
                 size_t k = 12;
                 if (a->kept)
                         continue;
@@ -629,6 +629,12 @@ static int start_agents(const dev_options *o, const char *prog, dev_cluster *cl,
                         argv[k++] = "--kill-wait";
                         argv[k++] = o->kill_wait;
                 }
+                if (o->nagent_features) {
+                        argv[k++] = "--features";
+                        argv[k++] = o->agent_features[i < o->nagent_features ? i : o->nagent_features - 1];
+                }
+                if (o->agent_no_cpuset)
+                        argv[k++] = "--no-cpuset";
                 log_path(log, o->dir, a->name);
                 state_path(state, o->dir, a->name);
                 agent_unit_name(unit, sizeof(unit), o->dir, a->name);

@@ -30,6 +30,11 @@ typedef struct dev_options {
         const char *launch_timeout_ms; /* each agent's --launch-timeout-ms as typed, or NULL */
         int timeout_ms;          /* until every agent is up */
         const char *kill_wait;   /* each agent's --kill-wait as typed, or NULL */
+        /* --features of the agents: the i-th agent gets the i-th, the agents past them the last;
+         * none when nagent_features is 0 */
+        const char *const *agent_features;
+        size_t nagent_features;
+        bool agent_no_cpuset;    /* the agents' --no-cpuset: whole-CPU jobs get a quota only */
 } dev_options;
 
 typedef struct dev_daemon {

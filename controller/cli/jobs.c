@@ -3,6 +3,7 @@
 #include "client.h"
 #include "format.h"
 #include "jobs.h"
+#include "nodesel.h"
 #include "outcome.h"
 #include "proto.h"
 #include "units.h"
@@ -141,6 +142,12 @@ static const char submit_usage[] =
         "  --requeue        if colony loses it (its agent timed out, came back without it, or\n"
         "                   found it killed with a crashed agent), run it again (same id, next\n"
         "                   attempt) instead of ending it lost\n"
+        "  --constraint F   only on a node with these features: \"ssd\", \"ssd&avx512\" or \"ssd,avx512\"\n"
+        "                   (all of them), \"ssd|nvme\" (either)\n"
+        "  --nodelist A,B   on one of these nodes (a job runs on one node: not all of them)\n"
+        "  --exclude A,B    on none of these nodes\n"
+        "  --exclusive      a node of its own: an idle node, and no other job placed there while\n"
+        "                   it runs\n"
         "  --json           print the controller's reply\n\n"
         "CMD without a '/' is looked up in $PATH; it must exist and be executable.\n";
 
@@ -222,6 +229,29 @@ int jobs_resolve_command(const cli *c, const char *cmd, const char *cwd, char **
 }
 
 
+/* Option which (0 --constraint, 1 --nodelist, 2 --exclude, 3 --exclusive) with arg into s,
+ * checked (nodesel.h). Returns -1 to go on, else an exit status. */
+static int parse_nodesel(cli *c, int which, char *arg, job_spec *s) {
+        switch (which) {
+        case 0:
+                if (!nodesel_expr_ok(arg))
+                        return cli_usage_error(c, "--constraint: '%s' is not features (letters, digits, _ . -) joined "
+                                                  "by & or , (all of them) and | (either)", arg);
+                s->constraint = arg;
+                return -1;
+        case 1:
+        case 2:
+                if (!nodesel_list_ok(arg))
+                        return cli_usage_error(c, "--%s: '%s' is not node names separated by commas",
+                                               which == 1 ? "nodelist" : "exclude", arg);
+                *(which == 1 ? &s->nodelist : &s->exclude) = arg;
+                return -1;
+        default:
+                s->exclusive = true;
+                return -1;
+        }
+}
+
 /* How many jobs one submit makes: --array's count (0: one job), or --stdin's lines. */
 typedef struct submit_many {
         long array;
@@ -256,7 +286,8 @@ static int parse_time_limit(const cli *c, const char *arg, int64_t *usec) {
 /* Options into s and m (strings borrowed from argv). Returns -1 to go on, else an exit status. */
 static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many *m) {
         enum { OPT_CPUS = CLI_OPT_OWN, OPT_MEM, OPT_MEM_HIGH, OPT_PIDS, OPT_NAME, OPT_GROUP, OPT_TYPE, OPT_OUTPUT,
-               OPT_ERROR, OPT_ARRAY, OPT_STDIN, OPT_REQUEUE, OPT_TIME };
+               OPT_ERROR, OPT_ARRAY, OPT_STDIN, OPT_REQUEUE, OPT_TIME, OPT_CONSTRAINT, OPT_NODELIST, OPT_EXCLUDE,
+               OPT_EXCLUSIVE };
         static const struct option options[] = {
                 {"cpus", required_argument, NULL, OPT_CPUS},   {"mem", required_argument, NULL, OPT_MEM},
                 {"mem-high", required_argument, NULL, OPT_MEM_HIGH},
@@ -266,6 +297,9 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
                 {"error", required_argument, NULL, OPT_ERROR}, {"array", required_argument, NULL, OPT_ARRAY},
                 {"stdin", no_argument, NULL, OPT_STDIN}, {"requeue", no_argument, NULL, OPT_REQUEUE},
                 {"time", required_argument, NULL, OPT_TIME},
+                {"constraint", required_argument, NULL, OPT_CONSTRAINT},
+                {"nodelist", required_argument, NULL, OPT_NODELIST},
+                {"exclude", required_argument, NULL, OPT_EXCLUDE}, {"exclusive", no_argument, NULL, OPT_EXCLUSIVE},
                 {0},
         };
         int64_t n;
@@ -312,6 +346,12 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
                 case OPT_TIME:
                         if (parse_time_limit(c, optarg, &s->time_limit_usec) < 0)
                                 return EXIT_USAGE;
+                case OPT_CONSTRAINT:
+                case OPT_NODELIST:
+                case OPT_EXCLUDE:
+                case OPT_EXCLUSIVE:
+                        if ((n = parse_nodesel(c, o - OPT_CONSTRAINT, optarg, s)) >= 0)
+                                return (int)n;
                         break;
                 }
         }
@@ -634,6 +674,25 @@ static void show_result(const job *j) {
                 field("error:", j->result.error);
 }
 
+/* The nodes the job chose, if it did: "features ssd; one of a,b; not c; a node of its own". */
+static void show_nodesel(const job *j) {
+        const job_spec *s = &j->spec;
+        char line[4 * NODESEL_MAX]; /* each list is at most NODESEL_MAX */
+        size_t n = 0;
+        if (s->constraint)
+                n += (size_t)snprintf(line + n, sizeof(line) - n, "features %s; ", s->constraint);
+        if (s->nodelist)
+                n += (size_t)snprintf(line + n, sizeof(line) - n, "one of %s; ", s->nodelist);
+        if (s->exclude)
+                n += (size_t)snprintf(line + n, sizeof(line) - n, "not %s; ", s->exclude);
+        if (s->exclusive)
+                n += (size_t)snprintf(line + n, sizeof(line) - n, "a node of its own; ");
+        if (n == 0)
+                return;
+        line[n - 2] = '\0';
+        field("nodes:", line);
+}
+
 static void show_job(const job *j) {
         char *cmdline = fmt_argv(j->spec.argv);
         char line[512];
@@ -656,6 +715,7 @@ static void show_job(const job *j) {
                 field("group:", j->spec.group);
         if (j->spec.job_type)
                 field("type:", j->spec.job_type);
+        show_nodesel(j);
         field("node:", j->node);
         show_request(j);
         show_times(j);
@@ -688,8 +748,12 @@ static int run_show(cli *c, int argc, char **argv) {
         r = client_simple(sock, "show", id, "job", REQUEST_TIMEOUT_MS, &reply, err, sizeof(err));
         if (r == 0 && c->json)
                 fmt_json(reply);
-        else if (r == 0 && (r = record_from_reply(reply, &j, err, sizeof(err))) == 0)
+        else if (r == 0 && (r = record_from_reply(reply, &j, err, sizeof(err))) == 0) {
+                const cJSON *waiting = cJSON_GetObjectItemCaseSensitive(reply, "waiting");
                 show_job(&j);
+                if (cJSON_IsString(waiting))
+                        field("waiting:", waiting->valuestring);
+        }
         if (r < 0)
                 cli_error(c, "%s", err);
         job_free(&j);

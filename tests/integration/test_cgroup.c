@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,6 +176,43 @@ START_TEST(test_cpu_limit) {
 }
 END_TEST
 
+/* A job's own cores: its tasks' affinity is what cpuset.cpus says, read back as a restarted
+ * agent reads it, and follows a rewrite. Skipped (passes, says so) without the cpuset
+ * controller or with fewer than 2 CPUs allowed. */
+START_TEST(test_cpuset) {
+        cg_limits lim = {.mcpu = 1000, .mem = 64 * MiB, .pids = 64, .cpus = "0"};
+        char *argv[] = {stress, "sleep", "10", NULL}, err[512], *cpus = NULL;
+        cpu_set_t set;
+        int64_t mcpu;
+        pid_t pid, pids[8];
+        int st;
+
+        ck_assert_int_eq(sched_getaffinity(0, sizeof(set), &set), 0);
+        if (!CPU_ISSET(0, &set) || !CPU_ISSET(1, &set)) {
+                printf("cpuset: skipped, CPUs 0 and 1 are not both ours\n");
+                return;
+        }
+        ck_assert_msg(start("job-cpuset", &lim, argv, 0, "/", "/dev/null", &pid, err, sizeof(err)) == 0, "launch: %s", err);
+        if (cg_job_cpus(cg, "job-cpuset", &cpus, &mcpu) == -EOPNOTSUPP) {
+                printf("cpuset: skipped, no cpuset controller here\n");
+        } else {
+                ck_assert_str_eq(cpus, "0");
+                ck_assert_int_eq(mcpu, 1000);
+                ck_assert_uint_eq(job_pids("job-cpuset", pids, 8), 1);
+                ck_assert_int_eq(sched_getaffinity(pids[0], sizeof(set), &set), 0);
+                ck_assert(CPU_ISSET(0, &set) && !CPU_ISSET(1, &set));
+                ck_assert_msg(cg_job_set_cpus(cg, "job-cpuset", "1", err, sizeof(err)) == 0, "set cpus: %s", err);
+                ck_assert_int_eq(sched_getaffinity(pids[0], sizeof(set), &set), 0);
+                ck_assert(!CPU_ISSET(0, &set) && CPU_ISSET(1, &set));
+        }
+        free(cpus);
+        ck_assert_int_eq(cg_job_kill(cg, "job-cpuset", 5000), 0);
+        st = wait_exit(pid, 10);
+        ck_assert(WIFSIGNALED(st) || WIFEXITED(st));
+        ck_assert_int_eq(cg_job_remove(cg, "job-cpuset"), 0);
+}
+END_TEST
+
 START_TEST(test_oom) {
         cg_limits lim = {.mcpu = 1000, .mem = 64 * MiB, .pids = 64};
         char *argv[] = {stress, "mem", "256M", "5", NULL}, err[512];
@@ -329,6 +367,7 @@ static Suite *cgroup_suite(void) {
         tcase_add_checked_fixture(tc, setup, cleanup);
         tcase_set_timeout(tc, 60);
         tcase_add_test(tc, test_cpu_limit);
+        tcase_add_test(tc, test_cpuset);
         tcase_add_test(tc, test_oom);
         tcase_add_test(tc, test_kill_tree);
         tcase_add_test(tc, test_user);

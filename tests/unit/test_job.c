@@ -195,7 +195,8 @@ START_TEST(spec_fields_cover_what_to_json_writes) {
         char err[PROTO_ERRLEN];
         ck_assert_int_eq(parse(GOOD ",\"env\":[\"A=1\"],\"pids\":64,\"name\":\"n\",\"group\":\"g\","
                                "\"job_type\":\"t\",\"expected_usec\":60000000,\"stdout_path\":\"/o\",\"stderr_path\":\"/e\",\"mem_high\":1024,\"requeue\":true,"
-                               "\"time_limit_usec\":2000000",
+                               "\"time_limit_usec\":2000000"
+                               ",\"constraint\":\"ssd&avx\",\"nodelist\":\"a,b\",\"exclude\":\"c\",\"exclusive\":true",
                                &spec, err),
                          0);
         cJSON *obj = proto_new("launch");

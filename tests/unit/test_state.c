@@ -1252,6 +1252,77 @@ START_TEST(a_strict_fifo_pass_goes_on_window_after_window_and_stops_where_a_full
 }
 END_TEST
 
+/* A job choosing its nodes (constraint, nodelist, exclude, exclusive): the policy sees only
+ * those; one that no up, undrained node may take holds nothing behind it in strict FIFO; a
+ * drained node takes nothing until resumed. */
+static uint64_t submit_sel(const char *constraint, const char *nodelist, const char *exclude, bool exclusive) {
+        job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .name = strdup("sel"),
+                          .req = { .mcpu = 100, .mem = MiB }, .exclusive = exclusive,
+                          .constraint = constraint ? strdup(constraint) : NULL,
+                          .nodelist = nodelist ? strdup(nodelist) : NULL, .exclude = exclude ? strdup(exclude) : NULL };
+        spec.argv[0] = strdup("/bin/true");
+        uint64_t id = 0;
+        int r = ctl_submit(&st, 0, 0, "u", &spec, 1000, &id, err);
+        job_spec_free(&spec);
+        return r < 0 ? 0 : id;
+}
+
+static const char *placed_on(uint64_t id) {
+        for (int i = 0; i < rec.launched; i++)
+                if (rec.launch_ids[i] == id)
+                        return rec.launch_nodes[i];
+        return NULL;
+}
+
+START_TEST(jobs_choose_their_nodes_and_drained_nodes_take_none) {
+        ctl_node *a = node("a", 4000, 1024 * MiB, NULL, 0), *b = node("b", 4000, 1024 * MiB, NULL, 0), *n;
+        ck_assert_int_eq(ctl_node_set_features(&st, a, "ssd,avx512"), 0);
+        ck_assert_int_eq(ctl_node_set_features(&st, b, "gpu"), 0);
+        uint64_t gpu = submit_sel("gpu", NULL, NULL, false), both = submit_sel("ssd&avx512", NULL, NULL, false),
+                 nvme = submit_sel("nvme", NULL, NULL, false), listed = submit_sel(NULL, "b", NULL, false),
+                 excl = submit_sel(NULL, NULL, "a", false), plain = submit_sel(NULL, NULL, NULL, false);
+        ck_assert_uint_eq(submit_sel(NULL, "a,nosuch", NULL, false), 0);
+        ck_assert_str_eq(err, "nodelist: no node named nosuch");
+        ctl_schedule(&st);
+        ck_assert_str_eq(placed_on(gpu), "b");
+        ck_assert_str_eq(placed_on(both), "a");
+        ck_assert_ptr_null(placed_on(nvme)); /* pending, and behind it strict FIFO went on */
+        ck_assert_str_eq(placed_on(listed), "b");
+        ck_assert_str_eq(placed_on(excl), "b");
+        ck_assert_str_eq(placed_on(plain), "a");
+
+        /* exclusive: b is busy, a is not idle either: it waits; the job behind it too (FIFO) */
+        uint64_t whole = submit_sel(NULL, NULL, NULL, true), after = submit_sel(NULL, "a", NULL, false);
+        ctl_schedule(&st);
+        ck_assert_ptr_null(placed_on(whole));
+        finish_ok(a, both);
+        finish_ok(a, plain);
+        ctl_schedule(&st);
+        ck_assert_str_eq(placed_on(whole), "a");
+        ck_assert_ptr_null(placed_on(after)); /* nothing beside an exclusive job */
+        finish_ok(a, whole);
+        ctl_schedule(&st);
+        ck_assert_str_eq(placed_on(after), "a");
+
+        /* drain: no new job; resume: jobs again */
+        ck_assert_int_eq(ctl_node_drain(&st, "a", "disk", &n), 0);
+        ck_assert_ptr_eq(n, a);
+        ck_assert_str_eq(ctl_node_state_name(a), "draining");
+        uint64_t wait = submit_sel(NULL, "a", NULL, false), other = submit_sel(NULL, NULL, NULL, false);
+        ctl_schedule(&st);
+        ck_assert_ptr_null(placed_on(wait));
+        ck_assert_str_eq(placed_on(other), "b"); /* the job waiting for a drained node blocks nothing */
+        finish_ok(a, after);
+        ck_assert_str_eq(ctl_node_state_name(a), "drained");
+        ctl_schedule(&st);
+        ck_assert_ptr_null(placed_on(wait));
+        ck_assert_int_eq(ctl_node_resume(&st, a), 0);
+        ck_assert_int_eq(ctl_node_resume(&st, a), -EALREADY);
+        ctl_schedule(&st);
+        ck_assert_str_eq(placed_on(wait), "a");
+}
+END_TEST
+
 static Suite *state_suite(void) {
         Suite *s = suite_create("state");
         TCase *tc = tcase_create("state");
@@ -1295,6 +1366,7 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, an_unlisted_job_that_starts_after_the_hello_is_kept);
         tcase_add_test(tc, the_view_follows_the_nodes_through_any_sequence);
         tcase_add_test(tc, a_pass_after_one_that_placed_nothing_sees_what_changed);
+        tcase_add_test(tc, jobs_choose_their_nodes_and_drained_nodes_take_none);
         suite_add_tcase(s, tc);
         return s;
 }

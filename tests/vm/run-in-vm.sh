@@ -125,7 +125,7 @@ ln -sf /proc/self/fd \$R/dev/fd; for i in 0 1 2; do ln -sf /proc/self/fd/\$i \$R
 # /tmp stays the overlay's (writable, and showing the host's, where a build tree may live).
 mount -t tmpfs tmpfs \$R/run
 mount -t cgroup2 none \$R/sys/fs/cgroup
-echo "+cpu +memory +pids +io" > \$R/sys/fs/cgroup/cgroup.subtree_control || echo "vm: cannot enable controllers"
+echo "+cpu +memory +pids +io +cpuset" > \$R/sys/fs/cgroup/cgroup.subtree_control || echo "vm: cannot enable controllers"
 echo "vm: kernel \$(uname -r), cgroup2 root controllers: \$(cat \$R/sys/fs/cgroup/cgroup.subtree_control)"
 cp /cmd.sh \$R/tmp/vm-cmd.sh
 ip link set lo up 2>/dev/null
