@@ -346,6 +346,7 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
                 case OPT_TIME:
                         if (parse_time_limit(c, optarg, &s->time_limit_usec) < 0)
                                 return EXIT_USAGE;
+                        break;
                 case OPT_CONSTRAINT:
                 case OPT_NODELIST:
                 case OPT_EXCLUDE:
