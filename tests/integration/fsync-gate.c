@@ -1,0 +1,48 @@
+/* fsync-gate.c - an LD_PRELOAD shim for sync_order.sh: every fsync or fdatasync of a file whose
+ * name ends in "-wal" (SQLite's write-ahead log) waits while $FSYNC_GATE_DIR/closed exists,
+ * after creating $FSYNC_GATE_DIR/waiting, so that a test can hold the controller's log sync
+ * as long as it likes and look at what the controller says meanwhile. */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Wait while the gate is closed, when fd is a write-ahead log and the gate is set up. */
+static void gate(int fd) {
+        const char *dir = getenv("FSYNC_GATE_DIR");
+        char link[64], path[PATH_MAX], closed[PATH_MAX], waiting[PATH_MAX];
+        if (!dir)
+                return;
+        snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+        ssize_t n = readlink(link, path, sizeof(path) - 1);
+        if (n < 4 || memcmp(path + n - 4, "-wal", 4) != 0)
+                return;
+        snprintf(closed, sizeof(closed), "%s/closed", dir);
+        snprintf(waiting, sizeof(waiting), "%s/waiting", dir);
+        if (access(closed, F_OK) != 0)
+                return;
+        int w = open(waiting, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (w >= 0)
+                close(w);
+        while (access(closed, F_OK) == 0)
+                usleep(10000);
+}
+
+int fdatasync(int fd) {
+        static int (*real)(int);
+        if (!real)
+                real = (int (*)(int))dlsym(RTLD_NEXT, "fdatasync");
+        gate(fd);
+        return real(fd);
+}
+
+int fsync(int fd) {
+        static int (*real)(int);
+        if (!real)
+                real = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
+        gate(fd);
+        return real(fd);
+}
