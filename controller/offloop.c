@@ -36,8 +36,8 @@ static int run(void *p) {
         for (;;) {
                 while (!o->request && !o->quit)
                         cnd_wait(&o->wake, &o->lock);
-                if (o->quit)
-                        break;
+                if (!o->request)
+                        break; /* quit, and no call started: a started one runs first */
                 o->request = false;
                 void *arg = o->arg;
                 mtx_unlock(&o->lock);
@@ -119,7 +119,7 @@ void offloop_free(offloop *o) {
         if (!o)
                 return;
         mtx_lock(&o->lock);
-        o->quit = true; /* the thread finishes the call in flight first: it looks at quit only when idle */
+        o->quit = true; /* a call started runs first: the thread looks at quit only without a request */
         cnd_signal(&o->wake);
         mtx_unlock(&o->lock);
         thrd_join(o->thread, NULL);

@@ -26,5 +26,5 @@ int offloop_new(sd_event *event, const char *name, offloop_fn fn, offloop_done d
 int offloop_start(offloop *o, void *arg);
 /* Whether a call was started and its done has not run yet. */
 bool offloop_busy(const offloop *o);
-/* Wait for the call in flight (its done does not run), stop the thread and free o. NULL is fine. */
+/* Wait for the call started, if any (its done does not run), stop the thread and free o. NULL is fine. */
 void offloop_free(offloop *o);
