@@ -31,18 +31,20 @@ static void gate(int fd) {
                 usleep(10000);
 }
 
+/* The libc function name, after the gate; *real caches it. */
+static int gated(const char *name, int (**real)(int), int fd) {
+        if (!*real)
+                *real = (int (*)(int))dlsym(RTLD_NEXT, name);
+        gate(fd);
+        return (*real)(fd);
+}
+
 int fdatasync(int fd) {
         static int (*real)(int);
-        if (!real)
-                real = (int (*)(int))dlsym(RTLD_NEXT, "fdatasync");
-        gate(fd);
-        return real(fd);
+        return gated("fdatasync", &real, fd);
 }
 
 int fsync(int fd) {
         static int (*real)(int);
-        if (!real)
-                real = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
-        gate(fd);
-        return real(fd);
+        return gated("fsync", &real, fd);
 }
