@@ -6,7 +6,8 @@
 # starts (the shim says so) but the client gets no job id, and another client's `colony queue`,
 # read after it, gets no answer either (it would show the job); meanwhile /metrics, which the
 # same loop serves, answers. Once the gate opens both answer, the queue with the job; after a
-# SIGKILL and a restart the job is there.
+# SIGKILL and a restart the job is there. Then an fsync that fails (EIO) stops the controller
+# without answering the submission it was for.
 . "$(dirname "$0")/lib.sh"
 command -v curl >/dev/null || { echo "SKIP: curl missing"; exit $SKIP; }
 [ -f "$COLONY_BIN/fsync-gate.so" ] || fail "fsync-gate.so is not built beside the binaries"
@@ -59,6 +60,22 @@ note "after the fsync: job $id acknowledged, and in the queue"
 
 cmdline=$(controller_cmdline)
 kill -9 "$(cat "$DIR/controller.pid")"
-controller_start "$cmdline"
+controller_start "env LD_PRELOAD=$COLONY_BIN/fsync-gate.so FSYNC_GATE_DIR=$DIR/gate $cmdline"
 [ "$(job_field "$id" id)" = "$id" ] || fail "job $id is gone after a SIGKILL and a restart"
+note "after a SIGKILL and a restart: job $id is there"
+
+colony submit --cpus 1 --mem 16M -- /bin/true >/dev/null # the log's new header, as above
+touch "$DIR/gate/fail"
+pid=$(cat "$DIR/controller.pid")
+if colony submit --cpus 1 --mem 16M -- /bin/true >"$DIR/id2" 2>"$DIR/submit2.err"; then
+        fail "a submission whose fsync failed was answered: job $(cat "$DIR/id2")"
+fi
+[ ! -s "$DIR/id2" ] || fail "a submission whose fsync failed printed $(cat "$DIR/id2")"
+for ((i = 0; i < 300; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$pid" 2>/dev/null && fail "the controller goes on after a failed fsync of its log"
+grep -q "fdatasync of the job store's write-ahead log" "$DIR/controller.log" ||
+        fail "the controller's log does not say why it stopped: $(tail -3 "$DIR/controller.log")"
+note "a failed fsync: the submission got $(head -c 100 "$DIR/submit2.err"), and the controller stopped"
+rm "$DIR/gate/fail"
+controller_start "$cmdline"
 echo "PASS"
