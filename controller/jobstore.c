@@ -73,7 +73,8 @@ static int add_env_of(sqlite3 *db, char **msg) {
 
 /* SQLite calls this after every commit in WAL mode; having one replaces its own, which
  * checkpoints inside the commit, on the path of the acknowledgement: the controller calls
- * jobstore_checkpoint when it has time instead. */
+ * jobstore_checkpoint_apart (or jobstore_checkpoint) when it has time instead. It also counts
+ * the commits (jobstore_commits). */
 static int note_wal_size(void *userdata, sqlite3 *db, const char *name, int pages) {
         jobstore *s = userdata;
         (void)db;
@@ -131,6 +132,7 @@ int jobstore_open(const char *path, jobstore **out, char *err, size_t errlen) {
         if (!s)
                 return -ENOMEM;
         s->lock_fd = -1;
+        s->sync = true; /* the schema's synchronous=FULL */
         if ((r = lock_database(s, path, err, errlen)) < 0) {
                 jobstore_close(s);
                 return r;
