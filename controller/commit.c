@@ -80,8 +80,10 @@ static void store_fail(ctl_server *srv) {
 static void sync_next(ctl_server *srv) {
         if (!srv->unsynced || offloop_busy(srv->syncer))
                 return;
-        if (jobstore_sync_prepare(srv->store, &srv->sync_fd) < 0)
-                return store_fail(srv);
+        if (jobstore_sync_prepare(srv->store, &srv->sync_fd) < 0) {
+                store_fail(srv);
+                return;
+        }
         conn_held_advance(&srv->held_conns);
         srv->unsynced = false;
         (void)offloop_start(srv->syncer, &srv->sync_fd); /* not busy: cannot fail */
@@ -91,7 +93,8 @@ static void sync_done(void *userdata, int r) {
         ctl_server *srv = userdata;
         if (r < 0) {
                 log_errno(LOG_ERR, r, "fdatasync of the job store's write-ahead log: stopping with the replies held");
-                return store_fail(srv);
+                store_fail(srv);
+                return;
         }
         conn_release_held(&srv->held_conns);
         sync_next(srv);
