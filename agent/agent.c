@@ -9,8 +9,8 @@
 #include "agent-internal.h"
 #include "adopt.h"
 #include "cgkill.h"
-#include "jobdir.h"
 #include "jobstart.h"
+#include "jobsync.h"
 #include "launchmsg.h"
 #include "log.h"
 #include "proto.h"
@@ -85,7 +85,7 @@ int agent_job_save(agent_job *j) {
 
         snprintf(rec.cgroup, sizeof(rec.cgroup), "%s", j->cgroup);
         text = jobfile_record_format(&rec);
-        r = text ? jobdir_write(j->agent->cfg.state_dir, j->id, JOBFILE_RECORD, text) : -ENOMEM;
+        r = text ? jobsync_replace(j->agent->sync, j->id, JOBFILE_RECORD, text) : -ENOMEM;
         free(text);
         if (r < 0)
                 log_errno(LOG_WARNING, r, JOB_FMT " dir=%s: cannot write the job's record", JOB_ARGS(j),
@@ -345,8 +345,11 @@ int agent_new(sd_event *e, const agent_config *cfg, cg_backend *cg, agent **out)
                                                a);
         if (r == 0)
                 r = jobstart_init(a);
+        if (r == 0)
+                r = jobsync_new(e, cfg->state_dir, report_durable, a, &a->sync);
         if (r < 0) {
                 sd_event_source_disable_unref(a->usage_timer);
+                sd_event_source_disable_unref(a->launcher);
                 ctlink_free(a->link);
                 free(a);
                 return r;
@@ -388,6 +391,7 @@ size_t agent_stop(agent *a) {
         else if (a->jobs)
                 log_info("host=%s dir=%s: leaving %zu jobs running for the next agent to re-adopt", a->cfg.name,
                          a->cfg.state_dir, a->njobs);
+        jobsync_drain(a->sync); /* the reports of the jobs just stopped, sent once durable */
         if (!ctlink_is_ready(a->link))
                 return a->njobs;
         r = ctlink_flush(a->link, STOP_FLUSH_TIMEOUT_MS);
@@ -405,6 +409,7 @@ void agent_free(agent *a) {
                 agent_job_free(a->jobs);
         sd_event_source_disable_unref(a->usage_timer);
         sd_event_source_disable_unref(a->launcher);
+        jobsync_free(a->sync);
         ctlink_free(a->link);
         free(a);
 }

@@ -15,6 +15,7 @@
 #include "sdscope.h"
 #include "units.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -301,33 +302,69 @@ static uint64_t monotonic_usec(void) {
         return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
+/* From the calling thread's /proc/thread-self/schedstat (fd), the microseconds it has run and
+ * waited for a CPU; 0 and 0 when the kernel does not keep them (fd < 0). */
+static void sched_sample(int fd, uint64_t *cpu, uint64_t *wait) {
+        char buf[96];
+        unsigned long long run = 0, queued = 0;
+        ssize_t n = fd >= 0 ? pread(fd, buf, sizeof(buf) - 1, 0) : -1;
+
+        if (n > 0) {
+                buf[n] = 0;
+                (void)sscanf(buf, "%llu %llu", &run, &queued);
+        }
+        *cpu = run / 1000;
+        *wait = queued / 1000;
+}
+
 /* sd_event_loop, timing each turn's work (prepare and dispatch, not the wait): the loop must
  * never stall, or heartbeats stop and the controller loses the host's jobs. A new longest turn
- * is logged at debug level, the longest of all at exit. Returns the loop's exit code or -errno. */
+ * is logged at debug level, the longest of all at exit, with the CPU time it took and its wait
+ * for a CPU (the rest is the wait for the disk or a lock), and the most CPU time any turn took.
+ * Returns the loop's exit code or -errno. */
 static int loop_timed(sd_event *e, const char *name) {
-        uint64_t longest = 0, iteration = 0, t0, dt;
-        int r = 0, code = 0;
+        uint64_t longest = 0, longest_cpu = 0, longest_wait = 0, most_cpu = 0, iteration = 0, t0, dt;
+        uint64_t c0, w0, c1, w1, cp, wp;
+        int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC), r = 0, code = 0;
 
         while (sd_event_get_state(e) != SD_EVENT_FINISHED) {
                 t0 = monotonic_usec();
+                sched_sample(fd, &c0, &w0);
                 r = sd_event_prepare(e);
                 if (r == 0) {
                         dt = monotonic_usec() - t0;
+                        sched_sample(fd, &cp, &wp);
                         r = sd_event_wait(e, UINT64_MAX);
                         t0 = monotonic_usec() - dt;
+                        /* Not the wait, nor the wake-up after it: the turn starts running here. */
+                        sched_sample(fd, &c1, &w1);
+                        c0 = c1 - (cp - c0);
+                        w0 = w1 - (wp - w0);
                 }
                 if (r > 0)
                         r = sd_event_dispatch(e);
                 if (r < 0)
-                        return r;
+                        break;
+                sched_sample(fd, &c1, &w1);
+                if (c1 - c0 > most_cpu)
+                        most_cpu = c1 - c0;
                 if ((dt = monotonic_usec() - t0) > longest) {
                         longest = dt;
+                        longest_cpu = c1 - c0;
+                        longest_wait = w1 - w0;
                         (void)sd_event_get_iteration(e, &iteration);
-                        log_debug("host=%s: longest turn of the loop so far: %.1f ms (turn %" PRIu64 ")", name,
-                                  (double)longest / 1000, iteration);
+                        log_debug("host=%s: longest turn of the loop so far: %.1f ms, %.1f ms of CPU (turn %" PRIu64 ")",
+                                  name, (double)longest / 1000, (double)longest_cpu / 1000, iteration);
                 }
         }
-        log_info("host=%s: longest turn of the loop: %.1f ms", name, (double)longest / 1000);
+        if (fd >= 0)
+                close(fd);
+        if (r < 0)
+                return r;
+        log_info("host=%s: longest turn of the loop: %.1f ms, %.1f ms of CPU, %.1f ms waiting for a CPU; "
+                 "most CPU in one turn: %.1f ms",
+                 name, (double)longest / 1000, (double)longest_cpu / 1000, (double)longest_wait / 1000,
+                 (double)most_cpu / 1000);
         r = sd_event_get_exit_code(e, &code);
         return r < 0 ? r : code;
 }
@@ -391,8 +428,9 @@ static int open_cgroups(const char *name, cg_backend **cg) {
 /* --scope UNIT: where the cgroup we were started in is not one cg_open may build the subtree
  * in, move into a new transient scope UNIT that systemd delegates to us. Returns 0 or 1. */
 static int enter_scope(const char *name, const char *unit) {
-        char err[512], desc[128];
+        char err[512], desc[128], leaf[128];
         char *own = NULL;
+        bool joined;
         int r = cg_own_usable(&own, err, sizeof(err));
 
         if (r == 0 && !sdscope_available()) {
@@ -402,8 +440,13 @@ static int enter_scope(const char *name, const char *unit) {
                 r = -EPERM;
         } else if (r == 0) {
                 snprintf(desc, sizeof(desc), "colony agent %s", name);
-                r = sdscope_enter(unit, desc, err, sizeof(err));
-                if (r == 0)
+                if ((r = cg_agent_leaf(name, leaf, sizeof(leaf))) < 0)
+                        snprintf(err, sizeof(err), "agent name too long: %s", name);
+                else
+                        r = sdscope_enter(unit, desc, leaf, &joined, err, sizeof(err));
+                if (r == 0 && joined)
+                        log_info("host=%s: joined the scope %s of a dead agent at %s, to adopt its jobs", name, unit, leaf);
+                else if (r == 0)
                         log_info("host=%s: left cgroup %s for the transient scope %s (Delegate=yes)", name, own, unit);
         }
         free(own);
@@ -425,16 +468,6 @@ static int stop_scope(const char *name, const char *unit) {
 }
 
 /* --cleanup: what `colony down` runs after an agent died. */
-/* A descriptor per watched job and per launch in flight: take the hard limit, and give jobs
- * back the limits the agent was started with (job_nofile). */
-static void raise_nofile(struct rlimit *job_nofile) {
-        int r = nofile_raise(job_nofile);
-
-        if (r < 0)
-                log_errno(LOG_WARNING, r, "cannot raise the open files limit from %llu",
-                          (unsigned long long)job_nofile->rlim_cur);
-}
-
 static int cleanup(const char *name, const char *state_dir) {
         cg_backend *cg;
 
@@ -587,7 +620,8 @@ int main(int argc, char **argv) {
                 /* A TLS write to a closed peer must fail with EPIPE, not kill the agent (OpenSSL
                  * writes with write(2)); the launcher resets every signal in each job. */
                 signal(SIGPIPE, SIG_IGN);
-                raise_nofile(&ac.job_nofile);
+                /* a descriptor per watched job and launch in flight; jobs get the limits back */
+                (void)nofile_raise(&ac.job_nofile);
                 /* A dead agent's scope still holds its jobs: stopping it ends them. */
                 if (o.scope && (o.stop_scope || o.cleanup))
                         r = stop_scope(name, o.scope);

@@ -367,18 +367,6 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
         return 0;
 }
 
-/* Each idle connection holds a descriptor: take the hard limit. */
-static void raise_nofile(void) {
-        struct rlimit was;
-        int r = nofile_raise(&was);
-
-        if (r < 0)
-                log_errno(LOG_WARNING, r, "cannot raise the open files limit from %llu", (unsigned long long)was.rlim_cur);
-        else if (was.rlim_cur != was.rlim_max)
-                log_info("open files limit raised from %llu to %llu", (unsigned long long)was.rlim_cur,
-                         (unsigned long long)was.rlim_max);
-}
-
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         ctl_server *srv = userdata;
         ctl_check_silence(&srv->state, server_clock());
@@ -611,7 +599,8 @@ int main(int argc, char **argv) {
                 return 2;
         }
         log_open_journal("colony-controller", prio);
-        raise_nofile();
+        struct rlimit was;
+        (void)nofile_raise(&was); /* a descriptor per idle connection: take the hard limit */
         /* Each submission's SQLite pages and job strings take the heap's top, and glibc gave it
          * back to the kernel (brk down) only to take it again (brk up) a few submissions later:
          * 30% of a submission's CPU. Extend by 16 MiB at a time and give back only past 64 MiB

@@ -93,7 +93,7 @@ static const char up_usage[] =
         "start those again (the agents adopt their jobs) and keep what runs.\n\n"
         "  --dir DIR           where it lives (default: /run/colony as root, else\n"
         "                      $XDG_RUNTIME_DIR/colony, else /tmp/colony-UID)\n"
-        "  --agents N          how many agents (default 1)\n"
+        "  --agents N          how many agents (default 1; on a DIR that has a cluster, its own)\n"
         "  --agent-cpus N      CPUs each agent offers (default: all online CPUs)\n"
         "  --agent-mem SIZE    memory each agent offers (default: all memory)\n"
         "  --name-prefix P     agents are named P1..PN (default: short host name, a hash of DIR\n"
@@ -295,7 +295,7 @@ static int up(cli *c, dev_options *o) {
 }
 
 static int run_up(cli *c, int argc, char **argv) {
-        dev_options o = {.agents = 1, .timeout_ms = UP_TIMEOUT_MS};
+        dev_options o = {.timeout_ms = UP_TIMEOUT_MS};
         int r;
 
         r = parse_up(c, argc, argv, &o);
