@@ -85,19 +85,31 @@ static int note_wal_size(void *userdata, sqlite3 *db, const char *name, int page
 }
 
 /* Take the database file's lock, which the process holds until jobstore_close: a second
- * controller on the same database is refused with a clear message. flock, not fcntl: SQLite's
- * own fcntl locks are the process's, which another descriptor's close would drop, and flock's
- * are the descriptor's. Returns 0 or -errno with err set. */
+ * controller on the same database is refused with a clear message, after LOCK_WAIT_MS: a
+ * controller just killed holds it until its last thread has ended, which an fsync in progress
+ * delays (SQLite's own lock waited 1 s). flock, not fcntl: SQLite's own fcntl locks are the
+ * process's, which another descriptor's close would drop, and flock's are the descriptor's.
+ * Returns 0 or -errno with err set. */
 static int lock_database(jobstore *s, const char *path, char *err, size_t errlen) {
+        enum { LOCK_WAIT_MS = 5000, LOCK_POLL_MS = 10 };
         s->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
         if (s->lock_fd < 0) {
                 int r = -errno;
                 snprintf(err, errlen, "database %s: %s", path, strerror(-r));
                 return r;
         }
-        if (flock(s->lock_fd, LOCK_EX | LOCK_NB) == 0)
-                return 0;
-        int r = -errno;
+        int r;
+        for (int waited = 0;; waited += LOCK_POLL_MS) {
+                if (flock(s->lock_fd, LOCK_EX | LOCK_NB) == 0)
+                        return 0;
+                r = -errno;
+                if (r != -EWOULDBLOCK || waited >= LOCK_WAIT_MS)
+                        break;
+                if (waited == 0)
+                        log_info("database %s is locked: waiting up to %d s for its holder to end", path,
+                                 LOCK_WAIT_MS / 1000);
+                usleep(LOCK_POLL_MS * 1000);
+        }
         snprintf(err, errlen, "database %s: %s", path,
                  r == -EWOULDBLOCK ? "locked: another controller uses it" : strerror(-r));
         return r == -EWOULDBLOCK ? -EBUSY : r;

@@ -19,7 +19,7 @@ cluster_up --agents 1 --agent-cpus 1 --agent-mem 256M --controller-config "$conf
 cmdline=$(controller_cmdline)
 pid=$(cat "$DIR/controller.pid")
 kill -TERM "$pid"
-for ((i = 0; i < 300; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+for ((i = 0; i < 1200; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$pid" 2>/dev/null && fail "the controller did not stop on SIGTERM"
 rm -f "$DIR/http.port"
 mkdir "$DIR/gate"
@@ -34,22 +34,22 @@ touch "$DIR/gate/closed"
 colony submit --cpus 1 --mem 16M -- /bin/true >"$DIR/id" 2>"$DIR/submit.err" &
 submitter=$!
 STARTED_PIDS+=("$submitter")
-for ((i = 0; i < 600; i++)); do [ -e "$DIR/gate/waiting" ] && break; sleep 0.05; done
-[ -e "$DIR/gate/waiting" ] || fail "no fsync of the log came within 30 s of a submission"
+for ((i = 0; i < 2400; i++)); do [ -e "$DIR/gate/waiting" ] && break; sleep 0.05; done
+[ -e "$DIR/gate/waiting" ] || fail "no fsync of the log came within 120 s of a submission"
 colony queue --json >"$DIR/queue.json" 2>"$DIR/queue.err" &
 queuer=$!
 STARTED_PIDS+=("$queuer")
 # Each /metrics is a turn of the loop at least; the last comes after the queue's request is read
 # (curl's own connection is served in order with it, by then the socket holds the request).
 for ((i = 0; i < 5; i++)); do
-        curl -sf -m 60 "$HTTP/metrics" >/dev/null || fail "/metrics did not answer while the log's fsync waited: the loop waits for it"
+        curl -sf -m 120 "$HTTP/metrics" >/dev/null || fail "/metrics did not answer while the log's fsync waited: the loop waits for it"
 done
 kill -0 "$submitter" 2>/dev/null || fail "the submission was answered ($(cat "$DIR/id")) before its fsync ended"
 kill -0 "$queuer" 2>/dev/null || fail "colony queue was answered before the fsync of the job it may show ended"
 note "while the fsync waited: /metrics answered 5 times, the submission and the queue not"
 
 rm "$DIR/gate/closed"
-for ((i = 0; i < 600; i++)); do kill -0 "$submitter" 2>/dev/null || break; sleep 0.05; done
+for ((i = 0; i < 2400; i++)); do kill -0 "$submitter" 2>/dev/null || break; sleep 0.05; done
 wait "$submitter" || fail "the submission failed: $(cat "$DIR/submit.err")"
 wait "$queuer" || fail "colony queue failed: $(cat "$DIR/queue.err")"
 id=$(cat "$DIR/id")
@@ -59,7 +59,7 @@ jq -e --argjson id "$id" '[.jobs[].id] | index($id) != null' "$DIR/queue.json" >
 note "after the fsync: job $id acknowledged, and in the queue"
 
 cmdline=$(controller_cmdline)
-kill -9 "$(cat "$DIR/controller.pid")"
+kill_wait "$(cat "$DIR/controller.pid")"
 controller_start "env LD_PRELOAD=$COLONY_BIN/fsync-gate.so FSYNC_GATE_DIR=$DIR/gate $cmdline"
 [ "$(job_field "$id" id)" = "$id" ] || fail "job $id is gone after a SIGKILL and a restart"
 note "after a SIGKILL and a restart: job $id is there"
@@ -71,7 +71,7 @@ if colony submit --cpus 1 --mem 16M -- /bin/true >"$DIR/id2" 2>"$DIR/submit2.err
         fail "a submission whose fsync failed was answered: job $(cat "$DIR/id2")"
 fi
 [ ! -s "$DIR/id2" ] || fail "a submission whose fsync failed printed $(cat "$DIR/id2")"
-for ((i = 0; i < 300; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+for ((i = 0; i < 1200; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$pid" 2>/dev/null && fail "the controller goes on after a failed fsync of its log"
 grep -q "fdatasync of the job store's write-ahead log" "$DIR/controller.log" ||
         fail "the controller's log does not say why it stopped: $(tail -3 "$DIR/controller.log")"

@@ -435,7 +435,7 @@ START_TEST(a_database_from_before_arrays_opens_and_its_jobs_keep_their_env) {
 END_TEST
 
 /* The controller holds its database alone: a second one on the same file is refused (its
- * flock) instead of writing beside it; closing the first lets it in. */
+ * flock, after a wait of 5 s) instead of writing beside it; closing the first lets it in. */
 START_TEST(a_second_opener_is_refused_while_the_first_holds_it) {
         jobstore *s, *other;
         char err[256];
@@ -544,9 +544,30 @@ START_TEST(a_checkpoint_apart_copies_the_log_while_the_store_writes) {
 }
 END_TEST
 
+static int close_later(void *s) {
+        usleep(300000);
+        jobstore_close(s);
+        return 0;
+}
+
+/* A controller just killed holds the lock until its last thread ends (an fsync in progress):
+ * the next one, started at once, waits for it instead of being refused. */
+START_TEST(a_second_opener_waits_for_the_first_to_end) {
+        jobstore *s, *next;
+        char err[256];
+        thrd_t t;
+        ck_assert_int_eq(jobstore_open(path, &s, err, sizeof(err)), 0);
+        ck_assert_int_eq(thrd_create(&t, close_later, s), thrd_success);
+        ck_assert_int_eq(jobstore_open(path, &next, err, sizeof(err)), 0);
+        ck_assert_int_eq(thrd_join(t, NULL), thrd_success);
+        jobstore_close(next);
+}
+END_TEST
+
 static Suite *jobstore_suite(void) {
         Suite *s = suite_create("jobstore");
         TCase *tc = tcase_create("jobstore");
+        tcase_set_timeout(tc, 60); /* a second opener waits 5 s for the lock */
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, jobs_survive_a_reopen_and_keep_their_env);
         tcase_add_test(tc, unreadable_database_is_a_clear_error);
@@ -560,6 +581,7 @@ static Suite *jobstore_suite(void) {
         tcase_add_test(tc, a_commit_is_in_the_files_when_it_returns);
         tcase_add_test(tc, a_checkpoint_apart_copies_the_log_while_the_store_writes);
         tcase_add_test(tc, a_commit_is_in_the_log_file_before_another_connection_sees_it);
+        tcase_add_test(tc, a_second_opener_waits_for_the_first_to_end);
         suite_add_tcase(s, tc);
         return s;
 }
