@@ -32,6 +32,15 @@ static ssize_t transfer(conn_full *cf, char *buf, size_t len, bool write) {
         return n;
 }
 
+/* Bytes at the front of the output that conn_release_held let go while held is still true. */
+static size_t releasable(const conn *c) {
+        size_t unsent = c->out_len - c->out_off;
+        uint64_t written = c->out_queued - unsent;
+        if (c->out_free <= written)
+                return 0;
+        return c->out_free - written < unsent ? (size_t)(c->out_free - written) : unsent;
+}
+
 /* What the connection waits for: input always; writability when output waits for it (a
  * plain socket that has output; TLS only when OpenSSL said so, since a TLS write may wait
  * for input instead, and when output is held, so that it goes once the hold ends). */
@@ -40,7 +49,10 @@ static uint32_t conn_events(conn_full *cf) {
         bool pending = c->out_len > c->out_off;
         bool held = pending && c->ops->held && c->ops->held(c);
         bool listed = held && c->ops->held_list; /* conn_release_held writes it, not a poll */
-        return EPOLLIN | ((pending && !listed && (!cf->tls || held)) || cf->tls_wants_out ? EPOLLOUT : 0);
+        bool released = listed && releasable(c) > 0; /* released, and the socket did not take it all */
+        return EPOLLIN | ((pending && !listed && (!cf->tls || held)) || (released && !cf->tls) || cf->tls_wants_out
+                                  ? EPOLLOUT
+                                  : 0);
 }
 
 static void held_unlink(conn *c) {
@@ -98,8 +110,9 @@ void conn_close(conn *c) {
 static int flush(conn *c) {
         conn_full *cf = (conn_full *)c;
         bool held = c->ops->held && c->ops->held(c);
-        while (c->out_off < c->out_len && !held) {
-                ssize_t n = transfer(cf, c->out + c->out_off, c->out_len - c->out_off, true);
+        size_t end = held ? c->out_off + releasable(c) : c->out_len;
+        while (c->out_off < end) {
+                ssize_t n = transfer(cf, c->out + c->out_off, end - c->out_off, true);
                 if (n == -EINTR)
                         continue;
                 if (n == -EAGAIN)
@@ -110,7 +123,7 @@ static int flush(conn *c) {
         }
         if (c->out_off == c->out_len)
                 c->out_off = c->out_len = 0;
-        else if (held)
+        else if (held && c->out_queued > c->out_free)
                 held_link(c);
         return sd_event_source_set_io_events(c->io, conn_events(cf));
 }
@@ -123,12 +136,30 @@ static void flush_or_close(conn *c) {
 }
 
 void conn_release_held(conn_held_list *l) {
-        while (l->first) {
-                conn *c = l->first;
+        /* A connection whose output is still partly held joins l again: walk a copy. */
+        conn_held_list todo = { l->first };
+        if (todo.first)
+                todo.first->held_prev = &todo.first;
+        l->first = NULL;
+        while (todo.first) {
+                conn *c = todo.first;
                 held_unlink(c);
+                if (c->hold_mark[0] > c->out_free)
+                        c->out_free = c->hold_mark[0];
                 if (!c->closed)
                         flush_or_close(c);
         }
+}
+
+void conn_held_mark(conn_held_list *l, bool next) {
+        for (conn *c = l->first; c; c = c->held_next)
+                c->hold_mark[next] = c->out_queued;
+}
+
+void conn_held_advance(conn_held_list *l) {
+        for (conn *c = l->first; c; c = c->held_next)
+                if (c->hold_mark[1] > c->hold_mark[0])
+                        c->hold_mark[0] = c->hold_mark[1];
 }
 
 static int queue(conn *c, const char *frame, size_t len) {
@@ -151,6 +182,7 @@ static int queue(conn *c, const char *frame, size_t len) {
         }
         memcpy(c->out + c->out_len, frame, len);
         c->out_len += len;
+        c->out_queued += len;
         return 0;
 }
 

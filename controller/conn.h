@@ -36,7 +36,8 @@ typedef struct conn_ops {
         /* Optional: while it returns true, output is queued but not written, because the state
          * it reports is not durable yet; it is written once the loop finds the socket writable
          * again after held turned false (the owner must turn it false before the loop polls),
-         * or, with held_list, when the owner calls conn_release_held. */
+         * or, with held_list, when the owner calls conn_release_held, up to where
+         * conn_held_mark said (a hold in stages: the output of one step waits for that step). */
         bool (*held)(conn *c);
         /* Optional, with held: the owner's list that a connection with held output joins, so
          * that the owner writes it the moment the hold ends, without a turn of the loop and
@@ -62,6 +63,9 @@ struct conn {
                            * frame in the controller */
         bool closed, close_after_flush;
         conn *held_next, **held_prev; /* on the held list when held_prev is set */
+        uint64_t out_queued;   /* bytes queued since the connection opened */
+        uint64_t hold_mark[2]; /* conn_held_mark: as out_queued, what waits for the step in flight, the next */
+        uint64_t out_free;     /* as out_queued: while held, what may be written (conn_release_held) */
 };
 
 /* Wrap an accepted, non-blocking fd (the conn owns it), as the TLS server of tls when it is not
@@ -74,9 +78,17 @@ int conn_new(sd_event *event, int fd, tls_ctx *tls, const conn_ops *ops, void *o
 int conn_send(conn *c, const cJSON *msg);
 /* Bytes queued for the peer and not yet taken by its socket. */
 size_t conn_unsent(const conn *c);
-/* Write what every connection on l holds (held must be false for them by now) and empty l:
- * what a socket does not take at once waits for it to be writable. */
+/* Write what every connection on l holds and empty l; while held is still true for one, only
+ * what waited for the step in flight (conn_held_mark) goes, and it stays on l with the rest.
+ * What a socket does not take at once waits for it to be writable. */
 void conn_release_held(conn_held_list *l);
+/* For an owner whose steps towards durability overlap (a commit's fsync runs while the next turn
+ * works): the output queued so far on every connection of l waits for the step in flight (next
+ * false: it reports nothing newer) or for the next one (next true). */
+void conn_held_mark(conn_held_list *l, bool next);
+/* The owner's next step starts: on every connection of l, what waited for it waits for the
+ * step in flight. */
+void conn_held_advance(conn_held_list *l);
 /* Close c, logging "no <what> within N s", unless conn_set_deadline is called again first; ms 0
  * clears the deadline (what is then unused). what is borrowed: a string literal. A TLS peer
  * still in its handshake at the deadline is logged as such. Returns 0 or -errno. */

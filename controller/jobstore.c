@@ -3,11 +3,14 @@
 #include "log.h"
 #include "walbuf.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 struct jobstore {
         sqlite3 *db;
@@ -21,13 +24,18 @@ struct jobstore {
         uint64_t last_env_job;
         size_t wal_pages; /* frames in the write-ahead log, as of the last commit */
         uint64_t max_job; /* no row has a larger id: a job past it is inserted without a look */
+        uint64_t commits; /* commits so far (each batch, each write outside one) */
+        bool sync;        /* commits must reach the disk before they are reported */
+        bool deferred;    /* ... through the caller's fdatasync (jobstore_defer_syncs) */
+        int lock_fd;      /* the database file, flock'ed: one controller per database (-1: none) */
+        sqlite3 *apart;   /* a second connection, for jobstore_checkpoint_apart's thread */
 };
 
-/* locking_mode=EXCLUSIVE: the controller is the database's only user, so it takes the file
- * lock once instead of several fcntl calls per transaction; a second controller started on the
- * same database is refused at its first read ("database is locked"). */
-static const char schema[] = "PRAGMA locking_mode=EXCLUSIVE;"
-                             "PRAGMA journal_mode=WAL;"
+/* Normal locking, not locking_mode=EXCLUSIVE (which keeps the log's index in the process's heap
+ * and takes the file lock once): jobstore_checkpoint_apart's second connection reads the index
+ * in shared memory. The controller is still the database's only user: jobstore_open flocks the
+ * file. */
+static const char schema[] = "PRAGMA journal_mode=WAL;"
                              "PRAGMA synchronous=FULL;"
                              "CREATE TABLE IF NOT EXISTS jobs ("
                              "  id INTEGER PRIMARY KEY,"
@@ -68,12 +76,56 @@ static int add_env_of(sqlite3 *db, char **msg) {
 
 /* SQLite calls this after every commit in WAL mode; having one replaces its own, which
  * checkpoints inside the commit, on the path of the acknowledgement: the controller calls
- * jobstore_checkpoint when it has time instead. */
+ * jobstore_checkpoint_apart (or jobstore_checkpoint) when it has time instead. It also counts
+ * the commits (jobstore_commits). */
 static int note_wal_size(void *userdata, sqlite3 *db, const char *name, int pages) {
+        jobstore *s = userdata;
         (void)db;
         (void)name;
-        ((jobstore *)userdata)->wal_pages = pages > 0 ? (size_t)pages : 0;
+        s->wal_pages = pages > 0 ? (size_t)pages : 0;
+        s->commits++;
         return SQLITE_OK;
+}
+
+/* Take the database file's lock, which the process holds until jobstore_close: a second
+ * controller on the same database is refused with a clear message, after LOCK_WAIT_MS: a
+ * controller just killed holds it until its last thread has ended, which an fsync in progress
+ * delays (SQLite's own lock waited 1 s). flock, not fcntl: SQLite's own fcntl locks are the
+ * process's, which another descriptor's close would drop, and flock's are the descriptor's.
+ * Returns 0 or -errno with err set. */
+static int lock_database(jobstore *s, const char *path, char *err, size_t errlen) {
+        enum { LOCK_WAIT_MS = 5000, LOCK_POLL_MS = 10 };
+        s->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (s->lock_fd < 0) {
+                int r = -errno;
+                snprintf(err, errlen, "database %s: %s", path, strerror(-r));
+                return r;
+        }
+        int r;
+        for (int waited = 0;; waited += LOCK_POLL_MS) {
+                if (flock(s->lock_fd, LOCK_EX | LOCK_NB) == 0)
+                        return 0;
+                r = -errno;
+                if (r != -EWOULDBLOCK || waited >= LOCK_WAIT_MS)
+                        break;
+                if (waited == 0)
+                        log_info("database %s is locked: waiting up to %d s for its holder to end", path,
+                                 LOCK_WAIT_MS / 1000);
+                usleep(LOCK_POLL_MS * 1000);
+        }
+        snprintf(err, errlen, "database %s: %s", path,
+                 r == -EWOULDBLOCK ? "locked: another controller uses it" : strerror(-r));
+        return r == -EWOULDBLOCK ? -EBUSY : r;
+}
+
+/* Open the checkpointer's connection: the default VFS (walbuf holds nothing for it), no
+ * schema, and its own checkpoints only through jobstore_checkpoint_apart. Returns an SQLite
+ * result code. */
+static int open_apart(jobstore *s, const char *path) {
+        int rc = sqlite3_open_v2(path, &s->apart, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+        if (rc == SQLITE_OK)
+                rc = sqlite3_exec(s->apart, "PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=0;", NULL, NULL, NULL);
+        return rc;
 }
 
 static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **q) {
@@ -94,6 +146,12 @@ int jobstore_open(const char *path, jobstore **out, char *err, size_t errlen) {
         int r;
         if (!s)
                 return -ENOMEM;
+        s->lock_fd = -1;
+        s->sync = true; /* the schema's synchronous=FULL */
+        if ((r = lock_database(s, path, err, errlen)) < 0) {
+                jobstore_close(s);
+                return r;
+        }
         char *msg = NULL;
         if (walbuf_register() != SQLITE_OK ||
             sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
@@ -107,8 +165,10 @@ int jobstore_open(const char *path, jobstore **out, char *err, size_t errlen) {
             prepare(s->db, "SELECT env FROM jobs WHERE id = (SELECT COALESCE(env_of, id) FROM jobs WHERE id = ?)",
                     &s->get_env) ||
             prepare(s->db, "INSERT INTO events (seq, time_usec, job, node, what, reason) VALUES (?, ?, ?, ?, ?, ?)",
-                    &s->put_event)) {
-                snprintf(err, errlen, "database %s: %s", path, msg ? msg : sqlite3_errmsg(s->db));
+                    &s->put_event) ||
+            open_apart(s, path) != SQLITE_OK) {
+                snprintf(err, errlen, "database %s: %s", path,
+                         msg ? msg : s->apart ? sqlite3_errmsg(s->apart) : sqlite3_errmsg(s->db));
                 sqlite3_free(msg);
                 jobstore_close(s);
                 return -EIO;
@@ -355,9 +415,34 @@ int jobstore_load(jobstore *s, int (*fn)(void *userdata, job *j), void *userdata
 
 int jobstore_set_sync(jobstore *s, bool sync) {
         /* WAL with NORMAL: a commit is appended to the log with write(), fsynced only at
-         * checkpoints, so it survives the process but not the machine. */
-        const char *sql = sync ? "PRAGMA synchronous=FULL;" : "PRAGMA synchronous=NORMAL;";
-        return sqlite3_exec(s->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -EIO;
+         * checkpoints (or by the caller, deferred), so by itself it survives the process but
+         * not the machine. */
+        const char *sql = sync && !s->deferred ? "PRAGMA synchronous=FULL;" : "PRAGMA synchronous=NORMAL;";
+        if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+                return -EIO;
+        s->sync = sync;
+        return 0;
+}
+
+int jobstore_defer_syncs(jobstore *s) {
+        s->deferred = true;
+        return jobstore_set_sync(s, s->sync);
+}
+
+bool jobstore_sync_wanted(const jobstore *s) {
+        return s->sync && s->deferred;
+}
+
+uint64_t jobstore_commits(const jobstore *s) {
+        return s->commits;
+}
+
+int jobstore_sync_prepare(jobstore *s, int *fd) {
+        int rc = walbuf_sync_prepare(s->db, fd);
+        if (rc == SQLITE_OK)
+                return 0;
+        log_error("preparing the write-ahead log's sync: %s", sqlite3_errstr(rc));
+        return -EIO;
 }
 
 int jobstore_batch_begin(jobstore *s) {
@@ -379,6 +464,13 @@ int jobstore_batch_commit(jobstore *s) {
 
 size_t jobstore_wal_pages(const jobstore *s) {
         return s->wal_pages;
+}
+
+int jobstore_checkpoint_apart(jobstore *s) {
+        if (sqlite3_wal_checkpoint_v2(s->apart, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL) == SQLITE_OK)
+                return 0;
+        log_error("checkpoint of the write-ahead log (apart): %s", sqlite3_errmsg(s->apart));
+        return -EIO;
 }
 
 int jobstore_checkpoint(jobstore *s) {
@@ -489,7 +581,10 @@ void jobstore_close(jobstore *s) {
         sqlite3_finalize(s->commit);
         sqlite3_finalize(s->get_env);
         sqlite3_finalize(s->put_event);
+        sqlite3_close(s->apart);
         sqlite3_close(s->db);
+        if (s->lock_fd >= 0)
+                close(s->lock_fd); /* after SQLite's close: the next controller finds the log checkpointed */
         strv_free(s->last_env);
         free(s);
 }

@@ -12,7 +12,10 @@
  * write has reached the disk when jobstore_put returns, or, inside a batch
  * (jobstore_batch_begin), when jobstore_batch_commit does; a job id given to a client only
  * after that survives a crash of the controller or the machine. With jobstore_set_sync(false)
- * it has reached the kernel only: it survives the controller, not the machine. */
+ * it has reached the kernel only: it survives the controller, not the machine. With
+ * jobstore_defer_syncs the caller makes commits durable itself, off its loop: a commit reaches
+ * the kernel when it returns, the disk after the caller's fdatasync (jobstore_sync_prepare).
+ * One process per database: jobstore_open flocks the file, and a second open fails. */
 #pragma once
 #include "alpha.h"
 #include "events.h"
@@ -21,7 +24,8 @@
 typedef struct jobstore jobstore;
 
 /* Open (creating if needed) the database at path, and checkpoint the log a previous run left.
- * Returns 0 and *out (jobstore_close), or -errno with err set. */
+ * Returns 0 and *out (jobstore_close), -EBUSY with err set when another process has it open
+ * (another controller), or another -errno with err set. */
 int jobstore_open(const char *path, jobstore **out, char *err, size_t errlen);
 /* Insert the job's row, or update its state and record (its environment is kept from the
  * insert). Returns 0 or -EIO (logged with the job id). */
@@ -50,12 +54,32 @@ int jobstore_batch_begin(jobstore *s);
 /* Commit the batch: its writes are on disk when this returns 0. -EIO (logged) when they are not;
  * the batch is then rolled back, and none of its writes may be reported as done. */
 int jobstore_batch_commit(jobstore *s);
-/* Pages in the write-ahead log that are not yet in the database file, as of the last commit. */
+/* From now on a commit waits for neither the disk nor its own fsync whatever jobstore_set_sync
+ * says (synchronous=NORMAL); when sync is set (jobstore_sync_wanted), the caller makes each
+ * commit durable before it reports it: jobstore_sync_prepare, then fdatasync of the descriptor
+ * it gives, in any thread. Returns 0 or -EIO. */
+int jobstore_defer_syncs(jobstore *s);
+/* Whether commits are deferred and sync is set: the caller owes each commit an fdatasync. */
+bool jobstore_sync_wanted(const jobstore *s);
+/* How many commits were made so far (each batch, each write outside one): a sync prepared after
+ * reading it covers that many. */
+uint64_t jobstore_commits(const jobstore *s);
+/* Make ready to sync every commit so far (walbuf_sync_prepare): *fd is the log's descriptor
+ * (borrowed, open until jobstore_close) whose fdatasync, in any thread, makes them durable.
+ * Returns 0 or -EIO (logged). */
+int jobstore_sync_prepare(jobstore *s, int *fd);
+/* Pages in the write-ahead log since it last started again from its beginning, as of the last
+ * commit (a checkpoint apart copies them, the next commit after a complete one starts again). */
 size_t jobstore_wal_pages(const jobstore *s);
 /* Copy the write-ahead log into the database file (fsynced), so that the log starts again from
  * its beginning; never inside a batch. SQLite's own checkpoints are off: they would run inside
  * a commit, on the path of the acknowledgement. Returns 0 or -EIO (logged; nothing is lost). */
 int jobstore_checkpoint(jobstore *s);
+/* jobstore_checkpoint through a second connection, which only this uses: it may run in another
+ * thread while the first writes (PASSIVE: it copies the frames committed when it starts, waits
+ * for no one, and fsyncs the log and the database file), one call at a time. It does not update
+ * jobstore_wal_pages. Returns 0 or -EIO (logged; nothing is lost). */
+int jobstore_checkpoint_apart(jobstore *s);
 /* Store m as the next version of the interference matrix (1, 2, ...; table alpha: version,
  * time, types, and the matrix with its intervals as JSON), then set m->version and
  * m->time_usec. Returns 0 or -EIO (logged). */

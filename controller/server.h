@@ -83,6 +83,12 @@ typedef struct ctl_server {
         size_t nclient_uids;
         log_ratelimit clients_refused; /* clients.c: connections refused for the per-user cap */
         bool stopping;                /* a signal asked to stop once the bulk work is done (bulk.c) */
+        struct offloop *syncer;       /* commit.c: the fdatasync of the store's log, off the loop */
+        struct offloop *checkpointer; /* commit.c: the store's checkpoints, off the loop */
+        int sync_fd;                  /* the log's descriptor the syncer fdatasyncs */
+        uint64_t commits_seen;        /* the store's commits as of the last end of a turn */
+        bool unsynced;                /* commits that no sync (done or in flight) covers: output is held */
+        bool syncs_deferred;          /* the store's syncs are the syncer's (set at the first write) */
 } ctl_server;
 
 /* CLOCK_REALTIME in microseconds (job times are wall-clock for users). */
@@ -129,7 +135,8 @@ void server_schedule(ctl_server *srv);
 /* Let the end of this turn checkpoint the store's log if it has grown (commit.c; the tick
  * calls it, so that checkpoints come at most once per heartbeat unless the log is huge). */
 void server_checkpoint_due(ctl_server *srv);
-/* Add the end-of-turn source to srv->event (commit.c). Returns 0 or -errno. */
+/* Add the end-of-turn source to srv->event, and start the threads that sync and checkpoint the
+ * store (commit.c; server_commit_last stops them). Returns 0 or -errno. */
 int server_commit_init(ctl_server *srv);
 /* Store j (NULL: only the staged events) in this turn's batch, opening it if needed (commit.c): durable once the turn ends,
  * and until then every connection's output is held. Returns 0 or -errno. */
@@ -158,9 +165,11 @@ void server_reply(conn *c, cJSON *msg);
 void server_bulk_forget(ctl_server *srv, conn *c);
 /* Free the queued work (at exit). */
 void server_bulk_close(ctl_server *srv);
-/* After the loop: commit what its last turn wrote, if it was cut short (commit.c). */
+/* After the loop: commit what its last turn wrote, if it was cut short, stop the sync and
+ * checkpoint threads, and sync what they had not (commit.c). */
 void server_commit_last(ctl_server *srv);
-/* conn_ops.held for every connection: true while this turn's writes are not committed. */
+/* conn_ops.held for every connection: true while this turn's writes are not committed, or a
+ * commit is not on disk yet. */
 bool server_output_held(conn *c);
 /* The list of connections whose output waits for the turn's commit (conn_ops.held_list). */
 conn_held_list *server_held_list(conn *c);

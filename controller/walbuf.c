@@ -1,6 +1,7 @@
 /* walbuf.c - one write per commit to SQLite's write-ahead log (see walbuf.h). */
 #include "walbuf.h"
 #include <stdalign.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@ enum {
         WALBUF_MAX = 64 << 10,
         WALBUF_GROW = 4 << 20,  /* the file is written ahead of the log in steps of this size */
         WALBUF_KICK = 1 << 20,  /* unsynced bytes after which the kernel is asked to write them */
+        WALBUF_FRAME_HEADER = 24, /* a frame: this header, then a page */
 };
 
 /* Before a sync, the file's tail is written with zeros, in steps, ahead of the log: later
@@ -33,8 +35,9 @@ typedef struct walbuf_file {
         sqlite3_int64 off;  /* where buf[0] goes in the file */
         sqlite3_int64 size; /* the file's size */
         int error;         /* a failed write of buf: every later write fails with it */
-        int kick_fd;       /* the file again, for sync_file_range (-1: none) */
+        int kick_fd;       /* the file again, for sync_file_range and walbuf_sync_prepare (-1: none) */
         size_t unsynced;   /* bytes written since the last sync or kick */
+        bool commit_frame; /* the last write was the header of a commit's last frame */
 } walbuf_file;
 
 /* Where the default VFS's file starts, behind ours, aligned for whatever it holds. */
@@ -105,10 +108,21 @@ static int log_read(sqlite3_file *file, void *data, int amount, sqlite3_int64 of
         return rc != SQLITE_OK ? rc : f->real->pMethods->xRead(f->real, data, amount, offset);
 }
 
+/* Whether data is the header of a commit's last frame: 24 bytes (the log's own header has 32)
+ * whose second word, the database's size in pages after the commit, is not 0. */
+static bool is_commit_header(const unsigned char *data, int amount) {
+        return amount == WALBUF_FRAME_HEADER && (data[4] | data[5] | data[6] | data[7]) != 0;
+}
+
+/* A commit's frames go to the file as soon as its last frame is written, before SQLite
+ * publishes the commit in the log's index in shared memory: another connection (the
+ * checkpointer's, jobstore_checkpoint_apart) reads the frames the index names from the file. */
 static int log_write(sqlite3_file *file, const void *data, int amount, sqlite3_int64 offset) {
         walbuf_file *f = (walbuf_file *)file;
         size_t n = (size_t)amount;
+        bool ends_commit = f->commit_frame;
         int rc;
+        f->commit_frame = is_commit_header(data, amount);
         if (f->len > 0 && offset != f->off + (sqlite3_int64)f->len && (rc = flush(f)) != SQLITE_OK)
                 return rc;
         if (f->error)
@@ -127,7 +141,7 @@ static int log_write(sqlite3_file *file, const void *data, int amount, sqlite3_i
         }
         memcpy(f->buf + f->len, data, n);
         f->len += n;
-        return f->len >= WALBUF_MAX ? flush(f) : SQLITE_OK;
+        return f->len >= WALBUF_MAX || ends_commit ? flush(f) : SQLITE_OK;
 }
 
 static int log_truncate(sqlite3_file *file, sqlite3_int64 size) {
@@ -138,12 +152,18 @@ static int log_truncate(sqlite3_file *file, sqlite3_int64 size) {
         return rc;
 }
 
-static int log_sync(sqlite3_file *file, int flags) {
-        walbuf_file *f = (walbuf_file *)file;
+/* Write what is held, and the file's tail ahead of the log: what a sync needs first. */
+static int before_sync(walbuf_file *f) {
         int rc = flush(f);
         if (rc == SQLITE_OK && f->size - f->off < WALBUF_GROW / 2)
                 rc = grow(f, f->off + WALBUF_GROW / 2);
         f->unsynced = 0;
+        return rc;
+}
+
+static int log_sync(sqlite3_file *file, int flags) {
+        walbuf_file *f = (walbuf_file *)file;
+        int rc = before_sync(f);
         return rc != SQLITE_OK ? rc : f->real->pMethods->xSync(f->real, flags);
 }
 
@@ -233,10 +253,26 @@ int walbuf_register(void) {
         return sqlite3_vfs_register(&vfs, 0);
 }
 
-int walbuf_flush(sqlite3 *db) {
+/* The log of db's main database when it is open through this VFS, else NULL. */
+static walbuf_file *log_of(sqlite3 *db) {
         sqlite3_file *file = NULL;
         if (sqlite3_file_control(db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &file) != SQLITE_OK || !file ||
             file->pMethods != &log_methods)
-                return SQLITE_OK;
-        return flush((walbuf_file *)file);
+                return NULL;
+        return (walbuf_file *)file;
+}
+
+int walbuf_flush(sqlite3 *db) {
+        walbuf_file *f = log_of(db);
+        return f ? flush(f) : SQLITE_OK;
+}
+
+int walbuf_sync_prepare(sqlite3 *db, int *fd) {
+        walbuf_file *f = log_of(db);
+        if (!f || f->kick_fd < 0)
+                return SQLITE_NOTFOUND;
+        int rc = before_sync(f);
+        if (rc == SQLITE_OK)
+                *fd = f->kick_fd;
+        return rc;
 }

@@ -1,11 +1,14 @@
 /* test_conn.c - framed connections on a real socketpair and sd-event loop: a connection with an
  * input cap takes a frame within it, refuses (with an error, then closes) a header announcing
- * more and a second message before the first is answered, and a deadline closes a silent peer. */
+ * more and a second message before the first is answered, and a deadline closes a silent peer;
+ * held output goes in stages: what waited for the step in flight, then what waited for the
+ * next. */
 #include "check_main.h"
 #include "conn.h"
 #include "proto.h"
 #include <errno.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -160,6 +163,73 @@ START_TEST(a_deadline_closes_a_silent_peer_and_can_be_cleared) {
 }
 END_TEST
 
+/* The owner's hold, for staged_hold: while held is set, output waits on the list. */
+static bool holding;
+static conn_held_list hold_list;
+static bool held(conn *c) {
+        (void)c;
+        return holding;
+}
+static conn_held_list *held_list(conn *c) {
+        (void)c;
+        return &hold_list;
+}
+static const conn_ops held_ops = { .on_message = on_message, .on_close = on_close, .held = held, .held_list = held_list };
+
+/* Bytes of one frame of {"n": n}, as conn_send queues it. */
+static size_t frame_len(int n) {
+        cJSON *m = cJSON_CreateObject();
+        cJSON_AddNumberToObject(m, "n", n);
+        char *frame;
+        size_t len;
+        ck_assert_int_eq(proto_frame(m, &frame, &len), 0);
+        free(frame);
+        cJSON_Delete(m);
+        return len;
+}
+
+static void send_n(conn *c, int n) {
+        cJSON *m = cJSON_CreateObject();
+        cJSON_AddNumberToObject(m, "n", n);
+        ck_assert_int_eq(conn_send(c, m), 0);
+        cJSON_Delete(m);
+}
+
+/* What the peer can read now, without waiting. */
+static size_t readable(int fd) {
+        char buf[4096];
+        ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+        return n < 0 ? 0 : (size_t)n;
+}
+
+START_TEST(held_output_goes_in_the_stages_it_was_marked_for) {
+        rig t;
+        rig_up(&t, 0);
+        t.c->ops = &held_ops;
+        holding = true;
+        hold_list = (conn_held_list){ 0 };
+        send_n(t.c, 1);
+        conn_held_mark(&hold_list, false); /* 1 waits for the step in flight */
+        send_n(t.c, 2);
+        conn_held_mark(&hold_list, true); /* 2 for the next */
+        ck_assert_uint_eq(readable(t.peer), 0);
+        conn_release_held(&hold_list); /* the step in flight ends: 1 only */
+        ck_assert_uint_eq(readable(t.peer), frame_len(1));
+        ck_assert_ptr_eq(hold_list.first, t.c);
+        conn_held_advance(&hold_list); /* the next starts */
+        send_n(t.c, 3);                 /* during it, marked for nothing yet */
+        conn_release_held(&hold_list);
+        ck_assert_uint_eq(readable(t.peer), frame_len(2));
+        holding = false; /* nothing held any more: all of it */
+        conn_release_held(&hold_list);
+        ck_assert_uint_eq(readable(t.peer), frame_len(3));
+        ck_assert_ptr_null(hold_list.first);
+        send_n(t.c, 4);
+        ck_assert_uint_eq(readable(t.peer), frame_len(4));
+        rig_down(&t);
+}
+END_TEST
+
 static Suite *conn_suite(void) {
         Suite *s = suite_create("conn");
         TCase *tc = tcase_create("core");
@@ -169,6 +239,7 @@ static Suite *conn_suite(void) {
         tcase_add_test(tc, a_second_frame_before_an_answer_is_refused);
         tcase_add_test(tc, without_a_cap_a_large_frame_waits_for_its_body);
         tcase_add_test(tc, a_deadline_closes_a_silent_peer_and_can_be_cleared);
+        tcase_add_test(tc, held_output_goes_in_the_stages_it_was_marked_for);
         suite_add_tcase(s, tc);
         return s;
 }

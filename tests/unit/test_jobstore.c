@@ -1,11 +1,14 @@
-/* test_jobstore.c - the durable job table on a real SQLite file: what is put survives a reopen. */
+/* test_jobstore.c - the durable job table on a real SQLite file: what is put survives a reopen;
+ * a checkpoint through the second connection runs beside the writes. */
 #include "check_main.h"
 #include "jobstore.h"
+#include "walbuf.h"
 #include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <threads.h>
 #include <unistd.h>
 
 static char dir[64], path[96];
@@ -431,8 +434,8 @@ START_TEST(a_database_from_before_arrays_opens_and_its_jobs_keep_their_env) {
 }
 END_TEST
 
-/* The controller holds its database alone: a second one on the same file is refused (after
- * SQLite's busy wait) instead of writing beside it; closing the first lets it in. */
+/* The controller holds its database alone: a second one on the same file is refused (its
+ * flock, after a wait of 5 s) instead of writing beside it; closing the first lets it in. */
 START_TEST(a_second_opener_is_refused_while_the_first_holds_it) {
         jobstore *s, *other;
         char err[256];
@@ -440,7 +443,7 @@ START_TEST(a_second_opener_is_refused_while_the_first_holds_it) {
         ck_assert_int_eq(jobstore_set_sync(s, false), 0);
         job a = make_job(1, JOB_PENDING);
         ck_assert_int_eq(jobstore_put(s, &a), 0);
-        ck_assert_int_lt(jobstore_open(path, &other, err, sizeof(err)), 0);
+        ck_assert_int_eq(jobstore_open(path, &other, err, sizeof(err)), -EBUSY);
         ck_assert_ptr_nonnull(strstr(err, "locked"));
         jobstore_close(s);
         loaded l = { 0 };
@@ -454,9 +457,117 @@ START_TEST(a_second_opener_is_refused_while_the_first_holds_it) {
 }
 END_TEST
 
+/* The count of rows in t, through db; -1 when the query fails. */
+static int count_rows(sqlite3 *db) {
+        sqlite3_stmt *q;
+        int n = -1;
+        if (sqlite3_prepare_v2(db, "SELECT count(*) FROM t", -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+                n = sqlite3_column_int(q, 0);
+        sqlite3_finalize(q);
+        return n;
+}
+
+/* walbuf writes a commit's frames to the log file before SQLite publishes the commit in the
+ * shared index, with no walbuf_flush after it: a second connection (the default VFS, its own
+ * descriptor, as the checkpointer's) reads every row at once. */
+START_TEST(a_commit_is_in_the_log_file_before_another_connection_sees_it) {
+        sqlite3 *w, *r;
+        ck_assert_int_eq(walbuf_register(), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_open_v2(path, &w, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, WALBUF_VFS), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_exec(w, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; CREATE TABLE t (x);"
+                                         "INSERT INTO t VALUES (1), (2), (3);", NULL, NULL, NULL), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_open_v2(path, &r, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+        ck_assert_int_eq(count_rows(r), 3);
+        ck_assert_int_eq(sqlite3_exec(w, "INSERT INTO t VALUES (4);", NULL, NULL, NULL), SQLITE_OK);
+        ck_assert_int_eq(count_rows(r), 4);
+        sqlite3_close(r);
+        sqlite3_close(w);
+}
+END_TEST
+
+/* jobstore_checkpoint_apart on a thread of its own. */
+static int checkpoint_thread(void *s) {
+        return jobstore_checkpoint_apart(s);
+}
+
+/* With syncs deferred, each commit is counted and jobstore_sync_prepare gives the log's
+ * descriptor to fdatasync; a checkpoint through the second connection, on another thread,
+ * copies the log into the database file while the first connection goes on writing, and
+ * every job is there after a reopen. */
+START_TEST(a_checkpoint_apart_copies_the_log_while_the_store_writes) {
+        enum { N = 400 };
+        jobstore *s;
+        char err[256], wal[128];
+        struct stat log, db_before, db_after;
+        ck_assert_int_eq(jobstore_open(path, &s, err, sizeof(err)), 0);
+        ck_assert_int_eq(jobstore_defer_syncs(s), 0);
+        ck_assert(jobstore_sync_wanted(s));
+        uint64_t commits = jobstore_commits(s);
+        for (uint64_t id = 1; id <= N; id++) {
+                job j = make_job(id, JOB_PENDING);
+                ck_assert_int_eq(jobstore_put(s, &j), 0);
+                job_free(&j);
+        }
+        ck_assert_uint_eq(jobstore_commits(s), commits + N);
+        int fd = -1;
+        ck_assert_int_eq(jobstore_sync_prepare(s, &fd), 0);
+        ck_assert_int_eq(fdatasync(fd), 0);
+        snprintf(wal, sizeof(wal), "%s-wal", path);
+        ck_assert_int_eq(stat(wal, &log), 0);
+        struct stat of_fd;
+        ck_assert_int_eq(fstat(fd, &of_fd), 0);
+        ck_assert_uint_eq(of_fd.st_ino, log.st_ino);
+        ck_assert_int_eq(stat(path, &db_before), 0);
+        thrd_t t;
+        ck_assert_int_eq(thrd_create(&t, checkpoint_thread, s), thrd_success);
+        ck_assert_int_eq(jobstore_batch_begin(s), 0);
+        for (uint64_t id = N + 1; id <= 2 * N; id++) {
+                job j = make_job(id, JOB_PENDING);
+                ck_assert_int_eq(jobstore_put(s, &j), 0);
+                job_free(&j);
+        }
+        ck_assert_int_eq(jobstore_batch_commit(s), 0);
+        ck_assert_uint_eq(jobstore_commits(s), commits + N + 1);
+        int r;
+        ck_assert_int_eq(thrd_join(t, &r), thrd_success);
+        ck_assert_int_eq(r, 0);
+        ck_assert_int_eq(stat(path, &db_after), 0);
+        ck_assert_int_gt(db_after.st_size, db_before.st_size); /* the first N jobs' pages, at least */
+        ck_assert_int_eq(jobstore_set_sync(s, false), 0);
+        ck_assert(!jobstore_sync_wanted(s));
+        jobstore_close(s);
+        loaded l = { 0 };
+        ck_assert_int_eq(jobstore_open(path, &s, err, sizeof(err)), 0);
+        ck_assert_int_eq(jobstore_load(s, count_jobs, &l), 0);
+        jobstore_close(s);
+        ck_assert_int_eq(l.n, 2 * N);
+}
+END_TEST
+
+static int close_later(void *s) {
+        usleep(300000);
+        jobstore_close(s);
+        return 0;
+}
+
+/* A controller just killed holds the lock until its last thread ends (an fsync in progress):
+ * the next one, started at once, waits for it instead of being refused. */
+START_TEST(a_second_opener_waits_for_the_first_to_end) {
+        jobstore *s, *next;
+        char err[256];
+        thrd_t t;
+        ck_assert_int_eq(jobstore_open(path, &s, err, sizeof(err)), 0);
+        ck_assert_int_eq(thrd_create(&t, close_later, s), thrd_success);
+        ck_assert_int_eq(jobstore_open(path, &next, err, sizeof(err)), 0);
+        ck_assert_int_eq(thrd_join(t, NULL), thrd_success);
+        jobstore_close(next);
+}
+END_TEST
+
 static Suite *jobstore_suite(void) {
         Suite *s = suite_create("jobstore");
         TCase *tc = tcase_create("jobstore");
+        tcase_set_timeout(tc, 60); /* a second opener waits 5 s for the lock */
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, jobs_survive_a_reopen_and_keep_their_env);
         tcase_add_test(tc, unreadable_database_is_a_clear_error);
@@ -468,6 +579,9 @@ static Suite *jobstore_suite(void) {
         tcase_add_test(tc, the_log_is_checkpointed_when_asked_and_not_inside_commits);
         tcase_add_test(tc, jobs_below_the_largest_id_and_updates_after_a_reopen_find_their_rows);
         tcase_add_test(tc, a_commit_is_in_the_files_when_it_returns);
+        tcase_add_test(tc, a_checkpoint_apart_copies_the_log_while_the_store_writes);
+        tcase_add_test(tc, a_commit_is_in_the_log_file_before_another_connection_sees_it);
+        tcase_add_test(tc, a_second_opener_waits_for_the_first_to_end);
         suite_add_tcase(s, tc);
         return s;
 }
