@@ -1,5 +1,6 @@
 /* job.c - job states, and the job model's JSON form (docs/protocol.md, "Job records"). */
 #include "job.h"
+#include "depend.h"
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -31,7 +32,7 @@ bool job_state_is_terminal(job_state s) {
 
 #define SPEC_FIELDS                                                                                                    \
         "argv", "env", "cwd", "stdout_path", "stderr_path", "mcpu", "mem", "mem_high", "pids", "name", "group", "job_type", \
-                "expected_usec", "requeue", "umask"
+                "expected_usec", "requeue", "umask", "dependency", "hold", "begin_usec", "nice"
 const char *const job_spec_fields[] = { SPEC_FIELDS, NULL };
 const char *const job_submit_fields[] = { SPEC_FIELDS, "array", NULL };
 
@@ -175,6 +176,58 @@ static int check_bytes(char **v, const char *field, size_t max, char err[PROTO_E
         return -E2BIG;
 }
 
+/* The fields that say when it may start: dependency, hold, begin_usec, nice. */
+static int start_fields_parse(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]) {
+        int64_t nice;
+        int r;
+        if ((r = get_opt_str(obj, "dependency", &spec->dependency, err)) < 0 ||
+            (r = proto_get_bool(obj, "hold", &spec->hold, err)) == -EINVAL ||
+            (r = get_opt_int(obj, "begin_usec", 0, INT64_MAX, &spec->begin_usec, err)) < 0 ||
+            (r = get_opt_int(obj, "nice", JOB_NICE_MIN, JOB_NICE_MAX, &nice, err)) < 0)
+                return r;
+        spec->nice = (int)nice;
+        if (spec->dependency) {
+                dep_list l;
+                if ((r = dep_parse(spec->dependency, &l, err, PROTO_ERRLEN)) < 0)
+                        return r;
+                dep_list_free(&l);
+        }
+        return 0;
+}
+
+static bool start_fields_to_json(const job_spec *spec, cJSON *obj) {
+        return (!spec->dependency || cJSON_AddStringToObject(obj, "dependency", spec->dependency)) &&
+               (!spec->hold || cJSON_AddBoolToObject(obj, "hold", true)) &&
+               (!spec->begin_usec || cJSON_AddNumberToObject(obj, "begin_usec", (double)spec->begin_usec)) &&
+               (!spec->nice || cJSON_AddNumberToObject(obj, "nice", spec->nice));
+}
+
+static const char *const wait_names[_JOB_WAIT_MAX] = {
+        [JOB_WAIT_NONE] = "",
+        [JOB_WAIT_RESOURCES] = "resources",
+        [JOB_WAIT_PRIORITY] = "priority",
+        [JOB_WAIT_DEPENDENCY] = "dependency",
+        [JOB_WAIT_DEP_NEVER] = "dependency never met",
+        [JOB_WAIT_HELD] = "held",
+        [JOB_WAIT_BEGIN] = "begin time",
+        [JOB_WAIT_DEPT_CAP] = "department cap",
+        [JOB_WAIT_USER_LIMIT] = "user limit",
+        [JOB_WAIT_THROTTLE] = "throttle",
+};
+
+const char *job_wait_name(job_wait w) {
+        return w < _JOB_WAIT_MAX ? wait_names[w] : "invalid";
+}
+
+int job_wait_from_name(const char *name, job_wait *out) {
+        for (int w = 0; w < _JOB_WAIT_MAX; w++)
+                if (strcmp(name, wait_names[w]) == 0) {
+                        *out = (job_wait)w;
+                        return 0;
+                }
+        return -EINVAL;
+}
+
 static int spec_parse(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]) {
         int r = proto_get_strv(obj, "argv", JOB_ARGV_MAX, true, &spec->argv, err);
         if (r == -ENOENT || (r == 0 && !spec->argv[0]))
@@ -199,6 +252,8 @@ static int spec_parse(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]) 
             (r = get_umask(obj, &spec->umask, err)) < 0 || (r = check_label(spec->name, "name", false, err)) < 0 ||
             (r = check_label(spec->group, "group", true, err)) < 0 ||
             (r = check_label(spec->job_type, "job_type", false, err)) < 0)
+                return r;
+        if ((r = start_fields_parse(obj, spec, err)) < 0)
                 return r;
         return spec->name ? 0 : default_name(spec);
 }
@@ -242,7 +297,7 @@ static int spec_to_json_public(const job_spec *spec, cJSON *obj) {
             !cJSON_AddNumberToObject(obj, "pids", (double)spec->req.pids) ||
             (spec->expected_usec && !cJSON_AddNumberToObject(obj, "expected_usec", (double)spec->expected_usec)) ||
             (spec->requeue && !cJSON_AddBoolToObject(obj, "requeue", true)) ||
-            !cJSON_AddNumberToObject(obj, "umask", spec->umask))
+            !cJSON_AddNumberToObject(obj, "umask", spec->umask) || !start_fields_to_json(spec, obj))
                 return -ENOMEM;
         return 0;
 }
@@ -272,7 +327,7 @@ size_t job_spec_json_bound(const job_spec *spec) {
                 n += str_bound(*v);
         for (char *const *v = spec->env; v && *v; v++)
                 n += str_bound(*v);
-        return n;
+        return n + str_bound(spec->dependency);
 }
 
 void job_spec_free(job_spec *spec) {
@@ -284,6 +339,7 @@ void job_spec_free(job_spec *spec) {
         free(spec->cwd);
         free(spec->stdout_path);
         free(spec->stderr_path);
+        free(spec->dependency);
         *spec = (job_spec){ 0 };
 }
 
@@ -347,7 +403,8 @@ cJSON *job_to_json(const job *j) {
             (j->array_first && (!cJSON_AddNumberToObject(obj, "array_first", (double)j->array_first) ||
                                 !cJSON_AddNumberToObject(obj, "array_index", j->array_index))) ||
             job_result_to_json(&j->result, obj) < 0 ||
-            (j->state == JOB_RUNNING && !cJSON_AddNumberToObject(obj, "mem_current", (double)j->result.mem_current))) {
+            (j->state == JOB_RUNNING && !cJSON_AddNumberToObject(obj, "mem_current", (double)j->result.mem_current)) ||
+            (j->state == JOB_PENDING && j->wait && !cJSON_AddStringToObject(obj, "reason", job_wait_name(j->wait)))) {
                 cJSON_Delete(obj);
                 return NULL;
         }
@@ -358,6 +415,19 @@ cJSON *job_to_json(const job *j) {
 static int get_opt_strv(const cJSON *obj, const char *field, char ***out, char err[PROTO_ERRLEN]) {
         int r = proto_get_strv(obj, field, JOB_ARGV_MAX, true, out, err);
         return r == -ENOENT ? 0 : r;
+}
+
+/* A record's start fields, and the reason a pending job waits. */
+static int record_start_parse(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
+        const char *reason;
+        int r = start_fields_parse(obj, &j->spec, err);
+        if (r < 0)
+                return r;
+        if ((r = proto_get_str(obj, "reason", &reason, err)) == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        return job_wait_from_name(reason, &j->wait) < 0 ? invalid(err, "reason: unknown reason '%s'", reason) : 0;
 }
 
 static int record_parse(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
@@ -409,7 +479,7 @@ static int record_parse(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
             (r = get_opt_int(obj, "mem_current", 0, INT64_MAX, &current, err)) < 0)
                 return r;
         j->result.mem_current = (uint64_t)current;
-        return 0;
+        return record_start_parse(obj, j, err);
 }
 
 int job_from_json(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
@@ -422,14 +492,16 @@ int job_from_json(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
         return r;
 }
 
-/* The string fields an array's jobs share but argv, as pointers into j, in out (6 of them). */
-static void shared_strings(job *j, char **out[6]) {
+/* The string fields an array's jobs share but argv, as pointers into j, in out (SHARED of them). */
+#define SHARED 7
+static void shared_strings(job *j, char **out[SHARED]) {
         out[0] = &j->user;
         out[1] = &j->spec.name;
         out[2] = &j->spec.group;
         out[3] = &j->spec.job_type;
         out[4] = &j->spec.cwd;
         out[5] = &j->spec.stderr_path;
+        out[6] = &j->spec.dependency;
 }
 
 void job_borrow_spec(job *member, const job *owner, bool with_stdout) {
@@ -447,20 +519,20 @@ static bool same_str(const char *a, const char *b) {
 }
 
 bool job_share_strings(job *member, job *owner) {
-        char **mine[6], **theirs[6];
+        char **mine[SHARED], **theirs[SHARED];
         size_t i = 0;
         if (member->borrows_spec || owner->borrows_spec || !member->spec.argv || !owner->spec.argv)
                 return false;
         shared_strings(member, mine);
         shared_strings(owner, theirs);
-        for (size_t f = 0; f < 6; f++)
+        for (size_t f = 0; f < SHARED; f++)
                 if (!same_str(*mine[f], *theirs[f]))
                         return false;
         while (member->spec.argv[i] && owner->spec.argv[i] && strcmp(member->spec.argv[i], owner->spec.argv[i]) == 0)
                 i++;
         if (member->spec.argv[i] || owner->spec.argv[i])
                 return false;
-        for (size_t f = 0; f < 6; f++) {
+        for (size_t f = 0; f < SHARED; f++) {
                 free(*mine[f]);
                 *mine[f] = *theirs[f];
         }
@@ -477,9 +549,9 @@ bool job_share_strings(job *member, job *owner) {
 
 void job_free(job *j) {
         if (j->borrows_spec) { /* the owner frees them */
-                char **shared[6];
+                char **shared[SHARED];
                 shared_strings(j, shared);
-                for (size_t f = 0; f < 6; f++)
+                for (size_t f = 0; f < SHARED; f++)
                         *shared[f] = NULL;
                 j->spec.argv = NULL;
         }
