@@ -4,6 +4,7 @@
 #include "status.h"
 #include "log.h"
 #include <errno.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -605,6 +606,57 @@ static void handle_reload(ctl_server *srv, conn *c, const cJSON *msg) {
         reply(c, ok);
 }
 
+/* hold, release: {"id": N}, answered with the job's record ("job"). */
+static void handle_hold_or_release(ctl_server *srv, conn *c, const cJSON *msg, bool hold) {
+        char err[PROTO_ERRLEN];
+        uint64_t id;
+        if (request_id(c, msg, id_only, &id) < 0)
+                return;
+        if (ctl_hold(&srv->state, id, c->uid, hold, err) < 0) {
+                reply_error(c, err);
+                return;
+        }
+        reply(c, job_reply(ctl_find_job(&srv->state, id)));
+        server_schedule(srv);
+}
+
+static void handle_hold(ctl_server *srv, conn *c, const cJSON *msg) {
+        handle_hold_or_release(srv, c, msg, true);
+}
+
+static void handle_release(ctl_server *srv, conn *c, const cJSON *msg) {
+        handle_hold_or_release(srv, c, msg, false);
+}
+
+/* update: {"id": N} and any of mcpu, mem, nice; answered with the job's record ("job"). */
+static void handle_update(ctl_server *srv, conn *c, const cJSON *msg) {
+        static const char *const fields[] = { "id", "mcpu", "mem", "nice", NULL };
+        char err[PROTO_ERRLEN];
+        ctl_update_req u = { -1, -1, INT_MIN };
+        int64_t nice = INT_MIN;
+        uint64_t id;
+        int r;
+        if (request_id(c, msg, fields, &id) < 0)
+                return;
+        if ((r = proto_get_int(msg, "mcpu", 1, RES_MCPU_MAX, &u.mcpu, err)) == -EINVAL ||
+            (r = proto_get_int(msg, "mem", 1, RES_MEM_MAX, &u.mem, err)) == -EINVAL ||
+            (r = proto_get_int(msg, "nice", JOB_NICE_MIN, JOB_NICE_MAX, &nice, err)) == -EINVAL) {
+                reply_error(c, err);
+                return;
+        }
+        u.nice = (int)nice;
+        if (u.mcpu < 0 && u.mem < 0 && u.nice == INT_MIN) {
+                reply_error(c, "update: nothing to change (mcpu, mem or nice)");
+                return;
+        }
+        if (ctl_update(&srv->state, id, c->uid, &u, err) < 0) {
+                reply_error(c, err);
+                return;
+        }
+        reply(c, job_reply(ctl_find_job(&srv->state, id)));
+        server_schedule(srv);
+}
+
 static const struct {
         const char *type;
         void (*handle)(ctl_server *srv, conn *c, const cJSON *msg);
@@ -614,6 +666,7 @@ static const struct {
         { "history", handle_history }, { "shares", handle_shares }, { "reload", handle_reload },
         { "alpha_put", handle_alpha_put }, { "alpha_get", handle_alpha_get },
         { "events", server_handle_events },
+        { "hold", handle_hold }, { "release", handle_release }, { "update", handle_update },
 };
 
 static void client_message(conn *c, const cJSON *msg) {

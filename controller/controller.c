@@ -30,6 +30,7 @@ typedef struct options {
                 max_pending_per_dept;
         int sync_commits; /* -1: unset (yes) */
         const char *policy, *order, *fairness;
+        bool keep_invalid_depend; /* kill_invalid_depend = no */
 } options;
 
 int64_t server_now(void) {
@@ -132,8 +133,17 @@ static const char *const config_keys[] = {
         "controller.tls_key",     "controller.tls_ca",      "controller.fairness",     "controller.sync_commits",
         "departments.*",
         "department_caps.*",      "department_users.*",     "lotes.window_s",          "lotes.max_classes",
-        "lotes.drift_percent",    "lotes_classes.*",        NULL,
+        "lotes.drift_percent",    "lotes_classes.*",        "controller.kill_invalid_depend", NULL,
 };
+
+/* kill_invalid_depend (yes by default, as Slurm's). */
+static int apply_depend_config(options *o, config *cfg, char *err, size_t errlen) {
+        bool kill;
+        int r = config_get_bool(cfg, "controller.kill_invalid_depend", &kill, err, errlen);
+        if (r == 0)
+                o->keep_invalid_depend = !kill;
+        return r == -ENOENT ? 0 : r;
+}
 
 /* Fill options the command line left unset from the config file. */
 static int apply_config(options *o, config *cfg, char *err, size_t errlen) {
@@ -167,7 +177,7 @@ static int apply_config(options *o, config *cfg, char *err, size_t errlen) {
                         return r;
                 o->sync_commits = sync;
         }
-        return 0;
+        return apply_depend_config(o, cfg, err, errlen);
 }
 
 static int parse_number(const char *arg, const char *name, int64_t *out) {
@@ -382,6 +392,7 @@ static void raise_nofile(void) {
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         ctl_server *srv = userdata;
         ctl_check_silence(&srv->state, server_clock());
+        ctl_wait_tick(&srv->state, server_now()); /* begin times */
         if (srv->lotes)
                 ctl_lotes_tick(srv->lotes, server_now());
         server_schedule(srv);
@@ -440,7 +451,8 @@ static int open_state(ctl_server *srv, const options *o, ctl_lotes_options *lote
                            .kill_grace_ms = (int)o->kill_grace_ms,
                            .agent_timeout_usec = o->agent_timeout_ms * 1000,
                            .node_lost_timeout_usec = o->node_lost_timeout_ms * 1000,
-                           .depts = &srv->depts };
+                           .depts = &srv->depts,
+                           .keep_invalid_depend = o->keep_invalid_depend };
         ctl_init(&srv->state, &cfg, &actions, srv);
         if ((r = ctl_set_depts(&srv->state, fairness)) < 0)
                 return log_errno(LOG_ERR, r, "departments");
