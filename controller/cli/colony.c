@@ -4,6 +4,7 @@
  * every job command and script loop starts, loads only libc and libcjson. */
 #include "cli.h"
 #include "devcluster.h"
+#include "waitopts.h"
 #include <errno.h>
 #include <limits.h>
 #include <string.h>
@@ -45,7 +46,7 @@ static const cli_command offline_lotes = { "lotes", "solve LoTES's offline stage
 static const cli_command *const commands[] = {
         &cmd_submit,  &cmd_queue,    &cmd_show,      &cmd_cancel,     &cmd_wait,    &cmd_history, &cmd_nodes,
         &cmd_up,      &cmd_down,     &cmd_demo,      &offline_place,  &offline_sim, &offline_fair, &offline_coloc,
-        &offline_lotes, &cmd_measure, &cmd_shares,   &cmd_reload,     &cmd_events,  NULL,
+        &offline_lotes, &cmd_measure, &cmd_shares,   &cmd_reload,     &cmd_events,  &cmd_hold, &cmd_release, &cmd_update, NULL,
 };
 
 int main(int argc, char **argv) {

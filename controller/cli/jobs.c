@@ -3,6 +3,7 @@
 #include "client.h"
 #include "format.h"
 #include "jobs.h"
+#include "waitopts.h"
 #include "outcome.h"
 #include "proto.h"
 #include "units.h"
@@ -135,6 +136,7 @@ static const char submit_usage[] =
         "  --requeue        if colony loses it (its agent timed out, came back without it, or\n"
         "                   found it killed with a crashed agent), run it again (same id, next\n"
         "                   attempt) instead of ending it lost\n"
+        WAITOPT_SUBMIT_USAGE
         "  --json           print the controller's reply\n\n"
         "CMD without a '/' is looked up in $PATH; it must exist and be executable.\n";
 
@@ -234,6 +236,7 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
                 {"output", required_argument, NULL, OPT_OUTPUT},
                 {"error", required_argument, NULL, OPT_ERROR}, {"array", required_argument, NULL, OPT_ARRAY},
                 {"stdin", no_argument, NULL, OPT_STDIN}, {"requeue", no_argument, NULL, OPT_REQUEUE},
+                WAITOPT_SUBMIT_OPTIONS,
                 {0},
         };
         int64_t n;
@@ -271,6 +274,9 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
                         break;
                 case OPT_STDIN: m->from_stdin = true; break;
                 case OPT_REQUEUE: s->requeue = true; break;
+                default:
+                        if ((n = waitopt_submit(c, o, optarg, s)) >= 0)
+                                return (int)n;
                 }
         }
         if (o < 0)
@@ -363,8 +369,10 @@ static int run_submit(cli *c, int argc, char **argv) {
         int r;
 
         r = parse_submit(c, argc, argv, &s, &many);
-        if (r >= 0)
+        if (r >= 0) {
+                free(s.dependency);
                 return r;
+        }
         if (jobs_socket_for(c, sock) < 0)
                 return EXIT_FAIL;
         if (!getcwd(cwd, sizeof(cwd))) {
@@ -378,6 +386,7 @@ static int run_submit(cli *c, int argc, char **argv) {
                 r = submit_one(c, sock, &s, many.array);
         free(s.argv);
         free(s.env);
+        free(s.dependency);
         for (int i = 0; i < 3; i++)
                 free(owned[i]);
         return r;
@@ -418,6 +427,11 @@ static char *queue_time(const job *j, int64_t now, char *buf, size_t len) {
         return fmt_duration((j->state == JOB_RUNNING ? now : j->end_usec) - j->start_usec, buf, len);
 }
 
+/* The REASON column: why a pending job waits, as the controller's last pass saw it. */
+static const char *queue_reason(const job *j) {
+        return j->state == JOB_PENDING && j->wait ? job_wait_name(j->wait) : NULL;
+}
+
 static int queue_add_row(fmt_table *t, const job *j, int64_t now) {
         char id[32], cpus[FMT_BUF], mem[FMT_BUF], time[FMT_BUF];
 
@@ -425,17 +439,17 @@ static int queue_add_row(fmt_table *t, const job *j, int64_t now) {
         return fmt_table_row(t, id, j->spec.name, j->user, job_state_name(j->state), j->node,
                              units_format_cpus(j->spec.req.mcpu, cpus, sizeof(cpus)),
                              units_format_size(j->spec.req.mem, mem, sizeof(mem)),
-                             queue_time(j, now, time, sizeof(time)));
+                             queue_time(j, now, time, sizeof(time)), queue_reason(j));
 }
 
 /* Print the jobs of a "jobs" reply as a table. Returns 0 or EXIT_FAIL. */
 static int print_queue(const cli *c, const cJSON *reply) {
-        static const char *const headers[] = {"ID", "NAME", "USER", "STATE", "NODE", "CPUS", "MEM", "TIME"};
+        static const char *const headers[] = {"ID", "NAME", "USER", "STATE", "NODE", "CPUS", "MEM", "TIME", "REASON"};
         const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(reply, "jobs"), *item;
         char perr[PROTO_ERRLEN] = "";
         int64_t now = now_usec();
         fmt_table t;
-        int r = fmt_table_init(&t, 8, headers);
+        int r = fmt_table_init(&t, 9, headers);
 
         if (!cJSON_IsArray(jobs))
                 r = -EBADMSG;
@@ -566,6 +580,24 @@ static void show_result(const job *j) {
                 field("error:", j->result.error);
 }
 
+/* When it may start: why it waits, its dependency, hold, begin time and nice value. */
+static void show_start(const job *j) {
+        char buf[FMT_BUF];
+
+        if (j->state == JOB_PENDING)
+                field("reason:", j->wait ? job_wait_name(j->wait) : NULL);
+        if (j->spec.dependency)
+                field("dependency:", j->spec.dependency);
+        if (j->spec.hold)
+                field("held:", "yes (colony release)");
+        if (j->spec.begin_usec)
+                field("begin:", fmt_time(j->spec.begin_usec, buf, sizeof(buf)));
+        if (j->spec.nice) {
+                snprintf(buf, sizeof(buf), "%d", j->spec.nice);
+                field("nice:", buf);
+        }
+}
+
 static void show_job(const job *j) {
         char *cmdline = fmt_argv(j->spec.argv);
         char line[512];
@@ -590,6 +622,7 @@ static void show_job(const job *j) {
                 field("type:", j->spec.job_type);
         field("node:", j->node);
         show_request(j);
+        show_start(j);
         show_times(j);
         show_result(j);
         field("command:", cmdline ? cmdline : "?");
