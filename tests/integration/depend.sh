@@ -14,7 +14,7 @@ a=$(sub --name a -- "$stress" sleep 1)
 b=$(sub --name b --afterok "$a" -- "$stress" sleep 1)
 c=$(sub --name c --dependency "afterok:$b" -- "$stress" sleep 0)
 [ "$(job_field "$b" state)" = pending ] || [ "$(job_field "$a" state)" = completed ] || fail "b started before a ended"
-for id in "$a" "$b" "$c"; do colony wait "$id" >/dev/null || fail "job $id: $(job_field "$id" state) $(job_field "$id" error)"; done
+for id in "$a" "$b" "$c"; do colony wait --timeout 60 "$id" >/dev/null || fail "job $id: $(job_field "$id" state) $(job_field "$id" error)"; done
 [ "$(job_field "$b" start_usec)" -ge "$(job_field "$a" end_usec)" ] || fail "b started before a ended"
 [ "$(job_field "$c" start_usec)" -ge "$(job_field "$b" end_usec)" ] || fail "c started before b ended"
 note "chain $a -> $b -> $c ran in order"
@@ -32,15 +32,15 @@ ok_b=$(sub --name ok_b --afterok "$bad" -- "$stress" sleep 0)
 ok_c=$(sub --name ok_c --afterok "$ok_b" -- "$stress" sleep 0)
 any=$(sub --name any --afterany "$bad" -- "$stress" sleep 0)
 notok=$(sub --name notok --afternotok "$bad" -- "$stress" sleep 0)
-colony wait "$bad" >/dev/null && fail "/bin/false completed"
+colony wait --timeout 60 "$bad" >/dev/null && fail "/bin/false completed"
 for id in "$ok_b" "$ok_c"; do
         wait_state "$id" cancelled
         job_field "$id" error | grep -q "can never be met" || fail "job $id: no reason: $(job_field "$id" error)"
 done
 note "ok_b: $(job_field "$ok_b" error)"
 note "ok_c: $(job_field "$ok_c" error)"
-colony wait "$any" >/dev/null || fail "afterany job: $(job_field "$any" state)"
-colony wait "$notok" >/dev/null || fail "afternotok job: $(job_field "$notok" state)"
+colony wait --timeout 60 "$any" >/dev/null || fail "afterany job: $(job_field "$any" state)"
+colony wait --timeout 60 "$notok" >/dev/null || fail "afternotok job: $(job_field "$notok" state)"
 [ "$(job_field "$any" start_usec)" -ge "$(job_field "$bad" end_usec)" ] || fail "afterany started before the end"
 
 # Refused at submit: an unknown id, an impossible dependency, '?'.
@@ -54,7 +54,7 @@ echo "$err" | grep -q "not supported" || fail "unclear refusal: $err"
 # A whole array: its first id names all of it.
 arr=$(sub --name arr --array 3 -- "$stress" sleep 1 | head -n 1)
 after_arr=$(sub --name after_arr --afterok "$arr" -- "$stress" sleep 0)
-colony wait "$after_arr" >/dev/null || fail "after_arr: $(job_field "$after_arr" state) $(job_field "$after_arr" error)"
+colony wait --timeout 60 "$after_arr" >/dev/null || fail "after_arr: $(job_field "$after_arr" state) $(job_field "$after_arr" error)"
 for i in 0 1 2; do
         [ "$(job_field "$after_arr" start_usec)" -ge "$(job_field $((arr + i)) end_usec)" ] ||
                 fail "after_arr started before array job $((arr + i)) ended"
@@ -63,7 +63,7 @@ note "after_arr waited for the 3 jobs of array $arr"
 
 # Across a controller restart: the waiter still waits, and runs once its job completes.
 colony cancel "$slow" >/dev/null
-colony wait "$waiter" >/dev/null && fail "waiter of a cancelled job ran"
+colony wait --timeout 60 "$waiter" >/dev/null && fail "waiter of a cancelled job ran"
 [ "$(job_field "$waiter" state)" = cancelled ] || fail "waiter: $(job_field "$waiter" state)"
 head=$(sub --name head -- "$stress" sleep 4)
 tail=$(sub --name tail --afterok "$head" -- "$stress" sleep 0)
@@ -72,7 +72,7 @@ cmdline=$(controller_cmdline)
 kill -9 "$(cat "$DIR/controller.pid")"
 controller_start "$cmdline"
 [ "$(job_field "$tail" state)" = pending ] || fail "tail is $(job_field "$tail" state) after the restart"
-colony wait "$tail" >/dev/null || fail "tail: $(job_field "$tail" state) $(job_field "$tail" error)"
+colony wait --timeout 60 "$tail" >/dev/null || fail "tail: $(job_field "$tail" state) $(job_field "$tail" error)"
 [ "$(job_field "$tail" start_usec)" -ge "$(job_field "$head" end_usec)" ] || fail "tail started before head ended"
 note "tail waited for head across a controller restart"
 echo "PASS"

@@ -45,7 +45,7 @@ reason_is "$behind" held
 colony release "$held" "$behind" >/dev/null || fail "release refused"
 [ "$(job_field "$held" hold)" = null ] || fail "held is still held"
 colony cancel "$blocker" >/dev/null
-for id in "$big" "$behind" "$held" "$later"; do colony wait "$id" >/dev/null || fail "job $id: $(job_field "$id" state)"; done
+for id in "$big" "$behind" "$held" "$later"; do colony wait --timeout 60 "$id" >/dev/null || fail "job $id: $(job_field "$id" state)"; done
 [ "$(job_field "$later" start_usec)" -ge "$(job_field "$later" begin_usec)" ] || fail "later started before its begin time"
 note "later: begin $(job_field "$later" begin_usec), started $(job_field "$later" start_usec)"
 
@@ -56,7 +56,7 @@ n100=$(colony submit --name n100 --nice 100 --cpus 1 --mem 32M -- "$stress" slee
 n0=$(colony submit --name n0 --cpus 1 --mem 32M -- "$stress" sleep 0)
 n50=$(colony submit --name n50 --nice 10 --cpus 1 --mem 32M -- "$stress" sleep 0)
 colony update --nice 50 "$n50" >/dev/null || fail "update --nice refused"
-for id in "$n100" "$n0" "$n50"; do colony wait "$id" >/dev/null || fail "job $id: $(job_field "$id" state)"; done
+for id in "$n100" "$n0" "$n50"; do colony wait --timeout 60 "$id" >/dev/null || fail "job $id: $(job_field "$id" state)"; done
 s0=$(job_field "$n0" start_usec) s50=$(job_field "$n50" start_usec) s100=$(job_field "$n100" start_usec)
 [ "$s0" -lt "$s50" ] && [ "$s50" -lt "$s100" ] || fail "nice order not kept: n0 $s0, n50 $s50, n100 $s100"
 note "nice 0, 50, 100 started in that order"
