@@ -168,14 +168,10 @@ static depidx_target *record(struct ctl_state *st, uint64_t id, bool *unknown) {
 }
 
 static int add_waiter(depidx_target *t, job *j, int kind) {
-        if (t->nw == t->capw) {
-                uint32_t cap = t->capw ? 2 * t->capw : 4;
-                depidx_waiter *w = realloc(t->w, cap * sizeof(*w));
-                if (!w)
-                        return -ENOMEM;
-                t->w = w;
-                t->capw = cap;
-        }
+        size_t cap = t->capw;
+        if (sched_grow(&t->w, &cap, (size_t)t->nw + 1, sizeof(*t->w)) < 0 || cap > UINT32_MAX)
+                return -ENOMEM;
+        t->capw = (uint32_t)cap;
         t->w[t->nw++] = (depidx_waiter){ j, kind };
         return 0;
 }
@@ -225,14 +221,8 @@ static void count_move(depidx_target *t, const job *j, job_state was) {
 }
 
 static int todo_push(depidx *d, uint64_t id) {
-        if (d->ntodo == d->captodo) {
-                size_t cap = d->captodo ? 2 * d->captodo : 16;
-                uint64_t *todo = realloc(d->todo, cap * sizeof(*todo));
-                if (!todo)
-                        return -ENOMEM;
-                d->todo = todo;
-                d->captodo = cap;
-        }
+        if (sched_grow(&d->todo, &d->captodo, d->ntodo + 1, sizeof(*d->todo)) < 0)
+                return -ENOMEM;
         d->todo[d->ntodo++] = id;
         return 0;
 }

@@ -17,13 +17,20 @@ const char *job_state_name(job_state s) {
         return s < _JOB_STATE_MAX ? state_names[s] : "invalid";
 }
 
-int job_state_from_name(const char *name, job_state *out) {
-        for (int s = 0; s < _JOB_STATE_MAX; s++)
-                if (strcmp(name, state_names[s]) == 0) {
-                        *out = (job_state)s;
-                        return 0;
-                }
+/* The index of name in names[n], or -EINVAL. */
+static int name_index(const char *const *names, int n, const char *name) {
+        for (int i = 0; i < n; i++)
+                if (strcmp(name, names[i]) == 0)
+                        return i;
         return -EINVAL;
+}
+
+int job_state_from_name(const char *name, job_state *out) {
+        int s = name_index(state_names, _JOB_STATE_MAX, name);
+        if (s < 0)
+                return s;
+        *out = (job_state)s;
+        return 0;
 }
 
 bool job_state_is_terminal(job_state s) {
@@ -220,12 +227,11 @@ const char *job_wait_name(job_wait w) {
 }
 
 int job_wait_from_name(const char *name, job_wait *out) {
-        for (int w = 0; w < _JOB_WAIT_MAX; w++)
-                if (strcmp(name, wait_names[w]) == 0) {
-                        *out = (job_wait)w;
-                        return 0;
-                }
-        return -EINVAL;
+        int w = name_index(wait_names, _JOB_WAIT_MAX, name);
+        if (w < 0)
+                return w;
+        *out = (job_wait)w;
+        return 0;
 }
 
 static int spec_parse(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]) {
