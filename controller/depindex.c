@@ -71,10 +71,9 @@ int depidx_check(struct ctl_state *st, const job_spec *spec, char err[PROTO_ERRL
         for (size_t i = 0; r == 0 && i < l.n; i++) {
                 const dep_item *d = &l.items[i];
                 dep_counts c;
-                if (d->kind == DEP_SINGLETON) {
-                        snprintf(err, PROTO_ERRLEN, "dependency: singleton is not supported yet");
-                        r = -EINVAL;
-                } else if (count_target(st, d->id, &c) < 0) {
+                if (d->kind == DEP_SINGLETON)
+                        continue; /* names no job */
+                if (count_target(st, d->id, &c) < 0) {
                         snprintf(err, PROTO_ERRLEN, "dependency %s:%llu: no job %llu", dep_kind_name(d->kind),
                                  (unsigned long long)d->id, (unsigned long long)d->id);
                         r = -ENOENT;
@@ -190,6 +189,7 @@ int depidx_add(struct ctl_state *st, job *j) {
                 return 0; /* checked at submit */
         for (size_t i = 0; r == 0 && i < l.n; i++) {
                 bool unknown;
+                j->singleton |= l.items[i].kind == DEP_SINGLETON;
                 depidx_target *t = l.items[i].kind == DEP_SINGLETON ? NULL : record(st, l.items[i].id, &unknown);
                 if (!t) {
                         r = l.items[i].kind == DEP_SINGLETON || unknown ? 0 : -ENOMEM; /* gone: met long ago */
@@ -263,9 +263,44 @@ static void decide(struct ctl_state *st, uint64_t id, int64_t now) {
                 erase(&st->deps, t);
 }
 
+uint64_t depidx_name_key(const job *j) {
+        uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a over the uid and the name */
+        for (size_t i = 0; i < sizeof(j->uid); i++)
+                h = (h ^ ((j->uid >> (8 * i)) & 0xff)) * 0x100000001b3ull;
+        for (const char *p = j->spec.name ? j->spec.name : ""; *p; p++)
+                h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+        return h ? h : 1;
+}
+
+bool depidx_singleton_busy(struct ctl_state *st, const job *j) {
+        depidx_target *t = st->deps.names ? find(st->deps.names, depidx_name_key(j)) : NULL;
+        return t && t->started;
+}
+
+/* Count j's move into or out of running by its user and name. */
+static void count_running(depidx *d, const job *j, job_state was) {
+        int delta = (j->state == JOB_RUNNING) - (was == JOB_RUNNING);
+        uint64_t key = depidx_name_key(j);
+        depidx_target *t = d->names ? find(d->names, key) : NULL;
+        if (delta < 0 && t && --t->started == 0)
+                erase(d->names, t);
+        if (delta <= 0)
+                return;
+        if (t) {
+                t->started++;
+                return;
+        }
+        if ((!d->names && !(d->names = calloc(1, sizeof(*d->names)))) || grow(d->names) < 0) {
+                log_error("job=%llu out of memory: a singleton of its name may start beside it", (unsigned long long)j->id);
+                return;
+        }
+        insert_slot(d->names, key)->started = 1;
+}
+
 void depidx_changed(struct ctl_state *st, job *j, job_state was, int64_t now) {
         depidx *d = &st->deps;
         uint64_t keys[2] = { j->array_first != j->id ? j->id : 0, j->array_first };
+        count_running(d, j, was);
         if (!d->used)
                 return;
         for (size_t k = 0; k < 2; k++) {
@@ -286,6 +321,9 @@ void depidx_changed(struct ctl_state *st, job *j, job_state was, int64_t now) {
 }
 
 void depidx_free(depidx *d) {
+        if (d->names)
+                depidx_free(d->names);
+        free(d->names);
         for (size_t i = 0; i < d->cap; i++)
                 free(d->slots[i].w);
         free(d->slots);

@@ -35,6 +35,8 @@ typedef struct depidx {
         uint64_t *todo; /* records whose entries a transition may decide */
         size_t ntodo, captodo;
         bool draining;
+        struct depidx *names; /* for singleton: per user and job name (a 64-bit hash of both, never
+                               * 0), how many such jobs run, in "started"; NULL until one runs */
 } depidx;
 
 struct ctl_state;
@@ -51,5 +53,9 @@ int depidx_add(struct ctl_state *st, job *j);
  * decide their entries, ending the waiters whose dependency can no longer be met (with a reason)
  * unless the configuration keeps them; the ends this causes are handled in turn, not recursively. */
 void depidx_changed(struct ctl_state *st, job *j, job_state was, int64_t now);
+/* Whether a job of j's user and name runs (j waits when it is a singleton). O(1). */
+bool depidx_singleton_busy(struct ctl_state *st, const job *j);
+/* The key of j's user and name for singleton: a 64-bit hash, never 0. */
+uint64_t depidx_name_key(const job *j);
 /* Free the index. */
 void depidx_free(depidx *d);

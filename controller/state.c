@@ -354,6 +354,7 @@ int ctl_restore(ctl_state *st, job *j, ctl_time now) {
                 return -ENOMEM;
         n->last_heard_mono_usec = now.mono_usec; /* the timeout starts with this controller */
         charge(st, n, j);
+        depidx_changed(st, j, JOB_PENDING, now.real_usec); /* it runs: a singleton of its name waits */
         return 0;
 }
 

@@ -10,12 +10,12 @@
 #include <string.h>
 
 /* Why j may not start now, or JOB_WAIT_NONE when it may. */
-static job_wait blocked_by(const ctl_state *st, const job *j) {
+static job_wait blocked_by(ctl_state *st, const job *j) {
         if (j->spec.hold)
                 return JOB_WAIT_HELD;
         if (j->deps_never)
                 return JOB_WAIT_DEP_NEVER;
-        if (j->deps_unmet)
+        if (j->deps_unmet || (j->singleton && depidx_singleton_busy(st, j)))
                 return JOB_WAIT_DEPENDENCY;
         if (j->spec.begin_usec > st->clock_usec)
                 return JOB_WAIT_BEGIN;
@@ -40,21 +40,59 @@ static job_wait eligible_wait(const ctl_state *st) {
         return !st->cfg.dispatcher && st->cfg.order == SCHED_STRICT_FIFO ? JOB_WAIT_PRIORITY : JOB_WAIT_RESOURCES;
 }
 
+typedef struct name_pos {
+        uint64_t key;
+        size_t pos;
+} name_pos;
+
+static int by_name_then_pos(const void *x, const void *y) {
+        const name_pos *a = x, *b = y;
+        if (a->key != b->key)
+                return a->key < b->key ? -1 : 1;
+        return (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+/* Among the jobs of [first, first + n) that may start, a singleton behind another job of its
+ * user and name waits: one pass starts the first of them only. Returns how many now wait.
+ * O(n log n); the caller calls it only when a singleton is among them. */
+static size_t singletons_behind(ctl_state *st, size_t first, size_t n) {
+        name_pos *v = malloc((n + 1) * sizeof(*v));
+        size_t m = 0, behind = 0;
+        for (size_t i = first; i < first + n; i++)
+                if (st->pending[i]->state == JOB_PENDING && !is_blocked(st->pending[i]->wait) && v)
+                        v[m++] = (name_pos){ depidx_name_key(st->pending[i]), i };
+        if (!v)
+                return 0; /* no memory: this pass may start two of a name */
+        if (v)
+                qsort(v, m, sizeof(*v), by_name_then_pos);
+        for (size_t k = 1; k < m; k++) {
+                job *j = st->pending[v[k].pos];
+                if (v[k].key == v[k - 1].key && j->singleton) {
+                        j->wait = JOB_WAIT_DEPENDENCY;
+                        behind++;
+                }
+        }
+        free(v);
+        return behind;
+}
+
 size_t ctl_wait_mark(ctl_state *st, size_t first, size_t n) {
         job_wait eligible = eligible_wait(st);
         size_t blocked = 0;
+        bool singletons = false;
         for (size_t i = first; i < first + n; i++) {
                 job *j = st->pending[i];
                 if (j->state != JOB_PENDING)
                         continue;
                 j->wait = blocked_by(st, j);
+                singletons |= j->singleton && j->wait == JOB_WAIT_NONE;
                 if (j->wait == JOB_WAIT_BEGIN && (!st->next_begin_usec || j->spec.begin_usec < st->next_begin_usec))
                         st->next_begin_usec = j->spec.begin_usec;
                 blocked += j->wait != JOB_WAIT_NONE;
                 if (j->wait == JOB_WAIT_NONE)
                         j->wait = eligible;
         }
-        return blocked;
+        return blocked + (singletons ? singletons_behind(st, first, n) : 0);
 }
 
 size_t ctl_wait_drop(ctl_state *st, sched_job *jobs, size_t n) {

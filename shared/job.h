@@ -129,6 +129,7 @@ typedef struct job {
         job_wait wait;       /* why a pending job has not started, as the last scheduling pass saw it */
         uint32_t deps_unmet; /* the controller's count of its dependencies not met yet */
         bool deps_never;     /* one of them can never be met (it stays pending: kill_invalid_depend = no) */
+        bool singleton;      /* its dependency has "singleton": it starts when no job of its user and name runs */
 } job;
 
 /* Validate and copy a submit/launch JSON object's spec fields into spec (which the caller

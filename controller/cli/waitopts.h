@@ -35,6 +35,7 @@ enum {
         "  --afternotok IDS start once they ended otherwise (failed, cancelled...)\n"                                 \
         "  --afterany IDS   start once they ended, however\n"                                                          \
         "  --after IDS      start once they started\n"                                                                 \
+        "  --singleton      start once no job of yours with its name runs\n"                                          \
         "  --dependency D   as Slurm writes it: afterok:1:2,afterany:3 (',': all; '?' is not supported)\n"           \
         "  --hold           submit it held: pending until `colony release`\n"                                         \
         "  --begin TIME     pending until TIME: now+60, now+1hour, 16:00, 2026-11-27T08:00\n"                          \

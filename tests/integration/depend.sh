@@ -61,6 +61,14 @@ for i in 0 1 2; do
 done
 note "after_arr waited for the 3 jobs of array $arr"
 
+# Singleton: the second job of a name starts once the first stopped running.
+one=$(sub --name solo -- "$stress" sleep 2)
+two=$(sub --name solo --singleton -- "$stress" sleep 0)
+wait_state "$one" running
+[ "$(job_field "$two" reason)" = dependency ] || fail "singleton's reason: $(job_field "$two" reason)"
+colony wait --timeout 60 "$two" >/dev/null || fail "singleton: $(job_field "$two" state)"
+[ "$(job_field "$two" start_usec)" -ge "$(job_field "$one" end_usec)" ] || fail "singleton started beside its namesake"
+
 # Across a controller restart: the waiter still waits, and runs once its job completes.
 colony cancel "$slow" >/dev/null
 colony wait --timeout 60 "$waiter" >/dev/null && fail "waiter of a cancelled job ran"

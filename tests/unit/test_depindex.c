@@ -132,7 +132,6 @@ START_TEST(unknown_and_impossible_dependencies_are_refused) {
         ck_assert_int_eq(ctl_schedule(&st), 1);
         end(1, JOB_FAILED);
         ck_assert_int_eq(submit("afterok:1", 0, 1, 0, 100), -EINVAL);
-        ck_assert_int_eq(submit("singleton", 0, 1, 0, 100), -EINVAL);
         ck_assert_int_eq(submit(NULL, 0, 1, -1, 100), -EPERM); /* a negative nice is root's */
         ck_assert_uint_eq(st.njobs, 1); /* nothing made */
 }
@@ -199,6 +198,23 @@ START_TEST(nice_orders_a_users_own_jobs_only) {
 }
 END_TEST
 
+START_TEST(a_singleton_waits_for_its_name_to_stop_running) {
+        ck_assert_int_eq(submit(NULL, 0, 1, 0, 100), 1);
+        ck_assert_int_eq(submit("singleton", 0, 1, 0, 100), 2);
+        ck_assert_int_eq(submit("singleton", 0, 1, 0, 100), 3);
+        ck_assert_int_eq(submit("singleton", 0, 2, 0, 100), 4); /* another user's: not held back */
+        ck_assert_int_eq(ctl_schedule(&st), 2);
+        ck_assert_uint_eq(launch_ids[1], 4);
+        ck_assert_int_eq(ctl_find_job(&st, 2)->wait, JOB_WAIT_DEPENDENCY);
+        end(1, JOB_COMPLETED);
+        ck_assert_int_eq(ctl_schedule(&st), 1); /* one of the two singletons, the first */
+        ck_assert_uint_eq(launch_ids[2], 2);
+        end(2, JOB_COMPLETED);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_uint_eq(launch_ids[3], 3);
+}
+END_TEST
+
 static Suite *depindex_suite(void) {
         Suite *s = suite_create("depindex");
         TCase *tc = tcase_create("depindex");
@@ -211,6 +227,7 @@ static Suite *depindex_suite(void) {
         tcase_add_test(tc, held_jobs_wait_until_released);
         tcase_add_test(tc, begin_times_wait_for_the_tick);
         tcase_add_test(tc, nice_orders_a_users_own_jobs_only);
+        tcase_add_test(tc, a_singleton_waits_for_its_name_to_stop_running);
         suite_add_tcase(s, tc);
         return s;
 }
