@@ -179,6 +179,56 @@ static dep_counts counts_of(const depidx_target *t) {
         return (dep_counts){ t->members, t->started, t->ended, t->ok };
 }
 
+uint64_t depidx_name_key(const job *j) {
+        uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a over the uid and the name */
+        for (size_t i = 0; i < sizeof(j->uid); i++)
+                h = (h ^ ((j->uid >> (8 * i)) & 0xff)) * 0x100000001b3ull;
+        for (const char *p = j->spec.name ? j->spec.name : ""; *p; p++)
+                h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+        return h ? h : 1;
+}
+
+bool depidx_singleton_busy(struct ctl_state *st, const job *j) {
+        depidx_target *t = st->deps.names ? find(st->deps.names, depidx_name_key(j)) : NULL;
+        return t && t->started;
+}
+
+/* Count j's move into or out of running by its user and name. */
+static void count_running(depidx *d, const job *j, job_state was) {
+        int delta = (j->state == JOB_RUNNING) - (was == JOB_RUNNING);
+        if (!d->names || !delta)
+                return; /* no singleton yet: nobody asks */
+        uint64_t key = depidx_name_key(j);
+        depidx_target *t = find(d->names, key);
+        if (delta < 0 && t && --t->started == 0)
+                erase(d->names, t);
+        if (delta <= 0)
+                return;
+        if (t) {
+                t->started++;
+                return;
+        }
+        if (grow(d->names) < 0) {
+                log_error("job=%llu out of memory: a singleton of its name may start beside it", (unsigned long long)j->id);
+                return;
+        }
+        insert_slot(d->names, key)->started = 1;
+}
+
+/* Start counting running jobs by user and name, for the first singleton: those running now.
+ * Returns 0 or -ENOMEM. O(jobs), once. */
+static int count_names(struct ctl_state *st) {
+        depidx *d = &st->deps;
+        if (d->names)
+                return 0;
+        if (!(d->names = calloc(1, sizeof(*d->names))))
+                return -ENOMEM;
+        for (size_t i = 0; i < st->njobs; i++)
+                if (st->jobs[i]->state == JOB_RUNNING)
+                        count_running(d, st->jobs[i], JOB_PENDING);
+        return 0;
+}
+
 int depidx_add(struct ctl_state *st, job *j) {
         dep_list l;
         char err[PROTO_ERRLEN];
@@ -189,7 +239,8 @@ int depidx_add(struct ctl_state *st, job *j) {
                 return 0; /* checked at submit */
         for (size_t i = 0; r == 0 && i < l.n; i++) {
                 bool unknown;
-                j->singleton |= l.items[i].kind == DEP_SINGLETON;
+                if (l.items[i].kind == DEP_SINGLETON && (r = count_names(st)) == 0)
+                        j->singleton = true;
                 depidx_target *t = l.items[i].kind == DEP_SINGLETON ? NULL : record(st, l.items[i].id, &unknown);
                 if (!t) {
                         r = l.items[i].kind == DEP_SINGLETON || unknown ? 0 : -ENOMEM; /* gone: met long ago */
@@ -261,40 +312,6 @@ static void decide(struct ctl_state *st, uint64_t id, int64_t now) {
         }
         if (t->nw == 0)
                 erase(&st->deps, t);
-}
-
-uint64_t depidx_name_key(const job *j) {
-        uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a over the uid and the name */
-        for (size_t i = 0; i < sizeof(j->uid); i++)
-                h = (h ^ ((j->uid >> (8 * i)) & 0xff)) * 0x100000001b3ull;
-        for (const char *p = j->spec.name ? j->spec.name : ""; *p; p++)
-                h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
-        return h ? h : 1;
-}
-
-bool depidx_singleton_busy(struct ctl_state *st, const job *j) {
-        depidx_target *t = st->deps.names ? find(st->deps.names, depidx_name_key(j)) : NULL;
-        return t && t->started;
-}
-
-/* Count j's move into or out of running by its user and name. */
-static void count_running(depidx *d, const job *j, job_state was) {
-        int delta = (j->state == JOB_RUNNING) - (was == JOB_RUNNING);
-        uint64_t key = depidx_name_key(j);
-        depidx_target *t = d->names ? find(d->names, key) : NULL;
-        if (delta < 0 && t && --t->started == 0)
-                erase(d->names, t);
-        if (delta <= 0)
-                return;
-        if (t) {
-                t->started++;
-                return;
-        }
-        if ((!d->names && !(d->names = calloc(1, sizeof(*d->names)))) || grow(d->names) < 0) {
-                log_error("job=%llu out of memory: a singleton of its name may start beside it", (unsigned long long)j->id);
-                return;
-        }
-        insert_slot(d->names, key)->started = 1;
 }
 
 void depidx_changed(struct ctl_state *st, job *j, job_state was, int64_t now) {

@@ -36,7 +36,8 @@ typedef struct depidx {
         size_t ntodo, captodo;
         bool draining;
         struct depidx *names; /* for singleton: per user and job name (a 64-bit hash of both, never
-                               * 0), how many such jobs run, in "started"; NULL until one runs */
+                               * 0), how many such jobs run, in "started"; NULL until the first
+                               * singleton, which counts the running jobs once */
 } depidx;
 
 struct ctl_state;
