@@ -1,5 +1,6 @@
 /* adopt.c - take over what a previous agent left (see adopt.h). */
 #include "adopt.h"
+#include "timelimit.h"
 #include "jobstart.h"
 #include "report.h"
 #include <sys/pidfd.h>
@@ -128,9 +129,11 @@ static void adopt_watch(agent_job *j) {
                           (int)j->shepherd);
         log_info(JOB_FMT ": re-adopted, shepherd %d still runs it%s", JOB_ARGS(j), (int)j->shepherd,
                  j->cancelled ? " (cancelled)" : "");
-        /* The cancel's grace period began before the restart: it is over. */
-        if (j->cancelled)
+        /* The cancel's (or time limit's) grace period began before the restart: it is over. */
+        if (j->cancelled || j->timed_out)
                 agent_job_kill(j);
+        else
+                (void)timelimit_arm(j);
         jobstart_adopted(j);
 }
 
@@ -150,7 +153,8 @@ static void adopt_record(agent *a, uint64_t id) {
         *j = (agent_job){.agent = a, .id = id, .attempt = rec.attempt, .shepherd = rec.shepherd,
                          .shepherd_start = rec.shepherd_start,
                          .adopted = true, .mem_limit = rec.mem_limit, .start_usec = rec.start_usec,
-                         .cancelled = rec.cancelled};
+                         .cancelled = rec.cancelled, .time_limit_usec = rec.time_limit_usec,
+                         .timed_out = rec.timed_out};
         snprintf(j->cgroup, sizeof(j->cgroup), "%s", rec.cgroup);
         agent_job_insert(a, j);
         adopt_watch(j);

@@ -46,6 +46,9 @@ typedef struct agent_job {
         sd_event_source *deadline; /* while starting: the launch deadline */
         sd_event_source *kill;  /* the cgroup's kill under way (cgkill.h) */
         struct agent_job *prev, *next;
+        int64_t time_limit_usec; /* run time allowed from start_usec; 0 = none */
+        bool timed_out;          /* its time limit passed: it ends timeout */
+        sd_event_source *limit;  /* the time limit's timer (timelimit.h) */
 } agent_job;
 
 struct agent {
@@ -59,6 +62,7 @@ struct agent {
         agent_job *queue, **queue_tail; /* jobs waiting for their turn to start, oldest first */
         sd_event_source *launcher;      /* starts the queue's first job, a job per turn */
         bool stopping; /* agent_stop: no ack will be waited for, a report written is done with */
+        struct jobsync *sync; /* the state directory's fsyncs and removals, off the loop */
 };
 
 /* Log prefix naming a job and its cgroup. */
@@ -80,5 +84,8 @@ int agent_job_save(agent_job *j);
 void agent_job_reap(agent_job *j);
 /* Kill every task of the job, without waiting in the loop; its shepherd's end then ends it. */
 void agent_job_kill(agent_job *j);
+/* SIGTERM to every task of the job now, and its whole cgroup killed after grace_ms (a cancel, a
+ * time limit); a grace timer already running is replaced. */
+void agent_job_terminate(agent_job *j, int64_t grace_ms);
 /* An adopted shepherd's pidfd became readable: it has ended. */
 int agent_on_shepherd_fd(sd_event_source *s, int fd, uint32_t revents, void *userdata);

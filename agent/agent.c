@@ -9,8 +9,8 @@
 #include "agent-internal.h"
 #include "adopt.h"
 #include "cgkill.h"
-#include "jobdir.h"
 #include "jobstart.h"
+#include "jobsync.h"
 #include "launchmsg.h"
 #include "log.h"
 #include "proto.h"
@@ -72,6 +72,7 @@ void agent_job_free(agent_job *j) {
         sd_event_source_disable_unref(j->progress);
         sd_event_source_disable_unref(j->deadline);
         sd_event_source_disable_unref(j->kill);
+        sd_event_source_disable_unref(j->limit);
         free(j);
 }
 
@@ -79,13 +80,14 @@ void agent_job_free(agent_job *j) {
 int agent_job_save(agent_job *j) {
         jobfile_record rec = {.id = j->id, .shepherd = j->shepherd, .shepherd_start = j->shepherd_start,
                               .mem_limit = j->mem_limit, .start_usec = j->start_usec, .cancelled = j->cancelled,
-                              .attempt = j->attempt};
+                              .attempt = j->attempt, .time_limit_usec = j->time_limit_usec,
+                              .timed_out = j->timed_out};
         char *text;
         int r;
 
         snprintf(rec.cgroup, sizeof(rec.cgroup), "%s", j->cgroup);
         text = jobfile_record_format(&rec);
-        r = text ? jobdir_write(j->agent->cfg.state_dir, j->id, JOBFILE_RECORD, text) : -ENOMEM;
+        r = text ? jobsync_replace(j->agent->sync, j->id, JOBFILE_RECORD, text) : -ENOMEM;
         free(text);
         if (r < 0)
                 log_errno(LOG_WARNING, r, JOB_FMT " dir=%s: cannot write the job's record", JOB_ARGS(j),
@@ -196,12 +198,24 @@ static int on_grace(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
+void agent_job_terminate(agent_job *j, int64_t grace_ms) {
+        int k = cg_job_signal(j->agent->cg, j->cgroup, SIGTERM);
+        if (k < 0)
+                log_errno(LOG_WARNING, k, JOB_FMT ": cannot send SIGTERM", JOB_ARGS(j));
+        j->grace = sd_event_source_disable_unref(j->grace);
+        k = sd_event_add_time_relative(j->agent->event, &j->grace, CLOCK_MONOTONIC, (uint64_t)grace_ms * 1000, 0,
+                                       on_grace, j);
+        if (k < 0) {
+                log_errno(LOG_WARNING, k, JOB_FMT ": no grace timer, killing now", JOB_ARGS(j));
+                on_grace(NULL, 0, j);
+        }
+}
+
 static void handle_cancel(agent *a, const cJSON *msg) {
         static const char *const fields[] = {"id", "grace_ms", NULL};
         char err[PROTO_ERRLEN];
         int64_t id, grace_ms = CANCEL_DEFAULT_GRACE_MS;
         agent_job *j;
-        int k;
 
         if (proto_check_fields(msg, fields, err) < 0 ||
             launchmsg_require_int(msg, "id", 1, INT64_MAX, &id, err) < 0 ||
@@ -227,15 +241,7 @@ static void handle_cancel(agent *a, const cJSON *msg) {
         j->cancelled = true;
         (void)agent_job_save(j); /* so that an agent restarted meanwhile still calls it cancelled */
         log_info(JOB_FMT ": cancelled, SIGTERM now, SIGKILL in %" PRId64 " ms", JOB_ARGS(j), grace_ms);
-        k = cg_job_signal(a->cg, j->cgroup, SIGTERM);
-        if (k < 0)
-                log_errno(LOG_WARNING, k, JOB_FMT ": cannot send SIGTERM", JOB_ARGS(j));
-        k = sd_event_add_time_relative(a->event, &j->grace, CLOCK_MONOTONIC,
-                                       (uint64_t)grace_ms * 1000, 0, on_grace, j);
-        if (k < 0) {
-                log_errno(LOG_WARNING, k, JOB_FMT ": no grace timer, killing now", JOB_ARGS(j));
-                on_grace(NULL, 0, j);
-        }
+        agent_job_terminate(j, grace_ms);
 }
 
 /* The departments' weights after a reload of the controller: the department cgroups this host
@@ -345,8 +351,11 @@ int agent_new(sd_event *e, const agent_config *cfg, cg_backend *cg, agent **out)
                                                a);
         if (r == 0)
                 r = jobstart_init(a);
+        if (r == 0)
+                r = jobsync_new(e, cfg->state_dir, report_durable, a, &a->sync);
         if (r < 0) {
                 sd_event_source_disable_unref(a->usage_timer);
+                sd_event_source_disable_unref(a->launcher);
                 ctlink_free(a->link);
                 free(a);
                 return r;
@@ -388,6 +397,7 @@ size_t agent_stop(agent *a) {
         else if (a->jobs)
                 log_info("host=%s dir=%s: leaving %zu jobs running for the next agent to re-adopt", a->cfg.name,
                          a->cfg.state_dir, a->njobs);
+        jobsync_drain(a->sync); /* the reports of the jobs just stopped, sent once durable */
         if (!ctlink_is_ready(a->link))
                 return a->njobs;
         r = ctlink_flush(a->link, STOP_FLUSH_TIMEOUT_MS);
@@ -405,6 +415,7 @@ void agent_free(agent *a) {
                 agent_job_free(a->jobs);
         sd_event_source_disable_unref(a->usage_timer);
         sd_event_source_disable_unref(a->launcher);
+        jobsync_free(a->sync);
         ctlink_free(a->link);
         free(a);
 }

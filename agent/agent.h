@@ -26,6 +26,7 @@ typedef struct agent_config {
         struct rlimit job_nofile; /* the open files limit jobs start with (rlim_max 0: the agent's) */
         tls_ctx *tls;           /* TLS to the controller (tls.h), or NULL for plain TCP */
         const char *tls_server_name; /* the name its certificate must carry (NULL: the controller's host) */
+        int kill_wait_s;        /* a job past its time limit: SIGTERM, and SIGKILL this much later */
 } agent_config;
 
 typedef struct agent agent;

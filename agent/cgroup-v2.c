@@ -263,6 +263,17 @@ static void remove_subtree(v2_state *s, const char *subtree, bool in_leaf, bool 
                 log_warning("cgroup=%s: cannot remove: %s", subtree, strerror(-r));
 }
 
+/* An agent that joined a dead agent's scope (sdscope_enter) starts in that agent's leaf,
+ * <own>/<dirname>/agent: its own cgroup is the one above the subtree, as for that agent. */
+static void leave_dead_agents_leaf(v2_state *s, const char *dirname) {
+        size_t len = strlen(s->own), tail = strlen(dirname) + strlen(CG_AGENT_LEAF) + 2;
+        char *at = len > tail ? s->own + len - tail : NULL;
+
+        if (at && at[0] == '/' && strncmp(at + 1, dirname, strlen(dirname)) == 0 &&
+            strcmp(at + 1 + strlen(dirname), "/" CG_AGENT_LEAF) == 0)
+                *at = '\0';
+}
+
 static int v2_open(cg_backend *cg, char *err, size_t errlen) {
         v2_state *s = calloc(1, sizeof(*s));
         char *subtree = NULL;
@@ -274,8 +285,10 @@ static int v2_open(cg_backend *cg, char *err, size_t errlen) {
                 return -ENOMEM;
         }
         r = find_own(s, err, errlen);
-        if (r == 0)
+        if (r == 0) {
+                leave_dead_agents_leaf(s, cg->dirname);
                 r = check_available(s->own, err, errlen);
+        }
         if (r == 0 && (asprintf(&subtree, "%s/%s", s->own, cg->dirname) < 0 ||
                        asprintf(&s->leaf, "%s/%s", subtree, CG_AGENT_LEAF) < 0)) {
                 snprintf(err, errlen, "out of memory");

@@ -33,6 +33,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The agent's subtree below its own cgroup. */
+#define SUBTREE_FMT "colony-%s"
+
 #define CG_ROOT "/sys/fs/cgroup"
 #define AGENT_NAME_MAX 64
 /* How long to wait for a freeze to settle per kill round, and for a round's kills to land. */
@@ -634,7 +637,7 @@ int cg_open(const char *agent_name, cg_backend **out, char *err, size_t errlen) 
         }
         if ((r = detect_mode(&mode, err, errlen)) < 0)
                 return r;
-        if (!(cg = calloc(1, sizeof(*cg))) || asprintf(&cg->dirname, "colony-%s", agent_name) < 0) {
+        if (!(cg = calloc(1, sizeof(*cg))) || asprintf(&cg->dirname, SUBTREE_FMT, agent_name) < 0) {
                 free(cg);
                 snprintf(err, errlen, "out of memory");
                 return -ENOMEM;
@@ -652,6 +655,12 @@ int cg_open(const char *agent_name, cg_backend **out, char *err, size_t errlen) 
         log_info("cgroup: %s, subtree %s", mode == CG_MODE_V2 ? "v2" : "v1", cg->subtree);
         *out = cg;
         return 0;
+}
+
+int cg_agent_leaf(const char *agent_name, char *buf, size_t len) {
+        int n = snprintf(buf, len, "/" SUBTREE_FMT "/" CG_AGENT_LEAF, agent_name);
+
+        return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
 int cg_own_usable(char **own, char *err, size_t errlen) {

@@ -47,6 +47,9 @@ typedef struct cg_usage {
  * available to us, else v1), find our own cgroup, and create the subtree colony-<agent_name>
  * below it. Caller owns *out (cg_close). */
 int cg_open(const char *agent_name, cg_backend **out, char *err, size_t errlen);
+/* The agent's leaf, where it runs, relative to the cgroup it was started in:
+ * "/colony-<agent_name>/agent" into buf. Returns 0 or -ENAMETOOLONG. */
+int cg_agent_leaf(const char *agent_name, char *buf, size_t len);
 /* Whether cg_open could build the subtree in the cgroup we run in: always on v1; on v2 in the
  * root cgroup, or in a cgroup delegated to us (trusted.delegate) that holds no other task.
  * Returns 1, 0 with *own (malloc'ed, or NULL on v1) naming that cgroup, or -errno with err. */

@@ -1,4 +1,23 @@
-/* jobdir.c - the agent's state directory on disk (see jobdir.h). */
+/* jobdir.c - the agent's state directory on disk (see jobdir.h).
+ *
+ * What each write must survive, and so what it costs:
+ *
+ *   job-N.json  the record. It exists so that a restarted agent (a process crash, a restart
+ *               for an upgrade) finds every job that may have run: a write and a rename give
+ *               that, since the page cache outlives the process. A machine crash ends every job
+ *               with the machine, so the record needs no fsync (jobdir_replace).
+ *   job-N.exit  how the main process ended, written by the shepherd (jobdir_write, durable): a
+ *               result the controller does not have yet. The shepherd is not the loop, and it
+ *               has nothing else to do.
+ *   job-N.done  the "finished" report until the controller acknowledges it: the one result the
+ *               controller waits for. The loop writes it with jobdir_replace; the agent's sync
+ *               thread (jobsync.h) fsyncs it and then the directory, once for every report of a
+ *               batch, and only then does the loop send it, so that a report the controller
+ *               may have acted on is one a rebooted host still holds until acknowledged.
+ *   removals    after an acknowledgement, on the sync thread too: nothing waits for them.
+ *
+ * The loop thus makes no fsync and no removal; its writes are an open, a write, a close and a
+ * rename of a few hundred bytes. */
 #include "jobdir.h"
 #include "proto.h"
 #include "fileio.h"
@@ -37,22 +56,23 @@ int jobdir_open(const char *dir, char *err, size_t errlen) {
         return r;
 }
 
-/* Write text to the temporary name in dfd and make it durable. */
-static int write_tmp(int dfd, const char *tmp, const char *text) {
+/* Write text to the temporary name in dfd, and make it durable when asked. */
+static int write_tmp(int dfd, const char *tmp, const char *text, bool durable) {
         int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
         int r;
 
         if (fd < 0)
                 return -errno;
         r = proto_write_all(fd, text, strlen(text));
-        if (r == 0 && fsync(fd) < 0)
+        if (r == 0 && durable && fsync(fd) < 0)
                 r = -errno;
         if (close(fd) < 0 && r == 0)
                 r = -errno;
         return r;
 }
 
-int jobdir_write(const char *dir, uint64_t id, jobfile_kind kind, const char *text) {
+/* Write text to the temporary name, rename it over the job's file, and with durable fsync both. */
+static int write_file(const char *dir, uint64_t id, jobfile_kind kind, const char *text, bool durable) {
         char tmp[64], name[64];
         int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
 
@@ -60,14 +80,49 @@ int jobdir_write(const char *dir, uint64_t id, jobfile_kind kind, const char *te
                 return -errno;
         file_name(tmp, sizeof(tmp), id, kind, true);
         file_name(name, sizeof(name), id, kind, false);
-        r = write_tmp(dfd, tmp, text);
+        r = write_tmp(dfd, tmp, text, durable);
         if (r == 0 && renameat(dfd, tmp, dfd, name) < 0)
                 r = -errno;
         /* The rename itself is durable only once the directory is. */
-        if (r == 0 && fsync(dfd) < 0)
+        if (r == 0 && durable && fsync(dfd) < 0)
                 r = -errno;
         if (r < 0)
                 (void)unlinkat(dfd, tmp, 0);
+        close(dfd);
+        return r;
+}
+
+int jobdir_write(const char *dir, uint64_t id, jobfile_kind kind, const char *text) {
+        return write_file(dir, id, kind, text, true);
+}
+
+int jobdir_replace(const char *dir, uint64_t id, jobfile_kind kind, const char *text) {
+        return write_file(dir, id, kind, text, false);
+}
+
+int jobdir_sync(const char *dir, uint64_t id, jobfile_kind kind) {
+        char name[64];
+        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd, r = 0;
+
+        if (dfd < 0)
+                return -errno;
+        file_name(name, sizeof(name), id, kind, false);
+        fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0 || fsync(fd) < 0)
+                r = -errno;
+        if (fd >= 0)
+                close(fd);
+        close(dfd);
+        return r;
+}
+
+int jobdir_sync_dir(const char *dir) {
+        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r = 0;
+
+        if (dfd < 0)
+                return -errno;
+        if (fsync(dfd) < 0)
+                r = -errno;
         close(dfd);
         return r;
 }

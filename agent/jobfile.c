@@ -52,7 +52,9 @@ char *jobfile_record_format(const jobfile_record *r) {
                   cJSON_AddNumberToObject(o, "mem_limit", (double)r->mem_limit) &&
                   cJSON_AddNumberToObject(o, "start_usec", (double)r->start_usec) &&
                   cJSON_AddBoolToObject(o, "cancelled", r->cancelled) &&
-                  cJSON_AddNumberToObject(o, "attempt", r->attempt ? r->attempt : 1);
+                  cJSON_AddNumberToObject(o, "attempt", r->attempt ? r->attempt : 1) &&
+                  cJSON_AddNumberToObject(o, "time_limit_usec", (double)r->time_limit_usec) &&
+                  cJSON_AddBoolToObject(o, "timed_out", r->timed_out);
 
         if (!ok) {
                 cJSON_Delete(o);
@@ -141,8 +143,9 @@ static int copy_cgroup(const cJSON *o, char *dst, char err[PROTO_ERRLEN]) {
 
 int jobfile_record_parse(const char *text, jobfile_record *r, char err[PROTO_ERRLEN]) {
         static const char *const allowed[] = {"id", "cgroup", "shepherd_pid", "shepherd_start", "mem_limit",
-                                              "start_usec", "cancelled", "attempt", NULL};
-        int64_t id, pid, start, mem, start_usec, attempt = 1;
+                                              "start_usec", "cancelled", "attempt", "time_limit_usec", "timed_out",
+                                              NULL};
+        int64_t id, pid, start, mem, start_usec, attempt = 1, limit = 0;
         const int_field ints[] = {
                 {"id", 1, INT64_MAX, &id},
                 {"shepherd_pid", 1, INT_MAX, &pid},
@@ -165,6 +168,11 @@ int jobfile_record_parse(const char *text, jobfile_record *r, char err[PROTO_ERR
         }
         if (k == 0 && proto_get_int(o, "attempt", 1, UINT32_MAX, &attempt, err) == -EINVAL)
                 k = -EINVAL;
+        /* both absent in a record of an agent older than time limits */
+        if (k == 0 && (proto_get_int(o, "time_limit_usec", 0, INT64_MAX, &limit, err) == -EINVAL ||
+                       proto_get_bool(o, "timed_out", &out.timed_out, err) == -EINVAL))
+                k = -EINVAL;
+        out.time_limit_usec = limit;
         cJSON_Delete(o);
         if (k < 0)
                 return -EINVAL;

@@ -6,7 +6,8 @@
  *
  *   job-N.json   the record: written by the agent at launch, before the job may start
  *                {"id":7,"cgroup":"job-7","shepherd_pid":4242,"shepherd_start":987654,
- *                 "mem_limit":67108864,"start_usec":1767225600000000,"cancelled":false,"attempt":1}
+ *                 "mem_limit":67108864,"start_usec":1767225600000000,"cancelled":false,"attempt":1,
+ *                 "time_limit_usec":3600000000,"timed_out":false}
  *   job-N.exit   how the main process ended: written by the shepherd once it has reaped it
  *                {"exit_code":3,"signal":0,"end_usec":1767225660000000}
  *   job-N.done   the "finished" report itself: written by the agent before the job's cgroup is
@@ -32,6 +33,8 @@ typedef struct jobfile_record {
         bool cancelled;                  /* a cancel arrived before the job ended */
         uint32_t attempt;                /* which run of the job this is (the launch's; 1 when a
                                           * record written before attempts has none) */
+        int64_t time_limit_usec;         /* run time allowed from start_usec; 0 = none (or absent) */
+        bool timed_out;                  /* its time limit passed: it ends timeout (absent: false) */
 } jobfile_record;
 
 typedef struct jobfile_exit {

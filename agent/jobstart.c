@@ -1,5 +1,7 @@
 /* jobstart.c - start a job without waiting in the loop (see jobstart.h). */
 #include "jobstart.h"
+#include "timelimit.h"
+#include "jobenv.h"
 #include "cgkill.h"
 #include "report.h"
 #include "fileio.h"
@@ -201,19 +203,23 @@ static void start_queued(agent_job *j) {
         int r;
 
         j->queued = NULL;
-        r = m->spec.group ? cg_dept_prepare(a->cg, m->spec.group, m->dept_weights, m->ndept_weights, err, sizeof(err))
-                          : 0;
+        /* its environment and output names first: a bad pattern leaves no cgroup to remove */
+        bool env_ok = (r = jobenv_prepare(m, a->cfg.name, err, sizeof(err))) == 0;
+        if (r == 0 && m->spec.group)
+                r = cg_dept_prepare(a->cg, m->spec.group, m->dept_weights, m->ndept_weights, err, sizeof(err));
         if (r == 0)
                 r = cg_job_create(a->cg, j->cgroup, &lim, err, sizeof(err));
         if (r < 0)
-                abandon_start(j, r != -EEXIST, err);
+                abandon_start(j, env_ok && r != -EEXIST, err);
         else if (start_shepherd(j, &req, err, sizeof(err)) < 0)
                 abandon_start(j, true, err);
-        else
+        else {
                 log_info(JOB_FMT " user=%s: launching %s (shepherd %d, cpus %s, mem %s, pids %" PRId64 ")",
                          JOB_ARGS(j), j->user, m->spec.argv[0], (int)j->shepherd,
                          units_format_cpus(lim.mcpu, cpus, sizeof(cpus)),
                          units_format_size(lim.mem, mem, sizeof(mem)), lim.pids);
+                (void)timelimit_arm(j); /* counted from start_usec, set with the shepherd */
+        }
         job_spec_free(&m->spec);
         free(m);
 }
@@ -256,7 +262,8 @@ void jobstart_queue(agent *a, launch_msg *m) {
                 report_not_run(a, m->id, m->attempt, JOB_FAILED, "agent out of memory");
                 return;
         }
-        *j = (agent_job){.agent = a, .id = m->id, .attempt = m->attempt, .mem_limit = m->spec.req.mem, .queued = q};
+        *j = (agent_job){.agent = a, .id = m->id, .attempt = m->attempt, .mem_limit = m->spec.req.mem, .queued = q,
+                         .time_limit_usec = m->spec.time_limit_usec > 0 ? m->spec.time_limit_usec : 0};
         *q = *m;
         m->spec = (job_spec){0}; /* moved into q */
         snprintf(j->user, sizeof(j->user), "%s", m->user ? m->user : "?");

@@ -50,9 +50,9 @@ int launchmsg_dept_weights(const cJSON *msg, launch_msg *m, char err[PROTO_ERRLE
 
 /* Validate a launch's fields other than id into m. Returns 0 or -EINVAL with err. */
 int launchmsg_parse(const cJSON *msg, launch_msg *m, char err[PROTO_ERRLEN]) {
-        static const char *allowed[64]; /* job_spec_fields, the six below, NULL */
-        const size_t max_spec = sizeof(allowed) / sizeof(allowed[0]) - 7;
-        int64_t uid, gid;
+        static const char *allowed[64]; /* job_spec_fields, the eight below, NULL */
+        const size_t max_spec = sizeof(allowed) / sizeof(allowed[0]) - 9;
+        int64_t uid, gid, array_first = 0, array_index = 0;
         size_t n = 0;
         int r;
 
@@ -61,6 +61,7 @@ int launchmsg_parse(const cJSON *msg, launch_msg *m, char err[PROTO_ERRLEN]) {
                         allowed[n++] = *f;
                 allowed[n++] = "id", allowed[n++] = "uid", allowed[n++] = "gid", allowed[n++] = "user";
                 allowed[n++] = "dept_weights", allowed[n++] = "attempt";
+                allowed[n++] = "array_first", allowed[n++] = "array_index";
         }
         r = proto_check_fields(msg, allowed, err);
         if (r == 0)
@@ -75,8 +76,13 @@ int launchmsg_parse(const cJSON *msg, launch_msg *m, char err[PROTO_ERRLEN]) {
                 r = job_spec_from_json(msg, &m->spec, err);
         if (r == 0)
                 r = launchmsg_dept_weights(msg, m, err);
+        if (r == 0 && (proto_get_int(msg, "array_first", 0, INT64_MAX, &array_first, err) == -EINVAL ||
+                       proto_get_int(msg, "array_index", 0, UINT32_MAX, &array_index, err) == -EINVAL))
+                r = -EINVAL;
         if (r < 0)
                 return -EINVAL;
+        m->array_first = (uint64_t)array_first;
+        m->array_index = (uint32_t)array_index;
         m->uid = (uid_t)uid;
         m->gid = (gid_t)gid;
         return 0;

@@ -18,6 +18,8 @@ typedef struct launch_msg {
         gid_t gid;
         const char *user;
         job_spec spec;
+        uint64_t array_first; /* its array's first job id, 0 when not in an array */
+        uint32_t array_index; /* its index in that array */
 } launch_msg;
 
 /* proto_get_int for a field that must be present: -EINVAL with err when it is missing. */

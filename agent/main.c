@@ -15,6 +15,7 @@
 #include "sdscope.h"
 #include "units.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -33,6 +34,8 @@
 #define NAME_MAX_LEN 64
 #define EXIT_USAGE 2
 #define DEFAULT_LAUNCH_TIMEOUT_MS 30000 /* a launch not exec'd by then hangs on a dead file system */
+#define DEFAULT_KILL_WAIT_S 30 /* Slurm's KillWait: SIGTERM at a time limit, SIGKILL this much later */
+#define MAX_KILL_WAIT_S 3600
 #define MAX_LAUNCH_TIMEOUT_MS (3600 * 1000)
 #define STATE_DIR_PARENT "/run/colony" /* the default state directory is STATE_DIR_PARENT/<name> */
 
@@ -43,13 +46,14 @@ typedef struct options {
         int log_level;
         const char *scope; /* --scope: the transient unit to run in, where one is needed */
         bool cleanup, stop_jobs_on_exit, stop_scope;
+        const char *kill_wait; /* as typed */
 } options;
 
 static const char *const config_keys[] = {
         "agent.controller", "agent.secret_file", "agent.name",         "agent.cpus",
         "agent.mem",        "agent.pids",        "agent.default_pids", "agent.state_dir",
         "agent.tls_ca",     "agent.tls_cert",    "agent.tls_key",      "agent.tls_server_name",
-        "agent.launch_timeout_ms", NULL,
+        "agent.launch_timeout_ms", "agent.kill_wait", NULL,
 };
 
 static void usage(FILE *f) {
@@ -65,6 +69,8 @@ static void usage(FILE *f) {
               "  --state-dir DIR         job records for a restarted agent (default " STATE_DIR_PARENT "/NAME)\n"
               "  --stop-jobs-on-exit     SIGTERM kills every job (default: leave them to the next agent)\n"
               "  --launch-timeout-ms N   fail a job not exec'd N ms after its launch (default 30000)\n"
+              "  --kill-wait S           a job past its time limit gets SIGTERM, and SIGKILL S seconds\n"
+              "                          later (default 30, Slurm's KillWait)\n"
               "  --tls-ca PEM            talk TLS to the controller, whose certificate must chain to\n"
               "                          this CA and name the --controller host\n"
               "  --tls-server-name NAME  the name the controller's certificate must carry instead\n"
@@ -84,7 +90,7 @@ static void usage(FILE *f) {
 static int parse_argv(int argc, char **argv, options *o) {
         enum { OPT_CONTROLLER = 256, OPT_SECRET, OPT_NAME, OPT_CPUS, OPT_MEM, OPT_PIDS,
                OPT_DEFAULT_PIDS, OPT_CONFIG, OPT_LOG_LEVEL, OPT_CLEANUP, OPT_HELP, OPT_STATE_DIR,
-               OPT_STOP_JOBS, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME, OPT_LAUNCH_TIMEOUT,
+               OPT_STOP_JOBS, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME, OPT_LAUNCH_TIMEOUT, OPT_KILL_WAIT,
                OPT_SCOPE, OPT_STOP_SCOPE };
         static const struct option longopts[] = {
                 {"controller", required_argument, NULL, OPT_CONTROLLER},
@@ -100,6 +106,7 @@ static int parse_argv(int argc, char **argv, options *o) {
                 {"state-dir", required_argument, NULL, OPT_STATE_DIR},
                 {"stop-jobs-on-exit", no_argument, NULL, OPT_STOP_JOBS},
                 {"launch-timeout-ms", required_argument, NULL, OPT_LAUNCH_TIMEOUT},
+                {"kill-wait", required_argument, NULL, OPT_KILL_WAIT},
                 {"tls-ca", required_argument, NULL, OPT_TLS_CA},
                 {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
                 {"tls-key", required_argument, NULL, OPT_TLS_KEY},
@@ -127,6 +134,7 @@ static int parse_argv(int argc, char **argv, options *o) {
                 case OPT_STATE_DIR: o->state_dir = optarg; break;
                 case OPT_STOP_JOBS: o->stop_jobs_on_exit = true; break;
                 case OPT_LAUNCH_TIMEOUT: o->launch_timeout_ms = optarg; break;
+                case OPT_KILL_WAIT: o->kill_wait = optarg; break;
                 case OPT_TLS_CA: o->tls_ca = optarg; break;
                 case OPT_TLS_CERT: o->tls_cert = optarg; break;
                 case OPT_TLS_KEY: o->tls_key = optarg; break;
@@ -181,7 +189,7 @@ static int get_setting(const char *text, const char *opt, const config *cfg, set
 
         if (text) {
                 r = kind == SETTING_CPUS   ? units_parse_cpus(text, out)
-                    : kind == SETTING_SIZE ? units_parse_size(text, out)
+                    : kind == SETTING_SIZE ? units_parse_mem(text, out) /* a bare number is MiB, as Slurm's RealMemory */
                                            : units_parse_uint(text, max, out);
                 if (r < 0)
                         snprintf(err, errlen, "--%s: invalid value '%s'", opt, text);
@@ -193,7 +201,7 @@ static int get_setting(const char *text, const char *opt, const config *cfg, set
         for (char *p = key; *p; p++)
                 *p = *p == '-' ? '_' : *p;
         r = kind == SETTING_CPUS   ? config_get_cpus(cfg, key, out, err, errlen)
-            : kind == SETTING_SIZE ? config_get_size(cfg, key, out, err, errlen)
+            : kind == SETTING_SIZE ? config_get_mem(cfg, key, out, err, errlen)
                                    : config_get_uint(cfg, key, max, out, err, errlen);
         return r == -ENOENT ? 0 : r;
 }
@@ -301,33 +309,69 @@ static uint64_t monotonic_usec(void) {
         return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
 
+/* From the calling thread's /proc/thread-self/schedstat (fd), the microseconds it has run and
+ * waited for a CPU; 0 and 0 when the kernel does not keep them (fd < 0). */
+static void sched_sample(int fd, uint64_t *cpu, uint64_t *wait) {
+        char buf[96];
+        unsigned long long run = 0, queued = 0;
+        ssize_t n = fd >= 0 ? pread(fd, buf, sizeof(buf) - 1, 0) : -1;
+
+        if (n > 0) {
+                buf[n] = 0;
+                (void)sscanf(buf, "%llu %llu", &run, &queued);
+        }
+        *cpu = run / 1000;
+        *wait = queued / 1000;
+}
+
 /* sd_event_loop, timing each turn's work (prepare and dispatch, not the wait): the loop must
  * never stall, or heartbeats stop and the controller loses the host's jobs. A new longest turn
- * is logged at debug level, the longest of all at exit. Returns the loop's exit code or -errno. */
+ * is logged at debug level, the longest of all at exit, with the CPU time it took and its wait
+ * for a CPU (the rest is the wait for the disk or a lock), and the most CPU time any turn took.
+ * Returns the loop's exit code or -errno. */
 static int loop_timed(sd_event *e, const char *name) {
-        uint64_t longest = 0, iteration = 0, t0, dt;
-        int r = 0, code = 0;
+        uint64_t longest = 0, longest_cpu = 0, longest_wait = 0, most_cpu = 0, iteration = 0, t0, dt;
+        uint64_t c0, w0, c1, w1, cp, wp;
+        int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC), r = 0, code = 0;
 
         while (sd_event_get_state(e) != SD_EVENT_FINISHED) {
                 t0 = monotonic_usec();
+                sched_sample(fd, &c0, &w0);
                 r = sd_event_prepare(e);
                 if (r == 0) {
                         dt = monotonic_usec() - t0;
+                        sched_sample(fd, &cp, &wp);
                         r = sd_event_wait(e, UINT64_MAX);
                         t0 = monotonic_usec() - dt;
+                        /* Not the wait, nor the wake-up after it: the turn starts running here. */
+                        sched_sample(fd, &c1, &w1);
+                        c0 = c1 - (cp - c0);
+                        w0 = w1 - (wp - w0);
                 }
                 if (r > 0)
                         r = sd_event_dispatch(e);
                 if (r < 0)
-                        return r;
+                        break;
+                sched_sample(fd, &c1, &w1);
+                if (c1 - c0 > most_cpu)
+                        most_cpu = c1 - c0;
                 if ((dt = monotonic_usec() - t0) > longest) {
                         longest = dt;
+                        longest_cpu = c1 - c0;
+                        longest_wait = w1 - w0;
                         (void)sd_event_get_iteration(e, &iteration);
-                        log_debug("host=%s: longest turn of the loop so far: %.1f ms (turn %" PRIu64 ")", name,
-                                  (double)longest / 1000, iteration);
+                        log_debug("host=%s: longest turn of the loop so far: %.1f ms, %.1f ms of CPU (turn %" PRIu64 ")",
+                                  name, (double)longest / 1000, (double)longest_cpu / 1000, iteration);
                 }
         }
-        log_info("host=%s: longest turn of the loop: %.1f ms", name, (double)longest / 1000);
+        if (fd >= 0)
+                close(fd);
+        if (r < 0)
+                return r;
+        log_info("host=%s: longest turn of the loop: %.1f ms, %.1f ms of CPU, %.1f ms waiting for a CPU; "
+                 "most CPU in one turn: %.1f ms",
+                 name, (double)longest / 1000, (double)longest_cpu / 1000, (double)longest_wait / 1000,
+                 (double)most_cpu / 1000);
         r = sd_event_get_exit_code(e, &code);
         return r < 0 ? r : code;
 }
@@ -391,8 +435,9 @@ static int open_cgroups(const char *name, cg_backend **cg) {
 /* --scope UNIT: where the cgroup we were started in is not one cg_open may build the subtree
  * in, move into a new transient scope UNIT that systemd delegates to us. Returns 0 or 1. */
 static int enter_scope(const char *name, const char *unit) {
-        char err[512], desc[128];
+        char err[512], desc[128], leaf[128];
         char *own = NULL;
+        bool joined;
         int r = cg_own_usable(&own, err, sizeof(err));
 
         if (r == 0 && !sdscope_available()) {
@@ -402,8 +447,13 @@ static int enter_scope(const char *name, const char *unit) {
                 r = -EPERM;
         } else if (r == 0) {
                 snprintf(desc, sizeof(desc), "colony agent %s", name);
-                r = sdscope_enter(unit, desc, err, sizeof(err));
-                if (r == 0)
+                if ((r = cg_agent_leaf(name, leaf, sizeof(leaf))) < 0)
+                        snprintf(err, sizeof(err), "agent name too long: %s", name);
+                else
+                        r = sdscope_enter(unit, desc, leaf, &joined, err, sizeof(err));
+                if (r == 0 && joined)
+                        log_info("host=%s: joined the scope %s of a dead agent at %s, to adopt its jobs", name, unit, leaf);
+                else if (r == 0)
                         log_info("host=%s: left cgroup %s for the transient scope %s (Delegate=yes)", name, own, unit);
         }
         free(own);
@@ -425,16 +475,6 @@ static int stop_scope(const char *name, const char *unit) {
 }
 
 /* --cleanup: what `colony down` runs after an agent died. */
-/* A descriptor per watched job and per launch in flight: take the hard limit, and give jobs
- * back the limits the agent was started with (job_nofile). */
-static void raise_nofile(struct rlimit *job_nofile) {
-        int r = nofile_raise(job_nofile);
-
-        if (r < 0)
-                log_errno(LOG_WARNING, r, "cannot raise the open files limit from %llu",
-                          (unsigned long long)job_nofile->rlim_cur);
-}
-
 static int cleanup(const char *name, const char *state_dir) {
         cg_backend *cg;
 
@@ -482,13 +522,16 @@ static int configure(const options *o, const config *cfg, agent_config *ac, char
         char host[256];
         uint16_t port;
 
-        int64_t launch_ms = DEFAULT_LAUNCH_TIMEOUT_MS;
+        int64_t launch_ms = DEFAULT_LAUNCH_TIMEOUT_MS, kill_wait = DEFAULT_KILL_WAIT_S;
 
         if (resolve_resources(o, o->config_path ? cfg : NULL, &ac->capacity, &ac->default_pids,
                               err, errlen) < 0 ||
             get_setting(o->launch_timeout_ms, "launch-timeout-ms", o->config_path ? cfg : NULL, SETTING_UINT,
-                        MAX_LAUNCH_TIMEOUT_MS, &launch_ms, err, errlen) < 0)
+                        MAX_LAUNCH_TIMEOUT_MS, &launch_ms, err, errlen) < 0 ||
+            get_setting(o->kill_wait, "kill-wait", o->config_path ? cfg : NULL, SETTING_UINT, MAX_KILL_WAIT_S,
+                        &kill_wait, err, errlen) < 0)
                 return EXIT_USAGE;
+        ac->kill_wait_s = (int)kill_wait;
         if (launch_ms == 0) {
                 snprintf(err, errlen, "%s: must be at least 1 ms",
                          o->launch_timeout_ms ? "--launch-timeout-ms" : "agent.launch_timeout_ms");
@@ -587,7 +630,8 @@ int main(int argc, char **argv) {
                 /* A TLS write to a closed peer must fail with EPIPE, not kill the agent (OpenSSL
                  * writes with write(2)); the launcher resets every signal in each job. */
                 signal(SIGPIPE, SIG_IGN);
-                raise_nofile(&ac.job_nofile);
+                /* a descriptor per watched job and launch in flight; jobs get the limits back */
+                (void)nofile_raise(&ac.job_nofile);
                 /* A dead agent's scope still holds its jobs: stopping it ends them. */
                 if (o.scope && (o.stop_scope || o.cleanup))
                         r = stop_scope(name, o.scope);

@@ -4,6 +4,7 @@
 #include "agent-state.h"
 #include "fileio.h"
 #include "jobdir.h"
+#include "jobsync.h"
 #include "log.h"
 #include "proto.h"
 #include "shepherd.h"
@@ -36,18 +37,9 @@ static void send_report(agent *a, uint64_t id, cJSON *msg, bool built, bool trac
                           id, a->cfg.controller);
 }
 
-/* Keep the report on disk until it is written to the controller: an agent killed meanwhile
- * leaves it for the next one to send. */
-static void save_report(agent *a, uint64_t id, const cJSON *msg) {
-        char *text = proto_print(msg);
-        int r = text ? jobdir_write(a->cfg.state_dir, id, JOBFILE_DONE, text) : -ENOMEM;
-
-        free(text);
-        if (r < 0)
-                log_errno(LOG_WARNING, r, "job=%" PRIu64 " dir=%s: cannot keep the report on disk", id,
-                          a->cfg.state_dir);
-}
-
+/* Keep the report on disk until the controller acknowledges it, and send it once the sync
+ * thread has made it durable (report_durable): a report the controller may act on is one a
+ * rebooted host still holds. A report that cannot be kept goes at once. */
 static void send_finished(agent *a, uint64_t id, uint32_t attempt, job_state st, const job_result *r,
                           int64_t end_usec) {
         cJSON *m = proto_new("finished");
@@ -55,21 +47,44 @@ static void send_finished(agent *a, uint64_t id, uint32_t attempt, job_state st,
                   cJSON_AddStringToObject(m, "state", job_state_name(st)) &&
                   job_result_to_json(r, m) == 0 &&
                   cJSON_AddNumberToObject(m, "end_usec", (double)end_usec);
+        char *text = ok ? proto_print(m) : NULL;
+        int k = text ? jobsync_replace(a->sync, id, JOBFILE_DONE, text) : -ENOMEM;
 
+        if (k == 0) {
+                k = jobsync_report(a->sync, id, text);
+                text = NULL; /* the queue's, even when it failed */
+        }
+        free(text);
+        if (k == 0) {
+                cJSON_Delete(m);
+                return;
+        }
         if (ok)
-                save_report(a, id, m);
+                log_errno(LOG_WARNING, k, "job=%" PRIu64 " dir=%s: cannot keep the report on disk, sending it now", id,
+                          a->cfg.state_dir);
         send_report(a, id, m, ok, true);
         cJSON_Delete(m);
+}
+
+void report_durable(uint64_t id, char *text, int r, void *userdata) {
+        agent *a = userdata;
+        cJSON *m = cJSON_Parse(text);
+
+        if (r < 0)
+                log_errno(LOG_WARNING, r, "job=%" PRIu64 " dir=%s: cannot make the kept report durable; sending it",
+                          id, a->cfg.state_dir);
+        send_report(a, id, m, m != NULL, true);
+        cJSON_Delete(m);
+        free(text);
 }
 
 /* The job's report is done with: remove its files, or only the report when a later attempt of
  * the job runs here (its record is the new run's). */
 static void forget_report(agent *a, uint64_t id) {
-        int r = agent_job_find(a, id) ? jobdir_remove_kind(a->cfg.state_dir, id, JOBFILE_DONE)
-                                      : jobdir_remove(a->cfg.state_dir, id);
+        int r = jobsync_remove(a->sync, id, !agent_job_find(a, id));
 
         if (r < 0)
-                log_errno(LOG_WARNING, r, "job=%" PRIu64 " dir=%s: cannot remove the job's files", id,
+                log_errno(LOG_WARNING, r, "job=%" PRIu64 " dir=%s: cannot queue the removal of the job's files", id,
                           a->cfg.state_dir);
 }
 
@@ -127,6 +142,17 @@ void report_not_run(agent *a, uint64_t id, uint32_t attempt, job_state st, const
         send_finished(a, id, attempt, st, &r, agent_now_usec());
 }
 
+/* A job ended by its time limit: timeout, however its main process took the SIGTERM (as Slurm). */
+static job_state judge_timeout(const agent_job *j, job_result *r, char *ebuf, size_t len) {
+        char limit[32], how[64];
+        const char *sig = agent_state_error(JOB_FAILED, r, 0, how, sizeof(how));
+
+        snprintf(ebuf, len, "time limit %s reached%s%s", units_format_time(j->time_limit_usec, limit, sizeof(limit)),
+                 sig ? ": " : "", sig ? sig : "");
+        r->error = ebuf;
+        return JOB_TIMEOUT;
+}
+
 /* The state and error of a job whose main process ended as ex says (NULL: unknown, its
  * shepherd died without saying); stopping says the agent itself ended it. A job whose end is
  * unknown is lost, as the controller calls a job its agent vanished with: its shepherd is
@@ -152,6 +178,8 @@ static job_state judge_end(const agent_job *j, const jobfile_exit *ex, bool stop
                 r->error = ebuf;
                 return JOB_LOST;
         }
+        if (j->timed_out)
+                return judge_timeout(j, r, ebuf, len);
         st = agent_state_decide(r, j->cancelled);
         r->error = (char *)agent_state_error(st, r, j->mem_limit, ebuf, len);
         return st;
@@ -221,8 +249,12 @@ static void report_resend(agent *a, uint64_t id, const char *text) {
                             a->cfg.state_dir);
                 (void)jobdir_remove(a->cfg.state_dir, id);
         } else {
+                char *copy = strdup(text);
+
                 log_info("job=%" PRIu64 ": sending the report a previous agent kept", id);
-                send_report(a, id, m, true, true);
+                /* That agent may have died before its fsync: durable first, as every report. */
+                if (!copy || jobsync_report(a->sync, id, copy) < 0)
+                        send_report(a, id, m, true, true);
         }
         cJSON_Delete(m);
 }
@@ -240,6 +272,8 @@ int report_resend_kept(agent *a, void (*other)(agent *a, uint64_t id)) {
         for (size_t i = 0; i < n; i++) {
                 char *text = NULL;
 
+                if (jobsync_pending(a->sync, ids[i])) /* sent once durable, or being forgotten */
+                        continue;
                 if (jobdir_read(a->cfg.state_dir, ids[i], JOBFILE_DONE, &text) == 0)
                         report_resend(a, ids[i], text);
                 else if (other)

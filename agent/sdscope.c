@@ -74,12 +74,10 @@ static int call_and_wait(sd_bus *bus, sd_bus_message *m, const char *what, char 
         if (r >= 0 && (r = sd_bus_call(bus, m, JOB_TIMEOUT_US, &e, &reply)) < 0) {
                 if (sd_bus_error_has_name(&e, "org.freedesktop.systemd1.NoSuchUnit"))
                         r = -ENOENT;
-                /* A dead agent's scope lives on while its jobs do: say what to do about it. */
+                /* A dead agent's scope lives on while its jobs do: the caller takes it over. */
                 if (sd_bus_error_has_name(&e, "org.freedesktop.systemd1.UnitExists"))
-                        snprintf(err, errlen, "%s: it exists, holding the jobs of an agent that died: a new agent "
-                                 "cannot take them over; `colony down` ends them", what);
-                else
-                        snprintf(err, errlen, "%s: %s", what, e.message ? e.message : strerror(-r));
+                        r = -EEXIST;
+                snprintf(err, errlen, "%s: %s", what, e.message ? e.message : strerror(-r));
         } else if (r >= 0 && (r = sd_bus_message_read(reply, "o", &w.path)) < 0)
                 snprintf(err, errlen, "%s: bad reply from systemd: %s", what, strerror(-r));
         else if (r < 0)
@@ -151,8 +149,32 @@ bool sdscope_available(void) {
         return sd_booted() > 0;
 }
 
-int sdscope_enter(const char *unit, const char *description, char *err, size_t errlen) {
-        return unit_job(unit, description, err, errlen);
+/* Move this process into subcgroup of unit, a running scope with Delegate=yes. */
+static int attach(const char *unit, const char *subcgroup, char *err, size_t errlen) {
+        sd_bus_error e = SD_BUS_ERROR_NULL;
+        sd_bus *bus = NULL;
+        int r = open_bus(&bus);
+
+        if (r < 0)
+                snprintf(err, errlen, "join the scope %s: cannot connect to systemd: %s", unit, strerror(-r));
+        else if ((r = sd_bus_call_method(bus, SD_DEST, SD_PATH, SD_MANAGER, "AttachProcessesToUnit", &e, NULL, "ssau",
+                                         unit, subcgroup, 1, (uint32_t)getpid())) < 0)
+                snprintf(err, errlen, "join the scope %s at %s: %s", unit, subcgroup, e.message ? e.message : strerror(-r));
+        sd_bus_error_free(&e);
+        sd_bus_flush_close_unref(bus);
+        return r;
+}
+
+int sdscope_enter(const char *unit, const char *description, const char *leaf, bool *joined, char *err,
+                  size_t errlen) {
+        int r = unit_job(unit, description, err, errlen);
+
+        *joined = false;
+        if (r != -EEXIST)
+                return r;
+        if ((r = attach(unit, leaf, err, errlen)) == 0)
+                *joined = true;
+        return r;
 }
 
 int sdscope_stop(const char *unit, char *err, size_t errlen) {

@@ -10,10 +10,12 @@
 bool sdscope_available(void);
 /* Move this process into a new transient scope unit ("NAME.scope", with description), with
  * Delegate=yes, CollectMode=inactive-or-failed and a stop that SIGKILLs after 10 s, and wait
- * until systemd has done so. The
- * scope ends by itself when its last process does. -EEXIST-like failures (the unit exists)
- * come back as systemd's message. */
-int sdscope_enter(const char *unit, const char *description, char *err, size_t errlen);
+ * until systemd has done so; the scope ends by itself when its last process does. When unit
+ * exists (a dead agent's scope, kept alive by its jobs), join it instead, in its sub-cgroup
+ * leaf (the dead agent's own leaf, "/colony-NAME/agent"), so that this agent can adopt the
+ * jobs; *joined says which it did. */
+int sdscope_enter(const char *unit, const char *description, const char *leaf, bool *joined, char *err,
+                  size_t errlen);
 /* Stop unit and wait until it is stopped: systemd kills what still runs in it and removes its
  * cgroups. A unit systemd does not know is stopped already: 0. */
 int sdscope_stop(const char *unit, char *err, size_t errlen);

@@ -325,29 +325,11 @@ static int add_dept_weights(ctl_server *srv, const char *group, cJSON *msg) {
 /* Set an array member's COLONY_ARRAY_INDEX in *env (its array's, read from the store), in place
  * of any it inherited from a submitter that was itself an array's job. Returns 0 or -ENOMEM. */
 static int set_array_index(const job *j, char ***env) {
-        static const char var[] = JOB_ARRAY_INDEX_VAR "=";
-        size_t n = 0;
-        char *item;
+        char index[16];
         if (!j->array_first)
                 return 0;
-        if (asprintf(&item, "%s%u", var, j->array_index) < 0)
-                return -ENOMEM;
-        while (*env && (*env)[n] && strncmp((*env)[n], var, sizeof(var) - 1) != 0)
-                n++;
-        if (*env && (*env)[n]) {
-                free((*env)[n]);
-                (*env)[n] = item;
-                return 0;
-        }
-        char **grown = realloc(*env, (n + 2) * sizeof(*grown));
-        if (!grown) {
-                free(item);
-                return -ENOMEM;
-        }
-        grown[n] = item;
-        grown[n + 1] = NULL;
-        *env = grown;
-        return 0;
+        snprintf(index, sizeof(index), "%u", j->array_index);
+        return job_env_set(env, JOB_ARRAY_INDEX_VAR, index, true);
 }
 
 void server_send_launch(ctl_server *srv, ctl_node *n, const job *j) {
@@ -364,7 +346,9 @@ void server_send_launch(ctl_server *srv, ctl_node *n, const job *j) {
                     !cJSON_AddNumberToObject(msg, "id", (double)j->id) ||
                     !cJSON_AddNumberToObject(msg, "attempt", ctl_job_attempt(j)) ||
                     !cJSON_AddNumberToObject(msg, "uid", j->uid) || !cJSON_AddNumberToObject(msg, "gid", j->gid) ||
-                    !cJSON_AddStringToObject(msg, "user", j->user ? j->user : ""))) {
+                    !cJSON_AddStringToObject(msg, "user", j->user ? j->user : "") ||
+                    (j->array_first && (!cJSON_AddNumberToObject(msg, "array_first", (double)j->array_first) ||
+                                        !cJSON_AddNumberToObject(msg, "array_index", j->array_index))))) {
                 cJSON_Delete(msg);
                 msg = NULL;
         }

@@ -9,6 +9,7 @@
 #include "net.h"
 #include "nofile.h"
 #include "server.h"
+#include "units.h"
 #include <errno.h>
 #include <getopt.h>
 #include <malloc.h>
@@ -30,6 +31,7 @@ typedef struct options {
                 max_pending_per_dept;
         int sync_commits; /* -1: unset (yes) */
         const char *policy, *order, *fairness;
+        int64_t default_time_usec, max_time_usec; /* jobs' time limits from the config; 0: none */
         bool keep_invalid_depend; /* kill_invalid_depend = no */
 } options;
 
@@ -133,8 +135,23 @@ static const char *const config_keys[] = {
         "controller.tls_key",     "controller.tls_ca",      "controller.fairness",     "controller.sync_commits",
         "departments.*",
         "department_caps.*",      "department_users.*",     "lotes.window_s",          "lotes.max_classes",
-        "lotes.drift_percent",    "lotes_classes.*",        "controller.kill_invalid_depend", NULL,
+        "lotes.drift_percent",    "lotes_classes.*",
+        "controller.default_time", "controller.max_time", "department_default_time.*", "department_max_time.*",
+        "controller.kill_invalid_depend", NULL,
 };
+
+/* The jobs' default and maximum time limits, in Slurm's forms ("60", "2:00:00", "1-0"). */
+static int apply_time_limits(options *o, config *cfg, char *err, size_t errlen) {
+        const char *keys[] = { "controller.default_time", "controller.max_time" };
+        int64_t *outs[] = { &o->default_time_usec, &o->max_time_usec };
+        for (size_t i = 0; i < 2; i++) {
+                const char *v = config_get(cfg, keys[i]);
+                if (v && units_parse_time(v, outs[i]) < 0)
+                        return snprintf(err, errlen, "%s: %s: '%s' is not a time limit (like 60, 2:00:00 or 1-0)",
+                                        cfg->path, keys[i], v), -EINVAL;
+        }
+        return 0;
+}
 
 /* kill_invalid_depend (yes by default, as Slurm's). */
 static int apply_depend_config(options *o, config *cfg, char *err, size_t errlen) {
@@ -171,6 +188,8 @@ static int apply_config(options *o, config *cfg, char *err, size_t errlen) {
                 if (*nums[i] < 0 && (r = config_get_uint(cfg, num_keys[i], 100000000, nums[i], err, errlen)) < 0 &&
                     r != -ENOENT)
                         return r;
+        if ((r = apply_time_limits(o, cfg, err, errlen)) < 0)
+                return r;
         bool sync;
         if (o->sync_commits < 0 && (r = config_get_bool(cfg, "controller.sync_commits", &sync, err, errlen)) != -ENOENT) {
                 if (r < 0)
@@ -301,6 +320,8 @@ int server_reload(ctl_server *srv, char *err, size_t errlen) {
         }
         depts_free(&srv->depts);
         srv->depts = fresh; /* the state machine's cfg.depts points here */
+        srv->state.cfg.default_time_usec = o.default_time_usec;
+        srv->state.cfg.max_time_usec = o.max_time_usec;
         if ((r = ctl_set_depts(&srv->state, fairness)) < 0)
                 return snprintf(err, errlen, "out of memory: the fair order is off"), r;
         log_info("reloaded %s: %zu departments, fairness %s", srv->config_path, srv->depts.n,
@@ -377,18 +398,6 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
         return 0;
 }
 
-/* Each idle connection holds a descriptor: take the hard limit. */
-static void raise_nofile(void) {
-        struct rlimit was;
-        int r = nofile_raise(&was);
-
-        if (r < 0)
-                log_errno(LOG_WARNING, r, "cannot raise the open files limit from %llu", (unsigned long long)was.rlim_cur);
-        else if (was.rlim_cur != was.rlim_max)
-                log_info("open files limit raised from %llu to %llu", (unsigned long long)was.rlim_cur,
-                         (unsigned long long)was.rlim_max);
-}
-
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         ctl_server *srv = userdata;
         ctl_check_silence(&srv->state, server_clock());
@@ -452,6 +461,8 @@ static int open_state(ctl_server *srv, const options *o, ctl_lotes_options *lote
                            .agent_timeout_usec = o->agent_timeout_ms * 1000,
                            .node_lost_timeout_usec = o->node_lost_timeout_ms * 1000,
                            .depts = &srv->depts,
+                           .default_time_usec = o->default_time_usec,
+                           .max_time_usec = o->max_time_usec,
                            .keep_invalid_depend = o->keep_invalid_depend };
         ctl_init(&srv->state, &cfg, &actions, srv);
         if ((r = ctl_set_depts(&srv->state, fairness)) < 0)
@@ -623,7 +634,8 @@ int main(int argc, char **argv) {
                 return 2;
         }
         log_open_journal("colony-controller", prio);
-        raise_nofile();
+        struct rlimit was;
+        (void)nofile_raise(&was); /* a descriptor per idle connection: take the hard limit */
         /* Each submission's SQLite pages and job strings take the heap's top, and glibc gave it
          * back to the kernel (brk down) only to take it again (brk up) a few submissions later:
          * 30% of a submission's CPU. Extend by 16 MiB at a time and give back only past 64 MiB

@@ -1,6 +1,7 @@
 /* depts.c - the configured department tree (depts.h). */
 #include "depts.h"
 #include "job.h"
+#include "units.h"
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +12,8 @@
 #define CAPS "department_caps."
 #define USERS "department_users."
 #define USER_NAME_MAX 32
+#define DEFAULT_TIME "department_default_time."
+#define MAX_TIME "department_max_time."
 
 static const dept *find_n(const depts *d, const char *path, size_t len) {
         for (size_t i = 0; i < d->n; i++)
@@ -134,11 +137,61 @@ static int add_users(depts *d, const config_entry *e, char *err, size_t errlen) 
         return 0;
 }
 
+/* A time limit of section prefix into *out (a field of the department e names). */
+static int add_time(depts *d, const config_entry *e, const char *prefix, bool max, char *err, size_t errlen) {
+        dept *t = named(d, e, prefix, err, errlen);
+        int64_t v;
+        if (!t)
+                return -EINVAL;
+        if (units_parse_time(e->value, &v) < 0) {
+                snprintf(err, errlen, "%s: '%s' is not a time limit (like 60, 2:00:00 or 1-0)", e->key, e->value);
+                return -EINVAL;
+        }
+        *(max ? &t->max_time_usec : &t->default_time_usec) = v;
+        return 0;
+}
+
+static int add_default_time(depts *d, const config_entry *e, char *err, size_t errlen) {
+        return add_time(d, e, DEFAULT_TIME, false, err, errlen);
+}
+
+static int add_max_time(depts *d, const config_entry *e, char *err, size_t errlen) {
+        return add_time(d, e, MAX_TIME, true, err, errlen);
+}
+
+int depts_time_limit(const depts *d, const char *group, int64_t dflt, int64_t max, int64_t *limit, char *err,
+                     size_t errlen) {
+        const char *max_from = NULL;
+        char want[32], most[32];
+        /* the deepest level that sets each wins: walk from the group up */
+        for (size_t len = d && group ? strlen(group) : 0, got_d = 0, got_m = 0; len > 0;) {
+                const dept *t = find_n(d, group, len);
+                if (t && !got_d && t->default_time_usec)
+                        dflt = t->default_time_usec, got_d = 1;
+                if (t && !got_m && t->max_time_usec)
+                        max = t->max_time_usec, got_m = 1, max_from = t->path;
+                while (len > 0 && group[--len] != '/')
+                        ;
+        }
+        if (*limit == 0)
+                *limit = dflt ? dflt : max;
+        else if (*limit == JOB_TIME_UNLIMITED)
+                *limit = max;
+        if (max && *limit > max) {
+                snprintf(err, errlen, "time limit %s is over the maximum %s (%s%s)",
+                         units_format_time(*limit, want, sizeof(want)), units_format_time(max, most, sizeof(most)),
+                         max_from ? "department_max_time of " : "the controller's max_time", max_from ? max_from : "");
+                return -EINVAL;
+        }
+        return 0;
+}
+
 int depts_from_config(const config *cfg, depts *out, char *err, size_t errlen) {
         static const struct {
                 const char *prefix;
                 int (*add)(depts *d, const config_entry *e, char *err, size_t errlen);
-        } sections[] = { { SECTION, add_dept }, { CAPS, add_cap }, { USERS, add_users } };
+        } sections[] = { { SECTION, add_dept }, { CAPS, add_cap }, { USERS, add_users },
+                         { DEFAULT_TIME, add_default_time }, { MAX_TIME, add_max_time } };
         *out = (depts){ 0 };
         /* the tree first, whatever the order of the sections: caps and users name its nodes */
         for (size_t s = 0; s < sizeof(sections) / sizeof(sections[0]); s++)

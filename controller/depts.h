@@ -14,6 +14,12 @@
  *   [department_users]         optional: who may submit to the subtree (root always may)
  *   physics/astro = alice bob
  *
+ *   [department_default_time]  optional: the time limit of a job submitted without --time
+ *   physics = 2:00:00
+ *
+ *   [department_max_time]      optional: the longest --time a job may ask for
+ *   physics = 1-0
+ *
  * A job's --group names a leaf of them; agents give each level of its cgroup tree the weight,
  * so the kernel divides contended CPU between departments by their weights, and the controller
  * starts jobs in the order fairorder.h gives. */
@@ -32,6 +38,7 @@ typedef struct dept {
         double cap;    /* (0, 1]: the fraction of the cluster the subtree may hold; 1 = no cap */
         char **users;  /* NULL-terminated user names that may submit here, or NULL: anyone */
         bool leaf;     /* no department lists it as parent */
+        int64_t default_time_usec, max_time_usec; /* time limits; 0: the parent's, or the controller's */
 } dept;
 
 typedef struct depts {
@@ -59,5 +66,12 @@ long depts_weights(const depts *d, const char *group, double *out, size_t max);
  * that has a user list names them. Returns 0, or -EPERM / -EINVAL (not a leaf department) with
  * one line in err. A NULL group (the default department) is open to all. */
 int depts_may_submit(const depts *d, const char *group, uid_t uid, const char *user, char *err, size_t errlen);
+/* The time limit of a job of group that asked for *limit (0: none given, JOB_TIME_UNLIMITED: no
+ * limit), from the deepest department of group that sets each, else the controller's dflt and
+ * max (0: none), as Slurm's DefaultTime and MaxTime: none given takes the default, or else the
+ * maximum; unlimited takes the maximum. Sets *limit (0: none). Returns 0, or -EINVAL with the
+ * reason in err when *limit is over the maximum. */
+int depts_time_limit(const depts *d, const char *group, int64_t dflt, int64_t max, int64_t *limit, char *err,
+                     size_t errlen);
 /* Free what depts_from_config allocated. */
 void depts_free(depts *d);

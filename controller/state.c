@@ -397,12 +397,16 @@ static int check_feasible(ctl_state *st, res_t req, char err[PROTO_ERRLEN]) {
         return -E2BIG;
 }
 
+/* colony-<id>.out, or colony-<first>_<index>.out for an array's job (Slurm's %A_%a), in its cwd. */
 static int default_output(job *j) {
-        char *path;
+        char *path, name[64];
         if (j->spec.stdout_path)
                 return 0;
-        if (asprintf(&path, "%s%scolony-%llu.out", j->spec.cwd, strcmp(j->spec.cwd, "/") ? "/" : "",
-                     (unsigned long long)j->id) < 0)
+        if (j->array_first)
+                snprintf(name, sizeof(name), "colony-%llu_%u.out", (unsigned long long)j->array_first, j->array_index);
+        else
+                snprintf(name, sizeof(name), "colony-%llu.out", (unsigned long long)j->id);
+        if (asprintf(&path, "%s%s%s", j->spec.cwd, strcmp(j->spec.cwd, "/") ? "/" : "", name) < 0)
                 return -ENOMEM;
         j->spec.stdout_path = path;
         return 0;
@@ -527,6 +531,8 @@ int ctl_array_begin(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_s
         if (r < 0)
                 return r;
         if ((r = depts_may_submit(st->cfg.depts, spec->group, uid, user, err, PROTO_ERRLEN)) < 0 ||
+            (r = depts_time_limit(st->cfg.depts, spec->group, st->cfg.default_time_usec, st->cfg.max_time_usec,
+                                  &spec->time_limit_usec, err, PROTO_ERRLEN)) < 0 ||
             (r = check_room(st, uid, user, spec->group, n, count > 0, err)) < 0 ||
             (r = check_start_fields(st, uid, spec, err)) < 0)
                 return r;

@@ -90,6 +90,7 @@ typedef struct ctl_config {
                                      * submission order; ignored with a dispatcher (id order) */
         bool scan;                  /* place by scanning every machine (sched_place, the reference)
                                      * instead of through the index: the same decisions, slower */
+        int64_t default_time_usec, max_time_usec; /* jobs' time limits (depts_time_limit); 0: none */
         bool keep_invalid_depend;   /* kill_invalid_depend = no: a job whose dependency can never be
                                      * met stays pending instead of ending cancelled */
 } ctl_config;

@@ -152,6 +152,16 @@ int config_get_size(const config *cfg, const char *key, int64_t *out, char *err,
         return get_typed(cfg, key, parse_size_any, 0, "a size (like 512M or 4G)", out, err, errlen);
 }
 
+static int parse_mem_any(const char *s, int64_t max, int64_t *out) {
+        (void)max;
+        return units_parse_mem(s, out);
+}
+
+int config_get_mem(const config *cfg, const char *key, int64_t *out, char *err, size_t errlen) {
+        return get_typed(cfg, key, parse_mem_any, 0, "a memory size of at least 1M (like 512M, 4G, or 4096 for MiB)",
+                         out, err, errlen);
+}
+
 int config_get_cpus(const config *cfg, const char *key, int64_t *out, char *err, size_t errlen) {
         return get_typed(cfg, key, parse_cpus_any, 0, "a CPU count (like 2 or 0.5)", out, err, errlen);
 }

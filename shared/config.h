@@ -27,6 +27,8 @@ const char *config_get(const config *cfg, const char *key);
 /* Typed getters: 0 and *out set, -ENOENT when absent (out untouched), -EINVAL with a message
  * naming path:line:key otherwise. Sizes and CPUs use units.h syntax. */
 int config_get_size(const config *cfg, const char *key, int64_t *out, char *err, size_t errlen);
+/* A memory size as units_parse_mem reads it: a bare number is MiB, as in Slurm; at least 1M. */
+int config_get_mem(const config *cfg, const char *key, int64_t *out, char *err, size_t errlen);
 int config_get_cpus(const config *cfg, const char *key, int64_t *out, char *err, size_t errlen);
 int config_get_uint(const config *cfg, const char *key, int64_t max, int64_t *out, char *err,
                     size_t errlen);

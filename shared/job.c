@@ -1,5 +1,7 @@
 /* job.c - job states, and the job model's JSON form (docs/protocol.md, "Job records"). */
 #include "job.h"
+#include "units.h"
+#include "outpat.h"
 #include "depend.h"
 #include <ctype.h>
 #include <errno.h>
@@ -10,7 +12,7 @@
 static const char *const state_names[_JOB_STATE_MAX] = {
         [JOB_PENDING] = "pending",     [JOB_RUNNING] = "running",     [JOB_COMPLETED] = "completed",
         [JOB_FAILED] = "failed",       [JOB_CANCELLED] = "cancelled", [JOB_OOM_KILLED] = "oom-killed",
-        [JOB_LOST] = "lost",
+        [JOB_LOST] = "lost",           [JOB_TIMEOUT] = "timeout",
 };
 
 const char *job_state_name(job_state s) {
@@ -39,7 +41,7 @@ bool job_state_is_terminal(job_state s) {
 
 #define SPEC_FIELDS                                                                                                    \
         "argv", "env", "cwd", "stdout_path", "stderr_path", "mcpu", "mem", "mem_high", "pids", "name", "group", "job_type", \
-                "expected_usec", "requeue", "umask", "dependency", "hold", "begin_usec", "nice"
+                "expected_usec", "requeue", "umask", "time_limit_usec", "dependency", "hold", "begin_usec", "nice"
 const char *const job_spec_fields[] = { SPEC_FIELDS, NULL };
 const char *const job_submit_fields[] = { SPEC_FIELDS, "array", NULL };
 
@@ -67,6 +69,12 @@ static int get_path(const cJSON *obj, const char *field, bool required, char **o
                 return required ? invalid(err, "%s: required", field) : 0;
         if ((*out)[0] != '/' || strlen(*out) >= 4096)
                 return invalid(err, "%s: must be an absolute path (shorter than 4096 bytes)", field);
+        char why[PROTO_ERRLEN / 2];
+        /* output paths are patterns (outpat.h), refused here rather than at launch; a cwd is not */
+        if (strcmp(field, "cwd") != 0 && outpat_check(*out, why, sizeof(why)) < 0) {
+                snprintf(err, PROTO_ERRLEN, "%s: %s", field, why);
+                return -EINVAL;
+        }
         return 0;
 }
 
@@ -255,7 +263,10 @@ static int spec_parse(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]) 
             (r = get_request(obj, &spec->req, err)) < 0 || (r = get_mem_high(obj, spec, &spec->mem_high, err)) < 0 ||
             (r = get_opt_int(obj, "expected_usec", 0, INT64_MAX, &spec->expected_usec, err)) < 0 ||
             (r = proto_get_bool(obj, "requeue", &spec->requeue, err)) == -EINVAL ||
-            (r = get_umask(obj, &spec->umask, err)) < 0 || (r = check_label(spec->name, "name", false, err)) < 0 ||
+            (r = get_umask(obj, &spec->umask, err)) < 0 ||
+            (r = get_opt_int(obj, "time_limit_usec", JOB_TIME_UNLIMITED, UNITS_TIME_MAX_USEC, &spec->time_limit_usec,
+                             err)) < 0 ||
+            (r = check_label(spec->name, "name", false, err)) < 0 ||
             (r = check_label(spec->group, "group", true, err)) < 0 ||
             (r = check_label(spec->job_type, "job_type", false, err)) < 0)
                 return r;
@@ -303,7 +314,9 @@ static int spec_to_json_public(const job_spec *spec, cJSON *obj) {
             !cJSON_AddNumberToObject(obj, "pids", (double)spec->req.pids) ||
             (spec->expected_usec && !cJSON_AddNumberToObject(obj, "expected_usec", (double)spec->expected_usec)) ||
             (spec->requeue && !cJSON_AddBoolToObject(obj, "requeue", true)) ||
-            !cJSON_AddNumberToObject(obj, "umask", spec->umask) || !start_fields_to_json(spec, obj))
+            !cJSON_AddNumberToObject(obj, "umask", spec->umask) ||
+            (spec->time_limit_usec && !cJSON_AddNumberToObject(obj, "time_limit_usec", (double)spec->time_limit_usec)) ||
+            !start_fields_to_json(spec, obj))
                 return -ENOMEM;
         return 0;
 }
@@ -347,6 +360,31 @@ void job_spec_free(job_spec *spec) {
         free(spec->stderr_path);
         free(spec->dependency);
         *spec = (job_spec){ 0 };
+}
+
+int job_env_set(char ***env, const char *name, const char *value, bool replace) {
+        size_t n = 0, len = strlen(name);
+        char *item;
+        while (*env && (*env)[n] && !(strncmp((*env)[n], name, len) == 0 && (*env)[n][len] == '='))
+                n++;
+        if (*env && (*env)[n] && !replace)
+                return 0;
+        if (asprintf(&item, "%s=%s", name, value) < 0)
+                return -ENOMEM;
+        if (*env && (*env)[n]) {
+                free((*env)[n]);
+                (*env)[n] = item;
+                return 0;
+        }
+        char **grown = realloc(*env, (n + 2) * sizeof(*grown));
+        if (!grown) {
+                free(item);
+                return -ENOMEM;
+        }
+        grown[n] = item;
+        grown[n + 1] = NULL;
+        *env = grown;
+        return 0;
 }
 
 int job_usage_to_json(const job_result *r, cJSON *obj) {
@@ -478,7 +516,8 @@ static int record_parse(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
             (r = get_opt_int(obj, "pids", 0, RES_PIDS_MAX, &j->spec.req.pids, err)) < 0 ||
             (r = get_opt_int(obj, "expected_usec", 0, INT64_MAX, &j->spec.expected_usec, err)) < 0 ||
             (r = proto_get_bool(obj, "requeue", &j->spec.requeue, err)) == -EINVAL ||
-            (r = get_umask(obj, &j->spec.umask, err)) < 0)
+            (r = get_umask(obj, &j->spec.umask, err)) < 0 ||
+            (r = get_opt_int(obj, "time_limit_usec", 0, INT64_MAX, &j->spec.time_limit_usec, err)) < 0)
                 return r;
         int64_t current;
         if ((r = job_result_from_json(obj, &j->result, err)) < 0 ||

@@ -19,10 +19,11 @@ typedef enum job_state {
         JOB_CANCELLED,
         JOB_OOM_KILLED,
         JOB_LOST, /* its agent vanished while it ran */
+        JOB_TIMEOUT, /* ran past its time limit: SIGTERM, then SIGKILL after the agent's kill_wait */
         _JOB_STATE_MAX,
 } job_state;
 
-/* "pending", "running", "completed", "failed", "cancelled", "oom-killed", "lost". */
+/* "pending", "running", "completed", "failed", "cancelled", "oom-killed", "lost", "timeout". */
 const char *job_state_name(job_state s);
 /* Inverse of job_state_name. Returns 0 or -EINVAL. */
 int job_state_from_name(const char *name, job_state *out);
@@ -46,6 +47,8 @@ bool job_group_ok(const char *s);
  * (controller/bulk.c), serving everything else in between. */
 #define JOB_ARRAY_MAX 100000
 #define JOB_ARRAY_INDEX_VAR "COLONY_ARRAY_INDEX" /* an array member's index, in its environment */
+/* A submit's time_limit_usec for "--time UNLIMITED": no limit, or the configured maximum. */
+#define JOB_TIME_UNLIMITED (-1)
 /* The umask of a job whose submitter sent none (a client older than the field). */
 #define JOB_UMASK_DEFAULT 022
 
@@ -63,6 +66,7 @@ typedef struct job_spec {
         int64_t expected_usec; /* the submitter's estimate of the run time, 0 if none (Tetris) */
         bool requeue;   /* when its node is lost, the job goes back to pending instead of ending lost */
         int umask;      /* 0..0777: the submitter's umask, the job's from its start (its output files too) */
+        int64_t time_limit_usec; /* run time allowed from its start, 0 = none (the controller fills its default) */
         /* When it may start (docs/protocol.md, "Dependencies, holds and begin times"). */
         char *dependency;   /* NULL, or as Slurm writes it: "afterok:1:2,afterany:3" (shared/depend.h) */
         bool hold;          /* submitted (or put) on hold: pending until released */
@@ -146,6 +150,9 @@ extern const char *const job_spec_fields[];
 extern const char *const job_submit_fields[];
 /* Free the strings of a spec (not the struct). */
 void job_spec_free(job_spec *spec);
+/* Set name=value in the malloc'ed environment *env (grown as needed), replacing the variable when
+ * replace, else leaving one already set alone. Returns 0 or -ENOMEM. */
+int job_env_set(char ***env, const char *name, const char *value, bool replace);
 
 /* Add result's fields to obj / read them back (for the agent's "finished" message). */
 int job_result_to_json(const job_result *r, cJSON *obj);

@@ -2,6 +2,8 @@
 #include "units.h"
 #include "res.h"
 #include <ctype.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -134,5 +136,86 @@ char *units_format_cpus(int64_t mcpu, char *buf, size_t len) {
                 snprintf(buf, len, "%s%llu.%02llu", sign, whole, frac / 10);
         else
                 snprintf(buf, len, "%s%llu.%03llu", sign, whole, frac);
+        return buf;
+}
+
+int units_parse_mem(const char *s, int64_t *out) {
+        int64_t v;
+        int r;
+        /* Only digits: Slurm's default unit, MiB (a byte count would be OOM-killed at once). */
+        bool bare = s && *s && strspn(s, "0123456789") == strlen(s);
+        if (bare) {
+                if ((r = units_parse_uint(s, RES_MEM_MAX >> 20, &v)) < 0)
+                        return r;
+                v <<= 20;
+        } else if ((r = units_parse_size(s, &v)) < 0) {
+                return r;
+        }
+        if (v < UNITS_MEM_MIN)
+                return -EDOM;
+        *out = v;
+        return 0;
+}
+
+/* Up to max colon-separated numbers of at most 9 digits at s into v; the count in *n. */
+static int parse_fields(const char *s, int64_t v[3], int max, int *n) {
+        *n = 0;
+        for (;;) {
+                size_t len = strspn(s, "0123456789");
+                if (len == 0 || len > 9 || *n == max)
+                        return -EINVAL;
+                v[(*n)++] = strtoll(s, NULL, 10);
+                s += len;
+                if (*s == '\0')
+                        return 0;
+                if (*s++ != ':')
+                        return -EINVAL;
+        }
+}
+
+int units_parse_time(const char *s, int64_t *out_usec) {
+        int64_t days = 0, v[3] = { 0 }, secs;
+        int n, r;
+        if (!s)
+                return -EINVAL;
+        if (strcasecmp(s, "UNLIMITED") == 0 || strcasecmp(s, "INFINITE") == 0) {
+                *out_usec = 0;
+                return 0;
+        }
+        const char *dash = strchr(s, '-');
+        if (dash) {
+                size_t len = strspn(s, "0123456789");
+                if (len == 0 || len > 6 || s + len != dash)
+                        return -EINVAL;
+                days = strtoll(s, NULL, 10);
+                if ((r = parse_fields(dash + 1, v, 3, &n)) < 0)
+                        return r;
+                /* "D-H", "D-H:M", "D-H:M:S": hours first */
+                secs = v[0] * 3600 + (n > 1 ? v[1] * 60 : 0) + (n > 2 ? v[2] : 0);
+        } else {
+                if ((r = parse_fields(s, v, 3, &n)) < 0)
+                        return r;
+                /* "M", "M:S", "H:M:S" */
+                secs = n == 1 ? v[0] * 60 : n == 2 ? v[0] * 60 + v[1] : v[0] * 3600 + v[1] * 60 + v[2];
+        }
+        secs += days * 24 * 3600;
+        if (secs > UNITS_TIME_MAX_USEC / 1000000)
+                return -ERANGE;
+        *out_usec = secs * 1000000;
+        return 0;
+}
+
+char *units_format_time(int64_t usec, char *buf, size_t len) {
+        if (usec <= 0) {
+                snprintf(buf, len, usec == 0 ? "UNLIMITED" : "0:00");
+                return buf;
+        }
+        long long s = (long long)(usec / 1000000), d = s / 86400, h = s / 3600 % 24, m = s / 60 % 60;
+        if (d)
+                snprintf(buf, len, "%lld-%02lld:%02lld:%02lld", d, h, m, s % 60);
+        else if (h)
+                snprintf(buf, len, "%lld:%02lld:%02lld", h, m, s % 60);
+        else
+                snprintf(buf, len, "%lld:%02lld", m, s % 60);
         return buf;
 }

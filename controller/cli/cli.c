@@ -83,7 +83,12 @@ static int bad_option(const cli *c, int r, char **argv) {
 }
 
 int cli_getopt(cli *c, int argc, char **argv, const struct option *own) {
+        return cli_getopt_short(c, argc, argv, own, "");
+}
+
+int cli_getopt_short(cli *c, int argc, char **argv, const struct option *own, const char *shorts) {
         struct option all[MAX_OPTIONS];
+        char optstring[64];
         size_t n = 0;
         int r;
 
@@ -93,12 +98,13 @@ int cli_getopt(cli *c, int argc, char **argv, const struct option *own) {
         all[n + N_COMMON] = (struct option){0};
 
         opterr = 0;
-        r = getopt_long(argc, argv, c->command->stop_at_operand ? "+:" : ":", all, NULL);
+        snprintf(optstring, sizeof(optstring), "%s%s", c->command->stop_at_operand ? "+:" : ":", shorts);
+        r = getopt_long(argc, argv, optstring, all, NULL);
         switch (r) {
         case -1: return CLI_OPTS_DONE;
-        case CLI_OPT_JSON: c->json = true; return cli_getopt(c, argc, argv, own);
-        case CLI_OPT_SOCKET: c->socket = optarg; return cli_getopt(c, argc, argv, own);
-        case CLI_OPT_DIR: c->dir = optarg; return cli_getopt(c, argc, argv, own);
+        case CLI_OPT_JSON: c->json = true; return cli_getopt_short(c, argc, argv, own, shorts);
+        case CLI_OPT_SOCKET: c->socket = optarg; return cli_getopt_short(c, argc, argv, own, shorts);
+        case CLI_OPT_DIR: c->dir = optarg; return cli_getopt_short(c, argc, argv, own, shorts);
         case CLI_OPT_HELP: fputs(c->command->usage, stdout); return CLI_OPTS_HELP;
         case '?':
         case ':': return bad_option(c, r, argv);

@@ -46,6 +46,8 @@ enum { CLI_OPTS_DONE = 0, CLI_OPTS_HELP = -1, CLI_OPTS_BAD = -2 };
  * Returns CLI_OPTS_DONE at the first operand (optind), CLI_OPTS_HELP after printing the
  * usage, CLI_OPTS_BAD after printing a usage error. main() resets getopt before run(). */
 int cli_getopt(cli *c, int argc, char **argv, const struct option *own);
+/* cli_getopt with short options too, in getopt's syntax ("o:e:"): returns their letter. */
+int cli_getopt_short(cli *c, int argc, char **argv, const struct option *own, const char *shorts);
 /* The exit status for a non-option cli_getopt result: 0 after --help, EXIT_USAGE otherwise. */
 int cli_opts_status(int r);
 

@@ -86,14 +86,14 @@ const cli_command cmd_nodes = {"nodes", "list the agents and their free resource
 static const char up_usage[] =
         "Usage: colony up [--dir DIR] [--agents N] [--agent-cpus N] [--agent-mem SIZE]\n"
         "                 [--name-prefix P] [--order fifo|backfill|reserve] [--agent-timeout-ms N]\n"
-        "                 [--launch-timeout-ms N] [--json]\n"
+        "                 [--launch-timeout-ms N] [--kill-wait S] [--json]\n"
         "Start a local cluster in the background: a controller and N agents on this host, with\n"
         "their socket, secret, database, pid files and logs in DIR. Needs root for the agents'\n"
         "cgroups. Stop it with colony down --dir DIR. On a DIR whose controller or agents died,\n"
         "start those again (the agents adopt their jobs) and keep what runs.\n\n"
         "  --dir DIR           where it lives (default: /run/colony as root, else\n"
         "                      $XDG_RUNTIME_DIR/colony, else /tmp/colony-UID)\n"
-        "  --agents N          how many agents (default 1)\n"
+        "  --agents N          how many agents (default 1; on a DIR that has a cluster, its own)\n"
         "  --agent-cpus N      CPUs each agent offers (default: all online CPUs)\n"
         "  --agent-mem SIZE    memory each agent offers (default: all memory)\n"
         "  --name-prefix P     agents are named P1..PN (default: short host name, a hash of DIR\n"
@@ -106,6 +106,8 @@ static const char up_usage[] =
         "                      controller's node_lost_timeout_ms (300000; --controller-config)\n"
         "  --launch-timeout-ms N  how long each agent gives a job to exec before it fails it\n"
         "                      (colony-agent(8); default 30000)\n"
+        "  --kill-wait S       seconds each agent waits between SIGTERM and SIGKILL for a job past\n"
+        "                      its time limit (colony-agent(8); default 30)\n"
         "  --controller-config FILE  the controller's config file (colony-controller(8)), e.g. with\n"
         "                      [departments]\n";
 
@@ -155,7 +157,8 @@ static bool valid_prefix(const char *p) {
 
 /* Options into o. Returns -1 to go on, else an exit status. */
 static int parse_up(cli *c, int argc, char **argv, dev_options *o) {
-        enum { OPT_AGENTS = CLI_OPT_OWN, OPT_CPUS, OPT_MEM, OPT_PREFIX, OPT_ORDER, OPT_CONFIG, OPT_LISTEN, OPT_TIMEOUT, OPT_LAUNCH };
+        enum { OPT_AGENTS = CLI_OPT_OWN, OPT_CPUS, OPT_MEM, OPT_PREFIX, OPT_ORDER, OPT_CONFIG, OPT_LISTEN, OPT_TIMEOUT, OPT_LAUNCH,
+               OPT_KILL_WAIT };
         static const struct option options[] = {
                 {"agents", required_argument, NULL, OPT_AGENTS},
                 {"agent-cpus", required_argument, NULL, OPT_CPUS},
@@ -166,6 +169,7 @@ static int parse_up(cli *c, int argc, char **argv, dev_options *o) {
                 {"agent-listen", required_argument, NULL, OPT_LISTEN},
                 {"agent-timeout-ms", required_argument, NULL, OPT_TIMEOUT},
                 {"launch-timeout-ms", required_argument, NULL, OPT_LAUNCH},
+                {"kill-wait", required_argument, NULL, OPT_KILL_WAIT},
                 {0},
         };
         int64_t v;
@@ -184,8 +188,9 @@ static int parse_up(cli *c, int argc, char **argv, dev_options *o) {
                         o->agent_cpus = optarg;
                         break;
                 case OPT_MEM:
-                        if (units_parse_size(optarg, &v) < 0 || v == 0)
-                                return cli_usage_error(c, "--agent-mem: '%s' is not a memory size (like 2G)", optarg);
+                        if (units_parse_mem(optarg, &v) < 0)
+                                return cli_usage_error(c, "--agent-mem: '%s' is not a memory size of at least 1M (like "
+                                                       "2G, or 2048 for MiB)", optarg);
                         o->agent_mem = optarg;
                         break;
                 case OPT_PREFIX:
@@ -220,6 +225,12 @@ static int parse_up(cli *c, int argc, char **argv, dev_options *o) {
                                 return cli_usage_error(c, "--launch-timeout-ms: '%s' is not a number of ms in [1, 3600000]",
                                                        optarg);
                         o->launch_timeout_ms = optarg;
+                        break;
+                case OPT_KILL_WAIT:
+                        if (units_parse_uint(optarg, 3600, &v) < 0)
+                                return cli_usage_error(c, "--kill-wait: '%s' is not a number of seconds in [0, 3600]",
+                                                       optarg);
+                        o->kill_wait = optarg;
                         break;
                 }
         }
@@ -295,7 +306,7 @@ static int up(cli *c, dev_options *o) {
 }
 
 static int run_up(cli *c, int argc, char **argv) {
-        dev_options o = {.agents = 1, .timeout_ms = UP_TIMEOUT_MS};
+        dev_options o = {.timeout_ms = UP_TIMEOUT_MS};
         int r;
 
         r = parse_up(c, argc, argv, &o);

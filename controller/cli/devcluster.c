@@ -566,12 +566,19 @@ static void add_agent(dev_cluster *cl, const char *name, pid_t pid, bool replace
 }
 
 /* The cluster that up makes of dir's pid files (set): what runs is kept, what died is started
- * again with its name, then the agents o asks for that are not among them. Returns 0 or
- * -ENOMEM. */
+ * again with its name, then the agents o asks for that are not among them (by default, one
+ * for a new cluster and none for one that has agents: `colony up --dir DIR` restarts DIR's
+ * cluster as it was). Returns 0 or -ENOMEM. */
 static int plan_cluster(const dev_options *o, const dev_stopped *set, size_t n, dev_cluster *cl) {
         char name[DEV_NAME_MAX + 1];
+        bool had_agents = false;
+        int want = o->agents;
 
-        cl->agents = calloc(n + (size_t)o->agents, sizeof(*cl->agents));
+        for (size_t i = 0; i < n; i++)
+                had_agents |= set[i].agent;
+        if (want == 0)
+                want = had_agents ? 0 : 1;
+        cl->agents = calloc(n + (size_t)want, sizeof(*cl->agents));
         if (!cl->agents)
                 return -ENOMEM;
         snprintf(cl->controller.name, sizeof(cl->controller.name), DEV_CONTROLLER);
@@ -582,7 +589,7 @@ static int plan_cluster(const dev_options *o, const dev_stopped *set, size_t n, 
                 else
                         cl->controller = (dev_daemon){.name = DEV_CONTROLLER, .pid = pid, .kept = pid > 0};
         }
-        for (int i = 0; i < o->agents; i++) {
+        for (int i = 0; i < want; i++) {
                 snprintf(name, sizeof(name), "%s%d", o->name_prefix, i + 1);
                 add_agent(cl, name, 0, false);
         }
@@ -602,7 +609,7 @@ static int start_agents(const dev_options *o, const char *prog, dev_cluster *cl,
                 /* `colony down` must leave nothing behind: the agents kill their jobs on SIGTERM. */
                 const char *argv[] = {prog, "--name", a->name, "--controller", cl->agent_address, "--secret-file", secret,
                                       "--state-dir", state, "--stop-jobs-on-exit", "--scope", unit, NULL, NULL,
-                                      NULL, NULL, NULL, NULL, NULL};
+                                      NULL, NULL, NULL, NULL, NULL, NULL, NULL};
                 size_t k = 12;
                 if (a->kept)
                         continue;
@@ -617,6 +624,10 @@ static int start_agents(const dev_options *o, const char *prog, dev_cluster *cl,
                 if (o->launch_timeout_ms) {
                         argv[k++] = "--launch-timeout-ms";
                         argv[k++] = o->launch_timeout_ms;
+                }
+                if (o->kill_wait) {
+                        argv[k++] = "--kill-wait";
+                        argv[k++] = o->kill_wait;
                 }
                 log_path(log, o->dir, a->name);
                 state_path(state, o->dir, a->name);
@@ -704,8 +715,8 @@ static int wait_agents_up(const char *dir, dev_cluster *cl, int64_t deadline, ch
 
 /* Stop what dev_up started, and nothing else: neither what it kept nor what it never started.
  * An agent started in place of a dead one is killed as that one was, its pid file kept: the
- * jobs both left run on (its scope too, which a new agent could not take over) until an up
- * that succeeds adopts them or a down ends them. */
+ * jobs both left run on (in its scope, where there is one) until an up that succeeds adopts
+ * them or a down ends them. */
 static void abort_up(const char *dir, const dev_cluster *cl) {
         dev_stopped *set = calloc(cl->nagents + 1, sizeof(*set));
         size_t n = 0;

@@ -19,7 +19,7 @@
 
 typedef struct dev_options {
         const char *dir;         /* absolute */
-        int agents;              /* >= 1 */
+        int agents;              /* >= 1, or 0: one for a new cluster, none more for one that runs */
         const char *agent_cpus;  /* each agent's --cpus as typed, or NULL (the host's) */
         const char *agent_mem;   /* each agent's --mem as typed, or NULL */
         const char *name_prefix; /* agents are named <prefix>1 .. <prefix>N */
@@ -29,6 +29,7 @@ typedef struct dev_options {
         const char *agent_timeout_ms; /* the controller's --agent-timeout-ms as typed, or NULL */
         const char *launch_timeout_ms; /* each agent's --launch-timeout-ms as typed, or NULL */
         int timeout_ms;          /* until every agent is up */
+        const char *kill_wait;   /* each agent's --kill-wait as typed, or NULL */
 } dev_options;
 
 typedef struct dev_daemon {

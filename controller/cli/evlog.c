@@ -16,7 +16,7 @@
 static const char events_usage[] =
         "Usage: colony events [--follow] [--job ID] [--since SEQ] [--limit N] [--json]\n"
         "The controller's event log: every job's submission, placement, start, end (completed,\n"
-        "failed, cancelled, oom-killed, lost) and requeue, and every node's up, not-responding,\n"
+        "failed, cancelled, oom-killed, lost, timeout) and requeue, and every node's up, not-responding,\n"
         "down and disconnected, each with its number (SEQ), time, job, node and reason.\n\n"
         "  --follow     after the log, print new events as they happen, until interrupted\n"
         "  --job ID     only job ID's events\n"

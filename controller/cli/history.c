@@ -19,7 +19,7 @@ static const char history_usage[] =
         "Finished jobs, newest first.\n\n"
         "  --user U     only user U's (a name or a uid)\n"
         "  --group G    only group G's and its subgroups' (physics matches physics/astro)\n"
-        "  --state S    completed, failed, cancelled, oom-killed or lost\n"
+        "  --state S    completed, failed, cancelled, oom-killed, lost or timeout\n"
         "  --since T    ended at or after T; --until T: before T. T is local time\n"
         "               (2026-11-23, 2026-11-23T14:00, 2026-11-23T14:00:30), @EPOCH-SECONDS,\n"
         "               or an age: 30m, 2h, 7d ago\n"

@@ -119,20 +119,26 @@ static const char submit_usage[] =
         "       colony submit [options] --stdin < COMMANDS\n"
         "Submit CMD to run on the cluster as you, with your environment and working directory.\n"
         "Prints the job id (one per line for --array and --stdin).\n\n"
-        "  --cpus N         CPU cores it may use (\"2\", \"0.5\", \"500m\"; default 1)\n"
-        "  --mem SIZE       memory limit (\"512M\", \"2G\"; default 256M)\n"
-        "  --mem-high SIZE  soft memory limit, at most --mem: above it the job's memory is\n"
-        "                   reclaimed hard (throttled) instead of OOM-killed\n"
+        "  -c, --cpus N     CPU cores it may use (\"2\", \"0.5\", \"500m\"; default 1)\n"
+        "  --mem SIZE       memory limit (\"512M\", \"2G\"; a bare number is MiB as in Slurm:\n"
+        "                   \"4096\" is 4G; at least 1M; default 256M)\n"
+        "  --mem-high SIZE  soft memory limit (units as --mem), at most --mem: above it the\n"
+        "                   job's memory is reclaimed hard (throttled) instead of OOM-killed\n"
         "  --pids N         task limit (default: the agent's)\n"
-        "  --name S         job name (default: CMD's file name)\n"
+        "  -J, --name S     job name (default: CMD's file name)\n"
         "  --group D/T      department/team it is accounted to\n"
         "  --type T         workload type\n"
-        "  --output FILE    standard output (default: colony-<id>.out in this directory)\n"
-        "  --error FILE     standard error (default: with the output)\n"
-        "  --array N        submit N jobs of CMD in one request, the i-th with COLONY_ARRAY_INDEX=i\n"
+        "  -o, --output FILE  standard output (default: colony-<id>.out in this directory,\n"
+        "                   colony-<first>_<index>.out for an array's job); Slurm's patterns\n"
+        "                   %j id, %A array's first id, %a index, %u user, %x name, %N node, %%\n"
+        "  -e, --error FILE   standard error (default: with the output; the same patterns)\n"
+        "  --array N        submit N jobs of CMD in one request, the i-th with COLONY_ARRAY_TASK_ID=i\n"
         "                   (0 to N-1) in its environment; all are queued or none\n"
         "  --stdin          submit one job per line of the standard input: a command line\n"
         "                   split at blanks (no quoting); blank and '#' lines are skipped\n"
+        "  -t, --time T     run time limit from its start, as Slurm: MIN, MIN:SEC, H:MIN:SEC,\n"
+        "                   D-H, D-H:MIN, D-H:MIN:SEC; 0 or UNLIMITED for none (default and\n"
+        "                   maximum: the controller's); past it SIGTERM, then SIGKILL, state timeout\n"
         "  --requeue        if colony loses it (its agent timed out, came back without it, or\n"
         "                   found it killed with a crashed agent), run it again (same id, next\n"
         "                   attempt) instead of ending it lost\n"
@@ -224,10 +230,35 @@ typedef struct submit_many {
         bool from_stdin;
 } submit_many;
 
+/* A job's memory limit as --mem and --mem-high take it (units_parse_mem). Returns 0, or -EINVAL
+ * with the reason printed. */
+static int parse_mem(const cli *c, const char *opt, const char *arg, int64_t *out) {
+        int r = units_parse_mem(arg, out);
+        if (r == -EDOM)
+                cli_usage_error(c, "%s: '%s' is less than 1M, too little for any program (a bare number is MiB)", opt,
+                                arg);
+        else if (r < 0)
+                cli_usage_error(c, "%s: '%s' is not a memory size (like 512M, 2G, or 4096 for MiB)", opt, arg);
+        return r < 0 ? -EINVAL : 0;
+}
+
+/* --time into *usec (0 for none). Returns 0, or -EINVAL with the reason printed. */
+static int parse_time_limit(const cli *c, const char *arg, int64_t *usec) {
+        int r = units_parse_time(arg, usec);
+        if (r == -ERANGE)
+                cli_usage_error(c, "--time: '%s' is longer than a year", arg);
+        else if (r < 0)
+                cli_usage_error(c, "--time: '%s' is not a time limit (MIN, MIN:SEC, H:MIN:SEC, D-H, D-H:MIN, "
+                                   "D-H:MIN:SEC, or UNLIMITED)", arg);
+        else if (*usec == 0)
+                *usec = JOB_TIME_UNLIMITED; /* asked for, unlike no --time: the maximum, not the default */
+        return r < 0 ? -EINVAL : 0;
+}
+
 /* Options into s and m (strings borrowed from argv). Returns -1 to go on, else an exit status. */
 static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many *m) {
         enum { OPT_CPUS = CLI_OPT_OWN, OPT_MEM, OPT_MEM_HIGH, OPT_PIDS, OPT_NAME, OPT_GROUP, OPT_TYPE, OPT_OUTPUT,
-               OPT_ERROR, OPT_ARRAY, OPT_STDIN, OPT_REQUEUE };
+               OPT_ERROR, OPT_ARRAY, OPT_STDIN, OPT_REQUEUE, OPT_TIME };
         static const struct option options[] = {
                 {"cpus", required_argument, NULL, OPT_CPUS},   {"mem", required_argument, NULL, OPT_MEM},
                 {"mem-high", required_argument, NULL, OPT_MEM_HIGH},
@@ -236,6 +267,7 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
                 {"output", required_argument, NULL, OPT_OUTPUT},
                 {"error", required_argument, NULL, OPT_ERROR}, {"array", required_argument, NULL, OPT_ARRAY},
                 {"stdin", no_argument, NULL, OPT_STDIN}, {"requeue", no_argument, NULL, OPT_REQUEUE},
+                {"time", required_argument, NULL, OPT_TIME},
                 WAITOPT_SUBMIT_OPTIONS,
                 {0},
         };
@@ -243,28 +275,33 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
         int o;
 
         s->req = (res_t){.mcpu = 1000, .mem = (int64_t)256 << 20};
-        while ((o = cli_getopt(c, argc, argv, options)) > 0) {
+        /* Slurm's short forms of the options they share */
+        while ((o = cli_getopt_short(c, argc, argv, options, "c:J:o:e:t:")) > 0) {
                 switch (o) {
+                case 'c':
                 case OPT_CPUS:
                         if (units_parse_cpus(optarg, &s->req.mcpu) < 0)
                                 return cli_usage_error(c, "--cpus: '%s' is not a CPU count (like 1, 0.5 or 500m)", optarg);
                         break;
                 case OPT_MEM:
-                        if (units_parse_size(optarg, &s->req.mem) < 0 || s->req.mem == 0)
-                                return cli_usage_error(c, "--mem: '%s' is not a memory size (like 512M or 2G)", optarg);
+                        if (parse_mem(c, "--mem", optarg, &s->req.mem) < 0)
+                                return EXIT_USAGE;
                         break;
                 case OPT_MEM_HIGH:
-                        if (units_parse_size(optarg, &s->mem_high) < 0 || s->mem_high == 0)
-                                return cli_usage_error(c, "--mem-high: '%s' is not a memory size (like 384M)", optarg);
+                        if (parse_mem(c, "--mem-high", optarg, &s->mem_high) < 0)
+                                return EXIT_USAGE;
                         break;
                 case OPT_PIDS:
                         if (units_parse_uint(optarg, RES_PIDS_MAX, &s->req.pids) < 0)
                                 return cli_usage_error(c, "--pids: '%s' is not a task count", optarg);
                         break;
+                case 'J':
                 case OPT_NAME: s->name = optarg; break;
                 case OPT_GROUP: s->group = optarg; break;
                 case OPT_TYPE: s->job_type = optarg; break;
+                case 'o':
                 case OPT_OUTPUT: s->stdout_path = optarg; break;
+                case 'e':
                 case OPT_ERROR: s->stderr_path = optarg; break;
                 case OPT_ARRAY:
                         if (units_parse_uint(optarg, JOB_ARRAY_MAX, &n) < 0 || n < 1)
@@ -274,6 +311,11 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
                         break;
                 case OPT_STDIN: m->from_stdin = true; break;
                 case OPT_REQUEUE: s->requeue = true; break;
+                case 't':
+                case OPT_TIME:
+                        if (parse_time_limit(c, optarg, &s->time_limit_usec) < 0)
+                                return EXIT_USAGE;
+                        break;
                 default:
                         if ((n = waitopt_submit(c, o, optarg, s)) >= 0)
                                 return (int)n;
@@ -404,7 +446,8 @@ static const char queue_usage[] =
         "  --user U       only the jobs of user U (a name or a uid)\n"
         "  --json         print the controller's reply ({\"jobs\": [...]})\n\n"
         "TIME is how long a job has been running, how long a pending job has waited so far, and\n"
-        "how long a finished job ran.\n";
+        "how long a finished job ran; LIMIT its time limit (--time), LEFT a running job's time\n"
+        "before it.\n";
 
 int jobs_parse_user(const cli *c, const char *s, int64_t *uid) {
         struct passwd *pw;
@@ -427,29 +470,46 @@ static char *queue_time(const job *j, int64_t now, char *buf, size_t len) {
         return fmt_duration((j->state == JOB_RUNNING ? now : j->end_usec) - j->start_usec, buf, len);
 }
 
+/* The time limit ("UNLIMITED" for none) into buf. */
+static char *limit_text(const job *j, char *buf, size_t len) {
+        return units_format_time(j->spec.time_limit_usec > 0 ? j->spec.time_limit_usec : 0, buf, len);
+}
+
+/* A running job's time left before its limit ("0:00" once past it, the kill under way), or "-". */
+static char *left_text(const job *j, int64_t now, char *buf, size_t len) {
+        if (j->state != JOB_RUNNING || j->spec.time_limit_usec <= 0 || !j->start_usec) {
+                snprintf(buf, len, "-");
+                return buf;
+        }
+        int64_t left = j->start_usec + j->spec.time_limit_usec - now;
+        return units_format_time(left > 0 ? left : -1, buf, len);
+}
+
 /* The REASON column: why a pending job waits, as the controller's last pass saw it. */
 static const char *queue_reason(const job *j) {
         return j->state == JOB_PENDING && j->wait ? job_wait_name(j->wait) : NULL;
 }
 
 static int queue_add_row(fmt_table *t, const job *j, int64_t now) {
-        char id[32], cpus[FMT_BUF], mem[FMT_BUF], time[FMT_BUF];
+        char id[32], cpus[FMT_BUF], mem[FMT_BUF], time[FMT_BUF], limit[FMT_BUF], left[FMT_BUF];
 
         snprintf(id, sizeof(id), "%" PRIu64, j->id);
         return fmt_table_row(t, id, j->spec.name, j->user, job_state_name(j->state), j->node,
                              units_format_cpus(j->spec.req.mcpu, cpus, sizeof(cpus)),
                              units_format_size(j->spec.req.mem, mem, sizeof(mem)),
-                             queue_time(j, now, time, sizeof(time)), queue_reason(j));
+                             queue_time(j, now, time, sizeof(time)), limit_text(j, limit, sizeof(limit)),
+                             left_text(j, now, left, sizeof(left)), queue_reason(j));
 }
 
 /* Print the jobs of a "jobs" reply as a table. Returns 0 or EXIT_FAIL. */
 static int print_queue(const cli *c, const cJSON *reply) {
-        static const char *const headers[] = {"ID", "NAME", "USER", "STATE", "NODE", "CPUS", "MEM", "TIME", "REASON"};
+        static const char *const headers[] = {"ID", "NAME", "USER", "STATE", "NODE", "CPUS", "MEM", "TIME",
+                                              "LIMIT", "LEFT", "REASON"};
         const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(reply, "jobs"), *item;
         char perr[PROTO_ERRLEN] = "";
         int64_t now = now_usec();
         fmt_table t;
-        int r = fmt_table_init(&t, 9, headers);
+        int r = fmt_table_init(&t, 10, headers);
 
         if (!cJSON_IsArray(jobs))
                 r = -EBADMSG;
@@ -550,6 +610,14 @@ static void show_times(const job *j) {
                 field("run time:", "-");
 }
 
+static void show_time_limit(const job *j) {
+        char buf[FMT_BUF];
+
+        field("time limit:", limit_text(j, buf, sizeof(buf)));
+        if (j->state == JOB_RUNNING && j->spec.time_limit_usec > 0)
+                field("time left:", left_text(j, now_usec(), buf, sizeof(buf)));
+}
+
 /* Exit status and the usage the agent measured when the job ended. */
 /* Usage is final once the job is over, and the agent's last sample while it runs. */
 static void show_result(const job *j) {
@@ -624,6 +692,7 @@ static void show_job(const job *j) {
         show_request(j);
         show_start(j);
         show_times(j);
+        show_time_limit(j);
         show_result(j);
         field("command:", cmdline ? cmdline : "?");
         field("cwd:", j->spec.cwd);
@@ -868,7 +937,8 @@ static const char wait_usage[] =
         "Block until the job has ended, print how it ended, and exit with a status that mirrors it:\n"
         "  completed                                  0\n"
         "  exited with code N                         N\n"
-        "  killed by signal S (OOM kill, cancel)      128 + S (137 for SIGKILL)\n"
+        "  killed by signal S (OOM kill, cancel,      128 + S (137 for SIGKILL)\n"
+        "    time limit: SIGTERM, or SIGKILL after kill_wait)\n"
         "  cancelled before it ran or after SIGTERM   143 (128 + SIGTERM)\n"
         "  failed to start                            127\n"
         "  lost (its agent vanished)                  1\n"

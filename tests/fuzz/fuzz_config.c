@@ -3,6 +3,7 @@
 #include "config.h"
 #include "depts.h"
 #include "fairorder.h"
+#include "units.h"
 #include <errno.h>
 #include <string.h>
 #include "fuzz_file.h"
@@ -20,6 +21,8 @@ static void get_all(const config *cfg) {
                 const char *key = cfg->entries[i].key;
                 (void)config_get(cfg, key);
                 (void)config_get_size(cfg, key, &v, err, sizeof(err));
+                if (config_get_mem(cfg, key, &v, err, sizeof(err)) == 0 && v < (1 << 20))
+                        abort(); /* a job's or host's memory is at least 1M */
                 (void)config_get_cpus(cfg, key, &v, err, sizeof(err));
                 (void)config_get_uint(cfg, key, INT64_MAX, &v, err, sizeof(err));
         }
@@ -45,6 +48,14 @@ static void get_depts(const config *cfg) {
                 int root = depts_may_submit(&d, d.v[i].path, 0, "root", err, sizeof(err));
                 if (d.v[i].leaf ? root != 0 || (user != 0 && user != -EPERM) : root != -EINVAL || user != -EINVAL)
                         abort();
+                /* none, unlimited or a minute: a limit allowed is a limit a job can have */
+                static const int64_t asks[] = { 0, JOB_TIME_UNLIMITED, 60000000 };
+                for (size_t k = 0; k < sizeof(asks) / sizeof(asks[0]); k++) {
+                        int64_t limit = asks[k];
+                        if (depts_time_limit(&d, d.v[i].path, 0, 3600000000, &limit, err, sizeof(err)) == 0 &&
+                            (limit < 0 || limit > UNITS_TIME_MAX_USEC))
+                                abort();
+                }
                 const char *name = fo.nodes[fairorder_dept(&fo, d.v[i].path)].name;
                 if (strcmp(name, d.v[i].leaf ? d.v[i].path : FAIRORDER_DEFAULT) != 0)
                         abort();

@@ -133,7 +133,7 @@ long3=$(submit long3 gate3 6)
 wait_state "$long3" running
 for ((i = 0; i < 50; i++)); do [ "$(grep -c long3 "$runs")" -ge 1 ] && break; sleep 0.1; done
 note_procs "$long3"
-kill -9 "$(agent_pid "$node")"
+kill_wait "$(agent_pid "$node")"
 plain_cmd=()
 for arg in "${agent_cmd[@]}"; do [ "$arg" = --stop-jobs-on-exit ] || plain_cmd+=("$arg"); done
 "${plain_cmd[@]}" >>"$DIR/$node.log" 2>&1 &
@@ -159,7 +159,7 @@ rq=$(SUBMIT_OPTS=--requeue submit rq gate4 0)
 for id in "$crashed" "$rq"; do wait_state "$id" running; done
 for ((i = 0; i < 50; i++)); do [ "$(grep -c -e crashed -e rq "$runs")" -ge 2 ] && break; sleep 0.1; done
 note_procs "$crashed" "$rq"
-kill -9 "$(agent_pid "$node")"
+kill_wait "$(agent_pid "$node")"
 for id in "$crashed" "$rq"; do
         shepherd=$(jq -r '"\(.shepherd_pid):\(.shepherd_start)"' "$state_dir/job-$id.json")
         alive "$shepherd" && kill -9 "${shepherd%%:*}"

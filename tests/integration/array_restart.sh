@@ -29,7 +29,7 @@ colony cancel "$blocker" >/dev/null
 colony wait "${ids[$((n - 1))]}" >/dev/null || fail "the array's last job: $(colony show "${ids[$((n - 1))]}")"
 for ((i = 0; i < n; i++)); do
         colony wait "${ids[$i]}" >/dev/null || fail "job ${ids[$i]}: $(colony show "${ids[$i]}")"
-        out=$(cat "colony-${ids[$i]}.out")
+        out=$(cat "colony-${ids[0]}_$i.out")
         [ "$out" = "$i kept-$$" ] || fail "job ${ids[$i]} printed '$out', want '$i kept-$$'"
 done
 note "all $n ran after the restart, each with its index and the array's environment"

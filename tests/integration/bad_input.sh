@@ -14,12 +14,13 @@ before=$(njobs)
 
 # expect_error TEXT-IN-ERROR MODE ARG: the controller answers with an error naming the problem.
 expect_error() {
-        local want=$1 reply
+        local want=$1 reply error
         reply=$("$POKE" "$COLONY_SOCKET" "$2" "$3") || fail "no reply to $2 '$3'"
-        [ "$(jq -r .type <<<"$reply")" = error ] || fail "reply to '$3' is not an error: $reply"
-        grep -qi -- "$want" <<<"$(jq -r .error <<<"$reply")" || fail "error for '$3' lacks '$want': $reply"
-        [ "$(jq -r .error <<<"$reply" | wc -l)" = 1 ] || fail "error is not one line: $reply"
-        note "$2 $(head -c 60 <<<"$3") -> $(jq -r .error <<<"$reply")"
+        [ "$(jget type <<<"$reply")" = error ] || fail "reply to '$3' is not an error: $reply"
+        error=$(jget error <<<"$reply")
+        grep -qi -- "$want" <<<"$error" || fail "error for '$3' lacks '$want': $reply"
+        [ "$(wc -l <<<"$error")" = 1 ] || fail "error is not one line: $reply"
+        note "$2 $(head -c 60 <<<"$3") -> $error"
 }
 expect_error "json" json '{"v":1,"type":'
 expect_error "json" json 'not json at all'
@@ -94,7 +95,7 @@ note "missing executable -> $(job_field "$gone" error)"
 node=$(job_field "$running" node)
 kill -9 "$(agent_pid "$node")"
 wait_state "$running" lost
-[ "$(colony nodes --json | jq -r --arg n "$node" '.nodes[] | select(.name == $n) | .state')" = down ] ||
+[ "$(node_state "$node")" = down ] ||
         fail "node $node not marked down"
 note "agent $node killed -> job $running $(job_field "$running" state): $(job_field "$running" error)"
 after=$(colony submit --name after --cpus 0.5 --mem 32M -- "$COLONY_BIN/colony-stress" sleep 0)

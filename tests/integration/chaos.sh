@@ -27,24 +27,6 @@ for a in "${agents[@]}"; do
         agent_cmd[$a]=$(tr '\0' '\n' <"/proc/$(agent_pid "$a")/cmdline")
 done
 
-# ended PID: the process is gone or a zombie (its sockets and locks are released either way).
-# Without a fork: the loop below runs hundreds of times on a busy CI machine.
-ended() {
-        local stat
-        read -r stat 2>/dev/null <"/proc/$1/stat" || return 0
-        stat=${stat##*) }
-        [ "${stat%% *}" = Z ]
-}
-
-# kill_wait PIDFILE: SIGKILL the daemon and wait until it has ended.
-kill_wait() {
-        local pid
-        read -r pid <"$1"
-        kill -9 "$pid" 2>/dev/null || true
-        for ((i = 0; i < 500; i++)); do ended "$pid" && return 0; sleep 0.01; done
-        fail "pid $pid outlived SIGKILL"
-}
-
 # Daemons are started from a subshell, so that this shell neither reaps nor reports them.
 restart_controller() {
         ("${ctl_cmd[@]}" >>"$DIR/controller.log" 2>&1 & echo $! >"$DIR/controller.pid")
@@ -97,20 +79,20 @@ for ((round = 1; round <= ROUNDS; round++)); do
         victim=${agents[RANDOM % 2]}
         case $((RANDOM % 6)) in
         0 | 1)
-                kill_wait "$DIR/controller.pid"
+                kill_wait "$(cat "$DIR/controller.pid")"
                 kills_ctl=$((kills_ctl + 1))
                 sleep 0.$((RANDOM % 3))
                 restart_controller
                 ;;
         2 | 3 | 4)
-                kill_wait "$DIR/agent-$victim.pid"
+                kill_wait "$(cat "$DIR/agent-$victim.pid")"
                 kills_agent=$((kills_agent + 1))
                 sleep 0.$((RANDOM % 3))
                 restart_agent "$victim"
                 ;;
         5)
-                kill_wait "$DIR/controller.pid"
-                kill_wait "$DIR/agent-$victim.pid"
+                kill_wait "$(cat "$DIR/controller.pid")"
+                kill_wait "$(cat "$DIR/agent-$victim.pid")"
                 kills_both=$((kills_both + 1))
                 sleep 0.$((RANDOM % 3))
                 restart_controller

@@ -20,8 +20,10 @@ flood() {
 
 # running: "a b c", the running jobs of each department now.
 running() {
-        colony shares --json | jq -r '[.departments[] | select(.path == "a" or .path == "b" or .path == "c")
-                | {(.path): .running}] | add | "\(.a) \(.b) \(.c)"'
+        local -a n
+        mapfile -t n < <(colony shares --json | jget 'departments[path=a].running' 'departments[path=b].running' \
+                'departments[path=c].running')
+        echo "${n[0]:-null} ${n[1]:-null} ${n[2]:-null}"
 }
 
 # settle WANT_A WANT_B WANT_C MAX_SAMPLES: sample every 0.2 s until the last WINDOW samples hold
@@ -73,7 +75,7 @@ keep_pending() {
         local p
         flood "$1" 12
         while :; do
-                p=$(colony shares --json | jq -r --arg d "$1" '.departments[] | select(.path == $d) | .pending') || p=0
+                p=$(colony shares --json | jget "departments[path=$1].pending") || p=0
                 if ((p < 8)); then flood "$1" 4; else sleep 0.2; fi
         done
 }

@@ -7,14 +7,6 @@
 POKE="$COLONY_BIN/keyring-poke"
 as_user() { local u=$1; shift; setpriv --reuid "$u" --regid "$u" --clear-groups -- "$@"; }
 # field NAME LINE: the value of NAME= in keyring-poke's line.
-# kill_wait PID: SIGKILL it and wait until it has ended (a zombie has).
-kill_wait() {
-        local start i
-        start=$(stat_fields "$1" | awk '{ print $20 }')
-        kill -9 "$1"
-        for ((i = 0; i < 200; i++)); do alive "$1:$start" || return 0; sleep 0.1; done
-        fail "pid $1 survived SIGKILL"
-}
 field() { sed -n "s/.*\\b$1=\\([0-9]*\\).*/\\1/p" <<<"$2"; }
 two="$DIR/two" three="$DIR/three" four="$DIR/four"
 # The second and third clusters are stopped too, whatever happens.

@@ -68,8 +68,15 @@ controller_start() {
         fail "the controller did not come back"
 }
 
+# jget PATH...: fields of the JSON document on stdin, a line each (tests/integration/jget.c:
+# jq's syntax for the few paths the polls need, at a tenth of jq's start-up cost in the guest).
+jget() { "$COLONY_BIN/jget" "$@"; }
+
 # job_field ID FIELD: one field of a job record.
-job_field() { colony show --json "$1" | jq -r ".job.$2 // .$2"; }
+job_field() { colony show --json "$1" | jget "job.$2//$2"; }
+
+# node_state NAME: the state of the node NAME (up, not-responding, down), or null.
+node_state() { colony nodes --json | jget "nodes[name=$1].state"; }
 
 # wait_state ID STATE [TIMEOUT_S]: poll until the job is in STATE; fail at once if it ended in
 # another state, which it can never leave.
@@ -78,7 +85,7 @@ wait_state() {
         while ((SECONDS <= end)); do
                 state=$(job_field "$id" state)
                 [ "$state" = "$want" ] && return 0
-                case $state in completed | failed | cancelled | oom-killed | lost)
+                case $state in completed | failed | cancelled | oom-killed | lost | timeout)
                         fail "job $id ended $state while waiting for $want" ;;
                 esac
                 sleep 0.1
@@ -153,6 +160,25 @@ alive() {
         local pid=${1%%:*} start=${1##*:} fields
         fields=$(stat_fields "$pid") || return 1
         [ -n "$fields" ] && [ "$(awk '{ print $20 }' <<<"$fields")" = "$start" ] && [ "$(awk '{ print $1 }' <<<"$fields")" != Z ]
+}
+
+# ended PID: the process is gone or a zombie (its sockets and locks are released either way).
+# Without a fork: chaos.sh polls it hundreds of times on a busy CI machine.
+ended() {
+        local stat
+        read -r stat 2>/dev/null <"/proc/$1/stat" || return 0
+        stat=${stat##*) }
+        [ "${stat%% *}" = Z ]
+}
+
+# kill_wait PID: SIGKILL a process this test started and wait until it has ended: a killed
+# agent holds its subtree's lock until its last thread is gone, which an fsync in progress
+# delays on a busy host, and the next agent must not start before.
+kill_wait() {
+        local i
+        kill -9 "$1" 2>/dev/null || true
+        for ((i = 0; i < 3000; i++)); do ended "$1" && return 0; sleep 0.01; done
+        fail "pid $1 survived SIGKILL"
 }
 
 # http_cluster_up DEPARTMENTS [colony up options...]: cluster_up with the controller's HTTP side

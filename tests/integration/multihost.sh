@@ -48,7 +48,6 @@ for h in "${hosts[@]}"; do
                 --secret-file "$DIR/secret" --cpus 1 --mem 256M >"$DIR/$h.log" 2>&1 &
         AGENT_PIDS+=($!)
 done
-node_state() { colony nodes --json | jq -r --arg n "$1" '.nodes[] | select(.name == $n) | .state'; }
 for h in "${hosts[@]}"; do
         for ((k = 0; k < 100; k++)); do [ "$(node_state "$PREFIX$h")" = up ] && break; sleep 0.1; done
         [ "$(node_state "$PREFIX$h")" = up ] || fail "agent $h in its namespace never came up: $(tail -n 3 "$DIR/$h.log")"

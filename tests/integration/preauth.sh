@@ -6,7 +6,8 @@
 # (256 kept, the rest refused with an error) and 100 slow HTTP clients from one address, all
 # held while the controller has 512 descriptors. Before that, out of descriptors, accept rests
 # 250 ms at a time and logs it once per 10 s. Meanwhile its RSS grows by less than 50 MiB,
-# `colony nodes` answers in under 1 s each of 5 times (the median is printed), /metrics answers
+# `colony nodes` answers in under 1 s (or 5 times its time before the flood, where that is
+# slower) each of 5 times (the median is printed), /metrics answers
 # a client from another address, its log grows by less than 1 MB, and its agents stay up.
 . "$(dirname "$0")/lib.sh"
 command -v curl >/dev/null || { echo "SKIP: curl missing"; exit $SKIP; }
@@ -90,7 +91,17 @@ wait_connected partial 200
 wait_closed partial 200 60
 grep -q "before authentication (a larger frame): cut" "$DIR/controller.log" || fail "no partial frame was cut for its size"
 
-# 3. Everything at once, held.
+# 3. Everything at once, held. `colony nodes` must answer within 1 s, or within 5 times its
+# slowest answer before the flood where this host (an emulated guest, a busy machine) is slower
+# than that to begin with: the flood must cost little, whatever the host costs.
+quiet_ms=0
+for i in 1 2 3; do
+        t0=$(date +%s%N)
+        colony nodes >/dev/null || fail "colony nodes failed before the flood"
+        ms=$((($(date +%s%N) - t0) / 1000000))
+        ((ms > quiet_ms)) && quiet_ms=$ms
+done
+bound_ms=$((quiet_ms * 5 > 1000 ? quiet_ms * 5 : 1000))
 flood idle "$agent_addr" 1000 tcp
 flood idle "$DIR/controller.sock" 1000 unix setpriv --reuid=nobody --regid=nogroup --clear-groups
 flood slow-http "127.0.0.1:$(cat "$DIR/http.port")" 100 http
@@ -103,11 +114,11 @@ for i in 1 2 3 4 5; do
         t0=$(date +%s%N)
         timeout 10 "$COLONY_BIN/colony" nodes >/dev/null || fail "colony nodes failed during the flood"
         ms=$((($(date +%s%N) - t0) / 1000000))
-        ((ms < 1000)) || fail "colony nodes took $ms ms during the flood, want < 1000"
+        ((ms < bound_ms)) || fail "colony nodes took $ms ms during the flood, want < $bound_ms"
         times+=("$ms")
 done
 median=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 3p)
-note "colony nodes during the flood: ${times[*]} ms, median $median ms"
+note "colony nodes during the flood: ${times[*]} ms, median $median ms (before it: $quiet_ms ms)"
 curl -fsS --max-time 5 --interface 127.0.0.2 "http://127.0.0.1:$(cat "$DIR/http.port")/metrics" >/dev/null ||
         fail "/metrics unanswered from another address while 100 slow clients held one"
 

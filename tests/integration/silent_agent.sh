@@ -21,15 +21,14 @@ wait_state "$id" running
 wait_started "$rq"
 node=$(job_field "$id" node)
 pid=$(agent_pid "$node")
-node_state() { colony nodes --json | jq -r --arg n "$node" '.nodes[] | select(.name == $n) | .state'; }
 
 kill -STOP "$pid"
 trap 'rc=$?; set +e; kill -CONT "$pid" 2>/dev/null; (exit $rc); teardown' EXIT
-for ((i = 0; i < 300; i++)); do [ "$(node_state)" = not-responding ] && break; sleep 0.1; done
-[ "$(node_state)" = not-responding ] || fail "node $node is $(node_state) while its agent is silent"
+for ((i = 0; i < 300; i++)); do [ "$(node_state "$node")" = not-responding ] && break; sleep 0.1; done
+[ "$(node_state "$node")" = not-responding ] || fail "node $node is $(node_state "$node") while its agent is silent"
 note "silent agent -> node not-responding"
 wait_state "$id" lost 30
-[ "$(node_state)" = down ] || fail "node $node is $(node_state) while its agent is silent"
+[ "$(node_state "$node")" = down ] || fail "node $node is $(node_state "$node") while its agent is silent"
 note "silent agent -> node down, job $id: $(job_field "$id" error)"
 [ "$(job_field "$rq" state)" = pending ] || fail "requeue job $rq is $(job_field "$rq" state), not pending"
 [ "$(job_field "$rq" attempt)" = 2 ] || fail "requeue job $rq is at attempt $(job_field "$rq" attempt)"
@@ -39,8 +38,8 @@ colony events --job "$rq" --json | jq -e 'select(.what == "requeued") | .reason 
 note "requeue job $rq -> pending, attempt 2: $(job_field "$rq" error)"
 
 kill -CONT "$pid"
-for ((i = 0; i < 300; i++)); do [ "$(node_state)" = up ] && break; sleep 0.1; done
-[ "$(node_state)" = up ] || fail "node $node is $(node_state) after its agent resumed"
+for ((i = 0; i < 300; i++)); do [ "$(node_state "$node")" = up ] && break; sleep 0.1; done
+[ "$(node_state "$node")" = up ] || fail "node $node is $(node_state "$node") after its agent resumed"
 [ "$(job_field "$id" state)" = lost ] || fail "job $id changed from lost to $(job_field "$id" state)"
 colony wait "$rq" >/dev/null || fail "requeue job $rq: $(job_field "$rq" state) $(job_field "$rq" error)"
 [ "$(job_field "$rq" attempt)" = 2 ] || fail "requeue job $rq ended at attempt $(job_field "$rq" attempt)"

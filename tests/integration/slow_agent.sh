@@ -22,7 +22,6 @@ rq=$(gated rq gate-late --requeue)
 for id in "$early" "$late" "$rq"; do wait_started "$id"; done
 node=$(job_field "$early" node)
 pid=$(agent_pid "$node")
-node_state() { colony nodes --json | jq -r --arg n "$node" '.nodes[] | select(.name == $n) | .state'; }
 # no_job_lost: none of the three ended lost, and none was requeued
 no_job_lost() {
         local id
@@ -35,8 +34,8 @@ no_job_lost() {
 kill -STOP "$pid"
 stopped_at=$SECONDS
 trap 'rc=$?; set +e; kill -CONT "$pid" 2>/dev/null; (exit $rc); teardown' EXIT
-for ((i = 0; i < 300; i++)); do [ "$(node_state)" = not-responding ] && break; sleep 0.1; done
-[ "$(node_state)" = not-responding ] || fail "node $node is $(node_state) while its agent is stopped"
+for ((i = 0; i < 300; i++)); do [ "$(node_state "$node")" = not-responding ] && break; sleep 0.1; done
+[ "$(node_state "$node")" = not-responding ] || fail "node $node is $(node_state "$node") while its agent is stopped"
 for id in "$early" "$late" "$rq"; do
         [ "$(job_field "$id" state)" = running ] || fail "job $id is $(job_field "$id" state) on a not-responding node"
 done
@@ -44,7 +43,7 @@ note "agent stopped -> node $node not-responding after $((SECONDS - stopped_at))
 waiter=$(colony submit --name waiter --cpus 0.25 --mem 16M -- "$COLONY_BIN/colony-stress" sleep 0)
 touch "$DIR/gate-early" # ends while its agent is stopped: the shepherd keeps its status
 while ((SECONDS - stopped_at < 30)); do
-        [ "$(node_state)" = not-responding ] || fail "node $node is $(node_state) $((SECONDS - stopped_at)) s into the stop"
+        [ "$(node_state "$node")" = not-responding ] || fail "node $node is $(node_state "$node") $((SECONDS - stopped_at)) s into the stop"
         [ "$(job_field "$waiter" state)" = pending ] || fail "job $waiter is $(job_field "$waiter" state) on a not-responding node"
         no_job_lost
         sleep 1
@@ -52,8 +51,8 @@ done
 note "30 s stopped: node $node stayed not-responding, job $waiter pending, no job lost"
 
 kill -CONT "$pid"
-for ((i = 0; i < 300; i++)); do [ "$(node_state)" = up ] && break; sleep 0.1; done
-[ "$(node_state)" = up ] || fail "node $node is $(node_state) after its agent continued"
+for ((i = 0; i < 300; i++)); do [ "$(node_state "$node")" = up ] && break; sleep 0.1; done
+[ "$(node_state "$node")" = up ] || fail "node $node is $(node_state "$node") after its agent continued"
 colony wait "$early" >/dev/null || fail "job $early: $(job_field "$early" state) $(job_field "$early" error)"
 colony wait "$waiter" >/dev/null || fail "job $waiter: $(job_field "$waiter" state) $(job_field "$waiter" error)"
 [ "$(job_field "$waiter" node)" = "$node" ] || fail "job $waiter ran on $(job_field "$waiter" node)"

@@ -45,7 +45,7 @@ case $err in "launch stalled for 3 s at: open $MNT/out") ;; *) fail "unexpected 
 # The loop never waited on the stalled launch: a job submitted after it ended before it failed.
 [ "$(job_field "$after" end_usec)" -lt "$(job_field "$stalled" end_usec)" ] ||
         fail "job $after ended only after the stalled launch gave up"
-[ "$(colony nodes --json | jq -r --arg n "$node" '.nodes[] | select(.name == $n) | .state')" = up ] ||
+[ "$(node_state "$node")" = up ] ||
         fail "node $node is not up"
 downs=$(colony events --since 0 --limit 1000 --json | jq -r --arg n "$node" 'select(.node == $n) | .what' |
         grep -cE 'down|disconnected' || true)
@@ -58,9 +58,12 @@ note "stalled job $stalled failed alone: $err; jobs $first and $after completed,
 apid=$(cat "$DIR/agent-$node.pid")
 mapfile -d '' -t agent_cmd <"/proc/$apid/cmdline"
 stalled2=$(colony submit --name stalled2 --cpus 0.2 --mem 32M --output "$MNT/out2" -- true)
-for ((i = 0; i < 300; i++)); do [ -e "$DIR/agent-$node.state/job-$stalled2.json" ] && break; sleep 0.1; done
-[ -e "$DIR/agent-$node.state/job-$stalled2.json" ] || fail "job $stalled2 was never recorded"
-kill -9 "$apid"
+# Killed once the launch has begun (the shepherd told to go, logged right after): killed
+# between the record and that, the shepherd never launches and the job is lost instead.
+launching() { grep -q "job=$stalled2 .*: launching" "$DIR/$node.log"; }
+for ((i = 0; i < 300; i++)); do launching && break; sleep 0.1; done
+launching || fail "job $stalled2's launch never began"
+kill_wait "$apid"
 "${agent_cmd[@]}" >>"$DIR/$node.log" 2>&1 &
 echo $! >"$DIR/agent-$node.pid"
 STARTED_PIDS+=("$!")

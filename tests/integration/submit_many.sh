@@ -15,8 +15,8 @@ mapfile -t ids < <(COLONY_ARRAY_INDEX=77 colony submit --cpus 0.1 --mem 16M --ar
 for ((i = 0; i < 50; i++)); do
         [ "${ids[$i]}" = $((ids[0] + i)) ] || fail "ids not in order: ${ids[*]}"
         colony wait "${ids[$i]}" >/dev/null || fail "job ${ids[$i]}: $(colony show "${ids[$i]}")"
-        [ "$(cat "colony-${ids[$i]}.out")" = "$i 1" ] ||
-                fail "job ${ids[$i]} printed '$(cat "colony-${ids[$i]}.out")', want '$i 1' (its index, once)"
+        [ "$(cat "colony-${ids[0]}_$i.out")" = "$i 1" ] ||
+                fail "job ${ids[$i]} printed '$(cat "colony-${ids[0]}_$i.out")', want '$i 1' (its index, once)"
 done
 [ "$(colony show --json "${ids[7]}" | jq -c '.job | [.array_first, .array_index]')" = "[${ids[0]},7]" ] ||
         fail "job ${ids[7]}'s record does not name its array: $(colony show --json "${ids[7]}")"

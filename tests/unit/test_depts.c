@@ -117,6 +117,41 @@ START_TEST(groups_below_a_department_and_parents) {
 }
 END_TEST
 
+START_TEST(time_limits_from_the_deepest_department) {
+        depts d;
+        int64_t t;
+        const int64_t M = 60000000;
+        ck_assert_int_eq(load("[departments]\nphysics = 1\nphysics/astro = 1\ncs = 1\n"
+                              "[department_default_time]\nphysics = 30\n"
+                              "[department_max_time]\nphysics = 2:00:00\nphysics/astro = 60\n", &d), 0);
+        t = 0; /* none given: the deepest default, the controller's below none */
+        ck_assert_int_eq(depts_time_limit(&d, "physics/astro", 10 * M, 0, &t, err, sizeof(err)), 0);
+        ck_assert_int_eq(t, 30 * M);
+        t = 0;
+        ck_assert_int_eq(depts_time_limit(&d, "cs", 10 * M, 0, &t, err, sizeof(err)), 0);
+        ck_assert_int_eq(t, 10 * M);
+        t = 0; /* no default anywhere: the maximum */
+        ck_assert_int_eq(depts_time_limit(&d, NULL, 0, 5 * M, &t, err, sizeof(err)), 0);
+        ck_assert_int_eq(t, 5 * M);
+        t = JOB_TIME_UNLIMITED; /* unlimited: the deepest maximum */
+        ck_assert_int_eq(depts_time_limit(&d, "physics/astro", 0, 0, &t, err, sizeof(err)), 0);
+        ck_assert_int_eq(t, 60 * M);
+        t = JOB_TIME_UNLIMITED;
+        ck_assert_int_eq(depts_time_limit(&d, "cs", 0, 0, &t, err, sizeof(err)), 0);
+        ck_assert_int_eq(t, 0);
+        t = 61 * M;
+        ck_assert_int_eq(depts_time_limit(&d, "physics/astro", 0, 0, &t, err, sizeof(err)), -EINVAL);
+        ck_assert_str_eq(err, "time limit 1:01:00 is over the maximum 1:00:00 (department_max_time of physics/astro)");
+        t = 121 * M;
+        ck_assert_int_eq(depts_time_limit(&d, "cs", 0, 120 * M, &t, err, sizeof(err)), -EINVAL);
+        ck_assert_str_eq(err, "time limit 2:01:00 is over the maximum 2:00:00 (the controller's max_time)");
+        depts_free(&d);
+        ck_assert_int_eq(load("[departments]\nphysics = 1\n[department_max_time]\nphysics = 1h\n", &d), -EINVAL);
+        ck_assert_ptr_nonnull(strstr(err, "'1h' is not a time limit"));
+        ck_assert_int_eq(load("[departments]\nphysics = 1\n[department_max_time]\ncs = 60\n", &d), -EINVAL);
+}
+END_TEST
+
 static Suite *depts_suite(void) {
         Suite *s = suite_create("depts");
         TCase *tc = tcase_create("depts");
@@ -124,6 +159,7 @@ static Suite *depts_suite(void) {
         tcase_add_test(tc, bad_departments_name_their_line);
         tcase_add_test(tc, groups_below_a_department_and_parents);
         tcase_add_test(tc, caps_and_user_lists);
+        tcase_add_test(tc, time_limits_from_the_deepest_department);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -49,6 +49,8 @@ static const struct {
         { GOOD ",\"pids\":-1", "pids" },
         { GOOD ",\"mem_high\":67108865", "mem_high" },
         { GOOD ",\"mem_high\":-1", "mem_high" },
+        { GOOD ",\"time_limit_usec\":-2", "time_limit_usec" },
+        { GOOD ",\"time_limit_usec\":31622400000001", "time_limit_usec" },
         { GOOD ",\"env\":[\"NOEQUALS\"]", "env" },
         { GOOD ",\"env\":[\"=x\"]", "env" },
         { GOOD ",\"group\":\"a//b\"", "group" },
@@ -192,7 +194,8 @@ START_TEST(spec_fields_cover_what_to_json_writes) {
         job_spec spec;
         char err[PROTO_ERRLEN];
         ck_assert_int_eq(parse(GOOD ",\"env\":[\"A=1\"],\"pids\":64,\"name\":\"n\",\"group\":\"g\","
-                               "\"job_type\":\"t\",\"expected_usec\":60000000,\"stdout_path\":\"/o\",\"stderr_path\":\"/e\",\"mem_high\":1024,\"requeue\":true"
+                               "\"job_type\":\"t\",\"expected_usec\":60000000,\"stdout_path\":\"/o\",\"stderr_path\":\"/e\",\"mem_high\":1024,\"requeue\":true,"
+                               "\"time_limit_usec\":2000000"
                                ",\"dependency\":\"afterok:1\",\"hold\":true,\"begin_usec\":5,\"nice\":10",
                                &spec, err),
                          0);
@@ -218,7 +221,8 @@ START_TEST(the_bound_covers_the_printed_spec) {
         char err[PROTO_ERRLEN];
         ck_assert_int_eq(parse(GOOD ",\"env\":[\"A=\\u0001\\u0002\\u0003\",\"B=\\u001f\"],\"pids\":4194304,"
                                "\"name\":\"n\",\"group\":\"g/h\",\"job_type\":\"t\",\"expected_usec\":9007199254740991,"
-                               "\"stdout_path\":\"/o\\u0001\",\"stderr_path\":\"/e\\u0001\",\"mem_high\":1024,\"requeue\":true"
+                               "\"stdout_path\":\"/o\\u0001\",\"stderr_path\":\"/e\\u0001\",\"mem_high\":1024,\"requeue\":true,"
+                               "\"time_limit_usec\":2000000"
                                ",\"dependency\":\"afterok:1\",\"hold\":true,\"begin_usec\":5,\"nice\":10",
                                &spec, err),
                          0);
@@ -385,11 +389,12 @@ START_TEST(state_names) {
         ck_assert_int_eq(job_state_from_name("Pending", &unused), -EINVAL);
         ck_assert_str_eq(job_state_name(_JOB_STATE_MAX), "invalid");
         static const char *const names[] = { "pending",   "running",    "completed", "failed",
-                                             "cancelled", "oom-killed", "lost" };
+                                             "cancelled", "oom-killed", "lost",    "timeout" };
         for (int s = 0; s < _JOB_STATE_MAX; s++)
                 ck_assert_str_eq(job_state_name((job_state)s), names[s]);
         ck_assert(job_state_is_terminal(JOB_COMPLETED) && job_state_is_terminal(JOB_FAILED) &&
-                  job_state_is_terminal(JOB_CANCELLED) && job_state_is_terminal(JOB_OOM_KILLED));
+                  job_state_is_terminal(JOB_CANCELLED) && job_state_is_terminal(JOB_OOM_KILLED) &&
+                  job_state_is_terminal(JOB_TIMEOUT));
         ck_assert(!job_state_is_terminal(JOB_PENDING));
 }
 END_TEST

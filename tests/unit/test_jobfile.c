@@ -10,7 +10,8 @@
 static char err[PROTO_ERRLEN];
 
 static const jobfile_record sample = {.id = 7, .cgroup = "job-7", .shepherd = 4242, .shepherd_start = 987654321,
-                                      .mem_limit = 64 << 20, .start_usec = 1767225600123456, .cancelled = true};
+                                      .mem_limit = 64 << 20, .start_usec = 1767225600123456, .cancelled = true,
+                                      .time_limit_usec = 2000000, .timed_out = true};
 
 START_TEST(a_record_reads_back_as_written) {
         char *text = jobfile_record_format(&sample);
@@ -25,7 +26,14 @@ START_TEST(a_record_reads_back_as_written) {
         ck_assert_int_eq(back.mem_limit, 64 << 20);
         ck_assert_int_eq(back.start_usec, 1767225600123456);
         ck_assert(back.cancelled);
+        ck_assert_int_eq(back.time_limit_usec, 2000000);
+        ck_assert(back.timed_out);
         free(text);
+        /* a record of an agent older than time limits: none, not timed out */
+        ck_assert_int_eq(jobfile_record_parse("{\"id\":7,\"cgroup\":\"job-7\",\"shepherd_pid\":42,\"shepherd_start\":1,"
+                                              "\"mem_limit\":0,\"start_usec\":0,\"cancelled\":false}", &back, err), 0);
+        ck_assert_int_eq(back.time_limit_usec, 0);
+        ck_assert(!back.timed_out);
 }
 END_TEST
 
@@ -68,6 +76,10 @@ START_TEST(a_damaged_record_is_refused_with_the_field_named) {
                  "\"start_usec\":0}", "cancelled"},
                 {"{\"id\":7,\"cgroup\":\"job-7\",\"shepherd_pid\":42,\"shepherd_start\":1,\"mem_limit\":0,"
                  "\"start_usec\":0,\"cancelled\":\"no\"}", "cancelled"},
+                {"{\"id\":7,\"cgroup\":\"job-7\",\"shepherd_pid\":42,\"shepherd_start\":1,\"mem_limit\":0,"
+                 "\"start_usec\":0,\"cancelled\":false,\"time_limit_usec\":-1}", "time_limit_usec"},
+                {"{\"id\":7,\"cgroup\":\"job-7\",\"shepherd_pid\":42,\"shepherd_start\":1,\"mem_limit\":0,"
+                 "\"start_usec\":0,\"cancelled\":false,\"timed_out\":1}", "timed_out"},
         };
         jobfile_record r;
 

@@ -39,6 +39,13 @@ START_TEST(good_launch_gets_its_user_and_default_weights) {
         ck_assert_str_eq(m.spec.argv[0], "/bin/true");
         ck_assert_uint_eq(m.ndept_weights, 2);
         ck_assert(m.dept_weights[0] == 1.0 && m.dept_weights[1] == 1.0);
+        ck_assert_uint_eq(m.array_first, 0);
+        job_spec_free(&m.spec);
+        cJSON_Delete(msg);
+        m = parse_good(GOOD "," WHO ",\"array_first\":5,\"array_index\":2,\"time_limit_usec\":2000000", &msg);
+        ck_assert_uint_eq(m.array_first, 5);
+        ck_assert_uint_eq(m.array_index, 2);
+        ck_assert_int_eq(m.spec.time_limit_usec, 2000000);
         job_spec_free(&m.spec);
         cJSON_Delete(msg);
 }
@@ -70,6 +77,8 @@ static const struct {
         {GOOD "," WHO ",\"group\":\"a/b\",\"dept_weights\":[1,10001]", "entry 2 is not a number"},
         {GOOD "," WHO ",\"group\":\"a\",\"dept_weights\":[\"1\"]", "entry 1"},
         {GOOD "," WHO ",\"dept_weights\":[1]", "not an array of 0 numbers"},
+        {GOOD "," WHO ",\"array_first\":5,\"array_index\":-1", "array_index"},
+        {GOOD "," WHO ",\"stdout_path\":\"/o-%q\"", "stdout_path: unknown pattern %q"},
 };
 
 START_TEST(bad_launch_is_refused_with_its_reason) {

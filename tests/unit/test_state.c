@@ -190,8 +190,8 @@ START_TEST(an_array_is_numbered_in_order_and_shares_its_first_jobs_strings) {
                 ck_assert_ptr_eq(j->spec.argv, owner->spec.argv);
                 ck_assert_ptr_eq(j->user, owner->user);
                 char out[64];
-                snprintf(out, sizeof(out), "/tmp/colony-%llu.out", (unsigned long long)j->id);
-                ck_assert_str_eq(j->spec.stdout_path, out); /* its own, from its id */
+                snprintf(out, sizeof(out), "/tmp/colony-%llu_%u.out", (unsigned long long)first, i);
+                ck_assert_str_eq(j->spec.stdout_path, out); /* its own, Slurm's %A_%a */
         }
         ck_assert_uint_eq(ctl_find_job(&st, plain)->array_first, 0);
         ck_assert_ptr_nonnull(strstr(rec.event_log, "submitted:5:-"));

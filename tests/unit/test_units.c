@@ -59,6 +59,56 @@ START_TEST(cpu_table) {
 }
 END_TEST
 
+#define S 1000000LL
+/* The Slurm-style parsers: a job's memory (bare = MiB) and its time limit. */
+static const struct {
+        int (*parse)(const char *s, int64_t *out);
+        const char *text;
+        int ret;
+        int64_t value;
+} slurm[] = {
+        { units_parse_mem, "100", 0, 100LL << 20 },  { units_parse_mem, "4096", 0, 4096LL << 20 },
+        { units_parse_mem, "1", 0, 1 << 20 },        { units_parse_mem, "2G", 0, 2LL << 30 },
+        { units_parse_mem, "1024K", 0, 1 << 20 },    { units_parse_mem, "512K", -EDOM, 0 },
+        { units_parse_mem, "0", -EDOM, 0 },          { units_parse_mem, "1048575B", -EDOM, 0 },
+        { units_parse_mem, "1073741824B", 0, 1LL << 30 }, { units_parse_mem, "1.5", -EINVAL, 0 },
+        { units_parse_mem, "", -EINVAL, 0 },         { units_parse_mem, "x", -EINVAL, 0 },
+        { units_parse_mem, "1099511627777", -ERANGE, 0 }, { units_parse_mem, "1048576", 0, 1LL << 40 },
+        { units_parse_time, "10", 0, 600 * S },      { units_parse_time, "0:02", 0, 2 * S },
+        { units_parse_time, "1:30", 0, 90 * S },     { units_parse_time, "2:00:01", 0, 7201 * S },
+        { units_parse_time, "1-0", 0, 86400 * S },   { units_parse_time, "1-2", 0, (86400 + 7200) * S },
+        { units_parse_time, "1-2:03", 0, (86400 + 7200 + 180) * S },
+        { units_parse_time, "1-02:03:04", 0, (86400 + 7200 + 184) * S },
+        { units_parse_time, "0", 0, 0 },             { units_parse_time, "UNLIMITED", 0, 0 },
+        { units_parse_time, "infinite", 0, 0 },      { units_parse_time, "", -EINVAL, 0 },
+        { units_parse_time, "1:2:3:4", -EINVAL, 0 }, { units_parse_time, "-1", -EINVAL, 0 },
+        { units_parse_time, "1-", -EINVAL, 0 },      { units_parse_time, "1-2:3:4:5", -EINVAL, 0 },
+        { units_parse_time, "1h", -EINVAL, 0 },      { units_parse_time, ":30", -EINVAL, 0 },
+        { units_parse_time, "1:", -EINVAL, 0 },      { units_parse_time, " 1", -EINVAL, 0 },
+        { units_parse_time, "367-0", -ERANGE, 0 },   { units_parse_time, "9999999999", -EINVAL, 0 },
+        { units_parse_time, "366-0", 0, 366 * 86400 * S },
+};
+
+START_TEST(slurm_table) {
+        int64_t out = -7;
+        int r = slurm[_i].parse(slurm[_i].text, &out);
+        ck_assert_msg(r == slurm[_i].ret, "'%s': got %d want %d", slurm[_i].text, r, slurm[_i].ret);
+        ck_assert_int_eq(out, r == 0 ? slurm[_i].value : -7);
+}
+END_TEST
+
+START_TEST(time_format) {
+        char buf[32];
+        ck_assert_str_eq(units_format_time(0, buf, sizeof(buf)), "UNLIMITED");
+        ck_assert_str_eq(units_format_time(2 * S, buf, sizeof(buf)), "0:02");
+        ck_assert_str_eq(units_format_time(3725 * S, buf, sizeof(buf)), "1:02:05");
+        ck_assert_str_eq(units_format_time((86400 + 61) * S, buf, sizeof(buf)), "1-00:01:01");
+        int64_t back;
+        ck_assert_int_eq(units_parse_time("1-00:01:01", &back), 0);
+        ck_assert_int_eq(back, (86400 + 61) * S);
+}
+END_TEST
+
 START_TEST(uint_limits) {
         int64_t out;
         ck_assert_int_eq(units_parse_uint("4096", 4096, &out), 0);
@@ -122,6 +172,8 @@ static Suite *units_suite(void) {
         tcase_add_test(tc, uint_limits);
         tcase_add_test(tc, formatting);
         tcase_add_test(tc, format_parses_back);
+        tcase_add_loop_test(tc, slurm_table, 0, sizeof(slurm) / sizeof(slurm[0]));
+        tcase_add_test(tc, time_format);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -9,8 +9,9 @@
 #    256M job is OOM-killed under its 64M limit), each agent in its own transient scope;
 #  - `colony up --agents 2` starts both agents in delegated transient scopes (trusted.delegate),
 #    and a job runs with its limits in the agent's subtree there;
-#  - `colony down`, after one agent was SIGKILLed with a job running, ends that job and leaves
-#    no colony unit and no colony cgroup.
+#  - after one agent was SIGKILLed with a job running, `colony up` starts a new one that joins
+#    the dead agent's scope and adopts the job, still running;
+#  - `colony down` ends that job and leaves no colony unit and no colony cgroup.
 # Waits poll with generous bounds; nothing here depends on how fast the guest is.
 set -euo pipefail
 build=${1:?usage: session.sh BUILD_DIR}
@@ -117,13 +118,27 @@ note "job $id: pid $jpid in ${jcg#/sys/fs/cgroup}, cpu.max $(cat "$jcg/cpu.max")
 done_id=$("$colony" submit --name quick -- "$stress" sleep 0) || fail "colony submit"
 "$colony" wait --timeout 300 "$done_id" >/dev/null || fail "job $done_id did not complete"
 
-# The job's agent dies without cleaning up: its scope still holds the job.
+# The job's agent dies without cleaning up: its scope still holds the job. `colony up` starts
+# a new agent, which joins that scope, in the dead agent's leaf, and adopts the job.
+unit=$(cut -d: -f3 /proc/"$(cat "$dir/agent-$node.pid")"/cgroup) unit=${unit#/system.slice/} unit=${unit%%/*}
 kill -9 "$(cat "$dir/agent-$node.pid")"
+"$colony" up --dir "$dir" >/dev/null || fail "colony up after agent $node died: $(tail -n 5 "$dir/$node.log")"
+cg=$(cut -d: -f3 /proc/"$(cat "$dir/agent-$node.pid")"/cgroup)
+[ "$cg" = "/system.slice/$unit/colony-$node/agent" ] || fail "the new agent $node runs in $cg, not in $unit"
+[ "$(colony_units | wc -l)" = 2 ] || fail "colony up added agents to the running cluster: $(colony_units | tr '\n' ' ')"
+adopted() { grep -q "job=$id .*re-adopted" "$dir/$node.log"; }
+poll adopted || fail "the new agent did not adopt job $id: $(tail -n 5 "$dir/$node.log")"
+node_up() { [ "$("$colony" nodes --json | jq -r --arg n "$node" '.nodes[] | select(.name == $n) | .state')" = up ]; }
+poll node_up || fail "node $node is not up again"
+[ -e /proc/"$jpid" ] && running || fail "job $id (pid $jpid) did not survive its agent's death"
+note "agent $node SIGKILLed; colony up's new agent joined $unit and adopted job $id, still running"
+
+# colony down ends the job and leaves nothing.
 "$colony" down --dir "$dir" || fail "colony down"
 gone() { [ ! -e /proc/"$1" ] || grep -q '^State:[[:space:]]*Z' /proc/"$1"/status; }
 gone "$jpid" || fail "job process $jpid survived colony down"
 [ -z "$(colony_units)" ] || fail "colony down left units: $(colony_units | tr '\n' ' ')"
 [ -z "$(colony_cgroups)" ] || fail "colony down left cgroups: $(colony_cgroups | tr '\n' ' ')"
-note "agent $node SIGKILLed with job $id running; colony down ended the job, no unit or cgroup left"
+note "colony down ended job $id, no unit or cgroup left"
 cd /
 rm -rf "$work"

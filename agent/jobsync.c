@@ -1,0 +1,244 @@
+/* jobsync.c - the state directory's fsyncs and removals on a thread (see jobsync.h). */
+#include "jobsync.h"
+#include "jobdir.h"
+#include "log.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+typedef enum op_kind { OP_REPORT, OP_REMOVE_ALL, OP_REMOVE_REPORT } op_kind;
+
+typedef struct op {
+        op_kind kind;
+        uint64_t id;
+        char *text; /* OP_REPORT: for the callback */
+        int r;      /* the outcome, set by the thread */
+        struct op *next;
+} op;
+
+struct jobsync {
+        char *dir;
+        pthread_t thread;
+        pthread_mutex_t lock;
+        pthread_cond_t wake; /* the thread's: work queued, or quit */
+        pthread_cond_t idle; /* the loop's: a batch is done */
+        op *todo, **todo_tail; /* queued, oldest first */
+        op *working;           /* the batch under way */
+        op *done, **done_tail; /* done, for the loop */
+        bool quit;
+        int efd;
+        sd_event_source *source;
+        jobsync_durable_fn durable;
+        void *userdata;
+};
+
+/* Append the list l to the list ending at *tail; returns the new tail. */
+static op **append(op **tail, op *l) {
+        *tail = l;
+        while (*tail)
+                tail = &(*tail)->next;
+        return tail;
+}
+
+/* The thread's work on a batch: the reports first, each fsynced, then the directory once, so
+ * that a burst of ends costs one fsync of the directory; then the removals. */
+static void run_batch(jobsync *s, op *batch) {
+        bool synced = false;
+        int r;
+
+        for (op *o = batch; o; o = o->next)
+                if (o->kind == OP_REPORT && (o->r = jobdir_sync(s->dir, o->id, JOBFILE_DONE)) == 0)
+                        synced = true;
+        if (synced && (r = jobdir_sync_dir(s->dir)) < 0)
+                for (op *o = batch; o; o = o->next)
+                        if (o->kind == OP_REPORT && o->r == 0)
+                                o->r = r;
+        for (op *o = batch; o; o = o->next)
+                if (o->kind != OP_REPORT)
+                        o->r = o->kind == OP_REMOVE_ALL ? jobdir_remove(s->dir, o->id)
+                                                        : jobdir_remove_kind(s->dir, o->id, JOBFILE_DONE);
+}
+
+static void *thread_main(void *userdata) {
+        jobsync *s = userdata;
+        uint64_t one = 1;
+
+        pthread_mutex_lock(&s->lock);
+        for (;;) {
+                while (!s->todo && !s->quit)
+                        pthread_cond_wait(&s->wake, &s->lock);
+                if (!s->todo)
+                        break;
+                s->working = s->todo;
+                s->todo = NULL;
+                s->todo_tail = &s->todo;
+                pthread_mutex_unlock(&s->lock);
+                run_batch(s, s->working);
+                pthread_mutex_lock(&s->lock);
+                s->done_tail = append(s->done_tail, s->working);
+                s->working = NULL;
+                pthread_cond_broadcast(&s->idle);
+                /* Cannot fail but for an overflow of 2^64 batches unread. */
+                (void)!write(s->efd, &one, sizeof(one));
+        }
+        pthread_mutex_unlock(&s->lock);
+        return NULL;
+}
+
+/* Take the done list and hand each report to the callback; log the removals that failed. */
+static void run_done(jobsync *s) {
+        op *l;
+
+        pthread_mutex_lock(&s->lock);
+        l = s->done;
+        s->done = NULL;
+        s->done_tail = &s->done;
+        pthread_mutex_unlock(&s->lock);
+        while (l) {
+                op *o = l;
+
+                l = o->next;
+                if (o->kind == OP_REPORT)
+                        s->durable(o->id, o->text, o->r, s->userdata);
+                else if (o->r < 0)
+                        log_errno(LOG_WARNING, o->r, "job=%" PRIu64 " dir=%s: cannot remove the job's files", o->id,
+                                  s->dir);
+                free(o);
+        }
+}
+
+static int on_done(sd_event_source *src, int fd, uint32_t revents, void *userdata) {
+        uint64_t n;
+        (void)src;
+        (void)revents;
+
+        (void)!read(fd, &n, sizeof(n)); /* EAGAIN: another turn took the batch already */
+        run_done(userdata);
+        return 0;
+}
+
+/* Queue o (freed on failure). Returns 0 or -ENOMEM. */
+static int queue(jobsync *s, op_kind kind, uint64_t id, char *text) {
+        op *o = malloc(sizeof(*o));
+
+        if (!o) {
+                free(text);
+                return -ENOMEM;
+        }
+        *o = (op){.kind = kind, .id = id, .text = text};
+        pthread_mutex_lock(&s->lock);
+        *s->todo_tail = o;
+        s->todo_tail = &o->next;
+        pthread_cond_signal(&s->wake);
+        pthread_mutex_unlock(&s->lock);
+        return 0;
+}
+
+int jobsync_report(jobsync *s, uint64_t id, char *text) {
+        return queue(s, OP_REPORT, id, text);
+}
+
+int jobsync_remove(jobsync *s, uint64_t id, bool all) {
+        return queue(s, all ? OP_REMOVE_ALL : OP_REMOVE_REPORT, id, NULL);
+}
+
+/* Whether the list l holds an operation on id; with removals, only a removal. */
+static bool holds(const op *l, uint64_t id, bool removals) {
+        for (; l; l = l->next)
+                if (l->id == id && (!removals || l->kind != OP_REPORT))
+                        return true;
+        return false;
+}
+
+static bool pending(jobsync *s, uint64_t id, bool removals) {
+        bool r;
+
+        pthread_mutex_lock(&s->lock);
+        r = holds(s->todo, id, removals) || holds(s->working, id, removals);
+        pthread_mutex_unlock(&s->lock);
+        return r;
+}
+
+bool jobsync_pending(jobsync *s, uint64_t id) {
+        return pending(s, id, false);
+}
+
+int jobsync_replace(jobsync *s, uint64_t id, jobfile_kind kind, const char *text) {
+        if (pending(s, id, true))
+                jobsync_drain(s);
+        return jobdir_replace(s->dir, id, kind, text);
+}
+
+void jobsync_drain(jobsync *s) {
+        pthread_mutex_lock(&s->lock);
+        while (s->todo || s->working)
+                pthread_cond_wait(&s->idle, &s->lock);
+        pthread_mutex_unlock(&s->lock);
+        run_done(s);
+}
+
+int jobsync_new(sd_event *e, const char *dir, jobsync_durable_fn durable, void *userdata, jobsync **out) {
+        jobsync *s = calloc(1, sizeof(*s));
+        sigset_t all, old;
+        int r;
+
+        if (!s || !(s->dir = strdup(dir))) {
+                free(s);
+                return -ENOMEM;
+        }
+        s->todo_tail = &s->todo;
+        s->done_tail = &s->done;
+        s->durable = durable;
+        s->userdata = userdata;
+        pthread_mutex_init(&s->lock, NULL);
+        pthread_cond_init(&s->wake, NULL);
+        pthread_cond_init(&s->idle, NULL);
+        s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        r = s->efd < 0 ? -errno : sd_event_add_io(e, &s->source, s->efd, EPOLLIN, on_done, s);
+        if (r >= 0) {
+                /* Every signal stays the loop's (signalfd, SIGCHLD for the shepherds). */
+                sigfillset(&all);
+                pthread_sigmask(SIG_BLOCK, &all, &old);
+                r = -pthread_create(&s->thread, NULL, thread_main, s);
+                pthread_sigmask(SIG_SETMASK, &old, NULL);
+        }
+        if (r < 0) {
+                sd_event_source_disable_unref(s->source);
+                if (s->efd >= 0)
+                        close(s->efd);
+                free(s->dir);
+                free(s);
+                return r;
+        }
+        *out = s;
+        return 0;
+}
+
+void jobsync_free(jobsync *s) {
+        if (!s)
+                return;
+        pthread_mutex_lock(&s->lock);
+        s->quit = true;
+        pthread_cond_signal(&s->wake);
+        pthread_mutex_unlock(&s->lock);
+        pthread_join(s->thread, NULL);
+        while (s->done) {
+                op *o = s->done;
+
+                s->done = o->next;
+                free(o->text);
+                free(o);
+        }
+        sd_event_source_disable_unref(s->source);
+        close(s->efd);
+        pthread_mutex_destroy(&s->lock);
+        pthread_cond_destroy(&s->wake);
+        pthread_cond_destroy(&s->idle);
+        free(s->dir);
+        free(s);
+}
