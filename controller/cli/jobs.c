@@ -509,7 +509,7 @@ static int print_queue(const cli *c, const cJSON *reply) {
         char perr[PROTO_ERRLEN] = "";
         int64_t now = now_usec();
         fmt_table t;
-        int r = fmt_table_init(&t, 10, headers);
+        int r = fmt_table_init(&t, 11, headers);
 
         if (!cJSON_IsArray(jobs))
                 r = -EBADMSG;
