@@ -3,6 +3,7 @@
 #include "server.h"
 #include "status.h"
 #include "log.h"
+#include "units.h"
 #include <errno.h>
 #include <limits.h>
 #include <pwd.h>
@@ -628,11 +629,12 @@ static void handle_release(ctl_server *srv, conn *c, const cJSON *msg) {
         handle_hold_or_release(srv, c, msg, false);
 }
 
-/* update: {"id": N} and any of mcpu, mem, nice; answered with the job's record ("job"). */
+/* update: {"id": N} and any of mcpu, mem, nice, time_limit_usec; answered with the job's
+ * record ("job"). */
 static void handle_update(ctl_server *srv, conn *c, const cJSON *msg) {
-        static const char *const fields[] = { "id", "mcpu", "mem", "nice", NULL };
+        static const char *const fields[] = { "id", "mcpu", "mem", "nice", "time_limit_usec", NULL };
         char err[PROTO_ERRLEN];
-        ctl_update_req u = { -1, -1, INT_MIN };
+        ctl_update_req u = { -1, -1, INT_MIN, INT64_MIN };
         int64_t nice = INT_MIN;
         uint64_t id;
         int r;
@@ -640,13 +642,15 @@ static void handle_update(ctl_server *srv, conn *c, const cJSON *msg) {
                 return;
         if ((r = proto_get_int(msg, "mcpu", 1, RES_MCPU_MAX, &u.mcpu, err)) == -EINVAL ||
             (r = proto_get_int(msg, "mem", 1, RES_MEM_MAX, &u.mem, err)) == -EINVAL ||
-            (r = proto_get_int(msg, "nice", JOB_NICE_MIN, JOB_NICE_MAX, &nice, err)) == -EINVAL) {
+            (r = proto_get_int(msg, "nice", JOB_NICE_MIN, JOB_NICE_MAX, &nice, err)) == -EINVAL ||
+            (r = proto_get_int(msg, "time_limit_usec", JOB_TIME_UNLIMITED, UNITS_TIME_MAX_USEC, &u.time_limit_usec,
+                               err)) == -EINVAL) {
                 reply_error(c, err);
                 return;
         }
         u.nice = (int)nice;
-        if (u.mcpu < 0 && u.mem < 0 && u.nice == INT_MIN) {
-                reply_error(c, "update: nothing to change (mcpu, mem or nice)");
+        if (u.mcpu < 0 && u.mem < 0 && u.nice == INT_MIN && u.time_limit_usec == INT64_MIN) {
+                reply_error(c, "update: nothing to change (mcpu, mem, nice or time_limit_usec)");
                 return;
         }
         if (ctl_update(&srv->state, id, c->uid, &u, err) < 0) {

@@ -336,12 +336,14 @@ void ctl_wait_blocker(ctl_state *st, const sched_job *jobs, size_t offered, long
 /* Hold (hold true) or release pending job id on behalf of uid (its owner or root). Returns 0 or
  * -ENOENT, -EPERM, -EBUSY (not pending), -EALREADY (already so) with err set. */
 int ctl_hold(ctl_state *st, uint64_t id, uid_t uid, bool hold, char err[PROTO_ERRLEN]);
-/* What update may change of a pending job: fields left negative (nice: INT_MIN) are kept. */
+/* What update may change of a pending job: fields left negative (nice: INT_MIN, time limit:
+ * INT64_MIN) are kept. */
 typedef struct ctl_update_req {
         int64_t mcpu, mem;
         int nice;
+        int64_t time_limit_usec; /* as submit's (JOB_TIME_UNLIMITED: the maximum), checked the same */
 } ctl_update_req;
-/* Change pending job id's request or nice value on behalf of uid (owner or root; a negative
+/* Change pending job id's request, nice value or time limit on behalf of uid (owner or root; a negative
  * nice: root only). Returns 0 or -ENOENT, -EPERM, -EBUSY (not pending), -EINVAL, -E2BIG (no
  * node could hold it) with err set; nothing changes on an error. */
 int ctl_update(ctl_state *st, uint64_t id, uid_t uid, const ctl_update_req *u, char err[PROTO_ERRLEN]);

@@ -238,9 +238,14 @@ int ctl_update(ctl_state *st, uint64_t id, uid_t uid, const ctl_update_req *u, c
                 snprintf(err, PROTO_ERRLEN, "nice: only root may give a negative value (%d)", u->nice);
                 return -EPERM;
         }
-        if ((r = ctl_request_feasible(st, req, err)) < 0)
+        int64_t limit = u->time_limit_usec == INT64_MIN ? j->spec.time_limit_usec : u->time_limit_usec;
+        if ((r = ctl_request_feasible(st, req, err)) < 0 ||
+            (u->time_limit_usec != INT64_MIN &&
+             (r = depts_time_limit(st->cfg.depts, j->spec.group, st->cfg.default_time_usec, st->cfg.max_time_usec,
+                                   &limit, err, PROTO_ERRLEN)) < 0))
                 return r;
         j->spec.req = req;
+        j->spec.time_limit_usec = limit;
         if (u->nice != INT_MIN) {
                 j->spec.nice = u->nice;
                 st->nice_seen |= u->nice != 0;

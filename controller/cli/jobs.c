@@ -255,6 +255,10 @@ static int parse_time_limit(const cli *c, const char *arg, int64_t *usec) {
         return r < 0 ? -EINVAL : 0;
 }
 
+int jobs_parse_time_limit(const cli *c, const char *arg, int64_t *usec) {
+        return parse_time_limit(c, arg, usec);
+}
+
 /* Options into s and m (strings borrowed from argv). Returns -1 to go on, else an exit status. */
 static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many *m) {
         enum { OPT_CPUS = CLI_OPT_OWN, OPT_MEM, OPT_MEM_HIGH, OPT_PIDS, OPT_NAME, OPT_GROUP, OPT_TYPE, OPT_OUTPUT,

@@ -92,10 +92,11 @@ static const char release_usage[] =
         "Release held jobs: they may start again.\n";
 
 static const char update_usage[] =
-        "Usage: colony update [--cpus N] [--mem SIZE] [--nice N] [--json] JOB\n"
-        "Change a pending job's request or nice value (a running one's cannot change).\n\n"
+        "Usage: colony update [--cpus N] [--mem SIZE] [--time LIMIT] [--nice N] [--json] JOB\n"
+        "Change a pending job's request, time limit or nice value (a running one's cannot change).\n\n"
         "  --cpus N     CPU cores (\"2\", \"0.5\", \"500m\")\n"
         "  --mem SIZE   memory limit (\"512M\", \"2G\")\n"
+        "  --time T     time limit, as submit's (\"30\", \"2:00:00\", \"1-0\", UNLIMITED)\n"
         "  --nice N     0 to 10000 (negative: root only): higher starts after your other jobs\n"
         "               of its group\n";
 
@@ -163,12 +164,12 @@ static int run_release(cli *c, int argc, char **argv) {
 }
 
 static int run_update(cli *c, int argc, char **argv) {
-        enum { OPT_CPUS = CLI_OPT_OWN, OPT_MEM, OPT_NICE };
+        enum { OPT_CPUS = CLI_OPT_OWN, OPT_MEM, OPT_NICE, OPT_TIME };
         static const struct option options[] = {
                 { "cpus", required_argument, NULL, OPT_CPUS }, { "mem", required_argument, NULL, OPT_MEM },
-                { "nice", required_argument, NULL, OPT_NICE }, { 0 },
+                { "nice", required_argument, NULL, OPT_NICE }, { "time", required_argument, NULL, OPT_TIME }, { 0 },
         };
-        int64_t mcpu = -1, mem = -1;
+        int64_t mcpu = -1, mem = -1, limit = INT64_MIN;
         int o, nice = INT_MIN;
         uint64_t id = 0;
 
@@ -179,25 +180,28 @@ static int run_update(cli *c, int argc, char **argv) {
                         return cli_usage_error(c, "--mem: '%s' is not a memory size (like 512M or 2G)", optarg);
                 if (o == OPT_NICE && parse_nice(c, optarg, &nice) != 0)
                         return EXIT_USAGE;
+                if (o == OPT_TIME && jobs_parse_time_limit(c, optarg, &limit) < 0)
+                        return EXIT_USAGE;
         }
         if (o < 0)
                 return cli_opts_status(o);
         if (optind + 1 != argc)
-                return cli_usage_error(c, "give one job id (colony update [--cpus N] [--mem SIZE] [--nice N] JOB)");
+                return cli_usage_error(c, "give one job id (colony update [--cpus N] [--mem SIZE] [--time T] [--nice N] JOB)");
         if (parse_job_id(c, argv[optind], &id) != 0)
                 return EXIT_USAGE;
-        if (mcpu < 0 && mem < 0 && nice == INT_MIN)
-                return cli_usage_error(c, "nothing to change: give --cpus, --mem or --nice");
+        if (mcpu < 0 && mem < 0 && nice == INT_MIN && limit == INT64_MIN)
+                return cli_usage_error(c, "nothing to change: give --cpus, --mem, --time or --nice");
         cJSON *req = proto_new("update");
         if (req && (!cJSON_AddNumberToObject(req, "id", (double)id) ||
                     (mcpu >= 0 && !cJSON_AddNumberToObject(req, "mcpu", (double)mcpu)) ||
                     (mem >= 0 && !cJSON_AddNumberToObject(req, "mem", (double)mem)) ||
-                    (nice != INT_MIN && !cJSON_AddNumberToObject(req, "nice", nice))))
+                    (nice != INT_MIN && !cJSON_AddNumberToObject(req, "nice", nice)) ||
+                    (limit != INT64_MIN && !cJSON_AddNumberToObject(req, "time_limit_usec", (double)limit))))
                 req = (cJSON_Delete(req), NULL);
         return send_job_request(c, req, id, "updated");
 }
 
 const cli_command cmd_hold = { "hold", "hold pending jobs until released", hold_usage, false, run_hold };
 const cli_command cmd_release = { "release", "release held jobs", release_usage, false, run_release };
-const cli_command cmd_update = { "update", "change a pending job's CPUs, memory or nice value", update_usage, false,
+const cli_command cmd_update = { "update", "change a pending job's CPUs, memory, time limit or nice value", update_usage, false,
                                  run_update };

@@ -33,6 +33,8 @@ note "$(colony queue)"
 # Update: a pending job's request changes; a running one's is refused, clearly, and unchanged.
 colony update --cpus 0.5 --mem 64M "$big" >/dev/null || fail "update of a pending job refused"
 [ "$(job_field "$big" mcpu)" = 500 ] && [ "$(job_field "$big" mem)" = $((64 << 20)) ] || fail "update not applied"
+colony update --time 5 "$big" >/dev/null || fail "update --time of a pending job refused"
+[ "$(job_field "$big" time_limit_usec)" = 300000000 ] || fail "update --time not applied: $(job_field "$big" time_limit_usec)"
 err=$(colony update --cpus 0.5 "$blocker" 2>&1) && fail "update of a running job accepted"
 echo "$err" | grep -q "only a pending job" || fail "unclear refusal: $err"
 [ "$(job_field "$blocker" mcpu)" = 1000 ] || fail "the refused update changed the running job"
