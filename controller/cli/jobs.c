@@ -280,7 +280,7 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
 
         s->req = (res_t){.mcpu = 1000, .mem = (int64_t)256 << 20};
         /* Slurm's short forms of the options they share */
-        while ((o = cli_getopt_short(c, argc, argv, options, "c:J:o:e:t:")) > 0) {
+        while ((o = cli_getopt_short(c, argc, argv, options, "c:J:o:e:t:d:Hb:")) > 0) {
                 switch (o) {
                 case 'c':
                 case OPT_CPUS:

@@ -66,10 +66,13 @@ int waitopt_submit(const cli *c, int opt, const char *arg, job_spec *s) {
         case WAITOPT_AFTEROK: return add_kind(c, s, "afterok", arg);
         case WAITOPT_AFTERNOTOK: return add_kind(c, s, "afternotok", arg);
         case WAITOPT_AFTERANY: return add_kind(c, s, "afterany", arg);
+        case 'd': /* Slurm's short forms */
         case WAITOPT_DEPENDENCY: return add_dependency(c, s, arg);
         case WAITOPT_SINGLETON: return add_dependency(c, s, "singleton");
+        case 'H':
         case WAITOPT_HOLD: s->hold = true; return -1;
         case WAITOPT_NICE: return parse_nice(c, arg, &s->nice) ? EXIT_USAGE : -1;
+        case 'b':
         case WAITOPT_BEGIN:
                 clock_gettime(CLOCK_REALTIME, &now);
                 if (dep_parse_begin(arg, (int64_t)now.tv_sec * 1000000 + now.tv_nsec / 1000, &s->begin_usec, err,

@@ -36,13 +36,15 @@ enum {
         "  --afterany IDS   start once they ended, however\n"                                                          \
         "  --after IDS      start once they started\n"                                                                 \
         "  --singleton      start once no job of yours with its name runs\n"                                          \
-        "  --dependency D   as Slurm writes it: afterok:1:2,afterany:3 (',': all; '?' is not supported)\n"           \
-        "  --hold           submit it held: pending until `colony release`\n"                                         \
-        "  --begin TIME     pending until TIME: now+60, now+1hour, 16:00, 2026-11-27T08:00\n"                          \
+        "  -d, --dependency D\n"                                                                                   \
+        "                   as Slurm writes it: afterok:1:2,afterany:3 (',': all; '?' is not\n"                   \
+        "                   supported)\n"                                                                             \
+        "  -H, --hold       submit it held: pending until `colony release`\n"                                         \
+        "  -b, --begin TIME pending until TIME: now+60, now+1hour, 16:00, 2026-11-27T08:00\n"                          \
         "  --nice N         0 to 10000 (negative: root only): higher starts after your other jobs\n"                   \
         "                   of its group\n"
 
-/* Apply start option opt (a WAITOPT_ value) with arg to s: s->dependency is malloc'ed (the
+/* Apply start option opt (a WAITOPT_ value, or Slurm's short 'd', 'H', 'b') with arg to s: s->dependency is malloc'ed (the
  * caller frees it). Returns -1 to go on, or an exit status after printing why. */
 int waitopt_submit(const cli *c, int opt, const char *arg, job_spec *s);
 

@@ -12,7 +12,7 @@ stress="$COLONY_BIN/colony-stress"
 # The chain: each link waits for the one before to complete.
 a=$(sub --name a -- "$stress" sleep 1)
 b=$(sub --name b --afterok "$a" -- "$stress" sleep 1)
-c=$(sub --name c --dependency "afterok:$b" -- "$stress" sleep 0)
+c=$(sub --name c -d "afterok:$b" -- "$stress" sleep 0)
 [ "$(job_field "$b" state)" = pending ] || [ "$(job_field "$a" state)" = completed ] || fail "b started before a ended"
 for id in "$a" "$b" "$c"; do colony wait --timeout 60 "$id" >/dev/null || fail "job $id: $(job_field "$id" state) $(job_field "$id" error)"; done
 [ "$(job_field "$b" start_usec)" -ge "$(job_field "$a" end_usec)" ] || fail "b started before a ended"

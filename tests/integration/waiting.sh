@@ -21,7 +21,7 @@ blocker=$(colony submit --name blocker --cpus 1 --mem 32M -- "$stress" sleep 30)
 wait_state "$blocker" running
 big=$(colony submit --name big --cpus 1 --mem 32M -- "$stress" sleep 0)
 behind=$(colony submit --name behind --cpus 0.5 --mem 32M -- "$stress" sleep 0)
-held=$(colony submit --name held --hold --cpus 0.25 --mem 32M -- "$stress" sleep 0)
+held=$(colony submit --name held -H --cpus 0.25 --mem 32M -- "$stress" sleep 0)
 later=$(colony submit --name later --begin now+3 --cpus 0.25 --mem 32M -- "$stress" sleep 0)
 reason_is "$big" resources
 reason_is "$behind" priority
