@@ -75,12 +75,16 @@ colony wait --timeout 60 "$waiter" >/dev/null && fail "waiter of a cancelled job
 [ "$(job_field "$waiter" state)" = cancelled ] || fail "waiter: $(job_field "$waiter" state)"
 head=$(sub --name head -- "$stress" sleep 4)
 tail=$(sub --name tail --afterok "$head" -- "$stress" sleep 0)
+held=$(sub --name held -H -- "$stress" sleep 0)
 wait_state "$head" running
 cmdline=$(controller_cmdline)
 kill -9 "$(cat "$DIR/controller.pid")"
 controller_start "$cmdline"
 [ "$(job_field "$tail" state)" = pending ] || fail "tail is $(job_field "$tail" state) after the restart"
+[ "$(job_field "$held" hold)" = true ] && [ "$(job_field "$held" state)" = pending ] ||
+        fail "held is $(job_field "$held" state), hold $(job_field "$held" hold) after the restart"
 colony wait --timeout 60 "$tail" >/dev/null || fail "tail: $(job_field "$tail" state) $(job_field "$tail" error)"
 [ "$(job_field "$tail" start_usec)" -ge "$(job_field "$head" end_usec)" ] || fail "tail started before head ended"
-note "tail waited for head across a controller restart"
+[ "$(job_field "$held" state)" = pending ] || fail "held ran after the restart"
+note "tail waited for head across a controller restart, and held stayed held"
 echo "PASS"
