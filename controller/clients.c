@@ -3,7 +3,9 @@
 #include "server.h"
 #include "status.h"
 #include "log.h"
+#include "units.h"
 #include <errno.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -681,6 +683,59 @@ static void handle_resume(ctl_server *srv, conn *c, const cJSON *msg) {
         }
         (void)ctl_node_resume(&srv->state, n);
         reply_node(c, "resumed", n);
+}
+
+/* hold, release: {"id": N}, answered with the job's record ("job"). */
+static void handle_hold_or_release(ctl_server *srv, conn *c, const cJSON *msg, bool hold) {
+        char err[PROTO_ERRLEN];
+        uint64_t id;
+        if (request_id(c, msg, id_only, &id) < 0)
+                return;
+        if (ctl_hold(&srv->state, id, c->uid, hold, err) < 0) {
+                reply_error(c, err);
+                return;
+        }
+        reply(c, job_reply(ctl_find_job(&srv->state, id)));
+        server_schedule(srv);
+}
+
+static void handle_hold(ctl_server *srv, conn *c, const cJSON *msg) {
+        handle_hold_or_release(srv, c, msg, true);
+}
+
+static void handle_release(ctl_server *srv, conn *c, const cJSON *msg) {
+        handle_hold_or_release(srv, c, msg, false);
+}
+
+/* update: {"id": N} and any of mcpu, mem, nice, time_limit_usec; answered with the job's
+ * record ("job"). */
+static void handle_update(ctl_server *srv, conn *c, const cJSON *msg) {
+        static const char *const fields[] = { "id", "mcpu", "mem", "nice", "time_limit_usec", NULL };
+        char err[PROTO_ERRLEN];
+        ctl_update_req u = { -1, -1, INT_MIN, INT64_MIN };
+        int64_t nice = INT_MIN;
+        uint64_t id;
+        int r;
+        if (request_id(c, msg, fields, &id) < 0)
+                return;
+        if ((r = proto_get_int(msg, "mcpu", 1, RES_MCPU_MAX, &u.mcpu, err)) == -EINVAL ||
+            (r = proto_get_int(msg, "mem", 1, RES_MEM_MAX, &u.mem, err)) == -EINVAL ||
+            (r = proto_get_int(msg, "nice", JOB_NICE_MIN, JOB_NICE_MAX, &nice, err)) == -EINVAL ||
+            (r = proto_get_int(msg, "time_limit_usec", JOB_TIME_UNLIMITED, UNITS_TIME_MAX_USEC, &u.time_limit_usec,
+                               err)) == -EINVAL) {
+                reply_error(c, err);
+                return;
+        }
+        u.nice = (int)nice;
+        if (u.mcpu < 0 && u.mem < 0 && u.nice == INT_MIN && u.time_limit_usec == INT64_MIN) {
+                reply_error(c, "update: nothing to change (mcpu, mem, nice or time_limit_usec)");
+                return;
+        }
+        if (ctl_update(&srv->state, id, c->uid, &u, err) < 0) {
+                reply_error(c, err);
+                return;
+        }
+        reply(c, job_reply(ctl_find_job(&srv->state, id)));
         server_schedule(srv);
 }
 
@@ -694,6 +749,7 @@ static const struct {
         { "alpha_put", handle_alpha_put }, { "alpha_get", handle_alpha_get },
         { "events", server_handle_events },
         { "drain", handle_drain }, { "resume", handle_resume },
+        { "hold", handle_hold }, { "release", handle_release }, { "update", handle_update },
 };
 
 static void client_message(conn *c, const cJSON *msg) {

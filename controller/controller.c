@@ -32,6 +32,7 @@ typedef struct options {
         int sync_commits; /* -1: unset (yes) */
         const char *policy, *order, *fairness;
         int64_t default_time_usec, max_time_usec; /* jobs' time limits from the config; 0: none */
+        bool keep_invalid_depend; /* kill_invalid_depend = no */
 } options;
 
 int64_t server_now(void) {
@@ -136,7 +137,7 @@ static const char *const config_keys[] = {
         "department_caps.*",      "department_users.*",     "lotes.window_s",          "lotes.max_classes",
         "lotes.drift_percent",    "lotes_classes.*",
         "controller.default_time", "controller.max_time", "department_default_time.*", "department_max_time.*",
-        NULL,
+        "controller.kill_invalid_depend", NULL,
 };
 
 /* The jobs' default and maximum time limits, in Slurm's forms ("60", "2:00:00", "1-0"). */
@@ -150,6 +151,15 @@ static int apply_time_limits(options *o, config *cfg, char *err, size_t errlen) 
                                         cfg->path, keys[i], v), -EINVAL;
         }
         return 0;
+}
+
+/* kill_invalid_depend (yes by default, as Slurm's). */
+static int apply_depend_config(options *o, config *cfg, char *err, size_t errlen) {
+        bool kill;
+        int r = config_get_bool(cfg, "controller.kill_invalid_depend", &kill, err, errlen);
+        if (r == 0)
+                o->keep_invalid_depend = !kill;
+        return r == -ENOENT ? 0 : r;
 }
 
 /* Fill options the command line left unset from the config file. */
@@ -186,7 +196,7 @@ static int apply_config(options *o, config *cfg, char *err, size_t errlen) {
                         return r;
                 o->sync_commits = sync;
         }
-        return 0;
+        return apply_depend_config(o, cfg, err, errlen);
 }
 
 static int parse_number(const char *arg, const char *name, int64_t *out) {
@@ -391,6 +401,7 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         ctl_server *srv = userdata;
         ctl_check_silence(&srv->state, server_clock());
+        ctl_wait_tick(&srv->state, server_now()); /* begin times */
         if (srv->lotes)
                 ctl_lotes_tick(srv->lotes, server_now());
         server_schedule(srv);
@@ -457,7 +468,8 @@ static int open_state(ctl_server *srv, const options *o, ctl_lotes_options *lote
                            .node_lost_timeout_usec = o->node_lost_timeout_ms * 1000,
                            .depts = &srv->depts,
                            .default_time_usec = o->default_time_usec,
-                           .max_time_usec = o->max_time_usec };
+                           .max_time_usec = o->max_time_usec,
+                           .keep_invalid_depend = o->keep_invalid_depend };
         ctl_init(&srv->state, &cfg, &actions, srv);
         if ((r = ctl_set_depts(&srv->state, fairness)) < 0)
                 return log_errno(LOG_ERR, r, "departments");

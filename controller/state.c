@@ -88,7 +88,7 @@ static bool fair_order_on(const ctl_state *st) {
 }
 
 static bool plain_pass(const ctl_state *st) {
-        return !st->cfg.dispatcher && !fair_order_on(st) && st->cfg.order != SCHED_RESERVE;
+        return !st->cfg.dispatcher && !fair_order_on(st) && st->cfg.order != SCHED_RESERVE && !st->nice_seen;
 }
 
 /* The first pending job the next pass must offer: npending when it would place nothing. */
@@ -127,6 +127,7 @@ static void node_free(ctl_node *n) {
 }
 
 void ctl_free(ctl_state *st) {
+        depidx_free(&st->deps);
         for (size_t i = 0; i < st->njobs; i++) {
                 job_free(st->jobs[i]);
                 free(st->jobs[i]);
@@ -464,6 +465,7 @@ static void release(ctl_state *st, ctl_node *n, const job *j) {
 
 /* Move a job to a terminal state, persist it and tell whoever waits. */
 static void finish(ctl_state *st, job *j, job_state state, int64_t now, const char *reason) {
+        job_state was = j->state;
         set_state(st, j, state);
         j->end_usec = now;
         if (reason && !j->result.error)
@@ -473,13 +475,20 @@ static void finish(ctl_state *st, job *j, job_state state, int64_t now, const ch
         emit(st, j->id, j->node, job_state_name(state), j->result.error);
         (void)st->act->persist(st->userdata, j);
         st->act->terminal(st->userdata, j);
+        depidx_changed(st, j, was, now);
+}
+
+/* What a pending job read back from the store waits for. */
+static int restore_pending(ctl_state *st, job *j) {
+        st->nice_seen |= j->spec.nice != 0;
+        return depidx_add(st, j);
 }
 
 int ctl_restore(ctl_state *st, job *j, ctl_time now) {
         if (append_job(st, j) < 0 || index_add(st, j) < 0)
                 return -ENOMEM;
         if (j->state == JOB_PENDING)
-                return queue_pending(st, j);
+                return queue_pending(st, j) < 0 || restore_pending(st, j) < 0 ? -ENOMEM : 0;
         if (j->state != JOB_RUNNING)
                 return 0;
         ctl_node *n = ctl_find_node(st, j->node);
@@ -487,6 +496,7 @@ int ctl_restore(ctl_state *st, job *j, ctl_time now) {
                 return -ENOMEM;
         n->last_heard_mono_usec = now.mono_usec; /* the timeout starts with this controller */
         charge(st, n, j);
+        depidx_changed(st, j, JOB_PENDING, now.real_usec); /* it runs: a singleton of its name waits */
         return 0;
 }
 
@@ -651,6 +661,15 @@ int ctl_submit(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *
         return ctl_submit_array(st, uid, gid, user, spec, 0, now, id, err);
 }
 
+/* A submission's dependency, nice value and begin time. Returns 0 or -errno with err set. */
+static int check_start_fields(ctl_state *st, uid_t uid, const job_spec *spec, char err[PROTO_ERRLEN]) {
+        if (spec->nice < 0 && uid != 0) {
+                snprintf(err, PROTO_ERRLEN, "nice: only root may give a negative value (%d)", spec->nice);
+                return -EPERM;
+        }
+        return depidx_check(st, spec, err);
+}
+
 int ctl_array_begin(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, size_t count,
                     int64_t now, ctl_array *a, char err[PROTO_ERRLEN]) {
         size_t n = count ? count : 1;
@@ -660,7 +679,8 @@ int ctl_array_begin(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_s
         if ((r = depts_may_submit(st->cfg.depts, spec->group, uid, user, err, PROTO_ERRLEN)) < 0 ||
             (r = depts_time_limit(st->cfg.depts, spec->group, st->cfg.default_time_usec, st->cfg.max_time_usec,
                                   &spec->time_limit_usec, err, PROTO_ERRLEN)) < 0 ||
-            (r = check_room(st, uid, user, spec->group, n, count > 0, err)) < 0)
+            (r = check_room(st, uid, user, spec->group, n, count > 0, err)) < 0 ||
+            (r = check_start_fields(st, uid, spec, err)) < 0)
                 return r;
         *a = (ctl_array){ .uid = uid, .gid = gid, .user = strdup(user), .count = n, .array = count > 0,
                           .given_stdout = spec->stdout_path != NULL, .first = st->next_id, .now = now };
@@ -682,6 +702,18 @@ int ctl_array_begin(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_s
 static void unreserve(ctl_state *st, const ctl_array *a, size_t n) {
         st->nreserved -= n;
         tally_by(st, a->uid, a->owner ? a->owner->spec.group : a->spec.group, -(ssize_t)n);
+}
+
+/* Index the dependency of the n jobs just queued (the last n), and say why they wait. */
+static void start_fields_made(ctl_state *st, const ctl_array *a, size_t n) {
+        if (a->now > st->clock_usec)
+                st->clock_usec = a->now;
+        st->nice_seen |= a->owner->spec.nice != 0;
+        for (size_t i = st->npending - n; i < st->npending; i++)
+                if (depidx_add(st, st->pending[i]) < 0)
+                        log_error("job=%llu out of memory indexing its dependency: it waits for a restart",
+                                  (unsigned long long)st->pending[i]->id);
+        (void)ctl_wait_mark(st, st->npending - n, n);
 }
 
 int ctl_array_more(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_ERRLEN]) {
@@ -725,6 +757,7 @@ int ctl_array_more(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_ERRLE
         }
         log_release();
         free(made);
+        start_fields_made(st, a, n);
         a->made += n;
         return a->made == a->count;
 }
@@ -747,6 +780,17 @@ int ctl_submit_array(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_
         return r < 0 ? r : 0;
 }
 
+void ctl_end_pending(ctl_state *st, job *j, int64_t now, const char *reason) {
+        tally(st, j, -1);
+        finish(st, j, JOB_CANCELLED, now, reason);
+        st->nstale++;
+        st->settled = false;
+}
+
+int ctl_request_feasible(ctl_state *st, res_t req, char err[PROTO_ERRLEN]) {
+        return check_feasible(st, req, err);
+}
+
 /* Cancel j on behalf of uid: a pending job ends now (the queue drops it at the next pass), a
  * running one is cancelled by its agent. Returns 0 (ended), 1 (its agent was told), -EPERM,
  * -EALREADY or -EHOSTDOWN (its node is down). */
@@ -756,10 +800,7 @@ static int cancel_job(ctl_state *st, job *j, uid_t uid, int64_t now) {
         if (job_state_is_terminal(j->state))
                 return -EALREADY;
         if (j->state == JOB_PENDING) {
-                tally(st, j, -1);
-                finish(st, j, JOB_CANCELLED, now, NULL);
-                st->nstale++;
-                st->settled = false;
+                ctl_end_pending(st, j, now, NULL);
                 return 0;
         }
         ctl_node *n = ctl_find_node(st, j->node);
@@ -886,6 +927,7 @@ static void requeue(ctl_state *st, job *j, const char *reason) {
         (void)st->act->persist(st->userdata, j);
         if (requeue_pending(st, j) < 0) /* stored as pending: the next restart queues it */
                 log_error("job=%llu out of memory requeueing it", (unsigned long long)j->id);
+        depidx_changed(st, j, JOB_RUNNING, st->clock_usec);
 }
 
 /* End a job colony lost (released from its node already): lost, or pending again when it asked
@@ -1213,6 +1255,7 @@ static int dispatch(ctl_state *st, job *j, ctl_node *n) {
         emit(st, j->id, n->name, "placed", policy);
         (void)st->act->persist(st->userdata, j);
         st->act->launch(st->userdata, n, j);
+        depidx_changed(st, j, JOB_PENDING, st->clock_usec);
         return 0;
 }
 
@@ -1331,6 +1374,7 @@ static int fair_order(ctl_state *st, sched_job *jobs, size_t *njobs) {
                 for (size_t i = 0; i < kept; i++)
                         jobs[i] = copy[order[i]];
                 *njobs = kept;
+                ctl_wait_capped(st, order, kept);
         }
         free(view);
         free(order);
@@ -1356,9 +1400,16 @@ int ctl_fair_shares(ctl_state *st, fairorder_report *rep, uint64_t *next_id) {
  * were launched, or -ENOMEM. */
 static long pass(ctl_state *st, size_t first, size_t n, size_t *offered, long *placed) {
         *offered = n;
+        if (first == 0)
+                st->next_begin_usec = 0; /* the whole queue: mark finds the earliest again */
+        size_t waiting = ctl_wait_mark(st, first, n);
         if (view_pending(st, first, n) < 0 || (first == 0 && fair_order(st, st->pass_jobs, offered) < 0))
                 return -ENOMEM;
         *offered = drop_held(st, st->pass_jobs, *offered); /* after the fair order: it ranks by position */
+        if (waiting)
+                *offered = ctl_wait_drop(st, st->pass_jobs, *offered);
+        if (st->nice_seen && ctl_wait_nice(st, st->pass_jobs, *offered) < 0)
+                return -ENOMEM;
         bool indexed = !st->cfg.dispatcher && !st->cfg.scan; /* the index follows the placements */
         const sched_assignment *out = st->pass_out;
         long launched = 0;
@@ -1370,6 +1421,7 @@ static long pass(ctl_state *st, size_t first, size_t n, size_t *offered, long *p
                         view_reset(st, i);
                 return *placed;
         }
+        ctl_wait_blocker(st, st->pass_jobs, *offered, *placed);
         for (; launched < *placed; launched++)
                 if (dispatch(st, ctl_find_job(st, out[launched].job_id), st->nodes[out[launched].machine]) < 0)
                         break;

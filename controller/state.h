@@ -4,6 +4,7 @@
  * (a launch for an agent, a record to persist, a waiter to answer) goes through ctl_actions,
  * so unit tests drive it with plain structs. Times are passed in (CLOCK_REALTIME usec). */
 #pragma once
+#include "depindex.h"
 #include "depts.h"
 #include "fairorder.h"
 #include "job.h"
@@ -93,6 +94,8 @@ typedef struct ctl_config {
         bool scan;                  /* place by scanning every machine (sched_place, the reference)
                                      * instead of through the index: the same decisions, slower */
         int64_t default_time_usec, max_time_usec; /* jobs' time limits (depts_time_limit); 0: none */
+        bool keep_invalid_depend;   /* kill_invalid_depend = no: a job whose dependency can never be
+                                     * met stays pending instead of ending cancelled */
 } ctl_config;
 
 /* How many pending jobs one user (dept NULL) or one top-level department has, for the caps. */
@@ -163,6 +166,14 @@ typedef struct ctl_state {
         size_t cancel_visits;
         size_t nreserved;  /* jobs of arrays begun and not yet made, counted against the caps */
         size_t pass_selective; /* jobs of this pass that may go only on some nodes (nodesel.h) */
+        /* When pending jobs may start (waiting.c, depindex.c): who waits on whom; the time as the
+         * controller last told (ctl_wait_tick, submissions), against which begin times are read;
+         * the earliest begin time a pass saw still ahead (0: none); whether any job was ever
+         * given a nice value (passes then look at the whole queue: niceness reorders it). */
+        depidx deps;
+        int64_t clock_usec;
+        int64_t next_begin_usec;
+        bool nice_seen;
 } ctl_state;
 
 /* Initialise an empty state. */
@@ -362,3 +373,42 @@ bool ctl_spec_selective(const job_spec *spec);
 /* Whether some connected, undrained node may take job j by its selection (always, for a job
  * that chooses none): a pending job for which this is false waits for one. */
 bool ctl_job_selectable(const ctl_state *st, const job *j);
+/* --- when pending jobs may start: dependencies, holds, begin times, nice (waiting.c) --------- */
+
+/* End pending job j cancelled with reason (a dependency that can never be met). */
+void ctl_end_pending(ctl_state *st, job *j, int64_t now, const char *reason);
+/* Whether some known node could hold req. Returns 0 or -E2BIG with err set (the accept-anything
+ * rule of submissions while no node is known applies). */
+int ctl_request_feasible(ctl_state *st, res_t req, char err[PROTO_ERRLEN]);
+/* The time is now (CLOCK_REALTIME us): a job whose begin time came lets the next pass run whole. */
+void ctl_wait_tick(ctl_state *st, int64_t now);
+/* Set the reason of the n pending jobs from the first-th on: held, dependency, begin time, or
+ * provisionally what an eligible one waits for (a pass refines it). Returns how many of them
+ * may not start now. O(n). */
+size_t ctl_wait_mark(ctl_state *st, size_t first, size_t n);
+/* Keep, in order, the n offered jobs that may start now; returns how many. O(n log jobs). */
+size_t ctl_wait_drop(ctl_state *st, sched_job *jobs, size_t n);
+/* The fair order kept order[0..kept) of the pending queue: the others wait for a department cap. */
+void ctl_wait_capped(ctl_state *st, const uint32_t *order, size_t kept);
+/* Reorder the n offered jobs so that each user's jobs in one group take the places they hold
+ * in the order of their nice value (then id): nobody else's job moves. Returns 0 or -ENOMEM
+ * (the order is left). O(n log n). */
+int ctl_wait_nice(ctl_state *st, sched_job *jobs, size_t n);
+/* After a pass placed placed of the offered jobs (in order): under strict FIFO the first
+ * unplaced one waits for resources, the rest behind it for it (priority). */
+void ctl_wait_blocker(ctl_state *st, const sched_job *jobs, size_t offered, long placed);
+
+/* Hold (hold true) or release pending job id on behalf of uid (its owner or root). Returns 0 or
+ * -ENOENT, -EPERM, -EBUSY (not pending), -EALREADY (already so) with err set. */
+int ctl_hold(ctl_state *st, uint64_t id, uid_t uid, bool hold, char err[PROTO_ERRLEN]);
+/* What update may change of a pending job: fields left negative (nice: INT_MIN, time limit:
+ * INT64_MIN) are kept. */
+typedef struct ctl_update_req {
+        int64_t mcpu, mem;
+        int nice;
+        int64_t time_limit_usec; /* as submit's (JOB_TIME_UNLIMITED: the maximum), checked the same */
+} ctl_update_req;
+/* Change pending job id's request, nice value or time limit on behalf of uid (owner or root; a negative
+ * nice: root only). Returns 0 or -ENOENT, -EPERM, -EBUSY (not pending), -EINVAL, -E2BIG (no
+ * node could hold it) with err set; nothing changes on an error. */
+int ctl_update(ctl_state *st, uint64_t id, uid_t uid, const ctl_update_req *u, char err[PROTO_ERRLEN]);

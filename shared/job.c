@@ -3,6 +3,7 @@
 #include "units.h"
 #include "outpat.h"
 #include "nodesel.h"
+#include "depend.h"
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -19,13 +20,20 @@ const char *job_state_name(job_state s) {
         return s < _JOB_STATE_MAX ? state_names[s] : "invalid";
 }
 
-int job_state_from_name(const char *name, job_state *out) {
-        for (int s = 0; s < _JOB_STATE_MAX; s++)
-                if (strcmp(name, state_names[s]) == 0) {
-                        *out = (job_state)s;
-                        return 0;
-                }
+/* The index of name in names[n], or -EINVAL. */
+static int name_index(const char *const *names, int n, const char *name) {
+        for (int i = 0; i < n; i++)
+                if (strcmp(name, names[i]) == 0)
+                        return i;
         return -EINVAL;
+}
+
+int job_state_from_name(const char *name, job_state *out) {
+        int s = name_index(state_names, _JOB_STATE_MAX, name);
+        if (s < 0)
+                return s;
+        *out = (job_state)s;
+        return 0;
 }
 
 bool job_state_is_terminal(job_state s) {
@@ -34,7 +42,8 @@ bool job_state_is_terminal(job_state s) {
 
 #define SPEC_FIELDS                                                                                                    \
         "argv", "env", "cwd", "stdout_path", "stderr_path", "mcpu", "mem", "mem_high", "pids", "name", "group", "job_type", \
-                "expected_usec", "requeue", "umask", "time_limit_usec", "constraint", "nodelist", "exclude", "exclusive"
+                "expected_usec", "requeue", "umask", "time_limit_usec", "constraint", "nodelist", "exclude", "exclusive", \
+                "dependency", "hold", "begin_usec", "nice"
 const char *const job_spec_fields[] = { SPEC_FIELDS, NULL };
 const char *const job_submit_fields[] = { SPEC_FIELDS, "array", NULL };
 
@@ -202,6 +211,57 @@ static int get_nodesel(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN])
         return 0;
 }
 
+/* The fields that say when it may start: dependency, hold, begin_usec, nice. */
+static int start_fields_parse(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]) {
+        int64_t nice;
+        int r;
+        if ((r = get_opt_str(obj, "dependency", &spec->dependency, err)) < 0 ||
+            (r = proto_get_bool(obj, "hold", &spec->hold, err)) == -EINVAL ||
+            (r = get_opt_int(obj, "begin_usec", 0, INT64_MAX, &spec->begin_usec, err)) < 0 ||
+            (r = get_opt_int(obj, "nice", JOB_NICE_MIN, JOB_NICE_MAX, &nice, err)) < 0)
+                return r;
+        spec->nice = (int)nice;
+        if (spec->dependency) {
+                dep_list l;
+                if ((r = dep_parse(spec->dependency, &l, err, PROTO_ERRLEN)) < 0)
+                        return r;
+                dep_list_free(&l);
+        }
+        return 0;
+}
+
+static bool start_fields_to_json(const job_spec *spec, cJSON *obj) {
+        return (!spec->dependency || cJSON_AddStringToObject(obj, "dependency", spec->dependency)) &&
+               (!spec->hold || cJSON_AddBoolToObject(obj, "hold", true)) &&
+               (!spec->begin_usec || cJSON_AddNumberToObject(obj, "begin_usec", (double)spec->begin_usec)) &&
+               (!spec->nice || cJSON_AddNumberToObject(obj, "nice", spec->nice));
+}
+
+static const char *const wait_names[_JOB_WAIT_MAX] = {
+        [JOB_WAIT_NONE] = "",
+        [JOB_WAIT_RESOURCES] = "resources",
+        [JOB_WAIT_PRIORITY] = "priority",
+        [JOB_WAIT_DEPENDENCY] = "dependency",
+        [JOB_WAIT_DEP_NEVER] = "dependency never met",
+        [JOB_WAIT_HELD] = "held",
+        [JOB_WAIT_BEGIN] = "begin time",
+        [JOB_WAIT_DEPT_CAP] = "department cap",
+        [JOB_WAIT_USER_LIMIT] = "user limit",
+        [JOB_WAIT_THROTTLE] = "throttle",
+};
+
+const char *job_wait_name(job_wait w) {
+        return w < _JOB_WAIT_MAX ? wait_names[w] : "invalid";
+}
+
+int job_wait_from_name(const char *name, job_wait *out) {
+        int w = name_index(wait_names, _JOB_WAIT_MAX, name);
+        if (w < 0)
+                return w;
+        *out = (job_wait)w;
+        return 0;
+}
+
 static int spec_parse(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]) {
         int r = proto_get_strv(obj, "argv", JOB_ARGV_MAX, true, &spec->argv, err);
         if (r == -ENOENT || (r == 0 && !spec->argv[0]))
@@ -229,6 +289,8 @@ static int spec_parse(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]) 
             (r = check_label(spec->name, "name", false, err)) < 0 ||
             (r = check_label(spec->group, "group", true, err)) < 0 ||
             (r = check_label(spec->job_type, "job_type", false, err)) < 0 || (r = get_nodesel(obj, spec, err)) < 0)
+                return r;
+        if ((r = start_fields_parse(obj, spec, err)) < 0)
                 return r;
         return spec->name ? 0 : default_name(spec);
 }
@@ -276,7 +338,8 @@ static int spec_to_json_public(const job_spec *spec, cJSON *obj) {
             (spec->time_limit_usec && !cJSON_AddNumberToObject(obj, "time_limit_usec", (double)spec->time_limit_usec)) ||
             !add_opt_str(obj, "constraint", spec->constraint) ||
             !add_opt_str(obj, "nodelist", spec->nodelist) || !add_opt_str(obj, "exclude", spec->exclude) ||
-            (spec->exclusive && !cJSON_AddBoolToObject(obj, "exclusive", true)))
+            (spec->exclusive && !cJSON_AddBoolToObject(obj, "exclusive", true)) ||
+            !start_fields_to_json(spec, obj))
                 return -ENOMEM;
         return 0;
 }
@@ -307,7 +370,7 @@ size_t job_spec_json_bound(const job_spec *spec) {
                 n += str_bound(*v);
         for (char *const *v = spec->env; v && *v; v++)
                 n += str_bound(*v);
-        return n;
+        return n + str_bound(spec->dependency);
 }
 
 void job_spec_free(job_spec *spec) {
@@ -322,6 +385,7 @@ void job_spec_free(job_spec *spec) {
         free(spec->constraint);
         free(spec->nodelist);
         free(spec->exclude);
+        free(spec->dependency);
         *spec = (job_spec){ 0 };
 }
 
@@ -410,7 +474,8 @@ cJSON *job_to_json(const job *j) {
             (j->array_first && (!cJSON_AddNumberToObject(obj, "array_first", (double)j->array_first) ||
                                 !cJSON_AddNumberToObject(obj, "array_index", j->array_index))) ||
             job_result_to_json(&j->result, obj) < 0 ||
-            (j->state == JOB_RUNNING && !cJSON_AddNumberToObject(obj, "mem_current", (double)j->result.mem_current))) {
+            (j->state == JOB_RUNNING && !cJSON_AddNumberToObject(obj, "mem_current", (double)j->result.mem_current)) ||
+            (j->state == JOB_PENDING && j->wait && !cJSON_AddStringToObject(obj, "reason", job_wait_name(j->wait)))) {
                 cJSON_Delete(obj);
                 return NULL;
         }
@@ -421,6 +486,19 @@ cJSON *job_to_json(const job *j) {
 static int get_opt_strv(const cJSON *obj, const char *field, char ***out, char err[PROTO_ERRLEN]) {
         int r = proto_get_strv(obj, field, JOB_ARGV_MAX, true, out, err);
         return r == -ENOENT ? 0 : r;
+}
+
+/* A record's start fields, and the reason a pending job waits. */
+static int record_start_parse(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
+        const char *reason;
+        int r = start_fields_parse(obj, &j->spec, err);
+        if (r < 0)
+                return r;
+        if ((r = proto_get_str(obj, "reason", &reason, err)) == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        return job_wait_from_name(reason, &j->wait) < 0 ? invalid(err, "reason: unknown reason '%s'", reason) : 0;
 }
 
 static int record_parse(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
@@ -474,7 +552,7 @@ static int record_parse(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
             (r = get_opt_int(obj, "mem_current", 0, INT64_MAX, &current, err)) < 0)
                 return r;
         j->result.mem_current = (uint64_t)current;
-        return 0;
+        return record_start_parse(obj, j, err);
 }
 
 int job_from_json(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
@@ -488,7 +566,7 @@ int job_from_json(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
 }
 
 /* The string fields an array's jobs share but argv, as pointers into j, in out. */
-#define SHARED_STRINGS 9
+#define SHARED_STRINGS 10
 static void shared_strings(job *j, char **out[SHARED_STRINGS]) {
         out[0] = &j->user;
         out[1] = &j->spec.name;
@@ -499,6 +577,7 @@ static void shared_strings(job *j, char **out[SHARED_STRINGS]) {
         out[6] = &j->spec.constraint;
         out[7] = &j->spec.nodelist;
         out[8] = &j->spec.exclude;
+        out[9] = &j->spec.dependency;
 }
 
 void job_borrow_spec(job *member, const job *owner, bool with_stdout) {

@@ -74,7 +74,16 @@ typedef struct job_spec {
         char *nodelist;
         char *exclude;
         bool exclusive;
+        /* When it may start (docs/protocol.md, "Dependencies, holds and begin times"). */
+        char *dependency;   /* NULL, or as Slurm writes it: "afterok:1:2,afterany:3" (shared/depend.h) */
+        bool hold;          /* submitted (or put) on hold: pending until released */
+        int64_t begin_usec; /* CLOCK_REALTIME microseconds before which it stays pending; 0: none */
+        int nice;           /* JOB_NICE_MIN..JOB_NICE_MAX: higher goes after the user's other jobs
+                             * in its department; negative for root only */
 } job_spec;
+
+#define JOB_NICE_MIN (-10000)
+#define JOB_NICE_MAX 10000
 
 typedef struct job_result {
         int exit_code;      /* valid when signal == 0 */
@@ -87,6 +96,27 @@ typedef struct job_result {
         psi_stats psi;      /* the cgroup's pressure (v2): averages at the last report, totals */
         char *error;        /* why it failed to start or was killed; NULL if none */
 } job_result;
+
+/* Why a pending job waits ("reason" in its record): what the last scheduling pass saw. */
+typedef enum job_wait {
+        JOB_WAIT_NONE,       /* not looked at yet */
+        JOB_WAIT_RESOURCES,  /* no up node has room for it */
+        JOB_WAIT_PRIORITY,   /* a job ahead of it waits for resources (strict FIFO) */
+        JOB_WAIT_DEPENDENCY, /* a job it depends on has not ended (or started) as it needs */
+        JOB_WAIT_DEP_NEVER,  /* a dependency that can never be met (kill_invalid_depend = no) */
+        JOB_WAIT_HELD,       /* on hold until released */
+        JOB_WAIT_BEGIN,      /* its begin time has not come */
+        JOB_WAIT_DEPT_CAP,   /* its department holds its cap (department_caps) */
+        JOB_WAIT_USER_LIMIT, /* its user holds a per-user limit */
+        JOB_WAIT_THROTTLE,   /* its array runs as many members as it may at once (%N) */
+        _JOB_WAIT_MAX,
+} job_wait;
+
+/* "", "resources", "priority", "dependency", "dependency never met", "held", "begin time",
+ * "department cap", "user limit", "throttle". */
+const char *job_wait_name(job_wait w);
+/* Inverse of job_wait_name. Returns 0 or -EINVAL. */
+int job_wait_from_name(const char *name, job_wait *out);
 
 typedef struct job {
         uint64_t id;
@@ -107,6 +137,10 @@ typedef struct job {
          * strings every member of an array shares (user, name, group, job_type, argv, cwd,
          * stderr_path), and stdout_path when it was given rather than made from the id. */
         bool borrows_spec, borrows_stdout;
+        job_wait wait;       /* why a pending job has not started, as the last scheduling pass saw it */
+        uint32_t deps_unmet; /* the controller's count of its dependencies not met yet */
+        bool deps_never;     /* one of them can never be met (it stays pending: kill_invalid_depend = no) */
+        bool singleton;      /* its dependency has "singleton": it starts when no job of its user and name runs */
 } job;
 
 /* Validate and copy a submit/launch JSON object's spec fields into spec (which the caller

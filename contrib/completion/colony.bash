@@ -55,7 +55,7 @@ _colony() {
                 COMPREPLY=($(compgen -W "$(_colony_options "$cmd")" -- "$cur"))
         else
                 case $cmd in
-                show | cancel | wait)
+                show | cancel | wait | hold | release | update)
                         COMPREPLY=($(compgen -W "$(colony queue 2>/dev/null | awk 'NR > 1 { print $1 }')" -- "$cur")) ;;
                 drain | resume) COMPREPLY=($(compgen -W "$(_colony_nodes)" -- "$cur")) ;;
                 esac

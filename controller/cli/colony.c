@@ -4,6 +4,7 @@
  * every job command and script loop starts, loads only libc and libcjson. */
 #include "cli.h"
 #include "devcluster.h"
+#include "waitopts.h"
 #include <errno.h>
 #include <limits.h>
 #include <string.h>
@@ -46,7 +47,7 @@ static const cli_command *const commands[] = {
         &cmd_submit,  &cmd_queue,    &cmd_show,      &cmd_cancel,     &cmd_wait,    &cmd_history, &cmd_nodes,
         &cmd_up,      &cmd_down,     &cmd_demo,      &offline_place,  &offline_sim, &offline_fair, &offline_coloc,
         &offline_lotes, &cmd_measure, &cmd_shares,   &cmd_reload,     &cmd_events,
-        &cmd_drain,   &cmd_resume,   NULL,
+        &cmd_drain,   &cmd_resume,   &cmd_hold,    &cmd_release,    &cmd_update,  NULL,
 };
 
 int main(int argc, char **argv) {

@@ -4,6 +4,7 @@
 #include "format.h"
 #include "jobs.h"
 #include "nodesel.h"
+#include "waitopts.h"
 #include "outcome.h"
 #include "proto.h"
 #include "units.h"
@@ -148,6 +149,7 @@ static const char submit_usage[] =
         "  --exclude A,B    on none of these nodes\n"
         "  --exclusive      a node of its own: an idle node, and no other job placed there while\n"
         "                   it runs\n"
+        WAITOPT_SUBMIT_USAGE
         "  --json           print the controller's reply\n\n"
         "CMD without a '/' is looked up in $PATH; it must exist and be executable.\n";
 
@@ -283,6 +285,10 @@ static int parse_time_limit(const cli *c, const char *arg, int64_t *usec) {
         return r < 0 ? -EINVAL : 0;
 }
 
+int jobs_parse_time_limit(const cli *c, const char *arg, int64_t *usec) {
+        return parse_time_limit(c, arg, usec);
+}
+
 /* Options into s and m (strings borrowed from argv). Returns -1 to go on, else an exit status. */
 static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many *m) {
         enum { OPT_CPUS = CLI_OPT_OWN, OPT_MEM, OPT_MEM_HIGH, OPT_PIDS, OPT_NAME, OPT_GROUP, OPT_TYPE, OPT_OUTPUT,
@@ -300,6 +306,7 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
                 {"constraint", required_argument, NULL, OPT_CONSTRAINT},
                 {"nodelist", required_argument, NULL, OPT_NODELIST},
                 {"exclude", required_argument, NULL, OPT_EXCLUDE}, {"exclusive", no_argument, NULL, OPT_EXCLUSIVE},
+                WAITOPT_SUBMIT_OPTIONS,
                 {0},
         };
         int64_t n;
@@ -307,7 +314,7 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
 
         s->req = (res_t){.mcpu = 1000, .mem = (int64_t)256 << 20};
         /* Slurm's short forms of the options they share */
-        while ((o = cli_getopt_short(c, argc, argv, options, "c:J:o:e:t:")) > 0) {
+        while ((o = cli_getopt_short(c, argc, argv, options, "c:J:o:e:t:d:Hb:")) > 0) {
                 switch (o) {
                 case 'c':
                 case OPT_CPUS:
@@ -354,6 +361,9 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
                         if ((n = parse_nodesel(c, o - OPT_CONSTRAINT, optarg, s)) >= 0)
                                 return (int)n;
                         break;
+                default:
+                        if ((n = waitopt_submit(c, o, optarg, s)) >= 0)
+                                return (int)n;
                 }
         }
         if (o < 0)
@@ -446,8 +456,10 @@ static int run_submit(cli *c, int argc, char **argv) {
         int r;
 
         r = parse_submit(c, argc, argv, &s, &many);
-        if (r >= 0)
+        if (r >= 0) {
+                free(s.dependency);
                 return r;
+        }
         if (jobs_socket_for(c, sock) < 0)
                 return EXIT_FAIL;
         if (!getcwd(cwd, sizeof(cwd))) {
@@ -461,6 +473,7 @@ static int run_submit(cli *c, int argc, char **argv) {
                 r = submit_one(c, sock, &s, many.array);
         free(s.argv);
         free(s.env);
+        free(s.dependency);
         for (int i = 0; i < 3; i++)
                 free(owned[i]);
         return r;
@@ -517,6 +530,11 @@ static char *left_text(const job *j, int64_t now, char *buf, size_t len) {
         return units_format_time(left > 0 ? left : -1, buf, len);
 }
 
+/* The REASON column: why a pending job waits, as the controller's last pass saw it. */
+static const char *queue_reason(const job *j) {
+        return j->state == JOB_PENDING && j->wait ? job_wait_name(j->wait) : NULL;
+}
+
 static int queue_add_row(fmt_table *t, const job *j, int64_t now) {
         char id[32], cpus[FMT_BUF], mem[FMT_BUF], time[FMT_BUF], limit[FMT_BUF], left[FMT_BUF];
 
@@ -525,18 +543,18 @@ static int queue_add_row(fmt_table *t, const job *j, int64_t now) {
                              units_format_cpus(j->spec.req.mcpu, cpus, sizeof(cpus)),
                              units_format_size(j->spec.req.mem, mem, sizeof(mem)),
                              queue_time(j, now, time, sizeof(time)), limit_text(j, limit, sizeof(limit)),
-                             left_text(j, now, left, sizeof(left)));
+                             left_text(j, now, left, sizeof(left)), queue_reason(j));
 }
 
 /* Print the jobs of a "jobs" reply as a table. Returns 0 or EXIT_FAIL. */
 static int print_queue(const cli *c, const cJSON *reply) {
         static const char *const headers[] = {"ID", "NAME", "USER", "STATE", "NODE", "CPUS", "MEM", "TIME",
-                                              "LIMIT", "LEFT"};
+                                              "LIMIT", "LEFT", "REASON"};
         const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(reply, "jobs"), *item;
         char perr[PROTO_ERRLEN] = "";
         int64_t now = now_usec();
         fmt_table t;
-        int r = fmt_table_init(&t, 10, headers);
+        int r = fmt_table_init(&t, 11, headers);
 
         if (!cJSON_IsArray(jobs))
                 r = -EBADMSG;
@@ -694,6 +712,24 @@ static void show_nodesel(const job *j) {
         field("nodes:", line);
 }
 
+/* When it may start: why it waits, its dependency, hold, begin time and nice value. */
+static void show_start(const job *j) {
+        char buf[FMT_BUF];
+
+        if (j->state == JOB_PENDING)
+                field("reason:", j->wait ? job_wait_name(j->wait) : NULL);
+        if (j->spec.dependency)
+                field("dependency:", j->spec.dependency);
+        if (j->spec.hold)
+                field("held:", "yes (colony release)");
+        if (j->spec.begin_usec)
+                field("begin:", fmt_time(j->spec.begin_usec, buf, sizeof(buf)));
+        if (j->spec.nice) {
+                snprintf(buf, sizeof(buf), "%d", j->spec.nice);
+                field("nice:", buf);
+        }
+}
+
 static void show_job(const job *j) {
         char *cmdline = fmt_argv(j->spec.argv);
         char line[512];
@@ -719,6 +755,7 @@ static void show_job(const job *j) {
         show_nodesel(j);
         field("node:", j->node);
         show_request(j);
+        show_start(j);
         show_times(j);
         show_time_limit(j);
         show_result(j);

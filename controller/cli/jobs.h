@@ -34,5 +34,8 @@ int jobs_submit_lines(const cli *c, const char *sock, const job_spec *spec, FILE
 
 /* The controller's socket for c into buf (PATH_MAX). Prints the error; returns 0 or -errno. */
 int jobs_socket_for(const cli *c, char *buf);
+/* A --time operand, as submit's (UNLIMITED: JOB_TIME_UNLIMITED), into *usec. Returns 0, or
+ * -EINVAL after printing why. */
+int jobs_parse_time_limit(const cli *c, const char *arg, int64_t *usec);
 /* A --user operand, NAME or UID, to a uid. Returns 0 or EXIT_USAGE after printing why. */
 int jobs_parse_user(const cli *c, const char *s, int64_t *uid);

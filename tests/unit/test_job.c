@@ -196,7 +196,8 @@ START_TEST(spec_fields_cover_what_to_json_writes) {
         ck_assert_int_eq(parse(GOOD ",\"env\":[\"A=1\"],\"pids\":64,\"name\":\"n\",\"group\":\"g\","
                                "\"job_type\":\"t\",\"expected_usec\":60000000,\"stdout_path\":\"/o\",\"stderr_path\":\"/e\",\"mem_high\":1024,\"requeue\":true,"
                                "\"time_limit_usec\":2000000"
-                               ",\"constraint\":\"ssd&avx\",\"nodelist\":\"a,b\",\"exclude\":\"c\",\"exclusive\":true",
+                               ",\"constraint\":\"ssd&avx\",\"nodelist\":\"a,b\",\"exclude\":\"c\",\"exclusive\":true"
+                               ",\"dependency\":\"afterok:1\",\"hold\":true,\"begin_usec\":5,\"nice\":10",
                                &spec, err),
                          0);
         cJSON *obj = proto_new("launch");
@@ -222,7 +223,8 @@ START_TEST(the_bound_covers_the_printed_spec) {
         ck_assert_int_eq(parse(GOOD ",\"env\":[\"A=\\u0001\\u0002\\u0003\",\"B=\\u001f\"],\"pids\":4194304,"
                                "\"name\":\"n\",\"group\":\"g/h\",\"job_type\":\"t\",\"expected_usec\":9007199254740991,"
                                "\"stdout_path\":\"/o\\u0001\",\"stderr_path\":\"/e\\u0001\",\"mem_high\":1024,\"requeue\":true,"
-                               "\"time_limit_usec\":2000000",
+                               "\"time_limit_usec\":2000000"
+                               ",\"dependency\":\"afterok:1\",\"hold\":true,\"begin_usec\":5,\"nice\":10",
                                &spec, err),
                          0);
         spec.req.mem = INT64_C(1) << 62;
