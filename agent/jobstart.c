@@ -198,7 +198,7 @@ static void start_queued(agent_job *j) {
         char err[ERRLEN], cpus[32], mem[32], cores[CORES_LIST_MAX];
         cg_limits lim = {.mcpu = m->spec.req.mcpu, .mem = m->spec.req.mem, .mem_high = m->spec.mem_high,
                          .pids = m->spec.req.pids ? m->spec.req.pids : a->cfg.default_pids,
-                         .cpus = jobcores_take(j, m->spec.req.mcpu, cores, sizeof(cores))};
+                         .cpus = jobcores_take(j, m->spec.share_cores ? 0 : m->spec.req.mcpu, cores, sizeof(cores))};
         launch_req req = {.spec = &m->spec, .uid = m->uid, .gid = m->gid, .cg = a->cg, .cg_job = j->cgroup,
                           .nofile = a->cfg.job_nofile};
         int r;

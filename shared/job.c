@@ -42,7 +42,7 @@ bool job_state_is_terminal(job_state s) {
 
 #define SPEC_FIELDS                                                                                                    \
         "argv", "env", "cwd", "stdout_path", "stderr_path", "mcpu", "mem", "mem_high", "pids", "name", "group", "job_type", \
-                "expected_usec", "requeue", "umask", "time_limit_usec", "constraint", "nodelist", "exclude", "exclusive", \
+                "expected_usec", "requeue", "umask", "time_limit_usec", "constraint", "nodelist", "exclude", "exclusive", "share_cores", \
                 "dependency", "hold", "begin_usec", "nice"
 const char *const job_spec_fields[] = { SPEC_FIELDS, NULL };
 const char *const job_submit_fields[] = { SPEC_FIELDS, "array", NULL };
@@ -199,7 +199,8 @@ static int get_nodesel(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN])
         if ((r = get_opt_str(obj, "constraint", &spec->constraint, err)) < 0 ||
             (r = get_opt_str(obj, "nodelist", &spec->nodelist, err)) < 0 ||
             (r = get_opt_str(obj, "exclude", &spec->exclude, err)) < 0 ||
-            (r = proto_get_bool(obj, "exclusive", &spec->exclusive, err)) == -EINVAL)
+            (r = proto_get_bool(obj, "exclusive", &spec->exclusive, err)) == -EINVAL ||
+            (r = proto_get_bool(obj, "share_cores", &spec->share_cores, err)) == -EINVAL)
                 return r;
         if (spec->constraint && !nodesel_expr_ok(spec->constraint))
                 return invalid(err, "%s: must be features (letters, digits, _ . -) joined by & or , (all) and | (either)",
@@ -339,6 +340,7 @@ static int spec_to_json_public(const job_spec *spec, cJSON *obj) {
             !add_opt_str(obj, "constraint", spec->constraint) ||
             !add_opt_str(obj, "nodelist", spec->nodelist) || !add_opt_str(obj, "exclude", spec->exclude) ||
             (spec->exclusive && !cJSON_AddBoolToObject(obj, "exclusive", true)) ||
+            (spec->share_cores && !cJSON_AddBoolToObject(obj, "share_cores", true)) ||
             !start_fields_to_json(spec, obj))
                 return -ENOMEM;
         return 0;

@@ -74,6 +74,9 @@ typedef struct job_spec {
         char *nodelist;
         char *exclude;
         bool exclusive;
+        /* No cores of its own even for whole CPUs: it runs on the cores no such job holds, as a
+         * fractional job does (colony measure pins the two jobs of a pair to one core). */
+        bool share_cores;
         /* When it may start (docs/protocol.md, "Dependencies, holds and begin times"). */
         char *dependency;   /* NULL, or as Slurm writes it: "afterok:1:2,afterany:3" (shared/depend.h) */
         bool hold;          /* submitted (or put) on hold: pending until released */

@@ -140,14 +140,17 @@ static void show_run(measure *m, const char *what, int i, int j) {
         progress_update(&m->bar, (size_t)m->done, note);
 }
 
-/* Submit type i's command (looped forever when loop), pinned. Returns 0 or -errno. */
+/* Submit type i's command (looped forever when loop), pinned. Both jobs of a pair must be
+ * allowed on the pinned core: share_cores keeps the agent from giving each a core of its own.
+ * Returns 0 or -errno. */
 static int submit(measure *m, int i, bool loop, uint64_t *id) {
         char name[64], err[ERRLEN], **cmd = m->types[i].cmd;
         char *argv[MAX_ARGS] = {"/usr/bin/taskset", "-c", (char *)m->pin};
         int n = 3;
         extern char **environ;
         job_spec s = {.name = name, .job_type = (char *)m->types[i].name, .argv = argv, .env = environ,
-                      .umask = JOB_UMASK_DEFAULT, .cwd = m->cwd, .stdout_path = "/dev/null", .req = {.mcpu = m->mcpu, .mem = m->mem}};
+                      .umask = JOB_UMASK_DEFAULT, .cwd = m->cwd, .stdout_path = "/dev/null", .req = {.mcpu = m->mcpu, .mem = m->mem},
+                      .share_cores = true};
         static char *const looped[] = {"/bin/sh", "-c", "while :; do \"$@\"; done", "sh"};
         int r;
 

@@ -196,7 +196,7 @@ START_TEST(spec_fields_cover_what_to_json_writes) {
         ck_assert_int_eq(parse(GOOD ",\"env\":[\"A=1\"],\"pids\":64,\"name\":\"n\",\"group\":\"g\","
                                "\"job_type\":\"t\",\"expected_usec\":60000000,\"stdout_path\":\"/o\",\"stderr_path\":\"/e\",\"mem_high\":1024,\"requeue\":true,"
                                "\"time_limit_usec\":2000000"
-                               ",\"constraint\":\"ssd&avx\",\"nodelist\":\"a,b\",\"exclude\":\"c\",\"exclusive\":true"
+                               ",\"constraint\":\"ssd&avx\",\"nodelist\":\"a,b\",\"exclude\":\"c\",\"exclusive\":true,\"share_cores\":true"
                                ",\"dependency\":\"afterok:1\",\"hold\":true,\"begin_usec\":5,\"nice\":10",
                                &spec, err),
                          0);
