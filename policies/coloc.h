@@ -1,7 +1,7 @@
 /* coloc.h - colocating jobs with types: minimise the largest colocation cost among machines.
  *
  * Source: Pascual & Rzadca, "Optimizing egalitarian performance when colocating tasks with
- * types for cloud data center resource management" (../shared/papers/004_*, here "the paper").
+ * types for cloud data center resource management", here "the paper".
  *
  * Model (paper, Eq. 1). n jobs go to m identical machines; job j has a type t_j in 0..T-1 and
  * a load p_j >= 0. The cost of job i is the load of every job on i's machine, i itself and the

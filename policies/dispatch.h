@@ -1,5 +1,6 @@
-/* dispatch.h - event-driven policies: the LoTES paper's baselines Tetris and Greedy (section
- * 5.1, ../shared/papers/000_*), and the interface LoTES's dispatcher (lotes.h) shares with them.
+/* dispatch.h - event-driven policies: the LoTES paper's baselines Tetris and Greedy (Tran et
+ * al., "Multi-stage resource-aware scheduling for data centers with heterogeneous servers",
+ * section 5.1), and the interface LoTES's dispatcher (lotes.h) shares with them.
  *
  * The NetBatch heuristics of sched.h are passes: each call sees the machines and the queue and
  * keeps nothing. The LoTES paper's schedulers instead react to two events, with state between

@@ -1,6 +1,7 @@
 /* fit.c - the NetBatch placement heuristics: First/Best/Worst-Fit on cores or memory, Mix-Fit,
- * and the Max-Jobs meta-heuristic. Source: the Intel NetBatch pool manager paper
- * (../shared/papers/001_*, sections 2-4); docs/policies.md.
+ * and the Max-Jobs meta-heuristic. Source: Shai, Shmueli and Feitelson,
+ * "Heuristics for resource matching in Intel's compute farm" (JSSPP 2013), sections 2-4;
+ * docs/policies.md.
  *
  * Each heuristic is a chooser, given the machines and one job, the index of the machine to use
  * or -1, in two forms: a scan of every machine, O(machines) per decision, the reference; and

@@ -1,5 +1,6 @@
-/* lotes.h - LoTES, Long Term Evaluation Scheduling (Tran & Beck, ../shared/papers/000_*,
- * section 4): three stages that plan how job classes share machine configurations, then
+/* lotes.h - LoTES, Long Term Evaluation Scheduling (Tran, Padmanabhan, Zhang, Li, Down and
+ * Beck, "Multi-stage resource-aware scheduling for data centers with heterogeneous servers",
+ * Journal of Scheduling 2018, section 4): three stages that plan how job classes share machine configurations, then
  * dispatch each job to follow the plan.
  *
  *   1. lotes_allocate: the allocation LP (1)-(5), a fluid model pooling each configuration

@@ -1,11 +1,12 @@
 /* workload.c - synthetic workloads from the papers, drawn from a seeded generator.
  *
- * mishra: the earlier LoTES report (../shared/papers/003_*), Table 1 (10 machine
+ * mishra: the earlier LoTES report (Tran and Beck, "Report: Google data center scheduling"), Table 1 (10 machine
  * configurations of 1000 machines; cores and RAM in the paper's units, read here as cores and
  * GiB) and Tables 2-3 (8 job classes after Mishra et al.: proportion, exponential processing
  * time, and normal core and RAM demands with their coefficient of variation and range).
  *
- * lotes-google: the LoTES paper (../shared/papers/000_*), Table 1 (10 configurations, 12,583
+ * lotes-google: the LoTES paper (Tran et al., "Multi-stage resource-aware scheduling for data
+ * centers with heterogeneous servers"), Table 1 (10 configurations, 12,583
  * machines, capacities normalised to the largest machine, read here as 64 cores and 256 GiB)
  * and Table 2 (4 job classes from the Google 2011 trace: proportion, mean time, mean cores and
  * memory). The paper replays the trace itself; for the synthetic stream colony draws times

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # lotes.sh - LoTES against the Tetris and Greedy baselines on the LoTES paper's set-ups
-# (../shared/papers/000_*, section 5), and what LoTES costs. Not part of ctest: it is long.
+# (Tran et al., "Multi-stage resource-aware scheduling for data centers with heterogeneous
+# servers", section 5), and what LoTES costs. Not part of ctest: it is long.
 #
 #   COLONY_BIN=build/bin tests/bench/lotes.sh            (prints JSON, then the tables)
 #

@@ -1,5 +1,6 @@
 /* test_coloc.c - the colocation model and algorithms (policies/coloc*.c) against the paper
- * (../shared/papers/004_*): the cost of Eq. 1, each algorithm on cases worked by hand, and on
+ * (Pascual and Rzadca, "Optimizing egalitarian performance when colocating tasks with types
+ * for cloud data center resource management"): the cost of Eq. 1, each algorithm on cases worked by hand, and on
  * random small instances every algorithm's cost >= the optimum (exhaustive search here) >=
  * the lower bound, with the approximation ratios of Sec. 4.2 and 6 checked where they apply. */
 #include "check_main.h"
