@@ -51,6 +51,11 @@ typedef enum fair_algo {
         _FAIR_ALGO_MAX,
 } fair_algo;
 
+/* The controller's default: H-DRF, which keeps every node's hierarchical share guarantee on
+ * every tree; MCH does not when jobs need only some resources or stop wanting tasks
+ * (docs/policies.md, "Does MCH equal H-DRF?"). */
+#define FAIR_DEFAULT FAIR_HDRF
+
 typedef struct fair_node {
         const char *name;  /* for messages only; may be NULL ("node #<index>") */
         int32_t parent;    /* index of the parent in the node array; -1 for the one root */
