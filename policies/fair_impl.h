@@ -9,8 +9,9 @@
  * the reasons a leaf is blocked (0: it can take a task).
  *
  * Engines. The flat one (DRF, WDRF, MCH, C-CH, M-CH) keeps the unblocked leaves in a binary heap
- * keyed by share / weight; H-DRF keeps, per node, the rescaled consumption vector of H-DRF and
- * the child a descent takes. */
+ * keyed by share / weight; H-DRF keeps, per node, the rescaled consumption vector of H-DRF, a
+ * heap of its unblocked children by share / weight, and running sums of its children's vectors
+ * from which the rescaled sum follows in O(nres). */
 #pragma once
 #include "fair.h"
 #include <stdbool.h>
@@ -57,11 +58,15 @@ struct fair_state {
         double *key;
         uint32_t *heap, *pos; /* pos: index in heap, or UINT32_MAX */
         size_t nheap;
-        /* the H-DRF engine */
-        double *vec;          /* nnodes x nres: rescaled consumption */
+        /* the H-DRF engine; its heaps use key and pos, node n's over heap[kid_start[n] ..) */
+        double *hd;           /* nnodes x 4 x nres, one block per node (a cache line at two
+                               * resources): vec, the rescaled consumption; sumb, over its blocked
+                               * children their vec; sumu, over the unblocked ones vec x weight /
+                               * share; contrib, what it adds to its parent's sumb or sumu */
         double *share;        /* dominant share of vec */
-        uint32_t *open;       /* unblocked children */
-        uint32_t *best;       /* the child a descent takes */
+        bool *in_sumb;        /* which of the two it adds to */
+        size_t *nopen;        /* the size of the node's heap: its unblocked children */
+        uint32_t *open;       /* unblocked children, as flip counts them */
         bool *blocked;
         bool *dirty;
         uint64_t *dirtyq;     /* depth << 32 | node */
@@ -70,9 +75,18 @@ struct fair_state {
 
 extern const fair_engine fair__flat_engine, fair__hdrf_engine;
 
+#define FAIR_NOWHERE UINT32_MAX /* s->pos of a node in no heap */
+
 static inline bool fair__is_leaf(const fair_state *s, uint32_t n) {
         return s->kid_start[n] == s->kid_start[n + 1];
 }
 
 /* Fill s->weight (and s->first_saturated) for s->algo. Returns 0 or -ENOMEM. */
 int fair__weights(fair_state *s);
+
+/* Heaps of node indices in slot[0 .. *n), least s->key first, ties to the lowest index; s->pos
+ * holds each node's place (FAIR_NOWHERE once erased). O(log n) each. */
+void fair__heap_insert(fair_state *s, uint32_t *slot, size_t *n, uint32_t node);
+void fair__heap_erase(fair_state *s, uint32_t *slot, size_t *n, uint32_t node);
+/* Restore the order after node's key changed. */
+void fair__heap_fix(fair_state *s, uint32_t *slot, size_t n, uint32_t node);

@@ -2,7 +2,8 @@
  * the jobs (leaves, q = 10^2 .. 10^5) grow and the tree deepens (2 .. 6 levels, root and leaves
  * included), the MCH paper's run-time comparison (002_*, section IV-B). Prints JSON.
  *
- *   build/bin/bench_fair [BUDGET_SECONDS]       (default 2: the most each measurement may take)
+ *   build/bin/bench_fair [BUDGET_SECONDS [LEVELS]]   (default 2: the most each measurement may
+ *                                                    take; LEVELS: only trees of that depth)
  *
  * Trees are complete with fan-out ceil(q^(1/(levels-1))), cut at q leaves; 70% of the jobs are
  * full-type (1-4 cores, 1-8 GiB a task), 15% CPU-only, 15% memory-only, and none runs out of
@@ -111,12 +112,13 @@ static void print_measure(const char *name, measure m, bool setup) {
 
 int main(int argc, char **argv) {
         double budget = argc > 1 ? atof(argv[1]) : 2;
+        int only = argc > 2 ? atoi(argv[2]) : 0;
         size_t qmax = 100000, fanout;
         fair_node *nodes = calloc(2 * qmax + 8, sizeof(*nodes));
         unsigned seed = 42;
         bool first = true;
         printf("{\"bench\": \"fair\", \"budget_s\": %g, \"runs\": [\n", budget);
-        for (int levels = 2; levels <= 6; levels++)
+        for (int levels = only ? only : 2; levels <= (only ? only : 6); levels++)
                 for (size_t q = 100; q <= qmax; q *= 10) {
                         size_t n = build_tree(nodes, q, levels, &fanout, &seed);
                         fair_problem p = { .nres = 2, .nodes = nodes, .nnodes = n,
