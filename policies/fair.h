@@ -113,3 +113,12 @@ double fair_dominant_share(const fair_state *s, size_t node);
 double fair_weight(const fair_state *s, size_t node);
 /* MCH's first saturated resource k' (the paper, section III-A3), or -1 for other algorithms. */
 int fair_first_saturated(const fair_state *s);
+
+/* node's hierarchical share guarantee: 1 for the root; below it, the least of the node's cap and
+ * its parent's guarantee x its weight / the sum of its and its siblings' weights. */
+double fair_guarantee(const fair_state *s, size_t node);
+/* Per node (out: one entry per node), how far its dominant share is below its guarantee while
+ * the guarantee is owed: some leaf below it wants another task that only the cluster or a cap at
+ * the node or above it keeps out (a node whose jobs have all they want, or stop at a cap inside
+ * it, is owed no more); else 0. O(leaves x depth x nres). */
+void fair_shortfalls(const fair_state *s, double *out);

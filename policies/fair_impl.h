@@ -52,6 +52,7 @@ struct fair_state {
         fair_scope *scopes;
         size_t nscopes;
         int32_t *scope_of;   /* the node's scope, or -1 */
+        double *guarantee;   /* fair_guarantee's */
         /* weights (all algorithms), and the flat engine */
         double *weight;
         int first_saturated;
@@ -81,6 +82,8 @@ static inline bool fair__is_leaf(const fair_state *s, uint32_t n) {
         return s->kid_start[n] == s->kid_start[n + 1];
 }
 
+/* Fill s->guarantee from the tree (s->order set) and p's caps. */
+void fair__guarantees(fair_state *s, const fair_problem *p);
 /* Fill s->weight (and s->first_saturated) for s->algo. Returns 0 or -ENOMEM. */
 int fair__weights(fair_state *s);
 

@@ -399,6 +399,11 @@ START_TEST(the_default_keeps_every_guarantee) {
                 ck_assert_msg(sf <= TOL, "tree %d node %zu: %s %.3f short", k, worst, fair_algo_name(FAIR_DEFAULT), sf);
                 read_state(m, p.nnodes, 2, dt, du, ds);
                 sf = shortfall(&p, dt, du, ds, 1, &worst);
+                double policy_says[MAXN], most = 0; /* fair_shortfalls, what colony fair prints, agrees */
+                fair_shortfalls(m, policy_says);
+                for (size_t n = 0; n < p.nnodes; n++)
+                        most = fmax(most, policy_says[n]);
+                ck_assert_double_eq_tol(most, sf, 1e-12);
                 if (sf > TOL && mch_short++ == 0)
                         print_problem(&p);
                 if (sf > mch_worst) {
