@@ -1,8 +1,8 @@
 /* fair_flat.c - the flat engine: DRF, weighted DRF, MCH, C-CH and M-CH all give the next task to
  * the unblocked leaf with the least share / weight (the share is the dominant one, or the CPU or
  * memory one for C-CH and M-CH; ties to the lowest index). The unblocked leaves sit in a binary
- * heap on that key (fair_heap.c): fair_next reads its top, O(1); a charge, a release, a block or an unblock
- * moves one leaf, O(log p). */
+ * heap on that key (fair_heap.c): fair_next reads its top, O(1); a charge, a release, a block or
+ * an unblock moves one leaf, O(log p). */
 #include "fair_impl.h"
 #include <errno.h>
 #include <math.h>
