@@ -4,14 +4,18 @@
 #include "fair_impl.h"
 #include <math.h>
 
+/* Parents first; each node's children summed once: O(nnodes). */
 void fair__guarantees(fair_state *s, const fair_problem *p) {
+        s->guarantee[s->order[0]] = 1;
         for (size_t i = 0; i < s->nnodes; i++) {
                 uint32_t n = s->order[i];
-                int32_t up = s->parent[n];
                 double sum = 0;
-                for (uint32_t k = up >= 0 ? s->kid_start[up] : 0; up >= 0 && k < s->kid_start[up + 1]; k++)
+                for (uint32_t k = s->kid_start[n]; k < s->kid_start[n + 1]; k++)
                         sum += s->omega[s->kids[k]];
-                s->guarantee[n] = up < 0 ? 1 : fmin(p->nodes[n].cap, s->guarantee[up] * s->omega[n] / sum);
+                for (uint32_t k = s->kid_start[n]; k < s->kid_start[n + 1]; k++) {
+                        uint32_t c = s->kids[k];
+                        s->guarantee[c] = fmin(p->nodes[c].cap, s->guarantee[n] * s->omega[c] / sum);
+                }
         }
 }
 
