@@ -23,12 +23,14 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
+/* A comparison, not fmax: libm's fmax is a call, and this runs once per level per decision. */
 static double dominant(const fair_state *s, const double *v) {
         double most = 0;
-        for (size_t r = 0; r < s->nres; r++)
-                most = fmax(most, v[r] / (double)s->capacity[r]);
+        for (size_t r = 0; r < s->nres; r++) {
+                double x = v[r] / (double)s->capacity[r];
+                most = x > most ? x : most;
+        }
         return most;
 }
 
@@ -55,13 +57,13 @@ static uint32_t *heap_of(const fair_state *s, uint32_t n) {
 static void redo(fair_state *s, uint32_t n) {
         size_t m = s->nres, nkids = s->kid_start[n + 1] - s->kid_start[n];
         double *v = vec_of(s, n), *b = sumb_of(s, n), *u = sumu_of(s, n);
-        double least = s->nopen[n] ? s->key[heap_of(s, n)[0]] : 0;
-        if (s->nopen[n] == 0)
-                memset(u, 0, m * sizeof(*u));
-        if (s->nopen[n] == nkids)
-                memset(b, 0, m * sizeof(*b));
-        for (size_t r = 0; r < m; r++)
+        s->top[n] = s->nopen[n] ? heap_of(s, n)[0] : FAIR_NOWHERE;
+        double least = s->nopen[n] ? s->key[s->top[n]] : 0;
+        for (size_t r = 0; r < m; r++) {
+                u[r] = s->nopen[n] ? u[r] : 0;
+                b[r] = s->nopen[n] < nkids ? b[r] : 0;
                 v[r] = b[r] + least * u[r];
+        }
         s->share[n] = dominant(s, v);
 }
 
@@ -160,7 +162,8 @@ static int init(fair_state *s) {
         s->key = calloc(n, sizeof(*s->key));
         s->heap = calloc(n, sizeof(*s->heap));
         s->pos = malloc(n * sizeof(*s->pos));
-        if (!s->hd || !s->share || !s->in_sumb || !s->nopen || !s->open ||
+        s->top = calloc(n, sizeof(*s->top));
+        if (!s->top || !s->hd || !s->share || !s->in_sumb || !s->nopen || !s->open ||
             !s->blocked || !s->dirty || !s->dirtyq || !s->key || !s->heap || !s->pos)
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++)
@@ -187,7 +190,7 @@ static long next(const fair_state *s) {
         if (s->blocked[n])
                 return -1;
         while (!fair__is_leaf(s, n))
-                n = heap_of(s, n)[0];
+                n = s->top[n];
         return n;
 }
 

@@ -67,6 +67,7 @@ struct fair_state {
         double *share;        /* dominant share of vec */
         bool *in_sumb;        /* which of the two it adds to */
         size_t *nopen;        /* the size of the node's heap: its unblocked children */
+        uint32_t *top;        /* the top of the node's heap (FAIR_NOWHERE: empty), for fair_next */
         uint32_t *open;       /* unblocked children, as flip counts them */
         bool *blocked;
         bool *dirty;
