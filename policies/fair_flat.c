@@ -18,26 +18,25 @@ static double metric(const fair_state *s, uint32_t leaf) {
 }
 
 static void touch(fair_state *s, uint32_t leaf) {
-        s->key[leaf] = metric(s, leaf) / s->weight[leaf];
-        if (s->pos[leaf] != FAIR_NOWHERE)
+        s->item[leaf].key = metric(s, leaf) / s->weight[leaf];
+        if (s->item[leaf].pos != FAIR_NOWHERE)
                 fair__heap_fix(s, s->heap, s->nheap, leaf);
 }
 
 static void flip(fair_state *s, uint32_t leaf) {
-        if (s->nblock[leaf] > 0 && s->pos[leaf] != FAIR_NOWHERE)
+        if (s->nblock[leaf] > 0 && s->item[leaf].pos != FAIR_NOWHERE)
                 fair__heap_erase(s, s->heap, &s->nheap, leaf);
-        else if (s->nblock[leaf] == 0 && s->pos[leaf] == FAIR_NOWHERE)
+        else if (s->nblock[leaf] == 0 && s->item[leaf].pos == FAIR_NOWHERE)
                 fair__heap_insert(s, s->heap, &s->nheap, leaf);
 }
 
 static int init(fair_state *s) {
-        s->key = calloc(s->nnodes, sizeof(*s->key));
+        s->item = calloc(s->nnodes, sizeof(*s->item));
         s->heap = calloc(s->nnodes, sizeof(*s->heap));
-        s->pos = malloc(s->nnodes * sizeof(*s->pos));
-        if (!s->key || !s->heap || !s->pos)
+        if (!s->item || !s->heap)
                 return -ENOMEM;
         for (uint32_t n = 0; n < s->nnodes; n++) {
-                s->pos[n] = FAIR_NOWHERE;
+                s->item[n].pos = FAIR_NOWHERE;
                 if (fair__is_leaf(s, n) && s->weight[n] > 0) {
                         touch(s, n);
                         flip(s, n);

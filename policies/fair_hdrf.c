@@ -57,14 +57,14 @@ static uint32_t *heap_of(const fair_state *s, uint32_t n) {
 static void redo(fair_state *s, uint32_t n) {
         size_t m = s->nres, nkids = s->kid_start[n + 1] - s->kid_start[n];
         double *v = vec_of(s, n), *b = sumb_of(s, n), *u = sumu_of(s, n);
-        s->top[n] = s->nopen[n] ? heap_of(s, n)[0] : FAIR_NOWHERE;
-        double least = s->nopen[n] ? s->key[s->top[n]] : 0;
+        s->item[n].top = s->nopen[n] ? heap_of(s, n)[0] : FAIR_NOWHERE;
+        double least = s->nopen[n] ? s->item[s->item[n].top].key : 0;
         for (size_t r = 0; r < m; r++) {
                 u[r] = s->nopen[n] ? u[r] : 0;
                 b[r] = s->nopen[n] < nkids ? b[r] : 0;
                 v[r] = b[r] + least * u[r];
         }
-        s->share[n] = dominant(s, v);
+        s->item[n].share = dominant(s, v);
 }
 
 /* c's new vector and state into its parent's sums and heap. */
@@ -72,29 +72,29 @@ static void push(fair_state *s, uint32_t c) {
         size_t m = s->nres;
         uint32_t p = (uint32_t)s->parent[c];
         double *old = contrib_of(s, c), *v = vec_of(s, c);
-        double *sum = s->in_sumb[c] ? sumb_of(s, p) : sumu_of(s, p);
+        double *sum = s->item[c].in_sumb ? sumb_of(s, p) : sumu_of(s, p);
         for (size_t r = 0; r < m; r++)
                 sum[r] -= old[r];
-        s->in_sumb[c] = s->blocked[c];
-        double f = s->blocked[c] ? 1 : s->share[c] > 0 ? s->omega[c] / s->share[c] : 0;
-        sum = s->in_sumb[c] ? sumb_of(s, p) : sumu_of(s, p);
+        s->item[c].in_sumb = s->item[c].blocked;
+        double f = s->item[c].blocked ? 1 : s->item[c].share > 0 ? s->omega[c] / s->item[c].share : 0;
+        sum = s->item[c].in_sumb ? sumb_of(s, p) : sumu_of(s, p);
         for (size_t r = 0; r < m; r++) {
                 old[r] = f * v[r];
                 sum[r] += old[r];
         }
-        s->key[c] = s->share[c] / s->omega[c];
-        if (s->blocked[c] && s->pos[c] != FAIR_NOWHERE)
+        s->item[c].key = s->item[c].share / s->omega[c];
+        if (s->item[c].blocked && s->item[c].pos != FAIR_NOWHERE)
                 fair__heap_erase(s, heap_of(s, p), &s->nopen[p], c);
-        else if (!s->blocked[c] && s->pos[c] == FAIR_NOWHERE)
+        else if (!s->item[c].blocked && s->item[c].pos == FAIR_NOWHERE)
                 fair__heap_insert(s, heap_of(s, p), &s->nopen[p], c);
-        else if (!s->blocked[c])
+        else if (!s->item[c].blocked)
                 fair__heap_fix(s, heap_of(s, p), s->nopen[p], c);
 }
 
 /* n and every ancestor not yet marked. */
 static void mark_dirty(fair_state *s, int32_t n) {
-        for (; n >= 0 && !s->dirty[n]; n = s->parent[n]) {
-                s->dirty[n] = true;
+        for (; n >= 0 && !s->item[n].dirty; n = s->parent[n]) {
+                s->item[n].dirty = true;
                 s->dirtyq[s->ndirty++] = (uint64_t)s->depth[n] << 32 | (uint32_t)n;
         }
 }
@@ -118,7 +118,7 @@ static void settle(fair_state *s) {
                         redo(s, n);
                 if (s->parent[n] >= 0)
                         push(s, n);
-                s->dirty[n] = false;
+                s->item[n].dirty = false;
         }
         s->ndirty = 0;
 }
@@ -127,7 +127,7 @@ static void load_leaf(fair_state *s, uint32_t leaf) {
         double *v = vec_of(s, leaf);
         for (size_t r = 0; r < s->nres; r++)
                 v[r] = (double)s->used[(size_t)leaf * s->nres + r];
-        s->share[leaf] = dominant(s, v);
+        s->item[leaf].share = dominant(s, v);
 }
 
 static void touch(fair_state *s, uint32_t leaf) {
@@ -138,12 +138,12 @@ static void touch(fair_state *s, uint32_t leaf) {
 /* A node is blocked when all its children are: pass the change up as far as it goes. */
 static void flip(fair_state *s, uint32_t leaf) {
         uint32_t changed = leaf;
-        s->blocked[leaf] = s->nblock[leaf] > 0;
+        s->item[leaf].blocked = s->nblock[leaf] > 0;
         for (int32_t n = s->parent[leaf]; n >= 0; changed = (uint32_t)n, n = s->parent[n]) {
-                bool was = s->blocked[n];
-                s->open[n] += s->blocked[changed] ? -1u : 1u;
-                s->blocked[n] = s->open[n] == 0;
-                if (was == s->blocked[n])
+                bool was = s->item[n].blocked;
+                s->open[n] += s->item[changed].blocked ? -1u : 1u;
+                s->item[n].blocked = s->open[n] == 0;
+                if (was == s->item[n].blocked)
                         break;
         }
         mark_dirty(s, (int32_t)leaf);
@@ -152,33 +152,26 @@ static void flip(fair_state *s, uint32_t leaf) {
 static int init(fair_state *s) {
         size_t n = s->nnodes, nr = n * s->nres;
         s->hd = calloc(4 * nr, sizeof(*s->hd));
-        s->share = calloc(n, sizeof(*s->share));
-        s->in_sumb = calloc(n, sizeof(*s->in_sumb));
         s->nopen = calloc(n, sizeof(*s->nopen));
         s->open = calloc(n, sizeof(*s->open));
-        s->blocked = calloc(n, sizeof(*s->blocked));
-        s->dirty = calloc(n, sizeof(*s->dirty));
         s->dirtyq = calloc(n, sizeof(*s->dirtyq));
-        s->key = calloc(n, sizeof(*s->key));
+        s->item = calloc(n, sizeof(*s->item));
         s->heap = calloc(n, sizeof(*s->heap));
-        s->pos = malloc(n * sizeof(*s->pos));
-        s->top = calloc(n, sizeof(*s->top));
-        if (!s->top || !s->hd || !s->share || !s->in_sumb || !s->nopen || !s->open ||
-            !s->blocked || !s->dirty || !s->dirtyq || !s->key || !s->heap || !s->pos)
+        if (!s->hd || !s->nopen || !s->open || !s->dirtyq || !s->item || !s->heap)
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++)
-                s->pos[i] = FAIR_NOWHERE;
+                s->item[i].pos = FAIR_NOWHERE;
         for (size_t i = n; i-- > 0;) { /* children before parents */
                 uint32_t node = s->order[i];
                 if (fair__is_leaf(s, node)) {
-                        s->blocked[node] = s->nblock[node] > 0;
+                        s->item[node].blocked = s->nblock[node] > 0;
                         load_leaf(s, node);
                 } else {
-                        s->blocked[node] = s->open[node] == 0;
+                        s->item[node].blocked = s->open[node] == 0;
                         redo(s, node);
                 }
                 if (s->parent[node] >= 0) {
-                        s->open[s->parent[node]] += !s->blocked[node];
+                        s->open[s->parent[node]] += !s->item[node].blocked;
                         push(s, node);
                 }
         }
@@ -187,10 +180,10 @@ static int init(fair_state *s) {
 
 static long next(const fair_state *s) {
         uint32_t n = s->order[0];
-        if (s->blocked[n])
+        if (s->item[n].blocked)
                 return -1;
         while (!fair__is_leaf(s, n))
-                n = s->top[n];
+                n = s->item[n].top;
         return n;
 }
 

@@ -1,15 +1,15 @@
-/* fair_heap.c - the binary heaps of fair_impl.h: a slice of node indices ordered by s->key, the
- * least first, ties to the lowest index; s->pos[node] is the node's place in its slice. The flat
+/* fair_heap.c - the binary heaps of fair_impl.h: a slice of node indices ordered by item[].key, the
+ * least first, ties to the lowest index; s->item[node].pos is the node's place in its slice. The flat
  * engine keeps one over all leaves, H-DRF one per internal node over its children. */
 #include "fair_impl.h"
 
 static bool before(const fair_state *s, uint32_t a, uint32_t b) {
-        return s->key[a] < s->key[b] || (s->key[a] == s->key[b] && a < b);
+        return s->item[a].key < s->item[b].key || (s->item[a].key == s->item[b].key && a < b);
 }
 
 static void place(fair_state *s, uint32_t *slot, size_t i, uint32_t node) {
         slot[i] = node;
-        s->pos[node] = (uint32_t)i;
+        s->item[node].pos = (uint32_t)i;
 }
 
 static void sift_up(fair_state *s, uint32_t *slot, size_t i) {
@@ -37,17 +37,17 @@ void fair__heap_insert(fair_state *s, uint32_t *slot, size_t *n, uint32_t node) 
 }
 
 void fair__heap_erase(fair_state *s, uint32_t *slot, size_t *n, uint32_t node) {
-        size_t i = s->pos[node];
+        size_t i = s->item[node].pos;
         uint32_t last = slot[--*n];
-        s->pos[node] = FAIR_NOWHERE;
+        s->item[node].pos = FAIR_NOWHERE;
         if (i == *n)
                 return;
         place(s, slot, i, last);
         sift_up(s, slot, i);
-        sift_down(s, slot, *n, s->pos[last]);
+        sift_down(s, slot, *n, s->item[last].pos);
 }
 
 void fair__heap_fix(fair_state *s, uint32_t *slot, size_t n, uint32_t node) {
-        sift_up(s, slot, s->pos[node]);
-        sift_down(s, slot, n, s->pos[node]);
+        sift_up(s, slot, s->item[node].pos);
+        sift_down(s, slot, n, s->item[node].pos);
 }
