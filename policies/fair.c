@@ -17,7 +17,7 @@ void fair_free(fair_state *s) {
                 free(s->scopes[i].order);
         void *arrays[] = { s->parent, s->kid_start, s->kids,  s->order,  s->depth, s->omega,  s->demand,
                            s->want,   s->tasks,     s->used,  s->nblock, s->scopes, s->scope_of, s->weight,
-                           s->item,   s->heap,      s->hd,    s->guarantee, s->open,  s->nopen,   s->dirtyq };
+                           s->item,   s->heap,      s->hd,    s->guarantee, s->open,   s->dirtyq };
         for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
                 free(arrays[i]);
         free(s);

@@ -57,11 +57,11 @@ static uint32_t *heap_of(const fair_state *s, uint32_t n) {
 static void redo(fair_state *s, uint32_t n) {
         size_t m = s->nres, nkids = s->kid_start[n + 1] - s->kid_start[n];
         double *v = vec_of(s, n), *b = sumb_of(s, n), *u = sumu_of(s, n);
-        s->item[n].top = s->nopen[n] ? heap_of(s, n)[0] : FAIR_NOWHERE;
-        double least = s->nopen[n] ? s->item[s->item[n].top].key : 0;
+        s->item[n].top = s->item[n].nopen ? heap_of(s, n)[0] : FAIR_NOWHERE;
+        double least = s->item[n].nopen ? s->item[s->item[n].top].key : 0;
         for (size_t r = 0; r < m; r++) {
-                u[r] = s->nopen[n] ? u[r] : 0;
-                b[r] = s->nopen[n] < nkids ? b[r] : 0;
+                u[r] = s->item[n].nopen ? u[r] : 0;
+                b[r] = s->item[n].nopen < nkids ? b[r] : 0;
                 v[r] = b[r] + least * u[r];
         }
         s->item[n].share = dominant(s, v);
@@ -84,11 +84,11 @@ static void push(fair_state *s, uint32_t c) {
         }
         s->item[c].key = s->item[c].share / s->omega[c];
         if (s->item[c].blocked && s->item[c].pos != FAIR_NOWHERE)
-                fair__heap_erase(s, heap_of(s, p), &s->nopen[p], c);
+                fair__heap_erase(s, heap_of(s, p), &s->item[p].nopen, c);
         else if (!s->item[c].blocked && s->item[c].pos == FAIR_NOWHERE)
-                fair__heap_insert(s, heap_of(s, p), &s->nopen[p], c);
+                fair__heap_insert(s, heap_of(s, p), &s->item[p].nopen, c);
         else if (!s->item[c].blocked)
-                fair__heap_fix(s, heap_of(s, p), s->nopen[p], c);
+                fair__heap_fix(s, heap_of(s, p), s->item[p].nopen, c);
 }
 
 /* n and every ancestor not yet marked. */
@@ -152,12 +152,11 @@ static void flip(fair_state *s, uint32_t leaf) {
 static int init(fair_state *s) {
         size_t n = s->nnodes, nr = n * s->nres;
         s->hd = calloc(4 * nr, sizeof(*s->hd));
-        s->nopen = calloc(n, sizeof(*s->nopen));
         s->open = calloc(n, sizeof(*s->open));
         s->dirtyq = calloc(n, sizeof(*s->dirtyq));
         s->item = calloc(n, sizeof(*s->item));
         s->heap = calloc(n, sizeof(*s->heap));
-        if (!s->hd || !s->nopen || !s->open || !s->dirtyq || !s->item || !s->heap)
+        if (!s->hd || !s->open || !s->dirtyq || !s->item || !s->heap)
                 return -ENOMEM;
         for (size_t i = 0; i < n; i++)
                 s->item[i].pos = FAIR_NOWHERE;

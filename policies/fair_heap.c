@@ -31,12 +31,12 @@ static void sift_down(fair_state *s, uint32_t *slot, size_t n, size_t i) {
         place(s, slot, i, node);
 }
 
-void fair__heap_insert(fair_state *s, uint32_t *slot, size_t *n, uint32_t node) {
+void fair__heap_insert(fair_state *s, uint32_t *slot, uint32_t *n, uint32_t node) {
         place(s, slot, (*n)++, node);
         sift_up(s, slot, *n - 1);
 }
 
-void fair__heap_erase(fair_state *s, uint32_t *slot, size_t *n, uint32_t node) {
+void fair__heap_erase(fair_state *s, uint32_t *slot, uint32_t *n, uint32_t node) {
         size_t i = s->item[node].pos;
         uint32_t last = slot[--*n];
         s->item[node].pos = FAIR_NOWHERE;

@@ -31,6 +31,7 @@ typedef struct fair_item {
         double share;     /* H-DRF: dominant share of the node's vector */
         uint32_t pos;     /* index in its heap, or FAIR_NOWHERE */
         uint32_t top;     /* H-DRF: the top of the node's heap (FAIR_NOWHERE: empty), for fair_next */
+        uint32_t nopen;   /* H-DRF: the size of the node's heap, its unblocked children */
         bool blocked;     /* H-DRF: as the engine last saw it */
         bool in_sumb;     /* H-DRF: which of its parent's sums it adds to */
         bool dirty;       /* H-DRF: to be redone at the end of the charge or release */
@@ -70,13 +71,12 @@ struct fair_state {
         int first_saturated;
         fair_item *item;      /* per node: heap key and place, and H-DRF's per-node scalars */
         uint32_t *heap;
-        size_t nheap;
+        uint32_t nheap;
         /* the H-DRF engine; its heaps use item[].key and .pos, node n's over heap[kid_start[n] ..) */
         double *hd;           /* nnodes x 4 x nres, one block per node (a cache line at two
                                * resources): vec, the rescaled consumption; sumb, over its blocked
                                * children their vec; sumu, over the unblocked ones vec x weight /
                                * share; contrib, what it adds to its parent's sumb or sumu */
-        size_t *nopen;        /* the size of the node's heap: its unblocked children */
         uint32_t *open;       /* unblocked children, as flip counts them */
         uint64_t *dirtyq;     /* depth << 32 | node */
         size_t ndirty;
@@ -97,7 +97,7 @@ int fair__weights(fair_state *s);
 
 /* Heaps of node indices in slot[0 .. *n), least key first, ties to the lowest index; s->item[].pos
  * holds each node's place (FAIR_NOWHERE once erased). O(log n) each. */
-void fair__heap_insert(fair_state *s, uint32_t *slot, size_t *n, uint32_t node);
-void fair__heap_erase(fair_state *s, uint32_t *slot, size_t *n, uint32_t node);
+void fair__heap_insert(fair_state *s, uint32_t *slot, uint32_t *n, uint32_t node);
+void fair__heap_erase(fair_state *s, uint32_t *slot, uint32_t *n, uint32_t node);
 /* Restore the order after node's key changed. */
 void fair__heap_fix(fair_state *s, uint32_t *slot, size_t n, uint32_t node);
