@@ -18,7 +18,9 @@
  * sums and its place in its parent's heap. So a decision is O(depth x (log fan-out + nres)),
  * fair_next O(depth). The sums are running sums of doubles: they drift by rounding, so siblings
  * whose shares are equal in exact arithmetic may tie-break otherwise than a recomputation would
- * (tests/unit/test_fair.c compares with the from-scratch reference within a task). */
+ * (tests/unit/test_fair.c compares with the from-scratch reference within 3 tasks a leaf). Per
+ * node, what a decision reads sits in one fair_item and one block of hd: at 10^5 leaves a
+ * decision's cost is mostly the cache lines it touches. */
 #include "fair_impl.h"
 #include <errno.h>
 #include <math.h>
