@@ -6,6 +6,7 @@
 #include "units.h"
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -524,6 +525,7 @@ static cJSON *share_to_json(const fairorder *fo, size_t i, const fairorder_share
         cJSON_AddNumberToObject(o, "pending", sh->pending);
         cJSON_AddNumberToObject(o, "cpu_seconds", (double)cpu_usec / 1e6);
         cJSON_AddBoolToObject(o, "held", sh->held);
+        cJSON_AddNumberToObject(o, "entitled_other", sh->entitled_other);
         return o;
 }
 
@@ -537,6 +539,27 @@ static void window_cpu(ctl_server *srv, int64_t *cpu) {
                 for (int32_t a = (int32_t)fairorder_dept(fo, *group ? group : NULL); a >= 0; a = fo->nodes[a].parent)
                         cpu[a] += usec;
         }
+}
+
+/* "versus": the other of hdrf and mch, and the department whose entitlement differs most under it
+ * ("largest_gap" 0 and "department" null when none does). */
+static void versus_to_json(cJSON *out, const fairorder *fo, const fairorder_report *rep) {
+        cJSON *v = cJSON_AddObjectToObject(out, "versus");
+        size_t worst = 0;
+        double gap = 0;
+        for (size_t i = 1; i < fo->n; i++)
+                if (fabs(rep->nodes[i].entitled - rep->nodes[i].entitled_other) > gap) {
+                        gap = fabs(rep->nodes[i].entitled - rep->nodes[i].entitled_other);
+                        worst = i;
+                }
+        if (!v)
+                return;
+        cJSON_AddStringToObject(v, "algo", fair_algo_name(fairorder_other_algo(fo)));
+        cJSON_AddNumberToObject(v, "largest_gap", gap);
+        if (worst)
+                cJSON_AddStringToObject(v, "department", fo->nodes[worst].name);
+        else
+                cJSON_AddNullToObject(v, "department");
 }
 
 /* The next job and why, or null. */
@@ -582,6 +605,7 @@ static void handle_shares(ctl_server *srv, conn *c, const cJSON *msg) {
                 for (size_t i = 1; arr && i < fo->n; i++)
                         cJSON_AddItemToArray(arr, share_to_json(fo, i, &rep.nodes[i], cpu[i]));
                 cJSON_AddItemToObject(out, "next", next_to_json(srv, &rep, next_id));
+                versus_to_json(out, fo, &rep);
         }
         free(rep.nodes);
         free(cpu);

@@ -115,7 +115,7 @@ static const ctl_actions actions = {
 static void usage(FILE *f) {
         fputs("usage: colony-controller --secret-file PATH [--config FILE] [--socket PATH]\n"
               "         [--agent-listen HOST:PORT] [--port-file PATH] [--database PATH]\n"
-              "         [--policy NAME] [--order fifo|backfill|reserve] [--fairness mch|hdrf|drf|wdrf|c-ch|m-ch|none]\n"
+              "         [--policy NAME] [--order fifo|backfill|reserve] [--fairness hdrf|mch|drf|wdrf|c-ch|m-ch|none]\n"
               "         [--heartbeat-ms N] [--agent-timeout-ms N] [--node-lost-timeout-ms N]\n"
               "         [--max-pending N] [--kill-grace-ms N] [--log-level error|warning|notice|info|debug]\n"
               "         [--http-listen HOST:PORT] [--http-port-file PATH]\n"
@@ -270,7 +270,7 @@ static void set_defaults(options *o) {
         const char **strs[] = { &o->socket, &o->agent_listen, &o->database, &o->policy, &o->order, &o->log_level,
                                 &o->fairness };
         const char *defs[] = { "/run/colony/controller.sock", "127.0.0.1:7117", "/var/lib/colony/controller.db",
-                               "first-fit", "fifo", "info", "mch" };
+                               "first-fit", "fifo", "info", fair_algo_name(FAIR_DEFAULT) };
         for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
                 if (!*strs[i])
                         *strs[i] = defs[i];
@@ -282,7 +282,7 @@ static void set_defaults(options *o) {
                         *nums[i] = num_defs[i];
 }
 
-/* "mch" etc. into a fair_algo, "none" into -1. Returns 0 or -EINVAL. */
+/* "hdrf" etc. into a fair_algo, "none" into -1. Returns 0 or -EINVAL. */
 static int parse_fairness(const char *name, int *out) {
         fair_algo a;
         if (strcmp(name, "none") == 0)
@@ -307,7 +307,7 @@ int server_reload(ctl_server *srv, char *err, size_t errlen) {
                 return r;
         }
         if (o.fairness && parse_fairness(o.fairness, &fairness) < 0) {
-                snprintf(err, errlen, "%s: controller.fairness: '%s' is not mch, hdrf, drf, wdrf, c-ch, m-ch or none",
+                snprintf(err, errlen, "%s: controller.fairness: '%s' is not hdrf, mch, drf, wdrf, c-ch, m-ch or none",
                          cfg.path, o.fairness);
                 depts_free(&fresh);
                 config_free(&cfg);
@@ -453,7 +453,7 @@ static int open_state(ctl_server *srv, const options *o, ctl_lotes_options *lote
                 return log_errno(LOG_ERR, r, r == -EINVAL ? "unknown policy '%s'" : "policy %s", o->policy);
         int fairness;
         if (parse_fairness(o->fairness, &fairness) < 0)
-                return log_errno(LOG_ERR, -EINVAL, "fairness must be mch, hdrf, drf, wdrf, c-ch, m-ch or none, not '%s'",
+                return log_errno(LOG_ERR, -EINVAL, "fairness must be hdrf, mch, drf, wdrf, c-ch, m-ch or none, not '%s'",
                                  o->fairness);
         if (fairness >= 0 && dispatcher)
                 log_info("policy %s keeps submission order: fairness %s does not apply", o->policy, o->fairness);

@@ -119,8 +119,8 @@ typedef struct pass {
 } pass;
 
 /* Each leaf's mean task (running and pending), wanting that many tasks; entitled[] from
- * fair_run under fo->algo. Returns 0, -ENOMEM or -EINVAL. */
-static int entitlements(pass *p) {
+ * fair_run under algo. Returns 0, -ENOMEM or -EINVAL. */
+static int entitlements_under(pass *p, fair_algo algo, double *entitled) {
         const fairorder *fo = p->fo;
         fair_node *nodes = malloc(fo->n * sizeof(*nodes));
         fair_problem prob = { .nres = 2, .capacity = { p->capacity.mcpu, p->capacity.mem }, .nodes = nodes, .nnodes = fo->n };
@@ -140,15 +140,34 @@ static int entitlements(pass *p) {
                 for (size_t r = 0; r < 2; r++)
                         nodes[i].demand[r] = nodes[i].demand[r] < prob.capacity[r] ? nodes[i].demand[r] : prob.capacity[r];
         }
-        int r = fair_new(&prob, fo->algo, &s, why, sizeof(why));
+        int r = fair_new(&prob, algo, &s, why, sizeof(why));
         if (r == 0) {
                 fair_run(s);
                 for (size_t i = 0; i < fo->n; i++)
-                        p->entitled[i] = fair_dominant_share(s, i);
+                        entitled[i] = fair_dominant_share(s, i);
         }
         fair_free(s);
         free(nodes);
         return r;
+}
+
+static int entitlements(pass *p) {
+        return entitlements_under(p, p->fo->algo, p->entitled);
+}
+
+/* rep's entitled_other: the entitlements under the other of H-DRF and MCH (H-DRF for any other
+ * algorithm), so `colony shares` can say where they part. Returns 0, -ENOMEM or -EINVAL. */
+static int other_entitlements(pass *p, fairorder_report *rep) {
+        double *other = calloc(p->fo->n, sizeof(*other));
+        int r = other ? entitlements_under(p, fairorder_other_algo(p->fo), other) : -ENOMEM;
+        for (size_t i = 0; r == 0 && i < p->fo->n; i++)
+                rep->nodes[i].entitled_other = other[i];
+        free(other);
+        return r;
+}
+
+fair_algo fairorder_other_algo(const fairorder *fo) {
+        return fo->algo == FAIR_HDRF ? FAIR_MCH : FAIR_HDRF;
 }
 
 /* The heap key of leaf: share over entitlement, with one job's worth as the least entitlement. */
@@ -324,6 +343,8 @@ int fairorder_rank(const fairorder *fo, res_t capacity, const fairorder_job *pen
                 if (rep)
                         report(&p, *nkept, order, rep);
         }
+        if (solve && r == 0 && rep)
+                r = other_entitlements(&p, rep);
         free_pass(&p);
         if (r < 0) {
                 for (size_t i = 0; i < n; i++)

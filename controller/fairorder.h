@@ -54,6 +54,7 @@ typedef struct fairorder_share {
         double share;    /* dominant share of the subtree's running jobs */
         uint32_t running, pending;
         bool held;       /* a job of it is held by a cap this pass */
+        double entitled_other; /* entitled under fairorder_other_algo */
 } fairorder_share;
 
 typedef struct fairorder_report {
@@ -82,6 +83,9 @@ void fairorder_charge(fairorder *fo, uint32_t dept, res_t req, int sign);
  * identity. */
 int fairorder_rank(const fairorder *fo, res_t capacity, const fairorder_job *pending, size_t n, uint32_t *order,
                    size_t *nkept, fairorder_report *rep);
+/* The algorithm `colony shares` compares fo's with: MCH under H-DRF, else H-DRF. */
+fair_algo fairorder_other_algo(const fairorder *fo);
+
 /* Why rep's next job goes first, in one line ("physics/astro is 0.21 below its entitlement
  * (0.05 of 0.26)"), into buf; "" when there is no next job. */
 void fairorder_why(const fairorder *fo, const fairorder_report *rep, char *buf, size_t len);

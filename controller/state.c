@@ -505,7 +505,7 @@ int ctl_set_depts(ctl_state *st, int fairness) {
         fairorder_free(&st->fair);
         st->cfg.fairness = fairness;
         ctl_schedule_dirty(st); /* new weights, caps or users reorder the queue */
-        int r = fairorder_init(&st->fair, st->cfg.depts ? st->cfg.depts : &none, fairness >= 0 ? fairness : FAIR_MCH);
+        int r = fairorder_init(&st->fair, st->cfg.depts ? st->cfg.depts : &none, fairness >= 0 ? fairness : FAIR_DEFAULT);
         for (size_t i = 0; r == 0 && i < st->njobs; i++)
                 if (st->jobs[i]->state == JOB_RUNNING)
                         dept_charge(st, st->jobs[i], +1);

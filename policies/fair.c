@@ -17,8 +17,7 @@ void fair_free(fair_state *s) {
                 free(s->scopes[i].order);
         void *arrays[] = { s->parent, s->kid_start, s->kids,  s->order,  s->depth, s->omega,  s->demand,
                            s->want,   s->tasks,     s->used,  s->nblock, s->scopes, s->scope_of, s->weight,
-                           s->key,    s->heap,      s->pos,   s->vec,    s->share,  s->open,   s->best,
-                           s->blocked, s->dirty,    s->dirtyq };
+                           s->item,   s->heap,      s->hd,    s->guarantee, s->open,   s->dirtyq };
         for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
                 free(arrays[i]);
         free(s);
@@ -39,7 +38,8 @@ static int alloc_arrays(fair_state *s) {
         s->nblock = calloc(n, sizeof(*s->nblock));
         s->scope_of = calloc(n, sizeof(*s->scope_of));
         s->weight = calloc(n, sizeof(*s->weight));
-        bool ok = s->parent && s->kid_start && s->kids && s->order && s->depth && s->omega && s->demand &&
+        s->guarantee = calloc(n, sizeof(*s->guarantee));
+        bool ok = s->guarantee && s->parent && s->kid_start && s->kids && s->order && s->depth && s->omega && s->demand &&
                   s->want && s->tasks && s->used && s->nblock && s->scope_of && s->weight;
         return ok ? 0 : -ENOMEM;
 }
@@ -188,6 +188,7 @@ int fair_new(const fair_problem *p, fair_algo a, fair_state **out, char *why, si
         memcpy(s->capacity, p->capacity, sizeof(s->capacity));
         if ((r = alloc_arrays(s)) == 0) {
                 build_tree(s, p);
+                fair__guarantees(s, p);
                 r = build_scopes(s, p);
         }
         if (r == 0 && (r = fair__weights(s)) == 0) {

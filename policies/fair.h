@@ -23,12 +23,12 @@
  *   fair_new      O(q m + S p log p): validation and the algorithm's weights (MCH's flattening is
  *                 one pass up and one down the tree), S = number of capped nodes plus one;
  *   fair_next     O(1) for the flat algorithms (top of a heap), O(d) for H-DRF;
- *   fair_charge   O(d m + log p) flat, O(d f m) for H-DRF (each ancestor rescales its children),
- *   fair_release  plus O(log p) (flat) or O(d f m) (H-DRF) for each leaf that this blocks or
- *                 unblocks, which happens once per leaf per resource over a whole fair_run.
- * So a decision costs O(log p) with MCH and O(d f m) with H-DRF: for a two-level tree (f = p)
- * H-DRF is linear in the jobs, for a deep balanced one it is not. Per-node heaps and running
- * sums would bring H-DRF down to O(d (log f + m)); not done (see docs/policies.md). */
+ *   fair_charge   O(d m + log p) flat, O(d (log f + m)) for H-DRF (each ancestor redoes its
+ *   fair_release  rescaled vector from two running sums and moves in its parent's heap),
+ *                 plus as much again for each leaf that this blocks or unblocks, which happens
+ *                 once per leaf per resource over a whole fair_run.
+ * So a decision costs O(log p) with MCH and O(d (log f + m)) with H-DRF, the same order: on
+ * bench_fair's trees of 2 to 6 levels H-DRF is within 2x of MCH (docs/policies.md). */
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
@@ -50,6 +50,11 @@ typedef enum fair_algo {
         FAIR_M_CH, /* the same, fair on memory */
         _FAIR_ALGO_MAX,
 } fair_algo;
+
+/* The controller's default: H-DRF, which keeps every node's hierarchical share guarantee on
+ * every tree; MCH does not when jobs need only some resources or stop wanting tasks
+ * (docs/policies.md, "Does MCH equal H-DRF?"). */
+#define FAIR_DEFAULT FAIR_HDRF
 
 typedef struct fair_node {
         const char *name;  /* for messages only; may be NULL ("node #<index>") */
@@ -108,3 +113,12 @@ double fair_dominant_share(const fair_state *s, size_t node);
 double fair_weight(const fair_state *s, size_t node);
 /* MCH's first saturated resource k' (the paper, section III-A3), or -1 for other algorithms. */
 int fair_first_saturated(const fair_state *s);
+
+/* node's hierarchical share guarantee: 1 for the root; below it, the least of the node's cap and
+ * its parent's guarantee x its weight / the sum of its and its siblings' weights. */
+double fair_guarantee(const fair_state *s, size_t node);
+/* Per node (out: one entry per node), how far its dominant share is below its guarantee while
+ * the guarantee is owed: some leaf below it wants another task that only the cluster or a cap at
+ * the node or above it keeps out (a node whose jobs have all they want, or stop at a cap inside
+ * it, is owed no more); else 0. O(leaves x depth x nres). */
+void fair_shortfalls(const fair_state *s, double *out);

@@ -1,14 +1,12 @@
 /* fair_flat.c - the flat engine: DRF, weighted DRF, MCH, C-CH and M-CH all give the next task to
  * the unblocked leaf with the least share / weight (the share is the dominant one, or the CPU or
  * memory one for C-CH and M-CH; ties to the lowest index). The unblocked leaves sit in a binary
- * heap on that key: fair_next reads its top, O(1); a charge, a release, a block or an unblock
- * moves one leaf, O(log p). */
+ * heap on that key (fair_heap.c): fair_next reads its top, O(1); a charge, a release, a block or
+ * an unblock moves one leaf, O(log p). */
 #include "fair_impl.h"
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
-
-#define NOWHERE UINT32_MAX
 
 static double metric(const fair_state *s, uint32_t leaf) {
         const int64_t *u = &s->used[(size_t)leaf * s->nres];
@@ -19,73 +17,26 @@ static double metric(const fair_state *s, uint32_t leaf) {
         return fair_dominant_share(s, leaf);
 }
 
-static bool before(const fair_state *s, uint32_t a, uint32_t b) {
-        return s->key[a] < s->key[b] || (s->key[a] == s->key[b] && a < b);
-}
-
-static void place(fair_state *s, size_t i, uint32_t leaf) {
-        s->heap[i] = leaf;
-        s->pos[leaf] = (uint32_t)i;
-}
-
-static void sift_up(fair_state *s, size_t i) {
-        uint32_t leaf = s->heap[i];
-        for (; i > 0 && before(s, leaf, s->heap[(i - 1) / 2]); i = (i - 1) / 2)
-                place(s, i, s->heap[(i - 1) / 2]);
-        place(s, i, leaf);
-}
-
-static void sift_down(fair_state *s, size_t i) {
-        uint32_t leaf = s->heap[i];
-        for (size_t kid; (kid = 2 * i + 1) < s->nheap; i = kid) {
-                if (kid + 1 < s->nheap && before(s, s->heap[kid + 1], s->heap[kid]))
-                        kid++;
-                if (!before(s, s->heap[kid], leaf))
-                        break;
-                place(s, i, s->heap[kid]);
-        }
-        place(s, i, leaf);
-}
-
-static void insert(fair_state *s, uint32_t leaf) {
-        place(s, s->nheap++, leaf);
-        sift_up(s, s->nheap - 1);
-}
-
-static void erase(fair_state *s, uint32_t leaf) {
-        size_t i = s->pos[leaf];
-        uint32_t last = s->heap[--s->nheap];
-        s->pos[leaf] = NOWHERE;
-        if (i == s->nheap)
-                return;
-        place(s, i, last);
-        sift_up(s, i);
-        sift_down(s, s->pos[last]);
-}
-
 static void touch(fair_state *s, uint32_t leaf) {
-        s->key[leaf] = metric(s, leaf) / s->weight[leaf];
-        if (s->pos[leaf] != NOWHERE) {
-                sift_up(s, s->pos[leaf]);
-                sift_down(s, s->pos[leaf]);
-        }
+        s->item[leaf].key = metric(s, leaf) / s->weight[leaf];
+        if (s->item[leaf].pos != FAIR_NOWHERE)
+                fair__heap_fix(s, s->heap, s->nheap, leaf);
 }
 
 static void flip(fair_state *s, uint32_t leaf) {
-        if (s->nblock[leaf] > 0 && s->pos[leaf] != NOWHERE)
-                erase(s, leaf);
-        else if (s->nblock[leaf] == 0 && s->pos[leaf] == NOWHERE)
-                insert(s, leaf);
+        if (s->nblock[leaf] > 0 && s->item[leaf].pos != FAIR_NOWHERE)
+                fair__heap_erase(s, s->heap, &s->nheap, leaf);
+        else if (s->nblock[leaf] == 0 && s->item[leaf].pos == FAIR_NOWHERE)
+                fair__heap_insert(s, s->heap, &s->nheap, leaf);
 }
 
 static int init(fair_state *s) {
-        s->key = calloc(s->nnodes, sizeof(*s->key));
+        s->item = calloc(s->nnodes, sizeof(*s->item));
         s->heap = calloc(s->nnodes, sizeof(*s->heap));
-        s->pos = malloc(s->nnodes * sizeof(*s->pos));
-        if (!s->key || !s->heap || !s->pos)
+        if (!s->item || !s->heap)
                 return -ENOMEM;
         for (uint32_t n = 0; n < s->nnodes; n++) {
-                s->pos[n] = NOWHERE;
+                s->item[n].pos = FAIR_NOWHERE;
                 if (fair__is_leaf(s, n) && s->weight[n] > 0) {
                         touch(s, n);
                         flip(s, n);

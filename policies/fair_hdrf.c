@@ -9,48 +9,94 @@
  * no more does not hold its siblings back). The next task goes down from the root, each time to
  * the unblocked child with the least dominant share / weight (ties to the lowest index).
  *
- * A node's vector depends only on its children's, so a change at a leaf redoes its ancestors:
- * they are marked dirty and redone deepest first, O(fan-out x nres) each, at the end of a charge
- * or release; each also remembers the child a descent takes, so fair_next is O(depth). */
+ * Incremental. With least = min over unblocked children c of share_c / weight_c, a node's vector
+ * is  sum over blocked c of vec_c  +  least x sum over unblocked c of vec_c x weight_c / share_c,
+ * so each node keeps the two sums (sumb, sumu) and a heap of its unblocked children by share /
+ * weight, whose top is least and the child a descent takes. A change at a leaf marks it and its
+ * ancestors dirty; at the end of a charge or release they are redone deepest first, each in
+ * O(log fan-out + nres): its vector from its sums, then its new contribution into its parent's
+ * sums and its place in its parent's heap. So a decision is O(depth x (log fan-out + nres)),
+ * fair_next O(depth). The sums are running sums of doubles: they drift by rounding, so siblings
+ * whose shares are equal in exact arithmetic may tie-break otherwise than a recomputation would
+ * (tests/unit/test_fair.c compares with the from-scratch reference within 3 tasks a leaf). Per
+ * node, what a decision reads sits in one fair_item and one block of hd: at 10^5 leaves a
+ * decision's cost is mostly the cache lines it touches. */
 #include "fair_impl.h"
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
+/* A comparison, not fmax: libm's fmax is a call, and this runs once per level per decision. */
 static double dominant(const fair_state *s, const double *v) {
         double most = 0;
-        for (size_t r = 0; r < s->nres; r++)
-                most = fmax(most, v[r] / (double)s->capacity[r]);
+        for (size_t r = 0; r < s->nres; r++) {
+                double x = v[r] / (double)s->capacity[r];
+                most = x > most ? x : most;
+        }
         return most;
 }
 
-/* n's vector, share and descent child from its children's. */
-static void redo(fair_state *s, uint32_t n) {
-        size_t m = s->nres;
-        double least = INFINITY, *v = &s->vec[(size_t)n * m];
-        uint32_t best = UINT32_MAX;
-        for (uint32_t k = s->kid_start[n]; k < s->kid_start[n + 1]; k++) {
-                uint32_t c = s->kids[k];
-                if (!s->blocked[c] && s->share[c] / s->omega[c] < least) {
-                        least = s->share[c] / s->omega[c];
-                        best = c;
-                }
-        }
-        memset(v, 0, m * sizeof(*v));
-        for (uint32_t k = s->kid_start[n]; k < s->kid_start[n + 1]; k++) {
-                uint32_t c = s->kids[k];
-                double f = s->blocked[c] ? 1 : s->share[c] > 0 ? least * s->omega[c] / s->share[c] : 0;
-                for (size_t r = 0; r < m; r++)
-                        v[r] += f * s->vec[(size_t)c * m + r];
-        }
-        s->share[n] = dominant(s, v);
-        s->best[n] = best;
+/* Node n's block of s->hd. */
+static double *vec_of(const fair_state *s, uint32_t n) {
+        return &s->hd[(size_t)n * 4 * s->nres];
+}
+static double *sumb_of(const fair_state *s, uint32_t n) {
+        return vec_of(s, n) + s->nres;
+}
+static double *sumu_of(const fair_state *s, uint32_t n) {
+        return vec_of(s, n) + 2 * s->nres;
+}
+static double *contrib_of(const fair_state *s, uint32_t n) {
+        return vec_of(s, n) + 3 * s->nres;
 }
 
+static uint32_t *heap_of(const fair_state *s, uint32_t n) {
+        return &s->heap[s->kid_start[n]];
+}
+
+/* n's vector and share from its sums and the top of its heap. A sum with no child left in it is
+ * reset to exact zeros, so rounding does not outlive the children that caused it. */
+static void redo(fair_state *s, uint32_t n) {
+        size_t m = s->nres, nkids = s->kid_start[n + 1] - s->kid_start[n];
+        double *v = vec_of(s, n), *b = sumb_of(s, n), *u = sumu_of(s, n);
+        s->item[n].top = s->item[n].nopen ? heap_of(s, n)[0] : FAIR_NOWHERE;
+        double least = s->item[n].nopen ? s->item[s->item[n].top].key : 0;
+        for (size_t r = 0; r < m; r++) {
+                u[r] = s->item[n].nopen ? u[r] : 0;
+                b[r] = s->item[n].nopen < nkids ? b[r] : 0;
+                v[r] = b[r] + least * u[r];
+        }
+        s->item[n].share = dominant(s, v);
+}
+
+/* c's new vector and state into its parent's sums and heap. */
+static void push(fair_state *s, uint32_t c) {
+        size_t m = s->nres;
+        uint32_t p = (uint32_t)s->parent[c];
+        double *old = contrib_of(s, c), *v = vec_of(s, c);
+        double *sum = s->item[c].in_sumb ? sumb_of(s, p) : sumu_of(s, p);
+        for (size_t r = 0; r < m; r++)
+                sum[r] -= old[r];
+        s->item[c].in_sumb = s->item[c].blocked;
+        double f = s->item[c].blocked ? 1 : s->item[c].share > 0 ? s->omega[c] / s->item[c].share : 0;
+        sum = s->item[c].in_sumb ? sumb_of(s, p) : sumu_of(s, p);
+        for (size_t r = 0; r < m; r++) {
+                old[r] = f * v[r];
+                sum[r] += old[r];
+        }
+        s->item[c].key = s->item[c].share / s->omega[c];
+        if (s->item[c].blocked && s->item[c].pos != FAIR_NOWHERE)
+                fair__heap_erase(s, heap_of(s, p), &s->item[p].nopen, c);
+        else if (!s->item[c].blocked && s->item[c].pos == FAIR_NOWHERE)
+                fair__heap_insert(s, heap_of(s, p), &s->item[p].nopen, c);
+        else if (!s->item[c].blocked)
+                fair__heap_fix(s, heap_of(s, p), s->item[p].nopen, c);
+}
+
+/* n and every ancestor not yet marked. */
 static void mark_dirty(fair_state *s, int32_t n) {
-        for (; n >= 0 && !s->dirty[n]; n = s->parent[n]) {
-                s->dirty[n] = true;
+        for (; n >= 0 && !s->item[n].dirty; n = s->parent[n]) {
+                s->item[n].dirty = true;
                 s->dirtyq[s->ndirty++] = (uint64_t)s->depth[n] << 32 | (uint32_t)n;
         }
 }
@@ -60,69 +106,85 @@ static int deepest_first(const void *a, const void *b) {
         return (x < y) - (x > y);
 }
 
+/* A single leaf's path is marked from the leaf up, already deepest first: only several paths
+ * (a charge that blocks or unblocks other leaves) need the sort. */
 static void settle(fair_state *s) {
-        qsort(s->dirtyq, s->ndirty, sizeof(*s->dirtyq), deepest_first);
+        bool sorted = true;
+        for (size_t i = 1; i < s->ndirty && sorted; i++)
+                sorted = s->dirtyq[i - 1] >= s->dirtyq[i];
+        if (!sorted)
+                qsort(s->dirtyq, s->ndirty, sizeof(*s->dirtyq), deepest_first);
         for (size_t i = 0; i < s->ndirty; i++) {
                 uint32_t n = (uint32_t)s->dirtyq[i];
-                redo(s, n);
-                s->dirty[n] = false;
+                if (!fair__is_leaf(s, n))
+                        redo(s, n);
+                if (s->parent[n] >= 0)
+                        push(s, n);
+                s->item[n].dirty = false;
         }
         s->ndirty = 0;
 }
 
-static void touch(fair_state *s, uint32_t leaf) {
-        double *v = &s->vec[(size_t)leaf * s->nres];
+static void load_leaf(fair_state *s, uint32_t leaf) {
+        double *v = vec_of(s, leaf);
         for (size_t r = 0; r < s->nres; r++)
                 v[r] = (double)s->used[(size_t)leaf * s->nres + r];
-        s->share[leaf] = dominant(s, v);
-        mark_dirty(s, s->parent[leaf]);
+        s->item[leaf].share = dominant(s, v);
+}
+
+static void touch(fair_state *s, uint32_t leaf) {
+        load_leaf(s, leaf);
+        mark_dirty(s, (int32_t)leaf);
 }
 
 /* A node is blocked when all its children are: pass the change up as far as it goes. */
 static void flip(fair_state *s, uint32_t leaf) {
         uint32_t changed = leaf;
-        s->blocked[leaf] = s->nblock[leaf] > 0;
+        s->item[leaf].blocked = s->nblock[leaf] > 0;
         for (int32_t n = s->parent[leaf]; n >= 0; changed = (uint32_t)n, n = s->parent[n]) {
-                bool was = s->blocked[n];
-                s->open[n] += s->blocked[changed] ? -1u : 1u;
-                s->blocked[n] = s->open[n] == 0;
-                if (was == s->blocked[n])
+                bool was = s->item[n].blocked;
+                s->open[n] += s->item[changed].blocked ? -1u : 1u;
+                s->item[n].blocked = s->open[n] == 0;
+                if (was == s->item[n].blocked)
                         break;
         }
-        mark_dirty(s, s->parent[leaf]);
+        mark_dirty(s, (int32_t)leaf);
 }
 
 static int init(fair_state *s) {
-        size_t n = s->nnodes;
-        s->vec = calloc(n * s->nres, sizeof(*s->vec));
-        s->share = calloc(n, sizeof(*s->share));
+        size_t n = s->nnodes, nr = n * s->nres;
+        s->hd = calloc(4 * nr, sizeof(*s->hd));
         s->open = calloc(n, sizeof(*s->open));
-        s->best = calloc(n, sizeof(*s->best));
-        s->blocked = calloc(n, sizeof(*s->blocked));
-        s->dirty = calloc(n, sizeof(*s->dirty));
         s->dirtyq = calloc(n, sizeof(*s->dirtyq));
-        if (!s->vec || !s->share || !s->open || !s->best || !s->blocked || !s->dirty || !s->dirtyq)
+        s->item = calloc(n, sizeof(*s->item));
+        s->heap = calloc(n, sizeof(*s->heap));
+        if (!s->hd || !s->open || !s->dirtyq || !s->item || !s->heap)
                 return -ENOMEM;
-        for (size_t i = n; i-- > 0;) {
+        for (size_t i = 0; i < n; i++)
+                s->item[i].pos = FAIR_NOWHERE;
+        for (size_t i = n; i-- > 0;) { /* children before parents */
                 uint32_t node = s->order[i];
                 if (fair__is_leaf(s, node)) {
-                        s->blocked[node] = s->nblock[node] > 0;
-                        touch(s, node);
-                } else
-                        s->blocked[node] = s->open[node] == 0;
-                if (!s->blocked[node] && s->parent[node] >= 0)
-                        s->open[s->parent[node]]++;
+                        s->item[node].blocked = s->nblock[node] > 0;
+                        load_leaf(s, node);
+                } else {
+                        s->item[node].blocked = s->open[node] == 0;
+                        redo(s, node);
+                }
+                if (s->parent[node] >= 0) {
+                        s->open[s->parent[node]] += !s->item[node].blocked;
+                        push(s, node);
+                }
         }
-        settle(s);
         return 0;
 }
 
 static long next(const fair_state *s) {
         uint32_t n = s->order[0];
-        if (s->blocked[n])
+        if (s->item[n].blocked)
                 return -1;
         while (!fair__is_leaf(s, n))
-                n = s->best[n];
+                n = s->item[n].top;
         return n;
 }
 

@@ -8,6 +8,7 @@
 #include "proto.h"
 #include "units.h"
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +17,10 @@
 static const char fair_usage[] =
         "Usage: colony fair --algo A --tree T.json --demands D.json [--json]\n"
         "Share a cluster among a tree of departments and jobs under a fair-share algorithm, one task\n"
-        "at a time until no job can take another, and print what each got. Nothing is sent to a\n"
-        "controller.\n\n"
+        "at a time until no job can take another, and print what each got, each node's guarantee\n"
+        "(its weight's share of its parent's, down from the root, within its cap), how far the other\n"
+        "of hdrf and mch would differ, and the node furthest below a guarantee it is owed. Nothing is\n"
+        "sent to a controller.\n\n"
         "  --algo A      drf, wdrf, hdrf, mch, c-ch or m-ch\n"
         "  --tree F      {\"nodes\": [{\"name\": \"root\"}, {\"name\": \"physics\", \"parent\": \"root\",\n"
         "                 \"weight\": 2, \"cap\": 0.5}, ...]}  (weight: default 1; cap: a fraction, default 1)\n"
@@ -194,6 +197,38 @@ static int load_demands(const char *path, fair_input *in, char *err, size_t errl
         return r;
 }
 
+/* What sets this run apart: against the other of H-DRF and MCH (hdrf for every other
+ * algorithm), the node whose dominant share differs most; and the node furthest below a
+ * guarantee it is owed (fair_shortfalls), if any. */
+typedef struct contrast {
+        fair_algo other;
+        size_t gap_node, short_node;
+        double gap, other_share, shortfall;
+} contrast;
+
+static int contrast_with(const fair_input *in, const fair_state *s, fair_algo a, contrast *out, char *err,
+                         size_t errlen) {
+        fair_state *o = NULL;
+        double *short_by = calloc(in->n, sizeof(*short_by));
+        *out = (contrast){ .other = a == FAIR_HDRF ? FAIR_MCH : FAIR_HDRF };
+        int r = short_by ? fair_new(&in->p, out->other, &o, err, errlen) : -ENOMEM;
+        if (r == 0) {
+                fair_run(o);
+                fair_shortfalls(s, short_by);
+                for (size_t i = 0; i < in->n; i++) {
+                        double d = fabs(fair_dominant_share(s, i) - fair_dominant_share(o, i));
+                        if (d > out->gap)
+                                *out = (contrast){ out->other, i, out->short_node, d, fair_dominant_share(o, i),
+                                                   out->shortfall };
+                        if (short_by[i] > out->shortfall)
+                                out->short_node = i, out->shortfall = short_by[i];
+                }
+        }
+        fair_free(o);
+        free(short_by);
+        return r;
+}
+
 static const char *res_name(int r) {
         return r == FAIR_CPU ? "cpu" : r == FAIR_MEM ? "mem" : NULL;
 }
@@ -216,10 +251,32 @@ static cJSON *node_json(const fair_input *in, const fair_state *s, size_t i) {
         cJSON_AddNumberToObject(o, "mcpu", (double)fair_used(s, i, FAIR_CPU));
         cJSON_AddNumberToObject(o, "mem", (double)fair_used(s, i, FAIR_MEM));
         cJSON_AddNumberToObject(o, "dominant_share", fair_dominant_share(s, i));
+        cJSON_AddNumberToObject(o, "guarantee", fair_guarantee(s, i));
         return o;
 }
 
-static cJSON *result_json(const fair_input *in, const fair_state *s, fair_algo a, size_t placed) {
+/* {"algo", "largest_gap", "node", "dominant_share", "other_share"} and {"node", "dominant_share",
+ * "guarantee", "shortfall"} or null. */
+static void contrast_json(cJSON *doc, const fair_input *in, const fair_state *s, const contrast *c) {
+        cJSON *v = cJSON_AddObjectToObject(doc, "versus"), *sh;
+        if (v) {
+                cJSON_AddStringToObject(v, "algo", fair_algo_name(c->other));
+                cJSON_AddNumberToObject(v, "largest_gap", c->gap);
+                cJSON_AddStringToObject(v, "node", in->nodes[c->gap_node].name);
+                cJSON_AddNumberToObject(v, "dominant_share", fair_dominant_share(s, c->gap_node));
+                cJSON_AddNumberToObject(v, "other_share", c->other_share);
+        }
+        if (c->shortfall <= 0) {
+                cJSON_AddNullToObject(doc, "largest_shortfall");
+        } else if ((sh = cJSON_AddObjectToObject(doc, "largest_shortfall"))) {
+                cJSON_AddStringToObject(sh, "node", in->nodes[c->short_node].name);
+                cJSON_AddNumberToObject(sh, "dominant_share", fair_dominant_share(s, c->short_node));
+                cJSON_AddNumberToObject(sh, "guarantee", fair_guarantee(s, c->short_node));
+                cJSON_AddNumberToObject(sh, "shortfall", c->shortfall);
+        }
+}
+
+static cJSON *result_json(const fair_input *in, const fair_state *s, fair_algo a, size_t placed, const contrast *c) {
         cJSON *doc = cJSON_CreateObject(), *cap, *nodes;
         const char *k = res_name(fair_first_saturated(s));
         cJSON_AddStringToObject(doc, "algo", fair_algo_name(a));
@@ -233,6 +290,7 @@ static cJSON *result_json(const fair_input *in, const fair_state *s, fair_algo a
                 cJSON_AddNumberToObject(cap, "mcpu", (double)in->p.capacity[FAIR_CPU]);
                 cJSON_AddNumberToObject(cap, "mem", (double)in->p.capacity[FAIR_MEM]);
         }
+        contrast_json(doc, in, s, c);
         nodes = cJSON_AddArrayToObject(doc, "nodes");
         for (size_t i = 0; nodes && i < in->n; i++)
                 cJSON_AddItemToArray(nodes, node_json(in, s, i));
@@ -241,7 +299,7 @@ static cJSON *result_json(const fair_input *in, const fair_state *s, fair_algo a
 
 /* One table row: the name indented by depth; tasks and weights for leaves only. */
 static int node_row(fmt_table *t, const fair_input *in, const fair_state *s, size_t i) {
-        char name[256], weight[32], flat[32], tasks[32], wanted[32], cpus[32], mem[32], share[32];
+        char name[256], weight[32], flat[32], tasks[32], wanted[32], cpus[32], mem[32], share[32], promised[32];
         const fair_node *n = &in->nodes[i];
         int depth = 0;
         for (int32_t up = n->parent; up >= 0 && depth < 32; up = in->nodes[up].parent)
@@ -252,26 +310,47 @@ static int node_row(fmt_table *t, const fair_input *in, const fair_state *s, siz
         snprintf(tasks, sizeof(tasks), "%lld", (long long)fair_tasks(s, i));
         snprintf(wanted, sizeof(wanted), "%lld", (long long)n->tasks);
         snprintf(share, sizeof(share), "%.3f", fair_dominant_share(s, i));
+        snprintf(promised, sizeof(promised), "%.3f", fair_guarantee(s, i));
         bool leaf = !in->has_kids[i];
         return fmt_table_row(t, name, weight, leaf ? flat : NULL, leaf ? tasks : NULL, leaf ? wanted : NULL,
                              units_format_cpus(fair_used(s, i, FAIR_CPU), cpus, sizeof(cpus)),
-                             units_format_size(fair_used(s, i, FAIR_MEM), mem, sizeof(mem)), share);
+                             units_format_size(fair_used(s, i, FAIR_MEM), mem, sizeof(mem)), promised, share);
 }
 
-static int print_result(const fair_input *in, const fair_state *s, fair_algo a, size_t placed) {
-        static const char *const headers[] = { "NODE", "WEIGHT", "FLAT WEIGHT", "TASKS", "WANTED", "CPUS", "MEM", "SHARE" };
+/* Two lines under the table: how far the other of H-DRF and MCH would be, and the worst
+ * shortfall below a guarantee. */
+static void print_contrast(const fair_input *in, const fair_state *s, fair_algo a, const contrast *c) {
+        const char *name = fair_algo_name(a), *other = fair_algo_name(c->other);
+        if (c->gap < 0.0005)
+                printf("%s gives every node the dominant share %s gives it\n", name, other);
+        else
+                printf("%s and %s differ by up to %.3f of a dominant share: %s holds %.3f under %s, %.3f under %s\n",
+                       name, other, c->gap, in->nodes[c->gap_node].name, fair_dominant_share(s, c->gap_node), name,
+                       c->other_share, other);
+        if (c->shortfall < 0.0005)
+                printf("under %s every node owed its guarantee has it\n", name);
+        else
+                printf("under %s, %s holds %.3f of a guaranteed %.3f, %.3f short\n", name, in->nodes[c->short_node].name,
+                       fair_dominant_share(s, c->short_node), fair_guarantee(s, c->short_node), c->shortfall);
+}
+
+static int print_result(const fair_input *in, const fair_state *s, fair_algo a, size_t placed, const contrast *c) {
+        static const char *const headers[] = { "NODE", "WEIGHT", "FLAT WEIGHT", "TASKS", "WANTED", "CPUS", "MEM", "GUARANTEE",
+                                               "SHARE" };
         char cpus[32], mem[32];
         const char *k = res_name(fair_first_saturated(s));
         fmt_table t;
-        int r = fmt_table_init(&t, 8, headers);
+        int r = fmt_table_init(&t, 9, headers);
         printf("%s: %zu tasks on %s CPUs and %s%s%s\n", fair_algo_name(a), placed,
                units_format_cpus(in->p.capacity[FAIR_CPU], cpus, sizeof(cpus)),
                units_format_size(in->p.capacity[FAIR_MEM], mem, sizeof(mem)), k ? "; first saturated: " : "",
                k ? k : "");
         for (size_t i = 0; r == 0 && i < in->n; i++)
                 r = node_row(&t, in, s, i);
-        if (r == 0)
+        if (r == 0) {
                 fmt_table_print(&t, stdout);
+                print_contrast(in, s, a, c);
+        }
         fmt_table_free(&t);
         return r;
 }
@@ -312,9 +391,15 @@ static int run_fair(cli *c, int argc, char **argv) {
                 status = r == -ENOMEM ? EXIT_FAIL : EXIT_USAGE;
         } else {
                 size_t placed = fair_run(s);
-                cJSON *doc = c->json ? result_json(&in, s, a, placed) : NULL;
-                status = (c->json ? fmt_json(doc) : print_result(&in, s, a, placed)) < 0 ? EXIT_FAIL : 0;
-                cJSON_Delete(doc);
+                contrast diff;
+                if (contrast_with(&in, s, a, &diff, err, sizeof(err)) < 0) {
+                        cli_error(c, "%s", err);
+                        status = EXIT_FAIL;
+                } else {
+                        cJSON *doc = c->json ? result_json(&in, s, a, placed, &diff) : NULL;
+                        status = (c->json ? fmt_json(doc) : print_result(&in, s, a, placed, &diff)) < 0 ? EXIT_FAIL : 0;
+                        cJSON_Delete(doc);
+                }
         }
         fair_free(s);
         cJSON_Delete(tree_doc);

@@ -16,7 +16,8 @@ static const char shares_usage[] =
         "How the departments share the cluster: per department of the controller's tree, its weight\n"
         "and cap, the dominant share the fairness algorithm entitles it to and the one its running\n"
         "jobs hold now, its running and pending jobs, the CPU time its jobs used in the last 10\n"
-        "minutes, and which pending job the controller offers first, and why.\n";
+        "minutes, which pending job the controller offers first, and why, and how far the other of\n"
+        "hdrf and mch would entitle a department otherwise.\n";
 
 /* Indent a path by its depth, and show its last component. */
 static void tree_name(const char *path, char *buf, size_t len) {
@@ -52,6 +53,21 @@ static int shares_add_row(fmt_table *t, const cJSON *d) {
         return fmt_table_row(t, name, w, cap, ent, sh, run, pend, cpu);
 }
 
+/* Where the other of hdrf and mch would entitle a department otherwise (nothing from a
+ * controller that does not say). */
+static void print_versus(const cJSON *reply, const char *fairness) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(reply, "versus");
+        const cJSON *algo = cJSON_GetObjectItemCaseSensitive(v, "algo"), *gap = cJSON_GetObjectItemCaseSensitive(v, "largest_gap");
+        const cJSON *dept = cJSON_GetObjectItemCaseSensitive(v, "department");
+        if (!cJSON_IsString(algo) || !cJSON_IsNumber(gap))
+                return;
+        if (gap->valuedouble < 0.0005 || !cJSON_IsString(dept))
+                printf("%s entitles every department as %s does\n", algo->valuestring, fairness);
+        else
+                printf("%s would entitle departments otherwise, by up to %.3f of a dominant share (%s)\n",
+                       algo->valuestring, gap->valuedouble, dept->valuestring);
+}
+
 /* Print a "shares" reply as a tree table and the next job. Returns 0 or EXIT_FAIL. */
 static int print_shares(const cli *c, const cJSON *reply) {
         static const char *const headers[] = { "DEPARTMENT", "WEIGHT", "CAP", "ENTITLED", "SHARE",
@@ -68,6 +84,7 @@ static int print_shares(const cli *c, const cJSON *reply) {
         if (r == 0) {
                 printf("fairness: %s\n", fairness->valuestring);
                 fmt_table_print(&t, stdout);
+                print_versus(reply, fairness->valuestring);
                 const cJSON *id = cJSON_GetObjectItemCaseSensitive(next, "id");
                 const cJSON *why = cJSON_GetObjectItemCaseSensitive(next, "why");
                 if (cJSON_IsNumber(id) && cJSON_IsString(why))

@@ -47,6 +47,22 @@ echo "# counterexample: q gets 50 tasks under H-DRF, 33 under MCH"
 "$COLONY_BIN/colony" fair --algo mch --tree "$data/fair-fig4-tree.json" --demands "$data/fair-fig4-demands.json" |
         grep -q '^    n2,1 .* 34 .*0.170$' || fail "the table lacks n2,1's row"
 
+# finite demands (docs/policies.md): n2,2 wants 10 tasks; MCH leaves n2 at 0.4 of its guaranteed
+# 0.5, and colony fair says so; H-DRF keeps it.
+echo '{"nodes": [{"name": "root"}, {"name": "n1", "parent": "root"}, {"name": "n2", "parent": "root"},
+      {"name": "n1,1", "parent": "n1"}, {"name": "n2,1", "parent": "n2"}, {"name": "n2,2", "parent": "n2"}]}' >"$dir/finite-tree.json"
+echo '{"capacity": {"cpus": 100, "mem": "100G"}, "demands": [{"node": "n1,1", "cpus": 1, "mem": "1G", "tasks": 1000},
+      {"node": "n2,1", "cpus": 1, "mem": "1G", "tasks": 1000}, {"node": "n2,2", "cpus": 1, "mem": "1G", "tasks": 10}]}' >"$dir/finite-demands.json"
+out=$("$COLONY_BIN/colony" fair --json --algo mch --tree "$dir/finite-tree.json" --demands "$dir/finite-demands.json")
+jq -e '.largest_shortfall.node == "n2" and (.largest_shortfall.shortfall - 0.1 | fabs) < 1e-9 and
+       .versus.algo == "hdrf" and (.versus.largest_gap - 0.1 | fabs) < 1e-9' <<<"$out" >/dev/null ||
+        fail "mch's shortfall on the finite-demand tree: $(jq -c '[.largest_shortfall, .versus]' <<<"$out")"
+"$COLONY_BIN/colony" fair --json --algo hdrf --tree "$dir/finite-tree.json" --demands "$dir/finite-demands.json" |
+        jq -e '.largest_shortfall == null' >/dev/null || fail "hdrf falls short of a guarantee on the finite-demand tree"
+"$COLONY_BIN/colony" fair --algo mch --tree "$dir/finite-tree.json" --demands "$dir/finite-demands.json" |
+        grep -q '^under mch, n2 holds 0.400 of a guaranteed 0.500, 0.100 short$' || fail "the table does not say n2 is short"
+echo "# finite demands: under mch n2 holds 0.4 of its guaranteed 0.5; hdrf keeps it"
+
 # broken input: one line on stderr, exit 2, nothing on stdout
 check_error() { # check_error TEXT TREE DEMANDS [ALGO]
         local want=$1 rc=0 out

@@ -102,7 +102,8 @@ start_flood b
 n=$(settle 2 1 0 150)
 note "a:b from 6:0 to 2:1 within 10% over $WINDOW samples after $n samples ($((SECONDS - start)) s)"
 note "over $WINDOW more: $(window_sums)"
-[ "$(colony shares --json | jq -r .fairness)" = mch ] || fail "the default fairness is not mch"
+[ "$(colony shares --json | jq -r .fairness)" = hdrf ] || fail "the default fairness is not hdrf"
+[ "$(colony shares --json | jq -r .versus.algo)" = mch ] || fail "colony shares does not compare hdrf with mch"
 why=$(colony shares --json | jq -r .next.why)
 note "next: $why"
 

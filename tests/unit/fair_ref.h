@@ -14,3 +14,13 @@ size_t ref_hdrf(const fair_problem *p, int64_t *tasks, size_t max);
  * share / weight (share: the dominant one when res < 0, else that of resource res) gets each
  * next task. Otherwise as ref_hdrf. */
 size_t ref_flat(const fair_problem *p, const double *weight, int res, int64_t *tasks, size_t max);
+
+/* Static H-DRF by progressive filling (fair_fluid.c): from no allocation, every leaf's dominant
+ * share grows so that under each node the unblocked children keep equal dominant share / weight,
+ * a node's share being of what its subtree really holds; a leaf stops when it has all its tasks
+ * or no room is left in the cluster or under a capped ancestor. Simulated in slivers of step of
+ * dominant share, each to the leaf reached from the root by the unblocked child with the least
+ * share / weight; a leaf's last sliver fills what is left. Fills tasks (fractional), share and
+ * used (nnodes x nres) per node. O(nodes^2 x depth x nres / step). Returns 0, or -1 without
+ * memory. */
+int ref_fluid_hdrf(const fair_problem *p, double step, double *tasks, double *share, double *used);

@@ -112,6 +112,7 @@ typedef struct shape {
         size_t nres;
         bool weights, caps, finite, partial; /* random weights, caps, task counts; partial-type jobs */
         int64_t capacity;                    /* of each resource; 0: 1000 */
+        int64_t least;                       /* the least demand of a resource a job needs; 0: 1 */
 } shape;
 
 static int64_t rnd(unsigned *seed, int64_t lo, int64_t hi) {
@@ -122,11 +123,11 @@ static void random_demand(fair_node *n, const shape *sh, unsigned *seed) {
         bool any = false;
         bool partial = sh->partial && rnd(seed, 0, 1);
         for (size_t r = 0; r < sh->nres; r++) {
-                n->demand[r] = !partial || rnd(seed, 0, 1) ? rnd(seed, 1, 40) : 0;
+                n->demand[r] = !partial || rnd(seed, 0, 1) ? rnd(seed, sh->least ? sh->least : 1, 40) : 0;
                 any |= n->demand[r] > 0;
         }
         if (!any)
-                n->demand[rnd(seed, 0, (int64_t)sh->nres - 1)] = rnd(seed, 1, 40);
+                n->demand[rnd(seed, 0, (int64_t)sh->nres - 1)] = rnd(seed, sh->least ? sh->least : 1, 40);
 }
 
 static fair_problem random_problem(fair_node *nodes, const shape *sh, unsigned *seed) {
@@ -151,31 +152,45 @@ static fair_problem random_problem(fair_node *nodes, const shape *sh, unsigned *
         return p;
 }
 
-/* Each leaf's tasks under a in the engine, and in the reference. */
-static void compare_with_reference(const fair_problem *p, fair_algo a) {
+/* Each leaf's tasks under a in the engine, and in the reference: the same for the flat engines;
+ * for H-DRF, whose running sums round otherwise than a recomputation (fair_hdrf.c), within
+ * SLACK tasks, since siblings tied in exact arithmetic may be served in another order. Returns
+ * whether all leaves got exactly the reference's. */
+#define SLACK 3
+static bool compare_with_reference(const fair_problem *p, fair_algo a) {
         int64_t want[MAXN];
         fair_state *s = run(p, a);
         double w[MAXN];
+        bool same = true;
         for (size_t i = 0; i < p->nnodes; i++)
                 w[i] = fair_weight(s, i);
         int res = a == FAIR_C_CH ? FAIR_CPU : a == FAIR_M_CH ? FAIR_MEM : -1;
         size_t made = a == FAIR_HDRF ? ref_hdrf(p, want, SIZE_MAX) : ref_flat(p, w, res, want, SIZE_MAX);
         ck_assert_uint_ne(made, (size_t)-1);
-        for (size_t i = 0; i < p->nnodes; i++)
-                ck_assert_msg(fair_tasks(s, i) == want[i], "%s: node %zu ran %lld tasks, the reference %lld",
-                              fair_algo_name(a), i, (long long)fair_tasks(s, i), (long long)want[i]);
+        for (size_t i = 0; i < p->nnodes; i++) {
+                ck_assert_msg(llabs(fair_tasks(s, i) - want[i]) <= (a == FAIR_HDRF ? SLACK : 0),
+                              "%s: node %zu ran %lld tasks, the reference %lld", fair_algo_name(a), i,
+                              (long long)fair_tasks(s, i), (long long)want[i]);
+                same &= fair_tasks(s, i) == want[i];
+        }
         fair_free(s);
+        return same;
 }
 
 START_TEST(engines_match_references) {
         unsigned seed = 9;
         fair_node nodes[MAXN];
+        int hdrf_same = 0;
         for (int k = 0; k < 400; k++) {
                 shape sh = { .nres = k % 3 ? 2 : 3, .weights = k & 1, .caps = k & 2, .finite = k & 4, .partial = k & 8 };
                 fair_problem p = random_problem(nodes, &sh, &seed);
                 for (fair_algo a = 0; a < _FAIR_ALGO_MAX; a++)
-                        compare_with_reference(&p, a);
+                        if (!compare_with_reference(&p, a))
+                                hdrf_same--;
+                hdrf_same++;
         }
+        printf("# H-DRF: the reference's allocation to the task on %d of 400 random trees\n", hdrf_same);
+        ck_assert_int_ge(hdrf_same, 390);
 }
 END_TEST
 
@@ -277,6 +292,135 @@ START_TEST(mch_is_not_hdrf_with_partial_jobs) {
 }
 END_TEST
 
+/* The hierarchical share guarantee: G(root) = 1, G(c) = min(cap_c, G(parent) x weight_c / the
+ * sum of the weights of c and its siblings). */
+static void guarantees(const fair_problem *p, double *g) {
+        double sibling_sum[MAXN] = { 0 };
+        for (size_t i = 0; i < p->nnodes; i++)
+                if (p->nodes[i].parent >= 0)
+                        sibling_sum[p->nodes[i].parent] += p->nodes[i].weight;
+        for (size_t i = 0; i < p->nnodes; i++) /* random_problem puts parents before children */
+                g[i] = p->nodes[i].parent < 0 ? 1
+                                              : fmin(p->nodes[i].cap, g[p->nodes[i].parent] * p->nodes[i].weight /
+                                                                              sibling_sum[p->nodes[i].parent]);
+}
+
+static bool below(const fair_problem *p, size_t n, size_t a) {
+        for (long x = (long)n; x >= 0; x = p->nodes[x].parent)
+                if ((size_t)x == a)
+                        return true;
+        return false;
+}
+
+/* Whether leaf l, short of its tasks, cannot take need more because of the scope at node a (the
+ * root or a capped node): used is nnodes x nres. */
+static bool scope_blocks(const fair_problem *p, const double *used, size_t l, size_t a, double need) {
+        for (size_t r = 0; r < p->nres; r++) {
+                double lim = p->nodes[a].cap < 1 ? floor(p->nodes[a].cap * (double)p->capacity[r]) : (double)p->capacity[r];
+                if (p->nodes[l].demand[r] > 0 && used[a * p->nres + r] + need * (double)p->nodes[l].demand[r] > lim)
+                        return true;
+        }
+        return false;
+}
+
+/* Whether node n owes its guarantee: some leaf below it still wants tasks and is held back only
+ * by scopes at n or above it (full cluster, capped ancestors), none inside its own subtree. A
+ * node whose leaves all have what they want, or stop at a cap below it, is not owed more. */
+static bool owed(const fair_problem *p, const double *tasks, const double *used, size_t n, double need) {
+        bool inner[MAXN] = { false };
+        for (size_t i = 0; i < p->nnodes; i++)
+                if (p->nodes[i].parent >= 0)
+                        inner[p->nodes[i].parent] = true;
+        for (size_t l = 0; l < p->nnodes; l++) {
+                if (inner[l] || !below(p, l, n) || tasks[l] + need > (double)p->nodes[l].tasks)
+                        continue;
+                bool outside = false, inside = false;
+                for (long a = (long)l; a >= 0; a = p->nodes[a].parent)
+                        if ((p->nodes[a].parent < 0 || p->nodes[a].cap < 1) && scope_blocks(p, used, l, (size_t)a, need)) {
+                                outside |= below(p, n, (size_t)a);
+                                inside |= !below(p, n, (size_t)a);
+                        }
+                if (outside && !inside)
+                        return true;
+        }
+        return false;
+}
+
+/* The largest shortfall below a guarantee owed, over the nodes; *worst is that node. */
+static double shortfall(const fair_problem *p, const double *tasks, const double *used, const double *share,
+                        double need, size_t *worst) {
+        double g[MAXN], most = 0;
+        guarantees(p, g);
+        for (size_t n = 0; n < p->nnodes; n++)
+                if (g[n] - share[n] > most && owed(p, tasks, used, n, need)) {
+                        most = g[n] - share[n];
+                        *worst = n;
+                }
+        return most;
+}
+
+/* A state's task counts, holdings and dominant shares as the doubles shortfall() reads. */
+static void read_state(const fair_state *s, size_t nnodes, size_t nres, double *tasks, double *used, double *share) {
+        for (size_t n = 0; n < nnodes; n++) {
+                tasks[n] = (double)fair_tasks(s, n);
+                share[n] = fair_dominant_share(s, n);
+                for (size_t r = 0; r < nres; r++)
+                        used[n * nres + r] = (double)fair_used(s, n, r);
+        }
+}
+
+/* Random trees with single-resource jobs, finite demands, caps and weights, 10000 of each
+ * resource against tasks of at most 40 (one task is at most 0.004 of a dominant share): the
+ * default algorithm follows the fluid static H-DRF within TOL on every node's dominant share,
+ * and neither falls short of a guarantee it owes by more than TOL; MCH does, on many trees. */
+#define TOL 0.01
+START_TEST(the_default_keeps_every_guarantee) {
+        unsigned seed = 77;
+        fair_node nodes[MAXN];
+        int mch_short = 0, trees = 40;
+        double mch_worst = 0, gap_worst = 0;
+        for (int k = 0; k < trees; k++) {
+                shape sh = { .nres = 2, .partial = true, .finite = k & 1, .caps = k & 2, .weights = k & 4,
+                             .capacity = 20000, .least = 20 };
+                fair_problem p = random_problem(nodes, &sh, &seed);
+                double ft[MAXN], fu[MAXN * 2], fs[MAXN], dt[MAXN], du[MAXN * 2], ds[MAXN];
+                size_t worst = 0;
+                ck_assert_int_eq(ref_fluid_hdrf(&p, 1e-4, ft, fs, fu), 0);
+                fair_state *d = run(&p, FAIR_DEFAULT), *m = run(&p, FAIR_MCH);
+                read_state(d, p.nnodes, 2, dt, du, ds);
+                for (size_t n = 0; n < p.nnodes; n++) {
+                        gap_worst = fmax(gap_worst, fabs(ds[n] - fs[n]));
+                        ck_assert_msg(fabs(ds[n] - fs[n]) <= TOL, "tree %d node %zu: %s %.4f, fluid H-DRF %.4f", k, n,
+                                      fair_algo_name(FAIR_DEFAULT), ds[n], fs[n]);
+                }
+                double sf = shortfall(&p, ft, fu, fs, 1e-6, &worst);
+                ck_assert_msg(sf <= TOL, "tree %d node %zu: fluid H-DRF %.3f short", k, worst, sf);
+                sf = shortfall(&p, dt, du, ds, 1, &worst);
+                ck_assert_msg(sf <= TOL, "tree %d node %zu: %s %.3f short", k, worst, fair_algo_name(FAIR_DEFAULT), sf);
+                read_state(m, p.nnodes, 2, dt, du, ds);
+                sf = shortfall(&p, dt, du, ds, 1, &worst);
+                double policy_says[MAXN], most = 0; /* fair_shortfalls, what colony fair prints, agrees */
+                fair_shortfalls(m, policy_says);
+                for (size_t n = 0; n < p.nnodes; n++)
+                        most = fmax(most, policy_says[n]);
+                ck_assert_double_eq_tol(most, sf, 1e-12);
+                if (sf > TOL && mch_short++ == 0)
+                        print_problem(&p);
+                if (sf > mch_worst) {
+                        double g[MAXN];
+                        guarantees(&p, g);
+                        printf("# MCH: tree %d, node %zu holds %.3f against a guarantee of %.3f\n", k, worst, ds[worst], g[worst]);
+                        mch_worst = sf;
+                }
+                fair_free(d);
+                fair_free(m);
+        }
+        printf("# %s within %.4f of the fluid H-DRF on every node of %d trees; MCH short of a guarantee on %d (at worst by %.3f)\n",
+               fair_algo_name(FAIR_DEFAULT), gap_worst, trees, mch_short, mch_worst);
+        ck_assert_int_gt(mch_short, 0);
+}
+END_TEST
+
 START_TEST(release_gives_the_task_back) {
         fair_algo algos[] = { FAIR_DRF, FAIR_HDRF };
         for (size_t a = 0; a < 2; a++) {
@@ -349,6 +493,7 @@ Suite *fair_suite(void) {
         tcase_add_test(tc, engines_match_references);
         tcase_add_test(tc, mch_against_hdrf);
         tcase_add_test(tc, mch_is_not_hdrf_with_partial_jobs);
+        tcase_add_test(tc, the_default_keeps_every_guarantee);
         tcase_add_test(tc, release_gives_the_task_back);
         tcase_add_test(tc, caps_hold);
         tcase_add_test(tc, bad_problems_say_why);

@@ -203,12 +203,34 @@ START_TEST(a_job_larger_than_its_entitlement_is_not_left_for_last) {
 }
 END_TEST
 
+/* The docs' finite-demand tree (docs/policies.md): n2/c wants one job, so MCH keeps n2/b at half
+ * n1/a's weight and entitles n2 to 0.4; H-DRF, the default, gives n2 its guaranteed 0.5, and
+ * the report carries MCH's figure beside it for `colony shares`. */
+START_TEST(the_report_says_where_mch_and_hdrf_part) {
+        static const char *const paths[] = { "n1", "n1/a", "n2", "n2/b", "n2/c" };
+        static const double w[] = { 1, 1, 1, 1, 1 };
+        static const res_t one = { .mcpu = 1000, .mem = GB }, ten = { .mcpu = 10000, .mem = 10 * GB };
+        tree(FAIR_DEFAULT, 5, paths, w, NULL);
+        add_jobs("n1/a", 20, one);
+        add_jobs("n2/b", 20, one);
+        add_jobs("n2/c", 1, one);
+        rank(ten, fx.n, true);
+        size_t n2 = 0;
+        for (size_t i = 0; i < fx.fo.n; i++)
+                n2 = strcmp(fx.fo.nodes[i].name, "n2") == 0 ? i : n2;
+        ck_assert_int_eq(fairorder_other_algo(&fx.fo), FAIR_MCH);
+        ck_assert_double_eq_tol(fx.rep.nodes[n2].entitled, 0.5, 1e-9);
+        ck_assert_double_eq_tol(fx.rep.nodes[n2].entitled_other, 0.4, 1e-9);
+}
+END_TEST
+
 static Suite *fairorder_suite(void) {
         Suite *s = suite_create("fairorder");
         TCase *tc = tcase_create("fairorder");
         tcase_add_checked_fixture(tc, setup, teardown);
         /* every algorithm agrees on these flat and two-level trees of identical jobs */
         tcase_add_loop_test(tc, weights_two_to_one_interleave_from_the_first_job, FAIR_DRF + 1, _FAIR_ALGO_MAX);
+        tcase_add_test(tc, the_report_says_where_mch_and_hdrf_part);
         tcase_add_loop_test(tc, the_hierarchy_splits_a_departments_share, FAIR_HDRF, FAIR_MCH + 1);
         tcase_add_test(tc, running_jobs_count_against_their_department);
         tcase_add_test(tc, caps_hold_jobs_and_bound_the_entitlement);
