@@ -1,7 +1,8 @@
 /* fair.h - multi-resource fair sharing on a tree of departments: DRF, weighted DRF, H-DRF,
  * MCH, and the collapsed-hierarchy baselines C-CH and M-CH. Plain structs in, plain numbers
  * out; no I/O, no clock, no globals. Sources and the schemas of `colony fair`: docs/policies.md
- * ("Fair sharing"); MCH is the paper in ../shared/papers/002_*.
+ * ("Fair sharing"); MCH is You, Wang, Xu, Luo, Chen and Li, "Low complexity hierarchical
+ * scheduling for diverse datacenter jobs".
  *
  * The input is a tree: internal nodes are departments (a weight, an optional cap), leaves are
  * jobs or users (the same, plus a per-task demand vector and how many tasks they want). A

@@ -1,7 +1,8 @@
 /* fair_weights.c - the weight each flat algorithm gives a leaf: 1 (DRF), its own (WDRF, H-DRF,
  * which uses the tree instead), the collapsed hierarchy's (C-CH, M-CH), or MCH's.
  *
- * MCH (../shared/papers/002_*, section III-A). A leaf's normalised demand is s = d / (c mu),
+ * MCH (You, Wang, Xu, Luo, Chen and Li, "Low complexity hierarchical scheduling for diverse
+ * datacenter jobs", section III-A). A leaf's normalised demand is s = d / (c mu),
  * mu = max_j d_j / c_j, so its largest entry is 1. An internal node's demand is the sum of its
  * active children's (eq. 2; we weight each child by its weight, which the paper, with all
  * weights 1, does not need), and its mu the largest entry of that sum: when the children grow
