@@ -106,9 +106,13 @@ static int task_chunk(ctl_server *srv, bulk_task *t, char err[PROTO_ERRLEN]) {
 }
 
 /* Run the next slice after the next poll. Returns 0 or -errno. */
-static int bulk_arm(ctl_server *srv) {
-        int r = sd_event_source_set_time_relative(srv->bulk_source, 0);
+static int bulk_arm_in(ctl_server *srv, uint64_t usec) {
+        int r = sd_event_source_set_time_relative(srv->bulk_source, usec);
         return r < 0 ? r : sd_event_source_set_enabled(srv->bulk_source, SD_EVENT_ONESHOT);
+}
+
+static int bulk_arm(ctl_server *srv) {
+        return bulk_arm_in(srv, 0);
 }
 
 /* Whether t is the requester's (c's) work, or t itself when the requester has gone. */
@@ -147,8 +151,12 @@ static int bulk_run(sd_event_source *s, uint64_t usec, void *userdata) {
         int r;
         (void)s;
         (void)usec;
-        if (srv->stopping && srv->nbulk == 0) /* after the turn that committed and answered the last */
+        if (srv->stopping && srv->nbulk == 0) { /* after the turn that committed and answered the last */
+                /* The answers wait for their commit's fsync (commit.c): look again shortly. */
+                if (server_writes_undurable(srv) && !srv->store_failed && bulk_arm_in(srv, STOP_RECHECK_USEC) == 0)
+                        return 0;
                 return sd_event_exit(srv->event, 0);
+        }
         while (srv->nbulk > 0) {
                 bulk_task *t = srv->bulk[0];
                 while ((r = task_chunk(srv, t, err)) == 0 && slice_left(srv, start))

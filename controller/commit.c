@@ -179,9 +179,13 @@ void server_schedule(ctl_server *srv) {
         srv->want_schedule = true;
 }
 
+bool server_writes_undurable(const ctl_server *srv) {
+        return srv->in_batch || srv->unsynced || (srv->syncer && offloop_busy(srv->syncer));
+}
+
 bool server_output_held(conn *c) {
         const ctl_server *srv = c->owner;
-        return srv->in_batch || srv->store_failed || srv->unsynced || (srv->syncer && offloop_busy(srv->syncer));
+        return srv->store_failed || server_writes_undurable(srv);
 }
 
 conn_held_list *server_held_list(conn *c) {

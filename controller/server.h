@@ -45,6 +45,8 @@ typedef struct bulk_task bulk_task;
  * BULK_SLICE_USEC (bulk.c). An array of at most BULK_CHUNK jobs is submitted in its turn. */
 #define BULK_CHUNK 50
 #define BULK_SLICE_USEC 20000
+/* Stopping after the bulk work, how often to look whether its answers' fsync is done. */
+#define STOP_RECHECK_USEC 10000
 
 typedef struct ctl_server {
         sd_event *event;
@@ -168,6 +170,8 @@ void server_bulk_close(ctl_server *srv);
 /* After the loop: commit what its last turn wrote, if it was cut short, stop the sync and
  * checkpoint threads, and sync what they had not (commit.c). */
 void server_commit_last(ctl_server *srv);
+/* Whether writes of the store are not committed, or a commit not on disk yet: output waits. */
+bool server_writes_undurable(const ctl_server *srv);
 /* conn_ops.held for every connection: true while this turn's writes are not committed, or a
  * commit is not on disk yet. */
 bool server_output_held(conn *c);
