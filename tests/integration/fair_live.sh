@@ -10,11 +10,20 @@ conf=$DIR/controller.conf
 printf '[departments]\na = 2\nb = 1\nc = 3\n' >"$conf"
 cluster_up --agents 2 --agent-cpus 3 --agent-mem 512M --controller-config "$conf"
 
-# flood DEPT N: N jobs of one CPU each, a few seconds long.
+# The jobs last long enough for the 6 slots to fill before the first ends: 3 s here, more where
+# a launch is slow (the TCG guest, where launches of whole-CPU jobs also re-pin the others):
+# twelve times what one job took from its submission to its start.
+probe=$(colony submit --cpus 1 --mem 16M -- /bin/true)
+colony wait --timeout 120 "$probe" >/dev/null || fail "the probe job $probe: $(job_field "$probe" state)"
+launch_ms=$((($(job_field "$probe" start_usec) - $(job_field "$probe" submit_usec)) / 1000))
+JOB_S=$((launch_ms * 12 / 1000 > 3 ? launch_ms * 12 / 1000 : 3))
+note "a launch took $launch_ms ms: jobs of $JOB_S s"
+
+# flood DEPT N: N jobs of one CPU each, JOB_S seconds long.
 flood() {
         local i
         for ((i = 0; i < $2; i++)); do
-                colony submit --group "$1" --cpus 1 --mem 16M -- /bin/sleep 3 >/dev/null
+                colony submit --group "$1" --cpus 1 --mem 16M -- /bin/sleep "$JOB_S" >/dev/null
         done
 }
 

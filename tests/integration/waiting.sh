@@ -26,7 +26,12 @@ later=$(colony submit --name later --begin now+3 --cpus 0.25 --mem 32M -- "$stre
 reason_is "$big" resources
 reason_is "$behind" priority
 reason_is "$held" held
-reason_is "$later" "begin time"
+# Begin time: asked while it is still ahead (read after the answer). A host slower than 3 s by
+# here (the TCG guest) has passed it: the start checked below still holds it to its time.
+reason=$(job_field "$later" reason)
+if (($(date +%s%6N) < $(job_field "$later" begin_usec))); then
+        [ "$reason" = "begin time" ] || fail "job $later's reason is '$reason' before its begin time"
+fi
 colony show "$held" | grep -E '^reason: +held' >/dev/null || fail "show: $(colony show "$held")"
 note "$(colony queue)"
 
