@@ -51,10 +51,11 @@ test)
         build_tree "$build"
         # The guest's tests (20 minutes of an emulated CPU, one host core) run beside the rest,
         # which mostly waits on its processes: the suite takes as long as the longer of the two.
-        # Their report comes after the rest's.
+        # Two guests at a time: the integration suite's, and the short ones (systemd, the
+        # packages, a login session) one after another beside it. Their report comes last.
         vm_log=$(mktemp /tmp/colony-vm-tests-XXXXXX.log)
         # In a session of their own, so that a stop ends the guests too.
-        setsid bash -c 'cd "$1" && exec ctest --output-on-failure -L vm' - "$build" >"$vm_log" 2>&1 &
+        setsid bash -c 'cd "$1" && exec ctest --output-on-failure -j 2 -L vm' - "$build" >"$vm_log" 2>&1 &
         vm_pid=$!
         trap 'kill -- -"$vm_pid" 2>/dev/null; rm -f "$vm_log"' EXIT
         rc=0
