@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# A CPU hog under --cpus 0.5 uses at most 0.55 CPU-seconds per wall-second, by its cgroup's accounting.
+# A CPU hog under --cpus 0.5 uses at most its quota per wall-second, by its cgroup's accounting,
+# plus the slack CFS bandwidth control allows: each CPU's run queue draws its runtime from the
+# period's quota in slices (sched_cfs_bandwidth_slice_us, 5 ms), so a period may see one more
+# slice per CPU spent (0.05 a CPU at the 100 ms period). The TCG guest's first CI run saw 0.569.
 . "$(dirname "$0")/lib.sh"
 cluster_up --agents 1 --agent-cpus 2 --agent-mem 1G
 agent="${PREFIX}1"
@@ -15,7 +18,9 @@ sample() {
         a=$(date +%s%N); u=$(job_cpu_usec "$agent" "$id"); b=$(date +%s%N)
         echo "$(((a + b) / 2)) $u"
 }
-# Up to three 3-second windows: every one must stay under the limit, and one must show the hog
+slice_us=$(cat /proc/sys/kernel/sched_cfs_bandwidth_slice_us 2>/dev/null || echo 5000)
+ceiling=$(awk -v n="$(nproc)" -v s="$slice_us" 'BEGIN { printf "%.3f", 0.5 + n * s / 100000 }')
+# Up to three 3-second windows: every one must stay under the ceiling, and one must show the hog
 # running near it (on a host busy with other work a window may catch it starved).
 for window in 1 2 3; do
         read -r t0 u0 <<<"$(sample)"
@@ -23,7 +28,7 @@ for window in 1 2 3; do
         read -r t1 u1 <<<"$(sample)"
         rate=$(awk -v du=$((u1 - u0)) -v dt=$((t1 - t0)) 'BEGIN { printf "%.3f", du / (dt / 1000.0) }')
         note "window $window: hog used $rate CPU-s per wall-second (limit 0.5)"
-        awk -v r="$rate" 'BEGIN { exit !(r <= 0.55) }' || fail "rate $rate above 0.55"
+        awk -v r="$rate" -v c="$ceiling" 'BEGIN { exit !(r <= c) }' || fail "rate $rate above $ceiling"
         awk -v r="$rate" 'BEGIN { exit !(r >= 0.30) }' && break
 done
 awk -v r="$rate" 'BEGIN { exit !(r > 0.01) }' || fail "rate $rate: the hog did not run at all"
