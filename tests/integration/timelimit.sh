@@ -43,8 +43,10 @@ for ((i = 0; i < 600; i++)); do [ -s "$DIR/job.pids" ] && break; sleep 0.1; done
 read -r -a pids <"$DIR/job.pids" || fail "job $id never named its processes"
 procs=()
 for p in "${pids[@]}"; do start=$(stat_fields "$p" | awk '{ print $20 }') && [ -n "$start" ] && procs+=("$p:$start"); done
-[ "$(job_field "$id" state)" != running ] || colony show "$id" | grep -q '^time left:' ||
-        fail "colony show of a running job has no 'time left'"
+# One show, read whole: a running job's has the time left.
+shown=$(colony show "$id")
+! grep -q '^state: *running$' <<<"$shown" || grep -q '^time left:' <<<"$shown" ||
+        fail "colony show of a running job has no 'time left': $shown"
 set +e; colony wait --timeout 60 "$id" >/dev/null; set -e
 [ "$(job_field "$id" state)" = timeout ] || fail "job $id ended $(job_field "$id" state), want timeout"
 ms=$(ran "$id")
