@@ -28,21 +28,19 @@ job_gone() {
 }
 
 # A shell that dies of the SIGTERM, with a child that ignores it: the main process ends at the
-# limit, the child is killed with the cgroup. The job names them itself: on a slow host (the
-# TCG guest) its 2 s may be over before a poll from here would see them.
+# limit, the child is killed with the cgroup. Whether all of it is gone is read from the cgroup
+# (job_gone), not from a snapshot of its processes: on a slow host (the TCG guest, where the
+# launch eats a second of the 2) the limit may pass before a poll from here would see them.
 cat >"$DIR/job.sh" <<'JOB'
 #!/bin/bash
 (trap '' TERM; exec sleep 300) &
-echo "$$ $!" >"$JOB_PIDS.tmp" && mv "$JOB_PIDS.tmp" "$JOB_PIDS"
 sleep 300
 JOB
 chmod 755 "$DIR/job.sh"
-id=$(JOB_PIDS=$DIR/job.pids colony submit --name limited --cpus 0.2 --mem 32M -t 0:02 -- "$DIR/job.sh")
+id=$(colony submit --name limited --cpus 0.2 --mem 32M -t 0:02 -- "$DIR/job.sh")
 [ "$(job_field "$id" time_limit_usec)" = 2000000 ] || fail "time_limit_usec $(job_field "$id" time_limit_usec), want 2000000"
-for ((i = 0; i < 600; i++)); do [ -s "$DIR/job.pids" ] && break; sleep 0.1; done
-read -r -a pids <"$DIR/job.pids" || fail "job $id never named its processes"
-procs=()
-for p in "${pids[@]}"; do start=$(stat_fields "$p" | awk '{ print $20 }') && [ -n "$start" ] && procs+=("$p:$start"); done
+wait_started "$id" 60
+mapfile -t procs < <(job_procs "$node" "$id" 2>/dev/null)
 # One show, read whole: a running job's has the time left.
 shown=$(colony show "$id")
 ! grep -q '^state: *running$' <<<"$shown" || grep -q '^time left:' <<<"$shown" ||
