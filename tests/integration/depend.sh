@@ -27,11 +27,14 @@ wait_state "$slow" running
 colony queue | grep -E "^$waiter .* dependency *\$" >/dev/null || fail "queue does not show the dependency: $(colony queue)"
 
 # A failed head: afterok dependents end cancelled, with the reason; afterany and afternotok run.
-bad=$(sub --name bad -- /bin/false)
+# The head is held until its dependents are in: on a slow host it failed, and ok_b was
+# cancelled, before ok_c's submission, refused then as never to be met.
+bad=$(sub --name bad -H -- /bin/false)
 ok_b=$(sub --name ok_b --afterok "$bad" -- "$stress" sleep 0)
 ok_c=$(sub --name ok_c --afterok "$ok_b" -- "$stress" sleep 0)
 any=$(sub --name any --afterany "$bad" -- "$stress" sleep 0)
 notok=$(sub --name notok --afternotok "$bad" -- "$stress" sleep 0)
+colony release "$bad" >/dev/null || fail "release of $bad refused"
 colony wait --timeout 60 "$bad" >/dev/null && fail "/bin/false completed"
 for id in "$ok_b" "$ok_c"; do
         wait_state "$id" cancelled
@@ -62,7 +65,7 @@ done
 note "after_arr waited for the 3 jobs of array $arr"
 
 # Singleton: the second job of a name starts once the first stopped running.
-one=$(sub --name solo -- "$stress" sleep 2)
+one=$(sub --name solo -- "$stress" sleep 5)
 two=$(sub --name solo --singleton -- "$stress" sleep 0)
 wait_state "$one" running
 [ "$(job_field "$two" reason)" = dependency ] || fail "singleton's reason: $(job_field "$two" reason)"
