@@ -20,7 +20,7 @@ for id in "$a" "$b" "$c"; do colony wait --timeout 60 "$id" >/dev/null || fail "
 note "chain $a -> $b -> $c ran in order"
 
 # While a link waits, its reason says so.
-slow=$(sub --name slow -- "$stress" sleep 30)
+slow=$(sub --name slow -- "$stress" sleep 600) # cancelled below, however slow this host
 waiter=$(sub --name waiter --afterok "$slow" -- "$stress" sleep 0)
 wait_state "$slow" running
 [ "$(job_field "$waiter" reason)" = dependency ] || fail "waiter's reason: $(job_field "$waiter" reason)"
