@@ -46,14 +46,8 @@ colony wait "$half" >/dev/null || true
 
 # The agent dies and comes back: the job on core $cw runs on, and the next --cpus 1 job gets
 # the other core.
-apid=$(agent_pid "$agent")
-mapfile -d '' -t agent_cmd <"/proc/$apid/cmdline"
-astart=$(stat_fields "$apid" | awk '{ print $20 }')
-kill -9 "$apid"
-for ((k = 0; k < 300; k++)); do alive "$apid:$astart" || break; sleep 0.1; done # its lock goes with it
-"${agent_cmd[@]}" >>"$DIR/$agent.log" 2>&1 &
-echo $! >"$DIR/agent-$agent.pid"
-STARTED_PIDS+=("$!")
+agent_kill "$agent"
+agent_start_again "$agent"
 for ((k = 0; k < 300; k++)); do grep -q "job=$whole .*holds cores $cw" "$DIR/$agent.log" && break; sleep 0.1; done
 grep -q "job=$whole .*holds cores $cw" "$DIR/$agent.log" || fail "the restarted agent does not say job $whole holds $cw"
 after=$(sub --cpus 1)

@@ -181,6 +181,24 @@ kill_wait() {
         fail "pid $1 survived SIGKILL"
 }
 
+# agent_kill NAME: SIGKILL the agent NAME and wait for its end (kill_wait), its command line
+# kept in KILLED_AGENT_CMD for agent_start_again.
+KILLED_AGENT_CMD=()
+agent_kill() {
+        local pid
+        pid=$(agent_pid "$1")
+        mapfile -d '' -t KILLED_AGENT_CMD <"/proc/$pid/cmdline"
+        kill_wait "$pid"
+}
+
+# agent_start_again NAME: start the agent agent_kill ended, with its command line, its log
+# and its pid file, as a supervisor would.
+agent_start_again() {
+        "${KILLED_AGENT_CMD[@]}" >>"$DIR/$1.log" 2>&1 &
+        echo $! >"$DIR/agent-$1.pid"
+        STARTED_PIDS+=("$!")
+}
+
 # http_cluster_up DEPARTMENTS [colony up options...]: cluster_up with the controller's HTTP side
 # on a loopback port it picks, and DEPARTMENTS ("physics = 3\ncs = 1", printf-escaped) as its
 # [departments]; sets HTTP to the base URL.

@@ -89,14 +89,8 @@ colony wait "$probe" >/dev/null || fail "a job on the other node after the resta
 note "after a controller restart: $(node_field "$a1" state), $(node_field "$a1" reason)"
 
 # Its own agent restarts (killed, started again with its command line): still drained.
-apid=$(agent_pid "$a1")
-mapfile -d '' -t agent_cmd <"/proc/$apid/cmdline"
-astart=$(stat_fields "$apid" | awk '{ print $20 }')
-kill -9 "$apid"
-for ((k = 0; k < 300; k++)); do alive "$apid:$astart" || break; sleep 0.1; done # its lock goes with it
-"${agent_cmd[@]}" >>"$DIR/$a1.log" 2>&1 &
-echo $! >"$DIR/agent-$a1.pid"
-STARTED_PIDS+=("$!")
+agent_kill "$a1"
+agent_start_again "$a1"
 for ((k = 0; k < 300; k++)); do [ "$(node_field "$a1" state)" = drained ] && break; sleep 0.1; done
 [ "$(node_field "$a1" state)" = drained ] || fail "after its agent's restart the drained node is $(node_field "$a1" state)"
 probe=$(sub --nodelist "$a2" -- "$COLONY_BIN/colony-stress" sleep 0)

@@ -55,18 +55,14 @@ note "stalled job $stalled failed alone: $err; jobs $first and $after completed,
 # An agent killed while a launch hangs: the next one adopts the job, sees that its process has
 # not exec'd, and still fails it at the deadline counted from its start. Without that the
 # adopted job would hang for good, listed as running.
-apid=$(cat "$DIR/agent-$node.pid")
-mapfile -d '' -t agent_cmd <"/proc/$apid/cmdline"
 stalled2=$(colony submit --name stalled2 --cpus 0.2 --mem 32M --output "$MNT/out2" -- true)
 # Killed once the launch has begun (the shepherd told to go, logged right after): killed
 # between the record and that, the shepherd never launches and the job is lost instead.
 launching() { grep -q "job=$stalled2 .*: launching" "$DIR/$node.log"; }
 for ((i = 0; i < 300; i++)); do launching && break; sleep 0.1; done
 launching || fail "job $stalled2's launch never began"
-kill_wait "$apid"
-"${agent_cmd[@]}" >>"$DIR/$node.log" 2>&1 &
-echo $! >"$DIR/agent-$node.pid"
-STARTED_PIDS+=("$!")
+agent_kill "$node"
+agent_start_again "$node"
 wait_state "$stalled2" failed 60
 err2=$(job_field "$stalled2" error)
 case $err2 in "launch stalled for 3 s at: a step begun before the agent restarted") ;;

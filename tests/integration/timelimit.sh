@@ -85,19 +85,11 @@ done
 # ended at once, timeout, its limit counted from its recorded start.
 id4=$(colony submit --name adopted --cpus 0.2 --mem 32M --time 0:03 -- /bin/sleep 300)
 wait_state "$id4" running
-apid=$(agent_pid "$node")
-mapfile -d '' -t agent_cmd <"/proc/$apid/cmdline"
-aproc="$apid:$(stat_fields "$apid" | awk '{ print $20 }')"
-kill -9 "$apid"
-# its end before the next starts, as a supervisor waits: its lock on the subtree goes with it
-for ((i = 0; i < 200; i++)); do alive "$aproc" || break; sleep 0.1; done
-alive "$aproc" && fail "agent $apid survived SIGKILL"
+agent_kill "$node"
 start=$(job_field "$id4" start_usec)
 while (($(date +%s%6N) < start + 3500000)); do sleep 0.2; done
 [ "$(job_field "$id4" state)" = running ] || fail "job $id4 is $(job_field "$id4" state) with no agent"
-"${agent_cmd[@]}" >>"$DIR/$node.log" 2>&1 &
-echo $! >"$DIR/agent-$node.pid"
-STARTED_PIDS+=("$!")
+agent_start_again "$node"
 set +e; colony wait --timeout 60 "$id4" >/dev/null; set -e
 [ "$(job_field "$id4" state)" = timeout ] || fail "adopted job $id4 ended $(job_field "$id4" state), want timeout"
 ms=$(ran "$id4")
