@@ -1,7 +1,7 @@
 /* shepherd.c - fork a job's shepherd and run it (see shepherd.h).
  *
- * The agent is single-threaded, so the forked shepherd may allocate and format freely; it
- * still never logs, since the log's sink (stderr, the journal socket) is one of the descriptors
+ * The agent's only other thread (jobsync.c) makes system calls alone and holds no lock a
+ * child could need, so the forked shepherd may allocate and format freely; it still never logs, since the log's sink (stderr, the journal socket) is one of the descriptors
  * it closes. What it has to say goes to the agent over the report pipe, or into the exit file. */
 #include "shepherd.h"
 #include "fileio.h"

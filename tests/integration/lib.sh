@@ -162,13 +162,18 @@ alive() {
         [ -n "$fields" ] && [ "$(awk '{ print $20 }' <<<"$fields")" = "$start" ] && [ "$(awk '{ print $1 }' <<<"$fields")" != Z ]
 }
 
-# ended PID: the process is gone or a zombie (its sockets and locks are released either way).
-# Without a fork: chaos.sh polls it hundreds of times on a busy CI machine.
+# ended PID: the process is gone, or a zombie with no thread left. A killed process's main
+# thread turns zombie while another (the agent's jobsync, the controller's fsync thread) may
+# still be in a slow system call, holding the descriptor table and so its locks and sockets:
+# only the last thread's exit releases them. Without a fork: chaos.sh polls it hundreds of
+# times on a busy CI machine.
 ended() {
-        local stat
+        local stat tasks
         read -r stat 2>/dev/null <"/proc/$1/stat" || return 0
         stat=${stat##*) }
-        [ "${stat%% *}" = Z ]
+        [ "${stat%% *}" = Z ] || return 1
+        tasks=("/proc/$1/task/"*)
+        [ "${#tasks[@]}" -le 1 ]
 }
 
 # kill_wait PID: SIGKILL a process this test started and wait until it has ended: a killed
