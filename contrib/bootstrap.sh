@@ -57,7 +57,8 @@ test)
         # In a session of their own, so that a stop ends the guests too.
         setsid bash -c 'cd "$1" && exec ctest --output-on-failure -j 2 -L vm' - "$build" >"$vm_log" 2>&1 &
         vm_pid=$!
-        trap 'kill -- -"$vm_pid" 2>/dev/null; rm -f "$vm_log"' EXIT
+        # || true: under set -e a failed kill (the guests' session already gone) would end the trap.
+        trap 'kill -- -"$vm_pid" 2>/dev/null || true; rm -f "$vm_log"' EXIT
         rc=0
         (cd "$build" && ctest --output-on-failure -L 'unit|integration|cli|web|chaos') || rc=1
         build_tree "$top/build-asan" -DCOLONY_SANITIZE=ON
