@@ -12,11 +12,12 @@
 # /.dockerenv removed so systemd does not take itself for a container's init), and the command
 # runs as colony-vm-test.service, the unit the kernel command line boots (systemd.unit=),
 # in 0::/system.slice/colony-vm-test.service; the unit powers the guest off when it ends.
-# systemd mounts cgroup2 and delegates controllers its own way; there is no D-Bus daemon.
+# systemd mounts cgroup2 and delegates controllers its own way; there is no D-Bus daemon
+# unless VM_LOGIND=1.
 #
 # Environment: VM_TIMEOUT (seconds, default 900), VM_MEM (MiB, default 2048), VM_SHARE (the
 # writable directory, default the source tree holding this script), VM_KEEP=1 keeps the temp dir,
-# VM_SYSTEMD=1 as above.
+# VM_SYSTEMD=1 as above, VM_LOGIND=1 (with VM_SYSTEMD=1) starts D-Bus and systemd-logind too.
 set -euo pipefail
 
 SKIP=77
@@ -93,6 +94,13 @@ StandardError=tty
 TTYPath=/dev/ttyS0
 EOF
         APPEND="$APPEND systemd.unit=colony-vm-test.service systemd.show_status=0 systemd.unified_cgroup_hierarchy=1"
+        # The system bus and logind, for a command that logs in through PAM (pam_systemd), as
+        # a getty or sshd login does; the boot target being the test's unit, nothing else
+        # starts them.
+        if [ "${VM_LOGIND:-0}" = 1 ]; then
+                sed -i '/^FailureAction=/a Wants=dbus.socket systemd-logind.service systemd-user-sessions.service\nAfter=dbus.socket systemd-logind.service systemd-user-sessions.service' \
+                        "$TMP/initrd/test.service"
+        fi
 fi
 
 cat >"$TMP/initrd/init" <<EOF

@@ -2,9 +2,10 @@
 # session.sh BUILD_DIR - run inside a guest booted with systemd as PID 1 (VM_SYSTEMD=1
 # run-in-vm.sh): the README's first commands from a root login session, as on a stock Debian 12
 # host (unified hierarchy only, the shell in user.slice/user-0.slice/session-N.scope, which
-# delegates nothing). The guest has no D-Bus daemon, hence no logind; a scope in user-0.slice,
-# made as logind makes a session's (`systemd-run --scope --slice=user-0.slice`), stands in for
-# the session. Checks, from there, with the build's colony:
+# delegates nothing). The guest runs D-Bus and systemd-logind (VM_LOGIND=1), and root logs in
+# through PAM on a pseudo-terminal (`script` + `runuser -l`: pam_systemd asks logind for the
+# session, as login(1) on a getty or sshd does), so the shell is in a real logind session of
+# class user and type tty. Checks, from there, with the build's colony:
 #  - `colony demo` runs its four jobs with their limits (the hog gets at most half a core, the
 #    256M job is OOM-killed under its 64M limit), each agent in its own transient scope;
 #  - `colony up --agents 2` starts both agents in delegated transient scopes (trusted.delegate),
@@ -18,7 +19,6 @@ build=${1:?usage: session.sh BUILD_DIR}
 CTL=none AGENT='colony-*.scope' # for units-lib's journal on failure
 . "$(dirname "$0")/units-lib.sh"
 colony=$build/bin/colony stress=$build/bin/colony-stress
-session=user.slice/user-0.slice/session-c1.scope
 
 # What colony made: the agents' scopes and cgroups (the test's own unit is colony-vm-test.service).
 colony_units() { systemctl list-units --all --plain --no-legend 'colony-*.scope' | awk '{ print $1 }'; }
@@ -51,8 +51,10 @@ if [ "${2:-}" != --in-session ]; then
         need_systemd
         note "test unit in $(cut -d: -f3 /proc/self/cgroup)"
         [ -z "$(colony_units)$(colony_cgroups)" ] || fail "colony units or cgroups before the test"
-        # The session's scope: what logind creates at a login, minus the PAM part.
-        systemd-run --quiet --scope --slice=user-0.slice --unit="${session##*/}" -- "$0" "$build" --in-session ||
+        systemctl is-active --quiet systemd-logind.service || fail "systemd-logind is not running (VM_LOGIND=1?)"
+        # A login: PAM's session stack (pam_systemd) on a pseudo-terminal, which logind answers
+        # with a session scope, as for a getty or ssh login.
+        script -qec "runuser -l root -c '$(printf '%q ' "$0" "$build" --in-session)'" /dev/null </dev/null ||
                 fail "in the session: exit $?"
         [ -z "$(colony_units)" ] || fail "units left behind: $(colony_units | tr '\n' ' ')"
         [ -z "$(colony_cgroups)" ] || fail "cgroups left behind: $(colony_cgroups | tr '\n' ' ')"
@@ -63,7 +65,13 @@ fi
 
 # --- in the session ---
 own=$(cut -d: -f3 /proc/self/cgroup)
-[ "$own" = "/$session" ] || fail "the session shell is in $own, not /$session"
+[[ $own == /user.slice/user-0.slice/session-*.scope ]] || fail "the login shell is in $own, not a session of user-0.slice"
+sid=${own##*/session-} sid=${sid%.scope}
+login=$(loginctl show-session "$sid" -p Class -p Type -p State)
+for want in Class=user Type=tty State=active; do
+        grep -qx "$want" <<<"$login" || fail "logind's session $sid: $(paste -sd' ' <<<"$login"), want $want"
+done
+note "logged in: logind session $sid (class user, type tty)"
 [ -z "$(getfattr --only-values -n trusted.delegate "/sys/fs/cgroup$own" 2>/dev/null)" ] ||
         fail "/sys/fs/cgroup$own is delegated: not a login session's scope"
 note "shell in $own, not delegated (controllers there: '$(cat "/sys/fs/cgroup$own/cgroup.controllers")')"
