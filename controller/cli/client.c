@@ -1,5 +1,7 @@
 /* client.c - finding the controller's socket and making one request of it. */
 #include "client.h"
+#include "config.h"
+#include "devcluster.h"
 #include "format.h"
 #include <limits.h>
 #include "net.h"
@@ -9,7 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#define CONNECT_PROG "colony-connect"
 
 #define SOCKET_NAME "controller.sock"
 
@@ -32,6 +38,31 @@ int client_default_dir(char *buf, size_t len) {
         return path_set(buf, len, tmp, NULL);
 }
 
+/* The remote controller of $COLONY_CONTROLLER or of the client config's [client] controller, as
+ * CLIENT_REMOTE_PREFIX "host:port" into buf. Returns 0, -ENOENT when neither names one,
+ * -ENAMETOOLONG, or -EINVAL when the config file does not parse. */
+static int remote_address(char *buf, size_t len) {
+        const char *env = getenv("COLONY_CONTROLLER"), *path = getenv("COLONY_CONFIG"), *addr;
+        config cfg = { 0 };
+        char err[512];
+        int n, r;
+        if (env && *env) {
+                n = snprintf(buf, len, "%s%s", CLIENT_REMOTE_PREFIX, env);
+                return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+        }
+        r = config_load(path && *path ? path : CLIENT_CONFIG_PATH, &cfg, err, sizeof(err));
+        if (r == -EINVAL)
+                fprintf(stderr, "colony: %s\n", err);
+        addr = r == 0 ? config_get(&cfg, "client.controller") : NULL;
+        n = addr ? snprintf(buf, len, "%s%s", CLIENT_REMOTE_PREFIX, addr) : 0;
+        config_free(&cfg);
+        if (r == -EINVAL)
+                return r;
+        if (!addr)
+                return -ENOENT;
+        return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
 int client_socket_path(const cli *c, char *buf, size_t len) {
         const char *env = getenv("COLONY_SOCKET");
         char dir[4096];
@@ -43,8 +74,37 @@ int client_socket_path(const cli *c, char *buf, size_t len) {
                 return path_set(buf, len, c->dir, SOCKET_NAME);
         if (env && *env)
                 return path_set(buf, len, env, NULL);
+        if ((r = remote_address(buf, len)) != -ENOENT)
+                return r;
         r = client_default_dir(dir, sizeof(dir));
         return r < 0 ? r : path_set(buf, len, dir, SOCKET_NAME);
+}
+
+int client_connect(const char *addr) {
+        size_t plen = strlen(CLIENT_REMOTE_PREFIX);
+        char prog[PATH_MAX];
+        int sv[2];
+        if (strncmp(addr, CLIENT_REMOTE_PREFIX, plen) != 0)
+                return net_connect_unix(addr);
+        if (dev_find_program(CONNECT_PROG, COLONY_LIBEXECDIR, prog, sizeof(prog)) < 0)
+                return -ENOENT;
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+                return -errno;
+        /* Twice forked, so that colony-connect is nobody's child to reap: it ends when colony closes
+         * its end (or exits). */
+        pid_t pid = fork();
+        if (pid == 0) {
+                if (fork() == 0 && dup2(sv[1], 0) == 0)
+                        execl(prog, prog, addr + plen, (char *)NULL);
+                _exit(0);
+        }
+        int r = pid < 0 ? -errno : 0;
+        close(sv[1]);
+        if (pid > 0)
+                (void)waitpid(pid, NULL, 0);
+        if (r < 0)
+                close(sv[0]);
+        return r < 0 ? r : sv[0];
 }
 
 /* Check that reply is of type want (any but "error" when want is NULL); turn an "error" reply
@@ -86,7 +146,7 @@ static int receive(int fd, const char *path, int timeout_ms, cJSON **reply, char
 }
 
 int client_start(const char *socket_path, const cJSON *req, char *err, size_t errlen) {
-        int fd = net_connect_unix(socket_path), r;
+        int fd = client_connect(socket_path), r;
 
         if (fd < 0) {
                 snprintf(err, errlen, "cannot reach the controller at %s: %s%s", socket_path,
@@ -214,7 +274,7 @@ static int pipeline_read(pipeline *p, void (*done)(void *ud, uint64_t tag, const
 int client_pipeline(const char *socket_path, int (*next)(void *ud, cJSON **req, uint64_t *tag),
                     void (*done)(void *ud, uint64_t tag, const cJSON *reply), void *ud, int timeout_ms, char *err,
                     size_t errlen) {
-        pipeline p = { .fd = net_connect_unix(socket_path) };
+        pipeline p = { .fd = client_connect(socket_path) };
         outbuf out = { 0 };
         bool more = true;
         int r = 0;
