@@ -329,10 +329,22 @@ int server_reload(ctl_server *srv, char *err, size_t errlen) {
                 config_free(&cfg);
                 return -EINVAL;
         }
+        remote_cfg hosts = { 0 }; /* the listener stays; who may use it is read again */
+        if (srv->remote &&
+            (r = remote_cfg_init(&hosts, o.submit_hosts, o.trusted_root_hosts, o.munge_socket, err, errlen)) < 0) {
+                depts_free(&fresh);
+                config_free(&cfg);
+                return r;
+        }
         config_free(&cfg);
         if ((r = jobstore_set_sync(srv->store, o.sync_commits != 0)) < 0) {
                 depts_free(&fresh);
+                remote_cfg_free(&hosts);
                 return snprintf(err, errlen, "the database refused sync_commits"), r;
+        }
+        if (srv->remote) {
+                remote_cfg_free(srv->remote);
+                *srv->remote = hosts;
         }
         depts_free(&srv->depts);
         srv->depts = fresh; /* the state machine's cfg.depts points here */

@@ -10,9 +10,7 @@
 #include "client.h"
 #include "config.h"
 #include "cred.h"
-#include "net.h"
-#include "proto.h"
-#include "tls.h"
+#include "remotelink.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -20,81 +18,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define LOCAL_FD 0
 #define HANDSHAKE_TIMEOUT_MS 30000 /* the connection, TLS, the nonce and the welcome together */
 #define RELAY_BUF 65536
-
-typedef struct remote_link {
-        int fd;
-        tls_conn *tls; /* NULL: plain TCP */
-        proto_reader reader;
-        const char *addr;
-        char err[512];
-} remote_link;
-
-static int64_t now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* The poll events the last -EAGAIN of l waits for (dflt for plain TCP). */
-static short wants(const remote_link *l, short dflt) {
-        return !l->tls ? dflt : tls_wants_write(l->tls) ? POLLOUT : POLLIN;
-}
-
-/* One read or write on the controller's side, waiting until deadline for it. Returns as tls_io,
- * -ETIMEDOUT past the deadline. */
-static ssize_t io_by(remote_link *l, void *buf, size_t len, bool write, int64_t deadline) {
-        for (;;) {
-                ssize_t n = tls_io(l->tls, l->fd, buf, len, write);
-                if (n != -EAGAIN && n != -EINTR)
-                        return n;
-                struct pollfd p = { .fd = l->fd, .events = wants(l, write ? POLLOUT : POLLIN) };
-                int left = (int)(deadline - now_ms());
-                if (left <= 0 || poll(&p, 1, left) == 0)
-                        return -ETIMEDOUT;
-        }
-}
-
-/* Send msg to the controller before deadline. Returns 0 or -errno. */
-static int send_msg(remote_link *l, const cJSON *msg, int64_t deadline) {
-        char *frame;
-        size_t len, off = 0;
-        int r = proto_frame(msg, &frame, &len);
-        if (r < 0)
-                return r;
-        while (r == 0 && off < len) {
-                ssize_t n = io_by(l, frame + off, len - off, true, deadline);
-                if (n < 0)
-                        r = (int)n;
-                else
-                        off += (size_t)n;
-        }
-        free(frame);
-        return r;
-}
-
-/* The controller's next message before deadline into *msg. Returns 0 or -errno. */
-static int recv_msg(remote_link *l, cJSON **msg, int64_t deadline) {
-        char buf[4096], perr[PROTO_ERRLEN];
-        int r;
-        while ((r = proto_reader_next(&l->reader, msg, perr)) == 0) {
-                ssize_t n = io_by(l, buf, sizeof(buf), false, deadline);
-                if (n == 0)
-                        return -ECONNRESET;
-                if (n < 0)
-                        return (int)n;
-                if ((r = proto_reader_feed(&l->reader, buf, (size_t)n)) < 0)
-                        return r;
-        }
-        if (r < 0)
-                snprintf(l->err, sizeof(l->err), "bad message from the controller at %s: %s", l->addr, perr);
-        return r < 0 ? r : 0;
-}
 
 /* The client config's setting key ([client] in $COLONY_CONFIG or /etc/colony/colony.conf), or NULL. */
 static const char *setting(const config *cfg, const char *key) {
@@ -103,74 +31,18 @@ static const char *setting(const config *cfg, const char *key) {
         return config_get(cfg, full);
 }
 
-/* Connect, TLS, and prove the user with a credential for the controller's nonce. Returns 0 once
+/* Connect, and prove the user with a credential for the controller's nonce. Returns 0 once
  * welcomed, or -errno with l->err set. */
-static int open_link(remote_link *l, const config *cfg, tls_ctx **ctx) {
-        char host[256], terr[TLS_ERRLEN], cerr[CRED_ERRLEN];
-        uint16_t port;
-        int64_t deadline = now_ms() + HANDSHAKE_TIMEOUT_MS;
-        const char *ca = setting(cfg, "tls_ca"), *nonce = NULL, *type;
-        cJSON *msg = NULL, *auth = NULL;
-        char *cred = NULL, perr[PROTO_ERRLEN];
-        int r = net_split_hostport(l->addr, host, sizeof(host), &port);
-        if (r < 0) {
-                snprintf(l->err, sizeof(l->err), "controller address '%s' is not host:port", l->addr);
-                return r;
-        }
-        if ((l->fd = net_connect_tcp(l->addr, HANDSHAKE_TIMEOUT_MS)) < 0) {
-                snprintf(l->err, sizeof(l->err), "cannot reach the controller at %s: %s", l->addr, strerror(-l->fd));
-                return l->fd;
-        }
-        if (fcntl(l->fd, F_SETFL, fcntl(l->fd, F_GETFL) | O_NONBLOCK) < 0)
-                return snprintf(l->err, sizeof(l->err), "%s: %s", l->addr, strerror(errno)), -errno;
-        tls_files f = { .ca = ca, .cert = NULL, .key = NULL };
-        if (ca && ((r = tls_ctx_new_client(&f, ctx, terr)) < 0 || (r = tls_conn_new(*ctx, l->fd, host, &l->tls)) < 0)) {
-                snprintf(l->err, sizeof(l->err), "TLS to %s: %s", l->addr, r == -ENOMEM ? "out of memory" : terr);
-                return r;
-        }
-        if ((r = recv_msg(l, &msg, deadline)) < 0) {
-                if (!*l->err)
-                        snprintf(l->err, sizeof(l->err), "no challenge from the controller at %s: %s", l->addr,
-                                 l->tls && *tls_conn_error(l->tls) ? tls_conn_error(l->tls) : strerror(-r));
-                return r;
-        }
-        type = proto_type(msg);
-        if (strcmp(type, "challenge") != 0 || proto_get_str(msg, "nonce", &nonce, perr) < 0 || !nonce) {
-                const char *text = NULL;
-                if (strcmp(type, "error") != 0 || proto_get_str(msg, "error", &text, perr) < 0 || !text)
-                        text = "no challenge";
-                snprintf(l->err, sizeof(l->err), "%s", text); /* "host X may not submit" */
-                cJSON_Delete(msg);
-                return -EACCES;
-        }
-        r = cred_mint(setting(cfg, "munge_socket"), nonce, &cred, cerr);
-        cJSON_Delete(msg);
-        msg = NULL;
-        if (r < 0) {
-                snprintf(l->err, sizeof(l->err), "cannot prove who you are to the controller at %s: %s", l->addr, cerr);
-                return r;
-        }
-        auth = proto_new("auth");
-        if (!auth || !cJSON_AddStringToObject(auth, "cred", cred))
-                r = -ENOMEM;
+static int open_link(remote_link *l, const char *addr, const config *cfg) {
+        char nonce[128], cerr[CRED_ERRLEN], *cred = NULL;
+        int r = rlink_open(l, addr, setting(cfg, "tls_ca"), HANDSHAKE_TIMEOUT_MS);
+        if (r == 0)
+                r = rlink_nonce(l, nonce, sizeof(nonce));
+        if (r == 0 && (r = cred_mint(setting(cfg, "munge_socket"), nonce, &cred, cerr)) < 0)
+                snprintf(l->err, sizeof(l->err), "cannot prove who you are to the controller at %s: %s", addr, cerr);
+        if (r == 0)
+                r = rlink_auth(l, cred);
         free(cred);
-        if (r == 0 && (r = send_msg(l, auth, deadline)) == 0)
-                r = recv_msg(l, &msg, deadline);
-        cJSON_Delete(auth);
-        if (r < 0) {
-                if (!*l->err)
-                        snprintf(l->err, sizeof(l->err), "the controller at %s did not welcome us: %s", l->addr,
-                                 strerror(-r));
-                return r;
-        }
-        if (strcmp(proto_type(msg), "welcome") != 0) {
-                const char *text = NULL;
-                if (proto_get_str(msg, "error", &text, perr) < 0 || !text)
-                        text = "unexpected answer to the credential";
-                snprintf(l->err, sizeof(l->err), "%s", text); /* "permission denied: ..." */
-                r = -EACCES;
-        }
-        cJSON_Delete(msg);
         return r;
 }
 
@@ -222,7 +94,7 @@ static int relay(remote_link *l) {
                                 if (n > 0)
                                         up.off += (size_t)n, progress = true;
                                 else if (n == -EAGAIN || n == -EINTR)
-                                        rev |= wants(l, POLLOUT);
+                                        rev |= rlink_wants(l, POLLOUT);
                                 else
                                         return (int)n;
                         }
@@ -233,7 +105,7 @@ static int relay(remote_link *l) {
                                 else if (n == 0)
                                         remote_eof = true, progress = true;
                                 else if (n == -EAGAIN || n == -EINTR)
-                                        rev |= wants(l, POLLIN);
+                                        rev |= rlink_wants(l, POLLIN);
                                 else if (n == -ECONNRESET)
                                         remote_eof = true, progress = true;
                                 else
@@ -260,8 +132,7 @@ static int relay(remote_link *l) {
 int main(int argc, char **argv) {
         const char *path = getenv("COLONY_CONFIG");
         config cfg = { 0 };
-        tls_ctx *ctx = NULL;
-        remote_link l = { .fd = -1, .addr = argc == 2 ? argv[1] : "" };
+        remote_link l = { .fd = -1 };
         int r = 0;
         signal(SIGPIPE, SIG_IGN); /* a closed peer is an error return, on either side */
         if (argc != 2) {
@@ -273,20 +144,16 @@ int main(int argc, char **argv) {
         if ((r = config_load(path, &cfg, l.err, sizeof(l.err))) == -ENOENT)
                 r = 0;
         if (r == 0)
-                r = open_link(&l, &cfg, &ctx);
+                r = open_link(&l, argv[1], &cfg);
         if (r < 0) {
                 cJSON *e = proto_error("%s", l.err);
                 (void)proto_send(LOCAL_FD, e);
                 cJSON_Delete(e);
         } else if (fcntl(LOCAL_FD, F_SETFL, fcntl(LOCAL_FD, F_GETFL) | O_NONBLOCK) < 0 || (r = relay(&l)) < 0) {
-                fprintf(stderr, "colony-connect: relaying to the controller at %s: %s\n", l.addr,
+                fprintf(stderr, "colony-connect: relaying to the controller at %s: %s\n", argv[1],
                         l.tls && *tls_conn_error(l.tls) ? tls_conn_error(l.tls) : strerror(r < 0 ? -r : errno));
         }
-        tls_conn_free(l.tls);
-        tls_ctx_free(ctx);
-        proto_reader_free(&l.reader);
+        rlink_close(&l);
         config_free(&cfg);
-        if (l.fd >= 0)
-                close(l.fd);
         return r < 0 ? 1 : 0;
 }

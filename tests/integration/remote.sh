@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# remote.sh - colony from other hosts of the cluster, as their users. Four hosts: the controller's
+# (the bridge), b (an agent host), login (no agent, in submit_hosts) and x (neither), in network
+# namespaces this test creates, each with its own munged (started here, its socket, key and pid
+# file under $DIR; munged speaks only on its Unix socket, so a socket per host is a munged per
+# host), and a fifth munged with another key, a stranger's. The client link is TLS.
+#
+# A user on b submits, lists, waits for and cancels their own jobs through b, and cannot cancel
+# another user's; root on b is squashed to nobody until trusted_root_hosts names b; login
+# submits without an agent; x may not submit; hand-made credentials (another key, replayed,
+# moved to another connection, garbage, none) are refused with "permission denied" and the
+# controller serves on.
+. "$(dirname "$0")/lib.sh"
+for p in ip munged mungekey openssl setpriv nsenter; do
+        command -v "$p" >/dev/null || { echo "SKIP: $p missing"; exit $SKIP; }
+done
+
+net=10.214.$(($$ % 250))
+bridge=crb$$
+hosts=(b login x)
+ns() { echo "colony$$-$1"; }
+MUNGED_PIDS=()
+stop_all() {
+        local pid
+        if [ -n "${agent_pid:-}" ]; then
+                kill -TERM "$agent_pid" 2>/dev/null
+                wait "$agent_pid" 2>/dev/null
+        fi
+        [ -n "${ctl_pid:-}" ] && kill -TERM "$ctl_pid" 2>/dev/null && wait "$ctl_pid" 2>/dev/null
+        for pid in "${MUNGED_PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null; done
+        for pid in "${MUNGED_PIDS[@]}"; do wait "$pid" 2>/dev/null; done
+        for h in "${hosts[@]}"; do ip netns del "$(ns "$h")" 2>/dev/null; done
+        ip link del "$bridge" 2>/dev/null
+        return 0
+}
+trap 'rc=$?; set +e; stop_all; (exit $rc); teardown' EXIT
+
+ip link add "$bridge" type bridge || { echo "SKIP: cannot make a bridge here"; exit $SKIP; }
+ip addr add "$net.1/24" dev "$bridge"
+ip link set "$bridge" up
+i=1
+for h in "${hosts[@]}"; do
+        i=$((i + 1))
+        ip netns add "$(ns "$h")"
+        ip link add "v$$$h" type veth peer name eth0 netns "$(ns "$h")"
+        ip link set "v$$$h" master "$bridge" up
+        ip -n "$(ns "$h")" addr add "$net.$i/24" dev eth0
+        ip -n "$(ns "$h")" link set eth0 up
+        ip -n "$(ns "$h")" link set lo up
+done
+b=$net.2 login=$net.3 x=$net.4
+
+# One MUNGE key for the cluster, another for a stranger; a munged per host.
+mungekey --create --keyfile="$DIR/munge.key"
+mungekey --create --keyfile="$DIR/foreign.key"
+start_munged() { # NAME KEY
+        mkdir -m 755 "$DIR/munge-$1"
+        munged -F --socket="$DIR/munge-$1/sock" --key-file="$2" --pid-file="$DIR/munge-$1/pid" \
+                --seed-file="$DIR/munge-$1/seed" --log-file="$DIR/munged-$1.log" 2>>"$DIR/munged-$1.log" &
+        MUNGED_PIDS+=($!)
+}
+for h in ctl b login x; do start_munged "$h" "$DIR/munge.key"; done
+start_munged foreign "$DIR/foreign.key"
+for h in ctl b login x foreign; do
+        for ((k = 0; k < 100; k++)); do [ -S "$DIR/munge-$h/sock" ] && break; sleep 0.1; done
+        [ -S "$DIR/munge-$h/sock" ] || fail "munged for $h did not start: $(tail -n 3 "$DIR/munged-$h.log")"
+done
+
+# TLS: the controller's certificate names its address on the bridge.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -keyout "$DIR/ca.key" \
+        -out "$DIR/ca.pem" -subj "/CN=colony test ca" 2>/dev/null
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$DIR/controller.key" \
+        -out "$DIR/controller.csr" -subj "/CN=controller" 2>/dev/null
+printf 'subjectAltName=IP:%s\nextendedKeyUsage=serverAuth\n' "$net.1" >"$DIR/controller.ext"
+openssl x509 -req -in "$DIR/controller.csr" -CA "$DIR/ca.pem" -CAkey "$DIR/ca.key" -CAcreateserial -days 2 \
+        -out "$DIR/controller.pem" -extfile "$DIR/controller.ext" 2>/dev/null
+chmod 600 "$DIR"/*.key
+chmod 644 "$DIR/ca.pem"
+
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$DIR/secret"
+chmod 600 "$DIR/secret"
+write_conf() { # [trusted_root_hosts]
+        cat >"$DIR/controller.conf" <<EOF
+[controller]
+tls_cert = $DIR/controller.pem
+tls_key = $DIR/controller.key
+client_listen = $net.1:0
+client_port_file = $DIR/client.port
+munge_socket = $DIR/munge-ctl/sock
+submit_hosts = $login
+${1:+trusted_root_hosts = $1}
+EOF
+}
+write_conf
+"$COLONY_BIN/colony-controller" --config "$DIR/controller.conf" --secret-file "$DIR/secret" \
+        --socket "$DIR/controller.sock" --agent-listen "$net.1:0" --port-file "$DIR/controller.port" \
+        --database "$DIR/controller.db" >"$DIR/controller.log" 2>&1 &
+ctl_pid=$!
+STARTED_PIDS+=("$ctl_pid")
+for ((i = 0; i < 300; i++)); do [ -s "$DIR/client.port" ] && [ -s "$DIR/controller.port" ] && break; sleep 0.1; done
+[ -s "$DIR/client.port" ] || fail "the controller has no client listener: $(tail -n 3 "$DIR/controller.log")"
+addr=$net.1:$(cat "$DIR/client.port")
+
+# b's agent, over TLS.
+nsenter --net="/run/netns/$(ns b)" "$COLONY_BIN/colony-agent" --name "${PREFIX}b" \
+        --controller "$net.1:$(cat "$DIR/controller.port")" --secret-file "$DIR/secret" --tls-ca "$DIR/ca.pem" \
+        --state-dir "$DIR/state-b" --cpus 2 --mem 256M --stop-jobs-on-exit >"$DIR/agent-b.log" 2>&1 &
+agent_pid=$!
+for ((k = 0; k < 300; k++)); do [ "$(node_state "${PREFIX}b")" = up ] && break; sleep 0.1; done
+[ "$(node_state "${PREFIX}b")" = up ] || fail "b's agent never came up: $(tail -n 3 "$DIR/agent-b.log")"
+
+# on HOST UID colony ARGS...: colony run on HOST as UID, with that host's client config (its
+# munged, the CA, the controller's address) and no Unix socket in its environment.
+for h in "${hosts[@]}"; do
+        printf '[client]\ncontroller = %s\ntls_ca = %s\nmunge_socket = %s\n' "$addr" "$DIR/ca.pem" \
+                "$DIR/munge-$h/sock" >"$DIR/$h.conf"
+done
+mkdir -m 1777 "$DIR/work"
+on() {
+        local h=$1 uid=$2
+        shift 2
+        (cd "$DIR/work" && nsenter --net="/run/netns/$(ns "$h")" setpriv --reuid "$uid" --regid "$uid" --clear-groups \
+                -- env -u COLONY_SOCKET COLONY_CONFIG="$DIR/$h.conf" "$COLONY_BIN/$@")
+}
+u1=4201 u2=4202
+sleeper() { echo "$COLONY_BIN/colony-stress" sleep "$1"; }
+
+# A user on b: submit, list, show, wait, cancel their own; not another user's.
+long=$(on b $u1 colony submit --name long --cpus 0.5 --mem 16M -- $(sleeper 300)) || fail "u1 on b cannot submit: $long"
+wait_state "$long" running
+[ "$(job_field "$long" uid)" = $u1 ] || fail "u1's job from b has uid $(job_field "$long" uid)"
+on b $u1 colony queue | grep -q "^$long  *long" || fail "u1's queue on b does not list job $long: $(on b $u1 colony queue)"
+[ "$(on b $u1 colony show --json "$long" | jget job.node)" = "${PREFIX}b" ] || fail "show through b"
+short=$(on b $u1 colony submit --name short --mem 16M -- $(sleeper 0))
+on b $u1 colony wait "$short" >/dev/null || fail "wait through b: job $short $(job_field "$short" state)"
+note "u1 on b: job $long running as uid $u1, job $short waited for: $(job_field "$short" state)"
+theirs=$(on b $u2 colony submit --name theirs --cpus 0.5 --mem 16M -- $(sleeper 300))
+if err=$(on b $u1 colony cancel "$theirs" 2>&1); then fail "u1 on b cancelled u2's job"; fi
+note "u1 cancelling u2's job through b: $err"
+[ "$(job_field "$theirs" state)" != cancelled ] || fail "u2's job got cancelled by u1"
+on b $u1 colony cancel "$long" >/dev/null || fail "u1 could not cancel their own job through b"
+on b $u2 colony cancel "$theirs" >/dev/null || fail "u2 could not cancel their own job through b"
+wait_state "$long" cancelled
+wait_state "$theirs" cancelled
+on b $u1 colony history | grep -q "^$short " || fail "u1's history through b lacks job $short"
+
+# root on b: nobody, until the config trusts b's root.
+sq=$(on b 0 colony submit --name squashed --mem 16M -- $(sleeper 0))
+colony wait "$sq" >/dev/null || true
+[ "$(job_field "$sq" uid)" = 65534 ] || fail "root's job from b has uid $(job_field "$sq" uid), want 65534 (nobody)"
+write_conf "$b"
+colony reload >/dev/null || fail "reload with trusted_root_hosts refused"
+tr=$(on b 0 colony submit --name trusted --mem 16M -- $(sleeper 0))
+[ "$(job_field "$tr" uid)" = 0 ] || fail "trusted root's job from b has uid $(job_field "$tr" uid), want 0"
+note "root on b: uid 65534 by default, 0 once trusted_root_hosts = $b"
+
+# A login host without an agent submits; a host that is neither may not.
+lj=$(on login $u1 colony submit --name fromlogin --mem 16M -- $(sleeper 0)) || fail "login host cannot submit: $lj"
+on login $u1 colony wait "$lj" >/dev/null || fail "job $lj from the login host: $(job_field "$lj" state)"
+if err=$(on x $u1 colony queue 2>&1); then fail "x, neither an agent host nor in submit_hosts, could list the queue"; fi
+grep -q "host $x may not submit" <<<"$err" || fail "x was refused with: $err"
+note "login host: job $lj $(job_field "$lj" state); x: $err"
+
+# Hand-made credentials, from b.
+poke() { # MODE MUNGE-HOST
+        nsenter --net="/run/netns/$(ns b)" setpriv --reuid $u1 --regid $u1 --clear-groups -- \
+                "$COLONY_BIN/cred-poke" "$addr" "$DIR/ca.pem" "$1" "$DIR/munge-$2/sock" | tail -n 1
+}
+[ "$(poke mint b)" = welcome ] || fail "a credential from b's munged was refused: $(poke mint b)"
+for m in "mint foreign" "replay b" "moved b" "garbage b" "noauth b"; do
+        got=$(poke $m) || fail "poke $m: no answer"
+        grep -q "permission denied" <<<"$got" || fail "poke $m: $got"
+        note "$m: $got"
+done
+colony nodes >/dev/null || fail "the controller no longer answers"
+kill -0 "$ctl_pid" || fail "the controller died"
+echo "PASS"
