@@ -41,6 +41,8 @@ int client_default_dir(char *buf, size_t len) {
 /* The remote controller of $COLONY_CONTROLLER or of the client config's [client] controller, as
  * CLIENT_REMOTE_PREFIX "host:port" into buf. Returns 0, -ENOENT when neither names one,
  * -ENAMETOOLONG, or -EINVAL when the config file does not parse. */
+static const char *const client_keys[] = { "client.controller", "client.tls_ca", "client.munge_socket", NULL };
+
 static int remote_address(char *buf, size_t len) {
         const char *env = getenv("COLONY_CONTROLLER"), *path = getenv("COLONY_CONFIG"), *addr;
         config cfg = { 0 };
@@ -51,6 +53,8 @@ static int remote_address(char *buf, size_t len) {
                 return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
         }
         r = config_load(path && *path ? path : CLIENT_CONFIG_PATH, &cfg, err, sizeof(err));
+        if (r == 0)
+                r = config_check_keys(&cfg, client_keys, err, sizeof(err));
         if (r == -EINVAL)
                 fprintf(stderr, "colony: %s\n", err);
         addr = r == 0 ? config_get(&cfg, "client.controller") : NULL;
@@ -354,7 +358,7 @@ int client_print(const cli *c, cJSON *req, const char *want, const char *cursor,
         cJSON *reply = NULL;
         int r = client_socket_path(c, sock, sizeof(sock));
         if (r < 0)
-                cli_error(c, "the controller's socket path is too long");
+                cli_error(c, "%s", r == -EINVAL ? "the client config does not parse" : "the controller's socket path is too long");
         else if ((r = call_pages(sock, req, want, cursor, timeout_ms, &reply, err, sizeof(err))) < 0)
                 cli_error(c, "%s", err);
         else
