@@ -343,8 +343,8 @@ int server_reload(ctl_server *srv, char *err, size_t errlen) {
                 return snprintf(err, errlen, "the database refused sync_commits"), r;
         }
         if (srv->remote) {
-                remote_cfg_free(srv->remote);
-                *srv->remote = hosts;
+                remote_cfg_free(&srv->remote->cfg);
+                srv->remote->cfg = hosts;
         }
         depts_free(&srv->depts);
         srv->depts = fresh; /* the state machine's cfg.depts points here */
@@ -559,19 +559,21 @@ static int open_tls(const options *o, tls_ctx **out) {
 }
 
 /* The TCP client listener for other hosts, when client_listen is set: TLS when the controller has
- * a certificate (clients are not asked for one: their MUNGE credential says who they are). rc
+ * a certificate (clients are not asked for one: their MUNGE credential says who they are). rs
  * becomes srv->remote. Returns 0 or -errno (logged). */
-static int open_remote(ctl_server *srv, const options *o, listener *l, remote_cfg *rc) {
+static int open_remote(ctl_server *srv, const options *o, listener *l, remote_server *rs) {
         char err[512];
         uint16_t port;
         tls_files f = { .cert = o->tls_cert, .key = o->tls_key };
         *l = (listener){ srv, &remote_conn_ops, "remote client", NULL, .accept_failed.interval_usec = LOG_FLOOD_USEC };
         if (!o->client_listen)
                 return 0;
-        int r = remote_cfg_init(rc, o->submit_hosts, o->trusted_root_hosts, o->munge_socket, err, sizeof(err));
+        int r = remote_cfg_init(&rs->cfg, o->submit_hosts, o->trusted_root_hosts, o->munge_socket, err, sizeof(err));
         if (r < 0)
                 return log_errno(LOG_ERR, r, "%s", err);
-        srv->remote = rc;
+        srv->remote = rs;
+        if ((r = remote_server_start(rs, srv)) < 0)
+                return log_errno(LOG_ERR, r, "client listener: the credentials' thread");
         if (o->tls_cert && (r = tls_ctx_new_server(&f, &l->tls, err)) < 0)
                 return log_errno(LOG_ERR, r, "client listener: %s", err);
         int fd = net_listen_tcp(o->client_listen, &port);
@@ -719,7 +721,7 @@ int main(int argc, char **argv) {
         sigprocmask(SIG_BLOCK, &mask, NULL);
 
         listener ls[3] = { 0 };
-        remote_cfg remote = { 0 };
+        remote_server remote = { 0 };
         stats_init(&srv.stats, server_now());
         /* Not sd_event_default: the default loop checks its thread with gettid(), a system
          * call on every iteration, that is on every request read. */
@@ -754,7 +756,7 @@ int main(int argc, char **argv) {
                 sd_event_source_disable_unref(ls[i].rest);
         tls_ctx_free(ls[1].tls); /* OpenSSL counts the references of connections still open */
         tls_ctx_free(ls[2].tls);
-        remote_cfg_free(&remote);
+        remote_server_stop(&remote);
         free(srv.secret);
         sd_event_unref(srv.event);
         depts_free(&srv.depts);

@@ -4,6 +4,7 @@
 #include "cred.h"
 #include "server.h"
 #include "log.h"
+#include "offloop.h"
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
@@ -116,7 +117,7 @@ static bool is_loopback(const struct in6_addr *a) {
 static bool may_submit(ctl_server *srv, const struct in6_addr *a) {
         struct in6_addr node;
         char unused[INET6_ADDRSTRLEN];
-        if (is_loopback(a) || hosts_have(&srv->remote->submit, a))
+        if (is_loopback(a) || hosts_have(&srv->remote->cfg.submit, a))
                 return true;
         for (size_t i = 0; i < srv->state.nnodes; i++) {
                 conn *link = srv->state.nodes[i]->link;
@@ -152,36 +153,61 @@ static void remote_opened(conn *c) {
         cJSON_Delete(msg);
 }
 
-/* The first message: an auth whose credential, minted for this connection's nonce, names the
- * user. Anything else is refused with "permission denied" and the connection closed. */
-static void authenticate(ctl_server *srv, conn *c, const cJSON *msg) {
-        static const char *const fields[] = { "cred", NULL };
-        char err[PROTO_ERRLEN], cerr[CRED_ERRLEN], text[CRED_ERRLEN + 64], host[INET6_ADDRSTRLEN] = "?";
-        const char *cred = NULL, *type = proto_type(msg);
-        struct in6_addr a;
-        uid_t uid;
+struct remote_auth {
+        conn *c; /* NULL once it closed */
+        char *cred, *munge_socket;
+        char nonce[AUTH_HEX_LEN + 1];
+        uid_t uid; /* what the decode found */
         gid_t gid;
-        int r = -EACCES;
-        (void)peer_of(c->fd, &a, host, sizeof(host));
-        if (!type || strcmp(type, "auth") != 0 || proto_check_fields(msg, fields, err) < 0 ||
-            proto_get_str(msg, "cred", &cred, err) < 0 || !cred)
-                snprintf(cerr, sizeof(cerr), "the first message must be an auth with a MUNGE credential");
-        else
-                r = cred_check(srv->remote->munge_socket, cred, c->challenge, &uid, &gid, cerr);
+        char err[CRED_ERRLEN];
+};
+
+static void auth_free(remote_auth *a) {
+        if (a) {
+                free(a->cred);
+                free(a->munge_socket);
+                free(a);
+        }
+}
+
+/* The checker thread's call: munged decodes the credential. */
+static int check(void *arg) {
+        remote_auth *a = arg;
+        return cred_check(a->munge_socket, a->cred, a->nonce, &a->uid, &a->gid, a->err);
+}
+
+/* Hand the oldest queued auth to the thread, unless it is busy. */
+static void check_next(remote_server *rs) {
+        if (rs->inflight || rs->nqueue == 0)
+                return;
+        rs->inflight = rs->queue[0];
+        memmove(rs->queue, rs->queue + 1, --rs->nqueue * sizeof(*rs->queue));
+        (void)offloop_start(rs->checker, rs->inflight); /* not busy: cannot fail */
+}
+
+/* The decode of a's credential returned r: the connection is its user's from now on (root
+ * squashed unless its host is trusted) and welcomed, or refused with "permission denied" and
+ * closed. */
+static void finish(ctl_server *srv, conn *c, remote_auth *a, int r) {
+        char text[CRED_ERRLEN + 64], host[INET6_ADDRSTRLEN] = "?";
+        struct in6_addr addr;
+        uid_t uid = a->uid;
+        gid_t gid = a->gid;
+        bool known = peer_of(c->fd, &addr, host, sizeof(host));
         if (r < 0) {
                 log_warning("remote client fd=%d from %s: %s: %s", c->fd, host,
-                            r == -EACCES ? "permission denied" : "cannot check its credential", cerr);
+                            r == -EACCES ? "permission denied" : "cannot check its credential", a->err);
                 snprintf(text, sizeof(text), "%s: %s", r == -EACCES ? "permission denied" : "the controller cannot check "
-                         "credentials", cerr);
+                         "credentials", a->err);
                 conn_fail(c, text);
                 return;
         }
         /* root on a host not trusted with the cluster is an unprivileged user; root on the
          * controller's own host (loopback) could use the Unix socket and read the store anyway */
-        bool squashed = uid == 0 && !is_loopback(&a) && !hosts_have(&srv->remote->trusted, &a);
+        bool squashed = uid == 0 && !(known && (is_loopback(&addr) || hosts_have(&srv->remote->cfg.trusted, &addr)));
         if (squashed) {
-                uid = srv->remote->nobody_uid;
-                gid = srv->remote->nobody_gid;
+                uid = srv->remote->cfg.nobody_uid;
+                gid = srv->remote->cfg.nobody_gid;
         }
         log_debug("remote client fd=%d from %s: uid=%u gid=%u%s", c->fd, host, (unsigned)uid, (unsigned)gid,
                   squashed ? " (root squashed)" : "");
@@ -203,6 +229,47 @@ static void authenticate(ctl_server *srv, conn *c, const cJSON *msg) {
         client_conn_ops.on_open(c); /* counted against its uid, as on the Unix socket */
 }
 
+/* The thread's answer for the auth in flight. */
+static void checked(void *userdata, int r) {
+        ctl_server *srv = userdata;
+        remote_auth *a = srv->remote->inflight;
+        srv->remote->inflight = NULL;
+        if (a && a->c)
+                finish(srv, a->c, a, r);
+        auth_free(a);
+        check_next(srv->remote);
+}
+
+/* The first message must be an auth with a MUNGE credential: queued for the checker (one per
+ * connection: the nonce is spent), anything else refused with "permission denied". */
+static void authenticate(ctl_server *srv, conn *c, const cJSON *msg) {
+        static const char *const fields[] = { "cred", NULL };
+        char err[PROTO_ERRLEN];
+        const char *cred = NULL, *type = proto_type(msg), *why = NULL;
+        remote_auth *a = NULL, **grown = NULL;
+        if (!c->challenge[0])
+                why = "permission denied: one auth per connection, and nothing else before the welcome";
+        else if (!type || strcmp(type, "auth") != 0 || proto_check_fields(msg, fields, err) < 0 ||
+                 proto_get_str(msg, "cred", &cred, err) < 0 || !cred)
+                why = "permission denied: the first message must be an auth with a MUNGE credential";
+        else if (!(a = calloc(1, sizeof(*a))) || !(a->cred = strdup(cred)) ||
+                 (srv->remote->cfg.munge_socket && !(a->munge_socket = strdup(srv->remote->cfg.munge_socket))) ||
+                 !(grown = realloc(srv->remote->queue, (srv->remote->nqueue + 1) * sizeof(*grown))))
+                why = "out of memory";
+        if (why) {
+                auth_free(a);
+                log_warning("remote client fd=%d: %s", c->fd, why);
+                conn_fail(c, why);
+                return;
+        }
+        a->c = c;
+        memcpy(a->nonce, c->challenge, sizeof(a->nonce));
+        c->challenge[0] = '\0';
+        srv->remote->queue = grown;
+        grown[srv->remote->nqueue++] = a;
+        check_next(srv->remote);
+}
+
 static void remote_message(conn *c, const cJSON *msg) {
         if (c->uid == (uid_t)-1)
                 authenticate(c->owner, c, msg);
@@ -210,9 +277,33 @@ static void remote_message(conn *c, const cJSON *msg) {
                 client_conn_ops.on_message(c, msg);
 }
 
-/* Whatever it did, the closing connection is released as a local client is. */
+/* Whatever it did, the closing connection is released as a local client is, and its auth
+ * forgotten. */
 static void remote_closed(conn *c) {
+        remote_server *rs = ((ctl_server *)c->owner)->remote;
+        if (rs->inflight && rs->inflight->c == c)
+                rs->inflight->c = NULL; /* the thread still reads the auth: freed when it is done */
+        for (size_t i = 0; i < rs->nqueue; i++)
+                if (rs->queue[i]->c == c) {
+                        auth_free(rs->queue[i]);
+                        memmove(rs->queue + i, rs->queue + i + 1, (--rs->nqueue - i) * sizeof(*rs->queue));
+                        break;
+                }
         client_conn_ops.on_close(c);
+}
+
+int remote_server_start(remote_server *rs, ctl_server *srv) {
+        return offloop_new(srv->event, "colony-munge", check, checked, srv, &rs->checker);
+}
+
+void remote_server_stop(remote_server *rs) {
+        offloop_free(rs->checker); /* waits for the decode in flight; checked does not run */
+        auth_free(rs->inflight);
+        for (size_t i = 0; i < rs->nqueue; i++)
+                auth_free(rs->queue[i]);
+        free(rs->queue);
+        remote_cfg_free(&rs->cfg);
+        *rs = (remote_server){ 0 };
 }
 
 const conn_ops remote_conn_ops = { .on_open = remote_opened, .on_message = remote_message,

@@ -34,6 +34,27 @@ typedef struct remote_cfg {
         gid_t nobody_gid;
 } remote_cfg;
 
+/* An auth waiting for munged (remote.c). */
+typedef struct remote_auth remote_auth;
+
+/* The client listener's state: its settings (a reload replaces them) and the credentials
+ * waiting for the controller's munged, decoded one at a time on a thread of their own, so that
+ * a slow or stopped munged (libmunge waits 10 s for an answer) holds up only the clients
+ * authenticating, never the loop. */
+typedef struct remote_server {
+        remote_cfg cfg;
+        struct offloop *checker;
+        remote_auth **queue; /* in arrival order */
+        size_t nqueue;
+        remote_auth *inflight; /* the one the thread decodes; its conn NULL once that closed */
+} remote_server;
+
+/* Start rs's checker thread on srv's loop (rs->cfg set; srv->remote is rs). Returns 0 or -errno. */
+struct ctl_server;
+int remote_server_start(remote_server *rs, struct ctl_server *srv);
+/* Wait for the decode in flight, stop the thread, free the queue and rs->cfg. */
+void remote_server_stop(remote_server *rs);
+
 /* Fill rc from the config's words: submit_hosts and trusted_root_hosts are lists of host names
  * or addresses separated by spaces or commas (NULL: none), each name resolved now to all its
  * addresses; munge_socket may be NULL. Returns 0, or -EINVAL / -ENOMEM with one line in err
@@ -44,5 +65,5 @@ int remote_cfg_init(remote_cfg *rc, const char *submit_hosts, const char *truste
 void remote_cfg_free(remote_cfg *rc);
 
 /* Accept-side ops for the TCP client listener (remote.c); the owner is the ctl_server, whose
- * remote member must be set. */
+ * remote member must be started. */
 extern const conn_ops remote_conn_ops;

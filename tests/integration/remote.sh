@@ -27,7 +27,7 @@ stop_all() {
                 wait "$agent_pid" 2>/dev/null
         fi
         [ -n "${ctl_pid:-}" ] && kill -TERM "$ctl_pid" 2>/dev/null && wait "$ctl_pid" 2>/dev/null
-        for pid in "${MUNGED_PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null; done
+        for pid in "${MUNGED_PIDS[@]}"; do kill -CONT "$pid" 2>/dev/null; kill -TERM "$pid" 2>/dev/null; done
         for pid in "${MUNGED_PIDS[@]}"; do wait "$pid" 2>/dev/null; done
         for h in "${hosts[@]}"; do ip netns del "$(ns "$h")" 2>/dev/null; done
         ip link del "$bridge" 2>/dev/null
@@ -174,4 +174,19 @@ for m in "mint foreign" "replay b" "moved b" "garbage b" "noauth b"; do
 done
 colony nodes >/dev/null || fail "the controller no longer answers"
 kill -0 "$ctl_pid" || fail "the controller died"
+
+# The controller's munged stopped: a client's credential waits for it on the controller's thread
+# for credentials, while the loop serves on (root's `colony nodes` on the Unix socket answers);
+# once munged goes on, that client is welcomed and its job submitted. A decode on the loop would
+# hold `colony nodes` until libmunge gives up (10 s), and the client would be refused.
+kill -STOP "${MUNGED_PIDS[0]}"
+on b $u1 colony submit --name whilestopped --mem 16M -- $(sleeper 0) >"$DIR/stopped.out" 2>&1 &
+sub=$!
+pending() { ss -xlnH src "$DIR/munge-ctl/sock" | awk '{ print $3 }'; }
+for ((k = 0; k < 300; k++)); do [ "$(pending)" = 0 ] || break; sleep 0.1; done
+[ "$(pending)" != 0 ] || fail "the controller never asked its munged"
+colony nodes >/dev/null || fail "the controller did not answer while its munged was stopped"
+kill -CONT "${MUNGED_PIDS[0]}"
+wait "$sub" || fail "the submission that waited for munged: $(cat "$DIR/stopped.out")"
+note "munged stopped: the loop answered; then job $(cat "$DIR/stopped.out") was submitted"
 echo "PASS"
