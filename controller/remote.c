@@ -133,10 +133,18 @@ static void remote_opened(conn *c) {
         ctl_server *srv = c->owner;
         struct in6_addr a;
         char host[INET6_ADDRSTRLEN] = "?", text[PROTO_ERRLEN];
+        unsigned missed;
         if (!peer_of(c->fd, &a, host, sizeof(host)) || !may_submit(srv, &a)) {
                 log_warning("remote client fd=%d from %s refused: not a cluster host (submit_hosts)", c->fd, host);
                 snprintf(text, sizeof(text), "host %s may not submit", host);
                 conn_fail(c, text);
+                return;
+        }
+        if (srv->remote->npreauth >= REMOTE_PREAUTH_MAX) {
+                if (log_ratelimit_ok(&srv->remote->refused, &missed))
+                        log_warning("remote client fd=%d from %s refused: %d connections have not authenticated yet (%u "
+                                    "more refused since the last such line)", c->fd, host, REMOTE_PREAUTH_MAX, missed);
+                conn_close(c);
                 return;
         }
         cJSON *msg = proto_new("challenge");
@@ -147,7 +155,8 @@ static void remote_opened(conn *c) {
                 log_errno(LOG_ERR, r < 0 ? r : -ENOMEM, "remote client fd=%d from %s: cannot send a challenge", c->fd, host);
                 conn_close(c);
         } else {
-                c->input_max = REMOTE_PREAUTH_INPUT_MAX;
+                c->input_max = REMOTE_PREAUTH_INPUT_MAX; /* and counted, until welcomed or closed */
+                srv->remote->npreauth++;
                 (void)conn_send(c, msg); /* a failure closes the connection */
         }
         cJSON_Delete(msg);
@@ -214,6 +223,7 @@ static void finish(ctl_server *srv, conn *c, remote_auth *a, int r) {
         c->uid = uid;
         c->gid = gid;
         c->input_max = 0;
+        srv->remote->npreauth--;
         (void)conn_set_deadline(c, 0, NULL);
         cJSON *welcome = proto_new("welcome");
         if (welcome && (!cJSON_AddNumberToObject(welcome, "uid", uid) || !cJSON_AddNumberToObject(welcome, "gid", gid) ||
@@ -281,6 +291,8 @@ static void remote_message(conn *c, const cJSON *msg) {
  * forgotten. */
 static void remote_closed(conn *c) {
         remote_server *rs = ((ctl_server *)c->owner)->remote;
+        if (c->input_max)
+                rs->npreauth--;
         if (rs->inflight && rs->inflight->c == c)
                 rs->inflight->c = NULL; /* the thread still reads the auth: freed when it is done */
         for (size_t i = 0; i < rs->nqueue; i++)

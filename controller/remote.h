@@ -10,15 +10,18 @@
  * (clients.c), with the same requests and limits. */
 #pragma once
 #include "conn.h"
+#include "log.h"
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
 /* A remote client has REMOTE_AUTH_DEADLINE_MS to authenticate, in one frame of at most
- * REMOTE_PREAUTH_INPUT_MAX bytes (a credential takes some 300). */
+ * REMOTE_PREAUTH_INPUT_MAX bytes (a credential takes some 300); at most REMOTE_PREAUTH_MAX
+ * may be at that stage at once, the rest closed at accept, as on the agent port. */
 #define REMOTE_AUTH_DEADLINE_MS 10000
 #define REMOTE_PREAUTH_INPUT_MAX 8192
+#define REMOTE_PREAUTH_MAX 128
 
 /* Hosts by address (IPv4 kept as IPv4-mapped IPv6). */
 typedef struct remote_hosts {
@@ -47,6 +50,8 @@ typedef struct remote_server {
         remote_auth **queue; /* in arrival order */
         size_t nqueue;
         remote_auth *inflight; /* the one the thread decodes; its conn NULL once that closed */
+        size_t npreauth;       /* connections not welcomed yet (their input_max is set) */
+        log_ratelimit refused; /* connections refused for REMOTE_PREAUTH_MAX */
 } remote_server;
 
 /* Start rs's checker thread on srv's loop (rs->cfg set; srv->remote is rs). Returns 0 or -errno. */
