@@ -17,12 +17,13 @@ bin=$(cd "${COLONY_BIN:?set COLONY_BIN to the bin directory of a build}" && pwd)
 for p in jq ip munged mungekey openssl setpriv nsenter; do command -v "$p" >/dev/null || { echo "$p is needed" >&2; exit 1; }; done
 dir=$(mktemp -d /tmp/colony-remote-rtt-XXXXXX)
 chmod 755 "$dir"
+. "$(dirname "$0")/../integration/remote_lib.sh"
 net=10.215.$(($$ % 250)) bridge=crt$$ ns=colony$$-rtt
-MUNGED=() ctl=""
+ctl=""
 cleanup() {
         set +e
         [ -n "$ctl" ] && kill -TERM "$ctl" 2>/dev/null && wait "$ctl" 2>/dev/null
-        for p in "${MUNGED[@]}"; do kill -TERM "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+        munged_stop
         ip netns del "$ns" 2>/dev/null
         ip link del "$bridge" 2>/dev/null
         rm -rf "$dir"
@@ -40,26 +41,12 @@ ip -n "$ns" link set eth0 up
 ip -n "$ns" link set lo up
 
 mungekey --create --keyfile="$dir/munge.key"
-for h in ctl b; do
-        mkdir -m 755 "$dir/munge-$h"
-        munged -F --socket="$dir/munge-$h/sock" --key-file="$dir/munge.key" --pid-file="$dir/munge-$h/pid" \
-                --seed-file="$dir/munge-$h/seed" --log-file="$dir/munged-$h.log" 2>>"$dir/munged-$h.log" &
-        MUNGED+=($!)
-done
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -keyout "$dir/ca.key" \
-        -out "$dir/ca.pem" -subj "/CN=colony bench ca" 2>/dev/null
-openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$dir/controller.key" \
-        -out "$dir/controller.csr" -subj "/CN=controller" 2>/dev/null
-printf 'subjectAltName=IP:%s\n' "$net.1" >"$dir/controller.ext"
-openssl x509 -req -in "$dir/controller.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" -CAcreateserial -days 2 \
-        -out "$dir/controller.pem" -extfile "$dir/controller.ext" 2>/dev/null
-chmod 600 "$dir"/*.key
+for h in ctl b; do munged_start "$dir" "$h" "$dir/munge.key"; done
+remote_certs "$dir" "$net.1"
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$dir/secret"
 chmod 600 "$dir/secret"
 mkdir -m 1777 "$dir/work"
-for h in ctl b; do
-        for ((k = 0; k < 100; k++)); do [ -S "$dir/munge-$h/sock" ] && break; sleep 0.1; done
-done
+for h in ctl b; do munged_ready "$dir" "$h" || { echo "munged for $h did not start" >&2; exit 1; }; done
 
 # loop N: N held submissions, each timed in the shell (no fork for the clock); one ms figure a line.
 loop='for ((i = 0; i < $1; i++)); do t=$EPOCHREALTIME; "$0" submit --hold -- /bin/true >/dev/null || exit 1;

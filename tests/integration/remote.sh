@@ -10,72 +10,42 @@
 # submits without an agent; x may not submit; hand-made credentials (another key, replayed,
 # moved to another connection, garbage, none) are refused with "permission denied" and the
 # controller serves on.
-. "$(dirname "$0")/lib.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
 for p in ip munged mungekey openssl setpriv nsenter; do
         command -v "$p" >/dev/null || { echo "SKIP: $p missing"; exit $SKIP; }
 done
 
+. "$here/remote_lib.sh"
+
 net=10.214.$(($$ % 250))
-bridge=crb$$
 hosts=(b login x)
-ns() { echo "colony$$-$1"; }
-MUNGED_PIDS=()
+ns() { netns_name "$1"; }
 stop_all() {
-        local pid
         if [ -n "${agent_pid:-}" ]; then
                 kill -TERM "$agent_pid" 2>/dev/null
                 wait "$agent_pid" 2>/dev/null
         fi
         [ -n "${ctl_pid:-}" ] && kill -TERM "$ctl_pid" 2>/dev/null && wait "$ctl_pid" 2>/dev/null
-        for pid in "${MUNGED_PIDS[@]}"; do kill -CONT "$pid" 2>/dev/null; kill -TERM "$pid" 2>/dev/null; done
-        for pid in "${MUNGED_PIDS[@]}"; do wait "$pid" 2>/dev/null; done
-        for h in "${hosts[@]}"; do ip netns del "$(ns "$h")" 2>/dev/null; done
-        ip link del "$bridge" 2>/dev/null
-        return 0
+        munged_stop
+        netns_down
 }
 trap 'rc=$?; set +e; stop_all; (exit $rc); teardown' EXIT
 
-ip link add "$bridge" type bridge || { echo "SKIP: cannot make a bridge here"; exit $SKIP; }
-ip addr add "$net.1/24" dev "$bridge"
-ip link set "$bridge" up
-i=1
-for h in "${hosts[@]}"; do
-        i=$((i + 1))
-        ip netns add "$(ns "$h")"
-        ip link add "v$$$h" type veth peer name eth0 netns "$(ns "$h")"
-        ip link set "v$$$h" master "$bridge" up
-        ip -n "$(ns "$h")" addr add "$net.$i/24" dev eth0
-        ip -n "$(ns "$h")" link set eth0 up
-        ip -n "$(ns "$h")" link set lo up
-done
+netns_up "$net" "crb$$" "${hosts[@]}" || { echo "SKIP: cannot make a bridge here"; exit $SKIP; }
 b=$net.2 login=$net.3 x=$net.4
 
 # One MUNGE key for the cluster, another for a stranger; a munged per host.
 mungekey --create --keyfile="$DIR/munge.key"
 mungekey --create --keyfile="$DIR/foreign.key"
-start_munged() { # NAME KEY
-        mkdir -m 755 "$DIR/munge-$1"
-        munged -F --socket="$DIR/munge-$1/sock" --key-file="$2" --pid-file="$DIR/munge-$1/pid" \
-                --seed-file="$DIR/munge-$1/seed" --log-file="$DIR/munged-$1.log" 2>>"$DIR/munged-$1.log" &
-        MUNGED_PIDS+=($!)
-}
-for h in ctl b login x; do start_munged "$h" "$DIR/munge.key"; done
-start_munged foreign "$DIR/foreign.key"
+for h in ctl b login x; do munged_start "$DIR" "$h" "$DIR/munge.key"; done
+munged_start "$DIR" foreign "$DIR/foreign.key"
 for h in ctl b login x foreign; do
-        for ((k = 0; k < 100; k++)); do [ -S "$DIR/munge-$h/sock" ] && break; sleep 0.1; done
-        [ -S "$DIR/munge-$h/sock" ] || fail "munged for $h did not start: $(tail -n 3 "$DIR/munged-$h.log")"
+        munged_ready "$DIR" "$h" || fail "munged for $h did not start: $(tail -n 3 "$DIR/munged-$h.log")"
 done
 
 # TLS: the controller's certificate names its address on the bridge.
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -keyout "$DIR/ca.key" \
-        -out "$DIR/ca.pem" -subj "/CN=colony test ca" 2>/dev/null
-openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$DIR/controller.key" \
-        -out "$DIR/controller.csr" -subj "/CN=controller" 2>/dev/null
-printf 'subjectAltName=IP:%s\nextendedKeyUsage=serverAuth\n' "$net.1" >"$DIR/controller.ext"
-openssl x509 -req -in "$DIR/controller.csr" -CA "$DIR/ca.pem" -CAkey "$DIR/ca.key" -CAcreateserial -days 2 \
-        -out "$DIR/controller.pem" -extfile "$DIR/controller.ext" 2>/dev/null
-chmod 600 "$DIR"/*.key
-chmod 644 "$DIR/ca.pem"
+remote_certs "$DIR" "$net.1"
 
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$DIR/secret"
 chmod 600 "$DIR/secret"
