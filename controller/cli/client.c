@@ -149,15 +149,24 @@ static int receive(int fd, const char *path, int timeout_ms, cJSON **reply, char
         return r;
 }
 
-int client_start(const char *socket_path, const cJSON *req, char *err, size_t errlen) {
-        int fd = client_connect(socket_path), r;
+/* client_connect, with one line in err when it fails. */
+static int connect_or_say(const char *addr, char *err, size_t errlen) {
+        int fd = client_connect(addr);
+        bool remote = strncmp(addr, CLIENT_REMOTE_PREFIX, strlen(CLIENT_REMOTE_PREFIX)) == 0;
+        if (fd == -ENOENT && remote)
+                snprintf(err, errlen, "cannot reach the controller at %s: %s is neither next to colony nor in %s",
+                         addr, CONNECT_PROG, COLONY_LIBEXECDIR);
+        else if (fd < 0)
+                snprintf(err, errlen, "cannot reach the controller at %s: %s%s", addr, strerror(-fd),
+                         !remote && (fd == -ENOENT || fd == -ECONNREFUSED) ? " (is it running? see colony up)" : "");
+        return fd;
+}
 
-        if (fd < 0) {
-                snprintf(err, errlen, "cannot reach the controller at %s: %s%s", socket_path,
-                         strerror(-fd),
-                         fd == -ENOENT || fd == -ECONNREFUSED ? " (is it running? see colony up)" : "");
+int client_start(const char *socket_path, const cJSON *req, char *err, size_t errlen) {
+        int fd = connect_or_say(socket_path, err, errlen), r;
+
+        if (fd < 0)
                 return fd;
-        }
         r = proto_send(fd, req);
         if (r < 0) {
                 snprintf(err, errlen, "cannot send to the controller at %s: %s", socket_path, strerror(-r));
@@ -278,15 +287,13 @@ static int pipeline_read(pipeline *p, void (*done)(void *ud, uint64_t tag, const
 int client_pipeline(const char *socket_path, int (*next)(void *ud, cJSON **req, uint64_t *tag),
                     void (*done)(void *ud, uint64_t tag, const cJSON *reply), void *ud, int timeout_ms, char *err,
                     size_t errlen) {
-        pipeline p = { .fd = client_connect(socket_path) };
+        pipeline p = { .fd = connect_or_say(socket_path, err, errlen) };
         outbuf out = { 0 };
         bool more = true;
         int r = 0;
 
-        if (p.fd < 0) {
-                snprintf(err, errlen, "cannot reach the controller at %s: %s", socket_path, strerror(-p.fd));
+        if (p.fd < 0)
                 return p.fd;
-        }
         while (r == 0 && (more || p.answered < p.sent)) {
                 while (r == 0 && more && p.sent - p.answered < CLIENT_PIPELINE_WINDOW) {
                         cJSON *req = NULL;

@@ -26,7 +26,7 @@ int client_socket_path(const cli *c, char *buf, size_t len);
 /* Connect to the controller at addr: its Unix socket, or, for CLIENT_REMOTE_PREFIX, through
  * colony-connect (TLS, MUNGE), whose failures to connect or authenticate come back as an
  * "error" message in place of the first reply. Returns a blocking, close-on-exec fd the caller
- * closes, or -errno. */
+ * closes, or -errno (-ENOENT for a remote address: colony-connect is not found). */
 int client_connect(const char *addr);
 
 /* Connect to socket_path, send req, and wait for the reply: up to timeout_ms, or forever when

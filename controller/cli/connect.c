@@ -147,8 +147,13 @@ int main(int argc, char **argv) {
                 r = open_link(&l, argv[1], &cfg);
         if (r < 0) {
                 cJSON *e = proto_error("%s", l.err);
+                char sink[4096];
                 (void)proto_send(LOCAL_FD, e);
                 cJSON_Delete(e);
+                /* Read what colony sends until it closes: closed now, its request's write would
+                 * fail with EPIPE before it read the reason. */
+                while (read(LOCAL_FD, sink, sizeof(sink)) > 0)
+                        ;
         } else if (fcntl(LOCAL_FD, F_SETFL, fcntl(LOCAL_FD, F_GETFL) | O_NONBLOCK) < 0 || (r = relay(&l)) < 0) {
                 fprintf(stderr, "colony-connect: relaying to the controller at %s: %s\n", argv[1],
                         l.tls && *tls_conn_error(l.tls) ? tls_conn_error(l.tls) : strerror(r < 0 ? -r : errno));

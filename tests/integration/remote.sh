@@ -131,6 +131,16 @@ if err=$(on x $u1 colony queue 2>&1); then fail "x, neither an agent host nor in
 grep -q "host $x may not submit" <<<"$err" || fail "x was refused with: $err"
 note "login host: job $lj $(job_field "$lj" state); x: $err"
 
+# Without a munged on the client's host: one line, and nothing sent.
+sed "s|munge_socket = .*|munge_socket = $DIR/munge-none/sock|" "$DIR/b.conf" >"$DIR/nomunge.conf"
+if err=$(cd "$DIR/work" && nsenter --net="/run/netns/$(ns b)" env -u COLONY_SOCKET COLONY_CONFIG="$DIR/nomunge.conf" \
+        "$COLONY_BIN/colony" queue 2>&1); then fail "colony without a munged listed the queue"; fi
+grep -q "cannot prove who you are" <<<"$err" || fail "colony without a munged: $err"
+note "no munged on b: $err"
+if err=$(cd "$DIR/work" && nsenter --net="/run/netns/$(ns b)" env -u COLONY_SOCKET COLONY_CONFIG="$DIR/b.conf" \
+        COLONY_CONTROLLER="$net.1:1" "$COLONY_BIN/colony" queue 2>&1); then fail "colony listed a queue on port 1"; fi
+grep -q "cannot reach the controller at $net.1:1: Connection refused" <<<"$err" || fail "no controller there: $err"
+
 # Hand-made credentials, from b.
 poke() { # MODE MUNGE-HOST
         nsenter --net="/run/netns/$(ns b)" setpriv --reuid $u1 --regid $u1 --clear-groups -- \
