@@ -12,6 +12,7 @@
 # N submissions each way (default 500), in chunks of CHUNK (default 50), the two ways' chunks
 # alternating so that other load on the machine falls on both alike.
 set -euo pipefail
+shopt -s inherit_errexit # a failed submission stops the run, inside $(run ...) too
 n=${1:-500} chunk=${2:-50}
 bin=$(cd "${COLONY_BIN:?set COLONY_BIN to the bin directory of a build}" && pwd)
 for p in jq ip munged mungekey openssl setpriv nsenter; do command -v "$p" >/dev/null || { echo "$p is needed" >&2; exit 1; }; done
