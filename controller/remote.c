@@ -5,80 +5,20 @@
 #include "server.h"
 #include "log.h"
 #include "offloop.h"
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netdb.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
-/* sa's address as IPv6 (IPv4 mapped), or false for another family. */
-static bool addr_of(const struct sockaddr *sa, struct in6_addr *out) {
-        if (sa->sa_family == AF_INET6) {
-                *out = ((const struct sockaddr_in6 *)sa)->sin6_addr;
-                return true;
-        }
-        if (sa->sa_family != AF_INET)
-                return false;
-        memset(out, 0, sizeof(*out));
-        out->s6_addr[10] = out->s6_addr[11] = 0xff;
-        memcpy(&out->s6_addr[12], &((const struct sockaddr_in *)sa)->sin_addr, 4);
-        return true;
-}
-
-static bool hosts_have(const remote_hosts *h, const struct in6_addr *a) {
-        for (size_t i = 0; i < h->n; i++)
-                if (memcmp(&h->addrs[i], a, sizeof(*a)) == 0)
-                        return true;
-        return false;
-}
-
-/* Add every address name resolves to. Returns 0 or -errno with err set. */
-static int hosts_add(remote_hosts *h, const char *key, const char *name, char *err, size_t errlen) {
-        struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL;
-        int g = getaddrinfo(name, NULL, &hints, &res);
-        if (g != 0) {
-                snprintf(err, errlen, "%s: cannot resolve '%s': %s", key, name, gai_strerror(g));
-                return -EINVAL;
-        }
-        for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
-                struct in6_addr a;
-                if (!addr_of(ai->ai_addr, &a) || hosts_have(h, &a))
-                        continue;
-                struct in6_addr *grown = realloc(h->addrs, (h->n + 1) * sizeof(*grown));
-                if (!grown) {
-                        freeaddrinfo(res);
-                        snprintf(err, errlen, "out of memory");
-                        return -ENOMEM;
-                }
-                h->addrs = grown;
-                h->addrs[h->n++] = a;
-        }
-        freeaddrinfo(res);
-        return 0;
-}
-
-/* Resolve each word of list (spaces or commas between) into h. */
-static int hosts_parse(remote_hosts *h, const char *key, const char *list, char *err, size_t errlen) {
-        char *copy = list ? strdup(list) : NULL, *save = NULL;
-        int r = list && !copy ? -ENOMEM : 0;
-        for (char *w = copy ? strtok_r(copy, " ,\t", &save) : NULL; w && r == 0; w = strtok_r(NULL, " ,\t", &save))
-                r = hosts_add(h, key, w, err, errlen);
-        if (r == -ENOMEM)
-                snprintf(err, errlen, "out of memory");
-        free(copy);
-        return r;
-}
-
 int remote_cfg_init(remote_cfg *rc, const char *submit_hosts, const char *trusted_root_hosts,
                     const char *munge_socket, char *err, size_t errlen) {
         struct passwd *pw = getpwnam("nobody");
         *rc = (remote_cfg){ .nobody_uid = pw ? pw->pw_uid : 65534, .nobody_gid = pw ? pw->pw_gid : 65534 };
-        int r = hosts_parse(&rc->submit, "submit_hosts", submit_hosts, err, errlen);
+        int r = hostlist_parse(&rc->submit, "submit_hosts", submit_hosts, err, errlen);
         if (r == 0)
-                r = hosts_parse(&rc->trusted, "trusted_root_hosts", trusted_root_hosts, err, errlen);
+                r = hostlist_parse(&rc->trusted, "trusted_root_hosts", trusted_root_hosts, err, errlen);
         if (r == 0 && munge_socket && !(rc->munge_socket = strdup(munge_socket))) {
                 snprintf(err, errlen, "out of memory");
                 r = -ENOMEM;
@@ -89,8 +29,8 @@ int remote_cfg_init(remote_cfg *rc, const char *submit_hosts, const char *truste
 }
 
 void remote_cfg_free(remote_cfg *rc) {
-        free(rc->submit.addrs);
-        free(rc->trusted.addrs);
+        hostlist_free(&rc->submit);
+        hostlist_free(&rc->trusted);
         free(rc->munge_socket);
         *rc = (remote_cfg){ 0 };
 }
@@ -99,17 +39,10 @@ void remote_cfg_free(remote_cfg *rc) {
 static bool peer_of(int fd, struct in6_addr *a, char *text, size_t len) {
         struct sockaddr_storage ss;
         socklen_t sl = sizeof(ss);
-        if (getpeername(fd, (struct sockaddr *)&ss, &sl) < 0 || !addr_of((struct sockaddr *)&ss, a))
+        if (getpeername(fd, (struct sockaddr *)&ss, &sl) < 0 || !hostlist_addr_of((struct sockaddr *)&ss, a))
                 return false;
-        if (IN6_IS_ADDR_V4MAPPED(a))
-                inet_ntop(AF_INET, &a->s6_addr[12], text, (socklen_t)len);
-        else
-                inet_ntop(AF_INET6, a, text, (socklen_t)len);
+        hostlist_addr_text(a, text, len);
         return true;
-}
-
-static bool is_loopback(const struct in6_addr *a) {
-        return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
 }
 
 /* Whether a is a cluster host that may submit: the controller's own (loopback), one of
@@ -117,7 +50,7 @@ static bool is_loopback(const struct in6_addr *a) {
 static bool may_submit(ctl_server *srv, const struct in6_addr *a) {
         struct in6_addr node;
         char unused[INET6_ADDRSTRLEN];
-        if (is_loopback(a) || hosts_have(&srv->remote->cfg.submit, a))
+        if (hostlist_is_loopback(a) || hostlist_has(&srv->remote->cfg.submit, a))
                 return true;
         for (size_t i = 0; i < srv->state.nnodes; i++) {
                 conn *link = srv->state.nodes[i]->link;
@@ -213,7 +146,7 @@ static void finish(ctl_server *srv, conn *c, remote_auth *a, int r) {
         }
         /* root on a host not trusted with the cluster is an unprivileged user; root on the
          * controller's own host (loopback) could use the Unix socket and read the store anyway */
-        bool squashed = uid == 0 && !(known && (is_loopback(&addr) || hosts_have(&srv->remote->cfg.trusted, &addr)));
+        bool squashed = uid == 0 && !(known && (hostlist_is_loopback(&addr) || hostlist_has(&srv->remote->cfg.trusted, &addr)));
         if (squashed) {
                 uid = srv->remote->cfg.nobody_uid;
                 gid = srv->remote->cfg.nobody_gid;

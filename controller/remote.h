@@ -10,8 +10,8 @@
  * (clients.c), with the same requests and limits. */
 #pragma once
 #include "conn.h"
+#include "hostlist.h"
 #include "log.h"
-#include <netinet/in.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -23,16 +23,10 @@
 #define REMOTE_PREAUTH_INPUT_MAX 8192
 #define REMOTE_PREAUTH_MAX 128
 
-/* Hosts by address (IPv4 kept as IPv4-mapped IPv6). */
-typedef struct remote_hosts {
-        struct in6_addr *addrs;
-        size_t n;
-} remote_hosts;
-
 typedef struct remote_cfg {
         char *munge_socket;    /* NULL: munge's default */
-        remote_hosts submit;   /* may submit without running an agent */
-        remote_hosts trusted;  /* their root stays root */
+        hostlist submit;   /* may submit without running an agent */
+        hostlist trusted;  /* their root stays root */
         uid_t nobody_uid;      /* what an untrusted host's root becomes */
         gid_t nobody_gid;
 } remote_cfg;
