@@ -12,8 +12,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
-int remote_cfg_init(remote_cfg *rc, const char *submit_hosts, const char *trusted_root_hosts,
-                    const char *munge_socket, char *err, size_t errlen) {
+int remote_cfg_init(remote_cfg *rc, const char *submit_hosts, const char *trusted_root_hosts, const char *munge_socket,
+                    char *err, size_t errlen) {
         struct passwd *pw = getpwnam("nobody");
         *rc = (remote_cfg){ .nobody_uid = pw ? pw->pw_uid : 65534, .nobody_gid = pw ? pw->pw_gid : 65534 };
         int r = hostlist_parse(&rc->submit, "submit_hosts", submit_hosts, err, errlen);
@@ -75,8 +75,10 @@ static void remote_opened(conn *c) {
         }
         if (srv->remote->npreauth >= REMOTE_PREAUTH_MAX) {
                 if (log_ratelimit_ok(&srv->remote->refused, &missed))
-                        log_warning("remote client fd=%d from %s refused: %d connections have not authenticated yet (%u "
-                                    "more refused since the last such line)", c->fd, host, REMOTE_PREAUTH_MAX, missed);
+                        log_warning(
+                                "remote client fd=%d from %s refused: %d connections have not authenticated yet (%u "
+                                "more refused since the last such line)",
+                                c->fd, host, REMOTE_PREAUTH_MAX, missed);
                 conn_close(c);
                 return;
         }
@@ -85,7 +87,8 @@ static void remote_opened(conn *c) {
         if (r == 0)
                 r = auth_nonce(c->challenge);
         if (r < 0 || !msg || !cJSON_AddStringToObject(msg, "nonce", c->challenge)) {
-                log_errno(LOG_ERR, r < 0 ? r : -ENOMEM, "remote client fd=%d from %s: cannot send a challenge", c->fd, host);
+                log_errno(LOG_ERR, r < 0 ? r : -ENOMEM, "remote client fd=%d from %s: cannot send a challenge", c->fd,
+                          host);
                 conn_close(c);
         } else {
                 c->input_max = REMOTE_PREAUTH_INPUT_MAX; /* and counted, until welcomed or closed */
@@ -139,14 +142,15 @@ static void finish(ctl_server *srv, conn *c, remote_auth *a, int r) {
         if (r < 0) {
                 log_warning("remote client fd=%d from %s: %s: %s", c->fd, host,
                             r == -EACCES ? "permission denied" : "cannot check its credential", a->err);
-                snprintf(text, sizeof(text), "%s: %s", r == -EACCES ? "permission denied" : "the controller cannot check "
-                         "credentials", a->err);
+                snprintf(text, sizeof(text), "%s: %s",
+                         r == -EACCES ? "permission denied" : "the controller cannot check credentials", a->err);
                 conn_fail(c, text);
                 return;
         }
         /* root on a host not trusted with the cluster is an unprivileged user; root on the
          * controller's own host (loopback) could use the Unix socket and read the store anyway */
-        bool squashed = uid == 0 && !(known && (hostlist_is_loopback(&addr) || hostlist_has(&srv->remote->cfg.trusted, &addr)));
+        bool squashed =
+                uid == 0 && !(known && (hostlist_is_loopback(&addr) || hostlist_has(&srv->remote->cfg.trusted, &addr)));
         if (squashed) {
                 uid = srv->remote->cfg.nobody_uid;
                 gid = srv->remote->cfg.nobody_gid;
@@ -159,8 +163,9 @@ static void finish(ctl_server *srv, conn *c, remote_auth *a, int r) {
         srv->remote->npreauth--;
         (void)conn_set_deadline(c, 0, NULL);
         cJSON *welcome = proto_new("welcome");
-        if (welcome && (!cJSON_AddNumberToObject(welcome, "uid", uid) || !cJSON_AddNumberToObject(welcome, "gid", gid) ||
-                        !cJSON_AddBoolToObject(welcome, "squashed", squashed))) {
+        if (welcome &&
+            (!cJSON_AddNumberToObject(welcome, "uid", uid) || !cJSON_AddNumberToObject(welcome, "gid", gid) ||
+             !cJSON_AddBoolToObject(welcome, "squashed", squashed))) {
                 cJSON_Delete(welcome);
                 welcome = NULL;
         }
@@ -251,5 +256,8 @@ void remote_server_stop(remote_server *rs) {
         *rs = (remote_server){ 0 };
 }
 
-const conn_ops remote_conn_ops = { .on_open = remote_opened, .on_message = remote_message,
-                                   .on_close = remote_closed, .held = server_output_held, .held_list = server_held_list };
+const conn_ops remote_conn_ops = { .on_open = remote_opened,
+                                   .on_message = remote_message,
+                                   .on_close = remote_closed,
+                                   .held = server_output_held,
+                                   .held_list = server_held_list };

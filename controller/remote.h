@@ -19,15 +19,15 @@
 /* A remote client has REMOTE_AUTH_DEADLINE_MS to authenticate, in one frame of at most
  * REMOTE_PREAUTH_INPUT_MAX bytes (a credential takes some 300); at most REMOTE_PREAUTH_MAX
  * may be at that stage at once, the rest closed at accept, as on the agent port. */
-#define REMOTE_AUTH_DEADLINE_MS 10000
+#define REMOTE_AUTH_DEADLINE_MS  10000
 #define REMOTE_PREAUTH_INPUT_MAX 8192
-#define REMOTE_PREAUTH_MAX 128
+#define REMOTE_PREAUTH_MAX       128
 
 typedef struct remote_cfg {
-        char *munge_socket;    /* NULL: munge's default */
-        hostlist submit;   /* may submit without running an agent */
-        hostlist trusted;  /* their root stays root */
-        uid_t nobody_uid;      /* what an untrusted host's root becomes */
+        char *munge_socket; /* NULL: munge's default */
+        hostlist submit;    /* may submit without running an agent */
+        hostlist trusted;   /* their root stays root */
+        uid_t nobody_uid;   /* what an untrusted host's root becomes */
         gid_t nobody_gid;
 } remote_cfg;
 
@@ -58,8 +58,8 @@ void remote_server_stop(remote_server *rs);
  * or addresses separated by spaces or commas (NULL: none), each name resolved now to all its
  * addresses; munge_socket may be NULL. Returns 0, or -EINVAL / -ENOMEM with one line in err
  * ("submit_hosts: cannot resolve 'x': ..."). rc is left empty on failure. */
-int remote_cfg_init(remote_cfg *rc, const char *submit_hosts, const char *trusted_root_hosts,
-                    const char *munge_socket, char *err, size_t errlen);
+int remote_cfg_init(remote_cfg *rc, const char *submit_hosts, const char *trusted_root_hosts, const char *munge_socket,
+                    char *err, size_t errlen);
 /* Free what remote_cfg_init allocated. */
 void remote_cfg_free(remote_cfg *rc);
 

@@ -28,13 +28,15 @@ int cred_mint(const char *socket, const char *nonce, char **out, char err[CRED_E
         char *cred = NULL;
         if (n < 0 || (size_t)n >= sizeof(payload) || !ctx) {
                 munge_ctx_destroy(ctx);
-                snprintf(err, CRED_ERRLEN, n < 0 || (size_t)n >= sizeof(payload) ? "the controller's nonce is too long"
-                                                                                 : "out of memory");
+                snprintf(err, CRED_ERRLEN,
+                         n < 0 || (size_t)n >= sizeof(payload) ? "the controller's nonce is too long"
+                                                               : "out of memory");
                 return n < 0 || (size_t)n >= sizeof(payload) ? -EINVAL : -ENOMEM;
         }
         munge_err_t e = munge_encode(&cred, ctx, payload, n);
         if (e != EMUNGE_SUCCESS)
-                snprintf(err, CRED_ERRLEN, "munge: %s", munge_ctx_strerror(ctx) ? munge_ctx_strerror(ctx) : munge_strerror(e));
+                snprintf(err, CRED_ERRLEN, "munge: %s",
+                         munge_ctx_strerror(ctx) ? munge_ctx_strerror(ctx) : munge_strerror(e));
         munge_ctx_destroy(ctx);
         if (e != EMUNGE_SUCCESS)
                 return munge_errno(e);
@@ -42,8 +44,7 @@ int cred_mint(const char *socket, const char *nonce, char **out, char err[CRED_E
         return 0;
 }
 
-int cred_check(const char *socket, const char *cred, const char *nonce, uid_t *uid, gid_t *gid,
-               char err[CRED_ERRLEN]) {
+int cred_check(const char *socket, const char *cred, const char *nonce, uid_t *uid, gid_t *gid, char err[CRED_ERRLEN]) {
         munge_ctx_t ctx = ctx_for(socket);
         void *payload = NULL;
         int len = 0, r = 0;
@@ -60,7 +61,8 @@ int cred_check(const char *socket, const char *cred, const char *nonce, uid_t *u
                         r = -EACCES;
                 }
         } else if (e == EMUNGE_SOCKET || e == EMUNGE_NO_MEMORY || e == EMUNGE_SNAFU) {
-                snprintf(err, CRED_ERRLEN, "munge: %s", munge_ctx_strerror(ctx) ? munge_ctx_strerror(ctx) : munge_strerror(e));
+                snprintf(err, CRED_ERRLEN, "munge: %s",
+                         munge_ctx_strerror(ctx) ? munge_ctx_strerror(ctx) : munge_strerror(e));
                 r = munge_errno(e);
         } else { /* invalid, expired, rewound, replayed, unauthorized, a bad cipher or MAC... */
                 snprintf(err, CRED_ERRLEN, "%s", munge_strerror(e));

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#define CRED_ERRLEN 256
+#define CRED_ERRLEN         256
 #define CRED_PAYLOAD_PREFIX "colony-client "
 
 /* Mint a credential for the calling process's uid and gid through the munged at socket (NULL:
@@ -23,5 +23,4 @@ int cred_mint(const char *socket, const char *nonce, char **out, char err[CRED_E
  * is CRED_PAYLOAD_PREFIX nonce. Returns 0 with *uid and *gid, or -EACCES with the reason in err
  * ("credential replayed", "invalid credential", "credential expired", "credential for another
  * connection"...), or -ECONNREFUSED / -EIO when munged could not answer. */
-int cred_check(const char *socket, const char *cred, const char *nonce, uid_t *uid, gid_t *gid,
-               char err[CRED_ERRLEN]);
+int cred_check(const char *socket, const char *cred, const char *nonce, uid_t *uid, gid_t *gid, char err[CRED_ERRLEN]);

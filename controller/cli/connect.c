@@ -20,9 +20,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#define LOCAL_FD 0
+#define LOCAL_FD             0
 #define HANDSHAKE_TIMEOUT_MS 30000 /* the connection, TLS, the nonce and the welcome together */
-#define RELAY_BUF 65536
+#define RELAY_BUF            65536
 
 /* The client config's setting key ([client] in $COLONY_CONFIG or /etc/colony/colony.conf), or NULL. */
 static const char *setting(const config *cfg, const char *key) {

@@ -60,7 +60,8 @@ int rlink_open(remote_link *l, const char *addr, const char *ca, int timeout_ms)
         }
         if (fcntl(l->fd, F_SETFL, fcntl(l->fd, F_GETFL) | O_NONBLOCK) < 0)
                 return failed(l, -errno, "cannot reach");
-        if (ca && ((r = tls_ctx_new_client(&f, &l->ctx, terr)) < 0 || (r = tls_conn_new(l->ctx, l->fd, host, &l->tls)) < 0))
+        if (ca &&
+            ((r = tls_ctx_new_client(&f, &l->ctx, terr)) < 0 || (r = tls_conn_new(l->ctx, l->fd, host, &l->tls)) < 0))
                 snprintf(l->err, sizeof(l->err), "TLS to %s: %s", addr, r == -ENOMEM ? "out of memory" : terr);
         return r;
 }

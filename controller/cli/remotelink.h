@@ -11,7 +11,7 @@
 typedef struct remote_link {
         int fd; /* non-blocking; -1 when closed */
         tls_ctx *ctx;
-        tls_conn *tls; /* NULL: plain TCP */
+        tls_conn *tls;       /* NULL: plain TCP */
         proto_reader reader; /* what came with the welcome and after it stays here */
         const char *addr;    /* "host:port", borrowed */
         int64_t deadline_ms; /* CLOCK_MONOTONIC */

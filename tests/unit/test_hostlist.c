@@ -28,7 +28,8 @@ START_TEST(lists_of_addresses_in_any_separators) {
         hostlist h = { 0 };
         char err[256] = "";
         struct in6_addr a;
-        ck_assert_int_eq(hostlist_parse(&h, "submit_hosts", " 10.0.0.5,10.0.0.6\tfd00::7 ,, 10.0.0.5", err, sizeof(err)), 0);
+        ck_assert_int_eq(
+                hostlist_parse(&h, "submit_hosts", " 10.0.0.5,10.0.0.6\tfd00::7 ,, 10.0.0.5", err, sizeof(err)), 0);
         ck_assert_uint_eq(h.n, 3); /* 10.0.0.5 once */
         a = peer("10.0.0.5");
         ck_assert(hostlist_has(&h, &a));
@@ -74,7 +75,9 @@ START_TEST(loopback_of_both_families) {
         ck_assert(!hostlist_is_loopback(&a));
         a = peer("::2");
         ck_assert(!hostlist_is_loopback(&a));
-        struct sockaddr_un_like { sa_family_t family; } unix_peer = { AF_UNIX };
+        struct sockaddr_un_like {
+                sa_family_t family;
+        } unix_peer = { AF_UNIX };
         ck_assert(!hostlist_addr_of((struct sockaddr *)&unix_peer, &a));
 }
 END_TEST
