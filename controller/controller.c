@@ -721,7 +721,9 @@ int main(int argc, char **argv) {
         sigprocmask(SIG_BLOCK, &mask, NULL);
 
         listener ls[3] = { 0 };
-        remote_server remote = { .refused.interval_usec = LOG_FLOOD_USEC };
+        remote_server remote = { .refused.interval_usec = LOG_FLOOD_USEC,
+                                 .strangers.interval_usec = LOG_FLOOD_USEC,
+                                 .denied.interval_usec = LOG_FLOOD_USEC };
         stats_init(&srv.stats, server_now());
         /* Not sd_event_default: the default loop checks its thread with gettid(), a system
          * call on every iteration, that is on every request read. */

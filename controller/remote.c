@@ -68,7 +68,10 @@ static void remote_opened(conn *c) {
         char host[INET6_ADDRSTRLEN] = "?", text[PROTO_ERRLEN];
         unsigned missed;
         if (!peer_of(c->fd, &a, host, sizeof(host)) || !may_submit(srv, &a)) {
-                log_warning("remote client fd=%d from %s refused: not a cluster host (submit_hosts)", c->fd, host);
+                if (log_ratelimit_ok(&srv->remote->strangers, &missed))
+                        log_warning("remote client fd=%d from %s refused: not a cluster host (submit_hosts) (%u more "
+                                    "refused since the last such line)",
+                                    c->fd, host, missed);
                 snprintf(text, sizeof(text), "host %s may not submit", host);
                 conn_fail(c, text);
                 return;
@@ -139,9 +142,12 @@ static void finish(ctl_server *srv, conn *c, remote_auth *a, int r) {
         uid_t uid = a->uid;
         gid_t gid = a->gid;
         bool known = peer_of(c->fd, &addr, host, sizeof(host));
+        unsigned missed;
         if (r < 0) {
-                log_warning("remote client fd=%d from %s: %s: %s", c->fd, host,
-                            r == -EACCES ? "permission denied" : "cannot check its credential", a->err);
+                if (log_ratelimit_ok(&srv->remote->denied, &missed))
+                        log_warning("remote client fd=%d from %s: %s: %s (%u more since the last such line)", c->fd,
+                                    host, r == -EACCES ? "permission denied" : "cannot check its credential", a->err,
+                                    missed);
                 snprintf(text, sizeof(text), "%s: %s",
                          r == -EACCES ? "permission denied" : "the controller cannot check credentials", a->err);
                 conn_fail(c, text);

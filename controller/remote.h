@@ -43,9 +43,11 @@ typedef struct remote_server {
         struct offloop *checker;
         remote_auth **queue; /* in arrival order */
         size_t nqueue;
-        remote_auth *inflight; /* the one the thread decodes; its conn NULL once that closed */
-        size_t npreauth;       /* connections not welcomed yet (their input_max is set) */
-        log_ratelimit refused; /* connections refused for REMOTE_PREAUTH_MAX */
+        remote_auth *inflight;   /* the one the thread decodes; its conn NULL once that closed */
+        size_t npreauth;         /* connections not welcomed yet (their input_max is set) */
+        log_ratelimit refused;   /* connections refused for REMOTE_PREAUTH_MAX */
+        log_ratelimit strangers; /* from hosts that may not submit */
+        log_ratelimit denied;    /* credentials refused */
 } remote_server;
 
 /* Start rs's checker thread on srv's loop (rs->cfg set; srv->remote is rs). Returns 0 or -errno. */

@@ -144,6 +144,7 @@ int rlink_auth(remote_link *l, const char *cred) {
 }
 
 void rlink_close(remote_link *l) {
+        tls_close_notify(l->tls);
         tls_conn_free(l->tls);
         tls_ctx_free(l->ctx);
         proto_reader_free(&l->reader);

@@ -114,6 +114,22 @@ wait_state "$long" cancelled
 wait_state "$theirs" cancelled
 on b $u1 colony history | grep -q "^$short " || fail "u1's history through b lacks job $short"
 
+# hold, update, release through b; and events --follow, which streams until it is stopped.
+nsenter --net="/run/netns/$(ns b)" setpriv --reuid $u1 --regid $u1 --clear-groups -- env -u COLONY_SOCKET \
+        COLONY_CONFIG="$DIR/b.conf" "$COLONY_BIN/colony" events --follow >"$DIR/follow.out" 2>&1 &
+follow_pid=$!
+STARTED_PIDS+=("$follow_pid")
+held=$(on b $u1 colony submit --hold --name held --mem 16M -- $(sleeper 0))
+on b $u1 colony update --nice 10 "$held" >/dev/null || fail "update through b"
+[ "$(job_field "$held" state)" = pending ] || fail "held job $held is $(job_field "$held" state)"
+on b $u1 colony release "$held" >/dev/null || fail "release through b"
+on b $u1 colony wait "$held" >/dev/null || fail "job $held released through b: $(job_field "$held" state)"
+for ((k = 0; k < 300; k++)); do grep -Eq "^[0-9]+ +[^ ]+ +$held +.*completed" "$DIR/follow.out" && break; sleep 0.1; done
+grep -Eq "^[0-9]+ +[^ ]+ +$held +.*completed" "$DIR/follow.out" || fail "events --follow through b missed job $held: $(tail -n 3 "$DIR/follow.out")"
+kill "$follow_pid"
+wait "$follow_pid" 2>/dev/null || true
+note "job $held held, updated, released and waited for through b; events --follow saw it complete"
+
 # root on b: nobody, until the config trusts b's root.
 sq=$(on b 0 colony submit --name squashed --mem 16M -- $(sleeper 0))
 colony wait "$sq" >/dev/null || true
@@ -154,6 +170,8 @@ for m in "mint foreign" "replay b" "moved b" "garbage b" "noauth b"; do
 done
 colony nodes >/dev/null || fail "the controller no longer answers"
 kill -0 "$ctl_pid" || fail "the controller died"
+# Every client above ended its TLS stream in order: the controller logged no TLS failure for one.
+! grep -q "unexpected eof" "$DIR/controller.log" || fail "clients' ends logged as TLS failures: $(grep -m1 "unexpected eof" "$DIR/controller.log")"
 
 # 300 idle strangers from b (an agent host, so let through to the nonce): at most 128 are kept
 # waiting for their auth (the controller's descriptors say so: from the peers' side, one not
