@@ -80,7 +80,7 @@ static int relay(remote_link *l) {
                         compact(&down);
                         if (up.len < RELAY_BUF) {
                                 n = read(LOCAL_FD, up.d + up.len, RELAY_BUF - up.len);
-                                if (n == 0)
+                                if (n == 0 || (n < 0 && errno == ECONNRESET))
                                         return 0; /* colony is done */
                                 if (n < 0 && errno != EAGAIN && errno != EINTR)
                                         return -errno;
@@ -115,6 +115,8 @@ static int relay(remote_link *l) {
                                 n = write(LOCAL_FD, down.d + down.off, down.len - down.off);
                                 if (n > 0)
                                         down.off += (size_t)n, progress = true;
+                                else if (n < 0 && (errno == EPIPE || errno == ECONNRESET))
+                                        return 0; /* colony is done, and wants no more */
                                 else if (n < 0 && errno != EAGAIN && errno != EINTR)
                                         return -errno;
                                 else
