@@ -8,6 +8,7 @@
 #include "log_journal.h"
 #include "net.h"
 #include "nofile.h"
+#include "remote.h"
 #include "server.h"
 #include "units.h"
 #include <errno.h>
@@ -33,6 +34,8 @@ typedef struct options {
         const char *policy, *order, *fairness;
         int64_t default_time_usec, max_time_usec; /* jobs' time limits from the config; 0: none */
         bool keep_invalid_depend; /* kill_invalid_depend = no */
+        /* clients on other hosts (remote.h): off while client_listen is NULL */
+        const char *client_listen, *client_port_file, *submit_hosts, *trusted_root_hosts, *munge_socket;
 } options;
 
 int64_t server_now(void) {
@@ -137,7 +140,9 @@ static const char *const config_keys[] = {
         "department_caps.*",      "department_users.*",     "lotes.window_s",          "lotes.max_classes",
         "lotes.drift_percent",    "lotes_classes.*",
         "controller.default_time", "controller.max_time", "department_default_time.*", "department_max_time.*",
-        "controller.kill_invalid_depend", NULL,
+        "controller.kill_invalid_depend",
+        "controller.client_listen", "controller.client_port_file", "controller.submit_hosts",
+        "controller.trusted_root_hosts", "controller.munge_socket", NULL,
 };
 
 /* The jobs' default and maximum time limits, in Slurm's forms ("60", "2:00:00", "1-0"). */
@@ -160,6 +165,16 @@ static int apply_depend_config(options *o, config *cfg, char *err, size_t errlen
         if (r == 0)
                 o->keep_invalid_depend = !kill;
         return r == -ENOENT ? 0 : r;
+}
+
+/* The client listener for other hosts and who may use it (remote.h): the file's words only. */
+static void apply_remote_config(options *o, const config *cfg) {
+        const char **strs[] = { &o->client_listen, &o->client_port_file, &o->submit_hosts, &o->trusted_root_hosts,
+                                &o->munge_socket };
+        const char *keys[] = { "controller.client_listen", "controller.client_port_file", "controller.submit_hosts",
+                               "controller.trusted_root_hosts", "controller.munge_socket" };
+        for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+                *strs[i] = config_get(cfg, keys[i]);
 }
 
 /* Fill options the command line left unset from the config file. */
@@ -196,6 +211,7 @@ static int apply_config(options *o, config *cfg, char *err, size_t errlen) {
                         return r;
                 o->sync_commits = sync;
         }
+        apply_remote_config(o, cfg);
         return apply_depend_config(o, cfg, err, errlen);
 }
 
@@ -313,10 +329,22 @@ int server_reload(ctl_server *srv, char *err, size_t errlen) {
                 config_free(&cfg);
                 return -EINVAL;
         }
+        remote_cfg hosts = { 0 }; /* the listener stays; who may use it is read again */
+        if (srv->remote &&
+            (r = remote_cfg_init(&hosts, o.submit_hosts, o.trusted_root_hosts, o.munge_socket, err, errlen)) < 0) {
+                depts_free(&fresh);
+                config_free(&cfg);
+                return r;
+        }
         config_free(&cfg);
         if ((r = jobstore_set_sync(srv->store, o.sync_commits != 0)) < 0) {
                 depts_free(&fresh);
+                remote_cfg_free(&hosts);
                 return snprintf(err, errlen, "the database refused sync_commits"), r;
+        }
+        if (srv->remote) {
+                remote_cfg_free(&srv->remote->cfg);
+                srv->remote->cfg = hosts;
         }
         depts_free(&srv->depts);
         srv->depts = fresh; /* the state machine's cfg.depts points here */
@@ -530,6 +558,40 @@ static int open_tls(const options *o, tls_ctx **out) {
         return r < 0 ? log_errno(LOG_ERR, r, "%s", err) : 0;
 }
 
+/* The TCP client listener for other hosts, when client_listen is set: TLS when the controller has
+ * a certificate (clients are not asked for one: their MUNGE credential says who they are). rs
+ * becomes srv->remote. Returns 0 or -errno (logged). */
+static int open_remote(ctl_server *srv, const options *o, listener *l, remote_server *rs) {
+        char err[512];
+        uint16_t port;
+        tls_files f = { .cert = o->tls_cert, .key = o->tls_key };
+        *l = (listener){ srv, &remote_conn_ops, "remote client", NULL, .accept_failed.interval_usec = LOG_FLOOD_USEC };
+        if (!o->client_listen)
+                return 0;
+        int r = remote_cfg_init(&rs->cfg, o->submit_hosts, o->trusted_root_hosts, o->munge_socket, err, sizeof(err));
+        if (r < 0)
+                return log_errno(LOG_ERR, r, "%s", err);
+        srv->remote = rs;
+        if ((r = remote_server_start(rs, srv)) < 0)
+                return log_errno(LOG_ERR, r, "client listener: the credentials' thread");
+        if (o->tls_cert && (r = tls_ctx_new_server(&f, &l->tls, err)) < 0)
+                return log_errno(LOG_ERR, r, "client listener: %s", err);
+        int fd = net_listen_tcp(o->client_listen, &port);
+        if (fd < 0)
+                return log_errno(LOG_ERR, fd, "client listener %s", o->client_listen);
+        if ((r = sd_event_add_io(srv->event, &l->src, fd, EPOLLIN, on_accept, l)) < 0) {
+                close(fd);
+                return log_errno(LOG_ERR, r, "client listener %s", o->client_listen);
+        }
+        (void)sd_event_source_set_io_fd_own(l->src, 1);
+        if (o->client_port_file && (r = write_port_file(o->client_port_file, port)) < 0)
+                log_errno(LOG_ERR, r, "port file %s", o->client_port_file);
+        log_info("listening: clients of other hosts on %s (port %u%s), MUNGE credentials through %s", o->client_listen,
+                 port, l->tls ? ", TLS" : ", no TLS: the network must be trusted",
+                 o->munge_socket ? o->munge_socket : "munge's default socket");
+        return 0;
+}
+
 /* Bind both listeners (and the HTTP one if asked) and add them, the signals and the tick to the
  * loop. */
 static int open_listeners(ctl_server *srv, const options *o, listener ls[2]) {
@@ -658,7 +720,10 @@ int main(int argc, char **argv) {
         sigaddset(&mask, SIGHUP);
         sigprocmask(SIG_BLOCK, &mask, NULL);
 
-        listener ls[2] = { 0 };
+        listener ls[3] = { 0 };
+        remote_server remote = { .refused.interval_usec = LOG_FLOOD_USEC,
+                                 .strangers.interval_usec = LOG_FLOOD_USEC,
+                                 .denied.interval_usec = LOG_FLOOD_USEC };
         stats_init(&srv.stats, server_now());
         /* Not sd_event_default: the default loop checks its thread with gettid(), a system
          * call on every iteration, that is on every request read. */
@@ -667,7 +732,8 @@ int main(int argc, char **argv) {
                 r = sd_event_set_watchdog(srv.event, true); /* WATCHDOG=1 pings when WatchdogSec= is set */
         if (r >= 0)
                 r = server_commit_init(&srv);
-        if (r < 0 || open_state(&srv, &o, &lotes) < 0 || open_listeners(&srv, &o, ls) < 0) {
+        if (r < 0 || open_state(&srv, &o, &lotes) < 0 || open_listeners(&srv, &o, ls) < 0 ||
+            open_remote(&srv, &o, &ls[2], &remote) < 0) {
                 r = r < 0 ? r : -EINVAL;
         } else {
                 server_schedule(&srv);
@@ -688,9 +754,11 @@ int main(int argc, char **argv) {
         jobstore_close(srv.store);
         free(srv.waiters);
         free(srv.client_uids);
-        for (size_t i = 0; i < 2; i++)
+        for (size_t i = 0; i < 3; i++)
                 sd_event_source_disable_unref(ls[i].rest);
         tls_ctx_free(ls[1].tls); /* OpenSSL counts the references of connections still open */
+        tls_ctx_free(ls[2].tls);
+        remote_server_stop(&remote);
         free(srv.secret);
         sd_event_unref(srv.event);
         depts_free(&srv.depts);

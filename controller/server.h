@@ -91,6 +91,7 @@ typedef struct ctl_server {
         uint64_t commits_seen;        /* the store's commits as of the last end of a turn */
         bool unsynced;                /* commits that no sync (done or in flight) covers: output is held */
         bool syncs_deferred;          /* the store's syncs are the syncer's (set at the first write) */
+        struct remote_server *remote; /* remote.c: who may submit from another host, and how */
 } ctl_server;
 
 /* CLOCK_REALTIME in microseconds (job times are wall-clock for users). */

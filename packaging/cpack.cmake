@@ -43,6 +43,11 @@ foreach(daemon controller agent)
   set(dir ${PROJECT_BINARY_DIR}/packaging/debian/${daemon})
   set(CPACK_DEBIAN_${D}_PACKAGE_CONTROL_EXTRA ${dir}/postinst ${dir}/prerm ${dir}/postrm ${dir}/conffiles)
 endforeach()
+# colony on another host than the controller's, and the controller's client_listen, prove
+# users with MUNGE: libmunge2 comes through shlibdeps (colony-connect, the controller); the
+# daemon itself is only needed where that is used, so it is recommended.
+set(CPACK_DEBIAN_CLIENT_PACKAGE_RECOMMENDS munge)
+set(CPACK_DEBIAN_CONTROLLER_PACKAGE_RECOMMENDS munge)
 set(CPACK_COMPONENT_CONTROLLER_DEPENDS client)
 set(CPACK_COMPONENT_AGENT_DEPENDS client)
 set(CPACK_DEBIAN_CONTROLLER_DESCRIPTION "cluster resource manager for Linux labs - controller daemon

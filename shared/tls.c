@@ -210,6 +210,12 @@ const char *tls_conn_error(const tls_conn *t) {
         return t->error;
 }
 
+void tls_close_notify(tls_conn *t) {
+        if (t && SSL_is_init_finished(t->ssl))
+                (void)SSL_shutdown(t->ssl);
+        ERR_clear_error();
+}
+
 void tls_conn_free(tls_conn *t) {
         if (!t)
                 return;

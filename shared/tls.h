@@ -61,5 +61,9 @@ bool tls_handshake_done(const tls_conn *t);
 /* Why the last call failed, in one line ("handshake failed: certificate verify failed: ..."
  * during the handshake); "" if it did not, or the socket's own error is all there is. */
 const char *tls_conn_error(const tls_conn *t);
+/* Send the TLS close_notify, once, without waiting (best effort on a non-blocking socket): the
+ * peer then reads an orderly end of the stream, not an unexpected EOF it would log. NULL, or a
+ * connection whose handshake is not done, is fine (nothing sent). */
+void tls_close_notify(tls_conn *t);
 /* Free the TLS state (the fd is not closed). NULL is fine. */
 void tls_conn_free(tls_conn *t);

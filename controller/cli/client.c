@@ -1,5 +1,7 @@
 /* client.c - finding the controller's socket and making one request of it. */
 #include "client.h"
+#include "config.h"
+#include "devcluster.h"
 #include "format.h"
 #include <limits.h>
 #include "net.h"
@@ -9,7 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#define CONNECT_PROG "colony-connect"
 
 #define SOCKET_NAME "controller.sock"
 
@@ -32,6 +38,35 @@ int client_default_dir(char *buf, size_t len) {
         return path_set(buf, len, tmp, NULL);
 }
 
+/* The remote controller of $COLONY_CONTROLLER or of the client config's [client] controller, as
+ * CLIENT_REMOTE_PREFIX "host:port" into buf. Returns 0, -ENOENT when neither names one,
+ * -ENAMETOOLONG, or -EINVAL when the config file does not parse. */
+static const char *const client_keys[] = { "client.controller", "client.tls_ca", "client.munge_socket", NULL };
+
+static int remote_address(char *buf, size_t len) {
+        const char *env = getenv("COLONY_CONTROLLER"), *path = getenv("COLONY_CONFIG"), *addr;
+        config cfg = { 0 };
+        char err[512];
+        int n, r;
+        if (env && *env) {
+                n = snprintf(buf, len, "%s%s", CLIENT_REMOTE_PREFIX, env);
+                return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+        }
+        r = config_load(path && *path ? path : CLIENT_CONFIG_PATH, &cfg, err, sizeof(err));
+        if (r == 0)
+                r = config_check_keys(&cfg, client_keys, err, sizeof(err));
+        if (r == -EINVAL)
+                fprintf(stderr, "colony: %s\n", err);
+        addr = r == 0 ? config_get(&cfg, "client.controller") : NULL;
+        n = addr ? snprintf(buf, len, "%s%s", CLIENT_REMOTE_PREFIX, addr) : 0;
+        config_free(&cfg);
+        if (r == -EINVAL)
+                return r;
+        if (!addr)
+                return -ENOENT;
+        return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
 int client_socket_path(const cli *c, char *buf, size_t len) {
         const char *env = getenv("COLONY_SOCKET");
         char dir[4096];
@@ -43,8 +78,37 @@ int client_socket_path(const cli *c, char *buf, size_t len) {
                 return path_set(buf, len, c->dir, SOCKET_NAME);
         if (env && *env)
                 return path_set(buf, len, env, NULL);
+        if ((r = remote_address(buf, len)) != -ENOENT)
+                return r;
         r = client_default_dir(dir, sizeof(dir));
         return r < 0 ? r : path_set(buf, len, dir, SOCKET_NAME);
+}
+
+int client_connect(const char *addr) {
+        size_t plen = strlen(CLIENT_REMOTE_PREFIX);
+        char prog[PATH_MAX];
+        int sv[2];
+        if (strncmp(addr, CLIENT_REMOTE_PREFIX, plen) != 0)
+                return net_connect_unix(addr);
+        if (dev_find_program(CONNECT_PROG, COLONY_LIBEXECDIR, prog, sizeof(prog)) < 0)
+                return -ENOENT;
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+                return -errno;
+        /* Twice forked, so that colony-connect is nobody's child to reap: it ends when colony closes
+         * its end (or exits). */
+        pid_t pid = fork();
+        if (pid == 0) {
+                if (fork() == 0 && dup2(sv[1], 0) == 0)
+                        execl(prog, prog, addr + plen, (char *)NULL);
+                _exit(0);
+        }
+        int r = pid < 0 ? -errno : 0;
+        close(sv[1]);
+        if (pid > 0)
+                (void)waitpid(pid, NULL, 0);
+        if (r < 0)
+                close(sv[0]);
+        return r < 0 ? r : sv[0];
 }
 
 /* Check that reply is of type want (any but "error" when want is NULL); turn an "error" reply
@@ -85,15 +149,24 @@ static int receive(int fd, const char *path, int timeout_ms, cJSON **reply, char
         return r;
 }
 
-int client_start(const char *socket_path, const cJSON *req, char *err, size_t errlen) {
-        int fd = net_connect_unix(socket_path), r;
+/* client_connect, with one line in err when it fails. */
+static int connect_or_say(const char *addr, char *err, size_t errlen) {
+        int fd = client_connect(addr);
+        bool remote = strncmp(addr, CLIENT_REMOTE_PREFIX, strlen(CLIENT_REMOTE_PREFIX)) == 0;
+        if (fd == -ENOENT && remote)
+                snprintf(err, errlen, "cannot reach the controller at %s: %s is neither next to colony nor in %s",
+                         addr, CONNECT_PROG, COLONY_LIBEXECDIR);
+        else if (fd < 0)
+                snprintf(err, errlen, "cannot reach the controller at %s: %s%s", addr, strerror(-fd),
+                         !remote && (fd == -ENOENT || fd == -ECONNREFUSED) ? " (is it running? see colony up)" : "");
+        return fd;
+}
 
-        if (fd < 0) {
-                snprintf(err, errlen, "cannot reach the controller at %s: %s%s", socket_path,
-                         strerror(-fd),
-                         fd == -ENOENT || fd == -ECONNREFUSED ? " (is it running? see colony up)" : "");
+int client_start(const char *socket_path, const cJSON *req, char *err, size_t errlen) {
+        int fd = connect_or_say(socket_path, err, errlen), r;
+
+        if (fd < 0)
                 return fd;
-        }
         r = proto_send(fd, req);
         if (r < 0) {
                 snprintf(err, errlen, "cannot send to the controller at %s: %s", socket_path, strerror(-r));
@@ -214,15 +287,13 @@ static int pipeline_read(pipeline *p, void (*done)(void *ud, uint64_t tag, const
 int client_pipeline(const char *socket_path, int (*next)(void *ud, cJSON **req, uint64_t *tag),
                     void (*done)(void *ud, uint64_t tag, const cJSON *reply), void *ud, int timeout_ms, char *err,
                     size_t errlen) {
-        pipeline p = { .fd = net_connect_unix(socket_path) };
+        pipeline p = { .fd = connect_or_say(socket_path, err, errlen) };
         outbuf out = { 0 };
         bool more = true;
         int r = 0;
 
-        if (p.fd < 0) {
-                snprintf(err, errlen, "cannot reach the controller at %s: %s", socket_path, strerror(-p.fd));
+        if (p.fd < 0)
                 return p.fd;
-        }
         while (r == 0 && (more || p.answered < p.sent)) {
                 while (r == 0 && more && p.sent - p.answered < CLIENT_PIPELINE_WINDOW) {
                         cJSON *req = NULL;
@@ -294,7 +365,7 @@ int client_print(const cli *c, cJSON *req, const char *want, const char *cursor,
         cJSON *reply = NULL;
         int r = client_socket_path(c, sock, sizeof(sock));
         if (r < 0)
-                cli_error(c, "the controller's socket path is too long");
+                cli_error(c, "%s", r == -EINVAL ? "the client config does not parse" : "the controller's socket path is too long");
         else if ((r = call_pages(sock, req, want, cursor, timeout_ms, &reply, err, sizeof(err))) < 0)
                 cli_error(c, "%s", err);
         else

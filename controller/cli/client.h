@@ -10,9 +10,24 @@
  * $XDG_RUNTIME_DIR/colony, else /tmp/colony-<uid>. Writes it to buf; returns 0 or -ENAMETOOLONG. */
 int client_default_dir(char *buf, size_t len);
 
-/* The controller's socket for this invocation: --socket, else <--dir>/controller.sock, else
- * $COLONY_SOCKET, else the default directory's. Returns 0 or -ENAMETOOLONG. */
+/* The client config file (its [client] section: controller, tls_ca, munge_socket), unless
+ * $COLONY_CONFIG names another. */
+#define CLIENT_CONFIG_PATH "/etc/colony/colony.conf"
+/* How an address names a controller on another host: CLIENT_REMOTE_PREFIX "host:port". */
+#define CLIENT_REMOTE_PREFIX "tcp://"
+
+/* The controller's address for this invocation: --socket, else <--dir>/controller.sock, else
+ * $COLONY_SOCKET, else (another host) CLIENT_REMOTE_PREFIX and $COLONY_CONTROLLER, else the
+ * client config's controller, else the default directory's socket. Every function below that
+ * takes a socket_path takes such an address. Returns 0, -ENAMETOOLONG, or -EINVAL for a config
+ * file that does not parse (its line in err, when err is not NULL). */
 int client_socket_path(const cli *c, char *buf, size_t len);
+
+/* Connect to the controller at addr: its Unix socket, or, for CLIENT_REMOTE_PREFIX, through
+ * colony-connect (TLS, MUNGE), whose failures to connect or authenticate come back as an
+ * "error" message in place of the first reply. Returns a blocking, close-on-exec fd the caller
+ * closes, or -errno (-ENOENT for a remote address: colony-connect is not found). */
+int client_connect(const char *addr);
 
 /* Connect to socket_path, send req, and wait for the reply: up to timeout_ms, or forever when
  * timeout_ms < 0. Returns 0 with *reply (caller owns it) when it is of type want; otherwise

@@ -35,7 +35,7 @@ int jobs_socket_for(const cli *c, char *buf) {
         int r = client_socket_path(c, buf, PATH_MAX);
 
         if (r < 0)
-                cli_error(c, "the controller's socket path is too long");
+                cli_error(c, "%s", r == -EINVAL ? "the client config does not parse" : "the controller's socket path is too long");
         return r;
 }
 

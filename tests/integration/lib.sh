@@ -233,3 +233,34 @@ http_sample_jobs() {
         colony cancel "$CANCELLED_ID" >/dev/null
         wait_state "$CANCELLED_ID" cancelled
 }
+
+# netns_up NET BRIDGE HOST...: a bridge BRIDGE with NET.1/24, and per HOST a network namespace
+# $(netns_name HOST) joined to it by the veth v$$HOST, its eth0 at NET.2, NET.3... in order.
+# netns_down removes them all (call it from the test's trap). Returns 77 (skip) when this host
+# cannot make a bridge.
+netns_name() { echo "colony$$-$1"; }
+NETNS_HOSTS=() NETNS_BRIDGE=""
+netns_up() {
+        local net=$1 i=1 h
+        NETNS_BRIDGE=$2
+        shift 2
+        ip link add "$NETNS_BRIDGE" type bridge || return $SKIP
+        ip addr add "$net.1/24" dev "$NETNS_BRIDGE"
+        ip link set "$NETNS_BRIDGE" up
+        for h in "$@"; do
+                i=$((i + 1))
+                NETNS_HOSTS+=("$h")
+                ip netns add "$(netns_name "$h")"
+                ip link add "v$$$h" type veth peer name eth0 netns "$(netns_name "$h")"
+                ip link set "v$$$h" master "$NETNS_BRIDGE" up
+                ip -n "$(netns_name "$h")" addr add "$net.$i/24" dev eth0
+                ip -n "$(netns_name "$h")" link set eth0 up
+                ip -n "$(netns_name "$h")" link set lo up
+        done
+}
+netns_down() {
+        local h
+        for h in "${NETNS_HOSTS[@]}"; do ip netns del "$(netns_name "$h")" 2>/dev/null; done
+        [ -z "$NETNS_BRIDGE" ] || ip link del "$NETNS_BRIDGE" 2>/dev/null
+        return 0
+}

@@ -7,14 +7,8 @@
 command -v ip >/dev/null || { echo "SKIP: ip (iproute2) missing"; exit $SKIP; }
 
 net=10.213.$(($$ % 250))
-bridge=cbr$$
 hosts=(h1 h2 h3)
-ns() { echo "colony$$-$1"; }
-netns_down() {
-        for h in "${hosts[@]}"; do ip netns del "$(ns "$h")" 2>/dev/null; done
-        ip link del "$bridge" 2>/dev/null
-        return 0
-}
+ns() { netns_name "$1"; }
 stop_agents() { # SIGTERM: each agent ends its jobs and removes its cgroups
         local pid
         for pid in "${AGENT_PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null; done
@@ -24,19 +18,7 @@ stop_agents() { # SIGTERM: each agent ends its jobs and removes its cgroups
 AGENT_PIDS=()
 trap 'rc=$?; set +e; stop_agents; netns_down; (exit $rc); teardown' EXIT
 
-ip link add "$bridge" type bridge || { echo "SKIP: cannot make a bridge here"; exit $SKIP; }
-ip addr add "$net.1/24" dev "$bridge"
-ip link set "$bridge" up
-i=1
-for h in "${hosts[@]}"; do
-        i=$((i + 1))
-        ip netns add "$(ns "$h")"
-        ip link add "v$$$h" type veth peer name eth0 netns "$(ns "$h")"
-        ip link set "v$$$h" master "$bridge" up
-        ip -n "$(ns "$h")" addr add "$net.$i/24" dev eth0
-        ip -n "$(ns "$h")" link set eth0 up
-        ip -n "$(ns "$h")" link set lo up
-done
+netns_up "$net" "cbr$$" "${hosts[@]}" || { echo "SKIP: cannot make a bridge here"; exit $SKIP; }
 
 # The controller listens on the bridge only; one local agent, three in the namespaces.
 printf '[controller]\nagent_timeout_ms = 2000\nnode_lost_timeout_ms = 8000\n' >"$DIR/controller.conf"
