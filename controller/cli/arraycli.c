@@ -64,6 +64,47 @@ int arraycli_task_id(const cli *c, const char *s, uint64_t *id) {
         return 0;
 }
 
+int arraycli_resolve_tasks(const cli *c, const char *text, char **out) {
+        size_t len = strlen(text), cap = len + 1, used = 0;
+        char *buf = malloc(cap), tok[64];
+        *out = NULL;
+        if (!buf) {
+                cli_error(c, "out of memory");
+                return EXIT_FAIL;
+        }
+        for (const char *p = text; *p;) {
+                size_t n = strcspn(p, ":,");
+                const char *piece = p;
+                uint64_t id;
+                if (n < sizeof(tok) && memchr(p, '_', n)) { /* a task: its id, at most 20 digits */
+                        memcpy(tok, p, n);
+                        tok[n] = '\0';
+                        int r = arraycli_task_id(c, tok, &id);
+                        if (r != 0) {
+                                free(buf);
+                                return r;
+                        }
+                        n = (size_t)snprintf(tok, sizeof(tok), "%" PRIu64, id);
+                        piece = tok;
+                }
+                char *grown = used + n + 2 > cap ? realloc(buf, cap = used + n + 2 + len) : buf;
+                if (!grown) {
+                        free(buf);
+                        cli_error(c, "out of memory");
+                        return EXIT_FAIL;
+                }
+                buf = grown;
+                memcpy(buf + used, piece, n);
+                used += n;
+                p += piece == tok ? strcspn(p, ":,") : n;
+                if (*p)
+                        buf[used++] = *p++;
+        }
+        buf[used] = '\0';
+        *out = buf;
+        return 0;
+}
+
 int arraycli_last(const char *sock, uint64_t id, uint64_t *last, char *err, size_t errlen) {
         uint64_t task;
         return ask_array(sock, id, -1, last, &task, err, errlen);

@@ -15,6 +15,9 @@ bool arraycli_is_task(const char *s);
 /* The job id of the task s ("A_i") names, asked of c's controller. Returns 0, or EXIT_USAGE
  * (malformed) / EXIT_FAIL (no such task, no controller) after printing why. */
 int arraycli_task_id(const cli *c, const char *s, uint64_t *id);
+/* text (a dependency: "afterok:12_3:14,after:12_5") with each A_i replaced by that task's id,
+ * malloc'ed into *out. Returns 0, or EXIT_USAGE/EXIT_FAIL after printing why (*out NULL). */
+int arraycli_resolve_tasks(const cli *c, const char *text, char **out);
 /* The last task's id of the array whose id is id, asked of the controller at sock. Returns 0,
  * -EREMOTEIO when id is not an array's (err says so), or another -errno with err set. */
 int arraycli_last(const char *sock, uint64_t id, uint64_t *last, char *err, size_t errlen);

@@ -40,9 +40,7 @@ int jobs_socket_for(const cli *c, char *buf) {
         return r;
 }
 
-/* A job id operand, or "A_i" for task i of array A. Returns 0, or EXIT_USAGE (EXIT_FAIL when
- * the controller knows no such task) after printing why. */
-static int parse_id(const cli *c, const char *s, uint64_t *id) {
+int jobs_parse_id(const cli *c, const char *s, uint64_t *id) {
         int64_t v;
 
         if (arraycli_is_task(s))
@@ -831,7 +829,7 @@ static int run_show(cli *c, int argc, char **argv) {
                 return cli_opts_status(o);
         if (argc - optind != 1)
                 return cli_usage_error(c, "give one job id (colony show JOB)");
-        if (parse_id(c, argv[optind], &id) != 0)
+        if (jobs_parse_id(c, argv[optind], &id) != 0)
                 return EXIT_USAGE;
         if (jobs_socket_for(c, sock) < 0)
                 return EXIT_FAIL;
@@ -883,7 +881,7 @@ static int add_id_ranges(const cli *c, const char *s, cJSON *arr) {
                 uint64_t lo = 0, hi = 0;
                 if (dash)
                         *dash = 0;
-                if ((r = parse_id(c, part, &lo)) != 0 || (r = parse_id(c, dash ? dash + 1 : part, &hi)) != 0)
+                if ((r = jobs_parse_id(c, part, &lo)) != 0 || (r = jobs_parse_id(c, dash ? dash + 1 : part, &hi)) != 0)
                         break;
                 if (hi < lo) {
                         r = cli_usage_error(c, "'%s': the range ends before it starts", s);
@@ -1017,7 +1015,7 @@ static int run_cancel(cli *c, int argc, char **argv) {
                 many = true;
                 if (o == OPT_USER && jobs_parse_user(c, optarg, &uid) != 0)
                         o = CLI_OPTS_BAD;
-                else if (o == OPT_ARRAY && parse_id(c, optarg, &array) != 0)
+                else if (o == OPT_ARRAY && jobs_parse_id(c, optarg, &array) != 0)
                         o = CLI_OPTS_BAD;
                 else if (o == OPT_STATE && strcmp(optarg, "pending") != 0 && strcmp(optarg, "running") != 0) {
                         cli_usage_error(c, "--state: '%s' is not pending or running", optarg);
@@ -1060,7 +1058,7 @@ static int run_cancel(cli *c, int argc, char **argv) {
         }
         /* Every id is checked before the first request, so that a typo cancels nothing. */
         for (int i = 0; i < n; i++)
-                if (parse_id(c, argv[optind + i], &ids[i]) != 0) {
+                if (jobs_parse_id(c, argv[optind + i], &ids[i]) != 0) {
                         free(ids);
                         return EXIT_USAGE;
                 }
@@ -1191,7 +1189,7 @@ static int run_wait(cli *c, int argc, char **argv) {
                 return cli_opts_status(o);
         if (argc - optind != 1)
                 return cli_usage_error(c, "give one job id (colony wait JOB)");
-        if (parse_id(c, argv[optind], &id) != 0)
+        if (jobs_parse_id(c, argv[optind], &id) != 0)
                 return EXIT_USAGE;
         if (jobs_socket_for(c, sock) < 0)
                 return EXIT_FAIL;

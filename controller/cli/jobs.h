@@ -38,5 +38,8 @@ int jobs_socket_for(const cli *c, char *buf);
 /* A --time operand, as submit's (UNLIMITED: JOB_TIME_UNLIMITED), into *usec. Returns 0, or
  * -EINVAL after printing why. */
 int jobs_parse_time_limit(const cli *c, const char *arg, int64_t *usec);
+/* A job id operand, or "A_i" for task i of array A (asked of the controller). Returns 0, or
+ * EXIT_USAGE (EXIT_FAIL when the controller knows no such task) after printing why. */
+int jobs_parse_id(const cli *c, const char *s, uint64_t *id);
 /* A --user operand, NAME or UID, to a uid. Returns 0 or EXIT_USAGE after printing why. */
 int jobs_parse_user(const cli *c, const char *s, int64_t *uid);

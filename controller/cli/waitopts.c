@@ -1,5 +1,6 @@
 /* waitopts.c - submit's start options, and hold, release and update (see waitopts.h). */
 #include "waitopts.h"
+#include "arraycli.h"
 #include "client.h"
 #include "depend.h"
 #include "format.h"
@@ -13,12 +14,18 @@
 #include <string.h>
 #include <time.h>
 
-/* Append term to the dependency built so far, and check the whole. */
+/* Append term to the dependency built so far, an array's task A_i as its job id, and check the
+ * whole. */
 static int add_dependency(const cli *c, job_spec *s, const char *term) {
-        char err[ERRLEN], *all;
+        char err[ERRLEN], *all, *ids;
         dep_list l;
+        int r = arraycli_resolve_tasks(c, term, &ids);
 
-        if (asprintf(&all, "%s%s%s", s->dependency ? s->dependency : "", s->dependency ? "," : "", term) < 0) {
+        if (r != 0)
+                return r;
+        r = asprintf(&all, "%s%s%s", s->dependency ? s->dependency : "", s->dependency ? "," : "", ids);
+        free(ids);
+        if (r < 0) {
                 cli_error(c, "out of memory");
                 return EXIT_FAIL;
         }
@@ -103,15 +110,6 @@ static const char update_usage[] =
         "  --nice N     0 to 10000 (negative: root only): higher starts after your other jobs\n"
         "               of its group\n";
 
-/* A job id operand. Returns 0 or EXIT_USAGE after printing why. */
-static int parse_job_id(const cli *c, const char *s, uint64_t *id) {
-        int64_t v;
-        if (units_parse_uint(s, INT64_MAX, &v) < 0 || v == 0)
-                return cli_usage_error(c, "'%s' is not a job id", s);
-        *id = (uint64_t)v;
-        return 0;
-}
-
 /* Send req (consumed) and print the "job" reply: "job N: held" or the JSON. */
 static int send_job_request(const cli *c, cJSON *req, uint64_t id, const char *done) {
         char sock[PATH_MAX], err[ERRLEN];
@@ -145,11 +143,11 @@ static int hold_or_release(cli *c, int argc, char **argv, const char *type, cons
         if (optind == argc)
                 return cli_usage_error(c, "give at least one job id (colony %s JOB...)", type);
         for (int i = optind; i < argc; i++)
-                if (parse_job_id(c, argv[i], &id) != 0)
+                if (jobs_parse_id(c, argv[i], &id) != 0)
                         return EXIT_USAGE;
         for (int i = optind; i < argc; i++) {
                 cJSON *req = proto_new(type);
-                (void)parse_job_id(c, argv[i], &id);
+                (void)jobs_parse_id(c, argv[i], &id);
                 if (req && !cJSON_AddNumberToObject(req, "id", (double)id))
                         req = (cJSON_Delete(req), NULL);
                 if (send_job_request(c, req, id, done) != 0)
@@ -190,7 +188,7 @@ static int run_update(cli *c, int argc, char **argv) {
                 return cli_opts_status(o);
         if (optind + 1 != argc)
                 return cli_usage_error(c, "give one job id (colony update [--cpus N] [--mem SIZE] [--time T] [--nice N] JOB)");
-        if (parse_job_id(c, argv[optind], &id) != 0)
+        if (jobs_parse_id(c, argv[optind], &id) != 0)
                 return EXIT_USAGE;
         if (mcpu < 0 && mem < 0 && nice == INT_MIN && limit == INT64_MIN)
                 return cli_usage_error(c, "nothing to change: give --cpus, --mem, --time or --nice");

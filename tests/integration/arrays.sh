@@ -67,6 +67,17 @@ done
 [ ! -e "colony-${c}_3.out" ] || fail "the cancelled task ${c}_3 ran"
 note "1,3,5-7%1: ${c}_3 cancelled alone, tasks 1 5 6 7 ran with their own files"
 
+# A_i in release and in a dependency: d_1 is released alone, e waits for it and runs; d_0
+# stays held.
+d=$(colony submit --hold --cpus 0.1 --mem 16M --array 0-1 -- /bin/true)
+colony release "${d}_1" >/dev/null
+e=$(colony submit --cpus 0.1 --mem 16M --afterok "${d}_1" -- /bin/true)
+colony wait --timeout 120 "$e" >/dev/null || fail "job $e (after ${d}_1): $(colony show "$e")"
+[ "$(tasks_of "$d" --all | tr '\n' ' ')" = "0 pending held 1 completed - " ] || fail "array $d: $(tasks_of "$d" --all | tr '\n' ' ')"
+[ "$(job_field "$e" dependency)" = "afterok:$((d + 1))" ] || fail "job $e depends on '$(job_field "$e" dependency)'"
+colony cancel "$d" >/dev/null
+note "release ${d}_1 and --afterok ${d}_1 named the task alone"
+
 # Bad input: one clear line, nothing submitted.
 set +e; err=$(colony submit --array 5-1 -- /bin/true 2>&1); rc=$?; set -e
 [ $rc = 2 ] && [ "$err" = "colony: submit: --array '5-1': range 5-1 ends before it begins" ] ||
