@@ -194,6 +194,8 @@ static int parse_item(const char *spec, const char **p, array_range *r, char *er
                         return -EINVAL;
                 }
                 r->hi = r->lo + (r->hi - r->lo) / r->step * r->step; /* Slurm's 0-15:4 is 0,4,8,12 */
+                if (r->hi == r->lo)
+                        r->step = 1; /* one index: the same set as "N", whatever the step */
         }
         return 0;
 }

@@ -32,6 +32,8 @@ static const struct {
         { "7,1,2,3", "1-3,7", 4 },         /* sorted, neighbours joined */
         { "4000000", "4000000", 1 },
         { "0-9%2", "0-9%2", 10 },
+        { "10-20:995", "10", 1 },          /* one index, whatever the step (found by fuzz_arrayspec) */
+        { "1-5:4", "1,5", 2 },
 };
 
 START_TEST(folds_as_expected) {
