@@ -954,7 +954,8 @@ static bool names_job(const char *text, uint64_t id) {
         return false;
 }
 
-/* Every task of array id: one bulk cancel, as --array ID. Returns 0 or -errno. */
+/* Every task of array id: one bulk cancel, as --array ID, printed as such. Returns 0 or -errno
+ * (-ECANCELED when some were not cancelled, or none was live). */
 static int cancel_array(const cli *c, const char *sock, uint64_t id) {
         char err[ERRLEN];
         cJSON *req = proto_new("cancel"), *reply = NULL;
@@ -962,13 +963,9 @@ static int cancel_array(const cli *c, const char *sock, uint64_t id) {
 
         if (r == 0 && (r = client_call(sock, req, "cancelled_many", CANCEL_MANY_TIMEOUT_MS, &reply, err, sizeof(err))) < 0)
                 cli_error(c, "array %" PRIu64 ": %s", id, err);
-        else if (r == 0 && c->json)
-                fmt_json(reply);
-        else if (r == 0)
-                printf("cancelled array %" PRIu64 ": %.0f pending tasks, asked %.0f running tasks to stop\n", id,
-                       cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(reply, "cancelled")),
-                       cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(reply, "stopping")));
-        else
+        else if (r == 0 && print_cancelled_many(c, reply) != 0)
+                r = -ECANCELED;
+        else if (r < 0)
                 cli_error(c, "out of memory");
         cJSON_Delete(req);
         cJSON_Delete(reply);
