@@ -137,9 +137,12 @@ const char *arraycli_row_id(const job *j, const array_set *set, char *buf, size_
         if (!j->array_first) {
                 snprintf(buf, len, "%" PRIu64, j->id);
         } else if (set && array_set_count(set) > 1) {
-                char fold[256];
-                size_t n = array_set_format(set, j->spec.array_throttle, fold, sizeof(fold));
-                snprintf(buf, len, "%" PRIu64 "_[%s%s]", j->array_first, fold, n >= sizeof(fold) ? "..." : "");
+                /* a table's column: cut as squeue cuts it, the throttle kept (--json has it all) */
+                char fold[ARRAYCLI_FOLD_WIDTH + 1], limit[16] = "";
+                size_t n = array_set_format(set, 0, fold, sizeof(fold));
+                if (j->spec.array_throttle)
+                        snprintf(limit, sizeof(limit), "%%%" PRIu32, j->spec.array_throttle);
+                snprintf(buf, len, "%" PRIu64 "_[%s%s%s]", j->array_first, fold, n >= sizeof(fold) ? "..." : "", limit);
         } else {
                 snprintf(buf, len, "%" PRIu64 "_%" PRIu32, j->array_first, j->array_index);
         }

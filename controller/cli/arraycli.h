@@ -28,7 +28,9 @@ int arraycli_add_tasks(cJSON *reply, const char *spec, uint64_t first);
  * wait for the same reason. */
 bool arraycli_folds(const job *prev, const job *j);
 /* The ID column of a row: "A_[fold]" for the pending tasks whose indexes are in set (at least
- * two), "A_i" for one task, the id for a plain job, into buf. */
+ * two; the fold cut at ARRAYCLI_FOLD_WIDTH characters, "..." saying so), "A_i" for one task,
+ * the id for a plain job, into buf. */
+#define ARRAYCLI_FOLD_WIDTH 40
 const char *arraycli_row_id(const job *j, const array_set *set, char *buf, size_t len);
 /* Add "arrays" to a "jobs" listing: for each row folded in the table, {"id", "pending" (the
  * fold, as "3-99%8"), "count"}. Returns 0 or -errno. */

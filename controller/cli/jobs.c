@@ -559,7 +559,7 @@ static const char *queue_reason(const job *j) {
 
 /* A row for j, or for the pending tasks of j's array folded with it (set: their indexes). */
 static int queue_add_row(fmt_table *t, const job *j, const array_set *set, int64_t now) {
-        char id[320], cpus[FMT_BUF], mem[FMT_BUF], time[FMT_BUF], limit[FMT_BUF], left[FMT_BUF];
+        char id[96], cpus[FMT_BUF], mem[FMT_BUF], time[FMT_BUF], limit[FMT_BUF], left[FMT_BUF];
 
         arraycli_row_id(j, set, id, sizeof(id));
         return fmt_table_row(t, id, j->spec.name, j->user, job_state_name(j->state), j->node,
