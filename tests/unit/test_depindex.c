@@ -292,6 +292,35 @@ START_TEST(a_throttle_holds_the_running_tasks_across_passes_and_ends) {
 }
 END_TEST
 
+/* A controller restarted with an array's tasks in its store (two running, four pending, %2)
+ * applies the throttle from the records alone. */
+START_TEST(a_restored_array_keeps_its_throttle) {
+        ctl_free(&st);
+        ctl_config cfg = { .policy = SCHED_FIRST_FIT, .order = SCHED_STRICT_FIFO, .max_pending = 1000,
+                           .agent_timeout_usec = 5000000, .node_lost_timeout_usec = 5000000 };
+        ctl_init(&st, &cfg, &actions, NULL);
+        launched = 0;
+        for (uint64_t id = 100; id < 106; id++) {
+                job *j = calloc(1, sizeof(*j));
+                *j = (job){ .id = id, .uid = 1, .gid = 1, .user = strdup("u"), .submit_usec = 1000, .attempt = 1,
+                            .state = id < 102 ? JOB_RUNNING : JOB_PENDING, .node = id < 102 ? strdup("a") : NULL,
+                            .start_usec = id < 102 ? 1500 : 0, .array_first = 100, .array_index = (uint32_t)(id - 100),
+                            .spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .name = strdup("r"),
+                                      .req = { .mcpu = 100, .mem = MiB }, .array_throttle = 2 } };
+                j->spec.argv[0] = strdup("/bin/true");
+                ck_assert_int_eq(ctl_restore(&st, j, (ctl_time){ 1000, 1000 }), 0);
+        }
+        static const uint64_t running[] = { 100, 101 };
+        ck_assert_int_eq(ctl_node_up(&st, "a", (res_t){ .mcpu = 1000, .mem = 1024 * MiB }, "v1", "/x", running, 2, NULL,
+                                     (ctl_time){ 1000, 1000 }, &n, err), 0);
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        ck_assert_int_eq(ctl_find_job(&st, 102)->wait, JOB_WAIT_THROTTLE);
+        end(100, JOB_COMPLETED);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_uint_eq(launch_ids[0], 102);
+}
+END_TEST
+
 static Suite *depindex_suite(void) {
         Suite *s = suite_create("depindex");
         TCase *tc = tcase_create("depindex");
@@ -307,6 +336,7 @@ static Suite *depindex_suite(void) {
         tcase_add_test(tc, a_singleton_waits_for_its_name_to_stop_running);
         tcase_add_test(tc, tasks_take_the_indexes_named_and_resolve_by_index);
         tcase_add_test(tc, a_throttle_holds_the_running_tasks_across_passes_and_ends);
+        tcase_add_test(tc, a_restored_array_keeps_its_throttle);
         suite_add_tcase(s, tc);
         return s;
 }
