@@ -5,9 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static size_t range_count(const array_range *r) {
-        return (size_t)(r->hi - r->lo) / r->step + 1;
-}
+static size_t range_count(const array_range *r) { return (size_t)(r->hi - r->lo) / r->step + 1; }
 
 /* The step of a as it would continue into b, a single index taking b's (or 1). */
 static uint32_t join_step(const array_range *a, const array_range *b) {
@@ -222,8 +220,7 @@ static int normalise(const char *spec, array_set *set, char *err, size_t errlen)
         return 0;
 }
 
-int array_spec_parse(const char *spec, size_t max_tasks, array_set *set, uint32_t *throttle, char *err,
-                     size_t errlen) {
+int array_spec_parse(const char *spec, size_t max_tasks, array_set *set, uint32_t *throttle, char *err, size_t errlen) {
         const char *p = spec;
         size_t tasks = 0;
         int r = 0;
@@ -233,8 +230,7 @@ int array_spec_parse(const char *spec, size_t max_tasks, array_set *set, uint32_
                 if ((r = parse_item(spec, &p, &one, err, errlen)) < 0)
                         break;
                 if ((tasks += range_count(&one)) > max_tasks) {
-                        snprintf(err, errlen, "array '%s': more than the %zu tasks an array may have", spec,
-                                 max_tasks);
+                        snprintf(err, errlen, "array '%s': more than the %zu tasks an array may have", spec, max_tasks);
                         r = -EINVAL;
                         break;
                 }

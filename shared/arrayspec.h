@@ -25,8 +25,7 @@ typedef struct array_set {
 /* Parse spec ("1,3,5-7:2%4") into *set (which the caller zeroed) and *throttle (0: none), with at
  * most max_tasks indexes. Returns 0, or -EINVAL (-ENOMEM) with a one-line reason in err and
  * *set left empty. */
-int array_spec_parse(const char *spec, size_t max_tasks, array_set *set, uint32_t *throttle, char *err,
-                     size_t errlen);
+int array_spec_parse(const char *spec, size_t max_tasks, array_set *set, uint32_t *throttle, char *err, size_t errlen);
 /* How many indexes set holds. O(ranges). */
 size_t array_set_count(const array_set *set);
 /* Whether set holds index. O(log ranges). */

@@ -11,9 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool arraycli_is_task(const char *s) {
-        return strchr(s, '_') != NULL;
-}
+bool arraycli_is_task(const char *s) { return strchr(s, '_') != NULL; }
 
 /* Ask the controller at sock about array id (and its task index, when index >= 0). Returns 0
  * with *last and *task (0 without index), or -errno with err set. */
