@@ -23,13 +23,19 @@ static const struct {
         const char *spec, *folded;
         size_t count;
 } good[] = {
-        { "0-99", "0-99", 100 },        { "1,3,5-7", "1,3,5-7", 5 },
-        { "0-999%8", "0-999%8", 1000 }, { "0-15:4", "0-12:4", 4 }, /* Slurm's 0,4,8,12 */
-        { "0-14:7", "0-14:7", 3 },      { "5", "5", 1 },           /* the single index 5, as Slurm reads it */
-        { "7,1,2,3", "1-3,7", 4 },                                 /* sorted, neighbours joined */
-        { "4000000", "4000000", 1 },    { "0-9%2", "0-9%2", 10 },
-        { "10-20:995", "10", 1 }, /* one index, whatever the step (found by fuzz_arrayspec) */
+        /* clang-format off */
+        { "0-99", "0-99", 100 },
+        { "1,3,5-7", "1,3,5-7", 5 },
+        { "0-999%8", "0-999%8", 1000 },
+        { "0-15:4", "0-12:4", 4 },        /* Slurm's 0,4,8,12 */
+        { "0-14:7", "0-14:7", 3 },
+        { "5", "5", 1 },                   /* the single index 5, as Slurm reads it */
+        { "7,1,2,3", "1-3,7", 4 },         /* sorted, neighbours joined */
+        { "4000000", "4000000", 1 },
+        { "0-9%2", "0-9%2", 10 },
+        { "10-20:995", "10", 1 },          /* one index, whatever the step (found by fuzz_arrayspec) */
         { "1-5:4", "1,5", 2 },
+        /* clang-format on */
 };
 
 START_TEST(folds_as_expected) {
