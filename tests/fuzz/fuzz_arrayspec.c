@@ -1,6 +1,7 @@
 /* fuzz_arrayspec.c - the --array parser and the set of task indexes (shared/arrayspec.c), as a
  * submit's "array" reaches them. */
 #include "arrayspec.h"
+#include "fuzz_file.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,11 +71,9 @@ static void spec(const char *s) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-        char *s = malloc(size + 1);
+        char *s = fuzz_string(data, size);
         if (!s)
                 return 0;
-        memcpy(s, data, size);
-        s[size] = '\0';
         spec(s);
         free(s);
         return 0;
