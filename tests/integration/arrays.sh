@@ -75,8 +75,11 @@ e=$(colony submit --cpus 0.1 --mem 16M --afterok "${d}_1" -- /bin/true)
 colony wait --timeout 120 "$e" >/dev/null || fail "job $e (after ${d}_1): $(colony show "$e")"
 [ "$(tasks_of "$d" --all | tr '\n' ' ')" = "0 pending held 1 completed - " ] || fail "array $d: $(tasks_of "$d" --all | tr '\n' ' ')"
 [ "$(job_field "$e" dependency)" = "afterok:$((d + 1))" ] || fail "job $e depends on '$(job_field "$e" dependency)'"
-colony cancel "$d" >/dev/null
-note "release ${d}_1 and --afterok ${d}_1 named the task alone"
+out=$(colony release "$d")
+[ "$out" = "array $d: 1 tasks released, 1 left as they were (the first: job $((d + 1)) is completed: only a pending job can be held or released)" ] ||
+        fail "colony release $d: $out"
+colony wait --timeout 120 "$d" >/dev/null || fail "array $d after its release: $(tasks_of "$d" --all | tr '\n' ' ')"
+note "release ${d}_1 and --afterok ${d}_1 named the task alone; release $d the rest: $out"
 
 # Bad input: one clear line, nothing submitted.
 set +e; err=$(colony submit --array 5-1 -- /bin/true 2>&1); rc=$?; set -e
