@@ -41,6 +41,7 @@ struct bulk_task {
         char *user;
         job_spec spec;
         size_t count;          /* "array", 0 for one job */
+        array_set indexes;     /* its tasks' indexes, until the array begins */
         bool begun;
         ctl_array array;
         /* a cancel */
@@ -54,6 +55,7 @@ static void task_free(bulk_task *t) {
         free(t->user);
         job_spec_free(&t->spec);
         ctl_array_free(&t->array);
+        array_set_free(&t->indexes);
         free((uint64_t *)t->filter.ranges);
         free(t);
 }
@@ -101,6 +103,8 @@ static int task_chunk(ctl_server *srv, bulk_task *t, char err[PROTO_ERRLEN]) {
                                          &t->array, err)) < 0)
                         return r;
                 t->begun = true;
+                t->array.indexes = t->indexes;
+                t->indexes = (array_set){ 0 };
         }
         return ctl_array_more(&srv->state, &t->array, BULK_CHUNK, err);
 }
@@ -219,7 +223,8 @@ static int bulk_queue(ctl_server *srv, conn *c, bulk_task *t) {
         return enabled == SD_EVENT_OFF ? bulk_arm(srv) : 0;
 }
 
-int server_bulk_submit(ctl_server *srv, conn *c, const char *user, job_spec *spec, size_t count) {
+int server_bulk_submit(ctl_server *srv, conn *c, const char *user, job_spec *spec, size_t count,
+                       array_set *indexes) {
         bulk_task *t = calloc(1, sizeof(*t));
         if (!t || !(t->user = strdup(user))) {
                 free(t);
@@ -230,6 +235,8 @@ int server_bulk_submit(ctl_server *srv, conn *c, const char *user, job_spec *spe
         t->count = count;
         t->spec = *spec;
         *spec = (job_spec){ 0 };
+        t->indexes = *indexes;
+        *indexes = (array_set){ 0 };
         return bulk_queue(srv, c, t);
 }
 

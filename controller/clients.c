@@ -2,6 +2,7 @@
  * The caller is who SO_PEERCRED says, never what the message says. */
 #include "server.h"
 #include "status.h"
+#include "arrays.h"
 #include "log.h"
 #include "units.h"
 #include <errno.h>
@@ -98,34 +99,56 @@ static int spec_too_large(const job_spec *spec, char err[PROTO_ERRLEN]) {
         return -E2BIG;
 }
 
-/* submit: one job, or with "array": N, N jobs of the same spec with consecutive ids, answered
- * once all are stored ({"id": the first, "count": N}). */
+/* A submit's "array": Slurm's text ("1,3,5-7%2", shared/arrayspec.h) into *indexes and the spec's
+ * throttle, or a number N (clients from before the text) for the indexes 0 to N - 1. *count is
+ * the tasks (0: no array). Returns 0 or -EINVAL/-ENOMEM with err set. */
+static int submit_array(const cJSON *msg, job_spec *spec, array_set *indexes, int64_t *count, char err[PROTO_ERRLEN]) {
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(msg, "array");
+        uint32_t throttle;
+        int r;
+        *count = 0;
+        if (!cJSON_IsString(a))
+                return proto_get_int(msg, "array", 1, JOB_ARRAY_MAX, count, err) == -EINVAL ? -EINVAL : 0;
+        if ((r = array_spec_parse(a->valuestring, JOB_ARRAY_MAX, indexes, &throttle, err, PROTO_ERRLEN)) < 0)
+                return r;
+        *count = (int64_t)array_set_count(indexes);
+        if (throttle)
+                spec->array_throttle = throttle;
+        return 0;
+}
+
+/* submit: one job, or with "array", a job per index of the same spec with consecutive ids,
+ * answered once all are stored ({"id": the first, "count": N}). */
 static void handle_submit(ctl_server *srv, conn *c, const cJSON *msg) {
         char err[PROTO_ERRLEN], name[64];
         job_spec spec = { 0 };
+        array_set indexes = { 0 };
         int64_t count = 0;
         uint64_t id;
-        if (proto_check_fields(msg, job_submit_fields, err) < 0 ||
-            proto_get_int(msg, "array", 1, JOB_ARRAY_MAX, &count, err) == -EINVAL ||
-            job_spec_from_json(msg, &spec, err) < 0) {
+        if (proto_check_fields(msg, job_submit_fields, err) < 0 || job_spec_from_json(msg, &spec, err) < 0 ||
+            submit_array(msg, &spec, &indexes, &count, err) < 0) {
+                job_spec_free(&spec);
                 reply_error(c, err);
                 return;
         }
         if (spec_too_large(&spec, err) < 0) {
                 job_spec_free(&spec);
+                array_set_free(&indexes);
                 reply_error(c, err);
                 return;
         }
         const char *user = conn_user(c, name, sizeof(name));
         if (count > BULK_CHUNK || server_bulk_has(srv, c)) { /* a slice per turn, in c's order: bulk.c */
-                if (server_bulk_submit(srv, c, user, &spec, (size_t)count) < 0) {
+                if (server_bulk_submit(srv, c, user, &spec, (size_t)count, &indexes) < 0) {
                         job_spec_free(&spec);
                         reply_error(c, "out of memory");
                 }
                 return;
         }
-        if (ctl_submit_array(&srv->state, c->uid, c->gid, user, &spec, (size_t)count, server_now(), &id, err) < 0) {
+        if (ctl_submit_array(&srv->state, c->uid, c->gid, user, &spec, (size_t)count, &indexes, server_now(), &id,
+                             err) < 0) {
                 job_spec_free(&spec);
+                array_set_free(&indexes);
                 reply_error(c, err);
                 return;
         }
@@ -763,6 +786,30 @@ static void handle_update(ctl_server *srv, conn *c, const cJSON *msg) {
         server_schedule(srv);
 }
 
+/* array: the span of the array whose id is "id" ({"id", "last"}), and with "index", that task's
+ * job id ("task"): how clients name A_i, cancel A and wait for A (docs/protocol.md). */
+static void handle_array(ctl_server *srv, conn *c, const cJSON *msg) {
+        static const char *const fields[] = { "id", "index", NULL };
+        char err[PROTO_ERRLEN];
+        int64_t index = -1;
+        uint64_t id, last, task = 0;
+        if (request_id(c, msg, fields, &id) < 0)
+                return;
+        if (proto_get_int(msg, "index", 0, ARRAY_INDEX_MAX, &index, err) == -EINVAL ||
+            ctl_array_span(&srv->state, id, &last, err) < 0 ||
+            (index >= 0 && ctl_array_task(&srv->state, id, (uint32_t)index, &task, err) < 0)) {
+                reply_error(c, err);
+                return;
+        }
+        cJSON *ok = proto_new("array");
+        if (ok && (!cJSON_AddNumberToObject(ok, "id", (double)id) || !cJSON_AddNumberToObject(ok, "last", (double)last) ||
+                   (task && !cJSON_AddNumberToObject(ok, "task", (double)task)))) {
+                cJSON_Delete(ok);
+                ok = proto_error("out of memory");
+        }
+        reply(c, ok);
+}
+
 static const struct {
         const char *type;
         void (*handle)(ctl_server *srv, conn *c, const cJSON *msg);
@@ -774,6 +821,7 @@ static const struct {
         { "events", server_handle_events },
         { "drain", handle_drain }, { "resume", handle_resume },
         { "hold", handle_hold }, { "release", handle_release }, { "update", handle_update },
+        { "array", handle_array },
 };
 
 static void client_message(conn *c, const cJSON *msg) {

@@ -144,10 +144,12 @@ int server_commit_init(ctl_server *srv);
 /* Store j (NULL: only the staged events) in this turn's batch, opening it if needed (commit.c): durable once the turn ends,
  * and until then every connection's output is held. Returns 0 or -errno. */
 int server_persist(ctl_server *srv, const job *j);
-/* Submit count jobs (0: one) of spec (taken, zeroed) for c's user, a slice per turn after the
- * work c queued before, taking turns with other requesters'; c gets the reply once all are
- * stored (bulk.c). Returns 0 or -errno. */
-int server_bulk_submit(ctl_server *srv, conn *c, const char *user, job_spec *spec, size_t count);
+/* Submit count jobs (0: one) of spec (taken, zeroed) for c's user, with the indexes of *indexes
+ * (taken, zeroed; empty: 0 to count - 1), a slice per turn after the work c queued before,
+ * taking turns with other requesters'; c gets the reply once all are stored (bulk.c). Returns 0
+ * or -errno. */
+int server_bulk_submit(ctl_server *srv, conn *c, const char *user, job_spec *spec, size_t count,
+                       array_set *indexes);
 /* Cancel the jobs f names (ranges: f's, malloc'ed, taken) on behalf of c's user, a slice per turn
  * after the work c queued before, taking turns with other requesters'; c gets the counts at the
  * end (bulk.c). Returns 0 or -errno. */

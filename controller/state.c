@@ -1,5 +1,6 @@
 /* state.c - the controller's cluster state machine (see state.h). */
 #include "state.h"
+#include "arrays.h"
 #include "log.h"
 #include "units.h"
 #include <errno.h>
@@ -487,6 +488,7 @@ static int restore_pending(ctl_state *st, job *j) {
 int ctl_restore(ctl_state *st, job *j, ctl_time now) {
         if (append_job(st, j) < 0 || index_add(st, j) < 0)
                 return -ENOMEM;
+        st->throttle_seen |= j->spec.array_throttle != 0;
         if (j->state == JOB_PENDING)
                 return queue_pending(st, j) < 0 || restore_pending(st, j) < 0 ? -ENOMEM : 0;
         if (j->state != JOB_RUNNING)
@@ -604,8 +606,11 @@ static int make_job(ctl_array *a, job **made, size_t index) {
         if (!j)
                 return -ENOMEM;
         made[index - a->made] = j;
+        uint32_t task = (uint32_t)index;
+        if (a->indexes.n)
+                (void)array_set_take(&a->indexes, &task); /* the set holds count indexes */
         *j = (job){ .id = a->first + index, .uid = a->uid, .gid = a->gid, .state = JOB_PENDING, .submit_usec = a->now,
-                    .attempt = 1, .array_first = a->array ? a->first : 0, .array_index = (uint32_t)index };
+                    .attempt = 1, .array_first = a->array ? a->first : 0, .array_index = task };
         if (index > 0) {
                 job_borrow_spec(j, a->owner, a->given_stdout);
         } else {
@@ -658,7 +663,7 @@ static int reserve(ctl_state *st, uid_t uid, size_t n) {
 
 int ctl_submit(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, int64_t now,
                uint64_t *id, char err[PROTO_ERRLEN]) {
-        return ctl_submit_array(st, uid, gid, user, spec, 0, now, id, err);
+        return ctl_submit_array(st, uid, gid, user, spec, 0, NULL, now, id, err);
 }
 
 /* A submission's dependency, nice value and begin time. Returns 0 or -errno with err set. */
@@ -684,6 +689,7 @@ int ctl_array_begin(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_s
                 return r;
         *a = (ctl_array){ .uid = uid, .gid = gid, .user = strdup(user), .count = n, .array = count > 0,
                           .given_stdout = spec->stdout_path != NULL, .first = st->next_id, .now = now };
+        st->throttle_seen |= spec->array_throttle != 0;
         if (!a->user) {
                 snprintf(err, PROTO_ERRLEN, "out of memory");
                 return -ENOMEM;
@@ -765,15 +771,20 @@ int ctl_array_more(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_ERRLE
 void ctl_array_free(ctl_array *a) {
         job_spec_free(&a->spec);
         free(a->user);
+        array_set_free(&a->indexes);
         *a = (ctl_array){ 0 };
 }
 
 int ctl_submit_array(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, size_t count,
-                     int64_t now, uint64_t *first, char err[PROTO_ERRLEN]) {
+                     array_set *indexes, int64_t now, uint64_t *first, char err[PROTO_ERRLEN]) {
         ctl_array a;
         int r = ctl_array_begin(st, uid, gid, user, spec, count, now, &a, err);
         if (r < 0)
                 return r;
+        if (indexes) {
+                a.indexes = *indexes;
+                *indexes = (array_set){ 0 };
+        }
         r = ctl_array_more(st, &a, SIZE_MAX, err);
         *first = a.first;
         ctl_array_free(&a);
@@ -1408,6 +1419,7 @@ static long pass(ctl_state *st, size_t first, size_t n, size_t *offered, long *p
         *offered = drop_held(st, st->pass_jobs, *offered); /* after the fair order: it ranks by position */
         if (waiting)
                 *offered = ctl_wait_drop(st, st->pass_jobs, *offered);
+        *offered = ctl_array_throttle(st, st->pass_jobs, *offered);
         if (st->nice_seen && ctl_wait_nice(st, st->pass_jobs, *offered) < 0)
                 return -ENOMEM;
         bool indexed = !st->cfg.dispatcher && !st->cfg.scan; /* the index follows the placements */

@@ -8,6 +8,7 @@
 #include "depts.h"
 #include "fairorder.h"
 #include "job.h"
+#include "arrayspec.h"
 #include "dispatch.h"
 #include "sched_index.h"
 #include <stdbool.h>
@@ -174,6 +175,7 @@ typedef struct ctl_state {
         int64_t clock_usec;
         int64_t next_begin_usec;
         bool nice_seen;
+        bool throttle_seen; /* an array with a throttle was submitted: passes count its tasks (arrays.c) */
 } ctl_state;
 
 /* Initialise an empty state. */
@@ -197,12 +199,13 @@ int ctl_restore(ctl_state *st, job *j, ctl_time now);
 int ctl_submit(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, int64_t now,
                uint64_t *id, char err[PROTO_ERRLEN]);
 /* ctl_submit for an array of count jobs (count 0: one plain job, as ctl_submit) with
- * consecutive ids from *first: all are stored, or none (refused whole when they would pass
+ * consecutive ids from *first, their indexes taken in order from *indexes (moved into the
+ * array, which frees it), or 0 to count - 1 when indexes is NULL: all are stored, or none (refused whole when they would pass
  * max_pending or a per-user or per-department cap). Each records its array (array_first, array_index); the first owns the spec and
  * persist stores the environment with it only; the others share its strings. On a failure after
  * the checks, the ids are skipped, never reused. Returns 0 or -errno with err set. O(count). */
 int ctl_submit_array(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, size_t count,
-                     int64_t now, uint64_t *first, char err[PROTO_ERRLEN]);
+                     array_set *indexes, int64_t now, uint64_t *first, char err[PROTO_ERRLEN]);
 /* An array submission made and stored a slice at a time (ctl_array_begin, ctl_array_more), so
  * that no turn of the controller's loop holds 100,000 jobs' writes. Its ids, and its room below
  * the caps, are taken when it begins: other submissions may come between its slices, numbered
@@ -219,6 +222,7 @@ typedef struct ctl_array {
         uint64_t first;  /* the first job's id */
         job *owner;      /* the first job, whose strings the others borrow */
         int64_t now;
+        array_set indexes; /* the tasks' indexes still to give, in order; empty: 0, 1, 2, ... */
 } ctl_array;
 
 /* Check a submission of count jobs (0: one plain job) as ctl_submit_array does, against

@@ -43,7 +43,7 @@ bool job_state_is_terminal(job_state s) {
 #define SPEC_FIELDS                                                                                                    \
         "argv", "env", "cwd", "stdout_path", "stderr_path", "mcpu", "mem", "mem_high", "pids", "name", "group", "job_type", \
                 "expected_usec", "requeue", "umask", "time_limit_usec", "constraint", "nodelist", "exclude", "exclusive", "share_cores", \
-                "dependency", "hold", "begin_usec", "nice"
+                "dependency", "hold", "begin_usec", "nice", "array_throttle"
 const char *const job_spec_fields[] = { SPEC_FIELDS, NULL };
 const char *const job_submit_fields[] = { SPEC_FIELDS, "array", NULL };
 
@@ -238,6 +238,18 @@ static bool start_fields_to_json(const job_spec *spec, cJSON *obj) {
                (!spec->nice || cJSON_AddNumberToObject(obj, "nice", spec->nice));
 }
 
+/* An array's throttle (its tasks' specs carry it: a pass counts each array's running tasks). */
+static int array_fields_parse(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]) {
+        int64_t throttle;
+        int r = get_opt_int(obj, "array_throttle", 0, UINT32_MAX, &throttle, err);
+        spec->array_throttle = (uint32_t)throttle;
+        return r;
+}
+
+static bool array_fields_to_json(const job_spec *spec, cJSON *obj) {
+        return !spec->array_throttle || cJSON_AddNumberToObject(obj, "array_throttle", spec->array_throttle);
+}
+
 static const char *const wait_names[_JOB_WAIT_MAX] = {
         [JOB_WAIT_NONE] = "",
         [JOB_WAIT_RESOURCES] = "resources",
@@ -291,7 +303,7 @@ static int spec_parse(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]) 
             (r = check_label(spec->group, "group", true, err)) < 0 ||
             (r = check_label(spec->job_type, "job_type", false, err)) < 0 || (r = get_nodesel(obj, spec, err)) < 0)
                 return r;
-        if ((r = start_fields_parse(obj, spec, err)) < 0)
+        if ((r = start_fields_parse(obj, spec, err)) < 0 || (r = array_fields_parse(obj, spec, err)) < 0)
                 return r;
         return spec->name ? 0 : default_name(spec);
 }
@@ -341,7 +353,7 @@ static int spec_to_json_public(const job_spec *spec, cJSON *obj) {
             !add_opt_str(obj, "nodelist", spec->nodelist) || !add_opt_str(obj, "exclude", spec->exclude) ||
             (spec->exclusive && !cJSON_AddBoolToObject(obj, "exclusive", true)) ||
             (spec->share_cores && !cJSON_AddBoolToObject(obj, "share_cores", true)) ||
-            !start_fields_to_json(spec, obj))
+            !start_fields_to_json(spec, obj) || !array_fields_to_json(spec, obj))
                 return -ENOMEM;
         return 0;
 }
@@ -554,6 +566,8 @@ static int record_parse(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
             (r = get_opt_int(obj, "mem_current", 0, INT64_MAX, &current, err)) < 0)
                 return r;
         j->result.mem_current = (uint64_t)current;
+        if ((r = array_fields_parse(obj, &j->spec, err)) < 0)
+                return r;
         return record_start_parse(obj, j, err);
 }
 

@@ -43,8 +43,9 @@ bool job_group_ok(const char *s);
  * shorter than 4096 bytes (PATH_MAX). */
 #define JOB_ARGV_BYTES_MAX (128 * 1024)
 #define JOB_ENV_BYTES_MAX (128 * 1024)
-/* Jobs one submit's "array" may make. The controller makes them a slice per turn of its loop
- * (controller/bulk.c), serving everything else in between. */
+/* Tasks one submit's "array" may make (its indexes, shared/arrayspec.h, go up to 4,000,000). The
+ * controller makes them a slice per turn of its loop (controller/bulk.c), serving everything
+ * else in between. */
 #define JOB_ARRAY_MAX 100000
 #define JOB_ARRAY_INDEX_VAR "COLONY_ARRAY_INDEX" /* an array member's index, in its environment */
 /* A submit's time_limit_usec for "--time UNLIMITED": no limit, or the configured maximum. */
@@ -83,6 +84,7 @@ typedef struct job_spec {
         int64_t begin_usec; /* CLOCK_REALTIME microseconds before which it stays pending; 0: none */
         int nice;           /* JOB_NICE_MIN..JOB_NICE_MAX: higher goes after the user's other jobs
                              * in its department; negative for root only */
+        uint32_t array_throttle; /* an array's tasks running at once at most ("%N"), 0: no limit */
 } job_spec;
 
 #define JOB_NICE_MIN (-10000)
@@ -133,7 +135,7 @@ typedef struct job {
         int64_t start_usec;  /* 0 until started */
         int64_t end_usec;    /* 0 until terminal */
         uint32_t attempt;    /* 1 for the first run, one more each time it is requeued (0 read as 1) */
-        uint32_t array_index; /* its index in its array: 0 for the first */
+        uint32_t array_index; /* its index in its array (Slurm's --array: 1,3,5-7 gives 1, 3, 5, 6, 7) */
         uint64_t array_first; /* the id of the first job of its array (one submit of many), 0 when none */
         job_result result;
         /* What job_free leaves alone because another job, which outlives this one, owns it: the

@@ -359,18 +359,24 @@ static int call_pages(const char *sock, cJSON *req, const char *want, const char
         return r;
 }
 
-int client_print(const cli *c, cJSON *req, const char *want, const char *cursor, int timeout_ms,
-                 int (*print)(const cli *c, const cJSON *reply)) {
+int client_fetch(const cli *c, cJSON *req, const char *want, const char *cursor, int timeout_ms, cJSON **reply) {
         char sock[PATH_MAX], err[512];
-        cJSON *reply = NULL;
         int r = client_socket_path(c, sock, sizeof(sock));
+        *reply = NULL;
         if (r < 0)
                 cli_error(c, "%s", r == -EINVAL ? "the client config does not parse" : "the controller's socket path is too long");
-        else if ((r = call_pages(sock, req, want, cursor, timeout_ms, &reply, err, sizeof(err))) < 0)
+        else if ((r = call_pages(sock, req, want, cursor, timeout_ms, reply, err, sizeof(err))) < 0)
                 cli_error(c, "%s", err);
-        else
-                r = c->json ? fmt_json(reply) : print(c, reply);
         cJSON_Delete(req);
+        return r == 0 ? 0 : EXIT_FAIL;
+}
+
+int client_print(const cli *c, cJSON *req, const char *want, const char *cursor, int timeout_ms,
+                 int (*print)(const cli *c, const cJSON *reply)) {
+        cJSON *reply = NULL;
+        int r = client_fetch(c, req, want, cursor, timeout_ms, &reply);
+        if (r == 0)
+                r = c->json ? fmt_json(reply) : print(c, reply);
         cJSON_Delete(reply);
         return r == 0 ? 0 : EXIT_FAIL;
 }

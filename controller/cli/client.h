@@ -71,6 +71,9 @@ int client_simple(const char *socket_path, const char *type, uint64_t id, const 
  * printed). */
 int client_print(const cli *c, cJSON *req, const char *want, const char *cursor, int timeout_ms,
                  int (*print)(const cli *c, const cJSON *reply));
+/* client_print's request and its pages, without the printing: the whole reply into *reply
+ * (the caller owns it). Returns 0 or EXIT_FAIL (the error printed); req is consumed. */
+int client_fetch(const cli *c, cJSON *req, const char *want, const char *cursor, int timeout_ms, cJSON **reply);
 
 /* For a command with no operands: parse its options (the common ones only), send
  * {"type": type} and print the reply of type want as client_print does. Returns an exit status. */

@@ -124,7 +124,7 @@ static int demo_submit(demo *d, demo_job *j, fmt_table *t) {
         int r;
 
         snprintf(out, sizeof(out), "%s/%s.out", d->dir, j->name);
-        r = jobs_submit(d->cl.socket, &s, 0, &j->id, NULL, err, sizeof(err));
+        r = jobs_submit(d->cl.socket, &s, NULL, 0, &j->id, NULL, err, sizeof(err));
         if (r < 0) {
                 cli_error(d->c, "submitting %s: %s", j->name, err);
                 return r;

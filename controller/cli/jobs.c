@@ -1,5 +1,6 @@
 /* jobs.c - the job subcommands: submit, queue, show, cancel, wait. */
 #include "cli.h"
+#include "arraycli.h"
 #include "client.h"
 #include "format.h"
 #include "jobs.h"
@@ -39,9 +40,11 @@ int jobs_socket_for(const cli *c, char *buf) {
         return r;
 }
 
-/* A job id operand. Returns 0, or EXIT_USAGE after printing why. */
-static int parse_id(const cli *c, const char *s, uint64_t *id) {
+int jobs_parse_id(const cli *c, const char *s, uint64_t *id) {
         int64_t v;
+
+        if (arraycli_is_task(s))
+                return arraycli_task_id(c, s, id);
 
         if (units_parse_uint(s, INT64_MAX, &v) < 0 || v < 1)
                 return cli_usage_error(c, "'%s' is not a job id", s);
@@ -60,14 +63,14 @@ static int record_from_reply(const cJSON *reply, job *j, char *err, size_t errle
         return 0;
 }
 
-int jobs_submit(const char *sock, const job_spec *spec, long count, uint64_t *id, cJSON **reply, char *err,
-                size_t errlen) {
+int jobs_submit(const char *sock, const job_spec *spec, const char *array, long count, uint64_t *id, cJSON **reply,
+                char *err, size_t errlen) {
         char perr[PROTO_ERRLEN] = "";
         cJSON *req = proto_new("submit"), *rep = NULL;
         int64_t v, made = 0;
         int r;
 
-        if (!req || job_spec_to_json(spec, req) < 0 || (count && !cJSON_AddNumberToObject(req, "array", (double)count))) {
+        if (!req || job_spec_to_json(spec, req) < 0 || (array && !cJSON_AddStringToObject(req, "array", array))) {
                 cJSON_Delete(req);
                 snprintf(err, errlen, "out of memory");
                 return -ENOMEM;
@@ -116,7 +119,7 @@ int jobs_wait(const char *sock, uint64_t id, int timeout_ms, job *out, cJSON **r
 /* ---- submit ---- */
 
 static const char submit_usage[] =
-        "Usage: colony submit [options] [--array N] [--] CMD [ARGS...]\n"
+        "Usage: colony submit [options] [--array SPEC] [--] CMD [ARGS...]\n"
         "       colony submit [options] --stdin < COMMANDS\n"
         "Submit CMD to run on the cluster as you, with your environment and working directory.\n"
         "Prints the job id (one per line for --array and --stdin).\n\n"
@@ -133,8 +136,11 @@ static const char submit_usage[] =
         "                   colony-<first>_<index>.out for an array's job); Slurm's patterns\n"
         "                   %j id, %A array's first id, %a index, %u user, %x name, %N node, %%\n"
         "  -e, --error FILE   standard error (default: with the output; the same patterns)\n"
-        "  --array N        submit N jobs of CMD in one request, the i-th with COLONY_ARRAY_TASK_ID=i\n"
-        "                   (0 to N-1) in its environment; all are queued or none\n"
+        "  --array SPEC     an array of CMD in one request, as Slurm writes it: 0-99, 1,3,5-7, a\n"
+        "                   step 0-15:4, %8 for at most 8 running at once (5 is the index 5\n"
+        "                   alone); each task has COLONY_ARRAY_JOB_ID (the array's id, printed\n"
+        "                   once) and COLONY_ARRAY_TASK_ID (its index); A_i names task i of\n"
+        "                   array A, A the whole array; all tasks are queued or none\n"
         "  --stdin          submit one job per line of the standard input: a command line\n"
         "                   split at blanks (no quoting); blank and '#' lines are skipped\n"
         "  -t, --time T     run time limit from its start, as Slurm: MIN, MIN:SEC, H:MIN:SEC,\n"
@@ -254,11 +260,28 @@ static int parse_nodesel(cli *c, int which, char *arg, job_spec *s) {
         }
 }
 
-/* How many jobs one submit makes: --array's count (0: one job), or --stdin's lines. */
+/* How many jobs one submit makes: --array's indexes and their count (0: one job), or --stdin's
+ * lines. */
 typedef struct submit_many {
         long array;
         bool from_stdin;
+        const char *array_spec; /* --array as given ("1,3,5-7%2"), checked */
 } submit_many;
+
+/* --array SPEC, checked here so that a typo costs no round trip: its task count into m. Returns
+ * 0 or EXIT_USAGE after printing why. */
+static int parse_array(const cli *c, const char *spec, submit_many *m) {
+        char err[ERRLEN];
+        array_set set = {0};
+        uint32_t throttle;
+
+        if (array_spec_parse(spec, JOB_ARRAY_MAX, &set, &throttle, err, sizeof(err)) < 0)
+                return cli_usage_error(c, "--%s", err); /* "--array '5-1': range 5-1 ends ..." */
+        m->array = (long)array_set_count(&set);
+        m->array_spec = spec;
+        array_set_free(&set);
+        return 0;
+}
 
 /* A job's memory limit as --mem and --mem-high take it (units_parse_mem). Returns 0, or -EINVAL
  * with the reason printed. */
@@ -342,10 +365,8 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
                 case 'e':
                 case OPT_ERROR: s->stderr_path = optarg; break;
                 case OPT_ARRAY:
-                        if (units_parse_uint(optarg, JOB_ARRAY_MAX, &n) < 0 || n < 1)
-                                return cli_usage_error(c, "--array: '%s' is not a job count from 1 to %d", optarg,
-                                                       JOB_ARRAY_MAX);
-                        m->array = (long)n;
+                        if (parse_array(c, optarg, m) != 0)
+                                return EXIT_USAGE;
                         break;
                 case OPT_STDIN: m->from_stdin = true; break;
                 case OPT_REQUEUE: s->requeue = true; break;
@@ -428,22 +449,23 @@ static int complete_spec(cli *c, int argc, char **argv, job_spec *s, char *cwd, 
         return 0;
 }
 
-/* Submit one job, or an array of count in one request, and print its ids one per line (or the
- * reply with --json). Returns an exit status. */
-static int submit_one(const cli *c, const char *sock, const job_spec *s, long count) {
+/* Submit one job, or an array in one request, and print its id, the array's for an array (or
+ * the reply with --json, an array's with its tasks' ids and indexes). Returns an exit status. */
+static int submit_one(const cli *c, const char *sock, const job_spec *s, const submit_many *m) {
         char err[ERRLEN];
         cJSON *reply = NULL;
         uint64_t id;
 
-        if (jobs_submit(sock, s, count, &id, &reply, err, sizeof(err)) < 0) {
+        if (jobs_submit(sock, s, m->array_spec, m->array, &id, &reply, err, sizeof(err)) < 0) {
                 cli_error(c, "%s", err);
                 return EXIT_FAIL;
         }
+        if (c->json && m->array_spec && arraycli_add_tasks(reply, m->array_spec, id) < 0)
+                cli_error(c, "out of memory listing the array's tasks");
         if (c->json)
                 fmt_json(reply);
         else
-                for (long i = 0; i < (count ? count : 1); i++)
-                        printf("%" PRIu64 "\n", id + (uint64_t)i);
+                printf("%" PRIu64 "\n", id);
         cJSON_Delete(reply);
         return 0;
 }
@@ -470,7 +492,7 @@ static int run_submit(cli *c, int argc, char **argv) {
         if (r == 0 && many.from_stdin)
                 r = jobs_submit_lines(c, sock, &s, stdin);
         else if (r == 0)
-                r = submit_one(c, sock, &s, many.array);
+                r = submit_one(c, sock, &s, &many);
         free(s.argv);
         free(s.env);
         free(s.dependency);
@@ -535,10 +557,11 @@ static const char *queue_reason(const job *j) {
         return j->state == JOB_PENDING && j->wait ? job_wait_name(j->wait) : NULL;
 }
 
-static int queue_add_row(fmt_table *t, const job *j, int64_t now) {
-        char id[32], cpus[FMT_BUF], mem[FMT_BUF], time[FMT_BUF], limit[FMT_BUF], left[FMT_BUF];
+/* A row for j, or for the pending tasks of j's array folded with it (set: their indexes). */
+static int queue_add_row(fmt_table *t, const job *j, const array_set *set, int64_t now) {
+        char id[96], cpus[FMT_BUF], mem[FMT_BUF], time[FMT_BUF], limit[FMT_BUF], left[FMT_BUF];
 
-        snprintf(id, sizeof(id), "%" PRIu64, j->id);
+        arraycli_row_id(j, set, id, sizeof(id));
         return fmt_table_row(t, id, j->spec.name, j->user, job_state_name(j->state), j->node,
                              units_format_cpus(j->spec.req.mcpu, cpus, sizeof(cpus)),
                              units_format_size(j->spec.req.mem, mem, sizeof(mem)),
@@ -558,12 +581,30 @@ static int print_queue(const cli *c, const cJSON *reply) {
 
         if (!cJSON_IsArray(jobs))
                 r = -EBADMSG;
+        array_set set = {0};
+        job prev = {0};
+        /* an array's pending tasks that wait for one reason are one row, as in squeue: 12_[3-99%8] */
         cJSON_ArrayForEach(item, jobs) {
                 job j = {0};
-                if (r == 0 && (r = job_from_json(item, &j, perr)) == 0)
-                        r = queue_add_row(&t, &j, now);
+                if (r == 0 && (r = job_from_json(item, &j, perr)) == 0 && arraycli_folds(&prev, &j)) {
+                        r = array_set_put(&set, j.array_index) == -ENOMEM ? -ENOMEM : 0;
+                        job_free(&j);
+                        continue;
+                }
+                if (r == 0 && (prev.id == 0 || (r = queue_add_row(&t, &prev, &set, now)) == 0)) {
+                        array_set_free(&set);
+                        job_free(&prev);
+                        prev = j;
+                        j = (job){0};
+                        if (prev.array_first && prev.state == JOB_PENDING && array_set_put(&set, prev.array_index) < 0)
+                                r = -ENOMEM;
+                }
                 job_free(&j);
         }
+        if (r == 0 && prev.id)
+                r = queue_add_row(&t, &prev, &set, now);
+        array_set_free(&set);
+        job_free(&prev);
         if (r == 0)
                 fmt_table_print(&t, stdout);
         else
@@ -599,7 +640,16 @@ static int run_queue(cli *c, int argc, char **argv) {
                 cli_error(c, "out of memory");
                 return EXIT_FAIL;
         }
-        return client_print(c, req, "jobs", "after_id", REQUEST_TIMEOUT_MS, print_queue);
+        cJSON *reply = NULL;
+        int r = client_fetch(c, req, "jobs", "after_id", REQUEST_TIMEOUT_MS, &reply);
+        if (r == 0 && c->json && arraycli_add_folds(reply) < 0) {
+                cli_error(c, "out of memory folding the arrays");
+                r = EXIT_FAIL;
+        } else if (r == 0) {
+                r = c->json ? fmt_json(reply) : print_queue(c, reply);
+        }
+        cJSON_Delete(reply);
+        return r == 0 ? 0 : EXIT_FAIL;
 }
 
 const cli_command cmd_queue = {"queue", "list pending and running jobs (--all: finished ones too)",
@@ -779,7 +829,7 @@ static int run_show(cli *c, int argc, char **argv) {
                 return cli_opts_status(o);
         if (argc - optind != 1)
                 return cli_usage_error(c, "give one job id (colony show JOB)");
-        if (parse_id(c, argv[optind], &id) != 0)
+        if (jobs_parse_id(c, argv[optind], &id) != 0)
                 return EXIT_USAGE;
         if (jobs_socket_for(c, sock) < 0)
                 return EXIT_FAIL;
@@ -807,7 +857,8 @@ static const char cancel_usage[] =
         "Usage: colony cancel [--json] JOB...\n"
         "       colony cancel [--json] [--user NAME|UID] [--array ID] [--state pending|running] [IDS...]\n"
         "Cancel jobs: a pending job never starts; a running one gets SIGTERM, then SIGKILL to its\n"
-        "whole cgroup after a grace period. Only the job's owner or root may cancel it.\n\n"
+        "whole cgroup after a grace period. Only the job's owner or root may cancel it. An array's\n"
+        "id cancels all its tasks; A_i cancels task i of array A alone.\n\n"
         "With an option, or with IDS given as ranges and lists (1-5000, 1,3,7-9), one request\n"
         "cancels every live job that matches all that is given, and prints how many:\n"
         "  --user U       the jobs of user U (a name or a uid)\n"
@@ -830,7 +881,7 @@ static int add_id_ranges(const cli *c, const char *s, cJSON *arr) {
                 uint64_t lo = 0, hi = 0;
                 if (dash)
                         *dash = 0;
-                if ((r = parse_id(c, part, &lo)) != 0 || (r = parse_id(c, dash ? dash + 1 : part, &hi)) != 0)
+                if ((r = jobs_parse_id(c, part, &lo)) != 0 || (r = jobs_parse_id(c, dash ? dash + 1 : part, &hi)) != 0)
                         break;
                 if (hi < lo) {
                         r = cli_usage_error(c, "'%s': the range ends before it starts", s);
@@ -903,12 +954,34 @@ static bool names_job(const char *text, uint64_t id) {
         return false;
 }
 
-/* One cancel request; prints the outcome. Returns 0 or -errno. */
-static int cancel_one(const cli *c, const char *sock, uint64_t id) {
+/* Every task of array id: one bulk cancel, as --array ID, printed as such. Returns 0 or -errno
+ * (-ECANCELED when some were not cancelled, or none was live). */
+static int cancel_array(const cli *c, const char *sock, uint64_t id) {
+        char err[ERRLEN];
+        cJSON *req = proto_new("cancel"), *reply = NULL;
+        int r = req && cJSON_AddNumberToObject(req, "array", (double)id) ? 0 : -ENOMEM;
+
+        if (r == 0 && (r = client_call(sock, req, "cancelled_many", CANCEL_MANY_TIMEOUT_MS, &reply, err, sizeof(err))) < 0)
+                cli_error(c, "array %" PRIu64 ": %s", id, err);
+        else if (r == 0 && print_cancelled_many(c, reply) != 0)
+                r = -ECANCELED;
+        else if (r < 0)
+                cli_error(c, "out of memory");
+        cJSON_Delete(req);
+        cJSON_Delete(reply);
+        return r;
+}
+
+/* One cancel request; prints the outcome. An array's id (its first task's) cancels all its
+ * tasks, as Slurm's scancel does. Returns 0 or -errno. */
+static int cancel_one(const cli *c, const char *sock, uint64_t id, bool task) {
         char err[ERRLEN];
         cJSON *reply = NULL;
+        uint64_t last;
         int r;
 
+        if (!task && arraycli_last(sock, id, &last, err, sizeof(err)) == 0)
+                return cancel_array(c, sock, id);
         r = client_simple(sock, "cancel", id, "cancelled", REQUEST_TIMEOUT_MS, &reply, err, sizeof(err));
         if (r < 0 && names_job(err, id))
                 cli_error(c, "%s", err);
@@ -939,7 +1012,7 @@ static int run_cancel(cli *c, int argc, char **argv) {
                 many = true;
                 if (o == OPT_USER && jobs_parse_user(c, optarg, &uid) != 0)
                         o = CLI_OPTS_BAD;
-                else if (o == OPT_ARRAY && parse_id(c, optarg, &array) != 0)
+                else if (o == OPT_ARRAY && jobs_parse_id(c, optarg, &array) != 0)
                         o = CLI_OPTS_BAD;
                 else if (o == OPT_STATE && strcmp(optarg, "pending") != 0 && strcmp(optarg, "running") != 0) {
                         cli_usage_error(c, "--state: '%s' is not pending or running", optarg);
@@ -982,7 +1055,7 @@ static int run_cancel(cli *c, int argc, char **argv) {
         }
         /* Every id is checked before the first request, so that a typo cancels nothing. */
         for (int i = 0; i < n; i++)
-                if (parse_id(c, argv[optind + i], &ids[i]) != 0) {
+                if (jobs_parse_id(c, argv[optind + i], &ids[i]) != 0) {
                         free(ids);
                         return EXIT_USAGE;
                 }
@@ -991,7 +1064,7 @@ static int run_cancel(cli *c, int argc, char **argv) {
                 return EXIT_FAIL;
         }
         for (int i = 0; i < n; i++)
-                if (cancel_one(c, sock, ids[i]) < 0)
+                if (cancel_one(c, sock, ids[i], arraycli_is_task(argv[optind + i])) < 0)
                         failed = true;
         free(ids);
         return failed ? EXIT_FAIL : 0;
@@ -1003,7 +1076,8 @@ const cli_command cmd_cancel = {"cancel", "cancel jobs", cancel_usage, false, ru
 
 static const char wait_usage[] =
         "Usage: colony wait [--timeout SECONDS] [--json] JOB\n"
-        "Block until the job has ended, print how it ended, and exit with a status that mirrors it:\n"
+        "Block until the job has ended, print how it ended, and exit with a status that mirrors it\n"
+        "(for an array's id, every task in turn, and the highest of their statuses; A_i: one task):\n"
         "  completed                                  0\n"
         "  exited with code N                         N\n"
         "  killed by signal S (OOM kill, cancel,      128 + S (137 for SIGKILL)\n"
@@ -1050,6 +1124,49 @@ static int parse_timeout(const cli *c, const char *s, int *ms) {
         return 0;
 }
 
+/* Wait for every task of the array from first to last, in turn, within timeout_ms in all (< 0:
+ * forever), printing how each ended (with --json, {"jobs": [their records]}). Returns the exit
+ * status of the task that fared worst (the highest), EXIT_TIMEOUT or EXIT_FAIL. */
+static int wait_array(const cli *c, const char *sock, uint64_t first, uint64_t last, int timeout_ms,
+                      const char *timeout) {
+        char err[ERRLEN];
+        int64_t deadline = now_usec() + (int64_t)timeout_ms * 1000;
+        cJSON *all = c->json ? cJSON_CreateObject() : NULL, *list = all ? cJSON_AddArrayToObject(all, "jobs") : NULL;
+        int worst = 0;
+
+        if (c->json && !list) {
+                cJSON_Delete(all);
+                cli_error(c, "out of memory");
+                return EXIT_FAIL;
+        }
+        for (uint64_t id = first; id <= last && worst != EXIT_FAIL && worst != EXIT_TIMEOUT; id++) {
+                int left = timeout_ms < 0 ? -1 : (int)((deadline - now_usec()) / 1000);
+                cJSON *reply = NULL;
+                job j = {0};
+                int r = jobs_wait(sock, id, left < 0 && timeout_ms >= 0 ? 0 : left, &j, &reply, err, sizeof(err));
+                if (r == -ETIMEDOUT) {
+                        cli_error(c, "array %" PRIu64 ": task %" PRIu64 " has not ended within %s s", first, id, timeout);
+                        worst = EXIT_TIMEOUT;
+                } else if (r < 0) {
+                        cli_error(c, "%s", err);
+                        worst = EXIT_FAIL;
+                } else {
+                        if (list)
+                                cJSON_AddItemToArray(list, cJSON_DetachItemFromObject(reply, "job"));
+                        else
+                                print_final(&j);
+                        int status = outcome_exit_status(&j) < 0 ? EXIT_FAIL : outcome_exit_status(&j);
+                        worst = status > worst ? status : worst;
+                }
+                job_free(&j);
+                cJSON_Delete(reply);
+        }
+        if (all)
+                fmt_json(all);
+        cJSON_Delete(all);
+        return worst;
+}
+
 static int run_wait(cli *c, int argc, char **argv) {
         enum { OPT_TIMEOUT = CLI_OPT_OWN };
         static const struct option options[] = {{"timeout", required_argument, NULL, OPT_TIMEOUT}, {0}};
@@ -1058,7 +1175,7 @@ static int run_wait(cli *c, int argc, char **argv) {
         cJSON *reply = NULL;
         int o, r, timeout_ms = -1;
         job j = {0};
-        uint64_t id = 0;
+        uint64_t id = 0, last;
 
         while ((o = cli_getopt(c, argc, argv, options)) > 0) {
                 timeout = optarg;
@@ -1069,10 +1186,12 @@ static int run_wait(cli *c, int argc, char **argv) {
                 return cli_opts_status(o);
         if (argc - optind != 1)
                 return cli_usage_error(c, "give one job id (colony wait JOB)");
-        if (parse_id(c, argv[optind], &id) != 0)
+        if (jobs_parse_id(c, argv[optind], &id) != 0)
                 return EXIT_USAGE;
         if (jobs_socket_for(c, sock) < 0)
                 return EXIT_FAIL;
+        if (!arraycli_is_task(argv[optind]) && arraycli_last(sock, id, &last, err, sizeof(err)) == 0)
+                return wait_array(c, sock, id, last, timeout_ms, timeout);
         r = jobs_wait(sock, id, timeout_ms, &j, &reply, err, sizeof(err));
         if (r == -ETIMEDOUT) {
                 cli_error(c, "job %" PRIu64 " has not ended within %s s", id, timeout);

@@ -8,12 +8,13 @@
 #include <stdio.h>
 #include <stdint.h>
 
-/* Submit spec to the controller at sock: one job, or with count > 0 an array of count jobs in one
- * request (the i-th, from 0, gets COLONY_ARRAY_INDEX=i in its environment at launch). Returns 0
- * with *id, the first job's (and *reply when reply is not NULL; caller owns it), or -errno with
- * one line in err: an array is refused whole. */
-int jobs_submit(const char *sock, const job_spec *spec, long count, uint64_t *id, cJSON **reply, char *err,
-                size_t errlen);
+/* Submit spec to the controller at sock: one job, or with array (NULL: none) an array of count
+ * tasks in one request, array being Slurm's text of their indexes ("0-99%8", checked:
+ * shared/arrayspec.h), each task with its index in COLONY_ARRAY_TASK_ID at launch. Returns 0
+ * with *id, the first job's, which is the array's id (and *reply when reply is not NULL; caller
+ * owns it), or -errno with one line in err: an array is refused whole. */
+int jobs_submit(const char *sock, const job_spec *spec, const char *array, long count, uint64_t *id, cJSON **reply,
+                char *err, size_t errlen);
 /* Wait (up to timeout_ms; < 0: forever) until job id is terminal. Returns 0 with its record in
  * *out (free with job_free) and *reply when not NULL, or -errno with one line in err
  * (-ETIMEDOUT, -EINTR, ...). */
@@ -37,5 +38,8 @@ int jobs_socket_for(const cli *c, char *buf);
 /* A --time operand, as submit's (UNLIMITED: JOB_TIME_UNLIMITED), into *usec. Returns 0, or
  * -EINVAL after printing why. */
 int jobs_parse_time_limit(const cli *c, const char *arg, int64_t *usec);
+/* A job id operand, or "A_i" for task i of array A (asked of the controller). Returns 0, or
+ * EXIT_USAGE (EXIT_FAIL when the controller knows no such task) after printing why. */
+int jobs_parse_id(const cli *c, const char *s, uint64_t *id);
 /* A --user operand, NAME or UID, to a uid. Returns 0 or EXIT_USAGE after printing why. */
 int jobs_parse_user(const cli *c, const char *s, int64_t *uid);

@@ -160,7 +160,7 @@ static int submit(measure *m, int i, bool loop, uint64_t *id) {
         for (int k = 0; cmd[k]; k++)
                 argv[n++] = cmd[k];
         snprintf(name, sizeof(name), "measure-%s%s", loop ? "busy-" : "", m->types[i].name);
-        r = jobs_submit(m->sock, &s, 0, id, NULL, err, sizeof(err));
+        r = jobs_submit(m->sock, &s, NULL, 0, id, NULL, err, sizeof(err));
         if (r < 0)
                 cli_error(m->c, "submitting %s: %s", name, err);
         return r;

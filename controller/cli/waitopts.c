@@ -1,5 +1,6 @@
 /* waitopts.c - submit's start options, and hold, release and update (see waitopts.h). */
 #include "waitopts.h"
+#include "arraycli.h"
 #include "client.h"
 #include "depend.h"
 #include "format.h"
@@ -13,12 +14,18 @@
 #include <string.h>
 #include <time.h>
 
-/* Append term to the dependency built so far, and check the whole. */
+/* Append term to the dependency built so far, an array's task A_i as its job id, and check the
+ * whole. */
 static int add_dependency(const cli *c, job_spec *s, const char *term) {
-        char err[ERRLEN], *all;
+        char err[ERRLEN], *all, *ids;
         dep_list l;
+        int r = arraycli_resolve_tasks(c, term, &ids);
 
-        if (asprintf(&all, "%s%s%s", s->dependency ? s->dependency : "", s->dependency ? "," : "", term) < 0) {
+        if (r != 0)
+                return r;
+        r = asprintf(&all, "%s%s%s", s->dependency ? s->dependency : "", s->dependency ? "," : "", ids);
+        free(ids);
+        if (r < 0) {
                 cli_error(c, "out of memory");
                 return EXIT_FAIL;
         }
@@ -103,15 +110,6 @@ static const char update_usage[] =
         "  --nice N     0 to 10000 (negative: root only): higher starts after your other jobs\n"
         "               of its group\n";
 
-/* A job id operand. Returns 0 or EXIT_USAGE after printing why. */
-static int parse_job_id(const cli *c, const char *s, uint64_t *id) {
-        int64_t v;
-        if (units_parse_uint(s, INT64_MAX, &v) < 0 || v == 0)
-                return cli_usage_error(c, "'%s' is not a job id", s);
-        *id = (uint64_t)v;
-        return 0;
-}
-
 /* Send req (consumed) and print the "job" reply: "job N: held" or the JSON. */
 static int send_job_request(const cli *c, cJSON *req, uint64_t id, const char *done) {
         char sock[PATH_MAX], err[ERRLEN];
@@ -132,7 +130,67 @@ static int send_job_request(const cli *c, cJSON *req, uint64_t id, const char *d
         return r == 0 ? 0 : EXIT_FAIL;
 }
 
-/* hold or release each JOB; every id is checked before the first request. */
+/* A hold or release of every task of an array, pipelined: the next id, what each reply did. */
+typedef struct array_walk {
+        const char *type;
+        uint64_t next, last;
+        size_t done, refused;
+        char first_refusal[PROTO_ERRLEN];
+} array_walk;
+
+static int walk_next(void *ud, cJSON **req, uint64_t *tag) {
+        array_walk *w = ud;
+        if (w->next > w->last)
+                return 0;
+        *tag = w->next;
+        *req = proto_new(w->type);
+        if (!*req || !cJSON_AddNumberToObject(*req, "id", (double)w->next++)) {
+                cJSON_Delete(*req);
+                return -ENOMEM;
+        }
+        return 1;
+}
+
+static void walk_done(void *ud, uint64_t tag, const cJSON *reply) {
+        array_walk *w = ud;
+        const cJSON *e = cJSON_GetObjectItemCaseSensitive(reply, "error");
+        (void)tag;
+        if (strcmp(proto_type(reply), "job") == 0) {
+                w->done++;
+        } else if (w->refused++ == 0) {
+                snprintf(w->first_refusal, sizeof(w->first_refusal), "%s",
+                         cJSON_IsString(e) ? e->valuestring : "no reason given");
+        }
+}
+
+/* hold or release every task of the array first..last, as Slurm's scontrol does with an array's
+ * id: the tasks not pending (or already so) are counted, not errors, unless none was done. */
+static int array_hold_or_release(const cli *c, const char *sock, const char *type, const char *done, uint64_t first,
+                                 uint64_t last) {
+        char err[ERRLEN];
+        array_walk w = { .type = type, .next = first, .last = last };
+        if (client_pipeline(sock, walk_next, walk_done, &w, REQUEST_TIMEOUT_MS, err, sizeof(err)) < 0) {
+                cli_error(c, "array %" PRIu64 ": %s", first, *err ? err : "out of memory");
+                return EXIT_FAIL;
+        }
+        if (c->json) {
+                cJSON *o = cJSON_CreateObject();
+                if (o && cJSON_AddNumberToObject(o, "array", (double)first) &&
+                    cJSON_AddNumberToObject(o, done, (double)w.done) &&
+                    cJSON_AddNumberToObject(o, "unchanged", (double)w.refused))
+                        fmt_json(o);
+                cJSON_Delete(o);
+        } else {
+                printf("array %" PRIu64 ": %zu tasks %s", first, w.done, done);
+                if (w.refused)
+                        printf(", %zu left as they were (the first: %s)", w.refused, w.first_refusal);
+                printf("\n");
+        }
+        return w.done ? 0 : EXIT_FAIL;
+}
+
+/* hold or release each JOB (an array's id: all its tasks); every id is checked before the first
+ * request. */
 static int hold_or_release(cli *c, int argc, char **argv, const char *type, const char *done) {
         static const struct option none[] = { { 0 } };
         int o, status = 0;
@@ -145,11 +203,19 @@ static int hold_or_release(cli *c, int argc, char **argv, const char *type, cons
         if (optind == argc)
                 return cli_usage_error(c, "give at least one job id (colony %s JOB...)", type);
         for (int i = optind; i < argc; i++)
-                if (parse_job_id(c, argv[i], &id) != 0)
+                if (jobs_parse_id(c, argv[i], &id) != 0)
                         return EXIT_USAGE;
         for (int i = optind; i < argc; i++) {
+                char sock[PATH_MAX], err[ERRLEN];
+                uint64_t last;
+                (void)jobs_parse_id(c, argv[i], &id);
+                if (!arraycli_is_task(argv[i]) && client_socket_path(c, sock, sizeof(sock)) == 0 &&
+                    arraycli_last(sock, id, &last, err, sizeof(err)) == 0) {
+                        if (array_hold_or_release(c, sock, type, done, id, last) != 0)
+                                status = EXIT_FAIL;
+                        continue;
+                }
                 cJSON *req = proto_new(type);
-                (void)parse_job_id(c, argv[i], &id);
                 if (req && !cJSON_AddNumberToObject(req, "id", (double)id))
                         req = (cJSON_Delete(req), NULL);
                 if (send_job_request(c, req, id, done) != 0)
@@ -190,7 +256,7 @@ static int run_update(cli *c, int argc, char **argv) {
                 return cli_opts_status(o);
         if (optind + 1 != argc)
                 return cli_usage_error(c, "give one job id (colony update [--cpus N] [--mem SIZE] [--time T] [--nice N] JOB)");
-        if (parse_job_id(c, argv[optind], &id) != 0)
+        if (jobs_parse_id(c, argv[optind], &id) != 0)
                 return EXIT_USAGE;
         if (mcpu < 0 && mem < 0 && nice == INT_MIN && limit == INT64_MIN)
                 return cli_usage_error(c, "nothing to change: give --cpus, --mem, --time or --nice");

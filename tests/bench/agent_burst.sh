@@ -30,7 +30,7 @@ burst() {
         mkdir -p "$run" && chmod 755 "$run" && cd "$run" # the jobs write their colony-<id>.out here
         export COLONY_SOCKET=$run/controller.sock
         "$bin/colony" up --dir "$run" --name-prefix "burst$$-" --agent-cpus "$n" --agent-mem "$((n * 16))M" >/dev/null
-        "$bin/colony" submit --array "$n" --cpus 1 --mem 16M -- /bin/true >/dev/null
+        "$bin/colony" submit --array "0-$((n - 1))" --cpus 1 --mem 16M -- /bin/true >/dev/null
         start=$(date +%s.%N)
         for ((i = 0; i < 1200 && left > 0; i++)); do
                 left=$("$bin/colony" queue --all --json |

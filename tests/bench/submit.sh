@@ -128,7 +128,7 @@ wait_drained() {
 }
 submit_one() { "$bin/colony" submit --cpus 1 --mem 1M -- "$bin/colony-stress" sleep 600 >/dev/null; }
 noop_one() { "$bin/colony" --version >/dev/null; }
-submit_array() { "$bin/colony" submit --cpus 1 --mem 1M --array "$1" -- "$bin/colony-stress" sleep 600 >/dev/null; }
+submit_array() { "$bin/colony" submit --cpus 1 --mem 1M --array "0-$(($1 - 1))" -- "$bin/colony-stress" sleep 600 >/dev/null; }
 # api CLIENTS JOBS_EACH [bench_submit options]: the API loop's JSON line, on the cluster up now.
 api() {
         local n=$1 m=$2
@@ -229,7 +229,7 @@ t1=$(now)
 drain_loop=$(elapsed "$t0" "$t1")
 log "colony: $drain_jobs true jobs through --array, until all have ended"
 t0=$(now)
-"$bin/colony" submit --cpus 1 --mem 16M --array "$drain_jobs" -- true >/dev/null
+"$bin/colony" submit --cpus 1 --mem 16M --array "0-$((drain_jobs - 1))" -- true >/dev/null
 wait_drained
 t1=$(now)
 drain_array=$(elapsed "$t0" "$t1")

@@ -1,6 +1,7 @@
 /* fuzz_depend.c - the dependency and --begin parsers (shared/depend.c), as submit's options and
  * a submit's "dependency" reach them. */
 #include "depend.h"
+#include "fuzz_file.h"
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -54,11 +55,9 @@ static void begin(const char *s) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-        char *s = malloc(size + 1);
+        char *s = fuzz_string(data, size);
         if (!s)
                 return 0;
-        memcpy(s, data, size);
-        s[size] = '\0';
         dependency(s);
         begin(s);
         free(s);

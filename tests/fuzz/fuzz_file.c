@@ -2,6 +2,7 @@
 #include "fuzz_file.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -23,4 +24,13 @@ const char *fuzz_file(const uint8_t *data, size_t size) {
                 off += (size_t)n;
         }
         return path;
+}
+
+char *fuzz_string(const uint8_t *data, size_t size) {
+        char *s = malloc(size + 1);
+        if (s) {
+                memcpy(s, data, size);
+                s[size] = '\0';
+        }
+        return s;
 }

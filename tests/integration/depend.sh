@@ -55,7 +55,7 @@ err=$(sub --dependency "afterok:$a?afterok:$b" -- "$stress" sleep 0 2>&1) && fai
 echo "$err" | grep -q "not supported" || fail "unclear refusal: $err"
 
 # A whole array: its first id names all of it.
-arr=$(sub --name arr --array 3 -- "$stress" sleep 1 | head -n 1)
+arr=$(sub --name arr --array 0-2 -- "$stress" sleep 1)
 after_arr=$(sub --name after_arr --afterok "$arr" -- "$stress" sleep 0)
 colony wait --timeout 60 "$after_arr" >/dev/null || fail "after_arr: $(job_field "$after_arr" state) $(job_field "$after_arr" error)"
 for i in 0 1 2; do

@@ -54,7 +54,7 @@ db_size() { stat -c %s "$DIR/controller.db"; }
 checkpoint_after_burst() {
         local before
         before=$(db_size)
-        colony submit --cpus 1 --mem 1M --array 8000 -- "$COLONY_BIN/colony-stress" sleep 600 >/dev/null
+        colony submit --cpus 1 --mem 1M --array 0-7999 -- "$COLONY_BIN/colony-stress" sleep 600 >/dev/null
         for ((i = 0; i < 100; i++)); do [ "$(db_size)" -ge $((before + 65536)) ] && break; sleep 0.1; done
         [ "$(db_size)" -ge $((before + 65536)) ] || fail "$1: no checkpoint within 10 s of a burst ($before -> $(db_size) bytes)"
         note "$1: database file $before -> $(db_size) bytes after an array of 8,000 and a tick"

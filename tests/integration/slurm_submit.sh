@@ -43,7 +43,8 @@ note "job $id: $(grep -E '^(COLONY|OMP|OPENBLAS)' "$DIR/env.txt" | sort | tr '\n
 id=$(colony submit -J pat -c 0.1 --mem 16M -o "out-%j-%u-%x.txt" -- /bin/echo hello)
 set +e; colony wait --timeout 60 "$id" >/dev/null; set -e
 [ "$(cat "$DIR/out-$id-root-pat.txt" 2>/dev/null)" = hello ] || fail "no out-$id-root-pat.txt with hello: $(ls "$DIR")"
-mapfile -t ids < <(colony submit --array 3 --cpus 0.1 --mem 16M -- /bin/sh -c 'echo "$COLONY_ARRAY_JOB_ID $COLONY_ARRAY_TASK_ID $COLONY_ARRAY_INDEX"')
+arr=$(colony submit --array 0-2 --cpus 0.1 --mem 16M -- /bin/sh -c 'echo "$COLONY_ARRAY_JOB_ID $COLONY_ARRAY_TASK_ID $COLONY_ARRAY_INDEX"')
+ids=("$arr" $((arr + 1)) $((arr + 2)))
 for i in 0 1 2; do
         set +e; colony wait --timeout 60 "${ids[$i]}" >/dev/null; set -e
         f="$DIR/colony-${ids[0]}_$i.out"

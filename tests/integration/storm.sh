@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # storm.sh - one user's 100,000-job array and its bulk cancel do not stall the controller or
 # lock the others out: while user A's (root's) two jobs fill the one agent, user B (nobody)
-# submits `--array 100000` and cancels it with one request. A's jobs run on; user C's
+# submits `--array 0-99999` and cancels it with one request. A's jobs run on; user C's
 # `colony queue`, polled throughout, answers every time within 2 s (p99 printed: the figure of
 # docs/benchmarks.md), and C's submissions and a bulk cancel during the array are answered
 # before it is (their times printed); the cancel of 100,000 takes less than 60 s (printed); B, at its per-user cap,
 # is refused one job more, naming the cap, while C can still submit. The controller's longest
 # loop turn is printed from /metrics. /api/status cuts long command lines. Last, a SIGTERM in the
-# middle of another --array 100000: the controller stops once the array is stored whole, B's
+# middle of another --array 0-99999: the controller stops once the array is stored whole, B's
 # submit is answered with its ids, and after a restart all 100,000 are there.
 . "$(dirname "$0")/lib.sh"
 conf=$DIR/controller.conf
@@ -41,7 +41,7 @@ stop_poll() { touch "$DIR/stop"; wait "$poller"; }
 
 cd /tmp # B cannot write in $DIR; its jobs never run anyway
 t0=$(date +%s%N)
-as_b submit --json --cpus 1 --mem 16M --array 100000 -- /bin/true >"$DIR/array.json" &
+as_b submit --json --cpus 1 --mem 16M --array 0-99999 -- /bin/true >"$DIR/array.json" &
 array=$!
 # Meanwhile C pipelines three lines, the second refused by the controller (too long): its
 # replies come back in the order of its lines, and before B's array is stored: plain
@@ -152,7 +152,7 @@ cmdline=$(controller_cmdline)
 ctl=$(cat "$DIR/controller.pid")
 made() { curl -sf "$HTTP/metrics" | awk '/^colony_jobs_submitted_total/ { printf "%d\n", $2 }'; }
 before=$(made)
-(set +e; cd /tmp; as_b submit --json --cpus 1 --mem 16M --array 100000 -- /bin/true >"$DIR/term.json" 2>"$DIR/term.err"
+(set +e; cd /tmp; as_b submit --json --cpus 1 --mem 16M --array 0-99999 -- /bin/true >"$DIR/term.json" 2>"$DIR/term.err"
         echo $? >"$DIR/term.rc") &
 term=$!
 STARTED_PIDS+=("$term")

@@ -7,13 +7,15 @@
 printf '[controller]\nmax_pending = 50\n' >"$DIR/controller.conf"
 cluster_up --agents 1 --agent-cpus 1 --agent-mem 512M --controller-config "$DIR/controller.conf"
 
-# --array: fifty jobs in one request, each printing its index; the ids are consecutive, in
-# order. The submitter's own COLONY_ARRAY_INDEX (as if it were an array's job) is replaced.
-mapfile -t ids < <(COLONY_ARRAY_INDEX=77 colony submit --cpus 0.1 --mem 16M --array 50 -- \
+# --array: fifty jobs in one request, each printing its index; the array's id is printed once,
+# its tasks' ids are consecutive, in order. The submitter's own COLONY_ARRAY_INDEX (as if it
+# were an array's job) is replaced.
+mapfile -t out < <(COLONY_ARRAY_INDEX=77 colony submit --cpus 0.1 --mem 16M --array 0-49 -- \
         /bin/sh -c 'echo "$COLONY_ARRAY_INDEX $(env | grep -c ^COLONY_ARRAY_INDEX=)"')
-[ "${#ids[@]}" = 50 ] || fail "--array 50 printed ${#ids[@]} ids: ${ids[*]}"
+[ "${#out[@]}" = 1 ] || fail "--array 0-49 printed ${#out[@]} ids, want the array's alone: ${out[*]}"
+ids=()
+for ((i = 0; i < 50; i++)); do ids+=($((out[0] + i))); done
 for ((i = 0; i < 50; i++)); do
-        [ "${ids[$i]}" = $((ids[0] + i)) ] || fail "ids not in order: ${ids[*]}"
         colony wait "${ids[$i]}" >/dev/null || fail "job ${ids[$i]}: $(colony show "${ids[$i]}")"
         [ "$(cat "colony-${ids[0]}_$i.out")" = "$i 1" ] ||
                 fail "job ${ids[$i]} printed '$(cat "colony-${ids[0]}_$i.out")', want '$i 1' (its index, once)"
@@ -21,9 +23,10 @@ done
 [ "$(colony show --json "${ids[7]}" | jq -c '.job | [.array_first, .array_index]')" = "[${ids[0]},7]" ] ||
         fail "job ${ids[7]}'s record does not name its array: $(colony show --json "${ids[7]}")"
 colony show "${ids[7]}" | grep -q "^array: *index 7 of the array from job ${ids[0]}$" || fail "colony show names no array"
-note "--array 50: jobs ${ids[0]}..${ids[49]} printed their indexes 0..49"
-reply=$(colony submit --json --cpus 0.1 --mem 16M --array 2 -- /bin/true)
-[ "$(jq -c '[.type, .id > 0, .count]' <<<"$reply")" = '["submitted",true,2]' ] || fail "--array --json printed: $reply"
+note "--array 0-49: jobs ${ids[0]}..${ids[49]} printed their indexes 0..49"
+reply=$(colony submit --json --cpus 0.1 --mem 16M --array 4,9 -- /bin/true)
+[ "$(jq -c '.id as $f | [.type, .id > 0, .count, [.tasks[] | [.id - $f, .index]]]' <<<"$reply")" = '["submitted",true,2,[[0,4],[1,9]]]' ] ||
+        fail "--array --json printed: $reply"
 for id in $(jq '.id, .id + 1' <<<"$reply"); do colony wait "$id" >/dev/null || fail "job $id: $(colony show "$id")"; done
 
 # --stdin: one job per line; a comment, a blank line and an unknown command do not stop it
@@ -48,7 +51,7 @@ blocker=$(colony submit --cpus 1 --mem 16M -- "$COLONY_BIN/colony-stress" sleep 
 wait_state "$blocker" running
 pending() { colony queue --json | jq '[.jobs[] | select(.state == "pending")] | length'; }
 set +e
-out=$(colony submit --cpus 1 --mem 16M --array 51 -- "$COLONY_BIN/colony-stress" sleep 600 2>"$DIR/full.err")
+out=$(colony submit --cpus 1 --mem 16M --array 0-50 -- "$COLONY_BIN/colony-stress" sleep 600 2>"$DIR/full.err")
 rc=$?
 set -e
 [ "$rc" = 1 ] || fail "--array past the cap exited $rc, want 1"
@@ -58,8 +61,8 @@ grep -q "queue full: 0 jobs pending, and an array of 51 would pass max_pending (
         fail "the refusal does not say why: $(cat "$DIR/full.err")"
 [ "$(pending)" = 0 ] || fail "a refused array left $(pending) jobs pending"
 note "--array 51 into a queue of 50: refused whole ($(cut -c1-90 "$DIR/full.err"))"
-mapfile -t out < <(colony submit --cpus 1 --mem 16M --array 50 -- "$COLONY_BIN/colony-stress" sleep 600)
-[ "${#out[@]}" = 50 ] && [ "$(pending)" = 50 ] || fail "--array 50 into a queue of 50: ${#out[@]} ids, $(pending) pending"
+mapfile -t out < <(colony submit --cpus 1 --mem 16M --array 0-49 -- "$COLONY_BIN/colony-stress" sleep 600)
+[ "${#out[@]}" = 1 ] && [ "$(pending)" = 50 ] || fail "--array 0-49 into a queue of 50: ${#out[@]} ids, $(pending) pending"
 set +e
 colony submit --cpus 1 --mem 16M -- "$COLONY_BIN/colony-stress" sleep 600 2>"$DIR/full.err"
 rc=$?

@@ -1,7 +1,9 @@
 /* test_depindex.c - dependencies through the controller's state: the index decides a job's
  * dependents when it changes, ends the impossible ones (or keeps them), counts whole arrays, and
- * the pass filters and orders what may start (holds, begin times, nice). */
+ * the pass filters and orders what may start (holds, begin times, nice, arrays' throttles);
+ * arrays' tasks take the indexes Slurm's text names and resolve by them (controller/arrays.h). */
 #include "check_main.h"
+#include "arrays.h"
 #include "state.h"
 #include <errno.h>
 #include <limits.h>
@@ -62,7 +64,7 @@ static int64_t submit(const char *dep, size_t count, uid_t uid, int nice, int64_
                           .req = { .mcpu = mcpu, .mem = MiB }, .dependency = dep ? strdup(dep) : NULL, .nice = nice };
         spec.argv[0] = strdup("/bin/true");
         uint64_t id = 0;
-        int r = ctl_submit_array(&st, uid, uid, "u", &spec, count, 1000, &id, err);
+        int r = ctl_submit_array(&st, uid, uid, "u", &spec, count, NULL, 1000, &id, err);
         job_spec_free(&spec);
         return r < 0 ? r : (int64_t)id;
 }
@@ -218,6 +220,107 @@ START_TEST(a_singleton_waits_for_its_name_to_stop_running) {
 }
 END_TEST
 
+/* Submit an array of Slurm's text spec (its throttle in the spec, as clients.c puts it). */
+static uint64_t submit_text(const char *text) {
+        job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .name = strdup("arr"),
+                          .req = { .mcpu = 100, .mem = MiB } };
+        spec.argv[0] = strdup("/bin/true");
+        array_set set = { 0 };
+        uint32_t throttle;
+        uint64_t first = 0;
+        ck_assert_int_eq(array_spec_parse(text, JOB_ARRAY_MAX, &set, &throttle, err, sizeof(err)), 0);
+        spec.array_throttle = throttle;
+        ck_assert_int_eq(ctl_submit_array(&st, 1000, 1000, "u", &spec, array_set_count(&set), &set, 1000, &first, err), 0);
+        ck_assert_ptr_null(set.r); /* taken */
+        job_spec_free(&spec);
+        return first;
+}
+
+static size_t running_of(uint64_t array) {
+        size_t k = 0;
+        for (size_t i = 0; i < st.njobs; i++)
+                k += st.jobs[i]->array_first == array && st.jobs[i]->state == JOB_RUNNING;
+        return k;
+}
+
+START_TEST(tasks_take_the_indexes_named_and_resolve_by_index) {
+        uint64_t a = submit_text("1,3,5-7"), id, last;
+        static const uint32_t want[] = { 1, 3, 5, 6, 7 };
+        for (size_t i = 0; i < 5; i++) {
+                const job *j = ctl_find_job(&st, a + i);
+                ck_assert_uint_eq(j->array_first, a);
+                ck_assert_uint_eq(j->array_index, want[i]);
+                ck_assert_int_eq(ctl_array_task(&st, a, want[i], &id, err), 0);
+                ck_assert_uint_eq(id, a + i);
+        }
+        ck_assert_int_eq(ctl_array_span(&st, a, &last, err), 0);
+        ck_assert_uint_eq(last, a + 4);
+        ck_assert_int_eq(ctl_array_task(&st, a, 4, &id, err), -ENOENT);
+        ck_assert_str_eq(err, "array 1 has no task 4");
+        ck_assert_int_eq(ctl_array_span(&st, a + 1, &last, err), -ENOENT);
+        ck_assert_str_eq(err, "job 2 is not an array's id");
+        ck_assert_int_eq(ctl_array_span(&st, 99, &last, err), -ENOENT);
+        ck_assert_str_eq(err, "no job 99");
+        /* a plain job after it is nobody's task */
+        uint64_t b = submit_text("5"); /* the single index 5, as Slurm reads it */
+        ck_assert_uint_eq(b, a + 5);
+        ck_assert_int_eq(ctl_array_task(&st, b, 5, &id, err), 0);
+        ck_assert_uint_eq(id, b);
+        ck_assert_int_eq(ctl_array_task(&st, a, 8, &id, err), -ENOENT);
+}
+END_TEST
+
+START_TEST(a_throttle_holds_the_running_tasks_across_passes_and_ends) {
+        uint64_t a = submit_text("0-9%2"), b = submit_text("0-3");
+        ck_assert_int_eq(ctl_schedule(&st), 2 + 4); /* b's tasks are not held behind a's */
+        ck_assert_uint_eq(running_of(a), 2);
+        ck_assert_uint_eq(running_of(b), 4);
+        ck_assert_int_eq(ctl_find_job(&st, a + 2)->wait, JOB_WAIT_THROTTLE);
+        for (int round = 0; round < 8; round++) {
+                uint64_t done = 0;
+                for (size_t i = 0; i < 10 && !done; i++)
+                        if (ctl_find_job(&st, a + i)->state == JOB_RUNNING)
+                                done = a + i;
+                job_result res = { 0 };
+                ck_assert_int_eq(ctl_job_finished(&st, n, done, JOB_COMPLETED, &res, 2000), 0);
+                ck_assert_int_eq(ctl_schedule(&st), 1);
+                ck_assert_uint_eq(running_of(a), 2);
+        }
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        for (size_t i = 0; i < 10; i++)
+                ck_assert_int_ne(ctl_find_job(&st, a + i)->state, JOB_PENDING);
+}
+END_TEST
+
+/* A controller restarted with an array's tasks in its store (two running, four pending, %2)
+ * applies the throttle from the records alone. */
+START_TEST(a_restored_array_keeps_its_throttle) {
+        ctl_free(&st);
+        ctl_config cfg = { .policy = SCHED_FIRST_FIT, .order = SCHED_STRICT_FIFO, .max_pending = 1000,
+                           .agent_timeout_usec = 5000000, .node_lost_timeout_usec = 5000000 };
+        ctl_init(&st, &cfg, &actions, NULL);
+        launched = 0;
+        for (uint64_t id = 100; id < 106; id++) {
+                job *j = calloc(1, sizeof(*j));
+                *j = (job){ .id = id, .uid = 1, .gid = 1, .user = strdup("u"), .submit_usec = 1000, .attempt = 1,
+                            .state = id < 102 ? JOB_RUNNING : JOB_PENDING, .node = id < 102 ? strdup("a") : NULL,
+                            .start_usec = id < 102 ? 1500 : 0, .array_first = 100, .array_index = (uint32_t)(id - 100),
+                            .spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .name = strdup("r"),
+                                      .req = { .mcpu = 100, .mem = MiB }, .array_throttle = 2 } };
+                j->spec.argv[0] = strdup("/bin/true");
+                ck_assert_int_eq(ctl_restore(&st, j, (ctl_time){ 1000, 1000 }), 0);
+        }
+        static const uint64_t running[] = { 100, 101 };
+        ck_assert_int_eq(ctl_node_up(&st, "a", (res_t){ .mcpu = 1000, .mem = 1024 * MiB }, "v1", "/x", running, 2, NULL,
+                                     (ctl_time){ 1000, 1000 }, &n, err), 0);
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        ck_assert_int_eq(ctl_find_job(&st, 102)->wait, JOB_WAIT_THROTTLE);
+        end(100, JOB_COMPLETED);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_uint_eq(launch_ids[0], 102);
+}
+END_TEST
+
 static Suite *depindex_suite(void) {
         Suite *s = suite_create("depindex");
         TCase *tc = tcase_create("depindex");
@@ -231,6 +334,9 @@ static Suite *depindex_suite(void) {
         tcase_add_test(tc, begin_times_wait_for_the_tick);
         tcase_add_test(tc, nice_orders_a_users_own_jobs_only);
         tcase_add_test(tc, a_singleton_waits_for_its_name_to_stop_running);
+        tcase_add_test(tc, tasks_take_the_indexes_named_and_resolve_by_index);
+        tcase_add_test(tc, a_throttle_holds_the_running_tasks_across_passes_and_ends);
+        tcase_add_test(tc, a_restored_array_keeps_its_throttle);
         suite_add_tcase(s, tc);
         return s;
 }

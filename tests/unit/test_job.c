@@ -197,7 +197,8 @@ START_TEST(spec_fields_cover_what_to_json_writes) {
                                "\"job_type\":\"t\",\"expected_usec\":60000000,\"stdout_path\":\"/o\",\"stderr_path\":\"/e\",\"mem_high\":1024,\"requeue\":true,"
                                "\"time_limit_usec\":2000000"
                                ",\"constraint\":\"ssd&avx\",\"nodelist\":\"a,b\",\"exclude\":\"c\",\"exclusive\":true,\"share_cores\":true"
-                               ",\"dependency\":\"afterok:1\",\"hold\":true,\"begin_usec\":5,\"nice\":10",
+                               ",\"dependency\":\"afterok:1\",\"hold\":true,\"begin_usec\":5,\"nice\":10"
+                               ",\"array_throttle\":8",
                                &spec, err),
                          0);
         cJSON *obj = proto_new("launch");
@@ -224,7 +225,8 @@ START_TEST(the_bound_covers_the_printed_spec) {
                                "\"name\":\"n\",\"group\":\"g/h\",\"job_type\":\"t\",\"expected_usec\":9007199254740991,"
                                "\"stdout_path\":\"/o\\u0001\",\"stderr_path\":\"/e\\u0001\",\"mem_high\":1024,\"requeue\":true,"
                                "\"time_limit_usec\":2000000"
-                               ",\"dependency\":\"afterok:1\",\"hold\":true,\"begin_usec\":5,\"nice\":10",
+                               ",\"dependency\":\"afterok:1\",\"hold\":true,\"begin_usec\":5,\"nice\":10"
+                               ",\"array_throttle\":8",
                                &spec, err),
                          0);
         spec.req.mem = INT64_C(1) << 62;
@@ -266,7 +268,7 @@ START_TEST(record_round_trip_hides_env) {
         job j = { .id = 7, .uid = 65534, .gid = 65534, .state = JOB_OOM_KILLED, .submit_usec = 1, .start_usec = 2,
                   .end_usec = 3, .array_first = 5, .array_index = 2 };
         char err[PROTO_ERRLEN];
-        ck_assert_int_eq(parse(GOOD ",\"env\":[\"SECRET=1\"]", &j.spec, err), 0);
+        ck_assert_int_eq(parse(GOOD ",\"env\":[\"SECRET=1\"],\"array_throttle\":3", &j.spec, err), 0);
         j.user = strdup("nobody");
         j.node = strdup("node1");
         j.result = (job_result){ .signal = 9, .cpu_usec = 123, .mem_peak = 1 << 26, .oom_kills = 1,
@@ -285,6 +287,7 @@ START_TEST(record_round_trip_hides_env) {
         ck_assert_int_eq(back.end_usec, 3);
         ck_assert_uint_eq(back.array_first, 5);
         ck_assert_uint_eq(back.array_index, 2);
+        ck_assert_uint_eq(back.spec.array_throttle, 3); /* the queue folds it as 5_[...%3] */
         cJSON_Delete(obj);
         job_free(&back);
         j.array_first = 0; /* a job of no array: no array fields */

@@ -170,7 +170,7 @@ static uint64_t submit_array(size_t count, int64_t mcpu) {
         spec.argv[1] = strdup("x");
         spec.env[0] = strdup("HOME=/home/u");
         uint64_t first = 0;
-        int r = ctl_submit_array(&st, 1000, 1000, "u", &spec, count, 1000, &first, err);
+        int r = ctl_submit_array(&st, 1000, 1000, "u", &spec, count, NULL, 1000, &first, err);
         job_spec_free(&spec);
         return r < 0 ? 0 : first;
 }
