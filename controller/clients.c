@@ -774,6 +774,7 @@ static const struct {
         { "events", server_handle_events },
         { "drain", handle_drain }, { "resume", handle_resume },
         { "hold", handle_hold }, { "release", handle_release }, { "update", handle_update },
+        { "output", server_handle_output },
 };
 
 static void client_message(conn *c, const cJSON *msg) {
@@ -856,6 +857,7 @@ static void client_closed(conn *c) {
         server_bulk_forget(c->owner, c);
         free(c->data);
         server_drop_follower(c->owner, c);
+        server_output_forget(c->owner, c);
 }
 
 void server_answer_waiters(ctl_server *srv, const job *j) {

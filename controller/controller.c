@@ -684,6 +684,7 @@ int main(int argc, char **argv) {
         ctl_free(&srv.state);
         sd_event_source_disable_unref(srv.end_of_turn);
         server_bulk_close(&srv);
+        server_output_close(&srv);
         server_events_close(&srv);
         jobstore_close(srv.store);
         free(srv.waiters);

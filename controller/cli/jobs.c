@@ -555,7 +555,7 @@ static int submit_one(const cli *c, const char *sock, const job_spec *s, long co
         return 0;
 }
 
-static int run_submit(cli *c, int argc, char **argv) {
+int jobs_submit_main(cli *c, int argc, char **argv, bool run) {
         char cwd[PATH_MAX], sock[PATH_MAX];
         char *owned[3] = {NULL, NULL, NULL}, *text = NULL;
         const char *script;
@@ -565,6 +565,8 @@ static int run_submit(cli *c, int argc, char **argv) {
         int r;
 
         r = parse_submit(c, argc, argv, &s, &many);
+        if (r < 0 && run && (many.array || many.from_stdin))
+                r = cli_usage_error(c, "a run is one job: no --array, no --stdin (colony submit makes many)");
         if (r >= 0) {
                 free(s.dependency);
                 return r;
@@ -583,6 +585,8 @@ static int run_submit(cli *c, int argc, char **argv) {
                 r = many.from_stdin ? common_spec(c, &s, cwd, owned) : complete_spec(c, argc, argv, &s, cwd, owned);
         if (r == 0 && many.from_stdin)
                 r = jobs_submit_lines(c, sock, &s, stdin);
+        else if (r == 0 && run)
+                r = run_submitted(c, sock, &s);
         else if (r == 0)
                 r = submit_one(c, sock, &s, many.array);
         free(s.argv);
@@ -593,6 +597,10 @@ static int run_submit(cli *c, int argc, char **argv) {
         for (int i = 0; i < 3; i++)
                 free(owned[i]);
         return r;
+}
+
+static int run_submit(cli *c, int argc, char **argv) {
+        return jobs_submit_main(c, argc, argv, false);
 }
 
 const cli_command cmd_submit = {"submit", "submit a job: colony submit [--cpus N] [--mem SIZE] -- CMD [ARGS...]",
