@@ -142,18 +142,23 @@ static void read_all(rd *r) {
         bool watched[2] = {false, false};
         int64_t deadline = mono_ms() + r->wait_ms;
 
+        if (!r->ended && r->wait_ms > 0)
+                ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
         for (;;) {
-                for (int i = 0; i < 2; i++)
-                        if (r->path[i] && (open_stream(r, i, &fd[i]) < 0 || read_stream(r, i, fd[i]) < 0))
+                for (int i = 0; i < 2; i++) {
+                        if (!r->path[i])
+                                continue;
+                        if (open_stream(r, i, &fd[i]) < 0)
                                 goto out;
+                        /* watched before it is read: a write between the two still wakes us */
+                        if (ifd >= 0 && fd[i] >= 0 && !watched[i])
+                                watched[i] = inotify_add_watch(ifd, r->path[i], IN_MODIFY | IN_CLOSE_WRITE) >= 0;
+                        if (read_stream(r, i, fd[i]) < 0)
+                                goto out;
+                }
                 int64_t left = deadline - mono_ms();
                 if (r->len[0] || r->len[1] || r->ended || left <= 0)
                         break;
-                if (ifd < 0)
-                        ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
-                for (int i = 0; i < 2; i++)
-                        if (ifd >= 0 && fd[i] >= 0 && !watched[i])
-                                watched[i] = inotify_add_watch(ifd, r->path[i], IN_MODIFY | IN_CLOSE_WRITE) >= 0;
                 struct pollfd p = {.fd = ifd, .events = POLLIN};
                 /* a file not there yet, or no inotify: look again soon */
                 bool all_watched = (!r->path[0] || watched[0]) && (!r->path[1] || watched[1]);
