@@ -3,7 +3,6 @@
 #include "job.h"
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,16 +52,6 @@ static void vec_free(strvec *s) {
                 free(s->v[i]);
         free(s->v);
         *s = (strvec){0};
-}
-
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...) {
-        va_list ap;
-
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-        return r;
 }
 
 /* The words of line (len bytes) into words: split at blanks, quotes removed, up to a word
@@ -145,8 +134,10 @@ static int translate(script_opts *o, unsigned lineno, const strvec *words, strve
                 /* an unknown option's value is the next word unless that is an option */
                 bool wants = opt ? opt->value : !value && i + 1 < words->n && words->v[i + 1][0] != '-';
                 if (wants && !value) {
-                        if (i + 1 >= words->n)
-                                return fail(err, errlen, -EINVAL, "line %u: #SBATCH %s needs a value", lineno, w);
+                        if (i + 1 >= words->n) {
+                                snprintf(err, errlen, "line %u: #SBATCH %s needs a value", lineno, w);
+                                return -EINVAL;
+                        }
                         value = words->v[++i];
                 }
                 if (!opt) {
@@ -172,7 +163,7 @@ static int add_line(script_opts *o, unsigned lineno, bool sbatch, const char *re
         if (r == 0)
                 r = vec_add(&words, "", 0);
         if (r == 0 && (r = split_words(rest, len, &words)) == -EINVAL)
-                fail(err, errlen, r, "line %u: a quote is not closed", lineno);
+                snprintf(err, errlen, "line %u: a quote is not closed", lineno);
         if (r == 0 && sbatch)
                 r = translate(o, lineno, &words, &opts, err, errlen);
         for (int i = 1; r == 0 && !sbatch && i < words.n; i++)
@@ -234,43 +225,45 @@ void script_opts_free(script_opts *o) {
 }
 
 int script_read(const char *path, char **text, char *err, size_t errlen) {
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        int fd = open(path, O_RDONLY | O_CLOEXEC), r = fd < 0 ? -errno : 0;
+        const char *why = NULL;
+        char *buf = NULL;
         struct stat st;
-        ssize_t n = 0;
+        size_t n = 0;
 
         *text = NULL;
-        if (fd < 0)
-                return fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-                int r = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
-                close(fd);
-                return fail(err, errlen, r, "%s: not a regular file", path);
-        }
-        /* read one byte past the cap, so that a file that grew since the fstat is caught too */
-        if (!(*text = malloc(JOB_SCRIPT_BYTES_MAX + 2))) {
-                close(fd);
-                return fail(err, errlen, -ENOMEM, "out of memory");
-        }
-        for (ssize_t got = 1; got > 0 && n <= JOB_SCRIPT_BYTES_MAX; n += got)
-                if ((got = read(fd, *text + n, (size_t)(JOB_SCRIPT_BYTES_MAX + 1 - n))) < 0) {
-                        int r = -errno;
-                        close(fd);
-                        free(*text);
-                        *text = NULL;
-                        return fail(err, errlen, r, "%s: %s", path, strerror(-r));
-                } else if (got == 0)
+        if (r == 0 && fstat(fd, &st) < 0)
+                r = -errno;
+        else if (r == 0 && !S_ISREG(st.st_mode))
+                r = -EINVAL, why = "not a regular file";
+        else if (r == 0 && !(buf = malloc(JOB_SCRIPT_BYTES_MAX + 2)))
+                r = -ENOMEM;
+        /* one byte past the cap, so that a file that grew since the fstat is caught too */
+        while (r == 0 && n <= JOB_SCRIPT_BYTES_MAX) {
+                ssize_t got = read(fd, buf + n, JOB_SCRIPT_BYTES_MAX + 1 - n);
+                if (got < 0 && errno != EINTR)
+                        r = -errno;
+                if (got == 0)
                         break;
-        close(fd);
-        (*text)[n] = 0;
-        if (n > JOB_SCRIPT_BYTES_MAX || memchr(*text, 0, (size_t)n)) {
-                free(*text);
-                *text = NULL;
-                if (n > JOB_SCRIPT_BYTES_MAX)
-                        return fail(err, errlen, -E2BIG, "%s: more than the %d bytes a batch script may have", path,
-                                    JOB_SCRIPT_BYTES_MAX);
-                return fail(err, errlen, -EINVAL, "%s: has NUL bytes: not a script", path);
+                n += got > 0 ? (size_t)got : 0;
         }
-        return 0;
+        if (fd >= 0)
+                close(fd);
+        if (r == 0 && n > JOB_SCRIPT_BYTES_MAX)
+                r = -E2BIG;
+        else if (r == 0 && memchr(buf, 0, n))
+                r = -EINVAL, why = "has NUL bytes: not a script";
+        if (r == 0) {
+                buf[n] = 0;
+                *text = buf;
+                return 0;
+        }
+        free(buf);
+        if (r == -E2BIG)
+                snprintf(err, errlen, "%s: more than the %d bytes a batch script may have", path, JOB_SCRIPT_BYTES_MAX);
+        else
+                snprintf(err, errlen, "%s: %s", path, why ? why : strerror(-r));
+        return r;
 }
 
 bool script_is_batch(const char *path) {
