@@ -111,8 +111,8 @@ static bool eof_of(const cJSON *ans, const char *name) {
         return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ans, name));
 }
 
-/* An interrupt: colony run cancels the job (once) and follows it to its end; attach stops.
- * Returns -1 to go on, else an exit status. */
+/* An interrupt: colony run cancels the job and follows it to its end, and stops at a second
+ * one; attach stops at once. Returns -1 to go on, else an exit status. */
 static int interrupted(follower *f, bool cancel) {
         int sig = cli_interrupted;
         char err[ERRLEN];
@@ -123,8 +123,10 @@ static int interrupted(follower *f, bool cancel) {
                 cli_error(f->c, "stopped following job %" PRIu64 " (%s); it goes on", f->id, strsignal(sig));
                 return 128 + sig;
         }
-        if (f->cancelled)
-                return -1;
+        if (f->cancelled) { /* a second one: the controller may be away for good */
+                cli_error(f->c, "%s again: stopped following job %" PRIu64, strsignal(sig), f->id);
+                return 128 + sig;
+        }
         f->cancelled = true;
         if (client_simple(f->sock, "cancel", f->id, "cancelled", REQUEST_TIMEOUT_MS, &rep, err, sizeof(err)) < 0)
                 cli_error(f->c, "%s: cancelling job %" PRIu64 ": %s", strsignal(sig), f->id, err);
@@ -258,7 +260,8 @@ static const char run_usage[] =
         "start, timed out, was cancelled or was lost. Its standard error goes to this standard\n"
         "error when the job has a file of its own for it (--error), else with its output to\n"
         "standard output. The job's files are written as for any job: what is printed is read\n"
-        "from them. Ctrl-C (SIGINT), SIGTERM and SIGHUP cancel the job, then its end is awaited.\n";
+        "from them. Ctrl-C (SIGINT), SIGTERM and SIGHUP cancel the job, then its end is awaited;\n"
+        "a second one stops waiting.\n";
 
 static int run_run(cli *c, int argc, char **argv) {
         return jobs_submit_main(c, argc, argv, true);
