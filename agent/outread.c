@@ -43,6 +43,7 @@ typedef struct rd {
         unsigned char *data[2];
         size_t len[2];
         bool eof[2];     /* the read reached the file's end */
+        bool none[2];    /* not a regular file (/dev/null, a terminal, a FIFO): nothing to follow */
         char error[256];
         struct rd *next;
 } rd;
@@ -88,29 +89,34 @@ static int64_t mono_ms(void) {
         return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Open stream i if it exists (ENOENT: not yet, fd stays -1). Returns 0 or -1 with r->error. */
+/* Open stream i if it exists (ENOENT: not yet, fd stays -1) and is a regular file: reading a
+ * terminal or a FIFO would take what is meant for someone else, and opening a device may do
+ * anything (none[i]: nothing to follow). Returns 0 or -1 with r->error. */
 static int open_stream(rd *r, int i, int *fd) {
         struct stat st;
 
-        if (*fd >= 0 || !r->path[i])
+        if (*fd >= 0 || !r->path[i] || r->none[i])
                 return 0;
-        /* O_NONBLOCK: a FIFO put there would hang the open and lose its bytes to us */
+        if (stat(r->path[i], &st) == 0 && !S_ISREG(st.st_mode)) {
+                r->none[i] = true;
+                return 0;
+        }
+        /* O_NONBLOCK: should a FIFO take the file's place meanwhile, the open does not hang */
         *fd = open(r->path[i], O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (*fd < 0 && errno == ENOENT)
                 return 0;
-        if (*fd < 0) {
-                snprintf(r->error, sizeof(r->error), "job %llu: %s: %s", (unsigned long long)r->id, r->path[i],
-                         strerror(errno));
-                return -1;
-        }
-        if (fstat(*fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-                snprintf(r->error, sizeof(r->error), "job %llu: %s: not a regular file", (unsigned long long)r->id,
-                         r->path[i]);
+        if (*fd >= 0 && fstat(*fd, &st) == 0) {
+                if (!(r->none[i] = !S_ISREG(st.st_mode)))
+                        return 0;
                 close(*fd);
                 *fd = -1;
-                return -1;
+                return 0;
         }
-        return 0;
+        snprintf(r->error, sizeof(r->error), "job %llu: %s: %s", (unsigned long long)r->id, r->path[i], strerror(errno));
+        if (*fd >= 0)
+                close(*fd);
+        *fd = -1;
+        return -1;
 }
 
 /* Read stream i from its offset, up to OUTREAD_CHUNK. Returns 0 or -1 with r->error. */

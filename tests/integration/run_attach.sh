@@ -35,6 +35,10 @@ set +e; colony run --mem 32M --error "$DIR/e.txt" -- sh -c 'echo out; echo err >
 [ $rc = 0 ] && [ "$(cat run2.out)" = out ] && [ "$(cat run2.err)" = err ] ||
         fail "--error apart: exit $rc, stdout '$(cat run2.out)', stderr '$(cat run2.err)'"
 
+# Output to /dev/null: nothing to follow, nothing printed, the job's status all the same.
+set +e; out=$(colony run --mem 32M --output /dev/null -- sh -c 'echo hidden; exit 4' 2>&1); rc=$?; set -e
+[ $rc = 4 ] && [ -z "$out" ] || fail "--output /dev/null: exit $rc, printed '$out'"
+
 # 2. SIGINT cancels the job: its processes are gone, run says so and exits non-zero.
 # the binary itself, not lib.sh's function: $! must be the process the signals are for
 "$COLONY_BIN/colony" run --mem 32M -- sh -c 'echo started; exec sleep 300' >run3.out 2>run3.err &
