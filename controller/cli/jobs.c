@@ -565,8 +565,6 @@ int jobs_submit_main(cli *c, int argc, char **argv, bool run) {
         int r;
 
         r = parse_submit(c, argc, argv, &s, &many);
-        if (r < 0 && run && (many.array || many.from_stdin))
-                r = cli_usage_error(c, "a run is one job: no --array, no --stdin (colony submit makes many)");
         if (r >= 0) {
                 free(s.dependency);
                 return r;
@@ -581,6 +579,8 @@ int jobs_submit_main(cli *c, int argc, char **argv, bool run) {
         r = script ? script_spec(c, argc, argv, script, cwd, &s, &many, &so, &text, &owned[0]) : 0;
         if (r == 0)
                 r = apply_chdir(c, many.chdir, cwd);
+        if (r == 0 && run && (many.array || many.from_stdin)) /* the script's lines too */
+                r = cli_usage_error(c, "a run is one job: no --array, no --stdin (colony submit makes many)");
         if (r == 0)
                 r = many.from_stdin ? common_spec(c, &s, cwd, owned) : complete_spec(c, argc, argv, &s, cwd, owned);
         if (r == 0 && many.from_stdin)
