@@ -3,7 +3,7 @@
 # from its cgroup while it runs), the command line goes over them, an option colony lacks is a
 # one-line warning, a bad #COLONY value fails the submit naming its line; the job runs the text
 # stored at submit (the file deleted at once), with its "#!" interpreter or /bin/sh, and its
-# arguments; colony show --script gives the text back.
+# arguments; colony show --script gives the text back; an array's is stored once.
 . "$(dirname "$0")/lib.sh"
 cluster_up --agents 1 --agent-cpus 4 --agent-mem 2G
 node="${PREFIX}1"
@@ -54,6 +54,22 @@ set +e; colony wait --timeout 60 "$id" >/dev/null; set -e
 [ "$(job_field "$id" mem)" = $((64 << 20)) ] || fail "--mem 64M on the command line did not win: $(job_field "$id" mem)"
 grep -qx "sh: /dev/fd/[0-9]* arg1" "plain-$id.txt" || fail "plain-$id.txt holds: $(cat "plain-$id.txt")"
 note "a script without #! ran under /bin/sh: $(cat "plain-$id.txt")"
+
+# An array from a script: the text is stored once, with the array's first job, and each job
+# has it again after a controller restart.
+printf '#!/bin/sh\n#SBATCH --array=3 --mem=16M -c 0.1\n# marker-%s\necho "task $COLONY_ARRAY_TASK_ID"\n' $$ >arr.sh
+mapfile -t ids < <(colony submit arr.sh)
+[ "${#ids[@]}" = 3 ] || fail "#SBATCH --array=3 made ${#ids[@]} jobs: ${ids[*]}"
+for i in 0 1 2; do
+        set +e; colony wait --timeout 60 "${ids[$i]}" >/dev/null; set -e
+        [ "$(cat "colony-${ids[0]}_$i.out")" = "task $i" ] || fail "array task $i wrote: $(cat "colony-${ids[0]}_$i.out")"
+done
+cmdline=$(controller_cmdline)
+kill -9 "$(cat "$DIR/controller.pid")"
+stored=$(sqlite3 "$DIR/controller.db" "SELECT count(*) FROM jobs WHERE record LIKE '%marker-$$%'")
+[ "$stored" = 1 ] || fail "the array's script is in $stored records, want 1"
+controller_start "$cmdline"
+colony show --script "${ids[2]}" | cmp -s - arr.sh || fail "after a restart, array job ${ids[2]}'s script is: $(colony show --script "${ids[2]}" 2>&1)"
 
 # Refused with one line naming the line, nothing queued: a bad #COLONY value, a script too big.
 before=$(colony queue --all --json | jq '.jobs | length')
