@@ -4,7 +4,7 @@
 # attach prints what a job wrote before it and follows the rest; a follower that does not read
 # (SIGSTOPped) while its job writes 100 MB holds the controller's and the agent's memory within
 # a bound, blocks neither the job nor other clients, and gets every byte once it reads again;
-# an agent killed and restarted mid-run loses and doubles nothing.
+# an agent or the controller killed and restarted mid-run loses and doubles nothing.
 . "$(dirname "$0")/lib.sh"
 cluster_up --agents 1 --agent-cpus 4 --agent-mem 2G
 node="${PREFIX}1"
@@ -119,4 +119,16 @@ agent_start_again "$node"
 set +e; wait "$run"; rc=$?; set -e
 seq 1 300 | sed 's/^/n /' | cmp -s - re.out || fail "after an agent restart run printed $(wc -l <re.out) lines: $(sort re.out | uniq -d | head -3)"
 [ $rc = 0 ] || fail "run exited $rc across the agent's restart"
+# 6. The controller killed and restarted mid-run: the follower reconnects and asks from where it was.
+"$COLONY_BIN/colony" run --mem 32M -- sh -c 'i=0; while [ $i -lt 300 ]; do i=$((i + 1)); echo "c $i"; sleep 0.01; done' >rc.out &
+run=$!
+STARTED_PIDS+=("$run")
+wait_for '[ "$(wc -l <rc.out)" -ge 20 ]' "the controller-restart job's first lines"
+cmdline=$(controller_cmdline)
+kill -9 "$(cat "$DIR/controller.pid")"
+sleep 0.5
+controller_start "$cmdline"
+set +e; wait "$run"; rc=$?; set -e
+seq 1 300 | sed 's/^/c /' | cmp -s - rc.out || fail "after a controller restart run printed $(wc -l <rc.out) lines: $(sort rc.out | uniq -d | head -3)"
+[ $rc = 0 ] || fail "run exited $rc across the controller's restart"
 note "done"; echo "PASS"
