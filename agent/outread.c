@@ -36,22 +36,22 @@ typedef struct rd {
         uint64_t tag, id;
         uid_t uid;
         gid_t gid;
-        char *path[2];   /* stdout's, stderr's (NULL: with stdout) */
+        char *path[2]; /* stdout's, stderr's (NULL: with stdout) */
         int64_t off[2];
         int wait_ms;
-        bool ended;      /* the job had ended when the controller asked: no waiting */
+        bool ended; /* the job had ended when the controller asked: no waiting */
         unsigned char *data[2];
         size_t len[2];
-        bool eof[2];     /* the read reached the file's end */
-        bool none[2];    /* not a regular file (/dev/null, a terminal, a FIFO): nothing to follow */
+        bool eof[2];  /* the read reached the file's end */
+        bool none[2]; /* not a regular file (/dev/null, a terminal, a FIFO): nothing to follow */
         char error[256];
         struct rd *next;
 } rd;
 
 struct outread {
         pthread_mutex_t lock;
-        rd *done;        /* finished reads for the loop */
-        unsigned refs;   /* the loop's, and each thread's */
+        rd *done;      /* finished reads for the loop */
+        unsigned refs; /* the loop's, and each thread's */
         bool closed;
         int efd;
         unsigned in_flight;
@@ -112,7 +112,8 @@ static int open_stream(rd *r, int i, int *fd) {
                 *fd = -1;
                 return 0;
         }
-        snprintf(r->error, sizeof(r->error), "job %llu: %s: %s", (unsigned long long)r->id, r->path[i], strerror(errno));
+        snprintf(r->error, sizeof(r->error), "job %llu: %s: %s", (unsigned long long)r->id, r->path[i],
+                 strerror(errno));
         if (*fd >= 0)
                 close(*fd);
         *fd = -1;
@@ -144,8 +145,8 @@ static int read_stream(rd *r, int i, int fd) {
 
 /* Read what is there; while nothing is and the job runs, wait up to wait_ms for more. */
 static void read_all(rd *r) {
-        int fd[2] = {-1, -1}, ifd = -1;
-        bool watched[2] = {false, false};
+        int fd[2] = { -1, -1 }, ifd = -1;
+        bool watched[2] = { false, false };
         int64_t deadline = mono_ms() + r->wait_ms;
 
         if (!r->ended && r->wait_ms > 0)
@@ -165,10 +166,11 @@ static void read_all(rd *r) {
                 int64_t left = deadline - mono_ms();
                 if (r->len[0] || r->len[1] || r->ended || left <= 0)
                         break;
-                struct pollfd p = {.fd = ifd, .events = POLLIN};
+                struct pollfd p = { .fd = ifd, .events = POLLIN };
                 /* a file not there yet, or no inotify: look again soon */
                 bool all_watched = (!r->path[0] || watched[0]) && (!r->path[1] || watched[1]);
-                (void)poll(&p, ifd >= 0 ? 1 : 0, (int)(all_watched || left < POLL_FALLBACK_MS ? left : POLL_FALLBACK_MS));
+                (void)poll(&p, ifd >= 0 ? 1 : 0,
+                           (int)(all_watched || left < POLL_FALLBACK_MS ? left : POLL_FALLBACK_MS));
                 char drain[4096];
                 while (ifd >= 0 && read(ifd, drain, sizeof(drain)) > 0)
                         ;
@@ -205,7 +207,7 @@ static void *reader(void *arg) {
 /* The answer to read r: its bytes in base64 (absent for a stream it did not read), whether
  * each read reached the end, or the error. NULL when out of memory. */
 static cJSON *answer(const rd *r) {
-        static const char *const names[2][2] = {{"out", "out_eof"}, {"err", "err_eof"}};
+        static const char *const names[2][2] = { { "out", "out_eof" }, { "err", "err_eof" } };
         cJSON *msg = proto_new("output");
         bool ok = msg && cJSON_AddNumberToObject(msg, "tag", (double)r->tag) &&
                   cJSON_AddNumberToObject(msg, "id", (double)r->id);
@@ -277,15 +279,16 @@ int outread_new(sd_event *e, struct ctlink *link, outread **out) {
 
 /* The read a read_output message asks for into *out. Returns 0 or -EINVAL/-ENOMEM with err. */
 static int parse_request(const cJSON *msg, rd **out, char err[PROTO_ERRLEN]) {
-        static const char *const fields[] = {"tag", "id", "uid", "gid", "out_path", "err_path", "out_offset",
-                                             "err_offset", "wait_ms", "ended", NULL};
-        int64_t tag, id, uid, gid, wait_ms = 0, off[2] = {0, 0};
-        const char *path[2] = {NULL, NULL};
+        static const char *const fields[] = { "tag",        "id",         "uid",     "gid",   "out_path", "err_path",
+                                              "out_offset", "err_offset", "wait_ms", "ended", NULL };
+        int64_t tag, id, uid, gid, wait_ms = 0, off[2] = { 0, 0 };
+        const char *path[2] = { NULL, NULL };
         bool ended = false;
         rd *r;
         int k;
 
-        if ((k = proto_check_fields(msg, fields, err)) < 0 || (k = proto_get_int(msg, "tag", 1, INT64_MAX, &tag, err)) < 0 ||
+        if ((k = proto_check_fields(msg, fields, err)) < 0 ||
+            (k = proto_get_int(msg, "tag", 1, INT64_MAX, &tag, err)) < 0 ||
             (k = proto_get_int(msg, "id", 1, INT64_MAX, &id, err)) < 0 ||
             (k = proto_get_int(msg, "uid", 0, UINT32_MAX - 1, &uid, err)) < 0 ||
             (k = proto_get_int(msg, "gid", 0, UINT32_MAX - 1, &gid, err)) < 0 ||
@@ -300,8 +303,13 @@ static int parse_request(const cJSON *msg, rd **out, char err[PROTO_ERRLEN]) {
                 snprintf(err, PROTO_ERRLEN, "out of memory");
                 return -ENOMEM;
         }
-        *r = (rd){.tag = (uint64_t)tag, .id = (uint64_t)id, .uid = (uid_t)uid, .gid = (gid_t)gid, .off = {off[0], off[1]},
-                  .wait_ms = (int)wait_ms, .ended = ended};
+        *r = (rd){ .tag = (uint64_t)tag,
+                   .id = (uint64_t)id,
+                   .uid = (uid_t)uid,
+                   .gid = (gid_t)gid,
+                   .off = { off[0], off[1] },
+                   .wait_ms = (int)wait_ms,
+                   .ended = ended };
         for (int i = 0; i < 2; i++)
                 if (path[i] && (!(r->path[i] = strdup(path[i])) || !(r->data[i] = malloc(OUTREAD_CHUNK)))) {
                         rd_free(r);
@@ -314,8 +322,9 @@ static int parse_request(const cJSON *msg, rd **out, char err[PROTO_ERRLEN]) {
 
 /* Answer a request with an error at once. */
 static void refuse(outread *o, const cJSON *msg, const char *why) {
-        rd r = {0};
-        const cJSON *tag = cJSON_GetObjectItemCaseSensitive(msg, "tag"), *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+        rd r = { 0 };
+        const cJSON *tag = cJSON_GetObjectItemCaseSensitive(msg, "tag"),
+                    *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
         r.tag = cJSON_IsNumber(tag) ? (uint64_t)tag->valuedouble : 0;
         r.id = cJSON_IsNumber(id) ? (uint64_t)id->valuedouble : 0;
         snprintf(r.error, sizeof(r.error), "%s", why);
@@ -356,7 +365,8 @@ void outread_handle(outread *o, const cJSON *msg) {
                 pthread_mutex_lock(&o->lock);
                 o->refs--; /* no thread: the loop still holds its own */
                 pthread_mutex_unlock(&o->lock);
-                snprintf(why, sizeof(why), "job %llu: cannot start a reader: %s", (unsigned long long)r->id, strerror(k));
+                snprintf(why, sizeof(why), "job %llu: cannot start a reader: %s", (unsigned long long)r->id,
+                         strerror(k));
                 rd_free(r);
                 refuse(o, msg, why);
                 return;

@@ -48,9 +48,7 @@ static size_t pending_on(const ctl_server *srv, const ctl_node *n) {
         return k;
 }
 
-static void take_out(ctl_server *srv, size_t i) {
-        srv->outputs[i] = srv->outputs[--srv->noutputs];
-}
+static void take_out(ctl_server *srv, size_t i) { srv->outputs[i] = srv->outputs[--srv->noutputs]; }
 
 /* An "output" reply with no bytes: the job pending (nothing to read yet), or an error the
  * follower may retry after (busy, the node down). */
@@ -68,8 +66,12 @@ static void reply_empty(conn *c, const job *j, const char *error) {
 /* The job's output path (a pattern) expanded as its agent did at launch, malloc'ed; NULL when
  * out of memory. */
 static char *expanded(const job *j, const char *pattern) {
-        const outpat_vars v = { .id = j->id, .array_first = j->array_first, .array_index = j->array_index,
-                                .user = j->user, .name = j->spec.name, .node = j->node };
+        const outpat_vars v = { .id = j->id,
+                                .array_first = j->array_first,
+                                .array_index = j->array_index,
+                                .user = j->user,
+                                .name = j->spec.name,
+                                .node = j->node };
         char *out = NULL;
         return outpat_expand(pattern, &v, &out) == 0 ? out : NULL;
 }
@@ -127,12 +129,14 @@ void server_handle_output(ctl_server *srv, conn *c, const cJSON *msg) {
         }
         ctl_node *n = ctl_find_node(&srv->state, j->node);
         if (!n || !n->link) {
-                snprintf(err, sizeof(err), "job %llu: its node %s is not connected", (unsigned long long)j->id, j->node);
+                snprintf(err, sizeof(err), "job %llu: its node %s is not connected", (unsigned long long)j->id,
+                         j->node);
                 reply_empty(c, j, err);
                 return;
         }
         if (pending_on(srv, n) >= OUTPUT_PER_NODE_MAX) {
-                snprintf(err, sizeof(err), "busy: %d output reads in progress on node %s", OUTPUT_PER_NODE_MAX, n->name);
+                snprintf(err, sizeof(err), "busy: %d output reads in progress on node %s", OUTPUT_PER_NODE_MAX,
+                         n->name);
                 reply_empty(c, j, err);
                 return;
         }
@@ -146,8 +150,9 @@ void server_handle_output(ctl_server *srv, conn *c, const cJSON *msg) {
                 return;
         }
         cJSON_Delete(req);
-        srv->outputs[srv->noutputs++] = (struct out_pending){ .tag = srv->output_tag, .client = c, .node = n,
-                                                               .job = j->id, .ended = job_state_is_terminal(j->state) };
+        srv->outputs[srv->noutputs++] = (struct out_pending){
+                .tag = srv->output_tag, .client = c, .node = n, .job = j->id, .ended = job_state_is_terminal(j->state)
+        };
 }
 
 void server_output_answer(ctl_server *srv, ctl_node *n, const cJSON *msg) {

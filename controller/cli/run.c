@@ -33,15 +33,13 @@ typedef struct follower {
         const cli *c;
         const char *sock;
         uint64_t id;
-        int fd;           /* the connection, -1 between two */
-        bool awaiting;    /* a request was sent on fd and its answer not read */
-        int64_t off[2];   /* what was printed of stdout's file, of stderr's */
-        bool cancelled;   /* colony run: an interrupt cancelled the job */
+        int fd;         /* the connection, -1 between two */
+        bool awaiting;  /* a request was sent on fd and its answer not read */
+        int64_t off[2]; /* what was printed of stdout's file, of stderr's */
+        bool cancelled; /* colony run: an interrupt cancelled the job */
 } follower;
 
-static void pause_ms(int ms) {
-        (void)poll(NULL, 0, ms); /* a signal ends it early, to be seen at once */
-}
+static void pause_ms(int ms) { (void)poll(NULL, 0, ms); /* a signal ends it early, to be seen at once */ }
 
 /* Write all of data to fd. Returns 0 or -errno. */
 static int write_all(int fd, const unsigned char *data, size_t len) {
@@ -84,7 +82,7 @@ static int ask(follower *f, char *err, size_t errlen) {
 /* Print the answer's bytes of stream i ("out" or "err") and move its offset on. Returns 0 or
  * EXIT_FAIL after saying why. */
 static int print_stream(follower *f, const cJSON *ans, int i) {
-        static const char *const names[2] = {"out", "err"};
+        static const char *const names[2] = { "out", "err" };
         const cJSON *item = cJSON_GetObjectItemCaseSensitive(ans, names[i]);
         unsigned char *data;
         size_t len;
@@ -217,9 +215,9 @@ static void say_end(const follower *f, const job *j) {
 /* Follow job id to its end; with cancel, an interrupt cancels it. Returns its exit status
  * (outcome.h), or one of follow's. */
 static int follow_job(const cli *c, const char *sock, uint64_t id, bool cancel) {
-        follower f = {.c = c, .sock = sock, .id = id, .fd = -1};
+        follower f = { .c = c, .sock = sock, .id = id, .fd = -1 };
         char err[ERRLEN];
-        job j = {0};
+        job j = { 0 };
         int r;
 
         cli_catch_signals();
@@ -263,12 +261,10 @@ static const char run_usage[] =
         "from them. Ctrl-C (SIGINT), SIGTERM and SIGHUP cancel the job, then its end is awaited;\n"
         "a second one stops waiting.\n";
 
-static int run_run(cli *c, int argc, char **argv) {
-        return jobs_submit_main(c, argc, argv, true);
-}
+static int run_run(cli *c, int argc, char **argv) { return jobs_submit_main(c, argc, argv, true); }
 
-const cli_command cmd_run = {"run", "run a job and follow its output: colony run [options] -- CMD [ARGS...]", run_usage,
-                             true, run_run};
+const cli_command cmd_run = { "run", "run a job and follow its output: colony run [options] -- CMD [ARGS...]",
+                              run_usage, true, run_run };
 
 static const char attach_usage[] =
         "Usage: colony attach JOB\n"
@@ -294,5 +290,5 @@ static int run_attach(cli *c, int argc, char **argv) {
         return follow_job(c, sock, (uint64_t)id, false);
 }
 
-const cli_command cmd_attach = {"attach", "follow a job's output until it ends: colony attach JOB", attach_usage,
-                                false, run_attach};
+const cli_command cmd_attach = { "attach", "follow a job's output until it ends: colony attach JOB", attach_usage,
+                                 false, run_attach };

@@ -19,15 +19,15 @@ typedef struct sbatch_opt {
 } sbatch_opt;
 
 static const sbatch_opt sbatch_opts[] = {
-        {"cpus-per-task", 'c', "cpus", true}, {"mem", 0, "mem", true},
-        {"time", 't', "time", true},          {"array", 'a', "array", true},
-        {"output", 'o', "output", true},      {"error", 'e', "error", true},
-        {"job-name", 'J', "name", true},      {"dependency", 'd', "dependency", true},
-        {"begin", 'b', "begin", true},        {"nice", 0, "nice", true},
-        {"hold", 'H', "hold", false},         {"constraint", 'C', "constraint", true},
-        {"nodelist", 'w', "nodelist", true},  {"exclude", 'x', "exclude", true},
-        {"exclusive", 0, "exclusive", false}, {"chdir", 'D', "chdir", true},
-        {"requeue", 0, "requeue", false},
+        { "cpus-per-task", 'c', "cpus", true }, { "mem", 0, "mem", true },
+        { "time", 't', "time", true },          { "array", 'a', "array", true },
+        { "output", 'o', "output", true },      { "error", 'e', "error", true },
+        { "job-name", 'J', "name", true },      { "dependency", 'd', "dependency", true },
+        { "begin", 'b', "begin", true },        { "nice", 0, "nice", true },
+        { "hold", 'H', "hold", false },         { "constraint", 'C', "constraint", true },
+        { "nodelist", 'w', "nodelist", true },  { "exclude", 'x', "exclude", true },
+        { "exclusive", 0, "exclusive", false }, { "chdir", 'D', "chdir", true },
+        { "requeue", 0, "requeue", false },
 };
 
 /* A growing NULL-terminated vector of malloc'ed strings. */
@@ -51,7 +51,7 @@ static void vec_free(strvec *s) {
         for (int i = 0; i < s->n; i++)
                 free(s->v[i]);
         free(s->v);
-        *s = (strvec){0};
+        *s = (strvec){ 0 };
 }
 
 /* The words of line (len bytes) into words: split at blanks, quotes removed, up to a word
@@ -157,7 +157,7 @@ static int translate(script_opts *o, unsigned lineno, const strvec *words, strve
 /* Add the option line (tag and the words after it) to o. */
 static int add_line(script_opts *o, unsigned lineno, bool sbatch, const char *rest, size_t len, char *err,
                     size_t errlen) {
-        strvec words = {0}, opts = {0};
+        strvec words = { 0 }, opts = { 0 };
         int r = vec_add(&opts, sbatch ? "#SBATCH" : "#COLONY", 7);
 
         if (r == 0)
@@ -177,7 +177,7 @@ static int add_line(script_opts *o, unsigned lineno, bool sbatch, const char *re
                 return r;
         }
         o->lines = grown;
-        o->lines[o->n++] = (script_line){.lineno = lineno, .sbatch = sbatch, .argc = opts.n, .argv = opts.v};
+        o->lines[o->n++] = (script_line){ .lineno = lineno, .sbatch = sbatch, .argc = opts.n, .argv = opts.v };
         return 0;
 }
 
@@ -186,7 +186,7 @@ int script_parse(const char *text, script_opts *out, char *err, size_t errlen) {
         unsigned lineno = 1;
         int r = 0;
 
-        *out = (script_opts){0};
+        *out = (script_opts){ 0 };
         if (strncmp(line, "#!", 2) == 0) {
                 line += strcspn(line, "\n");
                 line += *line == '\n';
@@ -214,14 +214,14 @@ int script_parse(const char *text, script_opts *out, char *err, size_t errlen) {
 
 void script_opts_free(script_opts *o) {
         for (size_t i = 0; i < o->n; i++) {
-                strvec v = {.v = o->lines[i].argv, .n = o->lines[i].argc};
+                strvec v = { .v = o->lines[i].argv, .n = o->lines[i].argc };
                 vec_free(&v);
         }
         for (size_t i = 0; i < o->nwarnings; i++)
                 free(o->warnings[i]);
         free(o->lines);
         free(o->warnings);
-        *o = (script_opts){0};
+        *o = (script_opts){ 0 };
 }
 
 int script_read(const char *path, char **text, char *err, size_t errlen) {
@@ -267,7 +267,7 @@ int script_read(const char *path, char **text, char *err, size_t errlen) {
 }
 
 bool script_is_batch(const char *path) {
-        char head[2] = {0};
+        char head[2] = { 0 };
         struct stat st;
         int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
         bool batch = false;

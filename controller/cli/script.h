@@ -8,9 +8,9 @@
 /* One option line: its number (from 1) and its options as colony's submit takes them. */
 typedef struct script_line {
         unsigned lineno;
-        bool sbatch;   /* an "#SBATCH" line (else "#COLONY") */
-        int argc;      /* argv[0] is the line's tag ("#SBATCH"), then the options */
-        char **argv;   /* NULL-terminated, malloc'ed with its strings */
+        bool sbatch; /* an "#SBATCH" line (else "#COLONY") */
+        int argc;    /* argv[0] is the line's tag ("#SBATCH"), then the options */
+        char **argv; /* NULL-terminated, malloc'ed with its strings */
 } script_line;
 
 /* A script's option lines, and a warning for each #SBATCH option colony does not have. */

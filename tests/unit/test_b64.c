@@ -6,8 +6,8 @@
 #include <string.h>
 
 START_TEST(rfc4648_vectors_both_ways) {
-        static const char *const plain[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
-        static const char *const coded[] = {"", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"};
+        static const char *const plain[] = { "", "f", "fo", "foo", "foob", "fooba", "foobar" };
+        static const char *const coded[] = { "", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy" };
         for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
                 char *text = b64_encode(plain[i], strlen(plain[i]));
                 unsigned char *back;
@@ -37,7 +37,7 @@ START_TEST(every_byte_round_trips) {
 END_TEST
 
 START_TEST(what_is_not_base64_is_refused) {
-        static const char *const bad[] = {"Zg=", "Zg=a", "Z===", "=Zm9", "Zm9v!A==", "Zg==Zm9v", "Zm\n9v"};
+        static const char *const bad[] = { "Zg=", "Zg=a", "Z===", "=Zm9", "Zm9v!A==", "Zg==Zm9v", "Zm\n9v" };
         unsigned char *out = NULL;
         size_t len;
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
