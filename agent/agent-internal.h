@@ -66,6 +66,7 @@ struct agent {
         bool stopping; /* agent_stop: no ack will be waited for, a report written is done with */
         struct jobsync *sync; /* the state directory's fsyncs and removals, off the loop */
         cores *cores;  /* the cores whole-CPU jobs hold (jobcores.c); NULL: jobs get no cpuset */
+        struct outread *outread; /* jobs' output read for their followers, off the loop (outread.h) */
 };
 
 /* Cores of their own (jobcores.c). */

@@ -12,6 +12,7 @@
 #include "jobstart.h"
 #include "jobsync.h"
 #include "launchmsg.h"
+#include "outread.h"
 #include "log.h"
 #include "proto.h"
 #include "report.h"
@@ -284,6 +285,8 @@ static void on_message(const cJSON *msg, void *userdata) {
                 handle_weights(a, msg);
         else if (strcmp(type, "ack") == 0)
                 report_handle_ack(a, msg);
+        else if (strcmp(type, "read_output") == 0)
+                outread_handle(a->outread, msg);
         else
                 log_warning("controller=%s: ignoring a '%s' message", a->cfg.controller, type);
 }
@@ -357,6 +360,8 @@ int agent_new(sd_event *e, const agent_config *cfg, cg_backend *cg, agent **out)
                 r = jobsync_new(e, cfg->state_dir, report_durable, a, &a->sync);
         if (r == 0)
                 r = jobcores_init(a);
+        if (r == 0)
+                r = outread_new(e, a->link, &a->outread);
         if (r < 0) {
                 sd_event_source_disable_unref(a->usage_timer);
                 sd_event_source_disable_unref(a->launcher);
@@ -422,6 +427,7 @@ void agent_free(agent *a) {
         sd_event_source_disable_unref(a->usage_timer);
         sd_event_source_disable_unref(a->launcher);
         jobsync_free(a->sync);
+        outread_free(a->outread);
         ctlink_free(a->link);
         free(a);
 }

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/keyctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -41,6 +42,7 @@ typedef struct child_plan {
         int go_fd, go_peer, err_fd, err_peer; /* the child's pipe ends, and the parent's */
         int progress_fd;
         struct rlimit nofile;
+        char **sh_argv; /* a batch script without "#!": /bin/sh, its copy's /dev/fd path, argv[1..] */
 } child_plan;
 
 /* The user's supplementary groups from the group database, including gid; just gid when the
@@ -159,6 +161,47 @@ static void child_new_keyring(const child_plan *p) {
                 child_fail(p, "link the user keyring", NULL);
 }
 
+/* "/dev/fd/<fd>" into buf (32 bytes). Async-signal-safe. */
+static void fd_path(int fd, char buf[32]) {
+        char digits[12];
+        int n = 0;
+
+        do
+                digits[n++] = (char)('0' + fd % 10);
+        while ((fd /= 10) > 0);
+        memcpy(buf, "/dev/fd/", 8);
+        for (int i = 0; i < n; i++)
+                buf[8 + i] = digits[n - 1 - i];
+        buf[8 + n] = 0;
+}
+
+/* Run the batch script's stored copy, not the file it came from (which may have changed or
+ * gone since the submit): its text in a memfd left open across exec, run by the kernel's "#!"
+ * handling (the interpreter gets /dev/fd/N and argv[1..]), or by /bin/sh without a "#!" line,
+ * as sbatch does. Returns only after a failure, with errno set. */
+static void child_exec_script(const child_plan *p, char *const env[]) {
+        const char *text = p->spec->script;
+        size_t len = strlen(text), done = 0;
+        int fd = memfd_create("colony-script", 0);
+        char path[32];
+
+        if (fd < 0)
+                child_fail(p, "memfd_create", p->spec->argv[0]);
+        while (done < len) {
+                ssize_t w = write(fd, text + done, len - done);
+                if (w < 0 && errno != EINTR)
+                        child_fail(p, "write the script of", p->spec->argv[0]);
+                done += w > 0 ? (size_t)w : 0;
+        }
+        if (strncmp(text, "#!", 2) == 0) {
+                execveat(fd, "", p->spec->argv, env, AT_EMPTY_PATH);
+                return;
+        }
+        fd_path(fd, path);
+        p->sh_argv[1] = path;
+        execve(p->sh_argv[0], p->sh_argv, env);
+}
+
 static _Noreturn void child_run(const child_plan *p) {
         const job_spec *s = p->spec;
         char *const empty_env[] = {NULL};
@@ -206,7 +249,10 @@ static _Noreturn void child_run(const child_plan *p) {
         /* Close-on-exec rather than close: the error pipe must stay open until execve. */
         if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
                 child_fail(p, "close_range", NULL);
-        execve(s->argv[0], s->argv, s->env ? s->env : empty_env);
+        if (s->script)
+                child_exec_script(p, s->env ? s->env : empty_env);
+        else
+                execve(s->argv[0], s->argv, s->env ? s->env : empty_env);
         child_fail(p, "execve", s->argv[0]);
 }
 
@@ -255,6 +301,21 @@ static int parent_run(const launch_req *req, pid_t pid, int go_fd, int err_fd, c
         return r;
 }
 
+/* The argv that runs a batch script without "#!": /bin/sh, a slot for its copy's path (the
+ * child fills it), the script's arguments. Returns 0 or -ENOMEM. */
+static int script_sh_argv(const job_spec *s, char ***out) {
+        size_t n = 0;
+
+        while (s->argv[n])
+                n++;
+        if (!(*out = calloc(n + 2, sizeof(char *))))
+                return -ENOMEM;
+        (*out)[0] = (char *)"/bin/sh";
+        for (size_t i = 1; i < n; i++)
+                (*out)[i + 1] = s->argv[i];
+        return 0;
+}
+
 static int make_pipes(int go[2], int ep[2], char *err, size_t errlen) {
         if (pipe2(go, O_CLOEXEC) < 0) {
                 snprintf(err, errlen, "pipe: %s", strerror(errno));
@@ -286,10 +347,16 @@ int launch_job(const launch_req *req, pid_t *pid, char *err, size_t errlen) {
                 snprintf(err, errlen, "groups of uid %u: %s", (unsigned)req->uid, strerror(-r));
                 return r;
         }
+        if (s->script && (r = script_sh_argv(s, &p.sh_argv)) < 0) {
+                free(p.groups);
+                snprintf(err, errlen, "out of memory");
+                return r;
+        }
         snprintf(p.uid_text, sizeof(p.uid_text), "%u", (unsigned)req->uid);
         snprintf(p.gid_text, sizeof(p.gid_text), "%u", (unsigned)req->gid);
         if ((r = make_pipes(go, ep, err, errlen)) < 0) {
                 free(p.groups);
+                free(p.sh_argv);
                 return r;
         }
         p.go_fd = go[0];
@@ -310,5 +377,6 @@ int launch_job(const launch_req *req, pid_t *pid, char *err, size_t errlen) {
         close(go[1]);
         close(ep[0]);
         free(p.groups);
+        free(p.sh_argv);
         return r;
 }

@@ -283,6 +283,8 @@ static void agent_message(conn *c, const cJSON *msg) {
                 handle_finished(srv, n, msg, err);
         else if (strcmp(type, "usage") == 0)
                 handle_usage(srv, n, msg, err);
+        else if (strcmp(type, "output") == 0)
+                server_output_answer(srv, n, msg);
         else
                 log_warning("node=%s unknown message type '%.64s': ignored", n->name, type);
 }
@@ -294,14 +296,15 @@ static void agent_closed(conn *c) {
                 srv->npreauth--; /* a stranger's, counted by admit_stranger */
         if (!n || n->link != c)
                 return;
+        server_output_node_gone(srv, n);
         ctl_node_disconnected(&srv->state, n);
         server_schedule(srv);
 }
 
 void server_drop_link(ctl_server *srv, ctl_node *n, conn *c) {
-        (void)srv;
         log_warning("node=%s agent link fd=%d closed: the agent went silent", n->name, c->fd);
         c->data = NULL; /* no longer the node's: its close changes nothing */
+        server_output_node_gone(srv, n);
         conn_fail(c, "closed: the agent went silent; say hello again");
 }
 

@@ -822,6 +822,7 @@ static const struct {
         { "drain", handle_drain }, { "resume", handle_resume },
         { "hold", handle_hold }, { "release", handle_release }, { "update", handle_update },
         { "array", handle_array },
+        { "output", server_handle_output },
 };
 
 static void client_message(conn *c, const cJSON *msg) {
@@ -904,6 +905,7 @@ static void client_closed(conn *c) {
         server_bulk_forget(c->owner, c);
         free(c->data);
         server_drop_follower(c->owner, c);
+        server_output_forget(c->owner, c);
 }
 
 void server_answer_waiters(ctl_server *srv, const job *j) {

@@ -442,9 +442,14 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
 static int restore_job(void *userdata, job *j) {
         ctl_state *st = &((ctl_server *)userdata)->state;
         job *first = j->array_first && j->array_first != j->id ? ctl_find_job(st, j->array_first) : NULL;
-        if (first) /* jobs come in id order: an array's hold their strings once, as when submitted */
+        int r = 0;
+        /* an array's batch script is stored with its first job only (jobstore.c, put_job) */
+        if (first && first->spec.script && !j->spec.script && !(j->spec.script = strdup(first->spec.script)))
+                r = -ENOMEM;
+        if (r == 0 && first) /* jobs come in id order: an array's hold their strings once, as when submitted */
                 (void)job_share_strings(j, first);
-        int r = ctl_restore(st, j, server_clock());
+        if (r == 0)
+                r = ctl_restore(st, j, server_clock());
         if (r < 0) {
                 job_free(j);
                 free(j);
@@ -750,6 +755,7 @@ int main(int argc, char **argv) {
         ctl_free(&srv.state);
         sd_event_source_disable_unref(srv.end_of_turn);
         server_bulk_close(&srv);
+        server_output_close(&srv);
         server_events_close(&srv);
         jobstore_close(srv.store);
         free(srv.waiters);

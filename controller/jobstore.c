@@ -265,6 +265,9 @@ static int insert_job(jobstore *s, const job *j, const char *record) {
  * result code (SQLITE_DONE on success). */
 static int put_job(jobstore *s, const job *j) {
         cJSON *rec = job_to_json(j);
+        /* a batch script is stored once for an array, with its first job (restore_job) */
+        if (rec && j->array_first && j->array_first != j->id)
+                cJSON_DeleteItemFromObjectCaseSensitive(rec, "script");
         char *record = rec ? proto_print(rec) : NULL;
         int rc = SQLITE_NOMEM;
         cJSON_Delete(rec);

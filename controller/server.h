@@ -92,6 +92,9 @@ typedef struct ctl_server {
         bool unsynced;                /* commits that no sync (done or in flight) covers: output is held */
         bool syncs_deferred;          /* the store's syncs are the syncer's (set at the first write) */
         struct remote_server *remote; /* remote.c: who may submit from another host, and how */
+        struct out_pending *outputs;  /* outrelay.c: followers' reads in flight, one per client at most */
+        size_t noutputs;
+        uint64_t output_tag;          /* the last read_output's tag */
 } ctl_server;
 
 /* CLOCK_REALTIME in microseconds (job times are wall-clock for users). */
@@ -132,6 +135,16 @@ int server_events_store(ctl_server *srv, const job *j);
 void server_handle_events(ctl_server *srv, conn *c, const cJSON *msg);
 /* Forget c as a follower (its connection is closing). */
 void server_drop_follower(ctl_server *srv, conn *c);
+/* The client request "output": a read of the job's files from its agent (outrelay.c). */
+void server_handle_output(ctl_server *srv, conn *c, const cJSON *msg);
+/* The agent's answer to a read_output: to the client that asked, if still there. */
+void server_output_answer(ctl_server *srv, ctl_node *n, const cJSON *msg);
+/* c is closing: its read in flight is answered to nobody. */
+void server_output_forget(ctl_server *srv, conn *c);
+/* n's link closed: its reads in flight are answered with that (the followers ask again). */
+void server_output_node_gone(ctl_server *srv, ctl_node *n);
+/* Free the reads in flight (at exit). */
+void server_output_close(ctl_server *srv);
 /* Schedule once this turn of the loop is over, logging a failure (both handlers call it after
  * any change; commit.c). */
 void server_schedule(ctl_server *srv);

@@ -43,7 +43,7 @@ bool job_state_is_terminal(job_state s) {
 #define SPEC_FIELDS                                                                                                    \
         "argv", "env", "cwd", "stdout_path", "stderr_path", "mcpu", "mem", "mem_high", "pids", "name", "group", "job_type", \
                 "expected_usec", "requeue", "umask", "time_limit_usec", "constraint", "nodelist", "exclude", "exclusive", "share_cores", \
-                "dependency", "hold", "begin_usec", "nice", "array_throttle"
+                "dependency", "hold", "begin_usec", "nice", "array_throttle", "script"
 const char *const job_spec_fields[] = { SPEC_FIELDS, NULL };
 const char *const job_submit_fields[] = { SPEC_FIELDS, "array", NULL };
 
@@ -250,6 +250,20 @@ static bool array_fields_to_json(const job_spec *spec, cJSON *obj) {
         return !spec->array_throttle || cJSON_AddNumberToObject(obj, "array_throttle", spec->array_throttle);
 }
 
+/* The batch script, if any, within JOB_SCRIPT_BYTES_MAX. */
+static int get_script(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]) {
+        int r = get_opt_str(obj, "script", &spec->script, err);
+        if (r < 0 || !spec->script)
+                return r;
+        size_t len = strlen(spec->script);
+        if (len > JOB_SCRIPT_BYTES_MAX) {
+                snprintf(err, PROTO_ERRLEN, "script: %zu bytes, more than the %d a batch script may have", len,
+                         JOB_SCRIPT_BYTES_MAX);
+                return -E2BIG;
+        }
+        return 0;
+}
+
 static const char *const wait_names[_JOB_WAIT_MAX] = {
         [JOB_WAIT_NONE] = "",
         [JOB_WAIT_RESOURCES] = "resources",
@@ -303,7 +317,8 @@ static int spec_parse(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]) 
             (r = check_label(spec->group, "group", true, err)) < 0 ||
             (r = check_label(spec->job_type, "job_type", false, err)) < 0 || (r = get_nodesel(obj, spec, err)) < 0)
                 return r;
-        if ((r = start_fields_parse(obj, spec, err)) < 0 || (r = array_fields_parse(obj, spec, err)) < 0)
+        if ((r = start_fields_parse(obj, spec, err)) < 0 || (r = array_fields_parse(obj, spec, err)) < 0 ||
+            (r = get_script(obj, spec, err)) < 0)
                 return r;
         return spec->name ? 0 : default_name(spec);
 }
@@ -353,7 +368,7 @@ static int spec_to_json_public(const job_spec *spec, cJSON *obj) {
             !add_opt_str(obj, "nodelist", spec->nodelist) || !add_opt_str(obj, "exclude", spec->exclude) ||
             (spec->exclusive && !cJSON_AddBoolToObject(obj, "exclusive", true)) ||
             (spec->share_cores && !cJSON_AddBoolToObject(obj, "share_cores", true)) ||
-            !start_fields_to_json(spec, obj) || !array_fields_to_json(spec, obj))
+            !start_fields_to_json(spec, obj) || !array_fields_to_json(spec, obj) || !add_opt_str(obj, "script", spec->script))
                 return -ENOMEM;
         return 0;
 }
@@ -384,7 +399,7 @@ size_t job_spec_json_bound(const job_spec *spec) {
                 n += str_bound(*v);
         for (char *const *v = spec->env; v && *v; v++)
                 n += str_bound(*v);
-        return n + str_bound(spec->dependency);
+        return n + str_bound(spec->dependency) + str_bound(spec->script);
 }
 
 void job_spec_free(job_spec *spec) {
@@ -400,6 +415,7 @@ void job_spec_free(job_spec *spec) {
         free(spec->nodelist);
         free(spec->exclude);
         free(spec->dependency);
+        free(spec->script);
         *spec = (job_spec){ 0 };
 }
 
@@ -566,7 +582,7 @@ static int record_parse(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
             (r = get_opt_int(obj, "mem_current", 0, INT64_MAX, &current, err)) < 0)
                 return r;
         j->result.mem_current = (uint64_t)current;
-        if ((r = array_fields_parse(obj, &j->spec, err)) < 0)
+        if ((r = array_fields_parse(obj, &j->spec, err)) < 0 || (r = get_opt_str(obj, "script", &j->spec.script, err)) < 0)
                 return r;
         return record_start_parse(obj, j, err);
 }
@@ -582,7 +598,7 @@ int job_from_json(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
 }
 
 /* The string fields an array's jobs share but argv, as pointers into j, in out. */
-#define SHARED_STRINGS 10
+#define SHARED_STRINGS 11
 static void shared_strings(job *j, char **out[SHARED_STRINGS]) {
         out[0] = &j->user;
         out[1] = &j->spec.name;
@@ -594,6 +610,7 @@ static void shared_strings(job *j, char **out[SHARED_STRINGS]) {
         out[7] = &j->spec.nodelist;
         out[8] = &j->spec.exclude;
         out[9] = &j->spec.dependency;
+        out[10] = &j->spec.script;
 }
 
 void job_borrow_spec(job *member, const job *owner, bool with_stdout) {

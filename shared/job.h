@@ -85,7 +85,16 @@ typedef struct job_spec {
         int nice;           /* JOB_NICE_MIN..JOB_NICE_MAX: higher goes after the user's other jobs
                              * in its department; negative for root only */
         uint32_t array_throttle; /* an array's tasks running at once at most ("%N"), 0: no limit */
+        /* A batch script's text (colony submit job.sh), NULL for a command: the job runs this copy,
+         * with its "#!" line's interpreter (/bin/sh without one), argv[0] naming the file it came
+         * from and argv[1..] its arguments. At most JOB_SCRIPT_BYTES_MAX bytes, valid UTF-8. */
+        char *script;
 } job_spec;
+
+/* Bytes a batch script may take: it is stored in the job's record and kept in memory while the
+ * job is pending, as its command line is (Slurm's default max_script_size is 4 MB; a lab's
+ * scripts take a few KB). */
+#define JOB_SCRIPT_BYTES_MAX (64 * 1024)
 
 #define JOB_NICE_MIN (-10000)
 #define JOB_NICE_MAX 10000

@@ -22,17 +22,17 @@ _colony() {
                 *) cmd=${COMP_WORDS[i]}; break ;;
                 esac
         done
-        # everything after "submit ... --" is the job's own command line
-        if [ "$cmd" = submit ]; then
+        # everything after "submit ... --" (or "run ... --") is the job's own command line
+        if [ "$cmd" = submit ] || [ "$cmd" = run ]; then
                 for ((i = 1; i < COMP_CWORD; i++)); do
                         [ "${COMP_WORDS[i]}" = -- ] && { COMPREPLY=($(compgen -c -- "$cur")); return; }
                 done
         fi
         case $prev in
         --socket | --output | --error | --machines | --jobs | --trace | --controller-config | --instance | --tree | --demands | \
-        --google | --google-machines | --jobs-csv | --depts-csv)
+        --google | --google-machines | --jobs-csv | --depts-csv | --script)
                 COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        --dir | --chdir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         --order) COMPREPLY=($(compgen -W "fifo backfill reserve" -- "$cur")); return ;;
         --policy) COMPREPLY=($(compgen -W "$(colony place --help 2>/dev/null | grep -o '[a-z]*-fit[a-z-]*\|max-jobs\|tetris\|greedy\|lotes' | sort -u)" -- "$cur")); return ;;
         --workload) COMPREPLY=($(compgen -W "mishra lotes-google lotes-phi: lotes-omega:" -- "$cur")); return ;;
@@ -55,7 +55,7 @@ _colony() {
                 COMPREPLY=($(compgen -W "$(_colony_options "$cmd")" -- "$cur"))
         else
                 case $cmd in
-                show | cancel | wait | hold | release | update)
+                show | cancel | wait | hold | release | update | attach)
                         COMPREPLY=($(compgen -W "$(colony queue 2>/dev/null | awk 'NR > 1 { print $1 }')" -- "$cur")) ;;
                 drain | resume) COMPREPLY=($(compgen -W "$(_colony_nodes)" -- "$cur")) ;;
                 esac

@@ -20,7 +20,7 @@ static const struct option common_options[] = {
         {"help", no_argument, NULL, CLI_OPT_HELP},
 };
 #define N_COMMON (sizeof(common_options) / sizeof(common_options[0]))
-#define MAX_OPTIONS 32
+#define MAX_OPTIONS 48
 
 volatile sig_atomic_t cli_interrupted;
 

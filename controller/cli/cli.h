@@ -74,6 +74,7 @@ extern const cli_command cmd_submit, cmd_queue, cmd_show, cmd_cancel, cmd_wait;
 extern const cli_command cmd_nodes, cmd_up, cmd_down, cmd_demo, cmd_place, cmd_sim, cmd_fair, cmd_history, cmd_coloc, cmd_lotes,
         cmd_measure, cmd_shares, cmd_reload, cmd_events;
 extern const cli_command cmd_drain, cmd_resume; /* drain.c */
+extern const cli_command cmd_run, cmd_attach;   /* run.c */
 
 struct lotes_problem;
 struct lotes_alloc;

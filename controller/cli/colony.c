@@ -47,7 +47,8 @@ static const cli_command *const commands[] = {
         &cmd_submit,  &cmd_queue,    &cmd_show,      &cmd_cancel,     &cmd_wait,    &cmd_history, &cmd_nodes,
         &cmd_up,      &cmd_down,     &cmd_demo,      &offline_place,  &offline_sim, &offline_fair, &offline_coloc,
         &offline_lotes, &cmd_measure, &cmd_shares,   &cmd_reload,     &cmd_events,
-        &cmd_drain,   &cmd_resume,   &cmd_hold,    &cmd_release,    &cmd_update,  NULL,
+        &cmd_drain,   &cmd_resume,   &cmd_hold,    &cmd_release,    &cmd_update,
+        &cmd_run,     &cmd_attach,   NULL,
 };
 
 int main(int argc, char **argv) {

@@ -8,6 +8,7 @@
 #include "waitopts.h"
 #include "outcome.h"
 #include "proto.h"
+#include "script.h"
 #include "units.h"
 #include <errno.h>
 #include <inttypes.h>
@@ -120,6 +121,7 @@ int jobs_wait(const char *sock, uint64_t id, int timeout_ms, job *out, cJSON **r
 
 static const char submit_usage[] =
         "Usage: colony submit [options] [--array SPEC] [--] CMD [ARGS...]\n"
+        "       colony submit [options] SCRIPT [ARGS...]   (or --script SCRIPT)\n"
         "       colony submit [options] --stdin < COMMANDS\n"
         "Submit CMD to run on the cluster as you, with your environment and working directory.\n"
         "Prints the job id (one per line for --array and --stdin).\n\n"
@@ -155,6 +157,12 @@ static const char submit_usage[] =
         "  --exclude A,B    on none of these nodes\n"
         "  --exclusive      a node of its own: an idle node, and no other job placed there while\n"
         "                   it runs\n"
+        "  --script FILE    submit FILE as a batch script (ARGS are its arguments); without '--',\n"
+        "                   a CMD that is a file beginning with '#!' or not executable is one too.\n"
+        "                   Its '#COLONY' lines (these options) and '#SBATCH' lines (Slurm's,\n"
+        "                   those colony shares) before its first command apply, under the\n"
+        "                   command line's; its text is stored with the job, which runs that copy\n"
+        "  -D, --chdir DIR  run it in DIR (default: this directory)\n"
         WAITOPT_SUBMIT_USAGE
         "  --json           print the controller's reply\n\n"
         "CMD without a '/' is looked up in $PATH; it must exist and be executable.\n";
@@ -266,6 +274,11 @@ typedef struct submit_many {
         long array;
         bool from_stdin;
         const char *array_spec; /* --array as given ("1,3,5-7%2"), checked */
+        /* A batch script's: its path (--script), the job's directory (--chdir), and whether the
+         * options being read are a script's line (no operand then). */
+        const char *script;
+        const char *chdir;
+        bool in_script;
 } submit_many;
 
 /* --array SPEC, checked here so that a typo costs no round trip: its task count into m. Returns
@@ -316,7 +329,7 @@ int jobs_parse_time_limit(const cli *c, const char *arg, int64_t *usec) {
 static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many *m) {
         enum { OPT_CPUS = CLI_OPT_OWN, OPT_MEM, OPT_MEM_HIGH, OPT_PIDS, OPT_NAME, OPT_GROUP, OPT_TYPE, OPT_OUTPUT,
                OPT_ERROR, OPT_ARRAY, OPT_STDIN, OPT_REQUEUE, OPT_TIME, OPT_CONSTRAINT, OPT_NODELIST, OPT_EXCLUDE,
-               OPT_EXCLUSIVE };
+               OPT_EXCLUSIVE, OPT_SCRIPT, OPT_CHDIR };
         static const struct option options[] = {
                 {"cpus", required_argument, NULL, OPT_CPUS},   {"mem", required_argument, NULL, OPT_MEM},
                 {"mem-high", required_argument, NULL, OPT_MEM_HIGH},
@@ -329,15 +342,17 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
                 {"constraint", required_argument, NULL, OPT_CONSTRAINT},
                 {"nodelist", required_argument, NULL, OPT_NODELIST},
                 {"exclude", required_argument, NULL, OPT_EXCLUDE}, {"exclusive", no_argument, NULL, OPT_EXCLUSIVE},
+                {"script", required_argument, NULL, OPT_SCRIPT}, {"chdir", required_argument, NULL, OPT_CHDIR},
                 WAITOPT_SUBMIT_OPTIONS,
                 {0},
         };
         int64_t n;
         int o;
 
-        s->req = (res_t){.mcpu = 1000, .mem = (int64_t)256 << 20};
+        if (!s->req.mcpu) /* else a batch script's lines set it, and the command line goes over them */
+                s->req = (res_t){.mcpu = 1000, .mem = (int64_t)256 << 20};
         /* Slurm's short forms of the options they share */
-        while ((o = cli_getopt_short(c, argc, argv, options, "c:J:o:e:t:d:Hb:")) > 0) {
+        while ((o = cli_getopt_short(c, argc, argv, options, "c:J:o:e:t:d:Hb:D:")) > 0) {
                 switch (o) {
                 case 'c':
                 case OPT_CPUS:
@@ -382,6 +397,9 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
                         if ((n = parse_nodesel(c, o - OPT_CONSTRAINT, optarg, s)) >= 0)
                                 return (int)n;
                         break;
+                case OPT_SCRIPT: m->script = optarg; break;
+                case 'D':
+                case OPT_CHDIR: m->chdir = optarg; break;
                 default:
                         if ((n = waitopt_submit(c, o, optarg, s)) >= 0)
                                 return (int)n;
@@ -389,11 +407,13 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
         }
         if (o < 0)
                 return cli_opts_status(o);
-        if (m->from_stdin && (m->array || optind < argc))
+        if (m->in_script)
+                return -1;
+        if (m->from_stdin && (m->array || optind < argc || m->script))
                 return cli_usage_error(c, "--stdin takes the commands from the standard input: no --array, no CMD");
         if (m->from_stdin)
                 return -1;
-        if (optind >= argc)
+        if (optind >= argc && !m->script)
                 return cli_usage_error(c, "no command given (colony submit [options] -- CMD [ARGS...])");
         return -1;
 }
@@ -432,20 +452,107 @@ static int common_spec(cli *c, job_spec *s, char *cwd, char *owned[3]) {
         return 0;
 }
 
-/* common_spec, and argv from the command line; argv[0] is owned[0]. */
+/* common_spec, and argv from the command line; argv[0] is owned[0]. A batch script's absolute
+ * path is in owned[0] already, and its arguments start at optind. */
 static int complete_spec(cli *c, int argc, char **argv, job_spec *s, char *cwd, char *owned[3]) {
-        int r = jobs_resolve_command(c, argv[optind], cwd, &owned[0]);
+        int first = owned[0] ? optind : optind + 1;
+        int r = owned[0] ? 0 : jobs_resolve_command(c, argv[optind], cwd, &owned[0]);
 
         if (r != 0 || (r = common_spec(c, s, cwd, owned)) != 0)
                 return r;
-        s->argv = calloc((size_t)(argc - optind) + 1, sizeof(char *));
+        s->argv = calloc((size_t)(argc - first) + 2, sizeof(char *));
         if (!s->argv) {
                 cli_error(c, "out of memory");
                 return EXIT_FAIL;
         }
         s->argv[0] = owned[0];
-        for (int i = optind + 1; i < argc; i++)
-                s->argv[i - optind] = argv[i];
+        for (int i = first; i < argc; i++)
+                s->argv[i - first + 1] = argv[i];
+        return 0;
+}
+
+/* Apply the option lines of a batch script to s and m, each with its errors named by the line. */
+static int script_lines(cli *c, const char *path, const script_opts *so, job_spec *s, submit_many *m) {
+        for (size_t i = 0; i < so->n; i++) {
+                const script_line *l = &so->lines[i];
+                cli_command named = *c->command;
+                cli at_line = *c;
+                char name[PATH_MAX + 64];
+                int r;
+
+                snprintf(name, sizeof(name), "%s: %s: line %u: %s", c->command->name, path, l->lineno, l->argv[0]);
+                named.name = name;
+                at_line.command = &named;
+                optind = 0;
+                if ((r = parse_submit(&at_line, l->argc, l->argv, s, m)) >= 0)
+                        return r ? r : EXIT_USAGE;
+                if (optind < l->argc)
+                        return cli_usage_error(&at_line, "'%s' is not an option", l->argv[optind]);
+                if (m->from_stdin || m->script)
+                        return cli_usage_error(&at_line, "--stdin and --script have no place in a batch script");
+        }
+        return 0;
+}
+
+/* The batch script at path: its text in s->script (and *text), its absolute path in *abs; the
+ * options of its lines (in *so, which s borrows from) under the command line's, which is read
+ * again over them (as sbatch does). optind ends at the script's arguments. Returns 0 or an
+ * exit status. */
+static int script_spec(cli *c, int argc, char **argv, const char *path, const char *cwd, job_spec *s, submit_many *m,
+                       script_opts *so, char **text, char **abs) {
+        int args = optind;
+        char err[ERRLEN];
+        int r;
+
+        if (script_read(path, text, err, sizeof(err)) < 0) {
+                cli_error(c, "%s", err);
+                return EXIT_FAIL;
+        }
+        if (script_parse(*text, so, err, sizeof(err)) < 0)
+                return cli_usage_error(c, "%s: %s", path, err);
+        for (size_t i = 0; i < so->nwarnings; i++)
+                cli_error(c, "%s: %s", path, so->warnings[i]);
+        free(s->dependency);
+        *s = (job_spec){0};
+        *m = (submit_many){.in_script = true};
+        if ((r = script_lines(c, path, so, s, m)) != 0)
+                return r;
+        m->in_script = false;
+        optind = 0;
+        if ((r = parse_submit(c, argc, argv, s, m)) >= 0)
+                return r;
+        optind = args;
+        s->script = *text;
+        *abs = absolute_path(path, cwd);
+        if (!*abs) {
+                cli_error(c, "out of memory");
+                return EXIT_FAIL;
+        }
+        return 0;
+}
+
+/* Whether the command line submits a batch script (--script, or a CMD that is one with no "--"
+ * before it), and which: its path, with optind past it. */
+static const char *batch_script(int argc, char **argv, const submit_many *m) {
+        if (m->script || m->from_stdin)
+                return m->script;
+        if (optind < argc && strcmp(argv[optind - 1], "--") != 0 && script_is_batch(argv[optind]))
+                return argv[optind++];
+        return NULL;
+}
+
+/* The job's directory: --chdir's, made absolute against cwd, into cwd. Returns 0 or EXIT_FAIL. */
+static int apply_chdir(const cli *c, const char *dir, char cwd[PATH_MAX]) {
+        char *abs = dir ? absolute_path(dir, cwd) : NULL;
+
+        if (dir && (!abs || strlen(abs) >= PATH_MAX)) {
+                free(abs);
+                cli_error(c, "--chdir: %s", abs ? "the path is too long" : "out of memory");
+                return EXIT_FAIL;
+        }
+        if (abs)
+                strcpy(cwd, abs);
+        free(abs);
         return 0;
 }
 
@@ -470,9 +577,11 @@ static int submit_one(const cli *c, const char *sock, const job_spec *s, const s
         return 0;
 }
 
-static int run_submit(cli *c, int argc, char **argv) {
+int jobs_submit_main(cli *c, int argc, char **argv, bool run) {
         char cwd[PATH_MAX], sock[PATH_MAX];
-        char *owned[3] = {NULL, NULL, NULL};
+        char *owned[3] = {NULL, NULL, NULL}, *text = NULL;
+        const char *script;
+        script_opts so = {0};
         job_spec s = {0};
         submit_many many = {0};
         int r;
@@ -488,17 +597,32 @@ static int run_submit(cli *c, int argc, char **argv) {
                 cli_error(c, "cannot tell the working directory: %s", strerror(errno));
                 return EXIT_FAIL;
         }
-        r = many.from_stdin ? common_spec(c, &s, cwd, owned) : complete_spec(c, argc, argv, &s, cwd, owned);
+        script = batch_script(argc, argv, &many);
+        r = script ? script_spec(c, argc, argv, script, cwd, &s, &many, &so, &text, &owned[0]) : 0;
+        if (r == 0)
+                r = apply_chdir(c, many.chdir, cwd);
+        if (r == 0 && run && (many.array || many.from_stdin)) /* the script's lines too */
+                r = cli_usage_error(c, "a run is one job: no --array, no --stdin (colony submit makes many)");
+        if (r == 0)
+                r = many.from_stdin ? common_spec(c, &s, cwd, owned) : complete_spec(c, argc, argv, &s, cwd, owned);
         if (r == 0 && many.from_stdin)
                 r = jobs_submit_lines(c, sock, &s, stdin);
+        else if (r == 0 && run)
+                r = run_submitted(c, sock, &s);
         else if (r == 0)
                 r = submit_one(c, sock, &s, &many);
         free(s.argv);
         free(s.env);
         free(s.dependency);
+        free(text);
+        script_opts_free(&so);
         for (int i = 0; i < 3; i++)
                 free(owned[i]);
         return r;
+}
+
+static int run_submit(cli *c, int argc, char **argv) {
+        return jobs_submit_main(c, argc, argv, false);
 }
 
 const cli_command cmd_submit = {"submit", "submit a job: colony submit [--cpus N] [--mem SIZE] -- CMD [ARGS...]",
@@ -658,9 +782,11 @@ const cli_command cmd_queue = {"queue", "list pending and running jobs (--all: f
 /* ---- show ---- */
 
 static const char show_usage[] =
-        "Usage: colony show [--json] JOB\n"
+        "Usage: colony show [--json] [--script] JOB\n"
         "Show everything about a job: state, node, times, exit status, CPU time, peak memory,\n"
-        "OOM kills, error, command line and output files.\n";
+        "OOM kills, error, command line and output files.\n\n"
+        "  --script       print the batch script stored with the job instead, as submitted (its\n"
+        "                 control characters escaped when the output is a terminal)\n";
 
 static void field(const char *key, const char *value) {
         fmt_line(stdout, "%-13s%s", key, value ? value : "-");
@@ -813,7 +939,31 @@ static void show_job(const job *j) {
         field("cwd:", j->spec.cwd);
         field("stdout:", j->spec.stdout_path);
         field("stderr:", j->spec.stderr_path ? j->spec.stderr_path : "with stdout");
+        if (j->spec.script) {
+                snprintf(line, sizeof(line), "stored, %zu bytes (colony show --script %" PRIu64 ")",
+                         strlen(j->spec.script), j->id);
+                field("script:", line);
+        }
         free(cmdline);
+}
+
+/* The job's batch script: as submitted into a file or a pipe, a line at a time escaped on a
+ * terminal (anyone may show any job). Returns 0, or EXIT_FAIL when the job has none. */
+static int show_script(const cli *c, const job *j) {
+        if (!j->spec.script) {
+                cli_error(c, "job %" PRIu64 " is not a batch script", j->id);
+                return EXIT_FAIL;
+        }
+        if (!isatty(STDOUT_FILENO)) {
+                fputs(j->spec.script, stdout);
+                return 0;
+        }
+        for (const char *l = j->spec.script; *l;) {
+                size_t len = strcspn(l, "\n");
+                fmt_line(stdout, "%.*s", (int)len, l);
+                l += len + (l[len] == '\n');
+        }
+        return 0;
 }
 
 static int run_show(cli *c, int argc, char **argv) {
@@ -821,10 +971,13 @@ static int run_show(cli *c, int argc, char **argv) {
         cJSON *reply = NULL;
         job j = {0};
         uint64_t id = 0;
+        bool script = false;
         int o, r;
+        enum { OPT_SCRIPT = CLI_OPT_OWN };
+        static const struct option options[] = {{"script", no_argument, NULL, OPT_SCRIPT}, {0}};
 
-        while ((o = cli_getopt(c, argc, argv, NULL)) > 0)
-                ;
+        while ((o = cli_getopt(c, argc, argv, options)) > 0)
+                script = true;
         if (o < 0)
                 return cli_opts_status(o);
         if (argc - optind != 1)
@@ -836,7 +989,9 @@ static int run_show(cli *c, int argc, char **argv) {
         r = client_simple(sock, "show", id, "job", REQUEST_TIMEOUT_MS, &reply, err, sizeof(err));
         if (r == 0 && c->json)
                 fmt_json(reply);
-        else if (r == 0 && (r = record_from_reply(reply, &j, err, sizeof(err))) == 0) {
+        else if (r == 0 && (r = record_from_reply(reply, &j, err, sizeof(err))) == 0 && script)
+                r = show_script(c, &j) ? 1 : 0; /* positive: said why already */
+        else if (r == 0) {
                 const cJSON *waiting = cJSON_GetObjectItemCaseSensitive(reply, "waiting");
                 show_job(&j);
                 if (cJSON_IsString(waiting))

@@ -43,3 +43,9 @@ int jobs_parse_time_limit(const cli *c, const char *arg, int64_t *usec);
 int jobs_parse_id(const cli *c, const char *s, uint64_t *id);
 /* A --user operand, NAME or UID, to a uid. Returns 0 or EXIT_USAGE after printing why. */
 int jobs_parse_user(const cli *c, const char *s, int64_t *uid);
+/* colony submit's command, or with run colony run's: the one job submitted, then followed
+ * (run_submitted). Returns an exit status. */
+int jobs_submit_main(cli *c, int argc, char **argv, bool run);
+/* Submit spec, print its output as it comes and exit as the job did (run.c). Returns an exit
+ * status: the job's (128 + N for a signal), or non-zero with one line saying why. */
+int run_submitted(const cli *c, const char *sock, const job_spec *spec);

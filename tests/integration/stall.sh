@@ -2,7 +2,8 @@
 # A job whose --output is on a file system that never answers (a FUSE mount whose daemon never
 # reads its requests, as a dead NFS server or a hostile user's FUSE would) fails alone, naming
 # the path, once the agent's launch deadline passes; meanwhile the agent's loop keeps
-# heartbeating, so its node stays up and the other jobs on it run and complete.
+# heartbeating, so its node stays up and the other jobs on it run and complete. So does a
+# follower's read of a job's output that hangs there (colony attach).
 . "$(dirname "$0")/lib.sh"
 [ -c /dev/fuse ] && grep -qw fuse /proc/filesystems || { echo "SKIP: no FUSE here"; exit $SKIP; }
 
@@ -68,4 +69,33 @@ err2=$(job_field "$stalled2" error)
 case $err2 in "launch stalled for 3 s at: a step begun before the agent restarted") ;;
 *) fail "job $stalled2, adopted while its launch hung: unexpected error: $err2" ;; esac
 note "adopted while its launch hung, job $stalled2 failed too: $err2"
+
+# A follower (colony attach) of a running job whose output path leads, by then, into the mount
+# that never answers: the read hangs on a thread of the agent, never in its loop, so the node
+# stays up and jobs start and complete meanwhile.
+mkdir "$DIR/via"
+followed=$(colony submit --name followed --cpus 0.2 --mem 32M --output "$DIR/via/out" -- sh -c 'echo hi; exec sleep 300')
+for ((i = 0; i < 600; i++)); do [ "$(cat "$DIR/via/out" 2>/dev/null)" = hi ] && break; sleep 0.1; done
+[ "$(cat "$DIR/via/out" 2>/dev/null)" = hi ] || fail "job $followed wrote nothing (is $(job_field "$followed" state))"
+# the job keeps its open file; the path leads into the mount now (no ln -f: it would stat the
+# mount, and hang)
+mv "$DIR/via" "$DIR/real"
+ln -s "$MNT" "$DIR/via"
+agent=$(agent_pid "$node")
+threads() { ls "/proc/$agent/task" | wc -l; }
+before=$(threads)
+"$COLONY_BIN/colony" attach "$followed" >"$DIR/attach.out" 2>&1 &
+attach=$!
+STARTED_PIDS+=("$attach")
+for ((i = 0; i < 600; i++)); do [ "$(threads)" -gt "$before" ] && break; sleep 0.1; done
+[ "$(threads)" -gt "$before" ] || fail "no reader thread appeared in the agent for the attach ($before threads): $(cat "$DIR/attach.out")"
+late=$(colony submit --name late --cpus 0.2 --mem 32M -- true)
+wait_state "$late" completed 60
+kill -0 "$attach" 2>/dev/null || fail "the attach ended: $(cat "$DIR/attach.out")"
+[ ! -s "$DIR/attach.out" ] || fail "the attach printed: $(cat "$DIR/attach.out")"
+[ "$(node_state "$node")" = up ] || fail "node $node is not up while a follower's read hangs"
+kill "$attach"
+colony cancel "$followed" >/dev/null
+wait_state "$followed" cancelled 60
+note "a follower's read of job $followed hung in the mount on a thread; job $late completed meanwhile, node $node stayed up"
 echo "PASS"

@@ -3,6 +3,7 @@
 #include "job.h"
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define GOOD "\"argv\":[\"/bin/echo\",\"hi\"],\"cwd\":\"/tmp\",\"mcpu\":500,\"mem\":67108864"
@@ -198,7 +199,7 @@ START_TEST(spec_fields_cover_what_to_json_writes) {
                                "\"time_limit_usec\":2000000"
                                ",\"constraint\":\"ssd&avx\",\"nodelist\":\"a,b\",\"exclude\":\"c\",\"exclusive\":true,\"share_cores\":true"
                                ",\"dependency\":\"afterok:1\",\"hold\":true,\"begin_usec\":5,\"nice\":10"
-                               ",\"array_throttle\":8",
+                               ",\"array_throttle\":8,\"script\":\"#!/bin/sh\\ntrue\\n\"",
                                &spec, err),
                          0);
         cJSON *obj = proto_new("launch");
@@ -403,6 +404,35 @@ START_TEST(state_names) {
 }
 END_TEST
 
+START_TEST(a_script_is_kept_within_its_cap) {
+        job_spec spec = {0};
+        char err[PROTO_ERRLEN];
+        char *big = malloc(JOB_SCRIPT_BYTES_MAX + 2);
+        memset(big, 'x', JOB_SCRIPT_BYTES_MAX + 1);
+        big[JOB_SCRIPT_BYTES_MAX + 1] = 0;
+        cJSON *obj = cJSON_CreateObject();
+        cJSON_AddItemToObject(obj, "argv", cJSON_CreateStringArray((const char *[]){"/j.sh"}, 1));
+        cJSON_AddStringToObject(obj, "cwd", "/");
+        cJSON_AddNumberToObject(obj, "mcpu", 1);
+        cJSON_AddNumberToObject(obj, "mem", 1);
+        cJSON_AddStringToObject(obj, "script", big);
+        ck_assert_int_eq(job_spec_from_json(obj, &spec, err), -E2BIG);
+        ck_assert_str_eq(err, "script: 65537 bytes, more than the 65536 a batch script may have");
+        ck_assert_ptr_null(spec.script);
+        cJSON_Delete(obj);
+        free(big);
+
+        ck_assert_int_eq(parse(GOOD ",\"script\":\"echo hi\\n\"", &spec, err), 0);
+        job j = {.id = 3, .state = JOB_PENDING, .spec = spec}, back;
+        obj = job_to_json(&j);
+        ck_assert_int_eq(job_from_json(obj, &back, err), 0);
+        ck_assert_str_eq(back.spec.script, "echo hi\n"); /* what a restarted controller reads back */
+        cJSON_Delete(obj);
+        job_free(&back);
+        job_free(&j);
+}
+END_TEST
+
 static Suite *job_suite(void) {
         Suite *s = suite_create("job");
         TCase *tc = tcase_create("job");
@@ -412,6 +442,7 @@ static Suite *job_suite(void) {
         tcase_add_test(tc, item_limits);
         tcase_add_test(tc, name_limits_and_defaults);
         tcase_add_test(tc, spec_fields_cover_what_to_json_writes);
+        tcase_add_test(tc, a_script_is_kept_within_its_cap);
         tcase_add_test(tc, the_bound_covers_the_printed_spec);
         tcase_add_test(tc, spec_round_trip_keeps_env);
         tcase_add_test(tc, record_round_trip_hides_env);

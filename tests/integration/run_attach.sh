@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# colony run and colony attach: output streamed as it is written (a line read before the next
+# is written), the job's exit status, SIGINT turned into a cancel (the job's processes gone);
+# attach prints what a job wrote before it and follows the rest; a follower that does not read
+# (SIGSTOPped) while its job writes 100 MB holds the controller's and the agent's memory within
+# a bound, blocks neither the job nor other clients, and gets every byte once it reads again;
+# an agent or the controller killed and restarted mid-run loses and doubles nothing.
+. "$(dirname "$0")/lib.sh"
+cluster_up --agents 1 --agent-cpus 4 --agent-mem 2G
+node="${PREFIX}1"
+now() { date +%s.%N; }
+# wait_for COND_CMD WHAT [S]: poll until COND_CMD succeeds.
+wait_for() {
+        local end=$((SECONDS + ${3:-60}))
+        until eval "$1"; do ((SECONDS <= end)) || fail "$2 not within ${3:-60}s"; sleep 0.05; done
+}
+
+# 1. The brief's line: "a" is read before "b" is written, b comes too, exit 3.
+set +e
+colony run --mem 32M -- sh -c 'echo a; sleep 1; echo b >&2; exit 3' 2>run1.err |
+        while IFS= read -r l; do echo "$(now) $l"; done >run1.txt
+rc=${PIPESTATUS[0]}
+set -e
+id=$(colony queue --all --json | jq '.jobs[-1].id')
+b_written=$(stat -c %.9Y "colony-$id.out") # its last write was b's
+a_read=$(awk '$2 == "a" { print $1 }' run1.txt)
+note "job $id: a read at $a_read, b written at $b_written; run exited $rc"
+[ "$rc" = 3 ] || fail "colony run exited $rc, want 3"
+[ "$(awk '{ print $2 }' run1.txt | tr '\n' ' ')" = "a b " ] || fail "run printed: $(cat run1.txt)"
+awk -v a="$a_read" -v b="$b_written" 'BEGIN { exit !(a < b) }' || fail "a was read at $a_read, after b was written at $b_written"
+[ ! -s run1.err ] || fail "run said on stderr: $(cat run1.err)"
+
+# stderr apart when the job has a file for it.
+set +e; colony run --mem 32M --error "$DIR/e.txt" -- sh -c 'echo out; echo err >&2; exit 0' >run2.out 2>run2.err; rc=$?; set -e
+[ $rc = 0 ] && [ "$(cat run2.out)" = out ] && [ "$(cat run2.err)" = err ] ||
+        fail "--error apart: exit $rc, stdout '$(cat run2.out)', stderr '$(cat run2.err)'"
+
+# Output to /dev/null: nothing to follow, nothing printed, the job's status all the same.
+set +e; out=$(colony run --mem 32M --output /dev/null -- sh -c 'echo hidden; exit 4' 2>&1); rc=$?; set -e
+[ $rc = 4 ] && [ -z "$out" ] || fail "--output /dev/null: exit $rc, printed '$out'"
+
+# 2. SIGINT cancels the job: its processes are gone, run says so and exits non-zero.
+# the binary itself, not lib.sh's function: $! must be the process the signals are for
+"$COLONY_BIN/colony" run --mem 32M -- sh -c 'echo started; exec sleep 300' >run3.out 2>run3.err &
+run=$!
+STARTED_PIDS+=("$run")
+wait_for '[ "$(cat run3.out 2>/dev/null)" = started ]' "the job's first line at colony run"
+id=$(colony queue --json | jq '.jobs[-1].id')
+mapfile -t procs < <(job_procs "$node" "$id")
+[ "${#procs[@]}" -gt 0 ] || fail "job $id has no process"
+kill -INT "$run"
+set +e; wait "$run"; rc=$?; set -e
+note "SIGINT: run exited $rc and said: $(cat run3.err)"
+[ "$rc" != 0 ] || fail "colony run exited 0 after SIGINT"
+grep -q "job $id cancelled" run3.err || fail "run did not say it cancelled job $id: $(cat run3.err)"
+[ "$(wc -l <run3.err)" = 1 ] || fail "run said more than one line: $(cat run3.err)"
+[ "$(job_field "$id" state)" = cancelled ] || fail "job $id is $(job_field "$id" state) after SIGINT to run"
+for p in "${procs[@]}"; do alive "$p" && fail "job $id's process ${p%%:*} lives on after the cancel"; done
+
+# 3. attach: what the job wrote before, then the rest as it comes.
+id=$(colony submit --mem 32M -- sh -c 'for i in $(seq 1 40); do echo "line $i"; sleep 0.05; done; exit 5')
+wait_for '[ "$(wc -l <"colony-$id.out" 2>/dev/null || echo 0)" -ge 5 ]' "job $id's first lines"
+set +e; colony attach "$id" >att.txt; rc=$?; set -e
+[ $rc = 5 ] || fail "attach exited $rc, want the job's 5"
+seq 1 40 | sed 's/^/line /' | cmp -s - att.txt || fail "attach printed: $(head -c 300 att.txt)"
+set +e; colony attach "$id" >att2.txt; rc=$?; set -e # an ended job: all of it, at once
+[ $rc = 5 ] && cmp -s att.txt att2.txt || fail "attach of the ended job: exit $rc, $(wc -c <att2.txt) bytes"
+set +e; out=$(colony attach 99999 2>&1); rc=$?; set -e
+[ $rc = 1 ] && grep -q "no job 99999" <<<"$out" || fail "attach of no job: exit $rc, $out"
+if id -u nobody >/dev/null 2>&1; then
+        set +e; out=$(setpriv --reuid nobody --regid nogroup --clear-groups "$COLONY_BIN/colony" attach "$id" 2>&1); rc=$?; set -e
+        [ $rc = 1 ] && grep -q "of yours" <<<"$out" || fail "nobody attached root's job $id: exit $rc, $out"
+fi
+
+# 4. A follower stopped while its job writes 100 MB.
+rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
+ctl=$(cat "$DIR/controller.pid")
+agent=$(agent_pid "$node")
+ctl0=$(rss_kb "$ctl") agent0=$(rss_kb "$agent")
+"$COLONY_BIN/colony" run --mem 256M -- sh -c 'sleep 0.5; head -c 100000000 /dev/urandom; echo end' >big.out &
+run=$!
+STARTED_PIDS+=("$run")
+id=""
+wait_for '[ -n "$(colony queue --json | jq ".jobs[] | select(.state == \"running\") | .id")" ]' "the 100 MB job running"
+id=$(colony queue --json | jq '.jobs[] | select(.state == "running") | .id')
+kill -STOP "$run"
+ctl_max=$ctl0 agent_max=$agent0 t0=$(now)
+while [ "$(job_field "$id" state)" = running ]; do
+        c=$(rss_kb "$ctl") a=$(rss_kb "$agent")
+        ((c > ctl_max)) && ctl_max=$c
+        ((a > agent_max)) && agent_max=$a
+        colony nodes >/dev/null || fail "colony nodes failed while a follower was stopped"
+        (($(date +%s) - ${t0%.*} < 300)) || fail "job $id did not end in 300 s while its follower was stopped"
+        sleep 0.1
+done
+ended_in=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
+[ "$(job_field "$id" state)" = completed ] || fail "job $id ended $(job_field "$id" state)"
+size=$(stat -c %s "colony-$id.out")
+# another follower is served meanwhile, all of it
+colony attach "$id" | sha256sum >other.sum
+note "100 MB job $id ended ${ended_in}s after its follower stopped; controller RSS $ctl0 -> max $ctl_max KiB, agent $agent0 -> max $agent_max KiB; file $size bytes"
+((ctl_max - ctl0 < 16384)) || fail "the controller grew by $((ctl_max - ctl0)) KiB for one stopped follower (bound 16 MiB)"
+((agent_max - agent0 < 16384)) || fail "the agent grew by $((agent_max - agent0)) KiB for one stopped follower (bound 16 MiB)"
+kill -CONT "$run"
+set +e; wait "$run"; rc=$?; set -e
+[ $rc = 0 ] || fail "the stopped run exited $rc"
+want=$(sha256sum <"colony-$id.out")
+[ "$(sha256sum <big.out)" = "$want" ] || fail "the stopped follower got $(stat -c %s big.out) bytes, not the file's $size"
+[ "$(cat other.sum)" = "$want" ] || fail "the other follower's copy differs from the file"
+
+# 5. The agent killed and restarted mid-run: nothing lost, nothing doubled.
+"$COLONY_BIN/colony" run --mem 32M -- sh -c 'i=0; while [ $i -lt 300 ]; do i=$((i + 1)); echo "n $i"; sleep 0.01; done' >re.out &
+run=$!
+STARTED_PIDS+=("$run")
+wait_for '[ "$(wc -l <re.out)" -ge 20 ]' "the restart job's first lines"
+agent_kill "$node"
+sleep 0.5
+agent_start_again "$node"
+set +e; wait "$run"; rc=$?; set -e
+seq 1 300 | sed 's/^/n /' | cmp -s - re.out || fail "after an agent restart run printed $(wc -l <re.out) lines: $(sort re.out | uniq -d | head -3)"
+[ $rc = 0 ] || fail "run exited $rc across the agent's restart"
+# 6. The controller killed and restarted mid-run: the follower reconnects and asks from where it was.
+"$COLONY_BIN/colony" run --mem 32M -- sh -c 'i=0; while [ $i -lt 300 ]; do i=$((i + 1)); echo "c $i"; sleep 0.01; done' >rc.out &
+run=$!
+STARTED_PIDS+=("$run")
+wait_for '[ "$(wc -l <rc.out)" -ge 20 ]' "the controller-restart job's first lines"
+cmdline=$(controller_cmdline)
+kill -9 "$(cat "$DIR/controller.pid")"
+sleep 0.5
+controller_start "$cmdline"
+set +e; wait "$run"; rc=$?; set -e
+seq 1 300 | sed 's/^/c /' | cmp -s - rc.out || fail "after a controller restart run printed $(wc -l <rc.out) lines: $(sort rc.out | uniq -d | head -3)"
+[ $rc = 0 ] || fail "run exited $rc across the controller's restart"
+note "done"; echo "PASS"
