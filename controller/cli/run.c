@@ -243,7 +243,7 @@ int run_submitted(const cli *c, const char *sock, const job_spec *spec) {
         char err[ERRLEN];
         uint64_t id;
 
-        if (jobs_submit(sock, spec, 0, &id, NULL, err, sizeof(err)) < 0) {
+        if (jobs_submit(sock, spec, NULL, 0, &id, NULL, err, sizeof(err)) < 0) {
                 cli_error(c, "%s", err);
                 return EXIT_FAIL;
         }
