@@ -57,12 +57,14 @@ note "a script without #! ran under /bin/sh: $(cat "plain-$id.txt")"
 
 # An array from a script: the text is stored once, with the array's first job, and each job
 # has it again after a controller restart.
-printf '#!/bin/sh\n#SBATCH --array=3 --mem=16M -c 0.1\n# marker-%s\necho "task $COLONY_ARRAY_TASK_ID"\n' $$ >arr.sh
-mapfile -t ids < <(colony submit arr.sh)
-[ "${#ids[@]}" = 3 ] || fail "#SBATCH --array=3 made ${#ids[@]} jobs: ${ids[*]}"
+printf '#!/bin/sh\n#SBATCH --array=0-2 --mem=16M -c 0.1\n# marker-%s\necho "task $COLONY_ARRAY_TASK_ID"\n' $$ >arr.sh
+array=$(colony submit arr.sh)
+ids=("${array}_0" "${array}_1" "${array}_2")
+[ "$(colony queue --all --json | jq --argjson a "$array" '[.jobs[] | select(.array_first == $a)] | length')" = 3 ] ||
+        fail "#SBATCH --array=0-2 did not make 3 jobs of array $array"
 for i in 0 1 2; do
         set +e; colony wait --timeout 60 "${ids[$i]}" >/dev/null; set -e
-        [ "$(cat "colony-${ids[0]}_$i.out")" = "task $i" ] || fail "array task $i wrote: $(cat "colony-${ids[0]}_$i.out")"
+        [ "$(cat "colony-${array}_$i.out")" = "task $i" ] || fail "array task $i wrote: $(cat "colony-${array}_$i.out")"
 done
 cmdline=$(controller_cmdline)
 kill -9 "$(cat "$DIR/controller.pid")"
