@@ -147,7 +147,9 @@ chmod 755 "$TMP/initrd/init"
 
 echo "# booting $KVER in qemu (TCG)$([ "$SYSTEMD" = 1 ] && echo ", systemd as PID 1"), running: $*"
 start=$(date +%s)
-qemu-system-x86_64 -accel tcg -m "$MEM" -smp 2 -nographic -no-reboot -nic none \
+# --pdeathsig: a runner killed outright (ctest's own timeout sends SIGKILL) takes the guest with
+# it; without it the guest ran on, orphaned, for half an hour on a busy host.
+setpriv --pdeathsig KILL qemu-system-x86_64 -accel tcg -m "$MEM" -smp 2 -nographic -no-reboot -nic none \
         -kernel "/boot/vmlinuz-$KVER" -initrd "$TMP/initrd.cpio" \
         -append "$APPEND" \
         -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
