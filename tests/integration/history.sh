@@ -11,7 +11,8 @@ a=$(colony submit --group physics/astro -- "$COLONY_BIN/colony-stress" sleep 0)
 b=$(colony submit --group physics/hep -- "$COLONY_BIN/colony-stress" bogus-mode)
 c=$(as_nobody "$COLONY_BIN/colony" submit --group chemistry -- "$COLONY_BIN/colony-stress" sleep 0)
 d=$(colony submit --group physicsx -- "$COLONY_BIN/colony-stress" sleep 0)
-running=$(colony submit -- "$COLONY_BIN/colony-stress" sleep 60)
+# Long enough to outlive the test on a slow guest: it ends by the teardown, never finished.
+running=$(colony submit -- "$COLONY_BIN/colony-stress" sleep 3600)
 for id in $a $b $c $d; do colony wait "$id" >/dev/null || true; done
 wait_state "$running" running
 
