@@ -1,0 +1,135 @@
+/* backfill.c - EASY backfilling with time limits (see backfill.h). */
+#include "backfill.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The reservation a pass holds once it found its first job that fits nowhere. */
+typedef struct easy_resv {
+        size_t machine;  /* position */
+        int64_t shadow;  /* when the reserved job can start there */
+        res_t extra;     /* what stays free there beside it at that time (may be negative) */
+        bool hidden;     /* the machine is hidden from the chooser for the current job */
+        int saved_up;    /* its up while hidden */
+} easy_resv;
+
+/* When a job of that limit started now ends. */
+static int64_t end_of(int64_t now, int64_t limit) {
+        return limit <= 0 || limit > SCHED_FOREVER - now ? SCHED_FOREVER : now + limit;
+}
+
+static int by_machine_then_end(const void *x, const void *y) {
+        const sched_running *a = x, *b = y;
+        if (a->machine != b->machine)
+                return a->machine < b->machine ? -1 : 1;
+        return (a->end_usec > b->end_usec) - (a->end_usec < b->end_usec);
+}
+
+/* The earliest time machine m (events[*i..] are its jobs, by end) has room for req, and what is
+ * left beside req then; *i moves past m's events. SCHED_FOREVER when its jobs with limits are
+ * not enough. */
+static int64_t earliest_room(const sched_index *ix, size_t m, const sched_running *ev, size_t nev, size_t *i,
+                             res_t req, res_t *left) {
+        res_t acc = ix->machines[m].free;
+        int64_t at = SCHED_FOREVER;
+        for (; *i < nev && ev[*i].machine == m; (*i)++) {
+                if (ev[*i].end_usec == SCHED_FOREVER || (at != SCHED_FOREVER && ev[*i].end_usec > at))
+                        continue; /* never ends, or ends after the room came: skip the rest of m */
+                acc = res_add(acc, ev[*i].req);
+                if (at == SCHED_FOREVER && res_fits(req, acc))
+                        at = ev[*i].end_usec; /* the jobs ending at the same time still add */
+        }
+        *left = res_sub(acc, req);
+        return at;
+}
+
+/* Reserve for req: the machine and time where it fits first, from the jobs' ends (sorted here).
+ * Returns 0, or -ENOENT when req fits the capacity of no up machine (no reservation). */
+static int reserve(const sched_index *ix, res_t req, sched_running *ev, size_t nev, easy_resv *r) {
+        long forever = -1; /* the first up machine whose capacity holds req */
+        for (size_t m = 0; m < ix->n && forever < 0; m++)
+                if (ix->machines[m].up > 0 && res_fits(req, ix->machines[m].capacity))
+                        forever = (long)m;
+        if (forever < 0)
+                return -ENOENT;
+        qsort(ev, nev, sizeof(*ev), by_machine_then_end);
+        /* should no machine get room in time: the first that can ever hold req, and what its jobs
+         * with limits leave beside it (its events below say more) */
+        *r = (easy_resv){ .machine = (size_t)forever, .shadow = SCHED_FOREVER,
+                          .extra = res_sub(ix->machines[forever].free, req) };
+        bool found = false;
+        for (size_t i = 0; i < nev;) {
+                size_t m = ev[i].machine;
+                res_t left;
+                if (ix->machines[m].up <= 0 || !res_fits(req, ix->machines[m].capacity)) {
+                        for (; i < nev && ev[i].machine == m; i++)
+                                ;
+                        continue;
+                }
+                int64_t at = earliest_room(ix, m, ev, nev, &i, req, &left);
+                if (m == (size_t)forever && !found)
+                        r->extra = left;
+                if (at < r->shadow) { /* machines come in order: the earliest wins a tie */
+                        *r = (easy_resv){ .machine = m, .shadow = at, .extra = left };
+                        found = true;
+                }
+        }
+        return 0;
+}
+
+/* Hide the reserved machine from the chooser, or show it again. */
+static void hide(sched_index *ix, easy_resv *r, bool hidden) {
+        if (r->hidden == hidden)
+                return;
+        sched_machine *m = &ix->machines[r->machine];
+        if (hidden) {
+                r->saved_up = m->up;
+                m->up = 0;
+        } else
+                m->up = r->saved_up;
+        r->hidden = hidden;
+        sched_index_update(ix, r->machine);
+}
+
+long sched_easy_place(sched_index *ix, sched_heuristic h, const sched_job *jobs, size_t njobs,
+                      const sched_running *running, size_t nrunning, int64_t now, sched_assignment *out,
+                      sched_reservation *resv) {
+        *resv = (sched_reservation){ 0 };
+        if (h >= SCHED_MAX_JOBS)
+                return -EINVAL;
+        /* the running jobs, and those this pass places before the reservation */
+        sched_running *ev = malloc((nrunning + njobs + 1) * sizeof(*ev));
+        if (!ev)
+                return -ENOMEM;
+        memcpy(ev, running, nrunning * sizeof(*ev));
+        size_t nev = nrunning, placed = 0;
+        easy_resv r = { 0 };
+        bool reserved = false;
+        for (size_t j = 0; j < njobs; j++) {
+                res_t req = jobs[j].req;
+                bool before = false; /* it ends by the reserved start */
+                if (reserved) {
+                        before = jobs[j].limit_usec > 0 && jobs[j].limit_usec <= r.shadow - now;
+                        hide(ix, &r, !before && !res_fits(req, r.extra));
+                }
+                long m = sched_index_choose(ix, h, req);
+                if (m < 0) {
+                        if (!reserved && reserve(ix, req, ev, nev, &r) == 0) {
+                                reserved = true;
+                                *resv = (sched_reservation){ jobs[j].id, ix->machines[r.machine].index, r.shadow };
+                        }
+                        continue;
+                }
+                ix->machines[m].free = res_sub(ix->machines[m].free, req);
+                sched_index_update(ix, (size_t)m);
+                out[placed++] = (sched_assignment){ .job_id = jobs[j].id, .machine = ix->machines[m].index };
+                if (!reserved)
+                        ev[nev++] = (sched_running){ (size_t)m, req, end_of(now, jobs[j].limit_usec) };
+                else if ((size_t)m == r.machine && !before)
+                        r.extra = res_sub(r.extra, req); /* it runs beside the reserved job */
+        }
+        if (reserved)
+                hide(ix, &r, false);
+        free(ev);
+        return (long)placed;
+}
