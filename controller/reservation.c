@@ -9,14 +9,23 @@ bool ctl_easy_on(const ctl_state *st) {
         return st->cfg.order == SCHED_BACKFILL && !st->cfg.dispatcher && st->cfg.policy != SCHED_MAX_JOBS;
 }
 
-/* The running jobs on the view's nodes and when their limits end them, in a malloc'ed array (the
- * caller frees it), or NULL. A job whose agent has not said it started yet starts about now; one
- * past its limit is being killed: it ends now, too. */
-static sched_running *running_view(ctl_state *st, size_t *n) {
+/* What the pass asks for the running jobs: the state, and the array made for it. */
+typedef struct running_ctx {
+        ctl_state *st;
+        sched_running *v;
+} running_ctx;
+
+/* The running jobs on the view's nodes and when their limits end them (sched_running_fn). A job
+ * whose agent has not said it started yet starts about now; one past its limit is being killed:
+ * it ends now, too. O(running log nodes). */
+static int running_view(void *arg, const sched_running **out, size_t *n) {
+        running_ctx *c = arg;
+        ctl_state *st = c->st;
         const ctl_idset *ids = &st->running_ids;
-        sched_running *v = malloc((ids->n + 1) * sizeof(*v));
+        sched_running *v = c->v = malloc((ids->n + 1) * sizeof(*v));
         int64_t now = st->clock_usec;
         *n = 0;
+        *out = v;
         for (size_t i = 0; v && i < ids->n; i++) {
                 const job *j = ids->v[i];
                 const ctl_node *node = j->state == JOB_RUNNING && j->node ? ctl_find_node(st, j->node) : NULL;
@@ -26,7 +35,7 @@ static sched_running *running_view(ctl_state *st, size_t *n) {
                 int64_t end = limit <= 0 || limit > SCHED_FOREVER - start ? SCHED_FOREVER : start + limit;
                 v[(*n)++] = (sched_running){ node->index, j->spec.req, end > now ? end : now };
         }
-        return v;
+        return v ? 0 : -ENOMEM;
 }
 
 /* The jobs behind the reserved one that were not placed but fit a node now wait for it. */
@@ -49,14 +58,11 @@ static void mark_held_back(ctl_state *st, const sched_job *jobs, size_t njobs, c
 }
 
 long ctl_easy_place(ctl_state *st, const sched_job *jobs, size_t njobs, sched_assignment *out) {
-        size_t nrunning;
-        sched_running *running = running_view(st, &nrunning);
-        if (!running)
-                return -ENOMEM;
+        running_ctx ctx = { st, NULL };
         sched_reservation r;
-        long placed = sched_easy_place(&st->view, st->cfg.policy, jobs, njobs, running, nrunning, st->clock_usec,
-                                       out, &r);
-        free(running);
+        long placed = sched_easy_place(&st->view, st->cfg.policy, jobs, njobs, running_view, &ctx,
+                                       !st->cfg.skip_reserved_start, st->clock_usec, out, &r);
+        free(ctx.v);
         if (placed < 0)
                 return placed;
         job *was = st->reserved_id ? ctl_find_job(st, st->reserved_id) : NULL;

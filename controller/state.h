@@ -100,6 +100,8 @@ typedef struct ctl_config {
          * user's running jobs may hold; 0: no limit (userlimit.c). */
         size_t max_running_per_user, max_running_per_dept;
         int64_t max_mcpu_per_user;
+        bool skip_reserved_start; /* nobody reads a pending job's reserved start (the simulator): an EASY
+                                   * pass computes its reservation only when a decision needs it */
 } ctl_config;
 
 /* How many pending jobs one user (dept NULL) or one top-level department has, for the caps. */

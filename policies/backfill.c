@@ -91,45 +91,87 @@ static void hide(sched_index *ix, easy_resv *r, bool hidden) {
         sched_index_update(ix, r->machine);
 }
 
+/* The events a reservation is computed from: the running jobs and those the pass placed before
+ * its first job that fits nowhere (ev[0..nev)). Returns a malloc'ed array of both in *all. */
+static int all_events(sched_running_fn running, void *arg, const sched_running *ev, size_t nev,
+                      sched_running **all, size_t *nall) {
+        const sched_running *run;
+        size_t nrun;
+        int r = running(arg, &run, &nrun);
+        if (r < 0)
+                return r;
+        if (!(*all = malloc((nrun + nev + 1) * sizeof(**all))))
+                return -ENOMEM;
+        memcpy(*all, run, nrun * sizeof(**all));
+        memcpy(*all + nrun, ev, nev * sizeof(**all));
+        *nall = nrun + nev;
+        return 0;
+}
+
+/* Compute the reservation of job head: *r and *resv. Returns 0 or -errno. */
+static int make_reservation(sched_index *ix, const sched_job *head, sched_running_fn running, void *arg,
+                            const sched_running *ev, size_t nev, easy_resv *r, sched_reservation *resv) {
+        sched_running *all;
+        size_t nall;
+        int e = all_events(running, arg, ev, nev, &all, &nall);
+        if (e < 0)
+                return e;
+        if (reserve(ix, head->req, all, nall, r) == 0)
+                *resv = (sched_reservation){ head->id, ix->machines[r->machine].index, r->shadow };
+        else
+                *r = (easy_resv){ .shadow = SCHED_FOREVER, .machine = SIZE_MAX };
+        free(all);
+        return 0;
+}
+
 long sched_easy_place(sched_index *ix, sched_heuristic h, const sched_job *jobs, size_t njobs,
-                      const sched_running *running, size_t nrunning, int64_t now, sched_assignment *out,
+                      sched_running_fn running, void *arg, bool want_start, int64_t now, sched_assignment *out,
                       sched_reservation *resv) {
         *resv = (sched_reservation){ 0 };
         if (h >= SCHED_MAX_JOBS)
                 return -EINVAL;
-        /* the running jobs, and those this pass places before the reservation */
-        sched_running *ev = malloc((nrunning + njobs + 1) * sizeof(*ev));
+        /* the jobs this pass places before its first job that fits nowhere */
+        sched_running *ev = malloc((njobs + 1) * sizeof(*ev));
         if (!ev)
                 return -ENOMEM;
-        memcpy(ev, running, nrunning * sizeof(*ev));
-        size_t nev = nrunning, placed = 0;
+        size_t nev = 0, placed = 0;
         easy_resv r = { 0 };
-        bool reserved = false;
-        for (size_t j = 0; j < njobs; j++) {
+        const sched_job *head = NULL; /* the first job that fits nowhere but could fit some machine */
+        bool computed = false;        /* r holds head's reservation (machine SIZE_MAX: none) */
+        long err = 0;
+        for (size_t j = 0; j < njobs && err == 0; j++) {
                 res_t req = jobs[j].req;
                 bool before = false; /* it ends by the reserved start */
-                if (reserved) {
+                if (head && !computed) {
+                        if (sched_index_choose(ix, h, req) < 0)
+                                continue; /* fits nowhere now: no need to know the reservation yet */
+                        err = make_reservation(ix, head, running, arg, ev, nev, &r, resv);
+                        computed = true;
+                        if (err < 0)
+                                break;
+                }
+                if (computed && r.machine != SIZE_MAX) {
                         before = jobs[j].limit_usec > 0 && jobs[j].limit_usec <= r.shadow - now;
                         hide(ix, &r, !before && !res_fits(req, r.extra));
                 }
                 long m = sched_index_choose(ix, h, req);
                 if (m < 0) {
-                        if (!reserved && reserve(ix, req, ev, nev, &r) == 0) {
-                                reserved = true;
-                                *resv = (sched_reservation){ jobs[j].id, ix->machines[r.machine].index, r.shadow };
-                        }
+                        if (!head && sched_can_ever_fit(ix->machines, ix->n, req))
+                                head = &jobs[j];
                         continue;
                 }
                 ix->machines[m].free = res_sub(ix->machines[m].free, req);
                 sched_index_update(ix, (size_t)m);
                 out[placed++] = (sched_assignment){ .job_id = jobs[j].id, .machine = ix->machines[m].index };
-                if (!reserved)
+                if (!head)
                         ev[nev++] = (sched_running){ (size_t)m, req, end_of(now, jobs[j].limit_usec) };
                 else if ((size_t)m == r.machine && !before)
                         r.extra = res_sub(r.extra, req); /* it runs beside the reserved job */
         }
-        if (reserved)
+        if (computed && r.machine != SIZE_MAX)
                 hide(ix, &r, false);
+        if (err == 0 && head && !computed && want_start)
+                err = make_reservation(ix, head, running, arg, ev, nev, &r, resv);
         free(ev);
-        return (long)placed;
+        return err < 0 ? err : (long)placed;
 }

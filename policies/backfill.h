@@ -35,13 +35,20 @@ typedef struct sched_reservation {
         int64_t start_usec;
 } sched_reservation;
 
-/* One EASY pass at time now over the indexed machines (their free resources as they are now) and
- * running[0..nrunning), the jobs holding them: jobs[0..njobs) in order, each placed by heuristic
- * h (not SCHED_MAX_JOBS) while they fit, the first that fits nowhere (but fits an up machine's
- * capacity) reserved, the rest backfilled around the reservation. sched_job.limit_usec is each
- * job's time limit (0: none). The machines' free resources and the index follow the placements.
- * out must hold njobs entries; *resv says what was reserved. Returns the number of assignments,
- * -EINVAL (h) or -ENOMEM. O(running log running + jobs log machines) (Mix-Fit: jobs x machines). */
+/* The jobs running on the machines, asked for only when a reservation must be computed: sets *v
+ * (the caller's, alive until the pass returns) and *n. Returns 0 or -errno. */
+typedef int (*sched_running_fn)(void *arg, const sched_running **v, size_t *n);
+
+/* One EASY pass at time now over the indexed machines (their free resources as they are now):
+ * jobs[0..njobs) in order, each placed by heuristic h (not SCHED_MAX_JOBS) while they fit, the
+ * first that fits nowhere (but fits an up machine's capacity) reserved, the rest backfilled
+ * around the reservation. sched_job.limit_usec is each job's time limit (0: none). running(arg)
+ * gives the jobs holding the machines, asked once, and only when a later job fits somewhere (it
+ * must be told whether it may start) or when want_start (the reserved start is wanted anyway).
+ * The machines' free resources and the index follow the placements. out must hold njobs
+ * entries; *resv says what was reserved (job_id 0 when nothing was computed). Returns the number
+ * of assignments, -EINVAL (h) or -errno. O(jobs log machines) (Mix-Fit: jobs x machines), and
+ * O(running log running) when a reservation is computed. */
 long sched_easy_place(sched_index *ix, sched_heuristic h, const sched_job *jobs, size_t njobs,
-                      const sched_running *running, size_t nrunning, int64_t now, sched_assignment *out,
+                      sched_running_fn running, void *arg, bool want_start, int64_t now, sched_assignment *out,
                       sched_reservation *resv);

@@ -340,7 +340,7 @@ int sim_run(const sim_config *cfg, sim_result *out, char *err, size_t errlen) {
         *out = (sim_result){ 0 };
         ctl_config cc = { .policy = cfg->policy, .order = cfg->order, .dispatcher = cfg->dispatcher, .scan = cfg->scan,
                           .max_pending = SIZE_MAX, .kill_grace_ms = 0, .agent_timeout_usec = INT64_MAX,
-                          .node_lost_timeout_usec = INT64_MAX };
+                          .node_lost_timeout_usec = INT64_MAX, .skip_reserved_start = true };
         ctl_init(&s.st, &cc, &sim_actions, &s);
         int r = cfg->nmachines == 0 ? -EINVAL : add_machines(&s);
         if (r == 0 && cfg->ndepts && !(s.refused = calloc(cfg->ndepts, sizeof(*s.refused))))
