@@ -17,7 +17,7 @@ typedef struct running_ctx {
 
 /* The running jobs on the view's nodes and when their limits end them (sched_running_fn). A job
  * whose agent has not said it started yet starts about now; one past its limit is being killed:
- * it ends now, too. O(running log nodes). */
+ * it ends now, too. O(running). */
 static int running_view(void *arg, const sched_running **out, size_t *n) {
         running_ctx *c = arg;
         ctl_state *st = c->st;
@@ -28,12 +28,11 @@ static int running_view(void *arg, const sched_running **out, size_t *n) {
         *out = v;
         for (size_t i = 0; v && i < ids->n; i++) {
                 const job *j = ids->v[i];
-                const ctl_node *node = j->state == JOB_RUNNING && j->node ? ctl_find_node(st, j->node) : NULL;
-                if (!node)
+                if (j->state != JOB_RUNNING)
                         continue; /* a stale entry of the index */
                 int64_t start = j->start_usec ? j->start_usec : now, limit = j->spec.time_limit_usec;
                 int64_t end = limit <= 0 || limit > SCHED_FOREVER - start ? SCHED_FOREVER : start + limit;
-                v[(*n)++] = (sched_running){ node->index, j->spec.req, end > now ? end : now };
+                v[(*n)++] = (sched_running){ j->node_index, j->spec.req, end > now ? end : now };
         }
         return v ? 0 : -ENOMEM;
 }

@@ -520,6 +520,7 @@ int ctl_restore(ctl_state *st, job *j, ctl_time now) {
         if (!n && !(n = node_add(st, j->node)))
                 return -ENOMEM;
         n->last_heard_mono_usec = now.mono_usec; /* the timeout starts with this controller */
+        j->node_index = n->index;
         charge(st, n, j);
         depidx_changed(st, j, JOB_PENDING, now.real_usec); /* it runs: a singleton of its name waits */
         return 0;
@@ -1272,6 +1273,7 @@ static int dispatch(ctl_state *st, job *j, ctl_node *n) {
         j->node = node;
         set_state(st, j, JOB_RUNNING);
         tally(st, j, -1);
+        j->node_index = n->index;
         charge(st, n, j);
         const char *policy = st->cfg.dispatcher ? sched_dispatcher_name(st->cfg.dispatcher)
                                                 : sched_heuristic_name(st->cfg.policy);

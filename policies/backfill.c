@@ -18,11 +18,37 @@ static int64_t end_of(int64_t now, int64_t limit) {
         return limit <= 0 || limit > SCHED_FOREVER - now ? SCHED_FOREVER : now + limit;
 }
 
-static int by_machine_then_end(const void *x, const void *y) {
+static int by_end(const void *x, const void *y) {
         const sched_running *a = x, *b = y;
-        if (a->machine != b->machine)
-                return a->machine < b->machine ? -1 : 1;
         return (a->end_usec > b->end_usec) - (a->end_usec < b->end_usec);
+}
+
+/* ev grouped by machine (a counting sort: O(events + machines)), each machine's jobs by end: few
+ * on each, where one sort of them all would cost O(events log events). Returns 0 or -ENOMEM. */
+static int group_by_machine(const sched_index *ix, sched_running *ev, size_t nev) {
+        size_t *first = calloc(ix->n + 1, sizeof(*first));
+        sched_running *v = malloc((nev + 1) * sizeof(*v));
+        if (!first || !v) {
+                free(first);
+                free(v);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < nev; i++)
+                first[ev[i].machine + 1]++;
+        for (size_t m = 0; m < ix->n; m++)
+                first[m + 1] += first[m];
+        for (size_t i = 0; i < nev; i++)
+                v[first[ev[i].machine]++] = ev[i]; /* first[m] ends as the start of m + 1 */
+        memcpy(ev, v, nev * sizeof(*ev));
+        for (size_t i = 0, j; i < nev; i = j) {
+                for (j = i + 1; j < nev && ev[j].machine == ev[i].machine; j++)
+                        ;
+                if (j - i > 1)
+                        qsort(&ev[i], j - i, sizeof(*ev), by_end);
+        }
+        free(first);
+        free(v);
+        return 0;
 }
 
 /* The earliest time machine m (events[*i..] are its jobs, by end) has room for req, and what is
@@ -44,7 +70,7 @@ static int64_t earliest_room(const sched_index *ix, size_t m, const sched_runnin
 }
 
 /* Reserve for req: the machine and time where it fits first, from the jobs' ends (sorted here).
- * Returns 0, or -ENOENT when req fits the capacity of no up machine (no reservation). */
+ * Returns 0, -ENOENT when req fits the capacity of no up machine (no reservation), or -ENOMEM. */
 static int reserve(const sched_index *ix, res_t req, sched_running *ev, size_t nev, easy_resv *r) {
         long forever = -1; /* the first up machine whose capacity holds req */
         for (size_t m = 0; m < ix->n && forever < 0; m++)
@@ -52,7 +78,8 @@ static int reserve(const sched_index *ix, res_t req, sched_running *ev, size_t n
                         forever = (long)m;
         if (forever < 0)
                 return -ENOENT;
-        qsort(ev, nev, sizeof(*ev), by_machine_then_end);
+        if (group_by_machine(ix, ev, nev) < 0)
+                return -ENOMEM;
         /* should no machine get room in time: the first that can ever hold req, and what its jobs
          * with limits leave beside it (its events below say more) */
         *r = (easy_resv){ .machine = (size_t)forever, .shadow = SCHED_FOREVER,
@@ -116,12 +143,13 @@ static int make_reservation(sched_index *ix, const sched_job *head, sched_runnin
         int e = all_events(running, arg, ev, nev, &all, &nall);
         if (e < 0)
                 return e;
-        if (reserve(ix, head->req, all, nall, r) == 0)
+        e = reserve(ix, head->req, all, nall, r);
+        if (e == 0)
                 *resv = (sched_reservation){ head->id, ix->machines[r->machine].index, r->shadow };
         else
                 *r = (easy_resv){ .shadow = SCHED_FOREVER, .machine = SIZE_MAX };
         free(all);
-        return 0;
+        return e == -ENOMEM ? e : 0;
 }
 
 long sched_easy_place(sched_index *ix, sched_heuristic h, const sched_job *jobs, size_t njobs,
