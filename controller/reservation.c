@@ -3,38 +3,55 @@
 #include "state.h"
 #include "backfill.h"
 #include <errno.h>
-#include <stdlib.h>
+#include <stdint.h>
 
 bool ctl_easy_on(const ctl_state *st) {
         return st->cfg.order == SCHED_BACKFILL && !st->cfg.dispatcher && st->cfg.policy != SCHED_MAX_JOBS;
 }
 
-/* What the pass asks for the running jobs: the state, and the array made for it. */
-typedef struct running_ctx {
-        ctl_state *st;
-        sched_running *v;
-} running_ctx;
+/* When j, running, ends by its limit: a job whose agent has not said it started yet starts
+ * about now. */
+static int64_t end_of(const ctl_state *st, const job *j) {
+        int64_t start = j->start_usec ? j->start_usec : st->clock_usec, limit = j->spec.time_limit_usec;
+        return limit <= 0 || limit > SCHED_FOREVER - start ? SCHED_FOREVER : start + limit;
+}
 
-/* The running jobs on the view's nodes and when their limits end them (sched_running_fn). A job
- * whose agent has not said it started yet starts about now; one past its limit is being killed:
- * it ends now, too. O(running). */
+void ctl_running_add(ctl_state *st, job *j, size_t node) {
+        j->running_pos = SIZE_MAX;
+        size_t cap = st->run_cap;
+        if (sched_grow(&st->run_v, &cap, st->nrun + 1, sizeof(*st->run_v)) < 0)
+                return;
+        cap = st->run_cap;
+        if (sched_grow(&st->run_jobs, &cap, st->nrun + 1, sizeof(*st->run_jobs)) < 0)
+                return;
+        st->run_cap = cap;
+        st->run_v[st->nrun] = (sched_running){ node, j->spec.req, end_of(st, j) };
+        st->run_jobs[st->nrun] = j;
+        j->running_pos = st->nrun++;
+}
+
+void ctl_running_started(ctl_state *st, job *j) {
+        if (j->running_pos < st->nrun)
+                st->run_v[j->running_pos].end_usec = end_of(st, j);
+}
+
+void ctl_running_remove(ctl_state *st, job *j) {
+        size_t i = j->running_pos;
+        if (i >= st->nrun)
+                return;
+        st->nrun--; /* the last entry takes its place */
+        st->run_v[i] = st->run_v[st->nrun];
+        st->run_jobs[i] = st->run_jobs[st->nrun];
+        st->run_jobs[i]->running_pos = i;
+        j->running_pos = SIZE_MAX;
+}
+
+/* The running jobs (sched_running_fn): the array kept as they start and end. O(1). */
 static int running_view(void *arg, const sched_running **out, size_t *n) {
-        running_ctx *c = arg;
-        ctl_state *st = c->st;
-        const ctl_idset *ids = &st->running_ids;
-        sched_running *v = c->v = malloc((ids->n + 1) * sizeof(*v));
-        int64_t now = st->clock_usec;
-        *n = 0;
-        *out = v;
-        for (size_t i = 0; v && i < ids->n; i++) {
-                const job *j = ids->v[i];
-                if (j->state != JOB_RUNNING)
-                        continue; /* a stale entry of the index */
-                int64_t start = j->start_usec ? j->start_usec : now, limit = j->spec.time_limit_usec;
-                int64_t end = limit <= 0 || limit > SCHED_FOREVER - start ? SCHED_FOREVER : start + limit;
-                v[(*n)++] = (sched_running){ j->node_index, j->spec.req, end > now ? end : now };
-        }
-        return v ? 0 : -ENOMEM;
+        const ctl_state *st = arg;
+        *out = st->run_v;
+        *n = st->nrun;
+        return 0;
 }
 
 /* The jobs behind the reserved one that were not placed but fit a node now wait for it. */
@@ -57,11 +74,9 @@ static void mark_held_back(ctl_state *st, const sched_job *jobs, size_t njobs, c
 }
 
 long ctl_easy_place(ctl_state *st, const sched_job *jobs, size_t njobs, sched_assignment *out) {
-        running_ctx ctx = { st, NULL };
         sched_reservation r;
-        long placed = sched_easy_place(&st->view, st->cfg.policy, jobs, njobs, running_view, &ctx,
+        long placed = sched_easy_place(&st->view, st->cfg.policy, jobs, njobs, running_view, st,
                                        !st->cfg.skip_reserved_start, st->clock_usec, out, &r);
-        free(ctx.v);
         if (placed < 0)
                 return placed;
         job *was = st->reserved_id ? ctl_find_job(st, st->reserved_id) : NULL;

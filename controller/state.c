@@ -148,6 +148,8 @@ void ctl_free(ctl_state *st) {
         sched_index_free(&st->view);
         free(st->pass_jobs);
         free(st->pass_out);
+        free(st->run_v);
+        free(st->run_jobs);
         fairorder_free(&st->fair);
         sched_dispatcher_free(st->cfg.dispatcher);
         idset_free(&st->pending_ids);
@@ -465,22 +467,24 @@ static void dept_charge(ctl_state *st, const job *j, int sign) {
                 fairorder_charge(&st->fair, fairorder_dept(&st->fair, j->spec.group), j->spec.req, sign);
 }
 
-static void charge(ctl_state *st, ctl_node *n, const job *j) {
+static void charge(ctl_state *st, ctl_node *n, job *j) {
         n->used = res_add(n->used, j->spec.req);
         n->running++;
         n->nexclusive += j->spec.exclusive;
         dept_charge(st, j, +1);
         tally_running(st, j, +1);
+        ctl_running_add(st, j, n->index);
         view_sync(st, n);
 }
 
 /* The job left n: free its resources, and tell an event-driven policy. */
-static void release(ctl_state *st, ctl_node *n, const job *j) {
+static void release(ctl_state *st, ctl_node *n, job *j) {
         n->used = res_sub(n->used, j->spec.req);
         n->running--;
         n->nexclusive -= j->spec.exclusive;
         dept_charge(st, j, -1);
         tally_running(st, j, -1);
+        ctl_running_remove(st, j);
         view_sync(st, n);
         if (st->cfg.dispatcher) {
                 sched_job v = sched_view(j);
@@ -520,7 +524,6 @@ int ctl_restore(ctl_state *st, job *j, ctl_time now) {
         if (!n && !(n = node_add(st, j->node)))
                 return -ENOMEM;
         n->last_heard_mono_usec = now.mono_usec; /* the timeout starts with this controller */
-        j->node_index = n->index;
         charge(st, n, j);
         depidx_changed(st, j, JOB_PENDING, now.real_usec); /* it runs: a singleton of its name waits */
         return 0;
@@ -1221,6 +1224,7 @@ int ctl_job_started(ctl_state *st, ctl_node *n, uint64_t id, int64_t start_usec)
         if (!j)
                 return -ENOENT;
         j->start_usec = start_usec;
+        ctl_running_started(st, j);
         for (size_t i = 0; i < n->nunconfirmed; i++) /* a launch sent again after a reconnect took */
                 if (n->unconfirmed[i] == id)
                         n->unconfirmed[i] = n->unconfirmed[--n->nunconfirmed];
@@ -1273,7 +1277,6 @@ static int dispatch(ctl_state *st, job *j, ctl_node *n) {
         j->node = node;
         set_state(st, j, JOB_RUNNING);
         tally(st, j, -1);
-        j->node_index = n->index;
         charge(st, n, j);
         const char *policy = st->cfg.dispatcher ? sched_dispatcher_name(st->cfg.dispatcher)
                                                 : sched_heuristic_name(st->cfg.policy);

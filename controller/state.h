@@ -10,6 +10,7 @@
 #include "job.h"
 #include "dispatch.h"
 #include "sched_index.h"
+#include "backfill.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -183,6 +184,11 @@ typedef struct ctl_state {
         int64_t next_begin_usec;
         bool nice_seen;
         uint64_t reserved_id; /* the job the last EASY pass reserved a start for (reservation.c), or 0 */
+        /* The running jobs as EASY sees them (node, request, end by its limit) and whose each entry
+         * is, kept as jobs start and end, so that a pass reads them without visiting every job. */
+        sched_running *run_v;
+        job **run_jobs;
+        size_t nrun, run_cap;
 } ctl_state;
 
 /* Initialise an empty state. */
@@ -418,6 +424,12 @@ bool ctl_easy_on(const ctl_state *st);
  * jobs the reservation holds back wait "priority". Returns the number of assignments in out, or
  * -ENOMEM. O(running log running + jobs log nodes). */
 long ctl_easy_place(ctl_state *st, const sched_job *jobs, size_t njobs, sched_assignment *out);
+/* Job j started running on node (at dispatch or restore) / its agent reported its start / it
+ * stopped running there: keep the running array. Out of memory, a job is left out of it (a
+ * reservation then comes sooner than it should). */
+void ctl_running_add(ctl_state *st, job *j, size_t node);
+void ctl_running_started(ctl_state *st, job *j);
+void ctl_running_remove(ctl_state *st, job *j);
 /* Keep, in order, the n offered jobs below their user's and top-level department's running
  * limits (counting those kept before them); the others wait "user limit" or "department cap".
  * Returns how many are kept. O(n x tallies). */

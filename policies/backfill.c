@@ -13,6 +13,40 @@ typedef struct easy_resv {
         int saved_up;    /* its up while hidden */
 } easy_resv;
 
+/* Requests that fitted nowhere earlier in the pass: free resources only shrink during a pass, so
+ * a request at least as large fits nowhere either, and is not searched for again (a long queue
+ * of a few job shapes behind a full cluster costs a comparison per job, not a search). Those
+ * seen with the reserved machine hidden hold only while it is hidden. */
+#define FAILS_MAX 8
+
+typedef struct fails {
+        res_t v[FAILS_MAX];
+        size_t n;
+} fails;
+
+static bool known_to_fail(const fails *f, res_t req) {
+        for (size_t i = 0; i < f->n; i++)
+                if (res_fits(f->v[i], req))
+                        return true;
+        return false;
+}
+
+static void note_fail(fails *f, res_t req) {
+        if (f->n < FAILS_MAX)
+                f->v[f->n++] = req;
+}
+
+/* The machine h picks for req, or -1; failures noted in seen (all machines shown) or in
+ * seen_hidden (the reserved one hidden). */
+static long choose(sched_index *ix, sched_heuristic h, res_t req, bool hidden, fails *seen, fails *seen_hidden) {
+        if (known_to_fail(seen, req) || (hidden && known_to_fail(seen_hidden, req)))
+                return -1;
+        long m = sched_index_choose(ix, h, req);
+        if (m < 0)
+                note_fail(hidden ? seen_hidden : seen, req);
+        return m;
+}
+
 /* When a job of that limit started now ends. */
 static int64_t end_of(int64_t now, int64_t limit) {
         return limit <= 0 || limit > SCHED_FOREVER - now ? SCHED_FOREVER : now + limit;
@@ -119,9 +153,10 @@ static void hide(sched_index *ix, easy_resv *r, bool hidden) {
 }
 
 /* The events a reservation is computed from: the running jobs and those the pass placed before
- * its first job that fits nowhere (ev[0..nev)). Returns a malloc'ed array of both in *all. */
-static int all_events(sched_running_fn running, void *arg, const sched_running *ev, size_t nev,
-                      sched_running **all, size_t *nall) {
+ * its first job that fits nowhere (ev[0..nev)), on the machines that can hold req. A job past its
+ * limit is being killed: it ends now. Returns a malloc'ed array of them in *all. */
+static int all_events(const sched_index *ix, res_t req, int64_t now, sched_running_fn running, void *arg,
+                      const sched_running *ev, size_t nev, sched_running **all, size_t *nall) {
         const sched_running *run;
         size_t nrun;
         int r = running(arg, &run, &nrun);
@@ -129,18 +164,23 @@ static int all_events(sched_running_fn running, void *arg, const sched_running *
                 return r;
         if (!(*all = malloc((nrun + nev + 1) * sizeof(**all))))
                 return -ENOMEM;
-        memcpy(*all, run, nrun * sizeof(**all));
-        memcpy(*all + nrun, ev, nev * sizeof(**all));
-        *nall = nrun + nev;
+        *nall = 0;
+        for (size_t i = 0; i < nrun + nev; i++) {
+                sched_running e = i < nrun ? run[i] : ev[i - nrun];
+                if (e.machine >= ix->n || !res_fits(req, ix->machines[e.machine].capacity))
+                        continue; /* that machine never holds req */
+                e.end_usec = e.end_usec > now ? e.end_usec : now;
+                (*all)[(*nall)++] = e;
+        }
         return 0;
 }
 
 /* Compute the reservation of job head: *r and *resv. Returns 0 or -errno. */
-static int make_reservation(sched_index *ix, const sched_job *head, sched_running_fn running, void *arg,
-                            const sched_running *ev, size_t nev, easy_resv *r, sched_reservation *resv) {
+static int make_reservation(sched_index *ix, const sched_job *head, int64_t now, sched_running_fn running,
+                            void *arg, const sched_running *ev, size_t nev, easy_resv *r, sched_reservation *resv) {
         sched_running *all;
         size_t nall;
-        int e = all_events(running, arg, ev, nev, &all, &nall);
+        int e = all_events(ix, head->req, now, running, arg, ev, nev, &all, &nall);
         if (e < 0)
                 return e;
         e = reserve(ix, head->req, all, nall, r);
@@ -167,13 +207,14 @@ long sched_easy_place(sched_index *ix, sched_heuristic h, const sched_job *jobs,
         const sched_job *head = NULL; /* the first job that fits nowhere but could fit some machine */
         bool computed = false;        /* r holds head's reservation (machine SIZE_MAX: none) */
         long err = 0;
+        fails seen = { .n = 0 }, seen_hidden = { .n = 0 };
         for (size_t j = 0; j < njobs && err == 0; j++) {
                 res_t req = jobs[j].req;
                 bool before = false; /* it ends by the reserved start */
                 if (head && !computed) {
-                        if (sched_index_choose(ix, h, req) < 0)
+                        if (choose(ix, h, req, false, &seen, &seen_hidden) < 0)
                                 continue; /* fits nowhere now: no need to know the reservation yet */
-                        err = make_reservation(ix, head, running, arg, ev, nev, &r, resv);
+                        err = make_reservation(ix, head, now, running, arg, ev, nev, &r, resv);
                         computed = true;
                         if (err < 0)
                                 break;
@@ -182,7 +223,7 @@ long sched_easy_place(sched_index *ix, sched_heuristic h, const sched_job *jobs,
                         before = jobs[j].limit_usec > 0 && jobs[j].limit_usec <= r.shadow - now;
                         hide(ix, &r, !before && !res_fits(req, r.extra));
                 }
-                long m = sched_index_choose(ix, h, req);
+                long m = choose(ix, h, req, r.hidden, &seen, &seen_hidden);
                 if (m < 0) {
                         if (!head && sched_can_ever_fit(ix->machines, ix->n, req))
                                 head = &jobs[j];
@@ -199,7 +240,7 @@ long sched_easy_place(sched_index *ix, sched_heuristic h, const sched_job *jobs,
         if (computed && r.machine != SIZE_MAX)
                 hide(ix, &r, false);
         if (err == 0 && head && !computed && want_start)
-                err = make_reservation(ix, head, running, arg, ev, nev, &r, resv);
+                err = make_reservation(ix, head, now, running, arg, ev, nev, &r, resv);
         free(ev);
         return err < 0 ? err : (long)placed;
 }

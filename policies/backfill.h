@@ -36,7 +36,8 @@ typedef struct sched_reservation {
 } sched_reservation;
 
 /* The jobs running on the machines, asked for only when a reservation must be computed: sets *v
- * (the caller's, alive until the pass returns) and *n. Returns 0 or -errno. */
+ * (the caller's, alive until the pass returns) and *n. Returns 0 or -errno. An end already past
+ * (a job being killed at its limit) counts as now. */
 typedef int (*sched_running_fn)(void *arg, const sched_running **v, size_t *n);
 
 /* One EASY pass at time now over the indexed machines (their free resources as they are now):

@@ -148,7 +148,7 @@ typedef struct job {
          * in memory only: 0 none, JOB_RESERVED_UNKNOWN when a job without a time limit holds the
          * node it needs ("reserved_start_usec" in its record). */
         int64_t reserved_start_usec;
-        size_t node_index;   /* while it runs, its node's position among the controller's (ctl_node.index) */
+        size_t running_pos;  /* while it runs, its place in the controller's running array (reservation.c) */
 } job;
 
 #define JOB_RESERVED_UNKNOWN (-1)
