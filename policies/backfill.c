@@ -1,5 +1,6 @@
 /* backfill.c - EASY backfilling with time limits (see backfill.h). */
 #include "backfill.h"
+#include "dispatch.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,12 @@ static int64_t end_of(int64_t now, int64_t limit) {
         return limit <= 0 || limit > SCHED_FOREVER - now ? SCHED_FOREVER : now + limit;
 }
 
+/* The index's scratch array which of at least n elements of size elem, or NULL. */
+enum { SCRATCH_EVENTS, SCRATCH_GROUPED, SCRATCH_FIRST };
+static void *scratch(sched_index *ix, int which, size_t n, size_t elem) {
+        return sched_grow(&ix->easy_scratch[which], &ix->easy_cap[which], n, elem) < 0 ? NULL : ix->easy_scratch[which];
+}
+
 static int by_end(const void *x, const void *y) {
         const sched_running *a = x, *b = y;
         return (a->end_usec > b->end_usec) - (a->end_usec < b->end_usec);
@@ -59,14 +66,12 @@ static int by_end(const void *x, const void *y) {
 
 /* ev grouped by machine (a counting sort: O(events + machines)), each machine's jobs by end: few
  * on each, where one sort of them all would cost O(events log events). Returns 0 or -ENOMEM. */
-static int group_by_machine(const sched_index *ix, sched_running *ev, size_t nev) {
-        size_t *first = calloc(ix->n + 1, sizeof(*first));
-        sched_running *v = malloc((nev + 1) * sizeof(*v));
-        if (!first || !v) {
-                free(first);
-                free(v);
+static int group_by_machine(sched_index *ix, sched_running *ev, size_t nev) {
+        size_t *first = scratch(ix, SCRATCH_FIRST, ix->n + 1, sizeof(*first));
+        sched_running *v = scratch(ix, SCRATCH_GROUPED, nev + 1, sizeof(*v));
+        if (!first || !v)
                 return -ENOMEM;
-        }
+        memset(first, 0, (ix->n + 1) * sizeof(*first));
         for (size_t i = 0; i < nev; i++)
                 first[ev[i].machine + 1]++;
         for (size_t m = 0; m < ix->n; m++)
@@ -80,8 +85,6 @@ static int group_by_machine(const sched_index *ix, sched_running *ev, size_t nev
                 if (j - i > 1)
                         qsort(&ev[i], j - i, sizeof(*ev), by_end);
         }
-        free(first);
-        free(v);
         return 0;
 }
 
@@ -105,7 +108,7 @@ static int64_t earliest_room(const sched_index *ix, size_t m, const sched_runnin
 
 /* Reserve for req: the machine and time where it fits first, from the jobs' ends (sorted here).
  * Returns 0, -ENOENT when req fits the capacity of no up machine (no reservation), or -ENOMEM. */
-static int reserve(const sched_index *ix, res_t req, sched_running *ev, size_t nev, easy_resv *r) {
+static int reserve(sched_index *ix, res_t req, sched_running *ev, size_t nev, easy_resv *r) {
         long forever = -1; /* the first up machine whose capacity holds req */
         for (size_t m = 0; m < ix->n && forever < 0; m++)
                 if (ix->machines[m].up > 0 && res_fits(req, ix->machines[m].capacity))
@@ -154,15 +157,15 @@ static void hide(sched_index *ix, easy_resv *r, bool hidden) {
 
 /* The events a reservation is computed from: the running jobs and those the pass placed before
  * its first job that fits nowhere (ev[0..nev)), on the machines that can hold req. A job past its
- * limit is being killed: it ends now. Returns a malloc'ed array of them in *all. */
-static int all_events(const sched_index *ix, res_t req, int64_t now, sched_running_fn running, void *arg,
+ * limit is being killed: it ends now. Returns them in *all (the index's scratch). */
+static int all_events(sched_index *ix, res_t req, int64_t now, sched_running_fn running, void *arg,
                       const sched_running *ev, size_t nev, sched_running **all, size_t *nall) {
         const sched_running *run;
         size_t nrun;
         int r = running(arg, &run, &nrun);
         if (r < 0)
                 return r;
-        if (!(*all = malloc((nrun + nev + 1) * sizeof(**all))))
+        if (!(*all = scratch(ix, SCRATCH_EVENTS, nrun + nev + 1, sizeof(**all))))
                 return -ENOMEM;
         *nall = 0;
         for (size_t i = 0; i < nrun + nev; i++) {
@@ -188,7 +191,6 @@ static int make_reservation(sched_index *ix, const sched_job *head, int64_t now,
                 *resv = (sched_reservation){ head->id, ix->machines[r->machine].index, r->shadow };
         else
                 *r = (easy_resv){ .shadow = SCHED_FOREVER, .machine = SIZE_MAX };
-        free(all);
         return e == -ENOMEM ? e : 0;
 }
 
