@@ -9,46 +9,39 @@ printf '[controller]\norder = backfill\n' >"$DIR/controller.conf"
 cluster_up --agents 1 --agent-cpus 2 --agent-mem 1G --kill-wait 1 --controller-config "$DIR/controller.conf"
 stress="$COLONY_BIN/colony-stress"
 
-reason_is() { # ID REASON [TIMEOUT_S]: poll until the job's reason is REASON
-        local end=$((SECONDS + ${3:-30}))
-        while ((SECONDS <= end)); do
-                [ "$(job_field "$1" reason)" = "$2" ] && return 0
-                sleep 0.1
-        done
-        fail "job $1's reason is '$(job_field "$1" reason)', not '$2'"
-}
-
-# The narrow job running now: its limit (20 s) ends it, and with it the wide job's wait.
-first=$(colony submit --name first --cpus 1 --mem 32M --time 0:20 -- "$stress" sleep 300)
+# The narrow job running now: its limit (30 s) ends it, and with it the wide job's wait. The
+# short job below must be submitted less than 28 s after it started, however slow the host.
+first=$(colony submit --name first --cpus 1 --mem 32M --time 0:30 -- "$stress" sleep 300)
 wait_started "$first"
 wide=$(colony submit --name wide --cpus 2 --mem 32M --time 0:10 -- "$stress" sleep 1)
 narrow=()
 for i in 1 2 3; do
         narrow+=("$(colony submit --name "narrow$i" --cpus 1 --mem 32M --time 1:00 -- "$stress" sleep 300)")
 done
-short=$(colony submit --name short --cpus 1 --mem 32M --time 0:05 -- "$stress" sleep 1)
+short=$(colony submit --name short --cpus 1 --mem 32M --time 0:02 -- "$stress" sleep 1)
 
-reason_is "$wide" resources
+reason_is "$wide" resources 30
 for id in "${narrow[@]}"; do
         [ "$(job_field "$id" state)" = pending ] || fail "narrow job $id took the CPU the wide job needs"
-        reason_is "$id" priority
+        reason_is "$id" priority 30
 done
 reserved=$(job_field "$wide" reserved_start_usec)
-want=$(($(job_field "$first" start_usec) + 20000000))
-[ "$reserved" = "$want" ] || fail "wide's reserved start is $reserved, not first's start + 20 s ($want)"
+want=$(($(job_field "$first" start_usec) + 30000000))
+[ "$reserved" = "$want" ] || fail "wide's reserved start is $reserved, not first's start + 30 s ($want)"
 colony show "$wide" | grep -E '^reserved: +start ' >/dev/null || fail "show: $(colony show "$wide")"
 colony queue | grep -E "^$wide .*resources, starts " >/dev/null || fail "queue: $(colony queue)"
 # The short one ends (by its limit) before the reserved start: it backfills on the free CPU.
 colony wait --timeout 60 "$short" >/dev/null || fail "short: $(job_field "$short" state)"
 note "$(colony queue)"
 
-wait_state "$wide" running 120
+wait_started "$wide" 120
 ws=$(job_field "$wide" start_usec)
 for id in "${narrow[@]}"; do
         s=$(job_field "$id" start_usec)
         [ "$s" = 0 ] || [ "$s" -gt "$ws" ] || fail "narrow job $id started at $s, before the wide job ($ws)"
 done
-[ "$(job_field "$short" start_usec)" -lt "$ws" ] || fail "the short job did not backfill before the wide one"
+ss=$(job_field "$short" start_usec)
+[ "$ss" -lt "$ws" ] || fail "the short job started at $ss, not before the wide one ($ws; first started $(job_field "$first" start_usec))"
 [ "$(job_field "$first" state)" = timeout ] || fail "first: $(job_field "$first" state)"
 note "wide: reserved $reserved, started $ws ($(((ws - reserved) / 1000)) ms after), first ended $(job_field "$first" end_usec)"
 colony wait --timeout 60 "$wide" >/dev/null || fail "wide: $(job_field "$wide" state)"
