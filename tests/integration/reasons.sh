@@ -2,7 +2,8 @@
 # reasons.sh - every reason a pending job waits for, as `colony queue` shows it: resources and
 # priority (strict FIFO), dependency, held, department cap, begin time; then, after a reload sets
 # max_running_per_user = 1, user limit: a user's second job waits while another user's job runs,
-# and starts when the user's first ends.
+# and starts when the user's first ends; then max_cpus_per_user (user limit) and
+# max_running_per_dept (department cap) the same way.
 . "$(dirname "$0")/lib.sh"
 conf=$DIR/controller.conf
 write_conf() { # EXTRA_CONTROLLER_LINES
@@ -60,4 +61,28 @@ colony cancel "$mine" >/dev/null
 colony wait --timeout 60 "$second" >/dev/null || fail "second: $(job_field "$second" state)"
 [ "$(job_field "$theirs" state)" = running ] || fail "theirs: $(job_field "$theirs" state)"
 colony cancel "$theirs" >/dev/null
+
+# limited A B REASON: A runs, B waits REASON while it does, and starts once A is cancelled.
+limited() {
+        wait_state "$1" running
+        queue_reason "$2" "$3"
+        [ "$(job_field "$2" state)" = pending ] || fail "job $2 passed the limit"
+        colony cancel "$1" >/dev/null
+        wait_state "$2" running 60
+        colony cancel "$2" >/dev/null
+}
+# CPUs a user's running jobs hold together.
+write_conf "max_cpus_per_user = 0.5"
+colony reload >/dev/null || fail "reload refused"
+a=$(sub --name a --group cs --cpus 0.25 -- "$stress" sleep 300)
+wait_state "$a" running
+b=$(sub --name b --group cs --cpus 0.5 -- "$stress" sleep 300)
+limited "$a" "$b" "user limit"
+# Running jobs of a top-level department.
+write_conf "max_running_per_dept = 1"
+colony reload >/dev/null || fail "reload refused"
+a=$(sub --name a --group cs --cpus 0.25 -- "$stress" sleep 300)
+wait_state "$a" running
+b=$(as_nobody "$COLONY_BIN/colony" submit --mem 32M --name b --group cs --cpus 0.25 -- "$stress" sleep 300)
+limited "$a" "$b" "department cap"
 echo "PASS"
