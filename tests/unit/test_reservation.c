@@ -28,15 +28,20 @@ static void teardown(void) {
         ctl_free(&st);
 }
 
-/* A job of mcpu milli-cores and that time limit, submitted at now. */
-static job *submit(int64_t mcpu, int64_t limit, int64_t now) {
+/* A job of group (or none) of mcpu milli-cores and that time limit, submitted at now. */
+static job *submit_in(const char *group, int64_t mcpu, int64_t limit, int64_t now) {
         job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .name = strdup("j"),
-                          .req = { .mcpu = mcpu, .mem = MiB }, .time_limit_usec = limit };
+                          .req = { .mcpu = mcpu, .mem = MiB }, .time_limit_usec = limit,
+                          .group = group ? strdup(group) : NULL };
         spec.argv[0] = strdup("/bin/true");
         uint64_t id = 0;
         ck_assert_int_eq(ctl_submit(&st, 1000, 1000, "u", &spec, now, &id, err), 0);
         job_spec_free(&spec);
         return ctl_find_job(&st, id);
+}
+
+static job *submit(int64_t mcpu, int64_t limit, int64_t now) {
+        return submit_in(NULL, mcpu, limit, now);
 }
 
 static void pass_at(int64_t now) {
@@ -101,12 +106,36 @@ START_TEST(a_job_without_a_limit_holds_the_node) {
 }
 END_TEST
 
+/* With departments the reservation goes to the first job of the fair order, not of submission:
+ * b runs nothing, so its wide job comes before a's, submitted earlier. */
+START_TEST(the_reservation_follows_the_fair_order) {
+        dept v[] = { { .path = "a", .weight = 1, .cap = 1, .leaf = true }, { .path = "b", .weight = 1, .cap = 1, .leaf = true } };
+        depts d = { .v = v, .n = 2 };
+        st.cfg.depts = &d;
+        ck_assert_int_eq(ctl_set_depts(&st, FAIR_DEFAULT), 0);
+        ctl_node *n = NULL;
+        ck_assert_int_eq(ctl_node_up(&st, "a", (res_t){ .mcpu = 2000, .mem = 1024 * MiB }, "v1", "/x", NULL, 0,
+                                     (void *)1, (ctl_time){ 0 }, &n, err), 0);
+        int64_t t0 = 1000 * (int64_t)SEC;
+        job *running = submit_in("a", 1000, 100 * SEC, t0);
+        pass_at(t0);
+        ck_assert_int_eq(running->state, JOB_RUNNING);
+        job *wide_a = submit_in("a", 2000, 10 * SEC, t0), *wide_b = submit_in("b", 2000, 10 * SEC, t0);
+        pass_at(t0);
+        ck_assert_int_eq(wide_a->reserved_start_usec, 0);
+        ck_assert_int_eq(wide_b->reserved_start_usec, t0 + 100 * SEC);
+        ctl_free(&st); /* before d goes out of scope */
+        setup();
+}
+END_TEST
+
 static Suite *suite(void) {
         Suite *s = suite_create("reservation");
         TCase *tc = tcase_create("core");
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, the_wide_job_starts_as_reserved);
         tcase_add_test(tc, a_job_without_a_limit_holds_the_node);
+        tcase_add_test(tc, the_reservation_follows_the_fair_order);
         suite_add_tcase(s, tc);
         return s;
 }
