@@ -36,6 +36,7 @@ typedef struct options {
         bool keep_invalid_depend; /* kill_invalid_depend = no */
         /* clients on other hosts (remote.h): off while client_listen is NULL */
         const char *client_listen, *client_port_file, *submit_hosts, *trusted_root_hosts, *munge_socket;
+        int64_t max_running_per_user, max_running_per_dept, max_mcpu_per_user; /* running limits; 0: none */
 } options;
 
 int64_t server_now(void) {
@@ -142,7 +143,9 @@ static const char *const config_keys[] = {
         "controller.default_time", "controller.max_time", "department_default_time.*", "department_max_time.*",
         "controller.kill_invalid_depend",
         "controller.client_listen", "controller.client_port_file", "controller.submit_hosts",
-        "controller.trusted_root_hosts", "controller.munge_socket", NULL,
+        "controller.trusted_root_hosts", "controller.munge_socket",
+        "controller.max_running_per_user", "controller.max_running_per_dept", "controller.max_cpus_per_user",
+        NULL,
 };
 
 /* The jobs' default and maximum time limits, in Slurm's forms ("60", "2:00:00", "1-0"). */
@@ -177,6 +180,21 @@ static void apply_remote_config(options *o, const config *cfg) {
                 *strs[i] = config_get(cfg, keys[i]);
 }
 
+/* The running limits: jobs per user and per top-level department, CPUs per user ("2", "0.5"). */
+static int apply_running_limits(options *o, config *cfg, char *err, size_t errlen) {
+        const char *keys[] = { "controller.max_running_per_user", "controller.max_running_per_dept" };
+        int64_t *outs[] = { &o->max_running_per_user, &o->max_running_per_dept };
+        int r;
+        for (size_t i = 0; i < 2; i++)
+                if ((r = config_get_uint(cfg, keys[i], 100000000, outs[i], err, errlen)) < 0 && r != -ENOENT)
+                        return r;
+        const char *cpus = config_get(cfg, "controller.max_cpus_per_user");
+        if (cpus && units_parse_cpus(cpus, &o->max_mcpu_per_user) < 0)
+                return snprintf(err, errlen, "%s: controller.max_cpus_per_user: '%s' is not a CPU count (like 4 or 0.5)",
+                                cfg->path, cpus), -EINVAL;
+        return 0;
+}
+
 /* Fill options the command line left unset from the config file. */
 static int apply_config(options *o, config *cfg, char *err, size_t errlen) {
         int r;
@@ -203,7 +221,7 @@ static int apply_config(options *o, config *cfg, char *err, size_t errlen) {
                 if (*nums[i] < 0 && (r = config_get_uint(cfg, num_keys[i], 100000000, nums[i], err, errlen)) < 0 &&
                     r != -ENOENT)
                         return r;
-        if ((r = apply_time_limits(o, cfg, err, errlen)) < 0)
+        if ((r = apply_time_limits(o, cfg, err, errlen)) < 0 || (r = apply_running_limits(o, cfg, err, errlen)) < 0)
                 return r;
         bool sync;
         if (o->sync_commits < 0 && (r = config_get_bool(cfg, "controller.sync_commits", &sync, err, errlen)) != -ENOENT) {
@@ -350,6 +368,9 @@ int server_reload(ctl_server *srv, char *err, size_t errlen) {
         srv->depts = fresh; /* the state machine's cfg.depts points here */
         srv->state.cfg.default_time_usec = o.default_time_usec;
         srv->state.cfg.max_time_usec = o.max_time_usec;
+        srv->state.cfg.max_running_per_user = (size_t)o.max_running_per_user;
+        srv->state.cfg.max_running_per_dept = (size_t)o.max_running_per_dept;
+        srv->state.cfg.max_mcpu_per_user = o.max_mcpu_per_user;
         if ((r = ctl_set_depts(&srv->state, fairness)) < 0)
                 return snprintf(err, errlen, "out of memory: the fair order is off"), r;
         log_info("reloaded %s: %zu departments, fairness %s", srv->config_path, srv->depts.n,
@@ -502,7 +523,10 @@ static int open_state(ctl_server *srv, const options *o, ctl_lotes_options *lote
                            .depts = &srv->depts,
                            .default_time_usec = o->default_time_usec,
                            .max_time_usec = o->max_time_usec,
-                           .keep_invalid_depend = o->keep_invalid_depend };
+                           .keep_invalid_depend = o->keep_invalid_depend,
+                           .max_running_per_user = (size_t)o->max_running_per_user,
+                           .max_running_per_dept = (size_t)o->max_running_per_dept,
+                           .max_mcpu_per_user = o->max_mcpu_per_user };
         ctl_init(&srv->state, &cfg, &actions, srv);
         if ((r = ctl_set_depts(&srv->state, fairness)) < 0)
                 return log_errno(LOG_ERR, r, "departments");

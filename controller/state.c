@@ -46,7 +46,8 @@ static void view_reset(ctl_state *st, size_t i) {
 /* What the policies see of a job. */
 static sched_job sched_view(const job *j) {
         return (sched_job){ .id = j->id, .req = j->spec.req, .runtime = (double)j->spec.expected_usec / 1e6,
-                            .type = j->spec.job_type };
+                            .type = j->spec.job_type,
+                            .limit_usec = j->spec.time_limit_usec > 0 ? j->spec.time_limit_usec : 0 };
 }
 
 /* What a pass offers the policy of the n pending jobs from the first-th on, in st->pass_jobs,
@@ -88,8 +89,11 @@ static bool fair_order_on(const ctl_state *st) {
         return st->cfg.fairness >= 0 && !st->cfg.dispatcher && fairorder_has_depts(&st->fair);
 }
 
+/* EASY's reservation, like NetBatch's, comes from the jobs left unplaced: jobs submitted since
+ * cannot be offered alone. */
 static bool plain_pass(const ctl_state *st) {
-        return !st->cfg.dispatcher && !fair_order_on(st) && st->cfg.order != SCHED_RESERVE && !st->nice_seen;
+        return !st->cfg.dispatcher && !fair_order_on(st) && st->cfg.order != SCHED_RESERVE && !st->nice_seen &&
+               !ctl_easy_on(st);
 }
 
 /* The first pending job the next pass must offer: npending when it would place nothing. */
@@ -145,6 +149,8 @@ void ctl_free(ctl_state *st) {
         sched_index_free(&st->view);
         free(st->pass_jobs);
         free(st->pass_out);
+        free(st->run_v);
+        free(st->run_jobs);
         fairorder_free(&st->fair);
         sched_dispatcher_free(st->cfg.dispatcher);
         idset_free(&st->pending_ids);
@@ -384,6 +390,25 @@ static void tally(ctl_state *st, const job *j, int sign) {
         tally_by(st, j->uid, j->spec.group, sign);
 }
 
+/* Count j in (sign +1) or out of (-1) the running jobs of its user and of its department. */
+static void tally_running(ctl_state *st, const job *j, int sign) {
+        ctl_tally *t = tally_find(st, j->uid, NULL, 0, sign > 0);
+        for (int i = 0; i < 2 && t; i++) {
+                t->running = sign > 0 ? t->running + 1 : t->running ? t->running - 1 : 0;
+                t->running_mcpu += sign * j->spec.req.mcpu;
+                t = j->spec.group && i == 0 ? tally_find(st, 0, j->spec.group, top_dept_len(j->spec.group), sign > 0)
+                                            : NULL;
+        }
+}
+
+ctl_tally *ctl_user_tally(ctl_state *st, uid_t uid) {
+        return tally_find(st, uid, NULL, 0, false);
+}
+
+ctl_tally *ctl_dept_tally(ctl_state *st, const char *group) {
+        return group ? tally_find(st, 0, group, top_dept_len(group), false) : NULL;
+}
+
 /* Add j to st->jobs in its id's place: the end, but for the later slices of an array whose
  * ids were reserved before the jobs submitted meanwhile (O(those jobs)). */
 static int append_job(ctl_state *st, job *j) {
@@ -443,20 +468,24 @@ static void dept_charge(ctl_state *st, const job *j, int sign) {
                 fairorder_charge(&st->fair, fairorder_dept(&st->fair, j->spec.group), j->spec.req, sign);
 }
 
-static void charge(ctl_state *st, ctl_node *n, const job *j) {
+static void charge(ctl_state *st, ctl_node *n, job *j) {
         n->used = res_add(n->used, j->spec.req);
         n->running++;
         n->nexclusive += j->spec.exclusive;
         dept_charge(st, j, +1);
+        tally_running(st, j, +1);
+        ctl_running_add(st, j, n->index);
         view_sync(st, n);
 }
 
 /* The job left n: free its resources, and tell an event-driven policy. */
-static void release(ctl_state *st, ctl_node *n, const job *j) {
+static void release(ctl_state *st, ctl_node *n, job *j) {
         n->used = res_sub(n->used, j->spec.req);
         n->running--;
         n->nexclusive -= j->spec.exclusive;
         dept_charge(st, j, -1);
+        tally_running(st, j, -1);
+        ctl_running_remove(st, j);
         view_sync(st, n);
         if (st->cfg.dispatcher) {
                 sched_job v = sched_view(j);
@@ -1206,6 +1235,7 @@ int ctl_job_started(ctl_state *st, ctl_node *n, uint64_t id, int64_t start_usec)
         if (!j)
                 return -ENOENT;
         j->start_usec = start_usec;
+        ctl_running_started(st, j);
         for (size_t i = 0; i < n->nunconfirmed; i++) /* a launch sent again after a reconnect took */
                 if (n->unconfirmed[i] == id)
                         n->unconfirmed[i] = n->unconfirmed[--n->nunconfirmed];
@@ -1330,6 +1360,8 @@ static long place_selected(ctl_state *st, bool indexed, const sched_job *sj, sch
  * st->pass_out, or -ENOMEM. */
 static long place_pass(ctl_state *st, bool indexed, size_t njobs, size_t *skipped) {
         *skipped = 0;
+        if (st->pass_selective == 0 && ctl_easy_on(st))
+                return ctl_easy_place(st, st->pass_jobs, njobs, st->pass_out);
         if (st->pass_selective == 0)
                 return place(st, indexed, st->pass_jobs, njobs, st->pass_out);
         long placed = 0;
@@ -1422,6 +1454,7 @@ static long pass(ctl_state *st, size_t first, size_t n, size_t *offered, long *p
         *offered = ctl_array_throttle(st, st->pass_jobs, *offered);
         if (st->nice_seen && ctl_wait_nice(st, st->pass_jobs, *offered) < 0)
                 return -ENOMEM;
+        *offered = ctl_user_limits(st, st->pass_jobs, *offered);
         bool indexed = !st->cfg.dispatcher && !st->cfg.scan; /* the index follows the placements */
         const sched_assignment *out = st->pass_out;
         long launched = 0;

@@ -11,6 +11,7 @@
 #include "arrayspec.h"
 #include "dispatch.h"
 #include "sched_index.h"
+#include "backfill.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -97,6 +98,12 @@ typedef struct ctl_config {
         int64_t default_time_usec, max_time_usec; /* jobs' time limits (depts_time_limit); 0: none */
         bool keep_invalid_depend;   /* kill_invalid_depend = no: a job whose dependency can never be
                                      * met stays pending instead of ending cancelled */
+        /* Running jobs a user, a top-level department may have at once, and CPUs (milli-cores) a
+         * user's running jobs may hold; 0: no limit (userlimit.c). */
+        size_t max_running_per_user, max_running_per_dept;
+        int64_t max_mcpu_per_user;
+        bool skip_reserved_start; /* nobody reads a pending job's reserved start (the simulator): an EASY
+                                   * pass computes its reservation only when a decision needs it */
 } ctl_config;
 
 /* How many pending jobs one user (dept NULL) or one top-level department has, for the caps. */
@@ -104,6 +111,8 @@ typedef struct ctl_tally {
         uid_t uid;
         char *dept;
         size_t pending;
+        size_t running;       /* its running jobs, and the CPUs they hold (the running limits) */
+        int64_t running_mcpu;
 } ctl_tally;
 
 /* Jobs ordered by id, so that a bulk cancel reaches the k jobs it ends in O(k log n) without
@@ -176,6 +185,12 @@ typedef struct ctl_state {
         int64_t next_begin_usec;
         bool nice_seen;
         bool throttle_seen; /* an array with a throttle was submitted: passes count its tasks (arrays.c) */
+        uint64_t reserved_id; /* the job the last EASY pass reserved a start for (reservation.c), or 0 */
+        /* The running jobs as EASY sees them (node, request, end by its limit) and whose each entry
+         * is, kept as jobs start and end, so that a pass reads them without visiting every job. */
+        sched_running *run_v;
+        job **run_jobs;
+        size_t nrun, run_cap;
 } ctl_state;
 
 /* Initialise an empty state. */
@@ -401,6 +416,31 @@ int ctl_wait_nice(ctl_state *st, sched_job *jobs, size_t n);
 /* After a pass placed placed of the offered jobs (in order): under strict FIFO the first
  * unplaced one waits for resources, the rest behind it for it (priority). */
 void ctl_wait_blocker(ctl_state *st, const sched_job *jobs, size_t offered, long placed);
+
+/* --- EASY backfill (reservation.c) and running limits (userlimit.c) ------------------------- */
+
+/* Whether passes run EASY backfill (policies/backfill.h): order backfill with a fit heuristic
+ * but Max-Jobs, and no dispatcher. */
+bool ctl_easy_on(const ctl_state *st);
+/* Offer jobs[0..njobs) to the EASY pass on the view at the controller's time (clock_usec), the
+ * running jobs ending by their start and limit (now, for a launch not yet started; never, for
+ * one without a limit). Records the reserved job's start (job.reserved_start_usec) and makes the
+ * jobs the reservation holds back wait "priority". Returns the number of assignments in out, or
+ * -ENOMEM. O(running log running + jobs log nodes). */
+long ctl_easy_place(ctl_state *st, const sched_job *jobs, size_t njobs, sched_assignment *out);
+/* Job j started running on node (at dispatch or restore) / its agent reported its start / it
+ * stopped running there: keep the running array. Out of memory, a job is left out of it (a
+ * reservation then comes sooner than it should). */
+void ctl_running_add(ctl_state *st, job *j, size_t node);
+void ctl_running_started(ctl_state *st, job *j);
+void ctl_running_remove(ctl_state *st, job *j);
+/* Keep, in order, the n offered jobs below their user's and top-level department's running
+ * limits (counting those kept before them); the others wait "user limit" or "department cap".
+ * Returns how many are kept. O(n x tallies). */
+size_t ctl_user_limits(ctl_state *st, sched_job *jobs, size_t n);
+/* The tally of user uid, or of group's top-level department; NULL when it has none. */
+ctl_tally *ctl_user_tally(ctl_state *st, uid_t uid);
+ctl_tally *ctl_dept_tally(ctl_state *st, const char *group);
 
 /* Hold (hold true) or release pending job id on behalf of uid (its owner or root). Returns 0 or
  * -ENOENT, -EPERM, -EBUSY (not pending), -EALREADY (already so) with err set. */

@@ -115,7 +115,7 @@ void ctl_wait_capped(ctl_state *st, const uint32_t *order, size_t kept) {
 }
 
 void ctl_wait_blocker(ctl_state *st, const sched_job *jobs, size_t offered, long placed) {
-        if (placed < 0 || (size_t)placed >= offered)
+        if (placed < 0 || (size_t)placed >= offered || st->cfg.order != SCHED_STRICT_FIFO)
                 return;
         job *j = ctl_find_job(st, jobs[placed].id);
         if (j && j->state == JOB_PENDING)

@@ -20,6 +20,7 @@ typedef struct sched_job {
         res_t req;
         double runtime;   /* expected processing time in seconds, 0 if unknown (Tetris uses it) */
         const char *type; /* the job's declared type or class, or NULL (LoTES matches its classes) */
+        int64_t limit_usec; /* its time limit, 0 if none (EASY backfill: backfill.h) */
 } sched_job;
 
 typedef struct sched_assignment {
@@ -29,7 +30,8 @@ typedef struct sched_assignment {
 
 typedef enum sched_order {
         SCHED_STRICT_FIFO, /* stop at the first job that fits nowhere now: no job overtakes it */
-        SCHED_BACKFILL,    /* place any job that fits, in order */
+        SCHED_BACKFILL,    /* place any job that fits, in order; with time limits (backfill.h) the
+                            * first that fits nowhere reserves its earliest start (EASY) */
         SCHED_RESERVE,     /* NetBatch: a job that fits nowhere reserves the machine with the most
                             * free memory for the rest of the pass; later jobs go elsewhere */
 } sched_order;

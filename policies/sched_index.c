@@ -31,6 +31,8 @@ void sched_index_free(sched_index *ix) {
         free(ix->reserved);
         tree_free(&ix->by_mcpu);
         tree_free(&ix->by_mem);
+        for (size_t i = 0; i < 3; i++)
+                free(ix->easy_scratch[i]);
         sched_index_init(ix);
 }
 

@@ -49,6 +49,10 @@ typedef struct sched_index {
         sched_tree by_mcpu, by_mem;
         bool trees;                   /* by_mcpu and by_mem are built and kept */
         size_t *reserved, nreserved;  /* machines reserved during a SCHED_RESERVE pass */
+        /* scratch arrays of EASY passes (backfill.c), kept so that a pass over many running jobs
+         * does not map and fault in fresh memory each time */
+        void *easy_scratch[3];
+        size_t easy_cap[3];
 } sched_index;
 
 /* An empty index (no allocation). */

@@ -505,7 +505,9 @@ cJSON *job_to_json(const job *j) {
                                 !cJSON_AddNumberToObject(obj, "array_index", j->array_index))) ||
             job_result_to_json(&j->result, obj) < 0 ||
             (j->state == JOB_RUNNING && !cJSON_AddNumberToObject(obj, "mem_current", (double)j->result.mem_current)) ||
-            (j->state == JOB_PENDING && j->wait && !cJSON_AddStringToObject(obj, "reason", job_wait_name(j->wait)))) {
+            (j->state == JOB_PENDING && j->wait && !cJSON_AddStringToObject(obj, "reason", job_wait_name(j->wait))) ||
+            (j->state == JOB_PENDING && j->reserved_start_usec &&
+             !cJSON_AddNumberToObject(obj, "reserved_start_usec", (double)j->reserved_start_usec))) {
                 cJSON_Delete(obj);
                 return NULL;
         }
@@ -522,7 +524,8 @@ static int get_opt_strv(const cJSON *obj, const char *field, char ***out, char e
 static int record_start_parse(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
         const char *reason;
         int r = start_fields_parse(obj, &j->spec, err);
-        if (r < 0)
+        if (r < 0 || (r = get_opt_int(obj, "reserved_start_usec", JOB_RESERVED_UNKNOWN, INT64_MAX,
+                                      &j->reserved_start_usec, err)) < 0)
                 return r;
         if ((r = proto_get_str(obj, "reason", &reason, err)) == -ENOENT)
                 return 0;

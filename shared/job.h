@@ -155,7 +155,14 @@ typedef struct job {
         uint32_t deps_unmet; /* the controller's count of its dependencies not met yet */
         bool deps_never;     /* one of them can never be met (it stays pending: kill_invalid_depend = no) */
         bool singleton;      /* its dependency has "singleton": it starts when no job of its user and name runs */
+        /* The start the last EASY backfill pass reserved for this pending job (policies/backfill.h),
+         * in memory only: 0 none, JOB_RESERVED_UNKNOWN when a job without a time limit holds the
+         * node it needs ("reserved_start_usec" in its record). */
+        int64_t reserved_start_usec;
+        size_t running_pos;  /* while it runs, its place in the controller's running array (reservation.c) */
 } job;
+
+#define JOB_RESERVED_UNKNOWN (-1)
 
 /* Validate and copy a submit/launch JSON object's spec fields into spec (which the caller
  * zeroed). Returns 0, or -EINVAL with a one-line reason in err and spec left empty. */

@@ -676,21 +676,39 @@ static char *left_text(const job *j, int64_t now, char *buf, size_t len) {
         return units_format_time(left > 0 ? left : -1, buf, len);
 }
 
-/* The REASON column: why a pending job waits, as the controller's last pass saw it. */
-static const char *queue_reason(const job *j) {
-        return j->state == JOB_PENDING && j->wait ? job_wait_name(j->wait) : NULL;
+/* The start EASY backfill reserved for j, into buf: its time, or what holds it. */
+static char *reserved_text(const job *j, char *buf, size_t len) {
+        char at[FMT_BUF];
+        if (j->reserved_start_usec == JOB_RESERVED_UNKNOWN)
+                snprintf(buf, len, "start unknown: a job without a time limit holds its node");
+        else
+                snprintf(buf, len, "start %s", fmt_time(j->reserved_start_usec, at, sizeof(at)));
+        return buf;
+}
+
+/* The REASON column: why a pending job waits, as the controller's last pass saw it, and the
+ * reserved job's start. */
+static const char *queue_reason(const job *j, char *buf, size_t len) {
+        const char *why = j->state == JOB_PENDING && j->wait ? job_wait_name(j->wait) : NULL;
+        char at[FMT_BUF];
+        if (!why || !j->reserved_start_usec)
+                return why;
+        snprintf(buf, len, "%s, starts %s", why,
+                 j->reserved_start_usec == JOB_RESERVED_UNKNOWN ? "when a job without a limit ends"
+                                                                : fmt_time(j->reserved_start_usec, at, sizeof(at)));
+        return buf;
 }
 
 /* A row for j, or for the pending tasks of j's array folded with it (set: their indexes). */
 static int queue_add_row(fmt_table *t, const job *j, const array_set *set, int64_t now) {
-        char id[96], cpus[FMT_BUF], mem[FMT_BUF], time[FMT_BUF], limit[FMT_BUF], left[FMT_BUF];
+        char id[96], cpus[FMT_BUF], mem[FMT_BUF], time[FMT_BUF], limit[FMT_BUF], left[FMT_BUF], reason[2 * FMT_BUF];
 
         arraycli_row_id(j, set, id, sizeof(id));
         return fmt_table_row(t, id, j->spec.name, j->user, job_state_name(j->state), j->node,
                              units_format_cpus(j->spec.req.mcpu, cpus, sizeof(cpus)),
                              units_format_size(j->spec.req.mem, mem, sizeof(mem)),
                              queue_time(j, now, time, sizeof(time)), limit_text(j, limit, sizeof(limit)),
-                             left_text(j, now, left, sizeof(left)), queue_reason(j));
+                             left_text(j, now, left, sizeof(left)), queue_reason(j, reason, sizeof(reason)));
 }
 
 /* Print the jobs of a "jobs" reply as a table. Returns 0 or EXIT_FAIL. */
@@ -894,6 +912,8 @@ static void show_start(const job *j) {
 
         if (j->state == JOB_PENDING)
                 field("reason:", j->wait ? job_wait_name(j->wait) : NULL);
+        if (j->state == JOB_PENDING && j->reserved_start_usec)
+                field("reserved:", reserved_text(j, buf, sizeof(buf)));
         if (j->spec.dependency)
                 field("dependency:", j->spec.dependency);
         if (j->spec.hold)

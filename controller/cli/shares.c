@@ -108,8 +108,9 @@ const cli_command cmd_shares = {"shares", "how departments share the cluster, an
 static const char reload_usage[] =
         "Usage: colony reload [--json]\n"
         "Make the controller read its config file's departments, caps, user lists and fairness\n"
-        "again (as SIGHUP does). A file that does not parse changes nothing, and its first error\n"
-        "is printed. Root or the controller's own user only.\n";
+        "again, and its time limits and running limits (as SIGHUP does). A file that does not\n"
+        "parse changes nothing, and its first error is printed. Root or the controller's own\n"
+        "user only.\n";
 
 static int print_reloaded(const cli *c, const cJSON *reply) {
         const cJSON *n = cJSON_GetObjectItemCaseSensitive(reply, "departments");

@@ -97,6 +97,7 @@ static void sim_launch(void *userdata, ctl_node *n, const job *j) {
         if (s->cfg->runtime_on)
                 runtime = s->cfg->runtime_on(s->cfg->source, j->spec.job_type, runtime, n->index);
         s->start[j->id - 1] = s->now;
+        ctl_find_job(&s->st, j->id)->start_usec = usec(s->now); /* as its agent would report it */
         s->used = res_add(s->used, j->spec.req);
         if (heap_push(&s->events, (event){ .t = s->now + runtime, .kind = EV_EXIT, .job = j->id, .node = n }) < 0)
                 s->error = -ENOMEM;
@@ -204,6 +205,9 @@ static int arrive(sim *s) {
         /* the runtime is the job's estimate, exact here: Tetris reads it */
         job_spec spec = { .cwd = strdup("/"), .stdout_path = strdup("/dev/null"), .req = s->next.req,
                           .expected_usec = usec(s->next.runtime), .job_type = s->next.type ? strdup(s->next.type) : NULL };
+        /* EASY backfill reads the limit: the trace's requested time, else the runtime itself */
+        int64_t limit = usec(s->next.limit > 0 ? s->next.limit : s->next.runtime);
+        spec.time_limit_usec = limit > 0 ? limit : 1;
         if (!spec.cwd || !spec.stdout_path || (s->next.type && !spec.job_type) || grow_times(s, s->st.next_id) < 0) {
                 job_spec_free(&spec);
                 return -ENOMEM;
@@ -233,6 +237,7 @@ static int job_exit(sim *s, const event *e) {
 
 static int schedule(sim *s) {
         s->out->passes++;
+        ctl_wait_tick(&s->st, usec(s->now)); /* the time the pass reads (EASY's reservations) */
         long r = ctl_schedule(&s->st);
         return r < 0 ? (int)r : s->error;
 }
@@ -335,7 +340,7 @@ int sim_run(const sim_config *cfg, sim_result *out, char *err, size_t errlen) {
         *out = (sim_result){ 0 };
         ctl_config cc = { .policy = cfg->policy, .order = cfg->order, .dispatcher = cfg->dispatcher, .scan = cfg->scan,
                           .max_pending = SIZE_MAX, .kill_grace_ms = 0, .agent_timeout_usec = INT64_MAX,
-                          .node_lost_timeout_usec = INT64_MAX };
+                          .node_lost_timeout_usec = INT64_MAX, .skip_reserved_start = true };
         ctl_init(&s.st, &cc, &sim_actions, &s);
         int r = cfg->nmachines == 0 ? -EINVAL : add_machines(&s);
         if (r == 0 && cfg->ndepts && !(s.refused = calloc(cfg->ndepts, sizeof(*s.refused))))

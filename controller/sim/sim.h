@@ -17,6 +17,8 @@ typedef struct sim_job {
         res_t req;
         const char *type; /* the job's class in the workload, or NULL; lives as long as the source */
         uint32_t dept;    /* its department: an index into sim_config.dept_names (0 when there are none) */
+        double limit;     /* its requested time limit in seconds (SWF's field 9), 0 when the source has
+                           * none: the job's time limit is then its runtime, an exact estimate */
 } sim_job;
 
 /* One job the simulation ran, as sim_config.each_job sees it at the end; its strings live only

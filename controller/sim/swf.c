@@ -56,6 +56,7 @@ static int job_from_fields(const double f[SWF_FIELDS], int64_t mem_per_proc, sim
                 .arrival = f[1],
                 .runtime = f[3],
                 .req = { .mcpu = (int64_t)llround(procs * 1000), .mem = (int64_t)mem },
+                .limit = f[8] > 0 && f[8] <= SWF_TIME_MAX ? f[8] : 0,
         };
         return 0;
 }

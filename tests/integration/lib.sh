@@ -264,3 +264,13 @@ netns_down() {
         [ -z "$NETNS_BRIDGE" ] || ip link del "$NETNS_BRIDGE" 2>/dev/null
         return 0
 }
+
+# reason_is ID REASON [TIMEOUT_S]: poll until the pending job's reason is REASON (20 s by default).
+reason_is() {
+        local end=$((SECONDS + ${3:-20}))
+        while ((SECONDS <= end)); do
+                [ "$(job_field "$1" reason)" = "$2" ] && return 0
+                sleep 0.1
+        done
+        fail "job $1's reason is '$(job_field "$1" reason)', not '$2'"
+}

@@ -7,14 +7,6 @@
 cluster_up --agents 1 --agent-cpus 1 --agent-mem 1G
 
 stress="$COLONY_BIN/colony-stress"
-reason_is() { # ID REASON [TIMEOUT_S]: poll until the job's reason is REASON
-        local end=$((SECONDS + ${3:-20}))
-        while ((SECONDS <= end)); do
-                [ "$(job_field "$1" reason)" = "$2" ] && return 0
-                sleep 0.1
-        done
-        fail "job $1's reason is '$(job_field "$1" reason)', not '$2'"
-}
 
 # A blocker takes the node's one CPU; everything below waits behind it.
 blocker=$(colony submit --name blocker --cpus 1 --mem 32M -- "$stress" sleep 30)
