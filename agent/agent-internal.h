@@ -51,6 +51,7 @@ typedef struct agent_job {
         bool timed_out;          /* its time limit passed: it ends timeout */
         sd_event_source *limit;  /* the time limit's timer (timelimit.h) */
         bool shares_cores;      /* a fraction of a CPU: on the cores nobody holds, moved as they change */
+        bool cgroup_foreign;    /* its launch found its cgroup made already: not the job's to kill */
 } agent_job;
 
 struct agent {
