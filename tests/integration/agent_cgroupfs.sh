@@ -26,8 +26,8 @@ for id in "${ids[@]}"; do wait_state "$id" completed 120; done
 kill "$spid"
 wait "$spid" 2>/dev/null || true
 
-# Before, the loop made 4 mkdirs and 5 writes in cgroupfs per job here (v1: a directory per
-# hierarchy, the limits), and a department's 4 more mkdirs and its weight.
+# Before, the loop made 172 mkdirs and writes in cgroupfs here (v1: a directory per hierarchy
+# for the job and for each department level, the limits, the weights).
 # A path argument (mkdir) or a descriptor's file (-y: write(5</sys/fs/cgroup/...>), not the log's.
 cg_op='(mkdir\("|mkdirat\([^,]*, "|write\([0-9]+<|pwrite64\([0-9]+<)/sys/fs/cgroup/'
 loop_cg="^$apid +$cg_op"
