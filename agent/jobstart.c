@@ -21,6 +21,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* The monotonic time of the loop's turn, in microseconds. */
+static uint64_t turn_usec(agent *a) {
+        uint64_t t = 0;
+
+        (void)sd_event_now(a->event, CLOCK_MONOTONIC, &t);
+        return t;
+}
+
 /* The launch is over, one way or another: stop watching its pipe and its deadline. */
 static void launch_over(agent_job *j) {
         j->starting = false;
@@ -39,7 +47,8 @@ static void launch_outcome(agent_job *j, const launch_progress *m) {
                 return;
         }
         j->pid = m->pid;
-        log_info(JOB_FMT ": started pid %d (shepherd %d)", JOB_ARGS(j), (int)j->pid, (int)j->shepherd);
+        log_info(JOB_FMT ": started pid %d (shepherd %d), %.2f ms after its launch message", JOB_ARGS(j),
+                 (int)j->pid, (int)j->shepherd, (double)(turn_usec(j->agent) - j->launch_msg_usec) / 1000);
         report_started(j);
         /* A cancel's kill while the shepherd made the cgroup found none, or an empty one. */
         if (j->cancelled && (!j->grace || sd_event_source_get_enabled(j->grace, NULL) == 0))
@@ -262,7 +271,8 @@ void jobstart_queue(agent *a, launch_msg *m) {
                 return;
         }
         *j = (agent_job){.agent = a, .id = m->id, .attempt = m->attempt, .mem_limit = m->spec.req.mem, .queued = q,
-                         .time_limit_usec = m->spec.time_limit_usec > 0 ? m->spec.time_limit_usec : 0};
+                         .time_limit_usec = m->spec.time_limit_usec > 0 ? m->spec.time_limit_usec : 0,
+                         .launch_msg_usec = turn_usec(a)};
         *q = *m;
         m->spec = (job_spec){0}; /* moved into q */
         snprintf(j->user, sizeof(j->user), "%s", m->user ? m->user : "?");
