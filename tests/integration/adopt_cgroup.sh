@@ -17,17 +17,10 @@ job_dirs() { find /sys/fs/cgroup -maxdepth 8 -type d -path "*/colony-$node/job-$
 # held WHEN: a job whose shepherd's WHEN-th mkdir strace holds while the agent is killed and
 # started again; the job must fail at its deadline with nothing of its cgroup left.
 held() {
-        local when=$1 apid spid id made i err
-        apid=$(agent_pid "$node")
-        strace -f -qq -e trace=mkdir,mkdirat -e inject=mkdir,mkdirat:delay_enter=300000000:when="$when" \
-                -o "$DIR/strace-$when.out" -p "$apid" &
-        spid=$!
-        STARTED_PIDS+=("$spid")
-        for ((i = 0; i < 300; i++)); do
-                [ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$apid/status")" = "$spid" ] && break
-                sleep 0.1
-        done
-        [ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$apid/status")" = "$spid" ] || fail "strace did not attach"
+        local when=$1 spid id made i err
+        strace_attach "$(agent_pid "$node")" "$DIR/strace-$when.out" -f -qq -e trace=mkdir,mkdirat \
+                -e inject=mkdir,mkdirat:delay_enter=300000000:when="$when"
+        spid=$STRACE_PID
         id=$(colony submit --cpus 0.2 --mem 32M -- /bin/touch "$DIR/ran-$when")
         # Held once strace reports the mkdir begun and, for when > 1, the earlier ones made.
         for ((i = 0; i < 600; i++)); do

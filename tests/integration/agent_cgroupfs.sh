@@ -10,14 +10,8 @@ cluster_up --agents 1 --agent-cpus 4 --agent-mem 1G
 node=${PREFIX}1
 apid=$(cat "$DIR/agent-$node.pid")
 # -f: the shepherds too, each line begun with the thread's id; -y names each descriptor's file.
-strace -f -qq -y -s 200 -e trace=mkdir,mkdirat,write,pwrite64 -o "$DIR/strace.out" -p "$apid" &
-spid=$!
-STARTED_PIDS+=("$spid")
-for ((i = 0; i < 300; i++)); do
-        [ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$apid/status")" = "$spid" ] && break
-        sleep 0.1
-done
-[ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$apid/status")" = "$spid" ] || fail "strace did not attach"
+strace_attach "$apid" "$DIR/strace.out" -f -qq -y -s 200 -e trace=mkdir,mkdirat,write,pwrite64
+spid=$STRACE_PID
 
 ids=()
 for ((i = 0; i < 6; i++)); do ids+=("$(colony submit --cpus 0.2 --mem 32M -- true)"); done
