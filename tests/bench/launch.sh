@@ -46,15 +46,17 @@ stats() {
                 if $n == 0 then null else
                 {p50: ($s[($n / 2) | floor] * 100 | round / 100), p99: ($s[($n * 0.99) | floor] * 100 | round / 100), n: $n} end'
 }
-# timed N CMD...: CMD run N times, the ms of each on stdout.
+# timed N CMD...: CMD run N times; stats of the ms of each, or "failed" when a run fails.
 timed() {
         local i t0 reps=$1
         shift
+        : >"$dir/timed"
         for ((i = 0; i < reps; i++)); do
                 t0=$EPOCHREALTIME
-                "$@" >/dev/null 2>&1
-                awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f\n", (b - a) * 1000 }'
+                "$@" >/dev/null 2>"$dir/timed.err" || { log "$* failed: $(cat "$dir/timed.err")"; echo '"failed"'; return; }
+                awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f\n", (b - a) * 1000 }' >>"$dir/timed"
         done
+        stats <"$dir/timed"
 }
 
 # cluster BIN: a fresh local cluster of BIN in $dir/c, one agent of 2 CPUs.
@@ -122,14 +124,15 @@ drain_base=null
 systemd='"skipped: systemd is not PID 1"'
 if [ "$(cat /proc/1/comm)" = systemd ]; then
         log "systemd-run --scope true, $n times"
-        systemd=$(timed "$n" systemd-run --quiet --scope true | stats)
+        systemd=$(timed "$n" systemd-run --quiet --scope true)
 fi
 slurm='"skipped"'
 if [ "${SLURM:-1}" != 0 ] && [ -x "$peer" ]; then
         log "slurm: set-up and start"
         if "$peer" setup >&2 && { slurm_started=1; "$peer" start >&2; }; then
                 log "slurm: srun true, $n times"
-                slurm=$(timed "$n" srun -n1 true | stats)
+                cd "$dir" # srun needs a working directory that exists
+                slurm=$(timed "$n" srun -n1 true)
         fi
 fi
 jq -n --argjson n "$n" --arg mode "$mode" --argjson floor "$floor" --argjson spaced "$floor_spaced" --argjson new "$(colony_figures new "$drain_new")" \
