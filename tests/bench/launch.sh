@@ -129,9 +129,9 @@ fi
 slurm='"skipped"'
 if [ "${SLURM:-1}" != 0 ] && [ -x "$peer" ]; then
         log "slurm: set-up and start"
+        cd "$dir" # srun needs a working directory that exists (the last cluster's is gone)
         if "$peer" setup >&2 && { slurm_started=1; "$peer" start >&2; }; then
                 log "slurm: srun true, $n times"
-                cd "$dir" # srun needs a working directory that exists
                 slurm=$(timed "$n" srun -n1 true)
         fi
 fi

@@ -48,4 +48,20 @@ held() {
 
 held 1
 [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ] || held 2
+
+# A cgroup of the job's name that is there already is not the job's: the launch fails, and the
+# cgroup is neither killed nor removed (the shepherd finds it; the loop no longer looks first).
+id=$(colony submit --hold --cpus 0.2 --mem 32M -- /bin/touch "$DIR/ran-foreign")
+ctl=memory
+[ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ] && ctl=
+foreign=$(agent_cgroup "$ctl" "$node" "job-$id")
+mkdir "$foreign"
+colony release "$id" >/dev/null
+wait_state "$id" failed 120
+err=$(job_field "$id" error)
+case $err in *"$foreign"*"File exists"*) ;; *) fail "job $id, its cgroup there already: unexpected error: $err" ;; esac
+[ -d "$foreign" ] || fail "job $id: the cgroup that was there already was removed"
+[ ! -e "$DIR/ran-foreign" ] || fail "job $id ran in a cgroup that was there already"
+rmdir "$foreign"
+note "job $id, its cgroup there already: $err; that cgroup left as it was"
 echo "PASS"
