@@ -51,6 +51,9 @@ typedef struct agent_job {
         bool timed_out;          /* its time limit passed: it ends timeout */
         sd_event_source *limit;  /* the time limit's timer (timelimit.h) */
         bool shares_cores;      /* a fraction of a CPU: on the cores nobody holds, moved as they change */
+        bool cgroup_foreign;    /* its launch found its cgroup made already: not the job's to kill */
+        uint64_t launch_msg_usec; /* CLOCK_MONOTONIC of the turn its launch message came in: the log
+                                   * says how long to its exec (tests/bench/launch.sh reads it) */
 } agent_job;
 
 struct agent {

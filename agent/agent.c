@@ -136,7 +136,7 @@ static void on_killed(int r, void *userdata) {
 void agent_job_kill(agent_job *j) {
         int r;
 
-        if (j->kill || j->ending)
+        if (j->kill || j->ending || j->cgroup_foreign)
                 return;
         r = cgkill_start(j->agent->event, j->agent->cg, j->cgroup, JOB_KILL_TIMEOUT_MS, on_killed, j, &j->kill);
         if (r < 0)

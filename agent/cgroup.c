@@ -701,6 +701,20 @@ int cg_job_attach(cg_backend *cg, const char *job, pid_t pid, char *err, size_t 
         return cg->ops->job_attach(cg, job, pid, err, errlen);
 }
 
+int cg_job_open(cg_backend *cg, const char *job) {
+        char dir[PATH_MAX];
+        int r = job_ok(job) ? 0 : -EINVAL, fd;
+
+        if (r == 0 && cg->mode != CG_MODE_V2)
+                r = -EOPNOTSUPP;
+        if (r == 0)
+                r = cg->ops->job_dir(cg, job, dir, sizeof(dir));
+        if (r < 0)
+                return r;
+        fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        return fd < 0 ? -errno : fd;
+}
+
 int cg_job_usage(cg_backend *cg, const char *job, cg_usage *out) {
         if (!job_ok(job))
                 return -EINVAL;

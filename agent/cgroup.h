@@ -79,6 +79,9 @@ int cg_dept_reweight(cg_backend *cg, const char *dept, const double *weights, si
 int cg_job_create(cg_backend *cg, const char *job, const cg_limits *lim, char *err, size_t errlen);
 /* Move pid into the job's cgroup (every hierarchy on v1). */
 int cg_job_attach(cg_backend *cg, const char *job, pid_t pid, char *err, size_t errlen);
+/* The job's cgroup directory opened (O_CLOEXEC) for clone3's CLONE_INTO_CGROUP: the fd,
+ * -EOPNOTSUPP on v1 (a task is in one cgroup per hierarchy there), or -errno. */
+int cg_job_open(cg_backend *cg, const char *job);
 /* Read the job's usage counters. */
 int cg_job_usage(cg_backend *cg, const char *job, cg_usage *out);
 /* True when no task is left in the job's cgroup. Returns 1, 0, or -errno. */

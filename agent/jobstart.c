@@ -17,8 +17,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/pidfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* The monotonic time of the loop's turn, in microseconds. */
+static uint64_t turn_usec(agent *a) {
+        uint64_t t = 0;
+
+        (void)sd_event_now(a->event, CLOCK_MONOTONIC, &t);
+        return t;
+}
 
 /* The launch is over, one way or another: stop watching its pipe and its deadline. */
 static void launch_over(agent_job *j) {
@@ -32,13 +41,18 @@ static void launch_over(agent_job *j) {
 static void launch_outcome(agent_job *j, const launch_progress *m) {
         launch_over(j);
         if (m->error) {
+                j->cgroup_foreign = m->foreign_cgroup;
                 snprintf(j->start_error, sizeof(j->start_error), "%s", m->what);
                 log_warning(JOB_FMT ": cannot start: %s", JOB_ARGS(j), j->start_error);
                 return;
         }
         j->pid = m->pid;
-        log_info(JOB_FMT ": started pid %d (shepherd %d)", JOB_ARGS(j), (int)j->pid, (int)j->shepherd);
+        log_info(JOB_FMT ": started pid %d (shepherd %d), %.2f ms after its launch message", JOB_ARGS(j),
+                 (int)j->pid, (int)j->shepherd, (double)(turn_usec(j->agent) - j->launch_msg_usec) / 1000);
         report_started(j);
+        /* A cancel's kill while the shepherd made the cgroup found none, or an empty one. */
+        if (j->cancelled && (!j->grace || sd_event_source_get_enabled(j->grace, NULL) == 0))
+                agent_job_kill(j);
 }
 
 /* The launch's report pipe: the steps the job's process begins, then the outcome. */
@@ -61,19 +75,16 @@ static int on_progress(sd_event_source *s, int fd, uint32_t revents, void *userd
         return 0;
 }
 
-/* Whether the job's process has not exec'd yet: until it does it bears its shepherd's name.
- * For an adopted job, whose launch's pipe went with the previous agent. */
+/* Whether the job's launch is not over: the shepherd still makes its cgroup, or its process
+ * has not exec'd yet; until then the shepherd bears SHEPHERD_LAUNCH_NAME. For an adopted job,
+ * whose launch's pipe went with the previous agent. */
 static bool launch_unfinished(const agent_job *j) {
-        char path[64], *text = NULL, *comm = NULL;
-        long child;
-        bool r = false;
+        char path[32], *comm = NULL;
+        bool r;
 
-        snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)j->shepherd, (int)j->shepherd);
-        if (file_read_small(path, 0, &text) == 0 && sscanf(text, "%ld", &child) == 1) {
-                snprintf(path, sizeof(path), "/proc/%ld/comm", child);
-                r = file_read_small(path, 0, &comm) == 0 && strncmp(comm, SHEPHERD_NAME, strlen(SHEPHERD_NAME)) == 0;
-        }
-        free(text);
+        snprintf(path, sizeof(path), "/proc/%d/comm", (int)j->shepherd);
+        r = file_read_small(path, 0, &comm) == 0 && strcmp(comm, SHEPHERD_LAUNCH_NAME) == 0 &&
+            shepherd_alive(j->shepherd, j->shepherd_start);
         free(comm);
         return r;
 }
@@ -99,11 +110,14 @@ static int on_launch_deadline(sd_event_source *s, uint64_t usec, void *userdata)
                  j->agent->cfg.launch_timeout_ms / 1000.0, j->step[0] ? j->step : "its first step");
         log_warning(JOB_FMT ": %s; killing it", JOB_ARGS(j), j->start_error);
         launch_over(j);
-        /* A launch stuck before its process joined the cgroup (the user's lookup in NSS, in the
-         * shepherd itself) is out of the cgroup's reach: end our shepherd too. Unreaped, its
-         * pid is still its own; a child it forked reads the end of its go pipe and exits. */
+        /* A launch stuck before its process joined the cgroup (making the cgroup, the user's
+         * lookup in NSS, in the shepherd itself) is out of the cgroup's reach: end the shepherd
+         * too. Ours unreaped, its pid is still its own; an adopted one's pidfd is its own. A
+         * child it forked reads the end of its go pipe and exits. */
         if (!j->adopted && j->shepherd > 0)
                 (void)kill(j->shepherd, SIGKILL);
+        else if (j->adopted && j->watch)
+                (void)pidfd_send_signal(sd_event_source_get_io_fd(j->watch), SIGKILL, NULL, 0);
         agent_job_kill(j);
         return 0;
 }
@@ -123,21 +137,21 @@ static int on_shepherd_exit(sd_event_source *s, const siginfo_t *si, void *userd
                          (int)j->shepherd);
                 launch_over(j);
         }
+        if (j->cgroup_foreign) { /* nothing ran; the cgroup of that name is not the job's */
+                report_not_run(j->agent, j->id, j->attempt, JOB_FAILED, j->start_error);
+                agent_job_free(j);
+                return 0;
+        }
         agent_job_reap(j);
         return 0;
 }
 
-/* A launch that got no further than its cgroup (or not even that), no shepherd running: clean
- * up and report. The report's file in the state directory replaces the record when the two are
+/* A launch that got no further than its shepherd's fork (no cgroup made, no shepherd running):
+ * report it. The report's file in the state directory replaces the record when the two are
  * removed. */
-static void abandon_start(agent_job *j, bool created, const char *error) {
-        agent *a = j->agent;
-        int k;
-
+static void abandon_start(agent_job *j, const char *error) {
         log_warning(JOB_FMT ": cannot start: %s", JOB_ARGS(j), error);
-        if (created && (k = cg_job_remove(a->cg, j->cgroup)) < 0)
-                log_errno(LOG_WARNING, k, JOB_FMT ": cannot remove the job's cgroup", JOB_ARGS(j));
-        report_not_run(a, j->id, j->attempt, JOB_FAILED, error);
+        report_not_run(j->agent, j->id, j->attempt, JOB_FAILED, error);
         agent_job_free(j);
 }
 
@@ -191,7 +205,8 @@ static int start_shepherd(agent_job *j, const launch_req *req, char *err, size_t
         return r;
 }
 
-/* Create the job's cgroup and start its shepherd, as its queued launch says; the launch goes. */
+/* Start the job's shepherd, which makes its cgroup and launches it as its queued launch says:
+ * the loop never waits on cgroupfs. */
 static void start_queued(agent_job *j) {
         agent *a = j->agent;
         launch_msg *m = j->queued;
@@ -200,20 +215,12 @@ static void start_queued(agent_job *j) {
                          .pids = m->spec.req.pids ? m->spec.req.pids : a->cfg.default_pids,
                          .cpus = jobcores_take(j, m->spec.share_cores ? 0 : m->spec.req.mcpu, cores, sizeof(cores))};
         launch_req req = {.spec = &m->spec, .uid = m->uid, .gid = m->gid, .cg = a->cg, .cg_job = j->cgroup,
-                          .nofile = a->cfg.job_nofile};
-        int r;
+                          .nofile = a->cfg.job_nofile, .lim = &lim, .dept = m->spec.group,
+                          .dept_weights = m->dept_weights, .ndept_weights = m->ndept_weights};
 
         j->queued = NULL;
-        /* its environment and output names first: a bad pattern leaves no cgroup to remove */
-        bool env_ok = (r = jobenv_prepare(m, a->cfg.name, err, sizeof(err))) == 0;
-        if (r == 0 && m->spec.group)
-                r = cg_dept_prepare(a->cg, m->spec.group, m->dept_weights, m->ndept_weights, err, sizeof(err));
-        if (r == 0)
-                r = cg_job_create(a->cg, j->cgroup, &lim, err, sizeof(err));
-        if (r < 0)
-                abandon_start(j, env_ok && r != -EEXIST, err);
-        else if (start_shepherd(j, &req, err, sizeof(err)) < 0)
-                abandon_start(j, true, err);
+        if (jobenv_prepare(m, a->cfg.name, err, sizeof(err)) < 0 || start_shepherd(j, &req, err, sizeof(err)) < 0)
+                abandon_start(j, err);
         else {
                 log_info(JOB_FMT " user=%s: launching %s (shepherd %d, cpus %s, mem %s, pids %" PRId64 ")",
                          JOB_ARGS(j), j->user, m->spec.argv[0], (int)j->shepherd,
@@ -264,7 +271,8 @@ void jobstart_queue(agent *a, launch_msg *m) {
                 return;
         }
         *j = (agent_job){.agent = a, .id = m->id, .attempt = m->attempt, .mem_limit = m->spec.req.mem, .queued = q,
-                         .time_limit_usec = m->spec.time_limit_usec > 0 ? m->spec.time_limit_usec : 0};
+                         .time_limit_usec = m->spec.time_limit_usec > 0 ? m->spec.time_limit_usec : 0,
+                         .launch_msg_usec = turn_usec(a)};
         *q = *m;
         m->spec = (job_spec){0}; /* moved into q */
         snprintf(j->user, sizeof(j->user), "%s", m->user ? m->user : "?");
@@ -273,7 +281,7 @@ void jobstart_queue(agent *a, launch_msg *m) {
         if ((r = cg_job_name(q->spec.group, q->id, j->cgroup, sizeof(j->cgroup))) < 0) {
                 snprintf(err, sizeof(err), "group \"%s\" cannot name a cgroup: %s", q->spec.group, strerror(-r));
                 snprintf(j->cgroup, sizeof(j->cgroup), "job-%" PRIu64, q->id);
-                abandon_start(j, false, err);
+                abandon_start(j, err);
                 return;
         }
         *a->queue_tail = j;

@@ -5,7 +5,8 @@
  * /dev/null on its standard descriptors and closes every other one it inherited but its two
  * pipes (the controller socket above all), leaves the agent's session, becomes a child
  * subreaper (the job's orphans are reaped by it, not by PID 1), and waits for the agent's go.
- * Then it launches the job exactly as launch_job() does, the child telling the agent each step
+ * Then it makes the job's cgroup (launch_cgroup: the agent's loop never waits on cgroupfs),
+ * launches the job exactly as launch_job() does, the child telling the agent each step
  * it begins over the report pipe, tells the agent the job's pid or why it could not start
  * there too, waits for the job's main process, writes how it ended to job-<id>.exit
  * in the state directory (jobdir_write: atomic and durable), and exits. Whether the agent
@@ -16,9 +17,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* What ps shows for a shepherd, and for its child until the job's exec: 15 characters, the
- * most comm holds. */
+/* What ps shows for a shepherd once the job has exec'd (or could not): 15 characters, the most
+ * comm holds. */
 #define SHEPHERD_NAME "colony-shepherd"
+/* Its name, and its child's, from its start until then: while it makes the job's cgroup and
+ * until the exec. A restarted agent tells by it a launch that may still stall. */
+#define SHEPHERD_LAUNCH_NAME "colony-launch"
 
 typedef struct shepherd {
         pid_t pid;

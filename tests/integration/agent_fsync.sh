@@ -13,14 +13,8 @@ apid=$(cat "$DIR/agent-$node.pid")
 state=$DIR/agent-$node.state
 # Every thread of the agent (-f: and the shepherds it forks, whose own fsyncs of their exit files
 # are theirs to make); -f also makes strace begin each line with the thread's id.
-strace -f -qq -y -s 400 -e trace=fsync,fdatasync,syncfs,sync,sendto,write -o "$DIR/strace.out" -p "$apid" &
-spid=$!
-STARTED_PIDS+=("$spid")
-for ((i = 0; i < 300; i++)); do
-        [ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$apid/status")" = "$spid" ] && break
-        sleep 0.1
-done
-[ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$apid/status")" = "$spid" ] || fail "strace did not attach"
+strace_attach "$apid" "$DIR/strace.out" -f -qq -y -s 400 -e trace=fsync,fdatasync,syncfs,sync,sendto,write
+spid=$STRACE_PID
 
 ids=()
 for ((i = 0; i < 4; i++)); do ids+=("$(colony submit --cpus 0.2 --mem 32M -- true)"); done

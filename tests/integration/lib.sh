@@ -274,3 +274,19 @@ reason_is() {
         done
         fail "job $1's reason is '$(job_field "$1" reason)', not '$2'"
 }
+
+# strace_attach PID OUT STRACE_ARGS...: strace PID (and, with -f among the arguments, what it
+# forks) into OUT, returning once it is attached; its pid in STRACE_PID, ended by teardown.
+STRACE_PID=
+strace_attach() {
+        local pid=$1 out=$2 i
+        shift 2
+        strace "$@" -o "$out" -p "$pid" &
+        STRACE_PID=$!
+        STARTED_PIDS+=("$STRACE_PID")
+        for ((i = 0; i < 300; i++)); do
+                [ "$(awk '/^TracerPid:/ { print $2 }' "/proc/$pid/status")" = "$STRACE_PID" ] && return 0
+                sleep 0.1
+        done
+        fail "strace did not attach to $pid"
+}

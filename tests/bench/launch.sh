@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# launch.sh - what a launch costs, beside the physical floor and the peers, all in the same run.
+#
+#   [SLURM=0] [BASE_BIN=/path/to/baseline/bin] COLONY_BIN=build/bin tests/bench/launch.sh [N]
+#
+# Root; prints JSON on stdout, each figure {p50, p99} in ms over N (default 1,000) launches:
+#  * floor: fork and exec of /bin/true in a fresh memory cgroup (launch_floor: v2 clone3 into
+#    it; v1 the child writes itself in), from before the mkdir until the exec is known;
+#  * floor_spaced: the same, n/5 launches 50 ms apart (v1: the move into the cgroup then waits for
+#    an RCU grace period that back-to-back launches share);
+#  * colony, one job at a time on a local one-agent cluster (2 CPUs), N times `colony submit
+#    --cpus 1 -- /bin/true` then `colony wait`: agent_alone, the agent's launch message to its
+#    exec, as the agent logs it ("started ... N ms after its launch message"; null for builds
+#    that do not say); submit_to_start, the controller's submit stamp to the agent's start
+#    stamp; submit_to_end, to the end the agent reports; client, the wall clock of the
+#    submit and the wait (what a user waits, the CLI's two process starts included);
+#  * drain_s: N `true` jobs, one CPU each, on the 2 CPUs, from the array's submission to the
+#    last end the agent reports;
+#  * systemd-run --scope true, where systemd is PID 1 ("skipped" otherwise);
+#  * Slurm's `srun true` on a one-node Slurm (../shared/tools/slurm-peer.sh, as submit.sh uses
+#    it; SLURM=0 or no peer: "skipped").
+# With BASE_BIN the colony figures are measured for that build too, the two alternating in
+# halves of N, so that other load on the machine falls on both alike.
+set -euo pipefail
+n=${1:-1000}
+new=$(cd "${COLONY_BIN:?set COLONY_BIN to the bin directory of a build}" && pwd)
+base=${BASE_BIN:+$(cd "$BASE_BIN" && pwd)}
+here=$(cd "$(dirname "$0")" && pwd)
+peer=$(cd "$here/../../.." && pwd)/shared/tools/slurm-peer.sh
+command -v jq >/dev/null || { echo "jq is needed" >&2; exit 1; }
+dir=$(mktemp -d /tmp/colony-launch-XXXXXX)
+chmod 755 "$dir"
+slurm_started=0
+cleanup() {
+        set +e
+        for b in "$new" $base; do "$b/colony" down --dir "$dir/c" >/dev/null 2>&1; done
+        [ "$slurm_started" = 1 ] && "$peer" stop >/dev/null 2>&1
+        rm -rf "$dir"
+}
+trap cleanup EXIT
+log() { echo "launch.sh: $*" >&2; }
+
+# stats: {p50, p99, n} in ms of the numbers (ms) on stdin.
+stats() {
+        jq -sc 'sort as $s | ($s | length) as $n |
+                if $n == 0 then null else
+                {p50: ($s[($n / 2) | floor] * 100 | round / 100), p99: ($s[($n * 0.99) | floor] * 100 | round / 100), n: $n} end'
+}
+# timed N CMD...: CMD run N times; stats of the ms of each, or "failed" when a run fails.
+timed() {
+        local i t0 reps=$1
+        shift
+        : >"$dir/timed"
+        for ((i = 0; i < reps; i++)); do
+                t0=$EPOCHREALTIME
+                "$@" >/dev/null 2>"$dir/timed.err" || { log "$* failed: $(cat "$dir/timed.err")"; echo '"failed"'; return; }
+                awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f\n", (b - a) * 1000 }' >>"$dir/timed"
+        done
+        stats <"$dir/timed"
+}
+
+# cluster BIN: a fresh local cluster of BIN in $dir/c, one agent of 2 CPUs.
+cluster() {
+        "$1/colony" down --dir "$dir/c" >/dev/null 2>&1 || true
+        rm -rf "$dir/c" && mkdir -p "$dir/c" && chmod 755 "$dir/c" && cd "$dir/c"
+        export COLONY_SOCKET=$dir/c/controller.sock
+        "$1/colony" up --dir "$dir/c" --name-prefix "launch$$-" --agents 1 --agent-cpus 2 --agent-mem 2G >/dev/null
+}
+
+# one_by_one BIN N TAG: N jobs one at a time; the figures' raw values into $dir/TAG.*.
+one_by_one() {
+        local bin=$1 reps=$2 tag=$3 i t0 id
+        cluster "$bin"
+        for ((i = 0; i < reps; i++)); do
+                t0=$EPOCHREALTIME
+                id=$("$bin/colony" submit --cpus 1 --mem 16M -- /bin/true)
+                "$bin/colony" wait "$id" >/dev/null
+                awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f\n", (b - a) * 1000 }' >>"$dir/$tag.client"
+        done
+        "$bin/colony" queue --all --json | jq -r '.jobs[] | "\((.start_usec - .submit_usec) / 1000) \((.end_usec - .submit_usec) / 1000)"' |
+                while read -r s e; do echo "$s" >>"$dir/$tag.start"; echo "$e" >>"$dir/$tag.end"; done
+        "$bin/colony" down --dir "$dir/c" >/dev/null
+        sed -n 's/.*: started pid .*, \([0-9.]*\) ms after its launch message.*/\1/p' "$dir/c/launch$$-1.log" >>"$dir/$tag.agent"
+}
+
+# drain BIN: seconds from the array's submission of N `true` jobs to the last end.
+drain() {
+        local bin=$1 left=1 i
+        cluster "$bin"
+        "$bin/colony" submit --array "$n" --cpus 1 --mem 16M -- /bin/true >/dev/null
+        for ((i = 0; i < 6000 && left > 0; i++)); do
+                left=$("$bin/colony" queue --json | jq '.jobs | length')
+                [ "$left" = 0 ] || sleep 0.1
+        done
+        [ "$left" = 0 ] || { log "$left jobs not ended after 10 minutes"; exit 1; }
+        "$bin/colony" queue --all --json | jq '[.jobs[].submit_usec] as $s | [.jobs[].end_usec] as $e |
+                (($e | max) - ($s | min)) / 1e6 * 100 | round / 100'
+        "$bin/colony" down --dir "$dir/c" >/dev/null
+}
+
+colony_figures() { # TAG
+        jq -n --argjson agent "$(stats <"$dir/$1.agent")" --argjson start "$(stats <"$dir/$1.start")" \
+                --argjson fin "$(stats <"$dir/$1.end")" --argjson client "$(stats <"$dir/$1.client")" \
+                --argjson drain "$2" \
+                '{agent_alone: $agent, submit_to_start: $start, submit_to_end: $fin, client: $client, drain_s: $drain}'
+}
+
+log "floor: $n launches of /bin/true in a fresh memory cgroup"
+mode=$(stat -fc %T /sys/fs/cgroup) # tmpfs: v1
+floor=$("$new/launch_floor" "$n" | stats)
+log "floor: $((n / 5)) launches 50 ms apart, as colony's one at a time"
+floor_spaced=$("$new/launch_floor" $((n / 5)) 50 2>/dev/null | stats)
+touch "$dir/new.agent" "$dir/base.agent"
+for half in 1 2; do
+        log "colony: $((n / 2)) jobs one at a time (half $half)"
+        one_by_one "$new" $((n / 2)) new
+        [ -z "$base" ] || one_by_one "$base" $((n / 2)) base
+done
+log "colony: drain of $n jobs"
+drain_new=$(drain "$new")
+drain_base=null
+[ -z "$base" ] || drain_base=$(drain "$base")
+
+systemd='"skipped: systemd is not PID 1"'
+if [ "$(cat /proc/1/comm)" = systemd ]; then
+        log "systemd-run --scope true, $n times"
+        systemd=$(timed "$n" systemd-run --quiet --scope true)
+fi
+slurm='"skipped"'
+if [ "${SLURM:-1}" != 0 ] && [ -x "$peer" ]; then
+        log "slurm: set-up and start"
+        cd "$dir" # srun needs a working directory that exists (the last cluster's is gone)
+        if "$peer" setup >&2 && { slurm_started=1; "$peer" start >&2; }; then
+                log "slurm: srun true, $n times"
+                slurm=$(timed "$n" srun -n1 true)
+        fi
+fi
+jq -n --argjson n "$n" --arg mode "$mode" --argjson floor "$floor" --argjson spaced "$floor_spaced" --argjson new "$(colony_figures new "$drain_new")" \
+        --argjson base "$([ -z "$base" ] && echo null || colony_figures base "$drain_base")" \
+        --argjson systemd "$systemd" --argjson slurm "$slurm" \
+        '{launches: $n, cgroup_fs: $mode, floor: $floor, floor_spaced: $spaced, colony: $new, colony_base: $base,
+          systemd_run_scope: $systemd, srun: $slurm,
+          agent_p50_over_floor: (if $new.agent_alone then ($new.agent_alone.p50 / $floor.p50 * 100 | round / 100) else null end)}'

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The agent's loop never waits on cgroupfs: one mkdir there took 341 ms on a loaded host (perf
+# trace), and the loop's heartbeats wait for its turn. Each job's shepherd, a forked process,
+# makes the job's cgroup (its department's too), writes its limits and puts the job in it.
+# Watched with strace on the running agent and the shepherds it forks, during a burst.
+. "$(dirname "$0")/lib.sh"
+command -v strace >/dev/null || { echo "SKIP: strace missing"; exit $SKIP; }
+
+cluster_up --agents 1 --agent-cpus 4 --agent-mem 1G
+node=${PREFIX}1
+apid=$(cat "$DIR/agent-$node.pid")
+# -f: the shepherds too, each line begun with the thread's id; -y names each descriptor's file.
+strace_attach "$apid" "$DIR/strace.out" -f -qq -y -s 200 -e trace=mkdir,mkdirat,write,pwrite64
+spid=$STRACE_PID
+
+ids=()
+for ((i = 0; i < 6; i++)); do ids+=("$(colony submit --cpus 0.2 --mem 32M -- true)"); done
+for ((i = 0; i < 3; i++)); do ids+=("$(colony submit --cpus 0.2 --mem 32M --group physics/astro -- true)"); done
+for id in "${ids[@]}"; do wait_state "$id" completed 120; done
+kill "$spid"
+wait "$spid" 2>/dev/null || true
+
+# Before, the loop made 172 mkdirs and writes in cgroupfs here (v1: a directory per hierarchy
+# for the job and for each department level, the limits, the weights).
+# A path argument (mkdir) or a descriptor's file (-y: write(5</sys/fs/cgroup/...>), not the log's.
+cg_op='(mkdir\("|mkdirat\([^,]*, "|write\([0-9]+<|pwrite64\([0-9]+<)/sys/fs/cgroup/'
+loop_cg="^$apid +$cg_op"
+n=$(grep -cE "$loop_cg" "$DIR/strace.out" || true)
+[ "$n" = 0 ] || fail "the loop made $n mkdirs or writes in cgroupfs: $(grep -E "$loop_cg" "$DIR/strace.out" | head -n 3)"
+for id in "${ids[@]}"; do
+        grep -qE "^[0-9]+ +$cg_op.*/job-$id\"" "$DIR/strace.out" ||
+                fail "job $id: no process was seen making its cgroup"
+done
+grep -qE "^[0-9]+ +$cg_op.*/dept-physics/dept-astro\"" "$DIR/strace.out" ||
+        fail "no process was seen making the department's cgroup"
+note "no mkdir or write in cgroupfs on the loop; the shepherds made the cgroups of jobs ${ids[*]}"
+echo "PASS"
