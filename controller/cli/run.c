@@ -270,12 +270,12 @@ static const char attach_usage[] =
         "Usage: colony attach JOB\n"
         "Print a job's output from its start, then follow it as it is written until the job ends,\n"
         "and exit as the job did (as colony run). A job of your own (root: any). Ctrl-C stops\n"
-        "following; the job goes on.\n";
+        "following; the job goes on. JOB is a job id, or A_i for task i of array A.\n";
 
 static int run_attach(cli *c, int argc, char **argv) {
         char sock[PATH_MAX];
-        int64_t id;
-        int o;
+        uint64_t id;
+        int o, r;
 
         while ((o = cli_getopt(c, argc, argv, NULL)) > 0)
                 ;
@@ -283,11 +283,11 @@ static int run_attach(cli *c, int argc, char **argv) {
                 return cli_opts_status(o);
         if (argc - optind != 1)
                 return cli_usage_error(c, "give one job id (colony attach JOB)");
-        if (units_parse_uint(argv[optind], INT64_MAX, &id) < 0 || id < 1)
-                return cli_usage_error(c, "'%s' is not a job id", argv[optind]);
+        if ((r = jobs_parse_id(c, argv[optind], &id)) != 0) /* an id, or an array's task A_i */
+                return r;
         if (jobs_socket_for(c, sock) < 0)
                 return EXIT_FAIL;
-        return follow_job(c, sock, (uint64_t)id, false);
+        return follow_job(c, sock, id, false);
 }
 
 const cli_command cmd_attach = { "attach", "follow a job's output until it ends: colony attach JOB", attach_usage,

@@ -65,6 +65,10 @@ set +e; colony attach "$id" >att.txt; rc=$?; set -e
 seq 1 40 | sed 's/^/line /' | cmp -s - att.txt || fail "attach printed: $(head -c 300 att.txt)"
 set +e; colony attach "$id" >att2.txt; rc=$?; set -e # an ended job: all of it, at once
 [ $rc = 5 ] && cmp -s att.txt att2.txt || fail "attach of the ended job: exit $rc, $(wc -c <att2.txt) bytes"
+# An array's task by its name A_i, as everywhere a job id is taken.
+arr=$(colony submit --array 0-1 --cpus 0.1 --mem 16M -- sh -c 'echo "task $COLONY_ARRAY_TASK_ID"; exit 4')
+set +e; out=$(colony attach "${arr}_1"); rc=$?; set -e
+[ $rc = 4 ] && [ "$out" = "task 1" ] || fail "attach ${arr}_1: exit $rc, printed '$out'"
 set +e; out=$(colony attach 99999 2>&1); rc=$?; set -e
 [ $rc = 1 ] && grep -q "no job 99999" <<<"$out" || fail "attach of no job: exit $rc, $out"
 if id -u nobody >/dev/null 2>&1; then
