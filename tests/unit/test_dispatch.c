@@ -45,19 +45,23 @@ START_TEST(tetris_sends_an_arrival_to_the_best_aligned_machine) {
 }
 END_TEST
 
-START_TEST(tetris_starts_the_least_work_first_on_an_exit) {
-        sched_machine m[] = { machine(0, 4000, 4 * GiB) };
-        sched_job j[] = { job(1, 4000, 4 * GiB, 60), job(2, 2000, 2 * GiB, 36000), job(3, 2000, 2 * GiB, 60) };
+/* Job 1 fills the one machine m; after it exits, d starts job 3 before job 2 (both fit). Frees d. */
+static void exit_starts_3_then_2(sched_dispatcher *d, sched_machine *m, const sched_job *j) {
         sched_assignment out[3];
-        sched_dispatcher *d = make("tetris");
-        ck_assert_int_eq(sched_dispatch(d, m, 1, j, 3, out), 1); /* job 1 fills the machine */
+        ck_assert_int_eq(sched_dispatch(d, m, 1, j, 3, out), 1);
         m[0].free = m[0].capacity;
         sched_dispatch_exit(d, &j[0], 0);
-        /* both wait with the same alignment; job 3 has a hundredth of job 2's work */
         ck_assert_int_eq(sched_dispatch(d, m, 1, j + 1, 2, out), 2);
         ck_assert_uint_eq(out[0].job_id, 3);
         ck_assert_uint_eq(out[1].job_id, 2);
         sched_dispatcher_free(d);
+}
+
+START_TEST(tetris_starts_the_least_work_first_on_an_exit) {
+        sched_machine m[] = { machine(0, 4000, 4 * GiB) };
+        sched_job j[] = { job(1, 4000, 4 * GiB, 60), job(2, 2000, 2 * GiB, 36000), job(3, 2000, 2 * GiB, 60) };
+        /* both wait with the same alignment; job 3 has a hundredth of job 2's work */
+        exit_starts_3_then_2(make("tetris"), m, j);
 }
 END_TEST
 
@@ -72,7 +76,7 @@ START_TEST(tetris_scores_the_time_on_each_machine) {
         sched_machine m[] = { machine(0, 8000, 8 * GiB), machine(1, 8000, 8 * GiB) };
         sched_job j = job(1, 1000, GiB, 3600);
         j.type = "slow";
-        sched_assignment out[2];
+        sched_assignment out[1];
         sched_dispatcher *d = make("tetris");
         ck_assert_int_eq(sched_tetris_set_runtime(d, slow_on_machine_0, NULL), 0);
         ck_assert_int_eq(sched_dispatch(d, m, 2, &j, 1, out), 1);
@@ -84,13 +88,7 @@ START_TEST(tetris_scores_the_time_on_each_machine) {
         w[1].type = "slow";
         d = make("tetris");
         ck_assert_int_eq(sched_tetris_set_runtime(d, slow_on_machine_0, NULL), 0);
-        ck_assert_int_eq(sched_dispatch(d, one, 1, w, 3, out), 1);
-        one[0].free = one[0].capacity;
-        sched_dispatch_exit(d, &w[0], 0);
-        ck_assert_int_eq(sched_dispatch(d, one, 1, w + 1, 2, out), 2);
-        ck_assert_uint_eq(out[0].job_id, 3);
-        ck_assert_uint_eq(out[1].job_id, 2);
-        sched_dispatcher_free(d);
+        exit_starts_3_then_2(d, one, w);
         d = make("greedy");
         ck_assert_int_eq(sched_tetris_set_runtime(d, slow_on_machine_0, NULL), -EINVAL);
         sched_dispatcher_free(d);
