@@ -120,6 +120,14 @@ static void settle(fair_state *s) {
                 qsort(s->dirtyq, s->ndirty, sizeof(*s->dirtyq), deepest_first);
                 s->multipath = false;
         }
+        /* every node's block is known now: asked for at once, their cache misses overlap rather
+         * than come one level at a time (the hd block spans two lines unless it is aligned) */
+        for (size_t i = 0; i < s->ndirty; i++) {
+                uint32_t n = (uint32_t)s->dirtyq[i];
+                __builtin_prefetch(vec_of(s, n));
+                __builtin_prefetch(contrib_of(s, n));
+                __builtin_prefetch(&s->kid_start[n]);
+        }
         for (size_t i = 0; i < s->ndirty; i++) {
                 uint32_t n = (uint32_t)s->dirtyq[i];
                 if (!s->item[n].leaf)
