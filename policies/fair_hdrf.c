@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* A comparison, not fmax: libm's fmax is a call, and this runs once per level per decision. */
 static double dominant(const fair_state *s, const double *v) {
@@ -164,12 +165,21 @@ static void flip(fair_state *s, uint32_t leaf) {
         mark_dirty(s, (int32_t)leaf);
 }
 
+/* n zeroed items of size bytes on 64-byte cache lines: calloc's large blocks start 16 bytes into
+ * a page, so every 64-byte hd block and every other 32-byte fair_item spanned two lines.
+ * free() it. NULL when out of memory. */
+static void *calloc_lines(size_t n, size_t size) {
+        size_t bytes = (n * size + 63) / 64 * 64;
+        void *p = aligned_alloc(64, bytes ? bytes : 64);
+        return p ? memset(p, 0, bytes) : NULL;
+}
+
 static int init(fair_state *s) {
         size_t n = s->nnodes, nr = n * s->nres;
-        s->hd = calloc(4 * nr, sizeof(*s->hd));
+        s->hd = calloc_lines(4 * nr, sizeof(*s->hd));
         s->open = calloc(n, sizeof(*s->open));
         s->dirtyq = calloc(n, sizeof(*s->dirtyq));
-        s->item = calloc(n, sizeof(*s->item));
+        s->item = calloc_lines(n, sizeof(*s->item));
         s->heap = calloc(n, sizeof(*s->heap));
         if (!s->hd || !s->open || !s->dirtyq || !s->item || !s->heap)
                 return -ENOMEM;
