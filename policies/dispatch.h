@@ -66,6 +66,13 @@ struct sched_dispatcher {
  * ("coloc", coloc_dispatch.h) one with every alpha 1; free with sched_dispatcher_free. Returns
  * 0, -EINVAL for another name, or -ENOMEM. */
 int sched_dispatcher_new(const char *name, uint64_t seed, sched_dispatcher **out);
+/* How long a job of that type, drawn with that runtime (seconds), runs on the machine whose
+ * sched_machine.index is machine: where times depend on the machine. */
+typedef double (*sched_runtime_fn)(void *ctx, const char *type, double runtime, size_t machine);
+/* Make the Tetris dispatcher d score a job's work with its time on each machine, from
+ * runtime_on(ctx, ...); ctx is borrowed and must outlive d. Returns 0, or -EINVAL when d is not
+ * Tetris. */
+int sched_tetris_set_runtime(sched_dispatcher *d, sched_runtime_fn runtime_on, void *ctx);
 /* "tetris", "greedy", "lotes", "coloc". */
 const char *sched_dispatcher_name(const sched_dispatcher *d);
 /* Free d and its state (NULL is fine). */

@@ -25,12 +25,13 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* A comparison, not fmax: libm's fmax is a call, and this runs once per level per decision. */
 static double dominant(const fair_state *s, const double *v) {
         double most = 0;
         for (size_t r = 0; r < s->nres; r++) {
-                double x = v[r] / (double)s->capacity[r];
+                double x = v[r] * s->inv_capacity[r];
                 most = x > most ? x : most;
         }
         return most;
@@ -54,8 +55,8 @@ static uint32_t *heap_of(const fair_state *s, uint32_t n) {
         return &s->heap[s->kid_start[n]];
 }
 
-/* n's vector and share from its sums and the top of its heap. A sum with no child left in it is
- * reset to exact zeros, so rounding does not outlive the children that caused it. */
+/* n's vector from its sums and the top of its heap. A sum with no child left in it is reset to
+ * exact zeros, so rounding does not outlive the children that caused it. */
 static void redo(fair_state *s, uint32_t n) {
         size_t m = s->nres, nkids = s->kid_start[n + 1] - s->kid_start[n];
         double *v = vec_of(s, n), *b = sumb_of(s, n), *u = sumu_of(s, n);
@@ -66,38 +67,44 @@ static void redo(fair_state *s, uint32_t n) {
                 b[r] = s->item[n].nopen < nkids ? b[r] : 0;
                 v[r] = b[r] + least * u[r];
         }
-        s->item[n].share = dominant(s, v);
 }
 
-/* c's new vector and state into its parent's sums and heap. */
+/* c's new vector and state into its parent's sums and heap. Its share is computed here, from the
+ * vector just made, rather than kept per node: the record a decision reads stays 32 bytes. */
 static void push(fair_state *s, uint32_t c) {
         size_t m = s->nres;
         uint32_t p = (uint32_t)s->parent[c];
         double *old = contrib_of(s, c), *v = vec_of(s, c);
+        double share = dominant(s, v);
         double *sum = s->item[c].in_sumb ? sumb_of(s, p) : sumu_of(s, p);
         for (size_t r = 0; r < m; r++)
                 sum[r] -= old[r];
         s->item[c].in_sumb = s->item[c].blocked;
-        double f = s->item[c].blocked ? 1 : s->item[c].share > 0 ? s->omega[c] / s->item[c].share : 0;
+        double was = s->item[c].key;
+        s->item[c].key = share * s->item[c].inv_omega;
+        double f = s->item[c].blocked ? 1 : s->item[c].key > 0 ? 1 / s->item[c].key : 0;
         sum = s->item[c].in_sumb ? sumb_of(s, p) : sumu_of(s, p);
         for (size_t r = 0; r < m; r++) {
                 old[r] = f * v[r];
                 sum[r] += old[r];
         }
-        s->item[c].key = s->item[c].share / s->omega[c];
         if (s->item[c].blocked && s->item[c].pos != FAIR_NOWHERE)
                 fair__heap_erase(s, heap_of(s, p), &s->item[p].nopen, c);
         else if (!s->item[c].blocked && s->item[c].pos == FAIR_NOWHERE)
                 fair__heap_insert(s, heap_of(s, p), &s->item[p].nopen, c);
+        else if (!s->item[c].blocked && s->item[c].key >= was) /* a charge below c: the usual case */
+                fair__heap_raised(s, heap_of(s, p), s->item[p].nopen, c);
         else if (!s->item[c].blocked)
                 fair__heap_fix(s, heap_of(s, p), s->item[p].nopen, c);
 }
 
-/* n and every ancestor not yet marked. */
+/* n and every ancestor not yet marked. One path is queued leaf first, deepest first already; a
+ * second one makes settle sort (the depths are read then, not on every decision). */
 static void mark_dirty(fair_state *s, int32_t n) {
+        s->multipath |= s->ndirty > 0 && n >= 0 && !s->item[n].dirty;
         for (; n >= 0 && !s->item[n].dirty; n = s->parent[n]) {
                 s->item[n].dirty = true;
-                s->dirtyq[s->ndirty++] = (uint64_t)s->depth[n] << 32 | (uint32_t)n;
+                s->dirtyq[s->ndirty++] = (uint32_t)n;
         }
 }
 
@@ -106,17 +113,25 @@ static int deepest_first(const void *a, const void *b) {
         return (x < y) - (x > y);
 }
 
-/* A single leaf's path is marked from the leaf up, already deepest first: only several paths
- * (a charge that blocks or unblocks other leaves) need the sort. */
+/* Several paths (a charge that blocks or unblocks other leaves) are sorted deepest first. */
 static void settle(fair_state *s) {
-        bool sorted = true;
-        for (size_t i = 1; i < s->ndirty && sorted; i++)
-                sorted = s->dirtyq[i - 1] >= s->dirtyq[i];
-        if (!sorted)
+        if (s->multipath) {
+                for (size_t i = 0; i < s->ndirty; i++)
+                        s->dirtyq[i] |= (uint64_t)s->depth[(uint32_t)s->dirtyq[i]] << 32;
                 qsort(s->dirtyq, s->ndirty, sizeof(*s->dirtyq), deepest_first);
+                s->multipath = false;
+        }
+        /* every node's block is known now: asked for at once, their cache misses overlap rather
+         * than come one level at a time (the hd block spans two lines unless it is aligned) */
         for (size_t i = 0; i < s->ndirty; i++) {
                 uint32_t n = (uint32_t)s->dirtyq[i];
-                if (!fair__is_leaf(s, n))
+                __builtin_prefetch(vec_of(s, n));
+                __builtin_prefetch(contrib_of(s, n));
+                __builtin_prefetch(&s->kid_start[n]);
+        }
+        for (size_t i = 0; i < s->ndirty; i++) {
+                uint32_t n = (uint32_t)s->dirtyq[i];
+                if (!s->item[n].leaf)
                         redo(s, n);
                 if (s->parent[n] >= 0)
                         push(s, n);
@@ -129,7 +144,6 @@ static void load_leaf(fair_state *s, uint32_t leaf) {
         double *v = vec_of(s, leaf);
         for (size_t r = 0; r < s->nres; r++)
                 v[r] = (double)s->used[(size_t)leaf * s->nres + r];
-        s->item[leaf].share = dominant(s, v);
 }
 
 static void touch(fair_state *s, uint32_t leaf) {
@@ -151,17 +165,31 @@ static void flip(fair_state *s, uint32_t leaf) {
         mark_dirty(s, (int32_t)leaf);
 }
 
+/* n zeroed items of size bytes on 64-byte cache lines: calloc's large blocks start 16 bytes into
+ * a page, so every 64-byte hd block and every other 32-byte fair_item spanned two lines.
+ * free() it. NULL when out of memory. */
+static void *calloc_lines(size_t n, size_t size) {
+        size_t bytes = (n * size + 63) / 64 * 64;
+        void *p = aligned_alloc(64, bytes ? bytes : 64);
+        return p ? memset(p, 0, bytes) : NULL;
+}
+
 static int init(fair_state *s) {
         size_t n = s->nnodes, nr = n * s->nres;
-        s->hd = calloc(4 * nr, sizeof(*s->hd));
+        s->hd = calloc_lines(4 * nr, sizeof(*s->hd));
         s->open = calloc(n, sizeof(*s->open));
         s->dirtyq = calloc(n, sizeof(*s->dirtyq));
-        s->item = calloc(n, sizeof(*s->item));
+        s->item = calloc_lines(n, sizeof(*s->item));
         s->heap = calloc(n, sizeof(*s->heap));
         if (!s->hd || !s->open || !s->dirtyq || !s->item || !s->heap)
                 return -ENOMEM;
-        for (size_t i = 0; i < n; i++)
+        for (size_t r = 0; r < s->nres; r++)
+                s->inv_capacity[r] = 1 / (double)s->capacity[r];
+        for (size_t i = 0; i < n; i++) {
                 s->item[i].pos = FAIR_NOWHERE;
+                s->item[i].leaf = fair__is_leaf(s, (uint32_t)i);
+                s->item[i].inv_omega = 1 / s->omega[i];
+        }
         for (size_t i = n; i-- > 0;) { /* children before parents */
                 uint32_t node = s->order[i];
                 if (fair__is_leaf(s, node)) {
@@ -183,7 +211,7 @@ static long next(const fair_state *s) {
         uint32_t n = s->order[0];
         if (s->item[n].blocked)
                 return -1;
-        while (!fair__is_leaf(s, n))
+        while (!s->item[n].leaf)
                 n = s->item[n].top;
         return n;
 }

@@ -51,3 +51,7 @@ void fair__heap_fix(fair_state *s, uint32_t *slot, size_t n, uint32_t node) {
         sift_up(s, slot, s->item[node].pos);
         sift_down(s, slot, n, s->item[node].pos);
 }
+
+void fair__heap_raised(fair_state *s, uint32_t *slot, size_t n, uint32_t node) {
+        sift_down(s, slot, n, s->item[node].pos);
+}

@@ -28,13 +28,14 @@ typedef struct fair_scope {
  * decision's cost is mostly cache misses, one per array touched at the leaf and its parent. */
 typedef struct fair_item {
         double key;       /* the heap's: share / weight */
-        double share;     /* H-DRF: dominant share of the node's vector */
+        double inv_omega; /* H-DRF: 1 / omega, a multiplication where the key was a division */
         uint32_t pos;     /* index in its heap, or FAIR_NOWHERE */
         uint32_t top;     /* H-DRF: the top of the node's heap (FAIR_NOWHERE: empty), for fair_next */
         uint32_t nopen;   /* H-DRF: the size of the node's heap, its unblocked children */
         bool blocked;     /* H-DRF: as the engine last saw it */
         bool in_sumb;     /* H-DRF: which of its parent's sums it adds to */
         bool dirty;       /* H-DRF: to be redone at the end of the charge or release */
+        bool leaf;        /* H-DRF: fair__is_leaf, here so that a descent reads no kid_start (32 bytes in all) */
 } fair_item;
 
 typedef struct fair_engine {
@@ -78,8 +79,10 @@ struct fair_state {
                                * children their vec; sumu, over the unblocked ones vec x weight /
                                * share; contrib, what it adds to its parent's sumb or sumu */
         uint32_t *open;       /* unblocked children, as flip counts them */
-        uint64_t *dirtyq;     /* depth << 32 | node */
+        uint64_t *dirtyq;     /* node, and depth << 32 once settle must sort them */
         size_t ndirty;
+        double inv_capacity[FAIR_RES_MAX]; /* H-DRF: 1 / capacity, multiplied where a share divided */
+        bool multipath;       /* H-DRF: dirtyq holds more than one leaf's path, to sort deepest first */
 };
 
 extern const fair_engine fair__flat_engine, fair__hdrf_engine;
@@ -101,3 +104,5 @@ void fair__heap_insert(fair_state *s, uint32_t *slot, uint32_t *n, uint32_t node
 void fair__heap_erase(fair_state *s, uint32_t *slot, uint32_t *n, uint32_t node);
 /* Restore the order after node's key changed. */
 void fair__heap_fix(fair_state *s, uint32_t *slot, size_t n, uint32_t node);
+/* The same after node's key grew or stayed: it can only go down, so its parent is not read. */
+void fair__heap_raised(fair_state *s, uint32_t *slot, size_t n, uint32_t node);

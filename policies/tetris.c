@@ -5,13 +5,22 @@
  *
  * Units, which equal weights make matter: resources are fractions of the largest capacity of
  * each resource in the cluster (the paper normalises to its largest machine), and p is in hours
- * (the unit of the paper's tables). On an arrival g is the same for every machine, so the job
- * goes to the machine with the best alignment; on an exit the machine takes, again and again,
- * the waiting job with the highest w - g that fits. O(machines) per arrival, O(waiting jobs) per
- * job started on an exit. */
+ * (the unit of the paper's tables). p is the job's time on the machine scored: where times
+ * depend on the machine (the paper's Omega experiments, section 5.4.3, p_z = w_z / mu_jk), the
+ * caller says how (sched_tetris_set_runtime) and Tetris, which the paper gives the processing
+ * time, prefers the machines where a job runs fast; else p is the job's runtime everywhere. On an
+ * arrival the job goes to the fitting machine with the highest w - g; on an exit the machine
+ * takes, again and again, the waiting job with the highest w - g that fits. O(machines) per
+ * arrival, O(waiting jobs) per job started on an exit. */
 #include "dispatch.h"
 #include <errno.h>
 #include <stdlib.h>
+
+typedef struct tetris {
+        sched_dispatcher base;
+        sched_runtime_fn runtime_on; /* NULL: a job's runtime is the same on every machine */
+        void *ctx;
+} tetris;
 
 static double share(int64_t x, int64_t largest) {
         return largest > 0 ? (double)x / (double)largest : 0;
@@ -23,19 +32,23 @@ static double alignment(const sched_pass *p, size_t j, size_t m) {
                share(r.mem, p->largest.mem) * share(c.mem, p->largest.mem);
 }
 
-static double work(const sched_pass *p, size_t j) {
-        res_t r = p->jobs[j].req;
-        return p->jobs[j].runtime / 3600.0 * (share(r.mcpu, p->largest.mcpu) + share(r.mem, p->largest.mem));
+/* g of jobs[j] on machine m. */
+static double work(const tetris *t, const sched_pass *p, size_t j, size_t m) {
+        const sched_job *job = &p->jobs[j];
+        double runtime = t->runtime_on ? t->runtime_on(t->ctx, job->type, job->runtime, p->machines[m].index)
+                                       : job->runtime;
+        return runtime / 3600.0 * (share(job->req.mcpu, p->largest.mcpu) + share(job->req.mem, p->largest.mem));
 }
 
 static int tetris_arrival(sched_dispatcher *d, sched_pass *p, size_t j) {
-        (void)d;
+        const tetris *t = (const tetris *)d;
         long best = -1;
         double best_score = 0;
         for (size_t m = 0; m < p->nmachines; m++) {
                 if (!sched_pass_fits(p, j, m))
                         continue;
-                double s = alignment(p, j, m);
+                /* without runtime_on, g is the same on every machine: alignment decides */
+                double s = alignment(p, j, m) - (t->runtime_on ? work(t, p, j, m) : 0);
                 if (best < 0 || s > best_score) {
                         best = (long)m;
                         best_score = s;
@@ -47,13 +60,14 @@ static int tetris_arrival(sched_dispatcher *d, sched_pass *p, size_t j) {
 }
 
 static int tetris_exit(sched_dispatcher *d, sched_pass *p, size_t m) {
+        const tetris *t = (const tetris *)d;
         for (;;) {
                 long best = -1;
                 double best_score = 0;
                 for (size_t j = 0; j < p->njobs && p->jobs[j].id <= d->seen; j++) {
                         if (p->taken[j] || !sched_pass_fits(p, j, m))
                                 continue;
-                        double s = alignment(p, j, m) - work(p, j);
+                        double s = alignment(p, j, m) - work(t, p, j, m);
                         if (best < 0 || s > best_score) {
                                 best = (long)j;
                                 best_score = s;
@@ -74,10 +88,18 @@ static const sched_dispatcher_ops tetris_ops = {
 };
 
 int sched_tetris_new(uint64_t seed, sched_dispatcher **out) {
-        sched_dispatcher *d = malloc(sizeof(*d));
-        if (!d)
+        tetris *t = calloc(1, sizeof(*t));
+        if (!t)
                 return -ENOMEM;
-        sched_dispatcher_init(d, &tetris_ops, seed);
-        *out = d;
+        sched_dispatcher_init(&t->base, &tetris_ops, seed);
+        *out = &t->base;
+        return 0;
+}
+
+int sched_tetris_set_runtime(sched_dispatcher *d, sched_runtime_fn runtime_on, void *ctx) {
+        if (!d || d->ops != &tetris_ops)
+                return -EINVAL;
+        ((tetris *)d)->runtime_on = runtime_on;
+        ((tetris *)d)->ctx = ctx;
         return 0;
 }

@@ -319,7 +319,7 @@ static int load_alpha(cli *c, const char *path, sched_dispatcher *d) {
 }
 
 /* Resolve --policy into cfg. Returns 0, EXIT_USAGE or EXIT_FAIL (error printed). */
-static int open_policy(cli *c, sim_options *so, const sim_input *in, sim_config *cfg) {
+static int open_policy(cli *c, sim_options *so, sim_input *in, sim_config *cfg) {
         int r = strcmp(so->policy, "lotes") == 0
                         ? lotes_dispatcher_new(&in->lotes.problem, &in->plan, so->seed, &cfg->dispatcher)
                         : inst_policy(so->policy, so->seed, &cfg->policy, &cfg->dispatcher);
@@ -330,6 +330,9 @@ static int open_policy(cli *c, sim_options *so, const sim_input *in, sim_config 
                 return EXIT_FAIL;
         }
         so->dispatcher = cfg->dispatcher != NULL;
+        /* the LoTES paper's Tetris knows a job's time on each machine (section 5.4.3) */
+        if (so->workload && so->workload->speed && strcmp(so->policy, "tetris") == 0)
+                sched_tetris_set_runtime(cfg->dispatcher, wl_runtime_on, &in->synthetic);
         return so->alpha ? load_alpha(c, so->alpha, cfg->dispatcher) : 0;
 }
 

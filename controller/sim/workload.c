@@ -42,7 +42,11 @@ static const wl_class mishra_classes[] = {
 
 #define NORM_CORES 64.0 /* lotes-google: what 1.0 of a normalised capacity means */
 #define NORM_GIB 256.0
-#define NORM(c, m) { (int64_t)((c) * NORM_CORES * 1000), (int64_t)((m) * NORM_GIB * (double)GiB), 0 }
+/* Rounded to the nearest milli-core and byte, as wl_lotes_problem rounds the class requests: a
+ * truncated capacity fell one byte short of class c4's 0.06 x 256 GiB on configuration 10, which
+ * Table 1 gives exactly that memory, and barred c4 from it. (Constant expressions: no llround.) */
+#define NORM_ROUND(x) ((int64_t)((x) + 0.5))
+#define NORM(c, m) { NORM_ROUND((c) * NORM_CORES * 1000), NORM_ROUND((m) * NORM_GIB * (double)GiB), 0 }
 
 static const wl_machine_config lotes_google_configs[] = {
         { 6732, NORM(0.50, 0.50) }, { 3863, NORM(0.50, 0.25) }, { 1001, NORM(0.50, 0.75) }, { 795, NORM(1.00, 1.00) },

@@ -2,8 +2,9 @@
  * the jobs (leaves, q = 10^2 .. 10^5) grow and the tree deepens (2 .. 6 levels, root and leaves
  * included), the MCH paper's run-time comparison (002_*, section IV-B). Prints JSON.
  *
- *   build/bin/bench_fair [BUDGET_SECONDS [LEVELS]]   (default 2: the most each measurement may
- *                                                    take; LEVELS: only trees of that depth)
+ *   build/bin/bench_fair [BUDGET_SECONDS [LEVELS [LEAVES]]]   (default 2: the most each
+ *          measurement may take; LEVELS: only trees of that depth; LEAVES: only that q, a power
+ *          of 10, on the same tree as with LEVELS alone)
  *
  * Trees are complete with fan-out ceil(q^(1/(levels-1))), cut at q leaves; 70% of the jobs are
  * full-type (1-4 cores, 1-8 GiB a task), 15% CPU-only, 15% memory-only, and none runs out of
@@ -115,6 +116,7 @@ static void print_measure(const char *name, measure m, bool setup) {
 int main(int argc, char **argv) {
         double budget = argc > 1 ? atof(argv[1]) : 2;
         int only = argc > 2 ? atoi(argv[2]) : 0;
+        size_t only_q = argc > 3 ? (size_t)atol(argv[3]) : 0;
         size_t qmax = 100000, fanout;
         fair_node *nodes = calloc(2 * qmax + 8, sizeof(*nodes));
         unsigned seed = 42;
@@ -123,6 +125,8 @@ int main(int argc, char **argv) {
         for (int levels = only ? only : 2; levels <= (only ? only : 6); levels++)
                 for (size_t q = 100; q <= qmax; q *= 10) {
                         size_t n = build_tree(nodes, q, levels, &fanout, &seed);
+                        if (only_q && q != only_q)
+                                continue; /* built all the same: the seed draws the next tree's leaves */
                         fair_problem p = { .nres = 2, .nodes = nodes, .nnodes = n,
                                            .capacity = { (int64_t)q * 25000, (int64_t)q * 45 << 30 } };
                         /* H-DRF times the decisions MCH made in its budget, the same stretch of the
@@ -136,7 +140,7 @@ int main(int argc, char **argv) {
                         print_measure("mch", mch, true);
                         print_measure("hdrf", hdrf, true);
                         print_measure("hdrf_recompute", ref, false);
-                        printf("\"hdrf_over_mch\": %.1f, \"recompute_over_mch\": %.1f}", hdrf.per_decision_us / mch.per_decision_us,
+                        printf("\"hdrf_over_mch\": %.2f, \"recompute_over_mch\": %.1f}", hdrf.per_decision_us / mch.per_decision_us,
                                ref.per_decision_us / mch.per_decision_us);
                         fflush(stdout);
                         first = false;

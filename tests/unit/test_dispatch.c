@@ -4,6 +4,7 @@
 #include "dispatch.h"
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define GiB ((int64_t)1 << 30)
 
@@ -44,18 +45,52 @@ START_TEST(tetris_sends_an_arrival_to_the_best_aligned_machine) {
 }
 END_TEST
 
-START_TEST(tetris_starts_the_least_work_first_on_an_exit) {
-        sched_machine m[] = { machine(0, 4000, 4 * GiB) };
-        sched_job j[] = { job(1, 4000, 4 * GiB, 60), job(2, 2000, 2 * GiB, 36000), job(3, 2000, 2 * GiB, 60) };
+/* Job 1 fills the one machine m; after it exits, d starts job 3 before job 2 (both fit). Frees d. */
+static void exit_starts_3_then_2(sched_dispatcher *d, sched_machine *m, const sched_job *j) {
         sched_assignment out[3];
-        sched_dispatcher *d = make("tetris");
-        ck_assert_int_eq(sched_dispatch(d, m, 1, j, 3, out), 1); /* job 1 fills the machine */
+        ck_assert_int_eq(sched_dispatch(d, m, 1, j, 3, out), 1);
         m[0].free = m[0].capacity;
         sched_dispatch_exit(d, &j[0], 0);
-        /* both wait with the same alignment; job 3 has a hundredth of job 2's work */
         ck_assert_int_eq(sched_dispatch(d, m, 1, j + 1, 2, out), 2);
         ck_assert_uint_eq(out[0].job_id, 3);
         ck_assert_uint_eq(out[1].job_id, 2);
+        sched_dispatcher_free(d);
+}
+
+START_TEST(tetris_starts_the_least_work_first_on_an_exit) {
+        sched_machine m[] = { machine(0, 4000, 4 * GiB) };
+        sched_job j[] = { job(1, 4000, 4 * GiB, 60), job(2, 2000, 2 * GiB, 36000), job(3, 2000, 2 * GiB, 60) };
+        /* both wait with the same alignment; job 3 has a hundredth of job 2's work */
+        exit_starts_3_then_2(make("tetris"), m, j);
+}
+END_TEST
+
+/* Jobs of type "slow" take 10x their runtime on machine 0; every job takes its runtime elsewhere. */
+static double slow_on_machine_0(void *ctx, const char *type, double runtime, size_t machine) {
+        (void)ctx;
+        return type && strcmp(type, "slow") == 0 && machine == 0 ? 10 * runtime : runtime;
+}
+
+START_TEST(tetris_scores_the_time_on_each_machine) {
+        /* the LoTES paper's Omega runs: two machines alike, but the job runs 10x longer on machine 0 */
+        sched_machine m[] = { machine(0, 8000, 8 * GiB), machine(1, 8000, 8 * GiB) };
+        sched_job j = job(1, 1000, GiB, 3600);
+        j.type = "slow";
+        sched_assignment out[1];
+        sched_dispatcher *d = make("tetris");
+        ck_assert_int_eq(sched_tetris_set_runtime(d, slow_on_machine_0, NULL), 0);
+        ck_assert_int_eq(sched_dispatch(d, m, 2, &j, 1, out), 1);
+        ck_assert_uint_eq(out[0].machine, 1);
+        sched_dispatcher_free(d);
+        /* on an exit of machine 0: job 2's drawn time is a fifth of job 3's, but twice it there */
+        sched_machine one[] = { machine(0, 4000, 4 * GiB) };
+        sched_job w[] = { job(1, 4000, 4 * GiB, 60), job(2, 2000, 2 * GiB, 600), job(3, 2000, 2 * GiB, 3000) };
+        w[1].type = "slow";
+        d = make("tetris");
+        ck_assert_int_eq(sched_tetris_set_runtime(d, slow_on_machine_0, NULL), 0);
+        exit_starts_3_then_2(d, one, w);
+        d = make("greedy");
+        ck_assert_int_eq(sched_tetris_set_runtime(d, slow_on_machine_0, NULL), -EINVAL);
         sched_dispatcher_free(d);
 }
 END_TEST
@@ -103,6 +138,7 @@ static Suite *dispatch_suite(void) {
         tcase_add_test(tc, names);
         tcase_add_test(tc, tetris_sends_an_arrival_to_the_best_aligned_machine);
         tcase_add_test(tc, tetris_starts_the_least_work_first_on_an_exit);
+        tcase_add_test(tc, tetris_scores_the_time_on_each_machine);
         tcase_add_test(tc, greedy_first_fit_else_the_shortest_queue_first_come_first_served);
         tcase_add_test(tc, greedy_queues_only_where_the_job_can_ever_fit);
         suite_add_tcase(s, tc);
