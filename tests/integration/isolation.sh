@@ -125,9 +125,11 @@ note "the controller came back, job $j runs on"
 kill_wait "$(agent_pid "${PREFIX}1")"
 # An up whose new agent cannot start (here: something else holds its subtree) leaves the dead
 # one's jobs running and its pid file, for the next up to adopt or a down to end.
-bash -c 'exec 9<"$1" && flock -n 9 && exec sleep 300' - "$(cgroup_dir memory)/colony-${PREFIX}1" &
+bash -c 'exec 9<"$1" && flock -n 9 && : >"$2" && exec sleep 300' - "$(cgroup_dir memory)/colony-${PREFIX}1" "$DIR/held" &
 STARTED_PIDS+=($!)
-sleep 0.5
+# Polled, not slept on: a busy guest took longer than half a second to take the lock.
+for ((i = 0; i < 600; i++)); do [ -e "$DIR/held" ] && break; sleep 0.1; done
+[ -e "$DIR/held" ] || fail "the stand-in never took the subtree's lock"
 if out=$(cluster_up --agent-cpus 2 --agent-mem 1G --agent-timeout-ms 60000 2>&1); then
         fail "colony up started an agent on a subtree held by another process"
 fi
