@@ -44,7 +44,9 @@ queue_reason "$held" held
 queue_reason "$dep" dependency
 queue_reason "$later" "begin time"
 note "$(colony queue)"
-colony cancel "$p1" "$c1" "$p2" "$big" "$behind" "$held" "$dep" "$later" >/dev/null
+# The dependent job first: once c1 is cancelled its dependency can never be met, and the
+# controller may cancel it before this request reaches it ("already cancelled", exit 1).
+colony cancel "$dep" "$p1" "$c1" "$p2" "$big" "$behind" "$held" "$later" >/dev/null
 
 # User limit: one running job per user, read by a reload.
 write_conf "max_running_per_user = 1"
