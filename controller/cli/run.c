@@ -41,20 +41,6 @@ typedef struct follower {
 
 static void pause_ms(int ms) { (void)poll(NULL, 0, ms); /* a signal ends it early, to be seen at once */ }
 
-/* Write all of data to fd. Returns 0 or -errno. */
-static int write_all(int fd, const unsigned char *data, size_t len) {
-        while (len > 0) {
-                ssize_t n = write(fd, data, len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                data += n;
-                len -= (size_t)n;
-        }
-        return 0;
-}
-
 /* Send the next request, connecting first if needed. Returns 0 or -errno (err set). */
 static int ask(follower *f, char *err, size_t errlen) {
         cJSON *req = proto_new("output");
@@ -95,7 +81,7 @@ static int print_stream(follower *f, const cJSON *ans, int i) {
                 return EXIT_FAIL;
         }
         /* without a stderr file of its own, the job's stderr is in stdout's: all to stdout */
-        r = write_all(i == 0 ? STDOUT_FILENO : STDERR_FILENO, data, len);
+        r = proto_write_all(i == 0 ? STDOUT_FILENO : STDERR_FILENO, data, len);
         free(data);
         if (r < 0) {
                 cli_error(f->c, "job %" PRIu64 ": writing its output: %s", f->id, strerror(-r));
