@@ -98,6 +98,17 @@ static int cpuset_inherit(const char *dir, char *err, size_t errlen) {
         return r;
 }
 
+/* A cpuset with no CPUs or no memory nodes yet: no task can be put in it. */
+static bool cpuset_empty(const char *dir) {
+        char *cpus = NULL, *mems = NULL;
+        bool empty = cg_read(dir, "cpuset.cpus", &cpus) < 0 || cg_read(dir, "cpuset.mems", &mems) < 0 ||
+                     !cpus[strspn(cpus, " \n")] || !mems[strspn(mems, " \n")];
+
+        free(cpus);
+        free(mems);
+        return empty;
+}
+
 static void remove_subtrees(v1_state *s, const bool *created) {
         for (int i = _V1_MAX - 1; i >= 0; i--) {
                 int r;
@@ -221,7 +232,9 @@ static int mkdir_everywhere(cg_backend *cg, const char *rel, bool exist_ok, bool
                         snprintf(err, errlen, "cgroup path too long: %s", rel);
                 else
                         r = cg_mkdir(path, exist_ok, &made[i], err, errlen);
-                if (r == 0 && i == V1_CPUSET && made[i])
+                /* Another job's shepherd may have made a department's cpuset and not yet
+                 * filled it: an empty one is filled here too (the same values from the parent). */
+                if (r == 0 && i == V1_CPUSET && (made[i] || cpuset_empty(path)))
                         r = cpuset_inherit(path, err, errlen);
         }
         return r;
