@@ -7,7 +7,7 @@
  * them (per-machine or per-class queues, counts of jobs per machine):
  *   - an arrival: the job is placed at once if the policy finds a machine, else it waits;
  *   - an exit: resources free on one machine, which may start waiting jobs.
- * A dispatcher reads both events from what the scheduling core (controller/state.c) gives it,
+ * A dispatcher reads both events from what the scheduling core (controller/core/state.c) gives it,
  * so that the controller and the simulator run it through the same code:
  *   - sched_dispatch(): one pass, with every machine and every pending job in id order (the
  *     core's own view). A pending job with an id above every id offered before is an arrival;

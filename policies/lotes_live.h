@@ -1,7 +1,7 @@
 /* lotes_live.h - LoTES on a live cluster: job classes learned from the jobs seen, a plan (stages
  * 1 and 2 of lotes.h) built from a snapshot, and a dispatcher whose plan can be swapped.
  *
- * The controller (controller/lotes_plan.c) drives these; everything here is pure:
+ * The controller (controller/daemon/lotes_plan.c) drives these; everything here is pure:
  *   - lotes_learn: the class mix of the jobs submitted in a window (requests rounded, at most
  *     max_classes classes), their arrival rates and mean processing times;
  *   - lotes_drifted: whether a mix differs enough from the one a plan was solved for;

@@ -1,6 +1,6 @@
 /* depend.h - job dependencies as Slurm writes them ("afterok:1:2,afterany:3", "singleton") and
  * begin times ("now+1hour", "16:00", "2026-11-27T08:00"): parsing and printing, no state. The
- * controller keeps who waits on whom (controller/depend.h); the CLI checks what users type
+ * controller keeps who waits on whom (controller/core/depindex.h); the CLI checks what users type
  * before it sends it. */
 #pragma once
 #include <stddef.h>

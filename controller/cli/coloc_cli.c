@@ -1,4 +1,4 @@
-/* coloc.c - colony coloc: run one of the colocation algorithms (policies/coloc.h) on an
+/* coloc_cli.c - colony coloc: run one of the colocation algorithms (policies/coloc.h) on an
  * instance file and print the assignment, its largest cost, the lower bound and the normalized
  * cost; or regenerate the paper's experiment (coloc_experiment.c). Schema: docs/policies.md. */
 #include "coloc_cli.h"

@@ -1,4 +1,4 @@
-/* coloc_cli.h - what colony coloc's two modes share: one instance file (coloc.c) and the
+/* coloc_cli.h - what colony coloc's two modes share: one instance file (coloc_cli.c) and the
  * paper's experiment regenerated (coloc_experiment.c). */
 #pragma once
 #include "cli.h"

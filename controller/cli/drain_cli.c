@@ -1,4 +1,4 @@
-/* drain.c - colony drain and colony resume: take a node out of placement and back (root). */
+/* drain_cli.c - colony drain and colony resume: take a node out of placement and back (root). */
 #include "cli.h"
 #include "client.h"
 #include "proto.h"

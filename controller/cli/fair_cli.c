@@ -1,4 +1,4 @@
-/* fair.c - colony fair: a one-shot fair-share allocation of a department tree and its jobs'
+/* fair_cli.c - colony fair: a one-shot fair-share allocation of a department tree and its jobs'
  * demands under one algorithm (policies/fair.h), computed here; nothing is sent to a
  * controller. Schemas: docs/policies.md, "Fair sharing". */
 #include "cli.h"

@@ -1,4 +1,4 @@
-/* sim.c - colony sim: run a workload or a trace through the controller's scheduling core on a
+/* sim_cli.c - colony sim: run a workload or a trace through the controller's scheduling core on a
  * virtual clock and report waits, responses and utilization (sim_report.c prints them). */
 #include "alpha.h"
 #include "coloc_dispatch.h"

@@ -1,4 +1,4 @@
-/* sim_cli.h - what colony sim's two halves share: the options and inputs (sim.c) and the
+/* sim_cli.h - what colony sim's two halves share: the options and inputs (sim_cli.c) and the
  * reports printed from a result (sim_report.c). */
 #pragma once
 #include "cli.h"

@@ -1,5 +1,5 @@
 /* fuzz_config.c - the daemons' "key = value" config files (shared/config.c): the typed getters
- * over whatever keys the input set, and the controller's [departments] (controller/depts.c). */
+ * over whatever keys the input set, and the controller's [departments] (controller/core/depts.c). */
 #include "config.h"
 #include "depts.h"
 #include "fairorder.h"

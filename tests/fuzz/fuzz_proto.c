@@ -1,5 +1,5 @@
 /* fuzz_proto.c - the wire protocol as the controller, the agents and the CLI meet it
- * (shared/proto.c, shared/job.c, controller/agentmsg.c, agent/launchmsg.c): bytes off a socket through the frame
+ * (shared/proto.c, shared/job.c, controller/core/agentmsg.c, agent/launchmsg.c): bytes off a socket through the frame
  * decoder, each message it yields through the field checks and the job model's parsers. Each
  * input is read twice: as a byte stream, and as the body of one frame.
  *

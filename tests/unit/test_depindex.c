@@ -1,7 +1,7 @@
 /* test_depindex.c - dependencies through the controller's state: the index decides a job's
  * dependents when it changes, ends the impossible ones (or keeps them), counts whole arrays, and
  * the pass filters and orders what may start (holds, begin times, nice, arrays' throttles);
- * arrays' tasks take the indexes Slurm's text names and resolve by them (controller/arrays.h). */
+ * arrays' tasks take the indexes Slurm's text names and resolve by them (controller/core/arrays.h). */
 #include "check_main.h"
 #include "arrays.h"
 #include "state.h"

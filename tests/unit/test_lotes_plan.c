@@ -1,4 +1,4 @@
-/* test_lotes_plan.c - the controller's side of live LoTES (controller/lotes_plan.h): the config
+/* test_lotes_plan.c - the controller's side of live LoTES (controller/daemon/lotes_plan.h): the config
  * sections, and plans solved on the worker thread and swapped in by a real sd-event loop, for
  * configured and learned classes, again when a machine joins. */
 #include "check_main.h"
