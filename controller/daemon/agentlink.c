@@ -1,9 +1,12 @@
 /* agentlink.c - messages from colony-agent on the TCP listener (docs/protocol.md, "Agent link").
  * The controller speaks first, with a challenge; the first message back must be a hello that
  * proves the agent knows the secret (auth.h); anything else closes the link. */
+#include "agentlink.h"
 #include "server.h"
 #include "agentmsg.h"
 #include "log.h"
+#include "commit.h"
+#include "outrelay.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

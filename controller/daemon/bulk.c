@@ -25,8 +25,11 @@
  * An array is all or nothing: a SIGTERM or SIGINT while bulk work is queued stops the controller
  * only once that work is done, in one turn without slices (server_bulk_stop), committed and
  * answered. */
+#include "bulk.h"
 #include "server.h"
 #include "log.h"
+#include "clients.h"
+#include "commit.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -4,6 +4,10 @@
 #include "status.h"
 #include "arrays.h"
 #include "log.h"
+#include "bulk.h"
+#include "commit.h"
+#include "eventsrv.h"
+#include "outrelay.h"
 #include <errno.h>
 #include <pwd.h>
 #include <stdio.h>

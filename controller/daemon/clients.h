@@ -5,6 +5,14 @@
 #pragma once
 #include "server.h"
 
+/* Accept-side ops for client connections. */
+extern const conn_ops client_conn_ops;
+/* Answer every client waiting for j, now that it is terminal (clients.c). */
+void server_answer_waiters(ctl_server *srv, const job *j);
+/* Send msg (taken) to a client; one past the message limit is answered with an error instead
+ * (clients.c). */
+void server_reply(conn *c, cJSON *msg);
+
 /* Answer c now, or after the work it queued in bulk before this request; msg is consumed. */
 void client_reply(conn *c, cJSON *msg);
 /* client_reply with {"type":"error"} and text. */

@@ -2,6 +2,8 @@
  * many through bulk.c), hold, release, update (docs/protocol.md, "Client link"). */
 #include "clients.h"
 #include "units.h"
+#include "bulk.h"
+#include "commit.h"
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>

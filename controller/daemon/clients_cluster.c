@@ -3,6 +3,7 @@
 #include "clients.h"
 #include "status.h"
 #include "log.h"
+#include "commit.h"
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>

@@ -32,9 +32,11 @@
  * copied, which a checkpoint that copies what was committed before it started rarely leaves):
  * past WAL_PAGES_MAX the loop copies the rest itself, in a turn (what came since the
  * checkpointer's last copy), and the next commit starts the log again. */
+#include "commit.h"
 #include "server.h"
 #include "log.h"
 #include "offloop.h"
+#include "eventsrv.h"
 #include <errno.h>
 #include <string.h>
 #include <systemd/sd-daemon.h>

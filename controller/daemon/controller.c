@@ -12,6 +12,12 @@
 #include "options.h"
 #include "remote.h"
 #include "server.h"
+#include "agentlink.h"
+#include "bulk.h"
+#include "clients.h"
+#include "commit.h"
+#include "eventsrv.h"
+#include "outrelay.h"
 #include <errno.h>
 #include <malloc.h>
 #include <signal.h>

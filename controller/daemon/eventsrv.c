@@ -1,8 +1,10 @@
 /* eventsrv.c - the controller's event log on the loop: staging a job's events until they are
  * stored with it, publishing stored events to the ring and to followers, and the client
  * request "events" (docs/protocol.md). The log itself is events.h. */
+#include "eventsrv.h"
 #include "server.h"
 #include "log.h"
+#include "commit.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

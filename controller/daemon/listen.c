@@ -4,6 +4,8 @@
 #include "http.h"
 #include "log.h"
 #include "net.h"
+#include "agentlink.h"
+#include "clients.h"
 #include <errno.h>
 #include <stdio.h>
 #include <sys/socket.h>

@@ -7,9 +7,11 @@
  * follower that stops reading costs at most that answer (OUTPUT_ANSWER_MAX) here and one read
  * on the agent, blocks nobody, and never slows the job; and one that reconnects, or whose agent
  * restarted, asks again from where it was, losing and doubling nothing. */
+#include "outrelay.h"
 #include "server.h"
 #include "log.h"
 #include "outpat.h"
+#include "clients.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

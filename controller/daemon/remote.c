@@ -5,6 +5,8 @@
 #include "server.h"
 #include "log.h"
 #include "offloop.h"
+#include "clients.h"
+#include "commit.h"
 #include <errno.h>
 #include <pwd.h>
 #include <stdio.h>
