@@ -9,6 +9,7 @@
  * and writes, and a read or a write may wait for the other direction, so any readiness retries
  * both. */
 #include "ctlink.h"
+#include "clock.h"
 #include "auth.h"
 #include "log.h"
 #include "net.h"
@@ -532,15 +533,8 @@ int ctlink_new(sd_event *e, const char *hostport, const char *name, const char *
         return 0;
 }
 
-static int64_t now_msec(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int ctlink_flush(ctlink *l, int timeout_ms) {
-        int64_t deadline = now_msec() + timeout_ms;
+        int64_t deadline = clock_mono_ms() + timeout_ms;
 
         if (l->state != LINK_READY)
                 return -ENOTCONN;
@@ -551,7 +545,7 @@ int ctlink_flush(ctlink *l, int timeout_ms) {
 
                 if (r < 0 || !l->out.head)
                         return r;
-                left = deadline - now_msec();
+                left = deadline - clock_mono_ms();
                 if (left <= 0)
                         return -ETIMEDOUT;
                 if (poll(&p, 1, (int)left) < 0 && errno != EINTR)

@@ -1,5 +1,6 @@
 /* log.c - logging to stderr, or to the sink log_journal.c installs, control bytes escaped. */
 #include "log.h"
+#include "clock.h"
 #include "utf8.h"
 #include <pthread.h>
 #include <stdbool.h>
@@ -129,9 +130,7 @@ int log_errno(int priority, int err, const char *fmt, ...) {
 }
 
 bool log_ratelimit_ok(log_ratelimit *rl, unsigned *missed) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        uint64_t now = (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+        uint64_t now = (uint64_t)clock_mono_usec();
         if (now < rl->next_usec) {
                 rl->missed++;
                 return false;

@@ -1,5 +1,6 @@
 /* net.c - socket set-up for the daemons and the CLI. */
 #include "net.h"
+#include "clock.h"
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
@@ -213,19 +214,12 @@ int net_connect_tcp(const char *hostport, int timeout_ms) {
         return r;
 }
 
-static int64_t now_ms(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int net_wait_readable(int fd, int timeout_ms) {
-        int64_t deadline = now_ms() + timeout_ms;
+        int64_t deadline = clock_mono_ms() + timeout_ms;
         struct pollfd p = { .fd = fd, .events = POLLIN };
 
         for (;;) {
-                int left = timeout_ms < 0 ? -1 : (int)(deadline - now_ms());
+                int left = timeout_ms < 0 ? -1 : (int)(deadline - clock_mono_ms());
                 if (timeout_ms >= 0 && left < 0)
                         left = 0;
                 int n = poll(&p, 1, left);

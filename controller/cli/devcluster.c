@@ -3,6 +3,7 @@
  * A daemon is identified by its pid file and by /proc/<pid>/stat naming its program, so a pid
  * reused by some other process after a crash is never signalled. */
 #include "devcluster.h"
+#include "clock.h"
 #include "agentunit.h"
 #include "cli.h"
 #include "client.h"
@@ -35,13 +36,6 @@
 #define POLL_MS 50
 #define NODES_POLL_MS 100
 #define SECRET_BYTES 32
-
-static int64_t now_ms(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void sleep_ms(int ms) {
         struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
@@ -274,7 +268,7 @@ static int read_pid_files(const char *dir, dev_stopped **set, size_t *n) {
 static int run_agent_mode(const char *dir, const char *name, const char *mode) {
         char prog[PATH_MAX], log[PATH_MAX], state[PATH_MAX], unit[DEV_NAME_MAX + 32], err[256];
         const char *argv[] = {prog, mode, "--name", name, "--state-dir", state, "--scope", unit, NULL};
-        int64_t deadline = now_ms() + CLEANUP_TIMEOUT_MS;
+        int64_t deadline = clock_mono_ms() + CLEANUP_TIMEOUT_MS;
         pid_t pid;
         int st;
 
@@ -286,7 +280,7 @@ static int run_agent_mode(const char *dir, const char *name, const char *mode) {
         if (start_program(argv, false, log, &pid, err, sizeof(err)) < 0)
                 return -1;
         while (waitpid(pid, &st, WNOHANG) == 0) {
-                if (now_ms() > deadline) {
+                if (clock_mono_ms() > deadline) {
                         kill(pid, SIGKILL);
                         waitpid(pid, NULL, 0);
                         return -1;
@@ -298,13 +292,13 @@ static int run_agent_mode(const char *dir, const char *name, const char *mode) {
 
 /* Wait until no entry in state how still runs, up to ms. Deliberately deaf to interrupts. */
 static void wait_gone(const dev_stopped *set, size_t n, const char *program, dev_stop_how how, int ms) {
-        int64_t deadline = now_ms() + ms;
+        int64_t deadline = clock_mono_ms() + ms;
 
         for (;;) {
                 bool any = false;
                 for (size_t i = 0; i < n; i++)
                         any = any || (set[i].how == how && is_running(set[i].pid, program));
-                if (!any || now_ms() > deadline)
+                if (!any || clock_mono_ms() > deadline)
                         return;
                 sleep_ms(POLL_MS);
         }
@@ -495,7 +489,7 @@ static int wait_port(const char *dir, dev_cluster *cl, int64_t deadline, char *e
                         snprintf(err, errlen, "%s %s before it wrote %s", CONTROLLER_PROG, how, path);
                         break;
                 }
-                if (now_ms() > deadline) {
+                if (clock_mono_ms() > deadline) {
                         snprintf(err, errlen, "%s did not write %s in time", CONTROLLER_PROG, path);
                         break;
                 }
@@ -705,7 +699,7 @@ static int wait_agents_up(const char *dir, dev_cluster *cl, int64_t deadline, ch
                 if (client_simple(cl->socket, "nodes", 0, "nodes", NODES_POLL_MS * 10, &cl->nodes, cerr,
                                   sizeof(cerr)) == 0 && (up = count_up(cl->nodes, cl)) == cl->nagents)
                         return 0;
-                if (now_ms() > deadline)
+                if (clock_mono_ms() > deadline)
                         break;
                 sleep_ms(NODES_POLL_MS);
         }
@@ -782,7 +776,7 @@ static bool any_kept(const dev_cluster *cl) {
 }
 
 int dev_up(const dev_options *o, dev_cluster *cl, char *err, size_t errlen) {
-        int64_t deadline = now_ms() + o->timeout_ms;
+        int64_t deadline = clock_mono_ms() + o->timeout_ms;
         char controller[PATH_MAX], agent[PATH_MAX];
         dev_stopped *set = NULL;
         size_t n = 0;

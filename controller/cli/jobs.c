@@ -1,5 +1,6 @@
 /* jobs.c - the job subcommands: submit, queue, show, cancel, wait. */
 #include "cli.h"
+#include "clock.h"
 #include "arraycli.h"
 #include "client.h"
 #include "format.h"
@@ -25,13 +26,6 @@
 #define EXIT_TIMEOUT 124         /* what timeout(1) exits with */
 
 extern char **environ;
-
-static int64_t now_usec(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 int jobs_socket_for(const cli *c, char *buf) {
         int r = client_socket_path(c, buf, PATH_MAX);
@@ -717,7 +711,7 @@ static int print_queue(const cli *c, const cJSON *reply) {
                                               "LIMIT", "LEFT", "REASON"};
         const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(reply, "jobs"), *item;
         char perr[PROTO_ERRLEN] = "";
-        int64_t now = now_usec();
+        int64_t now = clock_real_usec();
         fmt_table t;
         int r = fmt_table_init(&t, 11, headers);
 
@@ -828,7 +822,7 @@ static void show_request(const job *j) {
 
 /* Submitted/started/ended, and the waiting and running times (so far, while not over). */
 static void show_times(const job *j) {
-        int64_t now = now_usec(), started = j->start_usec ? j->start_usec : now;
+        int64_t now = clock_real_usec(), started = j->start_usec ? j->start_usec : now;
         char buf[FMT_BUF], line[2 * FMT_BUF];
 
         field("submitted:", fmt_time(j->submit_usec, buf, sizeof(buf)));
@@ -854,7 +848,7 @@ static void show_time_limit(const job *j) {
 
         field("time limit:", limit_text(j, buf, sizeof(buf)));
         if (j->state == JOB_RUNNING && j->spec.time_limit_usec > 0)
-                field("time left:", left_text(j, now_usec(), buf, sizeof(buf)));
+                field("time left:", left_text(j, clock_real_usec(), buf, sizeof(buf)));
 }
 
 /* Exit status and the usage the agent measured when the job ended. */
@@ -1305,7 +1299,7 @@ static int parse_timeout(const cli *c, const char *s, int *ms) {
 static int wait_array(const cli *c, const char *sock, uint64_t first, uint64_t last, int timeout_ms,
                       const char *timeout) {
         char err[ERRLEN];
-        int64_t deadline = now_usec() + (int64_t)timeout_ms * 1000;
+        int64_t deadline = clock_real_usec() + (int64_t)timeout_ms * 1000;
         cJSON *all = c->json ? cJSON_CreateObject() : NULL, *list = all ? cJSON_AddArrayToObject(all, "jobs") : NULL;
         int worst = 0;
 
@@ -1315,7 +1309,7 @@ static int wait_array(const cli *c, const char *sock, uint64_t first, uint64_t l
                 return EXIT_FAIL;
         }
         for (uint64_t id = first; id <= last && worst != EXIT_FAIL && worst != EXIT_TIMEOUT; id++) {
-                int left = timeout_ms < 0 ? -1 : (int)((deadline - now_usec()) / 1000);
+                int left = timeout_ms < 0 ? -1 : (int)((deadline - clock_real_usec()) / 1000);
                 cJSON *reply = NULL;
                 job j = {0};
                 int r = jobs_wait(sock, id, left < 0 && timeout_ms >= 0 ? 0 : left, &j, &reply, err, sizeof(err));

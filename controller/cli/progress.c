@@ -1,17 +1,12 @@
 /* progress.c - the CLI's progress line (progress.h). */
 #include "progress.h"
+#include "clock.h"
 #include "format.h"
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
-
-static int64_t now_usec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 char *progress_line(const char *what, const char *unit, size_t done, size_t total, int64_t elapsed_usec,
                     const char *note, char *buf, size_t len) {
@@ -49,14 +44,14 @@ void progress_start(progress *p, const char *what, const char *unit, size_t tota
                 return;
         if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0)
                 p->columns = ws.ws_col;
-        p->start = now_usec();
+        p->start = clock_mono_usec();
         draw(p, p->start);
 }
 
 void progress_update(progress *p, size_t done, const char *note) {
         if (!p->on)
                 return;
-        int64_t now = now_usec();
+        int64_t now = clock_mono_usec();
         bool new_note = note && strcmp(note, p->note) != 0;
         p->done = done;
         if (new_note)

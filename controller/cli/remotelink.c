@@ -1,5 +1,6 @@
 /* remotelink.c - a client's connection to a controller on another host (see remotelink.h). */
 #include "remotelink.h"
+#include "clock.h"
 #include "net.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -9,12 +10,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static int64_t now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 short rlink_wants(const remote_link *l, short dflt) {
         return !l->tls ? dflt : tls_wants_write(l->tls) ? POLLOUT : POLLIN;
@@ -27,7 +22,7 @@ static ssize_t io_by(remote_link *l, void *buf, size_t len, bool write) {
                 if (n != -EAGAIN && n != -EINTR)
                         return n;
                 struct pollfd p = { .fd = l->fd, .events = rlink_wants(l, write ? POLLOUT : POLLIN) };
-                int left = (int)(l->deadline_ms - now_ms());
+                int left = (int)(l->deadline_ms - clock_mono_ms());
                 if (left <= 0 || poll(&p, 1, left) == 0)
                         return -ETIMEDOUT;
         }
@@ -47,7 +42,7 @@ int rlink_open(remote_link *l, const char *addr, const char *ca, int timeout_ms)
         char host[256], terr[TLS_ERRLEN];
         uint16_t port;
         tls_files f = { .ca = ca };
-        *l = (remote_link){ .fd = -1, .addr = addr, .deadline_ms = now_ms() + timeout_ms };
+        *l = (remote_link){ .fd = -1, .addr = addr, .deadline_ms = clock_mono_ms() + timeout_ms };
         int r = net_split_hostport(addr, host, sizeof(host), &port);
         if (r < 0) {
                 snprintf(l->err, sizeof(l->err), "controller address '%s' is not host:port", addr);

@@ -1,6 +1,7 @@
 /* controller.c - colony-controller: start-up, the state's hooks, the loop's signals and timers, and
  * the loop itself (options in options.c, listeners in listen.c). */
 #include "config.h"
+#include "clock.h"
 #include "fileio.h"
 #include "coloc_dispatch.h"
 #include "http.h"
@@ -30,15 +31,11 @@
 #include <unistd.h>
 
 int64_t server_now(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+        return clock_real_usec();
 }
 
 ctl_time server_clock(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (ctl_time){ .real_usec = server_now(), .mono_usec = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000 };
+        return (ctl_time){ .real_usec = clock_real_usec(), .mono_usec = clock_mono_usec() };
 }
 
 static bool places_by_alpha(const ctl_server *srv) {

@@ -6,6 +6,7 @@
  * else is shared, so there is no lock: the model belongs to the worker from thrd_create to
  * thrd_join, and to the loop otherwise. */
 #include "lotes_plan.h"
+#include "clock.h"
 #include "log.h"
 #include "units.h"
 #include <errno.h>
@@ -100,17 +101,11 @@ void ctl_lotes_options_free(ctl_lotes_options *o) {
 
 /* ---- the worker ---- */
 
-static double now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static int solve(void *arg) {
         ctl_lotes *l = arg;
-        double t0 = now_ms();
+        int64_t t0 = clock_mono_usec();
         l->solve_r = lotes_model_solve(l->solving, l->solve_err, sizeof(l->solve_err));
-        l->solve_ms = now_ms() - t0;
+        l->solve_ms = (double)(clock_mono_usec() - t0) / 1e3;
         lotes_thread_done();
         uint64_t one = 1;
         if (write(l->efd, &one, sizeof(one)) < 0) /* an eventfd write of 1 fails only on overflow */
