@@ -19,6 +19,11 @@ int sched_dispatcher_new(const char *name, uint64_t seed, sched_dispatcher **out
         return -EINVAL;
 }
 
+int sched_policy_new(const char *name, uint64_t seed, sched_heuristic *h, sched_dispatcher **d) {
+        *d = NULL;
+        return sched_heuristic_from_name(name, h) == 0 ? 0 : sched_dispatcher_new(name, seed, d);
+}
+
 void sched_dispatcher_init(sched_dispatcher *d, const sched_dispatcher_ops *ops, uint64_t seed) {
         *d = (sched_dispatcher){ .ops = ops, .rng = seed };
 }

@@ -66,6 +66,11 @@ struct sched_dispatcher {
  * ("coloc", coloc_dispatch.h) one with every alpha 1; free with sched_dispatcher_free. Returns
  * 0, -EINVAL for another name, or -ENOMEM. */
 int sched_dispatcher_new(const char *name, uint64_t seed, sched_dispatcher **out);
+/* The policy called name: a NetBatch heuristic in *h (and *d = NULL), or else a new dispatcher
+ * of sched_dispatcher_new drawing from seed in *d (the caller frees it, or hands it to the
+ * core). The one place that tells the two kinds apart. Returns 0, -EINVAL for an unknown name,
+ * or -ENOMEM. */
+int sched_policy_new(const char *name, uint64_t seed, sched_heuristic *h, sched_dispatcher **d);
 /* How long a job of that type, drawn with that runtime (seconds), runs on the machine whose
  * sched_machine.index is machine: where times depend on the machine. */
 typedef double (*sched_runtime_fn)(void *ctx, const char *type, double runtime, size_t machine);

@@ -197,8 +197,3 @@ int inst_load_jobs(const char *path, sched_job **jobs, size_t *n, char *err, siz
         }
         return r;
 }
-
-int inst_policy(const char *name, uint64_t seed, sched_heuristic *h, sched_dispatcher **d) {
-        *d = NULL;
-        return sched_heuristic_from_name(name, h) == 0 ? 0 : sched_dispatcher_new(name, seed, d);
-}

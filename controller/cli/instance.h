@@ -38,8 +38,3 @@ int inst_get_size(const cJSON *obj, const char *field, int64_t min, int64_t *out
 /* Read the CPU field cpus and the memory field mem of o into out. Returns 0 or -EINVAL with what
  * set. */
 int inst_get_res(const cJSON *o, const char *cpus, const char *mem, res_t *out, char *what, size_t len);
-
-/* The policy called name: a NetBatch heuristic in *h (and *d = NULL), or a new Tetris or Greedy
- * dispatcher drawing from seed in *d (the caller frees it, or hands it to the core). Returns 0,
- * -EINVAL for an unknown name, or -ENOMEM. */
-int inst_policy(const char *name, uint64_t seed, sched_heuristic *h, sched_dispatcher **d);

@@ -117,7 +117,7 @@ static int run_place(cli *c, int argc, char **argv) {
                 return cli_usage_error(c, "--policy, --machines and --jobs are required");
         sched_heuristic h;
         sched_dispatcher *d;
-        int r = inst_policy(policy, /* seed= */ 1, &h, &d);
+        int r = sched_policy_new(policy, /* seed= */ 1, &h, &d);
         if (r == -EINVAL)
                 return cli_usage_error(c, "--policy: unknown policy '%s'", policy);
         if (r < 0) {

@@ -322,7 +322,7 @@ static int load_alpha(cli *c, const char *path, sched_dispatcher *d) {
 static int open_policy(cli *c, sim_options *so, sim_input *in, sim_config *cfg) {
         int r = strcmp(so->policy, "lotes") == 0
                         ? lotes_dispatcher_new(&in->lotes.problem, &in->plan, so->seed, &cfg->dispatcher)
-                        : inst_policy(so->policy, so->seed, &cfg->policy, &cfg->dispatcher);
+                        : sched_policy_new(so->policy, so->seed, &cfg->policy, &cfg->dispatcher);
         if (r == -EINVAL)
                 return cli_usage_error(c, "--policy: unknown policy '%s' (see colony sim --help)", so->policy);
         if (r < 0) {

@@ -224,9 +224,8 @@ static int open_policy(const options *o, sched_order *order, sched_heuristic *po
                        int *fairness) {
         if (sched_order_from_name(o->order, order) < 0)
                 return log_errno(LOG_ERR, -EINVAL, "order must be fifo, backfill or reserve, not '%s'", o->order);
-        int r = sched_heuristic_from_name(o->policy, policy) == 0 ? 0
-                : strcmp(o->policy, "lotes") == 0                ? lotes_live_new(1, dispatcher)
-                                                                 : sched_dispatcher_new(o->policy, 1, dispatcher);
+        int r = strcmp(o->policy, "lotes") == 0 ? lotes_live_new(1, dispatcher)
+                                                : sched_policy_new(o->policy, 1, policy, dispatcher);
         if (r < 0)
                 return log_errno(LOG_ERR, r, r == -EINVAL ? "unknown policy '%s'" : "policy %s", o->policy);
         if (options_parse_fairness(o->fairness, fairness) < 0)
