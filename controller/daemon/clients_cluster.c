@@ -4,6 +4,7 @@
 #include "status.h"
 #include "log.h"
 #include "commit.h"
+#include "policy.h"
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>

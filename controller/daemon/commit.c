@@ -33,6 +33,7 @@
  * past WAL_PAGES_MAX the loop copies the rest itself, in a turn (what came since the
  * checkpointer's last copy), and the next commit starts the log again. */
 #include "commit.h"
+#include "policy.h"
 #include "server.h"
 #include "log.h"
 #include "offloop.h"

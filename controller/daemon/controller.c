@@ -1,7 +1,6 @@
 /* controller.c - colony-controller: start-up, the state's hooks, the loop's signals and timers, and
  * the loop itself (options in options.c, listeners in listen.c). */
 #include "config.h"
-#include "clock.h"
 #include "fileio.h"
 #include "coloc_dispatch.h"
 #include "http.h"
@@ -11,6 +10,7 @@
 #include "log_journal.h"
 #include "nofile.h"
 #include "options.h"
+#include "policy.h"
 #include "remote.h"
 #include "server.h"
 #include "agentlink.h"
@@ -29,40 +29,6 @@
 #include <systemd/sd-daemon.h>
 #include <time.h>
 #include <unistd.h>
-
-int64_t server_now(void) {
-        return clock_real_usec();
-}
-
-ctl_time server_clock(void) {
-        return (ctl_time){ .real_usec = clock_real_usec(), .mono_usec = clock_mono_usec() };
-}
-
-static bool places_by_alpha(const ctl_server *srv) {
-        const sched_dispatcher *d = srv->state.cfg.dispatcher;
-        return d && strcmp(sched_dispatcher_name(d), "coloc") == 0;
-}
-
-void server_set_alpha(ctl_server *srv, alpha_matrix *m) {
-        if (places_by_alpha(srv) &&
-            coloc_dispatcher_set_alpha(srv->state.cfg.dispatcher, (const char *const *)m->types, m->n, m->alpha) < 0) {
-                log_error("coloc: out of memory: still placing by interference matrix version %llu",
-                          (unsigned long long)srv->alpha.version);
-                alpha_free(m);
-                return;
-        }
-        alpha_free(&srv->alpha);
-        srv->alpha = *m;
-        *m = (alpha_matrix){ 0 };
-        if (places_by_alpha(srv))
-                snprintf(srv->policy_status, sizeof(srv->policy_status),
-                         "coloc: interference matrix version %llu, %zu types; other types count alpha 1",
-                         (unsigned long long)srv->alpha.version, srv->alpha.n);
-}
-
-const char *server_policy_status(const ctl_server *srv) {
-        return srv->lotes ? ctl_lotes_status(srv->lotes) : srv->policy_status[0] ? srv->policy_status : NULL;
-}
 
 static void reschedule(void *userdata) {
         server_schedule(userdata);
@@ -87,7 +53,7 @@ static void cancel_job(void *userdata, ctl_node *n, const job *j, int grace_ms) 
 static void job_ended(void *userdata, const job *j) {
         ctl_server *srv = userdata;
         /* coloc weighs a job that gave no estimate by its type's mean run time */
-        if (places_by_alpha(srv) && j->state == JOB_COMPLETED && j->start_usec > 0 && j->end_usec > j->start_usec &&
+        if (server_places_by_alpha(srv) && j->state == JOB_COMPLETED && j->start_usec > 0 && j->end_usec > j->start_usec &&
             coloc_dispatcher_note_runtime(srv->state.cfg.dispatcher, j->spec.job_type,
                                           (double)(j->end_usec - j->start_usec) / 1e6) < 0)
                 log_warning("coloc: out of memory noting job %llu's run time", (unsigned long long)j->id);
@@ -102,59 +68,6 @@ static const ctl_actions actions = {
         .persist = persist_job, .launch = launch_job, .cancel = cancel_job, .terminal = job_ended,
         .drop_link = drop_link, .event = record_event,
 };
-
-int server_reload(ctl_server *srv, char *err, size_t errlen) {
-        config cfg = { 0 };
-        depts fresh;
-        options o = OPTIONS_UNSET;
-        int fairness = srv->state.cfg.fairness, r;
-        o.fairness = srv->fairness_arg;
-        o.config = srv->config_path;
-        if (!srv->config_path)
-                return snprintf(err, errlen, "the controller was started without --config"), -ENOENT;
-        if ((r = options_apply_config(&o, &cfg, err, errlen)) < 0 || (r = depts_from_config(&cfg, &fresh, err, errlen)) < 0) {
-                config_free(&cfg);
-                return r;
-        }
-        if (o.fairness && options_parse_fairness(o.fairness, &fairness) < 0) {
-                snprintf(err, errlen, "%s: controller.fairness: '%s' is not hdrf, mch, drf, wdrf, c-ch, m-ch or none",
-                         cfg.path, o.fairness);
-                depts_free(&fresh);
-                config_free(&cfg);
-                return -EINVAL;
-        }
-        remote_cfg hosts = { 0 }; /* the listener stays; who may use it is read again */
-        if (srv->remote &&
-            (r = remote_cfg_init(&hosts, o.submit_hosts, o.trusted_root_hosts, o.munge_socket, err, errlen)) < 0) {
-                depts_free(&fresh);
-                config_free(&cfg);
-                return r;
-        }
-        config_free(&cfg);
-        if ((r = jobstore_set_sync(srv->store, o.sync_commits != 0)) < 0) {
-                depts_free(&fresh);
-                remote_cfg_free(&hosts);
-                return snprintf(err, errlen, "the database refused sync_commits"), r;
-        }
-        if (srv->remote) {
-                remote_cfg_free(&srv->remote->cfg);
-                srv->remote->cfg = hosts;
-        }
-        depts_free(&srv->depts);
-        srv->depts = fresh; /* the state machine's cfg.depts points here */
-        srv->state.cfg.default_time_usec = o.default_time_usec;
-        srv->state.cfg.max_time_usec = o.max_time_usec;
-        srv->state.cfg.max_running_per_user = (size_t)o.max_running_per_user;
-        srv->state.cfg.max_running_per_dept = (size_t)o.max_running_per_dept;
-        srv->state.cfg.max_mcpu_per_user = o.max_mcpu_per_user;
-        if ((r = ctl_set_depts(&srv->state, fairness)) < 0)
-                return snprintf(err, errlen, "out of memory: the fair order is off"), r;
-        log_info("reloaded %s: %zu departments, fairness %s", srv->config_path, srv->depts.n,
-                 fairness < 0 ? "none" : fair_algo_name(fairness));
-        server_send_weights(srv);
-        server_schedule(srv);
-        return 0;
-}
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
         char err[512];
@@ -215,8 +128,6 @@ static int restore_drain(void *userdata, const char *node, const char *reason) {
         ctl_node *n;
         return ctl_node_drain(&((ctl_server *)userdata)->state, node, reason, &n);
 }
-
-static int load_alpha(ctl_server *srv);
 
 /* The order, the heuristic or the dispatcher (Tetris, Greedy, LoTES: the same seed on every
  * start), and the fairness that o names. Returns 0 or -errno (logged). */
@@ -289,26 +200,7 @@ static int open_state(ctl_server *srv, const options *o, ctl_lotes_options *lote
         if (strcmp(o->policy, "lotes") == 0 &&
             (r = ctl_lotes_new(srv->event, &srv->state, lotes, reschedule, srv, &srv->lotes)) < 0)
                 return log_errno(LOG_ERR, r, "lotes: set-up");
-        return load_alpha(srv);
-}
-
-/* The latest interference matrix from the store, for alpha_get and policy = coloc. */
-static int load_alpha(ctl_server *srv) {
-        alpha_matrix m = { 0 };
-        int r = jobstore_get_alpha(srv->store, 0, &m);
-        if (r == -ENOENT) {
-                if (places_by_alpha(srv))
-                        snprintf(srv->policy_status, sizeof(srv->policy_status),
-                                 "coloc: no interference matrix stored (colony measure): every alpha counts 1");
-                log_info("%s", places_by_alpha(srv) ? srv->policy_status : "no interference matrix stored");
-                return 0;
-        }
-        if (r < 0)
-                return log_errno(LOG_ERR, r, "reading the interference matrix");
-        server_set_alpha(srv, &m);
-        log_info("interference matrix version %llu loaded: %zu types", (unsigned long long)srv->alpha.version,
-                 srv->alpha.n);
-        return 0;
+        return server_load_alpha(srv);
 }
 
 /* A turn longer than this is logged (at debug): the loop heard nothing meanwhile. */

@@ -1,5 +1,6 @@
 /* server.h - the controller's event loop state, shared by its client and agent handlers. */
 #pragma once
+#include "clock.h"
 #include "conn.h"
 #include "events.h"
 #include "jobstore.h"
@@ -98,13 +99,13 @@ typedef struct ctl_server {
 } ctl_server;
 
 /* CLOCK_REALTIME in microseconds (job times are wall-clock for users). */
-int64_t server_now(void);
+static inline int64_t server_now(void) {
+        return clock_real_usec();
+}
 /* Now on both clocks, for the state machine's liveness checks. */
-ctl_time server_clock(void);
+static inline ctl_time server_clock(void) {
+        return (ctl_time){ .real_usec = clock_real_usec(), .mono_usec = clock_mono_usec() };
+}
 /* Read the config file again and take its departments and fairness; a file that does not parse
- * changes nothing. Returns 0, or -errno with one line in err (controller.c). */
+ * changes nothing. Returns 0, or -errno with one line in err (reload.c). */
 int server_reload(ctl_server *srv, char *err, size_t errlen);
-/* Take m (zeroed) as the latest interference matrix, and give it to a coloc dispatcher. */
-void server_set_alpha(ctl_server *srv, alpha_matrix *m);
-/* One line on the policy's state (a LoTES plan, or first-fit until one), or NULL. */
-const char *server_policy_status(const ctl_server *srv);
