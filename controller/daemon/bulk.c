@@ -28,7 +28,6 @@
 #include "bulk.h"
 #include "server.h"
 #include "log.h"
-#include "clients.h"
 #include "commit.h"
 #include <errno.h>
 #include <stdlib.h>
@@ -65,7 +64,7 @@ static void task_free(bulk_task *t) {
 
 static void send_reply(bulk_task *t, cJSON *msg) {
         if (t->client)
-                server_reply(t->client, msg);
+                conn_reply(t->client, msg);
         else
                 cJSON_Delete(msg);
 }

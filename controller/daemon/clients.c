@@ -15,22 +15,13 @@
 #include <string.h>
 #include <unistd.h>
 
-void server_reply(conn *c, cJSON *msg) {
-        if (msg && conn_send(c, msg) == -EMSGSIZE) {
-                cJSON *err = proto_error("the reply would exceed the %d-byte message limit", PROTO_MAX_MSG);
-                (void)conn_send(c, err);
-                cJSON_Delete(err);
-        }
-        cJSON_Delete(msg);
-}
-
 /* Answer c now, or after the work it queued in bulk before this request. */
 void client_reply(conn *c, cJSON *msg) {
         if (msg && server_bulk_has(c->owner, c)) {
                 (void)server_bulk_reply(c->owner, c, msg);
                 return;
         }
-        server_reply(c, msg);
+        conn_reply(c, msg);
 }
 
 void client_reply_error(conn *c, const char *text) {

@@ -9,9 +9,6 @@
 extern const conn_ops client_conn_ops;
 /* Answer every client waiting for j, now that it is terminal (clients.c). */
 void server_answer_waiters(ctl_server *srv, const job *j);
-/* Send msg (taken) to a client; one past the message limit is answered with an error instead
- * (clients.c). */
-void server_reply(conn *c, cJSON *msg);
 
 /* Answer c now, or after the work it queued in bulk before this request; msg is consumed. */
 void client_reply(conn *c, cJSON *msg);

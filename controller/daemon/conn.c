@@ -208,6 +208,15 @@ int conn_send(conn *c, const cJSON *msg) {
         return r;
 }
 
+void conn_reply(conn *c, cJSON *msg) {
+        if (msg && conn_send(c, msg) == -EMSGSIZE) {
+                cJSON *err = proto_error("the reply would exceed the %d-byte message limit", PROTO_MAX_MSG);
+                (void)conn_send(c, err);
+                cJSON_Delete(err);
+        }
+        cJSON_Delete(msg);
+}
+
 size_t conn_unsent(const conn *c) {
         return c->out_len - c->out_off;
 }

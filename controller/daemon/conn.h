@@ -76,6 +76,9 @@ int conn_new(sd_event *event, int fd, tls_ctx *tls, const conn_ops *ops, void *o
 /* Queue one message. Returns 0, -EMSGSIZE when the message is larger than a frame may be (the
  * connection stays open), or another -errno when the peer is gone or too slow (it is closed). */
 int conn_send(conn *c, const cJSON *msg);
+/* Send msg (taken; NULL: nothing); one past the message limit is answered with an error
+ * instead. */
+void conn_reply(conn *c, cJSON *msg);
 /* Bytes queued for the peer and not yet taken by its socket. */
 size_t conn_unsent(const conn *c);
 /* Write what every connection on l holds and empty l; while held is still true for one, only

@@ -11,7 +11,6 @@
 #include "server.h"
 #include "log.h"
 #include "outpat.h"
-#include "clients.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,7 +61,7 @@ static void reply_empty(conn *c, const job *j, const char *error) {
                 cJSON_Delete(msg);
                 msg = NULL;
         }
-        server_reply(c, msg ? msg : proto_error("out of memory"));
+        conn_reply(c, msg ? msg : proto_error("out of memory"));
 }
 
 /* The job's output path (a pattern) expanded as its agent did at launch, malloc'ed; NULL when
@@ -109,7 +108,7 @@ void server_handle_output(ctl_server *srv, conn *c, const cJSON *msg) {
             proto_get_int(msg, "out_offset", 0, INT64_MAX, &off, err) == -EINVAL ||
             proto_get_int(msg, "err_offset", 0, INT64_MAX, &off, err) == -EINVAL ||
             proto_get_int(msg, "wait_ms", 0, OUTPUT_WAIT_MAX_MS, &wait_ms, err) == -EINVAL) {
-                server_reply(c, proto_error("%s", err));
+                conn_reply(c, proto_error("%s", err));
                 return;
         }
         if (conn_unsent(c) > OUTPUT_ANSWER_MAX) {
@@ -117,12 +116,12 @@ void server_handle_output(ctl_server *srv, conn *c, const cJSON *msg) {
                 return;
         }
         if (pending_of(srv, c) >= 0) {
-                server_reply(c, proto_error("output: one request at a time, on a connection"));
+                conn_reply(c, proto_error("output: one request at a time, on a connection"));
                 return;
         }
         const job *j = ctl_find_job(&srv->state, (uint64_t)id);
         if (!j || (c->uid != 0 && c->uid != j->uid)) { /* another user's job: as if it did not exist */
-                server_reply(c, proto_error("no job %lld%s", (long long)id, j ? " of yours" : ""));
+                conn_reply(c, proto_error("no job %lld%s", (long long)id, j ? " of yours" : ""));
                 return;
         }
         if (!j->node || !j->start_usec) {
@@ -148,7 +147,7 @@ void server_handle_output(ctl_server *srv, conn *c, const cJSON *msg) {
                 srv->outputs = grown;
         if (!req || conn_send(n->link, req) < 0) {
                 cJSON_Delete(req);
-                server_reply(c, proto_error("out of memory"));
+                conn_reply(c, proto_error("out of memory"));
                 return;
         }
         cJSON_Delete(req);
@@ -184,7 +183,7 @@ void server_output_answer(ctl_server *srv, ctl_node *n, const cJSON *msg) {
         }
         if (!ok)
                 cJSON_Delete(out);
-        server_reply(p.client, ok ? out : proto_error("out of memory"));
+        conn_reply(p.client, ok ? out : proto_error("out of memory"));
 }
 
 void server_output_forget(ctl_server *srv, conn *c) {

@@ -181,7 +181,7 @@ static void finish(ctl_server *srv, conn *c, remote_auth *a, int r) {
                 conn_fail(c, "out of memory");
                 return;
         }
-        server_reply(c, welcome);
+        conn_reply(c, welcome);
         client_conn_ops.on_open(c); /* counted against its uid, as on the Unix socket */
 }
 
