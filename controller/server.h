@@ -157,6 +157,9 @@ int server_commit_init(ctl_server *srv);
 /* Store j (NULL: only the staged events) in this turn's batch, opening it if needed (commit.c): durable once the turn ends,
  * and until then every connection's output is held. Returns 0 or -errno. */
 int server_persist(ctl_server *srv, const job *j);
+/* Store an array's record (its id, its text) in the turn's batch, as server_persist does a job.
+ * Returns 0 or -errno. */
+int server_persist_array(ctl_server *srv, uint64_t id, const char *record);
 /* Submit count jobs (0: one) of spec (taken, zeroed) for c's user, with the indexes of *indexes
  * (taken, zeroed; empty: 0 to count - 1), a slice per turn after the work c queued before,
  * taking turns with other requesters'; c gets the reply once all are stored (bulk.c). Returns 0

@@ -142,6 +142,36 @@ int array_set_put(array_set *set, uint32_t index) {
         return set_insert(set, at, one);
 }
 
+int array_set_copy(const array_set *from, array_set *to) {
+        if (set_grow(to, from->n) < 0)
+                return -ENOMEM;
+        memcpy(to->r, from->r, from->n * sizeof(*from->r));
+        to->n = from->n;
+        return 0;
+}
+
+bool array_set_position(const array_set *set, uint32_t index, size_t *pos) {
+        size_t below = 0, at = upper(set, index);
+        for (size_t i = 0; i + 1 < at; i++)
+                below += range_count(&set->r[i]);
+        if (at == 0 || !range_has(&set->r[at - 1], index))
+                return false;
+        *pos = below + (index - set->r[at - 1].lo) / set->r[at - 1].step;
+        return true;
+}
+
+bool array_set_at(const array_set *set, size_t pos, uint32_t *index) {
+        for (size_t i = 0; i < set->n; i++) {
+                size_t n = range_count(&set->r[i]);
+                if (pos < n) {
+                        *index = set->r[i].lo + (uint32_t)pos * set->r[i].step;
+                        return true;
+                }
+                pos -= n;
+        }
+        return false;
+}
+
 void array_set_free(array_set *set) {
         free(set->r);
         *set = (array_set){ 0 };
