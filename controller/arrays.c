@@ -273,3 +273,35 @@ int ctl_arecs_list(const ctl_state *st, int64_t uid, cJSON *reply) {
         }
         return r;
 }
+
+int ctl_hold_array(ctl_state *st, uint64_t id, uid_t uid, bool hold, size_t *done, size_t *unchanged,
+                   char err[PROTO_ERRLEN]) {
+        char why[PROTO_ERRLEN];
+        size_t k;
+        ctl_arec *a = ctl_arec_of(st, id);
+        int r = array_start(st, id, &k, err);
+        *done = *unchanged = 0;
+        *err = '\0';
+        for (; r == 0 && k < st->njobs && st->jobs[k]->array_first == id; k++) {
+                if (ctl_hold(st, st->jobs[k]->id, uid, hold, why) == 0)
+                        ++*done;
+                else if ((*unchanged)++ == 0)
+                        snprintf(err, PROTO_ERRLEN, "%s", why);
+        }
+        size_t n = a && a->owner ? array_set_count(&a->left) : 0;
+        if (r < 0 || n == 0 || a->tmpl.hold == hold) {
+                *unchanged += n;
+                return r;
+        }
+        if (uid != 0 && uid != a->owner->uid) {
+                if ((*unchanged += n) == n)
+                        snprintf(err, PROTO_ERRLEN, "array %llu belongs to %s: only its owner or root may %s it",
+                                 (unsigned long long)id, a->owner->user ? a->owner->user : "another user",
+                                 hold ? "hold" : "release");
+                return 0;
+        }
+        a->tmpl.hold = hold;
+        *done += n;
+        (void)ctl_arec_store(st, a);
+        return 0;
+}

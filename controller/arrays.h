@@ -64,3 +64,12 @@ int ctl_array_task(ctl_state *st, uint64_t array, uint32_t index, uint64_t *id, 
  * mark them JOB_WAIT_THROTTLE. Returns how many jobs are kept, in order. O(n log jobs +
  * running); a no-op while no throttled array was ever submitted (st->throttle_seen). */
 size_t ctl_array_throttle(ctl_state *st, sched_job *jobs, size_t n);
+/* Store a's record (st->persist_array), in the turn's batch. Returns 0 or -errno (logged). */
+int ctl_arec_store(ctl_state *st, const ctl_arec *a);
+/* Hold (hold true) or release every pending task of the array whose id is id on behalf of uid:
+ * each made one as ctl_hold does, and those not made yet at once (its record's hold, which they
+ * take when made). *done counts the tasks changed, *unchanged the others (not pending, already so,
+ * another user's), the first one's reason in err. Returns 0, or -ENOENT (not an array's id) with
+ * err set. O(tasks made + log jobs). */
+int ctl_hold_array(ctl_state *st, uint64_t id, uid_t uid, bool hold, size_t *done, size_t *unchanged,
+                   char err[PROTO_ERRLEN]);

@@ -822,8 +822,7 @@ static void merge_ids(job **v, size_t n, job *const *add, size_t k) {
                 v[--out] = n > 0 && v[n - 1]->id > add[k - 1]->id ? v[--n] : add[--k];
 }
 
-/* Store a's record, in the turn's batch. Returns 0 or -errno. */
-static int persist_arec(ctl_state *st, const ctl_arec *a) {
+int ctl_arec_store(ctl_state *st, const ctl_arec *a) {
         int r = st->persist_array ? st->persist_array(st->userdata, a) : 0;
         if (r < 0)
                 log_error("array=%llu its record could not be stored: %s", (unsigned long long)a->first, strerror(-r));
@@ -910,7 +909,7 @@ static size_t arec_take(ctl_state *st, ctl_arec *a, size_t n) {
         size_t k = 0;
         while (idx && k < n && array_set_take(&a->left, &idx[k]) == 0)
                 k++;
-        if (k && (arec_make(st, a, idx, k) < 0 || persist_arec(st, a) < 0))
+        if (k && (arec_make(st, a, idx, k) < 0 || ctl_arec_store(st, a) < 0))
                 k = 0;
         free(idx);
         return k;
@@ -995,7 +994,7 @@ static int array_record(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_
         }
         kept->tmpl = kept->owner->spec;
         a->made = count;
-        if ((r = persist_arec(st, kept)) < 0)
+        if ((r = ctl_arec_store(st, kept)) < 0)
                 snprintf(err, PROTO_ERRLEN, "could not record the array: %s", strerror(-r));
         return r < 0 ? r : 1;
 }
@@ -1009,7 +1008,7 @@ static int arec_cancelled(ctl_state *st, ctl_arec *a, uint32_t index) {
             (r = st->act->persist(st->userdata, j)) == 0) {
                 merge_ids(st->jobs, st->njobs++, &j, 1);
                 a->cancelled--; /* depindex.c counts the job instead */
-                return persist_arec(st, a);
+                return ctl_arec_store(st, a);
         }
         if (j)
                 job_free(j);
@@ -1025,7 +1024,7 @@ job *ctl_job_named(ctl_state *st, uint64_t id) {
                 return j;
         int r = array_set_remove(&a->left, index);
         if (r == 0 && (r = arec_make(st, a, &index, 1)) == 0)
-                r = persist_arec(st, a);
+                r = ctl_arec_store(st, a);
         else if (r == -ENOENT && a->cancelled)
                 r = arec_cancelled(st, a, index);
         return r == 0 ? ctl_find_job(st, id) : NULL;
@@ -1061,7 +1060,7 @@ static void cancel_unmade(ctl_state *st, const ctl_cancel_filter *f, uid_t uid, 
                 tally_by(st, a->owner->uid, a->owner->spec.group, -(ssize_t)n);
                 log_info("array=%llu state=cancelled tasks=%zu not made yet uid=%u", (unsigned long long)a->first, n,
                          (unsigned)uid);
-                (void)persist_arec(st, a);
+                (void)ctl_arec_store(st, a);
                 depidx_unmade_ended(st, a->first, n, now);
         }
 }

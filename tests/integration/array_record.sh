@@ -2,7 +2,8 @@
 # array_record.sh - an array of 1,000,000 tasks is one record while they wait: acknowledged in
 # one request (its time printed), listed folded (12_[256-999999]) and in --json as a record,
 # the controller's memory bounded (RSS growth under 64 MiB, printed); one task not made yet is
-# cancelled, or held, alone, the record's set losing it; afterok on the array waits for every
+# cancelled, or held, alone, the record's set losing it; the array is held and released whole
+# (its record with it) in one request each; afterok on the array waits for every
 # task, made or not, and ends as never met once one is cancelled; the array's bulk cancel ends
 # every task left at once (a task not made then shows cancelled). Then a throttled array of 300
 # (a record too) runs at most 3 tasks at once, and afterok on it starts once all completed.
@@ -50,6 +51,16 @@ wait_state "$ok" cancelled
 job_field "$ok" error | grep -q "can never be met" || fail "afterok: $(job_field "$ok" error)"
 reason_is "$any" dependency
 note "${a}_500000 cancelled and ${a}_600000 held alone; afterok:$a ended: $(job_field "$ok" error)"
+
+# the whole array held, then released, in one request each: its record too
+out=$(colony hold "$a")
+[[ $out == "array $a: 999998 tasks held, 2 left as they were (the first: "* ]] || fail "hold $a: $out"
+[ "$(colony queue --json | jq --argjson a "$a" '.records[] | select(.id == $a) | .hold')" = true ] || fail "the record is not held"
+colony queue | grep -E "^${a}_\[256-499999,.* held *\$" >/dev/null || fail "the record's row is not held: $(colony queue | grep -E "^${a}_")"
+out=$(colony release "$a")
+[[ $out == "array $a: 999999 tasks released, 1 left as they were (the first: "* ]] || fail "release $a: $out"
+[ "$(job_field $((a + 600000)) hold)" != true ] || fail "${a}_600000 is still held"
+note "hold $a / release $a: $out"
 
 # the array's bulk cancel: every task left, made or not, at once
 out=$(colony cancel "$a")
