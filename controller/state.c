@@ -1,6 +1,7 @@
 /* state.c - the controller's cluster state machine (see state.h). */
 #include "state.h"
 #include "arrays.h"
+#include "state_int.h"
 #include "log.h"
 #include "units.h"
 #include <errno.h>
@@ -167,7 +168,7 @@ void ctl_free(ctl_state *st) {
 }
 
 /* The position of the first of v[lo..hi), in id order, whose id is >= id. O(log n). */
-static size_t jobs_rank(job *const *v, size_t lo, size_t hi, uint64_t id) {
+size_t ctl_jobs_rank(job *const *v, size_t lo, size_t hi, uint64_t id) {
         while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
                 if (v[mid]->id < id)
@@ -187,7 +188,7 @@ size_t ctl_first_job_from(const ctl_state *st, uint64_t id) {
                 if (st->jobs[hi]->id == id)
                         return hi;
         }
-        return jobs_rank(st->jobs, lo, hi, id);
+        return ctl_jobs_rank(st->jobs, lo, hi, id);
 }
 
 job *ctl_find_job(ctl_state *st, uint64_t id) {
@@ -197,20 +198,20 @@ job *ctl_find_job(ctl_state *st, uint64_t id) {
 
 /* --- indexes: jobs by id per state and per user, for bulk cancels (state.h, ctl_idset) ------- */
 
-static bool idset_member(const ctl_idset *s, const job *j) {
+bool ctl_idset_member(const ctl_idset *s, const job *j) {
         return s->state < 0 ? !job_state_is_terminal(j->state) : (int)j->state == s->state;
 }
 
 /* The position in s of the first entry whose id is >= id. O(log n). */
-static size_t idset_rank(const ctl_idset *s, uint64_t id) {
-        return jobs_rank(s->v, 0, s->n, id);
+size_t ctl_idset_rank(const ctl_idset *s, uint64_t id) {
+        return ctl_jobs_rank(s->v, 0, s->n, id);
 }
 
 /* The first member of s with an id >= id, or NULL; *visits counts the entries looked at. */
 static job *idset_next(const ctl_idset *s, uint64_t id, size_t *visits) {
-        for (size_t i = idset_rank(s, id); i < s->n; i++) {
+        for (size_t i = ctl_idset_rank(s, id); i < s->n; i++) {
                 ++*visits;
-                if (idset_member(s, s->v[i]))
+                if (ctl_idset_member(s, s->v[i]))
                         return s->v[i];
         }
         return NULL;
@@ -223,7 +224,7 @@ static int idset_reserve(ctl_idset *s, size_t n) {
 
 /* j, not a member of s, became one. Returns 0 or -ENOMEM. O(1) for a new job, else O(n). */
 static int idset_join(ctl_idset *s, job *j) {
-        size_t i = s->n > 0 && s->v[s->n - 1]->id < j->id ? s->n : idset_rank(s, j->id);
+        size_t i = s->n > 0 && s->v[s->n - 1]->id < j->id ? s->n : ctl_idset_rank(s, j->id);
         if (i < s->n && s->v[i] == j) { /* its stale entry: live again */
                 if (s->nstale > 0)
                         s->nstale--;
@@ -244,7 +245,7 @@ static void idset_leave(ctl_idset *s) {
                 return;
         size_t kept = 0;
         for (size_t i = 0; i < s->n; i++)
-                if (idset_member(s, s->v[i]))
+                if (ctl_idset_member(s, s->v[i]))
                         s->v[kept++] = s->v[i];
         s->n = kept;
         s->nstale = 0;
@@ -257,7 +258,7 @@ static int uid_cmp(const void *key, const void *elem) {
 
 /* The live jobs of uid, added empty when add is set and they are missing. NULL when missing
  * (or out of memory). O(log users) to find; adding a user is O(users). */
-static ctl_idset *user_jobs(ctl_state *st, uid_t uid, bool add) {
+ctl_idset *ctl_user_jobs_of(ctl_state *st, uid_t uid, bool add) {
         ctl_user_jobs *u = st->nusers ? bsearch(&uid, st->users, st->nusers, sizeof(*u), uid_cmp) : NULL;
         if (u || !add)
                 return u ? &u->live : NULL;
@@ -283,7 +284,7 @@ static int index_add(ctl_state *st, job *j) {
         ctl_idset *s = state_ids(st, j->state), *u;
         if (!s)
                 return 0;
-        if (idset_join(s, j) < 0 || !(u = user_jobs(st, j->uid, true)) || idset_join(u, j) < 0)
+        if (idset_join(s, j) < 0 || !(u = ctl_user_jobs_of(st, j->uid, true)) || idset_join(u, j) < 0)
                 return -ENOMEM;
         return 0;
 }
@@ -298,7 +299,7 @@ static void set_state(ctl_state *st, job *j, job_state to) {
                 idset_leave(from);
         if (into && idset_join(into, j) < 0)
                 log_error("job=%llu out of memory indexing it: bulk cancels by state miss it", (unsigned long long)j->id);
-        if (from && !into && (u = user_jobs(st, j->uid, false)))
+        if (from && !into && (u = ctl_user_jobs_of(st, j->uid, false)))
                 idset_leave(u);
 }
 
@@ -384,7 +385,7 @@ static void tally_count(ctl_tally *t, ssize_t delta) {
 
 /* Count delta jobs of uid in group (NULL: none) in (delta > 0) or out of the pending jobs of
  * the user and of the department. */
-static void tally_by(ctl_state *st, uid_t uid, const char *group, ssize_t delta) {
+void ctl_tally_by(ctl_state *st, uid_t uid, const char *group, ssize_t delta) {
         /* One after the other: adding the department's tally may move the user's (realloc). */
         tally_count(tally_find(st, uid, NULL, 0, delta > 0), delta);
         if (group)
@@ -392,7 +393,7 @@ static void tally_by(ctl_state *st, uid_t uid, const char *group, ssize_t delta)
 }
 
 static void tally(ctl_state *st, const job *j, int sign) {
-        tally_by(st, j->uid, j->spec.group, sign);
+        ctl_tally_by(st, j->uid, j->spec.group, sign);
 }
 
 /* Count j in (sign +1) or out of (-1) the running jobs of its user and of its department. */
@@ -513,8 +514,6 @@ static void finish(ctl_state *st, job *j, job_state state, int64_t now, const ch
         depidx_changed(st, j, was, now);
 }
 
-static void arec_attach(ctl_state *st, ctl_arec *a, job *owner);
-
 /* What a pending job read back from the store waits for. */
 static int restore_pending(ctl_state *st, job *j) {
         st->nice_seen |= j->spec.nice != 0;
@@ -526,7 +525,7 @@ int ctl_restore(ctl_state *st, job *j, ctl_time now) {
                 return -ENOMEM;
         ctl_arec *a = ctl_arec_of(st, j->id);
         if (a && a->first == j->id && !a->owner)
-                arec_attach(st, a, j);
+                ctl_arec_attach(st, a, j);
         st->throttle_seen |= j->spec.array_throttle != 0;
         if (j->state == JOB_PENDING)
                 return queue_pending(st, j) < 0 || restore_pending(st, j) < 0 ? -ENOMEM : 0;
@@ -581,7 +580,7 @@ static int check_feasible(ctl_state *st, res_t req, char err[PROTO_ERRLEN]) {
 }
 
 /* colony-<id>.out, or colony-<first>_<index>.out for an array's job (Slurm's %A_%a), in its cwd. */
-static int default_output(job *j) {
+int ctl_default_output(job *j) {
         char *path, name[64];
         if (j->spec.stdout_path)
                 return 0;
@@ -659,7 +658,7 @@ static int make_job(ctl_array *a, job **made, size_t index) {
                 a->user = NULL;
                 a->owner = j;
         }
-        return default_output(j);
+        return ctl_default_output(j);
 }
 
 /* Free the n jobs of a slice that failed, giving a back its spec and user if the first was one. */
@@ -680,7 +679,7 @@ static void unmake_jobs(ctl_array *a, job **made, size_t n) {
 
 /* Store the made jobs with their "submitted" events, the environment with the first only (an
  * array's others read it there). Returns 0 or -errno. */
-static int persist_jobs(ctl_state *st, job **made, size_t n) {
+int ctl_persist_jobs(ctl_state *st, job **made, size_t n) {
         int r = 0;
         for (size_t i = 0; r == 0 && i < n; i++) {
                 emit(st, made[i]->id, NULL, "submitted", NULL); /* stored with the job by persist */
@@ -691,8 +690,8 @@ static int persist_jobs(ctl_state *st, job **made, size_t n) {
 
 /* Make room for n more jobs of uid, pending ones and their entries in the indexes, so that
  * adding them cannot fail half way. */
-static int reserve(ctl_state *st, uid_t uid, size_t n) {
-        ctl_idset *u = user_jobs(st, uid, true);
+int ctl_reserve_jobs(ctl_state *st, uid_t uid, size_t n) {
+        ctl_idset *u = ctl_user_jobs_of(st, uid, true);
         if (sched_grow(&st->jobs, &st->jobs_cap, st->njobs + n, sizeof(*st->jobs)) < 0 ||
             sched_grow(&st->pending, &st->pending_cap, st->npending + n, sizeof(*st->pending)) < 0 || !u ||
             idset_reserve(u, n) < 0 || idset_reserve(&st->pending_ids, n) < 0)
@@ -739,14 +738,14 @@ int ctl_array_begin(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_s
          * between its slices, numbered after it (ctl_array_more counts the jobs made). */
         st->next_id = a->first + n;
         st->nreserved += n;
-        tally_by(st, uid, a->spec.group, (ssize_t)n);
+        ctl_tally_by(st, uid, a->spec.group, (ssize_t)n);
         return 0;
 }
 
 /* The reservation of n jobs of a (ctl_array_begin) ends: they are made, or never will be. */
-static void unreserve(ctl_state *st, const ctl_array *a, size_t n) {
+void ctl_unreserve(ctl_state *st, const ctl_array *a, size_t n) {
         st->nreserved -= n;
-        tally_by(st, a->uid, a->owner ? a->owner->spec.group : a->spec.group, -(ssize_t)n);
+        ctl_tally_by(st, a->uid, a->owner ? a->owner->spec.group : a->spec.group, -(ssize_t)n);
 }
 
 /* Index the dependency of the n jobs just queued (the last n), and say why they wait. */
@@ -762,14 +761,14 @@ static void start_fields_made(ctl_state *st, const ctl_array *a, size_t n) {
 }
 
 /* Make, persist and queue up to max more jobs of a (ctl_array_more). */
-static int make_slice(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_ERRLEN]) {
+int ctl_make_slice(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_ERRLEN]) {
         size_t n = a->count - a->made < max ? a->count - a->made : max;
         job **made = calloc(n + 1, sizeof(*made));
-        int r = made ? reserve(st, a->uid, n) : -ENOMEM;
+        int r = made ? ctl_reserve_jobs(st, a->uid, n) : -ENOMEM;
         for (size_t i = 0; r == 0 && i < n; i++)
                 r = make_job(a, made, a->made + i);
         if (r == 0)
-                r = persist_jobs(st, made, n);
+                r = ctl_persist_jobs(st, made, n);
         if (r < 0) {
                 snprintf(err, PROTO_ERRLEN, "could not record the job%s: %s (%zu of %zu stored)", a->array ? "s" : "",
                          strerror(-r), a->made, a->count);
@@ -777,7 +776,7 @@ static int make_slice(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_ER
                         unmake_jobs(a, made, n);
                 free(made);
                 /* the ids stay skipped: some may be in the store's batch, or their events sent */
-                unreserve(st, a, a->count - a->made);
+                ctl_unreserve(st, a, a->count - a->made);
                 a->made = a->count;
                 return r;
         }
@@ -785,7 +784,7 @@ static int make_slice(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_ER
                 strv_free(a->owner->spec.env); /* stored: pending jobs can be many, and environments large */
                 a->owner->spec.env = NULL;
         }
-        unreserve(st, a, n); /* queue_pending counts them */
+        ctl_unreserve(st, a, n); /* queue_pending counts them */
         log_hold(); /* a line per job, written together */
         for (size_t i = 0; i < n; i++) {
                 job *j = made[i];
@@ -808,267 +807,10 @@ static int make_slice(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_ER
         return a->made == a->count;
 }
 
-/* --- arrays as one record while their tasks wait (arrays.h, ctl_arec) ------------------------ */
-
-/* Tasks a record keeps made ahead of the pass at most, however fast the pass takes them. */
-#define ARRAY_WINDOW_MAX 8192
-
-/* Merge add[0..k) (in id order, ids not in v) into v[0..n) (in id order, with room for n + k),
- * keeping the order: O(k + the entries above the smallest id added). An array's task made
- * late goes in its id's place, before the jobs submitted after the array. */
-static void merge_ids(job **v, size_t n, job *const *add, size_t k) {
-        size_t out = n + k;
-        while (k > 0)
-                v[--out] = n > 0 && v[n - 1]->id > add[k - 1]->id ? v[--n] : add[--k];
-}
-
-int ctl_arec_store(ctl_state *st, const ctl_arec *a) {
-        int r = st->persist_array ? st->persist_array(st->userdata, a) : 0;
-        if (r < 0)
-                log_error("array=%llu its record could not be stored: %s", (unsigned long long)a->first, strerror(-r));
-        return r;
-}
-
-/* a's task of index in *out, in state (JOB_PENDING, or JOB_CANCELLED with the array before it was
- * made): its id from the index's position, the owner's strings, the record's fields. Returns 0 or
- * -ENOMEM (*out is then the caller's to free, or NULL). */
-static int arec_task(const ctl_state *st, const ctl_arec *a, uint32_t index, job_state state, job **out) {
-        const job *o = a->owner;
-        size_t pos = 0;
-        job *j = *out = calloc(1, sizeof(*j));
-        if (!j)
-                return -ENOMEM;
-        (void)array_set_position(&a->all, index, &pos);
-        *j = (job){ .id = a->first + pos, .uid = o->uid, .gid = o->gid, .state = state, .submit_usec = o->submit_usec,
-                    .attempt = 1, .array_first = a->first, .array_index = index };
-        job_borrow_spec(j, o, a->given_stdout);
-        j->spec.req = a->tmpl.req;
-        j->spec.nice = a->tmpl.nice;
-        j->spec.hold = a->tmpl.hold;
-        j->spec.time_limit_usec = a->tmpl.time_limit_usec;
-        if (state != JOB_PENDING) {
-                j->end_usec = st->clock_usec;
-                if (!(j->result.error = strdup("cancelled with its array before it was made")))
-                        return -ENOMEM;
-        }
-        return default_output(j);
-}
-
-/* Queue the n tasks just made and stored (in id order; room reserved): in their ids' places in
- * the jobs, the queue and the indexes, their dependencies indexed, their reasons marked. */
-static void arec_queue(ctl_state *st, job **made, size_t n) {
-        ctl_idset *u = user_jobs(st, made[0]->uid, false); /* reserve() added it */
-        merge_ids(st->jobs, st->njobs, made, n);
-        st->njobs += n;
-        merge_ids(st->pending, st->npending, made, n);
-        st->npending += n;
-        merge_ids(st->pending_ids.v, st->pending_ids.n, made, n);
-        st->pending_ids.n += n;
-        merge_ids(u->v, u->n, made, n);
-        u->n += n;
-        st->nreserved -= n; /* the record's tasks become pending ones: the tallies stay */
-        st->settled = false;
-        for (size_t i = 0; i < n; i++) {
-                size_t at = jobs_rank(st->pending, 0, st->npending, made[i]->id);
-                if (depidx_add(st, made[i]) < 0)
-                        log_error("job=%llu out of memory indexing its dependency: it waits for a restart",
-                                  (unsigned long long)made[i]->id);
-                if (at < st->npending && st->pending[at] == made[i])
-                        (void)ctl_wait_mark(st, at, 1);
-        }
-}
-
-/* Make a's pending tasks of indexes idx[0..n) (in ascending order, out of a->left already),
- * stored and queued. Returns 0, or -errno with the indexes put back in a->left. */
-static int arec_make(ctl_state *st, ctl_arec *a, const uint32_t *idx, size_t n) {
-        job **made = calloc(n + 1, sizeof(*made));
-        int r = made ? reserve(st, a->owner->uid, n) : -ENOMEM;
-        for (size_t i = 0; r == 0 && i < n; i++)
-                r = arec_task(st, a, idx[i], JOB_PENDING, &made[i]);
-        if (r == 0)
-                r = persist_jobs(st, made, n);
-        if (r == 0)
-                arec_queue(st, made, n);
-        for (size_t i = 0; r < 0 && i < n; i++) {
-                if (made && made[i])
-                        job_free(made[i]);
-                if (made)
-                        free(made[i]);
-                (void)array_set_put(&a->left, idx[i]);
-        }
-        if (r < 0)
-                log_error("array=%llu could not make %zu tasks: %s (they wait in its record)",
-                          (unsigned long long)a->first, n, strerror(-r));
-        free(made);
-        return r;
-}
-
-/* Take up to n indexes out of a->left and make their tasks. Returns how many were made. */
-static size_t arec_take(ctl_state *st, ctl_arec *a, size_t n) {
-        uint32_t *idx = malloc((n + 1) * sizeof(*idx));
-        size_t k = 0;
-        while (idx && k < n && array_set_take(&a->left, &idx[k]) == 0)
-                k++;
-        if (k && (arec_make(st, a, idx, k) < 0 || ctl_arec_store(st, a) < 0))
-                k = 0;
-        free(idx);
-        return k;
-}
-
-/* How many of a's tasks are made and pending, counted up to max. O(log pending + max + stale). */
-static size_t arec_pending(const ctl_state *st, const ctl_arec *a, size_t max) {
-        const ctl_idset *s = &st->pending_ids;
-        size_t n = 0;
-        for (size_t i = idset_rank(s, a->first); n < max && i < s->n && s->v[i]->id - a->first < a->count; i++)
-                n += idset_member(s, s->v[i]);
-        return n;
-}
-
-/* Keep each record's window of tasks made and pending; a record whose window the last pass took
- * whole gets a wider one. */
-static void arecs_topup(ctl_state *st) {
-        for (size_t i = 0; i < st->narecs; i++) {
-                ctl_arec *a = st->arecs[i];
-                size_t have = a->owner && a->left.n ? arec_pending(st, a, a->window) : SIZE_MAX;
-                if (have == 0 && a->window < ARRAY_WINDOW_MAX)
-                        a->window *= 2;
-                if (have < a->window)
-                        (void)arec_take(st, a, a->window - have);
-        }
-}
-
-/* Whether a record has tasks left but none made and pending: the pass took them all. */
-static bool arecs_exhausted(const ctl_state *st) {
-        for (size_t i = 0; i < st->narecs; i++)
-                if (st->arecs[i]->owner && st->arecs[i]->left.n && arec_pending(st, st->arecs[i], 1) == 0)
-                        return true;
-        return false;
-}
-
-/* The owner of a restored record is restored: the record counts its tasks against the caps. */
-static void arec_attach(ctl_state *st, ctl_arec *a, job *owner) {
-        size_t n = array_set_count(&a->left);
-        a->owner = owner;
-        st->nreserved += n;
-        tally_by(st, owner->uid, owner->spec.group, (ssize_t)n);
-}
-
-/* a's indexes, all of them, into *all. Returns 0 or -ENOMEM. */
-static int array_indexes(const ctl_array *a, array_set *all) {
-        if (a->indexes.n)
-                return array_set_copy(&a->indexes, all);
-        all->r = malloc(sizeof(*all->r));
-        if (!all->r)
-                return -ENOMEM;
-        all->r[0] = (array_range){ 0, (uint32_t)(a->count - 1), 1 };
-        all->n = all->cap = 1;
-        return 0;
-}
-
-/* ctl_array_more for an array of more than ARRAY_WINDOW tasks: its first tasks (up to max and
- * the window) made, the others left in its record, which keeps their reservation. */
-static int array_record(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_ERRLEN]) {
-        ctl_arec rec = { .first = a->first, .count = a->count, .given_stdout = a->given_stdout, .window = ARRAY_WINDOW };
-        size_t count = a->count, n = max < ARRAY_WINDOW ? max : ARRAY_WINDOW;
-        int r = array_indexes(a, &rec.all);
-        if (r == 0) {
-                a->count = n; /* the first slice alone */
-                r = make_slice(st, a, n, err);
-                a->count = count;
-        }
-        if (r >= 0 && a->indexes.n) { /* the indexes the slice did not take */
-                rec.left = a->indexes;
-                a->indexes = (array_set){ 0 };
-        } else if (r >= 0 && (r = array_indexes(a, &rec.left)) == 0) {
-                rec.left.r[0].lo = (uint32_t)n; /* 0..count-1: the first n made */
-        }
-        rec.owner = a->owner;
-        ctl_arec *kept = r >= 0 ? ctl_arec_add(st, &rec) : NULL;
-        if (!kept) {
-                if (r >= 0 || r == -ENOMEM)
-                        snprintf(err, PROTO_ERRLEN, "out of memory recording the array (%zu of %zu tasks made)", a->made, count);
-                ctl_arec_free(&rec);
-                unreserve(st, a, count - n); /* the ids stay skipped (ctl_array_more) */
-                a->made = count;
-                return r < 0 ? r : -ENOMEM;
-        }
-        kept->tmpl = kept->owner->spec;
-        a->made = count;
-        if ((r = ctl_arec_store(st, kept)) < 0)
-                snprintf(err, PROTO_ERRLEN, "could not record the array: %s", strerror(-r));
-        return r < 0 ? r : 1;
-}
-
-/* Make the task of a whose index is not in a->left and whose job is not known: cancelled with its
- * array before it was made. Returns 0 or -errno. */
-static int arec_cancelled(ctl_state *st, ctl_arec *a, uint32_t index) {
-        job *j = NULL;
-        int r = sched_grow(&st->jobs, &st->jobs_cap, st->njobs + 1, sizeof(*st->jobs));
-        if (r == 0 && (r = arec_task(st, a, index, JOB_CANCELLED, &j)) == 0 &&
-            (r = st->act->persist(st->userdata, j)) == 0) {
-                merge_ids(st->jobs, st->njobs++, &j, 1);
-                a->cancelled--; /* depindex.c counts the job instead */
-                return ctl_arec_store(st, a);
-        }
-        if (j)
-                job_free(j);
-        free(j);
-        return r;
-}
-
-job *ctl_job_named(ctl_state *st, uint64_t id) {
-        job *j = ctl_find_job(st, id);
-        ctl_arec *a = j ? NULL : ctl_arec_of(st, id);
-        uint32_t index;
-        if (!a || !a->owner || !array_set_at(&a->all, id - a->first, &index))
-                return j;
-        int r = array_set_remove(&a->left, index);
-        if (r == 0 && (r = arec_make(st, a, &index, 1)) == 0)
-                r = ctl_arec_store(st, a);
-        else if (r == -ENOENT && a->cancelled)
-                r = arec_cancelled(st, a, index);
-        return r == 0 ? ctl_find_job(st, id) : NULL;
-}
-
-/* Whether f names every task of a: no state but pending, a's owner, a's id, ids covering a's. */
-static bool cancel_names_record(const ctl_cancel_filter *f, const ctl_arec *a) {
-        uint64_t last = a->first + a->count - 1;
-        bool covered = !f->ranges;
-        for (size_t i = 0; !covered && i < f->nranges; i++)
-                covered = f->ranges[2 * i] <= a->first && last <= f->ranges[2 * i + 1];
-        return covered && f->state != JOB_RUNNING && (f->uid < 0 || a->owner->uid == (uid_t)f->uid) &&
-               (!f->array || f->array == a->first);
-}
-
-/* The bulk cancel f, on behalf of uid: the tasks not made yet of each array it names whole
- * end at once, the record's set emptied (O(records)), counted in counts. */
-static void cancel_unmade(ctl_state *st, const ctl_cancel_filter *f, uid_t uid, int64_t now,
-                          ctl_cancel_counts *counts) {
-        for (size_t i = 0; i < st->narecs; i++) {
-                ctl_arec *a = st->arecs[i];
-                size_t n = a->owner ? array_set_count(&a->left) : 0;
-                if (n == 0 || !cancel_names_record(f, a))
-                        continue;
-                if (uid != 0 && uid != a->owner->uid) {
-                        counts->refused += n;
-                        continue;
-                }
-                array_set_free(&a->left);
-                a->cancelled += n;
-                counts->cancelled += n;
-                st->nreserved -= n;
-                tally_by(st, a->owner->uid, a->owner->spec.group, -(ssize_t)n);
-                log_info("array=%llu state=cancelled tasks=%zu not made yet uid=%u", (unsigned long long)a->first, n,
-                         (unsigned)uid);
-                (void)ctl_arec_store(st, a);
-                depidx_unmade_ended(st, a->first, n, now);
-        }
-}
-
 int ctl_array_more(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_ERRLEN]) {
         if (a->array && a->made == 0 && a->count > ARRAY_WINDOW)
-                return array_record(st, a, max, err);
-        return make_slice(st, a, max, err);
+                return ctl_array_record(st, a, max, err);
+        return ctl_make_slice(st, a, max, err);
 }
 
 void ctl_array_free(ctl_array *a) {
@@ -1164,7 +906,7 @@ static uint64_t cancel_next_id(const ctl_cancel_filter *f, uint64_t id) {
  * another state. O(log n) and the stale entries passed, which *visits counts with it. */
 static job *index_next(ctl_state *st, int64_t uid, int state, uint64_t id, size_t *visits) {
         if (uid >= 0) {
-                ctl_idset *u = user_jobs(st, (uid_t)uid, false);
+                ctl_idset *u = ctl_user_jobs_of(st, (uid_t)uid, false);
                 return u ? idset_next(u, id, visits) : NULL;
         }
         job *p = state != JOB_RUNNING ? idset_next(&st->pending_ids, id, visits) : NULL;
@@ -1180,7 +922,7 @@ job *ctl_next_live(ctl_state *st, int64_t uid, uint64_t id) {
 int ctl_cancel_some(ctl_state *st, const ctl_cancel_filter *f, uid_t uid, int64_t now, uint64_t *cursor,
                     size_t max, ctl_cancel_counts *counts) {
         if (*cursor <= 1)
-                cancel_unmade(st, f, uid, now, counts);
+                ctl_cancel_unmade(st, f, uid, now, counts);
         for (size_t seen = 0; seen < max; seen++) {
                 uint64_t id = cancel_next_id(f, *cursor);
                 job *j = id ? index_next(st, f->uid, f->state, id, &st->cancel_visits) : NULL;
@@ -1789,10 +1531,10 @@ long ctl_schedule(ctl_state *st) {
         /* An array's record makes its tasks a window ahead of the pass; a pass that took them all
          * may have room for more, before the jobs queued behind the array. */
         do {
-                arecs_topup(st);
+                ctl_arecs_topup(st);
                 if ((r = schedule_queue(st)) < 0)
                         return launched ? launched : r;
                 launched += r;
-        } while (r > 0 && arecs_exhausted(st));
+        } while (r > 0 && ctl_arecs_exhausted(st));
         return launched;
 }
