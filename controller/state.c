@@ -15,107 +15,6 @@ void ctl_init(ctl_state *st, const ctl_config *cfg, const ctl_actions *act, void
         sched_index_init(&st->view);
 }
 
-/* --- the scheduling view: what a pass sees of the nodes, kept between passes ---------------- */
-
-/* Whether jobs may be placed on n: its agent is connected and talks, it is not drained, and no
- * exclusive job holds it. */
-static bool placeable(const ctl_node *n) {
-        return n->up && !n->silent && !n->drain_reason && n->nexclusive == 0;
-}
-
-/* Make node n's entry of the view what n is now (after its use, capacity or state changed). */
-static void view_sync(ctl_state *st, const ctl_node *n) {
-        sched_machine *m = &st->view.machines[n->index];
-        sched_machine now = { .index = (uint32_t)n->index, .capacity = n->capacity,
-                              .free = res_sub(n->capacity, n->used), .up = placeable(n) };
-        if (res_equal(m->free, now.free) && res_equal(m->capacity, now.capacity) && m->up == now.up)
-                return; /* a placement the pass already made there */
-        *m = now;
-        sched_index_update(&st->view, n->index);
-        st->settled = false;
-}
-
-/* Node i's entry of the view as the node is, index included, whatever the entry held: a policy
- * that does not keep the index (a scan, a dispatcher) changed it without the index, or placed a
- * job there whose launch then failed. */
-static void view_reset(ctl_state *st, size_t i) {
-        const ctl_node *n = st->nodes[i];
-        st->view.machines[i].free = res_sub(n->capacity, n->used);
-        sched_index_update(&st->view, i);
-}
-
-/* What the policies see of a job. */
-static sched_job sched_view(const job *j) {
-        return (sched_job){ .id = j->id, .req = j->spec.req, .runtime = (double)j->spec.expected_usec / 1e6,
-                            .type = j->spec.job_type,
-                            .limit_usec = j->spec.time_limit_usec > 0 ? j->spec.time_limit_usec : 0 };
-}
-
-/* What a pass offers the policy of the n pending jobs from the first-th on, in st->pass_jobs,
- * with room for as many assignments in st->pass_out. Returns 0 or -ENOMEM. */
-static int view_pending(ctl_state *st, size_t first, size_t n) {
-        if (st->npending > st->pass_cap) {
-                size_t cap = st->pass_cap;
-                if (sched_grow(&st->pass_jobs, &cap, st->npending, sizeof(*st->pass_jobs)) < 0)
-                        return -ENOMEM;
-                cap = st->pass_cap;
-                if (sched_grow(&st->pass_out, &cap, st->npending, sizeof(*st->pass_out)) < 0)
-                        return -ENOMEM;
-                st->pass_cap = cap;
-        }
-        st->pass_selective = 0;
-        for (size_t i = first; i < first + n; i++) {
-                st->pass_jobs[i - first] = sched_view(st->pending[i]);
-                st->pass_selective += ctl_spec_selective(&st->pending[i]->spec);
-        }
-        return 0;
-}
-
-/* Jobs a strict-FIFO pass offers at a time (ctl_schedule). */
-#define PASS_WINDOW 1024
-
-/* --- settled: what a pass need not look at again ---------------------------------------------
- * Free resources only shrink while nothing but submissions happens (placements take; whatever
- * gives back, changes the configuration or removes a pending job unsettles). So a job that
- * fitted on no node at the last pass fits on none now. A plain pass (a fit heuristic, no fair
- * order, no dispatcher, no reservations) offers jobs in submission order, and they interact only
- * through the resources they take: after backfill every job left fits nowhere or is held, and
- * the jobs submitted since can be offered alone, to the same result as a full pass; after strict
- * FIFO stopped at a job that fits nowhere, nothing submitted behind it can start. Anything else
- * (a fair order, whose ranks move with every submission; a dispatcher; NetBatch reservations,
- * which the unplaceable jobs make) settles only on a pass that placed nothing, and the next
- * submission unsettles it. */
-
-static bool fair_order_on(const ctl_state *st) {
-        return st->cfg.fairness >= 0 && !st->cfg.dispatcher && fairorder_has_depts(&st->fair);
-}
-
-/* EASY's reservation, like NetBatch's, comes from the jobs left unplaced: jobs submitted since
- * cannot be offered alone. */
-static bool plain_pass(const ctl_state *st) {
-        return !st->cfg.dispatcher && !fair_order_on(st) && st->cfg.order != SCHED_RESERVE && !st->nice_seen &&
-               !ctl_easy_on(st);
-}
-
-/* The first pending job the next pass must offer: npending when it would place nothing. */
-static size_t first_to_offer(const ctl_state *st) {
-        const ctl_config *a = &st->cfg, *b = &st->settled_cfg;
-        if (!st->settled || a->policy != b->policy || a->order != b->order || a->dispatcher != b->dispatcher ||
-            a->scan != b->scan || a->fairness != b->fairness)
-                return 0;
-        if (st->npending == st->nsettled)
-                return st->npending;
-        if (!st->settled_incremental)
-                return 0;
-        if (b->order == SCHED_STRICT_FIFO && st->settled_blocked)
-                return st->npending;
-        return st->nsettled;
-}
-
-void ctl_schedule_dirty(ctl_state *st) {
-        st->settled = false;
-}
-
 static void idset_free(ctl_idset *s) {
         free(s->v);
         *s = (ctl_idset){ 0 };
@@ -290,7 +189,7 @@ static int index_add(ctl_state *st, job *j) {
 }
 
 /* Move j to state to, and its entries in the indexes with it. */
-static void set_state(ctl_state *st, job *j, job_state to) {
+void ctl_set_state(ctl_state *st, job *j, job_state to) {
         ctl_idset *from = state_ids(st, j->state), *into = state_ids(st, to), *u;
         j->state = to;
         if (from == into)
@@ -345,7 +244,7 @@ static ctl_node *node_add(ctl_state *st, const char *name) {
 }
 
 /* Tell the event log (when there is one) about a transition. */
-static void emit(ctl_state *st, uint64_t job_id, const char *node, const char *what, const char *reason) {
+void ctl_emit(ctl_state *st, uint64_t job_id, const char *node, const char *what, const char *reason) {
         if (st->act->event)
                 st->act->event(st->userdata, &(ctl_event){ .job_id = job_id, .node = node, .what = what, .reason = reason });
 }
@@ -392,7 +291,7 @@ void ctl_tally_by(ctl_state *st, uid_t uid, const char *group, ssize_t delta) {
                 tally_count(tally_find(st, 0, group, top_dept_len(group), delta > 0), delta);
 }
 
-static void tally(ctl_state *st, const job *j, int sign) {
+void ctl_tally_job(ctl_state *st, const job *j, int sign) {
         ctl_tally_by(st, j->uid, j->spec.group, sign);
 }
 
@@ -433,7 +332,7 @@ static int queue_pending(ctl_state *st, job *j) {
         if (sched_grow(&st->pending, &st->pending_cap, st->npending + 1, sizeof(*st->pending)) < 0)
                 return -ENOMEM;
         st->pending[st->npending++] = j; /* behind the settled ones: first_to_offer */
-        tally(st, j, +1);
+        ctl_tally_job(st, j, +1);
         return 0;
 }
 
@@ -451,7 +350,7 @@ static int requeue_pending(ctl_state *st, job *j) {
 
 /* Drop from the pending queue the jobs of its [first, first + n) that are no longer pending,
  * keeping the order. O(n), and a move of the queue's tail. */
-static void compact_pending_range(ctl_state *st, size_t first, size_t n) {
+void ctl_compact_pending_range(ctl_state *st, size_t first, size_t n) {
         size_t kept = first;
         for (size_t i = first; i < first + n; i++)
                 if (st->pending[i]->state == JOB_PENDING)
@@ -464,7 +363,7 @@ static void compact_pending_range(ctl_state *st, size_t first, size_t n) {
 }
 
 static void compact_pending(ctl_state *st) {
-        compact_pending_range(st, 0, st->npending);
+        ctl_compact_pending_range(st, 0, st->npending);
         st->nstale = 0;
 }
 
@@ -474,14 +373,14 @@ static void dept_charge(ctl_state *st, const job *j, int sign) {
                 fairorder_charge(&st->fair, fairorder_dept(&st->fair, j->spec.group), j->spec.req, sign);
 }
 
-static void charge(ctl_state *st, ctl_node *n, job *j) {
+void ctl_charge(ctl_state *st, ctl_node *n, job *j) {
         n->used = res_add(n->used, j->spec.req);
         n->running++;
         n->nexclusive += j->spec.exclusive;
         dept_charge(st, j, +1);
         tally_running(st, j, +1);
         ctl_running_add(st, j, n->index);
-        view_sync(st, n);
+        ctl_view_sync(st, n);
 }
 
 /* The job left n: free its resources, and tell an event-driven policy. */
@@ -492,9 +391,9 @@ static void release(ctl_state *st, ctl_node *n, job *j) {
         dept_charge(st, j, -1);
         tally_running(st, j, -1);
         ctl_running_remove(st, j);
-        view_sync(st, n);
+        ctl_view_sync(st, n);
         if (st->cfg.dispatcher) {
-                sched_job v = sched_view(j);
+                sched_job v = ctl_sched_view(j);
                 sched_dispatch_exit(st->cfg.dispatcher, &v, n->index);
         }
 }
@@ -502,13 +401,13 @@ static void release(ctl_state *st, ctl_node *n, job *j) {
 /* Move a job to a terminal state, persist it and tell whoever waits. */
 static void finish(ctl_state *st, job *j, job_state state, int64_t now, const char *reason) {
         job_state was = j->state;
-        set_state(st, j, state);
+        ctl_set_state(st, j, state);
         j->end_usec = now;
         if (reason && !j->result.error)
                 j->result.error = strdup(reason);
         log_info("job=%llu node=%s state=%s%s%s", (unsigned long long)j->id, j->node ? j->node : "-",
                  job_state_name(state), reason ? " reason=" : "", reason ? reason : "");
-        emit(st, j->id, j->node, job_state_name(state), j->result.error);
+        ctl_emit(st, j->id, j->node, job_state_name(state), j->result.error);
         (void)st->act->persist(st->userdata, j);
         st->act->terminal(st->userdata, j);
         depidx_changed(st, j, was, now);
@@ -535,7 +434,7 @@ int ctl_restore(ctl_state *st, job *j, ctl_time now) {
         if (!n && !(n = node_add(st, j->node)))
                 return -ENOMEM;
         n->last_heard_mono_usec = now.mono_usec; /* the timeout starts with this controller */
-        charge(st, n, j);
+        ctl_charge(st, n, j);
         depidx_changed(st, j, JOB_PENDING, now.real_usec); /* it runs: a singleton of its name waits */
         return 0;
 }
@@ -682,7 +581,7 @@ static void unmake_jobs(ctl_array *a, job **made, size_t n) {
 int ctl_persist_jobs(ctl_state *st, job **made, size_t n) {
         int r = 0;
         for (size_t i = 0; r == 0 && i < n; i++) {
-                emit(st, made[i]->id, NULL, "submitted", NULL); /* stored with the job by persist */
+                ctl_emit(st, made[i]->id, NULL, "submitted", NULL); /* stored with the job by persist */
                 r = st->act->persist(st->userdata, made[i]);
         }
         return r;
@@ -837,7 +736,7 @@ int ctl_submit_array(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_
 }
 
 void ctl_end_pending(ctl_state *st, job *j, int64_t now, const char *reason) {
-        tally(st, j, -1);
+        ctl_tally_job(st, j, -1);
         finish(st, j, JOB_CANCELLED, now, reason);
         st->nstale++;
         st->settled = false;
@@ -973,9 +872,9 @@ uint32_t ctl_job_attempt(const job *j) {
 static void requeue(ctl_state *st, job *j, const char *reason) {
         char why[PROTO_ERRLEN];
         snprintf(why, sizeof(why), "attempt %u requeued: %s", ctl_job_attempt(j), reason);
-        emit(st, j->id, j->node, "requeued", why);
+        ctl_emit(st, j->id, j->node, "requeued", why);
         log_info("job=%llu node=%s state=pending reason=%s", (unsigned long long)j->id, j->node, why);
-        set_state(st, j, JOB_PENDING);
+        ctl_set_state(st, j, JOB_PENDING);
         j->attempt = ctl_job_attempt(j) + 1;
         free(j->node);
         j->node = NULL;
@@ -1048,7 +947,7 @@ static bool held(const ctl_state *st, uint64_t id) {
 }
 
 /* Keep, in order, the jobs no node still runs an earlier attempt of; returns how many. */
-static size_t drop_held(const ctl_state *st, sched_job *jobs, size_t njobs) {
+size_t ctl_drop_held(const ctl_state *st, sched_job *jobs, size_t njobs) {
         size_t kept = 0;
         for (size_t i = 0; i < njobs; i++)
                 if (!held(st, jobs[i].id))
@@ -1123,14 +1022,14 @@ int ctl_node_up(ctl_state *st, const char *name, res_t capacity, const char *cgr
         n->up = true;
         n->silent = false;
         n->link = link;
-        view_sync(st, n);
+        ctl_view_sync(st, n);
         (void)ctl_node_heard(st, n, now);
         char why[PROTO_ERRLEN];
         snprintf(why, sizeof(why), "running %zu, not confirmed %zu, strays to stop %zu", nrunning - n->nstrays,
                  n->nunconfirmed, n->nstrays);
         log_info("node=%s state=up mcpu=%lld mem=%lld cgroup=%s:%s %s", name, (long long)capacity.mcpu,
                  (long long)capacity.mem, n->cgroup_mode, n->cgroup_root, why);
-        emit(st, 0, name, "node-up", why);
+        ctl_emit(st, 0, name, "node-up", why);
         *out = n;
         return 0;
 }
@@ -1141,11 +1040,11 @@ void ctl_node_down(ctl_state *st, ctl_node *n, const char *reason, int64_t now) 
         n->up = false;
         n->silent = false;
         n->link = NULL;
-        view_sync(st, n);
+        ctl_view_sync(st, n);
         forget_unconfirmed(n);
         forget_strays(st, n);
         log_warning("node=%s state=down reason=%s", n->name, reason);
-        emit(st, 0, n->name, "node-down", why);
+        ctl_emit(st, 0, n->name, "node-down", why);
         lose_jobs(st, n, NULL, 0, why, now);
 }
 
@@ -1153,14 +1052,14 @@ void ctl_node_disconnected(ctl_state *st, ctl_node *n) {
         n->up = false;
         n->silent = false;
         n->link = NULL;
-        view_sync(st, n);
+        ctl_view_sync(st, n);
         forget_unconfirmed(n);
         /* Its jobs stay running and charged: ctl_check_silence loses them if it stays silent. */
         char why[PROTO_ERRLEN];
         snprintf(why, sizeof(why), "%zu running kept for %lld ms", n->running,
                  (long long)(st->cfg.node_lost_timeout_usec / 1000));
         log_warning("node=%s state=down reason=disconnected %s", n->name, why);
-        emit(st, 0, n->name, "node-disconnected", why);
+        ctl_emit(st, 0, n->name, "node-disconnected", why);
 }
 
 bool ctl_node_heard(ctl_state *st, ctl_node *n, ctl_time now) {
@@ -1170,12 +1069,12 @@ bool ctl_node_heard(ctl_state *st, ctl_node *n, ctl_time now) {
         if (!n->silent)
                 return false;
         n->silent = false;
-        view_sync(st, n);
+        ctl_view_sync(st, n);
         char why[PROTO_ERRLEN];
         snprintf(why, sizeof(why), "responding again after %lld ms of silence, %zu running",
                  (long long)(silence / 1000), n->running);
         log_info("node=%s state=up reason=%s", n->name, why);
-        emit(st, 0, n->name, "node-up", why);
+        ctl_emit(st, 0, n->name, "node-up", why);
         return true;
 }
 
@@ -1186,7 +1085,7 @@ const char *ctl_node_state_name(const ctl_node *n) {
 }
 
 void ctl_node_sync(ctl_state *st, ctl_node *n) {
-        view_sync(st, n);
+        ctl_view_sync(st, n);
 }
 
 ctl_node *ctl_node_create(ctl_state *st, const char *name) {
@@ -1210,12 +1109,12 @@ void ctl_credit_stall(ctl_state *st, int64_t stall_usec, ctl_time now) {
  * running (a stopped, swapping or partitioned agent is slow, not dead). */
 static void not_responding(ctl_state *st, ctl_node *n, int64_t silence_usec) {
         n->silent = true;
-        view_sync(st, n);
+        ctl_view_sync(st, n);
         char why[PROTO_ERRLEN];
         snprintf(why, sizeof(why), "silent for %lld ms: %zu running kept for up to %lld ms",
                  (long long)(silence_usec / 1000), n->running, (long long)(st->cfg.node_lost_timeout_usec / 1000));
         log_warning("node=%s state=not-responding reason=%s", n->name, why);
-        emit(st, 0, n->name, "node-not-responding", why);
+        ctl_emit(st, 0, n->name, "node-not-responding", why);
 }
 
 void ctl_check_silence(ctl_state *st, ctl_time now) {
@@ -1258,7 +1157,7 @@ int ctl_job_started(ctl_state *st, ctl_node *n, uint64_t id, int64_t start_usec)
                 if (n->unconfirmed[i] == id)
                         n->unconfirmed[i] = n->unconfirmed[--n->nunconfirmed];
         log_info("job=%llu node=%s started", (unsigned long long)id, n->name);
-        emit(st, id, n->name, "started", NULL);
+        ctl_emit(st, id, n->name, "started", NULL);
         (void)st->act->persist(st->userdata, j);
         return 0;
 }
@@ -1295,246 +1194,4 @@ int ctl_job_finished(ctl_state *st, ctl_node *n, uint64_t id, job_state state, j
         else
                 finish(st, j, state, end_usec, NULL);
         return 0;
-}
-
-/* Record the placement of j on n and send the launch. Returns 0 or -ENOMEM (j stays pending). */
-static int dispatch(ctl_state *st, job *j, ctl_node *n) {
-        char *node = strdup(n->name);
-        if (!node)
-                return -ENOMEM;
-        free(j->node);
-        j->node = node;
-        set_state(st, j, JOB_RUNNING);
-        tally(st, j, -1);
-        charge(st, n, j);
-        const char *policy = st->cfg.dispatcher ? sched_dispatcher_name(st->cfg.dispatcher)
-                                                : sched_heuristic_name(st->cfg.policy);
-        log_info("job=%llu node=%s state=running reason=placed policy=%s attempt=%u", (unsigned long long)j->id,
-                 n->name, policy, ctl_job_attempt(j));
-        emit(st, j->id, n->name, "placed", policy);
-        (void)st->act->persist(st->userdata, j);
-        st->act->launch(st->userdata, n, j);
-        depidx_changed(st, j, JOB_PENDING, st->clock_usec);
-        return 0;
-}
-
-/* Run the configured policy on the view, offering njobs of jobs. Returns the number of
- * assignments in out, or -ENOMEM. */
-static long place(ctl_state *st, bool indexed, const sched_job *jobs, size_t njobs, sched_assignment *out) {
-        const ctl_config *c = &st->cfg;
-        sched_index *v = &st->view;
-        if (c->dispatcher)
-                return sched_dispatch(c->dispatcher, v->machines, v->n, jobs, njobs, out);
-        if (indexed)
-                return sched_index_place(v, c->policy, jobs, njobs, c->order, out);
-        return sched_place(c->policy, v->machines, v->n, jobs, njobs, c->order, out);
-}
-
-/* A job that no connected, undrained node selects (ctl_job_selectable) waits for one without
- * holding back the jobs behind it, even in strict FIFO. */
-bool ctl_job_selectable(const ctl_state *st, const job *j) {
-        for (size_t i = 0; i < st->nnodes; i++)
-                if (st->nodes[i]->up && !st->nodes[i]->drain_reason && ctl_node_selected(st->nodes[i], &j->spec))
-                        return true;
-        return !ctl_spec_selective(&j->spec);
-}
-
-/* Offer one job that may go only on some nodes: the others are hidden from the policy (marked
- * down in the view) for the call, and the node an exclusive job takes stays hidden for the rest
- * of the pass (its charge then keeps it so). Returns the number placed (0 or 1), -EAGAIN when no
- * node it selects can take it now (ctl_job_selectable), or -ENOMEM. */
-static long place_selected(ctl_state *st, bool indexed, const sched_job *sj, sched_assignment *out) {
-        const job *j = ctl_find_job(st, sj->id);
-        if (!ctl_job_selectable(st, j))
-                return -EAGAIN;
-        bool *hidden = calloc(st->nnodes + 1, sizeof(*hidden));
-        if (!hidden)
-                return -ENOMEM;
-        for (size_t i = 0; i < st->nnodes; i++) {
-                sched_machine *m = &st->view.machines[i];
-                bool idle = res_equal(m->free, m->capacity);
-                if (m->up && (!ctl_node_selected(st->nodes[i], &j->spec) || (j->spec.exclusive && !idle))) {
-                        hidden[i] = true;
-                        m->up = 0;
-                        sched_index_update(&st->view, i);
-                }
-        }
-        long placed = place(st, indexed, sj, 1, out);
-        for (size_t i = 0; i < st->nnodes; i++) {
-                bool taken = placed == 1 && j->spec.exclusive && out->machine == i;
-                if (hidden[i] || taken) {
-                        st->view.machines[i].up = !taken;
-                        sched_index_update(&st->view, i);
-                }
-        }
-        free(hidden);
-        return placed;
-}
-
-/* Run the policy on the first njobs of st->pass_jobs: in one call when none of them chooses
- * its nodes; else the runs of jobs that do not, each in one call, and each job that does, alone
- * (place_selected), in order, strict FIFO stopping at the first job left unplaced but those that
- * no node could take now (*skipped counts them). Returns the number of assignments in
- * st->pass_out, or -ENOMEM. */
-static long place_pass(ctl_state *st, bool indexed, size_t njobs, size_t *skipped) {
-        *skipped = 0;
-        if (st->pass_selective == 0 && ctl_easy_on(st))
-                return ctl_easy_place(st, st->pass_jobs, njobs, st->pass_out);
-        if (st->pass_selective == 0)
-                return place(st, indexed, st->pass_jobs, njobs, st->pass_out);
-        long placed = 0;
-        for (size_t from = 0, n; from < njobs; from += n) {
-                const sched_job *jobs = &st->pass_jobs[from];
-                long r;
-                for (n = 0; from + n < njobs && !ctl_spec_selective(&ctl_find_job(st, jobs[n].id)->spec); n++)
-                        ;
-                if (n == 0) {
-                        n = 1;
-                        r = place_selected(st, indexed, jobs, &st->pass_out[placed]);
-                        if (r == -EAGAIN) {
-                                (*skipped)++;
-                                continue;
-                        }
-                } else
-                        r = place(st, indexed, jobs, n, &st->pass_out[placed]);
-                if (r < 0)
-                        return placed ? placed : r;
-                placed += r;
-                if ((size_t)r < n && st->cfg.order == SCHED_STRICT_FIFO && !st->cfg.dispatcher)
-                        break;
-        }
-        return placed;
-}
-
-/* The pending jobs as the fair order sees them, and the capacity of the up nodes. Returns the
- * array (the caller frees it) or NULL. */
-static fairorder_job *fair_view(ctl_state *st, res_t *capacity) {
-        fairorder_job *v = malloc((st->npending + 1) * sizeof(*v));
-        *capacity = (res_t){ 0 };
-        for (size_t i = 0; i < st->nnodes; i++)
-                if (placeable(st->nodes[i]))
-                        *capacity = res_add(*capacity, st->nodes[i]->capacity);
-        for (size_t i = 0; v && i < st->npending; i++)
-                v[i] = (fairorder_job){ fairorder_dept(&st->fair, st->pending[i]->spec.group), st->pending[i]->spec.req };
-        return v;
-}
-
-/* Put jobs (the pending view, in submission order) in the fair order, and drop those a cap
- * holds: *njobs becomes the number to offer. Returns 0 or -ENOMEM. */
-static int fair_order(ctl_state *st, sched_job *jobs, size_t *njobs) {
-        res_t capacity;
-        size_t kept;
-        if (!fair_order_on(st))
-                return 0;
-        fairorder_job *view = fair_view(st, &capacity);
-        uint32_t *order = malloc((st->npending + 1) * sizeof(*order));
-        sched_job *copy = malloc((st->npending + 1) * sizeof(*copy));
-        int r = view && order && copy ? 0 : -ENOMEM;
-        if (r == 0 && fairorder_rank(&st->fair, capacity, view, st->npending, order, &kept, NULL) == 0) {
-                memcpy(copy, jobs, st->npending * sizeof(*copy));
-                for (size_t i = 0; i < kept; i++)
-                        jobs[i] = copy[order[i]];
-                *njobs = kept;
-                ctl_wait_capped(st, order, kept);
-        }
-        free(view);
-        free(order);
-        free(copy);
-        return r;
-}
-
-int ctl_fair_shares(ctl_state *st, fairorder_report *rep, uint64_t *next_id) {
-        res_t capacity;
-        ctl_tidy(st);
-        size_t kept;
-        fairorder_job *view = fair_view(st, &capacity);
-        uint32_t *order = malloc((st->npending + 1) * sizeof(*order));
-        int r = view && order ? fairorder_rank(&st->fair, capacity, view, st->npending, order, &kept, rep) : -ENOMEM;
-        *next_id = r == 0 && rep->next >= 0 ? st->pending[rep->next]->id : 0;
-        free(view);
-        free(order);
-        return r;
-}
-
-/* One pass over the n pending jobs from the first-th on (in the fair order when first is 0):
- * *offered is how many the policy was offered, *placed how many it placed. Returns how many
- * were launched, or -ENOMEM. */
-static long pass(ctl_state *st, size_t first, size_t n, size_t *offered, long *placed) {
-        *offered = n;
-        if (first == 0)
-                st->next_begin_usec = 0; /* the whole queue: mark finds the earliest again */
-        size_t waiting = ctl_wait_mark(st, first, n);
-        if (view_pending(st, first, n) < 0 || (first == 0 && fair_order(st, st->pass_jobs, offered) < 0))
-                return -ENOMEM;
-        *offered = drop_held(st, st->pass_jobs, *offered); /* after the fair order: it ranks by position */
-        if (waiting)
-                *offered = ctl_wait_drop(st, st->pass_jobs, *offered);
-        *offered = ctl_array_throttle(st, st->pass_jobs, *offered);
-        if (st->nice_seen && ctl_wait_nice(st, st->pass_jobs, *offered) < 0)
-                return -ENOMEM;
-        *offered = ctl_user_limits(st, st->pass_jobs, *offered);
-        bool indexed = !st->cfg.dispatcher && !st->cfg.scan; /* the index follows the placements */
-        const sched_assignment *out = st->pass_out;
-        long launched = 0;
-        size_t skipped;
-        *placed = place_pass(st, indexed, *offered, &skipped);
-        *offered -= skipped; /* they wait for a node, blocking nothing */
-        if (*placed < 0) { /* a dispatcher may have placed some before it failed */
-                for (size_t i = 0; i < st->nnodes; i++)
-                        view_reset(st, i);
-                return *placed;
-        }
-        ctl_wait_blocker(st, st->pass_jobs, *offered, *placed);
-        for (; launched < *placed; launched++)
-                if (dispatch(st, ctl_find_job(st, out[launched].job_id), st->nodes[out[launched].machine]) < 0)
-                        break;
-        for (long a = indexed ? launched : 0; a < *placed; a++)
-                view_reset(st, out[a].machine);
-        compact_pending_range(st, first, n);
-        return launched;
-}
-
-/* One scheduling pass over the queue as it is (ctl_schedule). */
-static long schedule_queue(ctl_state *st) {
-        ctl_tidy(st);
-        size_t first = first_to_offer(st), offered = 0;
-        if (st->npending == 0 || st->nnodes == 0 || first == st->npending)
-                return 0;
-        /* Strict FIFO stops at the first job that fits nowhere: offered a window at a time, a
-         * long queue behind it is not copied into the view (a pass over 100,000 pending jobs
-         * took 12-60 ms); a window placed whole is followed by the next. */
-        bool windowed = plain_pass(st) && st->cfg.order == SCHED_STRICT_FIFO;
-        long launched = 0, placed = 0, total = 0;
-        for (size_t from = first;;) {
-                size_t n = st->npending - from;
-                if (windowed && n > PASS_WINDOW)
-                        n = PASS_WINDOW;
-                long r = pass(st, from, n, &offered, &placed);
-                if (r < 0)
-                        return r;
-                launched += r;
-                total += placed;
-                from += n - (size_t)r; /* the launched left the queue */
-                if (!windowed || r < placed || (size_t)placed < offered || from >= st->npending)
-                        break;
-        }
-        st->settled_incremental = plain_pass(st);
-        st->settled = launched == total && (total == 0 || st->settled_incremental);
-        st->settled_blocked = (size_t)placed < offered;
-        st->nsettled = st->npending;
-        st->settled_cfg = st->cfg;
-        return launched;
-}
-
-long ctl_schedule(ctl_state *st) {
-        long launched = 0, r;
-        /* An array's record makes its tasks a window ahead of the pass; a pass that took them all
-         * may have room for more, before the jobs queued behind the array. */
-        do {
-                ctl_arecs_topup(st);
-                if ((r = schedule_queue(st)) < 0)
-                        return launched ? launched : r;
-                launched += r;
-        } while (r > 0 && ctl_arecs_exhausted(st));
-        return launched;
 }

@@ -1,5 +1,5 @@
-/* state_int.h - what the state machine's own files share (state.c, arrec.c): helpers internal to
- * it, not for its callers (state.h is theirs). */
+/* state_int.h - what the state machine's own files share (state.c, pass.c, arrec.c): helpers
+ * internal to it, not for its callers (state.h is theirs). */
 #pragma once
 #include "arrays.h"
 #include "state.h"
@@ -27,6 +27,25 @@ int ctl_reserve_jobs(ctl_state *st, uid_t uid, size_t n);
 void ctl_unreserve(ctl_state *st, const ctl_array *a, size_t n);
 /* Make, persist and queue up to max more jobs of a (ctl_array_more without the record). */
 int ctl_make_slice(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_ERRLEN]);
+/* Move j to state to, and its entries in the indexes with it. */
+void ctl_set_state(ctl_state *st, job *j, job_state to);
+/* Count j in (sign +1) or out of (-1) the pending tallies of its user and department. */
+void ctl_tally_job(ctl_state *st, const job *j, int sign);
+/* j starts running on n: charge its resources, tallies and the running array. */
+void ctl_charge(ctl_state *st, ctl_node *n, job *j);
+/* Tell the event log (when there is one) about a transition. */
+void ctl_emit(ctl_state *st, uint64_t job_id, const char *node, const char *what, const char *reason);
+/* Keep, in order, the offered jobs no node still runs an earlier attempt of; returns how many. */
+size_t ctl_drop_held(const ctl_state *st, sched_job *jobs, size_t njobs);
+/* Drop from the queue's [first, first + n) the jobs no longer pending, keeping the order. */
+void ctl_compact_pending_range(ctl_state *st, size_t first, size_t n);
+
+/* --- pass.c: the scheduling pass --- */
+
+/* Make node n's entry of the scheduling view what n is now. */
+void ctl_view_sync(ctl_state *st, const ctl_node *n);
+/* What the policies see of a job. */
+sched_job ctl_sched_view(const job *j);
 
 /* --- arrec.c: arrays as one record while their tasks wait --- */
 
