@@ -1,5 +1,5 @@
-/* state_int.h - what the state machine's own files share (state.c, pass.c, arrec.c): helpers
- * internal to it, not for its callers (state.h is theirs). */
+/* state_int.h - what the state machine's own files share (state.c, pass.c, nodes.c, arrec.c):
+ * helpers internal to it, not for its callers (state.h is theirs). */
 #pragma once
 #include "arrays.h"
 #include "state.h"
@@ -35,10 +35,19 @@ void ctl_tally_job(ctl_state *st, const job *j, int sign);
 void ctl_charge(ctl_state *st, ctl_node *n, job *j);
 /* Tell the event log (when there is one) about a transition. */
 void ctl_emit(ctl_state *st, uint64_t job_id, const char *node, const char *what, const char *reason);
-/* Keep, in order, the offered jobs no node still runs an earlier attempt of; returns how many. */
-size_t ctl_drop_held(const ctl_state *st, sched_job *jobs, size_t njobs);
+/* The job left n: free its resources, and tell an event-driven policy. */
+void ctl_release(ctl_state *st, ctl_node *n, job *j);
+/* Move a job to a terminal state, persist it and tell whoever waits. */
+void ctl_finish(ctl_state *st, job *j, job_state state, int64_t now, const char *reason);
+/* Queue a job that was pending before (a requeued one) in its id's place. Returns 0 or -ENOMEM. */
+int ctl_requeue_pending(ctl_state *st, job *j);
 /* Drop from the queue's [first, first + n) the jobs no longer pending, keeping the order. */
 void ctl_compact_pending_range(ctl_state *st, size_t first, size_t n);
+
+/* --- nodes.c: the nodes and their agents --- */
+
+/* Keep, in order, the offered jobs no node still runs an earlier attempt of; returns how many. */
+size_t ctl_drop_held(const ctl_state *st, sched_job *jobs, size_t njobs);
 
 /* --- pass.c: the scheduling pass --- */
 
