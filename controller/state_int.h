@@ -1,5 +1,5 @@
-/* state_int.h - what the state machine's own files share (state.c, pass.c, nodes.c, arrec.c):
- * helpers internal to it, not for its callers (state.h is theirs). */
+/* state_int.h - what the state machine's own files share (state.c, submit.c, pass.c, nodes.c,
+ * arrec.c): helpers internal to it, not for its callers (state.h is theirs). */
 #pragma once
 #include "arrays.h"
 #include "state.h"
@@ -17,16 +17,18 @@ size_t ctl_idset_rank(const ctl_idset *s, uint64_t id);
 ctl_idset *ctl_user_jobs_of(ctl_state *st, uid_t uid, bool add);
 /* Count delta jobs of uid in group (NULL: none) in or out of the pending tallies. */
 void ctl_tally_by(ctl_state *st, uid_t uid, const char *group, ssize_t delta);
-/* Make j's default output path when none was given. Returns 0 or -ENOMEM. */
-int ctl_default_output(job *j);
-/* Store the n jobs made with their "submitted" events. Returns 0 or -errno. */
-int ctl_persist_jobs(ctl_state *st, job **made, size_t n);
-/* Make room for n more pending jobs of uid and their index entries. Returns 0 or -ENOMEM. */
-int ctl_reserve_jobs(ctl_state *st, uid_t uid, size_t n);
-/* The reservation of n jobs of a ends (made, or never to be). */
-void ctl_unreserve(ctl_state *st, const ctl_array *a, size_t n);
-/* Make, persist and queue up to max more jobs of a (ctl_array_more without the record). */
-int ctl_make_slice(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_ERRLEN]);
+/* The tally of uid (dept NULL) or of department dept[0..deptlen), added when add is set. */
+ctl_tally *ctl_tally_find(ctl_state *st, uid_t uid, const char *dept, size_t deptlen, bool add);
+/* The length of group's top-level department ("physics" of "physics/theory"). */
+size_t ctl_top_dept_len(const char *group);
+/* Add j to st->jobs in its id's place. Returns 0 or -ENOMEM. */
+int ctl_append_job(ctl_state *st, job *j);
+/* Queue pending job j behind the others, counted in its tallies. Returns 0 or -ENOMEM. */
+int ctl_queue_pending(ctl_state *st, job *j);
+/* Index j, a job new to the state. Returns 0 or -ENOMEM. */
+int ctl_index_add(ctl_state *st, job *j);
+/* Make room in s for n more entries. Returns 0 or -ENOMEM. */
+int ctl_idset_reserve(ctl_idset *s, size_t n);
 /* Move j to state to, and its entries in the indexes with it. */
 void ctl_set_state(ctl_state *st, job *j, job_state to);
 /* Count j in (sign +1) or out of (-1) the pending tallies of its user and department. */
@@ -43,6 +45,19 @@ void ctl_finish(ctl_state *st, job *j, job_state state, int64_t now, const char 
 int ctl_requeue_pending(ctl_state *st, job *j);
 /* Drop from the queue's [first, first + n) the jobs no longer pending, keeping the order. */
 void ctl_compact_pending_range(ctl_state *st, size_t first, size_t n);
+
+/* --- submit.c: submissions --- */
+
+/* Make j's default output path when none was given. Returns 0 or -ENOMEM. */
+int ctl_default_output(job *j);
+/* Store the n jobs made with their "submitted" events. Returns 0 or -errno. */
+int ctl_persist_jobs(ctl_state *st, job **made, size_t n);
+/* Make room for n more pending jobs of uid and their index entries. Returns 0 or -ENOMEM. */
+int ctl_reserve_jobs(ctl_state *st, uid_t uid, size_t n);
+/* The reservation of n jobs of a ends (made, or never to be). */
+void ctl_unreserve(ctl_state *st, const ctl_array *a, size_t n);
+/* Make, persist and queue up to max more jobs of a (ctl_array_more without the record). */
+int ctl_make_slice(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_ERRLEN]);
 
 /* --- nodes.c: the nodes and their agents --- */
 
