@@ -9,10 +9,14 @@
 # (a record too) runs at most 3 tasks at once, and afterok on it starts once all completed.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/array_lib.sh"
-conf=$DIR/controller.conf
-printf '[controller]\nmax_pending = 2000000\nmax_pending_per_user = 1500000\nhttp_listen = 127.0.0.1:0\nhttp_port_file = %s\n' \
-        "$DIR/http.port" >"$conf"
-cluster_up --agents 1 --agent-cpus 2 --agent-mem 1G --controller-config "$conf"
+cat >"$DIR/controller.conf" <<EOF
+[controller]
+max_pending = 2000000
+max_pending_per_user = 1500000
+http_listen = 127.0.0.1:0
+http_port_file = $DIR/http.port
+EOF
+cluster_up --agents 1 --agent-cpus 2 --agent-mem 1G --controller-config "$DIR/controller.conf"
 HTTP=http://127.0.0.1:$(cat "$DIR/http.port")
 rss_kib() { awk '/^VmRSS/ { print $2 }' "/proc/$(cat "$DIR/controller.pid")/status"; }
 pending_set() { colony queue --json | jq -r --argjson a "$1" '.records[] | select(.id == $a) | .pending'; }

@@ -156,17 +156,22 @@ START_TEST(unreadable_database_is_a_clear_error) {
 }
 END_TEST
 
-/* The number of rows of path's jobs table with an environment of their own. */
-static int rows_with_env(void) {
+/* The integer the query sql answers on path's database. */
+static int query_int(const char *sql) {
         sqlite3 *db;
         sqlite3_stmt *q;
         ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
-        ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM jobs WHERE env != '[]'", -1, &q, NULL), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &q, NULL), SQLITE_OK);
         ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
         int n = sqlite3_column_int(q, 0);
         sqlite3_finalize(q);
         sqlite3_close(db);
         return n;
+}
+
+/* The number of rows of path's jobs table with an environment of their own. */
+static int rows_with_env(void) {
+        return query_int("SELECT COUNT(*) FROM jobs WHERE env != '[]'");
 }
 
 START_TEST(an_array_stores_its_environment_once_and_every_member_reads_it) {
@@ -440,18 +445,6 @@ static int note_array(void *userdata, const char *record) {
         return 0;
 }
 
-static int schema_version(const char *file) {
-        sqlite3 *db;
-        sqlite3_stmt *q;
-        ck_assert_int_eq(sqlite3_open(file, &db), SQLITE_OK);
-        ck_assert_int_eq(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &q, NULL), SQLITE_OK);
-        ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
-        int v = sqlite3_column_int(q, 0);
-        sqlite3_finalize(q);
-        sqlite3_close(db);
-        return v;
-}
-
 /* A database written before arrays' records (schema version 0: an array's tasks each a row)
  * opens as version 2, its pending tasks all loaded; a record stored then is read back once. */
 START_TEST(a_database_from_before_records_keeps_its_pending_tasks) {
@@ -474,7 +467,7 @@ START_TEST(a_database_from_before_records_keeps_its_pending_tasks) {
                 job_free(&t);
         }
         sqlite3_close(db);
-        ck_assert_int_eq(schema_version(path), 0);
+        ck_assert_int_eq(query_int("PRAGMA user_version"), 0);
 
         jobstore *s;
         char err[256];
@@ -488,7 +481,7 @@ START_TEST(a_database_from_before_records_keeps_its_pending_tasks) {
         ck_assert_int_eq(jobstore_put_array(s, 7, "{\"id\":7,\"left\":\"4-999999\"}"), 0);
         ck_assert_int_eq(jobstore_put_array(s, 7, "{\"id\":7,\"left\":\"3-999999\"}"), 0); /* over the first */
         jobstore_close(s);
-        ck_assert_int_eq(schema_version(path), 2);
+        ck_assert_int_eq(query_int("PRAGMA user_version"), 2);
         ck_assert_int_eq(jobstore_open(path, &s, err, sizeof(err)), 0);
         ck_assert_int_eq(jobstore_load_arrays(s, note_array, &arrays), 0);
         ck_assert_int_eq(arrays, 1);
