@@ -229,30 +229,57 @@ job *ctl_job_named(ctl_state *st, uint64_t id) {
         return r == 0 ? ctl_find_job(st, id) : NULL;
 }
 
-/* Whether f names every task of a: no state but pending, a's owner, a's id, ids covering a's. */
+/* Whether f may name tasks of a: no state but pending, a's owner, a's id. */
 static bool cancel_names_record(const ctl_cancel_filter *f, const ctl_arec *a) {
-        uint64_t last = a->first + a->count - 1;
-        bool covered = !f->ranges;
-        for (size_t i = 0; !covered && i < f->nranges; i++)
-                covered = f->ranges[2 * i] <= a->first && last <= f->ranges[2 * i + 1];
-        return covered && f->state != JOB_RUNNING && (f->uid < 0 || a->owner->uid == (uid_t)f->uid) &&
+        return f->state != JOB_RUNNING && (f->uid < 0 || a->owner->uid == (uid_t)f->uid) &&
                (!f->array || f->array == a->first);
 }
 
-/* The bulk cancel f, on behalf of uid: the tasks not made yet of each array it names whole
- * end at once, the record's set emptied (O(records)), counted in counts. */
+/* Take out of set (a->left, or a copy) the indexes of a's tasks whose ids f's ranges name (every
+ * one without ranges: the set emptied, O(1)), their number into *n. Returns 0 or -ENOMEM. */
+static int cut_named(const ctl_cancel_filter *f, const ctl_arec *a, array_set *set, size_t *n) {
+        uint64_t last = a->first + a->count - 1;
+        *n = 0;
+        if (!f->ranges) {
+                *n = array_set_count(set);
+                array_set_free(set);
+                return 0;
+        }
+        for (size_t i = 0; i < f->nranges; i++) {
+                uint64_t lo = f->ranges[2 * i] > a->first ? f->ranges[2 * i] : a->first;
+                uint64_t hi = f->ranges[2 * i + 1] < last ? f->ranges[2 * i + 1] : last;
+                uint32_t from, to;
+                size_t cut;
+                if (lo > hi || !array_set_at(&a->all, lo - a->first, &from) || !array_set_at(&a->all, hi - a->first, &to))
+                        continue;
+                if (array_set_cut(set, from, to, &cut) < 0)
+                        return -ENOMEM;
+                *n += cut;
+        }
+        return 0;
+}
+
+/* The bulk cancel f, on behalf of uid: the tasks not made yet that it names end at once, out of
+ * their record's set (emptied when f names the whole array: O(1)), counted in counts. */
 void ctl_cancel_unmade(ctl_state *st, const ctl_cancel_filter *f, uid_t uid, int64_t now,
-                          ctl_cancel_counts *counts) {
+                       ctl_cancel_counts *counts) {
         for (size_t i = 0; i < st->narecs; i++) {
                 ctl_arec *a = st->arecs[i];
                 size_t n = a->owner ? array_set_count(&a->left) : 0;
                 if (n == 0 || !cancel_names_record(f, a))
                         continue;
-                if (uid != 0 && uid != a->owner->uid) {
-                        counts->refused += n;
+                if (uid != 0 && uid != a->owner->uid) { /* the tasks it names, counted on a copy */
+                        array_set named = { 0 };
+                        if (array_set_copy(&a->left, &named) == 0 && cut_named(f, a, &named, &n) == 0)
+                                counts->refused += n;
+                        array_set_free(&named);
                         continue;
                 }
-                array_set_free(&a->left);
+                if (cut_named(f, a, &a->left, &n) < 0)
+                        log_error("array=%llu out of memory cutting its set: some of its tasks named were not "
+                                  "cancelled", (unsigned long long)a->first);
+                if (n == 0)
+                        continue;
                 a->cancelled += n;
                 counts->cancelled += n;
                 st->nreserved -= n;

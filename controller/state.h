@@ -283,8 +283,8 @@ typedef struct ctl_cancel_counts {
 /* Cancel, on behalf of uid, the live jobs f names with ids from *cursor on, looking at no more
  * than max of them; *cursor moves past those seen. Only the live jobs of f's user, or of its
  * state, are looked at (st's indexes). Permission as ctl_cancel. The first call (*cursor 0 or 1)
- * also ends the tasks not made yet of every array f names whole (arrays.h: its record's set
- * emptied, O(1) per array). Returns 1 when no job is left to look at, 0 when more remain (call
+ * also ends the tasks not made yet that f names (arrays.h: out of their record's set, emptied
+ * when f names the whole array, O(1) per array). Returns 1 when no job is left to look at, 0 when more remain (call
  * again), or -ENOMEM. O(max x log n + records). */
 int ctl_cancel_some(ctl_state *st, const ctl_cancel_filter *f, uid_t uid, int64_t now, uint64_t *cursor,
                     size_t max, ctl_cancel_counts *counts);

@@ -142,6 +142,30 @@ int array_set_put(array_set *set, uint32_t index) {
         return set_insert(set, at, one);
 }
 
+int array_set_cut(array_set *set, uint32_t lo, uint32_t hi, size_t *removed) {
+        array_set out = { 0 };
+        size_t kept = 0, before = array_set_count(set);
+        for (size_t i = 0; i < set->n; i++) {
+                array_range r = set->r[i], below = r, above = r;
+                bool outside = r.hi < lo || r.lo > hi;
+                below.hi = outside || r.lo >= lo ? r.hi : r.lo + (lo - 1 - r.lo) / r.step * r.step;
+                above.lo = outside || r.hi <= hi ? r.lo : r.lo + ((hi - r.lo) / r.step + 1) * r.step;
+                if ((outside || r.lo < lo) && set_insert(&out, out.n, below) < 0)
+                        goto oom;
+                if (!outside && r.hi > hi && above.lo <= r.hi && set_insert(&out, out.n, above) < 0)
+                        goto oom;
+        }
+        for (size_t i = 0; i < out.n; i++)
+                kept += range_count(&out.r[i]);
+        *removed = before - kept;
+        array_set_free(set);
+        *set = out;
+        return 0;
+oom:
+        array_set_free(&out);
+        return -ENOMEM;
+}
+
 int array_set_copy(const array_set *from, array_set *to) {
         if (set_grow(to, from->n) < 0)
                 return -ENOMEM;

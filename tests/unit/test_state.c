@@ -1235,8 +1235,9 @@ START_TEST(a_bulk_cancel_by_user_or_state_looks_at_the_jobs_it_ends_only) {
 END_TEST
 
 /* An array of 1,000 is its first 256 tasks and a record of the rest: a task named alone is made
- * in its id's place, before a job submitted after the array; a bulk cancel of the array ends
- * the tasks not made at once; one of them named later shows cancelled. */
+ * in its id's place, before a job submitted after the array; a bulk cancel by ids ends the
+ * tasks not made that it names (another user's cancel is refused them), one by the array all
+ * that are left; one of them named later shows cancelled. */
 START_TEST(an_array_past_the_window_waits_in_its_record) {
         static const ctl_actions quiet = { rec_persist, no_launch, rec_cancel, no_end, rec_drop, NULL };
         st.act = &quiet; /* 1,000 ends: more than rec's list holds */
@@ -1254,11 +1255,24 @@ START_TEST(an_array_past_the_window_waits_in_its_record) {
         ck_assert_uint_eq(st.pending[257]->id, plain);
         ck_assert_uint_eq(st.nreserved, 743);
         check_indexes();
-        ctl_cancel_filter f = { .uid = -1, .array = first, .state = -1 };
+        uint64_t ids[] = { first + 300, first + 309 }; /* ten tasks not made, by their ids */
+        ctl_cancel_filter r = { .uid = -1, .ranges = ids, .nranges = 1, .state = -1 };
         ctl_cancel_counts counts = { 0 };
         uint64_t cursor = 1;
+        ck_assert_int_eq(ctl_cancel_some(&st, &r, 1001, 2000, &cursor, 10000, &counts), 1);
+        ck_assert_uint_eq(counts.refused, 10); /* another user's */
+        cursor = 1;
+        counts = (ctl_cancel_counts){ 0 };
+        ck_assert_int_eq(ctl_cancel_some(&st, &r, 1000, 2000, &cursor, 10000, &counts), 1);
+        ck_assert_uint_eq(counts.cancelled, 10);
+        ck_assert_uint_eq(st.nreserved, 733);
+        ck_assert_int_eq(ctl_job_named(&st, first + 305)->state, JOB_CANCELLED);
+        ck_assert_int_eq(ctl_job_named(&st, first + 310)->state, JOB_PENDING);
+        ctl_cancel_filter f = { .uid = -1, .array = first, .state = -1 };
+        cursor = 1;
+        counts = (ctl_cancel_counts){ 0 };
         ck_assert_int_eq(ctl_cancel_some(&st, &f, 1000, 2000, &cursor, 10000, &counts), 1);
-        ck_assert_uint_eq(counts.cancelled, 1000);
+        ck_assert_uint_eq(counts.cancelled, 990);
         ck_assert_uint_eq(st.nreserved, 0);
         ck_assert_uint_eq(ctl_user_tally(&st, 1000)->pending, 1);
         ck_assert_int_eq(ctl_job_named(&st, first + 500)->state, JOB_CANCELLED);
