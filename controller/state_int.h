@@ -81,5 +81,5 @@ bool ctl_arecs_exhausted(const ctl_state *st);
 void ctl_arec_attach(ctl_state *st, ctl_arec *a, job *owner);
 /* ctl_array_more for an array of more than ARRAY_WINDOW tasks: its first slice, then its record. */
 int ctl_array_record(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_ERRLEN]);
-/* The tasks not made yet of every array bulk cancel f names whole end, counted in counts. */
+/* The tasks not made yet that bulk cancel f names end, out of their records, counted in counts. */
 void ctl_cancel_unmade(ctl_state *st, const ctl_cancel_filter *f, uid_t uid, int64_t now, ctl_cancel_counts *counts);
