@@ -142,6 +142,60 @@ int array_set_put(array_set *set, uint32_t index) {
         return set_insert(set, at, one);
 }
 
+int array_set_cut(array_set *set, uint32_t lo, uint32_t hi, size_t *removed) {
+        array_set out = { 0 };
+        size_t kept = 0, before = array_set_count(set);
+        for (size_t i = 0; i < set->n; i++) {
+                array_range r = set->r[i], below = r, above = r;
+                bool outside = r.hi < lo || r.lo > hi;
+                below.hi = outside || r.lo >= lo ? r.hi : r.lo + (lo - 1 - r.lo) / r.step * r.step;
+                above.lo = outside || r.hi <= hi ? r.lo : r.lo + ((hi - r.lo) / r.step + 1) * r.step;
+                if ((outside || r.lo < lo) && set_insert(&out, out.n, below) < 0)
+                        goto oom;
+                if (!outside && r.hi > hi && above.lo <= r.hi && set_insert(&out, out.n, above) < 0)
+                        goto oom;
+        }
+        for (size_t i = 0; i < out.n; i++)
+                kept += range_count(&out.r[i]);
+        *removed = before - kept;
+        array_set_free(set);
+        *set = out;
+        return 0;
+oom:
+        array_set_free(&out);
+        return -ENOMEM;
+}
+
+int array_set_copy(const array_set *from, array_set *to) {
+        if (set_grow(to, from->n) < 0)
+                return -ENOMEM;
+        memcpy(to->r, from->r, from->n * sizeof(*from->r));
+        to->n = from->n;
+        return 0;
+}
+
+bool array_set_position(const array_set *set, uint32_t index, size_t *pos) {
+        size_t below = 0, at = upper(set, index);
+        for (size_t i = 0; i + 1 < at; i++)
+                below += range_count(&set->r[i]);
+        if (at == 0 || !range_has(&set->r[at - 1], index))
+                return false;
+        *pos = below + (index - set->r[at - 1].lo) / set->r[at - 1].step;
+        return true;
+}
+
+bool array_set_at(const array_set *set, size_t pos, uint32_t *index) {
+        for (size_t i = 0; i < set->n; i++) {
+                size_t n = range_count(&set->r[i]);
+                if (pos < n) {
+                        *index = set->r[i].lo + (uint32_t)pos * set->r[i].step;
+                        return true;
+                }
+                pos -= n;
+        }
+        return false;
+}
+
 void array_set_free(array_set *set) {
         free(set->r);
         *set = (array_set){ 0 };

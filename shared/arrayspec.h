@@ -43,5 +43,16 @@ int array_set_put(array_set *set, uint32_t index);
  * "0-12:4", into buf (cut at len, NUL-terminated). Returns the length the whole text takes, as
  * snprintf does. */
 size_t array_set_format(const array_set *set, uint32_t throttle, char *buf, size_t len);
+/* Take every index from lo to hi (inclusive) out of set, their number into *removed. Returns 0 or
+ * -ENOMEM (set unchanged). O(ranges). */
+int array_set_cut(array_set *set, uint32_t lo, uint32_t hi, size_t *removed);
+/* A copy of from into *to (which the caller zeroed). Returns 0 or -ENOMEM. */
+int array_set_copy(const array_set *from, array_set *to);
+/* How many indexes of set are below index, into *pos: its position in ascending order. Returns
+ * whether set holds index. O(ranges). */
+bool array_set_position(const array_set *set, uint32_t index, size_t *pos);
+/* The index at position pos of set in ascending order, into *index. Returns whether set has
+ * that many. O(ranges). */
+bool array_set_at(const array_set *set, size_t pos, uint32_t *index);
 /* Free set's ranges, leaving it empty. */
 void array_set_free(array_set *set);

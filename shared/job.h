@@ -43,10 +43,11 @@ bool job_group_ok(const char *s);
  * shorter than 4096 bytes (PATH_MAX). */
 #define JOB_ARGV_BYTES_MAX (128 * 1024)
 #define JOB_ENV_BYTES_MAX (128 * 1024)
-/* Tasks one submit's "array" may make (its indexes, shared/arrayspec.h, go up to 4,000,000). The
- * controller makes them a slice per turn of its loop (controller/bulk.c), serving everything
- * else in between. */
-#define JOB_ARRAY_MAX 100000
+/* Tasks one submit's "array" may make: as many as its indexes (shared/arrayspec.h, 0 to
+ * 4,000,000, Slurm's MaxArraySize). A large array is one record while its tasks wait, a few
+ * bytes per range of indexes (controller/arrays.c); max_pending and the per-user caps still
+ * count every task. */
+#define JOB_ARRAY_MAX 4000001
 #define JOB_ARRAY_INDEX_VAR "COLONY_ARRAY_INDEX" /* an array member's index, in its environment */
 /* A submit's time_limit_usec for "--time UNLIMITED": no limit, or the configured maximum. */
 #define JOB_TIME_UNLIMITED (-1)

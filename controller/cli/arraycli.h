@@ -35,3 +35,7 @@ const char *arraycli_row_id(const job *j, const array_set *set, char *buf, size_
 /* Add "arrays" to a "jobs" listing: for each row folded in the table, {"id", "pending" (the
  * fold, as "3-99%8"), "count"}. Returns 0 or -errno. */
 int arraycli_add_folds(cJSON *reply);
+/* The row of a listing's record (a queue reply's "records": an array's tasks not made yet) as
+ * a pending job j (arraycli_row_id's, with their indexes in set; both the caller's to free).
+ * Returns 0, or -EBADMSG/-ENOMEM with err set. */
+int arraycli_record_row(const cJSON *rec, job *j, array_set *set, char err[PROTO_ERRLEN]);

@@ -741,6 +741,13 @@ static int print_queue(const cli *c, const cJSON *reply) {
                 r = queue_add_row(&t, &prev, &set, now);
         array_set_free(&set);
         job_free(&prev);
+        /* the arrays' tasks not made yet: a row each, 12_[256-999999] */
+        cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(reply, "records")) {
+                if (r == 0 && (r = arraycli_record_row(item, &prev, &set, perr)) == 0)
+                        r = queue_add_row(&t, &prev, &set, now);
+                array_set_free(&set);
+                job_free(&prev);
+        }
         if (r == 0)
                 fmt_table_print(&t, stdout);
         else

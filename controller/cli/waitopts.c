@@ -130,63 +130,42 @@ static int send_job_request(const cli *c, cJSON *req, uint64_t id, const char *d
         return r == 0 ? 0 : EXIT_FAIL;
 }
 
-/* A hold or release of every task of an array, pipelined: the next id, what each reply did. */
-typedef struct array_walk {
-        const char *type;
-        uint64_t next, last;
-        size_t done, refused;
-        char first_refusal[PROTO_ERRLEN];
-} array_walk;
-
-static int walk_next(void *ud, cJSON **req, uint64_t *tag) {
-        array_walk *w = ud;
-        if (w->next > w->last)
-                return 0;
-        *tag = w->next;
-        *req = proto_new(w->type);
-        if (!*req || !cJSON_AddNumberToObject(*req, "id", (double)w->next++)) {
-                cJSON_Delete(*req);
-                return -ENOMEM;
+/* hold or release every task of the array first, as Slurm's scontrol does with an array's id,
+ * in one request: the tasks not pending (or already so) are counted, not errors, unless none
+ * was done. */
+static int array_hold_or_release(const cli *c, const char *sock, const char *type, const char *done, uint64_t first) {
+        char err[ERRLEN], perr[PROTO_ERRLEN];
+        cJSON *req = proto_new(type), *reply = NULL;
+        int64_t n = 0, refused = 0;
+        const char *why = "";
+        int r = -ENOMEM;
+        if (req && cJSON_AddNumberToObject(req, "id", (double)first) && cJSON_AddBoolToObject(req, "array", true))
+                r = client_call(sock, req, "array_held", REQUEST_TIMEOUT_MS, &reply, err, sizeof(err));
+        else
+                snprintf(err, sizeof(err), "out of memory");
+        if (r == 0 && (proto_get_int(reply, "done", 0, INT64_MAX, &n, perr) != 0 ||
+                       proto_get_int(reply, "unchanged", 0, INT64_MAX, &refused, perr) != 0 ||
+                       proto_get_str(reply, "first_refusal", &why, perr) == -EINVAL)) {
+                snprintf(err, sizeof(err), "bad reply from the controller: %s", perr);
+                r = -EBADMSG;
         }
-        return 1;
-}
-
-static void walk_done(void *ud, uint64_t tag, const cJSON *reply) {
-        array_walk *w = ud;
-        const cJSON *e = cJSON_GetObjectItemCaseSensitive(reply, "error");
-        (void)tag;
-        if (strcmp(proto_type(reply), "job") == 0) {
-                w->done++;
-        } else if (w->refused++ == 0) {
-                snprintf(w->first_refusal, sizeof(w->first_refusal), "%s",
-                         cJSON_IsString(e) ? e->valuestring : "no reason given");
-        }
-}
-
-/* hold or release every task of the array first..last, as Slurm's scontrol does with an array's
- * id: the tasks not pending (or already so) are counted, not errors, unless none was done. */
-static int array_hold_or_release(const cli *c, const char *sock, const char *type, const char *done, uint64_t first,
-                                 uint64_t last) {
-        char err[ERRLEN];
-        array_walk w = { .type = type, .next = first, .last = last };
-        if (client_pipeline(sock, walk_next, walk_done, &w, REQUEST_TIMEOUT_MS, err, sizeof(err)) < 0) {
-                cli_error(c, "array %" PRIu64 ": %s", first, *err ? err : "out of memory");
-                return EXIT_FAIL;
-        }
-        if (c->json) {
+        if (r < 0) {
+                cli_error(c, "array %" PRIu64 ": %s", first, err);
+        } else if (c->json) {
                 cJSON *o = cJSON_CreateObject();
-                if (o && cJSON_AddNumberToObject(o, "array", (double)first) &&
-                    cJSON_AddNumberToObject(o, done, (double)w.done) &&
-                    cJSON_AddNumberToObject(o, "unchanged", (double)w.refused))
+                if (o && cJSON_AddNumberToObject(o, "array", (double)first) && cJSON_AddNumberToObject(o, done, (double)n) &&
+                    cJSON_AddNumberToObject(o, "unchanged", (double)refused))
                         fmt_json(o);
                 cJSON_Delete(o);
         } else {
-                printf("array %" PRIu64 ": %zu tasks %s", first, w.done, done);
-                if (w.refused)
-                        printf(", %zu left as they were (the first: %s)", w.refused, w.first_refusal);
+                printf("array %" PRIu64 ": %" PRId64 " tasks %s", first, n, done);
+                if (refused)
+                        printf(", %" PRId64 " left as they were (the first: %s)", refused, why);
                 printf("\n");
         }
-        return w.done ? 0 : EXIT_FAIL;
+        cJSON_Delete(req);
+        cJSON_Delete(reply);
+        return r == 0 && n ? 0 : EXIT_FAIL;
 }
 
 /* hold or release each JOB (an array's id: all its tasks); every id is checked before the first
@@ -211,7 +190,7 @@ static int hold_or_release(cli *c, int argc, char **argv, const char *type, cons
                 (void)jobs_parse_id(c, argv[i], &id);
                 if (!arraycli_is_task(argv[i]) && client_socket_path(c, sock, sizeof(sock)) == 0 &&
                     arraycli_last(sock, id, &last, err, sizeof(err)) == 0) {
-                        if (array_hold_or_release(c, sock, type, done, id, last) != 0)
+                        if (array_hold_or_release(c, sock, type, done, id) != 0)
                                 status = EXIT_FAIL;
                         continue;
                 }

@@ -1,8 +1,10 @@
 /* arrays.c - an array's names and its throttle (arrays.h). */
 #include "arrays.h"
+#include "proto.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The position in st->jobs of the array's first task. Returns 0 or -ENOENT with err set. */
 static int array_start(ctl_state *st, uint64_t id, size_t *at, char err[PROTO_ERRLEN]) {
@@ -35,6 +37,11 @@ static size_t tasks_upto(const ctl_state *st, size_t k, uint64_t array, uint32_t
 }
 
 int ctl_array_span(ctl_state *st, uint64_t id, uint64_t *last, char err[PROTO_ERRLEN]) {
+        const ctl_arec *a = ctl_arec_of(st, id);
+        if (a && a->first == id) {
+                *last = a->first + a->count - 1;
+                return 0;
+        }
         size_t k;
         int r = array_start(st, id, &k, err);
         if (r < 0)
@@ -44,6 +51,16 @@ int ctl_array_span(ctl_state *st, uint64_t id, uint64_t *last, char err[PROTO_ER
 }
 
 int ctl_array_task(ctl_state *st, uint64_t array, uint32_t index, uint64_t *id, char err[PROTO_ERRLEN]) {
+        const ctl_arec *a = ctl_arec_of(st, array);
+        size_t pos;
+        if (a && a->first == array) {
+                if (!array_set_position(&a->all, index, &pos)) {
+                        snprintf(err, PROTO_ERRLEN, "array %llu has no task %u", (unsigned long long)array, index);
+                        return -ENOENT;
+                }
+                *id = a->first + pos;
+                return 0;
+        }
         size_t k;
         int r = array_start(st, array, &k, err);
         if (r < 0)
@@ -113,4 +130,178 @@ size_t ctl_array_throttle(ctl_state *st, sched_job *jobs, size_t n) {
         }
         free(t.v);
         return kept;
+}
+
+/* --- the array's record while its tasks wait ------------------------------------------------ */
+
+ctl_arec *ctl_arec_of(const ctl_state *st, uint64_t id) {
+        size_t lo = 0, hi = st->narecs;
+        while (lo < hi) { /* the last record whose first id is <= id */
+                size_t mid = lo + (hi - lo) / 2;
+                if (st->arecs[mid]->first <= id)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        ctl_arec *a = lo ? st->arecs[lo - 1] : NULL;
+        return a && id - a->first < a->count ? a : NULL;
+}
+
+ctl_arec *ctl_arec_add(ctl_state *st, ctl_arec *a) {
+        ctl_arec *own = malloc(sizeof(*own)), **grown = realloc(st->arecs, (st->narecs + 1) * sizeof(*grown));
+        if (grown)
+                st->arecs = grown;
+        if (!own || !grown) {
+                free(own);
+                return NULL;
+        }
+        *own = *a;
+        *a = (ctl_arec){ 0 };
+        size_t i = st->narecs;
+        for (; i > 0 && st->arecs[i - 1]->first > own->first; i--) /* ids grow: the end but at a restore */
+                st->arecs[i] = st->arecs[i - 1];
+        st->arecs[i] = own;
+        st->narecs++;
+        return own;
+}
+
+void ctl_arec_free(ctl_arec *a) {
+        array_set_free(&a->all);
+        array_set_free(&a->left);
+        *a = (ctl_arec){ 0 };
+}
+
+/* set as Slurm's text, malloc'ed ("" when empty); NULL when out of memory. */
+static char *set_text(const array_set *set) {
+        size_t len = array_set_format(set, 0, NULL, 0) + 1;
+        char *text = malloc(len);
+        if (text)
+                array_set_format(set, 0, text, len);
+        return text;
+}
+
+/* Add set's text to o as field. Returns whether it did. */
+static bool add_set(cJSON *o, const char *field, const array_set *set) {
+        char *text = set_text(set);
+        bool ok = text && cJSON_AddStringToObject(o, field, text);
+        free(text);
+        return ok;
+}
+
+cJSON *ctl_arec_to_json(const ctl_arec *a) {
+        cJSON *o = cJSON_CreateObject();
+        if (!o || !cJSON_AddNumberToObject(o, "id", (double)a->first) || !add_set(o, "all", &a->all) ||
+            !add_set(o, "left", &a->left) || !cJSON_AddNumberToObject(o, "cancelled", (double)a->cancelled) ||
+            !cJSON_AddBoolToObject(o, "hold", a->tmpl.hold) ||
+            !cJSON_AddNumberToObject(o, "mcpu", (double)a->tmpl.req.mcpu) ||
+            !cJSON_AddNumberToObject(o, "mem", (double)a->tmpl.req.mem) ||
+            !cJSON_AddNumberToObject(o, "nice", a->tmpl.nice) ||
+            !cJSON_AddNumberToObject(o, "time_limit_usec", (double)a->tmpl.time_limit_usec) ||
+            !cJSON_AddBoolToObject(o, "given_stdout", a->given_stdout)) {
+                cJSON_Delete(o);
+                return NULL;
+        }
+        return o;
+}
+
+/* The set whose text is o's field (empty for ""). Returns 0 or -EINVAL/-ENOMEM with err set. */
+static int get_set(const cJSON *o, const char *field, array_set *set, char err[PROTO_ERRLEN]) {
+        const char *text;
+        uint32_t throttle;
+        int r = proto_get_str(o, field, &text, err);
+        if (r == -ENOENT)
+                snprintf(err, PROTO_ERRLEN, "%s: required", field);
+        if (r < 0)
+                return -EINVAL;
+        return *text ? array_spec_parse(text, SIZE_MAX, set, &throttle, err, PROTO_ERRLEN) : 0;
+}
+
+int ctl_arec_from_json(const cJSON *o, ctl_arec *a, char err[PROTO_ERRLEN]) {
+        int64_t id, cancelled = 0, mcpu, mem, nice = 0, limit = 0;
+        bool hold = false, given = false;
+        int r;
+        if ((r = proto_get_int(o, "id", 1, INT64_MAX, &id, err)) < 0 ||
+            (r = proto_get_int(o, "mcpu", 1, INT64_MAX, &mcpu, err)) < 0 ||
+            (r = proto_get_int(o, "mem", 1, INT64_MAX, &mem, err)) < 0 ||
+            proto_get_int(o, "cancelled", 0, INT64_MAX, &cancelled, err) == -EINVAL ||
+            proto_get_int(o, "nice", INT32_MIN, INT32_MAX, &nice, err) == -EINVAL ||
+            proto_get_int(o, "time_limit_usec", INT64_MIN, INT64_MAX, &limit, err) == -EINVAL ||
+            proto_get_bool(o, "hold", &hold, err) == -EINVAL || proto_get_bool(o, "given_stdout", &given, err) == -EINVAL ||
+            (r = get_set(o, "all", &a->all, err)) < 0 || (r = get_set(o, "left", &a->left, err)) < 0) {
+                ctl_arec_free(a);
+                return r == -ENOMEM ? r : -EINVAL;
+        }
+        a->first = (uint64_t)id;
+        a->count = array_set_count(&a->all);
+        a->cancelled = (size_t)cancelled;
+        a->tmpl = (job_spec){ .req = { .mcpu = mcpu, .mem = mem }, .nice = (int)nice, .time_limit_usec = limit,
+                              .hold = hold };
+        a->given_stdout = given;
+        a->window = ARRAY_WINDOW;
+        return 0;
+}
+
+/* a's entry in a listing. Returns 0 or -ENOMEM. */
+static int list_one(cJSON *list, const ctl_arec *a) {
+        uint32_t next;
+        size_t pos = 0;
+        cJSON *o = cJSON_CreateObject();
+        if (array_set_at(&a->left, 0, &next))
+                (void)array_set_position(&a->all, next, &pos);
+        if (!o || !cJSON_AddItemToArray(list, o) || !cJSON_AddNumberToObject(o, "id", (double)a->first) ||
+            !add_set(o, "pending", &a->left) || !cJSON_AddNumberToObject(o, "count", (double)array_set_count(&a->left)) ||
+            !cJSON_AddNumberToObject(o, "next_id", (double)(a->first + pos)) ||
+            !cJSON_AddNumberToObject(o, "throttle", a->owner->spec.array_throttle) ||
+            !cJSON_AddBoolToObject(o, "hold", a->tmpl.hold) ||
+            !cJSON_AddStringToObject(o, "user", a->owner->user ? a->owner->user : "") ||
+            (a->owner->spec.name && !cJSON_AddStringToObject(o, "name", a->owner->spec.name)) ||
+            !cJSON_AddNumberToObject(o, "mcpu", (double)a->tmpl.req.mcpu) ||
+            !cJSON_AddNumberToObject(o, "mem", (double)a->tmpl.req.mem) ||
+            !cJSON_AddNumberToObject(o, "time_limit_usec", (double)a->tmpl.time_limit_usec) ||
+            !cJSON_AddNumberToObject(o, "submit_usec", (double)a->owner->submit_usec))
+                return -ENOMEM;
+        return 0;
+}
+
+int ctl_arecs_list(const ctl_state *st, int64_t uid, cJSON *reply) {
+        cJSON *list = cJSON_AddArrayToObject(reply, "records");
+        int r = list ? 0 : -ENOMEM;
+        for (size_t i = 0; r == 0 && i < st->narecs; i++) {
+                const ctl_arec *a = st->arecs[i];
+                if (a->owner && a->left.n && (uid < 0 || a->owner->uid == (uid_t)uid))
+                        r = list_one(list, a);
+        }
+        return r;
+}
+
+int ctl_hold_array(ctl_state *st, uint64_t id, uid_t uid, bool hold, size_t *done, size_t *unchanged,
+                   char err[PROTO_ERRLEN]) {
+        char why[PROTO_ERRLEN];
+        size_t k;
+        ctl_arec *a = ctl_arec_of(st, id);
+        int r = array_start(st, id, &k, err);
+        *done = *unchanged = 0;
+        *err = '\0';
+        for (; r == 0 && k < st->njobs && st->jobs[k]->array_first == id; k++) {
+                if (ctl_hold(st, st->jobs[k]->id, uid, hold, why) == 0)
+                        ++*done;
+                else if ((*unchanged)++ == 0)
+                        snprintf(err, PROTO_ERRLEN, "%s", why);
+        }
+        size_t n = a && a->owner ? array_set_count(&a->left) : 0;
+        if (r < 0 || n == 0 || a->tmpl.hold == hold) {
+                *unchanged += n;
+                return r;
+        }
+        if (uid != 0 && uid != a->owner->uid) {
+                if ((*unchanged += n) == n)
+                        snprintf(err, PROTO_ERRLEN, "array %llu belongs to %s: only its owner or root may %s it",
+                                 (unsigned long long)id, a->owner->user ? a->owner->user : "another user",
+                                 hold ? "hold" : "release");
+                return 0;
+        }
+        a->tmpl.hold = hold;
+        *done += n;
+        (void)ctl_arec_store(st, a);
+        return 0;
 }

@@ -1,6 +1,7 @@
 /* depindex.c - the index of dependencies (see depindex.h). */
 #include "depindex.h"
 #include "depend.h"
+#include "arrays.h"
 #include "log.h"
 #include "state.h"
 #include <errno.h>
@@ -35,6 +36,12 @@ static int count_target(struct ctl_state *st, uint64_t id, dep_counts *c) {
         }
         for (; i < st->njobs && st->jobs[i]->array_first == id; i++)
                 count_one(c, st->jobs[i]);
+        const ctl_arec *a = ctl_arec_of(st, id); /* and its tasks not made yet: pending, or cancelled */
+        if (a && a->first == id) {
+                c->members += (uint32_t)(array_set_count(&a->left) + a->cancelled);
+                c->started += (uint32_t)a->cancelled;
+                c->ended += (uint32_t)a->cancelled;
+        }
         return 0;
 }
 
@@ -314,6 +321,17 @@ static void decide(struct ctl_state *st, uint64_t id, int64_t now) {
                 erase(&st->deps, t);
 }
 
+/* Decide the records pushed, unless a decision up the stack does it. */
+static void drain(struct ctl_state *st, int64_t now) {
+        depidx *d = &st->deps;
+        if (d->draining)
+                return;
+        d->draining = true;
+        while (d->ntodo)
+                decide(st, d->todo[--d->ntodo], now);
+        d->draining = false;
+}
+
 void depidx_changed(struct ctl_state *st, job *j, job_state was, int64_t now) {
         depidx *d = &st->deps;
         uint64_t keys[2] = { j->array_first != j->id ? j->id : 0, j->array_first };
@@ -329,12 +347,19 @@ void depidx_changed(struct ctl_state *st, job *j, job_state was, int64_t now) {
                         log_error("job=%llu out of memory: its dependents are decided at its next change",
                                   (unsigned long long)j->id);
         }
-        if (d->draining)
-                return;
-        d->draining = true;
-        while (d->ntodo)
-                decide(st, d->todo[--d->ntodo], now);
-        d->draining = false;
+        drain(st, now);
+}
+
+void depidx_unmade_ended(struct ctl_state *st, uint64_t array, size_t n, int64_t now) {
+        depidx_target *t = find(&st->deps, array);
+        if (!t)
+                return; /* nobody waits on it: a later waiter counts the record (count_target) */
+        t->started += (uint32_t)n;
+        t->ended += (uint32_t)n;
+        if (todo_push(&st->deps, array) < 0)
+                log_error("array=%llu out of memory: its dependents are decided at its next change",
+                          (unsigned long long)array);
+        drain(st, now);
 }
 
 void depidx_free(depidx *d) {

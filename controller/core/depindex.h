@@ -54,6 +54,9 @@ int depidx_add(struct ctl_state *st, job *j);
  * decide their entries, ending the waiters whose dependency can no longer be met (with a reason)
  * unless the configuration keeps them; the ends this causes are handled in turn, not recursively. */
 void depidx_changed(struct ctl_state *st, job *j, job_state was, int64_t now);
+/* n tasks of array (its id) not made yet were cancelled with it (arrays.h): count them ended,
+ * not completed, and decide the entries waiting on the array. */
+void depidx_unmade_ended(struct ctl_state *st, uint64_t array, size_t n, int64_t now);
 /* Whether a job of j's user and name runs (j waits when it is a singleton). O(1). */
 bool depidx_singleton_busy(struct ctl_state *st, const job *j);
 /* The key of j's user and name for singleton: a 64-bit hash, never 0. */

@@ -1,8 +1,8 @@
 /* state.c - the controller's cluster state machine (see state.h). */
 #include "state.h"
 #include "arrays.h"
+#include "state_int.h"
 #include "log.h"
-#include "units.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,107 +12,6 @@ void ctl_init(ctl_state *st, const ctl_config *cfg, const ctl_actions *act, void
         *st = (ctl_state){ .next_id = 1, .cfg = *cfg, .act = act, .userdata = userdata,
                            .pending_ids = { .state = JOB_PENDING }, .running_ids = { .state = JOB_RUNNING } };
         sched_index_init(&st->view);
-}
-
-/* --- the scheduling view: what a pass sees of the nodes, kept between passes ---------------- */
-
-/* Whether jobs may be placed on n: its agent is connected and talks, it is not drained, and no
- * exclusive job holds it. */
-static bool placeable(const ctl_node *n) {
-        return n->up && !n->silent && !n->drain_reason && n->nexclusive == 0;
-}
-
-/* Make node n's entry of the view what n is now (after its use, capacity or state changed). */
-static void view_sync(ctl_state *st, const ctl_node *n) {
-        sched_machine *m = &st->view.machines[n->index];
-        sched_machine now = { .index = (uint32_t)n->index, .capacity = n->capacity,
-                              .free = res_sub(n->capacity, n->used), .up = placeable(n) };
-        if (res_equal(m->free, now.free) && res_equal(m->capacity, now.capacity) && m->up == now.up)
-                return; /* a placement the pass already made there */
-        *m = now;
-        sched_index_update(&st->view, n->index);
-        st->settled = false;
-}
-
-/* Node i's entry of the view as the node is, index included, whatever the entry held: a policy
- * that does not keep the index (a scan, a dispatcher) changed it without the index, or placed a
- * job there whose launch then failed. */
-static void view_reset(ctl_state *st, size_t i) {
-        const ctl_node *n = st->nodes[i];
-        st->view.machines[i].free = res_sub(n->capacity, n->used);
-        sched_index_update(&st->view, i);
-}
-
-/* What the policies see of a job. */
-static sched_job sched_view(const job *j) {
-        return (sched_job){ .id = j->id, .req = j->spec.req, .runtime = (double)j->spec.expected_usec / 1e6,
-                            .type = j->spec.job_type,
-                            .limit_usec = j->spec.time_limit_usec > 0 ? j->spec.time_limit_usec : 0 };
-}
-
-/* What a pass offers the policy of the n pending jobs from the first-th on, in st->pass_jobs,
- * with room for as many assignments in st->pass_out. Returns 0 or -ENOMEM. */
-static int view_pending(ctl_state *st, size_t first, size_t n) {
-        if (st->npending > st->pass_cap) {
-                size_t cap = st->pass_cap;
-                if (sched_grow(&st->pass_jobs, &cap, st->npending, sizeof(*st->pass_jobs)) < 0)
-                        return -ENOMEM;
-                cap = st->pass_cap;
-                if (sched_grow(&st->pass_out, &cap, st->npending, sizeof(*st->pass_out)) < 0)
-                        return -ENOMEM;
-                st->pass_cap = cap;
-        }
-        st->pass_selective = 0;
-        for (size_t i = first; i < first + n; i++) {
-                st->pass_jobs[i - first] = sched_view(st->pending[i]);
-                st->pass_selective += ctl_spec_selective(&st->pending[i]->spec);
-        }
-        return 0;
-}
-
-/* Jobs a strict-FIFO pass offers at a time (ctl_schedule). */
-#define PASS_WINDOW 1024
-
-/* --- settled: what a pass need not look at again ---------------------------------------------
- * Free resources only shrink while nothing but submissions happens (placements take; whatever
- * gives back, changes the configuration or removes a pending job unsettles). So a job that
- * fitted on no node at the last pass fits on none now. A plain pass (a fit heuristic, no fair
- * order, no dispatcher, no reservations) offers jobs in submission order, and they interact only
- * through the resources they take: after backfill every job left fits nowhere or is held, and
- * the jobs submitted since can be offered alone, to the same result as a full pass; after strict
- * FIFO stopped at a job that fits nowhere, nothing submitted behind it can start. Anything else
- * (a fair order, whose ranks move with every submission; a dispatcher; NetBatch reservations,
- * which the unplaceable jobs make) settles only on a pass that placed nothing, and the next
- * submission unsettles it. */
-
-static bool fair_order_on(const ctl_state *st) {
-        return st->cfg.fairness >= 0 && !st->cfg.dispatcher && fairorder_has_depts(&st->fair);
-}
-
-/* EASY's reservation, like NetBatch's, comes from the jobs left unplaced: jobs submitted since
- * cannot be offered alone. */
-static bool plain_pass(const ctl_state *st) {
-        return !st->cfg.dispatcher && !fair_order_on(st) && st->cfg.order != SCHED_RESERVE && !st->nice_seen &&
-               !ctl_easy_on(st);
-}
-
-/* The first pending job the next pass must offer: npending when it would place nothing. */
-static size_t first_to_offer(const ctl_state *st) {
-        const ctl_config *a = &st->cfg, *b = &st->settled_cfg;
-        if (!st->settled || a->policy != b->policy || a->order != b->order || a->dispatcher != b->dispatcher ||
-            a->scan != b->scan || a->fairness != b->fairness)
-                return 0;
-        if (st->npending == st->nsettled)
-                return st->npending;
-        if (!st->settled_incremental)
-                return 0;
-        if (b->order == SCHED_STRICT_FIFO && st->settled_blocked)
-                return st->npending;
-        return st->nsettled;
-}
-
-void ctl_schedule_dirty(ctl_state *st) {
-        st->settled = false;
 }
 
 static void idset_free(ctl_idset *s) {
@@ -158,11 +57,16 @@ void ctl_free(ctl_state *st) {
         for (size_t i = 0; i < st->nusers; i++)
                 idset_free(&st->users[i].live);
         free(st->users);
+        for (size_t i = 0; i < st->narecs; i++) {
+                ctl_arec_free(st->arecs[i]);
+                free(st->arecs[i]);
+        }
+        free(st->arecs);
         *st = (ctl_state){ 0 };
 }
 
 /* The position of the first of v[lo..hi), in id order, whose id is >= id. O(log n). */
-static size_t jobs_rank(job *const *v, size_t lo, size_t hi, uint64_t id) {
+size_t ctl_jobs_rank(job *const *v, size_t lo, size_t hi, uint64_t id) {
         while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
                 if (v[mid]->id < id)
@@ -182,7 +86,7 @@ size_t ctl_first_job_from(const ctl_state *st, uint64_t id) {
                 if (st->jobs[hi]->id == id)
                         return hi;
         }
-        return jobs_rank(st->jobs, lo, hi, id);
+        return ctl_jobs_rank(st->jobs, lo, hi, id);
 }
 
 job *ctl_find_job(ctl_state *st, uint64_t id) {
@@ -192,39 +96,39 @@ job *ctl_find_job(ctl_state *st, uint64_t id) {
 
 /* --- indexes: jobs by id per state and per user, for bulk cancels (state.h, ctl_idset) ------- */
 
-static bool idset_member(const ctl_idset *s, const job *j) {
+bool ctl_idset_member(const ctl_idset *s, const job *j) {
         return s->state < 0 ? !job_state_is_terminal(j->state) : (int)j->state == s->state;
 }
 
 /* The position in s of the first entry whose id is >= id. O(log n). */
-static size_t idset_rank(const ctl_idset *s, uint64_t id) {
-        return jobs_rank(s->v, 0, s->n, id);
+size_t ctl_idset_rank(const ctl_idset *s, uint64_t id) {
+        return ctl_jobs_rank(s->v, 0, s->n, id);
 }
 
 /* The first member of s with an id >= id, or NULL; *visits counts the entries looked at. */
 static job *idset_next(const ctl_idset *s, uint64_t id, size_t *visits) {
-        for (size_t i = idset_rank(s, id); i < s->n; i++) {
+        for (size_t i = ctl_idset_rank(s, id); i < s->n; i++) {
                 ++*visits;
-                if (idset_member(s, s->v[i]))
+                if (ctl_idset_member(s, s->v[i]))
                         return s->v[i];
         }
         return NULL;
 }
 
 /* Make room in s for n more entries, so that joining cannot fail. Returns 0 or -ENOMEM. */
-static int idset_reserve(ctl_idset *s, size_t n) {
+int ctl_idset_reserve(ctl_idset *s, size_t n) {
         return sched_grow(&s->v, &s->cap, s->n + n, sizeof(*s->v));
 }
 
 /* j, not a member of s, became one. Returns 0 or -ENOMEM. O(1) for a new job, else O(n). */
 static int idset_join(ctl_idset *s, job *j) {
-        size_t i = s->n > 0 && s->v[s->n - 1]->id < j->id ? s->n : idset_rank(s, j->id);
+        size_t i = s->n > 0 && s->v[s->n - 1]->id < j->id ? s->n : ctl_idset_rank(s, j->id);
         if (i < s->n && s->v[i] == j) { /* its stale entry: live again */
                 if (s->nstale > 0)
                         s->nstale--;
                 return 0;
         }
-        if (idset_reserve(s, 1) < 0)
+        if (ctl_idset_reserve(s, 1) < 0)
                 return -ENOMEM;
         memmove(&s->v[i + 1], &s->v[i], (s->n - i) * sizeof(*s->v));
         s->v[i] = j;
@@ -239,7 +143,7 @@ static void idset_leave(ctl_idset *s) {
                 return;
         size_t kept = 0;
         for (size_t i = 0; i < s->n; i++)
-                if (idset_member(s, s->v[i]))
+                if (ctl_idset_member(s, s->v[i]))
                         s->v[kept++] = s->v[i];
         s->n = kept;
         s->nstale = 0;
@@ -252,7 +156,7 @@ static int uid_cmp(const void *key, const void *elem) {
 
 /* The live jobs of uid, added empty when add is set and they are missing. NULL when missing
  * (or out of memory). O(log users) to find; adding a user is O(users). */
-static ctl_idset *user_jobs(ctl_state *st, uid_t uid, bool add) {
+ctl_idset *ctl_user_jobs_of(ctl_state *st, uid_t uid, bool add) {
         ctl_user_jobs *u = st->nusers ? bsearch(&uid, st->users, st->nusers, sizeof(*u), uid_cmp) : NULL;
         if (u || !add)
                 return u ? &u->live : NULL;
@@ -274,17 +178,17 @@ static ctl_idset *state_ids(ctl_state *st, job_state state) {
 }
 
 /* Index j, a job new to the state (submitted, or restored from the store). Returns 0 or -ENOMEM. */
-static int index_add(ctl_state *st, job *j) {
+int ctl_index_add(ctl_state *st, job *j) {
         ctl_idset *s = state_ids(st, j->state), *u;
         if (!s)
                 return 0;
-        if (idset_join(s, j) < 0 || !(u = user_jobs(st, j->uid, true)) || idset_join(u, j) < 0)
+        if (idset_join(s, j) < 0 || !(u = ctl_user_jobs_of(st, j->uid, true)) || idset_join(u, j) < 0)
                 return -ENOMEM;
         return 0;
 }
 
 /* Move j to state to, and its entries in the indexes with it. */
-static void set_state(ctl_state *st, job *j, job_state to) {
+void ctl_set_state(ctl_state *st, job *j, job_state to) {
         ctl_idset *from = state_ids(st, j->state), *into = state_ids(st, to), *u;
         j->state = to;
         if (from == into)
@@ -293,60 +197,19 @@ static void set_state(ctl_state *st, job *j, job_state to) {
                 idset_leave(from);
         if (into && idset_join(into, j) < 0)
                 log_error("job=%llu out of memory indexing it: bulk cancels by state miss it", (unsigned long long)j->id);
-        if (from && !into && (u = user_jobs(st, j->uid, false)))
+        if (from && !into && (u = ctl_user_jobs_of(st, j->uid, false)))
                 idset_leave(u);
 }
 
-/* Where name is, or would go, in st->by_name. */
-static size_t name_rank(const ctl_state *st, const char *name) {
-        size_t lo = 0, hi = st->nnodes;
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (strcmp(st->by_name[mid]->name, name) < 0)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return lo;
-}
-
-ctl_node *ctl_find_node(ctl_state *st, const char *name) {
-        size_t i = name_rank(st, name);
-        return i < st->nnodes && strcmp(st->by_name[i]->name, name) == 0 ? st->by_name[i] : NULL;
-}
-
-static ctl_node *node_add(ctl_state *st, const char *name) {
-        ctl_node **nodes = realloc(st->nodes, (st->nnodes + 1) * sizeof(*nodes));
-        if (nodes)
-                st->nodes = nodes;
-        ctl_node **by_name = realloc(st->by_name, (st->nnodes + 1) * sizeof(*by_name));
-        if (by_name)
-                st->by_name = by_name;
-        ctl_node *n = nodes && by_name ? calloc(1, sizeof(*n)) : NULL;
-        sched_machine down = { .index = (uint32_t)st->nnodes };
-        if (!n || !(n->name = strdup(name)) || sched_index_add(&st->view, down) < 0) {
-                if (n)
-                        free(n->name);
-                free(n);
-                return NULL;
-        }
-        size_t rank = name_rank(st, name);
-        memmove(&st->by_name[rank + 1], &st->by_name[rank], (st->nnodes - rank) * sizeof(*by_name));
-        st->by_name[rank] = n;
-        n->index = st->nnodes;
-        st->nodes[st->nnodes++] = n;
-        return n;
-}
-
 /* Tell the event log (when there is one) about a transition. */
-static void emit(ctl_state *st, uint64_t job_id, const char *node, const char *what, const char *reason) {
+void ctl_emit(ctl_state *st, uint64_t job_id, const char *node, const char *what, const char *reason) {
         if (st->act->event)
                 st->act->event(st->userdata, &(ctl_event){ .job_id = job_id, .node = node, .what = what, .reason = reason });
 }
 
 /* The tally of uid (dept NULL) or of the department dept[0..deptlen), added when add is set
  * and it is missing. NULL when missing (or out of memory). O(tallies). */
-static ctl_tally *tally_find(ctl_state *st, uid_t uid, const char *dept, size_t deptlen, bool add) {
+ctl_tally *ctl_tally_find(ctl_state *st, uid_t uid, const char *dept, size_t deptlen, bool add) {
         for (size_t i = 0; i < st->ntallies; i++) {
                 ctl_tally *t = &st->tallies[i];
                 if (dept ? t->dept && strlen(t->dept) == deptlen && strncmp(t->dept, dept, deptlen) == 0
@@ -366,7 +229,7 @@ static ctl_tally *tally_find(ctl_state *st, uid_t uid, const char *dept, size_t 
 }
 
 /* The length of group's top-level department ("physics" of "physics/theory"). */
-static size_t top_dept_len(const char *group) {
+size_t ctl_top_dept_len(const char *group) {
         return strcspn(group, "/");
 }
 
@@ -379,39 +242,39 @@ static void tally_count(ctl_tally *t, ssize_t delta) {
 
 /* Count delta jobs of uid in group (NULL: none) in (delta > 0) or out of the pending jobs of
  * the user and of the department. */
-static void tally_by(ctl_state *st, uid_t uid, const char *group, ssize_t delta) {
+void ctl_tally_by(ctl_state *st, uid_t uid, const char *group, ssize_t delta) {
         /* One after the other: adding the department's tally may move the user's (realloc). */
-        tally_count(tally_find(st, uid, NULL, 0, delta > 0), delta);
+        tally_count(ctl_tally_find(st, uid, NULL, 0, delta > 0), delta);
         if (group)
-                tally_count(tally_find(st, 0, group, top_dept_len(group), delta > 0), delta);
+                tally_count(ctl_tally_find(st, 0, group, ctl_top_dept_len(group), delta > 0), delta);
 }
 
-static void tally(ctl_state *st, const job *j, int sign) {
-        tally_by(st, j->uid, j->spec.group, sign);
+void ctl_tally_job(ctl_state *st, const job *j, int sign) {
+        ctl_tally_by(st, j->uid, j->spec.group, sign);
 }
 
 /* Count j in (sign +1) or out of (-1) the running jobs of its user and of its department. */
 static void tally_running(ctl_state *st, const job *j, int sign) {
-        ctl_tally *t = tally_find(st, j->uid, NULL, 0, sign > 0);
+        ctl_tally *t = ctl_tally_find(st, j->uid, NULL, 0, sign > 0);
         for (int i = 0; i < 2 && t; i++) {
                 t->running = sign > 0 ? t->running + 1 : t->running ? t->running - 1 : 0;
                 t->running_mcpu += sign * j->spec.req.mcpu;
-                t = j->spec.group && i == 0 ? tally_find(st, 0, j->spec.group, top_dept_len(j->spec.group), sign > 0)
+                t = j->spec.group && i == 0 ? ctl_tally_find(st, 0, j->spec.group, ctl_top_dept_len(j->spec.group), sign > 0)
                                             : NULL;
         }
 }
 
 ctl_tally *ctl_user_tally(ctl_state *st, uid_t uid) {
-        return tally_find(st, uid, NULL, 0, false);
+        return ctl_tally_find(st, uid, NULL, 0, false);
 }
 
 ctl_tally *ctl_dept_tally(ctl_state *st, const char *group) {
-        return group ? tally_find(st, 0, group, top_dept_len(group), false) : NULL;
+        return group ? ctl_tally_find(st, 0, group, ctl_top_dept_len(group), false) : NULL;
 }
 
 /* Add j to st->jobs in its id's place: the end, but for the later slices of an array whose
  * ids were reserved before the jobs submitted meanwhile (O(those jobs)). */
-static int append_job(ctl_state *st, job *j) {
+int ctl_append_job(ctl_state *st, job *j) {
         if (sched_grow(&st->jobs, &st->jobs_cap, st->njobs + 1, sizeof(*st->jobs)) < 0)
                 return -ENOMEM;
         size_t i = st->njobs > 0 && st->jobs[st->njobs - 1]->id > j->id ? ctl_first_job_from(st, j->id) : st->njobs;
@@ -423,17 +286,17 @@ static int append_job(ctl_state *st, job *j) {
         return 0;
 }
 
-static int queue_pending(ctl_state *st, job *j) {
+int ctl_queue_pending(ctl_state *st, job *j) {
         if (sched_grow(&st->pending, &st->pending_cap, st->npending + 1, sizeof(*st->pending)) < 0)
                 return -ENOMEM;
         st->pending[st->npending++] = j; /* behind the settled ones: first_to_offer */
-        tally(st, j, +1);
+        ctl_tally_job(st, j, +1);
         return 0;
 }
 
 /* Queue a job that was pending before (a requeued one) in its submission (id) place. O(pending). */
-static int requeue_pending(ctl_state *st, job *j) {
-        if (queue_pending(st, j) < 0)
+int ctl_requeue_pending(ctl_state *st, job *j) {
+        if (ctl_queue_pending(st, j) < 0)
                 return -ENOMEM;
         size_t i = st->npending - 1;
         for (; i > 0 && st->pending[i - 1]->id > j->id; i--)
@@ -445,7 +308,7 @@ static int requeue_pending(ctl_state *st, job *j) {
 
 /* Drop from the pending queue the jobs of its [first, first + n) that are no longer pending,
  * keeping the order. O(n), and a move of the queue's tail. */
-static void compact_pending_range(ctl_state *st, size_t first, size_t n) {
+void ctl_compact_pending_range(ctl_state *st, size_t first, size_t n) {
         size_t kept = first;
         for (size_t i = first; i < first + n; i++)
                 if (st->pending[i]->state == JOB_PENDING)
@@ -458,7 +321,7 @@ static void compact_pending_range(ctl_state *st, size_t first, size_t n) {
 }
 
 static void compact_pending(ctl_state *st) {
-        compact_pending_range(st, 0, st->npending);
+        ctl_compact_pending_range(st, 0, st->npending);
         st->nstale = 0;
 }
 
@@ -468,41 +331,41 @@ static void dept_charge(ctl_state *st, const job *j, int sign) {
                 fairorder_charge(&st->fair, fairorder_dept(&st->fair, j->spec.group), j->spec.req, sign);
 }
 
-static void charge(ctl_state *st, ctl_node *n, job *j) {
+void ctl_charge(ctl_state *st, ctl_node *n, job *j) {
         n->used = res_add(n->used, j->spec.req);
         n->running++;
         n->nexclusive += j->spec.exclusive;
         dept_charge(st, j, +1);
         tally_running(st, j, +1);
         ctl_running_add(st, j, n->index);
-        view_sync(st, n);
+        ctl_view_sync(st, n);
 }
 
 /* The job left n: free its resources, and tell an event-driven policy. */
-static void release(ctl_state *st, ctl_node *n, job *j) {
+void ctl_release(ctl_state *st, ctl_node *n, job *j) {
         n->used = res_sub(n->used, j->spec.req);
         n->running--;
         n->nexclusive -= j->spec.exclusive;
         dept_charge(st, j, -1);
         tally_running(st, j, -1);
         ctl_running_remove(st, j);
-        view_sync(st, n);
+        ctl_view_sync(st, n);
         if (st->cfg.dispatcher) {
-                sched_job v = sched_view(j);
+                sched_job v = ctl_sched_view(j);
                 sched_dispatch_exit(st->cfg.dispatcher, &v, n->index);
         }
 }
 
 /* Move a job to a terminal state, persist it and tell whoever waits. */
-static void finish(ctl_state *st, job *j, job_state state, int64_t now, const char *reason) {
+void ctl_finish(ctl_state *st, job *j, job_state state, int64_t now, const char *reason) {
         job_state was = j->state;
-        set_state(st, j, state);
+        ctl_set_state(st, j, state);
         j->end_usec = now;
         if (reason && !j->result.error)
                 j->result.error = strdup(reason);
         log_info("job=%llu node=%s state=%s%s%s", (unsigned long long)j->id, j->node ? j->node : "-",
                  job_state_name(state), reason ? " reason=" : "", reason ? reason : "");
-        emit(st, j->id, j->node, job_state_name(state), j->result.error);
+        ctl_emit(st, j->id, j->node, job_state_name(state), j->result.error);
         (void)st->act->persist(st->userdata, j);
         st->act->terminal(st->userdata, j);
         depidx_changed(st, j, was, now);
@@ -515,18 +378,21 @@ static int restore_pending(ctl_state *st, job *j) {
 }
 
 int ctl_restore(ctl_state *st, job *j, ctl_time now) {
-        if (append_job(st, j) < 0 || index_add(st, j) < 0)
+        if (ctl_append_job(st, j) < 0 || ctl_index_add(st, j) < 0)
                 return -ENOMEM;
+        ctl_arec *a = ctl_arec_of(st, j->id);
+        if (a && a->first == j->id && !a->owner)
+                ctl_arec_attach(st, a, j);
         st->throttle_seen |= j->spec.array_throttle != 0;
         if (j->state == JOB_PENDING)
-                return queue_pending(st, j) < 0 || restore_pending(st, j) < 0 ? -ENOMEM : 0;
+                return ctl_queue_pending(st, j) < 0 || restore_pending(st, j) < 0 ? -ENOMEM : 0;
         if (j->state != JOB_RUNNING)
                 return 0;
         ctl_node *n = ctl_find_node(st, j->node);
-        if (!n && !(n = node_add(st, j->node)))
+        if (!n && !(n = ctl_node_create(st, j->node)))
                 return -ENOMEM;
         n->last_heard_mono_usec = now.mono_usec; /* the timeout starts with this controller */
-        charge(st, n, j);
+        ctl_charge(st, n, j);
         depidx_changed(st, j, JOB_PENDING, now.real_usec); /* it runs: a singleton of its name waits */
         return 0;
 }
@@ -543,292 +409,11 @@ int ctl_set_depts(ctl_state *st, int fairness) {
         return r;
 }
 
-/* Refuse what no known node could ever hold; accept anything while no node is known. */
-static int check_feasible(ctl_state *st, res_t req, char err[PROTO_ERRLEN]) {
-        res_t largest = { 0 };
-        for (size_t i = 0; i < st->nnodes; i++) {
-                if (res_fits(req, st->nodes[i]->capacity))
-                        return 0;
-                if (st->nodes[i]->capacity.mcpu > largest.mcpu)
-                        largest.mcpu = st->nodes[i]->capacity.mcpu;
-                if (st->nodes[i]->capacity.mem > largest.mem)
-                        largest.mem = st->nodes[i]->capacity.mem;
-        }
-        if (st->nnodes == 0 || largest.mcpu == 0)
-                return 0;
-        char want[32], have[32];
-        if (req.mcpu > largest.mcpu)
-                snprintf(err, PROTO_ERRLEN, "no node has %s CPUs (largest: %s)",
-                         units_format_cpus(req.mcpu, want, sizeof(want)),
-                         units_format_cpus(largest.mcpu, have, sizeof(have)));
-        else if (req.mem > largest.mem)
-                snprintf(err, PROTO_ERRLEN, "no node has %s of memory (largest: %s)",
-                         units_format_size(req.mem, want, sizeof(want)),
-                         units_format_size(largest.mem, have, sizeof(have)));
-        else
-                snprintf(err, PROTO_ERRLEN, "no node has both the CPUs and the memory asked for");
-        return -E2BIG;
-}
-
-/* colony-<id>.out, or colony-<first>_<index>.out for an array's job (Slurm's %A_%a), in its cwd. */
-static int default_output(job *j) {
-        char *path, name[64];
-        if (j->spec.stdout_path)
-                return 0;
-        if (j->array_first)
-                snprintf(name, sizeof(name), "colony-%llu_%u.out", (unsigned long long)j->array_first, j->array_index);
-        else
-                snprintf(name, sizeof(name), "colony-%llu.out", (unsigned long long)j->id);
-        if (asprintf(&path, "%s%s%s", j->spec.cwd, strcmp(j->spec.cwd, "/") ? "/" : "", name) < 0)
-                return -ENOMEM;
-        j->spec.stdout_path = path;
-        return 0;
-}
-
-/* Whether count more jobs fit below the cap max, with have pending already. */
-static bool below(size_t have, size_t count, size_t max) {
-        return have < max && count <= max - have;
-}
-
-/* The refusal of count jobs (array: an array's) by the cap named cap, of max, with have pending:
- * who says whose jobs ("" for all, " for user x"). */
-static int room_error(char err[PROTO_ERRLEN], const char *who, size_t have, size_t count, bool array, const char *cap,
-                      size_t max) {
-        if (array)
-                snprintf(err, PROTO_ERRLEN, "queue full%s: %zu jobs pending, and an array of %zu would pass %s (%zu): "
-                         "none submitted", who, have, count, cap, max);
-        else
-                snprintf(err, PROTO_ERRLEN, "queue full%s: %zu jobs pending (%s = %zu)", who, have, cap, max);
-        return -EAGAIN;
-}
-
-/* Whether count more jobs of uid (user) in group fit below max_pending and the per-user and
- * per-department caps. Returns 0 or -EAGAIN with err set, naming the cap. */
-static int check_room(ctl_state *st, uid_t uid, const char *user, const char *group, size_t count, bool array,
-                      char err[PROTO_ERRLEN]) {
-        const ctl_config *c = &st->cfg;
-        char who[PROTO_ERRLEN / 2];
-        size_t pending = st->npending - st->nstale + st->nreserved;
-        if (!below(pending, count, c->max_pending))
-                return room_error(err, "", pending, count, array, "max_pending", c->max_pending);
-        const ctl_tally *t = tally_find(st, uid, NULL, 0, false);
-        if (c->max_pending_per_user && !below(t ? t->pending : 0, count, c->max_pending_per_user)) {
-                snprintf(who, sizeof(who), " for user %.32s", user);
-                return room_error(err, who, t ? t->pending : 0, count, array, "max_pending_per_user",
-                                  c->max_pending_per_user);
-        }
-        size_t len = group ? top_dept_len(group) : 0;
-        t = group ? tally_find(st, 0, group, len, false) : NULL;
-        if (group && c->max_pending_per_dept && !below(t ? t->pending : 0, count, c->max_pending_per_dept)) {
-                snprintf(who, sizeof(who), " for department %.*s", (int)(len < 64 ? len : 64), group);
-                return room_error(err, who, t ? t->pending : 0, count, array, "max_pending_per_dept",
-                                  c->max_pending_per_dept);
-        }
-        return 0;
-}
-
-/* The index-th job of a (numbered from a->first), in made[index - a->made]: the first takes a's
- * spec and user, the others (an array's) borrow the first's strings, its output path too when
- * it was given rather than made from its id. Returns 0 or -ENOMEM. */
-static int make_job(ctl_array *a, job **made, size_t index) {
-        job *j = calloc(1, sizeof(*j));
-        if (!j)
-                return -ENOMEM;
-        made[index - a->made] = j;
-        uint32_t task = (uint32_t)index;
-        if (a->indexes.n)
-                (void)array_set_take(&a->indexes, &task); /* the set holds count indexes */
-        *j = (job){ .id = a->first + index, .uid = a->uid, .gid = a->gid, .state = JOB_PENDING, .submit_usec = a->now,
-                    .attempt = 1, .array_first = a->array ? a->first : 0, .array_index = task };
-        if (index > 0) {
-                job_borrow_spec(j, a->owner, a->given_stdout);
-        } else {
-                j->spec = a->spec;
-                a->spec = (job_spec){ 0 };
-                j->user = a->user;
-                a->user = NULL;
-                a->owner = j;
-        }
-        return default_output(j);
-}
-
-/* Free the n jobs of a slice that failed, giving a back its spec and user if the first was one. */
-static void unmake_jobs(ctl_array *a, job **made, size_t n) {
-        if (made[0] && made[0] == a->owner) {
-                a->spec = made[0]->spec;
-                made[0]->spec = (job_spec){ 0 };
-                a->user = made[0]->user;
-                made[0]->user = NULL;
-                a->owner = NULL;
-        }
-        for (size_t i = n; i-- > 0;) {
-                if (made[i])
-                        job_free(made[i]);
-                free(made[i]);
-        }
-}
-
-/* Store the made jobs with their "submitted" events, the environment with the first only (an
- * array's others read it there). Returns 0 or -errno. */
-static int persist_jobs(ctl_state *st, job **made, size_t n) {
-        int r = 0;
-        for (size_t i = 0; r == 0 && i < n; i++) {
-                emit(st, made[i]->id, NULL, "submitted", NULL); /* stored with the job by persist */
-                r = st->act->persist(st->userdata, made[i]);
-        }
-        return r;
-}
-
-/* Make room for n more jobs of uid, pending ones and their entries in the indexes, so that
- * adding them cannot fail half way. */
-static int reserve(ctl_state *st, uid_t uid, size_t n) {
-        ctl_idset *u = user_jobs(st, uid, true);
-        if (sched_grow(&st->jobs, &st->jobs_cap, st->njobs + n, sizeof(*st->jobs)) < 0 ||
-            sched_grow(&st->pending, &st->pending_cap, st->npending + n, sizeof(*st->pending)) < 0 || !u ||
-            idset_reserve(u, n) < 0 || idset_reserve(&st->pending_ids, n) < 0)
-                return -ENOMEM;
-        return 0;
-}
-
-int ctl_submit(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, int64_t now,
-               uint64_t *id, char err[PROTO_ERRLEN]) {
-        return ctl_submit_array(st, uid, gid, user, spec, 0, NULL, now, id, err);
-}
-
-/* A submission's dependency, nice value and begin time. Returns 0 or -errno with err set. */
-static int check_start_fields(ctl_state *st, uid_t uid, const job_spec *spec, char err[PROTO_ERRLEN]) {
-        if (spec->nice < 0 && uid != 0) {
-                snprintf(err, PROTO_ERRLEN, "nice: only root may give a negative value (%d)", spec->nice);
-                return -EPERM;
-        }
-        return depidx_check(st, spec, err);
-}
-
-int ctl_array_begin(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, size_t count,
-                    int64_t now, ctl_array *a, char err[PROTO_ERRLEN]) {
-        size_t n = count ? count : 1;
-        int r = check_feasible(st, spec->req, err);
-        if (r < 0 || (r = ctl_check_nodesel(st, spec, err)) < 0)
-                return r;
-        if ((r = depts_may_submit(st->cfg.depts, spec->group, uid, user, err, PROTO_ERRLEN)) < 0 ||
-            (r = depts_time_limit(st->cfg.depts, spec->group, st->cfg.default_time_usec, st->cfg.max_time_usec,
-                                  &spec->time_limit_usec, err, PROTO_ERRLEN)) < 0 ||
-            (r = check_room(st, uid, user, spec->group, n, count > 0, err)) < 0 ||
-            (r = check_start_fields(st, uid, spec, err)) < 0)
-                return r;
-        *a = (ctl_array){ .uid = uid, .gid = gid, .user = strdup(user), .count = n, .array = count > 0,
-                          .given_stdout = spec->stdout_path != NULL, .first = st->next_id, .now = now };
-        st->throttle_seen |= spec->array_throttle != 0;
-        if (!a->user) {
-                snprintf(err, PROTO_ERRLEN, "out of memory");
-                return -ENOMEM;
-        }
-        a->spec = *spec;
-        *spec = (job_spec){ 0 };
-        /* Its ids and its place below the caps are taken now: other submissions are made
-         * between its slices, numbered after it (ctl_array_more counts the jobs made). */
-        st->next_id = a->first + n;
-        st->nreserved += n;
-        tally_by(st, uid, a->spec.group, (ssize_t)n);
-        return 0;
-}
-
-/* The reservation of n jobs of a (ctl_array_begin) ends: they are made, or never will be. */
-static void unreserve(ctl_state *st, const ctl_array *a, size_t n) {
-        st->nreserved -= n;
-        tally_by(st, a->uid, a->owner ? a->owner->spec.group : a->spec.group, -(ssize_t)n);
-}
-
-/* Index the dependency of the n jobs just queued (the last n), and say why they wait. */
-static void start_fields_made(ctl_state *st, const ctl_array *a, size_t n) {
-        if (a->now > st->clock_usec)
-                st->clock_usec = a->now;
-        st->nice_seen |= a->owner->spec.nice != 0;
-        for (size_t i = st->npending - n; i < st->npending; i++)
-                if (depidx_add(st, st->pending[i]) < 0)
-                        log_error("job=%llu out of memory indexing its dependency: it waits for a restart",
-                                  (unsigned long long)st->pending[i]->id);
-        (void)ctl_wait_mark(st, st->npending - n, n);
-}
-
-int ctl_array_more(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_ERRLEN]) {
-        size_t n = a->count - a->made < max ? a->count - a->made : max;
-        job **made = calloc(n + 1, sizeof(*made));
-        int r = made ? reserve(st, a->uid, n) : -ENOMEM;
-        for (size_t i = 0; r == 0 && i < n; i++)
-                r = make_job(a, made, a->made + i);
-        if (r == 0)
-                r = persist_jobs(st, made, n);
-        if (r < 0) {
-                snprintf(err, PROTO_ERRLEN, "could not record the job%s: %s (%zu of %zu stored)", a->array ? "s" : "",
-                         strerror(-r), a->made, a->count);
-                if (made)
-                        unmake_jobs(a, made, n);
-                free(made);
-                /* the ids stay skipped: some may be in the store's batch, or their events sent */
-                unreserve(st, a, a->count - a->made);
-                a->made = a->count;
-                return r;
-        }
-        if (a->made == 0) {
-                strv_free(a->owner->spec.env); /* stored: pending jobs can be many, and environments large */
-                a->owner->spec.env = NULL;
-        }
-        unreserve(st, a, n); /* queue_pending counts them */
-        log_hold(); /* a line per job, written together */
-        for (size_t i = 0; i < n; i++) {
-                job *j = made[i];
-                (void)append_job(st, j); /* room reserved */
-                (void)queue_pending(st, j);
-                (void)index_add(st, j);
-                const char *name = j->spec.name ? j->spec.name : "-"; /* escaped by log.c */
-                if (a->array)
-                        log_info("job=%llu user=%s state=pending reason=submitted array=%llu index=%u name=%s",
-                                 (unsigned long long)j->id, j->user, (unsigned long long)j->array_first, j->array_index,
-                                 name);
-                else
-                        log_info("job=%llu user=%s state=pending reason=submitted name=%s", (unsigned long long)j->id,
-                                 j->user, name);
-        }
-        log_release();
-        free(made);
-        start_fields_made(st, a, n);
-        a->made += n;
-        return a->made == a->count;
-}
-
-void ctl_array_free(ctl_array *a) {
-        job_spec_free(&a->spec);
-        free(a->user);
-        array_set_free(&a->indexes);
-        *a = (ctl_array){ 0 };
-}
-
-int ctl_submit_array(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, size_t count,
-                     array_set *indexes, int64_t now, uint64_t *first, char err[PROTO_ERRLEN]) {
-        ctl_array a;
-        int r = ctl_array_begin(st, uid, gid, user, spec, count, now, &a, err);
-        if (r < 0)
-                return r;
-        if (indexes) {
-                a.indexes = *indexes;
-                *indexes = (array_set){ 0 };
-        }
-        r = ctl_array_more(st, &a, SIZE_MAX, err);
-        *first = a.first;
-        ctl_array_free(&a);
-        return r < 0 ? r : 0;
-}
-
 void ctl_end_pending(ctl_state *st, job *j, int64_t now, const char *reason) {
-        tally(st, j, -1);
-        finish(st, j, JOB_CANCELLED, now, reason);
+        ctl_tally_job(st, j, -1);
+        ctl_finish(st, j, JOB_CANCELLED, now, reason);
         st->nstale++;
         st->settled = false;
-}
-
-int ctl_request_feasible(ctl_state *st, res_t req, char err[PROTO_ERRLEN]) {
-        return check_feasible(st, req, err);
 }
 
 /* Cancel j on behalf of uid: a pending job ends now (the queue drops it at the next pass), a
@@ -852,7 +437,7 @@ static int cancel_job(ctl_state *st, job *j, uid_t uid, int64_t now) {
 }
 
 int ctl_cancel(ctl_state *st, uint64_t id, uid_t uid, int64_t now, char err[PROTO_ERRLEN]) {
-        job *j = ctl_find_job(st, id);
+        job *j = ctl_job_named(st, id);
         if (!j) {
                 snprintf(err, PROTO_ERRLEN, "no job %llu", (unsigned long long)id);
                 return -ENOENT;
@@ -890,7 +475,7 @@ static uint64_t cancel_next_id(const ctl_cancel_filter *f, uint64_t id) {
  * another state. O(log n) and the stale entries passed, which *visits counts with it. */
 static job *index_next(ctl_state *st, int64_t uid, int state, uint64_t id, size_t *visits) {
         if (uid >= 0) {
-                ctl_idset *u = user_jobs(st, (uid_t)uid, false);
+                ctl_idset *u = ctl_user_jobs_of(st, (uid_t)uid, false);
                 return u ? idset_next(u, id, visits) : NULL;
         }
         job *p = state != JOB_RUNNING ? idset_next(&st->pending_ids, id, visits) : NULL;
@@ -905,6 +490,8 @@ job *ctl_next_live(ctl_state *st, int64_t uid, uint64_t id) {
 
 int ctl_cancel_some(ctl_state *st, const ctl_cancel_filter *f, uid_t uid, int64_t now, uint64_t *cursor,
                     size_t max, ctl_cancel_counts *counts) {
+        if (*cursor <= 1)
+                ctl_cancel_unmade(st, f, uid, now, counts);
         for (size_t seen = 0; seen < max; seen++) {
                 uint64_t id = cancel_next_id(f, *cursor);
                 job *j = id ? index_next(st, f->uid, f->state, id, &st->cancel_visits) : NULL;
@@ -933,576 +520,4 @@ int ctl_cancel_some(ctl_state *st, const ctl_cancel_filter *f, uid_t uid, int64_
 void ctl_tidy(ctl_state *st) {
         if (st->nstale)
                 compact_pending(st);
-}
-
-static bool listed(uint64_t id, const uint64_t *ids, size_t n) {
-        for (size_t i = 0; i < n; i++)
-                if (ids[i] == id)
-                        return true;
-        return false;
-}
-
-static bool runs_on(const job *j, const ctl_node *n) {
-        return j->state == JOB_RUNNING && j->node && strcmp(j->node, n->name) == 0;
-}
-
-uint32_t ctl_job_attempt(const job *j) {
-        return j->attempt ? j->attempt : 1; /* records stored before attempts were counted */
-}
-
-/* Put a job whose node was lost back in the queue as its next attempt, in its submission place:
- * same id, same spec, a fresh run. */
-static void requeue(ctl_state *st, job *j, const char *reason) {
-        char why[PROTO_ERRLEN];
-        snprintf(why, sizeof(why), "attempt %u requeued: %s", ctl_job_attempt(j), reason);
-        emit(st, j->id, j->node, "requeued", why);
-        log_info("job=%llu node=%s state=pending reason=%s", (unsigned long long)j->id, j->node, why);
-        set_state(st, j, JOB_PENDING);
-        j->attempt = ctl_job_attempt(j) + 1;
-        free(j->node);
-        j->node = NULL;
-        j->start_usec = 0;
-        job_result_free(&j->result);
-        j->result = (job_result){ .error = strdup(why) };
-        (void)st->act->persist(st->userdata, j);
-        if (requeue_pending(st, j) < 0) /* stored as pending: the next restart queues it */
-                log_error("job=%llu out of memory requeueing it", (unsigned long long)j->id);
-        depidx_changed(st, j, JOB_RUNNING, st->clock_usec);
-}
-
-/* End a job colony lost (released from its node already): lost, or pending again when it asked
- * to be requeued. */
-static void lose(ctl_state *st, job *j, const char *reason, int64_t now) {
-        if (j->spec.requeue)
-                requeue(st, j, reason);
-        else
-                finish(st, j, JOB_LOST, now, reason);
-}
-
-/* Lose every job recorded as running on n whose id is in ids (all of them when ids is NULL). */
-static void lose_jobs(ctl_state *st, ctl_node *n, const uint64_t *ids, size_t nids, const char *reason,
-                      int64_t now) {
-        for (size_t i = 0; i < st->njobs; i++) {
-                job *j = st->jobs[i];
-                if (!runs_on(j, n) || (ids && !listed(j->id, ids, nids)))
-                        continue;
-                release(st, n, j);
-                lose(st, j, reason, now);
-        }
-}
-
-/* Append id to a malloc'ed array. Returns 0 or -ENOMEM. */
-static int id_append(uint64_t **ids, size_t *n, uint64_t id) {
-        uint64_t *grown = realloc(*ids, (*n + 1) * sizeof(*grown));
-        if (!grown)
-                return -ENOMEM;
-        *ids = grown;
-        grown[(*n)++] = id;
-        return 0;
-}
-
-static void forget_strays(ctl_state *st, ctl_node *n) {
-        if (n->nstrays)
-                st->settled = false; /* the jobs they held may be placed again */
-        st->nstrays -= n->nstrays;
-        free(n->strays);
-        n->strays = NULL;
-        n->nstrays = 0;
-}
-
-void ctl_stray_ended(ctl_state *st, ctl_node *n, uint64_t id) {
-        for (size_t i = 0; i < n->nstrays; i++)
-                if (n->strays[i] == id) {
-                        n->strays[i] = n->strays[--n->nstrays];
-                        st->nstrays--;
-                        st->settled = false; /* the job it held may be placed again */
-                        log_info("job=%llu node=%s the stray has ended", (unsigned long long)id, n->name);
-                        return;
-                }
-}
-
-/* Whether a node's agent may still run job id beside the controller's record of it. */
-static bool held(const ctl_state *st, uint64_t id) {
-        for (size_t i = 0; st->nstrays && i < st->nnodes; i++)
-                if (listed(id, st->nodes[i]->strays, st->nodes[i]->nstrays))
-                        return true;
-        return false;
-}
-
-/* Keep, in order, the jobs no node still runs an earlier attempt of; returns how many. */
-static size_t drop_held(const ctl_state *st, sched_job *jobs, size_t njobs) {
-        size_t kept = 0;
-        for (size_t i = 0; i < njobs; i++)
-                if (!held(st, jobs[i].id))
-                        jobs[kept++] = jobs[i];
-        return kept;
-}
-
-static void forget_unconfirmed(ctl_node *n) {
-        free(n->unconfirmed);
-        n->unconfirmed = NULL;
-        n->nunconfirmed = 0;
-}
-
-/* Note the jobs running on n that the reconnecting agent did not list, and those it listed that
- * do not run there (its strays). Returns 0 or -ENOMEM. */
-static int note_unconfirmed(ctl_state *st, ctl_node *n, const uint64_t *running, size_t nrunning, ctl_time now) {
-        forget_unconfirmed(n);
-        forget_strays(st, n);
-        for (size_t i = 0; i < st->njobs; i++) {
-                job *j = st->jobs[i];
-                if (runs_on(j, n) && !listed(j->id, running, nrunning) &&
-                    id_append(&n->unconfirmed, &n->nunconfirmed, j->id) < 0)
-                        return -ENOMEM;
-        }
-        for (size_t i = 0; i < nrunning; i++) {
-                job *j = ctl_find_job(st, running[i]);
-                if ((!j || !runs_on(j, n)) && !listed(running[i], n->strays, n->nstrays)) {
-                        if (id_append(&n->strays, &n->nstrays, running[i]) < 0)
-                                return -ENOMEM;
-                        st->nstrays++;
-                }
-        }
-        n->confirm_by_mono_usec = now.mono_usec + st->cfg.agent_timeout_usec;
-        return 0;
-}
-
-static int set_str(char **dst, const char *src) {
-        char *copy = strdup(src ? src : "");
-        if (!copy)
-                return -ENOMEM;
-        free(*dst);
-        *dst = copy;
-        return 0;
-}
-
-int ctl_node_up(ctl_state *st, const char *name, res_t capacity, const char *cgroup_mode,
-                const char *cgroup_root, const uint64_t *running, size_t nrunning, void *link, ctl_time now,
-                ctl_node **out, char err[PROTO_ERRLEN]) {
-        ctl_node *n = ctl_find_node(st, name);
-        /* A not-responding node's link may be dead without our knowing (a reboot, a reset the
-         * controller never saw): an agent that proves the secret again replaces it, as after a
-         * disconnect, rather than wait out the node-lost timeout refused. */
-        if (n && n->up && n->silent) {
-                if (n->link && st->act->drop_link)
-                        st->act->drop_link(st->userdata, n, n->link);
-                ctl_node_disconnected(st, n);
-        }
-        if (n && n->up) {
-                snprintf(err, PROTO_ERRLEN, "an agent named %s is already connected", name);
-                return -EEXIST;
-        }
-        if ((!n && !(n = node_add(st, name))) || set_str(&n->cgroup_mode, cgroup_mode) < 0 ||
-            set_str(&n->cgroup_root, cgroup_root) < 0) {
-                snprintf(err, PROTO_ERRLEN, "out of memory");
-                return -ENOMEM;
-        }
-        if (note_unconfirmed(st, n, running, nrunning, now) < 0) {
-                snprintf(err, PROTO_ERRLEN, "out of memory");
-                return -ENOMEM;
-        }
-        n->capacity = capacity;
-        n->up = true;
-        n->silent = false;
-        n->link = link;
-        view_sync(st, n);
-        (void)ctl_node_heard(st, n, now);
-        char why[PROTO_ERRLEN];
-        snprintf(why, sizeof(why), "running %zu, not confirmed %zu, strays to stop %zu", nrunning - n->nstrays,
-                 n->nunconfirmed, n->nstrays);
-        log_info("node=%s state=up mcpu=%lld mem=%lld cgroup=%s:%s %s", name, (long long)capacity.mcpu,
-                 (long long)capacity.mem, n->cgroup_mode, n->cgroup_root, why);
-        emit(st, 0, name, "node-up", why);
-        *out = n;
-        return 0;
-}
-
-void ctl_node_down(ctl_state *st, ctl_node *n, const char *reason, int64_t now) {
-        char why[PROTO_ERRLEN];
-        snprintf(why, sizeof(why), "agent %s %s", n->name, reason);
-        n->up = false;
-        n->silent = false;
-        n->link = NULL;
-        view_sync(st, n);
-        forget_unconfirmed(n);
-        forget_strays(st, n);
-        log_warning("node=%s state=down reason=%s", n->name, reason);
-        emit(st, 0, n->name, "node-down", why);
-        lose_jobs(st, n, NULL, 0, why, now);
-}
-
-void ctl_node_disconnected(ctl_state *st, ctl_node *n) {
-        n->up = false;
-        n->silent = false;
-        n->link = NULL;
-        view_sync(st, n);
-        forget_unconfirmed(n);
-        /* Its jobs stay running and charged: ctl_check_silence loses them if it stays silent. */
-        char why[PROTO_ERRLEN];
-        snprintf(why, sizeof(why), "%zu running kept for %lld ms", n->running,
-                 (long long)(st->cfg.node_lost_timeout_usec / 1000));
-        log_warning("node=%s state=down reason=disconnected %s", n->name, why);
-        emit(st, 0, n->name, "node-disconnected", why);
-}
-
-bool ctl_node_heard(ctl_state *st, ctl_node *n, ctl_time now) {
-        int64_t silence = now.mono_usec - n->last_heard_mono_usec;
-        n->last_heard_usec = now.real_usec;
-        n->last_heard_mono_usec = now.mono_usec;
-        if (!n->silent)
-                return false;
-        n->silent = false;
-        view_sync(st, n);
-        char why[PROTO_ERRLEN];
-        snprintf(why, sizeof(why), "responding again after %lld ms of silence, %zu running",
-                 (long long)(silence / 1000), n->running);
-        log_info("node=%s state=up reason=%s", n->name, why);
-        emit(st, 0, n->name, "node-up", why);
-        return true;
-}
-
-const char *ctl_node_state_name(const ctl_node *n) {
-        if (n->up && !n->silent && n->drain_reason)
-                return n->running ? "draining" : "drained";
-        return !n->up ? "down" : n->silent ? "not-responding" : "up";
-}
-
-void ctl_node_sync(ctl_state *st, ctl_node *n) {
-        view_sync(st, n);
-}
-
-ctl_node *ctl_node_create(ctl_state *st, const char *name) {
-        return node_add(st, name);
-}
-
-void ctl_credit_stall(ctl_state *st, int64_t stall_usec, ctl_time now) {
-        if (stall_usec >= 1000000)
-                log_msg(LOG_NOTICE, "the controller's loop stalled for %lld ms: not counted as any agent's silence",
-                        (long long)(stall_usec / 1000));
-        for (size_t i = 0; i < st->nnodes; i++) {
-                ctl_node *n = st->nodes[i];
-                n->last_heard_mono_usec += stall_usec;
-                if (n->last_heard_mono_usec > now.mono_usec) /* heard from during the stalled turn */
-                        n->last_heard_mono_usec = now.mono_usec;
-                n->confirm_by_mono_usec += stall_usec;
-        }
-}
-
-/* The node's agent is connected but silent: place nothing more there, and leave its jobs
- * running (a stopped, swapping or partitioned agent is slow, not dead). */
-static void not_responding(ctl_state *st, ctl_node *n, int64_t silence_usec) {
-        n->silent = true;
-        view_sync(st, n);
-        char why[PROTO_ERRLEN];
-        snprintf(why, sizeof(why), "silent for %lld ms: %zu running kept for up to %lld ms",
-                 (long long)(silence_usec / 1000), n->running, (long long)(st->cfg.node_lost_timeout_usec / 1000));
-        log_warning("node=%s state=not-responding reason=%s", n->name, why);
-        emit(st, 0, n->name, "node-not-responding", why);
-}
-
-void ctl_check_silence(ctl_state *st, ctl_time now) {
-        for (size_t i = 0; i < st->nnodes; i++) {
-                ctl_node *n = st->nodes[i];
-                int64_t silence = now.mono_usec - n->last_heard_mono_usec;
-                /* a down node with strays times out too: the jobs they hold must not wait forever */
-                if ((n->up || n->running > 0 || n->nstrays > 0) && silence > st->cfg.node_lost_timeout_usec) {
-                        if (n->link && st->act->drop_link)
-                                st->act->drop_link(st->userdata, n, n->link);
-                        ctl_node_down(st, n, "timed out", now.real_usec);
-                } else if (n->up && !n->silent && silence > st->cfg.agent_timeout_usec) {
-                        not_responding(st, n, silence);
-                } else if (n->nunconfirmed && now.mono_usec >= n->confirm_by_mono_usec) {
-                        char reason[PROTO_ERRLEN];
-                        snprintf(reason, sizeof(reason), "agent %s came back without it", n->name);
-                        lose_jobs(st, n, n->unconfirmed, n->nunconfirmed, reason, now.real_usec);
-                        forget_unconfirmed(n);
-                }
-        }
-}
-
-/* The job running on n with that id, or NULL. */
-static job *running_on(ctl_state *st, ctl_node *n, uint64_t id) {
-        job *j = ctl_find_job(st, id);
-        return j && runs_on(j, n) ? j : NULL;
-}
-
-bool ctl_job_runs_on(ctl_state *st, ctl_node *n, uint64_t id) {
-        return running_on(st, n, id) != NULL;
-}
-
-int ctl_job_started(ctl_state *st, ctl_node *n, uint64_t id, int64_t start_usec) {
-        job *j = running_on(st, n, id);
-        if (!j)
-                return -ENOENT;
-        j->start_usec = start_usec;
-        ctl_running_started(st, j);
-        for (size_t i = 0; i < n->nunconfirmed; i++) /* a launch sent again after a reconnect took */
-                if (n->unconfirmed[i] == id)
-                        n->unconfirmed[i] = n->unconfirmed[--n->nunconfirmed];
-        log_info("job=%llu node=%s started", (unsigned long long)id, n->name);
-        emit(st, id, n->name, "started", NULL);
-        (void)st->act->persist(st->userdata, j);
-        return 0;
-}
-
-int ctl_job_usage(ctl_state *st, ctl_node *n, uint64_t id, const job_result *sample) {
-        job *j = running_on(st, n, id);
-        if (!j)
-                return -ENOENT;
-        j->result.cpu_usec = sample->cpu_usec;
-        j->result.mem_current = sample->mem_current;
-        j->result.mem_peak = sample->mem_peak;
-        j->result.oom_kills = sample->oom_kills;
-        j->result.io_rbytes = sample->io_rbytes;
-        j->result.io_wbytes = sample->io_wbytes;
-        j->result.psi = sample->psi;
-        return 0;
-}
-
-int ctl_job_finished(ctl_state *st, ctl_node *n, uint64_t id, job_state state, job_result *result,
-                     int64_t end_usec) {
-        job *j = running_on(st, n, id);
-        if (!j) {
-                ctl_stray_ended(st, n, id);
-                return -ENOENT;
-        }
-        if (!job_state_is_terminal(state))
-                return -EINVAL;
-        job_result_free(&j->result);
-        j->result = *result;
-        *result = (job_result){ 0 };
-        release(st, n, j);
-        if (state == JOB_LOST)
-                lose(st, j, j->result.error ? j->result.error : "its agent lost it", end_usec);
-        else
-                finish(st, j, state, end_usec, NULL);
-        return 0;
-}
-
-/* Record the placement of j on n and send the launch. Returns 0 or -ENOMEM (j stays pending). */
-static int dispatch(ctl_state *st, job *j, ctl_node *n) {
-        char *node = strdup(n->name);
-        if (!node)
-                return -ENOMEM;
-        free(j->node);
-        j->node = node;
-        set_state(st, j, JOB_RUNNING);
-        tally(st, j, -1);
-        charge(st, n, j);
-        const char *policy = st->cfg.dispatcher ? sched_dispatcher_name(st->cfg.dispatcher)
-                                                : sched_heuristic_name(st->cfg.policy);
-        log_info("job=%llu node=%s state=running reason=placed policy=%s attempt=%u", (unsigned long long)j->id,
-                 n->name, policy, ctl_job_attempt(j));
-        emit(st, j->id, n->name, "placed", policy);
-        (void)st->act->persist(st->userdata, j);
-        st->act->launch(st->userdata, n, j);
-        depidx_changed(st, j, JOB_PENDING, st->clock_usec);
-        return 0;
-}
-
-/* Run the configured policy on the view, offering njobs of jobs. Returns the number of
- * assignments in out, or -ENOMEM. */
-static long place(ctl_state *st, bool indexed, const sched_job *jobs, size_t njobs, sched_assignment *out) {
-        const ctl_config *c = &st->cfg;
-        sched_index *v = &st->view;
-        if (c->dispatcher)
-                return sched_dispatch(c->dispatcher, v->machines, v->n, jobs, njobs, out);
-        if (indexed)
-                return sched_index_place(v, c->policy, jobs, njobs, c->order, out);
-        return sched_place(c->policy, v->machines, v->n, jobs, njobs, c->order, out);
-}
-
-/* A job that no connected, undrained node selects (ctl_job_selectable) waits for one without
- * holding back the jobs behind it, even in strict FIFO. */
-bool ctl_job_selectable(const ctl_state *st, const job *j) {
-        for (size_t i = 0; i < st->nnodes; i++)
-                if (st->nodes[i]->up && !st->nodes[i]->drain_reason && ctl_node_selected(st->nodes[i], &j->spec))
-                        return true;
-        return !ctl_spec_selective(&j->spec);
-}
-
-/* Offer one job that may go only on some nodes: the others are hidden from the policy (marked
- * down in the view) for the call, and the node an exclusive job takes stays hidden for the rest
- * of the pass (its charge then keeps it so). Returns the number placed (0 or 1), -EAGAIN when no
- * node it selects can take it now (ctl_job_selectable), or -ENOMEM. */
-static long place_selected(ctl_state *st, bool indexed, const sched_job *sj, sched_assignment *out) {
-        const job *j = ctl_find_job(st, sj->id);
-        if (!ctl_job_selectable(st, j))
-                return -EAGAIN;
-        bool *hidden = calloc(st->nnodes + 1, sizeof(*hidden));
-        if (!hidden)
-                return -ENOMEM;
-        for (size_t i = 0; i < st->nnodes; i++) {
-                sched_machine *m = &st->view.machines[i];
-                bool idle = res_equal(m->free, m->capacity);
-                if (m->up && (!ctl_node_selected(st->nodes[i], &j->spec) || (j->spec.exclusive && !idle))) {
-                        hidden[i] = true;
-                        m->up = 0;
-                        sched_index_update(&st->view, i);
-                }
-        }
-        long placed = place(st, indexed, sj, 1, out);
-        for (size_t i = 0; i < st->nnodes; i++) {
-                bool taken = placed == 1 && j->spec.exclusive && out->machine == i;
-                if (hidden[i] || taken) {
-                        st->view.machines[i].up = !taken;
-                        sched_index_update(&st->view, i);
-                }
-        }
-        free(hidden);
-        return placed;
-}
-
-/* Run the policy on the first njobs of st->pass_jobs: in one call when none of them chooses
- * its nodes; else the runs of jobs that do not, each in one call, and each job that does, alone
- * (place_selected), in order, strict FIFO stopping at the first job left unplaced but those that
- * no node could take now (*skipped counts them). Returns the number of assignments in
- * st->pass_out, or -ENOMEM. */
-static long place_pass(ctl_state *st, bool indexed, size_t njobs, size_t *skipped) {
-        *skipped = 0;
-        if (st->pass_selective == 0 && ctl_easy_on(st))
-                return ctl_easy_place(st, st->pass_jobs, njobs, st->pass_out);
-        if (st->pass_selective == 0)
-                return place(st, indexed, st->pass_jobs, njobs, st->pass_out);
-        long placed = 0;
-        for (size_t from = 0, n; from < njobs; from += n) {
-                const sched_job *jobs = &st->pass_jobs[from];
-                long r;
-                for (n = 0; from + n < njobs && !ctl_spec_selective(&ctl_find_job(st, jobs[n].id)->spec); n++)
-                        ;
-                if (n == 0) {
-                        n = 1;
-                        r = place_selected(st, indexed, jobs, &st->pass_out[placed]);
-                        if (r == -EAGAIN) {
-                                (*skipped)++;
-                                continue;
-                        }
-                } else
-                        r = place(st, indexed, jobs, n, &st->pass_out[placed]);
-                if (r < 0)
-                        return placed ? placed : r;
-                placed += r;
-                if ((size_t)r < n && st->cfg.order == SCHED_STRICT_FIFO && !st->cfg.dispatcher)
-                        break;
-        }
-        return placed;
-}
-
-/* The pending jobs as the fair order sees them, and the capacity of the up nodes. Returns the
- * array (the caller frees it) or NULL. */
-static fairorder_job *fair_view(ctl_state *st, res_t *capacity) {
-        fairorder_job *v = malloc((st->npending + 1) * sizeof(*v));
-        *capacity = (res_t){ 0 };
-        for (size_t i = 0; i < st->nnodes; i++)
-                if (placeable(st->nodes[i]))
-                        *capacity = res_add(*capacity, st->nodes[i]->capacity);
-        for (size_t i = 0; v && i < st->npending; i++)
-                v[i] = (fairorder_job){ fairorder_dept(&st->fair, st->pending[i]->spec.group), st->pending[i]->spec.req };
-        return v;
-}
-
-/* Put jobs (the pending view, in submission order) in the fair order, and drop those a cap
- * holds: *njobs becomes the number to offer. Returns 0 or -ENOMEM. */
-static int fair_order(ctl_state *st, sched_job *jobs, size_t *njobs) {
-        res_t capacity;
-        size_t kept;
-        if (!fair_order_on(st))
-                return 0;
-        fairorder_job *view = fair_view(st, &capacity);
-        uint32_t *order = malloc((st->npending + 1) * sizeof(*order));
-        sched_job *copy = malloc((st->npending + 1) * sizeof(*copy));
-        int r = view && order && copy ? 0 : -ENOMEM;
-        if (r == 0 && fairorder_rank(&st->fair, capacity, view, st->npending, order, &kept, NULL) == 0) {
-                memcpy(copy, jobs, st->npending * sizeof(*copy));
-                for (size_t i = 0; i < kept; i++)
-                        jobs[i] = copy[order[i]];
-                *njobs = kept;
-                ctl_wait_capped(st, order, kept);
-        }
-        free(view);
-        free(order);
-        free(copy);
-        return r;
-}
-
-int ctl_fair_shares(ctl_state *st, fairorder_report *rep, uint64_t *next_id) {
-        res_t capacity;
-        ctl_tidy(st);
-        size_t kept;
-        fairorder_job *view = fair_view(st, &capacity);
-        uint32_t *order = malloc((st->npending + 1) * sizeof(*order));
-        int r = view && order ? fairorder_rank(&st->fair, capacity, view, st->npending, order, &kept, rep) : -ENOMEM;
-        *next_id = r == 0 && rep->next >= 0 ? st->pending[rep->next]->id : 0;
-        free(view);
-        free(order);
-        return r;
-}
-
-/* One pass over the n pending jobs from the first-th on (in the fair order when first is 0):
- * *offered is how many the policy was offered, *placed how many it placed. Returns how many
- * were launched, or -ENOMEM. */
-static long pass(ctl_state *st, size_t first, size_t n, size_t *offered, long *placed) {
-        *offered = n;
-        if (first == 0)
-                st->next_begin_usec = 0; /* the whole queue: mark finds the earliest again */
-        size_t waiting = ctl_wait_mark(st, first, n);
-        if (view_pending(st, first, n) < 0 || (first == 0 && fair_order(st, st->pass_jobs, offered) < 0))
-                return -ENOMEM;
-        *offered = drop_held(st, st->pass_jobs, *offered); /* after the fair order: it ranks by position */
-        if (waiting)
-                *offered = ctl_wait_drop(st, st->pass_jobs, *offered);
-        *offered = ctl_array_throttle(st, st->pass_jobs, *offered);
-        if (st->nice_seen && ctl_wait_nice(st, st->pass_jobs, *offered) < 0)
-                return -ENOMEM;
-        *offered = ctl_user_limits(st, st->pass_jobs, *offered);
-        bool indexed = !st->cfg.dispatcher && !st->cfg.scan; /* the index follows the placements */
-        const sched_assignment *out = st->pass_out;
-        long launched = 0;
-        size_t skipped;
-        *placed = place_pass(st, indexed, *offered, &skipped);
-        *offered -= skipped; /* they wait for a node, blocking nothing */
-        if (*placed < 0) { /* a dispatcher may have placed some before it failed */
-                for (size_t i = 0; i < st->nnodes; i++)
-                        view_reset(st, i);
-                return *placed;
-        }
-        ctl_wait_blocker(st, st->pass_jobs, *offered, *placed);
-        for (; launched < *placed; launched++)
-                if (dispatch(st, ctl_find_job(st, out[launched].job_id), st->nodes[out[launched].machine]) < 0)
-                        break;
-        for (long a = indexed ? launched : 0; a < *placed; a++)
-                view_reset(st, out[a].machine);
-        compact_pending_range(st, first, n);
-        return launched;
-}
-
-long ctl_schedule(ctl_state *st) {
-        ctl_tidy(st);
-        size_t first = first_to_offer(st), offered = 0;
-        if (st->npending == 0 || st->nnodes == 0 || first == st->npending)
-                return 0;
-        /* Strict FIFO stops at the first job that fits nowhere: offered a window at a time, a
-         * long queue behind it is not copied into the view (a pass over 100,000 pending jobs
-         * took 12-60 ms); a window placed whole is followed by the next. */
-        bool windowed = plain_pass(st) && st->cfg.order == SCHED_STRICT_FIFO;
-        long launched = 0, placed = 0, total = 0;
-        for (size_t from = first;;) {
-                size_t n = st->npending - from;
-                if (windowed && n > PASS_WINDOW)
-                        n = PASS_WINDOW;
-                long r = pass(st, from, n, &offered, &placed);
-                if (r < 0)
-                        return r;
-                launched += r;
-                total += placed;
-                from += n - (size_t)r; /* the launched left the queue */
-                if (!windowed || r < placed || (size_t)placed < offered || from >= st->npending)
-                        break;
-        }
-        st->settled_incremental = plain_pass(st);
-        st->settled = launched == total && (total == 0 || st->settled_incremental);
-        st->settled_blocked = (size_t)placed < offered;
-        st->nsettled = st->npending;
-        st->settled_cfg = st->cfg;
-        return launched;
 }

@@ -60,6 +60,8 @@ typedef struct ctl_event {
         const char *reason; /* NULL when none */
 } ctl_event;
 
+struct ctl_arec; /* arrays.h */
+
 typedef struct ctl_actions {
         /* Make the job durable, its environment included: once a submission is stored the state
          * machine drops the environment from memory, and launch must fetch it back (an array's
@@ -191,6 +193,14 @@ typedef struct ctl_state {
         sched_running *run_v;
         job **run_jobs;
         size_t nrun, run_cap;
+        /* The arrays whose tasks are not all made (arrays.h, ctl_arec), by id; kept once all are,
+         * since their ids and cancelled tasks still answer for them. */
+        struct ctl_arec **arecs;
+        size_t narecs;
+        /* Store an array's record (arrays.h), as act->persist a job, in the turn's batch with the
+         * tasks just made from it, so that a restart finds each task once: the caller sets it after
+         * ctl_init when it stores anything (NULL: records live in memory only). Returns 0 or -errno. */
+        int (*persist_array)(void *userdata, const struct ctl_arec *a);
 } ctl_state;
 
 /* Initialise an empty state. */
@@ -272,8 +282,10 @@ typedef struct ctl_cancel_counts {
 
 /* Cancel, on behalf of uid, the live jobs f names with ids from *cursor on, looking at no more
  * than max of them; *cursor moves past those seen. Only the live jobs of f's user, or of its
- * state, are looked at (st's indexes). Permission as ctl_cancel. Returns 1 when no job is left
- * to look at, 0 when more remain (call again), or -ENOMEM. O(max x log n). */
+ * state, are looked at (st's indexes). Permission as ctl_cancel. The first call (*cursor 0 or 1)
+ * also ends the tasks not made yet that f names (arrays.h: out of their record's set, emptied
+ * when f names the whole array, O(1) per array). Returns 1 when no job is left to look at, 0 when more remain (call
+ * again), or -ENOMEM. O(max x log n + records). */
 int ctl_cancel_some(ctl_state *st, const ctl_cancel_filter *f, uid_t uid, int64_t now, uint64_t *cursor,
                     size_t max, ctl_cancel_counts *counts);
 /* The first live (pending or running) job with an id >= id, of uid when uid >= 0, or NULL.
@@ -288,6 +300,10 @@ void ctl_tidy(ctl_state *st);
 int ctl_cancel(ctl_state *st, uint64_t id, uid_t uid, int64_t now, char err[PROTO_ERRLEN]);
 /* The job with that id, or NULL. O(log jobs). */
 job *ctl_find_job(ctl_state *st, uint64_t id);
+/* ctl_find_job for a request that names one job alone (show, wait, cancel, hold, update): an
+ * array's task not made yet is made (and stored) first, pending, or cancelled when its array was
+ * cancelled before. NULL when no job has that id (or out of memory). O(log jobs + ranges). */
+job *ctl_job_named(ctl_state *st, uint64_t id);
 /* The index in st->jobs (id order) of the first job whose id is >= id; njobs when none. */
 size_t ctl_first_job_from(const ctl_state *st, uint64_t id);
 

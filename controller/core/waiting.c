@@ -181,7 +181,7 @@ int ctl_wait_nice(ctl_state *st, sched_job *jobs, size_t n) {
 
 /* Pending job id, if uid may change it. Returns it, or NULL with err set and *r = -errno. */
 static job *pending_job(ctl_state *st, uint64_t id, uid_t uid, const char *what, int *r, char err[PROTO_ERRLEN]) {
-        job *j = ctl_find_job(st, id);
+        job *j = ctl_job_named(st, id);
         *r = 0;
         if (!j) {
                 snprintf(err, PROTO_ERRLEN, "no job %llu", (unsigned long long)id);

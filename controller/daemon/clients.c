@@ -233,6 +233,8 @@ static void handle_queue(ctl_server *srv, conn *c, const cJSON *msg) {
                 if (user < 0 || j->uid == (uid_t)user)
                         r = page_add(&p, j);
         }
+        if (r >= 0 && after == 0 && p.out) /* the arrays' tasks not made yet, on the first page */
+                r = ctl_arecs_list(&srv->state, user, p.out);
         page_reply(c, &p, r);
 }
 
@@ -243,7 +245,7 @@ static const job *requested_job(ctl_server *srv, conn *c, const cJSON *msg) {
         uint64_t id;
         if (client_request_id(c, msg, id_only, &id) < 0)
                 return NULL;
-        const job *j = ctl_find_job(&srv->state, id);
+        const job *j = ctl_job_named(&srv->state, id);
         if (!j) {
                 char err[PROTO_ERRLEN];
                 snprintf(err, sizeof(err), "no job %llu", (unsigned long long)id);

@@ -4,6 +4,7 @@
 #include "units.h"
 #include "bulk.h"
 #include "commit.h"
+#include "arrays.h"
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -118,12 +119,32 @@ void client_cancel(ctl_server *srv, conn *c, const cJSON *msg) {
         server_schedule(srv);
 }
 
-/* hold, release: {"id": N}, answered with the job's record ("job"). */
+/* hold, release: {"id": N}, answered with the job's record ("job"); with "array": true, every
+ * task of array N (arrays.h, ctl_hold_array), answered {"type": "array_held", "done",
+ * "unchanged", "first_refusal"}. */
 static void handle_hold_or_release(ctl_server *srv, conn *c, const cJSON *msg, bool hold) {
+        static const char *const fields[] = { "id", "array", NULL };
         char err[PROTO_ERRLEN];
         uint64_t id;
-        if (client_request_id(c, msg, id_only, &id) < 0)
+        bool array = false;
+        size_t done, unchanged;
+        if (client_request_id(c, msg, fields, &id) < 0)
                 return;
+        if (proto_get_bool(msg, "array", &array, err) == -EINVAL ||
+            (array && ctl_hold_array(&srv->state, id, c->uid, hold, &done, &unchanged, err) < 0)) {
+                client_reply_error(c, err);
+                return;
+        }
+        cJSON *ok = array ? proto_new("array_held") : NULL;
+        if (ok && (!cJSON_AddNumberToObject(ok, "done", (double)done) ||
+                   !cJSON_AddNumberToObject(ok, "unchanged", (double)unchanged) ||
+                   !cJSON_AddStringToObject(ok, "first_refusal", err)))
+                ok = (cJSON_Delete(ok), proto_error("out of memory"));
+        if (array) {
+                client_reply(c, ok);
+                server_schedule(srv);
+                return;
+        }
         if (ctl_hold(&srv->state, id, c->uid, hold, err) < 0) {
                 client_reply_error(c, err);
                 return;

@@ -157,7 +157,8 @@ int server_commit_init(ctl_server *srv) {
         return r;
 }
 
-int server_persist(ctl_server *srv, const job *j) {
+/* Open the turn's batch, when it is not yet. Returns 0 or -errno. */
+static int batch_open(ctl_server *srv) {
         int r;
         if (srv->store_failed)
                 return -EIO;
@@ -171,7 +172,17 @@ int server_persist(ctl_server *srv, const job *j) {
                         return r;
                 srv->in_batch = true;
         }
-        return server_events_store(srv, j);
+        return 0;
+}
+
+int server_persist(ctl_server *srv, const job *j) {
+        int r = batch_open(srv);
+        return r < 0 ? r : server_events_store(srv, j);
+}
+
+int server_persist_array(ctl_server *srv, uint64_t id, const char *record) {
+        int r = batch_open(srv);
+        return r < 0 ? r : jobstore_put_array(srv->store, id, record);
 }
 
 void server_checkpoint_due(ctl_server *srv) {

@@ -15,6 +15,9 @@ int server_commit_init(ctl_server *srv);
 /* Store j (NULL: only the staged events) in this turn's batch, opening it if needed (commit.c): durable once the turn ends,
  * and until then every connection's output is held. Returns 0 or -errno. */
 int server_persist(ctl_server *srv, const job *j);
+/* Store an array's record (its id, its text) in the turn's batch, as server_persist does a job.
+ * Returns 0 or -errno. */
+int server_persist_array(ctl_server *srv, uint64_t id, const char *record);
 /* After the loop: commit what its last turn wrote, if it was cut short, stop the sync and
  * checkpoint threads, and sync what they had not (commit.c). */
 void server_commit_last(ctl_server *srv);

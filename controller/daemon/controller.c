@@ -1,6 +1,7 @@
 /* controller.c - colony-controller: start-up, the state's hooks, the loop's signals and timers, and
  * the loop itself (options in options.c, listeners in listen.c). */
 #include "config.h"
+#include "arrays.h"
 #include "fileio.h"
 #include "coloc_dispatch.h"
 #include "http.h"
@@ -64,6 +65,15 @@ static void drop_link(void *userdata, ctl_node *n, void *link) {
         server_drop_link(userdata, n, link);
 }
 
+static int persist_array(void *userdata, const ctl_arec *a) {
+        cJSON *o = ctl_arec_to_json(a);
+        char *text = o ? proto_print(o) : NULL;
+        int r = text ? server_persist_array(userdata, a->first, text) : -ENOMEM;
+        cJSON_Delete(o);
+        free(text);
+        return r;
+}
+
 static const ctl_actions actions = {
         .persist = persist_job, .launch = launch_job, .cancel = cancel_job, .terminal = job_ended,
         .drop_link = drop_link, .event = record_event,
@@ -123,6 +133,26 @@ static int restore_job(void *userdata, job *j) {
         return r;
 }
 
+/* An array's record stored before a restart, read before the jobs: its first task, restored,
+ * takes it up (ctl_restore). A record that does not parse is logged and skipped: its tasks not
+ * made yet are lost, the others kept. */
+static int restore_array(void *userdata, const char *text) {
+        char err[PROTO_ERRLEN] = "not JSON";
+        cJSON *o = cJSON_Parse(text);
+        ctl_arec a = { 0 };
+        int r = o ? ctl_arec_from_json(o, &a, err) : -EINVAL;
+        cJSON_Delete(o);
+        if (r == -EINVAL)
+                log_error("stored array record skipped: %s", err);
+        if (r < 0)
+                return r == -EINVAL ? 0 : r;
+        if (!ctl_arec_add(&((ctl_server *)userdata)->state, &a)) {
+                ctl_arec_free(&a);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
 /* A drain stored before a restart: the node stays drained, known down until its agent's hello. */
 static int restore_drain(void *userdata, const char *node, const char *reason) {
         ctl_node *n;
@@ -174,6 +204,7 @@ static int open_state(ctl_server *srv, const options *o, ctl_lotes_options *lote
                            .max_running_per_dept = (size_t)o->max_running_per_dept,
                            .max_mcpu_per_user = o->max_mcpu_per_user };
         ctl_init(&srv->state, &cfg, &actions, srv);
+        srv->state.persist_array = persist_array;
         if ((r = ctl_set_depts(&srv->state, fairness)) < 0)
                 return log_errno(LOG_ERR, r, "departments");
         srv->heartbeat_ms = (int)(o->heartbeat_ms ? o->heartbeat_ms : 1);
@@ -190,6 +221,8 @@ static int open_state(ctl_server *srv, const options *o, ctl_lotes_options *lote
         if (o->sync_commits == 0)
                 log_msg(LOG_NOTICE, "sync_commits = no: a job is acknowledged once its commit is written, before it reaches "
                            "the disk (a controller crash loses nothing, a power loss may)");
+        if ((r = jobstore_load_arrays(srv->store, restore_array, srv)) < 0)
+                return log_errno(LOG_ERR, r, "loading arrays from %s", o->database);
         if ((r = jobstore_load(srv->store, restore_job, srv)) < 0)
                 return log_errno(LOG_ERR, r, "loading jobs from %s", o->database);
         if ((r = jobstore_load_drains(srv->store, restore_drain, srv)) < 0)

@@ -17,6 +17,7 @@ struct jobstore {
         sqlite3_stmt *insert, *update, *begin, *commit;
         sqlite3_stmt *get_env;
         sqlite3_stmt *put_event;
+        sqlite3_stmt *put_array;
         /* The environment of the last job stored with its own, and that job: the next job with
          * the same environment, as a user's jobs from one shell have, refers to it instead of
          * storing it again. */
@@ -59,6 +60,32 @@ static const char schema[] = "PRAGMA journal_mode=WAL;"
                              "CREATE TABLE IF NOT EXISTS drains ("
                              "  node TEXT PRIMARY KEY,"
                              "  reason TEXT NOT NULL);";
+
+/* The schema's version (PRAGMA user_version): 0, a database from before it was counted, has
+ * every array's task in its own row; 2 adds the arrays table (jobstore.h). */
+#define SCHEMA_VERSION 2
+
+/* Bring a database of an earlier version to SCHEMA_VERSION: the arrays table, empty (the arrays
+ * an older controller stored are rows of their tasks, loaded as they are). */
+static int migrate(sqlite3 *db, char **msg) {
+        sqlite3_stmt *q;
+        if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &q, NULL) != SQLITE_OK)
+                return SQLITE_ERROR;
+        int rc = sqlite3_step(q), version = rc == SQLITE_ROW ? sqlite3_column_int(q, 0) : -1;
+        sqlite3_finalize(q);
+        if (version < 0)
+                return SQLITE_ERROR;
+        if (version >= SCHEMA_VERSION)
+                return SQLITE_OK;
+        return sqlite3_exec(db,
+                            "BEGIN;"
+                            "CREATE TABLE IF NOT EXISTS arrays ("
+                            "  id INTEGER PRIMARY KEY,"
+                            "  record TEXT NOT NULL);"
+                            "PRAGMA user_version = 2;"
+                            "COMMIT;",
+                            NULL, NULL, msg);
+}
 
 /* A database made before arrays has no env_of column: add it (NULL: the job's own env). */
 static int add_env_of(sqlite3 *db, char **msg) {
@@ -158,6 +185,7 @@ int jobstore_open(const char *path, jobstore **out, char *err, size_t errlen) {
                             WALBUF_VFS) != SQLITE_OK ||
             sqlite3_busy_timeout(s->db, 1000) != SQLITE_OK ||
             sqlite3_exec(s->db, schema, NULL, NULL, &msg) != SQLITE_OK || add_env_of(s->db, &msg) != SQLITE_OK ||
+            migrate(s->db, &msg) != SQLITE_OK ||
             walbuf_flush(s->db) != SQLITE_OK ||
             prepare(s->db, "INSERT INTO jobs (id, state, record, env, env_of) VALUES (?, ?, ?, ?, ?)", &s->insert) ||
             prepare(s->db, "UPDATE jobs SET state = ?, record = ? WHERE id = ?", &s->update) ||
@@ -166,6 +194,7 @@ int jobstore_open(const char *path, jobstore **out, char *err, size_t errlen) {
                     &s->get_env) ||
             prepare(s->db, "INSERT INTO events (seq, time_usec, job, node, what, reason) VALUES (?, ?, ?, ?, ?, ?)",
                     &s->put_event) ||
+            prepare(s->db, "INSERT OR REPLACE INTO arrays (id, record) VALUES (?, ?)", &s->put_array) ||
             open_apart(s, path) != SQLITE_OK) {
                 snprintf(err, errlen, "database %s: %s", path,
                          msg ? msg : s->apart ? sqlite3_errmsg(s->apart) : sqlite3_errmsg(s->db));
@@ -414,6 +443,28 @@ int jobstore_load(jobstore *s, int (*fn)(void *userdata, job *j), void *userdata
         return r < 0 ? r : 0;
 }
 
+/* ---- arrays' records ---- */
+
+int jobstore_put_array(jobstore *s, uint64_t id, const char *record) {
+        sqlite3_bind_int64(s->put_array, 1, (sqlite3_int64)id);
+        sqlite3_bind_text(s->put_array, 2, record, -1, SQLITE_STATIC);
+        if (run(s, s->put_array) == SQLITE_DONE)
+                return 0;
+        log_error("array=%llu its record could not be stored: %s", (unsigned long long)id, sqlite3_errmsg(s->db));
+        return -EIO;
+}
+
+int jobstore_load_arrays(jobstore *s, int (*fn)(void *userdata, const char *record), void *userdata) {
+        sqlite3_stmt *q;
+        int rc = SQLITE_DONE, r = 0;
+        if (prepare(s->db, "SELECT record FROM arrays ORDER BY id", &q) != SQLITE_OK)
+                return -EIO;
+        while (r >= 0 && (rc = sqlite3_step(q)) == SQLITE_ROW)
+                r = fn(userdata, (const char *)sqlite3_column_text(q, 0));
+        sqlite3_finalize(q);
+        return r < 0 ? r : rc == SQLITE_DONE ? 0 : -EIO;
+}
+
 /* ---- group commit: one transaction for many writes ---- */
 
 int jobstore_set_sync(jobstore *s, bool sync) {
@@ -584,6 +635,7 @@ void jobstore_close(jobstore *s) {
         sqlite3_finalize(s->commit);
         sqlite3_finalize(s->get_env);
         sqlite3_finalize(s->put_event);
+        sqlite3_finalize(s->put_array);
         sqlite3_close(s->apart);
         sqlite3_close(s->db);
         if (s->lock_fd >= 0)

@@ -45,6 +45,14 @@ int jobstore_get_env(jobstore *s, uint64_t id, char ***env);
  * job it must take (free with job_free + free). Stops at the first negative return of fn and
  * returns it; 0 when done; -EIO on a database error; a row that does not parse is logged and skipped. */
 int jobstore_load(jobstore *s, int (*fn)(void *userdata, job *j), void *userdata);
+/* Store an array's record (id: the array's; record: its text, controller/arrays.h) in the table
+ * arrays (id, record), over the one stored before: one row however many tasks wait in it. The
+ * schema's version (PRAGMA user_version) is 2 since the table: a database of version 0 gains it,
+ * empty, when opened. Returns 0 or -EIO (logged). */
+int jobstore_put_array(jobstore *s, uint64_t id, const char *record);
+/* Call fn with each stored array's record, in id order, until it returns < 0. Returns 0, fn's
+ * error, or -EIO. */
+int jobstore_load_arrays(jobstore *s, int (*fn)(void *userdata, const char *record), void *userdata);
 /* Whether a commit waits for the disk (synchronous=FULL, the default) or only for the kernel
  * (synchronous=NORMAL). Returns 0 or -EIO. */
 int jobstore_set_sync(jobstore *s, bool sync);

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # array_kill.sh - a controller SIGKILLed while a 100,000-task array is pending and draining:
 # after a restart no task is lost or run twice, and the tasks pending before the kill are
-# pending after it (but for those the killed controller had already launched).
+# pending after it (but for those the killed controller had already launched), whether made or
+# still in the array's record (its set, stored in the turn that makes tasks from it).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/array_lib.sh"
 cluster_up --agents 1 --agent-cpus 2 --agent-mem 1G
 n=100000
 
@@ -10,11 +12,8 @@ n=100000
 a=$(colony submit --cpus 0.1 --mem 8M --array "0-$((n - 1))%8" -o "$DIR/runs" -- /bin/sh -c 'echo "$COLONY_ARRAY_TASK_ID"')
 note "array $a of $n tasks submitted"
 
-# tasks_of: "index state" of each of the array's tasks, sorted by index
-tasks_of() {
-        colony queue --all --json | jq -r --argjson a "$a" '.jobs[] | select(.array_first == $a) | "\(.array_index) \(.state)"' |
-                sort -n
-}
+# tasks_of: "index state" of each of the array's tasks, made or still in its record
+tasks_of() { array_tasks "$a" --all; }
 completed() { grep -c ' completed$' "$1" || true; }
 
 end=$((SECONDS + 600))

@@ -125,6 +125,32 @@ START_TEST(large_sets_stay_small_and_folds_are_cut) {
 }
 END_TEST
 
+/* A span cut out of stepped ranges leaves each side on its step; positions map both ways. */
+START_TEST(cut_a_span_and_positions) {
+        array_set set = { 0 };
+        uint32_t throttle, i;
+        size_t removed, pos;
+        char err[256], buf[64];
+        ck_assert_int_eq(array_spec_parse("0-20:2,30,40-49", 100, &set, &throttle, err, sizeof(err)), 0);
+        ck_assert(array_set_position(&set, 30, &pos));
+        ck_assert_uint_eq(pos, 11);
+        ck_assert(!array_set_position(&set, 31, &pos));
+        ck_assert(array_set_at(&set, 12, &i));
+        ck_assert_uint_eq(i, 40);
+        ck_assert(!array_set_at(&set, 22, &i));
+        ck_assert_int_eq(array_set_cut(&set, 5, 42, &removed), 0);
+        ck_assert_uint_eq(removed, 8 + 1 + 3); /* 6..20 step 2, 30, 40..42 */
+        array_set_format(&set, 0, buf, sizeof(buf));
+        ck_assert_str_eq(buf, "0-4:2,43-49");
+        ck_assert_int_eq(array_set_cut(&set, 100, 200, &removed), 0);
+        ck_assert_uint_eq(removed, 0);
+        ck_assert_int_eq(array_set_cut(&set, 0, 100, &removed), 0);
+        ck_assert_uint_eq(removed, 10);
+        ck_assert_uint_eq(set.n, 0);
+        array_set_free(&set);
+}
+END_TEST
+
 static Suite *arrayspec_suite(void) {
         Suite *s = suite_create("arrayspec");
         TCase *tc = tcase_create("arrayspec");
@@ -132,6 +158,7 @@ static Suite *arrayspec_suite(void) {
         tcase_add_loop_test(tc, bad_input_is_one_clear_line, 0, (int)(sizeof(bad) / sizeof(bad[0])));
         tcase_add_test(tc, take_put_remove_count);
         tcase_add_test(tc, large_sets_stay_small_and_folds_are_cut);
+        tcase_add_test(tc, cut_a_span_and_positions);
         suite_add_tcase(s, tc);
         return s;
 }

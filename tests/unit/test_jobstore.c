@@ -156,17 +156,22 @@ START_TEST(unreadable_database_is_a_clear_error) {
 }
 END_TEST
 
-/* The number of rows of path's jobs table with an environment of their own. */
-static int rows_with_env(void) {
+/* The integer the query sql answers on path's database. */
+static int query_int(const char *sql) {
         sqlite3 *db;
         sqlite3_stmt *q;
         ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
-        ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM jobs WHERE env != '[]'", -1, &q, NULL), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &q, NULL), SQLITE_OK);
         ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
         int n = sqlite3_column_int(q, 0);
         sqlite3_finalize(q);
         sqlite3_close(db);
         return n;
+}
+
+/* The number of rows of path's jobs table with an environment of their own. */
+static int rows_with_env(void) {
+        return query_int("SELECT COUNT(*) FROM jobs WHERE env != '[]'");
 }
 
 START_TEST(an_array_stores_its_environment_once_and_every_member_reads_it) {
@@ -434,6 +439,56 @@ START_TEST(a_database_from_before_arrays_opens_and_its_jobs_keep_their_env) {
 }
 END_TEST
 
+static int note_array(void *userdata, const char *record) {
+        ck_assert_str_eq(record, "{\"id\":7,\"left\":\"3-999999\"}");
+        ++*(int *)userdata;
+        return 0;
+}
+
+/* A database written before arrays' records (schema version 0: an array's tasks each a row)
+ * opens as version 2, its pending tasks all loaded; a record stored then is read back once. */
+START_TEST(a_database_from_before_records_keeps_its_pending_tasks) {
+        sqlite3 *db;
+        ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_exec(db, "CREATE TABLE jobs (id INTEGER PRIMARY KEY, state TEXT NOT NULL, record TEXT NOT "
+                                          "NULL, env TEXT NOT NULL DEFAULT '[]', env_of INTEGER);", NULL, NULL, NULL),
+                         SQLITE_OK);
+        for (uint32_t i = 0; i < 3; i++) {
+                job t = make_job(7 + i, JOB_PENDING);
+                t.array_first = 7;
+                t.array_index = i;
+                cJSON *rec = job_to_json(&t);
+                char *text = cJSON_PrintUnformatted(rec), *sql = sqlite3_mprintf("INSERT INTO jobs VALUES (%u, 'pending', %Q, "
+                                                                                 "'[]', 7)", 7 + i, text);
+                ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+                sqlite3_free(sql);
+                free(text);
+                cJSON_Delete(rec);
+                job_free(&t);
+        }
+        sqlite3_close(db);
+        ck_assert_int_eq(query_int("PRAGMA user_version"), 0);
+
+        jobstore *s;
+        char err[256];
+        loaded l = { 0 };
+        int arrays = 0;
+        ck_assert_int_eq(jobstore_open(path, &s, err, sizeof(err)), 0);
+        ck_assert_int_eq(jobstore_load(s, count_jobs, &l), 0);
+        ck_assert_int_eq(l.n, 3);
+        ck_assert_int_eq(jobstore_load_arrays(s, note_array, &arrays), 0);
+        ck_assert_int_eq(arrays, 0);
+        ck_assert_int_eq(jobstore_put_array(s, 7, "{\"id\":7,\"left\":\"4-999999\"}"), 0);
+        ck_assert_int_eq(jobstore_put_array(s, 7, "{\"id\":7,\"left\":\"3-999999\"}"), 0); /* over the first */
+        jobstore_close(s);
+        ck_assert_int_eq(query_int("PRAGMA user_version"), 2);
+        ck_assert_int_eq(jobstore_open(path, &s, err, sizeof(err)), 0);
+        ck_assert_int_eq(jobstore_load_arrays(s, note_array, &arrays), 0);
+        ck_assert_int_eq(arrays, 1);
+        jobstore_close(s);
+}
+END_TEST
+
 /* The controller holds its database alone: a second one on the same file is refused (its
  * flock, after a wait of 5 s) instead of writing beside it; closing the first lets it in. */
 START_TEST(a_second_opener_is_refused_while_the_first_holds_it) {
@@ -575,6 +630,7 @@ static Suite *jobstore_suite(void) {
         tcase_add_test(tc, an_array_stores_its_environment_once_and_every_member_reads_it);
         tcase_add_test(tc, a_database_from_before_arrays_opens_and_its_jobs_keep_their_env);
         tcase_add_test(tc, a_second_opener_is_refused_while_the_first_holds_it);
+        tcase_add_test(tc, a_database_from_before_records_keeps_its_pending_tasks);
         tcase_add_test(tc, consecutive_jobs_with_one_environment_store_it_once);
         tcase_add_test(tc, the_log_is_checkpointed_when_asked_and_not_inside_commits);
         tcase_add_test(tc, jobs_below_the_largest_id_and_updates_after_a_reopen_find_their_rows);

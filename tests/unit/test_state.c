@@ -3,6 +3,7 @@
 #include "log.h"
 #include "rng.h"
 #include "state.h"
+#include "arrays.h"
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -1233,6 +1234,53 @@ START_TEST(a_bulk_cancel_by_user_or_state_looks_at_the_jobs_it_ends_only) {
 }
 END_TEST
 
+/* An array of 1,000 is its first 256 tasks and a record of the rest: a task named alone is made
+ * in its id's place, before a job submitted after the array; a bulk cancel by ids ends the
+ * tasks not made that it names (another user's cancel is refused them), one by the array all
+ * that are left; one of them named later shows cancelled. */
+START_TEST(an_array_past_the_window_waits_in_its_record) {
+        static const ctl_actions quiet = { rec_persist, no_launch, rec_cancel, no_end, rec_drop, NULL };
+        st.act = &quiet; /* 1,000 ends: more than rec's list holds */
+        st.cfg.max_pending = 10000;
+        uint64_t first = submit_array(1000, 100), plain = submit_as(1000, 100, MiB);
+        ck_assert_uint_eq(plain, first + 1000);
+        ck_assert_uint_eq(st.npending, 257);
+        ck_assert_uint_eq(st.nreserved, 744);
+        ck_assert_uint_eq(ctl_user_tally(&st, 1000)->pending, 1001);
+        ck_assert_ptr_null(ctl_find_job(&st, first + 900));
+        const job *j = ctl_job_named(&st, first + 900);
+        ck_assert_ptr_nonnull(j);
+        ck_assert_uint_eq(j->array_index, 900);
+        ck_assert_ptr_eq(st.pending[256], j);
+        ck_assert_uint_eq(st.pending[257]->id, plain);
+        ck_assert_uint_eq(st.nreserved, 743);
+        check_indexes();
+        uint64_t ids[] = { first + 300, first + 309 }; /* ten tasks not made, by their ids */
+        ctl_cancel_filter r = { .uid = -1, .ranges = ids, .nranges = 1, .state = -1 };
+        ctl_cancel_counts counts = { 0 };
+        uint64_t cursor = 1;
+        ck_assert_int_eq(ctl_cancel_some(&st, &r, 1001, 2000, &cursor, 10000, &counts), 1);
+        ck_assert_uint_eq(counts.refused, 10); /* another user's */
+        cursor = 1;
+        counts = (ctl_cancel_counts){ 0 };
+        ck_assert_int_eq(ctl_cancel_some(&st, &r, 1000, 2000, &cursor, 10000, &counts), 1);
+        ck_assert_uint_eq(counts.cancelled, 10);
+        ck_assert_uint_eq(st.nreserved, 733);
+        ck_assert_int_eq(ctl_job_named(&st, first + 305)->state, JOB_CANCELLED);
+        ck_assert_int_eq(ctl_job_named(&st, first + 310)->state, JOB_PENDING);
+        ctl_cancel_filter f = { .uid = -1, .array = first, .state = -1 };
+        cursor = 1;
+        counts = (ctl_cancel_counts){ 0 };
+        ck_assert_int_eq(ctl_cancel_some(&st, &f, 1000, 2000, &cursor, 10000, &counts), 1);
+        ck_assert_uint_eq(counts.cancelled, 990);
+        ck_assert_uint_eq(st.nreserved, 0);
+        ck_assert_uint_eq(ctl_user_tally(&st, 1000)->pending, 1);
+        ck_assert_int_eq(ctl_job_named(&st, first + 500)->state, JOB_CANCELLED);
+        ck_assert_int_eq(ctl_find_job(&st, plain)->state, JOB_PENDING);
+        check_indexes();
+}
+END_TEST
+
 START_TEST(a_strict_fifo_pass_goes_on_window_after_window_and_stops_where_a_full_pass_would) {
         static const ctl_actions quiet = { rec_persist, no_launch, rec_cancel, no_end, rec_drop, NULL };
         st.act = &quiet;
@@ -1333,6 +1381,7 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, a_failed_write_refuses_the_submission);
         tcase_add_test(tc, queue_cap);
         tcase_add_test(tc, an_array_is_numbered_in_order_and_shares_its_first_jobs_strings);
+        tcase_add_test(tc, an_array_past_the_window_waits_in_its_record);
         tcase_add_test(tc, an_array_past_max_pending_or_a_failed_write_stores_none_of_it);
         tcase_add_test(tc, per_user_and_per_department_caps_hold_one_user_and_not_the_others);
         tcase_add_test(tc, an_array_made_in_slices_is_numbered_and_stored_slice_by_slice);

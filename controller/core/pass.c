@@ -1,0 +1,352 @@
+/* pass.c - the scheduling pass (state.h, ctl_schedule): the view of the nodes kept between
+ * passes, what a pass need not look at again, the placements and their launches. Part of the
+ * state machine (state_int.h). */
+#include "log.h"
+#include "state_int.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- the scheduling view: what a pass sees of the nodes, kept between passes ---------------- */
+
+/* Whether jobs may be placed on n: its agent is connected and talks, it is not drained, and no
+ * exclusive job holds it. */
+static bool placeable(const ctl_node *n) {
+        return n->up && !n->silent && !n->drain_reason && n->nexclusive == 0;
+}
+
+/* Make node n's entry of the view what n is now (after its use, capacity or state changed). */
+void ctl_view_sync(ctl_state *st, const ctl_node *n) {
+        sched_machine *m = &st->view.machines[n->index];
+        sched_machine now = { .index = (uint32_t)n->index, .capacity = n->capacity,
+                              .free = res_sub(n->capacity, n->used), .up = placeable(n) };
+        if (res_equal(m->free, now.free) && res_equal(m->capacity, now.capacity) && m->up == now.up)
+                return; /* a placement the pass already made there */
+        *m = now;
+        sched_index_update(&st->view, n->index);
+        st->settled = false;
+}
+
+/* Node i's entry of the view as the node is, index included, whatever the entry held: a policy
+ * that does not keep the index (a scan, a dispatcher) changed it without the index, or placed a
+ * job there whose launch then failed. */
+static void view_reset(ctl_state *st, size_t i) {
+        const ctl_node *n = st->nodes[i];
+        st->view.machines[i].free = res_sub(n->capacity, n->used);
+        sched_index_update(&st->view, i);
+}
+
+/* What the policies see of a job. */
+sched_job ctl_sched_view(const job *j) {
+        return (sched_job){ .id = j->id, .req = j->spec.req, .runtime = (double)j->spec.expected_usec / 1e6,
+                            .type = j->spec.job_type,
+                            .limit_usec = j->spec.time_limit_usec > 0 ? j->spec.time_limit_usec : 0 };
+}
+
+/* What a pass offers the policy of the n pending jobs from the first-th on, in st->pass_jobs,
+ * with room for as many assignments in st->pass_out. Returns 0 or -ENOMEM. */
+static int view_pending(ctl_state *st, size_t first, size_t n) {
+        if (st->npending > st->pass_cap) {
+                size_t cap = st->pass_cap;
+                if (sched_grow(&st->pass_jobs, &cap, st->npending, sizeof(*st->pass_jobs)) < 0)
+                        return -ENOMEM;
+                cap = st->pass_cap;
+                if (sched_grow(&st->pass_out, &cap, st->npending, sizeof(*st->pass_out)) < 0)
+                        return -ENOMEM;
+                st->pass_cap = cap;
+        }
+        st->pass_selective = 0;
+        for (size_t i = first; i < first + n; i++) {
+                st->pass_jobs[i - first] = ctl_sched_view(st->pending[i]);
+                st->pass_selective += ctl_spec_selective(&st->pending[i]->spec);
+        }
+        return 0;
+}
+
+/* Jobs a strict-FIFO pass offers at a time (ctl_schedule). */
+#define PASS_WINDOW 1024
+
+/* --- settled: what a pass need not look at again ---------------------------------------------
+ * Free resources only shrink while nothing but submissions happens (placements take; whatever
+ * gives back, changes the configuration or removes a pending job unsettles). So a job that
+ * fitted on no node at the last pass fits on none now. A plain pass (a fit heuristic, no fair
+ * order, no dispatcher, no reservations) offers jobs in submission order, and they interact only
+ * through the resources they take: after backfill every job left fits nowhere or is held, and
+ * the jobs submitted since can be offered alone, to the same result as a full pass; after strict
+ * FIFO stopped at a job that fits nowhere, nothing submitted behind it can start. Anything else
+ * (a fair order, whose ranks move with every submission; a dispatcher; NetBatch reservations,
+ * which the unplaceable jobs make) settles only on a pass that placed nothing, and the next
+ * submission unsettles it. */
+
+static bool fair_order_on(const ctl_state *st) {
+        return st->cfg.fairness >= 0 && !st->cfg.dispatcher && fairorder_has_depts(&st->fair);
+}
+
+/* EASY's reservation, like NetBatch's, comes from the jobs left unplaced: jobs submitted since
+ * cannot be offered alone. */
+static bool plain_pass(const ctl_state *st) {
+        return !st->cfg.dispatcher && !fair_order_on(st) && st->cfg.order != SCHED_RESERVE && !st->nice_seen &&
+               !ctl_easy_on(st);
+}
+
+/* The first pending job the next pass must offer: npending when it would place nothing. */
+static size_t first_to_offer(const ctl_state *st) {
+        const ctl_config *a = &st->cfg, *b = &st->settled_cfg;
+        if (!st->settled || a->policy != b->policy || a->order != b->order || a->dispatcher != b->dispatcher ||
+            a->scan != b->scan || a->fairness != b->fairness)
+                return 0;
+        if (st->npending == st->nsettled)
+                return st->npending;
+        if (!st->settled_incremental)
+                return 0;
+        if (b->order == SCHED_STRICT_FIFO && st->settled_blocked)
+                return st->npending;
+        return st->nsettled;
+}
+
+void ctl_schedule_dirty(ctl_state *st) {
+        st->settled = false;
+}
+
+/* Record the placement of j on n and send the launch. Returns 0 or -ENOMEM (j stays pending). */
+static int dispatch(ctl_state *st, job *j, ctl_node *n) {
+        char *node = strdup(n->name);
+        if (!node)
+                return -ENOMEM;
+        free(j->node);
+        j->node = node;
+        ctl_set_state(st, j, JOB_RUNNING);
+        ctl_tally_job(st, j, -1);
+        ctl_charge(st, n, j);
+        const char *policy = st->cfg.dispatcher ? sched_dispatcher_name(st->cfg.dispatcher)
+                                                : sched_heuristic_name(st->cfg.policy);
+        log_info("job=%llu node=%s state=running reason=placed policy=%s attempt=%u", (unsigned long long)j->id,
+                 n->name, policy, ctl_job_attempt(j));
+        ctl_emit(st, j->id, n->name, "placed", policy);
+        (void)st->act->persist(st->userdata, j);
+        st->act->launch(st->userdata, n, j);
+        depidx_changed(st, j, JOB_PENDING, st->clock_usec);
+        return 0;
+}
+
+/* Run the configured policy on the view, offering njobs of jobs. Returns the number of
+ * assignments in out, or -ENOMEM. */
+static long place(ctl_state *st, bool indexed, const sched_job *jobs, size_t njobs, sched_assignment *out) {
+        const ctl_config *c = &st->cfg;
+        sched_index *v = &st->view;
+        if (c->dispatcher)
+                return sched_dispatch(c->dispatcher, v->machines, v->n, jobs, njobs, out);
+        if (indexed)
+                return sched_index_place(v, c->policy, jobs, njobs, c->order, out);
+        return sched_place(c->policy, v->machines, v->n, jobs, njobs, c->order, out);
+}
+
+/* A job that no connected, undrained node selects (ctl_job_selectable) waits for one without
+ * holding back the jobs behind it, even in strict FIFO. */
+bool ctl_job_selectable(const ctl_state *st, const job *j) {
+        for (size_t i = 0; i < st->nnodes; i++)
+                if (st->nodes[i]->up && !st->nodes[i]->drain_reason && ctl_node_selected(st->nodes[i], &j->spec))
+                        return true;
+        return !ctl_spec_selective(&j->spec);
+}
+
+/* Offer one job that may go only on some nodes: the others are hidden from the policy (marked
+ * down in the view) for the call, and the node an exclusive job takes stays hidden for the rest
+ * of the pass (its charge then keeps it so). Returns the number placed (0 or 1), -EAGAIN when no
+ * node it selects can take it now (ctl_job_selectable), or -ENOMEM. */
+static long place_selected(ctl_state *st, bool indexed, const sched_job *sj, sched_assignment *out) {
+        const job *j = ctl_find_job(st, sj->id);
+        if (!ctl_job_selectable(st, j))
+                return -EAGAIN;
+        bool *hidden = calloc(st->nnodes + 1, sizeof(*hidden));
+        if (!hidden)
+                return -ENOMEM;
+        for (size_t i = 0; i < st->nnodes; i++) {
+                sched_machine *m = &st->view.machines[i];
+                bool idle = res_equal(m->free, m->capacity);
+                if (m->up && (!ctl_node_selected(st->nodes[i], &j->spec) || (j->spec.exclusive && !idle))) {
+                        hidden[i] = true;
+                        m->up = 0;
+                        sched_index_update(&st->view, i);
+                }
+        }
+        long placed = place(st, indexed, sj, 1, out);
+        for (size_t i = 0; i < st->nnodes; i++) {
+                bool taken = placed == 1 && j->spec.exclusive && out->machine == i;
+                if (hidden[i] || taken) {
+                        st->view.machines[i].up = !taken;
+                        sched_index_update(&st->view, i);
+                }
+        }
+        free(hidden);
+        return placed;
+}
+
+/* Run the policy on the first njobs of st->pass_jobs: in one call when none of them chooses
+ * its nodes; else the runs of jobs that do not, each in one call, and each job that does, alone
+ * (place_selected), in order, strict FIFO stopping at the first job left unplaced but those that
+ * no node could take now (*skipped counts them). Returns the number of assignments in
+ * st->pass_out, or -ENOMEM. */
+static long place_pass(ctl_state *st, bool indexed, size_t njobs, size_t *skipped) {
+        *skipped = 0;
+        if (st->pass_selective == 0 && ctl_easy_on(st))
+                return ctl_easy_place(st, st->pass_jobs, njobs, st->pass_out);
+        if (st->pass_selective == 0)
+                return place(st, indexed, st->pass_jobs, njobs, st->pass_out);
+        long placed = 0;
+        for (size_t from = 0, n; from < njobs; from += n) {
+                const sched_job *jobs = &st->pass_jobs[from];
+                long r;
+                for (n = 0; from + n < njobs && !ctl_spec_selective(&ctl_find_job(st, jobs[n].id)->spec); n++)
+                        ;
+                if (n == 0) {
+                        n = 1;
+                        r = place_selected(st, indexed, jobs, &st->pass_out[placed]);
+                        if (r == -EAGAIN) {
+                                (*skipped)++;
+                                continue;
+                        }
+                } else
+                        r = place(st, indexed, jobs, n, &st->pass_out[placed]);
+                if (r < 0)
+                        return placed ? placed : r;
+                placed += r;
+                if ((size_t)r < n && st->cfg.order == SCHED_STRICT_FIFO && !st->cfg.dispatcher)
+                        break;
+        }
+        return placed;
+}
+
+/* The pending jobs as the fair order sees them, and the capacity of the up nodes. Returns the
+ * array (the caller frees it) or NULL. */
+static fairorder_job *fair_view(ctl_state *st, res_t *capacity) {
+        fairorder_job *v = malloc((st->npending + 1) * sizeof(*v));
+        *capacity = (res_t){ 0 };
+        for (size_t i = 0; i < st->nnodes; i++)
+                if (placeable(st->nodes[i]))
+                        *capacity = res_add(*capacity, st->nodes[i]->capacity);
+        for (size_t i = 0; v && i < st->npending; i++)
+                v[i] = (fairorder_job){ fairorder_dept(&st->fair, st->pending[i]->spec.group), st->pending[i]->spec.req };
+        return v;
+}
+
+/* Put jobs (the pending view, in submission order) in the fair order, and drop those a cap
+ * holds: *njobs becomes the number to offer. Returns 0 or -ENOMEM. */
+static int fair_order(ctl_state *st, sched_job *jobs, size_t *njobs) {
+        res_t capacity;
+        size_t kept;
+        if (!fair_order_on(st))
+                return 0;
+        fairorder_job *view = fair_view(st, &capacity);
+        uint32_t *order = malloc((st->npending + 1) * sizeof(*order));
+        sched_job *copy = malloc((st->npending + 1) * sizeof(*copy));
+        int r = view && order && copy ? 0 : -ENOMEM;
+        if (r == 0 && fairorder_rank(&st->fair, capacity, view, st->npending, order, &kept, NULL) == 0) {
+                memcpy(copy, jobs, st->npending * sizeof(*copy));
+                for (size_t i = 0; i < kept; i++)
+                        jobs[i] = copy[order[i]];
+                *njobs = kept;
+                ctl_wait_capped(st, order, kept);
+        }
+        free(view);
+        free(order);
+        free(copy);
+        return r;
+}
+
+int ctl_fair_shares(ctl_state *st, fairorder_report *rep, uint64_t *next_id) {
+        res_t capacity;
+        ctl_tidy(st);
+        size_t kept;
+        fairorder_job *view = fair_view(st, &capacity);
+        uint32_t *order = malloc((st->npending + 1) * sizeof(*order));
+        int r = view && order ? fairorder_rank(&st->fair, capacity, view, st->npending, order, &kept, rep) : -ENOMEM;
+        *next_id = r == 0 && rep->next >= 0 ? st->pending[rep->next]->id : 0;
+        free(view);
+        free(order);
+        return r;
+}
+
+/* One pass over the n pending jobs from the first-th on (in the fair order when first is 0):
+ * *offered is how many the policy was offered, *placed how many it placed. Returns how many
+ * were launched, or -ENOMEM. */
+static long pass(ctl_state *st, size_t first, size_t n, size_t *offered, long *placed) {
+        *offered = n;
+        if (first == 0)
+                st->next_begin_usec = 0; /* the whole queue: mark finds the earliest again */
+        size_t waiting = ctl_wait_mark(st, first, n);
+        if (view_pending(st, first, n) < 0 || (first == 0 && fair_order(st, st->pass_jobs, offered) < 0))
+                return -ENOMEM;
+        *offered = ctl_drop_held(st, st->pass_jobs, *offered); /* after the fair order: it ranks by position */
+        if (waiting)
+                *offered = ctl_wait_drop(st, st->pass_jobs, *offered);
+        *offered = ctl_array_throttle(st, st->pass_jobs, *offered);
+        if (st->nice_seen && ctl_wait_nice(st, st->pass_jobs, *offered) < 0)
+                return -ENOMEM;
+        *offered = ctl_user_limits(st, st->pass_jobs, *offered);
+        bool indexed = !st->cfg.dispatcher && !st->cfg.scan; /* the index follows the placements */
+        const sched_assignment *out = st->pass_out;
+        long launched = 0;
+        size_t skipped;
+        *placed = place_pass(st, indexed, *offered, &skipped);
+        *offered -= skipped; /* they wait for a node, blocking nothing */
+        if (*placed < 0) { /* a dispatcher may have placed some before it failed */
+                for (size_t i = 0; i < st->nnodes; i++)
+                        view_reset(st, i);
+                return *placed;
+        }
+        ctl_wait_blocker(st, st->pass_jobs, *offered, *placed);
+        for (; launched < *placed; launched++)
+                if (dispatch(st, ctl_find_job(st, out[launched].job_id), st->nodes[out[launched].machine]) < 0)
+                        break;
+        for (long a = indexed ? launched : 0; a < *placed; a++)
+                view_reset(st, out[a].machine);
+        ctl_compact_pending_range(st, first, n);
+        return launched;
+}
+
+/* One scheduling pass over the queue as it is (ctl_schedule). */
+static long schedule_queue(ctl_state *st) {
+        ctl_tidy(st);
+        size_t first = first_to_offer(st), offered = 0;
+        if (st->npending == 0 || st->nnodes == 0 || first == st->npending)
+                return 0;
+        /* Strict FIFO stops at the first job that fits nowhere: offered a window at a time, a
+         * long queue behind it is not copied into the view (a pass over 100,000 pending jobs
+         * took 12-60 ms); a window placed whole is followed by the next. */
+        bool windowed = plain_pass(st) && st->cfg.order == SCHED_STRICT_FIFO;
+        long launched = 0, placed = 0, total = 0;
+        for (size_t from = first;;) {
+                size_t n = st->npending - from;
+                if (windowed && n > PASS_WINDOW)
+                        n = PASS_WINDOW;
+                long r = pass(st, from, n, &offered, &placed);
+                if (r < 0)
+                        return r;
+                launched += r;
+                total += placed;
+                from += n - (size_t)r; /* the launched left the queue */
+                if (!windowed || r < placed || (size_t)placed < offered || from >= st->npending)
+                        break;
+        }
+        st->settled_incremental = plain_pass(st);
+        st->settled = launched == total && (total == 0 || st->settled_incremental);
+        st->settled_blocked = (size_t)placed < offered;
+        st->nsettled = st->npending;
+        st->settled_cfg = st->cfg;
+        return launched;
+}
+
+long ctl_schedule(ctl_state *st) {
+        long launched = 0, r;
+        /* An array's record makes its tasks a window ahead of the pass; a pass that took them all
+         * may have room for more, before the jobs queued behind the array. */
+        do {
+                ctl_arecs_topup(st);
+                if ((r = schedule_queue(st)) < 0)
+                        return launched ? launched : r;
+                launched += r;
+        } while (r > 0 && ctl_arecs_exhausted(st));
+        return launched;
+}

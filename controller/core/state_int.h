@@ -1,0 +1,85 @@
+/* state_int.h - what the state machine's own files share (state.c, submit.c, pass.c, nodes.c,
+ * arrec.c): helpers internal to it, not for its callers (state.h is theirs). */
+#pragma once
+#include "arrays.h"
+#include "state.h"
+#include <sys/types.h>
+
+/* --- state.c --- */
+
+/* The position of the first of v[lo..hi), in id order, whose id is >= id. O(log n). */
+size_t ctl_jobs_rank(job *const *v, size_t lo, size_t hi, uint64_t id);
+/* Whether j, an entry of s, is a member of it (not a stale entry). */
+bool ctl_idset_member(const ctl_idset *s, const job *j);
+/* The position in s of the first entry whose id is >= id. O(log n). */
+size_t ctl_idset_rank(const ctl_idset *s, uint64_t id);
+/* The live jobs of uid, added empty when add is set and they are missing; NULL when missing. */
+ctl_idset *ctl_user_jobs_of(ctl_state *st, uid_t uid, bool add);
+/* Count delta jobs of uid in group (NULL: none) in or out of the pending tallies. */
+void ctl_tally_by(ctl_state *st, uid_t uid, const char *group, ssize_t delta);
+/* The tally of uid (dept NULL) or of department dept[0..deptlen), added when add is set. */
+ctl_tally *ctl_tally_find(ctl_state *st, uid_t uid, const char *dept, size_t deptlen, bool add);
+/* The length of group's top-level department ("physics" of "physics/theory"). */
+size_t ctl_top_dept_len(const char *group);
+/* Add j to st->jobs in its id's place. Returns 0 or -ENOMEM. */
+int ctl_append_job(ctl_state *st, job *j);
+/* Queue pending job j behind the others, counted in its tallies. Returns 0 or -ENOMEM. */
+int ctl_queue_pending(ctl_state *st, job *j);
+/* Index j, a job new to the state. Returns 0 or -ENOMEM. */
+int ctl_index_add(ctl_state *st, job *j);
+/* Make room in s for n more entries. Returns 0 or -ENOMEM. */
+int ctl_idset_reserve(ctl_idset *s, size_t n);
+/* Move j to state to, and its entries in the indexes with it. */
+void ctl_set_state(ctl_state *st, job *j, job_state to);
+/* Count j in (sign +1) or out of (-1) the pending tallies of its user and department. */
+void ctl_tally_job(ctl_state *st, const job *j, int sign);
+/* j starts running on n: charge its resources, tallies and the running array. */
+void ctl_charge(ctl_state *st, ctl_node *n, job *j);
+/* Tell the event log (when there is one) about a transition. */
+void ctl_emit(ctl_state *st, uint64_t job_id, const char *node, const char *what, const char *reason);
+/* The job left n: free its resources, and tell an event-driven policy. */
+void ctl_release(ctl_state *st, ctl_node *n, job *j);
+/* Move a job to a terminal state, persist it and tell whoever waits. */
+void ctl_finish(ctl_state *st, job *j, job_state state, int64_t now, const char *reason);
+/* Queue a job that was pending before (a requeued one) in its id's place. Returns 0 or -ENOMEM. */
+int ctl_requeue_pending(ctl_state *st, job *j);
+/* Drop from the queue's [first, first + n) the jobs no longer pending, keeping the order. */
+void ctl_compact_pending_range(ctl_state *st, size_t first, size_t n);
+
+/* --- submit.c: submissions --- */
+
+/* Make j's default output path when none was given. Returns 0 or -ENOMEM. */
+int ctl_default_output(job *j);
+/* Store the n jobs made with their "submitted" events. Returns 0 or -errno. */
+int ctl_persist_jobs(ctl_state *st, job **made, size_t n);
+/* Make room for n more pending jobs of uid and their index entries. Returns 0 or -ENOMEM. */
+int ctl_reserve_jobs(ctl_state *st, uid_t uid, size_t n);
+/* The reservation of n jobs of a ends (made, or never to be). */
+void ctl_unreserve(ctl_state *st, const ctl_array *a, size_t n);
+/* Make, persist and queue up to max more jobs of a (ctl_array_more without the record). */
+int ctl_make_slice(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_ERRLEN]);
+
+/* --- nodes.c: the nodes and their agents --- */
+
+/* Keep, in order, the offered jobs no node still runs an earlier attempt of; returns how many. */
+size_t ctl_drop_held(const ctl_state *st, sched_job *jobs, size_t njobs);
+
+/* --- pass.c: the scheduling pass --- */
+
+/* Make node n's entry of the scheduling view what n is now. */
+void ctl_view_sync(ctl_state *st, const ctl_node *n);
+/* What the policies see of a job. */
+sched_job ctl_sched_view(const job *j);
+
+/* --- arrec.c: arrays as one record while their tasks wait --- */
+
+/* Keep each record's window of tasks made and pending, before a pass. */
+void ctl_arecs_topup(ctl_state *st);
+/* Whether a record has tasks left but none made and pending: the pass took them all. */
+bool ctl_arecs_exhausted(const ctl_state *st);
+/* The first task of a restored record is restored: it owns it, and it counts against the caps. */
+void ctl_arec_attach(ctl_state *st, ctl_arec *a, job *owner);
+/* ctl_array_more for an array of more than ARRAY_WINDOW tasks: its first slice, then its record. */
+int ctl_array_record(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_ERRLEN]);
+/* The tasks not made yet that bulk cancel f names end, out of their records, counted in counts. */
+void ctl_cancel_unmade(ctl_state *st, const ctl_cancel_filter *f, uid_t uid, int64_t now, ctl_cancel_counts *counts);
