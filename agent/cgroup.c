@@ -764,9 +764,22 @@ int cg_job_remove(cg_backend *cg, const char *job) {
                 return -EBUSY;
         if (r < 0 && r != -ENOENT)
                 return r;
-        if ((r = cg->ops->job_remove(cg, job)) == 0)
+        if ((r = cg_job_rmdir(cg, job)) == 0)
+                cg_job_forget(cg, job);
+        return r;
+}
+
+int cg_job_rmdir(cg_backend *cg, const char *job) {
+        int r = job_ok(job) ? cg->ops->job_remove(cg, job) : -EINVAL;
+
+        if (r == 0)
                 prune_depts(cg, job);
         return r;
+}
+
+void cg_job_forget(cg_backend *cg, const char *job) {
+        if (cg->ops->job_forget)
+                cg->ops->job_forget(cg, job);
 }
 
 int cg_list_jobs(cg_backend *cg, char ***out) {

@@ -96,6 +96,13 @@ int cg_job_kill(cg_backend *cg, const char *job, int timeout_ms);
 /* Remove the job's cgroup everywhere, then its department's cgroups that are left empty.
  * -EBUSY if tasks remain. A missing cgroup is success. */
 int cg_job_remove(cg_backend *cg, const char *job);
+/* cg_job_remove without the emptiness check (rmdir says -EBUSY itself, after a retry of up to
+ * 0.5 s while killed tasks leave): system calls only, no allocation and no logging, and no state
+ * of the backend changed, so a thread beside the agent's loop may call it (jobsync.h). */
+int cg_job_rmdir(cg_backend *cg, const char *job);
+/* Drop what the backend keeps about the job (v2: its peak memory), once its usage was read for
+ * the last time; on the loop, which reads the usage. */
+void cg_job_forget(cg_backend *cg, const char *job);
 /* Names of the job cgroups present in the subtree, departments' included (for re-adoption and
  * cleanup); NULL-terminated, free with strv_free. */
 int cg_list_jobs(cg_backend *cg, char ***out);

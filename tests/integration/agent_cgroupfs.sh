@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The agent's loop never waits on cgroupfs: one mkdir there took 341 ms on a loaded host (perf
 # trace), and the loop's heartbeats wait for its turn. Each job's shepherd, a forked process,
-# makes the job's cgroup (its department's too), writes its limits and puts the job in it.
+# makes the job's cgroup (its department's too), writes its limits and puts the job in it; at
+# the job's end the agent's sync thread removes it (rmdir per v1 hierarchy, retried while
+# killed tasks leave) and prunes the department left empty.
 # Watched with strace on the running agent and the shepherds it forks, during a burst.
 . "$(dirname "$0")/lib.sh"
 command -v strace >/dev/null || { echo "SKIP: strace missing"; exit $SKIP; }
@@ -10,7 +12,7 @@ cluster_up --agents 1 --agent-cpus 4 --agent-mem 1G
 node=${PREFIX}1
 apid=$(cat "$DIR/agent-$node.pid")
 # -f: the shepherds too, each line begun with the thread's id; -y names each descriptor's file.
-strace_attach "$apid" "$DIR/strace.out" -f -qq -y -s 200 -e trace=mkdir,mkdirat,write,pwrite64
+strace_attach "$apid" "$DIR/strace.out" -f -qq -y -s 200 -e trace=mkdir,mkdirat,write,pwrite64,rmdir
 spid=$STRACE_PID
 
 ids=()
@@ -33,5 +35,16 @@ for id in "${ids[@]}"; do
 done
 grep -qE "^[0-9]+ +$cg_op.*/dept-physics/dept-astro\"" "$DIR/strace.out" ||
         fail "no process was seen making the department's cgroup"
-note "no mkdir or write in cgroupfs on the loop; the shepherds made the cgroups of jobs ${ids[*]}"
+# Before, the loop removed each job's cgroup, 5 rmdirs each on v1, and the emptied department's.
+cg_rm='rmdir\("/sys/fs/cgroup/'
+loop_rm="^$apid +$cg_rm"
+n=$(grep -cE "$loop_rm" "$DIR/strace.out" || true)
+[ "$n" = 0 ] || fail "the loop removed $n cgroups: $(grep -E "$loop_rm" "$DIR/strace.out" | head -n 3)"
+for id in "${ids[@]}"; do
+        grep -qE "^[0-9]+ +$cg_rm.*/job-$id\"" "$DIR/strace.out" ||
+                fail "job $id: no thread was seen removing its cgroup"
+done
+grep -qE "^[0-9]+ +$cg_rm.*/dept-physics/dept-astro\"" "$DIR/strace.out" ||
+        fail "no thread was seen pruning the emptied department's cgroup"
+note "no mkdir, write or rmdir in cgroupfs on the loop; the shepherds made the cgroups of jobs ${ids[*]}, a thread removed them"
 echo "PASS"
