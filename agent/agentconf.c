@@ -74,78 +74,87 @@ static void usage(FILE *f) {
               f);
 }
 
+/* Long options only; their codes start past any character. */
+enum { OPT_CONTROLLER = 256, OPT_SECRET, OPT_NAME, OPT_CPUS, OPT_MEM, OPT_PIDS,
+       OPT_DEFAULT_PIDS, OPT_CONFIG, OPT_LOG_LEVEL, OPT_CLEANUP, OPT_HELP, OPT_STATE_DIR,
+       OPT_STOP_JOBS, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME, OPT_LAUNCH_TIMEOUT, OPT_KILL_WAIT,
+       OPT_SCOPE, OPT_STOP_SCOPE, OPT_FEATURES, OPT_NO_CPUSET };
+static const struct option longopts[] = {
+        {"controller", required_argument, NULL, OPT_CONTROLLER},
+        {"secret-file", required_argument, NULL, OPT_SECRET},
+        {"name", required_argument, NULL, OPT_NAME},
+        {"cpus", required_argument, NULL, OPT_CPUS},
+        {"mem", required_argument, NULL, OPT_MEM},
+        {"pids", required_argument, NULL, OPT_PIDS},
+        {"default-pids", required_argument, NULL, OPT_DEFAULT_PIDS},
+        {"config", required_argument, NULL, OPT_CONFIG},
+        {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+        {"cleanup", no_argument, NULL, OPT_CLEANUP},
+        {"state-dir", required_argument, NULL, OPT_STATE_DIR},
+        {"stop-jobs-on-exit", no_argument, NULL, OPT_STOP_JOBS},
+        {"launch-timeout-ms", required_argument, NULL, OPT_LAUNCH_TIMEOUT},
+        {"kill-wait", required_argument, NULL, OPT_KILL_WAIT},
+        {"tls-ca", required_argument, NULL, OPT_TLS_CA},
+        {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
+        {"tls-key", required_argument, NULL, OPT_TLS_KEY},
+        {"tls-server-name", required_argument, NULL, OPT_TLS_NAME},
+        {"scope", required_argument, NULL, OPT_SCOPE},
+        {"stop-scope", no_argument, NULL, OPT_STOP_SCOPE},
+        {"features", required_argument, NULL, OPT_FEATURES},
+        {"no-cpuset", no_argument, NULL, OPT_NO_CPUSET},
+        {"help", no_argument, NULL, OPT_HELP},
+        {0},
+};
+
+/* The option c getopt_long found (its argument in optarg) into o. Returns 0, 1 when --help
+ * was shown, or -EINVAL (message printed). */
+static int take_option(int c, char **argv, options *o) {
+        switch (c) {
+        case OPT_CONTROLLER: o->controller = optarg; break;
+        case OPT_SECRET: o->secret_file = optarg; break;
+        case OPT_NAME: o->name = optarg; break;
+        case OPT_CPUS: o->cpus = optarg; break;
+        case OPT_MEM: o->mem = optarg; break;
+        case OPT_PIDS: o->pids = optarg; break;
+        case OPT_DEFAULT_PIDS: o->default_pids = optarg; break;
+        case OPT_CONFIG: o->config_path = optarg; break;
+        case OPT_CLEANUP: o->cleanup = true; break;
+        case OPT_STATE_DIR: o->state_dir = optarg; break;
+        case OPT_STOP_JOBS: o->stop_jobs_on_exit = true; break;
+        case OPT_LAUNCH_TIMEOUT: o->launch_timeout_ms = optarg; break;
+        case OPT_KILL_WAIT: o->kill_wait = optarg; break;
+        case OPT_TLS_CA: o->tls_ca = optarg; break;
+        case OPT_TLS_CERT: o->tls_cert = optarg; break;
+        case OPT_TLS_KEY: o->tls_key = optarg; break;
+        case OPT_TLS_NAME: o->tls_server_name = optarg; break;
+        case OPT_SCOPE: o->scope = optarg; break;
+        case OPT_STOP_SCOPE: o->stop_scope = true; break;
+        case OPT_FEATURES: o->features = optarg; break;
+        case OPT_NO_CPUSET: o->no_cpuset = true; break;
+        case OPT_HELP: usage(stdout); return 1;
+        case OPT_LOG_LEVEL:
+                o->log_level = log_level_from_name(optarg);
+                if (o->log_level < 0) {
+                        fprintf(stderr, "colony-agent: --log-level: unknown level '%s'\n", optarg);
+                        return -EINVAL;
+                }
+                break;
+        default:
+                fprintf(stderr, "colony-agent: bad option '%s' (see --help)\n", argv[optind - 1]);
+                return -EINVAL;
+        }
+        return 0;
+}
+
 /* Parse argv into o. Returns 0, 1 when --help was shown, or -EINVAL (message printed). */
 int parse_argv(int argc, char **argv, options *o) {
-        enum { OPT_CONTROLLER = 256, OPT_SECRET, OPT_NAME, OPT_CPUS, OPT_MEM, OPT_PIDS,
-               OPT_DEFAULT_PIDS, OPT_CONFIG, OPT_LOG_LEVEL, OPT_CLEANUP, OPT_HELP, OPT_STATE_DIR,
-               OPT_STOP_JOBS, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME, OPT_LAUNCH_TIMEOUT, OPT_KILL_WAIT,
-               OPT_SCOPE, OPT_STOP_SCOPE, OPT_FEATURES, OPT_NO_CPUSET };
-        static const struct option longopts[] = {
-                {"controller", required_argument, NULL, OPT_CONTROLLER},
-                {"secret-file", required_argument, NULL, OPT_SECRET},
-                {"name", required_argument, NULL, OPT_NAME},
-                {"cpus", required_argument, NULL, OPT_CPUS},
-                {"mem", required_argument, NULL, OPT_MEM},
-                {"pids", required_argument, NULL, OPT_PIDS},
-                {"default-pids", required_argument, NULL, OPT_DEFAULT_PIDS},
-                {"config", required_argument, NULL, OPT_CONFIG},
-                {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
-                {"cleanup", no_argument, NULL, OPT_CLEANUP},
-                {"state-dir", required_argument, NULL, OPT_STATE_DIR},
-                {"stop-jobs-on-exit", no_argument, NULL, OPT_STOP_JOBS},
-                {"launch-timeout-ms", required_argument, NULL, OPT_LAUNCH_TIMEOUT},
-                {"kill-wait", required_argument, NULL, OPT_KILL_WAIT},
-                {"tls-ca", required_argument, NULL, OPT_TLS_CA},
-                {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
-                {"tls-key", required_argument, NULL, OPT_TLS_KEY},
-                {"tls-server-name", required_argument, NULL, OPT_TLS_NAME},
-                {"scope", required_argument, NULL, OPT_SCOPE},
-                {"stop-scope", no_argument, NULL, OPT_STOP_SCOPE},
-                {"features", required_argument, NULL, OPT_FEATURES},
-                {"no-cpuset", no_argument, NULL, OPT_NO_CPUSET},
-                {"help", no_argument, NULL, OPT_HELP},
-                {0},
-        };
-        int c;
+        int c, r;
 
         *o = (options){.log_level = LOG_INFO};
         opterr = 0;
-        while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-                switch (c) {
-                case OPT_CONTROLLER: o->controller = optarg; break;
-                case OPT_SECRET: o->secret_file = optarg; break;
-                case OPT_NAME: o->name = optarg; break;
-                case OPT_CPUS: o->cpus = optarg; break;
-                case OPT_MEM: o->mem = optarg; break;
-                case OPT_PIDS: o->pids = optarg; break;
-                case OPT_DEFAULT_PIDS: o->default_pids = optarg; break;
-                case OPT_CONFIG: o->config_path = optarg; break;
-                case OPT_CLEANUP: o->cleanup = true; break;
-                case OPT_STATE_DIR: o->state_dir = optarg; break;
-                case OPT_STOP_JOBS: o->stop_jobs_on_exit = true; break;
-                case OPT_LAUNCH_TIMEOUT: o->launch_timeout_ms = optarg; break;
-                case OPT_KILL_WAIT: o->kill_wait = optarg; break;
-                case OPT_TLS_CA: o->tls_ca = optarg; break;
-                case OPT_TLS_CERT: o->tls_cert = optarg; break;
-                case OPT_TLS_KEY: o->tls_key = optarg; break;
-                case OPT_TLS_NAME: o->tls_server_name = optarg; break;
-                case OPT_SCOPE: o->scope = optarg; break;
-                case OPT_STOP_SCOPE: o->stop_scope = true; break;
-                case OPT_FEATURES: o->features = optarg; break;
-                case OPT_NO_CPUSET: o->no_cpuset = true; break;
-                case OPT_HELP: usage(stdout); return 1;
-                case OPT_LOG_LEVEL:
-                        o->log_level = log_level_from_name(optarg);
-                        if (o->log_level < 0) {
-                                fprintf(stderr, "colony-agent: --log-level: unknown level '%s'\n", optarg);
-                                return -EINVAL;
-                        }
-                        break;
-                default:
-                        fprintf(stderr, "colony-agent: bad option '%s' (see --help)\n", argv[optind - 1]);
-                        return -EINVAL;
-                }
-        }
+        while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1)
+                if ((r = take_option(c, argv, o)) != 0)
+                        return r;
         if (optind < argc) {
                 fprintf(stderr, "colony-agent: unexpected argument '%s' (see --help)\n", argv[optind]);
                 return -EINVAL;
