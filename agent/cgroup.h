@@ -111,7 +111,8 @@ int cg_list_jobs(cg_backend *cg, char ***out);
  * -errno. */
 int cg_job_cpus(cg_backend *cg, const char *job, char **cpus, int64_t *mcpu);
 /* Move the job to the cores of cpus (a cpuset list), its tasks with it. Returns 0, -EOPNOTSUPP
- * without the cpuset controller, or -errno with err set. */
+ * without the cpuset controller, or -errno with err set (err may be NULL). System calls only,
+ * as cg_job_rmdir: the sync thread calls it. */
 int cg_job_set_cpus(cg_backend *cg, const char *job, const char *cpus, char *err, size_t errlen);
 /* Release the backend. When remove_subtree, kill and remove every job cgroup and the subtree. */
 void cg_close(cg_backend *cg, bool remove_subtree);

@@ -12,15 +12,16 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-typedef enum op_kind { OP_REPORT, OP_REMOVE_ALL, OP_REMOVE_REPORT, OP_REMOVE_CGROUP } op_kind;
+typedef enum op_kind { OP_REPORT, OP_REMOVE_ALL, OP_REMOVE_REPORT, OP_REMOVE_CGROUP, OP_SET_CPUS } op_kind;
 
 typedef struct op {
         op_kind kind;
         uint64_t id;
-        char *text; /* OP_REPORT: for the callback; OP_REMOVE_CGROUP: the cgroup's name */
+        char *text; /* OP_REPORT: for the callback; OP_REMOVE_CGROUP, OP_SET_CPUS: the cgroup's name */
         int r;      /* the outcome, set by the thread */
         struct op *next;
-        cg_backend *cg; /* OP_REMOVE_CGROUP */
+        cg_backend *cg; /* OP_REMOVE_CGROUP, OP_SET_CPUS */
+        char *cpus;     /* OP_SET_CPUS */
 } op;
 
 struct jobsync {
@@ -63,6 +64,8 @@ static void run_batch(jobsync *s, op *batch) {
         for (op *o = batch; o; o = o->next)
                 if (o->kind == OP_REMOVE_CGROUP)
                         o->r = cg_job_rmdir(o->cg, o->text);
+                else if (o->kind == OP_SET_CPUS)
+                        o->r = cg_job_set_cpus(o->cg, o->text, o->cpus, NULL, 0);
                 else if (o->kind != OP_REPORT)
                         o->r = o->kind == OP_REMOVE_ALL ? jobdir_remove(s->dir, o->id)
                                                         : jobdir_remove_kind(s->dir, o->id, JOBFILE_DONE);
@@ -94,6 +97,23 @@ static void *thread_main(void *userdata) {
         return NULL;
 }
 
+/* Log what the thread could not do, with the job and the path. */
+static void log_failure(const jobsync *s, const op *o) {
+        switch (o->kind) {
+        case OP_REMOVE_CGROUP:
+                log_errno(LOG_WARNING, o->r, "job=%" PRIu64 " cgroup=%s/%s: cannot remove the job's cgroup", o->id,
+                          cg_subtree_path(o->cg), o->text);
+                break;
+        case OP_SET_CPUS: /* a cgroup gone, or not made yet (its shepherd takes the cores then) */
+                if (o->r != -ENOENT)
+                        log_errno(LOG_WARNING, o->r, "job=%" PRIu64 " cgroup=%s/%s: cannot move it to the shared cores %s",
+                                  o->id, cg_subtree_path(o->cg), o->text, o->cpus);
+                break;
+        default:
+                log_errno(LOG_WARNING, o->r, "job=%" PRIu64 " dir=%s: cannot remove the job's files", o->id, s->dir);
+        }
+}
+
 /* Take the done list and hand each report to the callback; log the removals that failed. */
 static void run_done(jobsync *s) {
         op *l;
@@ -109,14 +129,11 @@ static void run_done(jobsync *s) {
                 l = o->next;
                 if (o->kind == OP_REPORT)
                         s->durable(o->id, o->text, o->r, s->userdata);
-                else if (o->kind == OP_REMOVE_CGROUP && o->r < 0)
-                        log_errno(LOG_WARNING, o->r, "job=%" PRIu64 " cgroup=%s/%s: cannot remove the job's cgroup",
-                                  o->id, cg_subtree_path(o->cg), o->text);
                 else if (o->r < 0)
-                        log_errno(LOG_WARNING, o->r, "job=%" PRIu64 " dir=%s: cannot remove the job's files", o->id,
-                                  s->dir);
-                if (o->kind == OP_REMOVE_CGROUP)
+                        log_failure(s, o);
+                if (o->kind != OP_REPORT) /* a report's text went to the callback */
                         free(o->text);
+                free(o->cpus);
                 free(o);
         }
 }
@@ -131,15 +148,16 @@ static int on_done(sd_event_source *src, int fd, uint32_t revents, void *userdat
         return 0;
 }
 
-/* Queue o (text freed on failure). Returns 0 or -ENOMEM. */
-static int queue(jobsync *s, op_kind kind, uint64_t id, char *text, cg_backend *cg) {
+/* Queue o (text and cpus freed on failure). Returns 0 or -ENOMEM. */
+static int queue(jobsync *s, op_kind kind, uint64_t id, char *text, cg_backend *cg, char *cpus) {
         op *o = malloc(sizeof(*o));
 
         if (!o) {
                 free(text);
+                free(cpus);
                 return -ENOMEM;
         }
-        *o = (op){.kind = kind, .id = id, .text = text, .cg = cg};
+        *o = (op){.kind = kind, .id = id, .text = text, .cg = cg, .cpus = cpus};
         pthread_mutex_lock(&s->lock);
         *s->todo_tail = o;
         s->todo_tail = &o->next;
@@ -149,22 +167,33 @@ static int queue(jobsync *s, op_kind kind, uint64_t id, char *text, cg_backend *
 }
 
 int jobsync_report(jobsync *s, uint64_t id, char *text) {
-        return queue(s, OP_REPORT, id, text, NULL);
+        return queue(s, OP_REPORT, id, text, NULL, NULL);
 }
 
 int jobsync_remove(jobsync *s, uint64_t id, bool all) {
-        return queue(s, all ? OP_REMOVE_ALL : OP_REMOVE_REPORT, id, NULL, NULL);
+        return queue(s, all ? OP_REMOVE_ALL : OP_REMOVE_REPORT, id, NULL, NULL, NULL);
 }
 
 int jobsync_remove_cgroup(jobsync *s, cg_backend *cg, uint64_t id, const char *cgroup) {
         char *name = strdup(cgroup);
 
-        return name ? queue(s, OP_REMOVE_CGROUP, id, name, cg) : -ENOMEM;
+        return name ? queue(s, OP_REMOVE_CGROUP, id, name, cg, NULL) : -ENOMEM;
+}
+
+int jobsync_set_cpus(jobsync *s, cg_backend *cg, uint64_t id, const char *cgroup, const char *cpus) {
+        char *name = strdup(cgroup), *list = strdup(cpus);
+
+        if (!name || !list) {
+                free(name);
+                free(list);
+                return -ENOMEM;
+        }
+        return queue(s, OP_SET_CPUS, id, name, cg, list);
 }
 
 /* The kinds of operation as a set, for holds(). */
 #define KIND(k) (1u << (k))
-#define ANY_KIND (KIND(OP_REPORT) | KIND(OP_REMOVE_ALL) | KIND(OP_REMOVE_REPORT) | KIND(OP_REMOVE_CGROUP))
+#define ANY_KIND (KIND(OP_REPORT) | KIND(OP_REMOVE_ALL) | KIND(OP_REMOVE_REPORT) | KIND(OP_REMOVE_CGROUP) | KIND(OP_SET_CPUS))
 
 /* Whether the list l holds an operation on id of one of the kinds in the set. */
 static bool holds(const op *l, uint64_t id, unsigned kinds) {
@@ -255,6 +284,7 @@ void jobsync_free(jobsync *s) {
 
                 s->done = o->next;
                 free(o->text);
+                free(o->cpus);
                 free(o);
         }
         sd_event_source_disable_unref(s->source);

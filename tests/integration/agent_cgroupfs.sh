@@ -19,6 +19,13 @@ ids=()
 for ((i = 0; i < 6; i++)); do ids+=("$(colony submit --cpus 0.2 --mem 32M -- true)"); done
 for ((i = 0; i < 3; i++)); do ids+=("$(colony submit --cpus 0.2 --mem 32M --group physics/astro -- true)"); done
 for id in "${ids[@]}"; do wait_state "$id" completed 120; done
+# A whole-core job's start and end move the jobs sharing cores (a write to their cpuset.cpus).
+sharer=$(colony submit --cpus 0.2 --mem 32M -- sleep 300)
+wait_state "$sharer" running 120
+whole=$(colony submit --cpus 1 --mem 32M -- true)
+wait_state "$whole" completed 120
+colony cancel "$sharer" >/dev/null
+wait_state "$sharer" cancelled 120
 kill "$spid"
 wait "$spid" 2>/dev/null || true
 
@@ -46,5 +53,8 @@ for id in "${ids[@]}"; do
 done
 grep -qE "^[0-9]+ +$cg_rm.*/dept-physics/dept-astro\"" "$DIR/strace.out" ||
         fail "no thread was seen pruning the emptied department's cgroup"
+# Before, the loop wrote the sharer's cpuset.cpus at the whole job's start and at its end.
+grep -qE "^[0-9]+ +(write|pwrite64)\([0-9]+</sys/fs/cgroup/[^>]*/job-$sharer/cpuset.cpus>" "$DIR/strace.out" ||
+        fail "job $sharer: no thread was seen moving it off the whole job's core"
 note "no mkdir, write or rmdir in cgroupfs on the loop; the shepherds made the cgroups of jobs ${ids[*]}, a thread removed them"
 echo "PASS"
