@@ -33,26 +33,21 @@ wait "$spid" 2>/dev/null || true
 # for the job and for each department level, the limits, the weights).
 # A path argument (mkdir) or a descriptor's file (-y: write(5</sys/fs/cgroup/...>), not the log's.
 cg_op='(mkdir\("|mkdirat\([^,]*, "|write\([0-9]+<|pwrite64\([0-9]+<)/sys/fs/cgroup/'
-loop_cg="^$apid +$cg_op"
-n=$(grep -cE "$loop_cg" "$DIR/strace.out" || true)
-[ "$n" = 0 ] || fail "the loop made $n mkdirs or writes in cgroupfs: $(grep -E "$loop_cg" "$DIR/strace.out" | head -n 3)"
-for id in "${ids[@]}"; do
-        grep -qE "^[0-9]+ +$cg_op.*/job-$id\"" "$DIR/strace.out" ||
-                fail "job $id: no process was seen making its cgroup"
-done
-grep -qE "^[0-9]+ +$cg_op.*/dept-physics/dept-astro\"" "$DIR/strace.out" ||
-        fail "no process was seen making the department's cgroup"
+# off_loop OP WHAT WHO: no OP (a regex) on the loop's thread; every job's cgroup and the
+# department's were seen under OP by some other process or thread (WHO).
+off_loop() {
+        local op=$1 what=$2 who=$3 n id
+        n=$(grep -cE "^$apid +$op" "$DIR/strace.out" || true)
+        [ "$n" = 0 ] || fail "the loop made $n $what in cgroupfs: $(grep -E "^$apid +$op" "$DIR/strace.out" | head -n 3)"
+        for id in "${ids[@]}"; do
+                grep -qE "^[0-9]+ +$op.*/job-$id\"" "$DIR/strace.out" || fail "job $id: no $who was seen"
+        done
+        grep -qE "^[0-9]+ +$op.*/dept-physics/dept-astro\"" "$DIR/strace.out" ||
+                fail "department physics/astro: no $who was seen"
+}
+off_loop "$cg_op" "mkdirs or writes" "process making its cgroup"
 # Before, the loop removed each job's cgroup, 5 rmdirs each on v1, and the emptied department's.
-cg_rm='rmdir\("/sys/fs/cgroup/'
-loop_rm="^$apid +$cg_rm"
-n=$(grep -cE "$loop_rm" "$DIR/strace.out" || true)
-[ "$n" = 0 ] || fail "the loop removed $n cgroups: $(grep -E "$loop_rm" "$DIR/strace.out" | head -n 3)"
-for id in "${ids[@]}"; do
-        grep -qE "^[0-9]+ +$cg_rm.*/job-$id\"" "$DIR/strace.out" ||
-                fail "job $id: no thread was seen removing its cgroup"
-done
-grep -qE "^[0-9]+ +$cg_rm.*/dept-physics/dept-astro\"" "$DIR/strace.out" ||
-        fail "no thread was seen pruning the emptied department's cgroup"
+off_loop 'rmdir\("/sys/fs/cgroup/' "rmdirs" "thread removing its cgroup"
 # Before, the loop wrote the sharer's cpuset.cpus at the whole job's start and at its end.
 grep -qE "^[0-9]+ +(write|pwrite64)\([0-9]+</sys/fs/cgroup/[^>]*/job-$sharer/cpuset.cpus>" "$DIR/strace.out" ||
         fail "job $sharer: no thread was seen moving it off the whole job's core"
