@@ -36,6 +36,9 @@ typedef struct cg_ops {
         int (*job_cpus)(cg_backend *cg, const char *job, char **cpus, int64_t *mcpu);
         /* Write the job's cpuset.cpus. -EOPNOTSUPP without the cpuset controller. */
         int (*job_set_cpus)(cg_backend *cg, const char *job, const char *cpus, char *err, size_t errlen);
+        /* Drop the implementation's state about the job (NULL: it keeps none). job_remove
+         * leaves that state alone, since it may run on a thread beside the loop. */
+        void (*job_forget)(cg_backend *cg, const char *job);
 } cg_ops;
 
 struct cg_backend {

@@ -492,9 +492,11 @@ static int v2_job_remove(cg_backend *cg, const char *job) {
         char dir[PATH_MAX];
         int r = v2_job_dir(cg, job, dir, sizeof(dir));
 
-        if (r == 0 && (r = cg_rmdir(dir)) == 0)
-                peak_forget(state(cg), job);
-        return r;
+        return r < 0 ? r : cg_rmdir(dir);
+}
+
+static void v2_job_forget(cg_backend *cg, const char *job) {
+        peak_forget(state(cg), job);
 }
 
 static int v2_list_jobs(cg_backend *cg, char ***out) {
@@ -565,4 +567,5 @@ const cg_ops cg_v2_ops = {
         .close = v2_close,
         .job_cpus = v2_job_cpus,
         .job_set_cpus = v2_job_set_cpus,
+        .job_forget = v2_job_forget,
 };

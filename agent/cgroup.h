@@ -96,6 +96,13 @@ int cg_job_kill(cg_backend *cg, const char *job, int timeout_ms);
 /* Remove the job's cgroup everywhere, then its department's cgroups that are left empty.
  * -EBUSY if tasks remain. A missing cgroup is success. */
 int cg_job_remove(cg_backend *cg, const char *job);
+/* cg_job_remove without the emptiness check (rmdir says -EBUSY itself, after a retry of up to
+ * 0.5 s while killed tasks leave): system calls only, no allocation and no logging, and no state
+ * of the backend changed, so a thread beside the agent's loop may call it (jobsync.h). */
+int cg_job_rmdir(cg_backend *cg, const char *job);
+/* Drop what the backend keeps about the job (v2: its peak memory), once its usage was read for
+ * the last time; on the loop, which reads the usage. */
+void cg_job_forget(cg_backend *cg, const char *job);
 /* Names of the job cgroups present in the subtree, departments' included (for re-adoption and
  * cleanup); NULL-terminated, free with strv_free. */
 int cg_list_jobs(cg_backend *cg, char ***out);
@@ -104,7 +111,8 @@ int cg_list_jobs(cg_backend *cg, char ***out);
  * -errno. */
 int cg_job_cpus(cg_backend *cg, const char *job, char **cpus, int64_t *mcpu);
 /* Move the job to the cores of cpus (a cpuset list), its tasks with it. Returns 0, -EOPNOTSUPP
- * without the cpuset controller, or -errno with err set. */
+ * without the cpuset controller, or -errno with err set (err may be NULL). System calls only,
+ * as cg_job_rmdir: the sync thread calls it. */
 int cg_job_set_cpus(cg_backend *cg, const char *job, const char *cpus, char *err, size_t errlen);
 /* Release the backend. When remove_subtree, kill and remove every job cgroup and the subtree. */
 void cg_close(cg_backend *cg, bool remove_subtree);

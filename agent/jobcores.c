@@ -1,5 +1,6 @@
 /* jobcores.c - the agent's cores handed to its jobs through their cpusets (cores.h). */
 #include "agent-internal.h"
+#include "jobsync.h"
 #include "log.h"
 #include <errno.h>
 #include <sched.h>
@@ -28,17 +29,19 @@ int jobcores_init(agent *a) {
         return 0;
 }
 
-/* Move the jobs that share cores onto those nobody holds now. */
+/* Move the jobs that share cores onto those nobody holds now: by the sync thread, in order,
+ * since a write to a cgroup's cpuset.cpus waits on the kernel's cgroup locks as a mkdir does. */
 static void reshare(agent *a) {
-        char list[CORES_LIST_MAX], err[ERRLEN];
+        char list[CORES_LIST_MAX];
         if (cores_shared(a->cores, list, sizeof(list)) < 0)
                 return;
         for (agent_job *j = a->jobs; j; j = j->next) {
                 int r;
                 if (!j->shares_cores || j->ending || j->queued)
                         continue;
-                if ((r = cg_job_set_cpus(a->cg, j->cgroup, list, err, sizeof(err))) < 0 && r != -ENOENT)
-                        log_warning(JOB_FMT ": cannot move it to the shared cores %s: %s", JOB_ARGS(j), list, err);
+                if ((r = jobsync_set_cpus(a->sync, a->cg, j->id, j->cgroup, list)) < 0)
+                        log_errno(LOG_WARNING, r, JOB_FMT ": cannot queue its move to the shared cores %s", JOB_ARGS(j),
+                                  list);
         }
 }
 

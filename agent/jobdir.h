@@ -10,12 +10,9 @@
 /* Create the directory (mode 0700, root's; missing parents 0755), or make an existing one
  * so. Returns 0 or -errno with the path and reason in err. */
 int jobdir_open(const char *dir, char *err, size_t errlen);
-/* Replace the job's file of that kind with text, atomically and durably: write a temporary
- * file, fsync it, rename it over the old one, fsync the directory. Returns 0 or -errno. */
-int jobdir_write(const char *dir, uint64_t id, jobfile_kind kind, const char *text);
-/* Replace the job's file of that kind with text atomically, not durably: as jobdir_write
- * without its fsyncs, so that a crash of the process leaves the old content or the new one (a
- * crash of the machine may leave neither: jobdir_sync then). Returns 0 or -errno. */
+/* Replace the job's file of that kind with text atomically, not durably: write a temporary
+ * file and rename it over the old one, so that a crash of the process leaves the old content or
+ * the new one (a crash of the machine may leave neither: jobdir_sync then). Returns 0 or -errno. */
 int jobdir_replace(const char *dir, uint64_t id, jobfile_kind kind, const char *text);
 /* Make the job's file of that kind durable (fsync; the directory's entry needs
  * jobdir_sync_dir). Returns 0, -ENOENT when it is gone, or -errno. */

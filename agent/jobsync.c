@@ -1,5 +1,6 @@
 /* jobsync.c - the state directory's fsyncs and removals on a thread (see jobsync.h). */
 #include "jobsync.h"
+#include "cgroup.h"
 #include "jobdir.h"
 #include "log.h"
 #include <errno.h>
@@ -11,14 +12,16 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-typedef enum op_kind { OP_REPORT, OP_REMOVE_ALL, OP_REMOVE_REPORT } op_kind;
+typedef enum op_kind { OP_REPORT, OP_REMOVE_ALL, OP_REMOVE_REPORT, OP_REMOVE_CGROUP, OP_SET_CPUS } op_kind;
 
 typedef struct op {
         op_kind kind;
         uint64_t id;
-        char *text; /* OP_REPORT: for the callback */
+        char *text; /* OP_REPORT: for the callback; OP_REMOVE_CGROUP, OP_SET_CPUS: the cgroup's name */
         int r;      /* the outcome, set by the thread */
         struct op *next;
+        cg_backend *cg; /* OP_REMOVE_CGROUP, OP_SET_CPUS */
+        char *cpus;     /* OP_SET_CPUS */
 } op;
 
 struct jobsync {
@@ -59,7 +62,11 @@ static void run_batch(jobsync *s, op *batch) {
                         if (o->kind == OP_REPORT && o->r == 0)
                                 o->r = r;
         for (op *o = batch; o; o = o->next)
-                if (o->kind != OP_REPORT)
+                if (o->kind == OP_REMOVE_CGROUP)
+                        o->r = cg_job_rmdir(o->cg, o->text);
+                else if (o->kind == OP_SET_CPUS)
+                        o->r = cg_job_set_cpus(o->cg, o->text, o->cpus, NULL, 0);
+                else if (o->kind != OP_REPORT)
                         o->r = o->kind == OP_REMOVE_ALL ? jobdir_remove(s->dir, o->id)
                                                         : jobdir_remove_kind(s->dir, o->id, JOBFILE_DONE);
 }
@@ -90,6 +97,23 @@ static void *thread_main(void *userdata) {
         return NULL;
 }
 
+/* Log what the thread could not do, with the job and the path. */
+static void log_failure(const jobsync *s, const op *o) {
+        switch (o->kind) {
+        case OP_REMOVE_CGROUP:
+                log_errno(LOG_WARNING, o->r, "job=%" PRIu64 " cgroup=%s/%s: cannot remove the job's cgroup", o->id,
+                          cg_subtree_path(o->cg), o->text);
+                break;
+        case OP_SET_CPUS: /* a cgroup gone, or not made yet (its shepherd takes the cores then) */
+                if (o->r != -ENOENT)
+                        log_errno(LOG_WARNING, o->r, "job=%" PRIu64 " cgroup=%s/%s: cannot move it to the shared cores %s",
+                                  o->id, cg_subtree_path(o->cg), o->text, o->cpus);
+                break;
+        default:
+                log_errno(LOG_WARNING, o->r, "job=%" PRIu64 " dir=%s: cannot remove the job's files", o->id, s->dir);
+        }
+}
+
 /* Take the done list and hand each report to the callback; log the removals that failed. */
 static void run_done(jobsync *s) {
         op *l;
@@ -106,8 +130,10 @@ static void run_done(jobsync *s) {
                 if (o->kind == OP_REPORT)
                         s->durable(o->id, o->text, o->r, s->userdata);
                 else if (o->r < 0)
-                        log_errno(LOG_WARNING, o->r, "job=%" PRIu64 " dir=%s: cannot remove the job's files", o->id,
-                                  s->dir);
+                        log_failure(s, o);
+                if (o->kind != OP_REPORT) /* a report's text went to the callback */
+                        free(o->text);
+                free(o->cpus);
                 free(o);
         }
 }
@@ -122,15 +148,16 @@ static int on_done(sd_event_source *src, int fd, uint32_t revents, void *userdat
         return 0;
 }
 
-/* Queue o (freed on failure). Returns 0 or -ENOMEM. */
-static int queue(jobsync *s, op_kind kind, uint64_t id, char *text) {
+/* Queue o (text and cpus freed on failure). Returns 0 or -ENOMEM. */
+static int queue(jobsync *s, op_kind kind, uint64_t id, char *text, cg_backend *cg, char *cpus) {
         op *o = malloc(sizeof(*o));
 
         if (!o) {
                 free(text);
+                free(cpus);
                 return -ENOMEM;
         }
-        *o = (op){.kind = kind, .id = id, .text = text};
+        *o = (op){.kind = kind, .id = id, .text = text, .cg = cg, .cpus = cpus};
         pthread_mutex_lock(&s->lock);
         *s->todo_tail = o;
         s->todo_tail = &o->next;
@@ -140,36 +167,61 @@ static int queue(jobsync *s, op_kind kind, uint64_t id, char *text) {
 }
 
 int jobsync_report(jobsync *s, uint64_t id, char *text) {
-        return queue(s, OP_REPORT, id, text);
+        return queue(s, OP_REPORT, id, text, NULL, NULL);
 }
 
 int jobsync_remove(jobsync *s, uint64_t id, bool all) {
-        return queue(s, all ? OP_REMOVE_ALL : OP_REMOVE_REPORT, id, NULL);
+        return queue(s, all ? OP_REMOVE_ALL : OP_REMOVE_REPORT, id, NULL, NULL, NULL);
 }
 
-/* Whether the list l holds an operation on id; with removals, only a removal. */
-static bool holds(const op *l, uint64_t id, bool removals) {
+int jobsync_remove_cgroup(jobsync *s, cg_backend *cg, uint64_t id, const char *cgroup) {
+        char *name = strdup(cgroup);
+
+        return name ? queue(s, OP_REMOVE_CGROUP, id, name, cg, NULL) : -ENOMEM;
+}
+
+int jobsync_set_cpus(jobsync *s, cg_backend *cg, uint64_t id, const char *cgroup, const char *cpus) {
+        char *name = strdup(cgroup), *list = strdup(cpus);
+
+        if (!name || !list) {
+                free(name);
+                free(list);
+                return -ENOMEM;
+        }
+        return queue(s, OP_SET_CPUS, id, name, cg, list);
+}
+
+/* The kinds of operation as a set, for holds(). */
+#define KIND(k) (1u << (k))
+#define ANY_KIND (KIND(OP_REPORT) | KIND(OP_REMOVE_ALL) | KIND(OP_REMOVE_REPORT) | KIND(OP_REMOVE_CGROUP) | KIND(OP_SET_CPUS))
+
+/* Whether the list l holds an operation on id of one of the kinds in the set. */
+static bool holds(const op *l, uint64_t id, unsigned kinds) {
         for (; l; l = l->next)
-                if (l->id == id && (!removals || l->kind != OP_REPORT))
+                if (l->id == id && (kinds & KIND(l->kind)))
                         return true;
         return false;
 }
 
-static bool pending(jobsync *s, uint64_t id, bool removals) {
+static bool pending(jobsync *s, uint64_t id, unsigned kinds) {
         bool r;
 
         pthread_mutex_lock(&s->lock);
-        r = holds(s->todo, id, removals) || holds(s->working, id, removals);
+        r = holds(s->todo, id, kinds) || holds(s->working, id, kinds);
         pthread_mutex_unlock(&s->lock);
         return r;
 }
 
 bool jobsync_pending(jobsync *s, uint64_t id) {
-        return pending(s, id, false);
+        return pending(s, id, ANY_KIND);
 }
 
 int jobsync_replace(jobsync *s, uint64_t id, jobfile_kind kind, const char *text) {
-        if (pending(s, id, true))
+        /* A removal of the job's files would take the new one; a new run's record comes before
+         * its shepherd makes the job's cgroup, which the old run's must not be then. */
+        unsigned wait = KIND(OP_REMOVE_ALL) | KIND(OP_REMOVE_REPORT) | (kind == JOBFILE_RECORD ? KIND(OP_REMOVE_CGROUP) : 0);
+
+        if (pending(s, id, wait))
                 jobsync_drain(s);
         return jobdir_replace(s->dir, id, kind, text);
 }
@@ -232,6 +284,7 @@ void jobsync_free(jobsync *s) {
 
                 s->done = o->next;
                 free(o->text);
+                free(o->cpus);
                 free(o);
         }
         sd_event_source_disable_unref(s->source);

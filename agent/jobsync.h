@@ -3,10 +3,11 @@
  *
  * The loop queues operations; the thread takes what is queued as one batch, in order: it fsyncs
  * each kept report of the batch, then the directory once for them all, and removes the files
- * of acknowledged jobs. The loop hears of a finished batch by an eventfd and runs, in queue
+ * of acknowledged jobs and the cgroups of ended ones, and moves jobs sharing cores. The loop hears of a finished batch by an eventfd and runs, in queue
  * order, the callback of each report made durable: there it sends the report. The thread makes
  * system calls only (no allocation, no logging), so that the agent's forks stay safe. */
 #pragma once
+#include "cgroup.h"
 #include "jobfile.h"
 #include <stdbool.h>
 #include <stdint.h>
@@ -27,9 +28,21 @@ int jobsync_report(jobsync *s, uint64_t id, char *text);
 /* Queue the removal of the job's files: every kind, or only its report (a later attempt of the
  * job runs here). A failure is logged when the loop hears of it. Returns 0 or -ENOMEM. */
 int jobsync_remove(jobsync *s, uint64_t id, bool all);
+/* Queue the removal of the job's emptied cgroup (cg_job_rmdir: up to 0.5 s of retries while
+ * killed tasks leave, and the pruning of its departments), after the fsyncs of its batch; a
+ * record written for the job meanwhile (jobsync_replace) waits for it, so that a later attempt's
+ * launch never finds it. cgroup is copied. A failure is logged when the loop hears of it.
+ * Returns 0 or -ENOMEM. */
+int jobsync_remove_cgroup(jobsync *s, cg_backend *cg, uint64_t id, const char *cgroup);
+/* Queue writing cpus (a cpuset list, copied) to the cpuset of the job's cgroup (cg_job_set_cpus),
+ * in order with the thread's other operations: a job sharing cores moved as whole-core jobs
+ * start and end. A cgroup gone or not made yet is no error; another failure is logged when
+ * the loop hears of it. Returns 0 or -ENOMEM. */
+int jobsync_set_cpus(jobsync *s, cg_backend *cg, uint64_t id, const char *cgroup, const char *cpus);
 /* Replace the job's file of that kind with text (jobdir_replace), after any removal of the
- * job's files still queued: the loop then waits for the thread, which happens only when a job
- * comes back to this host the moment its earlier report was acknowledged. Returns 0 or -errno. */
+ * job's files still queued (and, for its record, of its cgroup): the loop then waits for the
+ * thread, which happens only when a job comes back to this host the moment its earlier run
+ * ended or its report was acknowledged. Returns 0 or -errno. */
 int jobsync_replace(jobsync *s, uint64_t id, jobfile_kind kind, const char *text);
 /* Whether an operation on the job is queued or under way. */
 bool jobsync_pending(jobsync *s, uint64_t id);

@@ -92,7 +92,7 @@ static int write_exit(const char *dir, uint64_t id, int status) {
                 e.signal = WTERMSIG(status);
         if (!(text = jobfile_exit_format(&e)))
                 return -ENOMEM;
-        r = jobdir_write(dir, id, JOBFILE_EXIT, text);
+        r = jobdir_replace(dir, id, JOBFILE_EXIT, text);
         free(text);
         return r;
 }

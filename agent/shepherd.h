@@ -9,7 +9,7 @@
  * launches the job exactly as launch_job() does, the child telling the agent each step
  * it begins over the report pipe, tells the agent the job's pid or why it could not start
  * there too, waits for the job's main process, writes how it ended to job-<id>.exit
- * in the state directory (jobdir_write: atomic and durable), and exits. Whether the agent
+ * in the state directory (jobdir_replace: atomic; not fsynced, see jobdir.c), and exits. Whether the agent
  * still lives by then does not matter. */
 #pragma once
 #include "launch.h"

@@ -87,7 +87,7 @@ one_by_one() {
 drain() {
         local bin=$1 left=1 i
         cluster "$bin"
-        "$bin/colony" submit --array "$n" --cpus 1 --mem 16M -- /bin/true >/dev/null
+        "$bin/colony" submit --array "0-$((n - 1))" --cpus 1 --mem 16M -- /bin/true >/dev/null
         for ((i = 0; i < 6000 && left > 0; i++)); do
                 left=$("$bin/colony" queue --json | jq '.jobs | length')
                 [ "$left" = 0 ] || sleep 0.1

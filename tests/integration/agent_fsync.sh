@@ -3,7 +3,9 @@
 # (docs/benchmarks.md), and the loop's heartbeats wait for its turn. A job's record needs none (a
 # restarted agent finds it in the page cache); a finished job's report is fsynced by the agent's
 # sync thread, and sent only after, so that a result the controller may act on is one a rebooted
-# host keeps until acknowledged. Watched with strace on the running agent's threads.
+# host keeps until acknowledged. Nor do the shepherds fsync the exit file they write: it serves a
+# restarted agent as the record does, and its two fsyncs stood between each job's end and the
+# agent hearing of it. Watched with strace on the running agent's threads and its shepherds.
 . "$(dirname "$0")/lib.sh"
 command -v strace >/dev/null || { echo "SKIP: strace missing"; exit $SKIP; }
 
@@ -11,8 +13,8 @@ cluster_up --agents 1 --agent-cpus 4 --agent-mem 1G
 node=${PREFIX}1
 apid=$(cat "$DIR/agent-$node.pid")
 state=$DIR/agent-$node.state
-# Every thread of the agent (-f: and the shepherds it forks, whose own fsyncs of their exit files
-# are theirs to make); -f also makes strace begin each line with the thread's id.
+# Every thread of the agent and (-f) the shepherds it forks; -f also makes strace begin each
+# line with the thread's id.
 strace_attach "$apid" "$DIR/strace.out" -f -qq -y -s 400 -e trace=fsync,fdatasync,syncfs,sync,sendto,write
 spid=$STRACE_PID
 
@@ -38,5 +40,11 @@ for id in "${ids[@]}" "$long"; do
         [ -n "$sent" ] || fail "job $id: its finished report was not seen going out"
         [ "$synced" -lt "$sent" ] || fail "job $id: its report went out (line $sent) before its fsync (line $synced)"
 done
-note "no fsync on the loop; the reports of jobs ${ids[*]} $long fsynced by the sync thread, then sent"
+# Before, each shepherd fsynced its exit file and then the state directory.
+exit_syncs=$(grep -cE "^[0-9]+ +fsync\([0-9]+<$state/[^>]*\.exit>" "$DIR/strace.out" || true)
+[ "$exit_syncs" = 0 ] || fail "the shepherds made $exit_syncs fsyncs of exit files"
+syncers=$(grep -E "^[0-9]+ +fsync\([0-9]+<$state/job-[0-9]+\.done>" "$DIR/strace.out" | awk '{print $1}' | sort -u)
+dir_syncs=$(grep -E "^[0-9]+ +fsync\([0-9]+<$state>" "$DIR/strace.out" | awk '{print $1}' | grep -cvxF "$syncers" || true)
+[ "$dir_syncs" = 0 ] || fail "$dir_syncs fsyncs of the state directory by others than the sync thread"
+note "no fsync on the loop nor in the shepherds; the reports of jobs ${ids[*]} $long fsynced by the sync thread, then sent"
 echo "PASS"

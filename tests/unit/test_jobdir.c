@@ -28,7 +28,7 @@ static bool exists(const char *name) {
  * "exit status lost" although it had exited 0. */
 START_TEST(listing_keeps_a_shepherds_exit_write_in_progress) {
         ck_assert_ptr_nonnull(mkdtemp(dir));
-        ck_assert_int_eq(jobdir_write(dir, 7, JOBFILE_RECORD, "{}"), 0);
+        ck_assert_int_eq(jobdir_replace(dir, 7, JOBFILE_RECORD, "{}"), 0);
         touch(".tmp-job-7.exit"); /* the shepherd's, mid-write */
         touch(".tmp-job-8.json"); /* a dead agent's, cut short */
         uint64_t *ids;

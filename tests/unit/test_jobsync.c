@@ -1,9 +1,12 @@
 /* test_jobsync.c - the state directory's sync thread, on a real (temporary) directory and a real
  * event loop. */
 #include "check_main.h"
+#include "cgroup-internal.h"
 #include "jobdir.h"
 #include "jobsync.h"
 #include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +125,53 @@ START_TEST(removal_of_the_report_alone) {
 }
 END_TEST
 
+/* A cgroup backend whose removal blocks until the test lets it go, as an rmdir retried while
+ * killed tasks leave does (up to 0.5 s), or one stuck on the kernel's cgroup mutex. */
+static sem_t rm_entered, rm_release;
+static volatile int rm_done;
+
+static int blocking_remove(cg_backend *cg, const char *job) {
+        (void)cg;
+        (void)job;
+        sem_post(&rm_entered);
+        sem_wait(&rm_release);
+        rm_done = 1;
+        return 0;
+}
+
+static const cg_ops blocking_ops = {.job_remove = blocking_remove};
+
+static void *release_later(void *arg) {
+        (void)arg;
+        sleep(3);
+        sem_post(&rm_release);
+        return NULL;
+}
+
+/* The loop writes an ended job's report while the thread still removes its cgroup, without
+ * waiting for it; a new run's record waits, since its shepherd makes the cgroup next. */
+START_TEST(only_a_record_waits_for_a_cgroup_removal) {
+        cg_backend cg = {.ops = &blocking_ops, .subtree = "/fake"};
+        pthread_t releaser;
+
+        sem_init(&rm_entered, 0, 0);
+        sem_init(&rm_release, 0, 0);
+        rm_done = 0;
+        ck_assert_int_eq(jobsync_remove_cgroup(sync_, &cg, 7, "job-7"), 0);
+        sem_wait(&rm_entered);
+        ck_assert_int_eq(pthread_create(&releaser, NULL, release_later, NULL), 0);
+        ck_assert_int_eq(jobsync_replace(sync_, 7, JOBFILE_DONE, "{\"id\":7}"), 0);
+        ck_assert_int_eq(rm_done, 0); /* returned at once, not after the release 3 s later */
+        ck_assert(has(7, JOBFILE_DONE, "{\"id\":7}"));
+        ck_assert_int_eq(jobsync_replace(sync_, 7, JOBFILE_RECORD, "{}"), 0);
+        ck_assert_int_eq(rm_done, 1);
+        ck_assert(has(7, JOBFILE_RECORD, "{}"));
+        pthread_join(releaser, NULL);
+        sem_destroy(&rm_entered);
+        sem_destroy(&rm_release);
+}
+END_TEST
+
 static Suite *jobsync_suite(void) {
         Suite *s = suite_create("jobsync");
         TCase *tc = tcase_create("jobsync");
@@ -132,6 +182,7 @@ static Suite *jobsync_suite(void) {
         tcase_add_test(tc, drain_hands_back_in_order);
         tcase_add_test(tc, record_written_after_a_queued_removal);
         tcase_add_test(tc, removal_of_the_report_alone);
+        tcase_add_test(tc, only_a_record_waits_for_a_cgroup_removal);
         suite_add_tcase(s, tc);
         return s;
 }
