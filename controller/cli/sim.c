@@ -242,7 +242,12 @@ static int open_workload(cli *c, const sim_options *so, sim_config *cfg, sim_inp
         in->fluid_capacity = wl_fluid_capacity(so->workload, so->scale);
         if ((so->lotes_capacity || strcmp(so->policy, "lotes") == 0) && open_plan(c, so, in) < 0)
                 return EXIT_FAIL;
-        in->arrival_rate = so->load * (so->lotes_capacity ? in->plan.lambda_lp : in->fluid_capacity);
+        /* LoTES's lambda* counts tasks; a MapReduce job is wl_tasks_per_job of them. The report
+         * scales each class's requirement by its tasks per job in the allocation LP (section 6):
+         * with the same number for every class that divides lambda* by it and leaves the
+         * allocation as it is (tests/unit/test_lotes.c checks it with the solver). */
+        double lotes_jobs = in->planned ? in->plan.lambda_lp / wl_tasks_per_job(so->workload) : 0;
+        in->arrival_rate = so->load * (so->lotes_capacity ? lotes_jobs : in->fluid_capacity);
         in->machines = wl_machines(so->workload, so->scale, &cfg->nmachines);
         wl_source_init(&in->synthetic, so->workload, so->scale, so->njobs, in->arrival_rate, so->seed);
         cfg->next_job = wl_source_next;

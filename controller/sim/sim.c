@@ -5,6 +5,7 @@
  * one arrival plus the running jobs' exits. */
 #include "sim.h"
 #include "state.h"
+#include "family.h"
 #include "figures.h"
 #include <errno.h>
 #include <math.h>
@@ -45,6 +46,7 @@ typedef struct sim {
         size_t samples_cap;
         size_t jobs_done; /* ended or refused, for cfg->progress */
         int error;
+        sim_families families; /* MapReduce jobs, when the source has them */
 } sim;
 
 static bool earlier(const event *a, const event *b) {
@@ -190,7 +192,6 @@ static int advance(sim *s, double t) {
         return 0;
 }
 
-/* Submit the arriving job through the controller's own path, and draw the next one. */
 /* One more job left the simulation. */
 static void job_done(sim *s) {
         s->jobs_done++;
@@ -198,17 +199,21 @@ static void job_done(sim *s) {
                 s->cfg->progress(s->cfg->progress_arg, s->jobs_done);
 }
 
-static int arrive(sim *s) {
+static int family_refused(sim *s, const sim_job *j);
+
+/* Submit task j (the arriving job, or a reduce its family's barrier released) now through the
+ * controller's own path. Returns 0 or -errno. */
+static int submit(sim *s, const sim_job *j) {
         char err[PROTO_ERRLEN];
         uint64_t id;
         s->out->jobs++;
         /* the runtime is the job's estimate, exact here: Tetris reads it */
-        job_spec spec = { .cwd = strdup("/"), .stdout_path = strdup("/dev/null"), .req = s->next.req,
-                          .expected_usec = usec(s->next.runtime), .job_type = s->next.type ? strdup(s->next.type) : NULL };
+        job_spec spec = { .cwd = strdup("/"), .stdout_path = strdup("/dev/null"), .req = j->req,
+                          .expected_usec = usec(j->runtime), .job_type = j->type ? strdup(j->type) : NULL };
         /* EASY backfill reads the limit: the trace's requested time, else the runtime itself */
-        int64_t limit = usec(s->next.limit > 0 ? s->next.limit : s->next.runtime);
+        int64_t limit = usec(j->limit > 0 ? j->limit : j->runtime);
         spec.time_limit_usec = limit > 0 ? limit : 1;
-        if (!spec.cwd || !spec.stdout_path || (s->next.type && !spec.job_type) || grow_times(s, s->st.next_id) < 0) {
+        if (!spec.cwd || !spec.stdout_path || (j->type && !spec.job_type) || grow_times(s, s->st.next_id) < 0) {
                 job_spec_free(&spec);
                 return -ENOMEM;
         }
@@ -216,15 +221,39 @@ static int arrive(sim *s) {
                 job_spec_free(&spec); /* it fits no machine: refused, as the controller would */
                 s->out->refused++;
                 if (s->cfg->ndepts)
-                        s->refused[s->next.dept]++;
+                        s->refused[j->dept]++;
                 job_done(s);
-        } else {
-                s->arrival[id - 1] = s->now;
-                s->runtime[id - 1] = s->next.runtime;
-                if (s->cfg->ndepts)
-                        s->dept[id - 1] = s->next.dept;
+                return j->family ? family_refused(s, j) : 0;
         }
-        return queue_next_arrival(s);
+        s->arrival[id - 1] = s->now;
+        s->runtime[id - 1] = j->runtime;
+        if (s->cfg->ndepts)
+                s->dept[id - 1] = j->dept;
+        return j->family ? fam_task_accepted(&s->families, id, j) : 0;
+}
+
+/* Submit the reduces a family's barrier let go. */
+static int release(sim *s, sim_job *v, size_t n) {
+        int r = 0;
+        for (size_t i = 0; r == 0 && i < n; i++)
+                r = submit(s, &v[i]);
+        return r;
+}
+
+static int family_refused(sim *s, const sim_job *j) {
+        sim_job *v;
+        size_t n;
+        fam_task_refused(&s->families, j, s->now, &v, &n);
+        return release(s, v, n);
+}
+
+/* The arriving job: submitted, or held by its family's barrier; then draw the next one. */
+static int arrive(sim *s) {
+        bool held = false;
+        int r = s->next.family ? fam_task_arrives(&s->families, &s->next, s->now, &held) : 0;
+        if (r == 0 && !held)
+                r = submit(s, &s->next);
+        return r < 0 ? r : queue_next_arrival(s);
 }
 
 static int job_exit(sim *s, const event *e) {
@@ -232,7 +261,14 @@ static int job_exit(sim *s, const event *e) {
         const job *j = ctl_find_job(&s->st, e->job);
         s->used = res_sub(s->used, j->spec.req);
         job_done(s);
-        return ctl_job_finished(&s->st, e->node, e->job, JOB_COMPLETED, &res, usec(s->now));
+        int r = ctl_job_finished(&s->st, e->node, e->job, JOB_COMPLETED, &res, usec(s->now));
+        if (r == 0 && fam_of_job(&s->families, e->job)) {
+                sim_job *v;
+                size_t n;
+                fam_task_ended(&s->families, e->job, s->now, s->now - s->start[e->job - 1], &v, &n);
+                r = release(s, v, n);
+        }
+        return r;
 }
 
 static int schedule(sim *s) {
@@ -278,6 +314,8 @@ static int report_jobs(sim *s) {
                         .start = ran ? s->start[j->id - 1] : NAN,
                         .end = ran ? s->end[j->id - 1] : NAN,
                         .req = j->spec.req,
+                        .family = fam_of_job(&s->families, j->id),
+                        .reduce = fam_is_reduce(&s->families, j->id),
                 };
                 int r = s->cfg->each_job(s->cfg->each_job_data, &rec);
                 if (r < 0)
@@ -322,6 +360,8 @@ static int collect(sim *s) {
         int r = s->cfg->ndepts ? collect_depts(s, wait, resp) : 0;
         if (r == 0 && s->cfg->each_job)
                 r = report_jobs(s);
+        if (r == 0 && s->families.n)
+                r = fam_figures(&s->families, s->out);
         s->out->completed = n - s->st.npending;
         s->out->wait = sim_summarize(wait, n);
         s->out->response = sim_summarize(resp, n);
@@ -364,6 +404,7 @@ int sim_run(const sim_config *cfg, sim_result *out, char *err, size_t errlen) {
         free(s.end);
         free(s.dept);
         free(s.refused);
+        fam_free(&s.families);
         return r;
 }
 
