@@ -20,6 +20,7 @@ static const char sim_usage[] =
         "         [--dept-by KEY] [--scan] [--csv] [--jobs-csv FILE] [--depts-csv FILE] [--json]\n"
         "Simulate a workload on a virtual clock with the controller's own scheduling code.\n\n"
         "  --workload W    mishra (the LoTES report's 10 machine configurations, 8 job classes),\n"
+        "                  mishra-mapreduce (its MapReduce jobs: 200 maps, then 100 reduces),\n"
         "                  lotes-google, lotes-phi:PHI, lotes-omega:OMEGA (the LoTES paper's)\n"
         "  --trace F       a Standard Workload Format trace (Parallel Workloads Archive)\n"
         "  --machines F    the cluster for a trace, as for colony place\n"

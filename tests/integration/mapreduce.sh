@@ -10,7 +10,7 @@ cluster_up --agents 1 --agent-cpus 4 --agent-mem 1G
 # reduces that count the marks when they start.
 maps=$(colony submit --cpus 0.2 --mem 16M --array 0-5 -- \
         /bin/sh -c 'sleep "$(( COLONY_ARRAY_TASK_ID % 3 )).$(( 2 + COLONY_ARRAY_TASK_ID ))"; : >"map-$COLONY_ARRAY_TASK_ID.done"')
-reduces=$(colony submit --cpus 0.2 --mem 16M --array 0-2 -- \
+reduces=$(colony submit --cpus 0.2 --mem 16M --array 0-2 --afterok "$maps" -- \
         /bin/sh -c 'ls map-*.done | wc -l >"reduce-$COLONY_ARRAY_TASK_ID.saw"')
 [[ $maps =~ ^[0-9]+$ && $reduces =~ ^[0-9]+$ ]] || fail "submit printed '$maps' and '$reduces'"
 colony wait "$reduces" >"$DIR/wait.out" || fail "colony wait $reduces: exit $?: $(cat "$DIR/wait.out")"
