@@ -21,10 +21,11 @@ static const char sim_usage[] =
         "Simulate a workload on a virtual clock with the controller's own scheduling code.\n\n"
         "  --workload W    mishra (the LoTES report's 10 machine configurations, 8 job classes),\n"
         "                  lotes-google, lotes-phi:PHI, lotes-omega:OMEGA (the LoTES paper's)\n"
-        "  --trace F       a Standard Workload Format trace (Parallel Workloads Archive)\n"
+        "  --trace F       a Standard Workload Format trace (Parallel Workloads Archive); a trace\n"
+        "                  may be gzip'd, and '-' reads it from standard input\n"
         "  --machines F    the cluster for a trace, as for colony place\n"
         "  --mem-per-proc S  memory per processor where the trace has none (default 1G)\n"
-        "  --google F      a Google cluster-data 2011 task_events table (plain CSV, in time order)\n"
+        "  --google F      a Google cluster-data 2011 task_events table (CSV, in time order)\n"
         "  --google-machines F  its machine_events table: the machines added at time 0\n"
         "  --google-scale C,M  cores and memory of a machine of normalized size 1.0 (default 64,256G)\n"
         "  --jobs N        jobs to submit (default 10000)\n"
@@ -197,8 +198,9 @@ static int open_plan(cli *c, const sim_options *so, sim_input *in) {
         return 0;
 }
 
-/* The machines of a colony place file, as capacities. Returns 0 or -errno with err set. */
-static int open_machine_file(const char *path, sim_input *in, size_t *n, char *err, size_t errlen) {
+/* The machines of a colony place file, as capacities, with their names. Returns 0 or -errno with
+ * err set. */
+static int open_machine_file(const char *path, sim_input *in, sim_config *cfg, char *err, size_t errlen) {
         int r = inst_load_machines(path, &in->file, err, errlen);
         if (r < 0)
                 return r;
@@ -208,7 +210,8 @@ static int open_machine_file(const char *path, sim_input *in, size_t *n, char *e
         }
         for (size_t i = 0; i < in->file.n; i++)
                 in->machines[i] = in->file.machines[i].capacity;
-        *n = in->file.n;
+        cfg->nmachines = in->file.n;
+        cfg->machine_names = (const char *const *)in->file.names;
         return 0;
 }
 
@@ -224,7 +227,7 @@ static void trace_depts(const sim_options *so, const sim_names *depts, sim_confi
 static int open_google(const sim_options *so, sim_config *cfg, sim_input *in, char *err, size_t errlen) {
         int r = google_load_tasks(so->google, so->google_scale, so->dept_by, &in->google, err, errlen);
         if (r == 0 && so->machines)
-                r = open_machine_file(so->machines, in, &cfg->nmachines, err, errlen);
+                r = open_machine_file(so->machines, in, cfg, err, errlen);
         else if (r == 0 && (r = google_load_machines(so->google_machines, so->google_scale, &in->google_cluster, err,
                                                      errlen)) == 0) {
                 in->machines = in->google_cluster.capacity; /* close_input frees it */
@@ -269,7 +272,7 @@ static int open_input(cli *c, const sim_options *so, sim_config *cfg, sim_input 
         } else if (so->trace) {
                 r = swf_load(so->trace, so->mem_per_proc, so->dept_by, &in->trace, err, sizeof(err));
                 if (r == 0)
-                        r = open_machine_file(so->machines, in, &cfg->nmachines, err, sizeof(err));
+                        r = open_machine_file(so->machines, in, cfg, err, sizeof(err));
                 cfg->next_job = sim_jobs_next;
                 cfg->source = &in->trace.jobs;
                 trace_depts(so, &in->trace.depts, cfg);

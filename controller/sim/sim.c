@@ -115,12 +115,18 @@ static void sim_terminal(void *userdata, const job *j) {
 /* Simulated agents never go silent: no link to drop. */
 static const ctl_actions sim_actions = { no_persist, sim_launch, sim_cancel, sim_terminal, NULL, NULL };
 
-static int add_machines(sim *s) {
-        char name[32], err[PROTO_ERRLEN];
+/* Bring every machine up as a node. Returns 0, or -errno with a reason in err. */
+static int add_machines(sim *s, char *err, size_t errlen) {
+        char name[32], why[PROTO_ERRLEN];
         for (size_t i = 0; i < s->cfg->nmachines; i++) {
                 ctl_node *n;
                 snprintf(name, sizeof(name), "m%zu", i + 1);
-                int r = ctl_node_up(&s->st, name, s->cfg->machines[i], "sim", "", NULL, 0, s, (ctl_time){ 0 }, &n, err);
+                const char *as = s->cfg->machine_names ? s->cfg->machine_names[i] : name;
+                int r = ctl_node_up(&s->st, as, s->cfg->machines[i], "sim", "", NULL, 0, s, (ctl_time){ 0 }, &n, why);
+                if (r == -EEXIST)
+                        snprintf(err, errlen, "two machines are named %s", as);
+                else if (r < 0)
+                        snprintf(err, errlen, "machine %s: %s", as, why);
                 if (r < 0)
                         return r;
                 s->capacity = res_add(s->capacity, s->cfg->machines[i]);
@@ -342,17 +348,18 @@ int sim_run(const sim_config *cfg, sim_result *out, char *err, size_t errlen) {
                           .max_pending = SIZE_MAX, .kill_grace_ms = 0, .agent_timeout_usec = INT64_MAX,
                           .node_lost_timeout_usec = INT64_MAX, .skip_reserved_start = true };
         ctl_init(&s.st, &cc, &sim_actions, &s);
-        int r = cfg->nmachines == 0 ? -EINVAL : add_machines(&s);
+        int r = cfg->nmachines == 0 ? -EINVAL : add_machines(&s, err, errlen);
+        bool told = r < 0 && cfg->nmachines; /* add_machines said why */
         if (r == 0 && cfg->ndepts && !(s.refused = calloc(cfg->ndepts, sizeof(*s.refused))))
                 r = -ENOMEM;
         if (r == 0)
                 r = run_events(&s);
         if (r == 0)
                 r = collect(&s);
-        if (r == -EINVAL)
+        if (r == -EINVAL && !told)
                 snprintf(err, errlen, cfg->nmachines ? "the job source gave a job out of arrival order or of no department"
                                                      : "a simulation needs at least one machine");
-        else if (r < 0)
+        else if (r < 0 && !told)
                 snprintf(err, errlen, "simulation failed: %s", strerror(-r));
         if (r < 0)
                 sim_result_free(out);

@@ -26,7 +26,7 @@ typedef struct sim_job {
 typedef struct sim_job_record {
         uint64_t id;                /* the controller's, in arrival order of the jobs it accepted */
         const char *dept;           /* NULL without departments */
-        const char *machine;        /* where it ran ("m1" is the first machine); NULL if it never did */
+        const char *machine;        /* where it ran (its name, "m1" for the first unnamed); NULL if it never did */
         double arrival, start, end; /* seconds; start and end are NAN for a job that never ran */
         res_t req;
 } sim_job_record;
@@ -64,6 +64,7 @@ typedef struct sim_config {
          * NULL: none. For a progress display: the simulator itself keeps no clock. */
         void (*progress)(void *arg, size_t jobs_done);
         void *progress_arg;
+        const char *const *machine_names; /* nmachines names (a --machines file's), distinct; NULL: m1, m2, ... */
 } sim_config;
 
 typedef struct sim_stats {
