@@ -45,6 +45,8 @@ typedef struct sim {
         size_t samples_cap;
         size_t jobs_done; /* ended or refused, for cfg->progress */
         int error;
+        job *owners; /* one job per type the jobs share their strings with (share_strings) */
+        size_t nowners;
 } sim;
 
 static bool earlier(const event *a, const event *b) {
@@ -196,7 +198,46 @@ static int advance(sim *s, double t) {
         return 0;
 }
 
-/* Submit the arriving job through the controller's own path, and draw the next one. */
+/* The strings of the jobs' specs (user, cwd, stdout, an empty argv, their type): the same for
+ * every job of a type. Returns a new spec, empty on -ENOMEM. */
+static int sim_spec(const char *type, job_spec *spec) {
+        *spec = (job_spec){ .cwd = strdup("/"), .stdout_path = strdup("/dev/null"), .argv = calloc(1, sizeof(char *)),
+                            .job_type = type ? strdup(type) : NULL };
+        if (spec->cwd && spec->stdout_path && spec->argv && (!type || spec->job_type))
+                return 0;
+        job_spec_free(spec);
+        return -ENOMEM;
+}
+
+/* The job of that type whose strings the others borrow, made on first use. NULL: no memory. */
+static job *owner_of(sim *s, const char *type) {
+        for (size_t i = 0; i < s->nowners; i++)
+                if (type == s->owners[i].spec.job_type ||
+                    (type && s->owners[i].spec.job_type && strcmp(type, s->owners[i].spec.job_type) == 0))
+                        return &s->owners[i];
+        /* members borrow the strings, not the struct: the owners may move */
+        job *v = realloc(s->owners, (s->nowners + 1) * sizeof(*v));
+        if (!v)
+                return NULL;
+        s->owners = v;
+        job *o = &v[s->nowners];
+        *o = (job){ .user = strdup("sim") };
+        if (!o->user || sim_spec(type, &o->spec) < 0) {
+                job_free(o);
+                return NULL;
+        }
+        s->nowners++;
+        return o;
+}
+
+/* Let job id borrow its strings from its type's owner (job_share_strings, as an array's jobs
+ * do): they are a third of a job's memory, and 25 million jobs are held at once. */
+static void share_strings(sim *s, uint64_t id, const char *type) {
+        job *o = owner_of(s, type);
+        if (o)
+                job_share_strings(ctl_find_job(&s->st, id), o); /* else each keeps its own */
+}
+
 /* One more job left the simulation. */
 static void job_done(sim *s) {
         s->jobs_done++;
@@ -209,12 +250,15 @@ static int arrive(sim *s) {
         uint64_t id;
         s->out->jobs++;
         /* the runtime is the job's estimate, exact here: Tetris reads it */
-        job_spec spec = { .cwd = strdup("/"), .stdout_path = strdup("/dev/null"), .req = s->next.req,
-                          .expected_usec = usec(s->next.runtime), .job_type = s->next.type ? strdup(s->next.type) : NULL };
+        job_spec spec;
+        if (sim_spec(s->next.type, &spec) < 0)
+                return -ENOMEM;
+        spec.req = s->next.req;
+        spec.expected_usec = usec(s->next.runtime);
         /* EASY backfill reads the limit: the trace's requested time, else the runtime itself */
         int64_t limit = usec(s->next.limit > 0 ? s->next.limit : s->next.runtime);
         spec.time_limit_usec = limit > 0 ? limit : 1;
-        if (!spec.cwd || !spec.stdout_path || (s->next.type && !spec.job_type) || grow_times(s, s->st.next_id) < 0) {
+        if (grow_times(s, s->st.next_id) < 0) {
                 job_spec_free(&spec);
                 return -ENOMEM;
         }
@@ -225,6 +269,7 @@ static int arrive(sim *s) {
                         s->refused[s->next.dept]++;
                 job_done(s);
         } else {
+                share_strings(s, id, s->next.type);
                 s->arrival[id - 1] = s->now;
                 s->runtime[id - 1] = s->next.runtime;
                 if (s->cfg->ndepts)
@@ -363,7 +408,10 @@ int sim_run(const sim_config *cfg, sim_result *out, char *err, size_t errlen) {
                 snprintf(err, errlen, "simulation failed: %s", strerror(-r));
         if (r < 0)
                 sim_result_free(out);
-        ctl_free(&s.st);
+        ctl_free(&s.st); /* before the owners: its jobs borrow their strings */
+        for (size_t i = 0; i < s.nowners; i++)
+                job_free(&s.owners[i]);
+        free(s.owners);
         free(s.events.v);
         free(s.arrival);
         free(s.runtime);
