@@ -390,7 +390,8 @@ static int run_sim(cli *c, int argc, char **argv) {
                                                  : fmax(1, last_arrival(&so, &in) / 100);
         log_open("colony", NULL, LOG_WARNING); /* the core logs every transition; a simulation has millions */
         progress bar;
-        progress_start(&bar, "colony sim", "jobs", so.trace ? in.trace.jobs.n : so.google ? in.google.jobs.n : so.njobs);
+        size_t njobs = so.trace ? in.trace.jobs.n : so.google ? in.google.jobs.n : so.njobs;
+        progress_start(&bar, "colony sim", "arrivals and ends", 2 * njobs);
         cfg.progress = progress_hook;
         cfg.progress_arg = &bar;
         int failed = sim_run(&cfg, &r, err, sizeof(err)) < 0;

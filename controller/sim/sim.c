@@ -43,7 +43,7 @@ typedef struct sim {
         double used_cpu_time, used_mem_time; /* integrals of use over time */
         sim_result *out;
         size_t samples_cap;
-        size_t jobs_done; /* ended or refused, for cfg->progress */
+        size_t events_done; /* arrivals, and ends or refusals: two per job, for cfg->progress */
         int error;
         job *owners; /* one job per type the jobs share their strings with (share_strings) */
         size_t nowners;
@@ -238,17 +238,19 @@ static void share_strings(sim *s, uint64_t id, const char *type) {
                 job_share_strings(ctl_find_job(&s->st, id), o); /* else each keeps its own */
 }
 
-/* One more job left the simulation. */
-static void job_done(sim *s) {
-        s->jobs_done++;
+/* One more job arrived, or left the simulation. Each costs about one pass, so the count grows at
+ * a steady rate of work even while jobs queue, when ends lag behind arrivals. */
+static void event_done(sim *s) {
+        s->events_done++;
         if (s->cfg->progress)
-                s->cfg->progress(s->cfg->progress_arg, s->jobs_done);
+                s->cfg->progress(s->cfg->progress_arg, s->events_done);
 }
 
 static int arrive(sim *s) {
         char err[PROTO_ERRLEN];
         uint64_t id;
         s->out->jobs++;
+        event_done(s);
         /* the runtime is the job's estimate, exact here: Tetris reads it */
         job_spec spec;
         if (sim_spec(s->next.type, &spec) < 0)
@@ -267,7 +269,7 @@ static int arrive(sim *s) {
                 s->out->refused++;
                 if (s->cfg->ndepts)
                         s->refused[s->next.dept]++;
-                job_done(s);
+                event_done(s);
         } else {
                 share_strings(s, id, s->next.type);
                 s->arrival[id - 1] = s->now;
@@ -282,7 +284,7 @@ static int job_exit(sim *s, const event *e) {
         job_result res = { 0 };
         const job *j = ctl_find_job(&s->st, e->job);
         s->used = res_sub(s->used, j->spec.req);
-        job_done(s);
+        event_done(s);
         return ctl_job_finished(&s->st, e->node, e->job, JOB_COMPLETED, &res, usec(s->now));
 }
 

@@ -60,9 +60,11 @@ typedef struct sim_config {
         size_t ndepts;
         sim_each_job_fn each_job; /* NULL: nobody wants the jobs one by one */
         void *each_job_data;
-        /* Called as each job leaves the simulation (it ends, or is refused) with how many have;
-         * NULL: none. For a progress display: the simulator itself keeps no clock. */
-        void (*progress)(void *arg, size_t jobs_done);
+        /* Called as each job arrives and as it leaves the simulation (it ends, or is refused) with
+         * how many arrivals and leaves there were, two per job in all; NULL: none. For a progress
+         * display (the simulator itself keeps no clock): while jobs queue, ends lag behind the
+         * arrivals, and a count of ends alone would make the work done look smaller than it is. */
+        void (*progress)(void *arg, size_t events_done);
         void *progress_arg;
         const char *const *machine_names; /* nmachines names (a --machines file's), distinct; NULL: m1, m2, ... */
 } sim_config;
