@@ -3,11 +3,8 @@
 # comment lines, with the SWF's -1 (unknown) fields, on machines that keep their names; a
 # broken line, plain or gzip'd, is one line naming file:line.
 set -euo pipefail
-[ -x "${COLONY_BIN:-}/colony" ] || { echo "COLONY_BIN not set to the build's bin/"; exit 1; }
-command -v jq >/dev/null || { echo "SKIP: jq missing"; exit 77; }
 . "$(dirname "$0")/lib.sh"
-tmp=$(mktemp -d /tmp/colony-sim-traces-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+sim_test_start traces
 top=$(dirname "$0")/../..
 data=$top/tests/data
 one=$data/one-machine.json

@@ -126,38 +126,37 @@ static void remember_progress(void *arg, size_t done) {
         progress_seen[nprogress++] = done;
 }
 
-/* Progress counts arrivals and leaves: while jobs 2 and 3 queue behind job 1, their arrivals
- * are work done (a count of ends alone stood at 1, the refusal, until time 10). */
-START_TEST(progress_counts_arrivals_and_ends) {
+/* Run the stream of config() to its end, with each_job remembering the jobs, and these. */
+static void run_with(void (*progress)(void *, size_t), const char *const *machine_names) {
         array_source src;
         sim_config cfg = config(&src);
         sim_result r;
         char err[256];
-        cfg.progress = remember_progress;
-        nprogress = 0;
+        cfg.each_job = remember;
+        cfg.progress = progress;
+        cfg.machine_names = machine_names;
+        nseen = nprogress = 0;
         ck_assert_int_eq(sim_run(&cfg, &r, err, sizeof(err)), 0);
+        ck_assert_uint_eq(nseen, 3);
+        sim_result_free(&r);
+}
+
+/* Progress counts arrivals and leaves: while jobs 2 and 3 queue behind job 1, their arrivals
+ * are work done (a count of ends alone stood at 1, the refusal, until time 10). */
+START_TEST(progress_counts_arrivals_and_ends) {
+        run_with(remember_progress, NULL);
         /* arrivals at 0, 1, 2 and 3 (refused: it leaves at once), ends at 10, 15 and 15 */
         ck_assert_uint_eq(nprogress, 8);
         for (size_t i = 0; i < nprogress; i++)
                 ck_assert_uint_eq(progress_seen[i], i + 1);
-        sim_result_free(&r);
 }
 END_TEST
 
 /* The machines keep the names the configuration gives them. */
 START_TEST(machines_keep_their_names) {
-        array_source src;
-        sim_config cfg = config(&src);
-        sim_result r;
-        char err[256];
         static const char *const names[] = { "node07" };
-        cfg.machine_names = names;
-        cfg.each_job = remember;
-        nseen = 0;
-        ck_assert_int_eq(sim_run(&cfg, &r, err, sizeof(err)), 0);
-        ck_assert_uint_eq(nseen, 3);
+        run_with(NULL, names);
         ck_assert_str_eq(seen_machine[0], "node07");
-        sim_result_free(&r);
 }
 END_TEST
 
