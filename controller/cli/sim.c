@@ -106,6 +106,8 @@ static int check_inputs(cli *c, sim_options *so) {
                 return cli_usage_error(c, "a --workload has machines of its own: no --machines");
         if (so->trace && so->google_machines)
                 return cli_usage_error(c, "--google-machines goes with --google");
+        if (so->google && so->google_machines && strcmp(so->google, "-") == 0 && strcmp(so->google_machines, "-") == 0)
+                return cli_usage_error(c, "--google and --google-machines cannot both read standard input (-)");
         if (!so->dept_by_given)
                 so->dept_by = defaults[input];
         else if (!dept_keys[input][so->dept_by])

@@ -58,6 +58,7 @@ want=$(gsim "$g/task_events.csv" --google-machines "$g/machine_events.csv")
 [ "$(gsim - --google-machines "$tmp/machine_events.csv" <"$tmp/task_events.csv.gz")" = "$want" ] ||
         fail "--google - is not read as the plain table"
 echo "# Google tables with headers, gzip'd, from standard input: $want"
+check_exit 2 "cannot both read standard input" sim --google - --google-machines - </dev/null
 
 # broken lines name file:line, gzip'd or not; a truncated gzip stream is an error, not an end
 { sed -n 1,9p "$data/tiny.swf"; echo "2 101 -1 5 1 -1 -1 1 5"; } | gzip -c >"$tmp/short.swf.gz"
