@@ -50,6 +50,8 @@ static void input_json(cJSON *o, const sim_options *so, const sim_input *in) {
         } else if (so->trace) {
                 cJSON_AddStringToObject(o, "trace", so->trace);
                 cJSON_AddNumberToObject(o, "skipped", (double)in->trace.skipped);
+                cJSON_AddNumberToObject(o, "skipped_no_processors", (double)in->trace.no_procs);
+                cJSON_AddNumberToObject(o, "skipped_no_submit_time", (double)in->trace.no_submit);
         } else {
                 const google_trace *g = &in->google;
                 cJSON *left = cJSON_CreateObject();
@@ -126,8 +128,9 @@ static void print_input(const sim_options *so, const sim_input *in, const sim_re
                        so->lotes_capacity ? "LoTES's lambda*" : "a fluid capacity of",
                        so->lotes_capacity ? in->plan.lambda_lp : in->fluid_capacity, (unsigned long long)so->seed);
         } else if (so->trace) {
-                printf("%s, %zu machines, %zu jobs (%zu without a run time skipped)\n", so->trace, r->machines, r->jobs,
-                       in->trace.skipped);
+                printf("%s, %zu machines, %zu jobs (skipped: %zu without a run time, %zu without a processor count, %zu "
+                       "without a submit time)\n",
+                       so->trace, r->machines, r->jobs, in->trace.skipped, in->trace.no_procs, in->trace.no_submit);
         } else {
                 const google_trace *g = &in->google;
                 printf("%s, %zu machines, %zu jobs from %zu tasks (left out: %zu later attempts, %zu ended before "

@@ -44,9 +44,11 @@ typedef struct sim {
         double used_cpu_time, used_mem_time; /* integrals of use over time */
         sim_result *out;
         size_t samples_cap;
-        size_t jobs_done; /* ended or refused, for cfg->progress */
+        size_t events_done; /* arrivals, and ends or refusals: two per job, for cfg->progress */
         int error;
         sim_families families; /* MapReduce jobs, when the source has them */
+        job *owners; /* one job per type the jobs share their strings with (share_strings) */
+        size_t nowners;
 } sim;
 
 static bool earlier(const event *a, const event *b) {
@@ -117,12 +119,18 @@ static void sim_terminal(void *userdata, const job *j) {
 /* Simulated agents never go silent: no link to drop. */
 static const ctl_actions sim_actions = { no_persist, sim_launch, sim_cancel, sim_terminal, NULL, NULL };
 
-static int add_machines(sim *s) {
-        char name[32], err[PROTO_ERRLEN];
+/* Bring every machine up as a node. Returns 0, or -errno with a reason in err. */
+static int add_machines(sim *s, char *err, size_t errlen) {
+        char name[32], why[PROTO_ERRLEN];
         for (size_t i = 0; i < s->cfg->nmachines; i++) {
                 ctl_node *n;
                 snprintf(name, sizeof(name), "m%zu", i + 1);
-                int r = ctl_node_up(&s->st, name, s->cfg->machines[i], "sim", "", NULL, 0, s, (ctl_time){ 0 }, &n, err);
+                const char *as = s->cfg->machine_names ? s->cfg->machine_names[i] : name;
+                int r = ctl_node_up(&s->st, as, s->cfg->machines[i], "sim", "", NULL, 0, s, (ctl_time){ 0 }, &n, why);
+                if (r == -EEXIST)
+                        snprintf(err, errlen, "two machines are named %s", as);
+                else if (r < 0)
+                        snprintf(err, errlen, "machine %s: %s", as, why);
                 if (r < 0)
                         return r;
                 s->capacity = res_add(s->capacity, s->cfg->machines[i]);
@@ -192,11 +200,52 @@ static int advance(sim *s, double t) {
         return 0;
 }
 
-/* One more job left the simulation. */
-static void job_done(sim *s) {
-        s->jobs_done++;
+/* The strings of the jobs' specs (user, cwd, stdout, an empty argv, their type): the same for
+ * every job of a type. Returns a new spec, empty on -ENOMEM. */
+static int sim_spec(const char *type, job_spec *spec) {
+        *spec = (job_spec){ .cwd = strdup("/"), .stdout_path = strdup("/dev/null"), .argv = calloc(1, sizeof(char *)),
+                            .job_type = type ? strdup(type) : NULL };
+        if (spec->cwd && spec->stdout_path && spec->argv && (!type || spec->job_type))
+                return 0;
+        job_spec_free(spec);
+        return -ENOMEM;
+}
+
+/* The job of that type whose strings the others borrow, made on first use. NULL: no memory. */
+static job *owner_of(sim *s, const char *type) {
+        for (size_t i = 0; i < s->nowners; i++)
+                if (type == s->owners[i].spec.job_type ||
+                    (type && s->owners[i].spec.job_type && strcmp(type, s->owners[i].spec.job_type) == 0))
+                        return &s->owners[i];
+        /* members borrow the strings, not the struct: the owners may move */
+        job *v = realloc(s->owners, (s->nowners + 1) * sizeof(*v));
+        if (!v)
+                return NULL;
+        s->owners = v;
+        job *o = &v[s->nowners];
+        *o = (job){ .user = strdup("sim") };
+        if (!o->user || sim_spec(type, &o->spec) < 0) {
+                job_free(o);
+                return NULL;
+        }
+        s->nowners++;
+        return o;
+}
+
+/* Let job id borrow its strings from its type's owner (job_share_strings, as an array's jobs
+ * do): they are a third of a job's memory, and 25 million jobs are held at once. */
+static void share_strings(sim *s, uint64_t id, const char *type) {
+        job *o = owner_of(s, type);
+        if (o)
+                job_share_strings(ctl_find_job(&s->st, id), o); /* else each keeps its own */
+}
+
+/* One more job arrived, or left the simulation. Each costs about one pass, so the count grows at
+ * a steady rate of work even while jobs queue, when ends lag behind arrivals. */
+static void event_done(sim *s) {
+        s->events_done++;
         if (s->cfg->progress)
-                s->cfg->progress(s->cfg->progress_arg, s->jobs_done);
+                s->cfg->progress(s->cfg->progress_arg, s->events_done);
 }
 
 static int family_refused(sim *s, const sim_job *j);
@@ -207,13 +256,17 @@ static int submit(sim *s, const sim_job *j) {
         char err[PROTO_ERRLEN];
         uint64_t id;
         s->out->jobs++;
+        event_done(s);
         /* the runtime is the job's estimate, exact here: Tetris reads it */
-        job_spec spec = { .cwd = strdup("/"), .stdout_path = strdup("/dev/null"), .req = j->req,
-                          .expected_usec = usec(j->runtime), .job_type = j->type ? strdup(j->type) : NULL };
+        job_spec spec;
+        if (sim_spec(j->type, &spec) < 0)
+                return -ENOMEM;
+        spec.req = j->req;
+        spec.expected_usec = usec(j->runtime);
         /* EASY backfill reads the limit: the trace's requested time, else the runtime itself */
         int64_t limit = usec(j->limit > 0 ? j->limit : j->runtime);
         spec.time_limit_usec = limit > 0 ? limit : 1;
-        if (!spec.cwd || !spec.stdout_path || (j->type && !spec.job_type) || grow_times(s, s->st.next_id) < 0) {
+        if (grow_times(s, s->st.next_id) < 0) {
                 job_spec_free(&spec);
                 return -ENOMEM;
         }
@@ -222,9 +275,10 @@ static int submit(sim *s, const sim_job *j) {
                 s->out->refused++;
                 if (s->cfg->ndepts)
                         s->refused[j->dept]++;
-                job_done(s);
+                event_done(s);
                 return j->family ? family_refused(s, j) : 0;
         }
+        share_strings(s, id, j->type);
         s->arrival[id - 1] = s->now;
         s->runtime[id - 1] = j->runtime;
         if (s->cfg->ndepts)
@@ -260,7 +314,7 @@ static int job_exit(sim *s, const event *e) {
         job_result res = { 0 };
         const job *j = ctl_find_job(&s->st, e->job);
         s->used = res_sub(s->used, j->spec.req);
-        job_done(s);
+        event_done(s);
         int r = ctl_job_finished(&s->st, e->node, e->job, JOB_COMPLETED, &res, usec(s->now));
         if (r == 0 && fam_of_job(&s->families, e->job)) {
                 sim_job *v;
@@ -382,21 +436,25 @@ int sim_run(const sim_config *cfg, sim_result *out, char *err, size_t errlen) {
                           .max_pending = SIZE_MAX, .kill_grace_ms = 0, .agent_timeout_usec = INT64_MAX,
                           .node_lost_timeout_usec = INT64_MAX, .skip_reserved_start = true };
         ctl_init(&s.st, &cc, &sim_actions, &s);
-        int r = cfg->nmachines == 0 ? -EINVAL : add_machines(&s);
+        int r = cfg->nmachines == 0 ? -EINVAL : add_machines(&s, err, errlen);
+        bool told = r < 0 && cfg->nmachines; /* add_machines said why */
         if (r == 0 && cfg->ndepts && !(s.refused = calloc(cfg->ndepts, sizeof(*s.refused))))
                 r = -ENOMEM;
         if (r == 0)
                 r = run_events(&s);
         if (r == 0)
                 r = collect(&s);
-        if (r == -EINVAL)
+        if (r == -EINVAL && !told)
                 snprintf(err, errlen, cfg->nmachines ? "the job source gave a job out of arrival order or of no department"
                                                      : "a simulation needs at least one machine");
-        else if (r < 0)
+        else if (r < 0 && !told)
                 snprintf(err, errlen, "simulation failed: %s", strerror(-r));
         if (r < 0)
                 sim_result_free(out);
-        ctl_free(&s.st);
+        ctl_free(&s.st); /* before the owners: its jobs borrow their strings */
+        for (size_t i = 0; i < s.nowners; i++)
+                job_free(&s.owners[i]);
+        free(s.owners);
         free(s.events.v);
         free(s.arrival);
         free(s.runtime);

@@ -32,7 +32,7 @@ typedef struct sim_job {
 typedef struct sim_job_record {
         uint64_t id;                /* the controller's, in arrival order of the jobs it accepted */
         const char *dept;           /* NULL without departments */
-        const char *machine;        /* where it ran ("m1" is the first machine); NULL if it never did */
+        const char *machine;        /* where it ran (its name, "m1" for the first unnamed); NULL if it never did */
         double arrival, start, end; /* seconds; start and end are NAN for a job that never ran */
         res_t req;
         uint64_t family; /* its MapReduce job, 0 for none (sim_job.family) */
@@ -68,10 +68,13 @@ typedef struct sim_config {
         size_t ndepts;
         sim_each_job_fn each_job; /* NULL: nobody wants the jobs one by one */
         void *each_job_data;
-        /* Called as each job leaves the simulation (it ends, or is refused) with how many have;
-         * NULL: none. For a progress display: the simulator itself keeps no clock. */
-        void (*progress)(void *arg, size_t jobs_done);
+        /* Called as each job arrives and as it leaves the simulation (it ends, or is refused) with
+         * how many arrivals and leaves there were, two per job in all; NULL: none. For a progress
+         * display (the simulator itself keeps no clock): while jobs queue, ends lag behind the
+         * arrivals, and a count of ends alone would make the work done look smaller than it is. */
+        void (*progress)(void *arg, size_t events_done);
         void *progress_arg;
+        const char *const *machine_names; /* nmachines names (a --machines file's), distinct; NULL: m1, m2, ... */
 } sim_config;
 
 typedef struct sim_stats {

@@ -164,6 +164,47 @@ START_TEST(no_reduce_starts_before_its_familys_last_map_ends) {
         ck_assert(r.makespan == 13);
         sim_result_free(&r);
 }
+/* What the progress hook was told, in order. */
+static size_t progress_seen[16], nprogress;
+
+static void remember_progress(void *arg, size_t done) {
+        (void)arg;
+        ck_assert_uint_lt(nprogress, 16);
+        progress_seen[nprogress++] = done;
+}
+
+/* Run the stream of config() to its end, with each_job remembering the jobs, and these. */
+static void run_with(void (*progress)(void *, size_t), const char *const *machine_names) {
+        array_source src;
+        sim_config cfg = config(&src);
+        sim_result r;
+        char err[256];
+        cfg.each_job = remember;
+        cfg.progress = progress;
+        cfg.machine_names = machine_names;
+        nseen = nprogress = 0;
+        ck_assert_int_eq(sim_run(&cfg, &r, err, sizeof(err)), 0);
+        ck_assert_uint_eq(nseen, 3);
+        sim_result_free(&r);
+}
+
+/* Progress counts arrivals and leaves: while jobs 2 and 3 queue behind job 1, their arrivals
+ * are work done (a count of ends alone stood at 1, the refusal, until time 10). */
+START_TEST(progress_counts_arrivals_and_ends) {
+        run_with(remember_progress, NULL);
+        /* arrivals at 0, 1, 2 and 3 (refused: it leaves at once), ends at 10, 15 and 15 */
+        ck_assert_uint_eq(nprogress, 8);
+        for (size_t i = 0; i < nprogress; i++)
+                ck_assert_uint_eq(progress_seen[i], i + 1);
+}
+END_TEST
+
+/* The machines keep the names the configuration gives them. */
+START_TEST(machines_keep_their_names) {
+        static const char *const names[] = { "node07" };
+        run_with(NULL, names);
+        ck_assert_str_eq(seen_machine[0], "node07");
+}
 END_TEST
 
 START_TEST(a_job_of_no_department_stops_the_run) {
@@ -217,6 +258,8 @@ static Suite *sim_suite(void) {
         tcase_add_test(tc, each_job_sees_every_accepted_job_in_id_order);
         tcase_add_test(tc, a_job_of_no_department_stops_the_run);
         tcase_add_test(tc, no_reduce_starts_before_its_familys_last_map_ends);
+        tcase_add_test(tc, progress_counts_arrivals_and_ends);
+        tcase_add_test(tc, machines_keep_their_names);
         tcase_add_test(tc, names_are_numbered_once_in_first_seen_order);
         tcase_add_test(tc, department_keys_by_name);
         suite_add_tcase(s, tc);
