@@ -47,6 +47,7 @@ endforeach()
 # users with MUNGE: libmunge2 comes through shlibdeps (colony-connect, the controller); the
 # daemon itself is only needed where that is used, so it is recommended.
 set(CPACK_DEBIAN_CLIENT_PACKAGE_RECOMMENDS munge)
+# colony sim reads gzip'd traces with zlib: zlib1g comes through shlibdeps too.
 set(CPACK_DEBIAN_CONTROLLER_PACKAGE_RECOMMENDS munge)
 set(CPACK_COMPONENT_CONTROLLER_DEPENDS client)
 set(CPACK_COMPONENT_AGENT_DEPENDS client)

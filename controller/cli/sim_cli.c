@@ -20,11 +20,13 @@ static const char sim_usage[] =
         "         [--dept-by KEY] [--scan] [--csv] [--jobs-csv FILE] [--depts-csv FILE] [--json]\n"
         "Simulate a workload on a virtual clock with the controller's own scheduling code.\n\n"
         "  --workload W    mishra (the LoTES report's 10 machine configurations, 8 job classes),\n"
+        "                  mishra-mapreduce (its MapReduce jobs: 200 maps, then 100 reduces),\n"
         "                  lotes-google, lotes-phi:PHI, lotes-omega:OMEGA (the LoTES paper's)\n"
-        "  --trace F       a Standard Workload Format trace (Parallel Workloads Archive)\n"
+        "  --trace F       a Standard Workload Format trace (Parallel Workloads Archive); a trace\n"
+        "                  may be gzip'd, and '-' reads it from standard input\n"
         "  --machines F    the cluster for a trace, as for colony place\n"
         "  --mem-per-proc S  memory per processor where the trace has none (default 1G)\n"
-        "  --google F      a Google cluster-data 2011 task_events table (plain CSV, in time order)\n"
+        "  --google F      a Google cluster-data 2011 task_events table (CSV, in time order)\n"
         "  --google-machines F  its machine_events table: the machines added at time 0\n"
         "  --google-scale C,M  cores and memory of a machine of normalized size 1.0 (default 64,256G)\n"
         "  --jobs N        jobs to submit (default 10000)\n"
@@ -105,6 +107,8 @@ static int check_inputs(cli *c, sim_options *so) {
                 return cli_usage_error(c, "a --workload has machines of its own: no --machines");
         if (so->trace && so->google_machines)
                 return cli_usage_error(c, "--google-machines goes with --google");
+        if (so->google && so->google_machines && strcmp(so->google, "-") == 0 && strcmp(so->google_machines, "-") == 0)
+                return cli_usage_error(c, "--google and --google-machines cannot both read standard input (-)");
         if (!so->dept_by_given)
                 so->dept_by = defaults[input];
         else if (!dept_keys[input][so->dept_by])
@@ -197,8 +201,9 @@ static int open_plan(cli *c, const sim_options *so, sim_input *in) {
         return 0;
 }
 
-/* The machines of a colony place file, as capacities. Returns 0 or -errno with err set. */
-static int open_machine_file(const char *path, sim_input *in, size_t *n, char *err, size_t errlen) {
+/* The machines of a colony place file, as capacities, with their names. Returns 0 or -errno with
+ * err set. */
+static int open_machine_file(const char *path, sim_input *in, sim_config *cfg, char *err, size_t errlen) {
         int r = inst_load_machines(path, &in->file, err, errlen);
         if (r < 0)
                 return r;
@@ -208,7 +213,8 @@ static int open_machine_file(const char *path, sim_input *in, size_t *n, char *e
         }
         for (size_t i = 0; i < in->file.n; i++)
                 in->machines[i] = in->file.machines[i].capacity;
-        *n = in->file.n;
+        cfg->nmachines = in->file.n;
+        cfg->machine_names = (const char *const *)in->file.names;
         return 0;
 }
 
@@ -224,7 +230,7 @@ static void trace_depts(const sim_options *so, const sim_names *depts, sim_confi
 static int open_google(const sim_options *so, sim_config *cfg, sim_input *in, char *err, size_t errlen) {
         int r = google_load_tasks(so->google, so->google_scale, so->dept_by, &in->google, err, errlen);
         if (r == 0 && so->machines)
-                r = open_machine_file(so->machines, in, &cfg->nmachines, err, errlen);
+                r = open_machine_file(so->machines, in, cfg, err, errlen);
         else if (r == 0 && (r = google_load_machines(so->google_machines, so->google_scale, &in->google_cluster, err,
                                                      errlen)) == 0) {
                 in->machines = in->google_cluster.capacity; /* close_input frees it */
@@ -242,7 +248,12 @@ static int open_workload(cli *c, const sim_options *so, sim_config *cfg, sim_inp
         in->fluid_capacity = wl_fluid_capacity(so->workload, so->scale);
         if ((so->lotes_capacity || strcmp(so->policy, "lotes") == 0) && open_plan(c, so, in) < 0)
                 return EXIT_FAIL;
-        in->arrival_rate = so->load * (so->lotes_capacity ? in->plan.lambda_lp : in->fluid_capacity);
+        /* LoTES's lambda* counts tasks; a MapReduce job is wl_tasks_per_job of them. The report
+         * scales each class's requirement by its tasks per job in the allocation LP (section 6):
+         * with the same number for every class that divides lambda* by it and leaves the
+         * allocation as it is (tests/unit/test_lotes.c checks it with the solver). */
+        double lotes_jobs = in->planned ? in->plan.lambda_lp / wl_tasks_per_job(so->workload) : 0;
+        in->arrival_rate = so->load * (so->lotes_capacity ? lotes_jobs : in->fluid_capacity);
         in->machines = wl_machines(so->workload, so->scale, &cfg->nmachines);
         wl_source_init(&in->synthetic, so->workload, so->scale, so->njobs, in->arrival_rate, so->seed);
         cfg->next_job = wl_source_next;
@@ -269,7 +280,7 @@ static int open_input(cli *c, const sim_options *so, sim_config *cfg, sim_input 
         } else if (so->trace) {
                 r = swf_load(so->trace, so->mem_per_proc, so->dept_by, &in->trace, err, sizeof(err));
                 if (r == 0)
-                        r = open_machine_file(so->machines, in, &cfg->nmachines, err, sizeof(err));
+                        r = open_machine_file(so->machines, in, cfg, err, sizeof(err));
                 cfg->next_job = sim_jobs_next;
                 cfg->source = &in->trace.jobs;
                 trace_depts(so, &in->trace.depts, cfg);
@@ -387,7 +398,8 @@ static int run_sim(cli *c, int argc, char **argv) {
                                                  : fmax(1, last_arrival(&so, &in) / 100);
         log_open("colony", NULL, LOG_WARNING); /* the core logs every transition; a simulation has millions */
         progress bar;
-        progress_start(&bar, "colony sim", "jobs", so.trace ? in.trace.jobs.n : so.google ? in.google.jobs.n : so.njobs);
+        size_t njobs = so.trace ? in.trace.jobs.n : so.google ? in.google.jobs.n : so.njobs * wl_tasks_per_job(so.workload);
+        progress_start(&bar, "colony sim", "arrivals and ends", 2 * njobs);
         cfg.progress = progress_hook;
         cfg.progress_arg = &bar;
         int failed = sim_run(&cfg, &r, err, sizeof(err)) < 0;

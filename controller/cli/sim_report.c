@@ -31,6 +31,11 @@ static void print_stats(const char *what, const sim_stats *s) {
                seconds(s->p99, p99, sizeof(p99)), seconds(s->max, max, sizeof(max)));
 }
 
+/* A flow time relative to the ideal one; 0 when there is none. */
+static double flow_ratio(double flow, double ideal) {
+        return ideal > 0 ? flow / ideal : 0;
+}
+
 /* What the input was, as JSON fields of o. */
 static void input_json(cJSON *o, const sim_options *so, const sim_input *in) {
         if (so->workload) {
@@ -45,6 +50,8 @@ static void input_json(cJSON *o, const sim_options *so, const sim_input *in) {
         } else if (so->trace) {
                 cJSON_AddStringToObject(o, "trace", so->trace);
                 cJSON_AddNumberToObject(o, "skipped", (double)in->trace.skipped);
+                cJSON_AddNumberToObject(o, "skipped_no_processors", (double)in->trace.no_procs);
+                cJSON_AddNumberToObject(o, "skipped_no_submit_time", (double)in->trace.no_submit);
         } else {
                 const google_trace *g = &in->google;
                 cJSON *left = cJSON_CreateObject();
@@ -98,6 +105,15 @@ static cJSON *result_json(const sim_options *so, const sim_config *cfg, const si
                 cJSON_AddNumberToObject(smp, "mem", r->samples[i].mem);
                 cJSON_AddItemToArray(samples, smp);
         }
+        if (r->families) {
+                cJSON *mr = cJSON_AddObjectToObject(o, "mapreduce");
+                cJSON_AddNumberToObject(mr, "jobs", (double)r->families);
+                cJSON_AddNumberToObject(mr, "whole", (double)r->families_whole);
+                cJSON_AddItemToObject(mr, "flow", stats_json(&r->flow));
+                cJSON_AddItemToObject(mr, "ideal_flow", stats_json(&r->ideal_flow));
+                cJSON_AddNumberToObject(mr, "relative_mean", flow_ratio(r->flow.mean, r->ideal_flow.mean));
+                cJSON_AddNumberToObject(mr, "relative_median", flow_ratio(r->flow.p50, r->ideal_flow.p50));
+        }
         cJSON_AddStringToObject(o, "departments_by", sim_dept_key_name(so->dept_by));
         depts = cJSON_AddArrayToObject(o, "departments");
         for (size_t i = 0; depts && i < r->ndepts; i++)
@@ -112,8 +128,9 @@ static void print_input(const sim_options *so, const sim_input *in, const sim_re
                        so->lotes_capacity ? "LoTES's lambda*" : "a fluid capacity of",
                        so->lotes_capacity ? in->plan.lambda_lp : in->fluid_capacity, (unsigned long long)so->seed);
         } else if (so->trace) {
-                printf("%s, %zu machines, %zu jobs (%zu without a run time skipped)\n", so->trace, r->machines, r->jobs,
-                       in->trace.skipped);
+                printf("%s, %zu machines, %zu jobs (skipped: %zu without a run time, %zu without a processor count, %zu "
+                       "without a submit time)\n",
+                       so->trace, r->machines, r->jobs, in->trace.skipped, in->trace.no_procs, in->trace.no_submit);
         } else {
                 const google_trace *g = &in->google;
                 printf("%s, %zu machines, %zu jobs from %zu tasks (left out: %zu later attempts, %zu ended before "
@@ -175,6 +192,14 @@ static int print_summary(const sim_options *so, const sim_config *cfg, const sim
         print_stats("wait", &r->wait);
         print_stats("response", &r->response);
         printf("utilization: cpu %.1f%%, memory %.1f%% (time-averaged)\n", 100 * r->mean_cpu, 100 * r->mean_mem);
+        if (r->families) {
+                printf("mapreduce: %zu jobs, %zu ran whole; flow time relative to unlimited machines: mean %.3f, "
+                       "median %.3f\n",
+                       r->families, r->families_whole, flow_ratio(r->flow.mean, r->ideal_flow.mean),
+                       flow_ratio(r->flow.p50, r->ideal_flow.p50));
+                print_stats("flow", &r->flow);
+                print_stats("ideal", &r->ideal_flow);
+        }
         return r->ndepts ? print_depts(so, r) : 0;
 }
 
@@ -213,7 +238,7 @@ static int write_depts_csv(const char *path, const sim_result *r) {
 }
 
 void sim_jobs_csv_header(FILE *f) {
-        fprintf(f, "id,department,machine,arrival,start,end,wait,response,cpus,mem\n");
+        fprintf(f, "id,department,machine,arrival,start,end,wait,response,cpus,mem,family,stage\n");
 }
 
 int sim_jobs_csv_row(void *data, const sim_job_record *r) {
@@ -224,7 +249,11 @@ int sim_jobs_csv_row(void *data, const sim_job_record *r) {
                 fprintf(f, ",,,");
         else
                 fprintf(f, "%.3f,%.3f,%.3f,%.3f", r->start, r->end, r->start - r->arrival, r->end - r->arrival);
-        fprintf(f, ",%.3f,%lld\n", (double)r->req.mcpu / 1000, (long long)r->req.mem);
+        fprintf(f, ",%.3f,%lld,", (double)r->req.mcpu / 1000, (long long)r->req.mem);
+        if (r->family)
+                fprintf(f, "%llu,%s\n", (unsigned long long)r->family, r->reduce ? "reduce" : "map");
+        else
+                fprintf(f, ",\n");
         return ferror(f) ? -EIO : 0;
 }
 

@@ -4,6 +4,7 @@
  * probing, doubled when half full) follows each task through its first run, and the job it
  * becomes takes its slot in arrival order at its SUBMIT, so the stream needs no sort. */
 #include "google.h"
+#include "lines.h"
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -21,34 +22,21 @@ enum { MACHINE_ADD, MACHINE_REMOVE, MACHINE_UPDATE };
 
 /* A CSV table read line by line, each line split at commas in place. */
 typedef struct csv {
-        FILE *f;
-        char *line;
-        size_t len, lineno;
+        sim_lines in;
         char *field[MAX_FIELDS];
 } csv;
 
-static int csv_open(csv *c, const char *path, char *err, size_t errlen) {
-        *c = (csv){ .f = fopen(path, "re") };
-        if (c->f)
-                return 0;
-        int r = -errno;
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return r;
-}
-
-/* Read the next line that is not blank into exactly n fields. Returns 1, 0 at the end, or
- * -EINVAL with what set. */
+/* Read the next line that is not blank into exactly n fields; a first line that does not start
+ * with a digit is a header (the field names some exports add), skipped. Returns 1, 0 at the
+ * end, or -errno with what set. */
 static int csv_next(csv *c, size_t n, const char **what) {
-        ssize_t len;
+        int r;
         do {
-                if ((len = getline(&c->line, &c->len, c->f)) < 0)
-                        return 0;
-                c->lineno++;
-                while (len > 0 && (c->line[len - 1] == '\n' || c->line[len - 1] == '\r'))
-                        c->line[--len] = '\0';
-        } while (len == 0);
+                if ((r = sim_lines_next(&c->in, what)) <= 0)
+                        return r;
+        } while (c->in.len == 0 || (c->in.lineno == 1 && (c->in.line[0] < '0' || c->in.line[0] > '9')));
         size_t k = 0;
-        for (char *p = c->line, *comma;; p = comma + 1) {
+        for (char *p = c->in.line, *comma;; p = comma + 1) {
                 if (k == n) {
                         *what = n == TASK_FIELDS ? "more than 13 fields" : "more than 6 fields";
                         return -EINVAL;
@@ -63,12 +51,6 @@ static int csv_next(csv *c, size_t n, const char **what) {
                 return -EINVAL;
         }
         return 1;
-}
-
-static void csv_close(csv *c) {
-        free(c->line);
-        if (c->f)
-                fclose(c->f);
 }
 
 /* s as a whole number of at most max. Returns 0 or -EINVAL (empty, not digits, beyond max). */
@@ -333,7 +315,7 @@ int google_load_tasks(const char *path, res_t machine, sim_dept_key dept_by, goo
         const char *what = NULL;
         csv c;
         *out = (google_trace){ 0 };
-        int r = csv_open(&c, path, err, errlen);
+        int r = sim_lines_open(&c.in, path, err, errlen);
         if (r < 0)
                 return r;
         while ((r = csv_next(&c, TASK_FIELDS, &what)) > 0 && (r = task_line(&L, c.field, &what)) == 0)
@@ -341,14 +323,14 @@ int google_load_tasks(const char *path, res_t machine, sim_dept_key dept_by, goo
         if (r == 0)
                 finish_tasks(&L);
         if (r < 0)
-                snprintf(err, errlen, "%s:%zu: %s", path, c.lineno, what);
+                snprintf(err, errlen, "%s:%zu: %s", c.in.name, c.in.lineno + (r == -EIO), what);
         else if (out->jobs.n == 0)
-                snprintf(err, errlen, "%s: no task ran (a job is a task's first run, from SUBMIT to its end)", path);
+                snprintf(err, errlen, "%s: no task ran (a job is a task's first run, from SUBMIT to its end)", c.in.name);
         if (r == 0 && out->jobs.n == 0)
                 r = -EINVAL;
         if (r < 0)
                 google_free(out);
-        csv_close(&c);
+        sim_lines_close(&c.in);
         free(L.tasks);
         return r;
 }
@@ -432,24 +414,24 @@ int google_load_machines(const char *path, res_t machine, google_machines *out, 
         const char *what = NULL;
         csv c;
         *out = (google_machines){ 0 };
-        int r = csv_open(&c, path, err, errlen);
+        int r = sim_lines_open(&c.in, path, err, errlen);
         if (r < 0)
                 return r;
         while ((r = csv_next(&c, MACHINE_FIELDS, &what)) > 0 &&
-               (r = machine_line(&M, c.field, c.lineno, machine, &what)) == 0)
+               (r = machine_line(&M, c.field, c.in.lineno, machine, &what)) == 0)
                 ;
         size_t twice = r == 0 ? added_twice(M.ids, out->n) : 0;
         if (r < 0)
-                snprintf(err, errlen, "%s:%zu: %s", path, c.lineno, what);
+                snprintf(err, errlen, "%s:%zu: %s", c.in.name, c.in.lineno + (r == -EIO), what);
         else if (twice)
-                snprintf(err, errlen, "%s:%zu: a machine added twice at time 0", path, twice);
+                snprintf(err, errlen, "%s:%zu: a machine added twice at time 0", c.in.name, twice);
         else if (out->n == 0)
-                snprintf(err, errlen, "%s: no machine added at time 0 with a CPU and memory figure", path);
+                snprintf(err, errlen, "%s: no machine added at time 0 with a CPU and memory figure", c.in.name);
         if (r == 0 && (twice || out->n == 0))
                 r = -EINVAL;
         if (r < 0)
                 google_machines_free(out);
-        csv_close(&c);
+        sim_lines_close(&c.in);
         free(M.ids);
         return r;
 }

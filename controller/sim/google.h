@@ -1,8 +1,9 @@
 /* google.h - the Google cluster-data 2011 trace (clusterdata-2011-2, "trace-data v2.1 format +
  * schema"), as a job stream and a cluster.
  *
- * Both tables are plain CSV without a header (gunzip the published part files, and concatenate
- * the task_events parts in order: they are sorted by time). Empty fields are missing values.
+ * Both tables are CSV as published (concatenate the task_events parts in order: they are sorted
+ * by time), gzip'd or not, or "-" (standard input); a first line that does not start with a
+ * digit is a header, skipped. Empty fields are missing values.
  *
  *   task_events, 13 fields: time (microseconds), missing info, job ID, task index, machine ID,
  *     event type, user, scheduling class, priority, CPU request, memory request, disk request,

@@ -5,6 +5,7 @@
  * one arrival plus the running jobs' exits. */
 #include "sim.h"
 #include "state.h"
+#include "family.h"
 #include "figures.h"
 #include <errno.h>
 #include <math.h>
@@ -43,8 +44,11 @@ typedef struct sim {
         double used_cpu_time, used_mem_time; /* integrals of use over time */
         sim_result *out;
         size_t samples_cap;
-        size_t jobs_done; /* ended or refused, for cfg->progress */
+        size_t events_done; /* arrivals, and ends or refusals: two per job, for cfg->progress */
         int error;
+        sim_families families; /* MapReduce jobs, when the source has them */
+        job *owners; /* one job per type the jobs share their strings with (share_strings) */
+        size_t nowners;
 } sim;
 
 static bool earlier(const event *a, const event *b) {
@@ -115,12 +119,18 @@ static void sim_terminal(void *userdata, const job *j) {
 /* Simulated agents never go silent: no link to drop. */
 static const ctl_actions sim_actions = { no_persist, sim_launch, sim_cancel, sim_terminal, NULL, NULL };
 
-static int add_machines(sim *s) {
-        char name[32], err[PROTO_ERRLEN];
+/* Bring every machine up as a node. Returns 0, or -errno with a reason in err. */
+static int add_machines(sim *s, char *err, size_t errlen) {
+        char name[32], why[PROTO_ERRLEN];
         for (size_t i = 0; i < s->cfg->nmachines; i++) {
                 ctl_node *n;
                 snprintf(name, sizeof(name), "m%zu", i + 1);
-                int r = ctl_node_up(&s->st, name, s->cfg->machines[i], "sim", "", NULL, 0, s, (ctl_time){ 0 }, &n, err);
+                const char *as = s->cfg->machine_names ? s->cfg->machine_names[i] : name;
+                int r = ctl_node_up(&s->st, as, s->cfg->machines[i], "sim", "", NULL, 0, s, (ctl_time){ 0 }, &n, why);
+                if (r == -EEXIST)
+                        snprintf(err, errlen, "two machines are named %s", as);
+                else if (r < 0)
+                        snprintf(err, errlen, "machine %s: %s", as, why);
                 if (r < 0)
                         return r;
                 s->capacity = res_add(s->capacity, s->cfg->machines[i]);
@@ -190,25 +200,73 @@ static int advance(sim *s, double t) {
         return 0;
 }
 
-/* Submit the arriving job through the controller's own path, and draw the next one. */
-/* One more job left the simulation. */
-static void job_done(sim *s) {
-        s->jobs_done++;
-        if (s->cfg->progress)
-                s->cfg->progress(s->cfg->progress_arg, s->jobs_done);
+/* The strings of the jobs' specs (user, cwd, stdout, an empty argv, their type): the same for
+ * every job of a type. Returns a new spec, empty on -ENOMEM. */
+static int sim_spec(const char *type, job_spec *spec) {
+        *spec = (job_spec){ .cwd = strdup("/"), .stdout_path = strdup("/dev/null"), .argv = calloc(1, sizeof(char *)),
+                            .job_type = type ? strdup(type) : NULL };
+        if (spec->cwd && spec->stdout_path && spec->argv && (!type || spec->job_type))
+                return 0;
+        job_spec_free(spec);
+        return -ENOMEM;
 }
 
-static int arrive(sim *s) {
+/* The job of that type whose strings the others borrow, made on first use. NULL: no memory. */
+static job *owner_of(sim *s, const char *type) {
+        for (size_t i = 0; i < s->nowners; i++)
+                if (type == s->owners[i].spec.job_type ||
+                    (type && s->owners[i].spec.job_type && strcmp(type, s->owners[i].spec.job_type) == 0))
+                        return &s->owners[i];
+        /* members borrow the strings, not the struct: the owners may move */
+        job *v = realloc(s->owners, (s->nowners + 1) * sizeof(*v));
+        if (!v)
+                return NULL;
+        s->owners = v;
+        job *o = &v[s->nowners];
+        *o = (job){ .user = strdup("sim") };
+        if (!o->user || sim_spec(type, &o->spec) < 0) {
+                job_free(o);
+                return NULL;
+        }
+        s->nowners++;
+        return o;
+}
+
+/* Let job id borrow its strings from its type's owner (job_share_strings, as an array's jobs
+ * do): they are a third of a job's memory, and 25 million jobs are held at once. */
+static void share_strings(sim *s, uint64_t id, const char *type) {
+        job *o = owner_of(s, type);
+        if (o)
+                job_share_strings(ctl_find_job(&s->st, id), o); /* else each keeps its own */
+}
+
+/* One more job arrived, or left the simulation. Each costs about one pass, so the count grows at
+ * a steady rate of work even while jobs queue, when ends lag behind arrivals. */
+static void event_done(sim *s) {
+        s->events_done++;
+        if (s->cfg->progress)
+                s->cfg->progress(s->cfg->progress_arg, s->events_done);
+}
+
+static int family_refused(sim *s, const sim_job *j);
+
+/* Submit task j (the arriving job, or a reduce its family's barrier released) now through the
+ * controller's own path. Returns 0 or -errno. */
+static int submit(sim *s, const sim_job *j) {
         char err[PROTO_ERRLEN];
         uint64_t id;
         s->out->jobs++;
+        event_done(s);
         /* the runtime is the job's estimate, exact here: Tetris reads it */
-        job_spec spec = { .cwd = strdup("/"), .stdout_path = strdup("/dev/null"), .req = s->next.req,
-                          .expected_usec = usec(s->next.runtime), .job_type = s->next.type ? strdup(s->next.type) : NULL };
+        job_spec spec;
+        if (sim_spec(j->type, &spec) < 0)
+                return -ENOMEM;
+        spec.req = j->req;
+        spec.expected_usec = usec(j->runtime);
         /* EASY backfill reads the limit: the trace's requested time, else the runtime itself */
-        int64_t limit = usec(s->next.limit > 0 ? s->next.limit : s->next.runtime);
+        int64_t limit = usec(j->limit > 0 ? j->limit : j->runtime);
         spec.time_limit_usec = limit > 0 ? limit : 1;
-        if (!spec.cwd || !spec.stdout_path || (s->next.type && !spec.job_type) || grow_times(s, s->st.next_id) < 0) {
+        if (grow_times(s, s->st.next_id) < 0) {
                 job_spec_free(&spec);
                 return -ENOMEM;
         }
@@ -216,23 +274,55 @@ static int arrive(sim *s) {
                 job_spec_free(&spec); /* it fits no machine: refused, as the controller would */
                 s->out->refused++;
                 if (s->cfg->ndepts)
-                        s->refused[s->next.dept]++;
-                job_done(s);
-        } else {
-                s->arrival[id - 1] = s->now;
-                s->runtime[id - 1] = s->next.runtime;
-                if (s->cfg->ndepts)
-                        s->dept[id - 1] = s->next.dept;
+                        s->refused[j->dept]++;
+                event_done(s);
+                return j->family ? family_refused(s, j) : 0;
         }
-        return queue_next_arrival(s);
+        share_strings(s, id, j->type);
+        s->arrival[id - 1] = s->now;
+        s->runtime[id - 1] = j->runtime;
+        if (s->cfg->ndepts)
+                s->dept[id - 1] = j->dept;
+        return j->family ? fam_task_accepted(&s->families, id, j) : 0;
+}
+
+/* Submit the reduces a family's barrier let go. */
+static int release(sim *s, sim_job *v, size_t n) {
+        int r = 0;
+        for (size_t i = 0; r == 0 && i < n; i++)
+                r = submit(s, &v[i]);
+        return r;
+}
+
+static int family_refused(sim *s, const sim_job *j) {
+        sim_job *v;
+        size_t n;
+        fam_task_refused(&s->families, j, s->now, &v, &n);
+        return release(s, v, n);
+}
+
+/* The arriving job: submitted, or held by its family's barrier; then draw the next one. */
+static int arrive(sim *s) {
+        bool held = false;
+        int r = s->next.family ? fam_task_arrives(&s->families, &s->next, s->now, &held) : 0;
+        if (r == 0 && !held)
+                r = submit(s, &s->next);
+        return r < 0 ? r : queue_next_arrival(s);
 }
 
 static int job_exit(sim *s, const event *e) {
         job_result res = { 0 };
         const job *j = ctl_find_job(&s->st, e->job);
         s->used = res_sub(s->used, j->spec.req);
-        job_done(s);
-        return ctl_job_finished(&s->st, e->node, e->job, JOB_COMPLETED, &res, usec(s->now));
+        event_done(s);
+        int r = ctl_job_finished(&s->st, e->node, e->job, JOB_COMPLETED, &res, usec(s->now));
+        if (r == 0 && fam_of_job(&s->families, e->job)) {
+                sim_job *v;
+                size_t n;
+                fam_task_ended(&s->families, e->job, s->now, s->now - s->start[e->job - 1], &v, &n);
+                r = release(s, v, n);
+        }
+        return r;
 }
 
 static int schedule(sim *s) {
@@ -278,6 +368,8 @@ static int report_jobs(sim *s) {
                         .start = ran ? s->start[j->id - 1] : NAN,
                         .end = ran ? s->end[j->id - 1] : NAN,
                         .req = j->spec.req,
+                        .family = fam_of_job(&s->families, j->id),
+                        .reduce = fam_is_reduce(&s->families, j->id),
                 };
                 int r = s->cfg->each_job(s->cfg->each_job_data, &rec);
                 if (r < 0)
@@ -322,6 +414,8 @@ static int collect(sim *s) {
         int r = s->cfg->ndepts ? collect_depts(s, wait, resp) : 0;
         if (r == 0 && s->cfg->each_job)
                 r = report_jobs(s);
+        if (r == 0 && s->families.n)
+                r = fam_figures(&s->families, s->out);
         s->out->completed = n - s->st.npending;
         s->out->wait = sim_summarize(wait, n);
         s->out->response = sim_summarize(resp, n);
@@ -342,21 +436,25 @@ int sim_run(const sim_config *cfg, sim_result *out, char *err, size_t errlen) {
                           .max_pending = SIZE_MAX, .kill_grace_ms = 0, .agent_timeout_usec = INT64_MAX,
                           .node_lost_timeout_usec = INT64_MAX, .skip_reserved_start = true };
         ctl_init(&s.st, &cc, &sim_actions, &s);
-        int r = cfg->nmachines == 0 ? -EINVAL : add_machines(&s);
+        int r = cfg->nmachines == 0 ? -EINVAL : add_machines(&s, err, errlen);
+        bool told = r < 0 && cfg->nmachines; /* add_machines said why */
         if (r == 0 && cfg->ndepts && !(s.refused = calloc(cfg->ndepts, sizeof(*s.refused))))
                 r = -ENOMEM;
         if (r == 0)
                 r = run_events(&s);
         if (r == 0)
                 r = collect(&s);
-        if (r == -EINVAL)
+        if (r == -EINVAL && !told)
                 snprintf(err, errlen, cfg->nmachines ? "the job source gave a job out of arrival order or of no department"
                                                      : "a simulation needs at least one machine");
-        else if (r < 0)
+        else if (r < 0 && !told)
                 snprintf(err, errlen, "simulation failed: %s", strerror(-r));
         if (r < 0)
                 sim_result_free(out);
-        ctl_free(&s.st);
+        ctl_free(&s.st); /* before the owners: its jobs borrow their strings */
+        for (size_t i = 0; i < s.nowners; i++)
+                job_free(&s.owners[i]);
+        free(s.owners);
         free(s.events.v);
         free(s.arrival);
         free(s.runtime);
@@ -364,6 +462,7 @@ int sim_run(const sim_config *cfg, sim_result *out, char *err, size_t errlen) {
         free(s.end);
         free(s.dept);
         free(s.refused);
+        fam_free(&s.families);
         return r;
 }
 

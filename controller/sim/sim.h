@@ -19,6 +19,12 @@ typedef struct sim_job {
         uint32_t dept;    /* its department: an index into sim_config.dept_names (0 when there are none) */
         double limit;     /* its requested time limit in seconds (SWF's field 9), 0 when the source has
                            * none: the job's time limit is then its runtime, an exact estimate */
+        /* A task of a MapReduce job (family.h): its family (1, 2, ... in arrival order; 0 for a job
+         * of one task), whose tasks arrive together, maps first; no reduce starts before the
+         * family's last map has ended. */
+        uint64_t family;
+        uint32_t family_maps, family_tasks; /* the family's maps, and its tasks in all */
+        bool reduce;
 } sim_job;
 
 /* One job the simulation ran, as sim_config.each_job sees it at the end; its strings live only
@@ -26,9 +32,11 @@ typedef struct sim_job {
 typedef struct sim_job_record {
         uint64_t id;                /* the controller's, in arrival order of the jobs it accepted */
         const char *dept;           /* NULL without departments */
-        const char *machine;        /* where it ran ("m1" is the first machine); NULL if it never did */
+        const char *machine;        /* where it ran (its name, "m1" for the first unnamed); NULL if it never did */
         double arrival, start, end; /* seconds; start and end are NAN for a job that never ran */
         res_t req;
+        uint64_t family; /* its MapReduce job, 0 for none (sim_job.family) */
+        bool reduce;     /* a reduce task: its arrival is when its family's last map ended */
 } sim_job_record;
 
 /* Called for every accepted job once the simulation is over. Returns 0, or -errno to stop
@@ -60,10 +68,13 @@ typedef struct sim_config {
         size_t ndepts;
         sim_each_job_fn each_job; /* NULL: nobody wants the jobs one by one */
         void *each_job_data;
-        /* Called as each job leaves the simulation (it ends, or is refused) with how many have;
-         * NULL: none. For a progress display: the simulator itself keeps no clock. */
-        void (*progress)(void *arg, size_t jobs_done);
+        /* Called as each job arrives and as it leaves the simulation (it ends, or is refused) with
+         * how many arrivals and leaves there were, two per job in all; NULL: none. For a progress
+         * display (the simulator itself keeps no clock): while jobs queue, ends lag behind the
+         * arrivals, and a count of ends alone would make the work done look smaller than it is. */
+        void (*progress)(void *arg, size_t events_done);
         void *progress_arg;
+        const char *const *machine_names; /* nmachines names (a --machines file's), distinct; NULL: m1, m2, ... */
 } sim_config;
 
 typedef struct sim_stats {
@@ -94,6 +105,11 @@ typedef struct sim_result {
         uint64_t passes; /* scheduling passes run */
         sim_dept *depts; /* the departments with at least one job, in dept_names order */
         size_t ndepts;
+        /* MapReduce jobs (0 families without them): their flow times, arrival to the end of
+         * the last reduce, over the families that ran whole, and the ideal ones (the longest
+         * map plus the longest reduce, as on unlimited machines), seconds */
+        size_t families, families_whole;
+        sim_stats flow, ideal_flow;
 } sim_result;
 
 /* Run a simulation. Returns 0 and fills out (free with sim_result_free), or -errno with a

@@ -1,5 +1,6 @@
 /* swf.c - Standard Workload Format traces (see swf.h). */
 #include "swf.h"
+#include "lines.h"
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -36,10 +37,11 @@ static double known(double a, double b, double fallback) {
         return a >= 0 ? a : b >= 0 ? b : fallback;
 }
 
-static int job_from_fields(const double f[SWF_FIELDS], int64_t mem_per_proc, sim_job *j, const char **what) {
-        double procs = known(f[7], f[4], -1);
-        if (f[1] < 0 || procs <= 0 || procs > 1e6) {
-                *what = "no submit time or no processor count";
+/* The job of a line whose submit time, run time and processors are known. */
+static int job_from_fields(const double f[SWF_FIELDS], double procs, int64_t mem_per_proc, sim_job *j,
+                           const char **what) {
+        if (procs > 1e6) {
+                *what = "more than 10^6 processors";
                 return -EINVAL;
         }
         if (f[1] > SWF_TIME_MAX || f[3] > SWF_TIME_MAX) {
@@ -55,7 +57,7 @@ static int job_from_fields(const double f[SWF_FIELDS], int64_t mem_per_proc, sim
         *j = (sim_job){
                 .arrival = f[1],
                 .runtime = f[3],
-                .req = { .mcpu = (int64_t)llround(procs * 1000), .mem = (int64_t)mem },
+                .req = { .mcpu = (int64_t)fmax(1, (double)llround(procs * 1000)), .mem = (int64_t)mem },
                 .limit = f[8] > 0 && f[8] <= SWF_TIME_MAX ? f[8] : 0,
         };
         return 0;
@@ -86,20 +88,29 @@ static int by_arrival(const void *a, const void *b) {
         return (x > y) - (x < y);
 }
 
-/* Add the job on line to t. Returns 0, or -errno with what set. */
+/* Add the job on line to t, or count it as skipped when the format says a value it needs is
+ * unknown (-1): its submit time, its run time (a job cancelled before it ran), or its
+ * processors, requested (field 8) or else allocated (5). Returns 0, or -errno with what set. */
 static int add_line(swf_trace *t, char *line, int64_t mem_per_proc, sim_dept_key dept_by, const char **what) {
         double f[SWF_FIELDS];
         sim_job j;
         int r = parse_fields(line, f, what);
-        if (r == 0)
-                r = job_from_fields(f, mem_per_proc, &j, what);
         if (r < 0)
                 return r;
+        double procs = f[7] > 0 ? f[7] : f[4] > 0 ? f[4] : -1;
         if (f[3] < 0) {
                 t->skipped++;
                 return 0;
         }
-        if ((r = set_dept(t, f, dept_by, &j, what)) < 0)
+        if (procs < 0) {
+                t->no_procs++;
+                return 0;
+        }
+        if (f[1] < 0) {
+                t->no_submit++;
+                return 0;
+        }
+        if ((r = job_from_fields(f, procs, mem_per_proc, &j, what)) < 0 || (r = set_dept(t, f, dept_by, &j, what)) < 0)
                 return r;
         if ((r = sim_jobs_push(&t->jobs, &j)) < 0)
                 *what = "out of memory";
@@ -108,32 +119,27 @@ static int add_line(swf_trace *t, char *line, int64_t mem_per_proc, sim_dept_key
 
 int swf_load(const char *path, int64_t mem_per_proc, sim_dept_key dept_by, swf_trace *out, char *err,
              size_t errlen) {
-        FILE *f = fopen(path, "re");
+        sim_lines in;
         *out = (swf_trace){ 0 };
-        if (!f) {
-                int r = -errno;
-                snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        int r = sim_lines_open(&in, path, err, errlen);
+        if (r < 0)
                 return r;
-        }
-        char *line = NULL;
-        size_t len = 0, lineno = 0;
-        int r = 0;
         const char *what = NULL;
-        while (r == 0 && getline(&line, &len, f) >= 0) {
-                lineno++;
-                if (line[strspn(line, " \t\r\n")] == '\0' || line[strspn(line, " \t")] == ';')
+        while (r == 0 && (r = sim_lines_next(&in, &what)) > 0) {
+                r = 0;
+                const char *p = in.line + strspn(in.line, " \t");
+                if (*p == '\0' || *p == ';') /* a blank line, a comment or the header's */
                         continue;
-                r = add_line(out, line, mem_per_proc, dept_by, &what);
+                r = add_line(out, in.line, mem_per_proc, dept_by, &what);
         }
-        free(line);
-        fclose(f);
-        if (r == 0 && out->jobs.n == 0) {
-                snprintf(err, errlen, "%s: no job with a run time", path);
-                swf_free(out);
-                return -EINVAL;
-        }
+        if (r == 0 && out->jobs.n == 0)
+                snprintf(err, errlen, "%s: no job with a submit time, a run time and processors", in.name);
+        else if (r < 0)
+                snprintf(err, errlen, "%s:%zu: %s", in.name, in.lineno + (r == -EIO), what);
+        if (r == 0 && out->jobs.n == 0)
+                r = -EINVAL;
+        sim_lines_close(&in);
         if (r < 0) {
-                snprintf(err, errlen, "%s:%zu: %s", path, lineno, what);
                 swf_free(out);
                 return r;
         }

@@ -66,9 +66,11 @@ static const wl_class lotes_google_classes[] = {
 
 static const wl_spec workloads[] = {
         { "mishra", mishra_configs, sizeof(mishra_configs) / sizeof(mishra_configs[0]), mishra_classes,
-          sizeof(mishra_classes) / sizeof(mishra_classes[0]), NULL },
+          sizeof(mishra_classes) / sizeof(mishra_classes[0]), NULL, 0, 0 },
+        { "mishra-mapreduce", mishra_configs, sizeof(mishra_configs) / sizeof(mishra_configs[0]), mishra_classes,
+          sizeof(mishra_classes) / sizeof(mishra_classes[0]), NULL, 200, 100 },
         { "lotes-google", lotes_google_configs, sizeof(lotes_google_configs) / sizeof(lotes_google_configs[0]),
-          lotes_google_classes, sizeof(lotes_google_classes) / sizeof(lotes_google_classes[0]), NULL },
+          lotes_google_classes, sizeof(lotes_google_classes) / sizeof(lotes_google_classes[0]), NULL, 0, 0 },
 };
 
 static void rng_seed(wl_rng *r, uint64_t seed) {
@@ -105,7 +107,7 @@ static const wl_spec *generate(wl_generated *g, double phi, double omega, uint64
                 g->classes[k].mean_seconds = uniform(&r) * HOUR;
         for (size_t i = 0; i < nconfigs * nclasses; i++)
                 g->speed[i] = omega > 0 ? between(&r, 1 - omega, 1 + omega) : 1;
-        g->spec = (wl_spec){ g->name, g->configs, nconfigs, g->classes, nclasses, omega > 0 ? g->speed : NULL };
+        g->spec = (wl_spec){ g->name, g->configs, nconfigs, g->classes, nclasses, omega > 0 ? g->speed : NULL, 0, 0 };
         return &g->spec;
 }
 
@@ -135,7 +137,7 @@ const wl_spec *wl_find(const char *name, uint64_t seed, wl_generated *gen) {
 }
 
 const char *wl_names(void) {
-        return "mishra, lotes-google, lotes-phi:PHI, lotes-omega:OMEGA";
+        return "mishra, mishra-mapreduce, lotes-google, lotes-phi:PHI, lotes-omega:OMEGA";
 }
 
 /* Machines of configuration c when the largest configuration has scale machines: the paper's
@@ -160,7 +162,11 @@ double wl_fluid_capacity(const wl_spec *w, size_t scale) {
                 cores_per_job += w->classes[k].proportion * w->classes[k].cores * w->classes[k].mean_seconds;
                 mem_per_job += w->classes[k].proportion * w->classes[k].mem_gib * w->classes[k].mean_seconds;
         }
-        return fmin(cores / cores_per_job, mem / mem_per_job);
+        return fmin(cores / cores_per_job, mem / mem_per_job) / wl_tasks_per_job(w);
+}
+
+uint32_t wl_tasks_per_job(const wl_spec *w) {
+        return w->maps + w->reduces ? w->maps + w->reduces : 1;
 }
 
 static double exponential(wl_rng *r, double mean) {
@@ -209,10 +215,8 @@ void wl_source_init(wl_source *s, const wl_spec *w, size_t scale, size_t njobs, 
         rng_seed(&s->rng, seed);
 }
 
-int wl_source_next(void *source, sim_job *j) {
-        wl_source *s = source;
-        if (s->left == 0)
-                return 0;
+/* Draw the next job's arrival, class and size into s->task (its runtime is drawn per task). */
+static void draw_job(wl_source *s) {
         const wl_spec *w = s->workload;
         wl_rng *r = &s->rng;
         double u = uniform(r), acc = 0;
@@ -224,16 +228,41 @@ int wl_source_next(void *source, sim_job *j) {
         double mem = truncated_normal(r, c->mem_gib, c->mem_cv, c->mem_lo, c->mem_hi);
         /* the first job arrives at 0, each next one an exponential gap later */
         double arrival = s->last_arrival;
-        *j = (sim_job){
+        s->task = (sim_job){
                 .arrival = arrival,
                 .type = wl_class_name(k),
                 .dept = (uint32_t)k,
-                .runtime = exponential(r, c->mean_seconds),
                 .req = { .mcpu = (int64_t)fmax(1, llround(cores * 1000)),
                          .mem = (int64_t)fmax(1 << 20, llround(mem * (double)GiB)) },
         };
-        s->last_arrival = arrival + exponential(r, 1.0 / s->rate);
-        s->left--;
+        s->klass = k;
+        s->given = 0;
+}
+
+int wl_source_next(void *source, sim_job *j) {
+        wl_source *s = source;
+        const wl_spec *w = s->workload;
+        bool mapreduce = w->maps + w->reduces > 0;
+        if (!mapreduce || s->given == w->maps + w->reduces) {
+                uint64_t family = s->task.family;
+                if (s->left == 0)
+                        return 0;
+                draw_job(s);
+                s->left--;
+                if (mapreduce)
+                        s->task.family = family + 1;
+        }
+        *j = s->task;
+        j->runtime = exponential(&s->rng, w->classes[s->klass].mean_seconds);
+        if (mapreduce) {
+                j->family = s->task.family;
+                j->family_maps = w->maps;
+                j->family_tasks = w->maps + w->reduces;
+                j->reduce = s->given >= w->maps;
+                s->given++;
+        }
+        if (!mapreduce || s->given == w->maps + w->reduces)
+                s->last_arrival = j->arrival + exponential(&s->rng, 1.0 / s->rate);
         return 1;
 }
 

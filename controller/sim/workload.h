@@ -30,6 +30,10 @@ typedef struct wl_spec {
         size_t nclasses;
         const double *speed; /* [j * nclasses + k]: omega_jk, a job of class k takes 1 / omega_jk of its
                               * drawn time on configuration j; NULL: the same time everywhere */
+        /* MapReduce (the report's section 7): each job is maps map tasks then reduces reduce
+         * tasks of its class, all of one size, each with its own drawn time; 0 and 0: a job is
+         * one task */
+        uint32_t maps, reduces;
 } wl_spec;
 
 /* The storage of a workload generated from parameters and a seed (lotes-phi, lotes-omega). */
@@ -49,7 +53,8 @@ const char *wl_class_name(size_t k);
 /* Every class name, WL_MAX_CLASSES of them: the departments of a synthetic workload, whose jobs'
  * sim_job.dept is their class. */
 const char *const *wl_class_names(void);
-/* The named workload: "mishra" or "lotes-google", or one generated into *gen from seed:
+/* The named workload: "mishra", "mishra-mapreduce" (mishra's machines and classes, each job 200
+ * maps and 100 reduces: the report's section 7) or "lotes-google", or one generated into *gen from seed:
  * "lotes-phi:PHI" (LoTES paper, 5.4.2: 9 classes whose mean requests are 0.025 + U[-PHI, PHI] of
  * the largest machine, PHI in [0, 0.025)) or "lotes-omega:OMEGA" (5.4.3: the same at PHI = 0.006,
  * with machine-dependent times, omega_jk = U[1 - OMEGA, 1 + OMEGA], OMEGA in [0, 1)). NULL for
@@ -58,10 +63,13 @@ const wl_spec *wl_find(const char *name, uint64_t seed, wl_generated *gen);
 /* Names of every workload, comma-separated, for help texts. */
 const char *wl_names(void);
 
+/* Tasks in each job of w: maps + reduces for a MapReduce workload, else 1. */
+uint32_t wl_tasks_per_job(const wl_spec *w);
+
 /* Machines per configuration: the largest configuration gets scale machines, the others the
  * paper's proportions of that, at least one each (all equal for mishra). */
 
-/* The largest arrival rate (jobs per second) the pooled machines can sustain on their bottleneck
+/* The largest arrival rate (jobs per second; a MapReduce job is all its tasks) the pooled machines can sustain on their bottleneck
  * resource, at that scale: min over CPU and memory of capacity divided
  * by the expected demand per job (proportion x size x mean time, summed over classes). An upper
  * bound: it ignores fragmentation and which machine a class fits on. */
@@ -71,13 +79,17 @@ double wl_fluid_capacity(const wl_spec *w, size_t scale);
  * array of *n capacities (free()). NULL when out of memory. */
 res_t *wl_machines(const wl_spec *w, size_t scale, size_t *n);
 
-/* A job stream of w: njobs Poisson arrivals at rate jobs per second, drawn from seed. */
+/* A job stream of w: njobs Poisson arrivals at rate jobs per second, drawn from seed. A MapReduce
+ * job comes as its tasks, one sim_job each, maps first, all at its arrival. */
 typedef struct wl_source {
         const wl_spec *workload;
         size_t scale;
         wl_rng rng;
         double rate, last_arrival;
         size_t left;
+        sim_job task;   /* MapReduce: the job being handed out a task at a time */
+        size_t klass;   /* its class */
+        uint32_t given; /* its tasks handed out */
 } wl_source;
 
 void wl_source_init(wl_source *s, const wl_spec *w, size_t scale, size_t njobs, double rate, uint64_t seed);

@@ -11,3 +11,12 @@ check_exit() {
         [ "$(wc -l <<<"$out")" = 1 ] || fail "colony $*: not one line: $out"
         echo "# $out"
 }
+
+# sim_test_start NAME: what a colony sim test needs before it starts: COLONY_BIN, jq (else the
+# test is skipped), and $tmp, a directory of its own removed when the test exits.
+sim_test_start() {
+        [ -x "${COLONY_BIN:-}/colony" ] || { echo "COLONY_BIN not set to the build's bin/"; exit 1; }
+        command -v jq >/dev/null || { echo "SKIP: jq missing"; exit 77; }
+        tmp=$(mktemp -d "/tmp/colony-sim-$1-XXXXXX")
+        trap 'rm -rf "$tmp"' EXIT
+}

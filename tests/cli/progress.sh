@@ -20,8 +20,8 @@ script -qfec "$sim >$dir/tty.out" /dev/null >"$dir/tty.log" </dev/null || fail "
 cmp -s "$dir/piped.out" "$dir/tty.out" || fail "results differ on a terminal"
 sed 's/\x1b\[K//g' "$dir/tty.log" | tr '\r' '\n' | grep -v '^$' >"$dir/lines" || true
 # The first line and the last are drawn whatever the timing; the ones between at most 10 a second.
-grep -q '^colony sim: 0% (0/3000 jobs), ' "$dir/lines" || fail "no first progress line: $(cat -v "$dir/tty.log" | head -c 300)"
-grep -q '^colony sim: 100% (3000/3000 jobs), ' "$dir/lines" || fail "no final progress line: $(cat -v "$dir/tty.log" | tail -c 300)"
+grep -q '^colony sim: 0% (0/6000 arrivals and ends), ' "$dir/lines" || fail "no first progress line: $(cat -v "$dir/tty.log" | head -c 300)"
+grep -q '^colony sim: 100% (6000/6000 arrivals and ends), ' "$dir/lines" || fail "no final progress line: $(cat -v "$dir/tty.log" | tail -c 300)"
 n=$(grep -c '^colony sim: ' "$dir/lines")
 # ...and the line is erased at the end: the output ends with a carriage return and erase-line.
 [ "$(tail -c 4 "$dir/tty.log" | od -An -c | tr -d ' ')" = '\r033[K' ] || fail "the line is not erased at the end: $(tail -c 40 "$dir/tty.log" | cat -v)"

@@ -60,7 +60,7 @@ echo "# tiny.swf: waits 0, 9, 8 s as computed by hand"
 [ "$(jq -c '[.departments[] | [.name, .jobs, .refused, .cpu_seconds]]' <<<"$t")" = '[["g1",4,1,30]]' ] ||
         fail "tiny.swf departments (group 1: 2 x 10 + 1 x 5 + 1 x 5 core-seconds): $(jq -c .departments <<<"$t")"
 u=$("$COLONY_BIN/colony" sim --trace "$data/tiny.swf" --machines "$data/one-machine.json" --dept-by user --jobs-csv - --csv)
-[ "$(grep -c '^[0-9]*,u1,m1,' <<<"$u")" = 3 ] || fail "--jobs-csv -: $u"
+[ "$(grep -c '^[0-9]*,u1,solo,' <<<"$u")" = 3 ] || fail "--jobs-csv -: $u"
 printf '1 0 -1 10 2 -1 -1 2 10 -1 1 1 1 1 1 -1 -1\n' >"$tmp/short.swf"
 printf '1 0 -1 10 2 -1 -1 x 10 -1 1 1 1 1 1 -1 -1 -1\n' >"$tmp/word.swf"
 : >"$tmp/empty.swf"
@@ -73,7 +73,7 @@ check_exit 2 "--policy" sim --workload mishra --policy fastest
 check_exit 2 "go together" sim --trace "$data/tiny.swf"
 check_exit 1 "short.swf:1: fewer than 18 fields" sim --trace "$tmp/short.swf" --machines "$data/one-machine.json"
 check_exit 1 "word.swf:1: a field is not a number" sim --trace "$tmp/word.swf" --machines "$data/one-machine.json"
-check_exit 1 "no job with a run time" sim --trace "$tmp/empty.swf" --machines "$data/one-machine.json"
+check_exit 1 "no job with a submit time, a run time and processors" sim --trace "$tmp/empty.swf" --machines "$data/one-machine.json"
 check_exit 1 "No such file" sim --trace "$tmp/none.swf" --machines "$data/one-machine.json"
 
 # --policy coloc: the lotes workloads' types c1.. with a matrix from a file; every job is

@@ -50,6 +50,32 @@ START_TEST(allocation_lp_matches_the_hand_solution) {
 }
 END_TEST
 
+/* The earlier LoTES report (section 6) schedules MapReduce jobs by multiplying each class's
+ * requirement by its expected tasks per job in the allocation LP. With the same factor T for
+ * every class, the solver must return lambda* / T and the same delta, which is why colony sim
+ * divides lambda* instead (a literal 300-task requirement would exceed every machine, and a
+ * class gets no share of a configuration it does not fit). T = 1.5 keeps who fits where. */
+START_TEST(a_requirement_scaled_by_tasks_per_job_divides_lambda_and_keeps_delta) {
+        const double tasks = 1.5;
+        lotes_class scaled[2];
+        for (size_t k = 0; k < 2; k++) {
+                scaled[k] = hand_classes[k];
+                scaled[k].req.mcpu = (int64_t)llround((double)scaled[k].req.mcpu * tasks);
+                scaled[k].req.mem = (int64_t)llround((double)scaled[k].req.mem * tasks);
+        }
+        const lotes_problem p = { hand_configs, 2, scaled, 2, ones };
+        lotes_alloc a, b;
+        char err[256];
+        ck_assert_int_eq(lotes_allocate(&hand, &a, err, sizeof(err)), 0);
+        ck_assert_int_eq(lotes_allocate(&p, &b, err, sizeof(err)), 0);
+        ck_assert_double_eq_tol(b.lambda, a.lambda / tasks, 1e-9);
+        for (size_t i = 0; i < 2 * 2 * LOTES_NRES; i++)
+                ck_assert_double_eq_tol(b.delta[i], a.delta[i], 1e-9);
+        lotes_alloc_free(&a);
+        lotes_alloc_free(&b);
+}
+END_TEST
+
 START_TEST(machine_assignment_lp_and_rounding) {
         lotes_alloc a;
         lotes_plan plan;
@@ -306,6 +332,7 @@ static Suite *lotes_suite(void) {
         Suite *s = suite_create("lotes");
         TCase *offline = tcase_create("offline");
         tcase_add_test(offline, allocation_lp_matches_the_hand_solution);
+        tcase_add_test(offline, a_requirement_scaled_by_tasks_per_job_divides_lambda_and_keeps_delta);
         tcase_add_test(offline, machine_assignment_lp_and_rounding);
         tcase_add_test(offline, non_dominated_bins_equal_brute_force);
         tcase_add_test(offline, paper_fig5_bins);

@@ -117,6 +117,96 @@ START_TEST(each_job_sees_every_accepted_job_in_id_order) {
 }
 END_TEST
 
+/* Two MapReduce jobs on one machine of 2 cores, a core per task, strict FIFO first-fit:
+ *   family 1 at 0: maps of 3, 5 and 4 s, reduces of 2 and 6 s
+ *   family 2 at 1: a map of 1 s, a reduce of 1 s
+ * maps 3 s and 5 s run 0-3 and 0-5; the 4 s map 3-7; family 2's map waits behind it (FIFO)
+ * and runs 5-6, its reduce 6-7; family 1's reduces are let go at 7 and run 7-9 and 7-13.
+ * Flow times 13 and 6; ideal ones (longest map + longest reduce) 5 + 6 = 11 and 1 + 1 = 2. */
+#define TASK(fam, at, secs, nmaps, ntasks, red)                                                                 \
+        { .arrival = at, .runtime = secs, .req = { .mcpu = 1000, .mem = GIB }, .family = fam,                  \
+          .family_maps = nmaps, .family_tasks = ntasks, .reduce = red }
+static const sim_job mapreduce_stream[] = {
+        TASK(1, 0, 3, 3, 5, false), TASK(1, 0, 5, 3, 5, false), TASK(1, 0, 4, 3, 5, false),
+        TASK(1, 0, 2, 3, 5, true),  TASK(1, 0, 6, 3, 5, true),  TASK(2, 1, 1, 1, 2, false),
+        TASK(2, 1, 1, 1, 2, true),
+};
+
+START_TEST(no_reduce_starts_before_its_familys_last_map_ends) {
+        array_source src = { .jobs = mapreduce_stream, .n = 7 };
+        sim_config cfg = { .machines = one_machine, .nmachines = 1, .next_job = array_next, .source = &src,
+                           .policy = SCHED_FIRST_FIT, .order = SCHED_STRICT_FIFO, .each_job = remember };
+        sim_result r;
+        char err[256];
+        nseen = 0;
+        ck_assert_int_eq(sim_run(&cfg, &r, err, sizeof(err)), 0);
+        ck_assert_uint_eq(nseen, 7);
+        double last_map_end[3] = { 0 };
+        for (size_t i = 0; i < nseen; i++)
+                if (!seen[i].reduce)
+                        last_map_end[seen[i].family] = fmax(last_map_end[seen[i].family], seen[i].end);
+        ck_assert(last_map_end[1] == 7 && last_map_end[2] == 6);
+        size_t reduces = 0;
+        for (size_t i = 0; i < nseen; i++) {
+                ck_assert_uint_ge(seen[i].family, 1);
+                if (!seen[i].reduce)
+                        continue;
+                reduces++;
+                ck_assert_msg(seen[i].start >= last_map_end[seen[i].family], "reduce %llu of family %llu at %g",
+                              (unsigned long long)seen[i].id, (unsigned long long)seen[i].family, seen[i].start);
+                ck_assert(seen[i].arrival == last_map_end[seen[i].family]); /* let go by the barrier */
+        }
+        ck_assert_uint_eq(reduces, 3);
+        ck_assert_uint_eq(r.families, 2);
+        ck_assert_uint_eq(r.families_whole, 2);
+        ck_assert(r.flow.max == 13 && r.flow.p50 == 6 && r.flow.mean == 9.5);
+        ck_assert(r.ideal_flow.max == 11 && r.ideal_flow.mean == 6.5);
+        ck_assert(r.makespan == 13);
+        sim_result_free(&r);
+}
+/* What the progress hook was told, in order. */
+static size_t progress_seen[16], nprogress;
+
+static void remember_progress(void *arg, size_t done) {
+        (void)arg;
+        ck_assert_uint_lt(nprogress, 16);
+        progress_seen[nprogress++] = done;
+}
+
+/* Run the stream of config() to its end, with each_job remembering the jobs, and these. */
+static void run_with(void (*progress)(void *, size_t), const char *const *machine_names) {
+        array_source src;
+        sim_config cfg = config(&src);
+        sim_result r;
+        char err[256];
+        cfg.each_job = remember;
+        cfg.progress = progress;
+        cfg.machine_names = machine_names;
+        nseen = nprogress = 0;
+        ck_assert_int_eq(sim_run(&cfg, &r, err, sizeof(err)), 0);
+        ck_assert_uint_eq(nseen, 3);
+        sim_result_free(&r);
+}
+
+/* Progress counts arrivals and leaves: while jobs 2 and 3 queue behind job 1, their arrivals
+ * are work done (a count of ends alone stood at 1, the refusal, until time 10). */
+START_TEST(progress_counts_arrivals_and_ends) {
+        run_with(remember_progress, NULL);
+        /* arrivals at 0, 1, 2 and 3 (refused: it leaves at once), ends at 10, 15 and 15 */
+        ck_assert_uint_eq(nprogress, 8);
+        for (size_t i = 0; i < nprogress; i++)
+                ck_assert_uint_eq(progress_seen[i], i + 1);
+}
+END_TEST
+
+/* The machines keep the names the configuration gives them. */
+START_TEST(machines_keep_their_names) {
+        static const char *const names[] = { "node07" };
+        run_with(NULL, names);
+        ck_assert_str_eq(seen_machine[0], "node07");
+}
+END_TEST
+
 START_TEST(a_job_of_no_department_stops_the_run) {
         array_source src;
         sim_config cfg = config(&src);
@@ -167,6 +257,9 @@ static Suite *sim_suite(void) {
         tcase_add_test(tc, each_department_gets_its_own_waits_and_share);
         tcase_add_test(tc, each_job_sees_every_accepted_job_in_id_order);
         tcase_add_test(tc, a_job_of_no_department_stops_the_run);
+        tcase_add_test(tc, no_reduce_starts_before_its_familys_last_map_ends);
+        tcase_add_test(tc, progress_counts_arrivals_and_ends);
+        tcase_add_test(tc, machines_keep_their_names);
         tcase_add_test(tc, names_are_numbered_once_in_first_seen_order);
         tcase_add_test(tc, department_keys_by_name);
         suite_add_tcase(s, tc);

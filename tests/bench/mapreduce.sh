@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# mapreduce.sh - MapReduce jobs as the earlier LoTES report runs them (Tran and Beck, "Report:
+# Google data center scheduling", sections 6-7, Figures 5 and 6): each job 200 maps and 100
+# reduces of a Mishra et al. class, reduces after the job's last map, on the report's 10
+# machine configurations; LoTES against Greedy (and Tetris) at loads 0.70 to 0.90 of LoTES's
+# lambda*, over several seeds, flow time relative to the one on unlimited machines. Not part of
+# ctest: it is long.
+#
+#   COLONY_BIN=build/bin tests/bench/mapreduce.sh        (prints a JSON line per run, then a table)
+#
+# Environment: SCALE (machines per configuration, default 10: the report has 1000), JOBS per run
+# (default 2000 MapReduce jobs, 600,000 tasks), SEEDS (default "1 2 3"; the report 20), LOADS
+# (default "0.70 0.75 0.80 0.85 0.90"), POLICIES (default "lotes greedy tetris"), WARMUP
+# seconds (default 1728000, 20 days: the longest classes' tasks take 18-22 h on average and a
+# job's flow about 11 of them). Only jobs that arrive after the warm-up count; each run also
+# gives the means of the two halves of what follows it, which agree when the run is steady.
+#
+# Flow time: the job's arrival to the end of its last reduce; ideal: its longest map plus its
+# longest reduce (every task started the moment it could, as on unlimited machines). "mean" is
+# the mean flow over the mean ideal flow (the report divides its mean flow time by the one a
+# job alone would have), "median" the same with medians.
+set -euo pipefail
+bin=${COLONY_BIN:?set COLONY_BIN to the bin directory of a build}
+command -v jq >/dev/null || { echo "jq is needed" >&2; exit 1; }
+scale=${SCALE:-10} jobs=${JOBS:-2000} seeds=${SEEDS:-1 2 3}
+loads=${LOADS:-0.70 0.75 0.80 0.85 0.90} policies=${POLICIES:-lotes greedy tetris}
+warmup=${WARMUP:-1728000}
+out=$(mktemp /tmp/colony-mapreduce-bench-XXXXXX)
+trap 'rm -f "$out" "$out.jobs"' EXIT
+
+# flows WARMUP < JOBS_CSV: per job (family) after the warm-up, as JSON
+flows() {
+        awk -F, -v cut="$1" 'NR == 1 { next }
+                $11 == "" { next }
+                {
+                        f = $11; ran = $6 - $5
+                        if ($12 == "map") { if (!(f in arr) || $4 < arr[f]) arr[f] = $4; if (ran > lm[f]) lm[f] = ran }
+                        else if (ran > lr[f]) lr[f] = ran
+                        if ($6 > end[f]) end[f] = $6
+                }
+                END {
+                        for (f in arr) if (arr[f] >= cut) { n++; fl[n] = end[f] - arr[f]; id[n] = lm[f] + lr[f]; at[n] = arr[f]; if (at[n] > last) last = at[n] }
+                        for (i = 1; i <= n; i++) { sf += fl[i]; si += id[i] }
+                        mid = (cut + last) / 2
+                        for (i = 1; i <= n; i++) if (at[i] < mid) { n1++; f1 += fl[i]; i1 += id[i] } else { n2++; f2 += fl[i]; i2 += id[i] }
+                        # medians by sorting copies
+                        m = n; for (i = 1; i <= m; i++) { a[i] = fl[i]; b[i] = id[i] }
+                        asort_num(a, m); asort_num(b, m)
+                        printf "{\"jobs_after\": %d", n
+                        printf ", \"mean\": %s", n && si ? sprintf("%.4f", sf / si) : "null"
+                        printf ", \"median\": %s", n && b[int((m + 1) / 2)] ? sprintf("%.4f", a[int((m + 1) / 2)] / b[int((m + 1) / 2)]) : "null"
+                        printf ", \"halves\": [%s, %s]}\n", n1 && i1 ? sprintf("%.4f", f1 / i1) : "null", n2 && i2 ? sprintf("%.4f", f2 / i2) : "null"
+                }
+                function asort_num(v, k,   i, j, t) { for (i = 2; i <= k; i++) { t = v[i]; for (j = i - 1; j >= 1 && v[j] > t; j--) v[j + 1] = v[j]; v[j + 1] = t } }'
+}
+
+for load in $loads; do
+        for seed in $seeds; do
+                for p in $policies; do
+                        res=$("$bin/colony" sim --workload mishra-mapreduce --scale "$scale" --jobs "$jobs" --load "$load" \
+                                --capacity lotes --seed "$seed" --policy "$p" --json --jobs-csv "$out.jobs")
+                        jq -c --argjson after "$(flows "$warmup" <"$out.jobs")" --arg p "$p" --argjson load "$load" \
+                                --argjson seed "$seed" \
+                                '{policy: $p, load: $load, seed: $seed, jobs: .mapreduce.jobs, whole: .mapreduce.whole,
+                                  all_mean: .mapreduce.relative_mean, all_median: .mapreduce.relative_median,
+                                  after: $after}' <<<"$res" | tee -a "$out"
+                done
+        done
+done
+echo
+echo "flow time relative to unlimited machines, after the warm-up, mean over seeds (mean / median)"
+echo "load  $policies"
+jq -rs --arg policies "$policies" '($policies | split(" ")) as $ps
+        | group_by(.load)[] | . as $g
+        | [($g[0].load | tostring)] + [$ps[] as $p | [$g[] | select(.policy == $p) | .after]
+            | "\((map(.mean) | add / length * 1000 | round / 1000)) / \((map(.median) | add / length * 1000 | round / 1000))"]
+        | join("  ")' "$out"
