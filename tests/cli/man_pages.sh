@@ -17,7 +17,7 @@ done
 # colony.conf(5) documents every key the daemons accept: their config_keys[] lists, as
 # "section.key" (or "section.*"), each under its section's heading as ".B key".
 src=$dir/../..
-keys=$(for f in "$src/controller/daemon/options.c" "$src/agent/main.c"; do
+keys=$(for f in "$src/controller/daemon/options.c" "$src/agent/agentconf.c"; do
         sed -n '/config_keys\[\] = {/,/};/p' "$f" | grep -o '"[a-z_]*\.[a-z_*]*"' | tr -d '"'
 done)
 [ "$(wc -l <<<"$keys")" -gt 10 ] || { echo "FAIL: config_keys[] not found in the sources: $keys"; exit 1; }
