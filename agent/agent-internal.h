@@ -6,6 +6,7 @@
 #include "ctlink.h"
 #include "jobfile.h"
 #include "launch.h"
+#include "log.h"
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -13,7 +14,6 @@
 
 #define JOB_KILL_TIMEOUT_MS 5000
 #define START_FAILED_EXIT_CODE 127 /* what a shell reports for a command it could not run */
-#define ERRLEN 512
 #define STEP_MAX sizeof(((launch_progress *)0)->what)
 #define USAGE_PERIOD_USEC (2 * 1000000) /* how often running jobs' usage is reported */
 

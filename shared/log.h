@@ -45,6 +45,9 @@ typedef struct log_ratelimit {
 
 /* The interval for a flood's warnings (refused or cut connections, failed accepts). */
 #define LOG_FLOOD_USEC (10 * 1000000ULL)
+/* The size of a buffer for a one-line error (char err[ERRLEN], or err and errlen), the same for
+ * the daemons and the CLI; a protocol's own limits stay theirs (PROTO_ERRLEN, TLS_ERRLEN). */
+#define ERRLEN 512
 
 /* Whether this occurrence may be logged: true at most once per interval, with *missed set to
  * the occurrences left out since the last line (and reset); false counts one more. */

@@ -13,7 +13,7 @@
 
 int alpha_cli_upload(const cli *c, const char *sock, const cJSON *measured, uint64_t *version) {
         static const char *const fields[] = { "types", "alpha", "ci95_low", "ci95_high" };
-        char err[1024];
+        char err[ERRLEN];
         cJSON *req = proto_new("alpha_put"), *reply = NULL;
         for (size_t i = 0; req && i < sizeof(fields) / sizeof(fields[0]); i++) {
                 const cJSON *f = cJSON_GetObjectItemCaseSensitive(measured, fields[i]);
@@ -109,7 +109,7 @@ static int draw(const cli *c, const alpha_matrix *m, const char *png) {
 }
 
 int alpha_cli_show(const cli *c, const char *sock, uint64_t version, const char *png) {
-        char err[1024];
+        char err[ERRLEN];
         cJSON *req = proto_new("alpha_get"), *reply = NULL;
         if (req && version)
                 cJSON_AddNumberToObject(req, "version", (double)version);

@@ -4,6 +4,7 @@
  * ("colony: <cmd>: <reason>" on stderr; exit 1 for the controller or the connection, 2 for
  * usage). Subcommands return an exit status; only main() exits. */
 #pragma once
+#include "log.h"
 #include <cjson/cJSON.h>
 #include <getopt.h>
 #include <signal.h>

@@ -46,7 +46,7 @@ static const char *const client_keys[] = { "client.controller", "client.tls_ca",
 static int remote_address(char *buf, size_t len) {
         const char *env = getenv("COLONY_CONTROLLER"), *path = getenv("COLONY_CONFIG"), *addr;
         config cfg = { 0 };
-        char err[512];
+        char err[ERRLEN];
         int n, r;
         if (env && *env) {
                 n = snprintf(buf, len, "%s%s", CLIENT_REMOTE_PREFIX, env);
@@ -360,7 +360,7 @@ static int call_pages(const char *sock, cJSON *req, const char *want, const char
 }
 
 int client_fetch(const cli *c, cJSON *req, const char *want, const char *cursor, int timeout_ms, cJSON **reply) {
-        char sock[PATH_MAX], err[512];
+        char sock[PATH_MAX], err[ERRLEN];
         int r = client_socket_path(c, sock, sizeof(sock));
         *reply = NULL;
         if (r < 0)

@@ -18,7 +18,6 @@
 #define NODES_TIMEOUT_MS 30000
 #define UP_TIMEOUT_MS 60000 /* a bound for failures: an agent that moves into a scope first took 5 s in a loaded TCG guest */
 #define LOG_TAIL_LINES 15
-#define ERRLEN 1024
 #define UP_FEATURES_MAX 64 /* --agent-features options */
 
 /* ---- nodes ---- */

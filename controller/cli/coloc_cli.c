@@ -298,7 +298,7 @@ static const char *run_error(int r) {
 
 static int solve(const cli *c, const coloc_file *f, coloc_algo algo) {
         coloc_result res = { .algo = algo };
-        char err[512] = "";
+        char err[ERRLEN] = "";
         int r, status = EXIT_FAIL;
         res.machine_of = calloc(f->in.njobs + 1, sizeof(*res.machine_of));
         res.machine_cost = calloc(f->in.nmachines, sizeof(*res.machine_cost));

@@ -170,7 +170,7 @@ static int print_tally(const size_class *sc, uint64_t seed, size_t per, const ta
 
 int coloc_experiment(const cli *c, const char *size, uint64_t seed, size_t per_combination) {
         const size_class *sc = NULL;
-        char err[512] = "";
+        char err[ERRLEN] = "";
         for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)
                 sc = strcmp(size, classes[i].name) == 0 ? &classes[i] : sc;
         if (!sc)

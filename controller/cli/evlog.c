@@ -114,7 +114,7 @@ static int parse_events(cli *c, int argc, char **argv, cJSON *req, bool *follow)
 }
 
 static int run_events(cli *c, int argc, char **argv) {
-        char sock[PATH_MAX], err[512];
+        char sock[PATH_MAX], err[ERRLEN];
         cJSON *req = proto_new("events"), *msg = NULL;
         bool follow = false, more = true;
         uint64_t last = 0;

@@ -380,7 +380,7 @@ static int run_fair(cli *c, int argc, char **argv) {
         fair_input in = { 0 };
         fair_state *s = NULL;
         cJSON *tree_doc = NULL;
-        char err[512];
+        char err[ERRLEN];
         int r = load_tree(tree, &in, &tree_doc, err, sizeof(err)), status = EXIT_USAGE;
         if (r == 0)
                 r = load_demands(demands, &in, err, sizeof(err));

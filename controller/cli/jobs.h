@@ -31,7 +31,6 @@ int jobs_resolve_command(const cli *c, const char *cmd, const char *cwd, char **
 int jobs_submit_lines(const cli *c, const char *sock, const job_spec *spec, FILE *f);
 
 #define REQUEST_TIMEOUT_MS 30000 /* a controller silent this long on a plain request is stuck */
-#define ERRLEN 512
 
 /* The controller's socket for c into buf (PATH_MAX). Prints the error; returns 0 or -errno. */
 int jobs_socket_for(const cli *c, char *buf);

@@ -131,7 +131,7 @@ static int run_place(cli *c, int argc, char **argv) {
         }
 
         instance in = { 0 };
-        char err[512];
+        char err[ERRLEN];
         int status = EXIT_FAIL;
         sched_assignment *out = NULL;
         if (inst_load_machines(machines, &in.m, err, sizeof(err)) < 0 || inst_load_jobs(jobs, &in.jobs, &in.njobs, err, sizeof(err)) < 0) {

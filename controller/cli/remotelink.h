@@ -3,6 +3,7 @@
  * nonce, the auth with a MUNGE credential. Blocking, each step within the link's deadline.
  * colony-connect uses it, and the tests' poker, which sends credentials of its own making. */
 #pragma once
+#include "log.h"
 #include "proto.h"
 #include "tls.h"
 #include <cjson/cJSON.h>
@@ -15,7 +16,7 @@ typedef struct remote_link {
         proto_reader reader; /* what came with the welcome and after it stays here */
         const char *addr;    /* "host:port", borrowed */
         int64_t deadline_ms; /* CLOCK_MONOTONIC */
-        char err[512];       /* one line on the last failure */
+        char err[ERRLEN];       /* one line on the last failure */
 } remote_link;
 
 /* Connect to addr ("host:port") within timeout_ms for the whole exchange up to the welcome, over

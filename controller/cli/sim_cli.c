@@ -272,7 +272,7 @@ static int open_workload(cli *c, const sim_options *so, sim_config *cfg, sim_inp
 
 /* Set up the source and machines the options describe. Returns 0 or EXIT_FAIL (error printed). */
 static int open_input(cli *c, const sim_options *so, sim_config *cfg, sim_input *in) {
-        char err[512];
+        char err[ERRLEN];
         int r = 0;
         if (so->workload) {
                 if (open_workload(c, so, cfg, in) != 0)

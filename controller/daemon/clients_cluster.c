@@ -203,7 +203,7 @@ void client_shares(ctl_server *srv, conn *c, const cJSON *msg) {
 /* Re-read the departments, as SIGHUP does; root or the controller's own user only. */
 void client_reload(ctl_server *srv, conn *c, const cJSON *msg) {
         static const char *const none[] = { NULL };
-        char err[512];
+        char err[ERRLEN];
         if (proto_check_fields(msg, none, err) < 0) {
                 client_reply_error(c, err);
                 return;

@@ -80,7 +80,7 @@ static const ctl_actions actions = {
 };
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
-        char err[512];
+        char err[ERRLEN];
         (void)s;
         (void)si;
         int r = server_reload(userdata, err, sizeof(err));
@@ -179,7 +179,7 @@ static int open_policy(const options *o, sched_order *order, sched_heuristic *po
 
 /* Open the store, restore its jobs, and read the secret. Returns 0 or -errno (logged). */
 static int open_state(ctl_server *srv, const options *o, ctl_lotes_options *lotes) {
-        char err[512];
+        char err[ERRLEN];
         sched_order order;
         sched_heuristic policy = SCHED_FIRST_FIT;
         sched_dispatcher *dispatcher = NULL;
@@ -336,7 +336,7 @@ static void close_server(ctl_server *srv, listener ls[3], remote_server *remote)
 int main(int argc, char **argv) {
         options o = OPTIONS_UNSET;
         config cfg = { 0 };
-        char err[512];
+        char err[ERRLEN];
         if (options_parse_args(argc, argv, &o) < 0)
                 return 2;
         ctl_server srv = { .config_path = o.config,

@@ -72,7 +72,7 @@ static int open_tls(const options *o, tls_ctx **out) {
 }
 
 int listen_open_remote(ctl_server *srv, const options *o, listener *l, remote_server *rs) {
-        char err[512];
+        char err[ERRLEN];
         uint16_t port;
         tls_files f = { .cert = o->tls_cert, .key = o->tls_key };
         *l = (listener){ srv, &remote_conn_ops, "remote client", NULL, .accept_failed.interval_usec = LOG_FLOOD_USEC };
