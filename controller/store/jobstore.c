@@ -1,5 +1,6 @@
 /* jobstore.c - the durable job table (see jobstore.h). */
 #include "jobstore.h"
+#include "jobstore_int.h"
 #include "log.h"
 #include "walbuf.h"
 #include <errno.h>
@@ -159,6 +160,10 @@ static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **q) {
         return sqlite3_prepare_v2(db, sql, -1, q, NULL);
 }
 
+sqlite3 *jobstore_db(jobstore *s) {
+        return s->db;
+}
+
 static int read_max_job(jobstore *s) {
         sqlite3_stmt *q;
         int rc = prepare(s->db, "SELECT COALESCE(MAX(id), 0) FROM jobs", &q);
@@ -246,7 +251,7 @@ static void env_remember(jobstore *s, uint64_t job, char **env) {
 /* After a statement that returned rc: when it committed (COMMIT, or a statement outside a
  * transaction), its log goes to the kernel now, before anyone is told of it (walbuf.h).
  * Returns rc, or SQLITE_IOERR (logged) when that write failed. */
-static int flush_if_committed(jobstore *s, int rc) {
+int jobstore_flush_if_committed(jobstore *s, int rc) {
         if (rc != SQLITE_DONE || !sqlite3_get_autocommit(s->db))
                 return rc;
         int w = walbuf_flush(s->db);
@@ -256,13 +261,13 @@ static int flush_if_committed(jobstore *s, int rc) {
         return SQLITE_IOERR;
 }
 
-/* Run a statement that returns no row, reset it, and flush_if_committed. Returns an SQLite
+/* Run a statement that returns no row, reset it, and jobstore_flush_if_committed. Returns an SQLite
  * result code (SQLITE_DONE on success). */
 static int run(jobstore *s, sqlite3_stmt *q) {
         int rc = sqlite3_step(q);
         sqlite3_reset(q);
         sqlite3_clear_bindings(q);
-        return flush_if_committed(s, rc);
+        return jobstore_flush_if_committed(s, rc);
 }
 
 /* Insert a job's first row: its environment, or a reference to the row that holds the same one
@@ -535,95 +540,6 @@ int jobstore_checkpoint(jobstore *s) {
         }
         s->wal_pages = logged > copied ? (size_t)(logged - copied) : 0;
         return 0;
-}
-
-/* ---- the interference matrix's versions ---- */
-
-int jobstore_put_alpha(jobstore *s, alpha_matrix *m, int64_t time_usec) {
-        alpha_matrix plain = *m;
-        plain.version = 0; /* the row's own columns hold these */
-        cJSON *rec = cJSON_CreateObject(), *types = cJSON_CreateStringArray((const char *const *)m->types, (int)m->n);
-        char *text = rec && alpha_to_json(&plain, rec) == 0 ? proto_print(rec) : NULL;
-        char *names = types ? proto_print(types) : NULL;
-        sqlite3_stmt *q = NULL;
-        int rc = SQLITE_NOMEM;
-        if (text && names &&
-            (rc = sqlite3_prepare_v2(s->db, "INSERT INTO alpha (time_usec, types, record) VALUES (?, ?, ?)", -1, &q,
-                                     NULL)) == SQLITE_OK) {
-                sqlite3_bind_int64(q, 1, time_usec);
-                sqlite3_bind_text(q, 2, names, -1, SQLITE_STATIC);
-                sqlite3_bind_text(q, 3, text, -1, SQLITE_STATIC);
-                rc = sqlite3_step(q);
-        }
-        sqlite3_finalize(q);
-        rc = flush_if_committed(s, rc);
-        cJSON_Delete(rec);
-        cJSON_Delete(types);
-        free(text);
-        free(names);
-        if (rc != SQLITE_DONE) {
-                log_error("interference matrix could not be stored: %s", sqlite3_errmsg(s->db));
-                return -EIO;
-        }
-        m->version = (uint64_t)sqlite3_last_insert_rowid(s->db);
-        m->time_usec = time_usec;
-        return 0;
-}
-
-int jobstore_get_alpha(jobstore *s, uint64_t version, alpha_matrix *out) {
-        sqlite3_stmt *q;
-        const char *sql = version ? "SELECT version, time_usec, record FROM alpha WHERE version = ?"
-                                  : "SELECT version, time_usec, record FROM alpha ORDER BY version DESC LIMIT 1";
-        if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL) != SQLITE_OK)
-                return -EIO;
-        if (version)
-                sqlite3_bind_int64(q, 1, (sqlite3_int64)version);
-        int rc = sqlite3_step(q), r = rc == SQLITE_DONE ? -ENOENT : -EIO;
-        if (rc == SQLITE_ROW) {
-                char err[PROTO_ERRLEN] = "not JSON";
-                cJSON *rec = cJSON_Parse((const char *)sqlite3_column_text(q, 2));
-                if (rec && (r = alpha_from_json(rec, out, err)) == 0) {
-                        out->version = (uint64_t)sqlite3_column_int64(q, 0);
-                        out->time_usec = sqlite3_column_int64(q, 1);
-                } else {
-                        log_error("interference matrix version %lld unreadable: %s", (long long)sqlite3_column_int64(q, 0),
-                                  err);
-                        r = -EIO;
-                }
-                cJSON_Delete(rec);
-        }
-        sqlite3_finalize(q);
-        return r;
-}
-
-int jobstore_put_drain(jobstore *s, const char *node, const char *reason) {
-        sqlite3_stmt *q = NULL;
-        int rc = prepare(s->db, reason ? "INSERT OR REPLACE INTO drains (node, reason) VALUES (?, ?)"
-                                       : "DELETE FROM drains WHERE node = ?",
-                         &q);
-        if (rc == SQLITE_OK) {
-                sqlite3_bind_text(q, 1, node, -1, SQLITE_STATIC);
-                if (reason)
-                        sqlite3_bind_text(q, 2, reason, -1, SQLITE_STATIC);
-                rc = sqlite3_step(q);
-        }
-        sqlite3_finalize(q);
-        if ((rc = flush_if_committed(s, rc)) != SQLITE_DONE) {
-                log_error("node=%s: its drain could not be stored: %s", node, sqlite3_errmsg(s->db));
-                return -EIO;
-        }
-        return 0;
-}
-
-int jobstore_load_drains(jobstore *s, int (*fn)(void *userdata, const char *node, const char *reason), void *userdata) {
-        sqlite3_stmt *q;
-        int rc, r = 0;
-        if (prepare(s->db, "SELECT node, reason FROM drains ORDER BY node", &q) != SQLITE_OK)
-                return -EIO;
-        while (r == 0 && (rc = sqlite3_step(q)) == SQLITE_ROW)
-                r = fn(userdata, (const char *)sqlite3_column_text(q, 0), (const char *)sqlite3_column_text(q, 1));
-        sqlite3_finalize(q);
-        return r < 0 ? r : rc == SQLITE_DONE ? 0 : -EIO;
 }
 
 void jobstore_close(jobstore *s) {
