@@ -45,7 +45,7 @@ bool job_group_ok(const char *s);
 #define JOB_ENV_BYTES_MAX (128 * 1024)
 /* Tasks one submit's "array" may make: as many as its indexes (shared/arrayspec.h, 0 to
  * 4,000,000, Slurm's MaxArraySize). A large array is one record while its tasks wait, a few
- * bytes per range of indexes (controller/arrays.c); max_pending and the per-user caps still
+ * bytes per range of indexes (controller/core/arrays.c); max_pending and the per-user caps still
  * count every task. */
 #define JOB_ARRAY_MAX 4000001
 #define JOB_ARRAY_INDEX_VAR "COLONY_ARRAY_INDEX" /* an array member's index, in its environment */
