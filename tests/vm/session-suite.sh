@@ -12,15 +12,7 @@ CTL=none AGENT='colony-*.scope' # for units-lib's journal on failure
 . "$(dirname "$0")/units-lib.sh"
 
 if [ "${1:-}" != --in-session ]; then
-        need_systemd
-        [ -z "$(colony_units)$(colony_cgroups)" ] || fail "colony units or cgroups before the test"
-        start=$SECONDS
-        login_root "$0" "$build" --in-session "$@" || fail "ctest $* in the session: exit $?"
-        note "ctest $* passed in the session in $((SECONDS - start)) s"
-        [ -z "$(colony_units)" ] || fail "units left behind: $(colony_units | tr '\n' ' ')"
-        [ -z "$(colony_cgroups)" ] || fail "cgroups left behind: $(colony_cgroups | tr '\n' ' ')"
-        note "no colony unit and no colony cgroup left"
-        echo PASS
+        session_run "$0" "$build" --in-session "$@"
         exit 0
 fi
 

@@ -64,6 +64,18 @@ login_root() {
         script -qec "runuser -l root -c '$(printf '%q ' "$@")'" /dev/null </dev/null
 }
 
+# session_run CMD...: under systemd, with no colony unit or cgroup yet, run CMD in a root login
+# (login_root); fail if it failed or left a colony unit or cgroup, else print PASS.
+session_run() {
+        need_systemd
+        [ -z "$(colony_units)$(colony_cgroups)" ] || fail "colony units or cgroups before the test"
+        login_root "$@" || fail "in the session: exit $?"
+        [ -z "$(colony_units)" ] || fail "units left behind: $(colony_units | tr '\n' ' ')"
+        [ -z "$(colony_cgroups)" ] || fail "cgroups left behind: $(colony_cgroups | tr '\n' ' ')"
+        note "no colony unit and no colony cgroup left"
+        echo PASS
+}
+
 # in_login_session: fail unless this shell is in logind's active tty session of root, in its
 # session scope, which is not delegated (as on a stock Debian 12 host).
 in_login_session() {
