@@ -10,7 +10,8 @@
 #                               the same, and in the guest also the unit tests and the
 #                               integration tests that make cgroups and restart agents from a
 #                               root login session under systemd (vm_session_suite, label
-#                               session: 20 to 30 minutes of both CPUs, so not by default)
+#                               session: 9 minutes of both CPUs, 30 on a busy host, so not
+#                               by default)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
