@@ -13,7 +13,8 @@ before=$(nodes)
 printf 'not-the-secret\n' >"$DIR/wrong-secret"
 chmod 600 "$DIR/wrong-secret"
 "$COLONY_BIN/colony-agent" --name "${PREFIX}intruder" --controller "127.0.0.1:$port" \
-        --secret-file "$DIR/wrong-secret" --cpus 1 --mem 64M >"$DIR/intruder.log" 2>&1 &
+        --secret-file "$DIR/wrong-secret" --cpus 1 --mem 64M --scope "$(agent_unit "${PREFIX}intruder")" \
+        >"$DIR/intruder.log" 2>&1 &
 intruder=$!
 STARTED_PIDS+=("$intruder")
 for ((i = 0; i < 100; i++)); do kill -0 "$intruder" 2>/dev/null || break; sleep 0.1; done

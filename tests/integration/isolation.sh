@@ -92,24 +92,40 @@ note "agents $agent2 and $agent3"
 long=$(cd "$work" && COLONY_SOCKET="$two/controller.sock" colony submit --cpus 0.5 --mem 64M -- "$COLONY_BIN/colony-stress" sleep 300)
 COLONY_SOCKET="$two/controller.sock" wait_state "$long" running
 colony down --dir "$three" >/dev/null
-[ -z "$(find /sys/fs/cgroup -maxdepth 6 -type d -name "colony-$agent3" 2>/dev/null)" ] || fail "$agent3's cgroups stayed"
+[ -z "$(find /sys/fs/cgroup -maxdepth 6 -type d \( -name "colony-$agent3" -o -name "colony-*-$agent3.scope" \) 2>/dev/null)" ] ||
+        fail "$agent3's cgroups stayed"
 COLONY_SOCKET="$two/controller.sock" wait_state "$long" running 1
 after=$(cd "$work" && COLONY_SOCKET="$two/controller.sock" colony submit --cpus 0.5 --mem 64M -- /bin/true)
 COLONY_SOCKET="$two/controller.sock" colony wait "$after" >/dev/null ||
         fail "after the other cluster stopped, job $after: $(COLONY_SOCKET="$two/controller.sock" job_field "$after" state)"
 
-# ---- one agent per subtree: a cluster naming its agent as another's refuses, and leaves it be
-if out=$(colony up --dir "$four" --name-prefix "${agent2%1}" --agent-cpus 1 --agent-mem 512M 2>&1); then
+# ---- one agent per subtree: a cluster naming its agent as another's refuses, and leaves it be.
+# In a login session each cluster's agents run in scopes of their own, named by its directory:
+# there two clusters' agents of one name have a subtree each, and both run.
+scope=$(agent_scope "${PREFIX}1")
+if [ -n "$scope" ]; then
+        colony up --dir "$four" --name-prefix "${agent2%1}" --agent-cpus 1 --agent-mem 512M >/dev/null ||
+                fail "a second $agent2, of another cluster, did not start in a scope of its own"
+        in2=$(cut -d: -f3 "/proc/$(cat "$two/agent-$agent2.pid")/cgroup")
+        in4=$(cut -d: -f3 "/proc/$(cat "$four/agent-$agent2.pid")/cgroup")
+        [ "$in2" != "$in4" ] || fail "two clusters' agents $agent2 share $in2"
+        note "second $agent2, of another cluster: in $in4, beside $in2"
+        colony down --dir "$four" >/dev/null
+elif out=$(colony up --dir "$four" --name-prefix "${agent2%1}" --agent-cpus 1 --agent-mem 512M 2>&1); then
         fail "a second agent $agent2 started"
+else
+        note "second $agent2: $(grep -m1 'held by' <<<"$out")"
+        grep -q "cgroup .*colony-$agent2 is held by another colony-agent" <<<"$out" || fail "no reason given: $out"
 fi
-note "second $agent2: $(grep -m1 'held by' <<<"$out")"
-grep -q "cgroup .*colony-$agent2 is held by another colony-agent" <<<"$out" || fail "no reason given: $out"
-out=$(timeout 30 "$COLONY_BIN/colony-agent" --name "${PREFIX}1" --controller 127.0.0.1:1 --secret-file "$DIR/secret" 2>&1) &&
-        fail "a second agent ${PREFIX}1 ran"
+# A second agent of the same name and cluster (in a login session: in the same scope, as the
+# next colony up would start it) refuses.
+out=$(timeout 30 "$COLONY_BIN/colony-agent" --name "${PREFIX}1" --controller 127.0.0.1:1 --secret-file "$DIR/secret" \
+        ${scope:+--scope "$scope"} 2>&1) && fail "a second agent ${PREFIX}1 ran"
 grep -q "held by another colony-agent" <<<"$out" || fail "the second ${PREFIX}1 gave no reason: $out"
 COLONY_SOCKET="$two/controller.sock" wait_state "$long" running 1
 colony down --dir "$two" >/dev/null
-[ -z "$(find /sys/fs/cgroup -maxdepth 6 -type d -name "colony-$agent2" 2>/dev/null)" ] || fail "$agent2's cgroups stayed"
+[ -z "$(find /sys/fs/cgroup -maxdepth 6 -type d \( -name "colony-$agent2" -o -name "colony-*-$agent2.scope" \) 2>/dev/null)" ] ||
+        fail "$agent2's cgroups stayed"
 
 # ---- colony up brings back a killed controller, then a killed agent, with the job running
 j=$(cd "$work" && colony submit -- "$COLONY_BIN/colony-stress" sleep 300)
@@ -125,7 +141,7 @@ note "the controller came back, job $j runs on"
 kill_wait "$(agent_pid "${PREFIX}1")"
 # An up whose new agent cannot start (here: something else holds its subtree) leaves the dead
 # one's jobs running and its pid file, for the next up to adopt or a down to end.
-bash -c 'exec 9<"$1" && flock -n 9 && : >"$2" && exec sleep 300' - "$(cgroup_dir memory)/colony-${PREFIX}1" "$DIR/held" &
+bash -c 'exec 9<"$1" && flock -n 9 && : >"$2" && exec sleep 300' - "$(agent_subtree memory "${PREFIX}1")" "$DIR/held" &
 STARTED_PIDS+=($!)
 # Polled, not slept on: a busy guest took longer than half a second to take the lock.
 for ((i = 0; i < 600; i++)); do [ -e "$DIR/held" ] && break; sleep 0.1; done

@@ -22,9 +22,11 @@ colony() { "$COLONY_BIN/colony" "$@"; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 note() { echo "# $*"; }
 
-# Every cgroup directory colony made for this test's agents, in every hierarchy.
+# Every cgroup directory colony made for this test's agents, in every hierarchy: their
+# subtrees and, in a login session, the transient scopes they ran in (colony-*-<agent>.scope).
 leftover_cgroups() {
-        find /sys/fs/cgroup -maxdepth 6 -type d -name "colony-$PREFIX*" 2>/dev/null || true
+        find /sys/fs/cgroup -maxdepth 6 -type d \( -name "colony-$PREFIX*" -o -name "colony-*-$PREFIX*.scope" \) \
+                2>/dev/null || true
 }
 
 teardown() {
@@ -32,8 +34,13 @@ teardown() {
         set +e
         colony down --dir "$DIR" >/dev/null 2>&1
         for pid in "${STARTED_PIDS[@]}"; do kill -9 "$pid" 2>/dev/null; done
-        local left
-        left=$(leftover_cgroups)
+        local left i
+        # systemd removes an agent's scope once its last process is gone, not at once.
+        for ((i = 0; i < 300; i++)); do
+                left=$(leftover_cgroups)
+                [ -z "$left" ] && break
+                sleep 0.1
+        done
         if [ -n "$left" ]; then
                 echo "FAIL: cgroups left behind:" >&2; echo "$left" >&2
                 rc=1
@@ -120,8 +127,52 @@ cgroup_dir() {
         echo "$mnt${path%/}"
 }
 
+# agent_subtree CONTROLLER AGENT: the agent's subtree, colony-AGENT, in CONTROLLER's v1
+# hierarchy (below this test's own cgroup, as v1 agents never move) or in the v2 one: where the
+# agent moved to, its leaf colony-AGENT/agent, from /proc/PID/cgroup. That is below this
+# test's cgroup, or, in a login session, in the transient scope colony up started it in. Kept
+# in $DIR once known: the agent may be dead when asked again, and its successor uses the same.
+agent_subtree() {
+        local keep=$DIR/subtree-$2 path= pid i
+        if [ "$(stat -fc %T /sys/fs/cgroup)" != cgroup2fs ]; then
+                echo "$(cgroup_dir "$1")/colony-$2"
+                return
+        fi
+        [ -s "$keep" ] && { cat "$keep"; return; }
+        # A starting agent moves to its scope, then to its leaf.
+        for ((i = 0; i < 600; i++)); do
+                pid=$(agent_pid "$2")
+                if ended "$pid"; then
+                        # A dead agent's subtree outlives it (its jobs run on): found by its name.
+                        path=$(find /sys/fs/cgroup -maxdepth 6 -type d -name "colony-$2" 2>/dev/null)
+                        [ -n "$path" ] && [ "$(wc -l <<<"$path")" = 1 ] || fail "agent $2 is dead, its subtree not one: '$path'"
+                        echo "$path" | tee "$keep"
+                        return
+                fi
+                path=$(awk -F: '$1 == "0" { print $3 }' "/proc/$pid/cgroup" 2>/dev/null) || path=
+                [[ $path == */colony-$2/agent ]] && break
+                sleep 0.1
+        done
+        [[ $path == */colony-$2/agent ]] || fail "agent $2 (pid $pid) is not in its leaf colony-$2/agent: '$path'"
+        echo "/sys/fs/cgroup${path%/agent}" | tee "$keep"
+}
+
 # agent_cgroup CONTROLLER AGENT REL: the directory REL (e.g. job-7, dept-cs) in an agent's subtree.
-agent_cgroup() { echo "$(cgroup_dir "$1")/colony-$2/$3"; }
+agent_cgroup() { echo "$(agent_subtree "$1" "$2")/$3"; }
+
+# agent_scope AGENT: the transient scope colony up started the agent in (a login session's
+# host), or nothing where the agent runs below this test's own cgroup.
+agent_scope() {
+        local up
+        up=$(agent_subtree memory "$1")
+        up=${up%/colony-$1}
+        [[ ${up##*/} != colony-*-$1.scope ]] || echo "${up##*/}"
+}
+
+# agent_unit AGENT: the transient scope for an agent this test starts by hand
+# (colony-agent --scope UNIT), which it enters only where its cgroup is not delegated to it, as
+# in a login session; named as colony up names its agents' (colony-<tag>-AGENT.scope).
+agent_unit() { echo "colony-$$-$1.scope"; }
 
 # job_cgroup CONTROLLER AGENT ID: the directory of a job's cgroup (a job of no department).
 job_cgroup() { agent_cgroup "$1" "$2" "job-$3"; }

@@ -65,7 +65,8 @@ status 1
 # A larger agent joins: a second configuration, a new plan.
 port=$(cat "$DIR/controller.port")
 "$COLONY_BIN/colony-agent" --name "${PREFIX}big" --controller "127.0.0.1:$port" --secret-file "$DIR/secret" \
-        --cpus 2 --mem 512M --stop-jobs-on-exit --state-dir "$DIR/big-state" >"$DIR/big.log" 2>&1 &
+        --cpus 2 --mem 512M --stop-jobs-on-exit --state-dir "$DIR/big-state" --scope "$(agent_unit "${PREFIX}big")" \
+        >"$DIR/big.log" 2>&1 &
 big=$!
 STARTED_PIDS+=("$big")
 before=$(plan_count)

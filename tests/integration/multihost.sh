@@ -27,7 +27,7 @@ port=$(cat "$DIR/controller.port")
 for h in "${hosts[@]}"; do
         # nsenter --net, not ip netns exec: that remounts /sys and would hide the cgroup mounts
         nsenter --net="/run/netns/$(ns "$h")" "$COLONY_BIN/colony-agent" --name "$PREFIX$h" --controller "$net.1:$port" \
-                --secret-file "$DIR/secret" --cpus 1 --mem 256M >"$DIR/$h.log" 2>&1 &
+                --secret-file "$DIR/secret" --cpus 1 --mem 256M --scope "$(agent_unit "$PREFIX$h")" >"$DIR/$h.log" 2>&1 &
         AGENT_PIDS+=($!)
 done
 for h in "${hosts[@]}"; do

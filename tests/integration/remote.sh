@@ -74,7 +74,8 @@ addr=$net.1:$(cat "$DIR/client.port")
 # b's agent, over TLS.
 nsenter --net="/run/netns/$(ns b)" "$COLONY_BIN/colony-agent" --name "${PREFIX}b" \
         --controller "$net.1:$(cat "$DIR/controller.port")" --secret-file "$DIR/secret" --tls-ca "$DIR/ca.pem" \
-        --state-dir "$DIR/state-b" --cpus 2 --mem 256M --stop-jobs-on-exit >"$DIR/agent-b.log" 2>&1 &
+        --state-dir "$DIR/state-b" --cpus 2 --mem 256M --stop-jobs-on-exit --scope "$(agent_unit "${PREFIX}b")" \
+        >"$DIR/agent-b.log" 2>&1 &
 agent_pid=$!
 for ((k = 0; k < 300; k++)); do [ "$(node_state "${PREFIX}b")" = up ] && break; sleep 0.1; done
 [ "$(node_state "${PREFIX}b")" = up ] || fail "b's agent never came up: $(tail -n 3 "$DIR/agent-b.log")"

@@ -14,7 +14,7 @@ stop_agents() {
                 kill -TERM "$pid" 2>/dev/null
                 for ((i = 0; i < 100; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
                 kill -9 "$pid" 2>/dev/null && "$COLONY_BIN/colony-agent" --cleanup --name "$name" \
-                        --state-dir "$DIR/state-$name" >/dev/null 2>&1
+                        --state-dir "$DIR/state-$name" --scope "$(agent_unit "$name")" >/dev/null 2>&1
         done
         [ -n "${ctl_pid:-}" ] && kill -TERM "$ctl_pid" 2>/dev/null && wait "$ctl_pid" 2>/dev/null
         return 0
@@ -62,7 +62,8 @@ start_agent() {
         local name=$PREFIX$1
         shift
         "$COLONY_BIN/colony-agent" --name "$name" --controller "127.0.0.1:$port" --secret-file "$DIR/secret" \
-                --state-dir "$DIR/state-$name" --cpus 1 --mem 256M --stop-jobs-on-exit "$@" >"$DIR/$name.log" 2>&1 &
+                --state-dir "$DIR/state-$name" --cpus 1 --mem 256M --stop-jobs-on-exit --scope "$(agent_unit "$name")" \
+                "$@" >"$DIR/$name.log" 2>&1 &
         echo $! >"$DIR/$name.agentpid"
         AGENTS+=("$name")
 }

@@ -66,7 +66,8 @@ static bool has(uint64_t id, jobfile_kind kind, const char *want) {
 START_TEST(report_comes_back_through_the_loop) {
         ck_assert_int_eq(jobdir_replace(dir, 5, JOBFILE_DONE, "{\"id\":5}"), 0);
         ck_assert_int_eq(jobsync_report(sync_, 5, strdup("report 5")), 0);
-        ck_assert(jobsync_pending(sync_, 5));
+        /* Whether 5 is still pending here is a race with the sync thread, which a quick fsync
+         * (tmpfs, a guest's overlay) wins: only a report never made is never pending. */
         ck_assert(!jobsync_pending(sync_, 6));
         wait_reports(1);
         ck_assert_uint_eq(got_id[0], 5);

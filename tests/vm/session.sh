@@ -20,10 +20,6 @@ CTL=none AGENT='colony-*.scope' # for units-lib's journal on failure
 . "$(dirname "$0")/units-lib.sh"
 colony=$build/bin/colony stress=$build/bin/colony-stress
 
-# What colony made: the agents' scopes and cgroups (the test's own unit is colony-vm-test.service).
-colony_units() { systemctl list-units --all --plain --no-legend 'colony-*.scope' | awk '{ print $1 }'; }
-colony_cgroups() { find /sys/fs/cgroup -name 'colony-*' ! -name colony-vm-test.service -type d; }
-
 # Without systemd (the plain guest, colony in the root cgroup): the same from a child cgroup
 # that is not delegated, where only a scope of its own would do and nothing can make one.
 if [ "$(cat /proc/1/comm)" != systemd ]; then
@@ -48,33 +44,13 @@ if [ "$(cat /proc/1/comm)" != systemd ]; then
 fi
 
 if [ "${2:-}" != --in-session ]; then
-        need_systemd
         note "test unit in $(cut -d: -f3 /proc/self/cgroup)"
-        [ -z "$(colony_units)$(colony_cgroups)" ] || fail "colony units or cgroups before the test"
-        systemctl is-active --quiet systemd-logind.service || fail "systemd-logind is not running (VM_LOGIND=1?)"
-        # A login: PAM's session stack (pam_systemd) on a pseudo-terminal, which logind answers
-        # with a session scope, as for a getty or ssh login.
-        script -qec "runuser -l root -c '$(printf '%q ' "$0" "$build" --in-session)'" /dev/null </dev/null ||
-                fail "in the session: exit $?"
-        [ -z "$(colony_units)" ] || fail "units left behind: $(colony_units | tr '\n' ' ')"
-        [ -z "$(colony_cgroups)" ] || fail "cgroups left behind: $(colony_cgroups | tr '\n' ' ')"
-        note "no colony unit and no colony cgroup left"
-        echo PASS
+        session_run "$0" "$build" --in-session
         exit 0
 fi
 
 # --- in the session ---
-own=$(cut -d: -f3 /proc/self/cgroup)
-[[ $own == /user.slice/user-0.slice/session-*.scope ]] || fail "the login shell is in $own, not a session of user-0.slice"
-sid=${own##*/session-} sid=${sid%.scope}
-login=$(loginctl show-session "$sid" -p Class -p Type -p State)
-for want in Class=user Type=tty State=active; do
-        grep -qx "$want" <<<"$login" || fail "logind's session $sid: $(paste -sd' ' <<<"$login"), want $want"
-done
-note "logged in: logind session $sid (class user, type tty)"
-[ -z "$(getfattr --only-values -n trusted.delegate "/sys/fs/cgroup$own" 2>/dev/null)" ] ||
-        fail "/sys/fs/cgroup$own is delegated: not a login session's scope"
-note "shell in $own, not delegated (controllers there: '$(cat "/sys/fs/cgroup$own/cgroup.controllers")')"
+in_login_session
 work=$(mktemp -d /tmp/colony-session-XXXXXX)
 cd "$work"
 
