@@ -194,10 +194,13 @@ int server_bulk_stop(sd_event_source *s, const struct signalfd_siginfo *si, void
         (void)s;
         if (srv->stopping)
                 return 0;
-        if (srv->nbulk == 0 || bulk_arm(srv) < 0)
+        /* Replies held for their commit's fsync (commit.c) go out first: an array stored in one
+         * turn is acknowledged before the loop ends, or its requester would take it for lost. */
+        if ((srv->nbulk == 0 && !server_writes_undurable(srv)) || bulk_arm(srv) < 0)
                 return sd_event_exit(srv->event, 0);
         srv->stopping = true;
-        log_info("signal %u: stopping once the bulk work queued is done, requests: %zu (an array is all or none)",
+        log_info("signal %u: stopping once the bulk work queued is done and its replies are on disk, requests: %zu "
+                 "(an array is all or none)",
                  si->ssi_signo, srv->nbulk);
         return 0;
 }

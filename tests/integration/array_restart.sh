@@ -26,6 +26,7 @@ want=$(jq -nc --argjson first "${ids[0]}" --argjson n $n '[range($n) | [., "pend
 [ "$(cat "$DIR/stored")" = "$want" ] || fail "after the restart the array is not all there, pending, with its indexes: $(head -c 300 "$DIR/stored")"
 note "all $n stored, pending, array_first ${ids[0]} with indexes 0..$((n - 1))"
 
+wait_node_up "${PREFIX}1"
 colony cancel "$blocker" >/dev/null
 colony wait "${ids[$((n - 1))]}" >/dev/null || fail "the array's last job: $(colony show "${ids[$((n - 1))]}")"
 for ((i = 0; i < n; i++)); do

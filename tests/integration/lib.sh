@@ -85,6 +85,14 @@ job_field() { colony show --json "$1" | jget "job.$2//$2"; }
 # node_state NAME: the state of the node NAME (up, not-responding, down), or null.
 node_state() { colony nodes --json | jget "nodes[name=$1].state"; }
 
+# wait_node_up NAME: until node NAME is up: after a controller's restart its agent comes back on
+# its own, and until then a cancel of one of its running jobs is refused.
+wait_node_up() {
+        local k
+        for ((k = 0; k < 1200; k++)); do [ "$(node_state "$1")" = up ] && return 0; sleep 0.1; done
+        fail "node $1 did not come back up: $(node_state "$1")"
+}
+
 # wait_state ID STATE [TIMEOUT_S]: poll until the job is in STATE; fail at once if it ended in
 # another state, which it can never leave.
 wait_state() {

@@ -180,5 +180,6 @@ out=$(cd /tmp && as_b cancel --user 65534)
 [ "$out" = "$want" ] || fail "after the restart, B's array: $out (want: $want)"
 [ "$rc" != 0 ] || [ "$(job_field $((tfirst + 99999)) array_index)" = 99999 ] || fail "the array's last job is not there"
 note "after the restart: $out"
+wait_node_up "${PREFIX}1"
 colony cancel "$a1" "$a2" >/dev/null
 echo "PASS"
