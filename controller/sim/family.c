@@ -1,5 +1,6 @@
 /* family.c - MapReduce families in the simulator (family.h). */
 #include "family.h"
+#include "dispatch.h"
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -15,22 +16,6 @@ struct sim_family {
         size_t nheld, heldcap;
 };
 
-static int grow(void *vp, size_t *cap, size_t need, size_t size) {
-        void **v = vp;
-        if (need <= *cap)
-                return 0;
-        size_t c = *cap ? *cap : 64;
-        while (c < need)
-                c *= 2;
-        void *p = realloc(*v, c * size);
-        if (!p)
-                return -ENOMEM;
-        memset((char *)p + *cap * size, 0, (c - *cap) * size);
-        *v = p;
-        *cap = c;
-        return 0;
-}
-
 static sim_family *family(const sim_families *f, uint64_t n) {
         return n >= 1 && n <= f->n ? &f->v[n - 1] : NULL;
 }
@@ -38,7 +23,7 @@ static sim_family *family(const sim_families *f, uint64_t n) {
 int fam_task_arrives(sim_families *f, const sim_job *j, double now, bool *held) {
         *held = false;
         if (j->family == f->n + 1) { /* a new family: its tasks come together, maps first */
-                int r = grow(&f->v, &f->cap, f->n + 1, sizeof(*f->v));
+                int r = sched_grow(&f->v, &f->cap, f->n + 1, sizeof(*f->v));
                 if (r < 0)
                         return r;
                 f->v[f->n++] = (sim_family){ .arrival = now, .maps_left = j->family_maps,
@@ -49,7 +34,7 @@ int fam_task_arrives(sim_families *f, const sim_job *j, double now, bool *held) 
                 return -EINVAL;
         if (!j->reduce || fam->maps_left == 0)
                 return 0;
-        int r = grow(&fam->held, &fam->heldcap, fam->nheld + 1, sizeof(*fam->held));
+        int r = sched_grow(&fam->held, &fam->heldcap, fam->nheld + 1, sizeof(*fam->held));
         if (r == 0) {
                 fam->held[fam->nheld++] = *j;
                 *held = true;
@@ -58,10 +43,14 @@ int fam_task_arrives(sim_families *f, const sim_job *j, double now, bool *held) 
 }
 
 int fam_task_accepted(sim_families *f, uint64_t id, const sim_job *t) {
-        int r = grow(&f->of_job, &f->of_job_cap, id, sizeof(*f->of_job));
-        if (r == 0)
-                f->of_job[id - 1] = t->family << 1 | (t->reduce ? 1 : 0);
-        return r;
+        size_t had = f->of_job_cap;
+        int r = sched_grow(&f->of_job, &f->of_job_cap, id, sizeof(*f->of_job));
+        if (r < 0)
+                return r;
+        /* the ids between are lone jobs, or refused: no family */
+        memset(f->of_job + had, 0, (f->of_job_cap - had) * sizeof(*f->of_job));
+        f->of_job[id - 1] = t->family << 1 | (t->reduce ? 1 : 0);
+        return 0;
 }
 
 uint64_t fam_of_job(const sim_families *f, uint64_t id) {
