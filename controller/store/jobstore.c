@@ -29,6 +29,8 @@ struct jobstore {
         uint64_t commits; /* commits so far (each batch, each write outside one) */
         bool sync;        /* commits must reach the disk before they are reported */
         bool deferred;    /* ... through the caller's fdatasync (jobstore_defer_syncs) */
+        bool level_set;   /* PRAGMA synchronous was set by jobstore_set_sync ... */
+        bool level_full;  /* ... to FULL (else NORMAL) */
         int lock_fd;      /* the database file, flock'ed: one controller per database (-1: none) */
         sqlite3 *apart;   /* a second connection, for jobstore_checkpoint_apart's thread */
 };
@@ -476,9 +478,17 @@ int jobstore_set_sync(jobstore *s, bool sync) {
         /* WAL with NORMAL: a commit is appended to the log with write(), fsynced only at
          * checkpoints (or by the caller, deferred), so by itself it survives the process but
          * not the machine. */
-        const char *sql = sync && !s->deferred ? "PRAGMA synchronous=FULL;" : "PRAGMA synchronous=NORMAL;";
-        if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
-                return -EIO;
+        bool full = sync && !s->deferred;
+        /* SQLite refuses a new safety level inside a transaction, and a reload arrives while the
+         * turn's batch is open: touch the pragma only when the level really changes (never once
+         * the syncs are deferred, when it stays NORMAL and s->sync only says who fsyncs). */
+        if (!s->level_set || full != s->level_full) {
+                const char *sql = full ? "PRAGMA synchronous=FULL;" : "PRAGMA synchronous=NORMAL;";
+                if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+                        return -EIO;
+                s->level_set = true;
+                s->level_full = full;
+        }
         s->sync = sync;
         return 0;
 }

@@ -545,6 +545,33 @@ static int checkpoint_thread(void *s) {
         return jobstore_checkpoint_apart(s);
 }
 
+/* A reload sets sync_commits again while the loop's batch is open (SQLite refuses a new
+ * safety level inside a transaction): with syncs deferred the level does not change, so both
+ * answers are taken, the batch commits, and jobstore_sync_wanted follows the last one. */
+START_TEST(sync_commits_can_be_set_again_while_a_batch_is_open) {
+        jobstore *s;
+        char err[256];
+        ck_assert_int_eq(jobstore_open(path, &s, err, sizeof(err)), 0);
+        ck_assert_int_eq(jobstore_set_sync(s, true), 0);
+        ck_assert_int_eq(jobstore_defer_syncs(s), 0);
+        ck_assert_int_eq(jobstore_batch_begin(s), 0);
+        job j = make_job(1, JOB_PENDING);
+        ck_assert_int_eq(jobstore_put(s, &j), 0);
+        job_free(&j);
+        ck_assert_int_eq(jobstore_set_sync(s, false), 0);
+        ck_assert(!jobstore_sync_wanted(s));
+        ck_assert_int_eq(jobstore_set_sync(s, true), 0);
+        ck_assert(jobstore_sync_wanted(s));
+        ck_assert_int_eq(jobstore_batch_commit(s), 0);
+        jobstore_close(s);
+        loaded l = { 0 };
+        ck_assert_int_eq(jobstore_open(path, &s, err, sizeof(err)), 0);
+        ck_assert_int_eq(jobstore_load(s, count_jobs, &l), 0);
+        jobstore_close(s);
+        ck_assert_int_eq(l.n, 1);
+}
+END_TEST
+
 /* With syncs deferred, each commit is counted and jobstore_sync_prepare gives the log's
  * descriptor to fdatasync; a checkpoint through the second connection, on another thread,
  * copies the log into the database file while the first connection goes on writing, and
@@ -636,6 +663,7 @@ static Suite *jobstore_suite(void) {
         tcase_add_test(tc, jobs_below_the_largest_id_and_updates_after_a_reopen_find_their_rows);
         tcase_add_test(tc, a_commit_is_in_the_files_when_it_returns);
         tcase_add_test(tc, a_checkpoint_apart_copies_the_log_while_the_store_writes);
+        tcase_add_test(tc, sync_commits_can_be_set_again_while_a_batch_is_open);
         tcase_add_test(tc, a_commit_is_in_the_log_file_before_another_connection_sees_it);
         tcase_add_test(tc, a_second_opener_waits_for_the_first_to_end);
         suite_add_tcase(s, tc);
