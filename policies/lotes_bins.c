@@ -29,7 +29,7 @@ static int64_t most_that_fit(res_t room, res_t req) {
 }
 
 static res_t minus(res_t room, res_t req, int64_t times) {
-        return (res_t){ room.mcpu - times * req.mcpu, room.mem - times * req.mem, 0 };
+        return (res_t){ .mcpu = room.mcpu - times * req.mcpu, .mem = room.mem - times * req.mem };
 }
 
 static int emit(walk *w) {

@@ -41,7 +41,7 @@ bool job_state_is_terminal(job_state s) {
 }
 
 #define SPEC_FIELDS                                                                                                    \
-        "argv", "env", "cwd", "stdout_path", "stderr_path", "mcpu", "mem", "mem_high", "pids", "name", "group", "job_type", \
+        "argv", "env", "cwd", "stdout_path", "stderr_path", "mcpu", "mem", "mem_high", "pids", "gpus", "name", "group", "job_type", \
                 "expected_usec", "requeue", "umask", "time_limit_usec", "constraint", "nodelist", "exclude", "exclusive", "share_cores", \
                 "dependency", "hold", "begin_usec", "nice", "array_throttle", "script"
 const char *const job_spec_fields[] = { SPEC_FIELDS, NULL };
@@ -143,6 +143,9 @@ static int get_request(const cJSON *obj, res_t *req, char err[PROTO_ERRLEN]) {
         if (r == -EINVAL)
                 return invalid(err, "%s: must be a positive number of bytes", "mem");
         r = proto_get_int(obj, "pids", 0, RES_PIDS_MAX, &req->pids, err);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        r = proto_get_int(obj, "gpus", 0, RES_GPUS_MAX, &req->gpus, err);
         return r == -ENOENT ? 0 : r;
 }
 
@@ -360,6 +363,7 @@ static int spec_to_json_public(const job_spec *spec, cJSON *obj) {
             !cJSON_AddNumberToObject(obj, "mem", (double)spec->req.mem) ||
             (spec->mem_high && !cJSON_AddNumberToObject(obj, "mem_high", (double)spec->mem_high)) ||
             !cJSON_AddNumberToObject(obj, "pids", (double)spec->req.pids) ||
+            (spec->req.gpus && !cJSON_AddNumberToObject(obj, "gpus", (double)spec->req.gpus)) ||
             (spec->expected_usec && !cJSON_AddNumberToObject(obj, "expected_usec", (double)spec->expected_usec)) ||
             (spec->requeue && !cJSON_AddBoolToObject(obj, "requeue", true)) ||
             !cJSON_AddNumberToObject(obj, "umask", spec->umask) ||
@@ -497,6 +501,7 @@ cJSON *job_to_json(const job *j) {
             !cJSON_AddNumberToObject(obj, "uid", j->uid) || !cJSON_AddNumberToObject(obj, "gid", j->gid) ||
             !add_opt_str(obj, "user", j->user) || spec_to_json_public(&j->spec, obj) < 0 ||
             !cJSON_AddStringToObject(obj, "state", job_state_name(j->state)) || !add_opt_str(obj, "node", j->node) ||
+            !add_opt_str(obj, "gpu_ids", j->gpu_ids) ||
             !cJSON_AddNumberToObject(obj, "submit_usec", (double)j->submit_usec) ||
             !cJSON_AddNumberToObject(obj, "start_usec", (double)j->start_usec) ||
             !cJSON_AddNumberToObject(obj, "end_usec", (double)j->end_usec) ||
@@ -574,6 +579,8 @@ static int record_parse(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
             (r = get_opt_int(obj, "mem", 0, RES_MEM_MAX, &j->spec.req.mem, err)) < 0 ||
             (r = get_opt_int(obj, "mem_high", 0, RES_MEM_MAX, &j->spec.mem_high, err)) < 0 ||
             (r = get_opt_int(obj, "pids", 0, RES_PIDS_MAX, &j->spec.req.pids, err)) < 0 ||
+            (r = get_opt_int(obj, "gpus", 0, RES_GPUS_MAX, &j->spec.req.gpus, err)) < 0 ||
+            (r = get_opt_str(obj, "gpu_ids", &j->gpu_ids, err)) < 0 ||
             (r = get_opt_int(obj, "expected_usec", 0, INT64_MAX, &j->spec.expected_usec, err)) < 0 ||
             (r = proto_get_bool(obj, "requeue", &j->spec.requeue, err)) == -EINVAL ||
             (r = get_umask(obj, &j->spec.umask, err)) < 0 ||
@@ -671,6 +678,7 @@ void job_free(job *j) {
                 j->spec.stdout_path = NULL;
         free(j->user);
         free(j->node);
+        free(j->gpu_ids);
         job_spec_free(&j->spec);
         job_result_free(&j->result);
         *j = (job){ 0 };

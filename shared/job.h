@@ -141,6 +141,7 @@ typedef struct job {
         job_spec spec;
         job_state state;
         char *node;          /* agent name while/after running; NULL when pending */
+        char *gpu_ids;       /* the GPUs its agent gave it, as their indexes ("0,2"); NULL when none */
         int64_t submit_usec; /* CLOCK_REALTIME microseconds */
         int64_t start_usec;  /* 0 until started */
         int64_t end_usec;    /* 0 until terminal */

@@ -22,10 +22,10 @@
 #define HOUR 3600.0
 
 static const wl_machine_config mishra_configs[] = {
-        { 1000, { 4000, 2 * GiB, 0 } },  { 1000, { 4000, 4 * GiB, 0 } },  { 1000, { 4000, 8 * GiB, 0 } },
-        { 1000, { 4000, 16 * GiB, 0 } }, { 1000, { 8000, 2 * GiB, 0 } },  { 1000, { 8000, 4 * GiB, 0 } },
-        { 1000, { 8000, 8 * GiB, 0 } },  { 1000, { 8000, 16 * GiB, 0 } }, { 1000, { 8000, 32 * GiB, 0 } },
-        { 1000, { 24000, 32 * GiB, 0 } },
+        { 1000, { .mcpu = 4000, .mem = 2 * GiB } },  { 1000, { .mcpu = 4000, .mem = 4 * GiB } },  { 1000, { .mcpu = 4000, .mem = 8 * GiB } },
+        { 1000, { .mcpu = 4000, .mem = 16 * GiB } }, { 1000, { .mcpu = 8000, .mem = 2 * GiB } },  { 1000, { .mcpu = 8000, .mem = 4 * GiB } },
+        { 1000, { .mcpu = 8000, .mem = 8 * GiB } },  { 1000, { .mcpu = 8000, .mem = 16 * GiB } }, { 1000, { .mcpu = 8000, .mem = 32 * GiB } },
+        { 1000, { .mcpu = 24000, .mem = 32 * GiB } },
 };
 
 /* proportion, mean time, cores (mean, range, CV), RAM (mean, range, CV): Table 3 */
@@ -46,7 +46,7 @@ static const wl_class mishra_classes[] = {
  * truncated capacity fell one byte short of class c4's 0.06 x 256 GiB on configuration 10, which
  * Table 1 gives exactly that memory, and barred c4 from it. (Constant expressions: no llround.) */
 #define NORM_ROUND(x) ((int64_t)((x) + 0.5))
-#define NORM(c, m) { NORM_ROUND((c) * NORM_CORES * 1000), NORM_ROUND((m) * NORM_GIB * (double)GiB), 0 }
+#define NORM(c, m) { .mcpu = NORM_ROUND((c) * NORM_CORES * 1000), .mem = NORM_ROUND((m) * NORM_GIB * (double)GiB) }
 
 static const wl_machine_config lotes_google_configs[] = {
         { 6732, NORM(0.50, 0.50) }, { 3863, NORM(0.50, 0.25) }, { 1001, NORM(0.50, 0.75) }, { 795, NORM(1.00, 1.00) },
@@ -290,7 +290,7 @@ void wl_lotes_problem(const wl_spec *w, size_t scale, wl_lotes *out) {
         for (size_t k = 0; k < w->nclasses && k < WL_MAX_CLASSES; k++) {
                 const wl_class *c = &w->classes[k];
                 out->classes[k] = (lotes_class){ wl_class_name(k), c->proportion,
-                                                 { llround(c->cores * 1000), llround(c->mem_gib * (double)GiB), 0 } };
+                                                 { .mcpu = llround(c->cores * 1000), .mem = llround(c->mem_gib * (double)GiB) } };
                 for (size_t j = 0; j < w->nconfigs && j < WL_MAX_CONFIGS; j++)
                         out->mu[j * w->nclasses + k] = (w->speed ? w->speed[j * w->nclasses + k] : 1) / c->mean_seconds;
         }

@@ -95,7 +95,7 @@ static void random_world(world *w, unsigned seed, size_t M, bool tight) {
                 for (size_t b = 0; b <= 3; b++)
                         w->alpha[a * 4 + b] = a < 3 && b < 3 ? 3 * coloc_rng_uniform(&r) : 1;
         for (size_t m = 0; m < M; m++) {
-                res_t cap = { tight ? 3000 : 64000, 64 * GiB, 0 };
+                res_t cap = { .mcpu = tight ? 3000 : 64000, .mem = 64 * GiB };
                 w->ms[m] = (sched_machine){ (uint32_t)m, cap, cap, 1 };
         }
 }
@@ -168,7 +168,7 @@ START_TEST(clashing_types_are_kept_apart) {
         ck_assert_int_eq(coloc_dispatcher_set_alpha(d, ab, 2, clash), 0);
         sched_machine ms[2];
         for (uint32_t m = 0; m < 2; m++)
-                ms[m] = (sched_machine){ m, { 8000, 8 * GiB, 0 }, { 8000, 8 * GiB, 0 }, 1 };
+                ms[m] = (sched_machine){ m, { .mcpu = 8000, .mem = 8 * GiB }, { .mcpu = 8000, .mem = 8 * GiB }, 1 };
         uint32_t on[2][2] = { { 0 } };
         for (uint64_t id = 1; id <= 8; id++) {
                 sched_job j = { .id = id, .req = { 1000, GiB, 0 }, .type = ab[id % 2] };
@@ -187,7 +187,7 @@ START_TEST(a_waiting_job_starts_when_room_frees) {
         sched_dispatcher *d;
         ck_assert_int_eq(sched_dispatcher_new("coloc", 1, &d), 0);
         ck_assert_str_eq(sched_dispatcher_name(d), "coloc");
-        sched_machine ms[1] = { { 0, { 1000, GiB, 0 }, { 1000, GiB, 0 }, 1 } };
+        sched_machine ms[1] = { { 0, { .mcpu = 1000, .mem = GiB }, { .mcpu = 1000, .mem = GiB }, 1 } };
         sched_job jobs[2] = { { .id = 1, .req = { 1000, GiB, 0 } }, { .id = 2, .req = { 1000, GiB, 0 } } };
         sched_assignment out[2];
         ck_assert_int_eq(sched_dispatch(d, ms, 1, jobs, 2, out), 1);
@@ -213,7 +213,7 @@ START_TEST(a_job_without_an_estimate_counts_its_types_mean_run_time) {
         ck_assert_int_eq(coloc_dispatcher_note_runtime(d, NULL, 4), 0);  /* jobs without a type */
         sched_machine ms[3];
         for (uint32_t i = 0; i < 3; i++)
-                ms[i] = (sched_machine){ i, { 1000, GiB, 0 }, { 1000, GiB, 0 }, 1 }; /* one job each */
+                ms[i] = (sched_machine){ i, { .mcpu = 1000, .mem = GiB }, { .mcpu = 1000, .mem = GiB }, 1 }; /* one job each */
         sched_job jobs[3] = { { .id = 1, .req = { 1000, GiB, 0 }, .type = "A" },
                               { .id = 2, .req = { 1000, GiB, 0 }, .type = "A", .runtime = 3 },
                               { .id = 3, .req = { 1000, GiB, 0 } } };

@@ -73,6 +73,9 @@ static const struct {
         { "\"argv\":[\"/bin/x\"],\"cwd\":\"/\",\"mcpu\":1,\"mem\":0", "mem" },
         { GOOD ",\"pids\":1073741825", "pids" },
         { GOOD ",\"pids\":2.5", "pids" },
+        { GOOD ",\"gpus\":-1", "gpus" },
+        { GOOD ",\"gpus\":1025", "gpus" },
+        { GOOD ",\"gpus\":\"all\"", "gpus" },
         { GOOD ",\"env\":\"A=1\"", "env" },
         { GOOD ",\"env\":[\"\"]", "env" },
         { GOOD ",\"group\":\"/a\"", "group" },
@@ -194,7 +197,7 @@ END_TEST
 START_TEST(spec_fields_cover_what_to_json_writes) {
         job_spec spec;
         char err[PROTO_ERRLEN];
-        ck_assert_int_eq(parse(GOOD ",\"env\":[\"A=1\"],\"pids\":64,\"name\":\"n\",\"group\":\"g\","
+        ck_assert_int_eq(parse(GOOD ",\"env\":[\"A=1\"],\"pids\":64,\"gpus\":2,\"name\":\"n\",\"group\":\"g\","
                                "\"job_type\":\"t\",\"expected_usec\":60000000,\"stdout_path\":\"/o\",\"stderr_path\":\"/e\",\"mem_high\":1024,\"requeue\":true,"
                                "\"time_limit_usec\":2000000"
                                ",\"constraint\":\"ssd&avx\",\"nodelist\":\"a,b\",\"exclude\":\"c\",\"exclusive\":true,\"share_cores\":true"

@@ -25,9 +25,9 @@
  * Stage 2: configuration 1 over {c1} has one bin, {4 x c1}; configuration 2 over {c1, c2} has
  * {2 c1}, {1 c1, 2 c2} and {4 c2} (x + 2y <= 8 cores, 2x + y <= 4 GiB, maximal). Its LP reaches
  * lambda* = 32/3 as well, since these bins fill their machines exactly. */
-static const lotes_config hand_configs[] = { { 1, { CORES(4), 8 * GiB, 0 } }, { 2, { CORES(8), 4 * GiB, 0 } } };
-static const lotes_class hand_classes[] = { { "c1", 0.5, { CORES(1), 2 * GiB, 0 } },
-                                            { "c2", 0.5, { CORES(2), 1 * GiB, 0 } } };
+static const lotes_config hand_configs[] = { { 1, { .mcpu = CORES(4), .mem = 8 * GiB } }, { 2, { .mcpu = CORES(8), .mem = 4 * GiB } } };
+static const lotes_class hand_classes[] = { { "c1", 0.5, { .mcpu = CORES(1), .mem = 2 * GiB } },
+                                            { "c2", 0.5, { .mcpu = CORES(2), .mem = 1 * GiB } } };
 static const double ones[] = { 1, 1, 1, 1 };
 static const lotes_problem hand = { hand_configs, 2, hand_classes, 2, ones };
 
@@ -112,7 +112,7 @@ static size_t brute_force_bins(const lotes_problem *p, size_t j, const bool *use
                                 uint32_t v[3] = { a, b, c };
                                 res_t used = { 0 };
                                 for (size_t k = 0; k < 3; k++)
-                                        used = res_add(used, (res_t){ v[k] * p->classes[k].req.mcpu, v[k] * p->classes[k].req.mem, 0 });
+                                        used = res_add(used, (res_t){ .mcpu = v[k] * p->classes[k].req.mcpu, .mem = v[k] * p->classes[k].req.mem });
                                 if (!res_fits(used, cap))
                                         continue;
                                 bool maximal = true;
@@ -132,10 +132,10 @@ static bool listed(const lotes_bins *b, const uint32_t *v) {
 }
 
 START_TEST(non_dominated_bins_equal_brute_force) {
-        static const lotes_config configs[] = { { 1, { CORES(10), 12 * GiB, 0 } } };
-        static const lotes_class classes[] = { { "a", 1, { CORES(1), 3 * GiB, 0 } },
-                                               { "b", 1, { CORES(2), 1 * GiB, 0 } },
-                                               { "c", 1, { CORES(3), 2 * GiB, 0 } } };
+        static const lotes_config configs[] = { { 1, { .mcpu = CORES(10), .mem = 12 * GiB } } };
+        static const lotes_class classes[] = { { "a", 1, { .mcpu = CORES(1), .mem = 3 * GiB } },
+                                               { "b", 1, { .mcpu = CORES(2), .mem = 1 * GiB } },
+                                               { "c", 1, { .mcpu = CORES(3), .mem = 2 * GiB } } };
         const lotes_problem p = { configs, 1, classes, 3, (const double[]){ 1, 1, 1 } };
         const bool uses[][3] = { { true, true, true }, { true, false, true }, { false, true, false } };
         uint32_t want[512][3];
@@ -154,8 +154,8 @@ END_TEST
 START_TEST(paper_fig5_bins) {
         /* Fig. 5: one resource of 7, classes of 2 and 3: the non-dominated bins are (3, 0), (2, 1)
          * and (0, 2); (1, 1) leaves room for one more of the first. Memory is never short here. */
-        static const lotes_config configs[] = { { 1, { CORES(7), 64 * GiB, 0 } } };
-        static const lotes_class classes[] = { { "a", 1, { CORES(2), GiB, 0 } }, { "b", 1, { CORES(3), GiB, 0 } } };
+        static const lotes_config configs[] = { { 1, { .mcpu = CORES(7), .mem = 64 * GiB } } };
+        static const lotes_class classes[] = { { "a", 1, { .mcpu = CORES(2), .mem = GiB } }, { "b", 1, { .mcpu = CORES(3), .mem = GiB } } };
         const lotes_problem p = { configs, 1, classes, 2, ones };
         lotes_bins b;
         ck_assert_int_eq(lotes_enumerate_bins(&p, 0, (const bool[]){ true, true }, &b), 0);
@@ -170,15 +170,15 @@ END_TEST
 START_TEST(bad_inputs_are_refused_with_a_reason) {
         char err[256];
         lotes_alloc a;
-        static const lotes_class huge[] = { { "huge", 1, { CORES(64), GiB, 0 } } };
+        static const lotes_class huge[] = { { "huge", 1, { .mcpu = CORES(64), .mem = GiB } } };
         lotes_problem p = { hand_configs, 2, huge, 1, ones };
         ck_assert_int_eq(lotes_allocate(&p, &a, err, sizeof(err)), -EINVAL);
         ck_assert_str_eq(err, "class huge: no configuration can run it, so lambda* = 0");
-        static const lotes_class idle[] = { { "idle", 0, { CORES(1), GiB, 0 } } };
+        static const lotes_class idle[] = { { "idle", 0, { .mcpu = CORES(1), .mem = GiB } } };
         p = (lotes_problem){ hand_configs, 2, idle, 1, ones };
         ck_assert_int_eq(lotes_allocate(&p, &a, err, sizeof(err)), -EINVAL);
         ck_assert_str_eq(err, "the class proportions (alpha) must sum to more than 0");
-        static const lotes_config none[] = { { 0, { CORES(4), GiB, 0 } } };
+        static const lotes_config none[] = { { 0, { .mcpu = CORES(4), .mem = GiB } } };
         p = (lotes_problem){ none, 1, hand_classes, 2, ones };
         ck_assert_int_eq(lotes_allocate(&p, &a, err, sizeof(err)), -EINVAL);
         ck_assert_str_eq(err, "configuration 1: needs machines, cores and memory");
@@ -323,7 +323,7 @@ START_TEST(classify_by_type_else_nearest_profile) {
         j.type = "other";
         ck_assert_uint_eq(lotes_classify(&hand, &j), 1);
         j.type = NULL;
-        j.req = (res_t){ CORES(1), 3 * GiB, 0 };
+        j.req = (res_t){ .mcpu = CORES(1), .mem = 3 * GiB };
         ck_assert_uint_eq(lotes_classify(&hand, &j), 0);
 }
 END_TEST

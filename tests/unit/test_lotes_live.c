@@ -96,19 +96,19 @@ END_TEST
 
 /* Two configurations: two machines of (4 cores, 4 GiB), one of (8 cores, 8 GiB), and one down. */
 static sched_machine machines[] = {
-        { 0, { 4000, 4 * GiB, 0 }, { 4000, 4 * GiB, 0 }, 1 },
-        { 1, { 8000, 8 * GiB, 0 }, { 8000, 8 * GiB, 0 }, 1 },
-        { 2, { 4000, 4 * GiB, 0 }, { 4000, 4 * GiB, 0 }, 1 },
-        { 3, { 16000, 16 * GiB, 0 }, { 16000, 16 * GiB, 0 }, 0 },
+        { 0, { .mcpu = 4000, .mem = 4 * GiB }, { .mcpu = 4000, .mem = 4 * GiB }, 1 },
+        { 1, { .mcpu = 8000, .mem = 8 * GiB }, { .mcpu = 8000, .mem = 8 * GiB }, 1 },
+        { 2, { .mcpu = 4000, .mem = 4 * GiB }, { .mcpu = 4000, .mem = 4 * GiB }, 1 },
+        { 3, { .mcpu = 16000, .mem = 16 * GiB }, { .mcpu = 16000, .mem = 16 * GiB }, 0 },
 };
 
 /* Two classes: small (1 core, 1 GiB, 2 s) three times as frequent as large (4 cores, 2 GiB, 10 s). */
 static void two_classes(lotes_mix *m) {
         ck_assert_int_eq(lotes_mix_alloc(m, 2), 0);
-        m->req[0] = (res_t){ 1000, 1 * GiB, 0 };
+        m->req[0] = (res_t){ .mcpu = 1000, .mem = 1 * GiB };
         m->rate[0] = 3;
         m->runtime[0] = 2;
-        m->req[1] = (res_t){ 4000, 2 * GiB, 0 };
+        m->req[1] = (res_t){ .mcpu = 4000, .mem = 2 * GiB };
         m->rate[1] = 1;
         m->runtime[1] = 10;
 }
@@ -153,7 +153,7 @@ END_TEST
 static long pass(sched_dispatcher *d, sched_machine *ms, uint64_t first, size_t n, sched_assignment *out) {
         sched_job jobs[32];
         for (size_t i = 0; i < n; i++)
-                jobs[i] = (sched_job){ .id = first + i, .req = i % 2 ? (res_t){ 4000, 2 * GiB, 0 } : (res_t){ 1000, 1 * GiB, 0 } };
+                jobs[i] = (sched_job){ .id = first + i, .req = i % 2 ? (res_t){ .mcpu = 4000, .mem = 2 * GiB } : (res_t){ .mcpu = 1000, .mem = 1 * GiB } };
         return sched_dispatch(d, ms, 4, jobs, n, out);
 }
 

@@ -103,7 +103,7 @@ static void world_free(world *w) {
 static void node_up(world *w, const char *name, int64_t mcpu, int64_t mem) {
         ctl_node *n;
         char err[PROTO_ERRLEN];
-        ck_assert_int_eq(ctl_node_up(&w->st, name, (res_t){ mcpu, mem, 0 }, "v2", "/", NULL, 0, NULL,
+        ck_assert_int_eq(ctl_node_up(&w->st, name, (res_t){ .mcpu = mcpu, .mem = mem }, "v2", "/", NULL, 0, NULL,
                                      (ctl_time){ 1, 1 }, &n, err),
                          0);
 }

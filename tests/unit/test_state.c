@@ -298,7 +298,7 @@ START_TEST(reconnect_keeps_listed_jobs_and_loses_the_rest_after_the_window) {
         ck_assert_int_eq(ctl_find_job(&st, j2)->state, JOB_RUNNING);
         ck_assert_int_eq(a->used.mcpu, 1000);
         ctl_node *dup = NULL;
-        ck_assert_int_eq(ctl_node_up(&st, "a", (res_t){ 1, 1, 0 }, "v1", "/", NULL, 0, NULL, at(1), &dup, err), -EEXIST);
+        ck_assert_int_eq(ctl_node_up(&st, "a", (res_t){ .mcpu = 1, .mem = 1 }, "v1", "/", NULL, 0, NULL, at(1), &dup, err), -EEXIST);
 }
 END_TEST
 
