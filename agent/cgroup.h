@@ -25,6 +25,12 @@ typedef struct cg_backend cg_backend;
 
 typedef enum cg_mode { CG_MODE_V1, CG_MODE_V2 } cg_mode;
 
+/* A device node, as the kernel's device controls name it. */
+typedef struct cg_device {
+        char type; /* 'c' (character) or 'b' (block) */
+        uint32_t major, minor;
+} cg_device;
+
 typedef struct cg_limits {
         int64_t mcpu;       /* CPU bandwidth in milli-cores; 0 = unlimited */
         int64_t mem;        /* hard memory limit in bytes (swap not allowed beyond it); 0 = none */
@@ -33,6 +39,8 @@ typedef struct cg_limits {
         int64_t pids;       /* max tasks; 0 = unlimited */
         uint64_t cpu_weight; /* 1..10000 (v2 cpu.weight scale, default 100); 0 = leave default */
         const char *cpus;   /* the job's cores, a cpuset list ("0-1,3"); NULL = the parent's */
+        const cg_device *deny; /* device nodes the job may not open (the GPUs of other jobs): v1 */
+        size_t ndeny;          /* devices.deny, v2 a BPF_CGROUP_DEVICE program; others stay open */
 } cg_limits;
 
 typedef struct cg_usage {
