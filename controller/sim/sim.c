@@ -443,18 +443,15 @@ static int report_jobs(sim *s) {
 static int collect_depts(sim *s, const double *wait, const double *resp) {
         size_t n = accepted(s);
         double *cpu = malloc((n + 1) * sizeof(*cpu));
-        uint32_t *dept = malloc((n + 1) * sizeof(*dept));
-        int r = cpu && dept ? 0 : -ENOMEM;
+        int r = cpu ? 0 : -ENOMEM;
         for (size_t i = 0; r == 0 && i < n; i++) {
-                dept[i] = s->dept[i];
                 double ran = never_ran(s, i + 1) ? 0 : s->end[i] - s->start[i];
                 cpu[i] = (double)s->mcpu[i] / 1000 * ran;
         }
-        sim_job_values v = { .dept = dept, .wait = wait, .response = resp, .cpu_seconds = cpu, .n = n };
+        sim_job_values v = { .dept = s->dept, .wait = wait, .response = resp, .cpu_seconds = cpu, .n = n };
         if (r == 0)
                 r = sim_dept_figures(&v, s->refused, s->cfg->dept_names, s->cfg->ndepts, s->out);
         free(cpu);
-        free(dept);
         return r;
 }
 
