@@ -94,7 +94,7 @@ static const char up_usage[] =
         "Usage: colony up [--dir DIR] [--agents N] [--agent-cpus N] [--agent-mem SIZE]\n"
         "                 [--name-prefix P] [--order fifo|backfill|reserve] [--agent-timeout-ms N]\n"
         "                 [--launch-timeout-ms N] [--kill-wait S] [--agent-features A,B]...\n"
-        "                 [--agent-no-cpuset] [--json]\n"
+        "                 [--agent-no-cpuset] [--agent-gpu-devices LIST] [--agent-gpu-type T] [--json]\n"
         "Start a local cluster in the background: a controller and N agents on this host, with\n"
         "their socket, secret, database, pid files and logs in DIR. Needs root for the agents'\n"
         "cgroups. Stop it with colony down --dir DIR. On a DIR whose controller or agents died,\n"
@@ -122,7 +122,10 @@ static const char up_usage[] =
         "                      for the first agent, the second for the second..., the last for the\n"
         "                      rest; given once, for every agent\n"
         "  --agent-no-cpuset   whole-CPU jobs get a CPU quota only, no cores of their own\n"
-        "                      (colony-agent --no-cpuset)\n";
+        "                      (colony-agent --no-cpuset)\n"
+        "  --agent-gpu-devices LIST  each agent's GPUs, their device nodes (colony-agent --gpu-devices;\n"
+        "                      default: those found on the host)\n"
+        "  --agent-gpu-type T  their type (colony-agent --gpu-type)\n";
 
 /* The cluster directory for up/down: --dir or the default, made absolute. */
 static int cluster_dir(const cli *c, char *buf, size_t len) {
@@ -171,7 +174,7 @@ static bool valid_prefix(const char *p) {
 /* Options into o. Returns -1 to go on, else an exit status. */
 static int parse_up(cli *c, int argc, char **argv, dev_options *o) {
         enum { OPT_AGENTS = CLI_OPT_OWN, OPT_CPUS, OPT_MEM, OPT_PREFIX, OPT_ORDER, OPT_CONFIG, OPT_LISTEN, OPT_TIMEOUT, OPT_LAUNCH,
-               OPT_KILL_WAIT, OPT_FEATURES, OPT_NO_CPUSET };
+               OPT_KILL_WAIT, OPT_FEATURES, OPT_NO_CPUSET, OPT_GPU_DEVICES, OPT_GPU_TYPE };
         static const char *features[UP_FEATURES_MAX];
         static const struct option options[] = {
                 {"agents", required_argument, NULL, OPT_AGENTS},
@@ -186,6 +189,8 @@ static int parse_up(cli *c, int argc, char **argv, dev_options *o) {
                 {"kill-wait", required_argument, NULL, OPT_KILL_WAIT},
                 {"agent-features", required_argument, NULL, OPT_FEATURES},
                 {"agent-no-cpuset", no_argument, NULL, OPT_NO_CPUSET},
+                {"agent-gpu-devices", required_argument, NULL, OPT_GPU_DEVICES},
+                {"agent-gpu-type", required_argument, NULL, OPT_GPU_TYPE},
                 {0},
         };
         int64_t v;
@@ -256,6 +261,8 @@ static int parse_up(cli *c, int argc, char **argv, dev_options *o) {
                         o->agent_features = features;
                         break;
                 case OPT_NO_CPUSET: o->agent_no_cpuset = true; break;
+                case OPT_GPU_DEVICES: o->agent_gpu_devices = optarg; break; /* the agent checks them */
+                case OPT_GPU_TYPE: o->agent_gpu_type = optarg; break;
                 }
         }
         if (opt < 0)

@@ -4,6 +4,7 @@
 #include "arraycli.h"
 #include "client.h"
 #include "format.h"
+#include "gres.h"
 #include "jobs.h"
 #include "nodesel.h"
 #include "waitopts.h"
@@ -125,6 +126,8 @@ static const char submit_usage[] =
         "  --mem-high SIZE  soft memory limit (units as --mem), at most --mem: above it the\n"
         "                   job's memory is reclaimed hard (throttled) instead of OOM-killed\n"
         "  --pids N         task limit (default: the agent's)\n"
+        "  -G, --gpus [TYPE:]N  N GPUs of its own (of type TYPE: on a node whose agent has them)\n"
+        "  --gres gpu[:TYPE][:N]  the same as Slurm writes it (N defaults to 1)\n"
         "  -J, --name S     job name (default: CMD's file name)\n"
         "  --group D/T      department/team it is accounted to\n"
         "  --type T         workload type\n"
@@ -273,6 +276,7 @@ typedef struct submit_many {
         const char *script;
         const char *chdir;
         bool in_script;
+        char gpu_type[GRES_TYPE_MAX]; /* --gpus TYPE:N or --gres gpu:TYPE:N: a node of that type */
 } submit_many;
 
 /* --array SPEC, checked here so that a typo costs no round trip: its task count into m. Returns
@@ -319,11 +323,36 @@ int jobs_parse_time_limit(const cli *c, const char *arg, int64_t *usec) {
         return parse_time_limit(c, arg, usec);
 }
 
+/* --gpus (gres false) or --gres's value into s->req.gpus and m->gpu_type. Returns 0, or -EINVAL
+ * with the reason printed. */
+static int parse_gpus(const cli *c, bool gres, const char *arg, job_spec *s, submit_many *m) {
+        int r = gres ? gres_parse(arg, &s->req.gpus, m->gpu_type) : gres_parse_gpus(arg, &s->req.gpus, m->gpu_type);
+        if (r == -EOPNOTSUPP)
+                cli_usage_error(c, "--gres: '%s': colony knows one generic resource, gpu (gpu:N, gpu:TYPE:N)", arg);
+        else if (r < 0)
+                cli_usage_error(c, "--%s: '%s' is not %s (at most %lld GPUs)", gres ? "gres" : "gpus", arg,
+                                gres ? "gpu, gpu:N, gpu:TYPE or gpu:TYPE:N" : "a GPU count N or TYPE:N",
+                                (long long)RES_GPUS_MAX);
+        return r < 0 ? -EINVAL : 0;
+}
+
+/* The GPU type asked for (m->gpu_type) added to s's constraint, which then points into buf.
+ * Returns 0 or EXIT_USAGE with the reason printed. */
+static int apply_gpu_type(const cli *c, job_spec *s, const submit_many *m, char *buf, size_t len) {
+        if (!m->gpu_type[0])
+                return 0;
+        if (gres_constraint(s->constraint, m->gpu_type, buf, len) < 0 || strlen(buf) > NODESEL_MAX)
+                return cli_usage_error(c, "--constraint with the GPU type %s: longer than %d bytes", m->gpu_type,
+                                       NODESEL_MAX);
+        s->constraint = buf;
+        return 0;
+}
+
 /* Options into s and m (strings borrowed from argv). Returns -1 to go on, else an exit status. */
 static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many *m) {
         enum { OPT_CPUS = CLI_OPT_OWN, OPT_MEM, OPT_MEM_HIGH, OPT_PIDS, OPT_NAME, OPT_GROUP, OPT_TYPE, OPT_OUTPUT,
                OPT_ERROR, OPT_ARRAY, OPT_STDIN, OPT_REQUEUE, OPT_TIME, OPT_CONSTRAINT, OPT_NODELIST, OPT_EXCLUDE,
-               OPT_EXCLUSIVE, OPT_SCRIPT, OPT_CHDIR };
+               OPT_EXCLUSIVE, OPT_SCRIPT, OPT_CHDIR, OPT_GPUS, OPT_GRES };
         static const struct option options[] = {
                 {"cpus", required_argument, NULL, OPT_CPUS},   {"mem", required_argument, NULL, OPT_MEM},
                 {"mem-high", required_argument, NULL, OPT_MEM_HIGH},
@@ -337,6 +366,7 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
                 {"nodelist", required_argument, NULL, OPT_NODELIST},
                 {"exclude", required_argument, NULL, OPT_EXCLUDE}, {"exclusive", no_argument, NULL, OPT_EXCLUSIVE},
                 {"script", required_argument, NULL, OPT_SCRIPT}, {"chdir", required_argument, NULL, OPT_CHDIR},
+                {"gpus", required_argument, NULL, OPT_GPUS},   {"gres", required_argument, NULL, OPT_GRES},
                 WAITOPT_SUBMIT_OPTIONS,
                 {0},
         };
@@ -346,7 +376,7 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
         if (!s->req.mcpu) /* else a batch script's lines set it, and the command line goes over them */
                 s->req = (res_t){.mcpu = 1000, .mem = (int64_t)256 << 20};
         /* Slurm's short forms of the options they share */
-        while ((o = cli_getopt_short(c, argc, argv, options, "c:J:o:e:t:d:Hb:D:")) > 0) {
+        while ((o = cli_getopt_short(c, argc, argv, options, "c:J:o:e:t:d:Hb:D:G:")) > 0) {
                 switch (o) {
                 case 'c':
                 case OPT_CPUS:
@@ -390,6 +420,12 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
                 case OPT_EXCLUSIVE:
                         if ((n = parse_nodesel(c, o - OPT_CONSTRAINT, optarg, s)) >= 0)
                                 return (int)n;
+                        break;
+                case 'G':
+                case OPT_GPUS:
+                case OPT_GRES:
+                        if (parse_gpus(c, o == OPT_GRES, optarg, s, m) < 0)
+                                return EXIT_USAGE;
                         break;
                 case OPT_SCRIPT: m->script = optarg; break;
                 case 'D':
@@ -572,7 +608,7 @@ static int submit_one(const cli *c, const char *sock, const job_spec *s, const s
 }
 
 int jobs_submit_main(cli *c, int argc, char **argv, bool run) {
-        char cwd[PATH_MAX], sock[PATH_MAX];
+        char cwd[PATH_MAX], sock[PATH_MAX], constraint[2 * NODESEL_MAX];
         char *owned[3] = {NULL, NULL, NULL}, *text = NULL;
         const char *script;
         script_opts so = {0};
@@ -595,6 +631,8 @@ int jobs_submit_main(cli *c, int argc, char **argv, bool run) {
         r = script ? script_spec(c, argc, argv, script, cwd, &s, &many, &so, &text, &owned[0]) : 0;
         if (r == 0)
                 r = apply_chdir(c, many.chdir, cwd);
+        if (r == 0)
+                r = apply_gpu_type(c, &s, &many, constraint, sizeof(constraint));
         if (r == 0 && run && (many.array || many.from_stdin)) /* the script's lines too */
                 r = cli_usage_error(c, "a run is one job: no --array, no --stdin (colony submit makes many)");
         if (r == 0)
