@@ -734,24 +734,26 @@ static const char *queue_reason(const job *j, char *buf, size_t len) {
 /* A row for j, or for the pending tasks of j's array folded with it (set: their indexes). */
 static int queue_add_row(fmt_table *t, const job *j, const array_set *set, int64_t now) {
         char id[96], cpus[FMT_BUF], mem[FMT_BUF], time[FMT_BUF], limit[FMT_BUF], left[FMT_BUF], reason[2 * FMT_BUF];
+        char gpus[24];
 
         arraycli_row_id(j, set, id, sizeof(id));
+        snprintf(gpus, sizeof(gpus), "%" PRId64, j->spec.req.gpus);
         return fmt_table_row(t, id, j->spec.name, j->user, job_state_name(j->state), j->node,
                              units_format_cpus(j->spec.req.mcpu, cpus, sizeof(cpus)),
-                             units_format_size(j->spec.req.mem, mem, sizeof(mem)),
+                             units_format_size(j->spec.req.mem, mem, sizeof(mem)), gpus,
                              queue_time(j, now, time, sizeof(time)), limit_text(j, limit, sizeof(limit)),
                              left_text(j, now, left, sizeof(left)), queue_reason(j, reason, sizeof(reason)));
 }
 
 /* Print the jobs of a "jobs" reply as a table. Returns 0 or EXIT_FAIL. */
 static int print_queue(const cli *c, const cJSON *reply) {
-        static const char *const headers[] = {"ID", "NAME", "USER", "STATE", "NODE", "CPUS", "MEM", "TIME",
+        static const char *const headers[] = {"ID", "NAME", "USER", "STATE", "NODE", "CPUS", "MEM", "GPUS", "TIME",
                                               "LIMIT", "LEFT", "REASON"};
         const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(reply, "jobs"), *item;
         char perr[PROTO_ERRLEN] = "";
         int64_t now = clock_real_usec();
         fmt_table t;
-        int r = fmt_table_init(&t, 11, headers);
+        int r = fmt_table_init(&t, 12, headers);
 
         if (!cJSON_IsArray(jobs))
                 r = -EBADMSG;
@@ -863,6 +865,17 @@ static void show_request(const job *j) {
         else
                 snprintf(line + strlen(line), sizeof(line) - strlen(line), "the agent's task limit");
         field("request:", line);
+}
+
+/* The GPUs it asked for and, once started, those its agent gave it: "2 (0,1)". */
+static void show_gpus(const job *j) {
+        char line[FMT_BUF + 32];
+
+        if (!j->spec.req.gpus)
+                return;
+        snprintf(line, sizeof(line), "%" PRId64 "%s%.*s%s", j->spec.req.gpus, j->gpu_ids ? " (" : "", FMT_BUF,
+                 j->gpu_ids ? j->gpu_ids : "", j->gpu_ids ? ")" : "");
+        field("gpus:", line);
 }
 
 /* Submitted/started/ended, and the waiting and running times (so far, while not over). */
@@ -990,6 +1003,7 @@ static void show_job(const job *j) {
         show_nodesel(j);
         field("node:", j->node);
         show_request(j);
+        show_gpus(j);
         show_start(j);
         show_times(j);
         show_time_limit(j);

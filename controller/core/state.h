@@ -474,6 +474,7 @@ typedef struct ctl_update_req {
         int64_t mcpu, mem;
         int nice;
         int64_t time_limit_usec; /* as submit's (JOB_TIME_UNLIMITED: the maximum), checked the same */
+        int64_t gpus;            /* -1: unchanged, like mcpu and mem */
 } ctl_update_req;
 /* Change pending job id's request, nice value or time limit on behalf of uid (owner or root; a negative
  * nice: root only). Returns 0 or -ENOENT, -EPERM, -EBUSY (not pending), -EINVAL, -E2BIG (no
