@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# gpus.sh - GPUs on the live path, with an agent of 2 stand-in GPUs (char devices made with
+# mknod in the test's directory, c 195:240-241, minors no NVIDIA driver gives a real card):
+# the node offers them with their type; two --gpus 1 jobs get different ones (their COLONY_GPUS,
+# CUDA_VISIBLE_DEVICES and ROCR_VISIBLE_DEVICES say which, show and history name them); a third
+# waits with reason resources and starts on the one freed; a job asking 3 is refused at submit;
+# a restarted agent keeps who holds which. Isolation itself (EPERM) is the cgroup backends' test.
+. "$(dirname "$0")/lib.sh"
+mknod "$DIR/gpu0" c 195 240
+mknod "$DIR/gpu1" c 195 241
+cluster_up --agent-cpus 2 --agent-mem 1G --agent-gpu-devices "$DIR/gpu0,$DIR/gpu1" --agent-gpu-type a100
+agent=${PREFIX}1
+node_field() { colony nodes --json | jget "nodes[name=$agent].$1"; }
+[ "$(node_field gpus)" = 2 ] && [ "$(node_field free_gpus)" = 2 ] && [ "$(node_field gpu_type)" = a100 ] ||
+        fail "the node offers gpus=$(node_field gpus) free=$(node_field free_gpus) type=$(node_field gpu_type)"
+
+# A job writes what it was given, then waits until the test lets it go (its file "go-ID").
+job() {
+        colony submit --cpus 0.1 --mem 16M "$@" -- /bin/sh -c \
+                'echo "$COLONY_GPUS $CUDA_VISIBLE_DEVICES $ROCR_VISIBLE_DEVICES" >"env-$COLONY_JOB_ID.tmp" &&
+                 mv "env-$COLONY_JOB_ID.tmp" "env-$COLONY_JOB_ID"; while [ ! -e "go-$COLONY_JOB_ID" ]; do sleep 0.1; done'
+}
+given() { # ID: its COLONY_GPUS, once it wrote it; fails when the three variables differ
+        local k
+        for ((k = 0; k < 600; k++)); do [ -e "env-$1" ] && break; sleep 0.1; done
+        [ -e "env-$1" ] || fail "job $1 wrote no environment ($(job_field "$1" state) $(job_field "$1" error))"
+        read -r colony cuda rocr <"env-$1"
+        [ "$colony" = "$cuda" ] && [ "$colony" = "$rocr" ] || fail "job $1: COLONY_GPUS $colony, CUDA $cuda, ROCR $rocr"
+        echo "$colony"
+}
+release() { for id in "$@"; do touch "go-$id"; done; for id in "$@"; do colony wait "$id" >/dev/null || fail "job $id: $(job_field "$id" state) $(job_field "$id" error)"; done; }
+
+a=$(job --gpus 1)
+b=$(job --gres gpu:a100:1)
+ga=$(given "$a") gb=$(given "$b")
+[ -n "$ga" ] && [ -n "$gb" ] && [ "$ga" != "$gb" ] || fail "two --gpus 1 jobs were given '$ga' and '$gb'"
+[ "$(job_field "$a" gpu_ids)" = "$ga" ] && [ "$(job_field "$b" gpu_ids)" = "$gb" ] ||
+        fail "the records say gpu_ids $(job_field "$a" gpu_ids) and $(job_field "$b" gpu_ids), the jobs $ga and $gb"
+colony show "$a" | grep -q "^gpus: *1 ($ga)\$" || fail "show does not name job $a's GPU: $(colony show "$a" | grep gpus)"
+[ "$(job_field "$b" constraint)" = a100 ] || fail "--gres gpu:a100:1 gave the constraint '$(job_field "$b" constraint)'"
+[ "$(node_field free_gpus)" = 0 ] || fail "with both GPUs held the node has $(node_field free_gpus) free"
+note "two --gpus 1 jobs: $a got GPU $ga, $b got GPU $gb"
+
+# No GPU left: the third waits for resources, though CPUs and memory are free.
+c=$(job --gpus 1)
+reason_is "$c" resources 60
+out=$(colony submit --cpus 0.1 --mem 16M --gpus 3 -- /bin/true 2>&1) && fail "a job asking 3 of 2 GPUs was accepted: $out"
+grep -q "no node has 3 GPUs (largest: 2)" <<<"$out" || fail "the refusal of --gpus 3 without its reason: $out"
+note "third job waits (resources); --gpus 3 refused: ${out#colony: }"
+
+# The agent dies and comes back: it still knows who holds which. b's end frees b's GPU, which
+# c must then get: an agent that forgot a's would give c the lowest index, a's when a has 0.
+agent_kill "$agent"
+agent_start_again "$agent"
+wait_node_up "$agent"
+for ((k = 0; k < 600; k++)); do grep -q "job=$a .*holds GPUs $ga" "$DIR/$agent.log" && break; sleep 0.1; done
+grep -q "job=$a .*holds GPUs $ga" "$DIR/$agent.log" || fail "the restarted agent does not say job $a holds GPU $ga"
+[ "$(job_field "$c" state)" = pending ] || fail "job $c is $(job_field "$c" state) while both GPUs are held"
+release "$b"
+gc=$(given "$c")
+[ "$gc" = "$gb" ] || fail "after an agent restart job $c got GPU $gc, not $gb which job $b freed (job $a holds $ga)"
+note "after an agent restart job $a keeps $ga; job $c got $gc when job $b ended"
+release "$a" "$c"
+[ "$(node_field free_gpus)" = 2 ] || fail "every job ended, the node has $(node_field free_gpus) GPUs free"
+colony history | grep -E "^$c " | grep -q " $gc " || fail "history does not name job $c's GPU: $(colony history | grep -E "^$c ")"
