@@ -63,3 +63,12 @@ note "after an agent restart job $a keeps $ga; job $c got $gc when job $b ended"
 release "$a" "$c"
 [ "$(node_field free_gpus)" = 2 ] || fail "every job ended, the node has $(node_field free_gpus) GPUs free"
 colony history | grep -E "^$c " | grep -q " $gc " || fail "history does not name job $c's GPU: $(colony history | grep -E "^$c ")"
+
+# A configuration naming a missing path or a file that is no device stops the agent at once,
+# with one line naming it.
+for bad in "$DIR/gpu9" /etc/passwd; do
+        out=$("$COLONY_BIN/colony-agent" --name "${PREFIX}x" --controller 127.0.0.1:1 --secret-file "$DIR/secret" \
+                --gpu-devices "$DIR/gpu0,$bad" 2>&1) && fail "an agent with GPU $bad started"
+        [ "$(wc -l <<<"$out")" = 1 ] && grep -q "GPU $bad: " <<<"$out" || fail "the agent's refusal of GPU $bad: $out"
+done
+note "refused: ${out#*error: }"
