@@ -2,44 +2,48 @@
 #include "check_main.h"
 #include "gres.h"
 #include <errno.h>
+#include <stdbool.h>
+
+/* An option's value, whether --gres (else --gpus) reads it, and what it gives. */
+static const struct {
+        const char *arg;
+        bool gres;
+        int r;
+        int64_t n;
+        const char *type;
+} forms[] = {
+        { "2", false, 0, 2, "" },
+        { "a100:4", false, 0, 4, "a100" },
+        { "a100", false, -EINVAL, 0, "" }, /* --gpus wants a count */
+        { "", false, -EINVAL, 0, "" },
+        { "-1", false, -EINVAL, 0, "" },
+        { "1025", false, -EINVAL, 0, "" }, /* past RES_GPUS_MAX */
+        { "2x", false, -EINVAL, 0, "" },
+        { "a b:2", false, -EINVAL, 0, "" },
+        { ":2", false, -EINVAL, 0, "" },
+        { "gpu", true, 0, 1, "" }, /* Slurm's default count */
+        { "gpu:3", true, 0, 3, "" },
+        { "gpu:a100", true, 0, 1, "a100" },
+        { "gpu:tesla-v100:2", true, 0, 2, "tesla-v100" },
+        { "gpu:0", true, 0, 0, "" },
+        { "mps:100", true, -EOPNOTSUPP, 0, "" },
+        { "gpus:2", true, -EOPNOTSUPP, 0, "" },
+        { "gpu:", true, -EINVAL, 0, "" },
+        { "gpu:a100:", true, -EINVAL, 0, "" },
+        { "gpu:a100:2:3", true, -EINVAL, 0, "" },
+        { ":2", true, -EINVAL, 0, "" },
+        { "", true, -EINVAL, 0, "" },
+};
 
 START_TEST(gpus_and_gres_forms) {
-        int64_t n = -1;
+        int64_t n = 0;
         char type[GRES_TYPE_MAX];
-        ck_assert_int_eq(gres_parse_gpus("2", &n, type), 0);
-        ck_assert_int_eq(n, 2);
-        ck_assert_str_eq(type, "");
-        ck_assert_int_eq(gres_parse_gpus("a100:4", &n, type), 0);
-        ck_assert_int_eq(n, 4);
-        ck_assert_str_eq(type, "a100");
-        ck_assert_int_eq(gres_parse_gpus("a100", &n, type), -EINVAL); /* --gpus wants a count */
-        ck_assert_int_eq(gres_parse_gpus("", &n, type), -EINVAL);
-        ck_assert_int_eq(gres_parse_gpus("-1", &n, type), -EINVAL);
-        ck_assert_int_eq(gres_parse_gpus("1025", &n, type), -EINVAL); /* past RES_GPUS_MAX */
-        ck_assert_int_eq(gres_parse_gpus("2x", &n, type), -EINVAL);
-        ck_assert_int_eq(gres_parse_gpus("a b:2", &n, type), -EINVAL);
-        ck_assert_int_eq(gres_parse_gpus(":2", &n, type), -EINVAL);
-
-        ck_assert_int_eq(gres_parse("gpu", &n, type), 0);
-        ck_assert_int_eq(n, 1); /* Slurm's default count */
-        ck_assert_int_eq(gres_parse("gpu:3", &n, type), 0);
-        ck_assert_int_eq(n, 3);
-        ck_assert_str_eq(type, "");
-        ck_assert_int_eq(gres_parse("gpu:a100", &n, type), 0);
-        ck_assert_int_eq(n, 1);
-        ck_assert_str_eq(type, "a100");
-        ck_assert_int_eq(gres_parse("gpu:tesla-v100:2", &n, type), 0);
-        ck_assert_int_eq(n, 2);
-        ck_assert_str_eq(type, "tesla-v100");
-        ck_assert_int_eq(gres_parse("gpu:0", &n, type), 0);
-        ck_assert_int_eq(n, 0);
-        ck_assert_int_eq(gres_parse("mps:100", &n, type), -EOPNOTSUPP);
-        ck_assert_int_eq(gres_parse("gpus:2", &n, type), -EOPNOTSUPP);
-        ck_assert_int_eq(gres_parse("gpu:", &n, type), -EINVAL);
-        ck_assert_int_eq(gres_parse("gpu:a100:", &n, type), -EINVAL);
-        ck_assert_int_eq(gres_parse("gpu:a100:2:3", &n, type), -EINVAL);
-        ck_assert_int_eq(gres_parse(":2", &n, type), -EINVAL);
-        ck_assert_int_eq(gres_parse("", &n, type), -EINVAL);
+        int r = forms[_i].gres ? gres_parse(forms[_i].arg, &n, type) : gres_parse_gpus(forms[_i].arg, &n, type);
+        ck_assert_msg(r == forms[_i].r, "'%s': %d, want %d", forms[_i].arg, r, forms[_i].r);
+        if (r == 0) {
+                ck_assert_int_eq(n, forms[_i].n);
+                ck_assert_str_eq(type, forms[_i].type);
+        }
 }
 END_TEST
 
@@ -60,7 +64,7 @@ END_TEST
 static Suite *gres_suite(void) {
         Suite *s = suite_create("gres");
         TCase *tc = tcase_create("gres");
-        tcase_add_test(tc, gpus_and_gres_forms);
+        tcase_add_loop_test(tc, gpus_and_gres_forms, 0, sizeof(forms) / sizeof(forms[0]));
         tcase_add_test(tc, a_type_joins_each_alternative_of_the_constraint);
         suite_add_tcase(s, tc);
         return s;
