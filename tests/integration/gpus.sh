@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # gpus.sh - GPUs on the live path, with an agent of 2 stand-in GPUs (char devices made with
-# mknod in the test's directory, c 195:240-241, minors no NVIDIA driver gives a real card):
+# mknod in the test's directory, c 195:240-241: NVIDIA's major, minors past any host's GPU count):
 # the node offers them with their type; two --gpus 1 jobs get different ones (their COLONY_GPUS,
 # CUDA_VISIBLE_DEVICES and ROCR_VISIBLE_DEVICES say which, show and history name them); a third
 # waits with reason resources and starts on the one freed; a job asking 3 is refused at submit;
-# a restarted agent keeps who holds which. Isolation itself (EPERM) is the cgroup backends' test.
+# a restarted agent keeps who holds which; /metrics, the status page and update --gpus see them.
+# Isolation itself (EPERM) is the cgroup backends' test.
 . "$(dirname "$0")/lib.sh"
 mknod "$DIR/gpu0" c 195 240
 mknod "$DIR/gpu1" c 195 241
-cluster_up --agent-cpus 2 --agent-mem 1G --agent-gpu-devices "$DIR/gpu0,$DIR/gpu1" --agent-gpu-type a100
+command -v curl >/dev/null || { echo "SKIP: curl missing"; exit $SKIP; }
+http_cluster_up "" --agent-cpus 2 --agent-mem 1G --agent-gpu-devices "$DIR/gpu0,$DIR/gpu1" --agent-gpu-type a100
 agent=${PREFIX}1
 node_field() { colony nodes --json | jget "nodes[name=$agent].$1"; }
 [ "$(node_field gpus)" = 2 ] && [ "$(node_field free_gpus)" = 2 ] && [ "$(node_field gpu_type)" = a100 ] ||
@@ -39,11 +41,20 @@ ga=$(given "$a") gb=$(given "$b")
 colony show "$a" | grep -q "^gpus: *1 ($ga)\$" || fail "show does not name job $a's GPU: $(colony show "$a" | grep gpus)"
 [ "$(job_field "$b" constraint)" = a100 ] || fail "--gres gpu:a100:1 gave the constraint '$(job_field "$b" constraint)'"
 [ "$(node_field free_gpus)" = 0 ] || fail "with both GPUs held the node has $(node_field free_gpus) free"
+metrics=$(curl -fsS "$HTTP/metrics")
+grep -qx "colony_node_gpu_capacity{node=\"$agent\"} 2" <<<"$metrics" &&
+        grep -qx "colony_node_gpu_allocated{node=\"$agent\"} 2" <<<"$metrics" ||
+        fail "/metrics on GPUs: $(grep gpu <<<"$metrics")"
+[ "$(curl -fsS "$HTTP/api/status" | jget "running[id=$a].gpu_ids")" = "$ga" ] ||
+        fail "the status page's running job $a has no gpu_ids $ga"
 note "two --gpus 1 jobs: $a got GPU $ga, $b got GPU $gb"
 
 # No GPU left: the third waits for resources, though CPUs and memory are free.
 c=$(job --gpus 1)
 reason_is "$c" resources 60
+out=$(colony update --gpus 3 "$c" 2>&1) && fail "an update to 3 of 2 GPUs was accepted: $out"
+grep -q "no node has 3 GPUs" <<<"$out" || fail "the refusal of update --gpus 3 without its reason: $out"
+[ "$(job_field "$c" gpus)" = 1 ] || fail "a refused update left job $c asking $(job_field "$c" gpus) GPUs"
 out=$(colony submit --cpus 0.1 --mem 16M --gpus 3 -- /bin/true 2>&1) && fail "a job asking 3 of 2 GPUs was accepted: $out"
 grep -q "no node has 3 GPUs (largest: 2)" <<<"$out" || fail "the refusal of --gpus 3 without its reason: $out"
 note "third job waits (resources); --gpus 3 refused: ${out#colony: }"
