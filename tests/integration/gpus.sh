@@ -83,3 +83,14 @@ for bad in "$DIR/gpu9" /etc/passwd; do
         [ "$(wc -l <<<"$out")" = 1 ] && grep -q "GPU $bad: " <<<"$out" || fail "the agent's refusal of GPU $bad: $out"
 done
 note "refused: ${out#*error: }"
+
+# An array too long to make at once keeps its tasks' GPUs in its record, through a restart of
+# the controller: the tasks it makes later ask for them too.
+cmdline=$(controller_cmdline)
+arr=$(colony submit --cpus 0.1 --mem 16M --gpus 1 --hold --array 0-299 -- /bin/true)
+kill_wait "$(cat "$DIR/controller.pid")"
+controller_start "$cmdline"
+[ "$(colony queue --json | jget "records[id=$arr].gpus")" = 1 ] ||
+        fail "after a restart array $arr's tasks not made yet ask $(colony queue --json | jget "records[id=$arr].gpus") GPUs"
+colony cancel "$arr" >/dev/null
+note "array $arr: its record's tasks still ask 1 GPU after a controller restart"
