@@ -92,5 +92,7 @@ kill_wait "$(cat "$DIR/controller.pid")"
 controller_start "$cmdline"
 [ "$(colony queue --json | jget "records[id=$arr].gpus")" = 1 ] ||
         fail "after a restart array $arr's tasks not made yet ask $(colony queue --json | jget "records[id=$arr].gpus") GPUs"
+row=$(colony queue | grep -E "^${arr}_\[256-299\] ") || fail "no row for array $arr's record: $(colony queue)"
+[ "$(awk '{ print $8 }' <<<"$row")" = 1 ] || fail "colony queue's GPUS of array $arr's record: $row"
 colony cancel "$arr" >/dev/null
 note "array $arr: its record's tasks still ask 1 GPU after a controller restart"
