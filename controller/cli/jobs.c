@@ -668,9 +668,9 @@ static const char queue_usage[] =
         "  --all          include finished jobs\n"
         "  --user U       only the jobs of user U (a name or a uid)\n"
         "  --json         print the controller's reply ({\"jobs\": [...]})\n\n"
-        "TIME is how long a job has been running, how long a pending job has waited so far, and\n"
-        "how long a finished job ran; LIMIT its time limit (--time), LEFT a running job's time\n"
-        "before it.\n";
+        "GPUS is the GPUs a job asks for (colony show names those it was given). TIME is how long\n"
+        "a job has been running, how long a pending job has waited so far, and how long a finished\n"
+        "job ran; LIMIT its time limit (--time), LEFT a running job's time before it.\n";
 
 int jobs_parse_user(const cli *c, const char *s, int64_t *uid) {
         struct passwd *pw;
