@@ -26,8 +26,10 @@ int ctl_node_set_features(ctl_state *st, ctl_node *n, const char *features) {
 int ctl_node_set_gpu_type(ctl_state *st, ctl_node *n, const char *features, const char *gpu_type) {
         char *all = NULL;
         int r;
-        if (!gpu_type || !*gpu_type)
-                return replace_str(&n->gpu_type, NULL) < 0 ? -ENOMEM : ctl_node_set_features(st, n, features);
+        if (!gpu_type || !*gpu_type) {
+                (void)replace_str(&n->gpu_type, NULL); /* frees, allocates nothing */
+                return ctl_node_set_features(st, n, features);
+        }
         if (nodesel_list_has(features, gpu_type))
                 all = strdup(features);
         else if (asprintf(&all, "%s%s%s", features && *features ? features : "", features && *features ? "," : "",

@@ -362,8 +362,11 @@ int ctl_job_set_gpus(ctl_state *st, ctl_node *n, uint64_t id, const char *gpu_id
         char *copy = NULL;
         if (!j)
                 return -ENOENT;
-        if (gpu_ids && *gpu_ids && !(copy = strdup(gpu_ids)))
+        if (gpu_ids && *gpu_ids && !(copy = strdup(gpu_ids))) {
+                log_error("job=%llu node=%s: out of memory for its GPUs %s: its record names none",
+                          (unsigned long long)id, n->name, gpu_ids);
                 return -ENOMEM;
+        }
         free(j->gpu_ids);
         j->gpu_ids = copy;
         return 0;

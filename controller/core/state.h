@@ -353,7 +353,8 @@ ctl_node *ctl_find_node(ctl_state *st, const char *name);
  * node (the message is then ignored). */
 int ctl_job_started(ctl_state *st, ctl_node *n, uint64_t id, int64_t start_usec);
 /* Record the GPUs (their indexes, "0,2") n's agent gave job id, before its start is recorded
- * (which stores them). Returns 0, -ENOENT when id is not running on n, or -ENOMEM. */
+ * (which stores them). Returns 0, -ENOENT when id is not running on n, or -ENOMEM (logged; the
+ * start is still to be recorded). */
 int ctl_job_set_gpus(ctl_state *st, ctl_node *n, uint64_t id, const char *gpu_ids);
 /* Set n's GPU type and its features: the agent's list with the type added (NULL for none of
  * either). Returns 0 or -ENOMEM. */

@@ -178,9 +178,8 @@ static void handle_started(ctl_server *srv, ctl_node *n, const cJSON *msg, char 
                 log_warning("node=%s bad started message: %s", n->name, err);
         else if (stale_report(srv, n, id, attempt, "start"))
                 return;
-        else if (ctl_job_set_gpus(&srv->state, n, (uint64_t)id, gpu_ids) == -ENOMEM)
-                log_error("node=%s job=%lld: out of memory for its GPUs %s", n->name, (long long)id, gpu_ids);
-        else if (ctl_job_started(&srv->state, n, (uint64_t)id, start) < 0)
+        else if (ctl_job_set_gpus(&srv->state, n, (uint64_t)id, gpu_ids) == -ENOENT ||
+                 ctl_job_started(&srv->state, n, (uint64_t)id, start) < 0)
                 log_warning("node=%s job=%lld started, but it is not running there: ignored", n->name, (long long)id);
 }
 
