@@ -5,6 +5,7 @@
  * subtree colony-<agent> exists once per distinct hierarchy. A job's tasks are listed in the
  * freezer hierarchy, which is also what kills them. */
 #include "cgroup-internal.h"
+#include "clock.h"
 #include "log.h"
 
 #include <errno.h>
@@ -312,7 +313,7 @@ static int v1_job_freeze(cg_backend *cg, const char *job, bool frozen, int64_t d
                 free(st);
                 if (done)
                         return 0;
-                if (cg_now_ms() >= deadline_ms)
+                if (clock_mono_ms() >= deadline_ms)
                         return -ETIMEDOUT;
                 cg_sleep_ms(1);
         }

@@ -14,6 +14,7 @@
  *    again before it moves back to remove its subtree.
  * Otherwise cg_open fails and says which controllers are missing where. */
 #include "cgroup-internal.h"
+#include "clock.h"
 #include "log.h"
 
 #include <errno.h>
@@ -467,7 +468,7 @@ static int v2_job_freeze(cg_backend *cg, const char *job, bool frozen, int64_t d
         while (r == 0 && frozen) {
                 if ((r = cg_read_key(dir, "cgroup.events", "frozen", &done)) < 0 || done)
                         break;
-                if (cg_now_ms() >= deadline_ms)
+                if (clock_mono_ms() >= deadline_ms)
                         return -ETIMEDOUT;
                 cg_sleep_ms(1);
         }
