@@ -12,7 +12,10 @@
  *    user.delegate) extended attribute, which systemd >= 251 sets for Delegate=yes units. Once
  *    the agent has left for its leaf the own cgroup must hold no task; the agent disables them
  *    again before it moves back to remove its subtree.
- * Otherwise cg_open fails and says which controllers are missing where. */
+ * Otherwise cg_open fails and says which controllers are missing where.
+ * A job's denied devices (cg_limits.deny) are a BPF_CGROUP_DEVICE program on its cgroup
+ * (cgdev-bpf.c), attached before any of its tasks runs there. */
+#include "cgdev.h"
 #include "cgroup-internal.h"
 #include "clock.h"
 #include "log.h"
@@ -335,6 +338,8 @@ static int v2_job_create(cg_backend *cg, const char *job, const cg_limits *lim, 
                 snprintf(err, errlen, "cgroup path too long for job %s", job);
                 return r;
         }
+        if ((r = cgdev_check(job, lim->deny, lim->ndeny, err, errlen)) < 0)
+                return r;
         if ((r = cg_mkdir(dir, false, NULL, err, errlen)) < 0)
                 return r;
         if (lim->mcpu > 0) {
@@ -357,6 +362,8 @@ static int v2_job_create(cg_backend *cg, const char *job, const cg_limits *lim, 
                 log_warning("cgroup=%s: no cpuset controller here: the job shares every core", dir);
                 r = 0;
         }
+        if (r == 0 && lim->ndeny > 0)
+                r = cgdev_bpf_deny(dir, lim->deny, lim->ndeny, err, errlen);
         if (r < 0)
                 (void)cg_rmdir(dir);
         return r;

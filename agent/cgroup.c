@@ -2,7 +2,7 @@
  * job and department cgroups, kills (cgroupfs helpers: cgroup-fs.c).
  *
  * libcgroup or direct cgroupfs: colony uses direct cgroupfs access for everything, and no
- * libcgroup call. Checked against libcgroup 2.0.2 (Debian 12):
+ * libcgroup call (v2's device control is no file at all, but a BPF program: cgdev-bpf.c). Checked against libcgroup 2.0.2 (Debian 12):
  *  - cgroup_init() builds its mount table from /proc/mounts, which lacks the mount's root, so
  *    on a host whose hierarchies are bind-mounted subdirectories (v1 containers without a
  *    cgroup namespace) mount point + /proc/self/cgroup path names a directory that does not
