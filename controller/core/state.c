@@ -32,6 +32,7 @@ static void node_free(ctl_node *n) {
 
 void ctl_free(ctl_state *st) {
         depidx_free(&st->deps);
+        famidx_free(&st->fam);
         for (size_t i = 0; i < st->njobs; i++) {
                 job_free(st->jobs[i]);
                 free(st->jobs[i]);
@@ -384,6 +385,8 @@ int ctl_restore(ctl_state *st, job *j, ctl_time now) {
         if (a && a->first == j->id && !a->owner)
                 ctl_arec_attach(st, a, j);
         st->throttle_seen |= j->spec.array_throttle != 0;
+        if (ctl_family_link(st, j) < 0)
+                return -ENOMEM;
         if (j->state == JOB_PENDING)
                 return ctl_queue_pending(st, j) < 0 || restore_pending(st, j) < 0 ? -ENOMEM : 0;
         if (j->state != JOB_RUNNING)
