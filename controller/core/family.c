@@ -111,62 +111,86 @@ void famidx_free(famidx *f) {
         *f = (famidx){ 0 };
 }
 
-/* --- what a family is at ------------------------------------------------------------------- */
+/* --- what each unit is at ------------------------------------------------------------------ */
 
-/* One unit's members, counted. */
-typedef struct fam_count {
-        uint64_t id;
-        const job *first; /* NULL when its jobs are no longer known */
-        uint32_t members, counts[_JOB_STATE_MAX];
-        int64_t submit_usec, end_usec, run_usec; /* earliest submit, latest end, longest run */
-        bool all_ran;                            /* every member started and ended */
-        int64_t ready_usec, finish_usec;         /* with unlimited machines, from the arrival */
-} fam_count;
-
-static void count_job(fam_count *c, const job *j) {
-        c->members++;
-        c->counts[j->state]++;
-        if (!c->submit_usec || j->submit_usec < c->submit_usec)
-                c->submit_usec = j->submit_usec;
-        if (j->end_usec > c->end_usec)
-                c->end_usec = j->end_usec;
-        bool ran = job_state_is_terminal(j->state) && j->start_usec > 0 && j->end_usec >= j->start_usec;
-        c->all_ran &= ran;
-        if (ran && j->end_usec - j->start_usec > c->run_usec)
-                c->run_usec = j->end_usec - j->start_usec;
+static void count_job(famidx_unit *u, const job *j) {
+        u->members++;
+        u->counts[j->state]++;
+        if (!u->submit_usec || j->submit_usec < u->submit_usec)
+                u->submit_usec = j->submit_usec;
+        if (job_state_is_terminal(j->state) && j->end_usec > u->end_usec)
+                u->end_usec = j->end_usec;
+        if (job_state_is_terminal(j->state) && j->start_usec > 0 && j->end_usec >= j->start_usec) {
+                u->ran++;
+                if (j->end_usec - j->start_usec > u->run_usec)
+                        u->run_usec = j->end_usec - j->start_usec;
+        }
 }
 
-/* Count unit c->id's members: the job, or the array's tasks made and not made yet. */
-static void count_unit(struct ctl_state *st, fam_count *c) {
-        size_t i = ctl_first_job_from(st, c->id);
-        c->all_ran = true;
-        if (i == st->njobs || st->jobs[i]->id != c->id) {
-                c->all_ran = false;
-                return;
-        }
-        c->first = st->jobs[i];
-        for (; i < st->njobs && (st->jobs[i]->id == c->id || st->jobs[i]->array_first == c->id); i++) {
-                count_job(c, st->jobs[i]);
-                if (st->jobs[i]->array_first != c->id)
+/* Count unit u's members once: the job, or the array's tasks made and not made yet. */
+static void count_unit(struct ctl_state *st, famidx_unit *u) {
+        size_t i = ctl_first_job_from(st, u->id);
+        u->counted = true;
+        for (; i < st->njobs && (st->jobs[i]->id == u->id || st->jobs[i]->array_first == u->id); i++) {
+                count_job(u, st->jobs[i]);
+                if (st->jobs[i]->array_first != u->id)
                         break; /* a plain job */
         }
-        const ctl_arec *a = ctl_arec_of(st, c->id);
-        if (a && a->first == c->id) {
+        const ctl_arec *a = ctl_arec_of(st, u->id);
+        if (a && a->first == u->id) {
                 size_t left = array_set_count(&a->left);
-                c->members += (uint32_t)(left + a->cancelled);
-                c->counts[JOB_PENDING] += (uint32_t)left;
-                c->counts[JOB_CANCELLED] += (uint32_t)a->cancelled;
-                c->all_ran &= left + a->cancelled == 0;
+                u->members += (uint32_t)(left + a->cancelled);
+                u->counts[JOB_PENDING] += (uint32_t)left;
+                u->counts[JOB_CANCELLED] += (uint32_t)a->cancelled;
         }
 }
 
+/* j's unit, when it is counted already. */
+static famidx_unit *counted_unit(struct ctl_state *st, uint64_t id) {
+        famidx_unit *u = unit_find(&st->fam, id);
+        return u && u->counted ? u : NULL;
+}
+
+void ctl_family_made(struct ctl_state *st, const job *j) {
+        famidx_unit *u = counted_unit(st, unit_of(j));
+        if (u)
+                count_job(u, j);
+}
+
+void ctl_family_moved(struct ctl_state *st, const job *j, job_state was) {
+        famidx_unit *u = counted_unit(st, unit_of(j));
+        if (!u)
+                return;
+        u->counts[was]--;
+        u->members--;
+        count_job(u, j);
+}
+
+void ctl_family_unmade_ended(struct ctl_state *st, uint64_t array, size_t n) {
+        famidx_unit *u = counted_unit(st, array);
+        if (!u)
+                return;
+        u->counts[JOB_PENDING] -= (uint32_t)n;
+        u->counts[JOB_CANCELLED] += (uint32_t)n;
+}
+
+/* --- a family's answer ----------------------------------------------------------------------- */
+
+/* One unit of the family being answered: its counts, its first job, and its times with
+ * unlimited machines (from the arrival). */
+typedef struct fam_count {
+        famidx_unit u;
+        const job *first; /* NULL when its jobs are no longer known */
+        int64_t ready_usec, finish_usec;
+} fam_count;
+
 static int by_id(const void *a, const void *b) {
-        uint64_t x = ((const fam_count *)a)->id, y = ((const fam_count *)b)->id;
+        uint64_t x = ((const fam_count *)a)->u.id, y = ((const fam_count *)b)->u.id;
         return x < y ? -1 : x > y;
 }
 
 static fam_count *count_find(fam_count *u, size_t n, uint64_t id) {
-        fam_count key = { .id = id };
+        fam_count key = { .u.id = id };
         return bsearch(&key, u, n, sizeof(*u), by_id);
 }
 
@@ -180,9 +204,9 @@ static int64_t unlimited_flow(fam_count *u, size_t n, int64_t arrival) {
         for (size_t i = 0; i < n; i++) {
                 dep_list l = { 0 };
                 char err[PROTO_ERRLEN];
-                if (!u[i].all_ran || !u[i].first)
+                if (u[i].u.ran != u[i].u.members || !u[i].first)
                         return -1;
-                u[i].ready_usec = u[i].submit_usec - arrival;
+                u[i].ready_usec = u[i].u.submit_usec - arrival;
                 if (u[i].first->spec.dependency && dep_parse(u[i].first->spec.dependency, &l, err, sizeof(err)) < 0)
                         return -1;
                 bool known = true;
@@ -198,7 +222,7 @@ static int64_t unlimited_flow(fam_count *u, size_t n, int64_t arrival) {
                 dep_list_free(&l);
                 if (!known)
                         return -1;
-                u[i].finish_usec = u[i].ready_usec + u[i].run_usec;
+                u[i].finish_usec = u[i].ready_usec + u[i].u.run_usec;
                 if (u[i].finish_usec > flow)
                         flow = u[i].finish_usec;
         }
@@ -216,15 +240,15 @@ static bool add_counts(cJSON *o, const uint32_t *counts) {
 
 static bool add_unit(cJSON *arr, const fam_count *c) {
         cJSON *o = cJSON_CreateObject();
-        bool ended = c->counts[JOB_PENDING] + c->counts[JOB_RUNNING] == 0;
-        bool ok = o && cJSON_AddItemToArray(arr, o) && cJSON_AddNumberToObject(o, "id", (double)c->id) &&
-                  cJSON_AddNumberToObject(o, "members", c->members) && add_counts(o, c->counts) &&
-                  cJSON_AddNumberToObject(o, "submit_usec", (double)c->submit_usec) &&
-                  cJSON_AddNumberToObject(o, "end_usec", ended ? (double)c->end_usec : 0);
+        bool ended = c->u.counts[JOB_PENDING] + c->u.counts[JOB_RUNNING] == 0;
+        bool ok = o && cJSON_AddItemToArray(arr, o) && cJSON_AddNumberToObject(o, "id", (double)c->u.id) &&
+                  cJSON_AddNumberToObject(o, "members", c->u.members) && add_counts(o, c->u.counts) &&
+                  cJSON_AddNumberToObject(o, "submit_usec", (double)c->u.submit_usec) &&
+                  cJSON_AddNumberToObject(o, "end_usec", ended ? (double)c->u.end_usec : 0);
         if (ok && c->first)
                 ok = cJSON_AddStringToObject(o, "name", c->first->spec.name ? c->first->spec.name : "") &&
                      cJSON_AddStringToObject(o, "user", c->first->user ? c->first->user : "") &&
-                     cJSON_AddBoolToObject(o, "array", c->first->array_first == c->id) &&
+                     cJSON_AddBoolToObject(o, "array", c->first->array_first == c->u.id) &&
                      (!c->first->spec.dependency || cJSON_AddStringToObject(o, "dependency", c->first->spec.dependency));
         return ok;
 }
@@ -235,11 +259,11 @@ static cJSON *family_json(uint64_t id, fam_count *u, size_t n, int64_t now) {
         int64_t arrival = 0, end = 0;
         for (size_t i = 0; i < n; i++) {
                 for (int s = 0; s < _JOB_STATE_MAX; s++)
-                        counts[s] += u[i].counts[s];
-                members += u[i].members;
-                if (u[i].members && (!arrival || u[i].submit_usec < arrival))
-                        arrival = u[i].submit_usec;
-                end = u[i].end_usec > end ? u[i].end_usec : end;
+                        counts[s] += u[i].u.counts[s];
+                members += u[i].u.members;
+                if (u[i].u.members && (!arrival || u[i].u.submit_usec < arrival))
+                        arrival = u[i].u.submit_usec;
+                end = u[i].u.end_usec > end ? u[i].u.end_usec : end;
         }
         bool ended = counts[JOB_PENDING] + counts[JOB_RUNNING] == 0;
         int64_t unlimited = ended ? unlimited_flow(u, n, arrival) : -1;
@@ -270,16 +294,18 @@ int ctl_family_json(struct ctl_state *st, const job *j, int64_t now, cJSON **out
                 return 0;
         uint64_t id = root->id, family = root->min;
         do { /* the ring: the index does not change meanwhile, so the pointers hold */
+                famidx_unit *x = unit_find(&st->fam, id);
                 if (sched_grow(&u, &cap, n + 1, sizeof(*u)) < 0) {
                         free(u);
                         return -ENOMEM;
                 }
-                u[n++] = (fam_count){ .id = id };
-                id = unit_find(&st->fam, id)->next;
+                if (!x->counted)
+                        count_unit(st, x);
+                size_t i = ctl_first_job_from(st, id);
+                u[n++] = (fam_count){ .u = *x, .first = i < st->njobs && st->jobs[i]->id == id ? st->jobs[i] : NULL };
+                id = x->next;
         } while (id != root->id);
         qsort(u, n, sizeof(*u), by_id);
-        for (size_t i = 0; i < n; i++)
-                count_unit(st, &u[i]);
         *out = family_json(family, u, n, now);
         free(u);
         return *out ? 0 : -ENOMEM;

@@ -369,6 +369,7 @@ void ctl_finish(ctl_state *st, job *j, job_state state, int64_t now, const char 
         ctl_emit(st, j->id, j->node, job_state_name(state), j->result.error);
         (void)st->act->persist(st->userdata, j);
         st->act->terminal(st->userdata, j);
+        ctl_family_moved(st, j, was);
         depidx_changed(st, j, was, now);
 }
 

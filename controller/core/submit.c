@@ -217,6 +217,7 @@ static void start_fields_made(ctl_state *st, const ctl_array *a, size_t n) {
                 if (ctl_family_link(st, st->pending[i]) < 0)
                         log_error("job=%llu out of memory linking its family: shown alone until a restart",
                                   (unsigned long long)st->pending[i]->id);
+                ctl_family_made(st, st->pending[i]);
         }
         (void)ctl_wait_mark(st, st->npending - n, n);
 }
