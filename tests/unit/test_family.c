@@ -228,6 +228,29 @@ START_TEST(an_array_record_counts_its_tasks_not_made_yet) {
 }
 END_TEST
 
+/* An array made a slice at a time (a turn of the controller's loop each): the jobs made after
+ * the family was first counted are counted as they come. */
+START_TEST(an_array_made_in_slices_is_counted_whole) {
+        ck_assert_uint_eq(submit(NULL, 0, 500, 1 * S), 1);
+        job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .name = strdup("j"),
+                          .req = { .mcpu = 500, .mem = MiB }, .dependency = strdup("afterany:1") };
+        spec.argv[0] = strdup("/bin/true");
+        ctl_array a;
+        ck_assert_int_eq(ctl_array_begin(&st, 1, 1, "u", &spec, 100, 2 * S, &a, err), 0);
+        ck_assert_int_eq(ctl_array_more(&st, &a, 10, err), 0);
+        cJSON *f = family_of(1, 3 * S);
+        ck_assert_int_eq(num(f, "members"), 11);
+        cJSON_Delete(f);
+        ck_assert_int_eq(ctl_array_more(&st, &a, SIZE_MAX, err), 1);
+        ctl_array_free(&a);
+        job_spec_free(&spec);
+        f = family_of(1, 3 * S);
+        ck_assert_int_eq(num(f, "members"), 101);
+        ck_assert_int_eq(count(f, "pending"), 101);
+        cJSON_Delete(f);
+}
+END_TEST
+
 static Suite *family_suite(void) {
         Suite *s = suite_create("family");
         TCase *tc = tcase_create("core");
@@ -236,6 +259,7 @@ static Suite *family_suite(void) {
         tcase_add_test(tc, families_join_and_a_cancelled_member_leaves_out_the_unlimited_flow);
         tcase_add_test(tc, a_restart_keeps_the_family);
         tcase_add_test(tc, an_array_record_counts_its_tasks_not_made_yet);
+        tcase_add_test(tc, an_array_made_in_slices_is_counted_whole);
         suite_add_tcase(s, tc);
         return s;
 }
