@@ -72,5 +72,10 @@ until colony queue --json --all | jq -e --argjson a "$never" \
         sleep 0.2
 done
 [ ! -e never-0 ] && [ ! -e never-1 ] || fail "a reduce ran after a failed map"
+# Its family counts the 3 maps and 2 reduces, by state; none ran, so no flow time with
+# unlimited machines is told.
+colony show --json "$bad" >"$DIR/bad.json"
+[ "$(jq '.family | [.id, .members, (.counts | add), .counts.failed, .counts.completed, has("unlimited_flow_usec")] | map(tostring) | join(" ")' -r "$DIR/bad.json")" = "$bad 5 5 2 1 false" ] ||
+        fail "the family of a failed map: $(jq -c .family "$DIR/bad.json")"
 note "maps $bad with a failure: reduces $never never ran"
 echo PASS
