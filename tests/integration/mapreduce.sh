@@ -2,8 +2,8 @@
 # mapreduce.sh - a MapReduce job as a lab writes it live: an array of maps and an array of
 # reduces submitted with --afterok on the maps' array id. No reduce starts before the last map
 # has ended (each reduce finds every map's end mark, and its start is after every map's end);
-# the two arrays are shown as one family with its flow time; a failed map means its reduces
-# never run, and the live family shows them.
+# the two arrays are shown as one family with its flow time, after a restart too; a failed map
+# means its reduces never run, and the family shows them.
 . "$(dirname "$0")/lib.sh"
 cluster_up --agents 1 --agent-cpus 4 --agent-mem 1G
 
@@ -32,7 +32,7 @@ note "maps $maps ended by $last_map_end us; reduces $reduces started from $first
 # times), and the flow time with unlimited machines is the longest map's run plus the longest
 # reduce's (both submitted before any map ended).
 colony show --json "$reduces" >"$DIR/show.json"
-fam() { jq -r "$1" "$DIR/show.json"; }
+fam() { jq -r "$@" "$DIR/show.json"; }
 [ "$(fam .family.id)" = "$maps" ] || fail "the reduces' family is '$(fam .family.id)', not the maps' $maps: $(fam -c .family)"
 [ "$(fam '[.family.units[].id] | join(",")')" = "$maps,$reduces" ] || fail "the family's units: $(fam -c .family.units)"
 [ "$(fam '.family.members, .family.counts.completed, (.family.units | map(.members) | add), .family.ended' | paste -sd' ')" = "9 9 9 true" ] ||
@@ -60,6 +60,18 @@ colony history --families --json >"$DIR/families.json"
 colony history --families | grep -Eq "^$maps +sh +[^ ]+ +ended +2 +9 +0 +0 +9 +0 " ||
         fail "history --families: $(colony history --families)"
 note "family $maps: 9 jobs, flow time $(fam .family.flow_usec) us, $unlimited us with unlimited machines"
+
+# A restarted controller links the family again from the stored dependencies: the same answer.
+cmdline=$(controller_cmdline)
+kill "$(cat "$DIR/controller.pid")"
+end=$((SECONDS + 120))
+while kill -0 "$(cat "$DIR/controller.pid")" 2>/dev/null; do
+        ((SECONDS < end)) || fail "the controller did not stop on SIGTERM"
+        sleep 0.1
+done
+controller_start "$cmdline"
+[ "$(colony show --json "$maps" | jq -c .family)" = "$(jq -c .family "$DIR/show.json")" ] ||
+        fail "after a restart, the family: $(colony show --json "$maps" | jq -c .family), before: $(jq -c .family "$DIR/show.json")"
 
 # A map that fails: the reduces' dependency can never be met, and none of them runs.
 bad=$(colony submit --cpus 0.2 --mem 16M --array 0-2 -- /bin/sh -c 'sleep 0.3; exit "$COLONY_ARRAY_TASK_ID"')
