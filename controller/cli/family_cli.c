@@ -42,14 +42,15 @@ void family_cli_show(const cJSON *reply) {
                 return;
         int64_t members = number(f, "members"), left_off = number(f, "units_left_off");
         fmt_line(stdout, "%-13s%" PRId64 ": %d jobs and arrays, %" PRId64 " job%s: %s", "family:", number(f, "id"),
-                 cJSON_GetArraySize(units) + (int)left_off, members, members == 1 ? "" : "s", counts_text(f, counts, sizeof(counts)));
+                 cJSON_GetArraySize(units) + (int)left_off, members, members == 1 ? "" : "s",
+                 counts_text(f, counts, sizeof(counts)));
         cJSON_ArrayForEach(u, units) {
                 const char *dep = text(u, "dependency");
                 fmt_line(stdout, "%-13s%s %" PRId64 " (%s, %s): %" PRId64 " job%s: %s%s%s", "",
                          cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(u, "array")) ? "array" : "job", number(u, "id"),
                          text(u, "name") ? text(u, "name") : "?", text(u, "user") ? text(u, "user") : "?",
-                         number(u, "members"), number(u, "members") == 1 ? "" : "s", counts_text(u, counts, sizeof(counts)),
-                         dep ? "; " : "", dep ? dep : "");
+                         number(u, "members"), number(u, "members") == 1 ? "" : "s",
+                         counts_text(u, counts, sizeof(counts)), dep ? "; " : "", dep ? dep : "");
         }
         if (left_off)
                 fmt_line(stdout, "%-13sand %" PRId64 " more", "", left_off);
@@ -129,8 +130,8 @@ static int family_add_row(fmt_table *t, const cJSON *f) {
         const cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(f, "units"), 0);
         const cJSON *counts = cJSON_GetObjectItemCaseSensitive(f, "counts");
         bool ended = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "ended"));
-        int64_t members = number(f, "members"), pending = number(counts, "pending"), running = number(counts, "running");
-        int64_t done = number(counts, "completed");
+        int64_t members = number(f, "members"), pending = number(counts, "pending");
+        int64_t running = number(counts, "running"), done = number(counts, "completed");
         char id[24], units[24], nm[24], np[24], nr[24], nd[24], no[24], flow[FMT_BUF], unl[FMT_BUF];
         snprintf(id, sizeof(id), "%" PRId64, number(f, "id"));
         snprintf(units, sizeof(units), "%d", cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(f, "units")) +

@@ -249,7 +249,8 @@ static bool add_unit(cJSON *arr, const fam_count *c) {
                 ok = cJSON_AddStringToObject(o, "name", c->first->spec.name ? c->first->spec.name : "") &&
                      cJSON_AddStringToObject(o, "user", c->first->user ? c->first->user : "") &&
                      cJSON_AddBoolToObject(o, "array", c->first->array_first == c->u.id) &&
-                     (!c->first->spec.dependency || cJSON_AddStringToObject(o, "dependency", c->first->spec.dependency));
+                     (!c->first->spec.dependency ||
+                      cJSON_AddStringToObject(o, "dependency", c->first->spec.dependency));
         return ok;
 }
 
@@ -275,7 +276,8 @@ static cJSON *family_json(uint64_t id, fam_count *u, size_t n, int64_t now) {
                   cJSON_AddNumberToObject(o, "flow_usec", (double)((ended ? end : now) - arrival)) &&
                   (unlimited < 0 || cJSON_AddNumberToObject(o, "unlimited_flow_usec", (double)unlimited)) &&
                   (units = cJSON_AddArrayToObject(o, "units")) &&
-                  (n <= FAMILY_UNITS_SHOWN || cJSON_AddNumberToObject(o, "units_left_off", (double)(n - FAMILY_UNITS_SHOWN)));
+                  (n <= FAMILY_UNITS_SHOWN ||
+                   cJSON_AddNumberToObject(o, "units_left_off", (double)(n - FAMILY_UNITS_SHOWN)));
         for (size_t i = 0; ok && i < n && i < FAMILY_UNITS_SHOWN; i++)
                 ok = add_unit(units, &u[i]);
         if (!ok) {

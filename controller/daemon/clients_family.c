@@ -13,9 +13,15 @@ void client_family(ctl_server *srv, conn *c, const cJSON *msg) {
         if (client_request_id(c, msg, id_only, &id) < 0)
                 return;
         const job *j = ctl_job_named(&srv->state, id);
-        if (!j || ctl_family_json(&srv->state, j, server_now(), &fam) < 0 || !fam) {
-                snprintf(err, sizeof(err), !j ? "no job %llu" : fam ? "out of memory" : "job %llu is in no family: no dependency links it to another job",
-                         (unsigned long long)id);
+        int r = j ? ctl_family_json(&srv->state, j, server_now(), &fam) : -ENOENT;
+        if (r < 0 || !fam) {
+                if (r == -ENOENT)
+                        snprintf(err, sizeof(err), "no job %llu", (unsigned long long)id);
+                else if (r < 0)
+                        snprintf(err, sizeof(err), "out of memory");
+                else
+                        snprintf(err, sizeof(err), "job %llu is in no family: no dependency links it to another job",
+                                 (unsigned long long)id);
                 client_reply_error(c, err);
                 return;
         }
