@@ -102,8 +102,6 @@ void jobgpus_release(agent_job *j);
 #define JOB_ARGS(j) (j)->id, cg_subtree_path((j)->agent->cg), (j)->cgroup
 
 /* Jobs' table: agent.c. */
-/* Wall-clock time in microseconds, as reports carry it. */
-int64_t agent_now_usec(void);
 /* The job of that id in the table, or NULL. */
 agent_job *agent_job_find(agent *a, uint64_t id);
 /* Add j to the table, which owns it from then on. */

@@ -31,13 +31,6 @@
 #define CANCEL_DEFAULT_GRACE_MS 10000
 #define CANCEL_MAX_GRACE_MS (24 * 3600 * 1000)
 
-int64_t agent_now_usec(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 agent_job *agent_job_find(agent *a, uint64_t id) {
         for (agent_job *j = a->jobs; j; j = j->next)
                 if (j->id == id)

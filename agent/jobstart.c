@@ -1,5 +1,6 @@
 /* jobstart.c - start a job without waiting in the loop (see jobstart.h). */
 #include "jobstart.h"
+#include "clock.h"
 #include "timelimit.h"
 #include "jobenv.h"
 #include "cgkill.h"
@@ -186,7 +187,7 @@ static int start_shepherd(agent_job *j, const launch_req *req, char *err, size_t
                 return r;
         j->shepherd = sh.pid;
         j->shepherd_start = sh.start;
-        j->start_usec = agent_now_usec();
+        j->start_usec = clock_real_usec();
         j->starting = true;
         if ((r = agent_job_save(j)) < 0)
                 snprintf(err, errlen, "cannot write the job's record in %s: %s", a->cfg.state_dir, strerror(-r));
@@ -299,7 +300,7 @@ void jobstart_queue(agent *a, launch_msg *m) {
 
 void jobstart_adopted(agent_job *j) {
         agent *a = j->agent;
-        int64_t left = j->start_usec + (int64_t)a->cfg.launch_timeout_ms * 1000 - agent_now_usec();
+        int64_t left = j->start_usec + (int64_t)a->cfg.launch_timeout_ms * 1000 - clock_real_usec();
         int r;
 
         if (j->ending || !launch_unfinished(j))

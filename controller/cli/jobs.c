@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "clock.h"
 #include "arraycli.h"
+#include "family_cli.h"
 #include "client.h"
 #include "format.h"
 #include "gres.h"
@@ -663,11 +664,15 @@ const cli_command cmd_submit = {"submit", "submit a job: colony submit [--cpus N
 /* ---- queue ---- */
 
 static const char queue_usage[] =
-        "Usage: colony queue [--all] [--user NAME|UID] [--json]\n"
+        "Usage: colony queue [--all] [--user NAME|UID] [--families] [--json]\n"
         "List pending and running jobs, oldest first.\n\n"
         "  --all          include finished jobs\n"
         "  --user U       only the jobs of user U (a name or a uid)\n"
-        "  --json         print the controller's reply ({\"jobs\": [...]})\n\n"
+        "  --families     one line per family of the jobs listed instead: the jobs and arrays\n"
+        "                 dependencies link (FAMILY is its first job's id), its jobs by state,\n"
+        "                 its flow time (so far, while live) and with unlimited machines\n"
+        "  --json         print the controller's reply ({\"jobs\": [...]}; with --families,\n"
+        "                 {\"families\": [...]})\n\n"
         "GPUS is the GPUs a job asks for (colony show names those it was given). TIME is how long\n"
         "a job has been running, how long a pending job has waited so far, and how long a finished\n"
         "job ran; LIMIT its time limit (--time), LEFT a running job's time before it.\n";
@@ -797,18 +802,21 @@ static int print_queue(const cli *c, const cJSON *reply) {
 }
 
 static int run_queue(cli *c, int argc, char **argv) {
-        enum { OPT_ALL = CLI_OPT_OWN, OPT_USER };
+        enum { OPT_ALL = CLI_OPT_OWN, OPT_USER, OPT_FAMILIES };
         static const struct option options[] = {
-                {"all", no_argument, NULL, OPT_ALL}, {"user", required_argument, NULL, OPT_USER}, {0},
+                {"all", no_argument, NULL, OPT_ALL}, {"user", required_argument, NULL, OPT_USER},
+                {"families", no_argument, NULL, OPT_FAMILIES}, {0},
         };
         cJSON *req;
-        bool all = false;
+        bool all = false, families = false;
         int64_t uid = -1;
         int o;
 
         while ((o = cli_getopt(c, argc, argv, options)) > 0) {
                 if (o == OPT_ALL)
                         all = true;
+                else if (o == OPT_FAMILIES)
+                        families = true;
                 else if (o == OPT_USER && jobs_parse_user(c, optarg, &uid) != 0)
                         return EXIT_USAGE;
         }
@@ -825,7 +833,9 @@ static int run_queue(cli *c, int argc, char **argv) {
         }
         cJSON *reply = NULL;
         int r = client_fetch(c, req, "jobs", "after_id", REQUEST_TIMEOUT_MS, &reply);
-        if (r == 0 && c->json && arraycli_add_folds(reply) < 0) {
+        if (r == 0 && families) {
+                r = family_cli_list(c, reply);
+        } else if (r == 0 && c->json && arraycli_add_folds(reply) < 0) {
                 cli_error(c, "out of memory folding the arrays");
                 r = EXIT_FAIL;
         } else if (r == 0) {
@@ -843,7 +853,9 @@ const cli_command cmd_queue = {"queue", "list pending and running jobs (--all: f
 static const char show_usage[] =
         "Usage: colony show [--json] [--script] JOB\n"
         "Show everything about a job: state, node, times, exit status, CPU time, peak memory,\n"
-        "OOM kills, error, command line and output files.\n\n"
+        "OOM kills, error, command line and output files; for a job that dependencies link to\n"
+        "others, its family: each job and array of it with its jobs by state, and the family's\n"
+        "flow time (from its first submit to its last end; so far, while live).\n\n"
         "  --script       print the batch script stored with the job instead, as submitted (its\n"
         "                 control characters escaped when the output is a terminal)\n";
 
@@ -1069,6 +1081,7 @@ static int run_show(cli *c, int argc, char **argv) {
                 show_job(&j);
                 if (cJSON_IsString(waiting))
                         field("waiting:", waiting->valuestring);
+                family_cli_show(reply);
         }
         if (r < 0)
                 cli_error(c, "%s", err);

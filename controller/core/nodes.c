@@ -83,6 +83,7 @@ static void requeue(ctl_state *st, job *j, const char *reason) {
         (void)st->act->persist(st->userdata, j);
         if (ctl_requeue_pending(st, j) < 0) /* stored as pending: the next restart queues it */
                 log_error("job=%llu out of memory requeueing it", (unsigned long long)j->id);
+        ctl_family_moved(st, j, JOB_RUNNING);
         depidx_changed(st, j, JOB_RUNNING, st->clock_usec);
 }
 

@@ -5,6 +5,7 @@
  * so unit tests drive it with plain structs. Times are passed in (CLOCK_REALTIME usec). */
 #pragma once
 #include "depindex.h"
+#include "family.h"
 #include "depts.h"
 #include "fairorder.h"
 #include "job.h"
@@ -202,6 +203,8 @@ typedef struct ctl_state {
          * tasks just made from it, so that a restart finds each task once: the caller sets it after
          * ctl_init when it stores anything (NULL: records live in memory only). Returns 0 or -errno. */
         int (*persist_array)(void *userdata, const struct ctl_arec *a);
+        /* The jobs and arrays that dependencies link into families (family.h), for display. */
+        famidx fam;
 } ctl_state;
 
 /* Initialise an empty state. */

@@ -215,10 +215,15 @@ static void start_fields_made(ctl_state *st, const ctl_array *a, size_t n) {
         if (a->now > st->clock_usec)
                 st->clock_usec = a->now;
         st->nice_seen |= a->owner->spec.nice != 0;
-        for (size_t i = st->npending - n; i < st->npending; i++)
+        for (size_t i = st->npending - n; i < st->npending; i++) {
                 if (depidx_add(st, st->pending[i]) < 0)
                         log_error("job=%llu out of memory indexing its dependency: it waits for a restart",
                                   (unsigned long long)st->pending[i]->id);
+                if (ctl_family_link(st, st->pending[i]) < 0)
+                        log_error("job=%llu out of memory linking its family: shown alone until a restart",
+                                  (unsigned long long)st->pending[i]->id);
+                ctl_family_made(st, st->pending[i]);
+        }
         (void)ctl_wait_mark(st, st->npending - n, n);
 }
 
