@@ -5,7 +5,7 @@
 # CUDA_VISIBLE_DEVICES and ROCR_VISIBLE_DEVICES say which, show and history name them); a third
 # waits with reason resources and starts on the one freed; a job asking 3 is refused at submit;
 # a restarted agent keeps who holds which; /metrics, the status page and update --gpus see them.
-# Isolation itself (EPERM) is the cgroup backends' test.
+# End to end, a job opens its own GPU and gets EPERM on the other (the backends' device control).
 . "$(dirname "$0")/lib.sh"
 mknod "$DIR/gpu0" c 195 240
 mknod "$DIR/gpu1" c 195 241
@@ -83,6 +83,20 @@ for bad in "$DIR/gpu9" /etc/passwd; do
         [ "$(wc -l <<<"$out")" = 1 ] && grep -q "GPU $bad: " <<<"$out" || fail "the agent's refusal of GPU $bad: $out"
 done
 note "refused: ${out#*error: }"
+
+# End to end with the cgroup backends' device control: a job opens its own GPU's node (the
+# stand-in has no driver: ENXIO) and is refused the other's (EPERM); a job of no GPU is refused
+# both.
+opens() { # opens ID: how each of the two nodes opened in job ID, one word each
+        colony wait "$1" >/dev/null || fail "job $1: $(job_field "$1" state) $(job_field "$1" error)"
+        sed -e 's/.*No such device or address$/open/' -e 's/.*Operation not permitted$/EPERM/' "colony-$1.out" | tr '\n' ' '
+}
+probe='for d in gpu0 gpu1; do (exec 3<"$d") 2>&1; done; true'
+one=$(colony submit --cpus 0.1 --mem 16M --gpus 1 -- /bin/sh -c "$probe")
+none=$(colony submit --cpus 0.1 --mem 16M -- /bin/sh -c "$probe")
+[ "$(opens "$one")" = "open EPERM " ] || fail "job $one given GPU $(job_field "$one" gpu_ids): $(cat "colony-$one.out")"
+[ "$(opens "$none")" = "EPERM EPERM " ] || fail "job $none of no GPU: $(cat "colony-$none.out")"
+note "job $one opens its GPU $(job_field "$one" gpu_ids) and gets EPERM on the other; job $none of none gets EPERM on both"
 
 # An array too long to make at once keeps its tasks' GPUs in its record, through a restart of
 # the controller: the tasks it makes later ask for them too.
