@@ -62,6 +62,7 @@ void agent_job_free(agent_job *j) {
         }
         jobstart_unqueue(j);
         jobcores_release(j);
+        jobgpus_release(j);
         sd_event_source_disable_unref(j->watch);
         sd_event_source_disable_unref(j->grace);
         sd_event_source_disable_unref(j->progress);
@@ -78,6 +79,8 @@ int agent_job_save(agent_job *j) {
                               .attempt = j->attempt, .time_limit_usec = j->time_limit_usec,
                               .timed_out = j->timed_out};
         char *text;
+
+        snprintf(rec.gpu_ids, sizeof(rec.gpu_ids), "%s", j->gpu_ids);
         int r;
 
         snprintf(rec.cgroup, sizeof(rec.cgroup), "%s", j->cgroup);
@@ -294,7 +297,9 @@ static cJSON *build_hello(void *userdata) {
                   cJSON_AddStringToObject(m, "cgroup_mode", cg_get_mode(a->cg) == CG_MODE_V2 ? "v2" : "v1") &&
                   cJSON_AddStringToObject(m, "cgroup_root", cg_subtree_path(a->cg)) &&
                   (running = cJSON_AddArrayToObject(m, "running")) &&
-                  (!a->cfg.features || cJSON_AddStringToObject(m, "features", a->cfg.features));
+                  (!a->cfg.features || cJSON_AddStringToObject(m, "features", a->cfg.features)) &&
+                  (!a->cfg.gpus.n || cJSON_AddNumberToObject(m, "gpus", (double)a->cfg.gpus.n)) &&
+                  (!a->cfg.gpu_type || cJSON_AddStringToObject(m, "gpu_type", a->cfg.gpu_type));
 
         for (agent_job *j = a->jobs; ok && j; j = j->next) {
                 cJSON *n = cJSON_CreateNumber((double)j->id);

@@ -130,7 +130,8 @@ void report_started(agent_job *j) {
         cJSON *m = proto_new("started");
         bool ok = m && cJSON_AddNumberToObject(m, "id", (double)j->id) &&
                   cJSON_AddNumberToObject(m, "attempt", j->attempt) && cJSON_AddNumberToObject(m, "pid", j->pid) &&
-                  cJSON_AddNumberToObject(m, "start_usec", (double)j->start_usec);
+                  cJSON_AddNumberToObject(m, "start_usec", (double)j->start_usec) &&
+                  (!j->gpu_ids[0] || cJSON_AddStringToObject(m, "gpu_ids", j->gpu_ids));
 
         send_report(j->agent, j->id, m, ok, false);
         cJSON_Delete(m);

@@ -66,7 +66,7 @@ static int history_add_row(fmt_table *t, const job *j) {
                 snprintf(how, sizeof(how), "exit %d", j->result.exit_code);
         snprintf(id, sizeof(id), "%" PRIu64, j->id);
         return fmt_table_row(t, id, j->spec.name, j->user, j->spec.group ? j->spec.group : "-",
-                             job_state_name(j->state), how, j->node ? j->node : "-",
+                             job_state_name(j->state), how, j->node ? j->node : "-", j->gpu_ids ? j->gpu_ids : "-",
                              fmt_duration(j->start_usec ? j->start_usec - j->submit_usec : -1, waited, sizeof(waited)),
                              fmt_duration(j->start_usec ? j->end_usec - j->start_usec : -1, ran, sizeof(ran)),
                              fmt_duration((int64_t)j->result.cpu_usec, cpu, sizeof(cpu)),
@@ -76,12 +76,12 @@ static int history_add_row(fmt_table *t, const job *j) {
 
 static int print_history(const cli *c, const cJSON *reply) {
         static const char *const headers[] = { "ID", "NAME", "USER", "GROUP", "STATE", "EXIT", "NODE",
-                                               "WAITED", "RAN", "CPU", "PEAK", "ENDED" };
+                                               "GPUS", "WAITED", "RAN", "CPU", "PEAK", "ENDED" };
         const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(reply, "jobs"), *item;
         char perr[PROTO_ERRLEN] = "";
         uint64_t oldest = 0;
         fmt_table t;
-        int r = fmt_table_init(&t, 12, headers);
+        int r = fmt_table_init(&t, 13, headers);
         if (!cJSON_IsArray(jobs))
                 r = -EBADMSG;
         cJSON_ArrayForEach(item, jobs) {

@@ -21,6 +21,7 @@ static void idset_free(ctl_idset *s) {
 
 static void node_free(ctl_node *n) {
         free(n->features);
+        free(n->gpu_type);
         free(n->drain_reason);
         free(n->unconfirmed);
         free(n->strays);

@@ -19,6 +19,8 @@ static int check_feasible(ctl_state *st, res_t req, char err[PROTO_ERRLEN]) {
                         largest.mcpu = st->nodes[i]->capacity.mcpu;
                 if (st->nodes[i]->capacity.mem > largest.mem)
                         largest.mem = st->nodes[i]->capacity.mem;
+                if (st->nodes[i]->capacity.gpus > largest.gpus)
+                        largest.gpus = st->nodes[i]->capacity.gpus;
         }
         if (st->nnodes == 0 || largest.mcpu == 0)
                 return 0;
@@ -31,8 +33,11 @@ static int check_feasible(ctl_state *st, res_t req, char err[PROTO_ERRLEN]) {
                 snprintf(err, PROTO_ERRLEN, "no node has %s of memory (largest: %s)",
                          units_format_size(req.mem, want, sizeof(want)),
                          units_format_size(largest.mem, have, sizeof(have)));
+        else if (req.gpus > largest.gpus)
+                snprintf(err, PROTO_ERRLEN, "no node has %lld GPUs (largest: %lld)", (long long)req.gpus,
+                         (long long)largest.gpus);
         else
-                snprintf(err, PROTO_ERRLEN, "no node has both the CPUs and the memory asked for");
+                snprintf(err, PROTO_ERRLEN, "no node has the CPUs, the memory and the GPUs asked for at once");
         return -E2BIG;
 }
 
