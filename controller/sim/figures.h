@@ -8,6 +8,7 @@ typedef struct sim_job_values {
         const uint32_t *dept;
         const double *wait, *response, *cpu_seconds;
         size_t n;
+        const double *gpu_seconds; /* NULL: no job asked a GPU */
 } sim_job_values;
 
 /* Fill out->depts with one entry per department of names[0..ndepts) that had a job, accepted

@@ -49,6 +49,7 @@ typedef struct sim {
         sim_families families; /* MapReduce jobs, when the source has them */
         job *owners; /* one job per type the jobs share their strings with (share_strings) */
         size_t nowners;
+        double used_gpu_time; /* the integral of GPUs in use over time */
 } sim;
 
 static bool earlier(const event *a, const event *b) {
@@ -174,11 +175,17 @@ static int queue_next_arrival(sim *s) {
         return heap_push(&s->events, (event){ .t = s->next.arrival, .kind = EV_ARRIVAL });
 }
 
+/* gpus as a fraction of the cluster's GPUs; 0 for a cluster without. */
+static double gpu_fraction(const sim *s, double gpus) {
+        return s->capacity.gpus > 0 ? gpus / (double)s->capacity.gpus : 0;
+}
+
 /* Account the time since the last event at the current use, and emit due samples. */
 static int advance(sim *s, double t) {
         double dt = t - s->now;
         s->used_cpu_time += dt * (double)s->used.mcpu;
         s->used_mem_time += dt * (double)s->used.mem;
+        s->used_gpu_time += dt * (double)s->used.gpus;
         double period = s->cfg->sample_seconds;
         while (period > 0 && (double)s->out->nsamples * period <= t) {
                 if (s->out->nsamples == s->samples_cap) {
@@ -193,6 +200,7 @@ static int advance(sim *s, double t) {
                         .t = (double)s->out->nsamples * period,
                         .cpu = (double)s->used.mcpu / (double)s->capacity.mcpu,
                         .mem = (double)s->used.mem / (double)s->capacity.mem,
+                        .gpu = gpu_fraction(s, (double)s->used.gpus),
                 };
                 s->out->nsamples++;
         }
@@ -200,22 +208,26 @@ static int advance(sim *s, double t) {
         return 0;
 }
 
-/* The strings of the jobs' specs (user, cwd, stdout, an empty argv, their type): the same for
- * every job of a type. Returns a new spec, empty on -ENOMEM. */
-static int sim_spec(const char *type, job_spec *spec) {
+/* The strings of the jobs' specs (user, cwd, stdout, an empty argv, their type, their group):
+ * the same for every job of a type and group. Returns a new spec, empty on -ENOMEM. */
+static int sim_spec(const char *type, const char *group, job_spec *spec) {
         *spec = (job_spec){ .cwd = strdup("/"), .stdout_path = strdup("/dev/null"), .argv = calloc(1, sizeof(char *)),
-                            .job_type = type ? strdup(type) : NULL };
-        if (spec->cwd && spec->stdout_path && spec->argv && (!type || spec->job_type))
+                            .job_type = type ? strdup(type) : NULL, .group = group ? strdup(group) : NULL };
+        if (spec->cwd && spec->stdout_path && spec->argv && (!type || spec->job_type) && (!group || spec->group))
                 return 0;
         job_spec_free(spec);
         return -ENOMEM;
 }
 
-/* The job of that type whose strings the others borrow, made on first use. NULL: no memory. */
-static job *owner_of(sim *s, const char *type) {
+static bool same_string(const char *a, const char *b) {
+        return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* The job of that type and group whose strings the others borrow, made on first use. NULL: no
+ * memory. */
+static job *owner_of(sim *s, const char *type, const char *group) {
         for (size_t i = 0; i < s->nowners; i++)
-                if (type == s->owners[i].spec.job_type ||
-                    (type && s->owners[i].spec.job_type && strcmp(type, s->owners[i].spec.job_type) == 0))
+                if (same_string(type, s->owners[i].spec.job_type) && same_string(group, s->owners[i].spec.group))
                         return &s->owners[i];
         /* members borrow the strings, not the struct: the owners may move */
         job *v = realloc(s->owners, (s->nowners + 1) * sizeof(*v));
@@ -224,7 +236,7 @@ static job *owner_of(sim *s, const char *type) {
         s->owners = v;
         job *o = &v[s->nowners];
         *o = (job){ .user = strdup("sim") };
-        if (!o->user || sim_spec(type, &o->spec) < 0) {
+        if (!o->user || sim_spec(type, group, &o->spec) < 0) {
                 job_free(o);
                 return NULL;
         }
@@ -234,8 +246,8 @@ static job *owner_of(sim *s, const char *type) {
 
 /* Let job id borrow its strings from its type's owner (job_share_strings, as an array's jobs
  * do): they are a third of a job's memory, and 25 million jobs are held at once. */
-static void share_strings(sim *s, uint64_t id, const char *type) {
-        job *o = owner_of(s, type);
+static void share_strings(sim *s, uint64_t id, const char *type, const char *group) {
+        job *o = owner_of(s, type, group);
         if (o)
                 job_share_strings(ctl_find_job(&s->st, id), o); /* else each keeps its own */
 }
@@ -259,7 +271,8 @@ static int submit(sim *s, const sim_job *j) {
         event_done(s);
         /* the runtime is the job's estimate, exact here: Tetris reads it */
         job_spec spec;
-        if (sim_spec(j->type, &spec) < 0)
+        const char *group = s->cfg->fair && s->cfg->ndepts ? s->cfg->dept_names[j->dept] : NULL;
+        if (sim_spec(j->type, group, &spec) < 0)
                 return -ENOMEM;
         spec.req = j->req;
         spec.expected_usec = usec(j->runtime);
@@ -278,7 +291,7 @@ static int submit(sim *s, const sim_job *j) {
                 event_done(s);
                 return j->family ? family_refused(s, j) : 0;
         }
-        share_strings(s, id, j->type);
+        share_strings(s, id, j->type, group);
         s->arrival[id - 1] = s->now;
         s->runtime[id - 1] = j->runtime;
         if (s->cfg->ndepts)
@@ -381,19 +394,22 @@ static int report_jobs(sim *s) {
 /* Per-department figures, from the accepted jobs' waits and responses (before they are sorted). */
 static int collect_depts(sim *s, const double *wait, const double *resp) {
         size_t n = s->st.njobs;
-        double *cpu = malloc((n + 1) * sizeof(*cpu));
+        double *cpu = malloc((n + 1) * sizeof(*cpu)), *gpu = malloc((n + 1) * sizeof(*gpu));
         uint32_t *dept = malloc((n + 1) * sizeof(*dept));
-        int r = cpu && dept ? 0 : -ENOMEM;
+        int r = cpu && gpu && dept ? 0 : -ENOMEM;
         for (size_t i = 0; r == 0 && i < n; i++) {
                 const job *j = s->st.jobs[i];
                 dept[i] = s->dept[j->id - 1];
                 double ran = j->state == JOB_PENDING ? 0 : s->end[j->id - 1] - s->start[j->id - 1];
                 cpu[i] = (double)j->spec.req.mcpu / 1000 * ran;
+                gpu[i] = (double)j->spec.req.gpus * ran;
         }
-        sim_job_values v = { .dept = dept, .wait = wait, .response = resp, .cpu_seconds = cpu, .n = n };
+        sim_job_values v = { .dept = dept, .wait = wait, .response = resp, .cpu_seconds = cpu, .n = n,
+                             .gpu_seconds = s->capacity.gpus > 0 ? gpu : NULL };
         if (r == 0)
                 r = sim_dept_figures(&v, s->refused, s->cfg->dept_names, s->cfg->ndepts, s->out);
         free(cpu);
+        free(gpu);
         free(dept);
         return r;
 }
@@ -423,10 +439,27 @@ static int collect(sim *s) {
         if (s->now > 0) {
                 s->out->mean_cpu = s->used_cpu_time / (s->now * (double)s->capacity.mcpu);
                 s->out->mean_mem = s->used_mem_time / (s->now * (double)s->capacity.mem);
+                s->out->mean_gpu = gpu_fraction(s, s->used_gpu_time / s->now);
         }
+        s->out->gpus = s->capacity.gpus;
         free(wait);
         free(resp);
         return r;
+}
+
+/* With cfg->fair, the departments as the controller's flat tree, for cc (out->v borrows the names:
+ * free it alone). Returns 0 or -ENOMEM. */
+static int fair_tree(const sim_config *cfg, ctl_config *cc, depts *out) {
+        if (!cfg->fair || !cfg->ndepts)
+                return 0;
+        if (!(out->v = calloc(cfg->ndepts, sizeof(*out->v))))
+                return -ENOMEM;
+        for (size_t i = 0; i < cfg->ndepts; i++)
+                out->v[i] = (dept){ .path = (char *)cfg->dept_names[i], .weight = 1, .cap = 1, .leaf = true };
+        out->n = cfg->ndepts;
+        cc->depts = out;
+        cc->fairness = (int)cfg->fair_algo;
+        return 0;
 }
 
 int sim_run(const sim_config *cfg, sim_result *out, char *err, size_t errlen) {
@@ -435,8 +468,12 @@ int sim_run(const sim_config *cfg, sim_result *out, char *err, size_t errlen) {
         ctl_config cc = { .policy = cfg->policy, .order = cfg->order, .dispatcher = cfg->dispatcher, .scan = cfg->scan,
                           .max_pending = SIZE_MAX, .kill_grace_ms = 0, .agent_timeout_usec = INT64_MAX,
                           .node_lost_timeout_usec = INT64_MAX, .skip_reserved_start = true };
+        depts fair_depts = { 0 };
+        int fr = fair_tree(cfg, &cc, &fair_depts);
         ctl_init(&s.st, &cc, &sim_actions, &s);
-        int r = cfg->nmachines == 0 ? -EINVAL : add_machines(&s, err, errlen);
+        int r = fr < 0 ? fr : cfg->nmachines == 0 ? -EINVAL : add_machines(&s, err, errlen);
+        if (r == 0 && fair_depts.n)
+                r = ctl_set_depts(&s.st, (int)cfg->fair_algo);
         bool told = r < 0 && cfg->nmachines; /* add_machines said why */
         if (r == 0 && cfg->ndepts && !(s.refused = calloc(cfg->ndepts, sizeof(*s.refused))))
                 r = -ENOMEM;
@@ -463,6 +500,7 @@ int sim_run(const sim_config *cfg, sim_result *out, char *err, size_t errlen) {
         free(s.dept);
         free(s.refused);
         fam_free(&s.families);
+        free(fair_depts.v);
         return r;
 }
 
