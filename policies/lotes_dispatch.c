@@ -75,7 +75,8 @@ size_t lotes_classify(const lotes_problem *p, const sched_job *j) {
 
 static long config_of(const lotes_problem *p, res_t capacity) {
         for (size_t j = 0; j < p->nconfigs; j++)
-                if (p->configs[j].capacity.mcpu == capacity.mcpu && p->configs[j].capacity.mem == capacity.mem)
+                if (p->configs[j].capacity.mcpu == capacity.mcpu && p->configs[j].capacity.mem == capacity.mem &&
+                    p->configs[j].capacity.gpus == capacity.gpus)
                         return (long)j;
         return -1;
 }
