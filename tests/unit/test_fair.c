@@ -236,11 +236,10 @@ START_TEST(drf_gpu_dominant) {
 END_TEST
 
 /* H-DRF on a tree: "ml" (vision: 1 GPU + 2 cores, nlp: 2 GPUs + 4 cores) beside "physics"
- * (sim: 8 cores), same capacity. ml and physics keep equal dominant shares, inside ml vision and
- * nlp too (vision runs twice nlp's tasks): at 6/8 each (vision 2, nlp 2: 6 GPUs, 12 cores;
- * physics 6: 48 cores) ml wins the tie and vision, the lower, takes its 3rd (7 GPUs, 62 cores);
- * physics' 7th no longer fits, vision takes the last GPU. The GPUs decide ml's share; DRF over
- * the leaves alone would give nlp as many GPU-shares as vision and physics as much as both. */
+ * (sim: 8 cores), same capacity. ml and physics keep equal dominant shares, and inside ml vision
+ * and nlp as far as whole tasks allow: at 6/8 each (vision 2, nlp 2: 6 GPUs, 12 cores; physics
+ * 6: 48 cores) ml wins the tie and vision, below nlp, takes its 3rd (7 GPUs, 62 cores); physics'
+ * 7th no longer fits, vision takes the last GPU: vision and nlp end at 4/8 each, ml at 1. */
 static const fair_node gpu_hdrf_nodes[] = {
         { .name = "root", .parent = -1, .weight = 1, .cap = 1 },
         { .name = "ml", .parent = 0, .weight = 1, .cap = 1 },

@@ -229,14 +229,23 @@ END_TEST
  * entitled to the 8 GPUs (16 cores), physics to 6 jobs (48 cores), and the first 14 offered are
  * those. Counted on cores alone, ml's job would be 1/32 and ml would get 9 of the first 14. A
  * cap of 1/2 on ml holds its jobs past the 4th GPU. */
-START_TEST(gpus_count_in_the_dominant_share) {
+static const res_t lab = { .mcpu = 64000, .mem = 512 * GB, .gpus = 8 };
+static const res_t gpu_job = { .mcpu = 2000, .mem = GB, .gpus = 1 }, cpu_job = { .mcpu = 8000, .mem = GB };
+
+/* ml and physics, ml capped at cap (0: none), 10 jobs pending each, ml's first. */
+static void ml_and_physics(fair_algo algo, double cap) {
         static const char *const paths[] = { "ml", "physics" };
-        static const double w[] = { 1, 1 }, caps[] = { 0.5, 0 };
-        const res_t lab = { .mcpu = 64000, .mem = 512 * GB, .gpus = 8 };
-        const res_t gpu_job = { .mcpu = 2000, .mem = GB, .gpus = 1 }, cpu_job = { .mcpu = 8000, .mem = GB };
-        tree((fair_algo)_i, 2, paths, w, NULL);
+        static const double w[] = { 1, 1 };
+        const double caps[] = { cap, 0 };
+        fairorder_free(&fx.fo);
+        fx.n = 0;
+        tree(algo, 2, paths, w, caps);
         add_jobs("ml", 10, gpu_job);
         add_jobs("physics", 10, cpu_job);
+}
+
+START_TEST(gpus_count_in_the_dominant_share) {
+        ml_and_physics((fair_algo)_i, 0);
         rank(lab, fx.n, true);
         ck_assert_uint_eq(fx.kept, fx.n);
         ck_assert_uint_eq(count_in_prefix(14, "ml"), 8);
@@ -244,12 +253,8 @@ START_TEST(gpus_count_in_the_dominant_share) {
         fairorder_charge(&fx.fo, fairorder_dept(&fx.fo, "ml"), gpu_job, +1);
         rank(lab, fx.n, true);
         ck_assert_double_eq_tol(fx.shares[fairorder_dept(&fx.fo, "ml")].share, 1.0 / 8, 1e-12);
-        fairorder_free(&fx.fo);
 
-        fx.n = 0;
-        tree((fair_algo)_i, 2, paths, w, caps);
-        add_jobs("ml", 10, gpu_job);
-        add_jobs("physics", 10, cpu_job);
+        ml_and_physics((fair_algo)_i, 0.5);
         rank(lab, fx.n, false);
         ck_assert_uint_eq(count_in_prefix(fx.kept, "ml"), 4);
         ck_assert_uint_eq(fx.kept, 14);
