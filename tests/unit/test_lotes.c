@@ -332,7 +332,8 @@ END_TEST
  * 1 core, 1 GiB and 1 GPU, class c the same without the GPU, half the arrivals each, 1 s each.
  * On cores alone g could have the whole GPU machine (lambda* = 128: each class 64 jobs/s); its 2
  * GPUs hold 2 jobs, 2 jobs/s = lambda* / 2, so lambda* = 4, with delta_1,g = 2/64 of the cores.
- * c has no share of the GPUs. No bin of the GPU machine holds more than 2 g. */
+ * c has no share of the GPUs. No bin of the GPU machine holds more than 2 g. A job asking a GPU
+ * joins g, one asking none c, though their cores and memory are equally near both. */
 START_TEST(gpus_bound_lambda_and_the_bins) {
         static const lotes_config configs[] = { { 1, { .mcpu = CORES(64), .mem = 256 * GiB, .gpus = 2 } },
                                                 { 1, { .mcpu = CORES(64), .mem = 256 * GiB } } };
@@ -353,6 +354,10 @@ START_TEST(gpus_bound_lambda_and_the_bins) {
         for (size_t i = 0; i < b.n; i++)
                 ck_assert_uint_le(b.count[i * 2], 2);
         lotes_bins_free(&b);
+        sched_job gpu_job = { .id = 1, .req = classes[0].req }, cpu_job = { .id = 2, .req = classes[1].req };
+        gpu_job.req.mcpu = cpu_job.req.mcpu = CORES(2); /* neither is exactly a class: classified by request */
+        ck_assert_uint_eq(lotes_classify(&p, &gpu_job), 0);
+        ck_assert_uint_eq(lotes_classify(&p, &cpu_job), 1);
 }
 END_TEST
 
