@@ -199,11 +199,10 @@ END_TEST
  * (12 + 48 = 60 cores); gpu's 7th wins the tie at 6/8 (the lower index) and leaves 2 cores,
  * too few for cpu's 7th; gpu's 8th takes the last GPU. Counted on cores alone, gpu's 2 cores
  * would be 1/32 and it would get 4 tasks for each of cpu's. */
-static const fair_node gpu_drf_nodes[] = {
-        { .name = "root", .parent = -1, .weight = 1, .cap = 1 },
-        { .name = "gpu", .parent = 0, .weight = 1, .cap = 1, .demand = { 2000, GiB, 1 }, .tasks = 100 },
-        { .name = "cpu", .parent = 0, .weight = 1, .cap = 1, .demand = { 8000, GiB, 0 }, .tasks = 100 },
-};
+/* A department under parent; a job under it asking mcpu, 1 GiB and gpus a task, 100 tasks. */
+#define DEPT(n, up) { .name = n, .parent = up, .weight = 1, .cap = 1 }
+#define GPU_JOB(n, up, mcpu, gpus) { .name = n, .parent = up, .weight = 1, .cap = 1, .demand = { mcpu, GiB, gpus }, .tasks = 100 }
+static const fair_node gpu_drf_nodes[] = { DEPT("root", -1), GPU_JOB("gpu", 0, 2000, 1), GPU_JOB("cpu", 0, 8000, 0) };
 static const fair_problem gpu_drf = { .nres = 3, .capacity = { 64000, 512 * GiB, 8 }, .nodes = gpu_drf_nodes, .nnodes = 3 };
 
 /* Each leaf's tasks under a, as want says, and the same as the slow reference's. */
@@ -241,12 +240,8 @@ END_TEST
  * 6: 48 cores) ml wins the tie and vision, below nlp, takes its 3rd (7 GPUs, 62 cores); physics'
  * 7th no longer fits, vision takes the last GPU: vision and nlp end at 4/8 each, ml at 1. */
 static const fair_node gpu_hdrf_nodes[] = {
-        { .name = "root", .parent = -1, .weight = 1, .cap = 1 },
-        { .name = "ml", .parent = 0, .weight = 1, .cap = 1 },
-        { .name = "physics", .parent = 0, .weight = 1, .cap = 1 },
-        { .name = "vision", .parent = 1, .weight = 1, .cap = 1, .demand = { 2000, GiB, 1 }, .tasks = 100 },
-        { .name = "nlp", .parent = 1, .weight = 1, .cap = 1, .demand = { 4000, GiB, 2 }, .tasks = 100 },
-        { .name = "sim", .parent = 2, .weight = 1, .cap = 1, .demand = { 8000, GiB, 0 }, .tasks = 100 },
+        DEPT("root", -1), DEPT("ml", 0), DEPT("physics", 0),
+        GPU_JOB("vision", 1, 2000, 1), GPU_JOB("nlp", 1, 4000, 2), GPU_JOB("sim", 2, 8000, 0),
 };
 static const fair_problem gpu_hdrf = { .nres = 3, .capacity = { 64000, 512 * GiB, 8 }, .nodes = gpu_hdrf_nodes, .nnodes = 6 };
 
