@@ -271,6 +271,17 @@ int sim_jobs_csv_row(void *data, const sim_job_record *r) {
         return ferror(f) ? -EIO : 0;
 }
 
+/* --csv: the utilization samples, with a gpu column where the cluster has GPUs. */
+static void print_samples_csv(const sim_result *r) {
+        printf("t,cpu,mem%s\n", r->gpus > 0 ? ",gpu" : "");
+        for (size_t i = 0; i < r->nsamples; i++) {
+                printf("%.3f,%.4f,%.4f", r->samples[i].t, r->samples[i].cpu, r->samples[i].mem);
+                if (r->gpus > 0)
+                        printf(",%.4f", r->samples[i].gpu);
+                printf("\n");
+        }
+}
+
 int sim_report(cli *c, const sim_options *so, const sim_config *cfg, const sim_input *in, const sim_result *r) {
         int e = 0;
         if (c->json) {
@@ -278,9 +289,7 @@ int sim_report(cli *c, const sim_options *so, const sim_config *cfg, const sim_i
                 e = fmt_json(doc);
                 cJSON_Delete(doc);
         } else if (so->csv) {
-                printf("t,cpu,mem\n");
-                for (size_t i = 0; i < r->nsamples; i++)
-                        printf("%.3f,%.4f,%.4f\n", r->samples[i].t, r->samples[i].cpu, r->samples[i].mem);
+                print_samples_csv(r);
         } else {
                 e = print_summary(so, cfg, in, r);
         }

@@ -47,6 +47,8 @@ awk -v a="$want" -v b="$got" 'BEGIN { exit !((a - b) ^ 2 < (0.001 * a) ^ 2) }' |
 [ "$out" = "$(sim --json)" ] || fail "the same seed gave two different runs"
 sim | grep -q '^utilization: cpu .*, gpus .*% of 48 (time-averaged)$' || fail "the summary lacks the GPU utilization"
 sim | grep -q '^department .* gpu share$' || fail "the department table lacks the GPU share"
+[ "$(sim --csv --sample 3600 | head -1)" = t,cpu,mem,gpu ] || fail "--csv has no gpu column"
+sim --csv --sample 3600 | awk -F, 'NR > 1 && ($4 < 0 || $4 > 1) { exit 1 }' || fail "--csv: a GPU fraction out of [0, 1]"
 
 # CPU jobs on the GPU machines (m1-m8), at load 0.5 where GPUs often idle: Best-Fit takes a
 # machine whose GPUs idle only when no other fits, Mix-Fit sees idle GPUs bend the angle, First-Fit
