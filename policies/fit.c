@@ -32,15 +32,18 @@ static int choose_first(const sched_machine *machines, size_t n, res_t req) {
 
 /* The machine the job fits with the least (sign = +1) or most (sign = -1) free cores or memory,
  * among those that would have the fewest GPUs left idle: a GPU job packs the GPUs, and a job
- * without GPUs takes a machine whose GPUs are idle only where nothing else fits. */
-static int choose_extreme(const sched_machine *machines, size_t n, res_t req, int by_mem, int sign) {
+ * without GPUs takes a machine whose GPUs are idle only where nothing else fits. req by pointer:
+ * by value, with req.gpus read in the loop, gcc copied it for res_fits through a stack slot it
+ * had just written in halves, a stalled store forward per machine that halved the scan's speed
+ * (bench_fit, perf annotate). */
+static int choose_extreme(const sched_machine *machines, size_t n, const res_t *req, int by_mem, int sign) {
         int best = -1;
         int64_t best_key = 0, best_gpus = 0;
         for (size_t i = 0; i < n; i++) {
-                if (!fits(&machines[i], req))
+                if (!fits(&machines[i], *req))
                         continue;
                 int64_t key = sign * (by_mem ? machines[i].free.mem : machines[i].free.mcpu);
-                int64_t gpus = machines[i].free.gpus - req.gpus;
+                int64_t gpus = machines[i].free.gpus - req->gpus;
                 if (best < 0 || gpus < best_gpus || (gpus == best_gpus && key < best_key)) {
                         best = (int)i;
                         best_key = key;
@@ -50,10 +53,10 @@ static int choose_extreme(const sched_machine *machines, size_t n, res_t req, in
         return best;
 }
 
-static int choose_best_cores(const sched_machine *m, size_t n, res_t r) { return choose_extreme(m, n, r, 0, +1); }
-static int choose_best_mem(const sched_machine *m, size_t n, res_t r) { return choose_extreme(m, n, r, 1, +1); }
-static int choose_worst_cores(const sched_machine *m, size_t n, res_t r) { return choose_extreme(m, n, r, 0, -1); }
-static int choose_worst_mem(const sched_machine *m, size_t n, res_t r) { return choose_extreme(m, n, r, 1, -1); }
+static int choose_best_cores(const sched_machine *m, size_t n, res_t r) { return choose_extreme(m, n, &r, 0, +1); }
+static int choose_best_mem(const sched_machine *m, size_t n, res_t r) { return choose_extreme(m, n, &r, 1, +1); }
+static int choose_worst_cores(const sched_machine *m, size_t n, res_t r) { return choose_extreme(m, n, &r, 0, -1); }
+static int choose_worst_mem(const sched_machine *m, size_t n, res_t r) { return choose_extreme(m, n, &r, 1, -1); }
 
 /* On a machine with GPUs, the angle in the cube of cores, memory and GPUs, against its diagonal
  * (-1, -1, -1): the norm of the cross product is sqrt of the sum of (d_i - d_j)^2 over the pairs
@@ -97,7 +100,7 @@ static long index_first(sched_index *ix, res_t r) { return sched_index_first_fit
  * or are asked (the treaps know cores and memory only). */
 static long index_extreme(sched_index *ix, res_t r, bool by_mem, bool most) {
         if (ix->gpus || r.gpus > 0)
-                return choose_extreme(ix->machines, ix->n, r, by_mem, most ? -1 : +1);
+                return choose_extreme(ix->machines, ix->n, &r, by_mem, most ? -1 : +1);
         return sched_index_extreme(ix, r, by_mem, most);
 }
 
