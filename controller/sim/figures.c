@@ -42,16 +42,12 @@ int sim_dept_figures(const sim_job_values *v, const size_t *refused, const char 
         sim_dept *d = calloc(ndepts + 1, sizeof(*d));
         size_t *first = calloc(2 * ndepts + 1, sizeof(*first));
         sim_stats *stats = calloc(ndepts + 1, sizeof(*stats));
-        double *buf = malloc((v->n + 1) * sizeof(*buf)), total = 0, gpu_total = 0;
+        double *buf = malloc((v->n + 1) * sizeof(*buf)), total = 0;
         int r = d && first && stats && buf ? 0 : -ENOMEM;
         for (size_t i = 0; r == 0 && i < v->n; i++) {
                 d[v->dept[i]].jobs++;
                 d[v->dept[i]].cpu_seconds += v->cpu_seconds[i];
                 total += v->cpu_seconds[i];
-                if (v->gpu_seconds) {
-                        d[v->dept[i]].gpu_seconds += v->gpu_seconds[i];
-                        gpu_total += v->gpu_seconds[i];
-                }
         }
         for (size_t k = 1; r == 0 && k < ndepts; k++)
                 first[k] = first[k - 1] + d[k - 1].jobs;
@@ -67,7 +63,6 @@ int sim_dept_figures(const sim_job_values *v, const size_t *refused, const char 
                         d[k].refused = refused[k];
                         d[k].jobs += refused[k];
                         d[k].cpu_share = total > 0 ? d[k].cpu_seconds / total : 0;
-                        d[k].gpu_share = gpu_total > 0 ? d[k].gpu_seconds / gpu_total : 0;
                         if (d[k].jobs > 0)
                                 d[out->ndepts++] = d[k];
                 }
@@ -79,4 +74,18 @@ int sim_dept_figures(const sim_job_values *v, const size_t *refused, const char 
         free(stats);
         free(buf);
         return r;
+}
+
+void sim_dept_gpu_figures(const double *gpu_seconds, const char *const *names, size_t ndepts, sim_result *out) {
+        double total = 0;
+        for (size_t k = 0; k < ndepts; k++)
+                total += gpu_seconds[k];
+        /* out->depts keeps names' order, less the departments without a job */
+        for (size_t k = 0, i = 0; k < ndepts && i < out->ndepts; k++) {
+                if (out->depts[i].name != names[k])
+                        continue;
+                out->depts[i].gpu_seconds = gpu_seconds[k];
+                out->depts[i].gpu_share = total > 0 ? gpu_seconds[k] / total : 0;
+                i++;
+        }
 }

@@ -8,7 +8,6 @@ typedef struct sim_job_values {
         const uint32_t *dept;
         const double *wait, *response, *cpu_seconds;
         size_t n;
-        const double *gpu_seconds; /* NULL: no job asked a GPU */
 } sim_job_values;
 
 /* Fill out->depts with one entry per department of names[0..ndepts) that had a job, accepted
@@ -16,3 +15,6 @@ typedef struct sim_job_values {
  * then stays NULL). */
 int sim_dept_figures(const sim_job_values *v, const size_t *refused, const char *const *names, size_t ndepts,
                      sim_result *out);
+/* Set the gpu_seconds and gpu_share of out->depts (made by sim_dept_figures from the same names)
+ * from gpu_seconds[0..ndepts), by department index. O(ndepts). */
+void sim_dept_gpu_figures(const double *gpu_seconds, const char *const *names, size_t ndepts, sim_result *out);

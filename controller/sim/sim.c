@@ -42,6 +42,7 @@ typedef struct sim {
         size_t *refused; /* by department */
         res_t capacity, used;
         double used_cpu_time, used_mem_time; /* integrals of use over time */
+        double used_gpu_time, *dept_gpu;     /* of GPUs; GPU-seconds by department, as jobs end */
         sim_result *out;
         size_t samples_cap;
         size_t events_done; /* arrivals, and ends or refusals: two per job, for cfg->progress */
@@ -49,7 +50,6 @@ typedef struct sim {
         sim_families families; /* MapReduce jobs, when the source has them */
         job *owners; /* one job per type the jobs share their strings with (share_strings) */
         size_t nowners;
-        double used_gpu_time; /* the integral of GPUs in use over time */
 } sim;
 
 static bool earlier(const event *a, const event *b) {
@@ -115,6 +115,8 @@ static void sim_cancel(void *userdata, ctl_node *n, const job *j, int grace_ms) 
 static void sim_terminal(void *userdata, const job *j) {
         sim *s = userdata;
         s->end[j->id - 1] = s->now;
+        if (s->dept_gpu && j->spec.req.gpus > 0) /* now, while the job is there to ask */
+                s->dept_gpu[s->dept[j->id - 1]] += (double)j->spec.req.gpus * (s->now - s->start[j->id - 1]);
 }
 
 /* Simulated agents never go silent: no link to drop. */
@@ -394,22 +396,19 @@ static int report_jobs(sim *s) {
 /* Per-department figures, from the accepted jobs' waits and responses (before they are sorted). */
 static int collect_depts(sim *s, const double *wait, const double *resp) {
         size_t n = s->st.njobs;
-        double *cpu = malloc((n + 1) * sizeof(*cpu)), *gpu = malloc((n + 1) * sizeof(*gpu));
+        double *cpu = malloc((n + 1) * sizeof(*cpu));
         uint32_t *dept = malloc((n + 1) * sizeof(*dept));
-        int r = cpu && gpu && dept ? 0 : -ENOMEM;
+        int r = cpu && dept ? 0 : -ENOMEM;
         for (size_t i = 0; r == 0 && i < n; i++) {
                 const job *j = s->st.jobs[i];
                 dept[i] = s->dept[j->id - 1];
                 double ran = j->state == JOB_PENDING ? 0 : s->end[j->id - 1] - s->start[j->id - 1];
                 cpu[i] = (double)j->spec.req.mcpu / 1000 * ran;
-                gpu[i] = (double)j->spec.req.gpus * ran;
         }
-        sim_job_values v = { .dept = dept, .wait = wait, .response = resp, .cpu_seconds = cpu, .n = n,
-                             .gpu_seconds = s->capacity.gpus > 0 ? gpu : NULL };
+        sim_job_values v = { .dept = dept, .wait = wait, .response = resp, .cpu_seconds = cpu, .n = n };
         if (r == 0)
                 r = sim_dept_figures(&v, s->refused, s->cfg->dept_names, s->cfg->ndepts, s->out);
         free(cpu);
-        free(gpu);
         free(dept);
         return r;
 }
@@ -428,6 +427,8 @@ static int collect(sim *s) {
                 resp[i] = s->end[id - 1] - s->arrival[id - 1];
         }
         int r = s->cfg->ndepts ? collect_depts(s, wait, resp) : 0;
+        if (r == 0 && s->dept_gpu)
+                sim_dept_gpu_figures(s->dept_gpu, s->cfg->dept_names, s->cfg->ndepts, s->out);
         if (r == 0 && s->cfg->each_job)
                 r = report_jobs(s);
         if (r == 0 && s->families.n)
@@ -477,6 +478,8 @@ int sim_run(const sim_config *cfg, sim_result *out, char *err, size_t errlen) {
         bool told = r < 0 && cfg->nmachines; /* add_machines said why */
         if (r == 0 && cfg->ndepts && !(s.refused = calloc(cfg->ndepts, sizeof(*s.refused))))
                 r = -ENOMEM;
+        if (r == 0 && cfg->ndepts && s.capacity.gpus > 0 && !(s.dept_gpu = calloc(cfg->ndepts, sizeof(*s.dept_gpu))))
+                r = -ENOMEM;
         if (r == 0)
                 r = run_events(&s);
         if (r == 0)
@@ -492,6 +495,8 @@ int sim_run(const sim_config *cfg, sim_result *out, char *err, size_t errlen) {
         for (size_t i = 0; i < s.nowners; i++)
                 job_free(&s.owners[i]);
         free(s.owners);
+        free(s.dept_gpu);
+        free(fair_depts.v);
         free(s.events.v);
         free(s.arrival);
         free(s.runtime);
@@ -500,7 +505,6 @@ int sim_run(const sim_config *cfg, sim_result *out, char *err, size_t errlen) {
         free(s.dept);
         free(s.refused);
         fam_free(&s.families);
-        free(fair_depts.v);
         return r;
 }
 
