@@ -12,14 +12,16 @@ data=$(cd "$(dirname "$0")/../data" && pwd)
 sim() { "$COLONY_BIN/colony" sim --workload gpu-lab --scale 8 --jobs 3000 --load 1.5 --seed 3 "$@"; }
 
 # gpus_ok CSV: at no instant does a machine run jobs asking more GPUs than it has (ends before
-# starts at the same instant: a job may start as another leaves). Prints the peak per machine.
+# starts at the same instant: a job may start as another leaves), and some job asks GPUs (a CSV
+# that lost its gpus column must not pass). Prints the peak per machine.
 gpus_ok() {
         awk -F, 'NR > 1 && $5 != "" && $13 > 0 { print $3 "," $5 "," $13; print $3 "," $6 "," (0 - $13) }' "$1" |
                 sort -t, -k1,1 -k2,2g -k3,3n |
                 awk -F, '{ n = substr($1, 2) + 0; cap = n <= 4 ? 8 : n <= 8 ? 4 : 0
                            used[$1] += $3; if (used[$1] > cap) { print "over: " $1 " holds " used[$1] " of " cap " GPUs at " $2; bad = 1 }
                            if (used[$1] > peak[$1]) peak[$1] = used[$1] }
-                         END { for (m in peak) printf "%s=%d ", m, peak[m]; print ""; exit bad }'
+                         END { for (m in peak) printf "%s=%d ", m, peak[m]; print ""
+                               if (length(peak) == 0) print "no job with GPUs in the CSV"; exit bad || length(peak) == 0 }'
 }
 
 for p in "first-fit --order fifo" "first-fit --order backfill" "best-fit-cores --order backfill" \
