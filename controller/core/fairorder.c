@@ -206,7 +206,7 @@ static bool under_caps(const pass *p, uint32_t dept, res_t req) {
                 res_t after = res_add(p->vused[a], req);
                 if (cap < 1 && ((double)after.mcpu > cap * (double)p->capacity.mcpu ||
                                 (double)after.mem > cap * (double)p->capacity.mem ||
-                                (double)after.gpus > cap * (double)p->capacity.gpus))
+                                (p->capacity.gpus > 0 && (double)after.gpus > cap * (double)p->capacity.gpus)))
                         return false;
         }
         return true;

@@ -228,7 +228,7 @@ END_TEST
  * ml's job (1 GPU, 2 cores) is 1/8 of the GPUs, as physics' (8 cores) is 1/8 of the cores: ml is
  * entitled to the 8 GPUs (16 cores), physics to 6 jobs (48 cores), and the first 14 offered are
  * those. Counted on cores alone, ml's job would be 1/32 and ml would get 9 of the first 14. A
- * cap of 1/2 on ml holds its jobs past the 4th GPU. */
+ * cap of 1/2 on ml holds its jobs past the 4th GPU, of a cluster with GPUs. */
 static const res_t lab = { .mcpu = 64000, .mem = 512 * GB, .gpus = 8 };
 static const res_t gpu_job = { .mcpu = 2000, .mem = GB, .gpus = 1 }, cpu_job = { .mcpu = 8000, .mem = GB };
 
@@ -258,6 +258,9 @@ START_TEST(gpus_count_in_the_dominant_share) {
         rank(lab, fx.n, false);
         ck_assert_uint_eq(count_in_prefix(fx.kept, "ml"), 4);
         ck_assert_uint_eq(fx.kept, 14);
+        /* with the GPU nodes down the cap says nothing of GPUs: the jobs wait for a node, not the cap */
+        rank((res_t){ .mcpu = 64000, .mem = 512 * GB }, fx.n, false);
+        ck_assert_uint_eq(fx.kept, fx.n);
 }
 END_TEST
 
