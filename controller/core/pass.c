@@ -269,15 +269,6 @@ int ctl_fair_shares(ctl_state *st, fairorder_report *rep, uint64_t *next_id) {
         return r;
 }
 
-/* Whether one of the n jobs asks for GPUs: the index (sched_index.h) prunes and orders on cores
- * and memory alone, and would offer a node whose GPUs are taken; the scan asks res_fits. */
-static bool asks_gpus(const sched_job *jobs, size_t n) {
-        for (size_t i = 0; i < n; i++)
-                if (jobs[i].req.gpus > 0)
-                        return true;
-        return false;
-}
-
 /* One pass over the n pending jobs from the first-th on (in the fair order when first is 0):
  * *offered is how many the policy was offered, *placed how many it placed. Returns how many
  * were launched, or -ENOMEM. */
@@ -295,8 +286,7 @@ static long pass(ctl_state *st, size_t first, size_t n, size_t *offered, long *p
         if (st->nice_seen && ctl_wait_nice(st, st->pass_jobs, *offered) < 0)
                 return -ENOMEM;
         *offered = ctl_user_limits(st, st->pass_jobs, *offered);
-        /* the index follows the placements; it knows no GPUs (asks_gpus) */
-        bool indexed = !st->cfg.dispatcher && !st->cfg.scan && !asks_gpus(st->pass_jobs, *offered);
+        bool indexed = !st->cfg.dispatcher && !st->cfg.scan; /* the index follows the placements */
         const sched_assignment *out = st->pass_out;
         long launched = 0;
         size_t skipped;
