@@ -158,6 +158,7 @@ static void adopt_record(agent *a, uint64_t id) {
         snprintf(j->cgroup, sizeof(j->cgroup), "%s", rec.cgroup);
         agent_job_insert(a, j);
         jobcores_adopt(j);
+        jobgpus_adopt(j, rec.gpu_ids);
         adopt_watch(j);
 }
 

@@ -54,6 +54,7 @@ typedef struct agent_job {
         bool cgroup_foreign;    /* its launch found its cgroup made already: not the job's to kill */
         uint64_t launch_msg_usec; /* CLOCK_MONOTONIC of the turn its launch message came in: the log
                                    * says how long to its exec (tests/bench/launch.sh reads it) */
+        char gpu_ids[JOBFILE_GPU_IDS_MAX]; /* the GPUs it holds, their indexes ("0,2"); "" when none */
 } agent_job;
 
 struct agent {
@@ -85,13 +86,22 @@ void jobcores_adopt(agent_job *j);
 /* Free j's cores (it ended, or never started), for the jobs sharing the others. */
 void jobcores_release(agent_job *j);
 
+/* GPUs of their own (jobgpus.c). */
+/* Give j n of the agent's free GPUs (j->gpu_ids names them) and write into deny (room for
+ * GPUS_MAX) the device nodes of all the others, which its cgroup must deny it; *ndeny says how
+ * many. Returns 0, or -EBUSY with err set when fewer are free. */
+int jobgpus_take(agent_job *j, int64_t n, cg_device *deny, size_t *ndeny, char *err, size_t errlen);
+/* An adopted job holds again the GPUs of its record (ids, "" for none), when they are the agent's
+ * and free; else it keeps none (logged). */
+void jobgpus_adopt(agent_job *j, const char *ids);
+/* Free j's GPUs (it ended, or never started). */
+void jobgpus_release(agent_job *j);
+
 /* Log prefix naming a job and its cgroup. */
 #define JOB_FMT "job=%" PRIu64 " cgroup=%s/%s"
 #define JOB_ARGS(j) (j)->id, cg_subtree_path((j)->agent->cg), (j)->cgroup
 
 /* Jobs' table: agent.c. */
-/* Wall-clock time in microseconds, as reports carry it. */
-int64_t agent_now_usec(void);
 /* The job of that id in the table, or NULL. */
 agent_job *agent_job_find(agent *a, uint64_t id);
 /* Add j to the table, which owns it from then on. */

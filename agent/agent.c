@@ -31,13 +31,6 @@
 #define CANCEL_DEFAULT_GRACE_MS 10000
 #define CANCEL_MAX_GRACE_MS (24 * 3600 * 1000)
 
-int64_t agent_now_usec(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 agent_job *agent_job_find(agent *a, uint64_t id) {
         for (agent_job *j = a->jobs; j; j = j->next)
                 if (j->id == id)
@@ -69,6 +62,7 @@ void agent_job_free(agent_job *j) {
         }
         jobstart_unqueue(j);
         jobcores_release(j);
+        jobgpus_release(j);
         sd_event_source_disable_unref(j->watch);
         sd_event_source_disable_unref(j->grace);
         sd_event_source_disable_unref(j->progress);
@@ -85,6 +79,8 @@ int agent_job_save(agent_job *j) {
                               .attempt = j->attempt, .time_limit_usec = j->time_limit_usec,
                               .timed_out = j->timed_out};
         char *text;
+
+        snprintf(rec.gpu_ids, sizeof(rec.gpu_ids), "%s", j->gpu_ids);
         int r;
 
         snprintf(rec.cgroup, sizeof(rec.cgroup), "%s", j->cgroup);
@@ -301,7 +297,9 @@ static cJSON *build_hello(void *userdata) {
                   cJSON_AddStringToObject(m, "cgroup_mode", cg_get_mode(a->cg) == CG_MODE_V2 ? "v2" : "v1") &&
                   cJSON_AddStringToObject(m, "cgroup_root", cg_subtree_path(a->cg)) &&
                   (running = cJSON_AddArrayToObject(m, "running")) &&
-                  (!a->cfg.features || cJSON_AddStringToObject(m, "features", a->cfg.features));
+                  (!a->cfg.features || cJSON_AddStringToObject(m, "features", a->cfg.features)) &&
+                  (!a->cfg.gpus.n || cJSON_AddNumberToObject(m, "gpus", (double)a->cfg.gpus.n)) &&
+                  (!a->cfg.gpu_type || cJSON_AddStringToObject(m, "gpu_type", a->cfg.gpu_type));
 
         for (agent_job *j = a->jobs; ok && j; j = j->next) {
                 cJSON *n = cJSON_CreateNumber((double)j->id);

@@ -7,6 +7,7 @@
  * cgroup backend and the exit decision. */
 #pragma once
 #include "cgroup.h"
+#include "gpus.h"
 #include "res.h"
 #include "tls.h"
 #include <stdbool.h>
@@ -29,6 +30,8 @@ typedef struct agent_config {
         int kill_wait_s;        /* a job past its time limit: SIGTERM, and SIGKILL this much later */
         const char *features;   /* this host's features (nodesel.h list) for --constraint, or NULL */
         bool no_cpuset;         /* whole-CPU jobs get no cores of their own (a quota only) */
+        gpus gpus;              /* the GPUs offered (gpufind.h): the agent's copy says who holds each */
+        const char *gpu_type;   /* their type ("a100"), also one of the node's features; NULL: none */
 } agent_config;
 
 typedef struct agent agent;

@@ -2,6 +2,7 @@
 #include "agentconf.h"
 #include "cgroup.h"
 #include "fileio.h"
+#include "gpufind.h"
 #include "jobdir.h"
 #include "log.h"
 #include "log_journal.h"
@@ -39,7 +40,8 @@ static const char *const config_keys[] = {
         "agent.controller", "agent.secret_file", "agent.name",         "agent.cpus",
         "agent.mem",        "agent.pids",        "agent.default_pids", "agent.state_dir",
         "agent.tls_ca",     "agent.tls_cert",    "agent.tls_key",      "agent.tls_server_name",
-        "agent.launch_timeout_ms", "agent.kill_wait", "agent.features", "agent.cpuset", NULL,
+        "agent.launch_timeout_ms", "agent.kill_wait", "agent.features", "agent.cpuset",
+        "agent.gpus", "agent.gpu_devices", "agent.gpu_type", NULL,
 };
 
 static void usage(FILE *f) {
@@ -59,6 +61,10 @@ static void usage(FILE *f) {
               "                          later (default 30, Slurm's KillWait)\n"
               "  --features A,B          this host's features, for submit --constraint (\"ssd,avx512\")\n"
               "  --no-cpuset             whole-CPU jobs get a CPU quota only, no cores of their own\n"
+              "  --gpus N                GPUs offered: the first N found (/dev/nvidiaN, /dev/dri/renderDN;\n"
+              "                          default: all found; 0: none)\n"
+              "  --gpu-devices LIST      the GPUs' device nodes instead (\"/dev/nvidia0,/dev/nvidia1\")\n"
+              "  --gpu-type TYPE         their type (\"a100\"), for submit --gres gpu:TYPE:N\n"
               "  --tls-ca PEM            talk TLS to the controller, whose certificate must chain to\n"
               "                          this CA and name the --controller host\n"
               "  --tls-server-name NAME  the name the controller's certificate must carry instead\n"
@@ -78,7 +84,8 @@ static void usage(FILE *f) {
 enum { OPT_CONTROLLER = 256, OPT_SECRET, OPT_NAME, OPT_CPUS, OPT_MEM, OPT_PIDS,
        OPT_DEFAULT_PIDS, OPT_CONFIG, OPT_LOG_LEVEL, OPT_CLEANUP, OPT_HELP, OPT_STATE_DIR,
        OPT_STOP_JOBS, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME, OPT_LAUNCH_TIMEOUT, OPT_KILL_WAIT,
-       OPT_SCOPE, OPT_STOP_SCOPE, OPT_FEATURES, OPT_NO_CPUSET };
+       OPT_SCOPE, OPT_STOP_SCOPE, OPT_FEATURES, OPT_NO_CPUSET,
+       OPT_GPUS, OPT_GPU_DEVICES, OPT_GPU_TYPE };
 static const struct option longopts[] = {
         {"controller", required_argument, NULL, OPT_CONTROLLER},
         {"secret-file", required_argument, NULL, OPT_SECRET},
@@ -102,6 +109,9 @@ static const struct option longopts[] = {
         {"stop-scope", no_argument, NULL, OPT_STOP_SCOPE},
         {"features", required_argument, NULL, OPT_FEATURES},
         {"no-cpuset", no_argument, NULL, OPT_NO_CPUSET},
+        {"gpus", required_argument, NULL, OPT_GPUS},
+        {"gpu-devices", required_argument, NULL, OPT_GPU_DEVICES},
+        {"gpu-type", required_argument, NULL, OPT_GPU_TYPE},
         {"help", no_argument, NULL, OPT_HELP},
         {0},
 };
@@ -131,6 +141,9 @@ static int take_option(int c, char **argv, options *o) {
         case OPT_STOP_SCOPE: o->stop_scope = true; break;
         case OPT_FEATURES: o->features = optarg; break;
         case OPT_NO_CPUSET: o->no_cpuset = true; break;
+        case OPT_GPUS: o->gpus = optarg; break;
+        case OPT_GPU_DEVICES: o->gpu_devices = optarg; break;
+        case OPT_GPU_TYPE: o->gpu_type = optarg; break;
         case OPT_HELP: usage(stdout); return 1;
         case OPT_LOG_LEVEL:
                 o->log_level = log_level_from_name(optarg);
@@ -177,6 +190,8 @@ static int merge_config(options *o, const config *cfg, char *err, size_t errlen)
         o->tls_key = o->tls_key ? o->tls_key : config_get(cfg, "agent.tls_key");
         o->tls_server_name = o->tls_server_name ? o->tls_server_name : config_get(cfg, "agent.tls_server_name");
         o->features = o->features ? o->features : config_get(cfg, "agent.features");
+        o->gpu_devices = o->gpu_devices ? o->gpu_devices : config_get(cfg, "agent.gpu_devices");
+        o->gpu_type = o->gpu_type ? o->gpu_type : config_get(cfg, "agent.gpu_type");
         bool cpuset = true;
         if (!o->no_cpuset && (r = config_get_bool(cfg, "agent.cpuset", &cpuset, err, errlen)) < 0 && r != -ENOENT)
                 return r;
@@ -310,6 +325,37 @@ int load_config(options *o, config *cfg, char *err, size_t errlen) {
         return r < 0 ? r : merge_config(o, cfg, err, errlen);
 }
 
+/* The GPUs offered: the devices named, else the first N found on the host (all by default);
+ * their type a feature name. ac->capacity.gpus counts them. Returns 0 or -errno with err. */
+static int resolve_gpus(const options *o, const config *cfg, agent_config *ac, char *err, size_t errlen) {
+        int64_t want = -1;
+        int r = get_setting(o->gpus, "gpus", cfg, SETTING_UINT, GPUS_MAX, &want, err, errlen);
+
+        if (r == 0 && o->gpu_devices)
+                r = gpufind_paths(&ac->gpus, o->gpu_devices, err, errlen);
+        else if (r == 0 && want != 0 && (r = gpufind_host(&ac->gpus, "/dev", err, errlen)) == 0 &&
+                 want > (int64_t)ac->gpus.n) {
+                snprintf(err, errlen, "gpus = %lld, but this host has %zu GPU devices (/dev/nvidiaN, /dev/dri/renderDN)",
+                         (long long)want, ac->gpus.n);
+                r = -EINVAL;
+        }
+        if (r == 0 && o->gpu_devices && want >= 0 && want != (int64_t)ac->gpus.n) {
+                snprintf(err, errlen, "gpus = %lld, but gpu_devices names %zu", (long long)want, ac->gpus.n);
+                r = -EINVAL;
+        }
+        if (r == 0 && o->gpu_type && (!nodesel_list_ok(o->gpu_type) || strchr(o->gpu_type, ','))) {
+                snprintf(err, errlen, "gpu type '%s' is not a name (letters, digits, _ . -)", o->gpu_type);
+                r = -EINVAL;
+        }
+        if (r < 0)
+                return r;
+        if (want >= 0 && !o->gpu_devices)
+                ac->gpus.n = (size_t)want;
+        ac->capacity.gpus = (int64_t)ac->gpus.n;
+        ac->gpu_type = ac->gpus.n && o->gpu_type && *o->gpu_type ? o->gpu_type : NULL;
+        return 0;
+}
+
 /* TLS to the controller when any TLS setting is given (tls_ca is then required): ac->tls,
  * the caller's to free. Returns 0, EXIT_USAGE or 1 with the reason in err. */
 static int configure_tls(const options *o, agent_config *ac, char *err, size_t errlen) {
@@ -356,6 +402,8 @@ int configure(const options *o, const config *cfg, agent_config *ac, char **secr
         }
         ac->features = o->features && *o->features ? o->features : NULL;
         ac->no_cpuset = o->no_cpuset;
+        if (resolve_gpus(o, o->config_path ? cfg : NULL, ac, err, errlen) < 0)
+                return EXIT_USAGE;
         if (!o->controller || !o->secret_file) {
                 snprintf(err, errlen, "--%s is required", o->controller ? "secret-file" : "controller");
                 return EXIT_USAGE;

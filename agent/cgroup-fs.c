@@ -24,13 +24,6 @@ int64_t cg_cpu_quota_us(int64_t mcpu) {
         return q < CPU_QUOTA_MIN_US ? CPU_QUOTA_MIN_US : q;
 }
 
-int64_t cg_now_ms(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 void cg_sleep_ms(int64_t ms) {
         struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000};
 

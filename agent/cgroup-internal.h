@@ -58,8 +58,6 @@ extern const cg_ops cg_v2_ops;
 /* The CFS quota in microseconds per period for mcpu milli-cores (> 0). */
 int64_t cg_cpu_quota_us(int64_t mcpu);
 
-/* CLOCK_MONOTONIC in milliseconds. */
-int64_t cg_now_ms(void);
 /* Sleep ms milliseconds (restarting after signals). */
 void cg_sleep_ms(int64_t ms);
 /* True when word is one of the items of list, which are separated by any char of seps. */

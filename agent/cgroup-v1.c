@@ -3,8 +3,14 @@
  * Each controller colony needs has its own hierarchy (or shares one, as with a co-mounted
  * "cpu,cpuacct"), its own mount point and its own "own cgroup" from /proc/self/cgroup, so the
  * subtree colony-<agent> exists once per distinct hierarchy. A job's tasks are listed in the
- * freezer hierarchy, which is also what kills them. */
+ * freezer hierarchy, which is also what kills them. The devices hierarchy, where mounted, keeps a
+ * job from the device nodes of cg_limits.deny: devices.deny of the job's cgroup, written before
+ * any of its tasks is moved there. A devices cgroup starts with its parent's list, so the
+ * subtree and the departments' cgroups keep what the agent's own cgroup allows, and a job's
+ * denials stay its own. */
+#include "cgdev.h"
 #include "cgroup-internal.h"
+#include "clock.h"
 #include "log.h"
 
 #include <errno.h>
@@ -15,13 +21,19 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { V1_CPU, V1_CPUACCT, V1_MEMORY, V1_PIDS, V1_FREEZER, V1_CPUSET, _V1_MAX };
+enum { V1_CPU, V1_CPUACCT, V1_MEMORY, V1_PIDS, V1_FREEZER, V1_CPUSET, V1_DEVICES, _V1_MAX };
 
-static const char *const v1_names[_V1_MAX] = {"cpu", "cpuacct", "memory", "pids", "freezer", "cpuset"};
+static const char *const v1_names[_V1_MAX] = {"cpu", "cpuacct", "memory", "pids", "freezer", "cpuset", "devices"};
+
+/* The controllers a host may lack, and what jobs go without then. */
+static const char *const v1_optional[_V1_MAX] = {
+        [V1_CPUSET] = "jobs get no cores of their own",
+        [V1_DEVICES] = "jobs cannot be kept from devices (a job given GPUs fails to start)",
+};
 
 typedef struct v1_state {
-        char *dir[_V1_MAX]; /* the subtree in each controller's hierarchy; cpuset's NULL when the
-                             * host mounts none (jobs then get no cores of their own) */
+        char *dir[_V1_MAX]; /* the subtree in each controller's hierarchy; an optional one's NULL
+                             * when the host mounts none (v1_optional) */
 } v1_state;
 
 static v1_state *state(cg_backend *cg) {
@@ -134,8 +146,8 @@ static int v1_open(cg_backend *cg, char *err, size_t errlen) {
         cg->priv = s;
         for (int i = 0; r == 0 && i < _V1_MAX; i++) {
                 r = subtree_dir(cg, i, &s->dir[i], err, errlen);
-                if (r == -EOPNOTSUPP && i == V1_CPUSET) {
-                        log_msg(LOG_NOTICE, "cgroup v1: %s: jobs get no cores of their own", err);
+                if (r == -EOPNOTSUPP && v1_optional[i]) {
+                        log_msg(LOG_NOTICE, "cgroup v1: %s: %s", err, v1_optional[i]);
                         r = 0;
                         continue;
                 }
@@ -161,6 +173,47 @@ static int v1_open(cg_backend *cg, char *err, size_t errlen) {
                 }
                 cg->priv = NULL;
         }
+        return r;
+}
+
+/* Whether the devices.list text list still lets the cgroup's tasks at d. In the default mode
+ * the list reads "a *:* rwm" whatever was denied, and a deny always holds. Below a cgroup that
+ * allows listed devices only (a container's), the list names those, and a deny takes out an
+ * entry of exactly d only: a range ("c 195:* rwm") stays, and d in it. */
+static bool device_listed(const char *list, const cg_device *d) {
+        if (strcmp(list, "a *:* rwm") == 0)
+                return false;
+        for (const char *p = list; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+                char type, major[16], minor[16];
+
+                if (sscanf(p, "%c %15[^:]:%15s", &type, major, minor) == 3 && (type == 'a' || type == d->type) &&
+                    (strcmp(major, "*") == 0 || strtoul(major, NULL, 10) == d->major) &&
+                    (strcmp(minor, "*") == 0 || strtoul(minor, NULL, 10) == d->minor))
+                        return true;
+        }
+        return false;
+}
+
+/* Deny the job's devices in its devices cgroup dir, then check that each is denied indeed. */
+static int deny_devices(const char *dir, const cg_limits *lim, char *err, size_t errlen) {
+        char v[32], *list = NULL;
+        int r = 0;
+
+        for (size_t i = 0; r == 0 && i < lim->ndeny; i++) {
+                snprintf(v, sizeof(v), "%c %" PRIu32 ":%" PRIu32 " rwm", lim->deny[i].type, lim->deny[i].major,
+                         lim->deny[i].minor);
+                r = cg_write(dir, "devices.deny", v, err, errlen);
+        }
+        if (r == 0 && (r = cg_read(dir, "devices.list", &list)) < 0)
+                snprintf(err, errlen, "read %s/devices.list: %s", dir, strerror(-r));
+        for (size_t i = 0; r == 0 && i < lim->ndeny; i++)
+                if (device_listed(list, &lim->deny[i])) {
+                        snprintf(err, errlen, "cgroup=%s: the devices cgroups above allow listed devices only, "
+                                 "and a range of them still holds %c %" PRIu32 ":%" PRIu32 " after devices.deny",
+                                 dir, lim->deny[i].type, lim->deny[i].major, lim->deny[i].minor);
+                        r = -EPERM;
+                }
+        free(list);
         return r;
 }
 
@@ -194,6 +247,8 @@ static int write_limits(int ctl, const char *dir, const cg_limits *lim, char *er
                 r = cg_write_i64(dir, "pids.max", lim->pids, err, errlen);
         if (ctl == V1_CPUSET && lim->cpus)
                 r = cg_write(dir, "cpuset.cpus", lim->cpus, err, errlen);
+        if (ctl == V1_DEVICES && lim->ndeny > 0)
+                r = deny_devices(dir, lim, err, errlen);
         return r;
 }
 
@@ -240,10 +295,25 @@ static int mkdir_everywhere(cg_backend *cg, const char *rel, bool exist_ok, bool
         return r;
 }
 
+/* Whether the job's devices can be denied here, before anything is made for it. */
+static int devices_check(cg_backend *cg, const char *job, const cg_limits *lim, char *err, size_t errlen) {
+        int r = cgdev_check(job, lim->deny, lim->ndeny, err, errlen);
+
+        if (r == 0 && lim->ndeny > 0 && !state(cg)->dir[V1_DEVICES]) {
+                snprintf(err, errlen, "cgroup v1: job %s may not open %zu devices, but no devices hierarchy is "
+                         "mounted to keep it from them", job, lim->ndeny);
+                r = -EOPNOTSUPP;
+        }
+        return r;
+}
+
 static int v1_job_create(cg_backend *cg, const char *job, const cg_limits *lim, char *err, size_t errlen) {
         char path[PATH_MAX];
         bool made[_V1_MAX] = {false};
-        int r = mkdir_everywhere(cg, job, false, made, err, errlen);
+        int r = devices_check(cg, job, lim, err, errlen);
+
+        if (r == 0)
+                r = mkdir_everywhere(cg, job, false, made, err, errlen);
 
         for (int i = 0; r == 0 && i < _V1_MAX; i++)
                 if (state(cg)->dir[i] && (r = job_path(cg, i, job, path, sizeof(path))) == 0)
@@ -312,7 +382,7 @@ static int v1_job_freeze(cg_backend *cg, const char *job, bool frozen, int64_t d
                 free(st);
                 if (done)
                         return 0;
-                if (cg_now_ms() >= deadline_ms)
+                if (clock_mono_ms() >= deadline_ms)
                         return -ETIMEDOUT;
                 cg_sleep_ms(1);
         }

@@ -12,8 +12,12 @@
  *    user.delegate) extended attribute, which systemd >= 251 sets for Delegate=yes units. Once
  *    the agent has left for its leaf the own cgroup must hold no task; the agent disables them
  *    again before it moves back to remove its subtree.
- * Otherwise cg_open fails and says which controllers are missing where. */
+ * Otherwise cg_open fails and says which controllers are missing where.
+ * A job's denied devices (cg_limits.deny) are a BPF_CGROUP_DEVICE program on its cgroup
+ * (cgdev-bpf.c), attached before any of its tasks runs there. */
+#include "cgdev.h"
 #include "cgroup-internal.h"
+#include "clock.h"
 #include "log.h"
 
 #include <errno.h>
@@ -334,6 +338,8 @@ static int v2_job_create(cg_backend *cg, const char *job, const cg_limits *lim, 
                 snprintf(err, errlen, "cgroup path too long for job %s", job);
                 return r;
         }
+        if ((r = cgdev_check(job, lim->deny, lim->ndeny, err, errlen)) < 0)
+                return r;
         if ((r = cg_mkdir(dir, false, NULL, err, errlen)) < 0)
                 return r;
         if (lim->mcpu > 0) {
@@ -356,6 +362,8 @@ static int v2_job_create(cg_backend *cg, const char *job, const cg_limits *lim, 
                 log_warning("cgroup=%s: no cpuset controller here: the job shares every core", dir);
                 r = 0;
         }
+        if (r == 0 && lim->ndeny > 0)
+                r = cgdev_bpf_deny(dir, lim->deny, lim->ndeny, err, errlen);
         if (r < 0)
                 (void)cg_rmdir(dir);
         return r;
@@ -467,7 +475,7 @@ static int v2_job_freeze(cg_backend *cg, const char *job, bool frozen, int64_t d
         while (r == 0 && frozen) {
                 if ((r = cg_read_key(dir, "cgroup.events", "frozen", &done)) < 0 || done)
                         break;
-                if (cg_now_ms() >= deadline_ms)
+                if (clock_mono_ms() >= deadline_ms)
                         return -ETIMEDOUT;
                 cg_sleep_ms(1);
         }

@@ -2,7 +2,7 @@
  * job and department cgroups, kills (cgroupfs helpers: cgroup-fs.c).
  *
  * libcgroup or direct cgroupfs: colony uses direct cgroupfs access for everything, and no
- * libcgroup call. Checked against libcgroup 2.0.2 (Debian 12):
+ * libcgroup call (v2's device control is no file at all, but a BPF program: cgdev-bpf.c). Checked against libcgroup 2.0.2 (Debian 12):
  *  - cgroup_init() builds its mount table from /proc/mounts, which lacks the mount's root, so
  *    on a host whose hierarchies are bind-mounted subdirectories (v1 containers without a
  *    cgroup namespace) mount point + /proc/self/cgroup path names a directory that does not
@@ -14,6 +14,7 @@
  *    memory.limit_in_bytes before memory.memsw.limit_in_bytes and cfs_period before quota.
  * cgroup files are written with one write(2) each and never created (see cg_write). */
 #include "cgroup-internal.h"
+#include "clock.h"
 #include "fileio.h"
 #include "log.h"
 #include "proto.h"
@@ -66,7 +67,7 @@ int cg_wait_empty(cg_backend *cg, const char *job, int64_t deadline_ms) {
                         return 0;
                 if (r < 0)
                         return r;
-                if (cg_now_ms() >= deadline_ms)
+                if (clock_mono_ms() >= deadline_ms)
                         return -ETIMEDOUT;
                 cg_sleep_ms(5);
         }
@@ -83,7 +84,7 @@ int cg_kill_frozen(cg_backend *cg, const char *job, int64_t deadline_ms) {
         /* At least one round, so that a deadline already past (cg_job_kill with no time to
          * wait, a round per turn of the agent's loop) still kills. */
         for (bool first = true; r == 0; first = false) {
-                int64_t now = cg_now_ms();
+                int64_t now = clock_mono_ms();
                 int t;
 
                 r = cg_job_is_empty(cg, job);
@@ -103,7 +104,7 @@ int cg_kill_frozen(cg_backend *cg, const char *job, int64_t deadline_ms) {
                 if (r == 0 || r == -ENOENT)
                         r = t == -ENOENT ? 0 : t;
                 if (r == 0 && deadline_ms > now)
-                        (void)cg_wait_empty(cg, job, min_ms(cg_now_ms() + KILL_ROUND_MS, deadline_ms));
+                        (void)cg_wait_empty(cg, job, min_ms(clock_mono_ms() + KILL_ROUND_MS, deadline_ms));
         }
         return r;
 }
@@ -401,7 +402,7 @@ int cg_job_signal(cg_backend *cg, const char *job, int sig) {
 int cg_job_kill(cg_backend *cg, const char *job, int timeout_ms) {
         if (!job_ok(job) || timeout_ms < 0)
                 return -EINVAL;
-        return cg->ops->job_kill(cg, job, cg_now_ms() + timeout_ms);
+        return cg->ops->job_kill(cg, job, clock_mono_ms() + timeout_ms);
 }
 
 int cg_job_remove(cg_backend *cg, const char *job) {

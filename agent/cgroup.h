@@ -11,8 +11,10 @@
  * their weights, level by level, as the kernel does for any cgroup tree. The prefix keeps a
  * department's name from ever meaning something else (a job, or the v2 agent leaf).
  * On v1 the own cgroup is read per controller from /proc/self/cgroup (cpu, cpuacct, memory,
- * pids, freezer), so the subtree exists once per hierarchy. On v2 it is one directory. The own
- * cgroup itself is never written to. Every function returns 0 or a negative errno and, where it
+ * pids, freezer; cpuset and devices where mounted), so the subtree exists once per hierarchy. On
+ * v2 it is one directory. The own cgroup itself is never written to. A job's cgroup refuses the
+ * device nodes of cg_limits.deny before its first task runs (v1 devices.deny, v2 a
+ * BPF_CGROUP_DEVICE program: cgdev.h) and leaves every other device as the own cgroup has it. Every function returns 0 or a negative errno and, where it
  * takes err, a one-line reason naming the cgroup path. */
 #pragma once
 #include <stdbool.h>

@@ -67,3 +67,14 @@ int jobenv_prepare(launch_msg *m, const char *node, char *err, size_t errlen) {
                                                          : "output path: unknown %-pattern");
         return r;
 }
+
+int jobenv_gpus(launch_msg *m, const char *ids, char *err, size_t errlen) {
+        static const char *const vars[] = { "COLONY_GPUS", "CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES" };
+
+        for (size_t i = 0; *ids && i < sizeof(vars) / sizeof(vars[0]); i++)
+                if (job_env_set(&m->spec.env, vars[i], ids, true) < 0) {
+                        snprintf(err, errlen, "out of memory setting up the job's environment");
+                        return -ENOMEM;
+                }
+        return 0;
+}

@@ -13,3 +13,7 @@ extern const char *const jobenv_thread_vars[];
  * m->spec.env, and expand m->spec's stdout_path and stderr_path for node. Returns 0, or -EINVAL
  * (a bad pattern) or -ENOMEM with the reason in err. */
 int jobenv_prepare(launch_msg *m, const char *node, char *err, size_t errlen);
+/* The job's GPUs (ids, their indexes "0,2"; "" for none) in m->spec.env: COLONY_GPUS,
+ * CUDA_VISIBLE_DEVICES and ROCR_VISIBLE_DEVICES, replacing inherited ones; a job of no GPU gets
+ * none of them set. Returns 0 or -ENOMEM with the reason in err. */
+int jobenv_gpus(launch_msg *m, const char *ids, char *err, size_t errlen);

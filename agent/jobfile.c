@@ -54,7 +54,8 @@ char *jobfile_record_format(const jobfile_record *r) {
                   cJSON_AddBoolToObject(o, "cancelled", r->cancelled) &&
                   cJSON_AddNumberToObject(o, "attempt", r->attempt ? r->attempt : 1) &&
                   cJSON_AddNumberToObject(o, "time_limit_usec", (double)r->time_limit_usec) &&
-                  cJSON_AddBoolToObject(o, "timed_out", r->timed_out);
+                  cJSON_AddBoolToObject(o, "timed_out", r->timed_out) &&
+                  (!r->gpu_ids[0] || cJSON_AddStringToObject(o, "gpu_ids", r->gpu_ids));
 
         if (!ok) {
                 cJSON_Delete(o);
@@ -141,10 +142,28 @@ static int copy_cgroup(const cJSON *o, char *dst, char err[PROTO_ERRLEN]) {
         return 0;
 }
 
+/* The record's optional "gpu_ids" into dst ("" when absent: a job of no GPU, or an agent's older
+ * than GPUs); the indexes themselves are checked against the agent's GPUs when adopted. */
+static int copy_gpu_ids(const cJSON *o, char *dst, char err[PROTO_ERRLEN]) {
+        const char *ids = NULL;
+        int r = proto_get_str(o, "gpu_ids", &ids, err);
+
+        if (r == -ENOENT)
+                return 0;
+        if (r == 0 && strlen(ids) >= JOBFILE_GPU_IDS_MAX) {
+                snprintf(err, PROTO_ERRLEN, "gpu_ids: too long");
+                r = -EINVAL;
+        }
+        if (r < 0)
+                return -EINVAL;
+        strcpy(dst, ids);
+        return 0;
+}
+
 int jobfile_record_parse(const char *text, jobfile_record *r, char err[PROTO_ERRLEN]) {
         static const char *const allowed[] = {"id", "cgroup", "shepherd_pid", "shepherd_start", "mem_limit",
                                               "start_usec", "cancelled", "attempt", "time_limit_usec", "timed_out",
-                                              NULL};
+                                              "gpu_ids", NULL};
         int64_t id, pid, start, mem, start_usec, attempt = 1, limit = 0;
         const int_field ints[] = {
                 {"id", 1, INT64_MAX, &id},
@@ -173,6 +192,8 @@ int jobfile_record_parse(const char *text, jobfile_record *r, char err[PROTO_ERR
                        proto_get_bool(o, "timed_out", &out.timed_out, err) == -EINVAL))
                 k = -EINVAL;
         out.time_limit_usec = limit;
+        if (k == 0)
+                k = copy_gpu_ids(o, out.gpu_ids, err);
         cJSON_Delete(o);
         if (k < 0)
                 return -EINVAL;

@@ -7,7 +7,7 @@
  *   job-N.json   the record: written by the agent at launch, before the job may start
  *                {"id":7,"cgroup":"job-7","shepherd_pid":4242,"shepherd_start":987654,
  *                 "mem_limit":67108864,"start_usec":1767225600000000,"cancelled":false,"attempt":1,
- *                 "time_limit_usec":3600000000,"timed_out":false}
+ *                 "time_limit_usec":3600000000,"timed_out":false,"gpu_ids":"0,2"}
  *   job-N.exit   how the main process ended: written by the shepherd once it has reaped it
  *                {"exit_code":3,"signal":0,"end_usec":1767225660000000}
  *   job-N.done   the "finished" report itself: written by the agent before the job's cgroup is
@@ -21,6 +21,7 @@
 typedef enum jobfile_kind { JOBFILE_RECORD, JOBFILE_EXIT, JOBFILE_DONE, _JOBFILE_KIND_MAX } jobfile_kind;
 
 #define JOBFILE_CGROUP_MAX 1024 /* department paths included */
+#define JOBFILE_GPU_IDS_MAX 256  /* a GPU index list, gpus.h's GPUS_LIST_MAX */
 
 typedef struct jobfile_record {
         uint64_t id;
@@ -35,6 +36,7 @@ typedef struct jobfile_record {
                                           * record written before attempts has none) */
         int64_t time_limit_usec;         /* run time allowed from start_usec; 0 = none (or absent) */
         bool timed_out;                  /* its time limit passed: it ends timeout (absent: false) */
+        char gpu_ids[JOBFILE_GPU_IDS_MAX]; /* the GPUs it holds ("0,2"; absent: "", none) */
 } jobfile_record;
 
 typedef struct jobfile_exit {

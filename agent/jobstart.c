@@ -1,5 +1,6 @@
 /* jobstart.c - start a job without waiting in the loop (see jobstart.h). */
 #include "jobstart.h"
+#include "clock.h"
 #include "timelimit.h"
 #include "jobenv.h"
 #include "cgkill.h"
@@ -186,7 +187,7 @@ static int start_shepherd(agent_job *j, const launch_req *req, char *err, size_t
                 return r;
         j->shepherd = sh.pid;
         j->shepherd_start = sh.start;
-        j->start_usec = agent_now_usec();
+        j->start_usec = clock_real_usec();
         j->starting = true;
         if ((r = agent_job_save(j)) < 0)
                 snprintf(err, errlen, "cannot write the job's record in %s: %s", a->cfg.state_dir, strerror(-r));
@@ -211,6 +212,7 @@ static void start_queued(agent_job *j) {
         agent *a = j->agent;
         launch_msg *m = j->queued;
         char err[ERRLEN], cpus[32], mem[32], cores[CORES_LIST_MAX];
+        cg_device deny[GPUS_MAX];
         cg_limits lim = {.mcpu = m->spec.req.mcpu, .mem = m->spec.req.mem, .mem_high = m->spec.mem_high,
                          .pids = m->spec.req.pids ? m->spec.req.pids : a->cfg.default_pids,
                          .cpus = jobcores_take(j, m->spec.share_cores ? 0 : m->spec.req.mcpu, cores, sizeof(cores))};
@@ -219,13 +221,17 @@ static void start_queued(agent_job *j) {
                           .dept_weights = m->dept_weights, .ndept_weights = m->ndept_weights};
 
         j->queued = NULL;
-        if (jobenv_prepare(m, a->cfg.name, err, sizeof(err)) < 0 || start_shepherd(j, &req, err, sizeof(err)) < 0)
+        lim.deny = deny;
+        if (jobgpus_take(j, m->spec.req.gpus, deny, &lim.ndeny, err, sizeof(err)) < 0 ||
+            jobenv_prepare(m, a->cfg.name, err, sizeof(err)) < 0 || jobenv_gpus(m, j->gpu_ids, err, sizeof(err)) < 0 ||
+            start_shepherd(j, &req, err, sizeof(err)) < 0)
                 abandon_start(j, err);
         else {
-                log_info(JOB_FMT " user=%s: launching %s (shepherd %d, cpus %s, mem %s, pids %" PRId64 ")",
+                log_info(JOB_FMT " user=%s: launching %s (shepherd %d, cpus %s, mem %s, pids %" PRId64 "%s%s)",
                          JOB_ARGS(j), j->user, m->spec.argv[0], (int)j->shepherd,
                          units_format_cpus(lim.mcpu, cpus, sizeof(cpus)),
-                         units_format_size(lim.mem, mem, sizeof(mem)), lim.pids);
+                         units_format_size(lim.mem, mem, sizeof(mem)), lim.pids, j->gpu_ids[0] ? ", gpus " : "",
+                         j->gpu_ids);
                 (void)timelimit_arm(j); /* counted from start_usec, set with the shepherd */
         }
         job_spec_free(&m->spec);
@@ -294,7 +300,7 @@ void jobstart_queue(agent *a, launch_msg *m) {
 
 void jobstart_adopted(agent_job *j) {
         agent *a = j->agent;
-        int64_t left = j->start_usec + (int64_t)a->cfg.launch_timeout_ms * 1000 - agent_now_usec();
+        int64_t left = j->start_usec + (int64_t)a->cfg.launch_timeout_ms * 1000 - clock_real_usec();
         int r;
 
         if (j->ending || !launch_unfinished(j))

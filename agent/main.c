@@ -4,6 +4,7 @@
  * Exit status: 0 after a clean stop (SIGTERM/SIGINT) or --cleanup, 1 when the agent cannot run
  * or the controller refused it for good, 2 for bad options or configuration. */
 #include "agent.h"
+#include "clock.h"
 #include "agentconf.h"
 #include "cgroup.h"
 #include "config.h"
@@ -41,16 +42,6 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
         return sd_event_exit(sd_event_source_get_event(s), 0);
 }
 
-/* Run the agent until a signal or a fatal refusal. *keep says whether jobs may still run in
- * the subtree (left running, or never taken over when set-up failed), so that the cgroups and
- * the state directory must stay. Returns the exit status. */
-static uint64_t monotonic_usec(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 /* From the calling thread's /proc/thread-self/schedstat (fd), the microseconds it has run and
  * waited for a CPU; 0 and 0 when the kernel does not keep them (fd < 0). */
 static void sched_sample(int fd, uint64_t *cpu, uint64_t *wait) {
@@ -77,14 +68,14 @@ static int loop_timed(sd_event *e, const char *name) {
         int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC), r = 0, code = 0;
 
         while (sd_event_get_state(e) != SD_EVENT_FINISHED) {
-                t0 = monotonic_usec();
+                t0 = (uint64_t)clock_mono_usec();
                 sched_sample(fd, &c0, &w0);
                 r = sd_event_prepare(e);
                 if (r == 0) {
-                        dt = monotonic_usec() - t0;
+                        dt = (uint64_t)clock_mono_usec() - t0;
                         sched_sample(fd, &cp, &wp);
                         r = sd_event_wait(e, UINT64_MAX);
-                        t0 = monotonic_usec() - dt;
+                        t0 = (uint64_t)clock_mono_usec() - dt;
                         /* Not the wait, nor the wake-up after it: the turn starts running here. */
                         sched_sample(fd, &c1, &w1);
                         c0 = c1 - (cp - c0);
@@ -97,7 +88,7 @@ static int loop_timed(sd_event *e, const char *name) {
                 sched_sample(fd, &c1, &w1);
                 if (c1 - c0 > most_cpu)
                         most_cpu = c1 - c0;
-                if ((dt = monotonic_usec() - t0) > longest) {
+                if ((dt = (uint64_t)clock_mono_usec() - t0) > longest) {
                         longest = dt;
                         longest_cpu = c1 - c0;
                         longest_wait = w1 - w0;
@@ -118,6 +109,9 @@ static int loop_timed(sd_event *e, const char *name) {
         return r < 0 ? r : code;
 }
 
+/* Run the agent until a signal or a fatal refusal. *keep says whether jobs may still run in
+ * the subtree (left running, or never taken over when set-up failed), so that the cgroups and
+ * the state directory must stay. Returns the exit status. */
 static int run_agent(const agent_config *cfg, cg_backend *cg, bool *keep) {
         char cpus[32], mem[32];
         sd_event *e = NULL;
@@ -159,7 +153,7 @@ static int run_agent(const agent_config *cfg, cg_backend *cg, bool *keep) {
 
 /* Open the cgroup backend for name, or say why not. Returns 0 or 1 (the exit status). */
 static int open_cgroups(const char *name, cg_backend **cg) {
-        char err[512];
+        char err[ERRLEN];
         int r;
 
         if (geteuid() != 0) {
@@ -208,7 +202,7 @@ static int enter_scope(const char *name, const char *unit) {
 
 /* Stop unit (an agent's scope) where systemd runs. Returns 0 or 1. */
 static int stop_scope(const char *name, const char *unit) {
-        char err[512];
+        char err[ERRLEN];
 
         if (!sdscope_available() || sdscope_stop(unit, err, sizeof(err)) == 0)
                 return 0;
@@ -231,7 +225,7 @@ static int cleanup(const char *name, const char *state_dir) {
 /* Start-up after configuration: cgroups, the state directory, then the daemon until it stops.
  * Jobs it leaves running keep their cgroups and records for the next agent. */
 static int run(const agent_config *ac) {
-        char err[512];
+        char err[ERRLEN];
         cg_backend *cg;
         bool keep = true;
         int r;

@@ -9,6 +9,7 @@
  * fallback for files that do not exist yet. Results come back to the loop through an
  * eventfd. */
 #include "outread.h"
+#include "clock.h"
 #include "b64.h"
 #include "ctlink.h"
 #include "log.h"
@@ -83,12 +84,6 @@ static void unref(outread *o) {
         free(o);
 }
 
-static int64_t mono_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Open stream i if it exists (ENOENT: not yet, fd stays -1) and is a regular file: reading a
  * terminal or a FIFO would take what is meant for someone else, and opening a device may do
  * anything (none[i]: nothing to follow). Returns 0 or -1 with r->error. */
@@ -147,7 +142,7 @@ static int read_stream(rd *r, int i, int fd) {
 static void read_all(rd *r) {
         int fd[2] = { -1, -1 }, ifd = -1;
         bool watched[2] = { false, false };
-        int64_t deadline = mono_ms() + r->wait_ms;
+        int64_t deadline = clock_mono_ms() + r->wait_ms;
 
         if (!r->ended && r->wait_ms > 0)
                 ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
@@ -163,7 +158,7 @@ static void read_all(rd *r) {
                         if (read_stream(r, i, fd[i]) < 0)
                                 goto out;
                 }
-                int64_t left = deadline - mono_ms();
+                int64_t left = deadline - clock_mono_ms();
                 if (r->len[0] || r->len[1] || r->ended || left <= 0)
                         break;
                 struct pollfd p = { .fd = ifd, .events = POLLIN };

@@ -1,5 +1,6 @@
 /* report.c - reports to the controller, kept until acknowledged (see report.h). */
 #include "report.h"
+#include "clock.h"
 #include "adopt.h"
 #include "agent-state.h"
 #include "fileio.h"
@@ -129,7 +130,8 @@ void report_started(agent_job *j) {
         cJSON *m = proto_new("started");
         bool ok = m && cJSON_AddNumberToObject(m, "id", (double)j->id) &&
                   cJSON_AddNumberToObject(m, "attempt", j->attempt) && cJSON_AddNumberToObject(m, "pid", j->pid) &&
-                  cJSON_AddNumberToObject(m, "start_usec", (double)j->start_usec);
+                  cJSON_AddNumberToObject(m, "start_usec", (double)j->start_usec) &&
+                  (!j->gpu_ids[0] || cJSON_AddStringToObject(m, "gpu_ids", j->gpu_ids));
 
         send_report(j->agent, j->id, m, ok, false);
         cJSON_Delete(m);
@@ -139,7 +141,7 @@ void report_started(agent_job *j) {
 void report_not_run(agent *a, uint64_t id, uint32_t attempt, job_state st, const char *error) {
         job_result r = {.exit_code = st == JOB_FAILED ? START_FAILED_EXIT_CODE : 0, .error = (char *)error};
 
-        send_finished(a, id, attempt, st, &r, agent_now_usec());
+        send_finished(a, id, attempt, st, &r, clock_real_usec());
 }
 
 /* A job ended by its time limit: timeout, however its main process took the SIGTERM (as Slurm). */
@@ -225,7 +227,7 @@ void report_job_end(agent_job *j, bool stopping) {
                  JOB_ARGS(j), job_state_name(st), r.exit_code, r.signal, r.cpu_usec,
                  units_format_size((int64_t)r.mem_peak, peak, sizeof(peak)), r.oom_kills,
                  r.error ? ": " : "", r.error ? r.error : "");
-        send_finished(a, j->id, j->attempt, st, &r, ex ? ex->end_usec : agent_now_usec());
+        send_finished(a, j->id, j->attempt, st, &r, ex ? ex->end_usec : clock_real_usec());
         agent_job_free(j);
 }
 

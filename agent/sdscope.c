@@ -5,6 +5,7 @@
  * its JobRemoved signal, which systemd sends to every direct connection and, on the system
  * bus, to the client that queued the job. */
 #include "sdscope.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -52,13 +53,6 @@ static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *error
         return 0;
 }
 
-static uint64_t now_us(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
-}
-
 /* Send m (a Manager call that returns a job), then wait for that job to end. Returns 0 once it
  * ended "done", -ENOENT when systemd knows no such unit, or -errno with err. */
 static int call_and_wait(sd_bus *bus, sd_bus_message *m, const char *what, char *err, size_t errlen) {
@@ -66,7 +60,7 @@ static int call_and_wait(sd_bus *bus, sd_bus_message *m, const char *what, char 
         sd_bus_message *reply = NULL;
         sd_bus_slot *slot = NULL;
         job_wait w = {0};
-        uint64_t deadline = now_us() + JOB_TIMEOUT_US;
+        uint64_t deadline = (uint64_t)clock_mono_usec() + JOB_TIMEOUT_US;
         int r;
 
         /* Before the call, so that the signal cannot pass unseen. */
@@ -83,7 +77,7 @@ static int call_and_wait(sd_bus *bus, sd_bus_message *m, const char *what, char 
         else if (r < 0)
                 snprintf(err, errlen, "%s: cannot watch systemd's jobs: %s", what, strerror(-r));
         while (r >= 0 && !*w.result) {
-                uint64_t t = now_us();
+                uint64_t t = (uint64_t)clock_mono_usec();
                 if (t >= deadline) {
                         r = -ETIMEDOUT;
                         snprintf(err, errlen, "%s: systemd's job %s did not end in %llu s", what, w.path,

@@ -4,6 +4,7 @@
  * child could need, so the forked shepherd may allocate and format freely; it still never logs, since the log's sink (stderr, the journal socket) is one of the descriptors
  * it closes (shepherd_setup points the cgroup code's few warnings at /dev/null). What it has to say goes to the agent over the report pipe, or into the exit file. */
 #include "shepherd.h"
+#include "clock.h"
 #include "fileio.h"
 #include "jobdir.h"
 #include "jobfile.h"
@@ -24,13 +25,6 @@
 
 /* Exit statuses of a shepherd, for the agent's log when one ends early. */
 enum { SHEPHERD_OK, SHEPHERD_SETUP_FAILED, SHEPHERD_LAUNCH_FAILED, SHEPHERD_WRITE_FAILED };
-
-static int64_t now_usec(int clock) {
-        struct timespec ts;
-
-        clock_gettime(clock, &ts);
-        return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 /* Close every descriptor from 3 up but a and b (both >= 3). */
 static int close_all_but(int a, int b) {
@@ -82,7 +76,7 @@ static int wait_main(pid_t job, int *status) {
 }
 
 static int write_exit(const char *dir, uint64_t id, int status) {
-        jobfile_exit e = {.end_usec = now_usec(CLOCK_REALTIME)};
+        jobfile_exit e = {.end_usec = clock_real_usec()};
         char *text;
         int r;
 
@@ -240,10 +234,10 @@ bool shepherd_alive(pid_t pid, uint64_t start) {
 }
 
 int shepherd_wait_gone(pid_t pid, uint64_t start, bool our_child, int timeout_ms) {
-        int64_t deadline = now_usec(CLOCK_MONOTONIC) + (int64_t)timeout_ms * 1000;
+        int64_t deadline = clock_mono_usec() + (int64_t)timeout_ms * 1000;
 
         while (shepherd_alive(pid, start)) {
-                if (now_usec(CLOCK_MONOTONIC) >= deadline)
+                if (clock_mono_usec() >= deadline)
                         return -ETIMEDOUT;
                 nanosleep(&(struct timespec){.tv_nsec = POLL_MS * 1000000}, NULL);
         }

@@ -25,7 +25,8 @@ session) vm_labels='vm|session' ;;
 esac
 
 packages=(build-essential cmake pkg-config libsystemd-dev libcjson-dev libglpk-dev
-          check libsqlite3-dev libssl-dev libmicrohttpd-dev jq util-linux gnuplot-nox file munge libmunge-dev zlib1g-dev)
+          check libsqlite3-dev libssl-dev libmicrohttpd-dev jq util-linux gnuplot-nox file munge libmunge-dev zlib1g-dev
+          libbpf-dev)
 # Only for the tests: a qemu guest with the unified (v2) hierarchy (tests/vm/run-in-vm.sh),
 # clang with its runtimes (libFuzzer, ASan, UBSan) for tests/fuzz, a headless browser and curl
 # for the status page and /metrics (tests/web/status_page.sh, tests/integration/http.sh), and the

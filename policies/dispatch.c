@@ -109,6 +109,8 @@ static res_t largest_capacity(const sched_machine *machines, size_t n) {
                         l.mcpu = machines[m].capacity.mcpu;
                 if (machines[m].capacity.mem > l.mem)
                         l.mem = machines[m].capacity.mem;
+                if (machines[m].capacity.gpus > l.gpus)
+                        l.gpus = machines[m].capacity.gpus;
         }
         return l;
 }

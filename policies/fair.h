@@ -37,6 +37,7 @@
 #define FAIR_RES_MAX 4
 #define FAIR_CPU 0 /* resource 0 is CPU (C-CH shares it) */
 #define FAIR_MEM 1 /* resource 1 is memory (M-CH shares it) */
+#define FAIR_GPU 2 /* resource 2 is GPUs, where the cluster has any (nres 3) */
 #define FAIR_NODES_MAX (1 << 24)
 #define FAIR_AMOUNT_MAX ((int64_t)1 << 60) /* largest capacity or demand */
 #define FAIR_TASKS_MAX ((int64_t)1 << 40)

@@ -14,7 +14,7 @@ static const char *const algo_names[_FAIR_ALGO_MAX] = {
         [FAIR_MCH] = "mch", [FAIR_C_CH] = "c-ch", [FAIR_M_CH] = "m-ch",
 };
 
-static const char *const res_names[FAIR_RES_MAX] = { "cpu", "mem", "resource 3", "resource 4" };
+static const char *const res_names[FAIR_RES_MAX] = { "cpu", "mem", "gpus", "resource 4" };
 
 const char *fair_algo_name(fair_algo a) {
         return a >= 0 && a < _FAIR_ALGO_MAX ? algo_names[a] : "?";

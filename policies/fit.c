@@ -30,26 +30,43 @@ static int choose_first(const sched_machine *machines, size_t n, res_t req) {
         return -1;
 }
 
-/* The machine the job fits with the least (sign = +1) or most (sign = -1) free cores or memory. */
-static int choose_extreme(const sched_machine *machines, size_t n, res_t req, int by_mem, int sign) {
+/* The machine the job fits with the least (sign = +1) or most (sign = -1) free cores or memory,
+ * among those that would have the fewest GPUs left idle: a GPU job packs the GPUs, and a job
+ * without GPUs takes a machine whose GPUs are idle only where nothing else fits. req by pointer:
+ * by value, with req.gpus read in the loop, gcc copied it for res_fits through a stack slot it
+ * had just written in halves, a stalled store forward per machine that halved the scan's speed
+ * (bench_fit, perf annotate). */
+static int choose_extreme(const sched_machine *machines, size_t n, const res_t *req, int by_mem, int sign) {
         int best = -1;
-        int64_t best_key = 0;
+        int64_t best_key = 0, best_gpus = 0;
         for (size_t i = 0; i < n; i++) {
-                if (!fits(&machines[i], req))
+                if (!fits(&machines[i], *req))
                         continue;
                 int64_t key = sign * (by_mem ? machines[i].free.mem : machines[i].free.mcpu);
-                if (best < 0 || key < best_key) {
+                int64_t gpus = machines[i].free.gpus - req->gpus;
+                if (best < 0 || gpus < best_gpus || (gpus == best_gpus && key < best_key)) {
                         best = (int)i;
                         best_key = key;
+                        best_gpus = gpus;
                 }
         }
         return best;
 }
 
-static int choose_best_cores(const sched_machine *m, size_t n, res_t r) { return choose_extreme(m, n, r, 0, +1); }
-static int choose_best_mem(const sched_machine *m, size_t n, res_t r) { return choose_extreme(m, n, r, 1, +1); }
-static int choose_worst_cores(const sched_machine *m, size_t n, res_t r) { return choose_extreme(m, n, r, 0, -1); }
-static int choose_worst_mem(const sched_machine *m, size_t n, res_t r) { return choose_extreme(m, n, r, 1, -1); }
+static int choose_best_cores(const sched_machine *m, size_t n, res_t r) { return choose_extreme(m, n, &r, 0, +1); }
+static int choose_best_mem(const sched_machine *m, size_t n, res_t r) { return choose_extreme(m, n, &r, 1, +1); }
+static int choose_worst_cores(const sched_machine *m, size_t n, res_t r) { return choose_extreme(m, n, &r, 0, -1); }
+static int choose_worst_mem(const sched_machine *m, size_t n, res_t r) { return choose_extreme(m, n, &r, 1, -1); }
+
+/* On a machine with GPUs, the angle in the cube of cores, memory and GPUs, against its diagonal
+ * (-1, -1, -1): the norm of the cross product is sqrt of the sum of (d_i - d_j)^2 over the pairs
+ * (Lagrange's identity), 0 on the diagonal as in the square. A job without GPUs on a machine
+ * whose GPUs idle moves away from the diagonal, so Mix-Fit prefers a machine without them. */
+static double mix_fit_alpha3(const sched_machine *m, res_t req, double dx, double dy) {
+        double dz = (double)(m->capacity.gpus - m->free.gpus + req.gpus) / (double)m->capacity.gpus - 1.0;
+        double cross = sqrt((dx - dy) * (dx - dy) + (dx - dz) * (dx - dz) + (dy - dz) * (dy - dz));
+        return atan2(cross, -(dx + dy + dz));
+}
 
 double sched_mix_fit_alpha(const sched_machine *m, res_t req) {
         if (!fits(m, req) || m->capacity.mcpu <= 0 || m->capacity.mem <= 0)
@@ -57,6 +74,8 @@ double sched_mix_fit_alpha(const sched_machine *m, res_t req) {
         /* Cores and memory normalised to a unit square; both lines start at its top-right corner. */
         double dx = (double)(m->capacity.mcpu - m->free.mcpu + req.mcpu) / (double)m->capacity.mcpu - 1.0;
         double dy = (double)(m->capacity.mem - m->free.mem + req.mem) / (double)m->capacity.mem - 1.0;
+        if (m->capacity.gpus > 0)
+                return mix_fit_alpha3(m, req, dx, dy);
         /* atan2 of |cross| and dot against the diagonal direction (-1, -1): exact on the diagonal,
          * where acos would lose half the digits and break the paper's First-Fit tie-break. */
         return atan2(fabs(dy - dx), -(dx + dy));
@@ -77,10 +96,18 @@ static int choose_mix(const sched_machine *machines, size_t n, res_t req) {
 }
 
 static long index_first(sched_index *ix, res_t r) { return sched_index_first_fit(ix, r); }
-static long index_best_cores(sched_index *ix, res_t r) { return sched_index_extreme(ix, r, false, false); }
-static long index_best_mem(sched_index *ix, res_t r) { return sched_index_extreme(ix, r, true, false); }
-static long index_worst_cores(sched_index *ix, res_t r) { return sched_index_extreme(ix, r, false, true); }
-static long index_worst_mem(sched_index *ix, res_t r) { return sched_index_extreme(ix, r, true, true); }
+/* Best- and Worst-Fit through the treaps, or by the scan where GPUs come first (sched_index.h)
+ * or are asked (the treaps know cores and memory only). */
+static long index_extreme(sched_index *ix, res_t r, bool by_mem, bool most) {
+        if (ix->gpus || r.gpus > 0)
+                return choose_extreme(ix->machines, ix->n, &r, by_mem, most ? -1 : +1);
+        return sched_index_extreme(ix, r, by_mem, most);
+}
+
+static long index_best_cores(sched_index *ix, res_t r) { return index_extreme(ix, r, false, false); }
+static long index_best_mem(sched_index *ix, res_t r) { return index_extreme(ix, r, true, false); }
+static long index_worst_cores(sched_index *ix, res_t r) { return index_extreme(ix, r, false, true); }
+static long index_worst_mem(sched_index *ix, res_t r) { return index_extreme(ix, r, true, true); }
 static long index_mix(sched_index *ix, res_t r) { return choose_mix(ix->machines, ix->n, r); }
 
 static const struct {

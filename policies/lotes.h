@@ -18,7 +18,10 @@
  * GLP_MSG_OFF, and glp_term_out(GLP_OFF) while solving, restored after). Resources enter the
  * LPs as fractions of the largest capacity of each resource, which leaves (1)-(10) unchanged
  * and keeps coefficients near 1. Bins are enumerated in exact integer arithmetic (milli-cores,
- * bytes). Two resources: cores and memory, the two res_t pools.
+ * bytes, GPUs). Two resources have columns: cores and memory. GPUs (issue 25) need none: by the
+ * same-ratio constraints (3) a class's GPU share of a configuration follows from its core share,
+ * so they add one capacity row (4) per configuration with GPUs; a class asking GPUs gets no share
+ * of a configuration without enough, and no bin holds more GPUs than its machine.
  *
  * Nothing here reads a clock, does I/O or keeps a global: the caller times the stages. */
 #pragma once

@@ -25,11 +25,15 @@ typedef struct walk {
 
 static int64_t most_that_fit(res_t room, res_t req) {
         int64_t by_cpu = room.mcpu / req.mcpu, by_mem = room.mem / req.mem;
-        return by_cpu < by_mem ? by_cpu : by_mem;
+        int64_t most = by_cpu < by_mem ? by_cpu : by_mem;
+        if (req.gpus > 0 && room.gpus / req.gpus < most) /* a bin holds no more GPUs than its machine */
+                most = room.gpus / req.gpus;
+        return most;
 }
 
 static res_t minus(res_t room, res_t req, int64_t times) {
-        return (res_t){ .mcpu = room.mcpu - times * req.mcpu, .mem = room.mem - times * req.mem };
+        return (res_t){ .mcpu = room.mcpu - times * req.mcpu, .mem = room.mem - times * req.mem,
+                        .gpus = room.gpus - times * req.gpus };
 }
 
 static int emit(walk *w) {

@@ -65,9 +65,11 @@ size_t lotes_classify(const lotes_problem *p, const sched_job *j) {
         for (size_t k = 0; k < p->nclasses; k++) {
                 double dc = fraction_of_largest(p, j->req, 1) - fraction_of_largest(p, p->classes[k].req, 1);
                 double dm = fraction_of_largest(p, j->req, 0) - fraction_of_largest(p, p->classes[k].req, 0);
-                if (dc * dc + dm * dm < best_d) {
+                /* a GPU job joins a class asking GPUs (and a CPU job one asking none) where there is one */
+                double d = dc * dc + dm * dm + ((j->req.gpus > 0) != (p->classes[k].req.gpus > 0) ? 4 : 0);
+                if (d < best_d) {
                         best = k;
-                        best_d = dc * dc + dm * dm;
+                        best_d = d;
                 }
         }
         return best;
@@ -75,7 +77,8 @@ size_t lotes_classify(const lotes_problem *p, const sched_job *j) {
 
 static long config_of(const lotes_problem *p, res_t capacity) {
         for (size_t j = 0; j < p->nconfigs; j++)
-                if (p->configs[j].capacity.mcpu == capacity.mcpu && p->configs[j].capacity.mem == capacity.mem)
+                if (p->configs[j].capacity.mcpu == capacity.mcpu && p->configs[j].capacity.mem == capacity.mem &&
+                    p->configs[j].capacity.gpus == capacity.gpus)
                         return (long)j;
         return -1;
 }

@@ -51,11 +51,15 @@ static int64_t round_to(int64_t v, int64_t step) {
         return r < step ? step : r;
 }
 
+/* GPUs are kept exact: a GPU count is no measurement to round. */
 static res_t rounded(res_t req) {
-        return (res_t){ .mcpu = round_to(req.mcpu, LOTES_CPU_STEP), .mem = round_to(req.mem, LOTES_MEM_STEP) };
+        return (res_t){ .mcpu = round_to(req.mcpu, LOTES_CPU_STEP), .mem = round_to(req.mem, LOTES_MEM_STEP),
+                        .gpus = req.gpus };
 }
 
 static int cmp_key(res_t a, res_t b) {
+        if (a.gpus != b.gpus)
+                return a.gpus < b.gpus ? -1 : 1;
         if (a.mcpu != b.mcpu)
                 return a.mcpu < b.mcpu ? -1 : 1;
         return a.mem < b.mem ? -1 : a.mem > b.mem;
@@ -65,6 +69,7 @@ static int cmp_key(res_t a, res_t b) {
 typedef struct group {
         res_t key;
         double n, cpu, mem;   /* jobs, and the sums of their requests */
+        double gpus;          /* the sum of their GPUs */
         double known, time;   /* jobs with a runtime, and the sum of those */
 } group;
 
@@ -72,31 +77,48 @@ static int cmp_group(const void *a, const void *b) {
         return cmp_key(((const group *)a)->key, ((const group *)b)->key);
 }
 
-/* Squared distance between two groups' mean requests, as fractions of the largest. */
-static double distance(const group *a, const group *b, double cpu_max, double mem_max) {
+/* Squared distance between two groups' mean requests, as fractions of the largest, GPUs
+ * included; a group with GPUs and one without are further apart than any two of a kind (each
+ * term is at most 1). */
+static double distance(const group *a, const group *b, double cpu_max, double mem_max, double gpu_max) {
         double dc = (a->cpu / a->n - b->cpu / b->n) / cpu_max, dm = (a->mem / a->n - b->mem / b->n) / mem_max;
-        return dc * dc + dm * dm;
+        double dg = (a->gpus / a->n - b->gpus / b->n) / gpu_max;
+        return dc * dc + dm * dm + dg * dg + ((a->gpus > 0) != (b->gpus > 0) ? 4 : 0);
 }
 
-/* Merge the smallest group into its nearest until at most max remain. */
+/* Whether some other group asks GPUs as g[i] does (both some, or both none). */
+static bool has_peer(const group *g, size_t n, size_t i) {
+        for (size_t k = 0; k < n; k++)
+                if (k != i && (g[k].gpus > 0) == (g[i].gpus > 0))
+                        return true;
+        return false;
+}
+
+/* Merge the smallest group into its nearest until at most max remain; the smallest, that is,
+ * of those with a peer of their kind (GPUs or none), so that GPU jobs and CPU jobs share a class
+ * only when no two groups of a kind are left. */
 static size_t merge_down(group *g, size_t n, size_t max) {
-        double cpu_max = 1, mem_max = 1;
+        double cpu_max = 1, mem_max = 1, gpu_max = 1;
         for (size_t i = 0; i < n; i++) {
                 cpu_max = fmax(cpu_max, g[i].cpu / g[i].n);
                 mem_max = fmax(mem_max, g[i].mem / g[i].n);
+                gpu_max = fmax(gpu_max, g[i].gpus / g[i].n);
         }
         while (n > max) {
                 size_t s = 0, t;
                 for (size_t i = 1; i < n; i++)
-                        if (g[i].n < g[s].n)
+                        if (has_peer(g, n, i) > has_peer(g, n, s) ||
+                            (has_peer(g, n, i) == has_peer(g, n, s) && g[i].n < g[s].n))
                                 s = i;
                 t = s == 0 ? 1 : 0;
                 for (size_t i = 0; i < n; i++)
-                        if (i != s && distance(&g[i], &g[s], cpu_max, mem_max) < distance(&g[t], &g[s], cpu_max, mem_max))
+                        if (i != s && distance(&g[i], &g[s], cpu_max, mem_max, gpu_max) <
+                                              distance(&g[t], &g[s], cpu_max, mem_max, gpu_max))
                                 t = i;
                 g[t].n += g[s].n;
                 g[t].cpu += g[s].cpu;
                 g[t].mem += g[s].mem;
+                g[t].gpus += g[s].gpus;
                 g[t].known += g[s].known;
                 g[t].time += g[s].time;
                 memmove(&g[s], &g[s + 1], (n - s - 1) * sizeof(*g));
@@ -117,7 +139,8 @@ int lotes_learn(const lotes_sample *s, size_t n, double now, double window, size
                 if (!(s[i].submit > now - window && s[i].submit <= now))
                         continue;
                 g[ng++] = (group){ .key = rounded(s[i].req), .n = 1, .cpu = (double)s[i].req.mcpu,
-                                   .mem = (double)s[i].req.mem, .known = s[i].runtime >= 0,
+                                   .mem = (double)s[i].req.mem, .gpus = (double)s[i].req.gpus,
+                                   .known = s[i].runtime >= 0,
                                    .time = s[i].runtime >= 0 ? s[i].runtime : 0 };
                 known += g[ng - 1].known;
                 time += g[ng - 1].time;
@@ -128,13 +151,16 @@ int lotes_learn(const lotes_sample *s, size_t n, double now, double window, size
                 if (nd > 0 && cmp_key(g[nd - 1].key, g[i].key) == 0) {
                         group *d = &g[nd - 1];
                         d->n++, d->cpu += g[i].cpu, d->mem += g[i].mem, d->known += g[i].known, d->time += g[i].time;
+                        d->gpus += g[i].gpus;
                 } else
                         g[nd++] = g[i];
         }
         nd = merge_down(g, nd, max_classes);
         int r = lotes_mix_alloc(out, nd);
         for (size_t k = 0; r == 0 && k < nd; k++) {
-                out->req[k] = (res_t){ .mcpu = llround(g[k].cpu / g[k].n), .mem = llround(g[k].mem / g[k].n) };
+                /* GPUs rounded up: a merged class asks at least its jobs' mean, never 0 for GPU jobs */
+                out->req[k] = (res_t){ .mcpu = llround(g[k].cpu / g[k].n), .mem = llround(g[k].mem / g[k].n),
+                                       .gpus = (int64_t)ceil(g[k].gpus / g[k].n) };
                 out->rate[k] = g[k].n / window;
                 out->runtime[k] = g[k].known > 0 ? g[k].time / g[k].known : known > 0 ? time / known : 1;
                 if (!(out->runtime[k] > 0))

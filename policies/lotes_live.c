@@ -35,7 +35,8 @@ static int add_configs(lotes_model *m, const sched_machine *machines, size_t n) 
         for (size_t i = 0; i < n; i++) {
                 if (machines[i].up <= 0)
                         continue;
-                res_t cap = { .mcpu = machines[i].capacity.mcpu, .mem = machines[i].capacity.mem };
+                res_t cap = { .mcpu = machines[i].capacity.mcpu, .mem = machines[i].capacity.mem,
+                              .gpus = machines[i].capacity.gpus };
                 m->machines[m->nmachines++] = cap;
                 size_t j = 0;
                 while (j < m->problem.nconfigs && !res_equal(m->configs[j].capacity, cap))
@@ -109,7 +110,9 @@ static int cmp_res(const void *a, const void *b) {
         const res_t *x = a, *y = b;
         if (x->mcpu != y->mcpu)
                 return x->mcpu < y->mcpu ? -1 : 1;
-        return x->mem < y->mem ? -1 : x->mem > y->mem;
+        if (x->mem != y->mem)
+                return x->mem < y->mem ? -1 : 1;
+        return x->gpus < y->gpus ? -1 : x->gpus > y->gpus;
 }
 
 bool lotes_model_same_machines(const lotes_model *m, const sched_machine *machines, size_t nmachines) {
@@ -122,7 +125,8 @@ bool lotes_model_same_machines(const lotes_model *m, const sched_machine *machin
         bool same = a && b;
         for (size_t i = 0, n = 0; same && i < nmachines; i++)
                 if (machines[i].up > 0)
-                        a[n++] = (res_t){ .mcpu = machines[i].capacity.mcpu, .mem = machines[i].capacity.mem };
+                        a[n++] = (res_t){ .mcpu = machines[i].capacity.mcpu, .mem = machines[i].capacity.mem,
+                                          .gpus = machines[i].capacity.gpus };
         if (same) {
                 memcpy(b, m->machines, up * sizeof(*b));
                 qsort(a, up, sizeof(*a), cmp_res);

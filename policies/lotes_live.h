@@ -2,8 +2,9 @@
  * 1 and 2 of lotes.h) built from a snapshot, and a dispatcher whose plan can be swapped.
  *
  * The controller (controller/daemon/lotes_plan.c) drives these; everything here is pure:
- *   - lotes_learn: the class mix of the jobs submitted in a window (requests rounded, at most
- *     max_classes classes), their arrival rates and mean processing times;
+ *   - lotes_learn: the class mix of the jobs submitted in a window (requests rounded, GPU counts
+ *     kept exact and apart, at most max_classes classes), their arrival rates and mean
+ *     processing times;
  *   - lotes_drifted: whether a mix differs enough from the one a plan was solved for;
  *   - lotes_model_new + lotes_model_solve: a plan for the up machines and a mix, built on plain
  *     copies so that it can be solved on another thread;

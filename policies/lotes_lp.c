@@ -126,6 +126,28 @@ static int delta_col(const lotes_problem *p, size_t j, size_t k, int l) {
         return 2 + (int)((j * p->nclasses + k) * R + (size_t)l);
 }
 
+/* (4) for the GPUs of each configuration with some: by (3) a class's GPU share of j is its core
+ * share delta_jk1 times (c_j1 / r_k1) (r_kg / c_jg), the jobs its cores hold times their GPUs
+ * over j's, so the GPUs add one row per configuration and no column: sum_k that <= 1. Classes
+ * without GPUs take none; a configuration without GPUs serves no class asking some (can_serve). */
+static int gpu_rows(const lotes_problem *p, glp_prob *lp, triplets *t) {
+        int r = 0;
+        for (size_t j = 0; j < p->nconfigs && r == 0; j++) {
+                res_t c = p->configs[j].capacity;
+                if (c.gpus <= 0)
+                        continue;
+                int row = glp_add_rows(lp, 1);
+                glp_set_row_bnds(lp, row, GLP_UP, 0, 1);
+                for (size_t k = 0; k < p->nclasses && r == 0; k++) {
+                        res_t q = p->classes[k].req;
+                        if (q.gpus > 0 && can_serve(p, j, k))
+                                r = put(t, row, delta_col(p, j, k, 0),
+                                        (double)c.mcpu / (double)q.mcpu * (double)q.gpus / (double)c.gpus);
+                }
+        }
+        return r;
+}
+
 /* Rows (2), (3) and (4) of the allocation LP, into lp's row bounds and t. */
 static int allocation_rows(const lotes_problem *p, glp_prob *lp, triplets *t) {
         int row, r = 0;
@@ -156,7 +178,7 @@ static int allocation_rows(const lotes_problem *p, glp_prob *lp, triplets *t) {
                         for (size_t k = 0; k < p->nclasses && r == 0; k++)
                                 r = put(t, row, delta_col(p, j, k, l), 1.0);
                 }
-        return r;
+        return r < 0 ? r : gpu_rows(p, lp, t);
 }
 
 int lotes_allocate(const lotes_problem *p, lotes_alloc *out, char *err, size_t errlen) {

@@ -186,7 +186,8 @@ static void seg_set_leaf(sched_index *ix, size_t pos) {
         const sched_machine *m = pos < ix->n ? &ix->machines[pos] : NULL;
         bool up = m && m->up > 0;
         ix->seg[ix->leaves + pos] = (sched_seg){ .mcpu = up ? m->free.mcpu : NONE, .mem = up ? m->free.mem : NONE,
-                                                 .blend = up ? blend(m->free.mcpu, m->free.mem) : NONE };
+                                                 .blend = up ? blend(m->free.mcpu, m->free.mem) : NONE,
+                                                 .gpus = up ? m->free.gpus : NONE };
 }
 
 static int64_t max64(int64_t a, int64_t b) {
@@ -196,7 +197,7 @@ static int64_t max64(int64_t a, int64_t b) {
 static void seg_pull(sched_index *ix, size_t i) {
         const sched_seg *l = &ix->seg[2 * i], *r = &ix->seg[2 * i + 1];
         ix->seg[i] = (sched_seg){ .mcpu = max64(l->mcpu, r->mcpu), .mem = max64(l->mem, r->mem),
-                                  .blend = max64(l->blend, r->blend) };
+                                  .blend = max64(l->blend, r->blend), .gpus = max64(l->gpus, r->gpus) };
 }
 
 static void seg_update(sched_index *ix, size_t pos) {
@@ -223,7 +224,7 @@ static int seg_resize(sched_index *ix, size_t leaves) {
 /* The earliest fit under node i; need is the request's blend. */
 static long seg_first(const sched_index *ix, size_t i, res_t req, int64_t need) {
         const sched_seg *s = &ix->seg[i];
-        if (s->mcpu < req.mcpu || s->mem < req.mem || s->blend < need)
+        if (s->mcpu < req.mcpu || s->mem < req.mem || s->blend < need || s->gpus < req.gpus)
                 return -1;
         if (i >= ix->leaves) { /* a real machine that is up: a leaf's maxima are its own */
                 size_t pos = i - ix->leaves;
@@ -283,6 +284,7 @@ static void trees_update(sched_index *ix, size_t pos) {
 }
 
 void sched_index_update(sched_index *ix, size_t pos) {
+        ix->gpus |= ix->machines[pos].capacity.gpus > 0;
         seg_update(ix, pos);
         if (ix->trees)
                 trees_update(ix, pos);

@@ -28,6 +28,7 @@
  * (private to sched_index.c). */
 typedef struct sched_seg {
         int64_t mcpu, mem, blend;
+        int64_t gpus; /* the most free GPUs */
 } sched_seg;
 
 /* A treap over the up machines (private to sched_index.c). */
@@ -53,6 +54,10 @@ typedef struct sched_index {
          * does not map and fault in fresh memory each time */
         void *easy_scratch[3];
         size_t easy_cap[3];
+        /* some machine had GPUs: Best- and Worst-Fit, whose first key is then the GPUs a machine
+         * would have left (sched.h), scan the array, as Mix-Fit does; a GPU cluster is a lab's
+         * few hundred machines, not the 10,000 the treaps are for */
+        bool gpus;
 } sched_index;
 
 /* An empty index (no allocation). */
@@ -66,7 +71,7 @@ int sched_index_add(sched_index *ix, sched_machine m);
 /* Machine pos changed (free, up or capacity): update the structures. O(log machines). */
 void sched_index_update(sched_index *ix, size_t pos);
 
-/* The earliest up machine req fits, or -1 (First-Fit). */
+/* The earliest up machine req fits (cores, memory and GPUs), or -1 (First-Fit). */
 long sched_index_first_fit(const sched_index *ix, res_t req);
 /* Among the up machines req fits, the one with the least (most = false) or the most free
  * memory (by_mem) or cores, the earliest on a tie; -1 when none (Best-Fit, Worst-Fit). The

@@ -1,7 +1,10 @@
 /* tetris.c - the Tetris scheduler as the LoTES paper runs it (section 5.1, after Grandl et al.):
  * a job's score on a machine is its packing alignment w = r . C (the job's request dotted with
  * the machine's free resources) minus its work g = p * (r . 1) (processing time times total
- * request), with equal weights.
+ * request), with equal weights. The resources are cores, memory and GPUs (a cluster without
+ * GPUs adds 0 to both): a GPU job is drawn to the machine with the most free GPUs; a job
+ * without GPUs gets nothing from them, so Tetris, as the paper has it, neither seeks nor avoids
+ * a machine whose GPUs idle.
  *
  * Units, which equal weights make matter: resources are fractions of the largest capacity of
  * each resource in the cluster (the paper normalises to its largest machine), and p is in hours
@@ -29,7 +32,8 @@ static double share(int64_t x, int64_t largest) {
 static double alignment(const sched_pass *p, size_t j, size_t m) {
         res_t r = p->jobs[j].req, c = p->machines[m].free;
         return share(r.mcpu, p->largest.mcpu) * share(c.mcpu, p->largest.mcpu) +
-               share(r.mem, p->largest.mem) * share(c.mem, p->largest.mem);
+               share(r.mem, p->largest.mem) * share(c.mem, p->largest.mem) +
+               share(r.gpus, p->largest.gpus) * share(c.gpus, p->largest.gpus);
 }
 
 /* g of jobs[j] on machine m. */
@@ -37,7 +41,8 @@ static double work(const tetris *t, const sched_pass *p, size_t j, size_t m) {
         const sched_job *job = &p->jobs[j];
         double runtime = t->runtime_on ? t->runtime_on(t->ctx, job->type, job->runtime, p->machines[m].index)
                                        : job->runtime;
-        return runtime / 3600.0 * (share(job->req.mcpu, p->largest.mcpu) + share(job->req.mem, p->largest.mem));
+        return runtime / 3600.0 * (share(job->req.mcpu, p->largest.mcpu) + share(job->req.mem, p->largest.mem) +
+                                   share(job->req.gpus, p->largest.gpus));
 }
 
 static int tetris_arrival(sched_dispatcher *d, sched_pass *p, size_t j) {

@@ -193,7 +193,7 @@ int arraycli_add_folds(cJSON *reply) {
 }
 
 int arraycli_record_row(const cJSON *rec, job *j, array_set *set, char err[PROTO_ERRLEN]) {
-        int64_t id, next, throttle = 0, mcpu = 0, mem = 0, limit = 0, submit = 0;
+        int64_t id, next, throttle = 0, mcpu = 0, mem = 0, limit = 0, submit = 0, gpus = 0;
         const char *pending, *user = NULL, *name = NULL;
         bool hold = false;
         uint32_t ignored;
@@ -204,6 +204,7 @@ int arraycli_record_row(const cJSON *rec, job *j, array_set *set, char err[PROTO
             proto_get_int(rec, "throttle", 0, UINT32_MAX, &throttle, err) == -EINVAL ||
             proto_get_int(rec, "mcpu", 0, INT64_MAX, &mcpu, err) == -EINVAL ||
             proto_get_int(rec, "mem", 0, INT64_MAX, &mem, err) == -EINVAL ||
+            proto_get_int(rec, "gpus", 0, INT64_MAX, &gpus, err) == -EINVAL ||
             proto_get_int(rec, "time_limit_usec", INT64_MIN, INT64_MAX, &limit, err) == -EINVAL ||
             proto_get_int(rec, "submit_usec", 0, INT64_MAX, &submit, err) == -EINVAL ||
             proto_get_bool(rec, "hold", &hold, err) == -EINVAL || proto_get_str(rec, "user", &user, err) == -EINVAL ||
@@ -215,7 +216,7 @@ int arraycli_record_row(const cJSON *rec, job *j, array_set *set, char err[PROTO
                    .wait = hold ? JOB_WAIT_HELD : JOB_WAIT_PRIORITY};
         (void)array_set_at(set, 0, &j->array_index);
         j->spec.array_throttle = (uint32_t)throttle;
-        j->spec.req = (res_t){.mcpu = mcpu, .mem = mem};
+        j->spec.req = (res_t){.mcpu = mcpu, .mem = mem, .gpus = gpus};
         j->spec.time_limit_usec = limit;
         if ((user && !(j->user = strdup(user))) || (name && !(j->spec.name = strdup(name)))) {
                 snprintf(err, PROTO_ERRLEN, "out of memory");

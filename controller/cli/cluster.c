@@ -26,8 +26,8 @@ static const char nodes_usage[] =
         "Usage: colony nodes [--json]\n"
         "List the agents: state (up; not-responding: connected but silent past the agent timeout,\n"
         "so given no job, its jobs running on; down; draining: drained by root, its jobs running\n"
-        "on, no new one placed; drained: the same with no job left), free and total CPUs and\n"
-        "memory, running jobs, cgroup mode, and the host's pressure: the share of the last 10 s in\n"
+        "on, no new one placed; drained: the same with no job left), free and total CPUs,\n"
+        "memory and GPUs, running jobs, cgroup mode, and the host's pressure: the share of the last 10 s in\n"
         "which some task waited for CPU, memory or I/O (PSI; '-' when the kernel gives none), its\n"
         "features, and the reason it was drained. Under a policy with a plan (lotes, coloc), a last\n"
         "line says what it places with now.\n";
@@ -36,9 +36,9 @@ static const char nodes_usage[] =
 static int nodes_add_row(fmt_table *t, const cJSON *node) {
         char perr[PROTO_ERRLEN], cpus[2 * FMT_BUF], mem[2 * FMT_BUF], running[32], pressure[FMT_BUF];
         psi_stats psi;
-        char fc[FMT_BUF], tc[FMT_BUF], fm[FMT_BUF], tm[FMT_BUF];
+        char fc[FMT_BUF], tc[FMT_BUF], fm[FMT_BUF], tm[FMT_BUF], gpus[48] = "-";
         const char *name = NULL, *state = NULL, *mode = NULL;
-        int64_t mcpu = 0, free_mcpu = 0, bytes = 0, free_mem = 0, jobs = 0;
+        int64_t mcpu = 0, free_mcpu = 0, bytes = 0, free_mem = 0, jobs = 0, ngpus = 0, free_gpus = 0;
 
         if (proto_get_str(node, "name", &name, perr) != 0 || proto_get_str(node, "state", &state, perr) != 0 ||
             proto_get_int(node, "mcpu", 0, INT64_MAX, &mcpu, perr) != 0 ||
@@ -46,8 +46,12 @@ static int nodes_add_row(fmt_table *t, const cJSON *node) {
             proto_get_int(node, "mem", 0, INT64_MAX, &bytes, perr) != 0 ||
             proto_get_int(node, "free_mem", INT64_MIN, INT64_MAX, &free_mem, perr) != 0 ||
             proto_get_int(node, "running", 0, INT64_MAX, &jobs, perr) < 0 ||
-            proto_get_str(node, "cgroup_mode", &mode, perr) < 0 || psi_from_json(node, &psi, perr) < 0)
+            proto_get_str(node, "cgroup_mode", &mode, perr) < 0 || psi_from_json(node, &psi, perr) < 0 ||
+            proto_get_int(node, "gpus", 0, INT64_MAX, &ngpus, perr) == -EINVAL ||
+            proto_get_int(node, "free_gpus", INT64_MIN, INT64_MAX, &free_gpus, perr) == -EINVAL)
                 return -EBADMSG;
+        if (ngpus)
+                snprintf(gpus, sizeof(gpus), "%" PRId64 "/%" PRId64, free_gpus, ngpus);
         snprintf(cpus, sizeof(cpus), "%s/%s", units_format_cpus(free_mcpu, fc, sizeof(fc)),
                  units_format_cpus(mcpu, tc, sizeof(tc)));
         snprintf(mem, sizeof(mem), "%s/%s", units_format_size(free_mem, fm, sizeof(fm)),
@@ -55,7 +59,7 @@ static int nodes_add_row(fmt_table *t, const cJSON *node) {
         snprintf(running, sizeof(running), "%" PRId64, jobs);
         const cJSON *features = cJSON_GetObjectItemCaseSensitive(node, "features"),
                     *reason = cJSON_GetObjectItemCaseSensitive(node, "reason");
-        return fmt_table_row(t, name, state, cpus, mem, running, mode, fmt_psi(&psi, "/", pressure, sizeof(pressure)),
+        return fmt_table_row(t, name, state, cpus, mem, gpus, running, mode, fmt_psi(&psi, "/", pressure, sizeof(pressure)),
                              cJSON_IsString(features) ? features->valuestring : "-",
                              cJSON_IsString(reason) ? reason->valuestring : "-");
 }
@@ -63,10 +67,10 @@ static int nodes_add_row(fmt_table *t, const cJSON *node) {
 /* Print a "nodes" reply as a table. Returns 0 or EXIT_FAIL. */
 static int print_nodes(const cli *c, const cJSON *reply) {
         static const char *const headers[] = {"NAME", "STATE", "CPUS(free/total)", "MEM(free/total)",
-                                              "RUNNING", "CGROUP", "PRESSURE%(cpu/mem/io)", "FEATURES", "REASON"};
+                                              "GPUS(free/total)", "RUNNING", "CGROUP", "PRESSURE%(cpu/mem/io)", "FEATURES", "REASON"};
         const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(reply, "nodes"), *node;
         fmt_table t;
-        int r = fmt_table_init(&t, 9, headers);
+        int r = fmt_table_init(&t, 10, headers);
 
         if (!cJSON_IsArray(nodes))
                 r = -EBADMSG;
@@ -94,7 +98,7 @@ static const char up_usage[] =
         "Usage: colony up [--dir DIR] [--agents N] [--agent-cpus N] [--agent-mem SIZE]\n"
         "                 [--name-prefix P] [--order fifo|backfill|reserve] [--agent-timeout-ms N]\n"
         "                 [--launch-timeout-ms N] [--kill-wait S] [--agent-features A,B]...\n"
-        "                 [--agent-no-cpuset] [--json]\n"
+        "                 [--agent-no-cpuset] [--agent-gpu-devices LIST] [--agent-gpu-type T] [--json]\n"
         "Start a local cluster in the background: a controller and N agents on this host, with\n"
         "their socket, secret, database, pid files and logs in DIR. Needs root for the agents'\n"
         "cgroups. Stop it with colony down --dir DIR. On a DIR whose controller or agents died,\n"
@@ -122,7 +126,10 @@ static const char up_usage[] =
         "                      for the first agent, the second for the second..., the last for the\n"
         "                      rest; given once, for every agent\n"
         "  --agent-no-cpuset   whole-CPU jobs get a CPU quota only, no cores of their own\n"
-        "                      (colony-agent --no-cpuset)\n";
+        "                      (colony-agent --no-cpuset)\n"
+        "  --agent-gpu-devices LIST  each agent's GPUs, their device nodes (colony-agent --gpu-devices;\n"
+        "                      default: those found on the host)\n"
+        "  --agent-gpu-type T  their type (colony-agent --gpu-type)\n";
 
 /* The cluster directory for up/down: --dir or the default, made absolute. */
 static int cluster_dir(const cli *c, char *buf, size_t len) {
@@ -171,7 +178,7 @@ static bool valid_prefix(const char *p) {
 /* Options into o. Returns -1 to go on, else an exit status. */
 static int parse_up(cli *c, int argc, char **argv, dev_options *o) {
         enum { OPT_AGENTS = CLI_OPT_OWN, OPT_CPUS, OPT_MEM, OPT_PREFIX, OPT_ORDER, OPT_CONFIG, OPT_LISTEN, OPT_TIMEOUT, OPT_LAUNCH,
-               OPT_KILL_WAIT, OPT_FEATURES, OPT_NO_CPUSET };
+               OPT_KILL_WAIT, OPT_FEATURES, OPT_NO_CPUSET, OPT_GPU_DEVICES, OPT_GPU_TYPE };
         static const char *features[UP_FEATURES_MAX];
         static const struct option options[] = {
                 {"agents", required_argument, NULL, OPT_AGENTS},
@@ -186,6 +193,8 @@ static int parse_up(cli *c, int argc, char **argv, dev_options *o) {
                 {"kill-wait", required_argument, NULL, OPT_KILL_WAIT},
                 {"agent-features", required_argument, NULL, OPT_FEATURES},
                 {"agent-no-cpuset", no_argument, NULL, OPT_NO_CPUSET},
+                {"agent-gpu-devices", required_argument, NULL, OPT_GPU_DEVICES},
+                {"agent-gpu-type", required_argument, NULL, OPT_GPU_TYPE},
                 {0},
         };
         int64_t v;
@@ -256,6 +265,8 @@ static int parse_up(cli *c, int argc, char **argv, dev_options *o) {
                         o->agent_features = features;
                         break;
                 case OPT_NO_CPUSET: o->agent_no_cpuset = true; break;
+                case OPT_GPU_DEVICES: o->agent_gpu_devices = optarg; break; /* the agent checks them */
+                case OPT_GPU_TYPE: o->agent_gpu_type = optarg; break;
                 }
         }
         if (opt < 0)

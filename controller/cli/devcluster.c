@@ -603,7 +603,8 @@ static int start_agents(const dev_options *o, const char *prog, dev_cluster *cl,
                 /* `colony down` must leave nothing behind: the agents kill their jobs on SIGTERM. */
                 const char *argv[] = {prog, "--name", a->name, "--controller", cl->agent_address, "--secret-file", secret,
                                       "--state-dir", state, "--stop-jobs-on-exit", "--scope", unit, NULL, NULL,
-                                      NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+                                      NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                                      NULL, NULL, NULL, NULL};
                 size_t k = 12;
                 if (a->kept)
                         continue;
@@ -629,6 +630,14 @@ static int start_agents(const dev_options *o, const char *prog, dev_cluster *cl,
                 }
                 if (o->agent_no_cpuset)
                         argv[k++] = "--no-cpuset";
+                if (o->agent_gpu_devices) {
+                        argv[k++] = "--gpu-devices";
+                        argv[k++] = o->agent_gpu_devices;
+                }
+                if (o->agent_gpu_type) {
+                        argv[k++] = "--gpu-type";
+                        argv[k++] = o->agent_gpu_type;
+                }
                 log_path(log, o->dir, a->name);
                 state_path(state, o->dir, a->name);
                 agent_unit_name(unit, sizeof(unit), o->dir, a->name);

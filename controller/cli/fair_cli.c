@@ -24,10 +24,14 @@ static const char fair_usage[] =
         "  --algo A      drf, wdrf, hdrf, mch, c-ch or m-ch\n"
         "  --tree F      {\"nodes\": [{\"name\": \"root\"}, {\"name\": \"physics\", \"parent\": \"root\",\n"
         "                 \"weight\": 2, \"cap\": 0.5}, ...]}  (weight: default 1; cap: a fraction, default 1)\n"
-        "  --demands F   {\"capacity\": {\"cpus\": 200, \"mem\": \"200G\"},\n"
-        "                 \"demands\": [{\"node\": \"astro\", \"cpus\": 1, \"mem\": \"2G\", \"tasks\": 100}, ...]}\n"
-        "                per task, for leaves of the tree; cpus or mem may be left out (0); tasks: default 1\n"
-        "CPUs are cores (a number, or \"500m\"); memory is bytes (a number) or a size (\"512M\").\n";
+        "  --demands F   {\"capacity\": {\"cpus\": 200, \"mem\": \"200G\", \"gpus\": 8},\n"
+        "                 \"demands\": [{\"node\": \"astro\", \"cpus\": 1, \"mem\": \"2G\", \"gpus\": 1,\n"
+        "                 \"tasks\": 100}, ...]}\n"
+        "                per task, for leaves of the tree; cpus, mem or gpus may be left out (0); tasks:\n"
+        "                default 1; gpus in a demand needs gpus in the capacity (GPUs are then a third\n"
+        "                resource of the dominant share)\n"
+        "CPUs are cores (a number, or \"500m\"); memory is bytes (a number) or a size (\"512M\");\n"
+        "GPUs are whole devices.\n";
 
 typedef struct named {
         const char *name;
@@ -147,6 +151,25 @@ static int get_amount(const cJSON *o, const char *field, bool cpus, int64_t *out
         return cpus ? inst_get_cpus(o, field, false, out, what, len) : inst_get_size(o, field, 1, out, what, len);
 }
 
+/* A count of whole GPUs (absent: 0) into *out. Returns 0 or -EINVAL with what filled. */
+static int get_gpu_count(const cJSON *o, int64_t *out, char *what, size_t len) {
+        char perr[PROTO_ERRLEN];
+        *out = 0;
+        if (proto_get_int(o, "gpus", 0, RES_GPUS_MAX, out, perr) == -EINVAL)
+                return snprintf(what, len, "gpus: a whole number of devices from 0 to %lld", (long long)RES_GPUS_MAX),
+                       -EINVAL;
+        return 0;
+}
+
+/* A demand's GPUs per task; only where the capacity counts GPUs, or they could never fit. */
+static int get_gpus(const cJSON *o, const fair_input *in, fair_node *n, char *what, size_t len) {
+        if (get_gpu_count(o, &n->demand[FAIR_GPU], what, len) < 0)
+                return -EINVAL;
+        if (n->demand[FAIR_GPU] > 0 && in->p.nres <= FAIR_GPU)
+                return snprintf(what, len, "asks gpus, but the capacity has none"), -EINVAL;
+        return 0;
+}
+
 static int read_demand(const cJSON *o, fair_input *in, char *what, size_t len) {
         const cJSON *name = cJSON_GetObjectItemCaseSensitive(o, "node");
         char perr[PROTO_ERRLEN];
@@ -163,7 +186,7 @@ static int read_demand(const cJSON *o, fair_input *in, char *what, size_t len) {
         in->has_demand[i] = true;
         n->tasks = 1;
         if (get_amount(o, "cpus", true, &n->demand[FAIR_CPU], what, len) < 0 ||
-            get_amount(o, "mem", false, &n->demand[FAIR_MEM], what, len) < 0)
+            get_amount(o, "mem", false, &n->demand[FAIR_MEM], what, len) < 0 || get_gpus(o, in, n, what, len) < 0)
                 return -EINVAL;
         if (proto_get_int(o, "tasks", 0, FAIR_TASKS_MAX, &n->tasks, perr) == -EINVAL)
                 return snprintf(what, len, "tasks: a whole number from 0 to 2^40"), -EINVAL;
@@ -181,8 +204,14 @@ static int load_demands(const char *path, fair_input *in, char *err, size_t errl
                 snprintf(err, errlen, "%s: capacity: %s", path, cJSON_IsObject(cap) ? what : "needs {\"cpus\", \"mem\"}");
                 r = -EINVAL;
         }
+        if (r == 0 && get_gpu_count(cap, &c.gpus, what, sizeof(what)) < 0) {
+                snprintf(err, errlen, "%s: capacity: %s", path, what);
+                r = -EINVAL;
+        }
         in->p.capacity[FAIR_CPU] = c.mcpu;
         in->p.capacity[FAIR_MEM] = c.mem;
+        in->p.capacity[FAIR_GPU] = c.gpus;
+        in->p.nres = c.gpus > 0 ? 3 : 2;
         size_t entry = 0;
         const cJSON *list = r == 0 ? arr : NULL;
         cJSON_ArrayForEach(o, list) {
@@ -230,7 +259,7 @@ static int contrast_with(const fair_input *in, const fair_state *s, fair_algo a,
 }
 
 static const char *res_name(int r) {
-        return r == FAIR_CPU ? "cpu" : r == FAIR_MEM ? "mem" : NULL;
+        return r == FAIR_CPU ? "cpu" : r == FAIR_MEM ? "mem" : r == FAIR_GPU ? "gpus" : NULL;
 }
 
 static cJSON *node_json(const fair_input *in, const fair_state *s, size_t i) {
@@ -250,6 +279,8 @@ static cJSON *node_json(const fair_input *in, const fair_state *s, size_t i) {
         }
         cJSON_AddNumberToObject(o, "mcpu", (double)fair_used(s, i, FAIR_CPU));
         cJSON_AddNumberToObject(o, "mem", (double)fair_used(s, i, FAIR_MEM));
+        if (in->p.nres > FAIR_GPU)
+                cJSON_AddNumberToObject(o, "gpus", (double)fair_used(s, i, FAIR_GPU));
         cJSON_AddNumberToObject(o, "dominant_share", fair_dominant_share(s, i));
         cJSON_AddNumberToObject(o, "guarantee", fair_guarantee(s, i));
         return o;
@@ -289,6 +320,8 @@ static cJSON *result_json(const fair_input *in, const fair_state *s, fair_algo a
         if (cap) {
                 cJSON_AddNumberToObject(cap, "mcpu", (double)in->p.capacity[FAIR_CPU]);
                 cJSON_AddNumberToObject(cap, "mem", (double)in->p.capacity[FAIR_MEM]);
+                if (in->p.nres > FAIR_GPU)
+                        cJSON_AddNumberToObject(cap, "gpus", (double)in->p.capacity[FAIR_GPU]);
         }
         contrast_json(doc, in, s, c);
         nodes = cJSON_AddArrayToObject(doc, "nodes");
@@ -299,7 +332,8 @@ static cJSON *result_json(const fair_input *in, const fair_state *s, fair_algo a
 
 /* One table row: the name indented by depth; tasks and weights for leaves only. */
 static int node_row(fmt_table *t, const fair_input *in, const fair_state *s, size_t i) {
-        char name[256], weight[32], flat[32], tasks[32], wanted[32], cpus[32], mem[32], share[32], promised[32];
+        char name[256], weight[32], flat[32], tasks[32], wanted[32], cpus[32], mem[32], share[32], promised[32],
+                gpus[32];
         const fair_node *n = &in->nodes[i];
         int depth = 0;
         for (int32_t up = n->parent; up >= 0 && depth < 32; up = in->nodes[up].parent)
@@ -311,10 +345,12 @@ static int node_row(fmt_table *t, const fair_input *in, const fair_state *s, siz
         snprintf(wanted, sizeof(wanted), "%lld", (long long)n->tasks);
         snprintf(share, sizeof(share), "%.3f", fair_dominant_share(s, i));
         snprintf(promised, sizeof(promised), "%.3f", fair_guarantee(s, i));
+        snprintf(gpus, sizeof(gpus), "%lld", (long long)fair_used(s, i, FAIR_GPU));
         bool leaf = !in->has_kids[i];
         return fmt_table_row(t, name, weight, leaf ? flat : NULL, leaf ? tasks : NULL, leaf ? wanted : NULL,
                              units_format_cpus(fair_used(s, i, FAIR_CPU), cpus, sizeof(cpus)),
-                             units_format_size(fair_used(s, i, FAIR_MEM), mem, sizeof(mem)), promised, share);
+                             units_format_size(fair_used(s, i, FAIR_MEM), mem, sizeof(mem)), promised, share,
+                             gpus); /* read only when the table has its GPUS column */
 }
 
 /* Two lines under the table: how far the other of H-DRF and MCH would be, and the worst
@@ -336,14 +372,17 @@ static void print_contrast(const fair_input *in, const fair_state *s, fair_algo 
 
 static int print_result(const fair_input *in, const fair_state *s, fair_algo a, size_t placed, const contrast *c) {
         static const char *const headers[] = { "NODE", "WEIGHT", "FLAT WEIGHT", "TASKS", "WANTED", "CPUS", "MEM", "GUARANTEE",
-                                               "SHARE" };
-        char cpus[32], mem[32];
+                                               "SHARE", "GPUS" };
+        char cpus[32], mem[32], gpus[48] = "";
         const char *k = res_name(fair_first_saturated(s));
         fmt_table t;
-        int r = fmt_table_init(&t, 9, headers);
-        printf("%s: %zu tasks on %s CPUs and %s%s%s\n", fair_algo_name(a), placed,
-               units_format_cpus(in->p.capacity[FAIR_CPU], cpus, sizeof(cpus)),
-               units_format_size(in->p.capacity[FAIR_MEM], mem, sizeof(mem)), k ? "; first saturated: " : "",
+        bool with_gpus = in->p.nres > FAIR_GPU; /* a GPUS column last, where the capacity has GPUs */
+        int r = fmt_table_init(&t, with_gpus ? 10 : 9, headers);
+        if (with_gpus)
+                snprintf(gpus, sizeof(gpus), " and %lld GPUs", (long long)in->p.capacity[FAIR_GPU]);
+        printf("%s: %zu tasks on %s CPUs%s%s%s%s%s\n", fair_algo_name(a), placed,
+               units_format_cpus(in->p.capacity[FAIR_CPU], cpus, sizeof(cpus)), with_gpus ? ", " : " and ",
+               units_format_size(in->p.capacity[FAIR_MEM], mem, sizeof(mem)), gpus, k ? "; first saturated: " : "",
                k ? k : "");
         for (size_t i = 0; r == 0 && i < in->n; i++)
                 r = node_row(&t, in, s, i);

@@ -2,6 +2,7 @@
  * database. */
 #include "cli.h"
 #include "client.h"
+#include "family_cli.h"
 #include "format.h"
 #include "jobs.h"
 #include "units.h"
@@ -15,7 +16,7 @@
 
 static const char history_usage[] =
         "Usage: colony history [--user U] [--group G] [--state S] [--since T] [--until T]\n"
-        "                      [--limit N] [--before ID] [--json]\n"
+        "                      [--limit N] [--before ID] [--families] [--json]\n"
         "Finished jobs, newest first.\n\n"
         "  --user U     only user U's (a name or a uid)\n"
         "  --group G    only group G's and its subgroups' (physics matches physics/astro)\n"
@@ -24,7 +25,11 @@ static const char history_usage[] =
         "               (2026-11-23, 2026-11-23T14:00, 2026-11-23T14:00:30), @EPOCH-SECONDS,\n"
         "               or an age: 30m, 2h, 7d ago\n"
         "  --limit N    at most N jobs (default 100, at most 10000); when more match, the last\n"
-        "               line says how to see the next page with --before\n";
+        "               line says how to see the next page with --before\n"
+        "  --families   one line per family of the jobs listed instead (the jobs and arrays\n"
+        "               dependencies link, FAMILY its first job's id): its jobs by state, its\n"
+        "               flow time from its first submit to its last end (so far, while live)\n"
+        "               and the flow time it would have with unlimited machines\n";
 
 /* T as above into microseconds since the epoch. Returns 0 or -EINVAL. */
 static int parse_time(const char *s, int64_t *usec) {
@@ -61,7 +66,7 @@ static int history_add_row(fmt_table *t, const job *j) {
                 snprintf(how, sizeof(how), "exit %d", j->result.exit_code);
         snprintf(id, sizeof(id), "%" PRIu64, j->id);
         return fmt_table_row(t, id, j->spec.name, j->user, j->spec.group ? j->spec.group : "-",
-                             job_state_name(j->state), how, j->node ? j->node : "-",
+                             job_state_name(j->state), how, j->node ? j->node : "-", j->gpu_ids ? j->gpu_ids : "-",
                              fmt_duration(j->start_usec ? j->start_usec - j->submit_usec : -1, waited, sizeof(waited)),
                              fmt_duration(j->start_usec ? j->end_usec - j->start_usec : -1, ran, sizeof(ran)),
                              fmt_duration((int64_t)j->result.cpu_usec, cpu, sizeof(cpu)),
@@ -71,12 +76,12 @@ static int history_add_row(fmt_table *t, const job *j) {
 
 static int print_history(const cli *c, const cJSON *reply) {
         static const char *const headers[] = { "ID", "NAME", "USER", "GROUP", "STATE", "EXIT", "NODE",
-                                               "WAITED", "RAN", "CPU", "PEAK", "ENDED" };
+                                               "GPUS", "WAITED", "RAN", "CPU", "PEAK", "ENDED" };
         const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(reply, "jobs"), *item;
         char perr[PROTO_ERRLEN] = "";
         uint64_t oldest = 0;
         fmt_table t;
-        int r = fmt_table_init(&t, 12, headers);
+        int r = fmt_table_init(&t, 13, headers);
         if (!cJSON_IsArray(jobs))
                 r = -EBADMSG;
         cJSON_ArrayForEach(item, jobs) {
@@ -106,14 +111,15 @@ static void set_string(cJSON *req, const char *key, const char *v) {
         cJSON_AddStringToObject(req, key, v);
 }
 
-/* Options into the request. Returns -1 to go on, or an exit status. */
-static int parse_history(cli *c, int argc, char **argv, cJSON *req) {
-        enum { O_USER = CLI_OPT_OWN, O_GROUP, O_STATE, O_SINCE, O_UNTIL, O_LIMIT, O_BEFORE };
+/* Options into the request (--families into *families). Returns -1 to go on, or an exit status. */
+static int parse_history(cli *c, int argc, char **argv, cJSON *req, bool *families) {
+        enum { O_USER = CLI_OPT_OWN, O_GROUP, O_STATE, O_SINCE, O_UNTIL, O_LIMIT, O_BEFORE, O_FAMILIES };
         static const struct option own[] = {
                 { "user", required_argument, NULL, O_USER },   { "group", required_argument, NULL, O_GROUP },
                 { "state", required_argument, NULL, O_STATE }, { "since", required_argument, NULL, O_SINCE },
                 { "until", required_argument, NULL, O_UNTIL }, { "limit", required_argument, NULL, O_LIMIT },
-                { "before", required_argument, NULL, O_BEFORE }, { NULL, 0, NULL, 0 },
+                { "before", required_argument, NULL, O_BEFORE }, { "families", no_argument, NULL, O_FAMILIES },
+                { NULL, 0, NULL, 0 },
         };
         int64_t v;
         int o;
@@ -144,6 +150,7 @@ static int parse_history(cli *c, int argc, char **argv, cJSON *req) {
                                 return cli_usage_error(c, "--before: '%s' is not a job id", optarg);
                         set_number(req, "before_id", v);
                         break;
+                case O_FAMILIES: *families = true; break;
                 }
         }
         if (o < 0)
@@ -154,13 +161,20 @@ static int parse_history(cli *c, int argc, char **argv, cJSON *req) {
 }
 
 static int run_history(cli *c, int argc, char **argv) {
-        cJSON *req = proto_new("history");
-        int r = req ? parse_history(c, argc, argv, req) : EXIT_FAIL;
+        cJSON *req = proto_new("history"), *reply = NULL;
+        bool families = false;
+        int r = req ? parse_history(c, argc, argv, req, &families) : EXIT_FAIL;
         if (r >= 0) {
                 cJSON_Delete(req);
                 return r;
         }
-        return client_print(c, req, "jobs", NULL, REQUEST_TIMEOUT_MS, print_history);
+        if (!families)
+                return client_print(c, req, "jobs", NULL, REQUEST_TIMEOUT_MS, print_history);
+        r = client_fetch(c, req, "jobs", NULL, REQUEST_TIMEOUT_MS, &reply);
+        if (r == 0)
+                r = family_cli_list(c, reply);
+        cJSON_Delete(reply);
+        return r;
 }
 
 const cli_command cmd_history = { "history", "finished jobs, filtered by user, group, state and time",

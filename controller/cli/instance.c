@@ -94,11 +94,21 @@ const cJSON *inst_load_array(const char *path, const char *key, cJSON **doc, cha
         return NULL;
 }
 
+/* The optional "gpus" of a machine or a job (absent: none) into r->gpus. Returns 0 or -EINVAL
+ * with what set. */
+static int get_gpus(const cJSON *o, res_t *r, char *what, size_t len) {
+        char perr[PROTO_ERRLEN];
+        if (proto_get_int(o, "gpus", 0, RES_GPUS_MAX, &r->gpus, perr) == -EINVAL)
+                return snprintf(what, len, "gpus: a whole number of devices from 0 to %lld", (long long)RES_GPUS_MAX),
+                       -EINVAL;
+        return 0;
+}
+
 /* One entry of the machines file into m and *name. Returns 0 or -EINVAL with what set. */
 static int read_machine(const cJSON *o, size_t i, sched_machine *m, char **name, char *what, size_t len) {
         const cJSON *n = cJSON_GetObjectItemCaseSensitive(o, "name");
         res_t cap = { 0 };
-        if (inst_get_res(o, "cpus", "mem", &cap, what, len) < 0)
+        if (inst_get_res(o, "cpus", "mem", &cap, what, len) < 0 || get_gpus(o, &cap, what, len) < 0)
                 return -EINVAL;
         *m = (sched_machine){ .index = (uint32_t)i, .capacity = cap, .free = cap, .up = 1 };
         if (optional_res(o, &m->free, what, len) < 0)
@@ -142,7 +152,7 @@ int inst_load_machines(const char *path, inst_machines *in, char *err, size_t er
 static int read_job_entry(const cJSON *o, size_t so_far, res_t *req, int64_t *count, char *what, size_t len) {
         char perr[PROTO_ERRLEN];
         *count = 1;
-        if (inst_get_res(o, "cpus", "mem", req, what, len) < 0)
+        if (inst_get_res(o, "cpus", "mem", req, what, len) < 0 || get_gpus(o, req, what, len) < 0)
                 return -EINVAL;
         if (proto_get_int(o, "count", 1, INST_MAX_ITEMS, count, perr) == -EINVAL) {
                 snprintf(what, len, "count: a whole number from 1 to %d", INST_MAX_ITEMS);

@@ -2,8 +2,10 @@
 #include "cli.h"
 #include "clock.h"
 #include "arraycli.h"
+#include "family_cli.h"
 #include "client.h"
 #include "format.h"
+#include "gres.h"
 #include "jobs.h"
 #include "nodesel.h"
 #include "waitopts.h"
@@ -125,6 +127,8 @@ static const char submit_usage[] =
         "  --mem-high SIZE  soft memory limit (units as --mem), at most --mem: above it the\n"
         "                   job's memory is reclaimed hard (throttled) instead of OOM-killed\n"
         "  --pids N         task limit (default: the agent's)\n"
+        "  -G, --gpus [TYPE:]N  N GPUs of its own (of type TYPE: on a node whose agent has them)\n"
+        "  --gres gpu[:TYPE][:N]  the same as Slurm writes it (N defaults to 1)\n"
         "  -J, --name S     job name (default: CMD's file name)\n"
         "  --group D/T      department/team it is accounted to\n"
         "  --type T         workload type\n"
@@ -273,6 +277,7 @@ typedef struct submit_many {
         const char *script;
         const char *chdir;
         bool in_script;
+        char gpu_type[GRES_TYPE_MAX]; /* --gpus TYPE:N or --gres gpu:TYPE:N: a node of that type */
 } submit_many;
 
 /* --array SPEC, checked here so that a typo costs no round trip: its task count into m. Returns
@@ -319,11 +324,36 @@ int jobs_parse_time_limit(const cli *c, const char *arg, int64_t *usec) {
         return parse_time_limit(c, arg, usec);
 }
 
+/* --gpus (gres false) or --gres's value into s->req.gpus and m->gpu_type. Returns 0, or -EINVAL
+ * with the reason printed. */
+static int parse_gpus(const cli *c, bool gres, const char *arg, job_spec *s, submit_many *m) {
+        int r = gres ? gres_parse(arg, &s->req.gpus, m->gpu_type) : gres_parse_gpus(arg, &s->req.gpus, m->gpu_type);
+        if (r == -EOPNOTSUPP)
+                cli_usage_error(c, "--gres: '%s': colony knows one generic resource, gpu (gpu:N, gpu:TYPE:N)", arg);
+        else if (r < 0)
+                cli_usage_error(c, "--%s: '%s' is not %s (at most %lld GPUs)", gres ? "gres" : "gpus", arg,
+                                gres ? "gpu, gpu:N, gpu:TYPE or gpu:TYPE:N" : "a GPU count N or TYPE:N",
+                                (long long)RES_GPUS_MAX);
+        return r < 0 ? -EINVAL : 0;
+}
+
+/* The GPU type asked for (m->gpu_type) added to s's constraint, which then points into buf.
+ * Returns 0 or EXIT_USAGE with the reason printed. */
+static int apply_gpu_type(const cli *c, job_spec *s, const submit_many *m, char *buf, size_t len) {
+        if (!m->gpu_type[0])
+                return 0;
+        if (gres_constraint(s->constraint, m->gpu_type, buf, len) < 0 || strlen(buf) > NODESEL_MAX)
+                return cli_usage_error(c, "--constraint with the GPU type %s: longer than %d bytes", m->gpu_type,
+                                       NODESEL_MAX);
+        s->constraint = buf;
+        return 0;
+}
+
 /* Options into s and m (strings borrowed from argv). Returns -1 to go on, else an exit status. */
 static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many *m) {
         enum { OPT_CPUS = CLI_OPT_OWN, OPT_MEM, OPT_MEM_HIGH, OPT_PIDS, OPT_NAME, OPT_GROUP, OPT_TYPE, OPT_OUTPUT,
                OPT_ERROR, OPT_ARRAY, OPT_STDIN, OPT_REQUEUE, OPT_TIME, OPT_CONSTRAINT, OPT_NODELIST, OPT_EXCLUDE,
-               OPT_EXCLUSIVE, OPT_SCRIPT, OPT_CHDIR };
+               OPT_EXCLUSIVE, OPT_SCRIPT, OPT_CHDIR, OPT_GPUS, OPT_GRES };
         static const struct option options[] = {
                 {"cpus", required_argument, NULL, OPT_CPUS},   {"mem", required_argument, NULL, OPT_MEM},
                 {"mem-high", required_argument, NULL, OPT_MEM_HIGH},
@@ -337,6 +367,7 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
                 {"nodelist", required_argument, NULL, OPT_NODELIST},
                 {"exclude", required_argument, NULL, OPT_EXCLUDE}, {"exclusive", no_argument, NULL, OPT_EXCLUSIVE},
                 {"script", required_argument, NULL, OPT_SCRIPT}, {"chdir", required_argument, NULL, OPT_CHDIR},
+                {"gpus", required_argument, NULL, OPT_GPUS},   {"gres", required_argument, NULL, OPT_GRES},
                 WAITOPT_SUBMIT_OPTIONS,
                 {0},
         };
@@ -346,7 +377,7 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
         if (!s->req.mcpu) /* else a batch script's lines set it, and the command line goes over them */
                 s->req = (res_t){.mcpu = 1000, .mem = (int64_t)256 << 20};
         /* Slurm's short forms of the options they share */
-        while ((o = cli_getopt_short(c, argc, argv, options, "c:J:o:e:t:d:Hb:D:")) > 0) {
+        while ((o = cli_getopt_short(c, argc, argv, options, "c:J:o:e:t:d:Hb:D:G:")) > 0) {
                 switch (o) {
                 case 'c':
                 case OPT_CPUS:
@@ -390,6 +421,12 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
                 case OPT_EXCLUSIVE:
                         if ((n = parse_nodesel(c, o - OPT_CONSTRAINT, optarg, s)) >= 0)
                                 return (int)n;
+                        break;
+                case 'G':
+                case OPT_GPUS:
+                case OPT_GRES:
+                        if (parse_gpus(c, o == OPT_GRES, optarg, s, m) < 0)
+                                return EXIT_USAGE;
                         break;
                 case OPT_SCRIPT: m->script = optarg; break;
                 case 'D':
@@ -572,7 +609,7 @@ static int submit_one(const cli *c, const char *sock, const job_spec *s, const s
 }
 
 int jobs_submit_main(cli *c, int argc, char **argv, bool run) {
-        char cwd[PATH_MAX], sock[PATH_MAX];
+        char cwd[PATH_MAX], sock[PATH_MAX], constraint[2 * NODESEL_MAX];
         char *owned[3] = {NULL, NULL, NULL}, *text = NULL;
         const char *script;
         script_opts so = {0};
@@ -595,6 +632,8 @@ int jobs_submit_main(cli *c, int argc, char **argv, bool run) {
         r = script ? script_spec(c, argc, argv, script, cwd, &s, &many, &so, &text, &owned[0]) : 0;
         if (r == 0)
                 r = apply_chdir(c, many.chdir, cwd);
+        if (r == 0)
+                r = apply_gpu_type(c, &s, &many, constraint, sizeof(constraint));
         if (r == 0 && run && (many.array || many.from_stdin)) /* the script's lines too */
                 r = cli_usage_error(c, "a run is one job: no --array, no --stdin (colony submit makes many)");
         if (r == 0)
@@ -625,14 +664,18 @@ const cli_command cmd_submit = {"submit", "submit a job: colony submit [--cpus N
 /* ---- queue ---- */
 
 static const char queue_usage[] =
-        "Usage: colony queue [--all] [--user NAME|UID] [--json]\n"
+        "Usage: colony queue [--all] [--user NAME|UID] [--families] [--json]\n"
         "List pending and running jobs, oldest first.\n\n"
         "  --all          include finished jobs\n"
         "  --user U       only the jobs of user U (a name or a uid)\n"
-        "  --json         print the controller's reply ({\"jobs\": [...]})\n\n"
-        "TIME is how long a job has been running, how long a pending job has waited so far, and\n"
-        "how long a finished job ran; LIMIT its time limit (--time), LEFT a running job's time\n"
-        "before it.\n";
+        "  --families     one line per family of the jobs listed instead: the jobs and arrays\n"
+        "                 dependencies link (FAMILY is its first job's id), its jobs by state,\n"
+        "                 its flow time (so far, while live) and with unlimited machines\n"
+        "  --json         print the controller's reply ({\"jobs\": [...]}; with --families,\n"
+        "                 {\"families\": [...]})\n\n"
+        "GPUS is the GPUs a job asks for (colony show names those it was given). TIME is how long\n"
+        "a job has been running, how long a pending job has waited so far, and how long a finished\n"
+        "job ran; LIMIT its time limit (--time), LEFT a running job's time before it.\n";
 
 int jobs_parse_user(const cli *c, const char *s, int64_t *uid) {
         struct passwd *pw;
@@ -696,24 +739,26 @@ static const char *queue_reason(const job *j, char *buf, size_t len) {
 /* A row for j, or for the pending tasks of j's array folded with it (set: their indexes). */
 static int queue_add_row(fmt_table *t, const job *j, const array_set *set, int64_t now) {
         char id[96], cpus[FMT_BUF], mem[FMT_BUF], time[FMT_BUF], limit[FMT_BUF], left[FMT_BUF], reason[2 * FMT_BUF];
+        char gpus[24];
 
         arraycli_row_id(j, set, id, sizeof(id));
+        snprintf(gpus, sizeof(gpus), "%" PRId64, j->spec.req.gpus);
         return fmt_table_row(t, id, j->spec.name, j->user, job_state_name(j->state), j->node,
                              units_format_cpus(j->spec.req.mcpu, cpus, sizeof(cpus)),
-                             units_format_size(j->spec.req.mem, mem, sizeof(mem)),
+                             units_format_size(j->spec.req.mem, mem, sizeof(mem)), gpus,
                              queue_time(j, now, time, sizeof(time)), limit_text(j, limit, sizeof(limit)),
                              left_text(j, now, left, sizeof(left)), queue_reason(j, reason, sizeof(reason)));
 }
 
 /* Print the jobs of a "jobs" reply as a table. Returns 0 or EXIT_FAIL. */
 static int print_queue(const cli *c, const cJSON *reply) {
-        static const char *const headers[] = {"ID", "NAME", "USER", "STATE", "NODE", "CPUS", "MEM", "TIME",
+        static const char *const headers[] = {"ID", "NAME", "USER", "STATE", "NODE", "CPUS", "MEM", "GPUS", "TIME",
                                               "LIMIT", "LEFT", "REASON"};
         const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(reply, "jobs"), *item;
         char perr[PROTO_ERRLEN] = "";
         int64_t now = clock_real_usec();
         fmt_table t;
-        int r = fmt_table_init(&t, 11, headers);
+        int r = fmt_table_init(&t, 12, headers);
 
         if (!cJSON_IsArray(jobs))
                 r = -EBADMSG;
@@ -757,18 +802,21 @@ static int print_queue(const cli *c, const cJSON *reply) {
 }
 
 static int run_queue(cli *c, int argc, char **argv) {
-        enum { OPT_ALL = CLI_OPT_OWN, OPT_USER };
+        enum { OPT_ALL = CLI_OPT_OWN, OPT_USER, OPT_FAMILIES };
         static const struct option options[] = {
-                {"all", no_argument, NULL, OPT_ALL}, {"user", required_argument, NULL, OPT_USER}, {0},
+                {"all", no_argument, NULL, OPT_ALL}, {"user", required_argument, NULL, OPT_USER},
+                {"families", no_argument, NULL, OPT_FAMILIES}, {0},
         };
         cJSON *req;
-        bool all = false;
+        bool all = false, families = false;
         int64_t uid = -1;
         int o;
 
         while ((o = cli_getopt(c, argc, argv, options)) > 0) {
                 if (o == OPT_ALL)
                         all = true;
+                else if (o == OPT_FAMILIES)
+                        families = true;
                 else if (o == OPT_USER && jobs_parse_user(c, optarg, &uid) != 0)
                         return EXIT_USAGE;
         }
@@ -785,7 +833,9 @@ static int run_queue(cli *c, int argc, char **argv) {
         }
         cJSON *reply = NULL;
         int r = client_fetch(c, req, "jobs", "after_id", REQUEST_TIMEOUT_MS, &reply);
-        if (r == 0 && c->json && arraycli_add_folds(reply) < 0) {
+        if (r == 0 && families) {
+                r = family_cli_list(c, reply);
+        } else if (r == 0 && c->json && arraycli_add_folds(reply) < 0) {
                 cli_error(c, "out of memory folding the arrays");
                 r = EXIT_FAIL;
         } else if (r == 0) {
@@ -803,7 +853,9 @@ const cli_command cmd_queue = {"queue", "list pending and running jobs (--all: f
 static const char show_usage[] =
         "Usage: colony show [--json] [--script] JOB\n"
         "Show everything about a job: state, node, times, exit status, CPU time, peak memory,\n"
-        "OOM kills, error, command line and output files.\n\n"
+        "OOM kills, error, command line and output files; for a job that dependencies link to\n"
+        "others, its family: each job and array of it with its jobs by state, and the family's\n"
+        "flow time (from its first submit to its last end; so far, while live).\n\n"
         "  --script       print the batch script stored with the job instead, as submitted (its\n"
         "                 control characters escaped when the output is a terminal)\n";
 
@@ -825,6 +877,17 @@ static void show_request(const job *j) {
         else
                 snprintf(line + strlen(line), sizeof(line) - strlen(line), "the agent's task limit");
         field("request:", line);
+}
+
+/* The GPUs it asked for and, once started, those its agent gave it: "2 (0,1)". */
+static void show_gpus(const job *j) {
+        char line[FMT_BUF + 32];
+
+        if (!j->spec.req.gpus)
+                return;
+        snprintf(line, sizeof(line), "%" PRId64 "%s%.*s%s", j->spec.req.gpus, j->gpu_ids ? " (" : "", FMT_BUF,
+                 j->gpu_ids ? j->gpu_ids : "", j->gpu_ids ? ")" : "");
+        field("gpus:", line);
 }
 
 /* Submitted/started/ended, and the waiting and running times (so far, while not over). */
@@ -952,6 +1015,7 @@ static void show_job(const job *j) {
         show_nodesel(j);
         field("node:", j->node);
         show_request(j);
+        show_gpus(j);
         show_start(j);
         show_times(j);
         show_time_limit(j);
@@ -1017,6 +1081,7 @@ static int run_show(cli *c, int argc, char **argv) {
                 show_job(&j);
                 if (cJSON_IsString(waiting))
                         field("waiting:", waiting->valuestring);
+                family_cli_show(reply);
         }
         if (r < 0)
                 cli_error(c, "%s", err);

@@ -27,7 +27,8 @@ static const sbatch_opt sbatch_opts[] = {
         { "hold", 'H', "hold", false },         { "constraint", 'C', "constraint", true },
         { "nodelist", 'w', "nodelist", true },  { "exclude", 'x', "exclude", true },
         { "exclusive", 0, "exclusive", false }, { "chdir", 'D', "chdir", true },
-        { "requeue", 0, "requeue", false },
+        { "requeue", 0, "requeue", false },     { "gpus", 'G', "gpus", true },
+        { "gres", 0, "gres", true },
 };
 
 /* A growing NULL-terminated vector of malloc'ed strings. */

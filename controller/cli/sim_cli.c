@@ -17,11 +17,13 @@ static const char sim_usage[] =
         "       colony sim --trace FILE.swf --machines M.json [--mem-per-proc SIZE] [options]\n"
         "       colony sim --google TASK_EVENTS.csv --google-machines MACHINE_EVENTS.csv [--google-scale C,M] [options]\n"
         "options: [--policy P] [--alpha FILE] [--capacity fluid|lotes] [--order fifo|backfill|reserve] [--cycle SECONDS] [--sample SECONDS]\n"
-        "         [--dept-by KEY] [--scan] [--csv] [--jobs-csv FILE] [--depts-csv FILE] [--json]\n"
+        "         [--dept-by KEY] [--fair ALGO] [--scan] [--csv] [--jobs-csv FILE] [--depts-csv FILE] [--json]\n"
         "Simulate a workload on a virtual clock with the controller's own scheduling code.\n\n"
         "  --workload W    mishra (the LoTES report's 10 machine configurations, 8 job classes),\n"
         "                  mishra-mapreduce (its MapReduce jobs: 200 maps, then 100 reduces),\n"
-        "                  lotes-google, lotes-phi:PHI, lotes-omega:OMEGA (the LoTES paper's)\n"
+        "                  lotes-google, lotes-phi:PHI, lotes-omega:OMEGA (the LoTES paper's),\n"
+        "                  gpu-lab (8- and 4-GPU machines and CPU machines; departments vision,\n"
+        "                  nlp, rl, llm asking 1, 2, 4, 8 GPUs a job, physics none)\n"
         "  --trace F       a Standard Workload Format trace (Parallel Workloads Archive); a trace\n"
         "                  may be gzip'd, and '-' reads it from standard input\n"
         "  --machines F    the cluster for a trace, as for colony place\n"
@@ -46,6 +48,9 @@ static const char sim_usage[] =
         "  --dept-by KEY   what makes a department: group (SWF's default) or user (SWF, Google's\n"
         "                  default), class (a workload's job class, its default; Google's scheduling\n"
         "                  class), or none\n"
+        "  --fair ALGO     order the pending jobs fairly among the departments (each of weight 1,\n"
+        "                  as the controller's [departments]): drf, wdrf, hdrf, mch, c-ch or m-ch;\n"
+        "                  default: submission order\n"
         "  --scan          place by scanning every machine, not through the index: the same run,\n"
         "                  slower (the reference and the benchmarks' baseline)\n"
         "  --csv           print the utilization samples as CSV (t,cpu,mem) instead of a summary\n"
@@ -122,7 +127,7 @@ static int check_inputs(cli *c, sim_options *so) {
 static int parse_options(cli *c, int argc, char **argv, sim_options *so, sim_config *cfg) {
         enum { O_WORKLOAD = CLI_OPT_OWN, O_JOBS, O_LOAD, O_SCALE, O_SEED, O_POLICY, O_ORDER, O_CYCLE, O_SAMPLE, O_CSV,
                O_TRACE, O_MACHINES, O_MEMPP, O_CAPACITY, O_GOOGLE, O_GOOGLE_MACHINES, O_GOOGLE_SCALE, O_DEPT_BY,
-               O_JOBS_CSV, O_DEPTS_CSV, O_ALPHA, O_SCAN };
+               O_JOBS_CSV, O_DEPTS_CSV, O_ALPHA, O_SCAN, O_FAIR };
         static const struct option own[] = {
                 { "workload", required_argument, NULL, O_WORKLOAD }, { "jobs", required_argument, NULL, O_JOBS },
                 { "load", required_argument, NULL, O_LOAD },         { "scale", required_argument, NULL, O_SCALE },
@@ -137,6 +142,7 @@ static int parse_options(cli *c, int argc, char **argv, sim_options *so, sim_con
                 { "dept-by", required_argument, NULL, O_DEPT_BY },   { "jobs-csv", required_argument, NULL, O_JOBS_CSV },
                 { "depts-csv", required_argument, NULL, O_DEPTS_CSV }, { "alpha", required_argument, NULL, O_ALPHA },
                 { "scan", no_argument, NULL, O_SCAN },
+                { "fair", required_argument, NULL, O_FAIR },
                 { NULL, 0, NULL, 0 },
         };
         int64_t n;
@@ -172,6 +178,10 @@ static int parse_options(cli *c, int argc, char **argv, sim_options *so, sim_con
                         break;
                 case O_CSV: so->csv = true; break;
                 case O_SCAN: cfg->scan = true; break;
+                case O_FAIR:
+                        bad = fair_algo_from_name(optarg, &cfg->fair_algo) < 0;
+                        cfg->fair = true;
+                        break;
                 case O_JOBS_CSV: so->jobs_csv = optarg; break;
                 case O_DEPTS_CSV: so->depts_csv = optarg; break;
                 }
@@ -185,7 +195,10 @@ static int parse_options(cli *c, int argc, char **argv, sim_options *so, sim_con
                 return cli_usage_error(c, "unexpected argument '%s'", argv[optind]);
         if (so->alpha && strcmp(so->policy, "coloc") != 0)
                 return cli_usage_error(c, "--alpha goes with --policy coloc");
-        return check_inputs(c, so); /* -1: options are fine, go on */
+        int r = check_inputs(c, so); /* -1: options are fine, go on */
+        if (r < 0 && cfg->fair && so->dept_by == SIM_DEPT_NONE)
+                return cli_usage_error(c, "--fair shares among departments: not with --dept-by none");
+        return r;
 }
 
 /* LoTES's offline stages on the workload. Returns 0 or -1 (error printed). */
@@ -260,7 +273,7 @@ static int open_workload(cli *c, const sim_options *so, sim_config *cfg, sim_inp
         cfg->runtime_on = wl_runtime_on;
         cfg->source = &in->synthetic;
         if (so->dept_by == SIM_DEPT_CLASS) {
-                cfg->dept_names = wl_class_names();
+                cfg->dept_names = so->workload->dept_names ? so->workload->dept_names : wl_class_names();
                 cfg->ndepts = so->workload->nclasses;
         }
         if (!in->machines) {

@@ -79,6 +79,8 @@ static cJSON *dept_json(const sim_dept *d) {
         cJSON_AddItemToObject(o, "response", stats_json(&d->response));
         cJSON_AddNumberToObject(o, "cpu_seconds", d->cpu_seconds);
         cJSON_AddNumberToObject(o, "cpu_share", d->cpu_share);
+        cJSON_AddNumberToObject(o, "gpu_seconds", d->gpu_seconds);
+        cJSON_AddNumberToObject(o, "gpu_share", d->gpu_share);
         return o;
 }
 
@@ -96,6 +98,8 @@ static cJSON *result_json(const sim_options *so, const sim_config *cfg, const si
         cJSON_AddItemToObject(o, "response", stats_json(&r->response));
         cJSON_AddNumberToObject(o, "mean_cpu_utilization", r->mean_cpu);
         cJSON_AddNumberToObject(o, "mean_mem_utilization", r->mean_mem);
+        cJSON_AddNumberToObject(o, "gpus", (double)r->gpus);
+        cJSON_AddNumberToObject(o, "mean_gpu_utilization", r->mean_gpu);
         cJSON_AddNumberToObject(o, "scheduling_passes", (double)r->passes);
         samples = cJSON_AddArrayToObject(o, "utilization");
         for (size_t i = 0; samples && i < r->nsamples; i++) {
@@ -103,6 +107,8 @@ static cJSON *result_json(const sim_options *so, const sim_config *cfg, const si
                 cJSON_AddNumberToObject(smp, "t", r->samples[i].t);
                 cJSON_AddNumberToObject(smp, "cpu", r->samples[i].cpu);
                 cJSON_AddNumberToObject(smp, "mem", r->samples[i].mem);
+                if (r->gpus > 0)
+                        cJSON_AddNumberToObject(smp, "gpu", r->samples[i].gpu);
                 cJSON_AddItemToArray(samples, smp);
         }
         if (r->families) {
@@ -150,26 +156,28 @@ static int by_cpu_share(const void *a, const void *b) {
                                             : strcmp(x->name, y->name);
 }
 
-/* The departments with the largest CPU shares, as a table. Returns 0 or -ENOMEM. */
+/* The departments with the largest CPU shares, as a table (with their GPU shares, on a cluster
+ * with GPUs). Returns 0 or -ENOMEM. */
 static int print_depts(const sim_options *so, const sim_result *r) {
-        static const char *const headers[] = { "department", "jobs",          "refused",  "mean wait",
-                                               "p95 wait",   "mean response", "cpu share" };
+        static const char *const headers[] = { "department", "jobs",          "refused",   "mean wait", "p95 wait",
+                                               "mean response", "cpu share", "gpu share" };
         const sim_dept **order = malloc((r->ndepts + 1) * sizeof(*order));
         fmt_table t = { 0 };
-        int e = order ? fmt_table_init(&t, 7, headers) : -ENOMEM;
+        int e = order ? fmt_table_init(&t, r->gpus > 0 ? 8 : 7, headers) : -ENOMEM;
         for (size_t i = 0; order && i < r->ndepts; i++)
                 order[i] = &r->depts[i];
         if (order)
                 qsort(order, r->ndepts, sizeof(*order), by_cpu_share);
         for (size_t i = 0; e == 0 && i < r->ndepts && i < DEPTS_SHOWN; i++) {
                 const sim_dept *d = order[i];
-                char jobs[32], refused[32], wait[32], p95[32], resp[32], share[32];
+                char jobs[32], refused[32], wait[32], p95[32], resp[32], share[32], gpu_share[32];
                 snprintf(jobs, sizeof(jobs), "%zu", d->jobs);
                 snprintf(refused, sizeof(refused), "%zu", d->refused);
                 snprintf(share, sizeof(share), "%.1f%%", 100 * d->cpu_share);
+                snprintf(gpu_share, sizeof(gpu_share), "%.1f%%", 100 * d->gpu_share);
                 e = fmt_table_row(&t, d->name, jobs, refused, seconds(d->wait.mean, wait, sizeof(wait)),
                                   seconds(d->wait.p95, p95, sizeof(p95)), seconds(d->response.mean, resp, sizeof(resp)),
-                                  share);
+                                  share, gpu_share); /* gpu_share is read only with its column */
         }
         if (e == 0) {
                 printf("departments (by %s):\n", sim_dept_key_name(so->dept_by));
@@ -191,7 +199,11 @@ static int print_summary(const sim_options *so, const sim_config *cfg, const sim
                r->completed, r->refused, seconds(r->makespan, span, sizeof(span)), (unsigned long long)r->passes);
         print_stats("wait", &r->wait);
         print_stats("response", &r->response);
-        printf("utilization: cpu %.1f%%, memory %.1f%% (time-averaged)\n", 100 * r->mean_cpu, 100 * r->mean_mem);
+        if (r->gpus > 0)
+                printf("utilization: cpu %.1f%%, memory %.1f%%, gpus %.1f%% of %lld (time-averaged)\n", 100 * r->mean_cpu,
+                       100 * r->mean_mem, 100 * r->mean_gpu, (long long)r->gpus);
+        else
+                printf("utilization: cpu %.1f%%, memory %.1f%% (time-averaged)\n", 100 * r->mean_cpu, 100 * r->mean_mem);
         if (r->families) {
                 printf("mapreduce: %zu jobs, %zu ran whole; flow time relative to unlimited machines: mean %.3f, "
                        "median %.3f\n",
@@ -226,19 +238,20 @@ static int write_depts_csv(const char *path, const sim_result *r) {
         if (!f)
                 return -errno;
         fprintf(f, "department,jobs,refused,wait_mean,wait_p50,wait_p95,wait_p99,wait_max,"
-                   "response_mean,response_p50,response_p95,response_p99,response_max,cpu_seconds,cpu_share\n");
+                   "response_mean,response_p50,response_p95,response_p99,response_max,cpu_seconds,cpu_share,gpu_seconds,"
+                   "gpu_share\n");
         for (size_t i = 0; i < r->ndepts; i++) {
                 const sim_dept *d = &r->depts[i];
                 fprintf(f, "%s,%zu,%zu", d->name, d->jobs, d->refused);
                 stats_csv(f, &d->wait);
                 stats_csv(f, &d->response);
-                fprintf(f, ",%.3f,%.6f\n", d->cpu_seconds, d->cpu_share);
+                fprintf(f, ",%.3f,%.6f,%.3f,%.6f\n", d->cpu_seconds, d->cpu_share, d->gpu_seconds, d->gpu_share);
         }
         return close_output(f);
 }
 
 void sim_jobs_csv_header(FILE *f) {
-        fprintf(f, "id,department,machine,arrival,start,end,wait,response,cpus,mem,family,stage\n");
+        fprintf(f, "id,department,machine,arrival,start,end,wait,response,cpus,mem,family,stage,gpus\n");
 }
 
 int sim_jobs_csv_row(void *data, const sim_job_record *r) {
@@ -251,10 +264,22 @@ int sim_jobs_csv_row(void *data, const sim_job_record *r) {
                 fprintf(f, "%.3f,%.3f,%.3f,%.3f", r->start, r->end, r->start - r->arrival, r->end - r->arrival);
         fprintf(f, ",%.3f,%lld,", (double)r->req.mcpu / 1000, (long long)r->req.mem);
         if (r->family)
-                fprintf(f, "%llu,%s\n", (unsigned long long)r->family, r->reduce ? "reduce" : "map");
+                fprintf(f, "%llu,%s,", (unsigned long long)r->family, r->reduce ? "reduce" : "map");
         else
-                fprintf(f, ",\n");
+                fprintf(f, ",,");
+        fprintf(f, "%lld\n", (long long)r->req.gpus);
         return ferror(f) ? -EIO : 0;
+}
+
+/* --csv: the utilization samples, with a gpu column where the cluster has GPUs. */
+static void print_samples_csv(const sim_result *r) {
+        printf("t,cpu,mem%s\n", r->gpus > 0 ? ",gpu" : "");
+        for (size_t i = 0; i < r->nsamples; i++) {
+                printf("%.3f,%.4f,%.4f", r->samples[i].t, r->samples[i].cpu, r->samples[i].mem);
+                if (r->gpus > 0)
+                        printf(",%.4f", r->samples[i].gpu);
+                printf("\n");
+        }
 }
 
 int sim_report(cli *c, const sim_options *so, const sim_config *cfg, const sim_input *in, const sim_result *r) {
@@ -264,9 +289,7 @@ int sim_report(cli *c, const sim_options *so, const sim_config *cfg, const sim_i
                 e = fmt_json(doc);
                 cJSON_Delete(doc);
         } else if (so->csv) {
-                printf("t,cpu,mem\n");
-                for (size_t i = 0; i < r->nsamples; i++)
-                        printf("%.3f,%.4f,%.4f\n", r->samples[i].t, r->samples[i].cpu, r->samples[i].mem);
+                print_samples_csv(r);
         } else {
                 e = print_summary(so, cfg, in, r);
         }

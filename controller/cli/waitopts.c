@@ -102,10 +102,11 @@ static const char release_usage[] =
         "Release held jobs: they may start again.\n";
 
 static const char update_usage[] =
-        "Usage: colony update [--cpus N] [--mem SIZE] [--time LIMIT] [--nice N] [--json] JOB\n"
+        "Usage: colony update [--cpus N] [--mem SIZE] [--gpus N] [--time LIMIT] [--nice N] [--json] JOB\n"
         "Change a pending job's request, time limit or nice value (a running one's cannot change).\n\n"
         "  --cpus N     CPU cores (\"2\", \"0.5\", \"500m\")\n"
         "  --mem SIZE   memory limit (\"512M\", \"2G\")\n"
+        "  --gpus N     GPUs (a count: its type, if any, stays in its constraint)\n"
         "  --time T     time limit, as submit's (\"30\", \"2:00:00\", \"1-0\", UNLIMITED)\n"
         "  --nice N     0 to 10000 (negative: root only): higher starts after your other jobs\n"
         "               of its group\n";
@@ -212,12 +213,13 @@ static int run_release(cli *c, int argc, char **argv) {
 }
 
 static int run_update(cli *c, int argc, char **argv) {
-        enum { OPT_CPUS = CLI_OPT_OWN, OPT_MEM, OPT_NICE, OPT_TIME };
+        enum { OPT_CPUS = CLI_OPT_OWN, OPT_MEM, OPT_NICE, OPT_TIME, OPT_GPUS };
         static const struct option options[] = {
                 { "cpus", required_argument, NULL, OPT_CPUS }, { "mem", required_argument, NULL, OPT_MEM },
-                { "nice", required_argument, NULL, OPT_NICE }, { "time", required_argument, NULL, OPT_TIME }, { 0 },
+                { "nice", required_argument, NULL, OPT_NICE }, { "time", required_argument, NULL, OPT_TIME },
+                { "gpus", required_argument, NULL, OPT_GPUS }, { 0 },
         };
-        int64_t mcpu = -1, mem = -1, limit = INT64_MIN;
+        int64_t mcpu = -1, mem = -1, limit = INT64_MIN, gpus = -1;
         int o, nice = INT_MIN;
         uint64_t id = 0;
 
@@ -230,21 +232,26 @@ static int run_update(cli *c, int argc, char **argv) {
                         return EXIT_USAGE;
                 if (o == OPT_TIME && jobs_parse_time_limit(c, optarg, &limit) < 0)
                         return EXIT_USAGE;
+                if (o == OPT_GPUS && units_parse_uint(optarg, RES_GPUS_MAX, &gpus) < 0)
+                        return cli_usage_error(c, "--gpus: '%s' is not a GPU count (0 to %lld)", optarg,
+                                               (long long)RES_GPUS_MAX);
         }
         if (o < 0)
                 return cli_opts_status(o);
         if (optind + 1 != argc)
-                return cli_usage_error(c, "give one job id (colony update [--cpus N] [--mem SIZE] [--time T] [--nice N] JOB)");
+                return cli_usage_error(c, "give one job id (colony update [--cpus N] [--mem SIZE] [--gpus N] [--time T] "
+                                          "[--nice N] JOB)");
         if (jobs_parse_id(c, argv[optind], &id) != 0)
                 return EXIT_USAGE;
-        if (mcpu < 0 && mem < 0 && nice == INT_MIN && limit == INT64_MIN)
-                return cli_usage_error(c, "nothing to change: give --cpus, --mem, --time or --nice");
+        if (mcpu < 0 && mem < 0 && nice == INT_MIN && limit == INT64_MIN && gpus < 0)
+                return cli_usage_error(c, "nothing to change: give --cpus, --mem, --gpus, --time or --nice");
         cJSON *req = proto_new("update");
         if (req && (!cJSON_AddNumberToObject(req, "id", (double)id) ||
                     (mcpu >= 0 && !cJSON_AddNumberToObject(req, "mcpu", (double)mcpu)) ||
                     (mem >= 0 && !cJSON_AddNumberToObject(req, "mem", (double)mem)) ||
                     (nice != INT_MIN && !cJSON_AddNumberToObject(req, "nice", nice)) ||
-                    (limit != INT64_MIN && !cJSON_AddNumberToObject(req, "time_limit_usec", (double)limit))))
+                    (limit != INT64_MIN && !cJSON_AddNumberToObject(req, "time_limit_usec", (double)limit)) ||
+                    (gpus >= 0 && !cJSON_AddNumberToObject(req, "gpus", (double)gpus))))
                 req = (cJSON_Delete(req), NULL);
         return send_job_request(c, req, id, "updated");
 }

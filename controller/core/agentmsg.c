@@ -4,9 +4,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char *const hello_fields[] = { "name", "nonce", "proof", "mcpu", "mem", "pids", "cgroup_mode",
-                                            "cgroup_root", "running", "features", NULL };
+                                            "cgroup_root", "running", "features", "gpus", "gpu_type", NULL };
 
 /* Read hello's "running" list: job ids, exact integers like every id on the wire (a double such
  * as 1e300 does not convert to uint64_t). Returns 0 or -EINVAL / -ENOMEM with err set. */
@@ -45,6 +46,20 @@ static int hello_features(const cJSON *msg, agent_hello *h, char err[PROTO_ERRLE
         return r;
 }
 
+/* Read hello's optional "gpus" (a count) and "gpu_type" (a feature name). Returns 0 or -EINVAL
+ * with err set. */
+static int hello_gpus(const cJSON *msg, agent_hello *h, char err[PROTO_ERRLEN]) {
+        int r = proto_get_int(msg, "gpus", 0, RES_GPUS_MAX, &h->capacity.gpus, err);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        r = proto_get_str(msg, "gpu_type", &h->gpu_type, err);
+        if (r == 0 && (!nodesel_list_ok(h->gpu_type) || strchr(h->gpu_type, ','))) {
+                snprintf(err, PROTO_ERRLEN, "gpu_type: must be a name (letters, digits, _ . -)");
+                return -EINVAL;
+        }
+        return r == -ENOENT ? 0 : r;
+}
+
 static int hello_parse(const cJSON *msg, agent_hello *h, char err[PROTO_ERRLEN]) {
         int r;
         if ((r = proto_check_fields(msg, hello_fields, err)) < 0 || (r = proto_get_str(msg, "name", &h->name, err)) < 0 ||
@@ -54,7 +69,7 @@ static int hello_parse(const cJSON *msg, agent_hello *h, char err[PROTO_ERRLEN])
         if (((r = proto_get_int(msg, "pids", 0, RES_PIDS_MAX, &h->capacity.pids, err)) < 0 && r != -ENOENT) ||
             ((r = proto_get_str(msg, "cgroup_mode", &h->cgroup_mode, err)) < 0 && r != -ENOENT) ||
             ((r = proto_get_str(msg, "cgroup_root", &h->cgroup_root, err)) < 0 && r != -ENOENT) ||
-            (r = hello_features(msg, h, err)) < 0)
+            (r = hello_features(msg, h, err)) < 0 || (r = hello_gpus(msg, h, err)) < 0)
                 return r;
         return running_ids(msg, h, err);
 }

@@ -195,6 +195,7 @@ cJSON *ctl_arec_to_json(const ctl_arec *a) {
             !cJSON_AddBoolToObject(o, "hold", a->tmpl.hold) ||
             !cJSON_AddNumberToObject(o, "mcpu", (double)a->tmpl.req.mcpu) ||
             !cJSON_AddNumberToObject(o, "mem", (double)a->tmpl.req.mem) ||
+            (a->tmpl.req.gpus && !cJSON_AddNumberToObject(o, "gpus", (double)a->tmpl.req.gpus)) ||
             !cJSON_AddNumberToObject(o, "nice", a->tmpl.nice) ||
             !cJSON_AddNumberToObject(o, "time_limit_usec", (double)a->tmpl.time_limit_usec) ||
             !cJSON_AddBoolToObject(o, "given_stdout", a->given_stdout)) {
@@ -217,13 +218,14 @@ static int get_set(const cJSON *o, const char *field, array_set *set, char err[P
 }
 
 int ctl_arec_from_json(const cJSON *o, ctl_arec *a, char err[PROTO_ERRLEN]) {
-        int64_t id, cancelled = 0, mcpu, mem, nice = 0, limit = 0;
+        int64_t id, cancelled = 0, mcpu, mem, nice = 0, limit = 0, gpus = 0;
         bool hold = false, given = false;
         int r;
         if ((r = proto_get_int(o, "id", 1, INT64_MAX, &id, err)) < 0 ||
             (r = proto_get_int(o, "mcpu", 1, INT64_MAX, &mcpu, err)) < 0 ||
             (r = proto_get_int(o, "mem", 1, INT64_MAX, &mem, err)) < 0 ||
             proto_get_int(o, "cancelled", 0, INT64_MAX, &cancelled, err) == -EINVAL ||
+            proto_get_int(o, "gpus", 0, RES_GPUS_MAX, &gpus, err) == -EINVAL ||
             proto_get_int(o, "nice", INT32_MIN, INT32_MAX, &nice, err) == -EINVAL ||
             proto_get_int(o, "time_limit_usec", INT64_MIN, INT64_MAX, &limit, err) == -EINVAL ||
             proto_get_bool(o, "hold", &hold, err) == -EINVAL || proto_get_bool(o, "given_stdout", &given, err) == -EINVAL ||
@@ -234,7 +236,7 @@ int ctl_arec_from_json(const cJSON *o, ctl_arec *a, char err[PROTO_ERRLEN]) {
         a->first = (uint64_t)id;
         a->count = array_set_count(&a->all);
         a->cancelled = (size_t)cancelled;
-        a->tmpl = (job_spec){ .req = { .mcpu = mcpu, .mem = mem }, .nice = (int)nice, .time_limit_usec = limit,
+        a->tmpl = (job_spec){ .req = { .mcpu = mcpu, .mem = mem, .gpus = gpus }, .nice = (int)nice, .time_limit_usec = limit,
                               .hold = hold };
         a->given_stdout = given;
         a->window = ARRAY_WINDOW;
@@ -257,6 +259,7 @@ static int list_one(cJSON *list, const ctl_arec *a) {
             (a->owner->spec.name && !cJSON_AddStringToObject(o, "name", a->owner->spec.name)) ||
             !cJSON_AddNumberToObject(o, "mcpu", (double)a->tmpl.req.mcpu) ||
             !cJSON_AddNumberToObject(o, "mem", (double)a->tmpl.req.mem) ||
+            (a->tmpl.req.gpus && !cJSON_AddNumberToObject(o, "gpus", (double)a->tmpl.req.gpus)) ||
             !cJSON_AddNumberToObject(o, "time_limit_usec", (double)a->tmpl.time_limit_usec) ||
             !cJSON_AddNumberToObject(o, "submit_usec", (double)a->owner->submit_usec))
                 return -ENOMEM;

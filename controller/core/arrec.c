@@ -293,5 +293,6 @@ void ctl_cancel_unmade(ctl_state *st, const ctl_cancel_filter *f, uid_t uid, int
                          (unsigned)uid);
                 (void)ctl_arec_store(st, a);
                 depidx_unmade_ended(st, a->first, n, now);
+                ctl_family_unmade_ended(st, a->first, n);
         }
 }

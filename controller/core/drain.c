@@ -23,6 +23,27 @@ int ctl_node_set_features(ctl_state *st, ctl_node *n, const char *features) {
         return r;
 }
 
+int ctl_node_set_gpu_type(ctl_state *st, ctl_node *n, const char *features, const char *gpu_type) {
+        char *all = NULL;
+        int r;
+        if (!gpu_type || !*gpu_type) {
+                (void)replace_str(&n->gpu_type, NULL); /* frees, allocates nothing */
+                return ctl_node_set_features(st, n, features);
+        }
+        if (nodesel_list_has(features, gpu_type))
+                all = strdup(features);
+        else if (asprintf(&all, "%s%s%s", features && *features ? features : "", features && *features ? "," : "",
+                          gpu_type) < 0)
+                all = NULL;
+        if (!all || replace_str(&n->gpu_type, gpu_type) < 0) {
+                free(all);
+                return -ENOMEM;
+        }
+        r = ctl_node_set_features(st, n, all);
+        free(all);
+        return r;
+}
+
 int ctl_node_drain(ctl_state *st, const char *name, const char *reason, ctl_node **out) {
         ctl_node *n = ctl_find_node(st, name);
         if (!n) {

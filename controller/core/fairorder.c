@@ -102,8 +102,10 @@ void fairorder_charge(fairorder *fo, uint32_t dept, res_t req, int sign) {
         fo->running[dept] = (uint32_t)((int64_t)fo->running[dept] + sign);
 }
 
+/* GPUs count only where the capacity has some: a cluster without GPUs shares cores and memory. */
 static double dominant(res_t u, res_t cap) {
-        return fmax((double)u.mcpu / (double)cap.mcpu, (double)u.mem / (double)cap.mem);
+        double d = fmax((double)u.mcpu / (double)cap.mcpu, (double)u.mem / (double)cap.mem);
+        return cap.gpus > 0 ? fmax(d, (double)u.gpus / (double)cap.gpus) : d;
 }
 
 /* Scratch of one pass. */
@@ -123,7 +125,9 @@ typedef struct pass {
 static int entitlements_under(pass *p, fair_algo algo, double *entitled) {
         const fairorder *fo = p->fo;
         fair_node *nodes = malloc(fo->n * sizeof(*nodes));
-        fair_problem prob = { .nres = 2, .capacity = { p->capacity.mcpu, p->capacity.mem }, .nodes = nodes, .nnodes = fo->n };
+        fair_problem prob = { .nres = p->capacity.gpus > 0 ? 3 : 2,
+                              .capacity = { p->capacity.mcpu, p->capacity.mem, p->capacity.gpus },
+                              .nodes = nodes, .nnodes = fo->n };
         fair_state *s = NULL;
         char why[256];
         if (!nodes)
@@ -137,7 +141,8 @@ static int entitlements_under(pass *p, fair_algo algo, double *entitled) {
                 nodes[i].tasks = tasks;
                 nodes[i].demand[FAIR_CPU] = (sum.mcpu + tasks - 1) / tasks;
                 nodes[i].demand[FAIR_MEM] = (sum.mem + tasks - 1) / tasks;
-                for (size_t r = 0; r < 2; r++)
+                nodes[i].demand[FAIR_GPU] = prob.nres > FAIR_GPU ? (sum.gpus + tasks - 1) / tasks : 0;
+                for (size_t r = 0; r < prob.nres; r++)
                         nodes[i].demand[r] = nodes[i].demand[r] < prob.capacity[r] ? nodes[i].demand[r] : prob.capacity[r];
         }
         int r = fair_new(&prob, algo, &s, why, sizeof(why));
@@ -200,7 +205,8 @@ static bool under_caps(const pass *p, uint32_t dept, res_t req) {
                 double cap = p->fo->nodes[a].cap;
                 res_t after = res_add(p->vused[a], req);
                 if (cap < 1 && ((double)after.mcpu > cap * (double)p->capacity.mcpu ||
-                                (double)after.mem > cap * (double)p->capacity.mem))
+                                (double)after.mem > cap * (double)p->capacity.mem ||
+                                (p->capacity.gpus > 0 && (double)after.gpus > cap * (double)p->capacity.gpus)))
                         return false;
         }
         return true;

@@ -75,12 +75,15 @@ static void requeue(ctl_state *st, job *j, const char *reason) {
         j->attempt = ctl_job_attempt(j) + 1;
         free(j->node);
         j->node = NULL;
+        free(j->gpu_ids); /* the next run gets its own */
+        j->gpu_ids = NULL;
         j->start_usec = 0;
         job_result_free(&j->result);
         j->result = (job_result){ .error = strdup(why) };
         (void)st->act->persist(st->userdata, j);
         if (ctl_requeue_pending(st, j) < 0) /* stored as pending: the next restart queues it */
                 log_error("job=%llu out of memory requeueing it", (unsigned long long)j->id);
+        ctl_family_moved(st, j, JOB_RUNNING);
         depidx_changed(st, j, JOB_RUNNING, st->clock_usec);
 }
 
@@ -352,6 +355,21 @@ int ctl_job_started(ctl_state *st, ctl_node *n, uint64_t id, int64_t start_usec)
         log_info("job=%llu node=%s started", (unsigned long long)id, n->name);
         ctl_emit(st, id, n->name, "started", NULL);
         (void)st->act->persist(st->userdata, j);
+        return 0;
+}
+
+int ctl_job_set_gpus(ctl_state *st, ctl_node *n, uint64_t id, const char *gpu_ids) {
+        job *j = running_on(st, n, id);
+        char *copy = NULL;
+        if (!j)
+                return -ENOENT;
+        if (gpu_ids && *gpu_ids && !(copy = strdup(gpu_ids))) {
+                log_error("job=%llu node=%s: out of memory for its GPUs %s: its record names none",
+                          (unsigned long long)id, n->name, gpu_ids);
+                return -ENOMEM;
+        }
+        free(j->gpu_ids);
+        j->gpu_ids = copy;
         return 0;
 }
 

@@ -126,6 +126,7 @@ static int dispatch(ctl_state *st, job *j, ctl_node *n) {
         ctl_emit(st, j->id, n->name, "placed", policy);
         (void)st->act->persist(st->userdata, j);
         st->act->launch(st->userdata, n, j);
+        ctl_family_moved(st, j, JOB_PENDING);
         depidx_changed(st, j, JOB_PENDING, st->clock_usec);
         return 0;
 }

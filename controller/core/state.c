@@ -21,6 +21,7 @@ static void idset_free(ctl_idset *s) {
 
 static void node_free(ctl_node *n) {
         free(n->features);
+        free(n->gpu_type);
         free(n->drain_reason);
         free(n->unconfirmed);
         free(n->strays);
@@ -32,6 +33,7 @@ static void node_free(ctl_node *n) {
 
 void ctl_free(ctl_state *st) {
         depidx_free(&st->deps);
+        famidx_free(&st->fam);
         for (size_t i = 0; i < st->njobs; i++) {
                 job_free(st->jobs[i]);
                 free(st->jobs[i]);
@@ -374,6 +376,7 @@ void ctl_finish(ctl_state *st, job *j, job_state state, int64_t now, const char 
         ctl_emit(st, j->id, j->node, job_state_name(state), j->result.error);
         (void)st->act->persist(st->userdata, j);
         st->act->terminal(st->userdata, j);
+        ctl_family_moved(st, j, was);
         depidx_changed(st, j, was, now);
 }
 
@@ -390,6 +393,8 @@ int ctl_restore(ctl_state *st, job *j, ctl_time now) {
         if (a && a->first == j->id && !a->owner)
                 ctl_arec_attach(st, a, j);
         st->throttle_seen |= j->spec.array_throttle != 0;
+        if (ctl_family_link(st, j) < 0)
+                return -ENOMEM;
         if (j->state == JOB_PENDING)
                 return ctl_queue_pending(st, j) < 0 || restore_pending(st, j) < 0 ? -ENOMEM : 0;
         if (j->state != JOB_RUNNING)

@@ -5,6 +5,7 @@
  * so unit tests drive it with plain structs. Times are passed in (CLOCK_REALTIME usec). */
 #pragma once
 #include "depindex.h"
+#include "family.h"
 #include "depts.h"
 #include "fairorder.h"
 #include "job.h"
@@ -49,6 +50,7 @@ typedef struct ctl_node {
         char *features;     /* its agent's features (nodesel.h list), NULL when none */
         char *drain_reason; /* drained by root (colony drain): no new job starts there; NULL when not */
         size_t nexclusive;  /* running exclusive jobs: while any, nothing else is placed there */
+        char *gpu_type;     /* its GPUs' type ("a100", also among its features), NULL when none */
 } ctl_node;
 
 /* One state transition, for the event log (events.h); the caller stamps its time. Strings are
@@ -202,6 +204,8 @@ typedef struct ctl_state {
          * tasks just made from it, so that a restart finds each task once: the caller sets it after
          * ctl_init when it stores anything (NULL: records live in memory only). Returns 0 or -errno. */
         int (*persist_array)(void *userdata, const struct ctl_arec *a);
+        /* The jobs and arrays that dependencies link into families (family.h), for display. */
+        famidx fam;
         /* st->jobs by id, for ctl_find_job: O(1) whatever ids are kept (jobtable.h). */
         jobtable byid;
 } ctl_state;
@@ -360,6 +364,13 @@ ctl_node *ctl_find_node(ctl_state *st, const char *name);
  * agent's hello had not listed it). Returns 0, or -ENOENT if the job is not running on that
  * node (the message is then ignored). */
 int ctl_job_started(ctl_state *st, ctl_node *n, uint64_t id, int64_t start_usec);
+/* Record the GPUs (their indexes, "0,2") n's agent gave job id, before its start is recorded
+ * (which stores them). Returns 0, -ENOENT when id is not running on n, or -ENOMEM (logged; the
+ * start is still to be recorded). */
+int ctl_job_set_gpus(ctl_state *st, ctl_node *n, uint64_t id, const char *gpu_ids);
+/* Set n's GPU type and its features: the agent's list with the type added (NULL for none of
+ * either). Returns 0 or -ENOMEM. */
+int ctl_node_set_gpu_type(ctl_state *st, ctl_node *n, const char *features, const char *gpu_type);
 /* The agent's latest sample of job id's usage: kept in its record (in memory only: a sample is
  * not worth a disk write). Returns 0, or -ENOENT if the job is not running on that node. */
 int ctl_job_usage(ctl_state *st, ctl_node *n, uint64_t id, const job_result *sample);
@@ -476,6 +487,7 @@ typedef struct ctl_update_req {
         int64_t mcpu, mem;
         int nice;
         int64_t time_limit_usec; /* as submit's (JOB_TIME_UNLIMITED: the maximum), checked the same */
+        int64_t gpus;            /* -1: unchanged, like mcpu and mem */
 } ctl_update_req;
 /* Change pending job id's request, nice value or time limit on behalf of uid (owner or root; a negative
  * nice: root only). Returns 0 or -ENOENT, -EPERM, -EBUSY (not pending), -EINVAL, -E2BIG (no

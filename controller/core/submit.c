@@ -19,6 +19,8 @@ static int check_feasible(ctl_state *st, res_t req, char err[PROTO_ERRLEN]) {
                         largest.mcpu = st->nodes[i]->capacity.mcpu;
                 if (st->nodes[i]->capacity.mem > largest.mem)
                         largest.mem = st->nodes[i]->capacity.mem;
+                if (st->nodes[i]->capacity.gpus > largest.gpus)
+                        largest.gpus = st->nodes[i]->capacity.gpus;
         }
         if (st->nnodes == 0 || largest.mcpu == 0)
                 return 0;
@@ -31,8 +33,11 @@ static int check_feasible(ctl_state *st, res_t req, char err[PROTO_ERRLEN]) {
                 snprintf(err, PROTO_ERRLEN, "no node has %s of memory (largest: %s)",
                          units_format_size(req.mem, want, sizeof(want)),
                          units_format_size(largest.mem, have, sizeof(have)));
+        else if (req.gpus > largest.gpus)
+                snprintf(err, PROTO_ERRLEN, "no node has %lld GPUs (largest: %lld)", (long long)req.gpus,
+                         (long long)largest.gpus);
         else
-                snprintf(err, PROTO_ERRLEN, "no node has both the CPUs and the memory asked for");
+                snprintf(err, PROTO_ERRLEN, "no node has the CPUs, the memory and the GPUs asked for at once");
         return -E2BIG;
 }
 
@@ -211,10 +216,15 @@ static void start_fields_made(ctl_state *st, const ctl_array *a, size_t n) {
         if (a->now > st->clock_usec)
                 st->clock_usec = a->now;
         st->nice_seen |= a->owner->spec.nice != 0;
-        for (size_t i = st->npending - n; i < st->npending; i++)
+        for (size_t i = st->npending - n; i < st->npending; i++) {
                 if (depidx_add(st, st->pending[i]) < 0)
                         log_error("job=%llu out of memory indexing its dependency: it waits for a restart",
                                   (unsigned long long)st->pending[i]->id);
+                if (ctl_family_link(st, st->pending[i]) < 0)
+                        log_error("job=%llu out of memory linking its family: shown alone until a restart",
+                                  (unsigned long long)st->pending[i]->id);
+                ctl_family_made(st, st->pending[i]);
+        }
         (void)ctl_wait_mark(st, st->npending - n, n);
 }
 

@@ -230,6 +230,8 @@ int ctl_update(ctl_state *st, uint64_t id, uid_t uid, const ctl_update_req *u, c
                 req.mcpu = u->mcpu;
         if (u->mem >= 0)
                 req.mem = u->mem;
+        if (u->gpus >= 0)
+                req.gpus = u->gpus;
         if (j->spec.mem_high > req.mem) {
                 snprintf(err, PROTO_ERRLEN, "job %llu has a soft memory limit above that memory", (unsigned long long)id);
                 return -EINVAL;

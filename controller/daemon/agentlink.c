@@ -126,7 +126,7 @@ static void handle_hello(ctl_server *srv, conn *c, const cJSON *msg) {
                 return;
         }
         c->data = n;
-        if (ctl_node_set_features(&srv->state, n, h.features) < 0)
+        if (ctl_node_set_gpu_type(&srv->state, n, h.features, h.gpu_type) < 0)
                 log_error("node=%s: out of memory for its features: it is offered jobs as if it had none", h.name);
         trust(srv, c);
         cJSON *welcome = proto_new("welcome");
@@ -169,14 +169,17 @@ static bool stale_report(ctl_server *srv, ctl_node *n, int64_t id, int64_t attem
 }
 
 static void handle_started(ctl_server *srv, ctl_node *n, const cJSON *msg, char err[PROTO_ERRLEN]) {
-        static const char *const fields[] = { "id", "attempt", "pid", "start_usec", NULL };
+        static const char *const fields[] = { "id", "attempt", "pid", "start_usec", "gpu_ids", NULL };
         int64_t id, start, attempt;
+        const char *gpu_ids = NULL;
         if (proto_check_fields(msg, fields, err) < 0 || proto_get_int(msg, "id", 1, INT64_MAX, &id, err) < 0 ||
-            proto_get_int(msg, "start_usec", 0, INT64_MAX, &start, err) < 0 || report_attempt(msg, &attempt, err) < 0)
+            proto_get_int(msg, "start_usec", 0, INT64_MAX, &start, err) < 0 || report_attempt(msg, &attempt, err) < 0 ||
+            proto_get_str(msg, "gpu_ids", &gpu_ids, err) == -EINVAL)
                 log_warning("node=%s bad started message: %s", n->name, err);
         else if (stale_report(srv, n, id, attempt, "start"))
                 return;
-        else if (ctl_job_started(&srv->state, n, (uint64_t)id, start) < 0)
+        else if (ctl_job_set_gpus(&srv->state, n, (uint64_t)id, gpu_ids) == -ENOENT ||
+                 ctl_job_started(&srv->state, n, (uint64_t)id, start) < 0)
                 log_warning("node=%s job=%lld started, but it is not running there: ignored", n->name, (long long)id);
 }
 

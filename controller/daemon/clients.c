@@ -163,10 +163,11 @@ typedef struct page {
         int64_t n, limit;
         size_t bytes;
         bool more; /* a record did not fit: the listing goes on */
+        ctl_server *srv; /* whose family ids the records carry */
 } page;
 
-static void page_open(page *p, int64_t limit) {
-        *p = (page){ .out = proto_new("jobs"), .limit = limit };
+static void page_open(ctl_server *srv, page *p, int64_t limit) {
+        *p = (page){ .out = proto_new("jobs"), .limit = limit, .srv = srv };
         p->jobs = cJSON_AddArrayToObject(p->out, "jobs");
 }
 
@@ -176,6 +177,10 @@ static int page_add(page *p, const job *j) {
         if (!p->jobs)
                 return -ENOMEM;
         cJSON *o = p->n < p->limit ? job_to_json(j) : NULL;
+        if (o && client_family_id_add(p->srv, j, o) < 0) {
+                cJSON_Delete(o);
+                return -ENOMEM;
+        }
         char *text = o ? proto_print(o) : NULL;
         size_t len = text ? strlen(text) : 0;
         free(text);
@@ -221,7 +226,7 @@ static void handle_queue(ctl_server *srv, conn *c, const cJSON *msg) {
                 client_reply_error(c, err);
                 return;
         }
-        page_open(&p, limit);
+        page_open(srv, &p, limit);
         /* Live jobs through the state's indexes, not a walk of every job ever submitted (3-5 ms
          * per request with 100,000 of another user's pending). */
         for (const job *j = all ? NULL : ctl_next_live(&srv->state, user, (uint64_t)after + 1); r >= 0 && !p.more && j;
@@ -259,6 +264,10 @@ static void handle_show(ctl_server *srv, conn *c, const cJSON *msg) {
         cJSON *out = j ? client_job_reply(j) : NULL;
         if (out && j->state == JOB_PENDING && !ctl_job_selectable(&srv->state, j))
                 cJSON_AddStringToObject(out, "waiting", "no connected, undrained node is one it may run on");
+        if (out && client_family_add(srv, j, out) < 0) {
+                cJSON_Delete(out);
+                out = proto_error("out of memory");
+        }
         if (j)
                 client_reply(c, out);
 }
@@ -329,7 +338,7 @@ static void handle_history(ctl_server *srv, conn *c, const cJSON *msg) {
         }
         page p;
         int r = 0;
-        page_open(&p, f.limit);
+        page_open(srv, &p, f.limit);
         for (size_t i = srv->state.njobs; r >= 0 && !p.more && i-- > 0;) {
                 const job *j = srv->state.jobs[i];
                 if ((int64_t)j->id < f.before_id && history_match(j, &f))
@@ -375,6 +384,7 @@ static const struct {
         { "hold", client_hold }, { "release", client_release }, { "update", client_update },
         { "array", handle_array },
         { "output", server_handle_output },
+        { "family", client_family },
 };
 
 static void client_message(conn *c, const cJSON *msg) {

@@ -33,3 +33,9 @@ void client_alpha_put(ctl_server *srv, conn *c, const cJSON *msg);
 void client_alpha_get(ctl_server *srv, conn *c, const cJSON *msg);
 void client_drain(ctl_server *srv, conn *c, const cJSON *msg);
 void client_resume(ctl_server *srv, conn *c, const cJSON *msg);
+
+/* The job families of clients_family.c: the family request; show's "family" section (nothing
+ * when j has none) and a listed record's "family" id. Return 0 or -ENOMEM. */
+void client_family(ctl_server *srv, conn *c, const cJSON *msg);
+int client_family_add(ctl_server *srv, const job *j, cJSON *reply);
+int client_family_id_add(ctl_server *srv, const job *j, cJSON *rec);

@@ -161,12 +161,12 @@ void client_release(ctl_server *srv, conn *c, const cJSON *msg) {
         handle_hold_or_release(srv, c, msg, false);
 }
 
-/* update: {"id": N} and any of mcpu, mem, nice, time_limit_usec; answered with the job's
+/* update: {"id": N} and any of mcpu, mem, nice, time_limit_usec, gpus; answered with the job's
  * record ("job"). */
 void client_update(ctl_server *srv, conn *c, const cJSON *msg) {
-        static const char *const fields[] = { "id", "mcpu", "mem", "nice", "time_limit_usec", NULL };
+        static const char *const fields[] = { "id", "mcpu", "mem", "nice", "time_limit_usec", "gpus", NULL };
         char err[PROTO_ERRLEN];
-        ctl_update_req u = { -1, -1, INT_MIN, INT64_MIN };
+        ctl_update_req u = { -1, -1, INT_MIN, INT64_MIN, .gpus = -1 };
         int64_t nice = INT_MIN;
         uint64_t id;
         int r;
@@ -176,13 +176,14 @@ void client_update(ctl_server *srv, conn *c, const cJSON *msg) {
             (r = proto_get_int(msg, "mem", 1, RES_MEM_MAX, &u.mem, err)) == -EINVAL ||
             (r = proto_get_int(msg, "nice", JOB_NICE_MIN, JOB_NICE_MAX, &nice, err)) == -EINVAL ||
             (r = proto_get_int(msg, "time_limit_usec", JOB_TIME_UNLIMITED, UNITS_TIME_MAX_USEC, &u.time_limit_usec,
-                               err)) == -EINVAL) {
+                               err)) == -EINVAL ||
+            (r = proto_get_int(msg, "gpus", 0, RES_GPUS_MAX, &u.gpus, err)) == -EINVAL) {
                 client_reply_error(c, err);
                 return;
         }
         u.nice = (int)nice;
-        if (u.mcpu < 0 && u.mem < 0 && u.nice == INT_MIN && u.time_limit_usec == INT64_MIN) {
-                client_reply_error(c, "update: nothing to change (mcpu, mem, nice or time_limit_usec)");
+        if (u.mcpu < 0 && u.mem < 0 && u.nice == INT_MIN && u.time_limit_usec == INT64_MIN && u.gpus < 0) {
+                client_reply_error(c, "update: nothing to change (mcpu, mem, nice, time_limit_usec or gpus)");
                 return;
         }
         if (ctl_update(&srv->state, id, c->uid, &u, err) < 0) {

@@ -81,6 +81,8 @@ static double node_cpu_used(const ctl_node *n) { return (double)n->used.mcpu / 1
 static double node_mem(const ctl_node *n) { return (double)n->capacity.mem; }
 static double node_mem_used(const ctl_node *n) { return (double)n->used.mem; }
 static double node_running(const ctl_node *n) { return (double)n->running; }
+static double node_gpus(const ctl_node *n) { return (double)n->capacity.gpus; }
+static double node_gpus_used(const ctl_node *n) { return (double)n->used.gpus; }
 static double node_cpu_psi(const ctl_node *n) { return n->psi.cpu.some_avg10 / 100; }
 static double node_mem_psi(const ctl_node *n) { return n->psi.memory.some_avg10 / 100; }
 static double node_io_psi(const ctl_node *n) { return n->psi.io.some_avg10 / 100; }
@@ -96,6 +98,8 @@ static const node_metric node_metrics[] = {
         { "colony_node_memory_allocated_bytes", "gauge", "Memory the jobs running on the node asked for.",
           node_mem_used },
         { "colony_node_running_jobs", "gauge", "Jobs running on the node.", node_running },
+        { "colony_node_gpu_capacity", "gauge", "GPUs the node offers.", node_gpus },
+        { "colony_node_gpu_allocated", "gauge", "GPUs the jobs running on the node hold.", node_gpus_used },
 };
 
 /* Pressure exists only where the agent reported some. */

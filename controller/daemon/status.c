@@ -24,6 +24,12 @@ cJSON *status_node(const ctl_node *n) {
                 cJSON_AddStringToObject(o, "features", n->features);
         if (n->drain_reason)
                 cJSON_AddStringToObject(o, "reason", n->drain_reason);
+        if (n->capacity.gpus) {
+                cJSON_AddNumberToObject(o, "gpus", (double)n->capacity.gpus);
+                cJSON_AddNumberToObject(o, "free_gpus", (double)(n->capacity.gpus - n->used.gpus));
+        }
+        if (n->gpu_type)
+                cJSON_AddStringToObject(o, "gpu_type", n->gpu_type);
         return o;
 }
 

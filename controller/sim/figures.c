@@ -75,3 +75,17 @@ int sim_dept_figures(const sim_job_values *v, const size_t *refused, const char 
         free(buf);
         return r;
 }
+
+void sim_dept_gpu_figures(const double *gpu_seconds, const char *const *names, size_t ndepts, sim_result *out) {
+        double total = 0;
+        for (size_t k = 0; k < ndepts; k++)
+                total += gpu_seconds[k];
+        /* out->depts keeps names' order, less the departments without a job */
+        for (size_t k = 0, i = 0; k < ndepts && i < out->ndepts; k++) {
+                if (out->depts[i].name != names[k])
+                        continue;
+                out->depts[i].gpu_seconds = gpu_seconds[k];
+                out->depts[i].gpu_share = total > 0 ? gpu_seconds[k] / total : 0;
+                i++;
+        }
+}

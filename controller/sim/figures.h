@@ -15,3 +15,6 @@ typedef struct sim_job_values {
  * then stays NULL). */
 int sim_dept_figures(const sim_job_values *v, const size_t *refused, const char *const *names, size_t ndepts,
                      sim_result *out);
+/* Set the gpu_seconds and gpu_share of out->depts (made by sim_dept_figures from the same names)
+ * from gpu_seconds[0..ndepts), by department index. O(ndepts). */
+void sim_dept_gpu_figures(const double *gpu_seconds, const char *const *names, size_t ndepts, sim_result *out);

@@ -42,6 +42,7 @@ typedef struct sim {
         size_t *refused; /* by department */
         res_t capacity, used;
         double used_cpu_time, used_mem_time; /* integrals of use over time */
+        double used_gpu_time, *dept_gpu;     /* of GPUs; GPU-seconds by department, as jobs end */
         sim_result *out;
         size_t samples_cap;
         size_t events_done; /* arrivals, and ends or refusals: two per job, for cfg->progress */
@@ -50,9 +51,10 @@ typedef struct sim {
         job *owners; /* one job per type the jobs share their strings with (share_strings) */
         size_t nowners;
         /* What the figures read of a job after ctl_forget_ended freed it, by job id - 1: its
-         * CPUs for the departments' figures and the per-job rows, its memory and machine (index
-         * + 1, 0 while it never ran) for the rows; NULL when neither is asked for. */
-        int64_t *mcpu, *mem;
+         * CPUs for the departments' figures; its request and machine (index + 1, 0 while it
+         * never ran) for the per-job rows. NULL when not asked for. */
+        int64_t *mcpu;
+        res_t *req;
         uint32_t *machine;
         size_t ended; /* jobs ended since the last ctl_forget_ended */
 } sim;
@@ -122,6 +124,8 @@ static void sim_cancel(void *userdata, ctl_node *n, const job *j, int grace_ms) 
 static void sim_terminal(void *userdata, const job *j) {
         sim *s = userdata;
         s->end[j->id - 1] = s->now;
+        if (s->dept_gpu && j->spec.req.gpus > 0) /* now, while the job is there to ask */
+                s->dept_gpu[s->dept[j->id - 1]] += (double)j->spec.req.gpus * (s->now - s->start[j->id - 1]);
 }
 
 /* Simulated agents never go silent: no link to drop. */
@@ -149,19 +153,22 @@ static int add_machines(sim *s, char *err, size_t errlen) {
 
 /* Make room for cap jobs in the arrays of what forgotten jobs leave (sim.mcpu), when asked for. */
 static int grow_kept(sim *s, size_t cap) {
-        bool csv = s->cfg->each_job != NULL;
-        if (!s->cfg->ndepts && !csv)
-                return 0;
-        int64_t *mcpu = realloc(s->mcpu, cap * sizeof(*mcpu));
-        if (mcpu)
+        if (s->cfg->ndepts) {
+                int64_t *mcpu = realloc(s->mcpu, cap * sizeof(*mcpu));
+                if (!mcpu)
+                        return -ENOMEM;
                 s->mcpu = mcpu;
-        int64_t *mem = csv && mcpu ? realloc(s->mem, cap * sizeof(*mem)) : NULL;
-        if (mem)
-                s->mem = mem;
-        uint32_t *machine = mem ? realloc(s->machine, cap * sizeof(*machine)) : NULL;
-        if (machine)
-                s->machine = machine;
-        return mcpu && (!csv || machine) ? 0 : -ENOMEM;
+        }
+        if (!s->cfg->each_job)
+                return 0;
+        res_t *req = realloc(s->req, cap * sizeof(*req));
+        if (req)
+                s->req = req;
+        uint32_t *machine = req ? realloc(s->machine, cap * sizeof(*machine)) : NULL;
+        if (!machine)
+                return -ENOMEM;
+        s->machine = machine;
+        return 0;
 }
 
 /* Make room for the times of job id. */
@@ -201,11 +208,17 @@ static int queue_next_arrival(sim *s) {
         return heap_push(&s->events, (event){ .t = s->next.arrival, .kind = EV_ARRIVAL });
 }
 
+/* gpus as a fraction of the cluster's GPUs; 0 for a cluster without. */
+static double gpu_fraction(const sim *s, double gpus) {
+        return s->capacity.gpus > 0 ? gpus / (double)s->capacity.gpus : 0;
+}
+
 /* Account the time since the last event at the current use, and emit due samples. */
 static int advance(sim *s, double t) {
         double dt = t - s->now;
         s->used_cpu_time += dt * (double)s->used.mcpu;
         s->used_mem_time += dt * (double)s->used.mem;
+        s->used_gpu_time += dt * (double)s->used.gpus;
         double period = s->cfg->sample_seconds;
         while (period > 0 && (double)s->out->nsamples * period <= t) {
                 if (s->out->nsamples == s->samples_cap) {
@@ -220,6 +233,7 @@ static int advance(sim *s, double t) {
                         .t = (double)s->out->nsamples * period,
                         .cpu = (double)s->used.mcpu / (double)s->capacity.mcpu,
                         .mem = (double)s->used.mem / (double)s->capacity.mem,
+                        .gpu = gpu_fraction(s, (double)s->used.gpus),
                 };
                 s->out->nsamples++;
         }
@@ -227,22 +241,26 @@ static int advance(sim *s, double t) {
         return 0;
 }
 
-/* The strings of the jobs' specs (user, cwd, stdout, an empty argv, their type): the same for
- * every job of a type. Returns a new spec, empty on -ENOMEM. */
-static int sim_spec(const char *type, job_spec *spec) {
+/* The strings of the jobs' specs (user, cwd, stdout, an empty argv, their type, their group):
+ * the same for every job of a type and group. Returns a new spec, empty on -ENOMEM. */
+static int sim_spec(const char *type, const char *group, job_spec *spec) {
         *spec = (job_spec){ .cwd = strdup("/"), .stdout_path = strdup("/dev/null"), .argv = calloc(1, sizeof(char *)),
-                            .job_type = type ? strdup(type) : NULL };
-        if (spec->cwd && spec->stdout_path && spec->argv && (!type || spec->job_type))
+                            .job_type = type ? strdup(type) : NULL, .group = group ? strdup(group) : NULL };
+        if (spec->cwd && spec->stdout_path && spec->argv && (!type || spec->job_type) && (!group || spec->group))
                 return 0;
         job_spec_free(spec);
         return -ENOMEM;
 }
 
-/* The job of that type whose strings the others borrow, made on first use. NULL: no memory. */
-static job *owner_of(sim *s, const char *type) {
+static bool same_string(const char *a, const char *b) {
+        return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* The job of that type and group whose strings the others borrow, made on first use. NULL: no
+ * memory. */
+static job *owner_of(sim *s, const char *type, const char *group) {
         for (size_t i = 0; i < s->nowners; i++)
-                if (type == s->owners[i].spec.job_type ||
-                    (type && s->owners[i].spec.job_type && strcmp(type, s->owners[i].spec.job_type) == 0))
+                if (same_string(type, s->owners[i].spec.job_type) && same_string(group, s->owners[i].spec.group))
                         return &s->owners[i];
         /* members borrow the strings, not the struct: the owners may move */
         job *v = realloc(s->owners, (s->nowners + 1) * sizeof(*v));
@@ -251,7 +269,7 @@ static job *owner_of(sim *s, const char *type) {
         s->owners = v;
         job *o = &v[s->nowners];
         *o = (job){ .user = strdup("sim") };
-        if (!o->user || sim_spec(type, &o->spec) < 0) {
+        if (!o->user || sim_spec(type, group, &o->spec) < 0) {
                 job_free(o);
                 return NULL;
         }
@@ -261,8 +279,8 @@ static job *owner_of(sim *s, const char *type) {
 
 /* Let job id borrow its strings from its type's owner (job_share_strings, as an array's jobs
  * do): they are a third of a job's memory, and 25 million jobs are held at once. */
-static void share_strings(sim *s, uint64_t id, const char *type) {
-        job *o = owner_of(s, type);
+static void share_strings(sim *s, uint64_t id, const char *type, const char *group) {
+        job *o = owner_of(s, type, group);
         if (o)
                 job_share_strings(ctl_find_job(&s->st, id), o); /* else each keeps its own */
 }
@@ -281,8 +299,8 @@ static int family_refused(sim *s, const sim_job *j);
 static void keep_request(sim *s, uint64_t id, res_t req) {
         if (s->mcpu)
                 s->mcpu[id - 1] = req.mcpu;
-        if (s->mem) {
-                s->mem[id - 1] = req.mem;
+        if (s->req) {
+                s->req[id - 1] = req;
                 s->machine[id - 1] = 0;
         }
 }
@@ -296,7 +314,8 @@ static int submit(sim *s, const sim_job *j) {
         event_done(s);
         /* the runtime is the job's estimate, exact here: Tetris reads it */
         job_spec spec;
-        if (sim_spec(j->type, &spec) < 0)
+        const char *group = s->cfg->fair && s->cfg->ndepts ? s->cfg->dept_names[j->dept] : NULL;
+        if (sim_spec(j->type, group, &spec) < 0)
                 return -ENOMEM;
         spec.req = j->req;
         spec.expected_usec = usec(j->runtime);
@@ -315,7 +334,7 @@ static int submit(sim *s, const sim_job *j) {
                 event_done(s);
                 return j->family ? family_refused(s, j) : 0;
         }
-        share_strings(s, id, j->type);
+        share_strings(s, id, j->type, group);
         s->arrival[id - 1] = s->now;
         s->runtime[id - 1] = j->runtime;
         if (s->cfg->ndepts)
@@ -428,7 +447,7 @@ static int report_jobs(sim *s) {
                         .arrival = s->arrival[id - 1],
                         .start = ran ? s->start[id - 1] : NAN,
                         .end = ran ? s->end[id - 1] : NAN,
-                        .req = { .mcpu = s->mcpu[id - 1], .mem = s->mem[id - 1] },
+                        .req = s->req[id - 1],
                         .family = fam_of_job(&s->families, id),
                         .reduce = fam_is_reduce(&s->families, id),
                 };
@@ -468,6 +487,8 @@ static int collect(sim *s) {
                 resp[i] = s->end[i] - s->arrival[i];
         }
         int r = s->cfg->ndepts ? collect_depts(s, wait, resp) : 0;
+        if (r == 0 && s->dept_gpu)
+                sim_dept_gpu_figures(s->dept_gpu, s->cfg->dept_names, s->cfg->ndepts, s->out);
         if (r == 0 && s->cfg->each_job)
                 r = report_jobs(s);
         if (r == 0 && s->families.n)
@@ -479,10 +500,27 @@ static int collect(sim *s) {
         if (s->now > 0) {
                 s->out->mean_cpu = s->used_cpu_time / (s->now * (double)s->capacity.mcpu);
                 s->out->mean_mem = s->used_mem_time / (s->now * (double)s->capacity.mem);
+                s->out->mean_gpu = gpu_fraction(s, s->used_gpu_time / s->now);
         }
+        s->out->gpus = s->capacity.gpus;
         free(wait);
         free(resp);
         return r;
+}
+
+/* With cfg->fair, the departments as the controller's flat tree, for cc (out->v borrows the names:
+ * free it alone). Returns 0 or -ENOMEM. */
+static int fair_tree(const sim_config *cfg, ctl_config *cc, depts *out) {
+        if (!cfg->fair || !cfg->ndepts)
+                return 0;
+        if (!(out->v = calloc(cfg->ndepts, sizeof(*out->v))))
+                return -ENOMEM;
+        for (size_t i = 0; i < cfg->ndepts; i++)
+                out->v[i] = (dept){ .path = (char *)cfg->dept_names[i], .weight = 1, .cap = 1, .leaf = true };
+        out->n = cfg->ndepts;
+        cc->depts = out;
+        cc->fairness = (int)cfg->fair_algo;
+        return 0;
 }
 
 int sim_run(const sim_config *cfg, sim_result *out, char *err, size_t errlen) {
@@ -491,10 +529,16 @@ int sim_run(const sim_config *cfg, sim_result *out, char *err, size_t errlen) {
         ctl_config cc = { .policy = cfg->policy, .order = cfg->order, .dispatcher = cfg->dispatcher, .scan = cfg->scan,
                           .max_pending = SIZE_MAX, .kill_grace_ms = 0, .agent_timeout_usec = INT64_MAX,
                           .node_lost_timeout_usec = INT64_MAX, .skip_reserved_start = true };
+        depts fair_depts = { 0 };
+        int fr = fair_tree(cfg, &cc, &fair_depts);
         ctl_init(&s.st, &cc, &sim_actions, &s);
-        int r = cfg->nmachines == 0 ? -EINVAL : add_machines(&s, err, errlen);
+        int r = fr < 0 ? fr : cfg->nmachines == 0 ? -EINVAL : add_machines(&s, err, errlen);
+        if (r == 0 && fair_depts.n)
+                r = ctl_set_depts(&s.st, (int)cfg->fair_algo);
         bool told = r < 0 && cfg->nmachines; /* add_machines said why */
         if (r == 0 && cfg->ndepts && !(s.refused = calloc(cfg->ndepts, sizeof(*s.refused))))
+                r = -ENOMEM;
+        if (r == 0 && cfg->ndepts && s.capacity.gpus > 0 && !(s.dept_gpu = calloc(cfg->ndepts, sizeof(*s.dept_gpu))))
                 r = -ENOMEM;
         if (r == 0)
                 r = run_events(&s);
@@ -511,6 +555,8 @@ int sim_run(const sim_config *cfg, sim_result *out, char *err, size_t errlen) {
         for (size_t i = 0; i < s.nowners; i++)
                 job_free(&s.owners[i]);
         free(s.owners);
+        free(s.dept_gpu);
+        free(fair_depts.v);
         free(s.events.v);
         free(s.arrival);
         free(s.runtime);
@@ -519,7 +565,7 @@ int sim_run(const sim_config *cfg, sim_result *out, char *err, size_t errlen) {
         free(s.dept);
         free(s.refused);
         free(s.mcpu);
-        free(s.mem);
+        free(s.req);
         free(s.machine);
         fam_free(&s.families);
         return r;

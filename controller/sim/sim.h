@@ -3,6 +3,7 @@
  * its runtime. Nothing here is a second copy of the scheduling logic. */
 #pragma once
 #include "dispatch.h"
+#include "fair.h"
 #include "res.h"
 #include <stddef.h>
 #include <stdint.h>
@@ -75,6 +76,11 @@ typedef struct sim_config {
         void (*progress)(void *arg, size_t events_done);
         void *progress_arg;
         const char *const *machine_names; /* nmachines names (a --machines file's), distinct; NULL: m1, m2, ... */
+        /* With departments: order the pending jobs fairly among them under fair_algo, as the
+         * controller's [departments] would, each a top-level department of weight 1 (a job's
+         * group is its department's name); false: submission order. */
+        bool fair;
+        fair_algo fair_algo;
 } sim_config;
 
 typedef struct sim_stats {
@@ -88,11 +94,14 @@ typedef struct sim_dept {
         sim_stats wait, response; /* seconds, over the jobs it accepted */
         double cpu_seconds;       /* cores x seconds its jobs ran */
         double cpu_share;         /* of every department's cpu_seconds */
+        double gpu_seconds;       /* GPUs x seconds its jobs ran */
+        double gpu_share;         /* of every department's gpu_seconds (0 when none ran a GPU) */
 } sim_dept;
 
 typedef struct sim_sample {
         double t;
         double cpu, mem; /* fractions of the cluster in use */
+        double gpu;      /* the same of its GPUs; 0 for a cluster without */
 } sim_sample;
 
 typedef struct sim_result {
@@ -110,6 +119,8 @@ typedef struct sim_result {
          * map plus the longest reduce, as on unlimited machines), seconds */
         size_t families, families_whole;
         sim_stats flow, ideal_flow;
+        int64_t gpus;    /* the cluster's GPUs (0: none, and mean_gpu is 0) */
+        double mean_gpu; /* time-averaged GPU utilization over the makespan */
 } sim_result;
 
 /* Run a simulation. Returns 0 and fills out (free with sim_result_free), or -errno with a

@@ -30,14 +30,14 @@ static const wl_machine_config mishra_configs[] = {
 
 /* proportion, mean time, cores (mean, range, CV), RAM (mean, range, CV): Table 3 */
 static const wl_class mishra_classes[] = {
-        { 0.33, 0.083 * HOUR, 0.08, 0.0, 0.2, 0.16, 0.48, 0.0, 0.5, 0.09 },
-        { 0.29, 0.32 * HOUR, 0.40, 0.2, 0.5, 0.03, 0.74, 0.0, 32, 0.09 },
-        { 0.06, 0.65 * HOUR, 1.11, 0.5, 4.0, 0.03, 0.68, 0.0, 1.0, 0.08 },
-        { 0.01, 0.42 * HOUR, 1.39, 0.5, 4.0, 0.04, 1.54, 1.0, 32, 0.05 },
-        { 0.17, 18.34 * HOUR, 0.12, 0.0, 0.2, 0.19, 0.48, 0.0, 0.5, 0.11 },
-        { 0.02, 22.23 * HOUR, 0.16, 0.0, 0.2, 0.09, 1.66, 1.0, 32, 0.09 },
-        { 0.07, 20.49 * HOUR, 1.22, 0.2, 4.0, 0.03, 0.65, 0.0, 1.0, 0.08 },
-        { 0.05, 18.85 * HOUR, 1.32, 0.2, 4.0, 0.06, 1.93, 1.0, 32, 0.07 },
+        { 0.33, 0.083 * HOUR, 0.08, 0.0, 0.2, 0.16, 0.48, 0.0, 0.5, 0.09, 0 },
+        { 0.29, 0.32 * HOUR, 0.40, 0.2, 0.5, 0.03, 0.74, 0.0, 32, 0.09, 0 },
+        { 0.06, 0.65 * HOUR, 1.11, 0.5, 4.0, 0.03, 0.68, 0.0, 1.0, 0.08, 0 },
+        { 0.01, 0.42 * HOUR, 1.39, 0.5, 4.0, 0.04, 1.54, 1.0, 32, 0.05, 0 },
+        { 0.17, 18.34 * HOUR, 0.12, 0.0, 0.2, 0.19, 0.48, 0.0, 0.5, 0.11, 0 },
+        { 0.02, 22.23 * HOUR, 0.16, 0.0, 0.2, 0.09, 1.66, 1.0, 32, 0.09, 0 },
+        { 0.07, 20.49 * HOUR, 1.22, 0.2, 4.0, 0.03, 0.65, 0.0, 1.0, 0.08, 0 },
+        { 0.05, 18.85 * HOUR, 1.32, 0.2, 4.0, 0.06, 1.93, 1.0, 32, 0.07, 0 },
 };
 
 #define NORM_CORES 64.0 /* lotes-google: what 1.0 of a normalised capacity means */
@@ -55,7 +55,7 @@ static const wl_machine_config lotes_google_configs[] = {
 };
 
 #define LG_CLASS(p, hours, c, m)                                                                              \
-        { p, (hours) * HOUR, (c) * NORM_CORES, 0, NORM_CORES, 0.5, (m) * NORM_GIB, 0, NORM_GIB, 0.5 }
+        { p, (hours) * HOUR, (c) * NORM_CORES, 0, NORM_CORES, 0.5, (m) * NORM_GIB, 0, NORM_GIB, 0.5, 0 }
 
 static const wl_class lotes_google_classes[] = {
         LG_CLASS(0.23, 0.03, 0.02, 0.01),
@@ -64,13 +64,37 @@ static const wl_class lotes_google_classes[] = {
         LG_CLASS(0.01, 0.03, 0.20, 0.06),
 };
 
+/* gpu-lab: a university lab's cluster, made up for issue 25 (no public trace has GPUs per job):
+ * GPU machines of 8 and 4 GPUs listed first, as sites list them, then twice as many CPU
+ * machines; four departments train on 1, 2, 4 or 8 GPUs with cores and memory in proportion,
+ * a fifth (physics) needs no GPU. The GPUs are the bottleneck: at the fluid capacity they are
+ * full while the cores are a third used. */
+static const wl_machine_config gpu_lab_configs[] = {
+        { 4, { .mcpu = 64000, .mem = 512 * GiB, .gpus = 8 } },
+        { 4, { .mcpu = 32000, .mem = 256 * GiB, .gpus = 4 } },
+        { 8, { .mcpu = 64000, .mem = 256 * GiB } },
+};
+
+/* proportion, mean time, cores (mean, range, CV), memory in GiB (mean, range, CV), GPUs */
+static const wl_class gpu_lab_classes[] = {
+        { 0.30, 1 * HOUR, 4, 1, 8, 0.5, 32, 4, 64, 0.5, 1 },       /* vision */
+        { 0.15, 2 * HOUR, 8, 2, 16, 0.5, 64, 8, 128, 0.5, 2 },     /* nlp */
+        { 0.10, 2 * HOUR, 16, 4, 32, 0.5, 64, 8, 128, 0.5, 4 },    /* rl */
+        { 0.05, 4 * HOUR, 32, 8, 64, 0.5, 256, 64, 512, 0.5, 8 },  /* llm */
+        { 0.40, 1 * HOUR, 16, 1, 64, 0.5, 32, 1, 128, 0.5, 0 },    /* physics */
+};
+
+static const char *const gpu_lab_depts[] = { "vision", "nlp", "rl", "llm", "physics" };
+
 static const wl_spec workloads[] = {
         { "mishra", mishra_configs, sizeof(mishra_configs) / sizeof(mishra_configs[0]), mishra_classes,
-          sizeof(mishra_classes) / sizeof(mishra_classes[0]), NULL, 0, 0 },
+          sizeof(mishra_classes) / sizeof(mishra_classes[0]), NULL, 0, 0, NULL },
         { "mishra-mapreduce", mishra_configs, sizeof(mishra_configs) / sizeof(mishra_configs[0]), mishra_classes,
-          sizeof(mishra_classes) / sizeof(mishra_classes[0]), NULL, 200, 100 },
+          sizeof(mishra_classes) / sizeof(mishra_classes[0]), NULL, 200, 100, NULL },
         { "lotes-google", lotes_google_configs, sizeof(lotes_google_configs) / sizeof(lotes_google_configs[0]),
-          lotes_google_classes, sizeof(lotes_google_classes) / sizeof(lotes_google_classes[0]), NULL, 0, 0 },
+          lotes_google_classes, sizeof(lotes_google_classes) / sizeof(lotes_google_classes[0]), NULL, 0, 0, NULL },
+        { "gpu-lab", gpu_lab_configs, sizeof(gpu_lab_configs) / sizeof(gpu_lab_configs[0]), gpu_lab_classes,
+          sizeof(gpu_lab_classes) / sizeof(gpu_lab_classes[0]), NULL, 0, 0, gpu_lab_depts },
 };
 
 static void rng_seed(wl_rng *r, uint64_t seed) {
@@ -107,7 +131,7 @@ static const wl_spec *generate(wl_generated *g, double phi, double omega, uint64
                 g->classes[k].mean_seconds = uniform(&r) * HOUR;
         for (size_t i = 0; i < nconfigs * nclasses; i++)
                 g->speed[i] = omega > 0 ? between(&r, 1 - omega, 1 + omega) : 1;
-        g->spec = (wl_spec){ g->name, g->configs, nconfigs, g->classes, nclasses, omega > 0 ? g->speed : NULL, 0, 0 };
+        g->spec = (wl_spec){ g->name, g->configs, nconfigs, g->classes, nclasses, omega > 0 ? g->speed : NULL, 0, 0, NULL };
         return &g->spec;
 }
 
@@ -137,7 +161,7 @@ const wl_spec *wl_find(const char *name, uint64_t seed, wl_generated *gen) {
 }
 
 const char *wl_names(void) {
-        return "mishra, mishra-mapreduce, lotes-google, lotes-phi:PHI, lotes-omega:OMEGA";
+        return "mishra, mishra-mapreduce, lotes-google, gpu-lab, lotes-phi:PHI, lotes-omega:OMEGA";
 }
 
 /* Machines of configuration c when the largest configuration has scale machines: the paper's
@@ -152,17 +176,22 @@ static size_t scaled_count(const wl_spec *w, size_t c, size_t scale) {
 }
 
 double wl_fluid_capacity(const wl_spec *w, size_t scale) {
-        double cores = 0, mem = 0, cores_per_job = 0, mem_per_job = 0;
+        double cores = 0, mem = 0, gpus = 0, cores_per_job = 0, mem_per_job = 0, gpus_per_job = 0;
         for (size_t i = 0; i < w->nconfigs; i++) {
                 double n = (double)scaled_count(w, i, scale);
                 cores += n * (double)w->configs[i].capacity.mcpu / 1000.0;
                 mem += n * (double)w->configs[i].capacity.mem / (double)GiB;
+                gpus += n * (double)w->configs[i].capacity.gpus;
         }
         for (size_t k = 0; k < w->nclasses; k++) {
                 cores_per_job += w->classes[k].proportion * w->classes[k].cores * w->classes[k].mean_seconds;
                 mem_per_job += w->classes[k].proportion * w->classes[k].mem_gib * w->classes[k].mean_seconds;
+                gpus_per_job += w->classes[k].proportion * (double)w->classes[k].gpus * w->classes[k].mean_seconds;
         }
-        return fmin(cores / cores_per_job, mem / mem_per_job) / wl_tasks_per_job(w);
+        double rate = fmin(cores / cores_per_job, mem / mem_per_job);
+        if (gpus_per_job > 0)
+                rate = fmin(rate, gpus / gpus_per_job);
+        return rate / wl_tasks_per_job(w);
 }
 
 uint32_t wl_tasks_per_job(const wl_spec *w) {
@@ -233,7 +262,7 @@ static void draw_job(wl_source *s) {
                 .type = wl_class_name(k),
                 .dept = (uint32_t)k,
                 .req = { .mcpu = (int64_t)fmax(1, llround(cores * 1000)),
-                         .mem = (int64_t)fmax(1 << 20, llround(mem * (double)GiB)) },
+                         .mem = (int64_t)fmax(1 << 20, llround(mem * (double)GiB)), .gpus = c->gpus },
         };
         s->klass = k;
         s->given = 0;
@@ -290,7 +319,8 @@ void wl_lotes_problem(const wl_spec *w, size_t scale, wl_lotes *out) {
         for (size_t k = 0; k < w->nclasses && k < WL_MAX_CLASSES; k++) {
                 const wl_class *c = &w->classes[k];
                 out->classes[k] = (lotes_class){ wl_class_name(k), c->proportion,
-                                                 { .mcpu = llround(c->cores * 1000), .mem = llround(c->mem_gib * (double)GiB) } };
+                                                 { .mcpu = llround(c->cores * 1000), .mem = llround(c->mem_gib * (double)GiB),
+                                                   .gpus = c->gpus } };
                 for (size_t j = 0; j < w->nconfigs && j < WL_MAX_CONFIGS; j++)
                         out->mu[j * w->nclasses + k] = (w->speed ? w->speed[j * w->nclasses + k] : 1) / c->mean_seconds;
         }

@@ -17,6 +17,7 @@ typedef struct wl_class {
         double mean_seconds; /* processing times are exponential with this mean */
         double cores, cores_lo, cores_hi, cores_cv;  /* normal, truncated to [lo, hi] */
         double mem_gib, mem_lo, mem_hi, mem_cv;
+        int64_t gpus;        /* whole GPUs each job asks (0: none) */
 } wl_class;
 
 #define WL_MAX_CLASSES 16
@@ -34,6 +35,7 @@ typedef struct wl_spec {
          * tasks of its class, all of one size, each with its own drawn time; 0 and 0: a job is
          * one task */
         uint32_t maps, reduces;
+        const char *const *dept_names; /* the classes' departments by name; NULL: wl_class_names() */
 } wl_spec;
 
 /* The storage of a workload generated from parameters and a seed (lotes-phi, lotes-omega). */
@@ -54,7 +56,8 @@ const char *wl_class_name(size_t k);
  * sim_job.dept is their class. */
 const char *const *wl_class_names(void);
 /* The named workload: "mishra", "mishra-mapreduce" (mishra's machines and classes, each job 200
- * maps and 100 reduces: the report's section 7) or "lotes-google", or one generated into *gen from seed:
+ * maps and 100 reduces: the report's section 7), "lotes-google", "gpu-lab" (GPU and CPU machines,
+ * five departments whose jobs ask 1, 2, 4, 8 or no GPUs: workload.c), or one generated into *gen from seed:
  * "lotes-phi:PHI" (LoTES paper, 5.4.2: 9 classes whose mean requests are 0.025 + U[-PHI, PHI] of
  * the largest machine, PHI in [0, 0.025)) or "lotes-omega:OMEGA" (5.4.3: the same at PHI = 0.006,
  * with machine-dependent times, omega_jk = U[1 - OMEGA, 1 + OMEGA], OMEGA in [0, 1)). NULL for
@@ -70,7 +73,7 @@ uint32_t wl_tasks_per_job(const wl_spec *w);
  * paper's proportions of that, at least one each (all equal for mishra). */
 
 /* The largest arrival rate (jobs per second; a MapReduce job is all its tasks) the pooled machines can sustain on their bottleneck
- * resource, at that scale: min over CPU and memory of capacity divided
+ * resource, at that scale: min over CPU, memory and (where jobs ask some) GPUs of capacity divided
  * by the expected demand per job (proportion x size x mean time, summed over classes). An upper
  * bound: it ignores fragmentation and which machine a class fits on. */
 double wl_fluid_capacity(const wl_spec *w, size_t scale);

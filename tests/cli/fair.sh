@@ -63,6 +63,22 @@ jq -e '.largest_shortfall.node == "n2" and (.largest_shortfall.shortfall - 0.1 |
         grep -q '^under mch, n2 holds 0.400 of a guaranteed 0.500, 0.100 short$' || fail "the table does not say n2 is short"
 echo "# finite demands: under mch n2 holds 0.4 of its guaranteed 0.5; hdrf keeps it"
 
+# GPUs as a third resource (issue 25): on 64 cores and 8 GPUs, ml's tasks (1 GPU + 2 cores) have
+# the GPU as dominant resource (1/8), physics' (8 cores) the cores (1/8): DRF gives ml the 8
+# GPUs and physics the 48 cores left (tests/unit/test_fair.c computes it by hand).
+echo '{"nodes": [{"name": "root"}, {"name": "ml", "parent": "root"}, {"name": "physics", "parent": "root"}]}' >"$dir/gpu-tree.json"
+echo '{"capacity": {"cpus": 64, "mem": "512G", "gpus": 8}, "demands": [{"node": "ml", "cpus": 2, "mem": "1G", "gpus": 1,
+      "tasks": 100}, {"node": "physics", "cpus": 8, "mem": "1G", "tasks": 100}]}' >"$dir/gpu-demands.json"
+for algo in drf hdrf mch; do
+        out=$("$COLONY_BIN/colony" fair --json --algo $algo --tree "$dir/gpu-tree.json" --demands "$dir/gpu-demands.json")
+        jq -e '[.nodes[] | select(.leaf) | [.tasks, .gpus]] == [[8, 8], [6, 0]] and .capacity.gpus == 8' <<<"$out" \
+                >/dev/null || fail "GPU example with $algo: $(jq -c '[.nodes[] | select(.leaf)]' <<<"$out")"
+done
+"$COLONY_BIN/colony" fair --algo drf --tree "$dir/gpu-tree.json" --demands "$dir/gpu-demands.json" >"$dir/gpu.txt"
+grep -q '^drf: 14 tasks on 64 CPUs, 512.0G and 8 GPUs' "$dir/gpu.txt" && grep -q '^  ml .* 1.000  8$' "$dir/gpu.txt" ||
+        fail "the GPU table: $(cat "$dir/gpu.txt")"
+echo "# GPUs dominant: ml 8 tasks (8 GPUs), physics 6 (48 cores)"
+
 # broken input: one line on stderr, exit 2, nothing on stdout
 check_error() { # check_error TEXT TREE DEMANDS [ALGO]
         local want=$1 rc=0 out
@@ -83,6 +99,9 @@ echo '{"capacity": {"cpus": 9, "mem": "18G"}, "demands": [{"node": "root", "cpus
 echo '{"capacity": {"cpus": 9, "mem": "18G"}, "demands": [{"node": "Z", "cpus": 1}]}' >"$dir/unknown.json"
 echo '{"demands": []}' >"$dir/nocap.json"
 echo '{"capacity": {"cpus": 9, "mem": "18G"}, "demands": []}' >"$dir/empty.json"
+echo '{"capacity": {"cpus": 9, "mem": "18G"}, "demands": [{"node": "A", "cpus": 1, "gpus": 1}]}' >"$dir/nogpus.json"
+echo '{"capacity": {"cpus": 9, "mem": "18G", "gpus": 1.5}, "demands": []}' >"$dir/halfgpu.json"
+echo '{"capacity": {"cpus": 9, "mem": "18G", "gpus": 2}, "demands": [{"node": "A", "cpus": 1, "gpus": 4}]}' >"$dir/manygpus.json"
 check_error "in a cycle" "$dir/cycle.json" "$dir/empty.json"
 check_error "unknown parent 'nobody'" "$dir/orphan.json" "$dir/empty.json"
 check_error "node A: weight must be a positive number" "$dir/negative.json" "$dir/empty.json"
@@ -92,6 +111,9 @@ check_error "node A: a task needs more cpu than the cluster has" "$dir/t.json" "
 check_error "has children" "$dir/t.json" "$dir/inner.json"
 check_error "no node 'Z'" "$dir/t.json" "$dir/unknown.json"
 check_error "capacity" "$dir/t.json" "$dir/nocap.json"
+check_error "demand 1: asks gpus, but the capacity has none" "$dir/t.json" "$dir/nogpus.json"
+check_error "capacity: gpus: a whole number" "$dir/t.json" "$dir/halfgpu.json"
+check_error "node A: a task needs more gpus than the cluster has" "$dir/t.json" "$dir/manygpus.json"
 check_error "No such file" "$dir/none.json" "$dir/d.json"
 check_error "unknown\|--algo" "$dir/t.json" "$dir/d.json" fastest
 echo PASS

@@ -349,3 +349,11 @@ strace_attach() {
         done
         fail "strace did not attach to $pid"
 }
+
+# now: the time, in seconds with nanoseconds, for notes and order checks.
+now() { date +%s.%N; }
+# wait_for COND_CMD WHAT [S]: poll until COND_CMD succeeds, failing after S seconds (60).
+wait_for() {
+        local end=$((SECONDS + ${3:-60}))
+        until eval "$1"; do ((SECONDS <= end)) || fail "$2 not within ${3:-60}s"; sleep 0.05; done
+}

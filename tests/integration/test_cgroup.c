@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,6 +38,11 @@ static char agent_name[32];     /* "test-<pid>" */
 static cg_backend *cg;          /* the current test's backend */
 static char tmpdir[64];         /* the runner's scratch directory, mode 0777 */
 static char tmpfile_path[PATH_MAX]; /* test_user's output file in it */
+/* Stand-ins for two GPUs' device nodes, made by test_devices in the scratch directory: char
+ * devices of the mem driver (/dev/full's 1:7, /dev/zero's 1:5), which open without error where
+ * access is allowed; a major with no driver would fail with ENXIO either way. */
+static const cg_device gpu_dev[2] = {{'c', 1, 7}, {'c', 1, 5}};
+static char gpu_path[2][PATH_MAX];
 
 static double now_s(void) {
         struct timespec ts;
@@ -360,6 +366,130 @@ START_TEST(test_close_removes_all) {
 }
 END_TEST
 
+/* Open path for reading in a child forked here and put in job's cgroup before it tries: its
+ * errno, or 0 when it opened. */
+static int open_in_job(const char *job, const char *path) {
+        int go[2], res[2], e = -1;
+        char err[512], c = 0;
+        pid_t pid;
+
+        ck_assert_int_eq(pipe2(go, O_CLOEXEC), 0);
+        ck_assert_int_eq(pipe2(res, O_CLOEXEC), 0);
+        pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+                int fd = read(go[0], &c, 1) == 1 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+
+                e = fd < 0 ? errno : 0;
+                _exit(write(res[1], &e, sizeof(e)) == sizeof(e) ? 0 : 1);
+        }
+        close(go[0]);
+        close(res[1]);
+        ck_assert_msg(cg_job_attach(cg, job, pid, err, sizeof(err)) == 0, "attach to %s: %s", job, err);
+        ck_assert_int_eq(write(go[1], "x", 1), 1);
+        ck_assert_int_eq(read(res[0], &e, sizeof(e)), sizeof(e));
+        close(go[1]);
+        close(res[0]);
+        ck_assert_int_eq(wait_exit(pid, 10), 0);
+        return e;
+}
+
+/* The stand-ins' nodes, made afresh (main removes them). */
+static void make_gpu_nodes(void) {
+        for (int i = 0; i < 2; i++) {
+                (void)unlink(gpu_path[i]);
+                ck_assert_msg(mknod(gpu_path[i], S_IFCHR | 0600, makedev(gpu_dev[i].major, gpu_dev[i].minor)) == 0,
+                              "mknod %s: %s", gpu_path[i], strerror(errno));
+        }
+}
+
+/* A job denied gpu0 gets EPERM opening gpu0's node and opens gpu1's; a job beside it in the same
+ * department, denied nothing, opens both (a denial is the job's, not its department's); a bad
+ * device is refused before any cgroup is made. */
+START_TEST(test_devices) {
+        cg_limits denied = {.pids = 16, .deny = &gpu_dev[0], .ndeny = 1}, open_all = {.pids = 16};
+        cg_device bad = {'x', 1, 7};
+        cg_limits bad_lim = {.pids = 16, .deny = &bad, .ndeny = 1};
+        char err[512], job[64], other[64], **jobs = NULL;
+        double w = 1.0;
+
+        make_gpu_nodes();
+        ck_assert_int_eq(cg_job_name("lab", 1, job, sizeof(job)), 0);
+        ck_assert_int_eq(cg_job_name("lab", 2, other, sizeof(other)), 0);
+        ck_assert_msg(cg_dept_prepare(cg, "lab", &w, 1, err, sizeof(err)) == 0, "department lab: %s", err);
+        ck_assert_msg(cg_job_create(cg, job, &denied, err, sizeof(err)) == 0, "create %s: %s", job, err);
+        ck_assert_msg(cg_job_create(cg, other, &open_all, err, sizeof(err)) == 0, "create %s: %s", other, err);
+
+        ck_assert_int_eq(open_in_job(job, gpu_path[0]), EPERM);
+        ck_assert_int_eq(open_in_job(job, gpu_path[1]), 0);
+        ck_assert_int_eq(open_in_job(other, gpu_path[0]), 0);
+        ck_assert_int_eq(open_in_job(other, gpu_path[1]), 0);
+        printf("devices: %s denied c 1:7 got EPERM on it and opened c 1:5; %s opened both\n", job, other);
+
+        ck_assert_int_eq(cg_job_create(cg, "job-bad", &bad_lim, err, sizeof(err)), -EINVAL);
+        ck_assert_str_eq(err, "job job-bad: bad device to deny: type 'x' (want c or b), 1:7");
+        ck_assert_int_eq(cg_list_jobs(cg, &jobs), 0);
+        for (char **j = jobs; *j; j++)
+                ck_assert_str_ne(*j, "job-bad");
+        strv_free(jobs);
+
+        ck_assert_int_eq(cg_job_remove(cg, job), 0);
+        ck_assert_int_eq(cg_job_remove(cg, other), 0);
+}
+END_TEST
+
+/* Write value to dir/file, as a host's administrator would. */
+static void write_file(const char *dir, const char *file, const char *value) {
+        char path[PATH_MAX];
+        int fd;
+
+        snprintf(path, sizeof(path), "%s/%s", dir, file);
+        fd = open(path, O_WRONLY | O_CLOEXEC);
+        ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
+        ck_assert_msg(write(fd, value, strlen(value)) == (ssize_t)strlen(value), "write %s to %s: %s", value, path,
+                      strerror(errno));
+        close(fd);
+}
+
+/* v1 below a devices cgroup that allows listed devices only (a container's): a deny takes out an
+ * exact entry, so a job denied gpu0 gets EPERM on it and opens gpu1; but a range holding gpu0
+ * ("c 1:* rwm") would survive the deny, and the job is refused with the reason, never started
+ * with access. The subtree's devices cgroup stands in for the container's. Skipped on v2. */
+START_TEST(test_devices_allow_list) {
+        cg_limits denied = {.pids = 16, .deny = &gpu_dev[0], .ndeny = 1};
+        char own[PATH_MAX] = "", sub[PATH_MAX], line[PATH_MAX], err[512] = "", **jobs = NULL;
+        FILE *f = fopen("/proc/self/cgroup", "re");
+
+        ck_assert_ptr_nonnull(f);
+        while (fgets(line, sizeof(line), f))
+                if (sscanf(line, "%*d:devices:%4095s", own) == 1)
+                        break;
+        fclose(f);
+        snprintf(sub, sizeof(sub), "/sys/fs/cgroup/devices%s/colony-%s", strcmp(own, "/") ? own : "", agent_name);
+        if (cg_get_mode(cg) != CG_MODE_V1 || access(sub, F_OK) < 0) {
+                printf("devices allow list: skipped, no v1 devices hierarchy here\n");
+                return;
+        }
+        make_gpu_nodes();
+        write_file(sub, "devices.deny", "a");
+        write_file(sub, "devices.allow", "c 1:* rwm");
+        ck_assert_int_eq(cg_job_create(cg, "job-range", &denied, err, sizeof(err)), -EPERM);
+        ck_assert_msg(strstr(err, "a range of them still holds c 1:7"), "error: %s", err);
+        ck_assert_int_eq(cg_list_jobs(cg, &jobs), 0);
+        ck_assert_ptr_null(jobs[0]);
+        strv_free(jobs);
+        printf("devices allow list: \"%s\"\n", err);
+
+        write_file(sub, "devices.deny", "c 1:* rwm");
+        write_file(sub, "devices.allow", "c 1:7 rwm");
+        write_file(sub, "devices.allow", "c 1:5 rwm");
+        ck_assert_msg(cg_job_create(cg, "job-exact", &denied, err, sizeof(err)) == 0, "create: %s", err);
+        ck_assert_int_eq(open_in_job("job-exact", gpu_path[0]), EPERM);
+        ck_assert_int_eq(open_in_job("job-exact", gpu_path[1]), 0);
+        ck_assert_int_eq(cg_job_remove(cg, "job-exact"), 0);
+}
+END_TEST
+
 static Suite *cgroup_suite(void) {
         Suite *s = suite_create("cgroup");
         TCase *tc = tcase_create("real");
@@ -373,6 +503,8 @@ static Suite *cgroup_suite(void) {
         tcase_add_test(tc, test_user);
         tcase_add_test(tc, test_launch_errors);
         tcase_add_test(tc, test_close_removes_all);
+        tcase_add_test(tc, test_devices);
+        tcase_add_test(tc, test_devices_allow_list);
         suite_add_tcase(s, tc);
         return s;
 }
@@ -416,6 +548,8 @@ int main(int argc, char **argv) {
                 return EXIT_FAILURE;
         }
         snprintf(tmpfile_path, sizeof(tmpfile_path), "%s/id.out", tmpdir);
+        for (int i = 0; i < 2; i++)
+                snprintf(gpu_path[i], sizeof(gpu_path[i]), "%s/gpu%d", tmpdir, i);
         sr = srunner_create(cgroup_suite());
         srunner_run_all(sr, CK_NORMAL);
         failed = srunner_ntests_failed(sr);
@@ -425,6 +559,8 @@ int main(int argc, char **argv) {
         if (cg_open(agent_name, &cg, (char[256]){0}, 256) == 0)
                 cleanup();
         (void)unlink(tmpfile_path);
+        for (int i = 0; i < 2; i++)
+                (void)unlink(gpu_path[i]);
         (void)rmdir(tmpdir);
         return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -56,12 +56,35 @@ START_TEST(hello_needs_name_and_capacity) {
 }
 END_TEST
 
+START_TEST(hello_offers_gpus_and_their_type) {
+        char err[PROTO_ERRLEN];
+        agent_hello h;
+        ck_assert_int_eq(hello("{\"v\":1,\"type\":\"hello\",\"name\":\"n1\",\"mcpu\":1,\"mem\":1}", &h, err), 0);
+        ck_assert_int_eq(h.capacity.gpus, 0);
+        ck_assert_ptr_null(h.gpu_type);
+        free(h.running);
+        cJSON *msg = cJSON_Parse("{\"v\":1,\"type\":\"hello\",\"name\":\"n1\",\"mcpu\":1,\"mem\":1,\"gpus\":4,"
+                                 "\"gpu_type\":\"a100\"}");
+        ck_assert_int_eq(agentmsg_hello(msg, &h, err), 0);
+        ck_assert_int_eq(h.capacity.gpus, 4);
+        ck_assert_str_eq(h.gpu_type, "a100"); /* borrowed from msg */
+        free(h.running);
+        cJSON_Delete(msg);
+        ck_assert_int_eq(hello("{\"v\":1,\"type\":\"hello\",\"name\":\"n1\",\"mcpu\":1,\"mem\":1,\"gpus\":-1}",
+                               &h, err), -EINVAL);
+        ck_assert_int_eq(hello("{\"v\":1,\"type\":\"hello\",\"name\":\"n1\",\"mcpu\":1,\"mem\":1,"
+                               "\"gpu_type\":\"a,b\"}", &h, err), -EINVAL);
+        ck_assert_ptr_nonnull(strstr(err, "gpu_type:"));
+}
+END_TEST
+
 static Suite *agentmsg_suite(void) {
         Suite *s = suite_create("agentmsg");
         TCase *tc = tcase_create("hello");
         tcase_add_test(tc, hello_with_running_jobs);
         tcase_add_loop_test(tc, running_holds_job_ids_only, 0, sizeof(bad_running) / sizeof(bad_running[0]));
         tcase_add_test(tc, hello_needs_name_and_capacity);
+        tcase_add_test(tc, hello_offers_gpus_and_their_type);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -78,6 +78,37 @@ START_TEST(wide_behind_narrow) {
 }
 END_TEST
 
+/* GPUs (issue 25): g has 2 GPUs, one held until 100 by a running job; c has none. The 2-GPU job
+ * fits nowhere (not on c) and reserves g at 100; a 1-GPU job whose limit runs past 100 would keep
+ * it from its second GPU and waits, one that ends by 60 goes now, and a job without GPUs still
+ * fits beside them. */
+START_TEST(gpus_reserve_and_backfill) {
+        sched_machine m[] = {
+                { .index = 0, .capacity = { .mcpu = CPU(16), .mem = 64 * GiB, .gpus = 2 },
+                  .free = { .mcpu = CPU(15), .mem = 63 * GiB, .gpus = 1 }, .up = 1 },
+                { .index = 1, .capacity = R(CPU(16), 64 * GiB), .free = R(CPU(16), 64 * GiB), .up = 1 },
+        };
+        sched_index ix = make_index(m, 2);
+        sched_running run = { 0, { .mcpu = CPU(1), .mem = GiB, .gpus = 1 }, 100 };
+        sched_job jobs[] = {
+                { .id = 1, .req = { .mcpu = CPU(1), .mem = GiB, .gpus = 2 }, .limit_usec = 10 },
+                { .id = 2, .req = { .mcpu = CPU(1), .mem = GiB, .gpus = 1 }, .limit_usec = 200 },
+                { .id = 3, .req = { .mcpu = CPU(1), .mem = GiB, .gpus = 1 }, .limit_usec = 60 },
+                { .id = 4, .req = R(CPU(8), GiB), .limit_usec = 1000 },
+        };
+        sched_assignment out[4];
+        sched_reservation r;
+        const uint64_t placed[] = { 3, 4 }; /* 3 on g, before the reserved start; 4 anywhere */
+        ck_assert_int_eq(easy(&ix, SCHED_FIRST_FIT, jobs, 4, &run, 1, 0, out, &r), 2);
+        for (size_t i = 0; i < 2; i++)
+                ck_assert_uint_eq(out[i].job_id, placed[i]);
+        ck_assert(out[0].machine == 0 && ix.machines[0].free.gpus == 0);
+        ck_assert_msg(r.job_id == 1 && r.machine == 0 && r.start_usec == 100, "reserved job %llu on %u at %lld",
+                      (unsigned long long)r.job_id, r.machine, (long long)r.start_usec);
+        sched_index_free(&ix);
+}
+END_TEST
+
 /* The hand-computed schedule of that cluster, pass after pass with each job running to its
  * limit: t=0 job 3 backfills (ends 60); t=60 job 4 backfills (ends 100); t=100 the wide job
  * starts as reserved, the narrow job 2 after it at 110. Plain backfill would start 2 at 60 and
@@ -344,6 +375,7 @@ static Suite *suite(void) {
         TCase *tc = tcase_create("core");
         tcase_set_timeout(tc, 120);
         tcase_add_test(tc, wide_behind_narrow);
+        tcase_add_test(tc, gpus_reserve_and_backfill);
         tcase_add_test(tc, hand_schedule);
         tcase_add_test(tc, two_machines_and_memory);
         tcase_add_test(tc, forever);

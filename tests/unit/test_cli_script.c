@@ -23,12 +23,13 @@ START_TEST(sbatch_options_colony_shares_become_its_own) {
                            "#SBATCH --cpus-per-task=2 --mem=100M --time=1\n"
                            "#SBATCH -J fit -o out-%j.txt -e%x.err\n"
                            "#SBATCH --job-name \"two words\" -c 4 --hold\n"
-                           "#SBATCH --exclusive=user --array=0-9%2 -d afterok:1 -w a,b -x c -C ssd -D /tmp\n";
+                           "#SBATCH --exclusive=user --array=0-9%2 -d afterok:1 -w a,b -x c -C ssd -D /tmp\n"
+                           "#SBATCH --gres=gpu:a100:2 -G 1 --gpus=v100:4\n";
         char err[256] = "";
         script_opts o;
 
         ck_assert_int_eq(script_parse(text, &o, err, sizeof(err)), 0);
-        ck_assert_uint_eq(o.n, 4);
+        ck_assert_uint_eq(o.n, 5);
         ck_assert_uint_eq(o.nwarnings, 0);
         ck_assert_uint_eq(o.lines[0].lineno, 2);
         ck_assert(o.lines[0].sbatch);
@@ -39,6 +40,7 @@ START_TEST(sbatch_options_colony_shares_become_its_own) {
         ck_assert_int_eq(o.lines[2].argc, 6); /* "two words" is one word */
         ck_assert_str_eq(joined(&o, 3), "--exclusive --array 0-9%2 --dependency afterok:1 --nodelist a,b "
                                         "--exclude c --constraint ssd --chdir /tmp");
+        ck_assert_str_eq(joined(&o, 4), "--gres gpu:a100:2 --gpus 1 --gpus v100:4");
         script_opts_free(&o);
 }
 END_TEST

@@ -159,9 +159,9 @@ START_TEST(held_jobs_wait_until_released) {
         ck_assert_int_eq(ctl_hold(&st, 1, 1, true, err), -EALREADY);
         ck_assert_int_eq(ctl_schedule(&st), 0);
         ck_assert_int_eq(ctl_find_job(&st, 1)->wait, JOB_WAIT_HELD);
-        ck_assert_int_eq(ctl_update(&st, 1, 1, &(ctl_update_req){ 5000, -1, INT_MIN, INT64_MIN }, err), -E2BIG);
-        ck_assert_int_eq(ctl_update(&st, 1, 1, &(ctl_update_req){ 200, -1, INT_MIN, INT64_MIN }, err), 0);
-        ck_assert_int_eq(ctl_update(&st, 1, 1, &(ctl_update_req){ -1, -1, INT_MIN, 60000000 }, err), 0);
+        ck_assert_int_eq(ctl_update(&st, 1, 1, &(ctl_update_req){ 5000, -1, INT_MIN, INT64_MIN, -1 }, err), -E2BIG);
+        ck_assert_int_eq(ctl_update(&st, 1, 1, &(ctl_update_req){ 200, -1, INT_MIN, INT64_MIN, -1 }, err), 0);
+        ck_assert_int_eq(ctl_update(&st, 1, 1, &(ctl_update_req){ -1, -1, INT_MIN, 60000000, -1 }, err), 0);
         ck_assert_int_eq(ctl_find_job(&st, 1)->spec.time_limit_usec, 60000000);
         ck_assert_int_eq(ctl_find_job(&st, 1)->spec.req.mcpu, 200);
         ck_assert_int_eq(ctl_hold(&st, 1, 0, false, err), 0); /* root may */

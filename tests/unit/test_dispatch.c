@@ -132,6 +132,34 @@ START_TEST(greedy_queues_only_where_the_job_can_ever_fit) {
 }
 END_TEST
 
+/* GPUs (issue 25) count in Tetris's alignment: a 1-GPU job goes to the machine with half its GPUs
+ * free rather than to the one with more free cores and 1 GPU of 8 left (cores alone would pick
+ * it). Greedy queues a GPU job only on a machine with GPUs, however short the others' queues. */
+START_TEST(tetris_aligns_on_gpus_and_greedy_queues_gpu_jobs_on_gpu_machines) {
+        sched_machine m[] = { machine(0, 32000, 256 * GiB), machine(1, 32000, 256 * GiB) };
+        m[0].capacity.gpus = 8, m[0].free.gpus = 1;
+        m[1].capacity.gpus = m[1].free.gpus = 4;
+        m[1].free.mcpu = 8000;
+        sched_job j = job(1, 1000, GiB, 60);
+        j.req.gpus = 1;
+        sched_assignment out[1];
+        sched_dispatcher *d = make("tetris");
+        ck_assert_int_eq(sched_dispatch(d, m, 2, &j, 1, out), 1);
+        ck_assert_uint_eq(out[0].machine, 1);
+        sched_dispatcher_free(d);
+
+        sched_machine g[] = { machine(0, 4000, 8 * GiB), machine(1, 4000, 8 * GiB) };
+        g[1].capacity.gpus = 1; /* its GPU is taken: free.gpus 0 */
+        d = make("greedy");
+        ck_assert_int_eq(sched_dispatch(d, g, 2, &j, 1, out), 0);
+        g[1].free.gpus = 1;
+        sched_dispatch_exit(d, &j, 1); /* an exit on machine 1 starts its queue */
+        ck_assert_int_eq(sched_dispatch(d, g, 2, &j, 1, out), 1);
+        ck_assert_uint_eq(out[0].machine, 1);
+        sched_dispatcher_free(d);
+}
+END_TEST
+
 static Suite *dispatch_suite(void) {
         Suite *s = suite_create("dispatch");
         TCase *tc = tcase_create("baselines");
@@ -141,6 +169,7 @@ static Suite *dispatch_suite(void) {
         tcase_add_test(tc, tetris_scores_the_time_on_each_machine);
         tcase_add_test(tc, greedy_first_fit_else_the_shortest_queue_first_come_first_served);
         tcase_add_test(tc, greedy_queues_only_where_the_job_can_ever_fit);
+        tcase_add_test(tc, tetris_aligns_on_gpus_and_greedy_queues_gpu_jobs_on_gpu_machines);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -194,6 +194,90 @@ START_TEST(engines_match_references) {
 }
 END_TEST
 
+/* GPUs as the third resource, <64 cores, 512 GiB, 8 GPUs>. DRF: "gpu" asks 1 GPU + 2 cores a
+ * task (dominant: the GPU, 1/8), "cpu" 8 cores (1/8 of the cores). They alternate until 6 each
+ * (12 + 48 = 60 cores); gpu's 7th wins the tie at 6/8 (the lower index) and leaves 2 cores,
+ * too few for cpu's 7th; gpu's 8th takes the last GPU. Counted on cores alone, gpu's 2 cores
+ * would be 1/32 and it would get 4 tasks for each of cpu's. */
+/* A department under parent; a job under it asking mcpu, 1 GiB and gpus a task, 100 tasks. */
+#define DEPT(n, up) { .name = n, .parent = up, .weight = 1, .cap = 1 }
+#define GPU_JOB(n, up, mcpu, gpus) { .name = n, .parent = up, .weight = 1, .cap = 1, .demand = { mcpu, GiB, gpus }, .tasks = 100 }
+static const fair_node gpu_drf_nodes[] = { DEPT("root", -1), GPU_JOB("gpu", 0, 2000, 1), GPU_JOB("cpu", 0, 8000, 0) };
+static const fair_problem gpu_drf = { .nres = 3, .capacity = { 64000, 512 * GiB, 8 }, .nodes = gpu_drf_nodes, .nnodes = 3 };
+
+/* Each leaf's tasks under a, as want says, and the same as the slow reference's. */
+static void expect_tasks(const fair_problem *p, fair_algo a, const int64_t *want) {
+        fair_state *s = run(p, a);
+        int64_t ref[MAXN];
+        double w[MAXN];
+        for (size_t i = 0; i < p->nnodes; i++)
+                w[i] = fair_weight(s, i);
+        ck_assert_uint_ne(a == FAIR_HDRF ? ref_hdrf(p, ref, SIZE_MAX) : ref_flat(p, w, -1, ref, SIZE_MAX), (size_t)-1);
+        for (size_t i = 0; i < p->nnodes; i++) {
+                ck_assert_msg(fair_tasks(s, i) == want[i], "%s: %s ran %lld tasks, not %lld", fair_algo_name(a),
+                              p->nodes[i].name, (long long)fair_tasks(s, i), (long long)want[i]);
+                ck_assert_int_eq(ref[i], want[i]);
+        }
+        fair_free(s);
+}
+
+START_TEST(drf_gpu_dominant) {
+        const int64_t want[] = { 0, 8, 6 };
+        fair_algo algos[] = { FAIR_DRF, FAIR_WDRF, FAIR_HDRF, FAIR_MCH };
+        for (size_t i = 0; i < sizeof(algos) / sizeof(algos[0]); i++)
+                expect_tasks(&gpu_drf, algos[i], want);
+        fair_state *s = run(&gpu_drf, FAIR_DRF);
+        ck_assert_int_eq(fair_used(s, 1, FAIR_GPU), 8);
+        ck_assert_double_eq_tol(fair_dominant_share(s, 1), 1.0, 1e-12);  /* the GPUs */
+        ck_assert_double_eq_tol(fair_dominant_share(s, 2), 0.75, 1e-12); /* 48 of 64 cores */
+        fair_free(s);
+}
+END_TEST
+
+/* H-DRF on a tree: "ml" (vision: 1 GPU + 2 cores, nlp: 2 GPUs + 4 cores) beside "physics"
+ * (sim: 8 cores), same capacity. ml and physics keep equal dominant shares, and inside ml vision
+ * and nlp as far as whole tasks allow: at 6/8 each (vision 2, nlp 2: 6 GPUs, 12 cores; physics
+ * 6: 48 cores) ml wins the tie and vision, below nlp, takes its 3rd (7 GPUs, 62 cores); physics'
+ * 7th no longer fits, vision takes the last GPU: vision and nlp end at 4/8 each, ml at 1. */
+static const fair_node gpu_hdrf_nodes[] = {
+        DEPT("root", -1), DEPT("ml", 0), DEPT("physics", 0),
+        GPU_JOB("vision", 1, 2000, 1), GPU_JOB("nlp", 1, 4000, 2), GPU_JOB("sim", 2, 8000, 0),
+};
+static const fair_problem gpu_hdrf = { .nres = 3, .capacity = { 64000, 512 * GiB, 8 }, .nodes = gpu_hdrf_nodes, .nnodes = 6 };
+
+START_TEST(hdrf_gpu_dominant) {
+        const int64_t want[] = { 0, 0, 0, 4, 2, 6 };
+        expect_tasks(&gpu_hdrf, FAIR_HDRF, want);
+        fair_state *s = run(&gpu_hdrf, FAIR_HDRF);
+        ck_assert_int_eq(fair_used(s, 1, FAIR_GPU), 8);
+        ck_assert_double_eq_tol(fair_dominant_share(s, 1), 1.0, 1e-12);
+        ck_assert_double_eq_tol(fair_dominant_share(s, 3), 0.5, 1e-12);
+        ck_assert_double_eq_tol(fair_dominant_share(s, 4), 0.5, 1e-12);
+        ck_assert_double_eq_tol(fair_dominant_share(s, 2), 0.75, 1e-12);
+        fair_free(s);
+}
+END_TEST
+
+/* Random trees with a GPU column as a lab has it: 8 to 32 GPUs, each job 0, 1, 2, 4 or 8 a task
+ * (drawn per job), cores and memory as random_problem draws them;
+ * every engine against the slow reference. */
+START_TEST(gpu_engines_match_references) {
+        static const int64_t gpu_sizes[] = { 0, 1, 2, 4, 8 };
+        unsigned seed = 25;
+        fair_node nodes[MAXN];
+        for (int k = 0; k < 300; k++) {
+                shape sh = { .nres = 3, .weights = k & 1, .caps = k & 2, .finite = k & 4 };
+                fair_problem p = random_problem(nodes, &sh, &seed);
+                p.capacity[FAIR_GPU] = 8 * rnd(&seed, 1, 4);
+                for (size_t i = 0; i < p.nnodes; i++)
+                        if (nodes[i].demand[FAIR_CPU] > 0) /* a leaf: random_problem gives leaves cores */
+                                nodes[i].demand[FAIR_GPU] = gpu_sizes[rnd(&seed, 0, 4)];
+                for (fair_algo a = 0; a < _FAIR_ALGO_MAX; a++)
+                        compare_with_reference(&p, a);
+        }
+}
+END_TEST
+
 /* The largest gap between MCH's and H-DRF's dominant share of a leaf; *worst is that leaf. */
 static double mch_gap(const fair_problem *p, size_t *worst) {
         fair_state *m = run(p, FAIR_MCH), *h = run(p, FAIR_HDRF);
@@ -497,6 +581,9 @@ Suite *fair_suite(void) {
         tcase_add_test(tc, release_gives_the_task_back);
         tcase_add_test(tc, caps_hold);
         tcase_add_test(tc, bad_problems_say_why);
+        tcase_add_test(tc, drf_gpu_dominant);
+        tcase_add_test(tc, hdrf_gpu_dominant);
+        tcase_add_test(tc, gpu_engines_match_references);
         suite_add_tcase(s, tc);
         return s;
 }

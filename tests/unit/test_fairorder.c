@@ -224,6 +224,46 @@ START_TEST(the_report_says_where_mch_and_hdrf_part) {
 }
 END_TEST
 
+/* GPUs are a resource of the share where the cluster has some: on <64 cores, 512 GiB, 8 GPUs>,
+ * ml's job (1 GPU, 2 cores) is 1/8 of the GPUs, as physics' (8 cores) is 1/8 of the cores: ml is
+ * entitled to the 8 GPUs (16 cores), physics to 6 jobs (48 cores), and the first 14 offered are
+ * those. Counted on cores alone, ml's job would be 1/32 and ml would get 9 of the first 14. A
+ * cap of 1/2 on ml holds its jobs past the 4th GPU, of a cluster with GPUs. */
+static const res_t lab = { .mcpu = 64000, .mem = 512 * GB, .gpus = 8 };
+static const res_t gpu_job = { .mcpu = 2000, .mem = GB, .gpus = 1 }, cpu_job = { .mcpu = 8000, .mem = GB };
+
+/* ml and physics, ml capped at cap (0: none), 10 jobs pending each, ml's first. */
+static void ml_and_physics(fair_algo algo, double cap) {
+        static const char *const paths[] = { "ml", "physics" };
+        static const double w[] = { 1, 1 };
+        const double caps[] = { cap, 0 };
+        fairorder_free(&fx.fo);
+        fx.n = 0;
+        tree(algo, 2, paths, w, caps);
+        add_jobs("ml", 10, gpu_job);
+        add_jobs("physics", 10, cpu_job);
+}
+
+START_TEST(gpus_count_in_the_dominant_share) {
+        ml_and_physics((fair_algo)_i, 0);
+        rank(lab, fx.n, true);
+        ck_assert_uint_eq(fx.kept, fx.n);
+        ck_assert_uint_eq(count_in_prefix(14, "ml"), 8);
+        ck_assert_uint_eq(count_in_prefix(14, "physics"), 6);
+        fairorder_charge(&fx.fo, fairorder_dept(&fx.fo, "ml"), gpu_job, +1);
+        rank(lab, fx.n, true);
+        ck_assert_double_eq_tol(fx.shares[fairorder_dept(&fx.fo, "ml")].share, 1.0 / 8, 1e-12);
+
+        ml_and_physics((fair_algo)_i, 0.5);
+        rank(lab, fx.n, false);
+        ck_assert_uint_eq(count_in_prefix(fx.kept, "ml"), 4);
+        ck_assert_uint_eq(fx.kept, 14);
+        /* with the GPU nodes down the cap says nothing of GPUs: the jobs wait for a node, not the cap */
+        rank((res_t){ .mcpu = 64000, .mem = 512 * GB }, fx.n, false);
+        ck_assert_uint_eq(fx.kept, fx.n);
+}
+END_TEST
+
 static Suite *fairorder_suite(void) {
         Suite *s = suite_create("fairorder");
         TCase *tc = tcase_create("fairorder");
@@ -237,6 +277,7 @@ static Suite *fairorder_suite(void) {
         tcase_add_test(tc, groups_that_are_not_leaves_go_to_the_default_department);
         tcase_add_test(tc, one_department_keeps_submission_order);
         tcase_add_test(tc, a_job_larger_than_its_entitlement_is_not_left_for_last);
+        tcase_add_loop_test(tc, gpus_count_in_the_dominant_share, FAIR_HDRF, FAIR_MCH + 1);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -211,6 +211,83 @@ START_TEST(heuristic_names_round_trip) {
 }
 END_TEST
 
+/* GPUs (issue 25): m0 a CPU machine, m1 4 GPUs, m2 8 GPUs, all 32 cores and 256 GiB. No heuristic
+ * puts a GPU job on m0; Best- and Worst-Fit pack the GPUs (the fewest left idle first) and keep a
+ * job without GPUs off a machine whose GPUs idle while another fits; First-Fit stays the first. */
+static void gpu_lab(sched_machine m[3]) {
+        m[0] = machine(0, 32000, 256 * GiB);
+        m[1] = machine(1, 32000, 256 * GiB);
+        m[2] = machine(2, 32000, 256 * GiB);
+        m[1].capacity.gpus = m[1].free.gpus = 4;
+        m[2].capacity.gpus = m[2].free.gpus = 8;
+}
+
+START_TEST(gpu_jobs_go_only_where_gpus_are_free) {
+        for (sched_heuristic h = 0; h < _SCHED_HEURISTIC_MAX; h++) {
+                sched_machine m[3];
+                gpu_lab(m);
+                sched_job j[6];
+                for (uint64_t i = 0; i < 6; i++)
+                        j[i] = (sched_job){ .id = i + 1, .req = { .mcpu = 1000, .mem = GiB, .gpus = 2 } };
+                sched_assignment out[6];
+                ck_assert_int_eq(sched_place(h, m, 3, j, 6, SCHED_BACKFILL, out), 6); /* 2 + 4 of 2 GPUs */
+                for (int i = 0; i < 6; i++)
+                        ck_assert_msg(out[i].machine != 0, "%s put job %d on the CPU machine", sched_heuristic_name(h), i + 1);
+                ck_assert_int_eq(m[1].free.gpus, 0);
+                ck_assert_int_eq(m[2].free.gpus, 0);
+                sched_job more = { .id = 7, .req = { .mcpu = 1000, .mem = GiB, .gpus = 1 } };
+                ck_assert_int_eq(sched_place(h, m, 3, &more, 1, SCHED_BACKFILL, out), 0);
+        }
+}
+END_TEST
+
+START_TEST(best_and_worst_fit_pack_gpus_and_spare_them) {
+        static const sched_heuristic packing[] = { SCHED_BEST_FIT_CORES, SCHED_BEST_FIT_MEM, SCHED_WORST_FIT_CORES,
+                                                   SCHED_WORST_FIT_MEM };
+        for (size_t k = 0; k < 4; k++) {
+                sched_machine m[3];
+                gpu_lab(m);
+                m[0].free.mcpu = 2000; /* the CPU machine is nearly full: Worst-Fit would leave it */
+                sched_job one = { .id = 1, .req = { .mcpu = 1000, .mem = GiB, .gpus = 1 } };
+                sched_job cpu = { .id = 2, .req = { .mcpu = 1000, .mem = GiB } };
+                sched_assignment out[1];
+                ck_assert_int_eq(sched_place(packing[k], m, 3, &one, 1, SCHED_BACKFILL, out), 1);
+                ck_assert_uint_eq(out[0].machine, 1); /* 3 GPUs left idle, not 7 */
+                ck_assert_int_eq(sched_place(packing[k], m, 3, &cpu, 1, SCHED_BACKFILL, out), 1);
+                ck_assert_uint_eq(out[0].machine, 0); /* the one machine without idle GPUs */
+                m[0].free.mcpu = 0;
+                ck_assert_int_eq(sched_place(packing[k], m, 3, &cpu, 1, SCHED_BACKFILL, out), 1);
+                ck_assert_uint_eq(out[0].machine, 1); /* then the fewest idle GPUs */
+        }
+        sched_machine m[3];
+        gpu_lab(m);
+        sched_job cpu = { .id = 1, .req = { .mcpu = 1000, .mem = GiB } };
+        sched_assignment out[1];
+        ck_assert_int_eq(sched_place(SCHED_FIRST_FIT, m, 3, &cpu, 1, SCHED_BACKFILL, out), 1);
+        ck_assert_uint_eq(out[0].machine, 0);
+}
+END_TEST
+
+/* Mix-Fit in the cube: on a machine with GPUs the third coordinate counts, so a job without GPUs
+ * on an idle 8-GPU machine is off the diagonal, and a CPU machine at the same cores and memory
+ * is preferred; a job of 1 core, 8 GiB and 2 GPUs on a 4-core, 32 GiB, 8-GPU machine lies on it. */
+START_TEST(mix_fit_counts_the_gpus) {
+        sched_machine m[3];
+        gpu_lab(m);
+        res_t cpu = { .mcpu = 8000, .mem = 64 * GiB };
+        ck_assert_double_eq_tol(sched_mix_fit_alpha(&m[0], cpu), 0, 1e-12);
+        ck_assert_double_gt(sched_mix_fit_alpha(&m[2], cpu), 0.1);
+        sched_job j = { .id = 1, .req = cpu };
+        sched_assignment out[1];
+        ck_assert_int_eq(sched_place(SCHED_MIX_FIT, &m[1], 2, &j, 1, SCHED_BACKFILL, out), 1);
+        ck_assert_uint_eq(out[0].machine, 1); /* 4 idle GPUs bend the angle less than 8 */
+        sched_machine g = machine(0, 4000, 32 * GiB);
+        g.capacity.gpus = g.free.gpus = 8;
+        ck_assert_double_eq_tol(sched_mix_fit_alpha(&g, (res_t){ .mcpu = 1000, .mem = 8 * GiB, .gpus = 2 }), 0, 1e-12);
+        ck_assert_double_eq(sched_mix_fit_alpha(&g, (res_t){ .mcpu = 1000, .mem = 8 * GiB, .gpus = 9 }), -1);
+}
+END_TEST
+
 static Suite *fit_suite(void) {
         Suite *s = suite_create("fit");
         TCase *tc = tcase_create("first_fit");
@@ -227,6 +304,9 @@ static Suite *fit_suite(void) {
         tcase_add_test(paper, max_jobs_never_places_fewer_than_any_single_heuristic);
         tcase_add_test(paper, reserve_keeps_the_roomiest_machine_for_a_job_that_matched_nothing);
         tcase_add_test(paper, heuristic_names_round_trip);
+        tcase_add_test(paper, gpu_jobs_go_only_where_gpus_are_free);
+        tcase_add_test(paper, best_and_worst_fit_pack_gpus_and_spare_them);
+        tcase_add_test(paper, mix_fit_counts_the_gpus);
         suite_add_tcase(s, paper);
         return s;
 }

@@ -67,11 +67,29 @@ START_TEST(a_single_job_has_no_array_variables_and_at_least_one_thread) {
 }
 END_TEST
 
+START_TEST(a_job_given_gpus_is_told_which_one_without_is_told_nothing) {
+        static const char *const env[] = { "CUDA_VISIBLE_DEVICES=3", NULL };
+        launch_msg m = launch(env);
+        char err[128];
+        ck_assert_int_eq(jobenv_gpus(&m, "0,2", err, sizeof(err)), 0);
+        ck_assert_str_eq(get(m.spec.env, "COLONY_GPUS"), "0,2");
+        ck_assert_str_eq(get(m.spec.env, "CUDA_VISIBLE_DEVICES"), "0,2"); /* not the submitter's */
+        ck_assert_str_eq(get(m.spec.env, "ROCR_VISIBLE_DEVICES"), "0,2");
+        job_spec_free(&m.spec);
+        m = launch((const char *const[]){ NULL });
+        ck_assert_int_eq(jobenv_gpus(&m, "", err, sizeof(err)), 0);
+        ck_assert_ptr_null(get(m.spec.env, "COLONY_GPUS"));
+        ck_assert_ptr_null(get(m.spec.env, "CUDA_VISIBLE_DEVICES"));
+        job_spec_free(&m.spec);
+}
+END_TEST
+
 static Suite *jobenv_suite(void) {
         Suite *s = suite_create("jobenv");
         TCase *tc = tcase_create("jobenv");
         tcase_add_test(tc, colony_variables_replace_inherited_ones_thread_counts_keep_the_users);
         tcase_add_test(tc, a_single_job_has_no_array_variables_and_at_least_one_thread);
+        tcase_add_test(tc, a_job_given_gpus_is_told_which_one_without_is_told_nothing);
         suite_add_tcase(s, tc);
         return s;
 }

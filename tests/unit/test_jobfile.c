@@ -11,7 +11,7 @@ static char err[PROTO_ERRLEN];
 
 static const jobfile_record sample = {.id = 7, .cgroup = "job-7", .shepherd = 4242, .shepherd_start = 987654321,
                                       .mem_limit = 64 << 20, .start_usec = 1767225600123456, .cancelled = true,
-                                      .time_limit_usec = 2000000, .timed_out = true};
+                                      .time_limit_usec = 2000000, .timed_out = true, .gpu_ids = "0,2"};
 
 START_TEST(a_record_reads_back_as_written) {
         char *text = jobfile_record_format(&sample);
@@ -28,12 +28,14 @@ START_TEST(a_record_reads_back_as_written) {
         ck_assert(back.cancelled);
         ck_assert_int_eq(back.time_limit_usec, 2000000);
         ck_assert(back.timed_out);
+        ck_assert_str_eq(back.gpu_ids, "0,2");
         free(text);
         /* a record of an agent older than time limits: none, not timed out */
         ck_assert_int_eq(jobfile_record_parse("{\"id\":7,\"cgroup\":\"job-7\",\"shepherd_pid\":42,\"shepherd_start\":1,"
                                               "\"mem_limit\":0,\"start_usec\":0,\"cancelled\":false}", &back, err), 0);
         ck_assert_int_eq(back.time_limit_usec, 0);
         ck_assert(!back.timed_out);
+        ck_assert_str_eq(back.gpu_ids, ""); /* and older than GPUs: it holds none */
 }
 END_TEST
 

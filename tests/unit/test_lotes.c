@@ -328,10 +328,44 @@ START_TEST(classify_by_type_else_nearest_profile) {
 }
 END_TEST
 
+/* GPUs (issue 25): one machine of 64 cores, 256 GiB and 2 GPUs, one without GPUs; class g asks
+ * 1 core, 1 GiB and 1 GPU, class c the same without the GPU, half the arrivals each, 1 s each.
+ * On cores alone g could have the whole GPU machine (lambda* = 128: each class 64 jobs/s); its 2
+ * GPUs hold 2 jobs, 2 jobs/s = lambda* / 2, so lambda* = 4, with delta_1,g = 2/64 of the cores.
+ * c has no share of the GPUs. No bin of the GPU machine holds more than 2 g. A job asking a GPU
+ * joins g, one asking none c, though their cores and memory are equally near both. */
+START_TEST(gpus_bound_lambda_and_the_bins) {
+        static const lotes_config configs[] = { { 1, { .mcpu = CORES(64), .mem = 256 * GiB, .gpus = 2 } },
+                                                { 1, { .mcpu = CORES(64), .mem = 256 * GiB } } };
+        static const lotes_class classes[] = { { "g", 0.5, { .mcpu = CORES(1), .mem = GiB, .gpus = 1 } },
+                                               { "c", 0.5, { .mcpu = CORES(1), .mem = GiB } } };
+        const lotes_problem p = { configs, 2, classes, 2, ones };
+        lotes_alloc a;
+        char err[256];
+        ck_assert_int_eq(lotes_allocate(&p, &a, err, sizeof(err)), 0);
+        ck_assert_double_eq_tol(a.lambda, 4, 1e-9);
+        ck_assert_double_eq_tol(delta(&a, 0, 0, 0), 2.0 / 64, 1e-9);
+        ck_assert_double_eq_tol(delta(&a, 1, 0, 0), 0, 1e-12);
+        lotes_alloc_free(&a);
+        lotes_bins b;
+        const bool both[] = { true, true };
+        ck_assert_int_eq(lotes_enumerate_bins(&p, 0, both, &b), 0);
+        ck_assert_uint_gt(b.n, 0);
+        for (size_t i = 0; i < b.n; i++)
+                ck_assert_uint_le(b.count[i * 2], 2);
+        lotes_bins_free(&b);
+        sched_job gpu_job = { .id = 1, .req = classes[0].req }, cpu_job = { .id = 2, .req = classes[1].req };
+        gpu_job.req.mcpu = cpu_job.req.mcpu = CORES(2); /* neither is exactly a class: classified by request */
+        ck_assert_uint_eq(lotes_classify(&p, &gpu_job), 0);
+        ck_assert_uint_eq(lotes_classify(&p, &cpu_job), 1);
+}
+END_TEST
+
 static Suite *lotes_suite(void) {
         Suite *s = suite_create("lotes");
         TCase *offline = tcase_create("offline");
         tcase_add_test(offline, allocation_lp_matches_the_hand_solution);
+        tcase_add_test(offline, gpus_bound_lambda_and_the_bins);
         tcase_add_test(offline, a_requirement_scaled_by_tasks_per_job_divides_lambda_and_keeps_delta);
         tcase_add_test(offline, machine_assignment_lp_and_rounding);
         tcase_add_test(offline, non_dominated_bins_equal_brute_force);

@@ -232,10 +232,37 @@ START_TEST(a_machine_up_again_starts_waiting_jobs) {
 }
 END_TEST
 
+/* GPUs (issue 25): jobs asking a GPU form classes of their own, whatever their cores and memory,
+ * with their GPU count; merging down to 2 classes joins the two CPU profiles, not the small GPU
+ * one with its nearest CPU one. A GPU job joins the GPU class. */
+START_TEST(gpu_jobs_learn_classes_of_their_own) {
+        lotes_sample s[100];
+        size_t n = 0;
+        n = add(s, n, 5, 2000, 1 * GiB, 10, 1, 4);   /* GPU jobs, 1 GPU each (below) */
+        for (size_t i = 0; i < 5; i++)
+                s[i].req.gpus = 1;
+        n = add(s, n, 30, 2000, 1 * GiB, 10, 1, 4);  /* the same cores and memory, no GPU */
+        n = add(s, n, 20, 8000, 2 * GiB, 10, 1, 4);
+        lotes_mix m = { 0 };
+        ck_assert_int_eq(lotes_learn(s, n, 100, 100, 8, &m), 0);
+        ck_assert_uint_eq(m.n, 3);
+        lotes_mix_free(&m);
+        ck_assert_int_eq(lotes_learn(s, n, 100, 100, 2, &m), 0);
+        ck_assert_uint_eq(m.n, 2);
+        size_t g = m.req[0].gpus > 0 ? 0 : 1;
+        ck_assert_int_eq(m.req[g].gpus, 1);
+        ck_assert_double_eq_tol(m.rate[g], 5.0 / 100, 1e-12);
+        ck_assert_int_eq(m.req[1 - g].gpus, 0);
+        ck_assert_double_eq_tol(m.rate[1 - g], 50.0 / 100, 1e-12);
+        lotes_mix_free(&m);
+}
+END_TEST
+
 static Suite *lotes_live_suite(void) {
         Suite *s = suite_create("lotes_live");
         TCase *learn = tcase_create("learn");
         tcase_add_test(learn, learns_one_class_per_request_profile);
+        tcase_add_test(learn, gpu_jobs_learn_classes_of_their_own);
         tcase_add_test(learn, merges_the_smallest_class_into_its_nearest);
         tcase_add_test(learn, drift_is_a_new_class_or_a_moved_mix);
         suite_add_tcase(s, learn);

@@ -29,11 +29,23 @@ static sched_machine random_machine(uint64_t *seed, uint32_t index) {
                                 .up = draw(seed, 8) != 0 };
 }
 
+/* Some GPU jobs, some GPU machines (a third with 4 or 8 GPUs, partly free): the index prunes on
+ * free GPUs and Best/Worst-Fit put the GPUs first (sched.h). */
+static bool with_gpus;
+
+static void random_gpus(uint64_t *seed, sched_machine *m) {
+        if (!with_gpus || draw(seed, 3) != 0)
+                return;
+        m->capacity.gpus = 4 << draw(seed, 2);
+        m->free.gpus = draw(seed, m->capacity.gpus + 1);
+}
+
 static size_t random_jobs(uint64_t *seed, sched_job *j, uint64_t first_id) {
         size_t n = 1 + (size_t)draw(seed, MAX_JOBS);
         for (size_t i = 0; i < n; i++)
                 j[i] = (sched_job){ .id = first_id + i,
-                                    .req = { .mcpu = 500 * (1 + draw(seed, 8)), .mem = GiB * (1 + draw(seed, 16)) } };
+                                    .req = { .mcpu = 500 * (1 + draw(seed, 8)), .mem = GiB * (1 + draw(seed, 16)),
+                                             .gpus = with_gpus && draw(seed, 2) ? 1 << draw(seed, 3) : 0 } };
         return n;
 }
 
@@ -44,7 +56,7 @@ static void same_pass(sched_index *ix, sched_machine *ref, sched_heuristic h, sc
         long nw = sched_place(h, ref, ix->n, j, nj, order, want);
         long ng = sched_index_place(ix, h, j, nj, order, got);
         ck_assert_int_ge(nw, 0);
-        ck_assert_int_eq(ng, nw);
+        ck_assert_msg(ng == nw, "%s, %s: the index placed %ld, the scan %ld", sched_heuristic_name(h), sched_order_name(order), ng, nw);
         for (long a = 0; a < nw; a++) {
                 ck_assert_uint_eq(got[a].job_id, want[a].job_id);
                 ck_assert_uint_eq(got[a].machine, want[a].machine);
@@ -52,6 +64,7 @@ static void same_pass(sched_index *ix, sched_machine *ref, sched_heuristic h, sc
         for (size_t m = 0; m < ix->n; m++) {
                 ck_assert_int_eq(ix->machines[m].free.mcpu, ref[m].free.mcpu);
                 ck_assert_int_eq(ix->machines[m].free.mem, ref[m].free.mem);
+                ck_assert_int_eq(ix->machines[m].free.gpus, ref[m].free.gpus);
                 ck_assert_int_eq(ix->machines[m].up, ref[m].up);
         }
 }
@@ -63,14 +76,17 @@ static void churn(uint64_t *seed, sched_index *ix, sched_machine *ref) {
                 if (draw(seed, 6) == 0)
                         ref[m].up = !ref[m].up;
                 else
-                        ref[m].free = random_free(seed, ref[m].capacity);
+                        ref[m].free = (res_t){ .mcpu = random_free(seed, ref[m].capacity).mcpu,
+                                               .mem = random_free(seed, ref[m].capacity).mem,
+                                               .gpus = ref[m].capacity.gpus ? draw(seed, ref[m].capacity.gpus + 1) : 0 };
                 ix->machines[m] = ref[m];
                 sched_index_update(ix, m);
         }
 }
 
 START_TEST(every_heuristic_and_order_decides_as_the_scan) {
-        uint64_t seed = 7;
+        uint64_t seed = 7 + (uint64_t)_i;
+        with_gpus = _i == 1;
         static sched_machine ref[MAX_MACHINES];
         sched_job j[MAX_JOBS];
         for (int round = 0; round < 400; round++) {
@@ -79,6 +95,7 @@ START_TEST(every_heuristic_and_order_decides_as_the_scan) {
                 size_t n = 1 + (size_t)draw(&seed, round % 4 == 0 ? MAX_MACHINES : 12);
                 for (size_t m = 0; m < n; m++) {
                         ref[m] = random_machine(&seed, (uint32_t)(1000 + m)); /* handles are not positions */
+                        random_gpus(&seed, &ref[m]);
                         ck_assert_int_eq(sched_index_add(&ix, ref[m]), 0);
                 }
                 sched_heuristic h = (sched_heuristic)(round % _SCHED_HEURISTIC_MAX);
@@ -140,7 +157,7 @@ static Suite *sched_index_suite(void) {
         Suite *s = suite_create("sched_index");
         TCase *tc = tcase_create("core");
         tcase_set_timeout(tc, 60);
-        tcase_add_test(tc, every_heuristic_and_order_decides_as_the_scan);
+        tcase_add_loop_test(tc, every_heuristic_and_order_decides_as_the_scan, 0, 2); /* 1: with GPUs */
         tcase_add_test(tc, single_choices_match_on_a_large_cluster);
         tcase_add_test(tc, an_empty_index_places_nothing);
         suite_add_tcase(s, tc);

@@ -250,6 +250,78 @@ START_TEST(department_keys_by_name) {
 }
 END_TEST
 
+/* GPUs (issue 25) on one machine of 2 cores, 8 GiB and 2 GPUs, strict FIFO:
+ *   job 1, physics: 1 core, 2 GPUs, 0 to 10
+ *   job 2, cs: 1 core, 1 GPU, arrives at 1, waits for the GPUs until 10, ends at 14
+ *   job 3, cs: 1 core, no GPU, arrives at 2, waits behind job 2 until 10, ends at 15
+ * GPU-seconds: physics 20, cs 4; the GPUs are 24 of 2 x 15 busy. */
+static const sim_job gpu_stream[] = {
+        { .arrival = 0, .runtime = 10, .req = { .mcpu = 1000, .mem = GIB, .gpus = 2 }, .dept = 0 },
+        { .arrival = 1, .runtime = 4, .req = { .mcpu = 1000, .mem = GIB, .gpus = 1 }, .dept = 1 },
+        { .arrival = 2, .runtime = 5, .req = { .mcpu = 1000, .mem = GIB }, .dept = 1 },
+};
+static const res_t gpu_machine[] = { { .mcpu = 2000, .mem = 8 * GIB, .gpus = 2 } };
+
+START_TEST(gpu_seconds_and_utilization) {
+        array_source src;
+        sim_config cfg = config(&src);
+        src.jobs = gpu_stream, src.n = 3;
+        cfg.machines = gpu_machine;
+        cfg.sample_seconds = 2.5;
+        sim_result r;
+        char err[256];
+        ck_assert_int_eq(sim_run(&cfg, &r, err, sizeof(err)), 0);
+        ck_assert_int_eq(r.gpus, 2);
+        ck_assert_double_eq_tol(r.makespan, 15, 1e-9);
+        ck_assert_double_eq_tol(r.mean_gpu, 24.0 / 30, 1e-12);
+        ck_assert_double_eq_tol(r.samples[2].gpu, 1, 1e-12);   /* at 5: job 1's 2 GPUs */
+        ck_assert_double_eq_tol(r.samples[5].gpu, 0.5, 1e-12); /* at 12.5: job 2's 1 */
+        ck_assert_double_eq_tol(r.depts[0].gpu_seconds, 20, 1e-9);
+        ck_assert_double_eq_tol(r.depts[1].gpu_seconds, 4, 1e-9);
+        ck_assert_double_eq_tol(r.depts[0].gpu_share, 20.0 / 24, 1e-12);
+        sim_result_free(&r);
+        cfg.machines = one_machine; /* the same jobs without GPUs: none runs a GPU job, so none is placed */
+        src.next = 0;
+        ck_assert_int_eq(sim_run(&cfg, &r, err, sizeof(err)), 0);
+        ck_assert_int_eq(r.gpus, 0);
+        ck_assert_uint_eq(r.refused, 2);
+        ck_assert_double_eq(r.mean_gpu, 0);
+        sim_result_free(&r);
+}
+END_TEST
+
+/* --fair: one machine of 4 cores and 2 GPUs, strict FIFO. cs runs 1 core + 2 GPUs (0 to 10),
+ * physics 2 cores (0 to 20); at 1 cs's next (1 core, 1 GPU) waits for a GPU, at 2 physics's next
+ * (1 core) arrives. In submission order cs's job blocks it until 10; under DRF, which counts the
+ * GPUs, cs holds all of them (a dominant share of 1, half the cores' 0.5 of physics), so
+ * physics's job goes first and starts at once. */
+static const sim_job fair_stream[] = {
+        { .arrival = 0, .runtime = 10, .req = { .mcpu = 1000, .mem = GIB, .gpus = 2 }, .dept = 1 },
+        { .arrival = 0, .runtime = 20, .req = { .mcpu = 2000, .mem = GIB }, .dept = 0 },
+        { .arrival = 1, .runtime = 5, .req = { .mcpu = 1000, .mem = GIB, .gpus = 1 }, .dept = 1 },
+        { .arrival = 2, .runtime = 5, .req = { .mcpu = 1000, .mem = GIB }, .dept = 0 },
+};
+static const res_t fair_machine[] = { { .mcpu = 4000, .mem = 8 * GIB, .gpus = 2 } };
+
+START_TEST(fair_order_counts_the_gpus) {
+        for (int fair = 0; fair < 2; fair++) {
+                array_source src;
+                sim_config cfg = config(&src);
+                src.jobs = fair_stream, src.n = 4;
+                cfg.machines = fair_machine;
+                cfg.each_job = remember;
+                cfg.fair = fair, cfg.fair_algo = FAIR_DRF;
+                nseen = 0;
+                sim_result r;
+                char err[256];
+                ck_assert_int_eq(sim_run(&cfg, &r, err, sizeof(err)), 0);
+                ck_assert_uint_eq(nseen, 4);
+                ck_assert_double_eq_tol(seen[3].start, (fair ? 2 : 10), 1e-9);
+                sim_result_free(&r);
+        }
+}
+END_TEST
+
 static Suite *sim_suite(void) {
         log_open("test_sim", NULL, LOG_WARNING); /* the core logs every transition */
         Suite *s = suite_create("sim");
@@ -262,6 +334,8 @@ static Suite *sim_suite(void) {
         tcase_add_test(tc, machines_keep_their_names);
         tcase_add_test(tc, names_are_numbered_once_in_first_seen_order);
         tcase_add_test(tc, department_keys_by_name);
+        tcase_add_test(tc, gpu_seconds_and_utilization);
+        tcase_add_test(tc, fair_order_counts_the_gpus);
         suite_add_tcase(s, tc);
         return s;
 }
