@@ -3,6 +3,7 @@
  * simulator's ctl_forget_ended through the state: ended jobs freed, live ones found and
  * cancellable, new ids never old ones. */
 #include "check_main.h"
+#include "ctl_noop.h"
 #include "jobtable.h"
 #include "state.h"
 #include <stdlib.h>
@@ -117,26 +118,6 @@ END_TEST
 
 /* --- ctl_forget_ended through the state ------------------------------------------------------- */
 
-static int no_persist(void *u, const job *j) {
-        (void)u, (void)j;
-        return 0;
-}
-
-static void no_launch(void *u, ctl_node *n, const job *j) {
-        (void)u, (void)n, (void)j;
-}
-
-static void no_cancel(void *u, ctl_node *n, const job *j, int grace_ms) {
-        (void)u, (void)n, (void)j, (void)grace_ms;
-}
-
-static void no_terminal(void *u, const job *j) {
-        (void)u, (void)j;
-}
-
-static const ctl_actions actions = { .persist = no_persist, .launch = no_launch, .cancel = no_cancel,
-                                     .terminal = no_terminal };
-
 static uint64_t submit(ctl_state *st) {
         char err[PROTO_ERRLEN];
         job_spec spec = { .req = { .mcpu = 1000, .mem = 1 << 20 }, .cwd = strdup("/"), .argv = calloc(1, sizeof(char *)) };
@@ -148,7 +129,7 @@ static uint64_t submit(ctl_state *st) {
 START_TEST(test_forget_ended) {
         ctl_state st;
         ctl_config cfg = { .max_pending = 100000, .agent_timeout_usec = INT64_MAX, .node_lost_timeout_usec = INT64_MAX };
-        ctl_init(&st, &cfg, &actions, NULL);
+        ctl_init(&st, &cfg, &ctl_noop_actions, NULL);
         char err[PROTO_ERRLEN];
         ctl_node *n;
         ck_assert_int_eq(ctl_node_up(&st, "h", (res_t){ .mcpu = 4000, .mem = 1 << 30 }, "sim", "", NULL, 0, NULL,
