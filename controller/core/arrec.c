@@ -59,6 +59,8 @@ static void arec_queue(ctl_state *st, job **made, size_t n) {
         ctl_idset *u = ctl_user_jobs_of(st, made[0]->uid, false); /* ctl_reserve_jobs() added it */
         merge_ids(st->jobs, st->njobs, made, n);
         st->njobs += n;
+        for (size_t i = 0; i < n; i++)
+                (void)jobtable_add(&st->byid, made[i]); /* room reserved */
         merge_ids(st->pending, st->npending, made, n);
         st->npending += n;
         merge_ids(st->pending_ids.v, st->pending_ids.n, made, n);
@@ -203,9 +205,12 @@ int ctl_array_record(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_ERR
 static int arec_cancelled(ctl_state *st, ctl_arec *a, uint32_t index) {
         job *j = NULL;
         int r = sched_grow(&st->jobs, &st->jobs_cap, st->njobs + 1, sizeof(*st->jobs));
+        if (r == 0)
+                r = jobtable_reserve(&st->byid, 1);
         if (r == 0 && (r = arec_task(st, a, index, JOB_CANCELLED, &j)) == 0 &&
             (r = st->act->persist(st->userdata, j)) == 0) {
                 merge_ids(st->jobs, st->njobs++, &j, 1);
+                (void)jobtable_add(&st->byid, j); /* room reserved */
                 a->cancelled--; /* depindex.c counts the job instead */
                 return ctl_arec_store(st, a);
         }

@@ -64,6 +64,7 @@ void ctl_free(ctl_state *st) {
                 free(st->arecs[i]);
         }
         free(st->arecs);
+        jobtable_free(&st->byid);
         *st = (ctl_state){ 0 };
 }
 
@@ -92,8 +93,7 @@ size_t ctl_first_job_from(const ctl_state *st, uint64_t id) {
 }
 
 job *ctl_find_job(ctl_state *st, uint64_t id) {
-        size_t i = ctl_first_job_from(st, id);
-        return i < st->njobs && st->jobs[i]->id == id ? st->jobs[i] : NULL;
+        return jobtable_find(&st->byid, id);
 }
 
 /* --- indexes: jobs by id per state and per user, for bulk cancels (state.h, ctl_idset) ------- */
@@ -138,17 +138,21 @@ static int idset_join(ctl_idset *s, job *j) {
         return 0;
 }
 
-/* A member of s left it (its state has changed): its entry is stale, and the set is compacted
- * when stale entries pass half of it, O(1) amortised. */
-static void idset_leave(ctl_idset *s) {
-        if (++s->nstale * 2 <= s->n)
-                return;
+/* Drop the stale entries of s. O(n). */
+static void idset_compact(ctl_idset *s) {
         size_t kept = 0;
         for (size_t i = 0; i < s->n; i++)
                 if (ctl_idset_member(s, s->v[i]))
                         s->v[kept++] = s->v[i];
         s->n = kept;
         s->nstale = 0;
+}
+
+/* A member of s left it (its state has changed): its entry is stale, and the set is compacted
+ * when stale entries pass half of it, O(1) amortised. */
+static void idset_leave(ctl_idset *s) {
+        if (++s->nstale * 2 > s->n)
+                idset_compact(s);
 }
 
 static int uid_cmp(const void *key, const void *elem) {
@@ -277,8 +281,10 @@ ctl_tally *ctl_dept_tally(ctl_state *st, const char *group) {
 /* Add j to st->jobs in its id's place: the end, but for the later slices of an array whose
  * ids were reserved before the jobs submitted meanwhile (O(those jobs)). */
 int ctl_append_job(ctl_state *st, job *j) {
-        if (sched_grow(&st->jobs, &st->jobs_cap, st->njobs + 1, sizeof(*st->jobs)) < 0)
+        if (sched_grow(&st->jobs, &st->jobs_cap, st->njobs + 1, sizeof(*st->jobs)) < 0 ||
+            jobtable_reserve(&st->byid, 1) < 0)
                 return -ENOMEM;
+        (void)jobtable_add(&st->byid, j); /* room reserved */
         size_t i = st->njobs > 0 && st->jobs[st->njobs - 1]->id > j->id ? ctl_first_job_from(st, j->id) : st->njobs;
         memmove(&st->jobs[i + 1], &st->jobs[i], (st->njobs - i) * sizeof(*st->jobs));
         st->jobs[i] = j;
@@ -525,4 +531,27 @@ int ctl_cancel_some(ctl_state *st, const ctl_cancel_filter *f, uid_t uid, int64_
 void ctl_tidy(ctl_state *st) {
         if (st->nstale)
                 compact_pending(st);
+}
+
+/* --- forgetting ended jobs (the simulator's) ---------------------------------------------------- */
+
+void ctl_forget_ended(ctl_state *st) {
+        ctl_tidy(st); /* the queue's cancelled entries name ended jobs */
+        idset_compact(&st->pending_ids);
+        idset_compact(&st->running_ids);
+        for (size_t i = 0; i < st->nusers; i++)
+                idset_compact(&st->users[i].live);
+        size_t kept = 0;
+        for (size_t i = 0; i < st->njobs; i++) {
+                job *j = st->jobs[i];
+                if (!job_state_is_terminal(j->state)) {
+                        st->jobs[kept++] = j;
+                        continue;
+                }
+                jobtable_remove(&st->byid, j->id);
+                job_free(j);
+                free(j);
+        }
+        st->njobs = kept;
+        (void)jobtable_fit(&st->byid); /* else the table stays as large as it was: lookups are right either way */
 }

@@ -9,6 +9,7 @@
 #include "depts.h"
 #include "fairorder.h"
 #include "job.h"
+#include "jobtable.h"
 #include "arrayspec.h"
 #include "dispatch.h"
 #include "sched_index.h"
@@ -205,6 +206,8 @@ typedef struct ctl_state {
         int (*persist_array)(void *userdata, const struct ctl_arec *a);
         /* The jobs and arrays that dependencies link into families (family.h), for display. */
         famidx fam;
+        /* st->jobs by id, for ctl_find_job: O(1) whatever ids are kept (jobtable.h). */
+        jobtable byid;
 } ctl_state;
 
 /* Initialise an empty state. */
@@ -297,12 +300,18 @@ int ctl_cancel_some(ctl_state *st, const ctl_cancel_filter *f, uid_t uid, int64_
 job *ctl_next_live(ctl_state *st, int64_t uid, uint64_t id);
 /* Drop the cancelled jobs from the pending queue (ctl_schedule does it first). O(pending). */
 void ctl_tidy(ctl_state *st);
+/* Free the jobs that ended, and every entry that names them: for the simulator, once it has read
+ * what it keeps of them, so that its memory follows the live jobs rather than all jobs. Not for
+ * the controller: its users read ended jobs (show, queue, wait), and a job of an array or a
+ * dependency is named by others; the caller ensures the state has neither (the simulator's have
+ * neither). Ids are not reused: a forgotten id is known to no lookup. O(jobs kept + indexes). */
+void ctl_forget_ended(ctl_state *st);
 
 /* Cancel a job on behalf of uid (its owner or root). Pending jobs end at once; running ones are
  * cancelled by their agent. Returns 0 or -errno (-ENOENT, -EPERM, -EALREADY) with err set.
  * O(log jobs): the pending queue drops the job at the next pass. */
 int ctl_cancel(ctl_state *st, uint64_t id, uid_t uid, int64_t now, char err[PROTO_ERRLEN]);
-/* The job with that id, or NULL. O(log jobs). */
+/* The job with that id, or NULL. O(1). */
 job *ctl_find_job(ctl_state *st, uint64_t id);
 /* ctl_find_job for a request that names one job alone (show, wait, cancel, hold, update): an
  * array's task not made yet is made (and stored) first, pending, or cancelled when its array was

@@ -50,6 +50,13 @@ typedef struct sim {
         sim_families families; /* MapReduce jobs, when the source has them */
         job *owners; /* one job per type the jobs share their strings with (share_strings) */
         size_t nowners;
+        /* What the figures read of a job after ctl_forget_ended freed it, by job id - 1: its
+         * CPUs for the departments' figures; its request and machine (index + 1, 0 while it
+         * never ran) for the per-job rows. NULL when not asked for. */
+        int64_t *mcpu;
+        res_t *req;
+        uint32_t *machine;
+        size_t ended; /* jobs ended since the last ctl_forget_ended */
 } sim;
 
 static bool earlier(const event *a, const event *b) {
@@ -102,6 +109,8 @@ static void sim_launch(void *userdata, ctl_node *n, const job *j) {
         if (s->cfg->runtime_on)
                 runtime = s->cfg->runtime_on(s->cfg->source, j->spec.job_type, runtime, n->index);
         s->start[j->id - 1] = s->now;
+        if (s->machine)
+                s->machine[j->id - 1] = (uint32_t)n->index + 1;
         ctl_find_job(&s->st, j->id)->start_usec = usec(s->now); /* as its agent would report it */
         s->used = res_add(s->used, j->spec.req);
         if (heap_push(&s->events, (event){ .t = s->now + runtime, .kind = EV_EXIT, .job = j->id, .node = n }) < 0)
@@ -142,6 +151,26 @@ static int add_machines(sim *s, char *err, size_t errlen) {
         return 0;
 }
 
+/* Make room for cap jobs in the arrays of what forgotten jobs leave (sim.mcpu), when asked for. */
+static int grow_kept(sim *s, size_t cap) {
+        if (s->cfg->ndepts) {
+                int64_t *mcpu = realloc(s->mcpu, cap * sizeof(*mcpu));
+                if (!mcpu)
+                        return -ENOMEM;
+                s->mcpu = mcpu;
+        }
+        if (!s->cfg->each_job)
+                return 0;
+        res_t *req = realloc(s->req, cap * sizeof(*req));
+        if (req)
+                s->req = req;
+        uint32_t *machine = req ? realloc(s->machine, cap * sizeof(*machine)) : NULL;
+        if (!machine)
+                return -ENOMEM;
+        s->machine = machine;
+        return 0;
+}
+
 /* Make room for the times of job id. */
 static int grow_times(sim *s, uint64_t id) {
         if (id <= s->times_cap)
@@ -162,6 +191,8 @@ static int grow_times(sim *s, uint64_t id) {
                         return -ENOMEM;
                 s->dept = d;
         }
+        if (grow_kept(s, cap) < 0)
+                return -ENOMEM;
         s->times_cap = cap;
         return 0;
 }
@@ -264,6 +295,16 @@ static void event_done(sim *s) {
 
 static int family_refused(sim *s, const sim_job *j);
 
+/* What the figures need of job id's request once the job is forgotten. */
+static void keep_request(sim *s, uint64_t id, res_t req) {
+        if (s->mcpu)
+                s->mcpu[id - 1] = req.mcpu;
+        if (s->req) {
+                s->req[id - 1] = req;
+                s->machine[id - 1] = 0;
+        }
+}
+
 /* Submit task j (the arriving job, or a reduce its family's barrier released) now through the
  * controller's own path. Returns 0 or -errno. */
 static int submit(sim *s, const sim_job *j) {
@@ -298,6 +339,7 @@ static int submit(sim *s, const sim_job *j) {
         s->runtime[id - 1] = j->runtime;
         if (s->cfg->ndepts)
                 s->dept[id - 1] = j->dept;
+        keep_request(s, id, j->req);
         return j->family ? fam_task_accepted(&s->families, id, j) : 0;
 }
 
@@ -325,6 +367,16 @@ static int arrive(sim *s) {
         return r < 0 ? r : queue_next_arrival(s);
 }
 
+/* A job's end is recorded (sim_terminal) and its family told: once the ended jobs are half of
+ * those held, free them (ctl_forget_ended), so that memory follows the live jobs and the sweep
+ * costs O(1) per job; the arrays by id keep what the figures read. */
+static void forget_ended(sim *s) {
+        if (++s->ended <= 1024 || s->ended * 2 <= s->st.njobs)
+                return;
+        ctl_forget_ended(&s->st);
+        s->ended = 0;
+}
+
 static int job_exit(sim *s, const event *e) {
         job_result res = { 0 };
         const job *j = ctl_find_job(&s->st, e->job);
@@ -337,6 +389,8 @@ static int job_exit(sim *s, const event *e) {
                 fam_task_ended(&s->families, e->job, s->now, s->now - s->start[e->job - 1], &v, &n);
                 r = release(s, v, n);
         }
+        if (r == 0)
+                forget_ended(s);
         return r;
 }
 
@@ -370,21 +424,32 @@ static int run_events(sim *s) {
         return r;
 }
 
+/* The accepted jobs: ids 1 to n, as refused ones take none. */
+static size_t accepted(const sim *s) {
+        return (size_t)(s->st.next_id - 1);
+}
+
+/* Whether job id never started: a job still pending at the end (the forgotten ones all ended). */
+static bool never_ran(sim *s, uint64_t id) {
+        const job *j = ctl_find_job(&s->st, id);
+        return j && j->state == JOB_PENDING;
+}
+
 /* Hand each accepted job to cfg->each_job, in id order. */
 static int report_jobs(sim *s) {
-        for (size_t i = 0; i < s->st.njobs; i++) {
-                const job *j = s->st.jobs[i];
-                bool ran = j->state != JOB_PENDING;
+        for (uint64_t id = 1; id <= accepted(s); id++) {
+                bool ran = !never_ran(s, id);
+                uint32_t m = s->machine[id - 1];
                 sim_job_record rec = {
-                        .id = j->id,
-                        .dept = s->cfg->ndepts ? s->cfg->dept_names[s->dept[j->id - 1]] : NULL,
-                        .machine = j->node,
-                        .arrival = s->arrival[j->id - 1],
-                        .start = ran ? s->start[j->id - 1] : NAN,
-                        .end = ran ? s->end[j->id - 1] : NAN,
-                        .req = j->spec.req,
-                        .family = fam_of_job(&s->families, j->id),
-                        .reduce = fam_is_reduce(&s->families, j->id),
+                        .id = id,
+                        .dept = s->cfg->ndepts ? s->cfg->dept_names[s->dept[id - 1]] : NULL,
+                        .machine = m ? s->st.nodes[m - 1]->name : NULL,
+                        .arrival = s->arrival[id - 1],
+                        .start = ran ? s->start[id - 1] : NAN,
+                        .end = ran ? s->end[id - 1] : NAN,
+                        .req = s->req[id - 1],
+                        .family = fam_of_job(&s->families, id),
+                        .reduce = fam_is_reduce(&s->families, id),
                 };
                 int r = s->cfg->each_job(s->cfg->each_job_data, &rec);
                 if (r < 0)
@@ -395,26 +460,22 @@ static int report_jobs(sim *s) {
 
 /* Per-department figures, from the accepted jobs' waits and responses (before they are sorted). */
 static int collect_depts(sim *s, const double *wait, const double *resp) {
-        size_t n = s->st.njobs;
+        size_t n = accepted(s);
         double *cpu = malloc((n + 1) * sizeof(*cpu));
-        uint32_t *dept = malloc((n + 1) * sizeof(*dept));
-        int r = cpu && dept ? 0 : -ENOMEM;
+        int r = cpu ? 0 : -ENOMEM;
         for (size_t i = 0; r == 0 && i < n; i++) {
-                const job *j = s->st.jobs[i];
-                dept[i] = s->dept[j->id - 1];
-                double ran = j->state == JOB_PENDING ? 0 : s->end[j->id - 1] - s->start[j->id - 1];
-                cpu[i] = (double)j->spec.req.mcpu / 1000 * ran;
+                double ran = never_ran(s, i + 1) ? 0 : s->end[i] - s->start[i];
+                cpu[i] = (double)s->mcpu[i] / 1000 * ran;
         }
-        sim_job_values v = { .dept = dept, .wait = wait, .response = resp, .cpu_seconds = cpu, .n = n };
+        sim_job_values v = { .dept = s->dept, .wait = wait, .response = resp, .cpu_seconds = cpu, .n = n };
         if (r == 0)
                 r = sim_dept_figures(&v, s->refused, s->cfg->dept_names, s->cfg->ndepts, s->out);
         free(cpu);
-        free(dept);
         return r;
 }
 
 static int collect(sim *s) {
-        size_t n = s->st.njobs;
+        size_t n = accepted(s);
         double *wait = malloc((n + 1) * sizeof(*wait)), *resp = malloc((n + 1) * sizeof(*resp));
         if (!wait || !resp) {
                 free(wait);
@@ -422,9 +483,8 @@ static int collect(sim *s) {
                 return -ENOMEM;
         }
         for (size_t i = 0; i < n; i++) {
-                uint64_t id = s->st.jobs[i]->id;
-                wait[i] = s->start[id - 1] - s->arrival[id - 1];
-                resp[i] = s->end[id - 1] - s->arrival[id - 1];
+                wait[i] = s->start[i] - s->arrival[i];
+                resp[i] = s->end[i] - s->arrival[i];
         }
         int r = s->cfg->ndepts ? collect_depts(s, wait, resp) : 0;
         if (r == 0 && s->dept_gpu)
@@ -504,6 +564,9 @@ int sim_run(const sim_config *cfg, sim_result *out, char *err, size_t errlen) {
         free(s.end);
         free(s.dept);
         free(s.refused);
+        free(s.mcpu);
+        free(s.req);
+        free(s.machine);
         fam_free(&s.families);
         return r;
 }

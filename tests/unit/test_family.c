@@ -3,6 +3,7 @@
  * unit; its counts, arrival, end and flow time, the flow time with unlimited machines on a small
  * instance computed by hand, and the same family after a restart. */
 #include "check_main.h"
+#include "ctl_noop.h"
 #include "state.h"
 #include <cjson/cJSON.h>
 #include <stdint.h>
@@ -12,25 +13,6 @@
 #define MiB ((int64_t)1 << 20)
 #define S 1000000 /* a second, in microseconds */
 
-static int no_persist(void *u, const job *j) {
-        (void)u, (void)j;
-        return 0;
-}
-
-static void no_launch(void *u, ctl_node *n, const job *j) {
-        (void)u, (void)n, (void)j;
-}
-
-static void no_cancel(void *u, ctl_node *n, const job *j, int grace_ms) {
-        (void)u, (void)n, (void)j, (void)grace_ms;
-}
-
-static void no_terminal(void *u, const job *j) {
-        (void)u, (void)j;
-}
-
-static const ctl_actions actions = { .persist = no_persist, .launch = no_launch, .cancel = no_cancel,
-                                     .terminal = no_terminal };
 static const ctl_config cfg = { .policy = SCHED_FIRST_FIT, .order = SCHED_STRICT_FIFO, .max_pending = 100000,
                                 .agent_timeout_usec = 5000000, .node_lost_timeout_usec = 5000000 };
 static ctl_state st;
@@ -38,7 +20,7 @@ static ctl_node *n;
 static char err[PROTO_ERRLEN];
 
 static void setup(void) {
-        ctl_init(&st, &cfg, &actions, NULL);
+        ctl_init(&st, &cfg, &ctl_noop_actions, NULL);
         ck_assert_int_eq(ctl_node_up(&st, "a", (res_t){ .mcpu = 1000, .mem = 1024 * MiB }, "v1", "/x", NULL, 0, NULL,
                                      (ctl_time){ 1000, 1000 }, &n, err), 0);
 }
@@ -180,7 +162,7 @@ START_TEST(a_restart_keeps_the_family) {
         ck_assert_int_eq(ctl_schedule(&st), 2);
         run(1, 20, 25);
         ctl_state again;
-        ctl_init(&again, &cfg, &actions, NULL);
+        ctl_init(&again, &cfg, &ctl_noop_actions, NULL);
         for (size_t i = 0; i < st.njobs; i++) {
                 cJSON *o = job_to_json(st.jobs[i]);
                 job *j = calloc(1, sizeof(*j));

@@ -1140,7 +1140,8 @@ static bool indexed_in(const ctl_idset *s, const job *j) {
         return found;
 }
 
-/* Every job is in the index of its state and in its user's live jobs exactly when it is live. */
+/* Every job is in the index of its state and in its user's live jobs exactly when it is live, and
+ * found by its id. */
 static void check_indexes(void) {
         for (size_t i = 0; i < st.njobs; i++) {
                 const job *j = st.jobs[i];
@@ -1151,7 +1152,9 @@ static void check_indexes(void) {
                 ck_assert_int_eq(indexed_in(&st.pending_ids, j), j->state == JOB_PENDING);
                 ck_assert_int_eq(indexed_in(&st.running_ids, j), j->state == JOB_RUNNING);
                 ck_assert_int_eq(u && indexed_in(u, j), !job_state_is_terminal(j->state));
+                ck_assert_ptr_eq(ctl_find_job(&st, j->id), j); /* the jobs by id hold every job, and only them */
         }
+        ck_assert_uint_eq(st.byid.n, st.njobs);
 }
 
 /* The indexes bulk cancels walk follow submit, restore, place, end, cancel and requeue. */
