@@ -3,7 +3,6 @@
 #include "alpha.h"
 #include "coloc_dispatch.h"
 #include "sim_cli.h"
-#include "log.h"
 #include "progress.h"
 #include "units.h"
 #include <errno.h>
@@ -409,7 +408,6 @@ static int run_sim(cli *c, int argc, char **argv) {
         if (cfg.sample_seconds <= 0) /* about 100 samples over the arrivals */
                 cfg.sample_seconds = so.workload ? (double)so.njobs / in.arrival_rate / 100
                                                  : fmax(1, last_arrival(&so, &in) / 100);
-        log_open("colony", NULL, LOG_WARNING); /* the core logs every transition; a simulation has millions */
         progress bar;
         size_t njobs = so.trace ? in.trace.jobs.n : so.google ? in.google.jobs.n : so.njobs * wl_tasks_per_job(so.workload);
         progress_start(&bar, "colony sim", "arrivals and ends", 2 * njobs);

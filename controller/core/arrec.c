@@ -289,8 +289,7 @@ void ctl_cancel_unmade(ctl_state *st, const ctl_cancel_filter *f, uid_t uid, int
                 counts->cancelled += n;
                 st->nreserved -= n;
                 ctl_tally_by(st, a->owner->uid, a->owner->spec.group, -(ssize_t)n);
-                log_info("array=%llu state=cancelled tasks=%zu not made yet uid=%u", (unsigned long long)a->first, n,
-                         (unsigned)uid);
+                ctl_report(st, &(ctl_event){ .job_id = a->first, .what = "array-cancelled", .uid = uid, .count = n }, false);
                 (void)ctl_arec_store(st, a);
                 depidx_unmade_ended(st, a->first, n, now);
                 ctl_family_unmade_ended(st, a->first, n);

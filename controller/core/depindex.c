@@ -3,7 +3,7 @@
 #include "depend.h"
 #include "arrays.h"
 #include "log.h"
-#include "state.h"
+#include "state_int.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -310,8 +310,8 @@ static void decide(struct ctl_state *st, uint64_t id, int64_t now) {
                 never_reason(why, sizeof(why), w.kind, id, &c);
                 w.waiter->deps_never = true;
                 if (st->cfg.keep_invalid_depend) {
-                        log_info("job=%llu %s: kept pending (kill_invalid_depend = no)",
-                                 (unsigned long long)w.waiter->id, why);
+                        ctl_report(st, &(ctl_event){ .job_id = w.waiter->id, .what = "kept-pending", .reason = why,
+                                                     .job = w.waiter }, false);
                         continue;
                 }
                 ctl_end_pending(st, w.waiter, now, why); /* pushes its own records, decided later */

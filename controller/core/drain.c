@@ -1,6 +1,6 @@
 /* drain.c - nodes chosen by jobs and drained by root (state.h, "nodes chosen and drained"). */
 #include "state.h"
-#include "log.h"
+#include "state_int.h"
 #include "nodesel.h"
 #include <errno.h>
 #include <stdio.h>
@@ -55,7 +55,8 @@ int ctl_node_drain(ctl_state *st, const char *name, const char *reason, ctl_node
         if (replace_str(&n->drain_reason, reason && *reason ? reason : "drained") < 0)
                 return -ENOMEM;
         ctl_node_sync(st, n);
-        log_info("node=%s drained reason=%s running=%zu", n->name, n->drain_reason, n->running);
+        /* the log's alone: a drain read back at start-up comes here too, and is no new event */
+        ctl_report(st, &(ctl_event){ .node = n->name, .what = "node-drained", .reason = n->drain_reason }, false);
         *out = n;
         return 0;
 }
@@ -66,7 +67,7 @@ int ctl_node_resume(ctl_state *st, ctl_node *n) {
         free(n->drain_reason);
         n->drain_reason = NULL;
         ctl_node_sync(st, n);
-        log_info("node=%s resumed", n->name);
+        ctl_report(st, &(ctl_event){ .node = n->name, .what = "node-resumed" }, false);
         return 0;
 }
 

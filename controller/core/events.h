@@ -6,7 +6,8 @@
  *    "reason":"attempt 1 requeued: agent lab3 timed out"}
  *
  * "what" is one of: submitted, placed, started, completed, failed, cancelled, oom-killed, lost,
- * requeued (a job's), node-up, node-not-responding, node-down, node-disconnected (a node's, job 0). seq numbers
+ * requeued, held, released, updated (a job's), node-up, node-not-responding, node-down,
+ * node-disconnected (a node's, job 0). seq numbers
  * increase with every event stored and are never reused (a failed write may skip one), so a
  * reader that has seen up to seq N asks for what follows N.
  *

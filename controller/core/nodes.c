@@ -69,8 +69,7 @@ uint32_t ctl_job_attempt(const job *j) {
 static void requeue(ctl_state *st, job *j, const char *reason) {
         char why[PROTO_ERRLEN];
         snprintf(why, sizeof(why), "attempt %u requeued: %s", ctl_job_attempt(j), reason);
-        ctl_emit(st, j->id, j->node, "requeued", why);
-        log_info("job=%llu node=%s state=pending reason=%s", (unsigned long long)j->id, j->node, why);
+        ctl_emit(st, j, j->node, "requeued", why);
         ctl_set_state(st, j, JOB_PENDING);
         j->attempt = ctl_job_attempt(j) + 1;
         free(j->node);
@@ -133,7 +132,7 @@ void ctl_stray_ended(ctl_state *st, ctl_node *n, uint64_t id) {
                         n->strays[i] = n->strays[--n->nstrays];
                         st->nstrays--;
                         st->settled = false; /* the job it held may be placed again */
-                        log_info("job=%llu node=%s the stray has ended", (unsigned long long)id, n->name);
+                        ctl_report(st, &(ctl_event){ .job_id = id, .node = n->name, .what = "stray-ended" }, false);
                         return;
                 }
 }
@@ -227,9 +226,7 @@ int ctl_node_up(ctl_state *st, const char *name, res_t capacity, const char *cgr
         char why[PROTO_ERRLEN];
         snprintf(why, sizeof(why), "running %zu, not confirmed %zu, strays to stop %zu", nrunning - n->nstrays,
                  n->nunconfirmed, n->nstrays);
-        log_info("node=%s state=up mcpu=%lld mem=%lld cgroup=%s:%s %s", name, (long long)capacity.mcpu,
-                 (long long)capacity.mem, n->cgroup_mode, n->cgroup_root, why);
-        ctl_emit(st, 0, name, "node-up", why);
+        ctl_emit(st, NULL, name, "node-up", why);
         *out = n;
         return 0;
 }
@@ -243,8 +240,7 @@ void ctl_node_down(ctl_state *st, ctl_node *n, const char *reason, int64_t now) 
         ctl_view_sync(st, n);
         forget_unconfirmed(n);
         forget_strays(st, n);
-        log_warning("node=%s state=down reason=%s", n->name, reason);
-        ctl_emit(st, 0, n->name, "node-down", why);
+        ctl_emit(st, NULL, n->name, "node-down", why);
         lose_jobs(st, n, NULL, 0, why, now);
 }
 
@@ -258,8 +254,7 @@ void ctl_node_disconnected(ctl_state *st, ctl_node *n) {
         char why[PROTO_ERRLEN];
         snprintf(why, sizeof(why), "%zu running kept for %lld ms", n->running,
                  (long long)(st->cfg.node_lost_timeout_usec / 1000));
-        log_warning("node=%s state=down reason=disconnected %s", n->name, why);
-        ctl_emit(st, 0, n->name, "node-disconnected", why);
+        ctl_emit(st, NULL, n->name, "node-disconnected", why);
 }
 
 bool ctl_node_heard(ctl_state *st, ctl_node *n, ctl_time now) {
@@ -273,8 +268,7 @@ bool ctl_node_heard(ctl_state *st, ctl_node *n, ctl_time now) {
         char why[PROTO_ERRLEN];
         snprintf(why, sizeof(why), "responding again after %lld ms of silence, %zu running",
                  (long long)(silence / 1000), n->running);
-        log_info("node=%s state=up reason=%s", n->name, why);
-        ctl_emit(st, 0, n->name, "node-up", why);
+        ctl_emit(st, NULL, n->name, "node-up", why);
         return true;
 }
 
@@ -289,9 +283,6 @@ void ctl_node_sync(ctl_state *st, ctl_node *n) {
 }
 
 void ctl_credit_stall(ctl_state *st, int64_t stall_usec, ctl_time now) {
-        if (stall_usec >= 1000000)
-                log_msg(LOG_NOTICE, "the controller's loop stalled for %lld ms: not counted as any agent's silence",
-                        (long long)(stall_usec / 1000));
         for (size_t i = 0; i < st->nnodes; i++) {
                 ctl_node *n = st->nodes[i];
                 n->last_heard_mono_usec += stall_usec;
@@ -309,8 +300,7 @@ static void not_responding(ctl_state *st, ctl_node *n, int64_t silence_usec) {
         char why[PROTO_ERRLEN];
         snprintf(why, sizeof(why), "silent for %lld ms: %zu running kept for up to %lld ms",
                  (long long)(silence_usec / 1000), n->running, (long long)(st->cfg.node_lost_timeout_usec / 1000));
-        log_warning("node=%s state=not-responding reason=%s", n->name, why);
-        ctl_emit(st, 0, n->name, "node-not-responding", why);
+        ctl_emit(st, NULL, n->name, "node-not-responding", why);
 }
 
 void ctl_check_silence(ctl_state *st, ctl_time now) {
@@ -352,8 +342,7 @@ int ctl_job_started(ctl_state *st, ctl_node *n, uint64_t id, int64_t start_usec)
         for (size_t i = 0; i < n->nunconfirmed; i++) /* a launch sent again after a reconnect took */
                 if (n->unconfirmed[i] == id)
                         n->unconfirmed[i] = n->unconfirmed[--n->nunconfirmed];
-        log_info("job=%llu node=%s started", (unsigned long long)id, n->name);
-        ctl_emit(st, id, n->name, "started", NULL);
+        ctl_emit(st, j, n->name, "started", NULL);
         (void)st->act->persist(st->userdata, j);
         return 0;
 }

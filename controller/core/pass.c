@@ -1,7 +1,6 @@
 /* pass.c - the scheduling pass (state.h, ctl_schedule): the view of the nodes kept between
  * passes, what a pass need not look at again, the placements and their launches. Part of the
  * state machine (state_int.h). */
-#include "log.h"
 #include "state_int.h"
 #include <errno.h>
 #include <stdio.h>
@@ -121,9 +120,7 @@ static int dispatch(ctl_state *st, job *j, ctl_node *n) {
         ctl_charge(st, n, j);
         const char *policy = st->cfg.dispatcher ? sched_dispatcher_name(st->cfg.dispatcher)
                                                 : sched_heuristic_name(st->cfg.policy);
-        log_info("job=%llu node=%s state=running reason=placed policy=%s attempt=%u", (unsigned long long)j->id,
-                 n->name, policy, ctl_job_attempt(j));
-        ctl_emit(st, j->id, n->name, "placed", policy);
+        ctl_emit(st, j, n->name, "placed", policy);
         (void)st->act->persist(st->userdata, j);
         st->act->launch(st->userdata, n, j);
         ctl_family_moved(st, j, JOB_PENDING);

@@ -207,10 +207,15 @@ void ctl_set_state(ctl_state *st, job *j, job_state to) {
                 idset_leave(u);
 }
 
-/* Tell the event log (when there is one) about a transition. */
-void ctl_emit(ctl_state *st, uint64_t job_id, const char *node, const char *what, const char *reason) {
-        if (st->act->event)
-                st->act->event(st->userdata, &(ctl_event){ .job_id = job_id, .node = node, .what = what, .reason = reason });
+void ctl_emit(ctl_state *st, const job *j, const char *node, const char *what, const char *reason) {
+        ctl_report(st, &(ctl_event){ .job_id = j ? j->id : 0, .node = node, .what = what, .reason = reason, .job = j },
+                   true);
+}
+
+void ctl_report(ctl_state *st, const ctl_event *e, bool stored) {
+        void (*hook)(void *, const ctl_event *) = stored ? st->act->event : st->act->log;
+        if (hook) /* the daemon logs it; the simulator installs neither */
+                hook(st->userdata, e);
 }
 
 /* The tally of uid (dept NULL) or of the department dept[0..deptlen), added when add is set
@@ -371,9 +376,7 @@ void ctl_finish(ctl_state *st, job *j, job_state state, int64_t now, const char 
         j->end_usec = now;
         if (reason && !j->result.error)
                 j->result.error = strdup(reason);
-        log_info("job=%llu node=%s state=%s%s%s", (unsigned long long)j->id, j->node ? j->node : "-",
-                 job_state_name(state), reason ? " reason=" : "", reason ? reason : "");
-        ctl_emit(st, j->id, j->node, job_state_name(state), j->result.error);
+        ctl_emit(st, j, j->node, job_state_name(state), j->result.error);
         (void)st->act->persist(st->userdata, j);
         st->act->terminal(st->userdata, j);
         ctl_family_moved(st, j, was);
@@ -442,7 +445,8 @@ static int cancel_job(ctl_state *st, job *j, uid_t uid, int64_t now) {
         ctl_node *n = ctl_find_node(st, j->node);
         if (!n || !n->up)
                 return -EHOSTDOWN;
-        log_info("job=%llu node=%s cancel requested uid=%u", (unsigned long long)j->id, n->name, (unsigned)uid);
+        ctl_report(st, &(ctl_event){ .job_id = j->id, .node = n->name, .what = "cancel-requested", .job = j, .uid = uid },
+                   false);
         st->act->cancel(st->userdata, n, j, st->cfg.kill_grace_ms);
         return 1;
 }

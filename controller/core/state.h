@@ -59,8 +59,14 @@ typedef struct ctl_event {
         uint64_t job_id;    /* 0 for a node's event */
         const char *node;   /* NULL when none */
         const char *what;   /* "submitted", "placed", "started", a terminal state's name, "requeued",
-                             * "node-up", "node-not-responding", "node-down", "node-disconnected" */
+                             * "held", "released", "updated", "node-up", "node-not-responding",
+                             * "node-down", "node-disconnected"; for the log alone (ctl_actions.log):
+                             * "cancel-requested", "kept-pending", "stray-ended", "array-cancelled",
+                             * "node-drained", "node-resumed" */
         const char *reason; /* NULL when none */
+        const job *job;     /* the job it names when the state holds it (a submitted one not yet), else NULL */
+        uid_t uid;          /* who asked: held, released, updated, cancel-requested, array-cancelled */
+        size_t count;       /* array-cancelled: how many of its tasks, not made yet, were cancelled */
 } ctl_event;
 
 struct ctl_arec; /* arrays.h */
@@ -82,6 +88,9 @@ typedef struct ctl_actions {
         /* A state transition happened (optional). A job's event is always followed by persist() of
          * that job, which should store the two together; a node's event (job_id 0) comes alone. */
         void (*event)(void *userdata, const ctl_event *e);
+        /* A transition worth a log line but not an event (optional): neither stored nor sent to
+         * subscribers, as no job write follows it. The core logs nothing else but errors. */
+        void (*log)(void *userdata, const ctl_event *e);
 } ctl_actions;
 
 typedef struct ctl_config {

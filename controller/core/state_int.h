@@ -35,8 +35,10 @@ void ctl_set_state(ctl_state *st, job *j, job_state to);
 void ctl_tally_job(ctl_state *st, const job *j, int sign);
 /* j starts running on n: charge its resources, tallies and the running array. */
 void ctl_charge(ctl_state *st, ctl_node *n, job *j);
-/* Tell the event log (when there is one) about a transition. */
-void ctl_emit(ctl_state *st, uint64_t job_id, const char *node, const char *what, const char *reason);
+/* Tell the event log (when there is one) about a transition of j (NULL: of node). */
+void ctl_emit(ctl_state *st, const job *j, const char *node, const char *what, const char *reason);
+/* Tell the event hook (stored, when set: e->job names the job) or the log hook (when not) about e. */
+void ctl_report(ctl_state *st, const ctl_event *e, bool stored);
 /* The job left n: free its resources, and tell an event-driven policy. */
 void ctl_release(ctl_state *st, ctl_node *n, job *j);
 /* Move a job to a terminal state, persist it and tell whoever waits. */

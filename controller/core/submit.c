@@ -144,7 +144,7 @@ static void unmake_jobs(ctl_array *a, job **made, size_t n) {
 int ctl_persist_jobs(ctl_state *st, job **made, size_t n) {
         int r = 0;
         for (size_t i = 0; r == 0 && i < n; i++) {
-                ctl_emit(st, made[i]->id, NULL, "submitted", NULL); /* stored with the job by persist */
+                ctl_emit(st, made[i], NULL, "submitted", NULL); /* stored with the job by persist */
                 r = st->act->persist(st->userdata, made[i]);
         }
         return r;
@@ -253,22 +253,12 @@ int ctl_make_slice(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_ERRLE
                 a->owner->spec.env = NULL;
         }
         ctl_unreserve(st, a, n); /* queue_pending counts them */
-        log_hold(); /* a line per job, written together */
         for (size_t i = 0; i < n; i++) {
                 job *j = made[i];
                 (void)ctl_append_job(st, j); /* room reserved */
                 (void)ctl_queue_pending(st, j);
                 (void)ctl_index_add(st, j);
-                const char *name = j->spec.name ? j->spec.name : "-"; /* escaped by log.c */
-                if (a->array)
-                        log_info("job=%llu user=%s state=pending reason=submitted array=%llu index=%u name=%s",
-                                 (unsigned long long)j->id, j->user, (unsigned long long)j->array_first, j->array_index,
-                                 name);
-                else
-                        log_info("job=%llu user=%s state=pending reason=submitted name=%s", (unsigned long long)j->id,
-                                 j->user, name);
         }
-        log_release();
         free(made);
         start_fields_made(st, a, n);
         a->made += n;

@@ -2,7 +2,7 @@
  * of the jobs that may not start (held, dependency, begin time), the nice order within a user's
  * own jobs, and holds and updates of pending jobs (see state.h). */
 #include "state.h"
-#include "log.h"
+#include "state_int.h"
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -200,7 +200,7 @@ static job *pending_job(ctl_state *st, uint64_t id, uid_t uid, const char *what,
 
 /* Store j's change and let the next pass look at the whole queue again. */
 static void changed(ctl_state *st, job *j, const char *what, uid_t uid) {
-        log_info("job=%llu %s uid=%u", (unsigned long long)j->id, what, (unsigned)uid);
+        ctl_report(st, &(ctl_event){ .job_id = j->id, .what = what, .job = j, .uid = uid }, true);
         (void)st->act->persist(st->userdata, j);
         ctl_schedule_dirty(st);
 }

@@ -108,7 +108,10 @@ static int task_chunk(ctl_server *srv, bulk_task *t, char err[PROTO_ERRLEN]) {
                 t->array.indexes = t->indexes;
                 t->indexes = (array_set){ 0 };
         }
-        return ctl_array_more(&srv->state, &t->array, BULK_CHUNK, err);
+        log_hold(); /* a line per job, written together */
+        r = ctl_array_more(&srv->state, &t->array, BULK_CHUNK, err);
+        log_release();
+        return r;
 }
 
 /* Run the next slice after the next poll. Returns 0 or -errno. */

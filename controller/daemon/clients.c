@@ -137,8 +137,11 @@ static void handle_submit(ctl_server *srv, conn *c, const cJSON *msg) {
                 }
                 return;
         }
-        if (ctl_submit_array(&srv->state, c->uid, c->gid, user, &spec, (size_t)count, &indexes, server_now(), &id,
-                             err) < 0) {
+        log_hold(); /* a line per job, written together */
+        int r = ctl_submit_array(&srv->state, c->uid, c->gid, user, &spec, (size_t)count, &indexes, server_now(), &id,
+                                 err);
+        log_release();
+        if (r < 0) {
                 job_spec_free(&spec);
                 array_set_free(&indexes);
                 client_reply_error(c, err);

@@ -19,6 +19,7 @@
 #include "clients.h"
 #include "commit.h"
 #include "eventsrv.h"
+#include "evlog.h"
 #include "outrelay.h"
 #include <errno.h>
 #include <malloc.h>
@@ -40,7 +41,12 @@ static int persist_job(void *userdata, const job *j) {
 }
 
 static void record_event(void *userdata, const ctl_event *e) {
+        evlog_write(&((ctl_server *)userdata)->state, e);
         server_event(userdata, e);
+}
+
+static void log_transition(void *userdata, const ctl_event *e) {
+        evlog_write(&((ctl_server *)userdata)->state, e);
 }
 
 static void launch_job(void *userdata, ctl_node *n, const job *j) {
@@ -76,7 +82,7 @@ static int persist_array(void *userdata, const ctl_arec *a) {
 
 static const ctl_actions actions = {
         .persist = persist_job, .launch = launch_job, .cancel = cancel_job, .terminal = job_ended,
-        .drop_link = drop_link, .event = record_event,
+        .drop_link = drop_link, .event = record_event, .log = log_transition,
 };
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
@@ -261,6 +267,9 @@ static int run_loop(ctl_server *srv) {
                         stats_note_turn(&srv->stats, (double)usec / 1e6);
                         if (usec > LOOP_TURN_SLOW_USEC)
                                 log_debug("a turn of the loop took %lld ms", (long long)(usec / 1000));
+                        if (usec >= 1000000)
+                                log_msg(LOG_NOTICE, "the controller's loop stalled for %lld ms: not counted as any "
+                                        "agent's silence", (long long)(usec / 1000));
                         if (usec >= STALL_MIN_USEC)
                                 ctl_credit_stall(&srv->state, usec, end);
                 }

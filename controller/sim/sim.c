@@ -129,7 +129,7 @@ static void sim_terminal(void *userdata, const job *j) {
 }
 
 /* Simulated agents never go silent: no link to drop. */
-static const ctl_actions sim_actions = { no_persist, sim_launch, sim_cancel, sim_terminal, NULL, NULL };
+static const ctl_actions sim_actions = { no_persist, sim_launch, sim_cancel, sim_terminal, NULL, NULL, NULL };
 
 /* Bring every machine up as a node. Returns 0, or -errno with a reason in err. */
 static int add_machines(sim *s, char *err, size_t errlen) {

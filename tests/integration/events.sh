@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # events.sh - colony events: a job's transitions in order, as a follower sees them live; the log
 # survives a controller SIGKILL with the same numbers; --job and --since filter it; a follower
-# that stops reading is dropped with a message while the controller goes on serving others.
+# that stops reading is dropped with a message while the controller goes on serving others; hold
+# and release are events, and the controller's log has its transition lines.
 . "$(dirname "$0")/lib.sh"
 cluster_up --agents 1 --agent-cpus 1 --agent-mem 256M
 
@@ -58,5 +59,24 @@ kill -CONT "$slow"
 wait "$slow" && fail "the dropped follower exited 0"
 grep -q 'dropped.*--since' "$DIR/slow.err" || fail "the dropped follower was not told why: $(cat "$DIR/slow.err")"
 note "a stopped follower was dropped after about $n events: $(cat "$DIR/slow.err")"
+
+# Hold and release are events of their job; a running job's cancel request is a log line alone
+# (its end is the event). The controller's log says each as the core did before issue 24.
+held=$(colony submit --name held --cpus 1 --mem 16M -- /bin/true)
+colony hold "$held" >/dev/null
+colony release "$held" >/dev/null
+colony cancel "$held" >/dev/null
 colony cancel "$blocker" >/dev/null
+wait_state "$blocker" cancelled
+whats=$(colony events --job "$held" --json | jq -r .what | tr '\n' ' ')
+[ "$whats" = "submitted held released cancelled " ] || fail "job $held's events: $whats"
+colony events --job "$blocker" --json | jq -e -s 'all(.[]; .what != "cancel-requested")' >/dev/null ||
+        fail "a cancel request of job $blocker was stored as an event"
+for line in "job=$held user=.* state=pending reason=submitted name=held" "job=$held held uid=" \
+        "job=$held released uid=" "job=$held node=- state=cancelled" "job=$blocker node=.* cancel requested uid=" \
+        "job=$blocker node=.* state=running reason=placed policy=" "job=$blocker node=.* started" \
+        "node=.* state=up mcpu="; do
+        grep -q "$line" "$DIR/controller.log" || fail "the controller's log lacks '$line'"
+done
+note "job $held: $whats; the log's lines are there"
 echo "PASS"

@@ -16,7 +16,7 @@ static int no_persist(void *u, const job *j) { (void)u, (void)j; return 0; }
 static void no_launch(void *u, ctl_node *n, const job *j) { (void)u, (void)n, (void)j; }
 static void no_cancel(void *u, ctl_node *n, const job *j, int g) { (void)u, (void)n, (void)j, (void)g; }
 static void no_end(void *u, const job *j) { (void)u, (void)j; }
-static const ctl_actions actions = { no_persist, no_launch, no_cancel, no_end, NULL, NULL };
+static const ctl_actions actions = { no_persist, no_launch, no_cancel, no_end, NULL, NULL, NULL };
 
 static void setup(void) {
         ctl_config cfg = { .policy = SCHED_FIRST_FIT, .order = SCHED_BACKFILL, .max_pending = 100,
