@@ -399,6 +399,9 @@ int ctl_job_usage(ctl_state *st, ctl_node *n, uint64_t id, const job_result *sam
         j->result.io_rbytes = sample->io_rbytes;
         j->result.io_wbytes = sample->io_wbytes;
         j->result.psi = sample->psi;
+        j->result.gpu_known = sample->gpu_known;
+        j->result.gpu_util = sample->gpu_util;
+        j->result.gpu_mem = sample->gpu_mem;
         return 0;
 }
 
