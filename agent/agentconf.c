@@ -376,7 +376,8 @@ static int open_nvml(const options *o, agent_config *ac, char *err, size_t errle
         if (r < 0)
                 snprintf(err, errlen, "nvml_library: %s", why);
         else
-                log_info("NVML %s: the jobs' GPU use is reported", o->nvml_library ? o->nvml_library : "libnvidia-ml.so.1");
+                log_info("NVML %s: the jobs' GPU use is reported",
+                         o->nvml_library ? o->nvml_library : "libnvidia-ml.so.1");
         return r;
 }
 

@@ -478,7 +478,8 @@ static int gpu_use_from_json(const cJSON *obj, job_result *res, char err[PROTO_E
         if (ru == -EINVAL || rm == -EINVAL)
                 return -EINVAL;
         if ((ru == -ENOENT) != (rm == -ENOENT))
-                return invalid(err, "%s: missing (gpu_util and gpu_mem go together)", ru == -ENOENT ? "gpu_util" : "gpu_mem");
+                return invalid(err, "%s: missing (gpu_util and gpu_mem go together)",
+                               ru == -ENOENT ? "gpu_util" : "gpu_mem");
         res->gpu_known = ru == 0;
         res->gpu_util = res->gpu_known ? (uint32_t)util : 0;
         res->gpu_mem = res->gpu_known ? (uint64_t)mem : 0;

@@ -85,7 +85,8 @@ static cJSON *result_json(const instance *in, const char *policy, const char *or
 static void job_text(const sched_job *j, char *buf, size_t len) {
         char cpus[32], mem[32];
         int n = snprintf(buf, len, "job %llu (%s CPUs, %s", (unsigned long long)j->id,
-                         units_format_cpus(j->req.mcpu, cpus, sizeof(cpus)), units_format_size(j->req.mem, mem, sizeof(mem)));
+                         units_format_cpus(j->req.mcpu, cpus, sizeof(cpus)),
+                         units_format_size(j->req.mem, mem, sizeof(mem)));
         if (j->req.gpus > 0 && n > 0 && (size_t)n < len)
                 snprintf(buf + n, len - (size_t)n, ", %lld GPUs", (long long)j->req.gpus);
 }
@@ -108,7 +109,8 @@ static void print_result(const instance *in, const cJSON *doc) {
                 const cJSON *gpus = cJSON_GetObjectItem(m, "free_gpus");
                 printf("  machine %s: %s CPUs%s %s", cJSON_GetObjectItem(m, "name")->valuestring,
                        units_format_cpus((int64_t)cJSON_GetObjectItem(m, "free_mcpu")->valuedouble, cpus, sizeof(cpus)),
-                       gpus ? "," : " and", units_format_size((int64_t)cJSON_GetObjectItem(m, "free_mem")->valuedouble, mem, sizeof(mem)));
+                       gpus ? "," : " and",
+                       units_format_size((int64_t)cJSON_GetObjectItem(m, "free_mem")->valuedouble, mem, sizeof(mem)));
                 if (gpus)
                         printf(" and %d GPUs", gpus->valueint);
                 printf(" free\n");

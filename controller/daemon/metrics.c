@@ -131,8 +131,10 @@ static void job_gpus(FILE *f, const ctl_state *st) {
         static const struct {
                 const char *name, *help;
         } fams[] = {
-                { "colony_job_gpu_utilization_ratio", "Mean utilisation of the running job's GPUs (NVML), at its agent's last report." },
-                { "colony_job_gpu_memory_used_bytes", "Device memory the running job uses on its GPUs (NVML), at its agent's last report." },
+                { "colony_job_gpu_utilization_ratio",
+                  "Mean utilisation of the running job's GPUs (NVML), at its agent's last report." },
+                { "colony_job_gpu_memory_used_bytes",
+                  "Device memory the running job uses on its GPUs (NVML), at its agent's last report." },
         };
         const ctl_idset *run = &st->running_ids; /* stale entries included: their state says */
         for (size_t k = 0; k < sizeof(fams) / sizeof(fams[0]); k++) {
