@@ -361,16 +361,17 @@ static int resolve_gpus(const options *o, const config *cfg, agent_config *ac, c
         return 0;
 }
 
-/* NVML for the GPUs' use, when the agent offers GPUs: the library named, which must load, else
- * NVML's own name, whose absence only means no figures (logged). Returns 0 or -errno with err. */
+/* NVML for the GPUs' use, when the agent offers GPUs: the library named, which must work, else
+ * NVML's own name, whose absence (or a driver it cannot reach) only means no figures, logged.
+ * Returns 0 or -errno with err. */
 static int open_nvml(const options *o, agent_config *ac, char *err, size_t errlen) {
         char why[512];
         int r;
         if (!ac->gpus.n)
                 return 0;
         r = nvml_open(o->nvml_library, &ac->nvml, why, sizeof(why));
-        if (r == -ENOENT && !o->nvml_library) {
-                log_info("no NVML (%s): the jobs' GPU use is not reported", why);
+        if (r < 0 && !o->nvml_library) {
+                log_msg(r == -ENOENT ? LOG_INFO : LOG_WARNING, "no NVML (%s): the jobs' GPU use is not reported", why);
                 return 0;
         }
         if (r < 0)

@@ -68,7 +68,7 @@ int nvml_open(const char *path, nvml **out, char *err, size_t errlen) {
         if (!n)
                 return -ENOMEM;
         if (!(n->lib = dlopen(file, RTLD_NOW | RTLD_LOCAL))) {
-                snprintf(err, errlen, "NVML %s: %s", file, dlerror());
+                snprintf(err, errlen, "NVML %s", dlerror()); /* "FILE: why" */
                 free(n);
                 return -ENOENT;
         }

@@ -3,8 +3,9 @@
 # (nvml-standin.c: GPU of minor 240 + i is 10 * (i + 1) % utilised and uses (i + 1) * 256 MiB)
 # and an agent of 2 stand-in GPUs (char devices made with mknod in the test's directory,
 # c 195:240-241). Without the library nothing is reported: no gpu_util, no "gpu use:" line, no
-# sample in /metrics. The agent restarted with agent.nvml_library naming it reports each job's
-# own GPUs' figures: show, show --json and /metrics.
+# sample in /metrics. An nvml_library that does not load, or is no NVML, stops an agent with one
+# line. The agent restarted with agent.nvml_library naming it reports each job's own GPUs'
+# figures: show, show --json and /metrics.
 . "$(dirname "$0")/lib.sh"
 mknod "$DIR/gpu0" c 195 240
 mknod "$DIR/gpu1" c 195 241
@@ -23,6 +24,15 @@ wait_for "sampled $a" "a usage report of job $a"
 ! colony show "$a" | grep -q "gpu use:" || fail "without NVML colony show says: $(colony show "$a" | grep "gpu use:")"
 ! curl -fsS "$HTTP/metrics" | grep -q '^colony_job_gpu' || fail "without NVML /metrics has a job's GPU sample"
 note "without NVML: no GPU figures for job $a"
+
+# an nvml_library that cannot be loaded, or is no NVML, stops an agent at once, with one line
+for bad in "$DIR/none.so" libm.so.6; do
+        out=$("$COLONY_BIN/colony-agent" --name "${PREFIX}x" --controller 127.0.0.1:1 --secret-file "$DIR/secret" \
+                --gpu-devices "$DIR/gpu0" --nvml-library "$bad" 2>&1) && fail "an agent with nvml_library $bad started"
+        [ "$(wc -l <<<"$out")" = 1 ] && grep -q "nvml_library: NVML $bad: " <<<"$out" ||
+                fail "the agent's refusal of nvml_library $bad: $out"
+        note "refused: ${out#*error: }"
+done
 
 # the same agent again, with the stand-in as its NVML (its config file's agent.nvml_library)
 printf "[agent]\nnvml_library = %s\n" "$COLONY_BIN/nvml-standin.so" >"$DIR/agent.conf"
