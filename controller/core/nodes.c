@@ -145,8 +145,8 @@ void ctl_stray_ended(ctl_state *st, ctl_node *n, uint64_t id) {
                 if (n->strays[i] == id) {
                         n->strays[i] = n->strays[--n->nstrays];
                         st->nstrays--;
-                        st->settled = false; /* the job it held may be placed again */
                         hold_strays(st, n);
+                        st->settled = false; /* the job it held may be placed again */
                         log_info("job=%llu node=%s the stray has ended", (unsigned long long)id, n->name);
                         return;
                 }
