@@ -8,6 +8,7 @@
 #pragma once
 #include "cgroup.h"
 #include "gpus.h"
+#include "nvml.h"
 #include "res.h"
 #include "tls.h"
 #include <stdbool.h>
@@ -32,6 +33,7 @@ typedef struct agent_config {
         bool no_cpuset;         /* whole-CPU jobs get no cores of their own (a quota only) */
         gpus gpus;              /* the GPUs offered (gpufind.h): the agent's copy says who holds each */
         const char *gpu_type;   /* their type ("a100"), also one of the node's features; NULL: none */
+        nvml *nvml;             /* their use, where NVML is present (nvml.h), or NULL: the caller's */
 } agent_config;
 
 typedef struct agent agent;

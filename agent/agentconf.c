@@ -41,7 +41,7 @@ static const char *const config_keys[] = {
         "agent.mem",        "agent.pids",        "agent.default_pids", "agent.state_dir",
         "agent.tls_ca",     "agent.tls_cert",    "agent.tls_key",      "agent.tls_server_name",
         "agent.launch_timeout_ms", "agent.kill_wait", "agent.features", "agent.cpuset",
-        "agent.gpus", "agent.gpu_devices", "agent.gpu_type", NULL,
+        "agent.gpus", "agent.gpu_devices", "agent.gpu_type", "agent.nvml_library", NULL,
 };
 
 static void usage(FILE *f) {
@@ -65,6 +65,8 @@ static void usage(FILE *f) {
               "                          default: all found; 0: none)\n"
               "  --gpu-devices LIST      the GPUs' device nodes instead (\"/dev/nvidia0,/dev/nvidia1\")\n"
               "  --gpu-type TYPE         their type (\"a100\"), for submit --gres gpu:TYPE:N\n"
+              "  --nvml-library PATH     NVIDIA's NVML, for the jobs' GPU use (default: libnvidia-ml.so.1\n"
+              "                          when it loads; none: nothing reported)\n"
               "  --tls-ca PEM            talk TLS to the controller, whose certificate must chain to\n"
               "                          this CA and name the --controller host\n"
               "  --tls-server-name NAME  the name the controller's certificate must carry instead\n"
@@ -85,7 +87,7 @@ enum { OPT_CONTROLLER = 256, OPT_SECRET, OPT_NAME, OPT_CPUS, OPT_MEM, OPT_PIDS,
        OPT_DEFAULT_PIDS, OPT_CONFIG, OPT_LOG_LEVEL, OPT_CLEANUP, OPT_HELP, OPT_STATE_DIR,
        OPT_STOP_JOBS, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME, OPT_LAUNCH_TIMEOUT, OPT_KILL_WAIT,
        OPT_SCOPE, OPT_STOP_SCOPE, OPT_FEATURES, OPT_NO_CPUSET,
-       OPT_GPUS, OPT_GPU_DEVICES, OPT_GPU_TYPE };
+       OPT_GPUS, OPT_GPU_DEVICES, OPT_GPU_TYPE, OPT_NVML };
 static const struct option longopts[] = {
         {"controller", required_argument, NULL, OPT_CONTROLLER},
         {"secret-file", required_argument, NULL, OPT_SECRET},
@@ -112,6 +114,7 @@ static const struct option longopts[] = {
         {"gpus", required_argument, NULL, OPT_GPUS},
         {"gpu-devices", required_argument, NULL, OPT_GPU_DEVICES},
         {"gpu-type", required_argument, NULL, OPT_GPU_TYPE},
+        {"nvml-library", required_argument, NULL, OPT_NVML},
         {"help", no_argument, NULL, OPT_HELP},
         {0},
 };
@@ -144,6 +147,7 @@ static int take_option(int c, char **argv, options *o) {
         case OPT_GPUS: o->gpus = optarg; break;
         case OPT_GPU_DEVICES: o->gpu_devices = optarg; break;
         case OPT_GPU_TYPE: o->gpu_type = optarg; break;
+        case OPT_NVML: o->nvml_library = optarg; break;
         case OPT_HELP: usage(stdout); return 1;
         case OPT_LOG_LEVEL:
                 o->log_level = log_level_from_name(optarg);
@@ -192,6 +196,7 @@ static int merge_config(options *o, const config *cfg, char *err, size_t errlen)
         o->features = o->features ? o->features : config_get(cfg, "agent.features");
         o->gpu_devices = o->gpu_devices ? o->gpu_devices : config_get(cfg, "agent.gpu_devices");
         o->gpu_type = o->gpu_type ? o->gpu_type : config_get(cfg, "agent.gpu_type");
+        o->nvml_library = o->nvml_library ? o->nvml_library : config_get(cfg, "agent.nvml_library");
         bool cpuset = true;
         if (!o->no_cpuset && (r = config_get_bool(cfg, "agent.cpuset", &cpuset, err, errlen)) < 0 && r != -ENOENT)
                 return r;
@@ -356,6 +361,27 @@ static int resolve_gpus(const options *o, const config *cfg, agent_config *ac, c
         return 0;
 }
 
+/* NVML for the GPUs' use, when the agent offers GPUs: the library named, which must work, else
+ * NVML's own name, whose absence (or a driver it cannot reach) only means no figures, logged.
+ * Returns 0 or -errno with err. */
+static int open_nvml(const options *o, agent_config *ac, char *err, size_t errlen) {
+        char why[512];
+        int r;
+        if (!ac->gpus.n)
+                return 0;
+        r = nvml_open(o->nvml_library, &ac->nvml, why, sizeof(why));
+        if (r < 0 && !o->nvml_library) {
+                log_msg(r == -ENOENT ? LOG_INFO : LOG_WARNING, "no NVML (%s): the jobs' GPU use is not reported", why);
+                return 0;
+        }
+        if (r < 0)
+                snprintf(err, errlen, "nvml_library: %s", why);
+        else
+                log_info("NVML %s: the jobs' GPU use is reported",
+                         o->nvml_library ? o->nvml_library : "libnvidia-ml.so.1");
+        return r;
+}
+
 /* TLS to the controller when any TLS setting is given (tls_ca is then required): ac->tls,
  * the caller's to free. Returns 0, EXIT_USAGE or 1 with the reason in err. */
 static int configure_tls(const options *o, agent_config *ac, char *err, size_t errlen) {
@@ -402,7 +428,7 @@ int configure(const options *o, const config *cfg, agent_config *ac, char **secr
         }
         ac->features = o->features && *o->features ? o->features : NULL;
         ac->no_cpuset = o->no_cpuset;
-        if (resolve_gpus(o, o->config_path ? cfg : NULL, ac, err, errlen) < 0)
+        if (resolve_gpus(o, o->config_path ? cfg : NULL, ac, err, errlen) < 0 || open_nvml(o, ac, err, errlen) < 0)
                 return EXIT_USAGE;
         if (!o->controller || !o->secret_file) {
                 snprintf(err, errlen, "--%s is required", o->controller ? "secret-file" : "controller");

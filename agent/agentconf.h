@@ -19,6 +19,7 @@ typedef struct options {
         const char *features; /* --features or agent.features */
         bool no_cpuset;       /* --no-cpuset or agent.cpuset = no */
         const char *gpus, *gpu_devices, *gpu_type; /* --gpus N, --gpu-devices LIST, --gpu-type T, or agent.* */
+        const char *nvml_library; /* --nvml-library PATH or agent.nvml_library; NULL: NVML's own name */
 } options;
 
 /* Parse argv into o. Returns 0, 1 when --help was shown, or -EINVAL (message printed). */

@@ -297,6 +297,7 @@ int main(int argc, char **argv) {
         }
         free(secret);
         tls_ctx_free(ac.tls);
+        nvml_close(ac.nvml);
         config_free(&cfg);
         return r;
 }

@@ -312,6 +312,9 @@ static cJSON *usage_entry(agent_job *j) {
         if (j->queued || cg_job_usage(j->agent->cg, j->cgroup, &u) < 0 || !(o = cJSON_CreateObject()))
                 return NULL;
         take_usage(&sample, &u);
+        if (j->agent->cfg.nvml && j->gpu_ids[0])
+                sample.gpu_known = nvml_read(j->agent->cfg.nvml, &j->agent->cfg.gpus, j->gpu_ids, &sample.gpu_util,
+                                             &sample.gpu_mem) == 0;
         if (!cJSON_AddNumberToObject(o, "id", (double)j->id) || !cJSON_AddNumberToObject(o, "attempt", j->attempt) ||
             !cJSON_AddNumberToObject(o, "mem_current", (double)u.mem_current) || job_usage_to_json(&sample, o) < 0) {
                 cJSON_Delete(o);

@@ -455,6 +455,10 @@ int job_usage_to_json(const job_result *r, cJSON *obj) {
             !cJSON_AddNumberToObject(obj, "io_rbytes", (double)r->io_rbytes) ||
             !cJSON_AddNumberToObject(obj, "io_wbytes", (double)r->io_wbytes) || psi_to_json(&r->psi, obj) < 0)
                 return -ENOMEM;
+        /* only figures the agent read: none where NVML is absent */
+        if (r->gpu_known && (!cJSON_AddNumberToObject(obj, "gpu_util", r->gpu_util) ||
+                             !cJSON_AddNumberToObject(obj, "gpu_mem", (double)r->gpu_mem)))
+                return -ENOMEM;
         return 0;
 }
 
@@ -463,6 +467,22 @@ int job_result_to_json(const job_result *r, cJSON *obj) {
             !cJSON_AddNumberToObject(obj, "signal", r->signal) || job_usage_to_json(r, obj) < 0 ||
             !add_opt_str(obj, "error", r->error))
                 return -ENOMEM;
+        return 0;
+}
+
+/* The optional gpu_util and gpu_mem of obj, both or neither, into res. Returns 0 or -EINVAL. */
+static int gpu_use_from_json(const cJSON *obj, job_result *res, char err[PROTO_ERRLEN]) {
+        int64_t util = 0, mem = 0;
+        int ru = proto_get_int(obj, "gpu_util", 0, 100, &util, err);
+        int rm = ru == -EINVAL ? ru : proto_get_int(obj, "gpu_mem", 0, INT64_MAX, &mem, err);
+        if (ru == -EINVAL || rm == -EINVAL)
+                return -EINVAL;
+        if ((ru == -ENOENT) != (rm == -ENOENT))
+                return invalid(err, "%s: missing (gpu_util and gpu_mem go together)",
+                               ru == -ENOENT ? "gpu_util" : "gpu_mem");
+        res->gpu_known = ru == 0;
+        res->gpu_util = res->gpu_known ? (uint32_t)util : 0;
+        res->gpu_mem = res->gpu_known ? (uint64_t)mem : 0;
         return 0;
 }
 
@@ -487,7 +507,7 @@ int job_result_from_json(const cJSON *obj, job_result *res, char err[PROTO_ERRLE
         res->oom_kills = (uint64_t)ooms;
         res->io_rbytes = (uint64_t)rbytes;
         res->io_wbytes = (uint64_t)wbytes;
-        return 0;
+        return gpu_use_from_json(obj, res, err);
 }
 
 void job_result_free(job_result *r) {

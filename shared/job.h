@@ -110,6 +110,9 @@ typedef struct job_result {
         uint64_t io_rbytes, io_wbytes; /* block I/O of the cgroup (v2 io.stat; 0 where unknown) */
         psi_stats psi;      /* the cgroup's pressure (v2): averages at the last report, totals */
         char *error;        /* why it failed to start or was killed; NULL if none */
+        bool gpu_known;     /* its agent read its GPUs' use (NVML) at the last usage report: */
+        uint32_t gpu_util;  /* ...their mean utilisation, percent */
+        uint64_t gpu_mem;   /* ...and the device memory used on them, bytes */
 } job_result;
 
 /* Why a pending job waits ("reason" in its record): what the last scheduling pass saw. */

@@ -127,8 +127,9 @@ static const char up_usage[] =
         "                      rest; given once, for every agent\n"
         "  --agent-no-cpuset   whole-CPU jobs get a CPU quota only, no cores of their own\n"
         "                      (colony-agent --no-cpuset)\n"
-        "  --agent-gpu-devices LIST  each agent's GPUs, their device nodes (colony-agent --gpu-devices;\n"
-        "                      default: those found on the host)\n"
+        "  --agent-gpu-devices LIST  the agents' GPUs, their device nodes (default: those found on\n"
+        "                      the host), split among the agents, none offered twice: the first\n"
+        "                      agent the first of them, and so on (colony-agent --gpu-devices)\n"
         "  --agent-gpu-type T  their type (colony-agent --gpu-type)\n";
 
 /* The cluster directory for up/down: --dir or the default, made absolute. */

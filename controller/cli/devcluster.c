@@ -9,6 +9,8 @@
 #include "client.h"
 #include "fileio.h"
 #include "format.h"
+#include "gpufind.h"
+#include "gpushare.h"
 #include "proto.h"
 #include "units.h"
 #include <dirent.h>
@@ -590,10 +592,23 @@ static int plan_cluster(const dev_options *o, const dev_stopped *set, size_t n, 
         return 0;
 }
 
+/* The GPUs the agents share: those --agent-gpu-devices names, else those found on the host.
+ * Returns 0, or -errno with err. */
+static int cluster_gpus(const dev_options *o, gpus *g, char *err, size_t errlen) {
+        char why[256];
+        int r = o->agent_gpu_devices ? gpufind_paths(g, o->agent_gpu_devices, why, sizeof(why))
+                                     : gpufind_host(g, "/dev", why, sizeof(why));
+        if (r < 0)
+                snprintf(err, errlen, "the agents' GPUs: %s", why);
+        return r;
+}
+
 /* Start the agents of cl that do not run. */
 static int start_agents(const dev_options *o, const char *prog, dev_cluster *cl, char *err, size_t errlen) {
         char secret[PATH_MAX], log[PATH_MAX], state[PATH_MAX], unit[DEV_NAME_MAX + 32];
-        int r = 0;
+        char share[GPUS_MAX * (GPUS_PATH_MAX + 1)];
+        static gpus all; /* large: not on the stack */
+        int r = cluster_gpus(o, &all, err, errlen);
 
         file_path(secret, o->dir, "secret");
         snprintf(cl->agent_address, sizeof(cl->agent_address), "%s:%u", o->listen_host ? o->listen_host : "127.0.0.1",
@@ -630,10 +645,13 @@ static int start_agents(const dev_options *o, const char *prog, dev_cluster *cl,
                 }
                 if (o->agent_no_cpuset)
                         argv[k++] = "--no-cpuset";
-                if (o->agent_gpu_devices) {
-                        argv[k++] = "--gpu-devices";
-                        argv[k++] = o->agent_gpu_devices;
+                /* each agent its own share of the GPUs, none of them offered twice */
+                if ((r = gpushare_of(&all, i, cl->nagents, share, sizeof(share))) < 0) {
+                        snprintf(err, errlen, "agent %s: its GPUs' paths are too long", a->name);
+                        break;
                 }
+                argv[k++] = *share ? "--gpu-devices" : "--gpus";
+                argv[k++] = *share ? share : "0";
                 if (o->agent_gpu_type) {
                         argv[k++] = "--gpu-type";
                         argv[k++] = o->agent_gpu_type;

@@ -35,7 +35,8 @@ typedef struct dev_options {
         const char *const *agent_features;
         size_t nagent_features;
         bool agent_no_cpuset;    /* the agents' --no-cpuset: whole-CPU jobs get a quota only */
-        const char *agent_gpu_devices; /* each agent's --gpu-devices as typed, or NULL (found on the host) */
+        const char *agent_gpu_devices; /* the agents' GPUs' device nodes as typed, or NULL (found on the
+                                        * host): split among the agents (gpushare.h) */
         const char *agent_gpu_type;    /* each agent's --gpu-type, or NULL */
 } dev_options;
 

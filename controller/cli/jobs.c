@@ -879,7 +879,8 @@ static void show_request(const job *j) {
         field("request:", line);
 }
 
-/* The GPUs it asked for and, once started, those its agent gave it: "2 (0,1)". */
+/* The GPUs it asked for and, once started, those its agent gave it: "2 (0,1)"; their use where
+ * its agent reads it. */
 static void show_gpus(const job *j) {
         char line[FMT_BUF + 32];
 
@@ -888,6 +889,12 @@ static void show_gpus(const job *j) {
         snprintf(line, sizeof(line), "%" PRId64 "%s%.*s%s", j->spec.req.gpus, j->gpu_ids ? " (" : "", FMT_BUF,
                  j->gpu_ids ? j->gpu_ids : "", j->gpu_ids ? ")" : "");
         field("gpus:", line);
+        if (j->result.gpu_known) { /* its agent read them (NVML): no line where it cannot */
+                char mem[FMT_BUF];
+                snprintf(line, sizeof(line), "%" PRIu32 "%% utilised, %s of device memory", j->result.gpu_util,
+                         units_format_size((int64_t)j->result.gpu_mem, mem, sizeof(mem)));
+                field("gpu use:", line);
+        }
 }
 
 /* Submitted/started/ended, and the waiting and running times (so far, while not over). */

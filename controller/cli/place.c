@@ -22,7 +22,8 @@ static const char place_usage[] =
         "                  in queue order; count repeats an entry (default 1); ids are 1, 2, ...\n"
         "  --order O       backfill (default: a job that fits nowhere is skipped), fifo (stop there) or\n"
         "                  reserve (NetBatch: it reserves the machine with most free memory this cycle)\n"
-        "CPUs are cores (a number, or \"500m\"); memory is bytes (a number) or a size (\"512M\").\n";
+        "CPUs are cores (a number, or \"500m\"); memory is bytes (a number) or a size (\"512M\").\n"
+        "A machine's \"gpus\" (whole devices) and a job's \"gpus\" add GPUs; the output then shows them.\n";
 
 typedef struct instance {
         inst_machines m;
@@ -33,6 +34,17 @@ typedef struct instance {
 static void instance_free(instance *in) {
         inst_machines_free(&in->m);
         free(in->jobs);
+}
+
+/* Whether any machine or job of in has GPUs: only then does the output speak of them. */
+static bool has_gpus(const instance *in) {
+        for (size_t m = 0; m < in->m.n; m++)
+                if (in->m.machines[m].capacity.gpus > 0)
+                        return true;
+        for (size_t j = 0; j < in->njobs; j++)
+                if (in->jobs[j].req.gpus > 0)
+                        return true;
+        return false;
 }
 
 static cJSON *result_json(const instance *in, const char *policy, const char *order, const sched_assignment *out,
@@ -61,33 +73,48 @@ static cJSON *result_json(const instance *in, const char *policy, const char *or
                 cJSON_AddStringToObject(o, "name", in->m.names[m]);
                 cJSON_AddNumberToObject(o, "free_mcpu", (double)in->m.machines[m].free.mcpu);
                 cJSON_AddNumberToObject(o, "free_mem", (double)in->m.machines[m].free.mem);
+                if (has_gpus(in))
+                        cJSON_AddNumberToObject(o, "free_gpus", (double)in->m.machines[m].free.gpus);
                 cJSON_AddItemToArray(machines, o);
         }
         free(done);
         return doc;
 }
 
+/* "job 3 (1 CPUs, 16G" and ", 2 GPUs" when it asks any, into buf. */
+static void job_text(const sched_job *j, char *buf, size_t len) {
+        char cpus[32], mem[32];
+        int n = snprintf(buf, len, "job %llu (%s CPUs, %s", (unsigned long long)j->id,
+                         units_format_cpus(j->req.mcpu, cpus, sizeof(cpus)),
+                         units_format_size(j->req.mem, mem, sizeof(mem)));
+        if (j->req.gpus > 0 && n > 0 && (size_t)n < len)
+                snprintf(buf + n, len - (size_t)n, ", %lld GPUs", (long long)j->req.gpus);
+}
+
 static void print_result(const instance *in, const cJSON *doc) {
         const cJSON *a, *u, *m;
-        char cpus[32], mem[32];
+        char cpus[32], mem[32], job[128];
         printf("%s, %s order: placed %d of %zu jobs on %zu machines\n",
                cJSON_GetObjectItem(doc, "policy")->valuestring, cJSON_GetObjectItem(doc, "order")->valuestring,
                cJSON_GetObjectItem(doc, "placed")->valueint, in->njobs, in->m.n);
         cJSON_ArrayForEach(a, cJSON_GetObjectItem(doc, "assignments")) {
-                const sched_job *j = &in->jobs[(size_t)cJSON_GetObjectItem(a, "job")->valuedouble - 1];
-                printf("  job %llu (%s CPUs, %s) -> %s\n", (unsigned long long)j->id,
-                       units_format_cpus(j->req.mcpu, cpus, sizeof(cpus)), units_format_size(j->req.mem, mem, sizeof(mem)),
-                       cJSON_GetObjectItem(a, "machine")->valuestring);
+                job_text(&in->jobs[(size_t)cJSON_GetObjectItem(a, "job")->valuedouble - 1], job, sizeof(job));
+                printf("  %s) -> %s\n", job, cJSON_GetObjectItem(a, "machine")->valuestring);
         }
         cJSON_ArrayForEach(u, cJSON_GetObjectItem(doc, "unplaced")) {
-                const sched_job *j = &in->jobs[(size_t)u->valuedouble - 1];
-                printf("  job %llu (%s CPUs, %s) -> not placed\n", (unsigned long long)j->id,
-                       units_format_cpus(j->req.mcpu, cpus, sizeof(cpus)), units_format_size(j->req.mem, mem, sizeof(mem)));
+                job_text(&in->jobs[(size_t)u->valuedouble - 1], job, sizeof(job));
+                printf("  %s) -> not placed\n", job);
         }
-        cJSON_ArrayForEach(m, cJSON_GetObjectItem(doc, "machines"))
-                printf("  machine %s: %s CPUs and %s free\n", cJSON_GetObjectItem(m, "name")->valuestring,
+        cJSON_ArrayForEach(m, cJSON_GetObjectItem(doc, "machines")) {
+                const cJSON *gpus = cJSON_GetObjectItem(m, "free_gpus");
+                printf("  machine %s: %s CPUs%s %s", cJSON_GetObjectItem(m, "name")->valuestring,
                        units_format_cpus((int64_t)cJSON_GetObjectItem(m, "free_mcpu")->valuedouble, cpus, sizeof(cpus)),
+                       gpus ? "," : " and",
                        units_format_size((int64_t)cJSON_GetObjectItem(m, "free_mem")->valuedouble, mem, sizeof(mem)));
+                if (gpus)
+                        printf(" and %d GPUs", gpus->valueint);
+                printf(" free\n");
+        }
 }
 
 static int run_place(cli *c, int argc, char **argv) {

@@ -117,6 +117,18 @@ static int id_append(uint64_t **ids, size_t *n, uint64_t id) {
         return 0;
 }
 
+/* Sum what n's strays hold into n->stray_held, from the records of the jobs they are attempts
+ * of (a job the controller has no record of holds nothing it could count), and resync the view. */
+static void hold_strays(ctl_state *st, ctl_node *n) {
+        n->stray_held = (res_t){ 0 };
+        for (size_t i = 0; i < n->nstrays; i++) {
+                const job *j = ctl_find_job(st, n->strays[i]);
+                if (j)
+                        n->stray_held = res_add(n->stray_held, j->spec.req);
+        }
+        ctl_view_sync(st, n);
+}
+
 static void forget_strays(ctl_state *st, ctl_node *n) {
         if (n->nstrays)
                 st->settled = false; /* the jobs they held may be placed again */
@@ -124,6 +136,7 @@ static void forget_strays(ctl_state *st, ctl_node *n) {
         free(n->strays);
         n->strays = NULL;
         n->nstrays = 0;
+        hold_strays(st, n);
 }
 
 void ctl_stray_ended(ctl_state *st, ctl_node *n, uint64_t id) {
@@ -131,6 +144,7 @@ void ctl_stray_ended(ctl_state *st, ctl_node *n, uint64_t id) {
                 if (n->strays[i] == id) {
                         n->strays[i] = n->strays[--n->nstrays];
                         st->nstrays--;
+                        hold_strays(st, n);
                         st->settled = false; /* the job it held may be placed again */
                         ctl_report(st, &(ctl_event){ .job_id = id, .node = n->name, .what = "stray-ended" }, false);
                         return;
@@ -179,6 +193,7 @@ static int note_unconfirmed(ctl_state *st, ctl_node *n, const uint64_t *running,
                         st->nstrays++;
                 }
         }
+        hold_strays(st, n);
         n->confirm_by_mono_usec = now.mono_usec + st->cfg.agent_timeout_usec;
         return 0;
 }
@@ -373,6 +388,9 @@ int ctl_job_usage(ctl_state *st, ctl_node *n, uint64_t id, const job_result *sam
         j->result.io_rbytes = sample->io_rbytes;
         j->result.io_wbytes = sample->io_wbytes;
         j->result.psi = sample->psi;
+        j->result.gpu_known = sample->gpu_known;
+        j->result.gpu_util = sample->gpu_util;
+        j->result.gpu_mem = sample->gpu_mem;
         return 0;
 }
 

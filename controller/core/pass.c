@@ -15,11 +15,16 @@ static bool placeable(const ctl_node *n) {
         return n->up && !n->silent && !n->drain_reason && n->nexclusive == 0;
 }
 
+/* What n has free: its capacity less its jobs' and its strays' requests. */
+static res_t node_free(const ctl_node *n) {
+        return res_sub(res_sub(n->capacity, n->used), n->stray_held);
+}
+
 /* Make node n's entry of the view what n is now (after its use, capacity or state changed). */
 void ctl_view_sync(ctl_state *st, const ctl_node *n) {
         sched_machine *m = &st->view.machines[n->index];
         sched_machine now = { .index = (uint32_t)n->index, .capacity = n->capacity,
-                              .free = res_sub(n->capacity, n->used), .up = placeable(n) };
+                              .free = node_free(n), .up = placeable(n) };
         if (res_equal(m->free, now.free) && res_equal(m->capacity, now.capacity) && m->up == now.up)
                 return; /* a placement the pass already made there */
         *m = now;
@@ -32,7 +37,7 @@ void ctl_view_sync(ctl_state *st, const ctl_node *n) {
  * job there whose launch then failed. */
 static void view_reset(ctl_state *st, size_t i) {
         const ctl_node *n = st->nodes[i];
-        st->view.machines[i].free = res_sub(n->capacity, n->used);
+        st->view.machines[i].free = node_free(n);
         sched_index_update(&st->view, i);
 }
 

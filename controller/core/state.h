@@ -51,6 +51,8 @@ typedef struct ctl_node {
         char *drain_reason; /* drained by root (colony drain): no new job starts there; NULL when not */
         size_t nexclusive;  /* running exclusive jobs: while any, nothing else is placed there */
         char *gpu_type;     /* its GPUs' type ("a100", also among its features), NULL when none */
+        res_t stray_held;   /* the requests of its strays the controller knows: they still run
+                             * there, their GPUs assigned, so no job is placed in their room */
 } ctl_node;
 
 /* One state transition, for the event log (events.h); the caller stamps its time. Strings are

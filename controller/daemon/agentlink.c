@@ -240,7 +240,8 @@ static void handle_finished(ctl_server *srv, ctl_node *n, const cJSON *msg, char
 static void handle_usage(ctl_server *srv, ctl_node *n, const cJSON *msg, char err[PROTO_ERRLEN]) {
         static const char *const fields[] = { "jobs", "psi", NULL };
         static const char *const entry_fields[] = { "id",        "attempt",   "cpu_usec", "mem_current", "mem_peak",
-                                                    "oom_kills", "io_rbytes", "io_wbytes", "psi", NULL };
+                                                    "oom_kills", "io_rbytes", "io_wbytes", "psi", "gpu_util",
+                                                    "gpu_mem",   NULL };
         const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(msg, "jobs"), *e;
         psi_stats host;
         if (proto_check_fields(msg, fields, err) < 0 || !cJSON_IsArray(jobs) || psi_from_json(msg, &host, err) < 0) {

@@ -40,23 +40,41 @@ struct ctl_lotes {
 
 /* ---- options ---- */
 
-/* "CPUS MEM RUNTIME_S RATE_PER_S" of class k. */
+/* The optional fifth field of a class, "gpu:N" (N whole GPUs a job, 1 or more), into *gpus; an
+ * absent one (NULL) is none. Returns 0 or -EINVAL. */
+static int parse_class_gpus(const char *field, int64_t *gpus) {
+        char *end;
+        *gpus = 0;
+        if (!field)
+                return 0;
+        if (strncmp(field, "gpu:", 4) != 0 || field[4] < '0' || field[4] > '9')
+                return -EINVAL;
+        errno = 0;
+        long long n = strtoll(field + 4, &end, 10);
+        if (*end || errno || n < 1 || n > RES_GPUS_MAX)
+                return -EINVAL;
+        *gpus = n;
+        return 0;
+}
+
+/* "CPUS MEM RUNTIME_S RATE_PER_S [gpu:N]" of class k. */
 static int parse_class(const config_entry *e, lotes_mix *m, size_t k, const char *path, char *err, size_t errlen) {
-        char cpus[32], mem[32], extra;
+        char cpus[32], mem[32], gpu[32], extra;
         double runtime, rate;
-        int64_t mcpu, bytes;
-        if (sscanf(e->value, "%31s %31s %lf %lf %c", cpus, mem, &runtime, &rate, &extra) != 4 ||
-            units_parse_cpus(cpus, &mcpu) < 0 || mcpu <= 0 || units_parse_size(mem, &bytes) < 0 || bytes <= 0 ||
-            !(runtime > 0) || !isfinite(runtime) || !(rate > 0) || !isfinite(rate)) {
-                snprintf(err, errlen, "%s:%d: %s: want CPUS MEM RUNTIME_S RATE_PER_S, like 0.5 64M 2 1.5", path, e->line,
-                         e->key);
+        int64_t mcpu, bytes, gpus;
+        int n = sscanf(e->value, "%31s %31s %lf %lf %31s %c", cpus, mem, &runtime, &rate, gpu, &extra);
+        if ((n != 4 && n != 5) || units_parse_cpus(cpus, &mcpu) < 0 || mcpu <= 0 || units_parse_size(mem, &bytes) < 0 ||
+            bytes <= 0 || !(runtime > 0) || !isfinite(runtime) || !(rate > 0) || !isfinite(rate) ||
+            parse_class_gpus(n == 5 ? gpu : NULL, &gpus) < 0) {
+                snprintf(err, errlen, "%s:%d: %s: want CPUS MEM RUNTIME_S RATE_PER_S [gpu:N], like 0.5 64M 2 1.5", path,
+                         e->line, e->key);
                 return -EINVAL;
         }
         if (!(m->name[k] = strdup(e->key + strlen("lotes_classes.")))) {
                 snprintf(err, errlen, "out of memory");
                 return -ENOMEM;
         }
-        m->req[k] = (res_t){ .mcpu = mcpu, .mem = bytes };
+        m->req[k] = (res_t){ .mcpu = mcpu, .mem = bytes, .gpus = gpus };
         m->runtime[k] = runtime;
         m->rate[k] = rate;
         return 0;

@@ -126,6 +126,30 @@ static void nodes(FILE *f, const ctl_state *st) {
                 node_family(f, st, &node_psi_metrics[k], true);
 }
 
+/* The GPUs' use of each running job whose agent reads it (NVML): no sample where none does. */
+static void job_gpus(FILE *f, const ctl_state *st) {
+        static const struct {
+                const char *name, *help;
+        } fams[] = {
+                { "colony_job_gpu_utilization_ratio",
+                  "Mean utilisation of the running job's GPUs (NVML), at its agent's last report." },
+                { "colony_job_gpu_memory_used_bytes",
+                  "Device memory the running job uses on its GPUs (NVML), at its agent's last report." },
+        };
+        const ctl_idset *run = &st->running_ids; /* stale entries included: their state says */
+        for (size_t k = 0; k < sizeof(fams) / sizeof(fams[0]); k++) {
+                family(f, fams[k].name, "gauge", fams[k].help);
+                for (size_t i = 0; i < run->n; i++) {
+                        const job *j = run->v[i];
+                        char id[32];
+                        if (j->state != JOB_RUNNING || !j->result.gpu_known)
+                                continue;
+                        snprintf(id, sizeof(id), "%llu", (unsigned long long)j->id);
+                        sample(f, fams[k].name, "job", id, k ? (double)j->result.gpu_mem : j->result.gpu_util / 100.0);
+                }
+        }
+}
+
 static int departments(FILE *f, const ctl_server *srv) {
         static const struct {
                 const char *name, *help;
@@ -164,6 +188,7 @@ int metrics_render(const ctl_server *srv, int64_t now, char **out, size_t *len) 
               (double)(now - srv->stats.start_usec) / 1e6);
         jobs(f, &srv->state);
         nodes(f, &srv->state);
+        job_gpus(f, &srv->state);
         int r = departments(f, srv);
         stats_waits(&srv->state, &waits);
         histogram(f, "colony_job_wait_seconds", "From submission to start, of every job that started.", &waits);

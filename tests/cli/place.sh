@@ -35,6 +35,19 @@ for fig in fig3 fig4; do
         echo "# $fig max-jobs: $best, no fewer than any single heuristic"
 done
 
+# GPUs where the instance has them: the jobs that ask some, every machine's free ones
+echo '{"machines": [{"name": "A", "cpus": 4, "mem": "32G", "gpus": 2}, {"name": "B", "cpus": 4, "mem": "32G"}]}' >"$dir/mg.json"
+echo '{"jobs": [{"cpus": 1, "mem": "1G", "gpus": 2}, {"cpus": 1, "mem": "1G", "gpus": 1}, {"cpus": 1, "mem": "1G"}]}' >"$dir/jg.json"
+out=$("$COLONY_BIN/colony" place --policy first-fit --machines "$dir/mg.json" --jobs "$dir/jg.json")
+grep -qx '  job 1 (1 CPUs, 1.0G, 2 GPUs) -> A' <<<"$out" && grep -qx '  job 2 (1 CPUs, 1.0G, 1 GPUs) -> not placed' <<<"$out" &&
+        grep -qx '  job 3 (1 CPUs, 1.0G) -> A' <<<"$out" && grep -qx '  machine A: 2 CPUs, 30.0G and 0 GPUs free' <<<"$out" ||
+        fail "colony place with GPUs printed: $out"
+free=$("$COLONY_BIN/colony" place --json --policy first-fit --machines "$dir/mg.json" --jobs "$dir/jg.json" | jq -c '[.machines[].free_gpus]')
+[ "$free" = "[0,0]" ] || fail "colony place --json: free_gpus $free, want [0,0]"
+[ "$("$COLONY_BIN/colony" place --json --policy first-fit --machines "$dir/m.json" --jobs "$dir/fig3.json" | jq '.machines[0] | has("free_gpus")')" = false ] ||
+        fail "colony place --json shows free_gpus on an instance without GPUs"
+echo "# GPUs shown: the jobs' and the machines' free ones, and only where the instance has them"
+
 # broken input: one line, exit 1 (bad file) or 2 (bad usage), nothing printed on stdout
 echo '{"jobs": [{"cpus": -1, "mem": "1G"}]}' >"$dir/neg.json"
 echo '{"jobs": [' >"$dir/trunc.json"

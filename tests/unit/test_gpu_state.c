@@ -1,6 +1,6 @@
 /* test_gpu_state.c - GPUs in the controller's state machine: a node's count and type, a job
  * refused for more than any node has, jobs waiting while the GPUs are held, the indexes an
- * agent gave kept until a requeue. */
+ * agent gave kept until a requeue, a stray's GPUs held until it ends. */
 #include "check_main.h"
 #include "state.h"
 #include <errno.h>
@@ -95,11 +95,44 @@ START_TEST(gpus_are_a_pool_per_node_and_a_requeue_forgets_the_indexes) {
 }
 END_TEST
 
+/* A node whose agent comes back still running a job the controller requeued (a stray) has that
+ * run's GPUs assigned: no other GPU job is placed in their room until the stray's end is
+ * reported, else the agent would refuse it for want of devices. */
+START_TEST(a_stray_holds_its_gpus_until_it_ends) {
+        const res_t cap = { .mcpu = 4000, .mem = 1024 * MiB, .gpus = 2 };
+        ctl_node *n = NULL;
+        ck_assert_int_eq(ctl_node_up(&st, "g1", cap, "v1", "/x", NULL, 0, (void *)1, (ctl_time){ 1000, 1000 }, &n, err), 0);
+        uint64_t a = submit(2, true);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_int_eq(ctl_job_started(&st, n, a, 2000), 0);
+        ctl_node_disconnected(&st, n);
+        ctl_check_silence(&st, (ctl_time){ 1000 + 5000001, 1000 + 5000001 });
+        ck_assert_int_eq(ctl_find_job(&st, a)->state, JOB_PENDING); /* requeued */
+
+        const uint64_t still[] = { a };
+        ck_assert_int_eq(ctl_node_up(&st, "g1", cap, "v1", "/x", still, 1, (void *)1,
+                                     (ctl_time){ 1000 + 6000000, 1000 + 6000000 }, &n, err), 0);
+        ck_assert_uint_eq(n->nstrays, 1);
+        ck_assert_int_eq(n->stray_held.gpus, 2);
+        uint64_t b = submit(1, false);
+        ck_assert_int_eq(ctl_schedule(&st), 0); /* a is held; b would find no free device there */
+        ck_assert_int_eq(ctl_find_job(&st, b)->wait, JOB_WAIT_RESOURCES);
+
+        job_result res = { .signal = 15 };
+        ck_assert_int_eq(ctl_job_finished(&st, n, a, JOB_CANCELLED, &res, 1000 + 6000001), -ENOENT);
+        ck_assert_int_eq(n->stray_held.gpus, 0);
+        ck_assert_int_eq(ctl_schedule(&st), 1); /* a again, in its place before b */
+        ck_assert_int_eq(ctl_find_job(&st, a)->state, JOB_RUNNING);
+        ck_assert_int_eq(ctl_find_job(&st, b)->state, JOB_PENDING);
+}
+END_TEST
+
 static Suite *gpu_state_suite(void) {
         Suite *s = suite_create("gpu_state");
         TCase *tc = tcase_create("gpus");
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, gpus_are_a_pool_per_node_and_a_requeue_forgets_the_indexes);
+        tcase_add_test(tc, a_stray_holds_its_gpus_until_it_ends);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -383,6 +383,33 @@ START_TEST(result_round_trip) {
 }
 END_TEST
 
+/* A job's GPU use travels only where its agent read it: absent, not zeros, otherwise; and the
+ * two figures go together. */
+START_TEST(gpu_use_only_where_measured) {
+        job_result a = { .gpu_known = true, .gpu_util = 42, .gpu_mem = 3ULL << 30 }, b, none = { 0 };
+        char err[PROTO_ERRLEN];
+        cJSON *obj = proto_new("usage"), *bare = proto_new("usage");
+        ck_assert_int_eq(job_usage_to_json(&a, obj), 0);
+        ck_assert_int_eq(job_result_from_json(obj, &b, err), 0);
+        ck_assert(b.gpu_known);
+        ck_assert_uint_eq(b.gpu_util, 42);
+        ck_assert_uint_eq(b.gpu_mem, 3ULL << 30);
+        ck_assert_int_eq(job_usage_to_json(&none, bare), 0);
+        ck_assert_ptr_null(cJSON_GetObjectItem(bare, "gpu_util"));
+        ck_assert_ptr_null(cJSON_GetObjectItem(bare, "gpu_mem"));
+        ck_assert_int_eq(job_result_from_json(bare, &b, err), 0);
+        ck_assert(!b.gpu_known);
+        cJSON_DeleteItemFromObject(obj, "gpu_mem");
+        ck_assert_int_eq(job_result_from_json(obj, &b, err), -EINVAL);
+        ck_assert_str_eq(err, "gpu_mem: missing (gpu_util and gpu_mem go together)");
+        cJSON_ReplaceItemInObject(obj, "gpu_util", cJSON_CreateNumber(101));
+        cJSON_AddNumberToObject(obj, "gpu_mem", 1);
+        ck_assert_int_eq(job_result_from_json(obj, &b, err), -EINVAL);
+        cJSON_Delete(obj);
+        cJSON_Delete(bare);
+}
+END_TEST
+
 START_TEST(state_names) {
         for (int s = 0; s < _JOB_STATE_MAX; s++) {
                 job_state back;
@@ -452,6 +479,7 @@ static Suite *job_suite(void) {
         tcase_add_test(tc, an_arrays_jobs_share_equal_strings_again);
         tcase_add_test(tc, record_parse_is_tolerant_but_not_blind);
         tcase_add_test(tc, result_round_trip);
+        tcase_add_test(tc, gpu_use_only_where_measured);
         tcase_add_test(tc, state_names);
         suite_add_tcase(s, tc);
         return s;

@@ -1,6 +1,6 @@
 /* test_lotes_plan.c - the controller's side of live LoTES (controller/daemon/lotes_plan.h): the config
  * sections, and plans solved on the worker thread and swapped in by a real sd-event loop, for
- * configured and learned classes, again when a machine joins. */
+ * configured and learned classes, again when a machine joins; configured classes asking GPUs. */
 #include "check_main.h"
 #include "lotes_plan.h"
 #include <errno.h>
@@ -66,6 +66,8 @@ START_TEST(config_sections) {
 
         const char *bad[] = { "[lotes_classes]\nx = 0.5 64M\n", "[lotes_classes]\nx = 0.5 64M 0 1\n",
                               "[lotes_classes]\nx = 0 64M 1 1\n", "[lotes_classes]\nx = 1 64M 1 1 extra\n",
+                              "[lotes_classes]\nx = 1 64M 1 1 gpu:0\n", "[lotes_classes]\nx = 1 64M 1 1 gpu:1x\n",
+                              "[lotes_classes]\nx = 1 64M 1 1 gpu:1 more\n",
                               "[lotes]\nwindow_s = soon\n" };
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
                 ctl_lotes_options b = CTL_LOTES_DEFAULTS;
@@ -178,6 +180,39 @@ START_TEST(learned_classes_from_the_jobs_submitted) {
 }
 END_TEST
 
+/* A class may ask GPUs ("gpu:N"): its jobs are planned onto the machines that have them, and a
+ * class of GPUs gets no share of a cluster without any. */
+START_TEST(configured_classes_with_gpus) {
+        world w;
+        config cfg = { 0 };
+        char err[256];
+        ctl_lotes_options o = CTL_LOTES_DEFAULTS;
+        ctl_node *n;
+        load("[lotes_classes]\nsmall = 0.5 64M 2 3\ntrain = 2 1G 60 0.5 gpu:1\n", &cfg);
+        ck_assert_int_eq(ctl_lotes_options_from_config(&cfg, &o, err, sizeof(err)), 0);
+        config_free(&cfg);
+        ck_assert_int_eq(o.classes.req[0].gpus, 0);
+        ck_assert_int_eq(o.classes.req[1].gpus, 1);
+        ck_assert_int_eq(o.classes.req[1].mcpu, 2000);
+        world_new(&w, &o);
+        node_up(&w, "cpu", 4000, 4096 * MiB);
+        ctl_lotes_tick(w.l, 1000000);
+        until_plan(&w, 1);
+        const lotes_model *m = lotes_live_model(w.st.cfg.dispatcher);
+        ck_assert_str_eq(m->classes[1].name, "train");
+        ck_assert_double_eq(m->classes[1].alpha, 0); /* no GPU anywhere: it fits no machine */
+        ck_assert_int_eq(ctl_node_up(&w.st, "gpu", (res_t){ .mcpu = 8000, .mem = 8192 * MiB, .gpus = 2 }, "v2", "/", NULL,
+                                     0, NULL, (ctl_time){ 1, 1 }, &n, err),
+                         0);
+        ctl_lotes_tick(w.l, 2000000);
+        until_plan(&w, 2);
+        m = lotes_live_model(w.st.cfg.dispatcher);
+        ck_assert_uint_eq(m->problem.nconfigs, 2);
+        ck_assert_double_gt(m->classes[1].alpha, 0);
+        world_free(&w);
+}
+END_TEST
+
 static Suite *lotes_plan_suite(void) {
         Suite *s = suite_create("lotes_plan");
         TCase *tc = tcase_create("plan");
@@ -185,6 +220,7 @@ static Suite *lotes_plan_suite(void) {
         tcase_add_test(tc, config_sections);
         tcase_add_test(tc, configured_classes_are_planned_and_replanned_on_a_join);
         tcase_add_test(tc, learned_classes_from_the_jobs_submitted);
+        tcase_add_test(tc, configured_classes_with_gpus);
         suite_add_tcase(s, tc);
         return s;
 }
