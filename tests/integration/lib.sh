@@ -276,12 +276,14 @@ http_cluster_up() {
 }
 
 # http_sample_jobs: on a one-agent cluster of 2 CPUs with departments physics and cs, a job in
-# each state the status page shows: RUNNING_ID (physics, 1 CPU, 64M), COMPLETED_ID, FAILED_ID,
+# each state the status page shows: RUNNING_ID (physics, 1 CPU, 64M, one GPU when SAMPLE_GPUS
+# is set), COMPLETED_ID, FAILED_ID,
 # then PENDING_ID (cs, 2 CPUs: waits behind the running one) and CANCELLED_ID (cancelled while
 # it waited behind PENDING_ID).
 http_sample_jobs() {
-        RUNNING_ID=$(colony submit --name sleeper --group physics --cpus 1 --mem 64M -- sleep 300)
+        RUNNING_ID=$(colony submit --name sleeper --group physics --cpus 1 --mem 64M ${SAMPLE_GPUS:+--gpus 1} -- sleep 300)
         wait_state "$RUNNING_ID" running
+        wait_started "$RUNNING_ID" # placed is "running"; its start (the wait histogram's) may come later
         COMPLETED_ID=$(colony submit --name quick --cpus 0.5 --mem 32M -- true)
         wait_state "$COMPLETED_ID" completed
         FAILED_ID=$(colony submit --name broken --group cs --cpus 0.5 --mem 32M -- false)

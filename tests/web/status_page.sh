@@ -1,13 +1,24 @@
 #!/usr/bin/env bash
-# status_page.sh - headless Chromium renders the controller's status page for a live cluster
-# with a job running, one pending, and some ended; the test reads the DOM the page's script
-# built from /api/status (node, job ids, departments, the ended jobs, the plots) and keeps a
-# screenshot in the directory it was started from (ctest: build/tests/web/status_page.png).
+# status_page.sh [gpus] - headless Chromium renders the controller's status page for a live
+# cluster with a job running, one pending, and some ended; the test reads the DOM the page's
+# script built from /api/status (node, job ids, departments, the ended jobs, the plots) and keeps
+# a screenshot in the directory it was started from (ctest: build/tests/web/status_page.png).
+# With "gpus" the agent has two stand-in GPUs (mknod, as gpus.sh) and the running job one of
+# them: the nodes, running and queue tables gain their GPU columns, which a cluster without
+# GPUs does not show.
 artifacts=$(pwd)
 . "$(dirname "$0")/../integration/lib.sh"
 browser=$(command -v chromium || command -v chromium-browser) || { echo "SKIP: chromium missing"; exit $SKIP; }
 
-http_cluster_up 'physics = 3\ncs = 1' --agents 1 --agent-cpus 2 --agent-mem 1G
+gpus=${1:-}
+gpu_args=()
+if [ "$gpus" = gpus ]; then
+        mknod "$DIR/gpu0" c 195 240
+        mknod "$DIR/gpu1" c 195 241
+        gpu_args=(--agent-gpu-devices "$DIR/gpu0,$DIR/gpu1" --agent-gpu-type a100)
+        SAMPLE_GPUS=1
+fi
+http_cluster_up 'physics = 3\ncs = 1' --agents 1 --agent-cpus 2 --agent-mem 1G "${gpu_args[@]}"
 http_sample_jobs
 agent=${PREFIX}1
 
@@ -22,7 +33,7 @@ chromium() {
                 --virtual-time-budget=5000 "$@" "$url" 2>>"$DIR/$log"
 }
 
-shot=$artifacts/status_page.png
+shot=$artifacts/status_page${gpus:+_$gpus}.png # the two variants may run at once
 rm -f "$shot"
 chromium chromium-shot.log "$HTTP/" --screenshot="$shot" >/dev/null || fail "chromium --screenshot failed"
 [ "$(head -c 8 "$shot" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "$shot is not a PNG"
@@ -55,7 +66,19 @@ grep -q '<span id="err"></span>' "$dom" || fail "the page shows an error: $(grep
 r=$(row nodes "$agent")
 [ "$(field 2 <<<"$r")" = up ] || fail "node $agent not shown up: $r"
 [ "$(field 3 <<<"$r")" = "1 / 2" ] || fail "node $agent CPUs: $(field 3 <<<"$r"), want 1 / 2"
-[ "$(field 5 <<<"$r")" = 1 ] || fail "node $agent jobs: $(field 5 <<<"$r")"
+g=0 # the GPU columns shift the later ones by one
+if [ "$gpus" = gpus ]; then
+        g=1
+        [ "$(field 5 <<<"$r")" = "1 / 2 a100" ] || fail "node $agent GPUs: $(field 5 <<<"$r"), want 1 / 2 a100"
+        [ "$(cells running | head -1 | field 8)" = GPUs ] || fail "running table's headers: $(cells running | head -1)"
+        [ "$(row running "$RUNNING_ID" | field 8)" = "$(job_field "$RUNNING_ID" gpu_ids)" ] ||
+                fail "running row's GPUs: $(row running "$RUNNING_ID"), record's $(job_field "$RUNNING_ID" gpu_ids)"
+        [ "$(cells queue | head -1 | field 7)" = GPUs ] || fail "queue table's headers: $(cells queue | head -1)"
+else
+        for t in nodes running queue; do cells $t | head -1; done | grep -q GPUs &&
+                fail "GPU columns on a cluster without GPUs: $(cells nodes | head -1)"
+fi
+[ "$(field $((5 + g)) <<<"$r")" = 1 ] || fail "node $agent jobs: $(field $((5 + g)) <<<"$r")"
 
 r=$(row running "$RUNNING_ID")
 [ "$(field 2 <<<"$r") $(field 4 <<<"$r") $(field 5 <<<"$r")" = "sleeper physics $agent" ] || fail "running row: $r"
