@@ -16,8 +16,9 @@ static const char shares_usage[] =
         "How the departments share the cluster: per department of the controller's tree, its weight\n"
         "and cap, the dominant share the fairness algorithm entitles it to and the one its running\n"
         "jobs hold now, its running and pending jobs, the CPU time its jobs used in the last 10\n"
-        "minutes, which pending job the controller offers first, and why, and how far the other of\n"
-        "hdrf and mch would entitle a department otherwise.\n";
+        "minutes, the GPUs they hold (where the cluster has GPUs), which pending job the controller\n"
+        "offers first, and why, and how far the other of hdrf and mch would entitle a department\n"
+        "otherwise.\n";
 
 /* Indent a path by its depth, and show its last component. */
 static void tree_name(const char *path, char *buf, size_t len) {
@@ -29,7 +30,7 @@ static void tree_name(const char *path, char *buf, size_t len) {
 }
 
 static int shares_add_row(fmt_table *t, const cJSON *d) {
-        char perr[PROTO_ERRLEN], name[256], w[32], cap[32], ent[32], sh[32], run[32], pend[32], cpu[32];
+        char perr[PROTO_ERRLEN], name[256], w[32], cap[32], ent[32], sh[32], run[32], pend[32], cpu[32], gpus[32];
         const char *path = NULL;
         const cJSON *num[7];
         static const char *const keys[] = { "weight", "cap", "entitled", "share", "running", "pending", "cpu_seconds" };
@@ -50,7 +51,9 @@ static int shares_add_row(fmt_table *t, const cJSON *d) {
         snprintf(run, sizeof(run), "%.0f", num[4]->valuedouble);
         snprintf(pend, sizeof(pend), "%.0f", num[5]->valuedouble);
         snprintf(cpu, sizeof(cpu), "%.1f", num[6]->valuedouble);
-        return fmt_table_row(t, name, w, cap, ent, sh, run, pend, cpu);
+        const cJSON *held = cJSON_GetObjectItemCaseSensitive(d, "gpus"); /* a column only where the cluster has GPUs */
+        snprintf(gpus, sizeof(gpus), "%.0f", cJSON_IsNumber(held) ? held->valuedouble : 0);
+        return fmt_table_row(t, name, w, cap, ent, sh, run, pend, cpu, gpus);
 }
 
 /* Where the other of hdrf and mch would entitle a department otherwise (nothing from a
@@ -71,12 +74,13 @@ static void print_versus(const cJSON *reply, const char *fairness) {
 /* Print a "shares" reply as a tree table and the next job. Returns 0 or EXIT_FAIL. */
 static int print_shares(const cli *c, const cJSON *reply) {
         static const char *const headers[] = { "DEPARTMENT", "WEIGHT", "CAP", "ENTITLED", "SHARE",
-                                               "RUNNING", "PENDING", "CPU-S(10m)" };
+                                               "RUNNING", "PENDING", "CPU-S(10m)", "GPUS" };
         const cJSON *depts = cJSON_GetObjectItemCaseSensitive(reply, "departments"), *d;
         const cJSON *next = cJSON_GetObjectItemCaseSensitive(reply, "next");
         const cJSON *fairness = cJSON_GetObjectItemCaseSensitive(reply, "fairness");
+        const cJSON *cluster_gpus = cJSON_GetObjectItemCaseSensitive(reply, "cluster_gpus");
         fmt_table t;
-        int r = fmt_table_init(&t, 8, headers);
+        int r = fmt_table_init(&t, cJSON_IsNumber(cluster_gpus) && cluster_gpus->valuedouble > 0 ? 9 : 8, headers);
 
         if (!cJSON_IsArray(depts) || !cJSON_IsString(fairness))
                 r = -EBADMSG;

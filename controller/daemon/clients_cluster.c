@@ -93,8 +93,9 @@ void client_alpha_get(ctl_server *srv, conn *c, const cJSON *msg) {
         client_reply(c, out);
 }
 
-/* One department of a shares reply; cpu: its subtree's CPU time in the window. */
-static cJSON *share_to_json(const fairorder *fo, size_t i, const fairorder_share *sh, int64_t cpu_usec) {
+/* One department of a shares reply; cpu: its subtree's CPU time in the window, gpus: the GPUs
+ * its subtree's running jobs hold. */
+static cJSON *share_to_json(const fairorder *fo, size_t i, const fairorder_share *sh, int64_t cpu_usec, int64_t gpus) {
         cJSON *o = cJSON_CreateObject();
         const fair_node *n = &fo->nodes[i];
         if (!o)
@@ -109,6 +110,7 @@ static cJSON *share_to_json(const fairorder *fo, size_t i, const fairorder_share
         cJSON_AddNumberToObject(o, "running", sh->running);
         cJSON_AddNumberToObject(o, "pending", sh->pending);
         cJSON_AddNumberToObject(o, "cpu_seconds", (double)cpu_usec / 1e6);
+        cJSON_AddNumberToObject(o, "gpus", (double)gpus);
         cJSON_AddBoolToObject(o, "held", sh->held);
         cJSON_AddNumberToObject(o, "entitled_other", sh->entitled_other);
         return o;
@@ -124,6 +126,27 @@ static void window_cpu(ctl_server *srv, int64_t *cpu) {
                 for (int32_t a = (int32_t)fairorder_dept(fo, *group ? group : NULL); a >= 0; a = fo->nodes[a].parent)
                         cpu[a] += usec;
         }
+}
+
+/* GPUs held by each node's subtree's running jobs (gpus: fo->n entries, zeroed). */
+static void running_gpus(ctl_server *srv, int64_t *gpus) {
+        const fairorder *fo = &srv->state.fair;
+        for (size_t k = 0; k < srv->state.nrun; k++) {
+                const job *j = srv->state.run_jobs[k];
+                if (j->spec.req.gpus <= 0)
+                        continue;
+                for (int32_t a = (int32_t)fairorder_dept(fo, j->spec.group); a >= 0; a = fo->nodes[a].parent)
+                        gpus[a] += j->spec.req.gpus;
+        }
+}
+
+/* The GPUs of the nodes that are up. */
+static int64_t cluster_gpus(const ctl_state *st) {
+        int64_t n = 0;
+        for (size_t i = 0; i < st->nnodes; i++)
+                if (st->nodes[i]->up)
+                        n += st->nodes[i]->capacity.gpus;
+        return n;
 }
 
 /* "versus": the other of hdrf and mch, and the department whose entitlement differs most under it
@@ -171,11 +194,11 @@ void client_shares(ctl_server *srv, conn *c, const cJSON *msg) {
         char err[PROTO_ERRLEN] = "";
         const fairorder *fo = &srv->state.fair;
         fairorder_report rep = { .nodes = calloc(fo->n + 1, sizeof(*rep.nodes)) };
-        int64_t *cpu = calloc(fo->n + 1, sizeof(*cpu));
+        int64_t *cpu = calloc(fo->n + 1, sizeof(*cpu)), *gpus = calloc(fo->n + 1, sizeof(*gpus));
         uint64_t next_id = 0;
         cJSON *out = NULL, *arr;
         int r = proto_check_fields(msg, none, err);
-        if (r == 0 && (!rep.nodes || !cpu))
+        if (r == 0 && (!rep.nodes || !cpu || !gpus))
                 r = -ENOMEM;
         if (r == 0)
                 r = ctl_fair_shares(&srv->state, &rep, &next_id);
@@ -184,16 +207,19 @@ void client_shares(ctl_server *srv, conn *c, const cJSON *msg) {
         if (r == 0 && (out = proto_new("shares"))) {
                 int fairness = srv->state.cfg.dispatcher ? -1 : srv->state.cfg.fairness;
                 window_cpu(srv, cpu);
+                running_gpus(srv, gpus);
                 cJSON_AddStringToObject(out, "fairness", fairness < 0 ? "none" : fair_algo_name(fairness));
                 cJSON_AddNumberToObject(out, "window_seconds", CPUWIN_SECONDS);
+                cJSON_AddNumberToObject(out, "cluster_gpus", (double)cluster_gpus(&srv->state));
                 arr = cJSON_AddArrayToObject(out, "departments");
                 for (size_t i = 1; arr && i < fo->n; i++)
-                        cJSON_AddItemToArray(arr, share_to_json(fo, i, &rep.nodes[i], cpu[i]));
+                        cJSON_AddItemToArray(arr, share_to_json(fo, i, &rep.nodes[i], cpu[i], gpus[i]));
                 cJSON_AddItemToObject(out, "next", next_to_json(srv, &rep, next_id));
                 versus_to_json(out, fo, &rep);
         }
         free(rep.nodes);
         free(cpu);
+        free(gpus);
         if (r < 0)
                 client_reply_error(c, err);
         else

@@ -10,7 +10,7 @@
 mknod "$DIR/gpu0" c 195 240
 mknod "$DIR/gpu1" c 195 241
 command -v curl >/dev/null || { echo "SKIP: curl missing"; exit $SKIP; }
-http_cluster_up "" --agent-cpus 2 --agent-mem 1G --agent-gpu-devices "$DIR/gpu0,$DIR/gpu1" --agent-gpu-type a100
+http_cluster_up 'ml = 1\ncs = 1' --agent-cpus 2 --agent-mem 1G --agent-gpu-devices "$DIR/gpu0,$DIR/gpu1" --agent-gpu-type a100
 agent=${PREFIX}1
 node_field() { colony nodes --json | jget "nodes[name=$agent].$1"; }
 [ "$(node_field gpus)" = 2 ] && [ "$(node_field free_gpus)" = 2 ] && [ "$(node_field gpu_type)" = a100 ] ||
@@ -33,9 +33,15 @@ given() { # ID: its COLONY_GPUS, once it wrote it; fails when the three variable
 release() { for id in "$@"; do touch "go-$id"; done; for id in "$@"; do colony wait "$id" >/dev/null || fail "job $id: $(job_field "$id" state) $(job_field "$id" error)"; done; }
 
 a=$(job --gpus 1)
-b=$(job --gres gpu:a100:1)
+b=$(job --gres gpu:a100:1 --group ml)
 ga=$(given "$a") gb=$(given "$b")
 [ -n "$ga" ] && [ -n "$gb" ] && [ "$ga" != "$gb" ] || fail "two --gpus 1 jobs were given '$ga' and '$gb'"
+# shares: the GPUs each department's running jobs hold, a column where the cluster has GPUs
+[ "$(colony shares --json | jget "departments[path=ml].gpus")" = 1 ] &&
+        [ "$(colony shares --json | jget "departments[path=cs].gpus")" = 0 ] ||
+        fail "shares gives ml $(colony shares --json | jget "departments[path=ml].gpus") GPUs, cs $(colony shares --json | jget "departments[path=cs].gpus")"
+colony shares | awk '$1 == "DEPARTMENT" { g = $NF } $1 == "ml" { m = $NF } END { exit !(g == "GPUS" && m == 1) }' ||
+        fail "colony shares shows no GPUS column with ml's 1: $(colony shares)"
 [ "$(job_field "$a" gpu_ids)" = "$ga" ] && [ "$(job_field "$b" gpu_ids)" = "$gb" ] ||
         fail "the records say gpu_ids $(job_field "$a" gpu_ids) and $(job_field "$b" gpu_ids), the jobs $ga and $gb"
 colony show "$a" | grep -q "^gpus: *1 ($ga)\$" || fail "show does not name job $a's GPU: $(colony show "$a" | grep gpus)"
