@@ -83,7 +83,7 @@ note "--stdin with a Latin-1 line: exit $rc, $(tr '\n' ' ' <<<"$out")"
 [ "$(grep -c '^[0-9]*$' <<<"$out")" = 1 ] || fail "--stdin with a Latin-1 line submitted $(grep -c '^[0-9]*$' <<<"$out") jobs"
 
 # A job whose executable vanished between submit and launch fails with the reason.
-reply=$("$POKE" "$COLONY_SOCKET" json '{"v":1,"type":"submit","argv":["/no/such/exe"],"cwd":"/tmp","mcpu":100,"mem":1048576}')
+reply=$("$POKE" "$COLONY_SOCKET" json '{"v":1,"type":"submit","argv":["/no/such/exe"],"cwd":"'"$DIR"'","mcpu":100,"mem":1048576}')
 gone=$(jq -r .id <<<"$reply")
 set +e; colony wait "$gone" >/dev/null; rc=$?; set -e
 [ "$(job_field "$gone" state)" = failed ] || fail "job $gone: $(job_field "$gone" state), want failed"
