@@ -103,7 +103,7 @@ static void random_world(world *w, unsigned seed, size_t M, bool tight) {
 static sched_job random_job(coloc_rng *r, uint64_t id) {
         static const char *const types[] = { "a", "b", "c", "zzz", NULL }; /* zzz, NULL: unknown */
         double u = coloc_rng_uniform(r);
-        return (sched_job){ .id = id, .req = { 1000, GiB, 0 }, .type = types[(size_t)(u * 5) % 5],
+        return (sched_job){ .id = id, .req = { .mcpu = 1000, .mem = GiB }, .type = types[(size_t)(u * 5) % 5],
                             .runtime = coloc_rng_uniform(r) < 0.2 ? 0 : 1 + floor(9 * coloc_rng_uniform(r)) };
 }
 
@@ -171,7 +171,7 @@ START_TEST(clashing_types_are_kept_apart) {
                 ms[m] = (sched_machine){ m, { .mcpu = 8000, .mem = 8 * GiB }, { .mcpu = 8000, .mem = 8 * GiB }, 1 };
         uint32_t on[2][2] = { { 0 } };
         for (uint64_t id = 1; id <= 8; id++) {
-                sched_job j = { .id = id, .req = { 1000, GiB, 0 }, .type = ab[id % 2] };
+                sched_job j = { .id = id, .req = { .mcpu = 1000, .mem = GiB }, .type = ab[id % 2] };
                 sched_assignment out[1];
                 ck_assert_int_eq(sched_dispatch(d, ms, 2, &j, 1, out), 1);
                 on[id % 2][out[0].machine]++;
@@ -188,7 +188,7 @@ START_TEST(a_waiting_job_starts_when_room_frees) {
         ck_assert_int_eq(sched_dispatcher_new("coloc", 1, &d), 0);
         ck_assert_str_eq(sched_dispatcher_name(d), "coloc");
         sched_machine ms[1] = { { 0, { .mcpu = 1000, .mem = GiB }, { .mcpu = 1000, .mem = GiB }, 1 } };
-        sched_job jobs[2] = { { .id = 1, .req = { 1000, GiB, 0 } }, { .id = 2, .req = { 1000, GiB, 0 } } };
+        sched_job jobs[2] = { { .id = 1, .req = { .mcpu = 1000, .mem = GiB } }, { .id = 2, .req = { .mcpu = 1000, .mem = GiB } } };
         sched_assignment out[2];
         ck_assert_int_eq(sched_dispatch(d, ms, 1, jobs, 2, out), 1);
         ck_assert_int_eq(sched_dispatch(d, ms, 1, jobs + 1, 1, out), 0);
@@ -214,9 +214,9 @@ START_TEST(a_job_without_an_estimate_counts_its_types_mean_run_time) {
         sched_machine ms[3];
         for (uint32_t i = 0; i < 3; i++)
                 ms[i] = (sched_machine){ i, { .mcpu = 1000, .mem = GiB }, { .mcpu = 1000, .mem = GiB }, 1 }; /* one job each */
-        sched_job jobs[3] = { { .id = 1, .req = { 1000, GiB, 0 }, .type = "A" },
-                              { .id = 2, .req = { 1000, GiB, 0 }, .type = "A", .runtime = 3 },
-                              { .id = 3, .req = { 1000, GiB, 0 } } };
+        sched_job jobs[3] = { { .id = 1, .req = { .mcpu = 1000, .mem = GiB }, .type = "A" },
+                              { .id = 2, .req = { .mcpu = 1000, .mem = GiB }, .type = "A", .runtime = 3 },
+                              { .id = 3, .req = { .mcpu = 1000, .mem = GiB } } };
         sched_assignment out[3];
         ck_assert_int_eq(sched_dispatch(d, ms, 3, jobs, 3, out), 3);
         ck_assert_double_eq_tol(coloc_dispatcher_cost(d, out[0].machine), 15 * 2, 1e-12); /* the mean of 10 and 20 */

@@ -119,7 +119,7 @@ START_TEST(the_store_keeps_events_with_their_job) {
         close(fd);
         jobstore *s;
         ck_assert_int_eq(jobstore_open(path, &s, err, sizeof(err)), 0);
-        job j = { .id = 1, .state = JOB_PENDING, .spec = { .cwd = "/", .req = { 1000, 1 << 20, 0 } } };
+        job j = { .id = 1, .state = JOB_PENDING, .spec = { .cwd = "/", .req = { .mcpu = 1000, .mem = 1 << 20 } } };
         ev_record evs[3] = { make(1, "submitted"), make(2, "submitted"), make(1, "placed") };
         for (int i = 0; i < 3; i++)
                 evs[i].seq = (uint64_t)i + 1;

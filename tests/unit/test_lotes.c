@@ -318,7 +318,7 @@ START_TEST(the_same_seed_gives_the_same_dispatch) {
 END_TEST
 
 START_TEST(classify_by_type_else_nearest_profile) {
-        sched_job j = { .id = 1, .req = { CORES(2), GiB, 0 }, .type = "c1" };
+        sched_job j = { .id = 1, .req = { .mcpu = CORES(2), .mem = GiB }, .type = "c1" };
         ck_assert_uint_eq(lotes_classify(&hand, &j), 0); /* the declared class wins */
         j.type = "other";
         ck_assert_uint_eq(lotes_classify(&hand, &j), 1);

@@ -196,7 +196,7 @@ START_TEST(first_fit_until_a_plan_then_swaps_keep_kappa) {
         ck_assert_uint_eq(lotes_live_kappa(d, 0, 0), 3); /* jobs 1, 3, 5, small, on machine 0 */
 
         /* an exit is uncounted; new arrivals are counted */
-        sched_job two = { .id = 2, .req = { 4000, 2 * GiB, 0 } };
+        sched_job two = { .id = 2, .req = { .mcpu = 4000, .mem = 2 * GiB } };
         sched_dispatch_exit(d, &two, 1);
         ms[1].free = res_add(ms[1].free, two.req);
         running[1]--;
@@ -222,7 +222,7 @@ START_TEST(a_machine_up_again_starts_waiting_jobs) {
         fresh(ms);
         for (size_t i = 0; i < 3; i++)
                 ms[i].up = 0;
-        sched_job big = { .id = 1, .req = { 10000, 10 * GiB, 0 } }; /* only machine 3 holds it, down */
+        sched_job big = { .id = 1, .req = { .mcpu = 10000, .mem = 10 * GiB } }; /* only machine 3 holds it, down */
         ck_assert_int_eq(sched_dispatch(d, ms, 4, &big, 1, out), 0);
         ck_assert_int_eq(sched_dispatch(d, ms, 4, &big, 1, out), 0);
         ms[3].up = 1;

@@ -152,7 +152,7 @@ START_TEST(configured_classes_are_planned_and_replanned_on_a_join) {
 END_TEST
 
 static void submit(world *w, int64_t mcpu, int64_t mem, int64_t at) {
-        job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .req = { mcpu, mem, 0 } };
+        job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .req = { .mcpu = mcpu, .mem = mem } };
         spec.argv[0] = strdup("/bin/true");
         uint64_t id;
         char err[PROTO_ERRLEN];

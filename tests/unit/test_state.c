@@ -344,7 +344,7 @@ END_TEST
 
 START_TEST(restored_running_jobs_wait_for_their_node) {
         job *j = calloc(1, sizeof(*j));
-        *j = (job){ .id = 41, .state = JOB_RUNNING, .node = strdup("gone"), .spec = { .req = { 500, MiB, 0 } } };
+        *j = (job){ .id = 41, .state = JOB_RUNNING, .node = strdup("gone"), .spec = { .req = { .mcpu = 500, .mem = MiB } } };
         ck_assert_int_eq(ctl_restore(&st, j, at(1000)), 0);
         ck_assert_uint_eq(st.next_id, 42);
         ctl_node *gone = ctl_find_node(&st, "gone");
@@ -1133,8 +1133,8 @@ static void check_indexes(void) {
 /* The indexes bulk cancels walk follow submit, restore, place, end, cancel and requeue. */
 START_TEST(the_indexes_follow_every_transition) {
         job *r = calloc(1, sizeof(*r)), *p = calloc(1, sizeof(*p)), *t = calloc(1, sizeof(*t));
-        *r = (job){ .id = 5, .uid = 3000, .state = JOB_RUNNING, .node = strdup("a"), .spec = { .req = { 500, MiB, 0 } } };
-        *p = (job){ .id = 6, .uid = 3000, .state = JOB_PENDING, .spec = { .req = { 500, MiB, 0 } } };
+        *r = (job){ .id = 5, .uid = 3000, .state = JOB_RUNNING, .node = strdup("a"), .spec = { .req = { .mcpu = 500, .mem = MiB } } };
+        *p = (job){ .id = 6, .uid = 3000, .state = JOB_PENDING, .spec = { .req = { .mcpu = 500, .mem = MiB } } };
         *t = (job){ .id = 7, .uid = 3000, .state = JOB_COMPLETED };
         ck_assert_int_eq(ctl_restore(&st, r, at(1000)), 0);
         ck_assert_int_eq(ctl_restore(&st, p, at(1000)), 0);

@@ -58,10 +58,10 @@ END_TEST
 
 START_TEST(totals_count_capacity_of_up_nodes_and_all_charges) {
         ctl_state st = state_of(0);
-        nodes_v[0] = (ctl_node){ .up = true, .capacity = { 4000, 1 << 30, 0 }, .used = { 1500, 1 << 20, 0 },
+        nodes_v[0] = (ctl_node){ .up = true, .capacity = { .mcpu = 4000, .mem = 1 << 30 }, .used = { .mcpu = 1500, .mem = 1 << 20 },
                                  .running = 2 };
         /* down, its agent gone a moment ago: its job still runs and is charged, its capacity is not offered */
-        nodes_v[1] = (ctl_node){ .up = false, .capacity = { 8000, 1 << 30, 0 }, .used = { 1000, 1 << 20, 0 },
+        nodes_v[1] = (ctl_node){ .up = false, .capacity = { .mcpu = 8000, .mem = 1 << 30 }, .used = { .mcpu = 1000, .mem = 1 << 20 },
                                  .running = 1 };
         st.npending = 5;
         stats_sample s = stats_now(&st, 42);
@@ -104,15 +104,15 @@ START_TEST(departments_share_by_weight_and_hold_their_subgroups) {
         stats_dept out[4];
         ctl_state st = state_of(5);
         jobs_v[0].state = JOB_RUNNING;
-        jobs_v[0].spec = (job_spec){ .group = "physics/astro", .req = { 1000, 100, 0 } };
+        jobs_v[0].spec = (job_spec){ .group = "physics/astro", .req = { .mcpu = 1000, .mem = 100 } };
         jobs_v[1].state = JOB_PENDING;
-        jobs_v[1].spec = (job_spec){ .group = "physics/hep", .req = { 4000, 100, 0 } };
+        jobs_v[1].spec = (job_spec){ .group = "physics/hep", .req = { .mcpu = 4000, .mem = 100 } };
         jobs_v[2].state = JOB_RUNNING;
-        jobs_v[2].spec = (job_spec){ .group = "cs", .req = { 2000, 300, 0 } };
+        jobs_v[2].spec = (job_spec){ .group = "cs", .req = { .mcpu = 2000, .mem = 300 } };
         jobs_v[3].state = JOB_COMPLETED; /* ended: counts for nothing */
-        jobs_v[3].spec = (job_spec){ .group = "physics", .req = { 1000, 100, 0 } };
+        jobs_v[3].spec = (job_spec){ .group = "physics", .req = { .mcpu = 1000, .mem = 100 } };
         jobs_v[4].state = JOB_RUNNING; /* no group */
-        jobs_v[4].spec = (job_spec){ .req = { 1000, 100, 0 } };
+        jobs_v[4].spec = (job_spec){ .req = { .mcpu = 1000, .mem = 100 } };
         stats_depts(&st, &d, out);
         ck_assert_str_eq(out[0].path, "physics");
         ck_assert_double_eq_tol(out[0].share, 0.75, 1e-12);
