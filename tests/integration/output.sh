@@ -32,7 +32,7 @@ colony wait "$evil" >/dev/null || fail "job $evil: $(job_field "$evil" state)"
 [ "$(job_field "$evil" 'argv[1]')" = "clear${esc}[2J" ] || fail "the JSON does not carry argv as given"
 # A program path with ESC that does not exist: the agent's error quotes it.
 reply=$("$POKE" "$COLONY_SOCKET" json \
-        '{"v":1,"type":"submit","argv":["/no/such/\u001b]0;title\u0007x"],"cwd":"/tmp","mcpu":100,"mem":1048576}')
+        '{"v":1,"type":"submit","argv":["/no/such/\u001b]0;title\u0007x"],"cwd":"'"$DIR"'","mcpu":100,"mem":1048576}')
 gone=$(jq -r .id <<<"$reply")
 wait_state "$gone" failed
 
