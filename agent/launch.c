@@ -356,14 +356,17 @@ static pid_t fork_into(int cg_fd, bool *placed) {
 int launch_cgroup(const launch_req *req, char *err, size_t errlen) {
         int r;
 
-        /* Two tries per level at least: a prune can only undo a level made just before it. */
+        /* Two tries per level at least: a prune can only undo a level made just before it. The
+         * sync thread prunes a department whose last job ended while this shepherd finds its
+         * cgroup there: a path under it is gone (ENOENT), or a file of the dying cgroup answers
+         * ENODEV (v1 cpuset: its cpus read to fill the job's). Either way, make it again. */
         for (int tries = 0;; tries++) {
                 r = req->dept ? cg_dept_prepare(req->cg, req->dept, req->dept_weights, req->ndept_weights, err,
                                                 errlen)
                               : 0;
                 if (r == 0)
                         r = cg_job_create(req->cg, req->cg_job, req->lim, err, errlen);
-                if (r != -ENOENT || !req->dept || tries >= 8)
+                if ((r != -ENOENT && r != -ENODEV) || !req->dept || tries >= 8)
                         return r;
         }
 }
