@@ -8,7 +8,7 @@ node="${PREFIX}1"
 
 # --mem 100: 100 MiB in the kernel's own file.
 id=$(colony submit --name mem100 --cpus 0.1 --mem 100 -- /bin/sleep 60)
-wait_state "$id" running
+wait_started "$id" # placed is "running" already; its cgroup is there once it started
 if [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; then
         limit=$(cat "$(job_cgroup "" "$node" "$id")/memory.max")
 else
