@@ -27,6 +27,7 @@ note "submit printed $id and warned: $(cat warn.txt)"
 [ "$(wc -l <warn.txt)" = 1 ] && grep -q "job.sh: line 4: #SBATCH --partition: colony has no such option; ignored" warn.txt ||
         fail "the warning for --partition: $(cat warn.txt)"
 wait_state "$id" running
+wait_started "$id" # its cgroup is there once it started, not once placed
 if $v2; then
         mem=$(cat "$(job_cgroup "" "$node" "$id")/memory.max")
         cpu=$(cut -d' ' -f1 "$(job_cgroup "" "$node" "$id")/cpu.max")

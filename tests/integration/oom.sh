@@ -24,6 +24,7 @@ colony wait "$bystander" >/dev/null || fail "bystander did not complete"
 # A soft limit reaches the kernel (v2 memory.high, v1 memory.soft_limit_in_bytes).
 soft=$(colony submit --name soft --cpus 0.5 --mem 64M --mem-high 48M -- "$COLONY_BIN/colony-stress" sleep 30)
 wait_state "$soft" running
+wait_started "$soft" # its cgroup is there once it started, not once placed
 agent="${PREFIX}1"
 if [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; then
         value=$(cat "$(job_cgroup "" "$agent" "$soft")/memory.high")
