@@ -114,10 +114,12 @@ for i in 1 2 3 4 5; do
         t0=$(date +%s%N)
         timeout 10 "$COLONY_BIN/colony" nodes >/dev/null || fail "colony nodes failed during the flood"
         ms=$((($(date +%s%N) - t0) / 1000000))
-        ((ms < bound_ms)) || fail "colony nodes took $ms ms during the flood, want < $bound_ms"
+        # one answer may meet a host busy with guests (1.8 s once in CI): a stall is any over 5x
+        ((ms < 5 * bound_ms)) || fail "colony nodes took $ms ms during the flood, want < $((5 * bound_ms))"
         times+=("$ms")
 done
 median=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 3p)
+((median < bound_ms)) || fail "colony nodes took a median $median ms during the flood (${times[*]}), want < $bound_ms"
 note "colony nodes during the flood: ${times[*]} ms, median $median ms (before it: $quiet_ms ms)"
 curl -fsS --max-time 5 --interface 127.0.0.2 "http://127.0.0.1:$(cat "$DIR/http.port")/metrics" >/dev/null ||
         fail "/metrics unanswered from another address while 100 slow clients held one"
