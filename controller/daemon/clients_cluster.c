@@ -128,16 +128,12 @@ static void window_cpu(ctl_server *srv, int64_t *cpu) {
         }
 }
 
-/* GPUs held by each node's subtree's running jobs (gpus: fo->n entries, zeroed). */
-static void running_gpus(ctl_server *srv, int64_t *gpus) {
-        const fairorder *fo = &srv->state.fair;
-        for (size_t k = 0; k < srv->state.nrun; k++) {
-                const job *j = srv->state.run_jobs[k];
-                if (j->spec.req.gpus <= 0)
-                        continue;
-                for (int32_t a = (int32_t)fairorder_dept(fo, j->spec.group); a >= 0; a = fo->nodes[a].parent)
-                        gpus[a] += j->spec.req.gpus;
-        }
+/* GPUs held by each node's subtree's running jobs (gpus: fo->n entries, zeroed), from what the
+ * fair order keeps per department as jobs start and end. */
+static void running_gpus(const fairorder *fo, int64_t *gpus) {
+        for (size_t i = 0; i < fo->n; i++)
+                for (int32_t a = (int32_t)i; fo->used[i].gpus > 0 && a >= 0; a = fo->nodes[a].parent)
+                        gpus[a] += fo->used[i].gpus;
 }
 
 /* The GPUs of the nodes that are up. */
@@ -207,7 +203,7 @@ void client_shares(ctl_server *srv, conn *c, const cJSON *msg) {
         if (r == 0 && (out = proto_new("shares"))) {
                 int fairness = srv->state.cfg.dispatcher ? -1 : srv->state.cfg.fairness;
                 window_cpu(srv, cpu);
-                running_gpus(srv, gpus);
+                running_gpus(fo, gpus);
                 cJSON_AddStringToObject(out, "fairness", fairness < 0 ? "none" : fair_algo_name(fairness));
                 cJSON_AddNumberToObject(out, "window_seconds", CPUWIN_SECONDS);
                 cJSON_AddNumberToObject(out, "cluster_gpus", (double)cluster_gpus(&srv->state));
