@@ -79,11 +79,10 @@ int agent_job_save(agent_job *j) {
                               .attempt = j->attempt, .time_limit_usec = j->time_limit_usec,
                               .timed_out = j->timed_out};
         char *text;
-
-        snprintf(rec.gpu_ids, sizeof(rec.gpu_ids), "%s", j->gpu_ids);
         int r;
 
         snprintf(rec.cgroup, sizeof(rec.cgroup), "%s", j->cgroup);
+        snprintf(rec.gpu_ids, sizeof(rec.gpu_ids), "%s", j->gpu_ids);
         text = jobfile_record_format(&rec);
         r = text ? jobsync_replace(j->agent->sync, j->id, JOBFILE_RECORD, text) : -ENOMEM;
         free(text);
