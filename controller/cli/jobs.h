@@ -48,3 +48,10 @@ int jobs_submit_main(cli *c, int argc, char **argv, bool run);
 /* Submit spec, print its output as it comes and exit as the job did (run.c). Returns an exit
  * status: the job's (128 + N for a signal), or non-zero with one line saying why. */
 int run_submitted(const cli *c, const char *sock, const job_spec *spec);
+
+/* Parse the record in reply's "job" into j (free with job_free). Returns 0 or -EBADMSG with the
+ * reason in err. */
+int jobs_record_from_reply(const cJSON *reply, job *j, char *err, size_t errlen);
+/* path made absolute against cwd, leading "./" dropped (malloc'ed, caller frees); NULL when out
+ * of memory. */
+char *jobs_absolute_path(const char *path, const char *cwd);
