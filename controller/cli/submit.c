@@ -178,95 +178,136 @@ static int apply_gpu_type(const cli *c, job_spec *s, const submit_many *m, char 
         return 0;
 }
 
-/* Options into s and m (strings borrowed from argv). Returns -1 to go on, else an exit status. */
-static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many *m) {
-        enum { OPT_CPUS = CLI_OPT_OWN, OPT_MEM, OPT_MEM_HIGH, OPT_PIDS, OPT_NAME, OPT_GROUP, OPT_TYPE, OPT_OUTPUT,
-               OPT_ERROR, OPT_ARRAY, OPT_STDIN, OPT_REQUEUE, OPT_TIME, OPT_CONSTRAINT, OPT_NODELIST, OPT_EXCLUDE,
-               OPT_EXCLUSIVE, OPT_SCRIPT, OPT_CHDIR, OPT_GPUS, OPT_GRES };
-        static const struct option options[] = {
-                {"cpus", required_argument, NULL, OPT_CPUS},   {"mem", required_argument, NULL, OPT_MEM},
-                {"mem-high", required_argument, NULL, OPT_MEM_HIGH},
-                {"pids", required_argument, NULL, OPT_PIDS},   {"name", required_argument, NULL, OPT_NAME},
-                {"group", required_argument, NULL, OPT_GROUP}, {"type", required_argument, NULL, OPT_TYPE},
-                {"output", required_argument, NULL, OPT_OUTPUT},
-                {"error", required_argument, NULL, OPT_ERROR}, {"array", required_argument, NULL, OPT_ARRAY},
-                {"stdin", no_argument, NULL, OPT_STDIN}, {"requeue", no_argument, NULL, OPT_REQUEUE},
-                {"time", required_argument, NULL, OPT_TIME},
-                {"constraint", required_argument, NULL, OPT_CONSTRAINT},
-                {"nodelist", required_argument, NULL, OPT_NODELIST},
-                {"exclude", required_argument, NULL, OPT_EXCLUDE}, {"exclusive", no_argument, NULL, OPT_EXCLUSIVE},
-                {"script", required_argument, NULL, OPT_SCRIPT}, {"chdir", required_argument, NULL, OPT_CHDIR},
-                {"gpus", required_argument, NULL, OPT_GPUS},   {"gres", required_argument, NULL, OPT_GRES},
-                WAITOPT_SUBMIT_OPTIONS,
-                {0},
-        };
-        int64_t n;
-        int o;
+enum {
+        OPT_CPUS = CLI_OPT_OWN,
+        OPT_MEM,
+        OPT_MEM_HIGH,
+        OPT_PIDS,
+        OPT_NAME,
+        OPT_GROUP,
+        OPT_TYPE,
+        OPT_OUTPUT,
+        OPT_ERROR,
+        OPT_ARRAY,
+        OPT_STDIN,
+        OPT_REQUEUE,
+        OPT_TIME,
+        OPT_CONSTRAINT,
+        OPT_NODELIST,
+        OPT_EXCLUDE,
+        OPT_EXCLUSIVE,
+        OPT_SCRIPT,
+        OPT_CHDIR,
+        OPT_GPUS,
+        OPT_GRES
+};
+static const struct option submit_options[] = {
+        { "cpus", required_argument, NULL, OPT_CPUS },
+        { "mem", required_argument, NULL, OPT_MEM },
+        { "mem-high", required_argument, NULL, OPT_MEM_HIGH },
+        { "pids", required_argument, NULL, OPT_PIDS },
+        { "name", required_argument, NULL, OPT_NAME },
+        { "group", required_argument, NULL, OPT_GROUP },
+        { "type", required_argument, NULL, OPT_TYPE },
+        { "output", required_argument, NULL, OPT_OUTPUT },
+        { "error", required_argument, NULL, OPT_ERROR },
+        { "array", required_argument, NULL, OPT_ARRAY },
+        { "stdin", no_argument, NULL, OPT_STDIN },
+        { "requeue", no_argument, NULL, OPT_REQUEUE },
+        { "time", required_argument, NULL, OPT_TIME },
+        { "constraint", required_argument, NULL, OPT_CONSTRAINT },
+        { "nodelist", required_argument, NULL, OPT_NODELIST },
+        { "exclude", required_argument, NULL, OPT_EXCLUDE },
+        { "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
+        { "script", required_argument, NULL, OPT_SCRIPT },
+        { "chdir", required_argument, NULL, OPT_CHDIR },
+        { "gpus", required_argument, NULL, OPT_GPUS },
+        { "gres", required_argument, NULL, OPT_GRES },
+        WAITOPT_SUBMIT_OPTIONS,
+        { 0 },
+};
 
-        if (!s->req.mcpu) /* else a batch script's lines set it, and the command line goes over them */
-                s->req = (res_t){.mcpu = 1000, .mem = (int64_t)256 << 20};
-        /* Slurm's short forms of the options they share */
-        while ((o = cli_getopt_short(c, argc, argv, options, "c:J:o:e:t:d:Hb:D:G:")) > 0) {
-                switch (o) {
-                case 'c':
-                case OPT_CPUS:
-                        if (units_parse_cpus(optarg, &s->req.mcpu) < 0)
-                                return cli_usage_error(c, "--cpus: '%s' is not a CPU count (like 1, 0.5 or 500m)", optarg);
-                        break;
-                case OPT_MEM:
-                        if (parse_mem(c, "--mem", optarg, &s->req.mem) < 0)
-                                return EXIT_USAGE;
-                        break;
-                case OPT_MEM_HIGH:
-                        if (parse_mem(c, "--mem-high", optarg, &s->mem_high) < 0)
-                                return EXIT_USAGE;
-                        break;
-                case OPT_PIDS:
-                        if (units_parse_uint(optarg, RES_PIDS_MAX, &s->req.pids) < 0)
-                                return cli_usage_error(c, "--pids: '%s' is not a task count", optarg);
-                        break;
-                case 'J':
-                case OPT_NAME: s->name = optarg; break;
-                case OPT_GROUP: s->group = optarg; break;
-                case OPT_TYPE: s->job_type = optarg; break;
-                case 'o':
-                case OPT_OUTPUT: s->stdout_path = optarg; break;
-                case 'e':
-                case OPT_ERROR: s->stderr_path = optarg; break;
-                case OPT_ARRAY:
-                        if (parse_array(c, optarg, m) != 0)
-                                return EXIT_USAGE;
-                        break;
-                case OPT_STDIN: m->from_stdin = true; break;
-                case OPT_REQUEUE: s->requeue = true; break;
-                case 't':
-                case OPT_TIME:
-                        if (parse_time_limit(c, optarg, &s->time_limit_usec) < 0)
-                                return EXIT_USAGE;
-                        break;
-                case OPT_CONSTRAINT:
-                case OPT_NODELIST:
-                case OPT_EXCLUDE:
-                case OPT_EXCLUSIVE:
-                        if ((n = parse_nodesel(c, o - OPT_CONSTRAINT, optarg, s)) >= 0)
-                                return (int)n;
-                        break;
-                case 'G':
-                case OPT_GPUS:
-                case OPT_GRES:
-                        if (parse_gpus(c, o == OPT_GRES, optarg, s, m) < 0)
-                                return EXIT_USAGE;
-                        break;
-                case OPT_SCRIPT: m->script = optarg; break;
-                case 'D':
-                case OPT_CHDIR: m->chdir = optarg; break;
-                default:
-                        if ((n = waitopt_submit(c, o, optarg, s)) >= 0)
-                                return (int)n;
-                }
+/* Option o of what the job is (its name, files, directory, and how many: --array, --stdin,
+ * --script) with arg into s and m (strings borrowed); the rest to waitopt_submit. Returns -1 to go
+ * on, else an exit status. */
+static int submit_job_option(cli *c, int o, char *arg, job_spec *s, submit_many *m) {
+        switch (o) {
+        case 'J':
+        case OPT_NAME:
+                s->name = arg;
+                return -1;
+        case OPT_GROUP:
+                s->group = arg;
+                return -1;
+        case OPT_TYPE:
+                s->job_type = arg;
+                return -1;
+        case 'o':
+        case OPT_OUTPUT:
+                s->stdout_path = arg;
+                return -1;
+        case 'e':
+        case OPT_ERROR:
+                s->stderr_path = arg;
+                return -1;
+        case OPT_ARRAY:
+                return parse_array(c, arg, m) != 0 ? EXIT_USAGE : -1;
+        case OPT_STDIN:
+                m->from_stdin = true;
+                return -1;
+        case OPT_REQUEUE:
+                s->requeue = true;
+                return -1;
+        case OPT_SCRIPT:
+                m->script = arg;
+                return -1;
+        case 'D':
+        case OPT_CHDIR:
+                m->chdir = arg;
+                return -1;
+        default:
+                return waitopt_submit(c, o, arg, s);
         }
-        if (o < 0)
-                return cli_opts_status(o);
+}
+
+/* Option o of what the job asks for (its resources, time and nodes; submit_options' or its
+ * Slurm short form) with arg into s and m; the others to submit_job_option. Returns -1 to go on,
+ * else an exit status. */
+static int submit_option(cli *c, int o, char *arg, job_spec *s, submit_many *m) {
+        switch (o) {
+        case 'c':
+        case OPT_CPUS:
+                if (units_parse_cpus(arg, &s->req.mcpu) < 0)
+                        return cli_usage_error(c, "--cpus: '%s' is not a CPU count (like 1, 0.5 or 500m)", arg);
+                return -1;
+        case OPT_MEM:
+                return parse_mem(c, "--mem", arg, &s->req.mem) < 0 ? EXIT_USAGE : -1;
+        case OPT_MEM_HIGH:
+                return parse_mem(c, "--mem-high", arg, &s->mem_high) < 0 ? EXIT_USAGE : -1;
+        case OPT_PIDS:
+                if (units_parse_uint(arg, RES_PIDS_MAX, &s->req.pids) < 0)
+                        return cli_usage_error(c, "--pids: '%s' is not a task count", arg);
+                return -1;
+        case 't':
+        case OPT_TIME:
+                return parse_time_limit(c, arg, &s->time_limit_usec) < 0 ? EXIT_USAGE : -1;
+        case OPT_CONSTRAINT:
+        case OPT_NODELIST:
+        case OPT_EXCLUDE:
+        case OPT_EXCLUSIVE:
+                return parse_nodesel(c, o - OPT_CONSTRAINT, arg, s);
+        case 'G':
+        case OPT_GPUS:
+        case OPT_GRES:
+                return parse_gpus(c, o == OPT_GRES, arg, s, m) < 0 ? EXIT_USAGE : -1;
+        default:
+                return submit_job_option(c, o, arg, s, m);
+        }
+}
+
+/* The operands after the options: a command or a script, unless --stdin (none then). Returns -1
+ * to go on, else an exit status. */
+static int check_operands(cli *c, int argc, const submit_many *m) {
         if (m->in_script)
                 return -1;
         if (m->from_stdin && (m->array || optind < argc || m->script))
@@ -276,6 +317,21 @@ static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many 
         if (optind >= argc && !m->script)
                 return cli_usage_error(c, "no command given (colony submit [options] -- CMD [ARGS...])");
         return -1;
+}
+
+/* Options into s and m (strings borrowed from argv). Returns -1 to go on, else an exit status. */
+static int parse_submit(cli *c, int argc, char **argv, job_spec *s, submit_many *m) {
+        int o, r;
+
+        if (!s->req.mcpu) /* else a batch script's lines set it, and the command line goes over them */
+                s->req = (res_t){ .mcpu = 1000, .mem = (int64_t)256 << 20 };
+        /* Slurm's short forms of the options they share */
+        while ((o = cli_getopt_short(c, argc, argv, submit_options, "c:J:o:e:t:d:Hb:D:G:")) > 0)
+                if ((r = submit_option(c, o, optarg, s, m)) >= 0)
+                        return r;
+        if (o < 0)
+                return cli_opts_status(o);
+        return check_operands(c, argc, m);
 }
 
 /* The "K=V" entries of environ, borrowed, in a new NULL-terminated vector. */
