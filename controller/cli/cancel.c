@@ -157,18 +157,49 @@ static int cancel_one(const cli *c, const char *sock, uint64_t id, bool task) {
         return r;
 }
 
+/* The job ids operands, each cancelled by its own request once all are checked. Returns an exit
+ * status. */
+static int cancel_each(const cli *c, int argc, char **argv) {
+        char sock[PATH_MAX];
+        bool failed = false;
+        uint64_t *ids;
+        int n = argc - optind;
+
+        if (n < 1)
+                return cli_usage_error(c, "give at least one job id (colony cancel JOB...)");
+        ids = calloc((size_t)n, sizeof(*ids));
+        if (!ids) {
+                cli_error(c, "out of memory");
+                return EXIT_FAIL;
+        }
+        /* Every id is checked before the first request, so that a typo cancels nothing. */
+        for (int i = 0; i < n; i++)
+                if (jobs_parse_id(c, argv[optind + i], &ids[i]) != 0) {
+                        free(ids);
+                        return EXIT_USAGE;
+                }
+        if (jobs_socket_for(c, sock) < 0) {
+                free(ids);
+                return EXIT_FAIL;
+        }
+        for (int i = 0; i < n; i++)
+                if (cancel_one(c, sock, ids[i], arraycli_is_task(argv[optind + i])) < 0)
+                        failed = true;
+        free(ids);
+        return failed ? EXIT_FAIL : 0;
+}
+
 static int run_cancel(cli *c, int argc, char **argv) {
         enum { OPT_USER = CLI_OPT_OWN, OPT_ARRAY, OPT_STATE };
         static const struct option options[] = {
                 {"user", required_argument, NULL, OPT_USER}, {"array", required_argument, NULL, OPT_ARRAY},
                 {"state", required_argument, NULL, OPT_STATE}, {0},
         };
-        char sock[PATH_MAX];
-        bool failed = false, many = false;
+        bool many = false;
         cJSON *req = proto_new("cancel");
-        uint64_t *ids, array = 0;
+        uint64_t array = 0;
         int64_t uid = -1;
-        int o, n;
+        int o;
 
         while (req && (o = cli_getopt(c, argc, argv, options)) > 0) {
                 many = true;
@@ -195,7 +226,6 @@ static int run_cancel(cli *c, int argc, char **argv) {
                 cJSON_Delete(req);
                 return cli_opts_status(o);
         }
-        n = argc - optind;
         for (int i = optind; i < argc; i++)
                 many = many || strpbrk(argv[i], ",-") != NULL;
         /* --state alone means the caller's own jobs, unless root: others' would only be refused */
@@ -208,28 +238,7 @@ static int run_cancel(cli *c, int argc, char **argv) {
         if (many)
                 return cancel_many(c, req, argc, argv);
         cJSON_Delete(req);
-        if (n < 1)
-                return cli_usage_error(c, "give at least one job id (colony cancel JOB...)");
-        ids = calloc((size_t)n, sizeof(*ids));
-        if (!ids) {
-                cli_error(c, "out of memory");
-                return EXIT_FAIL;
-        }
-        /* Every id is checked before the first request, so that a typo cancels nothing. */
-        for (int i = 0; i < n; i++)
-                if (jobs_parse_id(c, argv[optind + i], &ids[i]) != 0) {
-                        free(ids);
-                        return EXIT_USAGE;
-                }
-        if (jobs_socket_for(c, sock) < 0) {
-                free(ids);
-                return EXIT_FAIL;
-        }
-        for (int i = 0; i < n; i++)
-                if (cancel_one(c, sock, ids[i], arraycli_is_task(argv[optind + i])) < 0)
-                        failed = true;
-        free(ids);
-        return failed ? EXIT_FAIL : 0;
+        return cancel_each(c, argc, argv);
 }
 
 const cli_command cmd_cancel = {"cancel", "cancel jobs", cancel_usage, false, run_cancel};
