@@ -117,6 +117,41 @@ static void print_result(const instance *in, const cJSON *doc) {
         }
 }
 
+/* The jobs of the jobs file placed on the machines of the machines file by policy's heuristic h
+ * in order, or its dispatcher d (NULL: none), and the result printed. Returns an exit status. */
+static int place_files(const cli *c, const char *policy, sched_heuristic h, sched_dispatcher *d, sched_order order,
+                       const char *machines, const char *jobs) {
+        instance in = { 0 };
+        char err[ERRLEN];
+        int status = EXIT_FAIL;
+        sched_assignment *out = NULL;
+        if (inst_load_machines(machines, &in.m, err, sizeof(err)) < 0 ||
+            inst_load_jobs(jobs, &in.jobs, &in.njobs, err, sizeof(err)) < 0) {
+                cli_error(c, "%s", err);
+                goto done;
+        }
+        /* a dispatcher sees every job as an arrival: its queues start empty */
+        long placed = !(out = calloc(in.njobs + 1, sizeof(*out))) ? -ENOMEM
+                      : d ? sched_dispatch(d, in.m.machines, in.m.n, in.jobs, in.njobs, out)
+                          : sched_place(h, in.m.machines, in.m.n, in.jobs, in.njobs, order, out);
+        if (placed < 0) {
+                cli_error(c, "%s", strerror((int)-placed));
+                goto done;
+        }
+        cJSON *doc = result_json(&in, policy, d ? "own" : sched_order_name(order), out, (size_t)placed);
+        if (c->json)
+                status = fmt_json(doc);
+        else {
+                print_result(&in, doc);
+                status = 0;
+        }
+        cJSON_Delete(doc);
+done:
+        free(out);
+        instance_free(&in);
+        return status;
+}
+
 static int run_place(cli *c, int argc, char **argv) {
         enum { OPT_POLICY = CLI_OPT_OWN, OPT_MACHINES, OPT_JOBS, OPT_ORDER };
         static const struct option own[] = {
@@ -156,35 +191,8 @@ static int run_place(cli *c, int argc, char **argv) {
                 sched_dispatcher_free(d);
                 return cli_usage_error(c, "--order: fifo, backfill or reserve, not '%s'", order_name);
         }
-
-        instance in = { 0 };
-        char err[ERRLEN];
-        int status = EXIT_FAIL;
-        sched_assignment *out = NULL;
-        if (inst_load_machines(machines, &in.m, err, sizeof(err)) < 0 || inst_load_jobs(jobs, &in.jobs, &in.njobs, err, sizeof(err)) < 0) {
-                cli_error(c, "%s", err);
-                goto done;
-        }
-        /* a dispatcher sees every job as an arrival: its queues start empty */
-        long placed = !(out = calloc(in.njobs + 1, sizeof(*out))) ? -ENOMEM
-                      : d ? sched_dispatch(d, in.m.machines, in.m.n, in.jobs, in.njobs, out)
-                          : sched_place(h, in.m.machines, in.m.n, in.jobs, in.njobs, order, out);
-        if (placed < 0) {
-                cli_error(c, "%s", strerror((int)-placed));
-                goto done;
-        }
-        cJSON *doc = result_json(&in, policy, d ? "own" : sched_order_name(order), out, (size_t)placed);
-        if (c->json)
-                status = fmt_json(doc);
-        else {
-                print_result(&in, doc);
-                status = 0;
-        }
-        cJSON_Delete(doc);
-done:
+        int status = place_files(c, policy, h, d, order, machines, jobs);
         sched_dispatcher_free(d);
-        free(out);
-        instance_free(&in);
         return status;
 }
 
