@@ -603,66 +603,80 @@ static int cluster_gpus(const dev_options *o, gpus *g, char *err, size_t errlen)
         return r;
 }
 
+/* The options of up that agent i passes on (its resources, timeouts and features), added to argv
+ * from k. Returns argv's new length. */
+static size_t agent_options(const dev_options *o, size_t i, const char *argv[], size_t k) {
+        if (o->agent_cpus) {
+                argv[k++] = "--cpus";
+                argv[k++] = o->agent_cpus;
+        }
+        if (o->agent_mem) {
+                argv[k++] = "--mem";
+                argv[k++] = o->agent_mem;
+        }
+        if (o->launch_timeout_ms) {
+                argv[k++] = "--launch-timeout-ms";
+                argv[k++] = o->launch_timeout_ms;
+        }
+        if (o->kill_wait) {
+                argv[k++] = "--kill-wait";
+                argv[k++] = o->kill_wait;
+        }
+        if (o->nagent_features) {
+                argv[k++] = "--features";
+                argv[k++] = o->agent_features[i < o->nagent_features ? i : o->nagent_features - 1];
+        }
+        if (o->agent_no_cpuset)
+                argv[k++] = "--no-cpuset";
+        return k;
+}
+
+/* Start agent i of cl, whose GPUs are its share of all, with the cluster's secret file. Returns 0,
+ * or -errno with err. */
+static int start_agent(const dev_options *o, const char *prog, dev_cluster *cl, size_t i, const gpus *all,
+                       const char *secret, char *err, size_t errlen) {
+        char log[PATH_MAX], state[PATH_MAX], unit[DEV_NAME_MAX + 32];
+        char share[GPUS_MAX * (GPUS_PATH_MAX + 1)];
+        dev_daemon *a = &cl->agents[i];
+        /* `colony down` must leave nothing behind: the agents kill their jobs on SIGTERM. The rest
+         * of argv is for the options added below, and the NULL that ends it. */
+        const char *argv[28] = {
+                prog,   "--name",      a->name, "--controller",        cl->agent_address, "--secret-file",
+                secret, "--state-dir", state,   "--stop-jobs-on-exit", "--scope",         unit
+        };
+        size_t k = agent_options(o, i, argv, 12);
+        int r;
+
+        /* each agent its own share of the GPUs, none of them offered twice */
+        if ((r = gpushare_of(all, i, cl->nagents, share, sizeof(share))) < 0) {
+                snprintf(err, errlen, "agent %s: its GPUs' paths are too long", a->name);
+                return r;
+        }
+        argv[k++] = *share ? "--gpu-devices" : "--gpus";
+        argv[k++] = *share ? share : "0";
+        if (o->agent_gpu_type) {
+                argv[k++] = "--gpu-type";
+                argv[k++] = o->agent_gpu_type;
+        }
+        log_path(log, o->dir, a->name);
+        state_path(state, o->dir, a->name);
+        agent_unit_name(unit, sizeof(unit), o->dir, a->name);
+        r = start_program(argv, false, log, &a->pid, err, errlen);
+        return r == 0 ? write_pid_file(o->dir, a, true, err, errlen) : r;
+}
+
 /* Start the agents of cl that do not run. */
 static int start_agents(const dev_options *o, const char *prog, dev_cluster *cl, char *err, size_t errlen) {
-        char secret[PATH_MAX], log[PATH_MAX], state[PATH_MAX], unit[DEV_NAME_MAX + 32];
-        char share[GPUS_MAX * (GPUS_PATH_MAX + 1)];
+        char secret[PATH_MAX];
         static gpus all; /* large: not on the stack */
         int r = cluster_gpus(o, &all, err, errlen);
 
         file_path(secret, o->dir, "secret");
         snprintf(cl->agent_address, sizeof(cl->agent_address), "%s:%u", o->listen_host ? o->listen_host : "127.0.0.1",
                  (unsigned)cl->port);
-        for (size_t i = 0; r == 0 && i < cl->nagents; i++) {
-                dev_daemon *a = &cl->agents[i];
-                /* `colony down` must leave nothing behind: the agents kill their jobs on SIGTERM. */
-                const char *argv[] = {prog, "--name", a->name, "--controller", cl->agent_address, "--secret-file", secret,
-                                      "--state-dir", state, "--stop-jobs-on-exit", "--scope", unit, NULL, NULL,
-                                      NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                                      NULL, NULL, NULL, NULL};
-                size_t k = 12;
-                if (a->kept)
-                        continue;
-                if (o->agent_cpus) {
-                        argv[k++] = "--cpus";
-                        argv[k++] = o->agent_cpus;
-                }
-                if (o->agent_mem) {
-                        argv[k++] = "--mem";
-                        argv[k++] = o->agent_mem;
-                }
-                if (o->launch_timeout_ms) {
-                        argv[k++] = "--launch-timeout-ms";
-                        argv[k++] = o->launch_timeout_ms;
-                }
-                if (o->kill_wait) {
-                        argv[k++] = "--kill-wait";
-                        argv[k++] = o->kill_wait;
-                }
-                if (o->nagent_features) {
-                        argv[k++] = "--features";
-                        argv[k++] = o->agent_features[i < o->nagent_features ? i : o->nagent_features - 1];
-                }
-                if (o->agent_no_cpuset)
-                        argv[k++] = "--no-cpuset";
-                /* each agent its own share of the GPUs, none of them offered twice */
-                if ((r = gpushare_of(&all, i, cl->nagents, share, sizeof(share))) < 0) {
-                        snprintf(err, errlen, "agent %s: its GPUs' paths are too long", a->name);
-                        break;
-                }
-                argv[k++] = *share ? "--gpu-devices" : "--gpus";
-                argv[k++] = *share ? share : "0";
-                if (o->agent_gpu_type) {
-                        argv[k++] = "--gpu-type";
-                        argv[k++] = o->agent_gpu_type;
-                }
-                log_path(log, o->dir, a->name);
-                state_path(state, o->dir, a->name);
-                agent_unit_name(unit, sizeof(unit), o->dir, a->name);
-                r = start_program(argv, false, log, &a->pid, err, errlen);
-                if (r == 0)
-                        r = write_pid_file(o->dir, a, true, err, errlen);
-        }
+        for (size_t i = 0; r == 0 && i < cl->nagents; i++)
+                if (!cl->agents[i].kept)
+                        r = start_agent(o, prog, cl, i, &all, secret, err, errlen);
         return r;
 }
 
