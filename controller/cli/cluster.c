@@ -313,11 +313,7 @@ static int parse_up(cli *c, int argc, char **argv, dev_options *o) {
                 if ((r = opt < OPT_ORDER ? up_agent_option(c, opt, optarg, o)
                                          : up_controller_option(c, opt, optarg, o)) >= 0)
                         return r;
-        if (opt < 0)
-                return cli_opts_status(opt);
-        if (optind < argc)
-                return cli_usage_error(c, "unexpected argument '%s'", argv[optind]);
-        return -1;
+        return cli_opts_end(c, opt, argc, argv);
 }
 
 static int print_up_json(const char *dir, const dev_cluster *cl) {

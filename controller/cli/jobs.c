@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "arraycli.h"
 #include "client.h"
+#include "format.h"
 #include "jobs.h"
 #include "proto.h"
 #include "units.h"
@@ -184,4 +185,13 @@ int jobs_parse_user(const cli *c, const char *s, int64_t *uid) {
                 return cli_usage_error(c, "--user: no user named '%s'", s);
         *uid = pw->pw_uid;
         return 0;
+}
+
+int jobs_print_table(const cli *c, fmt_table *t, int r, const char *perr) {
+        if (r == 0)
+                fmt_table_print(t, stdout);
+        else
+                cli_error(c, "bad reply from the controller: %s", *perr ? perr : strerror(-r));
+        fmt_table_free(t);
+        return r == 0 ? 0 : EXIT_FAIL;
 }

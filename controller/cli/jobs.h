@@ -2,6 +2,7 @@
  * commands share. */
 #pragma once
 #include "cli.h"
+#include "format.h"
 #include "job.h"
 #include <cjson/cJSON.h>
 #include <stddef.h>
@@ -55,3 +56,7 @@ int jobs_record_from_reply(const cJSON *reply, job *j, char *err, size_t errlen)
 /* path made absolute against cwd, leading "./" dropped (malloc'ed, caller frees); NULL when out
  * of memory. */
 char *jobs_absolute_path(const char *path, const char *cwd);
+/* The table t of the jobs in a controller's reply: printed when r is 0, else "bad reply from the
+ * controller" with perr (r's errno when perr is empty); freed either way. Returns 0 or
+ * EXIT_FAIL. */
+int jobs_print_table(const cli *c, fmt_table *t, int r, const char *perr);

@@ -138,12 +138,7 @@ static int print_queue(const cli *c, const cJSON *reply) {
                 array_set_free(&set);
                 job_free(&prev);
         }
-        if (r == 0)
-                fmt_table_print(&t, stdout);
-        else
-                cli_error(c, "bad reply from the controller: %s", *perr ? perr : strerror(-r));
-        fmt_table_free(&t);
-        return r == 0 ? 0 : EXIT_FAIL;
+        return jobs_print_table(c, &t, r, perr);
 }
 
 static int run_queue(cli *c, int argc, char **argv) {
@@ -165,10 +160,8 @@ static int run_queue(cli *c, int argc, char **argv) {
                 else if (o == OPT_USER && jobs_parse_user(c, optarg, &uid) != 0)
                         return EXIT_USAGE;
         }
-        if (o < 0)
-                return cli_opts_status(o);
-        if (optind < argc)
-                return cli_usage_error(c, "unexpected argument '%s'", argv[optind]);
+        if ((o = cli_opts_end(c, o, argc, argv)) >= 0)
+                return o;
         req = proto_new("queue");
         if (!req || !cJSON_AddBoolToObject(req, "all", all) ||
             (uid >= 0 && !cJSON_AddNumberToObject(req, "user", (double)uid))) {

@@ -565,10 +565,8 @@ static int parse_measure(measure *m, int argc, char **argv) {
         while ((o = cli_getopt(m->c, argc, argv, options)) > 0)
                 if ((r = parse_one(m, o, optarg)) != 0)
                         return r;
-        if (o < 0)
-                return cli_opts_status(o);
-        if (optind < argc)
-                return cli_usage_error(m->c, "unexpected argument '%s'", argv[optind]);
+        if ((o = cli_opts_end(m->c, o, argc, argv)) >= 0)
+                return o;
         if ((m->version || m->png) && !m->show)
                 return cli_usage_error(m->c, "--version and --png go with --show");
         if (m->show && m->upload_file)

@@ -171,10 +171,8 @@ static int run_place(cli *c, int argc, char **argv) {
                 else
                         order_name = optarg;
         }
-        if (o < 0)
-                return cli_opts_status(o);
-        if (optind < argc)
-                return cli_usage_error(c, "unexpected argument '%s'", argv[optind]);
+        if ((o = cli_opts_end(c, o, argc, argv)) >= 0)
+                return o;
         if (!policy || !machines || !jobs)
                 return cli_usage_error(c, "--policy, --machines and --jobs are required");
         sched_heuristic h;

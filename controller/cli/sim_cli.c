@@ -293,10 +293,8 @@ static int parse_options(cli *c, int argc, char **argv, sim_options *so, sim_con
                         return cli_usage_error(c, "--%s: '%s' is not valid (see colony sim --help)",
                                                option_name(sim_own_options, o), optarg);
         }
-        if (o < 0)
-                return cli_opts_status(o);
-        if (optind < argc)
-                return cli_usage_error(c, "unexpected argument '%s'", argv[optind]);
+        if ((o = cli_opts_end(c, o, argc, argv)) >= 0)
+                return o;
         if (so->alpha && strcmp(so->policy, "coloc") != 0)
                 return cli_usage_error(c, "--alpha goes with --policy coloc");
         int r = check_inputs(c, so); /* -1: options are fine, go on */
