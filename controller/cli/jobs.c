@@ -195,3 +195,17 @@ int jobs_print_table(const cli *c, fmt_table *t, int r, const char *perr) {
         fmt_table_free(t);
         return r == 0 ? 0 : EXIT_FAIL;
 }
+
+int jobs_one_job(const cli *c, int o, int argc, char **argv, const char *usage, uint64_t *id, char *sock) {
+        int r;
+
+        if (o < 0)
+                return cli_opts_status(o);
+        if (argc - optind != 1)
+                return cli_usage_error(c, "give one job id (%s)", usage);
+        if ((r = jobs_parse_id(c, argv[optind], id)) != 0) /* an id, or an array's task A_i */
+                return r;
+        if (jobs_socket_for(c, sock) < 0)
+                return EXIT_FAIL;
+        return -1;
+}

@@ -60,3 +60,8 @@ char *jobs_absolute_path(const char *path, const char *cwd);
  * controller" with perr (r's errno when perr is empty); freed either way. Returns 0 or
  * EXIT_FAIL. */
 int jobs_print_table(const cli *c, fmt_table *t, int r, const char *perr);
+/* The end of the option loop (its last cli_getopt result o) of a command that takes one job
+ * (usage: how to call it, for the error): the job id or task A_i at optind into *id, the
+ * controller's socket into sock (PATH_MAX). Returns -1 to go on, else an exit status: EXIT_USAGE,
+ * or EXIT_FAIL when the controller knows no such task or its socket is unknown. */
+int jobs_one_job(const cli *c, int o, int argc, char **argv, const char *usage, uint64_t *id, char *sock);

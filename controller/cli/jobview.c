@@ -408,14 +408,8 @@ static int run_show(cli *c, int argc, char **argv) {
 
         while ((o = cli_getopt(c, argc, argv, options)) > 0)
                 script = true;
-        if (o < 0)
-                return cli_opts_status(o);
-        if (argc - optind != 1)
-                return cli_usage_error(c, "give one job id (colony show JOB)");
-        if (jobs_parse_id(c, argv[optind], &id) != 0)
-                return EXIT_USAGE;
-        if (jobs_socket_for(c, sock) < 0)
-                return EXIT_FAIL;
+        if ((o = jobs_one_job(c, o, argc, argv, "colony show JOB", &id, sock)) >= 0)
+                return o;
         r = client_simple(sock, "show", id, "job", REQUEST_TIMEOUT_MS, &reply, err, sizeof(err));
         if (r == 0 && c->json)
                 fmt_json(reply);

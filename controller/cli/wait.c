@@ -125,14 +125,8 @@ static int run_wait(cli *c, int argc, char **argv) {
                 if (parse_timeout(c, timeout, &timeout_ms) != 0)
                         return EXIT_USAGE;
         }
-        if (o < 0)
-                return cli_opts_status(o);
-        if (argc - optind != 1)
-                return cli_usage_error(c, "give one job id (colony wait JOB)");
-        if (jobs_parse_id(c, argv[optind], &id) != 0)
-                return EXIT_USAGE;
-        if (jobs_socket_for(c, sock) < 0)
-                return EXIT_FAIL;
+        if ((o = jobs_one_job(c, o, argc, argv, "colony wait JOB", &id, sock)) >= 0)
+                return o;
         if (!arraycli_is_task(argv[optind]) && arraycli_last(sock, id, &last, err, sizeof(err)) == 0)
                 return wait_array(c, sock, id, last, timeout_ms, timeout);
         r = jobs_wait(sock, id, timeout_ms, &j, &reply, err, sizeof(err));
