@@ -185,15 +185,14 @@ int dev_write_pid_file(const char *dir, const dev_daemon *d, bool agent, char *e
         return r;
 }
 
-/* The pid a pid file holds, or 0 when it holds none. */
-static pid_t read_pid_file(const char *path) {
+int64_t dev_read_number_file(const char *path, int64_t max) {
         char *text = NULL;
         int64_t v = 0;
 
-        if (file_read_small(path, 0, &text) == 0 && units_parse_uint(text, INT32_MAX, &v) < 0)
+        if (file_read_small(path, 0, &text) == 0 && units_parse_uint(text, max, &v) < 0)
                 v = 0;
         free(text);
-        return (pid_t)v;
+        return v;
 }
 
 static int compare_stopped(const void *a, const void *b) {
@@ -212,7 +211,7 @@ static int add_entry(dev_stopped **set, size_t *n, const char *dir, const char *
         *s = (dev_stopped){.agent = agent, .cleanup = -1};
         snprintf(s->name, sizeof(s->name), "%s", name);
         pid_path(path, dir, name, agent);
-        s->pid = read_pid_file(path);
+        s->pid = (pid_t)dev_read_number_file(path, INT32_MAX); /* its pid file's, 0 for none */
         return 0;
 }
 

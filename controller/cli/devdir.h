@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define CONTROLLER_PROG "colony-controller"
@@ -44,3 +45,6 @@ void dev_remove_endpoints(const char *dir);
 /* The last lines of the log at path, read into buf, without trailing newlines; NULL when the log
  * is empty or unreadable. */
 const char *dev_log_tail(const char *path, int lines, char *buf, size_t len);
+/* The number (at most max) the small file at path holds: a pid, a port; 0 when it holds none or
+ * is missing. */
+int64_t dev_read_number_file(const char *path, int64_t max);

@@ -78,15 +78,7 @@ static int write_secret(const char *dir, char *err, size_t errlen) {
 }
 
 /* The port the controller's port file names, or 0 when there is none. */
-static uint16_t read_port_file(const char *path) {
-        char *text = NULL;
-        int64_t port = 0;
-
-        if (file_read_small(path, 0, &text) < 0 || units_parse_uint(text, UINT16_MAX, &port) < 0)
-                port = 0;
-        free(text);
-        return (uint16_t)port;
-}
+static uint16_t read_port_file(const char *path) { return (uint16_t)dev_read_number_file(path, UINT16_MAX); }
 
 /* Wait for the controller's port file. Returns 0 or -errno with err and cl->failed_log. */
 static int wait_port(const char *dir, dev_cluster *cl, int64_t deadline, char *err, size_t errlen) {
@@ -219,26 +211,20 @@ static int cluster_gpus(const dev_options *o, gpus *g, char *err, size_t errlen)
 /* The options of up that agent i passes on (its resources, timeouts and features), added to argv
  * from k. Returns argv's new length. */
 static size_t agent_options(const dev_options *o, size_t i, const char *argv[], size_t k) {
-        if (o->agent_cpus) {
-                argv[k++] = "--cpus";
-                argv[k++] = o->agent_cpus;
-        }
-        if (o->agent_mem) {
-                argv[k++] = "--mem";
-                argv[k++] = o->agent_mem;
-        }
-        if (o->launch_timeout_ms) {
-                argv[k++] = "--launch-timeout-ms";
-                argv[k++] = o->launch_timeout_ms;
-        }
-        if (o->kill_wait) {
-                argv[k++] = "--kill-wait";
-                argv[k++] = o->kill_wait;
-        }
-        if (o->nagent_features) {
-                argv[k++] = "--features";
-                argv[k++] = o->agent_features[i < o->nagent_features ? i : o->nagent_features - 1];
-        }
+        const char *const passed[][2] = {
+                { "--cpus", o->agent_cpus },
+                { "--mem", o->agent_mem },
+                { "--launch-timeout-ms", o->launch_timeout_ms },
+                { "--kill-wait", o->kill_wait },
+                { "--features",
+                  o->nagent_features ? o->agent_features[i < o->nagent_features ? i : o->nagent_features - 1] : NULL },
+        };
+
+        for (size_t p = 0; p < sizeof(passed) / sizeof(passed[0]); p++)
+                if (passed[p][1]) { /* up's option as typed, or none: the agent's default */
+                        argv[k++] = passed[p][0];
+                        argv[k++] = passed[p][1];
+                }
         if (o->agent_no_cpuset)
                 argv[k++] = "--no-cpuset";
         return k;
