@@ -50,7 +50,8 @@ static int add_id_ranges(const cli *c, const char *s, cJSON *arr) {
                         break;
                 }
                 cJSON *pair = cJSON_CreateArray();
-                if (!pair || !cJSON_AddItemToArray(arr, pair) || !cJSON_AddItemToArray(pair, cJSON_CreateNumber((double)lo)) ||
+                if (!pair || !cJSON_AddItemToArray(arr, pair) ||
+                    !cJSON_AddItemToArray(pair, cJSON_CreateNumber((double)lo)) ||
                     !cJSON_AddItemToArray(pair, cJSON_CreateNumber((double)hi)))
                         r = EXIT_FAIL;
         }
@@ -65,7 +66,7 @@ static int add_id_ranges(const cli *c, const char *s, cJSON *arr) {
 /* Print a bulk cancel's counts. Returns 0, or EXIT_FAIL when some were refused or nothing matched. */
 static int print_cancelled_many(const cli *c, cJSON *reply) {
         double n[4];
-        static const char *const keys[] = {"cancelled", "stopping", "refused", "unreachable"};
+        static const char *const keys[] = { "cancelled", "stopping", "refused", "unreachable" };
 
         for (size_t i = 0; i < 4; i++) {
                 const cJSON *v = cJSON_GetObjectItemCaseSensitive(reply, keys[i]);
@@ -123,7 +124,8 @@ static int cancel_array(const cli *c, const char *sock, uint64_t id) {
         cJSON *req = proto_new("cancel"), *reply = NULL;
         int r = req && cJSON_AddNumberToObject(req, "array", (double)id) ? 0 : -ENOMEM;
 
-        if (r == 0 && (r = client_call(sock, req, "cancelled_many", CANCEL_MANY_TIMEOUT_MS, &reply, err, sizeof(err))) < 0)
+        if (r == 0 &&
+            (r = client_call(sock, req, "cancelled_many", CANCEL_MANY_TIMEOUT_MS, &reply, err, sizeof(err))) < 0)
                 cli_error(c, "array %" PRIu64 ": %s", id, err);
         else if (r == 0 && print_cancelled_many(c, reply) != 0)
                 r = -ECANCELED;
@@ -192,8 +194,10 @@ static int cancel_each(const cli *c, int argc, char **argv) {
 static int run_cancel(cli *c, int argc, char **argv) {
         enum { OPT_USER = CLI_OPT_OWN, OPT_ARRAY, OPT_STATE };
         static const struct option options[] = {
-                {"user", required_argument, NULL, OPT_USER}, {"array", required_argument, NULL, OPT_ARRAY},
-                {"state", required_argument, NULL, OPT_STATE}, {0},
+                { "user", required_argument, NULL, OPT_USER },
+                { "array", required_argument, NULL, OPT_ARRAY },
+                { "state", required_argument, NULL, OPT_STATE },
+                { 0 },
         };
         bool many = false;
         cJSON *req = proto_new("cancel");
@@ -241,4 +245,4 @@ static int run_cancel(cli *c, int argc, char **argv) {
         return cancel_each(c, argc, argv);
 }
 
-const cli_command cmd_cancel = {"cancel", "cancel jobs", cancel_usage, false, run_cancel};
+const cli_command cmd_cancel = { "cancel", "cancel jobs", cancel_usage, false, run_cancel };

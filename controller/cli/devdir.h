@@ -9,8 +9,8 @@
 #include <sys/types.h>
 
 #define CONTROLLER_PROG "colony-controller"
-#define AGENT_PROG "colony-agent"
-#define POLL_MS 50
+#define AGENT_PROG      "colony-agent"
+#define POLL_MS         50
 
 /* Sleep ms, cut short by a caught signal (callers look at cli_interrupted). */
 void dev_sleep_ms(int ms);
@@ -28,8 +28,7 @@ bool dev_child_exited(pid_t pid, char *how, size_t len);
 /* Start argv in the background in its own session, stdin /dev/null, stdout and stderr appended
  * to log (made 0600), with umask 077 when private. Returns 0 with *pid once the exec succeeded,
  * or -errno with err. */
-int dev_start_program(const char *const argv[], bool private, const char *log, pid_t *pid, char *err,
-                      size_t errlen);
+int dev_start_program(const char *const argv[], bool private, const char *log, pid_t *pid, char *err, size_t errlen);
 /* Write d's pid file (an agent's when agent) in dir. Returns 0, or -errno with err. */
 int dev_write_pid_file(const char *dir, const dev_daemon *d, bool agent, char *err, size_t errlen);
 /* The daemons dir's pid files name: agents sorted by name, then the controller, into *set (n

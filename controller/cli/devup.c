@@ -26,12 +26,10 @@
 #endif
 
 #define NODES_POLL_MS 100
-#define SECRET_BYTES 32
+#define SECRET_BYTES  32
 
 /* Whether e, from a pid file, names a live daemon of its program. */
-static bool entry_runs(const dev_stopped *e) {
-        return dev_is_running(e->pid, e->agent ? AGENT_PROG : CONTROLLER_PROG);
-}
+static bool entry_runs(const dev_stopped *e) { return dev_is_running(e->pid, e->agent ? AGENT_PROG : CONTROLLER_PROG); }
 
 /* Create dir, 0711: other users reach the socket by its name but can list nothing (each file
  * in it is 0600 but the socket, the pid files and what jobs write); or read the pid files of
@@ -109,7 +107,7 @@ static int wait_port(const char *dir, dev_cluster *cl, int64_t deadline, char *e
 /* The database and its SQLite companions made 0600, should an older colony have left them
  * wider: they hold every job's environment. */
 static int make_db_private(const char *db, char *err, size_t errlen) {
-        static const char *const suffixes[] = {"", "-wal", "-shm", NULL};
+        static const char *const suffixes[] = { "", "-wal", "-shm", NULL };
         char path[PATH_MAX];
 
         for (size_t i = 0; suffixes[i]; i++) {
@@ -126,13 +124,12 @@ static int make_db_private(const char *db, char *err, size_t errlen) {
 static int start_controller(const dev_options *o, const char *prog, uint16_t port_wanted, dev_cluster *cl,
                             int64_t deadline, char *err, size_t errlen) {
         char port[PATH_MAX], secret[PATH_MAX], db[PATH_MAX], log[PATH_MAX], listen[64];
-        const char *argv[16] = {prog, "--socket", cl->socket, "--agent-listen", listen,
-                                "--port-file", port, "--secret-file", secret, "--database", db};
+        const char *argv[16] = { prog, "--socket",      cl->socket, "--agent-listen", listen, "--port-file",
+                                 port, "--secret-file", secret,     "--database",     db };
         size_t n = 11;
         int r;
 
-        snprintf(listen, sizeof(listen), "%s:%u", o->listen_host ? o->listen_host : "127.0.0.1",
-                 (unsigned)port_wanted);
+        snprintf(listen, sizeof(listen), "%s:%u", o->listen_host ? o->listen_host : "127.0.0.1", (unsigned)port_wanted);
         if (o->order)
                 argv[n++] = "--order", argv[n++] = o->order;
         if (o->config)
@@ -162,7 +159,7 @@ static void add_agent(dev_cluster *cl, const char *name, pid_t pid, bool replace
         for (size_t i = 0; i < cl->nagents; i++)
                 if (strcmp(cl->agents[i].name, name) == 0)
                         return;
-        cl->agents[cl->nagents] = (dev_daemon){.pid = pid, .kept = pid > 0, .replaces = replaces && pid == 0};
+        cl->agents[cl->nagents] = (dev_daemon){ .pid = pid, .kept = pid > 0, .replaces = replaces && pid == 0 };
         snprintf(cl->agents[cl->nagents++].name, sizeof(cl->agents[0].name), "%s", name);
 }
 
@@ -188,7 +185,7 @@ static int plan_cluster(const dev_options *o, const dev_stopped *set, size_t n, 
                 if (set[i].agent)
                         add_agent(cl, set[i].name, pid, true);
                 else
-                        cl->controller = (dev_daemon){.name = DEV_CONTROLLER, .pid = pid, .kept = pid > 0};
+                        cl->controller = (dev_daemon){ .name = DEV_CONTROLLER, .pid = pid, .kept = pid > 0 };
         }
         for (int i = 0; i < want; i++) {
                 snprintf(name, sizeof(name), "%s%d", o->name_prefix, i + 1);
@@ -337,7 +334,8 @@ static int wait_agents_up(const char *dir, dev_cluster *cl, int64_t deadline, ch
                 cJSON_Delete(cl->nodes);
                 cl->nodes = NULL;
                 if (client_simple(cl->socket, "nodes", 0, "nodes", NODES_POLL_MS * 10, &cl->nodes, cerr,
-                                  sizeof(cerr)) == 0 && (up = count_up(cl->nodes, cl)) == cl->nagents)
+                                  sizeof(cerr)) == 0 &&
+                    (up = count_up(cl->nodes, cl)) == cl->nagents)
                         return 0;
                 if (clock_mono_ms() > deadline)
                         break;
@@ -365,15 +363,15 @@ static void abort_up(const char *dir, const dev_cluster *cl) {
                 return;
         for (size_t i = 0; i < cl->nagents; i++)
                 if (cl->agents[i].pid > 0 && cl->agents[i].replaces) {
-                        dev_stopped e = {.agent = true, .pid = cl->agents[i].pid, .cleanup = -1};
+                        dev_stopped e = { .agent = true, .pid = cl->agents[i].pid, .cleanup = -1 };
                         dev_signal_entry(&e, AGENT_PROG, SIGKILL, DEV_KILLED);
                 } else if (cl->agents[i].pid > 0 && !cl->agents[i].kept) {
-                        set[n] = (dev_stopped){.agent = true, .pid = cl->agents[i].pid, .cleanup = -1};
+                        set[n] = (dev_stopped){ .agent = true, .pid = cl->agents[i].pid, .cleanup = -1 };
                         snprintf(set[n++].name, sizeof(set[0].name), "%s", cl->agents[i].name);
                 }
         dev_stop_set(dir, set, n, AGENT_PROG);
         if (cl->controller.pid > 0 && !cl->controller.kept) {
-                set[0] = (dev_stopped){.pid = cl->controller.pid, .cleanup = -1};
+                set[0] = (dev_stopped){ .pid = cl->controller.pid, .cleanup = -1 };
                 snprintf(set[0].name, sizeof(set[0].name), DEV_CONTROLLER);
                 dev_stop_set(dir, set, 1, CONTROLLER_PROG);
                 dev_remove_endpoints(dir);
@@ -422,7 +420,7 @@ int dev_up(const dev_options *o, dev_cluster *cl, char *err, size_t errlen) {
         size_t n = 0;
         int r;
 
-        *cl = (dev_cluster){0};
+        *cl = (dev_cluster){ 0 };
         dev_file_path(cl->socket, o->dir, "controller.sock");
         r = find_daemons(controller, agent, err, errlen);
         if (r == 0)
@@ -451,5 +449,5 @@ int dev_up(const dev_options *o, dev_cluster *cl, char *err, size_t errlen) {
 void dev_cluster_free(dev_cluster *cl) {
         free(cl->agents);
         cJSON_Delete(cl->nodes);
-        *cl = (dev_cluster){0};
+        *cl = (dev_cluster){ 0 };
 }

@@ -97,8 +97,8 @@ static int queue_add_row(fmt_table *t, const job *j, const array_set *set, int64
 
 /* Print the jobs of a "jobs" reply as a table. Returns 0 or EXIT_FAIL. */
 static int print_queue(const cli *c, const cJSON *reply) {
-        static const char *const headers[] = {"ID", "NAME", "USER", "STATE", "NODE", "CPUS", "MEM", "GPUS", "TIME",
-                                              "LIMIT", "LEFT", "REASON"};
+        static const char *const headers[] = { "ID",  "NAME", "USER", "STATE", "NODE", "CPUS",
+                                               "MEM", "GPUS", "TIME", "LIMIT", "LEFT", "REASON" };
         const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(reply, "jobs"), *item;
         char perr[PROTO_ERRLEN] = "";
         int64_t now = clock_real_usec();
@@ -107,11 +107,11 @@ static int print_queue(const cli *c, const cJSON *reply) {
 
         if (!cJSON_IsArray(jobs))
                 r = -EBADMSG;
-        array_set set = {0};
-        job prev = {0};
+        array_set set = { 0 };
+        job prev = { 0 };
         /* an array's pending tasks that wait for one reason are one row, as in squeue: 12_[3-99%8] */
         cJSON_ArrayForEach(item, jobs) {
-                job j = {0};
+                job j = { 0 };
                 if (r == 0 && (r = job_from_json(item, &j, perr)) == 0 && arraycli_folds(&prev, &j)) {
                         r = array_set_put(&set, j.array_index) == -ENOMEM ? -ENOMEM : 0;
                         job_free(&j);
@@ -121,7 +121,7 @@ static int print_queue(const cli *c, const cJSON *reply) {
                         array_set_free(&set);
                         job_free(&prev);
                         prev = j;
-                        j = (job){0};
+                        j = (job){ 0 };
                         if (prev.array_first && prev.state == JOB_PENDING && array_set_put(&set, prev.array_index) < 0)
                                 r = -ENOMEM;
                 }
@@ -144,8 +144,10 @@ static int print_queue(const cli *c, const cJSON *reply) {
 static int run_queue(cli *c, int argc, char **argv) {
         enum { OPT_ALL = CLI_OPT_OWN, OPT_USER, OPT_FAMILIES };
         static const struct option options[] = {
-                {"all", no_argument, NULL, OPT_ALL}, {"user", required_argument, NULL, OPT_USER},
-                {"families", no_argument, NULL, OPT_FAMILIES}, {0},
+                { "all", no_argument, NULL, OPT_ALL },
+                { "user", required_argument, NULL, OPT_USER },
+                { "families", no_argument, NULL, OPT_FAMILIES },
+                { 0 },
         };
         cJSON *req;
         bool all = false, families = false;
@@ -183,8 +185,8 @@ static int run_queue(cli *c, int argc, char **argv) {
         return r == 0 ? 0 : EXIT_FAIL;
 }
 
-const cli_command cmd_queue = {"queue", "list pending and running jobs (--all: finished ones too)",
-                               queue_usage, false, run_queue};
+const cli_command cmd_queue = { "queue", "list pending and running jobs (--all: finished ones too)", queue_usage, false,
+                                run_queue };
 
 /* ---- show ---- */
 
@@ -197,9 +199,7 @@ static const char show_usage[] =
         "  --script       print the batch script stored with the job instead, as submitted (its\n"
         "                 control characters escaped when the output is a terminal)\n";
 
-static void field(const char *key, const char *value) {
-        fmt_line(stdout, "%-13s%s", key, value ? value : "-");
-}
+static void field(const char *key, const char *value) { fmt_line(stdout, "%-13s%s", key, value ? value : "-"); }
 
 /* The requested resources: "0.5 CPUs, 64.0M memory, 100 tasks". */
 static void show_request(const job *j) {
@@ -274,22 +274,28 @@ static void show_result(const job *j) {
         char buf[FMT_BUF];
 
         field("exit:", outcome_describe(j, buf, sizeof(buf)));
-        snprintf(buf, sizeof(buf), "%.2f s%s", (double)j->result.cpu_usec / 1e6, j->state == JOB_RUNNING ? " so far" : "");
+        snprintf(buf, sizeof(buf), "%.2f s%s", (double)j->result.cpu_usec / 1e6,
+                 j->state == JOB_RUNNING ? " so far" : "");
         field("cpu time:", known ? buf : NULL);
         if (j->state == JOB_RUNNING)
-                field("memory now:", known ? units_format_size((int64_t)j->result.mem_current, buf, sizeof(buf)) : NULL);
+                field("memory now:",
+                      known ? units_format_size((int64_t)j->result.mem_current, buf, sizeof(buf)) : NULL);
         field("peak memory:", known ? units_format_size((int64_t)j->result.mem_peak, buf, sizeof(buf)) : NULL);
         snprintf(buf, sizeof(buf), "%" PRIu64, j->result.oom_kills);
         field("oom kills:", known ? buf : NULL);
         if (j->result.psi.known) {
                 char r[FMT_BUF], w[FMT_BUF], line[4 * FMT_BUF];
-                snprintf(line, sizeof(line), "%s read, %s written", units_format_size((int64_t)j->result.io_rbytes, r, sizeof(r)),
+                snprintf(line, sizeof(line), "%s read, %s written",
+                         units_format_size((int64_t)j->result.io_rbytes, r, sizeof(r)),
                          units_format_size((int64_t)j->result.io_wbytes, w, sizeof(w)));
                 field("block i/o:", known ? line : NULL);
-                snprintf(line, sizeof(line), "cpu %.1f%%, memory %.1f%%, io %.1f%% (some, last 10 s); stalled %.2f s, "
-                         "%.2f s, %.2f s in all", j->result.psi.cpu.some_avg10, j->result.psi.memory.some_avg10,
-                         j->result.psi.io.some_avg10, (double)j->result.psi.cpu.some_total_usec / 1e6,
-                         (double)j->result.psi.memory.some_total_usec / 1e6, (double)j->result.psi.io.some_total_usec / 1e6);
+                snprintf(line, sizeof(line),
+                         "cpu %.1f%%, memory %.1f%%, io %.1f%% (some, last 10 s); stalled %.2f s, "
+                         "%.2f s, %.2f s in all",
+                         j->result.psi.cpu.some_avg10, j->result.psi.memory.some_avg10, j->result.psi.io.some_avg10,
+                         (double)j->result.psi.cpu.some_total_usec / 1e6,
+                         (double)j->result.psi.memory.some_total_usec / 1e6,
+                         (double)j->result.psi.io.some_total_usec / 1e6);
                 field("pressure:", line);
         }
         if (j->result.error)
@@ -347,7 +353,8 @@ static void show_job(const job *j) {
                 field("array:", line);
         }
         if (j->spec.requeue || j->attempt > 1) {
-                snprintf(line, sizeof(line), "%u%s", j->attempt, j->spec.requeue ? " (requeued if its node is lost)" : "");
+                snprintf(line, sizeof(line), "%u%s", j->attempt,
+                         j->spec.requeue ? " (requeued if its node is lost)" : "");
                 field("attempt:", line);
         }
         snprintf(line, sizeof(line), "%s (uid %u, gid %u)", j->user ? j->user : "?", (unsigned)j->uid,
@@ -399,12 +406,12 @@ static int show_script(const cli *c, const job *j) {
 static int run_show(cli *c, int argc, char **argv) {
         char sock[PATH_MAX], err[ERRLEN];
         cJSON *reply = NULL;
-        job j = {0};
+        job j = { 0 };
         uint64_t id = 0;
         bool script = false;
         int o, r;
         enum { OPT_SCRIPT = CLI_OPT_OWN };
-        static const struct option options[] = {{"script", no_argument, NULL, OPT_SCRIPT}, {0}};
+        static const struct option options[] = { { "script", no_argument, NULL, OPT_SCRIPT }, { 0 } };
 
         while ((o = cli_getopt(c, argc, argv, options)) > 0)
                 script = true;
@@ -429,4 +436,4 @@ static int run_show(cli *c, int argc, char **argv) {
         return r == 0 ? 0 : EXIT_FAIL;
 }
 
-const cli_command cmd_show = {"show", "show everything about a job", show_usage, false, run_show};
+const cli_command cmd_show = { "show", "show everything about a job", show_usage, false, run_show };

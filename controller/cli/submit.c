@@ -67,8 +67,7 @@ static const char submit_usage[] =
         "                   Its '#COLONY' lines (these options) and '#SBATCH' lines (Slurm's,\n"
         "                   those colony shares) before its first command apply, under the\n"
         "                   command line's; its text is stored with the job, which runs that copy\n"
-        "  -D, --chdir DIR  run it in DIR (default: this directory)\n"
-        WAITOPT_SUBMIT_USAGE
+        "  -D, --chdir DIR  run it in DIR (default: this directory)\n" WAITOPT_SUBMIT_USAGE
         "  --json           print the controller's reply\n\n"
         "CMD without a '/' is looked up in $PATH; it must exist and be executable.\n";
 
@@ -78,8 +77,10 @@ static int parse_nodesel(cli *c, int which, char *arg, job_spec *s) {
         switch (which) {
         case 0:
                 if (!nodesel_expr_ok(arg))
-                        return cli_usage_error(c, "--constraint: '%s' is not features (letters, digits, _ . -) joined "
-                                                  "by & or , (all of them) and | (either)", arg);
+                        return cli_usage_error(c,
+                                               "--constraint: '%s' is not features (letters, digits, _ . -) joined "
+                                               "by & or , (all of them) and | (either)",
+                                               arg);
                 s->constraint = arg;
                 return -1;
         case 1:
@@ -113,7 +114,7 @@ typedef struct submit_many {
  * 0 or EXIT_USAGE after printing why. */
 static int parse_array(const cli *c, const char *spec, submit_many *m) {
         char err[ERRLEN];
-        array_set set = {0};
+        array_set set = { 0 };
         uint32_t throttle;
 
         if (array_spec_parse(spec, JOB_ARRAY_MAX, &set, &throttle, err, sizeof(err)) < 0)
@@ -142,16 +143,16 @@ static int parse_time_limit(const cli *c, const char *arg, int64_t *usec) {
         if (r == -ERANGE)
                 cli_usage_error(c, "--time: '%s' is longer than a year", arg);
         else if (r < 0)
-                cli_usage_error(c, "--time: '%s' is not a time limit (MIN, MIN:SEC, H:MIN:SEC, D-H, D-H:MIN, "
-                                   "D-H:MIN:SEC, or UNLIMITED)", arg);
+                cli_usage_error(c,
+                                "--time: '%s' is not a time limit (MIN, MIN:SEC, H:MIN:SEC, D-H, D-H:MIN, "
+                                "D-H:MIN:SEC, or UNLIMITED)",
+                                arg);
         else if (*usec == 0)
                 *usec = JOB_TIME_UNLIMITED; /* asked for, unlike no --time: the maximum, not the default */
         return r < 0 ? -EINVAL : 0;
 }
 
-int jobs_parse_time_limit(const cli *c, const char *arg, int64_t *usec) {
-        return parse_time_limit(c, arg, usec);
-}
+int jobs_parse_time_limit(const cli *c, const char *arg, int64_t *usec) { return parse_time_limit(c, arg, usec); }
 
 /* --gpus (gres false) or --gres's value into s->req.gpus and m->gpu_type. Returns 0, or -EINVAL
  * with the reason printed. */
@@ -361,7 +362,8 @@ static int common_spec(cli *c, job_spec *s, char *cwd, char *owned[3]) {
                 s->stdout_path = owned[1] = jobs_absolute_path(s->stdout_path, cwd);
         if (s->stderr_path)
                 s->stderr_path = owned[2] = jobs_absolute_path(s->stderr_path, cwd);
-        if (!s->env || (owned[1] == NULL) != (s->stdout_path == NULL) || (owned[2] == NULL) != (s->stderr_path == NULL)) {
+        if (!s->env || (owned[1] == NULL) != (s->stdout_path == NULL) ||
+            (owned[2] == NULL) != (s->stderr_path == NULL)) {
                 cli_error(c, "out of memory");
                 return EXIT_FAIL;
         }
@@ -429,8 +431,8 @@ static int script_spec(cli *c, int argc, char **argv, const char *path, const ch
         for (size_t i = 0; i < so->nwarnings; i++)
                 cli_error(c, "%s: %s", path, so->warnings[i]);
         free(s->dependency);
-        *s = (job_spec){0};
-        *m = (submit_many){.in_script = true};
+        *s = (job_spec){ 0 };
+        *m = (submit_many){ .in_script = true };
         if ((r = script_lines(c, path, so, s, m)) != 0)
                 return r;
         m->in_script = false;
@@ -495,11 +497,11 @@ static int submit_one(const cli *c, const char *sock, const job_spec *s, const s
 
 int jobs_submit_main(cli *c, int argc, char **argv, bool run) {
         char cwd[PATH_MAX], sock[PATH_MAX], constraint[2 * NODESEL_MAX];
-        char *owned[3] = {NULL, NULL, NULL}, *text = NULL;
+        char *owned[3] = { NULL, NULL, NULL }, *text = NULL;
         const char *script;
-        script_opts so = {0};
-        job_spec s = {0};
-        submit_many many = {0};
+        script_opts so = { 0 };
+        job_spec s = { 0 };
+        submit_many many = { 0 };
         int r;
 
         r = parse_submit(c, argc, argv, &s, &many);
@@ -539,9 +541,7 @@ int jobs_submit_main(cli *c, int argc, char **argv, bool run) {
         return r;
 }
 
-static int run_submit(cli *c, int argc, char **argv) {
-        return jobs_submit_main(c, argc, argv, false);
-}
+static int run_submit(cli *c, int argc, char **argv) { return jobs_submit_main(c, argc, argv, false); }
 
-const cli_command cmd_submit = {"submit", "submit a job: colony submit [--cpus N] [--mem SIZE] -- CMD [ARGS...]",
-                                submit_usage, true, run_submit};
+const cli_command cmd_submit = { "submit", "submit a job: colony submit [--cpus N] [--mem SIZE] -- CMD [ARGS...]",
+                                 submit_usage, true, run_submit };

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EXIT_TIMEOUT 124         /* what timeout(1) exits with */
+#define EXIT_TIMEOUT 124 /* what timeout(1) exits with */
 
 /* ---- wait ---- */
 
@@ -49,7 +49,10 @@ static void print_final(const job *j) {
         char ran[FMT_BUF], how[FMT_BUF];
 
         fmt_line(stdout, "job %" PRIu64 " (%s) %s%s%s: %s", j->id, j->spec.name ? j->spec.name : "-",
-                 job_state_name(j->state), j->start_usec && j->end_usec ? " after " : j->state != JOB_LOST ? ", never started" : "",
+                 job_state_name(j->state),
+                 j->start_usec && j->end_usec ? " after "
+                 : j->state != JOB_LOST       ? ", never started"
+                                              : "",
                  j->start_usec && j->end_usec ? fmt_duration(j->end_usec - j->start_usec, ran, sizeof(ran)) : "",
                  detail ? detail : outcome_describe(j, how, sizeof(how)));
 }
@@ -85,10 +88,11 @@ static int wait_array(const cli *c, const char *sock, uint64_t first, uint64_t l
         for (uint64_t id = first; id <= last && worst != EXIT_FAIL && worst != EXIT_TIMEOUT; id++) {
                 int left = timeout_ms < 0 ? -1 : (int)((deadline - clock_real_usec()) / 1000);
                 cJSON *reply = NULL;
-                job j = {0};
+                job j = { 0 };
                 int r = jobs_wait(sock, id, left < 0 && timeout_ms >= 0 ? 0 : left, &j, &reply, err, sizeof(err));
                 if (r == -ETIMEDOUT) {
-                        cli_error(c, "array %" PRIu64 ": task %" PRIu64 " has not ended within %s s", first, id, timeout);
+                        cli_error(c, "array %" PRIu64 ": task %" PRIu64 " has not ended within %s s", first, id,
+                                  timeout);
                         worst = EXIT_TIMEOUT;
                 } else if (r < 0) {
                         cli_error(c, "%s", err);
@@ -112,12 +116,12 @@ static int wait_array(const cli *c, const char *sock, uint64_t first, uint64_t l
 
 static int run_wait(cli *c, int argc, char **argv) {
         enum { OPT_TIMEOUT = CLI_OPT_OWN };
-        static const struct option options[] = {{"timeout", required_argument, NULL, OPT_TIMEOUT}, {0}};
+        static const struct option options[] = { { "timeout", required_argument, NULL, OPT_TIMEOUT }, { 0 } };
         char sock[PATH_MAX], err[ERRLEN];
         const char *timeout = NULL;
         cJSON *reply = NULL;
         int o, r, timeout_ms = -1;
-        job j = {0};
+        job j = { 0 };
         uint64_t id = 0, last;
 
         while ((o = cli_getopt(c, argc, argv, options)) > 0) {
@@ -148,5 +152,5 @@ static int run_wait(cli *c, int argc, char **argv) {
         return r;
 }
 
-const cli_command cmd_wait = {"wait", "wait for a job to end; the exit status mirrors the job's",
-                              wait_usage, false, run_wait};
+const cli_command cmd_wait = { "wait", "wait for a job to end; the exit status mirrors the job's", wait_usage, false,
+                               run_wait };
