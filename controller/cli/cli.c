@@ -121,11 +121,7 @@ int cli_no_operands(cli *c, int argc, char **argv) {
 
         while ((o = cli_getopt(c, argc, argv, NULL)) > 0)
                 ;
-        if (o < 0)
-                return cli_opts_status(o);
-        if (optind < argc)
-                return cli_usage_error(c, "unexpected argument '%s'", argv[optind]);
-        return -1;
+        return cli_opts_end(c, o, argc, argv);
 }
 
 int cli_read_json_object(const cli *c, const char *path, cJSON **doc) {
@@ -218,4 +214,12 @@ int cli_main(const cli_command *const *commands, int argc, char **argv) {
         argc -= optind;
         optind = 0; /* glibc: start over, reading the optstring's mode again */
         return c.command->run(&c, argc, argv);
+}
+
+int cli_opts_end(const cli *c, int r, int argc, char **argv) {
+        if (r < 0)
+                return cli_opts_status(r);
+        if (optind < argc)
+                return cli_usage_error(c, "unexpected argument '%s'", argv[optind]);
+        return -1;
 }

@@ -55,6 +55,10 @@ int cli_opts_status(int r);
 /* Parse the options of a command that takes only the common ones and no operand. Returns -1
  * to go on, else the exit status to return (0 after --help, EXIT_USAGE). */
 int cli_no_operands(cli *c, int argc, char **argv);
+/* The end of a command's option loop, whose last cli_getopt result is r, for a command that
+ * takes no operand: r's exit status when it is not CLI_OPTS_DONE, a usage error for an operand
+ * at optind. Returns -1 to go on, else the exit status to return. */
+int cli_opts_end(const cli *c, int r, int argc, char **argv);
 
 /* Print "colony: <cmd>: <message>" on stderr. */
 void cli_error(const cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

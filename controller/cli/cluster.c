@@ -176,105 +176,144 @@ static bool valid_prefix(const char *p) {
         return strlen(p) <= PREFIX_MAX && p[strspn(p, NAME_CHARS)] == '\0';
 }
 
+/* colony up's options: its agents' first, then the controller's (up_option tells them apart). */
+enum {
+        OPT_AGENTS = CLI_OPT_OWN,
+        OPT_CPUS,
+        OPT_MEM,
+        OPT_PREFIX,
+        OPT_LISTEN,
+        OPT_FEATURES,
+        OPT_NO_CPUSET,
+        OPT_GPU_DEVICES,
+        OPT_GPU_TYPE,
+        OPT_ORDER,
+        OPT_CONFIG,
+        OPT_TIMEOUT,
+        OPT_LAUNCH,
+        OPT_KILL_WAIT
+};
+static const struct option up_options[] = {
+        { "agents", required_argument, NULL, OPT_AGENTS },
+        { "agent-cpus", required_argument, NULL, OPT_CPUS },
+        { "agent-mem", required_argument, NULL, OPT_MEM },
+        { "name-prefix", required_argument, NULL, OPT_PREFIX },
+        { "order", required_argument, NULL, OPT_ORDER },
+        { "controller-config", required_argument, NULL, OPT_CONFIG },
+        { "agent-listen", required_argument, NULL, OPT_LISTEN },
+        { "agent-timeout-ms", required_argument, NULL, OPT_TIMEOUT },
+        { "launch-timeout-ms", required_argument, NULL, OPT_LAUNCH },
+        { "kill-wait", required_argument, NULL, OPT_KILL_WAIT },
+        { "agent-features", required_argument, NULL, OPT_FEATURES },
+        { "agent-no-cpuset", no_argument, NULL, OPT_NO_CPUSET },
+        { "agent-gpu-devices", required_argument, NULL, OPT_GPU_DEVICES },
+        { "agent-gpu-type", required_argument, NULL, OPT_GPU_TYPE },
+        { 0 },
+};
+
+/* An option of the agents up starts (their count, names, resources, features) into o. Returns
+ * -1 to go on, else an exit status. */
+static int up_agent_option(cli *c, int opt, char *arg, dev_options *o) {
+        static const char *features[UP_FEATURES_MAX];
+        int64_t v;
+
+        switch (opt) {
+        case OPT_AGENTS:
+                if (units_parse_uint(arg, 1000, &v) < 0 || v < 1)
+                        return cli_usage_error(c, "--agents: '%s' is not a number from 1 to 1000", arg);
+                o->agents = (int)v;
+                break;
+        case OPT_CPUS:
+                if (units_parse_cpus(arg, &v) < 0)
+                        return cli_usage_error(c, "--agent-cpus: '%s' is not a CPU count (like 2 or 1.5)", arg);
+                o->agent_cpus = arg;
+                break;
+        case OPT_MEM:
+                if (units_parse_mem(arg, &v) < 0)
+                        return cli_usage_error(c,
+                                               "--agent-mem: '%s' is not a memory size of at least 1M (like "
+                                               "2G, or 2048 for MiB)",
+                                               arg);
+                o->agent_mem = arg;
+                break;
+        case OPT_PREFIX:
+                if (!valid_prefix(arg))
+                        return cli_usage_error(c, "--name-prefix: '%s' must be up to %d of A-Z a-z 0-9 _ . -", arg,
+                                               DEV_NAME_MAX - 10);
+                o->name_prefix = arg;
+                break;
+        case OPT_LISTEN:
+                if (strlen(arg) > 45 || !*arg || strchr(arg, ':'))
+                        return cli_usage_error(c, "--agent-listen: '%s' is not an IPv4 address or host name", arg);
+                o->listen_host = arg;
+                break;
+        case OPT_FEATURES:
+                if (!nodesel_list_ok(arg) || o->nagent_features == UP_FEATURES_MAX)
+                        return cli_usage_error(c,
+                                               "--agent-features: '%s' is not feature names separated by "
+                                               "commas, or one past the %d this takes",
+                                               arg, UP_FEATURES_MAX);
+                features[o->nagent_features++] = arg;
+                o->agent_features = features;
+                break;
+        case OPT_NO_CPUSET:
+                o->agent_no_cpuset = true;
+                break;
+        case OPT_GPU_DEVICES:
+                o->agent_gpu_devices = arg;
+                break; /* the agent checks them */
+        case OPT_GPU_TYPE:
+                o->agent_gpu_type = arg;
+                break;
+        }
+        return -1;
+}
+
+/* An option of the controller up starts (its order, config and timeouts) into o. Returns -1 to
+ * go on, else an exit status. */
+static int up_controller_option(cli *c, int opt, char *arg, dev_options *o) {
+        int64_t v;
+
+        switch (opt) {
+        case OPT_ORDER:
+                if (sched_order_from_name(arg, &(sched_order){ 0 }) < 0)
+                        return cli_usage_error(c, "--order: '%s' is not fifo, backfill or reserve", arg);
+                o->order = arg;
+                break;
+        case OPT_CONFIG:
+                /* the controller starts elsewhere: the path must be absolute */
+                if (!(o->config = realpath(arg, NULL)))
+                        return cli_usage_error(c, "--controller-config: %s: %s", arg, strerror(errno));
+                break;
+        case OPT_TIMEOUT:
+                if (units_parse_uint(arg, INT32_MAX, &v) < 0 || v < 1)
+                        return cli_usage_error(c, "--agent-timeout-ms: '%s' is not a positive number", arg);
+                o->agent_timeout_ms = arg;
+                break;
+        case OPT_LAUNCH:
+                if (units_parse_uint(arg, 3600 * 1000, &v) < 0 || v < 1)
+                        return cli_usage_error(c, "--launch-timeout-ms: '%s' is not a number of ms in [1, 3600000]",
+                                               arg);
+                o->launch_timeout_ms = arg;
+                break;
+        case OPT_KILL_WAIT:
+                if (units_parse_uint(arg, 3600, &v) < 0)
+                        return cli_usage_error(c, "--kill-wait: '%s' is not a number of seconds in [0, 3600]", arg);
+                o->kill_wait = arg;
+                break;
+        }
+        return -1;
+}
+
 /* Options into o. Returns -1 to go on, else an exit status. */
 static int parse_up(cli *c, int argc, char **argv, dev_options *o) {
-        enum { OPT_AGENTS = CLI_OPT_OWN, OPT_CPUS, OPT_MEM, OPT_PREFIX, OPT_ORDER, OPT_CONFIG, OPT_LISTEN, OPT_TIMEOUT, OPT_LAUNCH,
-               OPT_KILL_WAIT, OPT_FEATURES, OPT_NO_CPUSET, OPT_GPU_DEVICES, OPT_GPU_TYPE };
-        static const char *features[UP_FEATURES_MAX];
-        static const struct option options[] = {
-                {"agents", required_argument, NULL, OPT_AGENTS},
-                {"agent-cpus", required_argument, NULL, OPT_CPUS},
-                {"agent-mem", required_argument, NULL, OPT_MEM},
-                {"name-prefix", required_argument, NULL, OPT_PREFIX},
-                {"order", required_argument, NULL, OPT_ORDER},
-                {"controller-config", required_argument, NULL, OPT_CONFIG},
-                {"agent-listen", required_argument, NULL, OPT_LISTEN},
-                {"agent-timeout-ms", required_argument, NULL, OPT_TIMEOUT},
-                {"launch-timeout-ms", required_argument, NULL, OPT_LAUNCH},
-                {"kill-wait", required_argument, NULL, OPT_KILL_WAIT},
-                {"agent-features", required_argument, NULL, OPT_FEATURES},
-                {"agent-no-cpuset", no_argument, NULL, OPT_NO_CPUSET},
-                {"agent-gpu-devices", required_argument, NULL, OPT_GPU_DEVICES},
-                {"agent-gpu-type", required_argument, NULL, OPT_GPU_TYPE},
-                {0},
-        };
-        int64_t v;
-        int opt;
+        int opt, r;
 
-        while ((opt = cli_getopt(c, argc, argv, options)) > 0) {
-                switch (opt) {
-                case OPT_AGENTS:
-                        if (units_parse_uint(optarg, 1000, &v) < 0 || v < 1)
-                                return cli_usage_error(c, "--agents: '%s' is not a number from 1 to 1000", optarg);
-                        o->agents = (int)v;
-                        break;
-                case OPT_CPUS:
-                        if (units_parse_cpus(optarg, &v) < 0)
-                                return cli_usage_error(c, "--agent-cpus: '%s' is not a CPU count (like 2 or 1.5)", optarg);
-                        o->agent_cpus = optarg;
-                        break;
-                case OPT_MEM:
-                        if (units_parse_mem(optarg, &v) < 0)
-                                return cli_usage_error(c, "--agent-mem: '%s' is not a memory size of at least 1M (like "
-                                                       "2G, or 2048 for MiB)", optarg);
-                        o->agent_mem = optarg;
-                        break;
-                case OPT_PREFIX:
-                        if (!valid_prefix(optarg))
-                                return cli_usage_error(c, "--name-prefix: '%s' must be up to %d of A-Z a-z 0-9 _ . -",
-                                                       optarg, DEV_NAME_MAX - 10);
-                        o->name_prefix = optarg;
-                        break;
-                case OPT_ORDER:
-                        if (sched_order_from_name(optarg, &(sched_order){ 0 }) < 0)
-                                return cli_usage_error(c, "--order: '%s' is not fifo, backfill or reserve", optarg);
-                        o->order = optarg;
-                        break;
-                case OPT_LISTEN:
-                        if (strlen(optarg) > 45 || !*optarg || strchr(optarg, ':'))
-                                return cli_usage_error(c, "--agent-listen: '%s' is not an IPv4 address or host name",
-                                                       optarg);
-                        o->listen_host = optarg;
-                        break;
-                case OPT_CONFIG:
-                        /* the controller starts elsewhere: the path must be absolute */
-                        if (!(o->config = realpath(optarg, NULL)))
-                                return cli_usage_error(c, "--controller-config: %s: %s", optarg, strerror(errno));
-                        break;
-                case OPT_TIMEOUT:
-                        if (units_parse_uint(optarg, INT32_MAX, &v) < 0 || v < 1)
-                                return cli_usage_error(c, "--agent-timeout-ms: '%s' is not a positive number", optarg);
-                        o->agent_timeout_ms = optarg;
-                        break;
-                case OPT_LAUNCH:
-                        if (units_parse_uint(optarg, 3600 * 1000, &v) < 0 || v < 1)
-                                return cli_usage_error(c, "--launch-timeout-ms: '%s' is not a number of ms in [1, 3600000]",
-                                                       optarg);
-                        o->launch_timeout_ms = optarg;
-                        break;
-                case OPT_KILL_WAIT:
-                        if (units_parse_uint(optarg, 3600, &v) < 0)
-                                return cli_usage_error(c, "--kill-wait: '%s' is not a number of seconds in [0, 3600]",
-                                                       optarg);
-                        o->kill_wait = optarg;
-                        break;
-                case OPT_FEATURES:
-                        if (!nodesel_list_ok(optarg) || o->nagent_features == UP_FEATURES_MAX)
-                                return cli_usage_error(c, "--agent-features: '%s' is not feature names separated by "
-                                                          "commas, or one past the %d this takes", optarg, UP_FEATURES_MAX);
-                        features[o->nagent_features++] = optarg;
-                        o->agent_features = features;
-                        break;
-                case OPT_NO_CPUSET: o->agent_no_cpuset = true; break;
-                case OPT_GPU_DEVICES: o->agent_gpu_devices = optarg; break; /* the agent checks them */
-                case OPT_GPU_TYPE: o->agent_gpu_type = optarg; break;
-                }
-        }
-        if (opt < 0)
-                return cli_opts_status(opt);
-        if (optind < argc)
-                return cli_usage_error(c, "unexpected argument '%s'", argv[optind]);
-        return -1;
+        while ((opt = cli_getopt(c, argc, argv, up_options)) > 0)
+                if ((r = opt < OPT_ORDER ? up_agent_option(c, opt, optarg, o)
+                                         : up_controller_option(c, opt, optarg, o)) >= 0)
+                        return r;
+        return cli_opts_end(c, opt, argc, argv);
 }
 
 static int print_up_json(const char *dir, const dev_cluster *cl) {

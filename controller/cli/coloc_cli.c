@@ -363,10 +363,8 @@ static int parse_options(cli *c, int argc, char **argv, coloc_options *o) {
                 if (bad)
                         return cli_usage_error(c, "%s, not '%s'", bad, optarg);
         }
-        if (r < 0)
-                return cli_opts_status(r);
-        if (optind < argc)
-                return cli_usage_error(c, "unexpected argument '%s'", argv[optind]);
+        if ((r = cli_opts_end(c, r, argc, argv)) >= 0)
+                return r;
         if (!o->experiment == !(o->algo || o->instance))
                 return cli_usage_error(c, "either --algo and --instance, or --experiment");
         if (!o->experiment && (!o->algo || !o->instance))

@@ -60,6 +60,67 @@ static void compact(pipebuf *b) {
         b->off = 0;
 }
 
+/* colony's bytes towards the controller, as far as they go without blocking: read from colony,
+ * sent on l. Returns 1 to go on (*progress set when bytes moved, the events to wait for added to
+ * *lev and *rev), 0 when colony is done, or -errno. */
+static int pump_up(remote_link *l, pipebuf *up, short *lev, short *rev, bool *progress) {
+        ssize_t n;
+
+        if (up->len < RELAY_BUF) {
+                n = read(LOCAL_FD, up->d + up->len, RELAY_BUF - up->len);
+                if (n == 0 || (n < 0 && errno == ECONNRESET))
+                        return 0; /* colony is done */
+                if (n < 0 && errno != EAGAIN && errno != EINTR)
+                        return -errno;
+                if (n > 0)
+                        up->len += (size_t)n, *progress = true;
+                else
+                        *lev |= POLLIN;
+        }
+        if (up->off < up->len) {
+                n = tls_io(l->tls, l->fd, up->d + up->off, up->len - up->off, true);
+                if (n > 0)
+                        up->off += (size_t)n, *progress = true;
+                else if (n == -EAGAIN || n == -EINTR)
+                        *rev |= rlink_wants(l, POLLOUT);
+                else
+                        return (int)n;
+        }
+        return 1;
+}
+
+/* The controller's bytes towards colony, as pump_up's the other way; *remote_eof set once the
+ * controller closed. Returns 1 to go on, 0 when colony wants no more, or -errno. */
+static int pump_down(remote_link *l, pipebuf *down, bool *remote_eof, short *lev, short *rev, bool *progress) {
+        ssize_t n;
+
+        if (!*remote_eof && down->len < RELAY_BUF) {
+                n = tls_io(l->tls, l->fd, down->d + down->len, RELAY_BUF - down->len, false);
+                if (n > 0)
+                        down->len += (size_t)n, *progress = true;
+                else if (n == 0)
+                        *remote_eof = true, *progress = true;
+                else if (n == -EAGAIN || n == -EINTR)
+                        *rev |= rlink_wants(l, POLLIN);
+                else if (n == -ECONNRESET)
+                        *remote_eof = true, *progress = true;
+                else
+                        return (int)n;
+        }
+        if (down->off < down->len) {
+                n = write(LOCAL_FD, down->d + down->off, down->len - down->off);
+                if (n > 0)
+                        down->off += (size_t)n, *progress = true;
+                else if (n < 0 && (errno == EPIPE || errno == ECONNRESET))
+                        return 0; /* colony is done, and wants no more */
+                else if (n < 0 && errno != EAGAIN && errno != EINTR)
+                        return -errno;
+                else
+                        *lev |= POLLOUT;
+        }
+        return 1;
+}
+
 /* Move bytes both ways until colony closes its end or the controller closes the connection
  * (what it sent is passed on first). Returns 0 or -errno. */
 static int relay(remote_link *l) {
@@ -73,55 +134,14 @@ static int relay(remote_link *l) {
                 short lev = 0, rev = 0;
                 bool progress = true;
                 while (progress) {
-                        ssize_t n;
+                        int r;
                         progress = false;
                         lev = rev = 0;
                         compact(&up);
                         compact(&down);
-                        if (up.len < RELAY_BUF) {
-                                n = read(LOCAL_FD, up.d + up.len, RELAY_BUF - up.len);
-                                if (n == 0 || (n < 0 && errno == ECONNRESET))
-                                        return 0; /* colony is done */
-                                if (n < 0 && errno != EAGAIN && errno != EINTR)
-                                        return -errno;
-                                if (n > 0)
-                                        up.len += (size_t)n, progress = true;
-                                else
-                                        lev |= POLLIN;
-                        }
-                        if (up.off < up.len) {
-                                n = tls_io(l->tls, l->fd, up.d + up.off, up.len - up.off, true);
-                                if (n > 0)
-                                        up.off += (size_t)n, progress = true;
-                                else if (n == -EAGAIN || n == -EINTR)
-                                        rev |= rlink_wants(l, POLLOUT);
-                                else
-                                        return (int)n;
-                        }
-                        if (!remote_eof && down.len < RELAY_BUF) {
-                                n = tls_io(l->tls, l->fd, down.d + down.len, RELAY_BUF - down.len, false);
-                                if (n > 0)
-                                        down.len += (size_t)n, progress = true;
-                                else if (n == 0)
-                                        remote_eof = true, progress = true;
-                                else if (n == -EAGAIN || n == -EINTR)
-                                        rev |= rlink_wants(l, POLLIN);
-                                else if (n == -ECONNRESET)
-                                        remote_eof = true, progress = true;
-                                else
-                                        return (int)n;
-                        }
-                        if (down.off < down.len) {
-                                n = write(LOCAL_FD, down.d + down.off, down.len - down.off);
-                                if (n > 0)
-                                        down.off += (size_t)n, progress = true;
-                                else if (n < 0 && (errno == EPIPE || errno == ECONNRESET))
-                                        return 0; /* colony is done, and wants no more */
-                                else if (n < 0 && errno != EAGAIN && errno != EINTR)
-                                        return -errno;
-                                else
-                                        lev |= POLLOUT;
-                        }
+                        if ((r = pump_up(l, &up, &lev, &rev, &progress)) <= 0 ||
+                            (r = pump_down(l, &down, &remote_eof, &lev, &rev, &progress)) <= 0)
+                                return r;
                         if (remote_eof && down.off == down.len)
                                 return 0; /* the controller closed, and colony has all it sent */
                 }

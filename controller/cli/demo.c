@@ -420,11 +420,7 @@ static int parse_demo(cli *c, int argc, char **argv, bool *keep) {
 
         while ((o = cli_getopt(c, argc, argv, options)) > 0)
                 *keep = true;
-        if (o < 0)
-                return cli_opts_status(o);
-        if (optind < argc)
-                return cli_usage_error(c, "unexpected argument '%s'", argv[optind]);
-        return -1;
+        return cli_opts_end(c, o, argc, argv);
 }
 
 static int print_json(demo *d, bool ok, const char *reason) {

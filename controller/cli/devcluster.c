@@ -1,17 +1,15 @@
-/* devcluster.c - start, find and stop a local cluster's daemons (see devcluster.h).
+/* devcluster.c - a local cluster's directory: its daemons' paths and pid files, starting, finding
+ * and stopping them (see devcluster.h, devdir.h); up is devup.c's.
  *
  * A daemon is identified by its pid file and by /proc/<pid>/stat naming its program, so a pid
  * reused by some other process after a crash is never signalled. */
 #include "devcluster.h"
+#include "devdir.h"
 #include "clock.h"
 #include "agentunit.h"
 #include "cli.h"
-#include "client.h"
 #include "fileio.h"
 #include "format.h"
-#include "gpufind.h"
-#include "gpushare.h"
-#include "proto.h"
 #include "units.h"
 #include <dirent.h>
 #include <errno.h>
@@ -19,27 +17,17 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#ifndef COLONY_SBINDIR
-#error "COLONY_SBINDIR must be defined by the build"
-#endif
-
-#define CONTROLLER_PROG "colony-controller"
-#define AGENT_PROG "colony-agent"
 #define COMM_LEN 15 /* the kernel cuts a process name to this (TASK_COMM_LEN - 1) */
 #define STOP_GRACE_MS 10000
 #define KILL_WAIT_MS 5000
 #define CLEANUP_TIMEOUT_MS 60000 /* --cleanup may first stop a scope (SIGKILL after 10 s) */
-#define POLL_MS 50
-#define NODES_POLL_MS 100
-#define SECRET_BYTES 32
 
-static void sleep_ms(int ms) {
+void dev_sleep_ms(int ms) {
         struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
 
         nanosleep(&ts, NULL); /* a caught signal cuts it short; callers look at cli_interrupted */
@@ -49,22 +37,19 @@ static void pid_path(char out[PATH_MAX], const char *dir, const char *name, bool
         snprintf(out, PATH_MAX, "%s/%s%s.pid", dir, agent ? "agent-" : "", name);
 }
 
-static void log_path(char out[PATH_MAX], const char *dir, const char *name) {
+void dev_log_path(char out[PATH_MAX], const char *dir, const char *name) {
         snprintf(out, PATH_MAX, "%s/%s.log", dir, name);
 }
 
-/* An agent's state directory: inside dir, so that it goes with the cluster. */
-static void state_path(char out[PATH_MAX], const char *dir, const char *name) {
+void dev_state_path(char out[PATH_MAX], const char *dir, const char *name) {
         snprintf(out, PATH_MAX, "%s/agent-%s.state", dir, name);
 }
 
-static void file_path(char out[PATH_MAX], const char *dir, const char *file) {
+void dev_file_path(char out[PATH_MAX], const char *dir, const char *file) {
         snprintf(out, PATH_MAX, "%s/%s", dir, file);
 }
 
-/* True while pid is a live process (not a zombie) of program. Reaps it first when it is our
- * own child that has ended (the demo starts the daemons itself). */
-static bool is_running(pid_t pid, const char *program) {
+bool dev_is_running(pid_t pid, const char *program) {
         char path[64], buf[512], *lp, *rp;
         ssize_t n;
         int fd;
@@ -90,8 +75,7 @@ static bool is_running(pid_t pid, const char *program) {
         return strlen(lp + 1) == strnlen(program, COMM_LEN) && strncmp(lp + 1, program, COMM_LEN) == 0;
 }
 
-/* True when pid, our child, has ended; how says how ("exited with status 1"). */
-static bool child_exited(pid_t pid, char *how, size_t len) {
+bool dev_child_exited(pid_t pid, char *how, size_t len) {
         char sig[FMT_BUF];
         int st;
 
@@ -142,11 +126,7 @@ static _Noreturn void child_exec(char *const argv[], bool private, int nullfd, i
         _exit(127);
 }
 
-/* Start argv in the background in its own session, stdin /dev/null, stdout and stderr appended
- * to log (made 0600), with umask 077 when private. Returns 0 with *pid once the exec succeeded,
- * or -errno with err. */
-static int start_program(const char *const argv[], bool private, const char *log, pid_t *pid, char *err,
-                         size_t errlen) {
+int dev_start_program(const char *const argv[], bool private, const char *log, pid_t *pid, char *err, size_t errlen) {
         int logfd, nullfd, pipefd[2] = {-1, -1}, e = 0;
         char *cmdline, when[FMT_BUF];
         ssize_t n;
@@ -191,7 +171,7 @@ out:
         return 0;
 }
 
-static int write_pid_file(const char *dir, const dev_daemon *d, bool agent, char *err, size_t errlen) {
+int dev_write_pid_file(const char *dir, const dev_daemon *d, bool agent, char *err, size_t errlen) {
         char path[PATH_MAX], text[32];
         int r;
 
@@ -205,15 +185,14 @@ static int write_pid_file(const char *dir, const dev_daemon *d, bool agent, char
         return r;
 }
 
-/* The pid a pid file holds, or 0 when it holds none. */
-static pid_t read_pid_file(const char *path) {
+int64_t dev_read_number_file(const char *path, int64_t max) {
         char *text = NULL;
         int64_t v = 0;
 
-        if (file_read_small(path, 0, &text) == 0 && units_parse_uint(text, INT32_MAX, &v) < 0)
+        if (file_read_small(path, 0, &text) == 0 && units_parse_uint(text, max, &v) < 0)
                 v = 0;
         free(text);
-        return (pid_t)v;
+        return v;
 }
 
 static int compare_stopped(const void *a, const void *b) {
@@ -232,13 +211,11 @@ static int add_entry(dev_stopped **set, size_t *n, const char *dir, const char *
         *s = (dev_stopped){.agent = agent, .cleanup = -1};
         snprintf(s->name, sizeof(s->name), "%s", name);
         pid_path(path, dir, name, agent);
-        s->pid = read_pid_file(path);
+        s->pid = (pid_t)dev_read_number_file(path, INT32_MAX); /* its pid file's, 0 for none */
         return 0;
 }
 
-/* The daemons dir's pid files name: agents sorted by name, then the controller. Returns 0
- * (also for a missing dir: none) or -errno. */
-static int read_pid_files(const char *dir, dev_stopped **set, size_t *n) {
+int dev_read_pid_files(const char *dir, dev_stopped **set, size_t *n) {
         char path[PATH_MAX];
         struct dirent *de;
         DIR *d = opendir(dir);
@@ -276,10 +253,10 @@ static int run_agent_mode(const char *dir, const char *name, const char *mode) {
 
         if (dev_find_program(AGENT_PROG, COLONY_SBINDIR, prog, sizeof(prog)) < 0)
                 return -1;
-        log_path(log, dir, name);
-        state_path(state, dir, name);
+        dev_log_path(log, dir, name);
+        dev_state_path(state, dir, name);
         agent_unit_name(unit, sizeof(unit), dir, name);
-        if (start_program(argv, false, log, &pid, err, sizeof(err)) < 0)
+        if (dev_start_program(argv, false, log, &pid, err, sizeof(err)) < 0)
                 return -1;
         while (waitpid(pid, &st, WNOHANG) == 0) {
                 if (clock_mono_ms() > deadline) {
@@ -287,7 +264,7 @@ static int run_agent_mode(const char *dir, const char *name, const char *mode) {
                         waitpid(pid, NULL, 0);
                         return -1;
                 }
-                sleep_ms(POLL_MS);
+                dev_sleep_ms(POLL_MS);
         }
         return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
@@ -299,35 +276,32 @@ static void wait_gone(const dev_stopped *set, size_t n, const char *program, dev
         for (;;) {
                 bool any = false;
                 for (size_t i = 0; i < n; i++)
-                        any = any || (set[i].how == how && is_running(set[i].pid, program));
+                        any = any || (set[i].how == how && dev_is_running(set[i].pid, program));
                 if (!any || clock_mono_ms() > deadline)
                         return;
-                sleep_ms(POLL_MS);
+                dev_sleep_ms(POLL_MS);
         }
 }
 
-/* Send sig to an entry that still runs as program: it becomes to, or DEV_STUCK when it cannot
- * be signalled; one that no longer runs keeps its state. */
-static void signal_entry(dev_stopped *e, const char *program, int sig, dev_stop_how to) {
-        if (is_running(e->pid, program))
+void dev_signal_entry(dev_stopped *e, const char *program, int sig, dev_stop_how to) {
+        if (dev_is_running(e->pid, program))
                 e->how = kill(e->pid, sig) == 0 ? to : DEV_STUCK;
 }
 
-/* Stop the daemons of set, all of one program (see dev_down), and remove their pid files. */
-static void stop_set(const char *dir, dev_stopped *set, size_t n, const char *program) {
+void dev_stop_set(const char *dir, dev_stopped *set, size_t n, const char *program) {
         char path[PATH_MAX];
 
         for (size_t i = 0; i < n; i++) {
                 set[i].how = DEV_NOT_RUNNING;
-                signal_entry(&set[i], program, SIGTERM, DEV_STOPPED);
+                dev_signal_entry(&set[i], program, SIGTERM, DEV_STOPPED);
         }
         wait_gone(set, n, program, DEV_STOPPED, STOP_GRACE_MS);
         for (size_t i = 0; i < n; i++)
                 if (set[i].how == DEV_STOPPED)
-                        signal_entry(&set[i], program, SIGKILL, DEV_KILLED);
+                        dev_signal_entry(&set[i], program, SIGKILL, DEV_KILLED);
         wait_gone(set, n, program, DEV_KILLED, KILL_WAIT_MS);
         for (size_t i = 0; i < n; i++) {
-                if (set[i].how == DEV_KILLED && is_running(set[i].pid, program))
+                if (set[i].how == DEV_KILLED && dev_is_running(set[i].pid, program))
                         set[i].how = DEV_STUCK;
                 if (set[i].how == DEV_STUCK)
                         continue;
@@ -342,13 +316,12 @@ static void stop_set(const char *dir, dev_stopped *set, size_t n, const char *pr
         }
 }
 
-/* Remove the controller's socket and port file. */
-static void remove_endpoints(const char *dir) {
+void dev_remove_endpoints(const char *dir) {
         char path[PATH_MAX];
 
-        file_path(path, dir, "controller.sock");
+        dev_file_path(path, dir, "controller.sock");
         unlink(path);
-        file_path(path, dir, "controller.port");
+        dev_file_path(path, dir, "controller.port");
         unlink(path);
 }
 
@@ -357,7 +330,7 @@ int dev_down(const char *dir, dev_stopped **out, size_t *n, char *err, size_t er
         size_t count, nagents = 0;
         int r;
 
-        r = read_pid_files(dir, &set, &count);
+        r = dev_read_pid_files(dir, &set, &count);
         if (r < 0) {
                 snprintf(err, errlen, "cannot read %s: %s", dir, strerror(-r));
                 free(set);
@@ -366,18 +339,16 @@ int dev_down(const char *dir, dev_stopped **out, size_t *n, char *err, size_t er
         while (nagents < count && set[nagents].agent)
                 nagents++;
         /* Agents first: a controller that goes first would only see them as lost. */
-        stop_set(dir, set, nagents, AGENT_PROG);
-        stop_set(dir, set + nagents, count - nagents, CONTROLLER_PROG);
+        dev_stop_set(dir, set, nagents, AGENT_PROG);
+        dev_stop_set(dir, set + nagents, count - nagents, CONTROLLER_PROG);
         if (count == nagents || set[nagents].how != DEV_STUCK)
-                remove_endpoints(dir);
+                dev_remove_endpoints(dir);
         *out = set;
         *n = count;
         return 0;
 }
 
-/* The last lines of the log at path, read into buf, without trailing newlines; NULL when the log
- * is empty or unreadable. */
-static const char *log_tail(const char *path, int lines, char *buf, size_t len) {
+const char *dev_log_tail(const char *path, int lines, char *buf, size_t len) {
         char *start;
         ssize_t n = -1;
         off_t size;
@@ -400,7 +371,7 @@ static const char *log_tail(const char *path, int lines, char *buf, size_t len) 
 
 void dev_print_log_tail(const char *path, int lines, FILE *f) {
         char buf[8192];
-        const char *start = log_tail(path, lines, buf, sizeof(buf)), *end;
+        const char *start = dev_log_tail(path, lines, buf, sizeof(buf)), *end;
 
         if (!start) {
                 fprintf(f, "--- %s is empty or unreadable\n", path);
@@ -411,432 +382,4 @@ void dev_print_log_tail(const char *path, int lines, FILE *f) {
                 end = strchrnul(start, '\n');
                 fprintf(f, "    %.*s\n", (int)(end - start), start);
         }
-}
-
-/* ---- up ---- */
-
-/* Whether e, from a pid file, names a live daemon of its program. */
-static bool entry_runs(const dev_stopped *e) {
-        return is_running(e->pid, e->agent ? AGENT_PROG : CONTROLLER_PROG);
-}
-
-/* Create dir, 0711: other users reach the socket by its name but can list nothing (each file
- * in it is 0600 but the socket, the pid files and what jobs write); or read the pid files of
- * the existing one into *set (n entries, the caller frees). Returns 0 or -errno with err. */
-static int prepare_dir(const char *dir, dev_stopped **set, size_t *n, char *err, size_t errlen) {
-        int r;
-
-        *set = NULL;
-        *n = 0;
-        if (access(dir, F_OK) < 0) {
-                r = file_mkdir_p(dir, 0711);
-                if (r == 0 && chmod(dir, 0711) < 0)
-                        r = -errno;
-                if (r < 0)
-                        snprintf(err, errlen, "cannot create %s: %s", dir, strerror(-r));
-                return r;
-        }
-        r = read_pid_files(dir, set, n);
-        if (r < 0)
-                snprintf(err, errlen, "cannot read %s: %s", dir, strerror(-r));
-        return r;
-}
-
-/* A new cluster secret: 32 random bytes as hex, mode 0600. */
-static int write_secret(const char *dir, char *err, size_t errlen) {
-        unsigned char raw[SECRET_BYTES];
-        char hex[2 * SECRET_BYTES + 2], path[PATH_MAX];
-        int r = 0;
-
-        if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
-                r = -errno;
-        for (size_t i = 0; r == 0 && i < sizeof(raw); i++)
-                snprintf(hex + 2 * i, 3, "%02x", raw[i]);
-        strcpy(hex + 2 * SECRET_BYTES, "\n");
-        file_path(path, dir, "secret");
-        /* A fresh file, so that an old one's wider mode is not kept. */
-        if (r == 0 && unlink(path) < 0 && errno != ENOENT)
-                r = -errno;
-        if (r == 0)
-                r = file_write(path, hex, 0600);
-        if (r < 0)
-                snprintf(err, errlen, "cannot write the secret %s: %s", path, strerror(-r));
-        return r;
-}
-
-/* The port the controller's port file names, or 0 when there is none. */
-static uint16_t read_port_file(const char *path) {
-        char *text = NULL;
-        int64_t port = 0;
-
-        if (file_read_small(path, 0, &text) < 0 || units_parse_uint(text, UINT16_MAX, &port) < 0)
-                port = 0;
-        free(text);
-        return (uint16_t)port;
-}
-
-/* Wait for the controller's port file. Returns 0 or -errno with err and cl->failed_log. */
-static int wait_port(const char *dir, dev_cluster *cl, int64_t deadline, char *err, size_t errlen) {
-        char path[PATH_MAX], how[64];
-
-        file_path(path, dir, "controller.port");
-        for (;;) {
-                if (cli_interrupted) {
-                        snprintf(err, errlen, "interrupted");
-                        return -EINTR;
-                }
-                if ((cl->port = read_port_file(path)) > 0)
-                        return 0;
-                if (child_exited(cl->controller.pid, how, sizeof(how))) {
-                        snprintf(err, errlen, "%s %s before it wrote %s", CONTROLLER_PROG, how, path);
-                        break;
-                }
-                if (clock_mono_ms() > deadline) {
-                        snprintf(err, errlen, "%s did not write %s in time", CONTROLLER_PROG, path);
-                        break;
-                }
-                sleep_ms(POLL_MS);
-        }
-        log_path(cl->failed_log, dir, DEV_CONTROLLER);
-        return -ETIMEDOUT;
-}
-
-/* The database and its SQLite companions made 0600, should an older colony have left them
- * wider: they hold every job's environment. */
-static int make_db_private(const char *db, char *err, size_t errlen) {
-        static const char *const suffixes[] = {"", "-wal", "-shm", NULL};
-        char path[PATH_MAX];
-
-        for (size_t i = 0; suffixes[i]; i++) {
-                snprintf(path, sizeof(path), "%s%s", db, suffixes[i]);
-                if (chmod(path, 0600) < 0 && errno != ENOENT) {
-                        snprintf(err, errlen, "cannot make %s private: %s", path, strerror(errno));
-                        return -errno;
-                }
-        }
-        return 0;
-}
-
-/* Start the controller, on port for agents (0: any). */
-static int start_controller(const dev_options *o, const char *prog, uint16_t port_wanted, dev_cluster *cl,
-                            int64_t deadline, char *err, size_t errlen) {
-        char port[PATH_MAX], secret[PATH_MAX], db[PATH_MAX], log[PATH_MAX], listen[64];
-        const char *argv[16] = {prog, "--socket", cl->socket, "--agent-listen", listen,
-                                "--port-file", port, "--secret-file", secret, "--database", db};
-        size_t n = 11;
-        int r;
-
-        snprintf(listen, sizeof(listen), "%s:%u", o->listen_host ? o->listen_host : "127.0.0.1",
-                 (unsigned)port_wanted);
-        if (o->order)
-                argv[n++] = "--order", argv[n++] = o->order;
-        if (o->config)
-                argv[n++] = "--config", argv[n++] = o->config;
-        if (o->agent_timeout_ms)
-                argv[n++] = "--agent-timeout-ms", argv[n++] = o->agent_timeout_ms;
-        argv[n] = NULL;
-
-        file_path(port, o->dir, "controller.port");
-        file_path(secret, o->dir, "secret");
-        file_path(db, o->dir, "controller.db");
-        log_path(log, o->dir, DEV_CONTROLLER);
-        remove_endpoints(o->dir);
-        r = make_db_private(db, err, errlen);
-        if (r == 0)
-                r = start_program(argv, true, log, &cl->controller.pid, err, errlen);
-        if (r == 0)
-                r = write_pid_file(o->dir, &cl->controller, false, err, errlen);
-        if (r == 0)
-                r = wait_port(o->dir, cl, deadline, err, errlen);
-        return r;
-}
-
-/* Add agent name to cl->agents unless it is there; pid > 0: it runs already and is kept;
- * replaces: a pid file names it, but it died. */
-static void add_agent(dev_cluster *cl, const char *name, pid_t pid, bool replaces) {
-        for (size_t i = 0; i < cl->nagents; i++)
-                if (strcmp(cl->agents[i].name, name) == 0)
-                        return;
-        cl->agents[cl->nagents] = (dev_daemon){.pid = pid, .kept = pid > 0, .replaces = replaces && pid == 0};
-        snprintf(cl->agents[cl->nagents++].name, sizeof(cl->agents[0].name), "%s", name);
-}
-
-/* The cluster that up makes of dir's pid files (set): what runs is kept, what died is started
- * again with its name, then the agents o asks for that are not among them (by default, one
- * for a new cluster and none for one that has agents: `colony up --dir DIR` restarts DIR's
- * cluster as it was). Returns 0 or -ENOMEM. */
-static int plan_cluster(const dev_options *o, const dev_stopped *set, size_t n, dev_cluster *cl) {
-        char name[DEV_NAME_MAX + 1];
-        bool had_agents = false;
-        int want = o->agents;
-
-        for (size_t i = 0; i < n; i++)
-                had_agents |= set[i].agent;
-        if (want == 0)
-                want = had_agents ? 0 : 1;
-        cl->agents = calloc(n + (size_t)want, sizeof(*cl->agents));
-        if (!cl->agents)
-                return -ENOMEM;
-        snprintf(cl->controller.name, sizeof(cl->controller.name), DEV_CONTROLLER);
-        for (size_t i = 0; i < n; i++) {
-                pid_t pid = entry_runs(&set[i]) ? set[i].pid : 0;
-                if (set[i].agent)
-                        add_agent(cl, set[i].name, pid, true);
-                else
-                        cl->controller = (dev_daemon){.name = DEV_CONTROLLER, .pid = pid, .kept = pid > 0};
-        }
-        for (int i = 0; i < want; i++) {
-                snprintf(name, sizeof(name), "%s%d", o->name_prefix, i + 1);
-                add_agent(cl, name, 0, false);
-        }
-        return 0;
-}
-
-/* The GPUs the agents share: those --agent-gpu-devices names, else those found on the host.
- * Returns 0, or -errno with err. */
-static int cluster_gpus(const dev_options *o, gpus *g, char *err, size_t errlen) {
-        char why[256];
-        int r = o->agent_gpu_devices ? gpufind_paths(g, o->agent_gpu_devices, why, sizeof(why))
-                                     : gpufind_host(g, "/dev", why, sizeof(why));
-        if (r < 0)
-                snprintf(err, errlen, "the agents' GPUs: %s", why);
-        return r;
-}
-
-/* Start the agents of cl that do not run. */
-static int start_agents(const dev_options *o, const char *prog, dev_cluster *cl, char *err, size_t errlen) {
-        char secret[PATH_MAX], log[PATH_MAX], state[PATH_MAX], unit[DEV_NAME_MAX + 32];
-        char share[GPUS_MAX * (GPUS_PATH_MAX + 1)];
-        static gpus all; /* large: not on the stack */
-        int r = cluster_gpus(o, &all, err, errlen);
-
-        file_path(secret, o->dir, "secret");
-        snprintf(cl->agent_address, sizeof(cl->agent_address), "%s:%u", o->listen_host ? o->listen_host : "127.0.0.1",
-                 (unsigned)cl->port);
-        for (size_t i = 0; r == 0 && i < cl->nagents; i++) {
-                dev_daemon *a = &cl->agents[i];
-                /* `colony down` must leave nothing behind: the agents kill their jobs on SIGTERM. */
-                const char *argv[] = {prog, "--name", a->name, "--controller", cl->agent_address, "--secret-file", secret,
-                                      "--state-dir", state, "--stop-jobs-on-exit", "--scope", unit, NULL, NULL,
-                                      NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                                      NULL, NULL, NULL, NULL};
-                size_t k = 12;
-                if (a->kept)
-                        continue;
-                if (o->agent_cpus) {
-                        argv[k++] = "--cpus";
-                        argv[k++] = o->agent_cpus;
-                }
-                if (o->agent_mem) {
-                        argv[k++] = "--mem";
-                        argv[k++] = o->agent_mem;
-                }
-                if (o->launch_timeout_ms) {
-                        argv[k++] = "--launch-timeout-ms";
-                        argv[k++] = o->launch_timeout_ms;
-                }
-                if (o->kill_wait) {
-                        argv[k++] = "--kill-wait";
-                        argv[k++] = o->kill_wait;
-                }
-                if (o->nagent_features) {
-                        argv[k++] = "--features";
-                        argv[k++] = o->agent_features[i < o->nagent_features ? i : o->nagent_features - 1];
-                }
-                if (o->agent_no_cpuset)
-                        argv[k++] = "--no-cpuset";
-                /* each agent its own share of the GPUs, none of them offered twice */
-                if ((r = gpushare_of(&all, i, cl->nagents, share, sizeof(share))) < 0) {
-                        snprintf(err, errlen, "agent %s: its GPUs' paths are too long", a->name);
-                        break;
-                }
-                argv[k++] = *share ? "--gpu-devices" : "--gpus";
-                argv[k++] = *share ? share : "0";
-                if (o->agent_gpu_type) {
-                        argv[k++] = "--gpu-type";
-                        argv[k++] = o->agent_gpu_type;
-                }
-                log_path(log, o->dir, a->name);
-                state_path(state, o->dir, a->name);
-                agent_unit_name(unit, sizeof(unit), o->dir, a->name);
-                r = start_program(argv, false, log, &a->pid, err, errlen);
-                if (r == 0)
-                        r = write_pid_file(o->dir, a, true, err, errlen);
-        }
-        return r;
-}
-
-/* How many of cl's agents a "nodes" reply shows up. */
-static size_t count_up(const cJSON *reply, const dev_cluster *cl) {
-        const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(reply, "nodes"), *node;
-        char perr[PROTO_ERRLEN];
-        size_t up = 0;
-
-        cJSON_ArrayForEach(node, nodes) {
-                const char *name = NULL, *state = NULL;
-                if (proto_get_str(node, "name", &name, perr) < 0 || proto_get_str(node, "state", &state, perr) < 0 ||
-                    !name || !state || strcmp(state, "up") != 0)
-                        continue;
-                for (size_t i = 0; i < cl->nagents; i++)
-                        up += strcmp(cl->agents[i].name, name) == 0;
-        }
-        return up;
-}
-
-/* A daemon of cl that has died, named in err (an agent with its log's last line: its reason) and
- * its log in failed_log. Returns 0 or -ECHILD. */
-static int check_alive(const char *dir, dev_cluster *cl, char *err, size_t errlen) {
-        char how[64], tail[1024];
-
-        if (child_exited(cl->controller.pid, how, sizeof(how))) {
-                snprintf(err, errlen, "%s %s", CONTROLLER_PROG, how);
-                log_path(cl->failed_log, dir, DEV_CONTROLLER);
-                return -ECHILD;
-        }
-        for (size_t i = 0; i < cl->nagents; i++)
-                if (child_exited(cl->agents[i].pid, how, sizeof(how))) {
-                        log_path(cl->failed_log, dir, cl->agents[i].name);
-                        /* Its last words, in the same line: they say why, and what to do. */
-                        const char *last = log_tail(cl->failed_log, 1, tail, sizeof(tail)), *why;
-                        if (last && (why = strstr(last, " error: ")))
-                                last = why + 8;
-                        snprintf(err, errlen, "%s %s %s%s%s", AGENT_PROG, cl->agents[i].name, how, last ? ": " : "",
-                                 last ? last : "");
-                        return -ECHILD;
-                }
-        return 0;
-}
-
-/* Poll "nodes" until every agent is up. Returns 0 (cl->nodes set) or -errno with err. */
-static int wait_agents_up(const char *dir, dev_cluster *cl, int64_t deadline, char *err, size_t errlen) {
-        char cerr[256] = "";
-        size_t up = 0;
-        int r;
-
-        for (;;) {
-                if (cli_interrupted) {
-                        snprintf(err, errlen, "interrupted");
-                        return -EINTR;
-                }
-                r = check_alive(dir, cl, err, errlen);
-                if (r < 0)
-                        return r;
-                cJSON_Delete(cl->nodes);
-                cl->nodes = NULL;
-                if (client_simple(cl->socket, "nodes", 0, "nodes", NODES_POLL_MS * 10, &cl->nodes, cerr,
-                                  sizeof(cerr)) == 0 && (up = count_up(cl->nodes, cl)) == cl->nagents)
-                        return 0;
-                if (clock_mono_ms() > deadline)
-                        break;
-                sleep_ms(NODES_POLL_MS);
-        }
-        if (!cl->nodes) {
-                snprintf(err, errlen, "the controller did not answer in time: %s", cerr);
-                log_path(cl->failed_log, dir, DEV_CONTROLLER);
-        } else {
-                snprintf(err, errlen, "only %zu of %zu agents came up in time", up, cl->nagents);
-                log_path(cl->failed_log, dir, cl->agents[0].name);
-        }
-        return -ETIMEDOUT;
-}
-
-/* Stop what dev_up started, and nothing else: neither what it kept nor what it never started.
- * An agent started in place of a dead one is killed as that one was, its pid file kept: the
- * jobs both left run on (in its scope, where there is one) until an up that succeeds adopts
- * them or a down ends them. */
-static void abort_up(const char *dir, const dev_cluster *cl) {
-        dev_stopped *set = calloc(cl->nagents + 1, sizeof(*set));
-        size_t n = 0;
-
-        if (!set)
-                return;
-        for (size_t i = 0; i < cl->nagents; i++)
-                if (cl->agents[i].pid > 0 && cl->agents[i].replaces) {
-                        dev_stopped e = {.agent = true, .pid = cl->agents[i].pid, .cleanup = -1};
-                        signal_entry(&e, AGENT_PROG, SIGKILL, DEV_KILLED);
-                } else if (cl->agents[i].pid > 0 && !cl->agents[i].kept) {
-                        set[n] = (dev_stopped){.agent = true, .pid = cl->agents[i].pid, .cleanup = -1};
-                        snprintf(set[n++].name, sizeof(set[0].name), "%s", cl->agents[i].name);
-                }
-        stop_set(dir, set, n, AGENT_PROG);
-        if (cl->controller.pid > 0 && !cl->controller.kept) {
-                set[0] = (dev_stopped){.pid = cl->controller.pid, .cleanup = -1};
-                snprintf(set[0].name, sizeof(set[0].name), DEV_CONTROLLER);
-                stop_set(dir, set, 1, CONTROLLER_PROG);
-                remove_endpoints(dir);
-        }
-        free(set);
-}
-
-/* Both daemons' paths, before anything is written. */
-static int find_daemons(char controller[PATH_MAX], char agent[PATH_MAX], char *err, size_t errlen) {
-        const char *missing = NULL;
-
-        if (dev_find_program(CONTROLLER_PROG, COLONY_SBINDIR, controller, PATH_MAX) < 0)
-                missing = CONTROLLER_PROG;
-        else if (dev_find_program(AGENT_PROG, COLONY_SBINDIR, agent, PATH_MAX) < 0)
-                missing = AGENT_PROG;
-        if (missing)
-                snprintf(err, errlen, "cannot find %s next to colony or in %s", missing, COLONY_SBINDIR);
-        return missing ? -ENOENT : 0;
-}
-
-/* The port the controller must listen on for agents: the one the surviving agents of cl were
- * given, else any (0). */
-static uint16_t port_for_agents(const char *dir, const dev_cluster *cl) {
-        char path[PATH_MAX];
-
-        for (size_t i = 0; i < cl->nagents; i++)
-                if (cl->agents[i].kept) {
-                        file_path(path, dir, "controller.port");
-                        return read_port_file(path);
-                }
-        return 0;
-}
-
-/* Whether any daemon of cl runs already. */
-static bool any_kept(const dev_cluster *cl) {
-        for (size_t i = 0; i < cl->nagents; i++)
-                if (cl->agents[i].kept)
-                        return true;
-        return cl->controller.kept;
-}
-
-int dev_up(const dev_options *o, dev_cluster *cl, char *err, size_t errlen) {
-        int64_t deadline = clock_mono_ms() + o->timeout_ms;
-        char controller[PATH_MAX], agent[PATH_MAX];
-        dev_stopped *set = NULL;
-        size_t n = 0;
-        int r;
-
-        *cl = (dev_cluster){0};
-        file_path(cl->socket, o->dir, "controller.sock");
-        r = find_daemons(controller, agent, err, errlen);
-        if (r == 0)
-                r = prepare_dir(o->dir, &set, &n, err, errlen);
-        if (r == 0 && (r = plan_cluster(o, set, n, cl)) < 0)
-                snprintf(err, errlen, "out of memory");
-        free(set);
-        /* The daemons that run know the secret there. */
-        if (r == 0 && !any_kept(cl))
-                r = write_secret(o->dir, err, errlen);
-        if (r < 0)
-                return r;
-        if (cl->controller.kept)
-                r = wait_port(o->dir, cl, deadline, err, errlen);
-        else
-                r = start_controller(o, controller, port_for_agents(o->dir, cl), cl, deadline, err, errlen);
-        if (r == 0)
-                r = start_agents(o, agent, cl, err, errlen);
-        if (r == 0)
-                r = wait_agents_up(o->dir, cl, deadline, err, errlen);
-        if (r < 0)
-                abort_up(o->dir, cl);
-        return r;
-}
-
-void dev_cluster_free(dev_cluster *cl) {
-        free(cl->agents);
-        cJSON_Delete(cl->nodes);
-        *cl = (dev_cluster){0};
 }

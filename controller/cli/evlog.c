@@ -104,10 +104,8 @@ static int parse_events(cli *c, int argc, char **argv, cJSON *req, bool *follow)
                 cJSON_DeleteItemFromObject(req, key);
                 cJSON_AddNumberToObject(req, key, (double)v);
         }
-        if (o < 0)
-                return cli_opts_status(o);
-        if (optind < argc)
-                return cli_usage_error(c, "unexpected argument '%s'", argv[optind]);
+        if ((o = cli_opts_end(c, o, argc, argv)) >= 0)
+                return o;
         if (*follow)
                 cJSON_AddBoolToObject(req, "follow", true);
         return -1;

@@ -406,11 +406,9 @@ static int run_fair(cli *c, int argc, char **argv) {
         int o;
         while ((o = cli_getopt(c, argc, argv, own)) > 0)
                 *(o == OPT_ALGO ? &algo : o == OPT_TREE ? &tree : &demands) = optarg;
-        if (o < 0)
-                return cli_opts_status(o);
+        if ((o = cli_opts_end(c, o, argc, argv)) >= 0)
+                return o;
         fair_algo a;
-        if (optind < argc)
-                return cli_usage_error(c, "unexpected argument '%s'", argv[optind]);
         if (!algo || !tree || !demands)
                 return cli_usage_error(c, "--algo, --tree and --demands are required");
         if (fair_algo_from_name(algo, &a) < 0)

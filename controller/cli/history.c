@@ -90,14 +90,10 @@ static int print_history(const cli *c, const cJSON *reply) {
                         oldest = j.id;
                 job_free(&j);
         }
-        if (r == 0)
-                fmt_table_print(&t, stdout);
-        else
-                cli_error(c, "bad reply from the controller: %s", *perr ? perr : strerror(-r));
-        fmt_table_free(&t);
+        r = jobs_print_table(c, &t, r, perr);
         if (r == 0 && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(reply, "more")))
                 printf("(more: add --before %" PRIu64 " for older jobs)\n", oldest);
-        return r == 0 ? 0 : EXIT_FAIL;
+        return r;
 }
 
 /* Set req[key] to a number or a string, replacing an earlier value (the last option wins). */
@@ -153,11 +149,7 @@ static int parse_history(cli *c, int argc, char **argv, cJSON *req, bool *famili
                 case O_FAMILIES: *families = true; break;
                 }
         }
-        if (o < 0)
-                return cli_opts_status(o);
-        if (optind < argc)
-                return cli_usage_error(c, "unexpected argument '%s'", argv[optind]);
-        return -1;
+        return cli_opts_end(c, o, argc, argv);
 }
 
 static int run_history(cli *c, int argc, char **argv) {

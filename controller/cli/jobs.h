@@ -2,6 +2,7 @@
  * commands share. */
 #pragma once
 #include "cli.h"
+#include "format.h"
 #include "job.h"
 #include <cjson/cJSON.h>
 #include <stddef.h>
@@ -48,3 +49,19 @@ int jobs_submit_main(cli *c, int argc, char **argv, bool run);
 /* Submit spec, print its output as it comes and exit as the job did (run.c). Returns an exit
  * status: the job's (128 + N for a signal), or non-zero with one line saying why. */
 int run_submitted(const cli *c, const char *sock, const job_spec *spec);
+
+/* Parse the record in reply's "job" into j (free with job_free). Returns 0 or -EBADMSG with the
+ * reason in err. */
+int jobs_record_from_reply(const cJSON *reply, job *j, char *err, size_t errlen);
+/* path made absolute against cwd, leading "./" dropped (malloc'ed, caller frees); NULL when out
+ * of memory. */
+char *jobs_absolute_path(const char *path, const char *cwd);
+/* The table t of the jobs in a controller's reply: printed when r is 0, else "bad reply from the
+ * controller" with perr (r's errno when perr is empty); freed either way. Returns 0 or
+ * EXIT_FAIL. */
+int jobs_print_table(const cli *c, fmt_table *t, int r, const char *perr);
+/* The end of the option loop (its last cli_getopt result o) of a command that takes one job
+ * (usage: how to call it, for the error): the job id or task A_i at optind into *id, the
+ * controller's socket into sock (PATH_MAX). Returns -1 to go on, else an exit status: EXIT_USAGE,
+ * or EXIT_FAIL when the controller knows no such task or its socket is unknown. */
+int jobs_one_job(const cli *c, int o, int argc, char **argv, const char *usage, uint64_t *id, char *sock);

@@ -156,10 +156,8 @@ static int run_lotes(cli *c, int argc, char **argv) {
                                        : units_parse_uint(optarg, INT64_MAX, &seed) < 0))
                         return cli_usage_error(c, "--%s: '%s' is not valid", o == O_SCALE ? "scale" : "seed", optarg);
         }
-        if (o < 0)
-                return cli_opts_status(o);
-        if (optind < argc)
-                return cli_usage_error(c, "unexpected argument '%s'", argv[optind]);
+        if ((o = cli_opts_end(c, o, argc, argv)) >= 0)
+                return o;
         wl_generated gen;
         const wl_spec *w = name ? wl_find(name, (uint64_t)seed, &gen) : NULL;
         if (!w)

@@ -550,6 +550,8 @@ static int parse_one(measure *m, int o, char *arg) {
         return r;
 }
 
+/* Options into m. Returns -1 to go on, else an exit status: 0 after --help, which must not go on
+ * to measure. */
 static int parse_measure(measure *m, int argc, char **argv) {
         static const struct option options[] = {
                 {"types", required_argument, NULL, OPT_TYPES}, {"type", required_argument, NULL, OPT_TYPE},
@@ -565,23 +567,21 @@ static int parse_measure(measure *m, int argc, char **argv) {
         while ((o = cli_getopt(m->c, argc, argv, options)) > 0)
                 if ((r = parse_one(m, o, optarg)) != 0)
                         return r;
-        if (o < 0)
-                return cli_opts_status(o);
-        if (optind < argc)
-                return cli_usage_error(m->c, "unexpected argument '%s'", argv[optind]);
+        if ((o = cli_opts_end(m->c, o, argc, argv)) >= 0)
+                return o;
         if ((m->version || m->png) && !m->show)
                 return cli_usage_error(m->c, "--version and --png go with --show");
         if (m->show && m->upload_file)
                 return cli_usage_error(m->c, "--show and --upload do not go together");
         if (m->show || m->upload_file)
-                return 0;
+                return -1;
         if (!m->builtin_list && m->ntypes == 0 && !(m->builtin_list = strdup("cpu,membw,cache,io,idle"))) {
                 cli_error(m->c, "out of memory");
                 return EXIT_FAIL;
         }
         if (m->builtin_list && (r = add_builtins(m, m->builtin_list)) != 0)
                 return r;
-        return m->ntypes > 0 ? 0 : cli_usage_error(m->c, "--types: no type given");
+        return m->ntypes > 0 ? -1 : cli_usage_error(m->c, "--types: no type given");
 }
 
 /* ---- the command ---- */
@@ -629,13 +629,12 @@ static int run_measure(cli *c, int argc, char **argv) {
                 return EXIT_FAIL;
         }
         r = parse_measure(&m, argc, argv);
-        if (r == 0 && (m.show || m.upload_file))
+        if (r < 0 && (m.show || m.upload_file))
                 r = jobs_socket_for(c, m.sock) < 0 ? EXIT_FAIL
                     : m.show                         ? alpha_cli_show(c, m.sock, m.version, m.png)
                                                      : alpha_cli_upload_file(c, m.sock, m.upload_file);
-        else {
-                if (r == 0)
-                        r = prepare(&m);
+        else if (r < 0) {
+                r = prepare(&m);
                 if (r == 0) {
                         cli_catch_signals(); /* so that an interrupt still cancels the busy job */
                         r = run_all(&m) < 0 ? EXIT_FAIL : 0;

@@ -117,51 +117,16 @@ static void print_result(const instance *in, const cJSON *doc) {
         }
 }
 
-static int run_place(cli *c, int argc, char **argv) {
-        enum { OPT_POLICY = CLI_OPT_OWN, OPT_MACHINES, OPT_JOBS, OPT_ORDER };
-        static const struct option own[] = {
-                { "policy", required_argument, NULL, OPT_POLICY }, { "machines", required_argument, NULL, OPT_MACHINES },
-                { "jobs", required_argument, NULL, OPT_JOBS },     { "order", required_argument, NULL, OPT_ORDER },
-                { NULL, 0, NULL, 0 },
-        };
-        const char *policy = NULL, *machines = NULL, *jobs = NULL, *order_name = "backfill";
-        int o;
-        while ((o = cli_getopt(c, argc, argv, own)) > 0) {
-                if (o == OPT_POLICY)
-                        policy = optarg;
-                else if (o == OPT_MACHINES)
-                        machines = optarg;
-                else if (o == OPT_JOBS)
-                        jobs = optarg;
-                else
-                        order_name = optarg;
-        }
-        if (o < 0)
-                return cli_opts_status(o);
-        if (optind < argc)
-                return cli_usage_error(c, "unexpected argument '%s'", argv[optind]);
-        if (!policy || !machines || !jobs)
-                return cli_usage_error(c, "--policy, --machines and --jobs are required");
-        sched_heuristic h;
-        sched_dispatcher *d;
-        int r = sched_policy_new(policy, /* seed= */ 1, &h, &d);
-        if (r == -EINVAL)
-                return cli_usage_error(c, "--policy: unknown policy '%s'", policy);
-        if (r < 0) {
-                cli_error(c, "%s", strerror(-r));
-                return EXIT_FAIL;
-        }
-        sched_order order;
-        if (sched_order_from_name(order_name, &order) < 0) {
-                sched_dispatcher_free(d);
-                return cli_usage_error(c, "--order: fifo, backfill or reserve, not '%s'", order_name);
-        }
-
+/* The jobs of the jobs file placed on the machines of the machines file by policy's heuristic h
+ * in order, or its dispatcher d (NULL: none), and the result printed. Returns an exit status. */
+static int place_files(const cli *c, const char *policy, sched_heuristic h, sched_dispatcher *d, sched_order order,
+                       const char *machines, const char *jobs) {
         instance in = { 0 };
         char err[ERRLEN];
         int status = EXIT_FAIL;
         sched_assignment *out = NULL;
-        if (inst_load_machines(machines, &in.m, err, sizeof(err)) < 0 || inst_load_jobs(jobs, &in.jobs, &in.njobs, err, sizeof(err)) < 0) {
+        if (inst_load_machines(machines, &in.m, err, sizeof(err)) < 0 ||
+            inst_load_jobs(jobs, &in.jobs, &in.njobs, err, sizeof(err)) < 0) {
                 cli_error(c, "%s", err);
                 goto done;
         }
@@ -182,9 +147,50 @@ static int run_place(cli *c, int argc, char **argv) {
         }
         cJSON_Delete(doc);
 done:
-        sched_dispatcher_free(d);
         free(out);
         instance_free(&in);
+        return status;
+}
+
+static int run_place(cli *c, int argc, char **argv) {
+        enum { OPT_POLICY = CLI_OPT_OWN, OPT_MACHINES, OPT_JOBS, OPT_ORDER };
+        static const struct option own[] = {
+                { "policy", required_argument, NULL, OPT_POLICY }, { "machines", required_argument, NULL, OPT_MACHINES },
+                { "jobs", required_argument, NULL, OPT_JOBS },     { "order", required_argument, NULL, OPT_ORDER },
+                { NULL, 0, NULL, 0 },
+        };
+        const char *policy = NULL, *machines = NULL, *jobs = NULL, *order_name = "backfill";
+        int o;
+        while ((o = cli_getopt(c, argc, argv, own)) > 0) {
+                if (o == OPT_POLICY)
+                        policy = optarg;
+                else if (o == OPT_MACHINES)
+                        machines = optarg;
+                else if (o == OPT_JOBS)
+                        jobs = optarg;
+                else
+                        order_name = optarg;
+        }
+        if ((o = cli_opts_end(c, o, argc, argv)) >= 0)
+                return o;
+        if (!policy || !machines || !jobs)
+                return cli_usage_error(c, "--policy, --machines and --jobs are required");
+        sched_heuristic h;
+        sched_dispatcher *d;
+        int r = sched_policy_new(policy, /* seed= */ 1, &h, &d);
+        if (r == -EINVAL)
+                return cli_usage_error(c, "--policy: unknown policy '%s'", policy);
+        if (r < 0) {
+                cli_error(c, "%s", strerror(-r));
+                return EXIT_FAIL;
+        }
+        sched_order order;
+        if (sched_order_from_name(order_name, &order) < 0) {
+                sched_dispatcher_free(d);
+                return cli_usage_error(c, "--order: fifo, backfill or reserve, not '%s'", order_name);
+        }
+        int status = place_files(c, policy, h, d, order, machines, jobs);
+        sched_dispatcher_free(d);
         return status;
 }
 

@@ -261,18 +261,12 @@ static const char attach_usage[] =
 static int run_attach(cli *c, int argc, char **argv) {
         char sock[PATH_MAX];
         uint64_t id;
-        int o, r;
+        int o;
 
         while ((o = cli_getopt(c, argc, argv, NULL)) > 0)
                 ;
-        if (o < 0)
-                return cli_opts_status(o);
-        if (argc - optind != 1)
-                return cli_usage_error(c, "give one job id (colony attach JOB)");
-        if ((r = jobs_parse_id(c, argv[optind], &id)) != 0) /* an id, or an array's task A_i */
-                return r;
-        if (jobs_socket_for(c, sock) < 0)
-                return EXIT_FAIL;
+        if ((o = jobs_one_job(c, o, argc, argv, "colony attach JOB", &id, sock)) >= 0)
+                return o;
         return follow_job(c, sock, id, false);
 }
 

@@ -123,75 +123,178 @@ static int check_inputs(cli *c, sim_options *so) {
         return -1;
 }
 
-static int parse_options(cli *c, int argc, char **argv, sim_options *so, sim_config *cfg) {
-        enum { O_WORKLOAD = CLI_OPT_OWN, O_JOBS, O_LOAD, O_SCALE, O_SEED, O_POLICY, O_ORDER, O_CYCLE, O_SAMPLE, O_CSV,
-               O_TRACE, O_MACHINES, O_MEMPP, O_CAPACITY, O_GOOGLE, O_GOOGLE_MACHINES, O_GOOGLE_SCALE, O_DEPT_BY,
-               O_JOBS_CSV, O_DEPTS_CSV, O_ALPHA, O_SCAN, O_FAIR };
-        static const struct option own[] = {
-                { "workload", required_argument, NULL, O_WORKLOAD }, { "jobs", required_argument, NULL, O_JOBS },
-                { "load", required_argument, NULL, O_LOAD },         { "scale", required_argument, NULL, O_SCALE },
-                { "seed", required_argument, NULL, O_SEED },         { "policy", required_argument, NULL, O_POLICY },
-                { "order", required_argument, NULL, O_ORDER },       { "cycle", required_argument, NULL, O_CYCLE },
-                { "sample", required_argument, NULL, O_SAMPLE },     { "csv", no_argument, NULL, O_CSV },
-                { "trace", required_argument, NULL, O_TRACE },       { "machines", required_argument, NULL, O_MACHINES },
-                { "mem-per-proc", required_argument, NULL, O_MEMPP }, { "capacity", required_argument, NULL, O_CAPACITY },
-                { "google", required_argument, NULL, O_GOOGLE },
-                { "google-machines", required_argument, NULL, O_GOOGLE_MACHINES },
-                { "google-scale", required_argument, NULL, O_GOOGLE_SCALE },
-                { "dept-by", required_argument, NULL, O_DEPT_BY },   { "jobs-csv", required_argument, NULL, O_JOBS_CSV },
-                { "depts-csv", required_argument, NULL, O_DEPTS_CSV }, { "alpha", required_argument, NULL, O_ALPHA },
-                { "scan", no_argument, NULL, O_SCAN },
-                { "fair", required_argument, NULL, O_FAIR },
-                { NULL, 0, NULL, 0 },
-        };
-        int64_t n;
-        int o;
-        while ((o = cli_getopt(c, argc, argv, own)) > 0) {
-                int bad = 0;
-                switch (o) {
-                case O_WORKLOAD: so->workload_name = optarg; break;
-                case O_CAPACITY:
-                        bad = strcmp(optarg, "lotes") != 0 && strcmp(optarg, "fluid") != 0;
-                        so->lotes_capacity = strcmp(optarg, "lotes") == 0;
-                        break;
-                case O_JOBS: bad = units_parse_uint(optarg, 100000000, &n) < 0 || n == 0; so->njobs = (size_t)n; break;
-                case O_SCALE: bad = units_parse_uint(optarg, 1000000, &n) < 0 || n == 0; so->scale = (size_t)n; break;
-                case O_SEED: bad = units_parse_uint(optarg, INT64_MAX, &n) < 0; so->seed = (uint64_t)n; break;
-                case O_LOAD: bad = parse_double(optarg, 1e-9, &so->load) < 0; break;
-                case O_TRACE: so->trace = optarg; break;
-                case O_MACHINES: so->machines = optarg; break;
-                case O_MEMPP: bad = units_parse_size(optarg, &so->mem_per_proc) < 0 || so->mem_per_proc == 0; break;
-                case O_GOOGLE: so->google = optarg; break;
-                case O_GOOGLE_MACHINES: so->google_machines = optarg; break;
-                case O_GOOGLE_SCALE: bad = parse_scale(optarg, &so->google_scale) < 0; break;
-                case O_DEPT_BY:
-                        bad = sim_dept_key_from_name(optarg, &so->dept_by) < 0;
-                        so->dept_by_given = true;
-                        break;
-                case O_CYCLE: bad = parse_double(optarg, 0, &cfg->cycle_seconds) < 0; break;
-                case O_SAMPLE: bad = parse_double(optarg, 1e-6, &cfg->sample_seconds) < 0; break;
-                case O_POLICY: so->policy = optarg; break;
-                case O_ALPHA: so->alpha = optarg; break;
-                case O_ORDER:
-                        bad = sched_order_from_name(optarg, &cfg->order) < 0;
-                        break;
-                case O_CSV: so->csv = true; break;
-                case O_SCAN: cfg->scan = true; break;
-                case O_FAIR:
-                        bad = fair_algo_from_name(optarg, &cfg->fair_algo) < 0;
-                        cfg->fair = true;
-                        break;
-                case O_JOBS_CSV: so->jobs_csv = optarg; break;
-                case O_DEPTS_CSV: so->depts_csv = optarg; break;
-                }
-                if (bad)
-                        return cli_usage_error(c, "--%s: '%s' is not valid (see colony sim --help)", option_name(own, o),
-                                               optarg);
+/* colony sim's options: what it simulates first, then how (sim_config's, from O_CYCLE on). */
+enum {
+        O_WORKLOAD = CLI_OPT_OWN,
+        O_JOBS,
+        O_LOAD,
+        O_SCALE,
+        O_SEED,
+        O_POLICY,
+        O_CSV,
+        O_TRACE,
+        O_MACHINES,
+        O_MEMPP,
+        O_CAPACITY,
+        O_GOOGLE,
+        O_GOOGLE_MACHINES,
+        O_GOOGLE_SCALE,
+        O_DEPT_BY,
+        O_JOBS_CSV,
+        O_DEPTS_CSV,
+        O_ALPHA,
+        O_CYCLE,
+        O_SAMPLE,
+        O_ORDER,
+        O_SCAN,
+        O_FAIR
+};
+static const struct option sim_own_options[] = {
+        { "workload", required_argument, NULL, O_WORKLOAD },
+        { "jobs", required_argument, NULL, O_JOBS },
+        { "load", required_argument, NULL, O_LOAD },
+        { "scale", required_argument, NULL, O_SCALE },
+        { "seed", required_argument, NULL, O_SEED },
+        { "policy", required_argument, NULL, O_POLICY },
+        { "order", required_argument, NULL, O_ORDER },
+        { "cycle", required_argument, NULL, O_CYCLE },
+        { "sample", required_argument, NULL, O_SAMPLE },
+        { "csv", no_argument, NULL, O_CSV },
+        { "trace", required_argument, NULL, O_TRACE },
+        { "machines", required_argument, NULL, O_MACHINES },
+        { "mem-per-proc", required_argument, NULL, O_MEMPP },
+        { "capacity", required_argument, NULL, O_CAPACITY },
+        { "google", required_argument, NULL, O_GOOGLE },
+        { "google-machines", required_argument, NULL, O_GOOGLE_MACHINES },
+        { "google-scale", required_argument, NULL, O_GOOGLE_SCALE },
+        { "dept-by", required_argument, NULL, O_DEPT_BY },
+        { "jobs-csv", required_argument, NULL, O_JOBS_CSV },
+        { "depts-csv", required_argument, NULL, O_DEPTS_CSV },
+        { "alpha", required_argument, NULL, O_ALPHA },
+        { "scan", no_argument, NULL, O_SCAN },
+        { "fair", required_argument, NULL, O_FAIR },
+        { NULL, 0, NULL, 0 },
+};
+
+/* An option of the traces to simulate (SWF or Google's, their machines, departments) into so.
+ * Returns whether arg is bad. */
+static bool sim_trace_option(int o, const char *arg, sim_options *so) {
+        bool bad = false;
+
+        switch (o) {
+        case O_TRACE:
+                so->trace = arg;
+                break;
+        case O_MACHINES:
+                so->machines = arg;
+                break;
+        case O_MEMPP:
+                bad = units_parse_size(arg, &so->mem_per_proc) < 0 || so->mem_per_proc == 0;
+                break;
+        case O_GOOGLE:
+                so->google = arg;
+                break;
+        case O_GOOGLE_MACHINES:
+                so->google_machines = arg;
+                break;
+        case O_GOOGLE_SCALE:
+                bad = parse_scale(arg, &so->google_scale) < 0;
+                break;
+        case O_DEPT_BY:
+                bad = sim_dept_key_from_name(arg, &so->dept_by) < 0;
+                so->dept_by_given = true;
+                break;
         }
-        if (o < 0)
-                return cli_opts_status(o);
-        if (optind < argc)
-                return cli_usage_error(c, "unexpected argument '%s'", argv[optind]);
+        return bad;
+}
+
+/* An option of what to simulate and report (a workload, the policy, the outputs; a trace's to
+ * sim_trace_option) into so. Returns whether arg is bad. */
+static bool sim_input_option(int o, const char *arg, sim_options *so) {
+        int64_t n;
+        bool bad = false;
+
+        switch (o) {
+        case O_WORKLOAD:
+                so->workload_name = arg;
+                break;
+        case O_CAPACITY:
+                bad = strcmp(arg, "lotes") != 0 && strcmp(arg, "fluid") != 0;
+                so->lotes_capacity = strcmp(arg, "lotes") == 0;
+                break;
+        case O_JOBS:
+                bad = units_parse_uint(arg, 100000000, &n) < 0 || n == 0;
+                so->njobs = (size_t)n;
+                break;
+        case O_SCALE:
+                bad = units_parse_uint(arg, 1000000, &n) < 0 || n == 0;
+                so->scale = (size_t)n;
+                break;
+        case O_SEED:
+                bad = units_parse_uint(arg, INT64_MAX, &n) < 0;
+                so->seed = (uint64_t)n;
+                break;
+        case O_LOAD:
+                bad = parse_double(arg, 1e-9, &so->load) < 0;
+                break;
+        case O_POLICY:
+                so->policy = arg;
+                break;
+        case O_ALPHA:
+                so->alpha = arg;
+                break;
+        case O_CSV:
+                so->csv = true;
+                break;
+        case O_JOBS_CSV:
+                so->jobs_csv = arg;
+                break;
+        case O_DEPTS_CSV:
+                so->depts_csv = arg;
+                break;
+        default:
+                bad = sim_trace_option(o, arg, so);
+                break;
+        }
+        return bad;
+}
+
+/* An option of how the simulator runs (its cycle, sampling, order, fair shares) into cfg.
+ * Returns whether arg is bad. */
+static bool sim_config_option(int o, const char *arg, sim_config *cfg) {
+        bool bad = false;
+
+        switch (o) {
+        case O_CYCLE:
+                bad = parse_double(arg, 0, &cfg->cycle_seconds) < 0;
+                break;
+        case O_SAMPLE:
+                bad = parse_double(arg, 1e-6, &cfg->sample_seconds) < 0;
+                break;
+        case O_ORDER:
+                bad = sched_order_from_name(arg, &cfg->order) < 0;
+                break;
+        case O_SCAN:
+                cfg->scan = true;
+                break;
+        case O_FAIR:
+                bad = fair_algo_from_name(arg, &cfg->fair_algo) < 0;
+                cfg->fair = true;
+                break;
+        }
+        return bad;
+}
+
+static int parse_options(cli *c, int argc, char **argv, sim_options *so, sim_config *cfg) {
+        int o;
+        while ((o = cli_getopt(c, argc, argv, sim_own_options)) > 0) {
+                bool bad = o < O_CYCLE ? sim_input_option(o, optarg, so) : sim_config_option(o, optarg, cfg);
+                if (bad)
+                        return cli_usage_error(c, "--%s: '%s' is not valid (see colony sim --help)",
+                                               option_name(sim_own_options, o), optarg);
+        }
+        if ((o = cli_opts_end(c, o, argc, argv)) >= 0)
+                return o;
         if (so->alpha && strcmp(so->policy, "coloc") != 0)
                 return cli_usage_error(c, "--alpha goes with --policy coloc");
         int r = check_inputs(c, so); /* -1: options are fine, go on */

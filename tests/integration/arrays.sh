@@ -87,4 +87,10 @@ set +e; err=$(colony submit --array 5-1 -- /bin/true 2>&1); rc=$?; set -e
         fail "--array 5-1: exit $rc, '$err'"
 set +e; err=$(colony cancel "${c}_4" 2>&1); rc=$?; set -e
 [ $rc != 0 ] && grep -q "array $c has no task 4" <<<"$err" || fail "cancel ${c}_4: exit $rc, '$err'"
+# A task the controller does not know is no such job, exit 1 (bad usage is 2), for every
+# command of one job alike, as colony wait's usage says.
+for cmd in show wait attach; do
+        set +e; err=$(colony $cmd "${c}_4" 2>&1); rc=$?; set -e
+        [ $rc = 1 ] && grep -q "array $c has no task 4" <<<"$err" || fail "$cmd ${c}_4: exit $rc, '$err'"
+done
 echo "PASS"
