@@ -25,8 +25,11 @@ int sched_policy_new(const char *name, uint64_t seed, sched_heuristic *h, sched_
         return sched_heuristic_from_name(name, h) == 0 ? 0 : sched_dispatcher_new(name, seed, d);
 }
 
-void sched_dispatcher_init(sched_dispatcher *d, const sched_dispatcher_ops *ops, uint64_t seed) {
-        *d = (sched_dispatcher){ .ops = ops, .rng = seed };
+void *sched_dispatcher_alloc(size_t size, const sched_dispatcher_ops *ops, uint64_t seed) {
+        sched_dispatcher *d = calloc(1, size);
+        if (d)
+                *d = (sched_dispatcher){ .ops = ops, .rng = seed };
+        return d;
 }
 
 const char *sched_dispatcher_name(const sched_dispatcher *d) {

@@ -252,10 +252,9 @@ static const sched_dispatcher_ops live_ops = {
 };
 
 int lotes_live_new(uint64_t seed, sched_dispatcher **out) {
-        live *d = calloc(1, sizeof(*d));
+        live *d = sched_dispatcher_alloc(sizeof(*d), &live_ops, seed);
         if (!d)
                 return -ENOMEM;
-        sched_dispatcher_init(&d->base, &live_ops, seed);
         *out = &d->base;
         return 0;
 }

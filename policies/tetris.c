@@ -93,10 +93,9 @@ static const sched_dispatcher_ops tetris_ops = {
 };
 
 int sched_tetris_new(uint64_t seed, sched_dispatcher **out) {
-        tetris *t = calloc(1, sizeof(*t));
+        tetris *t = sched_dispatcher_alloc(sizeof(*t), &tetris_ops, seed);
         if (!t)
                 return -ENOMEM;
-        sched_dispatcher_init(&t->base, &tetris_ops, seed);
         *out = &t->base;
         return 0;
 }
