@@ -103,9 +103,6 @@ static const sched_dispatcher_ops greedy_ops = {
 };
 
 int sched_greedy_new(uint64_t seed, sched_dispatcher **out) {
-        greedy *g = sched_dispatcher_alloc(sizeof(*g), &greedy_ops, seed);
-        if (!g)
-                return -ENOMEM;
-        *out = &g->base;
-        return 0;
+        *out = sched_dispatcher_alloc(sizeof(greedy), &greedy_ops, seed);
+        return *out ? 0 : -ENOMEM;
 }

@@ -93,11 +93,8 @@ static const sched_dispatcher_ops tetris_ops = {
 };
 
 int sched_tetris_new(uint64_t seed, sched_dispatcher **out) {
-        tetris *t = sched_dispatcher_alloc(sizeof(*t), &tetris_ops, seed);
-        if (!t)
-                return -ENOMEM;
-        *out = &t->base;
-        return 0;
+        *out = sched_dispatcher_alloc(sizeof(tetris), &tetris_ops, seed);
+        return *out ? 0 : -ENOMEM;
 }
 
 int sched_tetris_set_runtime(sched_dispatcher *d, sched_runtime_fn runtime_on, void *ctx) {
