@@ -185,18 +185,20 @@ static int merge_config(options *o, const config *cfg, char *err, size_t errlen)
 
         if (r < 0)
                 return r;
-        o->controller = o->controller ? o->controller : config_get(cfg, "agent.controller");
-        o->secret_file = o->secret_file ? o->secret_file : config_get(cfg, "agent.secret_file");
-        o->name = o->name ? o->name : config_get(cfg, "agent.name");
-        o->state_dir = o->state_dir ? o->state_dir : config_get(cfg, "agent.state_dir");
-        o->tls_ca = o->tls_ca ? o->tls_ca : config_get(cfg, "agent.tls_ca");
-        o->tls_cert = o->tls_cert ? o->tls_cert : config_get(cfg, "agent.tls_cert");
-        o->tls_key = o->tls_key ? o->tls_key : config_get(cfg, "agent.tls_key");
-        o->tls_server_name = o->tls_server_name ? o->tls_server_name : config_get(cfg, "agent.tls_server_name");
-        o->features = o->features ? o->features : config_get(cfg, "agent.features");
-        o->gpu_devices = o->gpu_devices ? o->gpu_devices : config_get(cfg, "agent.gpu_devices");
-        o->gpu_type = o->gpu_type ? o->gpu_type : config_get(cfg, "agent.gpu_type");
-        o->nvml_library = o->nvml_library ? o->nvml_library : config_get(cfg, "agent.nvml_library");
+#define FROM_FILE(field)                                                                                               \
+        { &o->field, "agent." #field }
+        /* The strings the file may give, each under "agent." and the option's field name. */
+        const struct {
+                const char **field;
+                const char *key;
+        } from_file[] = { FROM_FILE(controller),  FROM_FILE(secret_file),     FROM_FILE(name),
+                          FROM_FILE(state_dir),   FROM_FILE(tls_ca),          FROM_FILE(tls_cert),
+                          FROM_FILE(tls_key),     FROM_FILE(tls_server_name), FROM_FILE(features),
+                          FROM_FILE(gpu_devices), FROM_FILE(gpu_type),        FROM_FILE(nvml_library) };
+#undef FROM_FILE
+        for (size_t i = 0; i < sizeof(from_file) / sizeof(from_file[0]); i++)
+                if (!*from_file[i].field)
+                        *from_file[i].field = config_get(cfg, from_file[i].key);
         bool cpuset = true;
         if (!o->no_cpuset && (r = config_get_bool(cfg, "agent.cpuset", &cpuset, err, errlen)) < 0 && r != -ENOENT)
                 return r;

@@ -254,10 +254,9 @@ int coloc_dispatcher_set_alpha(sched_dispatcher *base, const char *const *types,
 }
 
 int coloc_dispatcher_new(sched_dispatcher **out) {
-        coloc_d *d = calloc(1, sizeof(*d));
+        coloc_d *d = sched_dispatcher_alloc(sizeof(*d), &coloc_ops, 0);
         if (!d)
                 return -ENOMEM;
-        sched_dispatcher_init(&d->base, &coloc_ops, 0);
         if (coloc_dispatcher_set_alpha(&d->base, NULL, 0, NULL) < 0) {
                 free(d);
                 return -ENOMEM;

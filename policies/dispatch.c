@@ -2,6 +2,7 @@
  * exits apart from the core's passes, and recording placements. */
 #include "dispatch.h"
 #include "coloc_dispatch.h"
+#include "idrank.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +25,11 @@ int sched_policy_new(const char *name, uint64_t seed, sched_heuristic *h, sched_
         return sched_heuristic_from_name(name, h) == 0 ? 0 : sched_dispatcher_new(name, seed, d);
 }
 
-void sched_dispatcher_init(sched_dispatcher *d, const sched_dispatcher_ops *ops, uint64_t seed) {
-        *d = (sched_dispatcher){ .ops = ops, .rng = seed };
+void *sched_dispatcher_alloc(size_t size, const sched_dispatcher_ops *ops, uint64_t seed) {
+        sched_dispatcher *d = calloc(1, size);
+        if (d)
+                *d = (sched_dispatcher){ .ops = ops, .rng = seed };
+        return d;
 }
 
 const char *sched_dispatcher_name(const sched_dispatcher *d) {
@@ -64,15 +68,11 @@ bool sched_pass_fits(const sched_pass *p, size_t j, size_t m) {
         return p->machines[m].up > 0 && res_fits(p->jobs[j].req, p->machines[m].free);
 }
 
+/* id_rank's key: the id of the pass's job i. */
+static uint64_t pass_job_id(const void *v, size_t i) { return ((const sched_job *)v)[i].id; }
+
 long sched_pass_find(const sched_pass *p, uint64_t id) {
-        size_t lo = 0, hi = p->njobs;
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (p->jobs[mid].id < id)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
+        size_t lo = id_rank(p->jobs, 0, p->njobs, id, pass_job_id);
         return lo < p->njobs && p->jobs[lo].id == id ? (long)lo : -1;
 }
 

@@ -103,5 +103,6 @@ long sched_pass_find(const sched_pass *p, uint64_t id);
 /* Make *array (of elem-sized items, *cap of them) hold at least need, doubling. Returns 0 or
  * -ENOMEM (the array is then unchanged). */
 int sched_grow(void *array, size_t *cap, size_t need, size_t elem);
-/* Set up the shared part of a dispatcher of that policy. */
-void sched_dispatcher_init(sched_dispatcher *d, const sched_dispatcher_ops *ops, uint64_t seed);
+/* A new dispatcher of that policy: size bytes (the policy's struct, whose first member is its
+ * sched_dispatcher), zero but for the shared part; NULL when out of memory. The caller's. */
+void *sched_dispatcher_alloc(size_t size, const sched_dispatcher_ops *ops, uint64_t seed);

@@ -103,10 +103,6 @@ static const sched_dispatcher_ops greedy_ops = {
 };
 
 int sched_greedy_new(uint64_t seed, sched_dispatcher **out) {
-        greedy *g = calloc(1, sizeof(*g));
-        if (!g)
-                return -ENOMEM;
-        sched_dispatcher_init(&g->base, &greedy_ops, seed);
-        *out = &g->base;
-        return 0;
+        *out = sched_dispatcher_alloc(sizeof(greedy), &greedy_ops, seed);
+        return *out ? 0 : -ENOMEM;
 }

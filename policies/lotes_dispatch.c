@@ -327,10 +327,9 @@ static const sched_dispatcher_ops lotes_ops = {
 };
 
 int lotes_dispatcher_new(const lotes_problem *p, const lotes_plan *plan, uint64_t seed, sched_dispatcher **out) {
-        lotes_dispatcher *d = calloc(1, sizeof(*d));
+        lotes_dispatcher *d = sched_dispatcher_alloc(sizeof(*d), &lotes_ops, seed);
         if (!d)
                 return -ENOMEM;
-        sched_dispatcher_init(&d->base, &lotes_ops, seed);
         d->p = p;
         d->plan = plan;
         d->machines = calloc(p->nconfigs, sizeof(*d->machines));

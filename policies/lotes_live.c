@@ -252,12 +252,8 @@ static const sched_dispatcher_ops live_ops = {
 };
 
 int lotes_live_new(uint64_t seed, sched_dispatcher **out) {
-        live *d = calloc(1, sizeof(*d));
-        if (!d)
-                return -ENOMEM;
-        sched_dispatcher_init(&d->base, &live_ops, seed);
-        *out = &d->base;
-        return 0;
+        *out = sched_dispatcher_alloc(sizeof(live), &live_ops, seed);
+        return *out ? 0 : -ENOMEM;
 }
 
 int lotes_live_swap(sched_dispatcher *base, lotes_model *m) {

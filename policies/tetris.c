@@ -93,12 +93,8 @@ static const sched_dispatcher_ops tetris_ops = {
 };
 
 int sched_tetris_new(uint64_t seed, sched_dispatcher **out) {
-        tetris *t = calloc(1, sizeof(*t));
-        if (!t)
-                return -ENOMEM;
-        sched_dispatcher_init(&t->base, &tetris_ops, seed);
-        *out = &t->base;
-        return 0;
+        *out = sched_dispatcher_alloc(sizeof(tetris), &tetris_ops, seed);
+        return *out ? 0 : -ENOMEM;
 }
 
 int sched_tetris_set_runtime(sched_dispatcher *d, sched_runtime_fn runtime_on, void *ctx) {

@@ -448,39 +448,42 @@ int proto_get_int(const cJSON *msg, const char *field, int64_t min, int64_t max,
         return 0;
 }
 
-int proto_get_str(const cJSON *msg, const char *field, const char **out, char err[PROTO_ERRLEN]) {
-        const cJSON *item = cJSON_GetObjectItemCaseSensitive(msg, field);
-        if (!item)
+/* msg's field into *item when is() holds for it: -ENOENT when msg has none, -EINVAL with
+ * "<field>: must be <what>" in err when it is of another type. */
+static int get_typed(const cJSON *msg, const char *field, cJSON_bool (*is)(const cJSON *), const char *what,
+                     const cJSON **item, char err[PROTO_ERRLEN]) {
+        *item = cJSON_GetObjectItemCaseSensitive(msg, field);
+        if (!*item)
                 return -ENOENT;
-        if (!cJSON_IsString(item)) {
-                snprintf(err, PROTO_ERRLEN, "%s: must be a string", field);
+        if (!is(*item)) {
+                snprintf(err, PROTO_ERRLEN, "%s: must be %s", field, what);
                 return -EINVAL;
         }
-        *out = item->valuestring;
         return 0;
 }
 
+int proto_get_str(const cJSON *msg, const char *field, const char **out, char err[PROTO_ERRLEN]) {
+        const cJSON *item;
+        int r = get_typed(msg, field, cJSON_IsString, "a string", &item, err);
+        if (r == 0)
+                *out = item->valuestring;
+        return r;
+}
+
 int proto_get_bool(const cJSON *msg, const char *field, bool *out, char err[PROTO_ERRLEN]) {
-        const cJSON *item = cJSON_GetObjectItemCaseSensitive(msg, field);
-        if (!item)
-                return -ENOENT;
-        if (!cJSON_IsBool(item)) {
-                snprintf(err, PROTO_ERRLEN, "%s: must be true or false", field);
-                return -EINVAL;
-        }
-        *out = cJSON_IsTrue(item);
-        return 0;
+        const cJSON *item;
+        int r = get_typed(msg, field, cJSON_IsBool, "true or false", &item, err);
+        if (r == 0)
+                *out = cJSON_IsTrue(item);
+        return r;
 }
 
 int proto_get_strv(const cJSON *msg, const char *field, size_t max_items, bool allow_empty, char ***out,
                    char err[PROTO_ERRLEN]) {
-        const cJSON *arr = cJSON_GetObjectItemCaseSensitive(msg, field);
-        if (!arr)
-                return -ENOENT;
-        if (!cJSON_IsArray(arr)) {
-                snprintf(err, PROTO_ERRLEN, "%s: must be an array of strings", field);
-                return -EINVAL;
-        }
+        const cJSON *arr;
+        int r = get_typed(msg, field, cJSON_IsArray, "an array of strings", &arr, err);
+        if (r < 0)
+                return r;
         size_t n = (size_t)cJSON_GetArraySize(arr);
         if (n > max_items) {
                 snprintf(err, PROTO_ERRLEN, "%s: more than %zu items", field, max_items);

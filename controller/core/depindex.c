@@ -95,59 +95,28 @@ int depidx_check(struct ctl_state *st, const job_spec *spec, char err[PROTO_ERRL
 
 /* --- the hash table -------------------------------------------------------------------------- */
 
-static size_t slot_of(const depidx *d, uint64_t id) {
-        uint64_t h = id * 0x9E3779B97F4A7C15ull; /* Fibonacci hashing: consecutive ids spread */
-        return (size_t)(h >> 17) & (d->cap - 1);
-}
+_Static_assert(offsetof(depidx_target, id) == 0, "a record's id is its key in the idmap");
 
-static depidx_target *find(depidx *d, uint64_t id) {
-        for (size_t i = d->cap ? slot_of(d, id) : 0; d->cap && d->slots[i].id; i = (i + 1) & (d->cap - 1))
-                if (d->slots[i].id == id)
-                        return &d->slots[i];
-        return NULL;
-}
+static depidx_target *find(depidx *d, uint64_t id) { return idmap_find(&d->recs, id); }
 
-static depidx_target *insert_slot(depidx *d, uint64_t id) {
-        size_t i = slot_of(d, id);
-        while (d->slots[i].id)
-                i = (i + 1) & (d->cap - 1);
-        d->slots[i] = (depidx_target){ .id = id };
-        d->used++;
-        return &d->slots[i];
-}
-
-/* Keep the load at most a half. Returns 0 or -ENOMEM. */
-static int grow(depidx *d) {
-        if (2 * (d->used + 1) <= d->cap)
-                return 0;
-        depidx old = *d;
-        size_t cap = d->cap ? 2 * d->cap : 64;
-        depidx_target *slots = calloc(cap, sizeof(*slots));
-        if (!slots)
-                return -ENOMEM;
-        d->slots = slots;
-        d->cap = cap;
-        d->used = 0;
-        for (size_t i = 0; i < old.cap; i++)
-                if (old.slots[i].id)
-                        *insert_slot(d, old.slots[i].id) = old.slots[i];
-        free(old.slots);
-        return 0;
-}
-
-/* Remove t, moving back the entries after it that probed past its slot. */
-static void erase(depidx *d, depidx_target *t) {
-        size_t hole = (size_t)(t - d->slots);
-        free(t->w);
-        for (size_t i = (hole + 1) & (d->cap - 1); d->slots[i].id; i = (i + 1) & (d->cap - 1)) {
-                size_t home = slot_of(d, d->slots[i].id);
-                if (((i - home) & (d->cap - 1)) >= ((i - hole) & (d->cap - 1))) {
-                        d->slots[hole] = d->slots[i];
-                        hole = i;
-                }
+/* A new record of id, zero but for it. Returns NULL on -ENOMEM. */
+static depidx_target *insert(depidx *d, uint64_t id) {
+        depidx_target *t = calloc(1, sizeof(*t));
+        if (!t)
+                return NULL;
+        t->id = id;
+        if (idmap_add(&d->recs, t) < 0) {
+                free(t);
+                return NULL;
         }
-        d->slots[hole] = (depidx_target){ 0 };
-        d->used--;
+        return t;
+}
+
+/* Remove t and free it. */
+static void erase(depidx *d, depidx_target *t) {
+        (void)idmap_remove(&d->recs, t->id);
+        free(t->w);
+        free(t);
 }
 
 /* The record of id, made (by counting) when missing. Returns NULL when id names no job
@@ -163,9 +132,8 @@ static depidx_target *record(struct ctl_state *st, uint64_t id, bool *unknown) {
                 *unknown = true;
                 return NULL;
         }
-        if (grow(d) < 0)
+        if (!(t = insert(d, id)))
                 return NULL;
-        t = insert_slot(d, id);
         t->members = c.members;
         t->started = c.started;
         t->ended = c.ended;
@@ -215,11 +183,11 @@ static void count_running(depidx *d, const job *j, job_state was) {
                 t->started++;
                 return;
         }
-        if (grow(d->names) < 0) {
+        if (!(t = insert(d->names, key))) {
                 log_error("job=%llu out of memory: a singleton of its name may start beside it", (unsigned long long)j->id);
                 return;
         }
-        insert_slot(d->names, key)->started = 1;
+        t->started = 1;
 }
 
 /* Start counting running jobs by user and name, for the first singleton: those running now.
@@ -314,8 +282,7 @@ static void decide(struct ctl_state *st, uint64_t id, int64_t now) {
                                                      .job = w.waiter }, false);
                         continue;
                 }
-                ctl_end_pending(st, w.waiter, now, why); /* pushes its own records, decided later */
-                t = find(&st->deps, id); /* no record is added or removed meanwhile; the table stays */
+                ctl_end_pending(st, w.waiter, now, why); /* pushes its own records, decided later; t stays */
         }
         if (t->nw == 0)
                 erase(&st->deps, t);
@@ -336,7 +303,7 @@ void depidx_changed(struct ctl_state *st, job *j, job_state was, int64_t now) {
         depidx *d = &st->deps;
         uint64_t keys[2] = { j->array_first != j->id ? j->id : 0, j->array_first };
         count_running(d, j, was);
-        if (!d->used)
+        if (!d->recs.n)
                 return;
         for (size_t k = 0; k < 2; k++) {
                 depidx_target *t = keys[k] ? find(d, keys[k]) : NULL;
@@ -366,9 +333,13 @@ void depidx_free(depidx *d) {
         if (d->names)
                 depidx_free(d->names);
         free(d->names);
-        for (size_t i = 0; i < d->cap; i++)
-                free(d->slots[i].w);
-        free(d->slots);
+        for (size_t i = 0; i < d->recs.cap; i++) {
+                depidx_target *t = d->recs.slots[i];
+                if (t)
+                        free(t->w);
+                free(t);
+        }
+        idmap_free(&d->recs);
         free(d->todo);
         *d = (depidx){ 0 };
 }

@@ -10,8 +10,9 @@
  * cancelled unless kill_invalid_depend = no). A record without entries is dropped; a later
  * waiter makes it again, counting the array's members once (O(array)).
  *
- * Records live in an open-addressing hash table (linear probing, backward-shift deletion). */
+ * Records live in an idmap (idmap.h), by their id. */
 #pragma once
+#include "idmap.h"
 #include "job.h"
 #include <stdbool.h>
 #include <stddef.h>
@@ -23,15 +24,14 @@ typedef struct depidx_waiter {
 } depidx_waiter;
 
 typedef struct depidx_target {
-        uint64_t id; /* 0: a free slot */
+        uint64_t id; /* first: the record's key in its idmap */
         uint32_t members, started, ended, ok;
         depidx_waiter *w;
         uint32_t nw, capw;
 } depidx_target;
 
 typedef struct depidx {
-        depidx_target *slots;
-        size_t cap, used;
+        idmap recs;     /* depidx_target records, each allocated */
         uint64_t *todo; /* records whose entries a transition may decide */
         size_t ntodo, captodo;
         bool draining;

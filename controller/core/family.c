@@ -2,6 +2,7 @@
 #include "family.h"
 #include "arrays.h"
 #include "depend.h"
+#include "idrank.h"
 #include "state.h"
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -10,17 +11,12 @@
 
 /* --- the index ------------------------------------------------------------------------------- */
 
+/* id_rank's key: the id of unit i. */
+static uint64_t unit_id(const void *v, size_t i) { return ((const famidx_unit *)v)[i].id; }
+
 /* The position of the first unit whose id is >= id. */
 static size_t unit_rank(const famidx *f, uint64_t id) {
-        size_t lo = 0, hi = f->n;
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (f->v[mid].id < id)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return lo;
+        return id_rank(f->v, 0, f->n, id, unit_id);
 }
 
 static famidx_unit *unit_find(const famidx *f, uint64_t id) {

@@ -1,6 +1,7 @@
 /* state.c - the controller's cluster state machine (see state.h). */
 #include "state.h"
 #include "arrays.h"
+#include "idrank.h"
 #include "state_int.h"
 #include "log.h"
 #include <errno.h>
@@ -68,16 +69,12 @@ void ctl_free(ctl_state *st) {
         *st = (ctl_state){ 0 };
 }
 
+/* id_rank's key: the id of the job v[i] points to. */
+static uint64_t job_ptr_id(const void *v, size_t i) { return ((job *const *)v)[i]->id; }
+
 /* The position of the first of v[lo..hi), in id order, whose id is >= id. O(log n). */
 size_t ctl_jobs_rank(job *const *v, size_t lo, size_t hi, uint64_t id) {
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (v[mid]->id < id)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return lo;
+        return id_rank(v, lo, hi, id, job_ptr_id);
 }
 
 size_t ctl_first_job_from(const ctl_state *st, uint64_t id) {

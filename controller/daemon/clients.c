@@ -43,6 +43,15 @@ int client_request_id(conn *c, const cJSON *msg, const char *const *fields, uint
         return 0;
 }
 
+int client_request_fields(conn *c, const cJSON *msg, const char *const *fields) {
+        char err[PROTO_ERRLEN];
+        if (proto_check_fields(msg, fields, err) < 0) {
+                client_reply_error(c, err);
+                return -EINVAL;
+        }
+        return 0;
+}
+
 cJSON *client_job_reply(const job *j) {
         cJSON *msg = proto_new("job"), *rec = job_to_json(j);
         if (!msg || !rec || !cJSON_AddItemToObject(msg, "job", rec)) {
@@ -376,7 +385,7 @@ static void handle_array(ctl_server *srv, conn *c, const cJSON *msg) {
 
 static const struct {
         const char *type;
-        void (*handle)(ctl_server *srv, conn *c, const cJSON *msg);
+        client_request_fn *handle;
 } requests[] = {
         { "submit", handle_submit }, { "queue", handle_queue }, { "show", handle_show },
         { "cancel", client_cancel }, { "wait", handle_wait },   { "nodes", client_nodes },

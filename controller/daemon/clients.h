@@ -16,26 +16,24 @@ void client_reply(conn *c, cJSON *msg);
 void client_reply_error(conn *c, const char *text);
 /* Check the request's fields and read its "id". Returns 0 or -EINVAL (error already sent). */
 int client_request_id(conn *c, const cJSON *msg, const char *const *fields, uint64_t *id);
+/* Check the request's fields. Returns 0 or -EINVAL (error already sent). */
+int client_request_fields(conn *c, const cJSON *msg, const char *const *fields);
 /* {"type":"job","job":{...}} for j; NULL when out of memory. */
 cJSON *client_job_reply(const job *j);
 
-/* The requests of clients_change.c (docs/protocol.md, "Client link"). */
-void client_cancel(ctl_server *srv, conn *c, const cJSON *msg);
-void client_hold(ctl_server *srv, conn *c, const cJSON *msg);
-void client_release(ctl_server *srv, conn *c, const cJSON *msg);
-void client_update(ctl_server *srv, conn *c, const cJSON *msg);
+/* A request's handler: answers c's request msg (docs/protocol.md, "Client link"); msg stays the
+ * caller's. */
+typedef void client_request_fn(ctl_server *srv, conn *c, const cJSON *msg);
+
+/* The requests of clients_change.c. */
+client_request_fn client_cancel, client_hold, client_release, client_update;
 
 /* The requests of clients_cluster.c. */
-void client_nodes(ctl_server *srv, conn *c, const cJSON *msg);
-void client_shares(ctl_server *srv, conn *c, const cJSON *msg);
-void client_reload(ctl_server *srv, conn *c, const cJSON *msg);
-void client_alpha_put(ctl_server *srv, conn *c, const cJSON *msg);
-void client_alpha_get(ctl_server *srv, conn *c, const cJSON *msg);
-void client_drain(ctl_server *srv, conn *c, const cJSON *msg);
-void client_resume(ctl_server *srv, conn *c, const cJSON *msg);
+client_request_fn client_nodes, client_shares, client_reload, client_alpha_put, client_alpha_get, client_drain,
+        client_resume;
 
 /* The job families of clients_family.c: the family request; show's "family" section (nothing
  * when j has none) and a listed record's "family" id. Return 0 or -ENOMEM. */
-void client_family(ctl_server *srv, conn *c, const cJSON *msg);
+client_request_fn client_family;
 int client_family_add(ctl_server *srv, const job *j, cJSON *reply);
 int client_family_id_add(ctl_server *srv, const job *j, cJSON *rec);

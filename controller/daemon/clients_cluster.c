@@ -14,11 +14,8 @@
 
 void client_nodes(ctl_server *srv, conn *c, const cJSON *msg) {
         static const char *const none[] = { NULL };
-        char err[PROTO_ERRLEN];
-        if (proto_check_fields(msg, none, err) < 0) {
-                client_reply_error(c, err);
+        if (client_request_fields(c, msg, none) < 0)
                 return;
-        }
         cJSON *out = proto_new("nodes"), *nodes = status_nodes(&srv->state);
         if (!out || !nodes || !cJSON_AddItemToObject(out, "nodes", nodes)) {
                 cJSON_Delete(out);
@@ -226,10 +223,8 @@ void client_shares(ctl_server *srv, conn *c, const cJSON *msg) {
 void client_reload(ctl_server *srv, conn *c, const cJSON *msg) {
         static const char *const none[] = { NULL };
         char err[ERRLEN];
-        if (proto_check_fields(msg, none, err) < 0) {
-                client_reply_error(c, err);
+        if (client_request_fields(c, msg, none) < 0)
                 return;
-        }
         if (c->uid != 0 && c->uid != geteuid()) {
                 client_reply_error(c, "only root or the controller's user may reload it");
                 return;

@@ -93,7 +93,7 @@ START_TEST(a_chain_runs_in_order_and_a_failure_cancels_the_rest) {
                          "dependency afterok:2 can never be met: job 2 did not complete");
         ck_assert_int_eq(ctl_schedule(&st), 1);
         ck_assert_uint_eq(launch_ids[2], (uint64_t)any);
-        ck_assert_uint_eq(st.deps.used, 0); /* every record decided and dropped */
+        ck_assert_uint_eq(st.deps.recs.n, 0); /* every record decided and dropped */
 }
 END_TEST
 
@@ -107,7 +107,7 @@ START_TEST(a_cancel_cascades_down_a_long_chain) {
         ck_assert_int_eq(ctl_cancel(&st, 1, 1, 3000, err), 0);
         for (uint64_t i = 2; i <= 500; i++)
                 ck_assert_int_eq(state_of(i), JOB_CANCELLED);
-        ck_assert_uint_eq(st.deps.used, 0);
+        ck_assert_uint_eq(st.deps.recs.n, 0);
 }
 END_TEST
 
