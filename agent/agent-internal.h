@@ -68,7 +68,7 @@ struct agent {
         agent_job *queue, **queue_tail; /* jobs waiting for their turn to start, oldest first */
         sd_event_source *launcher;      /* starts the queue's first job, a job per turn */
         bool stopping; /* agent_stop: no ack will be waited for, a report written is done with */
-        struct jobsync *sync; /* the state directory's fsyncs and removals, off the loop */
+        struct jobsync *sync; /* the state directory's removals and the cgroups' slow writes, off the loop */
         cores *cores;  /* the cores whole-CPU jobs hold (jobcores.c); NULL: jobs get no cpuset */
         struct outread *outread; /* jobs' output read for their followers, off the loop (outread.h) */
 };

@@ -354,7 +354,7 @@ int agent_new(sd_event *e, const agent_config *cfg, cg_backend *cg, agent **out)
         if (r == 0)
                 r = jobstart_init(a);
         if (r == 0)
-                r = jobsync_new(e, cfg->state_dir, report_durable, a, &a->sync);
+                r = jobsync_new(e, cfg->state_dir, &a->sync);
         if (r == 0)
                 r = jobcores_init(a);
         if (r == 0)
@@ -403,7 +403,7 @@ size_t agent_stop(agent *a) {
         else if (a->jobs)
                 log_info("host=%s dir=%s: leaving %zu jobs running for the next agent to re-adopt", a->cfg.name,
                          a->cfg.state_dir, a->njobs);
-        jobsync_drain(a->sync); /* the reports of the jobs just stopped, sent once durable */
+        jobsync_drain(a->sync); /* the cgroups of the jobs just stopped gone, or the failure logged */
         if (!ctlink_is_ready(a->link))
                 return a->njobs;
         r = ctlink_flush(a->link, STOP_FLUSH_TIMEOUT_MS);

@@ -1,7 +1,7 @@
 /* jobdir.h - the agent's state directory (default /run/colony/<agent>): one set of files per
  * job (jobfile.h says which and what they hold), written so that a crash of the agent at any
- * instant leaves either the old content or the new one, never a torn file; a crash of the
- * machine too for the files made durable (jobdir.c says which, and why the others need not). */
+ * instant leaves either the old content or the new one, never a torn file (jobdir.c says why
+ * none needs to survive a crash of the machine). */
 #pragma once
 #include "jobfile.h"
 #include <stddef.h>
@@ -12,13 +12,8 @@
 int jobdir_open(const char *dir, char *err, size_t errlen);
 /* Replace the job's file of that kind with text atomically, not durably: write a temporary
  * file and rename it over the old one, so that a crash of the process leaves the old content or
- * the new one (a crash of the machine may leave neither: jobdir_sync then). Returns 0 or -errno. */
+ * the new one (a crash of the machine may leave neither). Returns 0 or -errno. */
 int jobdir_replace(const char *dir, uint64_t id, jobfile_kind kind, const char *text);
-/* Make the job's file of that kind durable (fsync; the directory's entry needs
- * jobdir_sync_dir). Returns 0, -ENOENT when it is gone, or -errno. */
-int jobdir_sync(const char *dir, uint64_t id, jobfile_kind kind);
-/* Make the directory's entries durable: the renames and removals done in it. Returns 0 or -errno. */
-int jobdir_sync_dir(const char *dir);
 /* Read the job's file of that kind into malloc'ed *text. Returns 0, -ENOENT or -errno. */
 int jobdir_read(const char *dir, uint64_t id, jobfile_kind kind, char **text);
 /* Remove every file of the job (a missing one is fine). Returns 0 or the first -errno. */

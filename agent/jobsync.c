@@ -1,4 +1,4 @@
-/* jobsync.c - the state directory's fsyncs and removals on a thread (see jobsync.h). */
+/* jobsync.c - the agent's slow state directory and cgroup work, on a thread (see jobsync.h). */
 #include "jobsync.h"
 #include "cgroup.h"
 #include "jobdir.h"
@@ -12,12 +12,12 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-typedef enum op_kind { OP_REPORT, OP_REMOVE_ALL, OP_REMOVE_REPORT, OP_REMOVE_CGROUP, OP_SET_CPUS } op_kind;
+typedef enum op_kind { OP_REMOVE_ALL, OP_REMOVE_REPORT, OP_REMOVE_CGROUP, OP_SET_CPUS } op_kind;
 
 typedef struct op {
         op_kind kind;
         uint64_t id;
-        char *text; /* OP_REPORT: for the callback; OP_REMOVE_CGROUP, OP_SET_CPUS: the cgroup's name */
+        char *text; /* OP_REMOVE_CGROUP, OP_SET_CPUS: the cgroup's name */
         int r;      /* the outcome, set by the thread */
         struct op *next;
         cg_backend *cg; /* OP_REMOVE_CGROUP, OP_SET_CPUS */
@@ -36,8 +36,6 @@ struct jobsync {
         bool quit;
         int efd;
         sd_event_source *source;
-        jobsync_durable_fn durable;
-        void *userdata;
 };
 
 /* Append the list l to the list ending at *tail; returns the new tail. */
@@ -48,25 +46,14 @@ static op **append(op **tail, op *l) {
         return tail;
 }
 
-/* The thread's work on a batch: the reports first, each fsynced, then the directory once, so
- * that a burst of ends costs one fsync of the directory; then the removals. */
+/* The thread's work on a batch, in the order queued. */
 static void run_batch(jobsync *s, op *batch) {
-        bool synced = false;
-        int r;
-
-        for (op *o = batch; o; o = o->next)
-                if (o->kind == OP_REPORT && (o->r = jobdir_sync(s->dir, o->id, JOBFILE_DONE)) == 0)
-                        synced = true;
-        if (synced && (r = jobdir_sync_dir(s->dir)) < 0)
-                for (op *o = batch; o; o = o->next)
-                        if (o->kind == OP_REPORT && o->r == 0)
-                                o->r = r;
         for (op *o = batch; o; o = o->next)
                 if (o->kind == OP_REMOVE_CGROUP)
                         o->r = cg_job_rmdir(o->cg, o->text);
                 else if (o->kind == OP_SET_CPUS)
                         o->r = cg_job_set_cpus(o->cg, o->text, o->cpus, NULL, 0);
-                else if (o->kind != OP_REPORT)
+                else
                         o->r = o->kind == OP_REMOVE_ALL ? jobdir_remove(s->dir, o->id)
                                                         : jobdir_remove_kind(s->dir, o->id, JOBFILE_DONE);
 }
@@ -114,7 +101,7 @@ static void log_failure(const jobsync *s, const op *o) {
         }
 }
 
-/* Take the done list and hand each report to the callback; log the removals that failed. */
+/* Take the done list and log what failed in it. */
 static void run_done(jobsync *s) {
         op *l;
 
@@ -127,12 +114,9 @@ static void run_done(jobsync *s) {
                 op *o = l;
 
                 l = o->next;
-                if (o->kind == OP_REPORT)
-                        s->durable(o->id, o->text, o->r, s->userdata);
-                else if (o->r < 0)
+                if (o->r < 0)
                         log_failure(s, o);
-                if (o->kind != OP_REPORT) /* a report's text went to the callback */
-                        free(o->text);
+                free(o->text);
                 free(o->cpus);
                 free(o);
         }
@@ -166,10 +150,6 @@ static int queue(jobsync *s, op_kind kind, uint64_t id, char *text, cg_backend *
         return 0;
 }
 
-int jobsync_report(jobsync *s, uint64_t id, char *text) {
-        return queue(s, OP_REPORT, id, text, NULL, NULL);
-}
-
 int jobsync_remove(jobsync *s, uint64_t id, bool all) {
         return queue(s, all ? OP_REMOVE_ALL : OP_REMOVE_REPORT, id, NULL, NULL, NULL);
 }
@@ -193,7 +173,7 @@ int jobsync_set_cpus(jobsync *s, cg_backend *cg, uint64_t id, const char *cgroup
 
 /* The kinds of operation as a set, for holds(). */
 #define KIND(k) (1u << (k))
-#define ANY_KIND (KIND(OP_REPORT) | KIND(OP_REMOVE_ALL) | KIND(OP_REMOVE_REPORT) | KIND(OP_REMOVE_CGROUP) | KIND(OP_SET_CPUS))
+#define REMOVALS (KIND(OP_REMOVE_ALL) | KIND(OP_REMOVE_REPORT))
 
 /* Whether the list l holds an operation on id of one of the kinds in the set. */
 static bool holds(const op *l, uint64_t id, unsigned kinds) {
@@ -212,14 +192,12 @@ static bool pending(jobsync *s, uint64_t id, unsigned kinds) {
         return r;
 }
 
-bool jobsync_pending(jobsync *s, uint64_t id) {
-        return pending(s, id, ANY_KIND);
-}
+bool jobsync_pending(jobsync *s, uint64_t id) { return pending(s, id, REMOVALS); }
 
 int jobsync_replace(jobsync *s, uint64_t id, jobfile_kind kind, const char *text) {
         /* A removal of the job's files would take the new one; a new run's record comes before
          * its shepherd makes the job's cgroup, which the old run's must not be then. */
-        unsigned wait = KIND(OP_REMOVE_ALL) | KIND(OP_REMOVE_REPORT) | (kind == JOBFILE_RECORD ? KIND(OP_REMOVE_CGROUP) : 0);
+        unsigned wait = REMOVALS | (kind == JOBFILE_RECORD ? KIND(OP_REMOVE_CGROUP) : 0);
 
         if (pending(s, id, wait))
                 jobsync_drain(s);
@@ -234,7 +212,7 @@ void jobsync_drain(jobsync *s) {
         run_done(s);
 }
 
-int jobsync_new(sd_event *e, const char *dir, jobsync_durable_fn durable, void *userdata, jobsync **out) {
+int jobsync_new(sd_event *e, const char *dir, jobsync **out) {
         jobsync *s = calloc(1, sizeof(*s));
         sigset_t all, old;
         int r;
@@ -245,8 +223,6 @@ int jobsync_new(sd_event *e, const char *dir, jobsync_durable_fn durable, void *
         }
         s->todo_tail = &s->todo;
         s->done_tail = &s->done;
-        s->durable = durable;
-        s->userdata = userdata;
         pthread_mutex_init(&s->lock, NULL);
         pthread_cond_init(&s->wake, NULL);
         pthread_cond_init(&s->idle, NULL);

@@ -1,11 +1,11 @@
-/* jobsync.h - the state directory's slow work, on a thread of its own, so that the agent's loop
- * never waits for the disk (jobdir.c says what each file needs).
+/* jobsync.h - the state directory's and the cgroups' slow work, on a thread of its own, so that
+ * the agent's loop never waits for the disk or cgroupfs (jobdir.c says what each file needs).
  *
- * The loop queues operations; the thread takes what is queued as one batch, in order: it fsyncs
- * each kept report of the batch, then the directory once for them all, and removes the files
- * of acknowledged jobs and the cgroups of ended ones, and moves jobs sharing cores. The loop hears of a finished batch by an eventfd and runs, in queue
- * order, the callback of each report made durable: there it sends the report. The thread makes
- * system calls only (no allocation, no logging), so that the agent's forks stay safe. */
+ * The loop queues operations; the thread takes what is queued as one batch and runs it in
+ * order: it removes the files of acknowledged jobs and the cgroups of ended ones, and moves jobs
+ * sharing cores. The loop hears of a finished batch by an eventfd and logs what failed. No
+ * report waits for the thread: none is fsynced (jobdir.c says why). The thread makes system
+ * calls only (no allocation, no logging), so that the agent's forks stay safe. */
 #pragma once
 #include "cgroup.h"
 #include "jobfile.h"
@@ -15,21 +15,14 @@
 
 typedef struct jobsync jobsync;
 
-/* The job's kept report is durable (r = 0) or could not be made so (-errno); text is what was
- * queued with it, the callee's to free. Runs on the loop. */
-typedef void (*jobsync_durable_fn)(uint64_t id, char *text, int r, void *userdata);
-
 /* Start the thread for state directory dir (copied) and watch its eventfd on e. Returns 0 or
  * -errno. */
-int jobsync_new(sd_event *e, const char *dir, jobsync_durable_fn durable, void *userdata, jobsync **out);
-/* Queue making the job's report file (JOBFILE_DONE, written with jobdir_replace) durable; text
- * (owned by the queue from now on, even on failure) goes to the callback. Returns 0 or -ENOMEM. */
-int jobsync_report(jobsync *s, uint64_t id, char *text);
+int jobsync_new(sd_event *e, const char *dir, jobsync **out);
 /* Queue the removal of the job's files: every kind, or only its report (a later attempt of the
  * job runs here). A failure is logged when the loop hears of it. Returns 0 or -ENOMEM. */
 int jobsync_remove(jobsync *s, uint64_t id, bool all);
 /* Queue the removal of the job's emptied cgroup (cg_job_rmdir: up to 0.5 s of retries while
- * killed tasks leave, and the pruning of its departments), after the fsyncs of its batch; a
+ * killed tasks leave, and the pruning of its departments), in order with the rest; a
  * record written for the job meanwhile (jobsync_replace) waits for it, so that a later attempt's
  * launch never finds it. cgroup is copied. A failure is logged when the loop hears of it.
  * Returns 0 or -ENOMEM. */
@@ -44,10 +37,11 @@ int jobsync_set_cpus(jobsync *s, cg_backend *cg, uint64_t id, const char *cgroup
  * thread, which happens only when a job comes back to this host the moment its earlier run
  * ended or its report was acknowledged. Returns 0 or -errno. */
 int jobsync_replace(jobsync *s, uint64_t id, jobfile_kind kind, const char *text);
-/* Whether an operation on the job is queued or under way. */
+/* Whether a removal of the job's files (jobsync_remove) is queued or under way: its report was
+ * acknowledged, and is not to be sent again. */
 bool jobsync_pending(jobsync *s, uint64_t id);
-/* Wait for the thread to finish everything queued, and run the callbacks of what it did. */
+/* Wait for the thread to finish everything queued, and log what failed. */
 void jobsync_drain(jobsync *s);
-/* Finish what is queued (callbacks are not run: the reports stay on disk for the next agent),
- * stop the thread and free everything. NULL is fine. */
+/* Finish what is queued (failures are not logged), stop the thread and free everything. NULL is
+ * fine. */
 void jobsync_free(jobsync *s);

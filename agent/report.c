@@ -38,9 +38,9 @@ static void send_report(agent *a, uint64_t id, cJSON *msg, bool built, bool trac
                           id, a->cfg.controller);
 }
 
-/* Keep the report on disk until the controller acknowledges it, and send it once the sync
- * thread has made it durable (report_durable): a report the controller may act on is one a
- * rebooted host still holds. A report that cannot be kept goes at once. */
+/* Keep the report in the state directory until the controller acknowledges it, so that a
+ * restarted agent sends it again, and send it at once: the controller's log makes it durable
+ * before anything acts on it (jobdir.c). A report that cannot be kept goes all the same. */
 static void send_finished(agent *a, uint64_t id, uint32_t attempt, job_state st, const job_result *r,
                           int64_t end_usec) {
         cJSON *m = proto_new("finished");
@@ -51,32 +51,12 @@ static void send_finished(agent *a, uint64_t id, uint32_t attempt, job_state st,
         char *text = ok ? proto_print(m) : NULL;
         int k = text ? jobsync_replace(a->sync, id, JOBFILE_DONE, text) : -ENOMEM;
 
-        if (k == 0) {
-                k = jobsync_report(a->sync, id, text);
-                text = NULL; /* the queue's, even when it failed */
-        }
         free(text);
-        if (k == 0) {
-                cJSON_Delete(m);
-                return;
-        }
-        if (ok)
+        if (k < 0 && ok)
                 log_errno(LOG_WARNING, k, "job=%" PRIu64 " dir=%s: cannot keep the report on disk, sending it now", id,
                           a->cfg.state_dir);
         send_report(a, id, m, ok, true);
         cJSON_Delete(m);
-}
-
-void report_durable(uint64_t id, char *text, int r, void *userdata) {
-        agent *a = userdata;
-        cJSON *m = cJSON_Parse(text);
-
-        if (r < 0)
-                log_errno(LOG_WARNING, r, "job=%" PRIu64 " dir=%s: cannot make the kept report durable; sending it",
-                          id, a->cfg.state_dir);
-        send_report(a, id, m, m != NULL, true);
-        cJSON_Delete(m);
-        free(text);
 }
 
 /* The job's report is done with: remove its files, or only the report when a later attempt of
@@ -254,12 +234,8 @@ static void report_resend(agent *a, uint64_t id, const char *text) {
                             a->cfg.state_dir);
                 (void)jobdir_remove(a->cfg.state_dir, id);
         } else {
-                char *copy = strdup(text);
-
                 log_info("job=%" PRIu64 ": sending the report a previous agent kept", id);
-                /* That agent may have died before its fsync: durable first, as every report. */
-                if (!copy || jobsync_report(a->sync, id, copy) < 0)
-                        send_report(a, id, m, true, true);
+                send_report(a, id, m, true, true);
         }
         cJSON_Delete(m);
 }
@@ -277,7 +253,7 @@ int report_resend_kept(agent *a, void (*other)(agent *a, uint64_t id)) {
         for (size_t i = 0; i < n; i++) {
                 char *text = NULL;
 
-                if (jobsync_pending(a->sync, ids[i])) /* sent once durable, or being forgotten */
+                if (jobsync_pending(a->sync, ids[i])) /* acknowledged, being forgotten */
                         continue;
                 if (jobdir_read(a->cfg.state_dir, ids[i], JOBFILE_DONE, &text) == 0)
                         report_resend(a, ids[i], text);

@@ -22,9 +22,6 @@ void report_not_run(agent *a, uint64_t id, uint32_t attempt, job_state st, const
 uint32_t report_kept_attempt(agent *a, uint64_t id);
 /* The controller has stored the end of an attempt of a job: its kept report may go. */
 void report_handle_ack(agent *a, const cJSON *msg);
-/* jobsync's callback (userdata: the agent): the job's kept report text is durable (r = 0) or
- * cannot be made so (logged): send it. Frees text. */
-void report_durable(uint64_t id, char *text, int r, void *userdata);
 /* ctlink's written callback: a stopping agent is done with a report once it is written. */
 void report_written(uint64_t id, void *userdata);
 /* Send every report kept in the state directory, a previous agent's too; each job there with

@@ -3,7 +3,8 @@
 # agent runs are reported with their own exit status, long ones keep running and reporting
 # usage, one is cancelled through its adopted cgroup, and none is started twice. Then SIGKILL
 # the controller and the agent together, SIGTERM an agent started without --stop-jobs-on-exit,
-# and SIGKILL the agent with its jobs. At the end no cgroup, process or state file is left.
+# SIGKILL the agent with its jobs, and SIGKILL it while the stopped controller has read neither
+# a job's end nor another's start. At the end no cgroup, process or state file is left.
 . "$(dirname "$0")/lib.sh"
 # A reconnect window wide enough for a slow (TCG) guest: what is tested is what happens inside it.
 cluster_up --agents 1 --agent-cpus 4 --agent-mem 2G --agent-timeout-ms 30000
@@ -178,8 +179,56 @@ expect "$rq" completed 0 0
 [ "$(grep -cx rq "$runs")" = 2 ] || fail "job $rq started $(grep -cx rq "$runs") times, want 2 (its attempts)"
 note "agent killed with its jobs: job $crashed lost ($crashed_error), job $rq requeued and completed as attempt 2"
 
+# --- round 5: the agent is killed between a job's end and the controller's ack, and just after
+# another's launch: the controller is stopped (SIGSTOP) as the launch's record appears (the
+# started report comes after the shepherd's cgroups and exec, so most often unread) and before
+# the first job ends, and continued once the next agent runs. The kept report, written but not
+# fsynced (the controller's log makes the end durable), goes again from the next agent; the
+# launched job is re-adopted; each ends once, with its own status. ---
+cpid=$(cat "$DIR/controller.pid")
+stopped_fail() { kill -CONT "$cpid"; fail "$@"; }
+e5=$(submit e5 gate5-end 7)
+wait_state "$e5" running
+for ((i = 0; i < 50; i++)); do [ "$(grep -cx e5 "$runs")" -ge 1 ] && break; sleep 0.1; done
+r5=$(submit r5 gate5-run 0)
+# The record is written as the launch arrives, before the shepherd may start the job.
+for ((i = 0; i < 6000; i++)); do [ -f "$state_dir/job-$r5.json" ] && break; sleep 0.01; done
+kill -STOP "$cpid"
+[ -f "$state_dir/job-$r5.json" ] || stopped_fail "job $r5 never reached its agent"
+for ((i = 0; i < 300; i++)); do [ "$(grep -cx r5 "$runs")" -ge 1 ] && break; sleep 0.1; done
+[ "$(grep -cx r5 "$runs")" = 1 ] || stopped_fail "job $r5 did not start while the controller was stopped"
+note_procs "$e5" "$r5"
+open_gate gate5-end
+for ((i = 0; i < 300; i++)); do [ -f "$state_dir/job-$e5.done" ] && break; sleep 0.1; done
+[ -f "$state_dir/job-$e5.done" ] || stopped_fail "job $e5 ended, but its agent kept no report"
+kill_wait "$(agent_pid "$node")"
+restart_agent
+for ((i = 0; i < 300; i++)); do
+        grep -q "job=$e5: sending the report a previous agent kept" "$DIR/$node.log" && break
+        sleep 0.1
+done
+grep -q "job=$e5: sending the report a previous agent kept" "$DIR/$node.log" ||
+        stopped_fail "the next agent did not send job $e5's kept report"
+kill -CONT "$cpid"
+note "agent killed with job $e5's report unacknowledged and job $r5 launched as the controller stopped"
+expect "$e5" failed 7 0
+wait_state "$r5" running 30
+open_gate gate5-run
+expect "$r5" completed 0 0
+for ((i = 0; i < 300; i++)); do [ -e "$state_dir/job-$e5.done" ] || break; sleep 0.1; done
+[ ! -e "$state_dir/job-$e5.done" ] || fail "job $e5's report is still kept after its ack"
+# One end each; r5's started report may have died unread with the agent (an adopted job's start
+# is not reported again), so its start is at most once.
+for id in "$e5" "$r5"; do
+        seen=$(colony events --job "$id" --json | jq -r .what | tr '\n' ' ')
+        st=$(job_field "$id" state)
+        [ "$(grep -ow "$st" <<<"$seen" | wc -l)" = 1 ] && [ "$(grep -ow started <<<"$seen" | wc -l)" -le 1 ] ||
+                fail "job $id's events: $seen"
+        note "job $id's events: $seen"
+done
+
 # --- every job ended once, none ran twice (but the requeued one), nothing is left ---
-all=("${round1[@]}" "$s5" "$long2" "$long3" "$crashed")
+all=("${round1[@]}" "$s5" "$long2" "$long3" "$crashed" "$e5" "$r5")
 jobs=$(colony queue --all --json)
 [ "$(jq '.jobs | length' <<<"$jobs")" = $((${#all[@]} + 1)) ] || fail "the controller has $(jq '.jobs | length' <<<"$jobs") jobs"
 for id in "${all[@]}"; do
@@ -193,5 +242,5 @@ colony down --dir "$DIR" >/dev/null
 for p in "${procs[@]}"; do alive "$p" && fail "process ${p%%:*} outlived colony down"; done
 [ -z "$(leftover_cgroups)" ] || fail "cgroups left: $(leftover_cgroups)"
 [ ! -e "$state_dir" ] || fail "state directory left: $(ls -A "$state_dir")"
-note "$((${#all[@]} + 1)) jobs through 4 agent kills (one with the controller, one with its jobs) and a SIGTERM: each ended once, none ran twice but by requeue"
+note "$((${#all[@]} + 1)) jobs through 5 agent kills (one with the controller, one with its jobs, one with the controller stopped) and a SIGTERM: each ended once, none ran twice but by requeue"
 echo "PASS"

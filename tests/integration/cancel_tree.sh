@@ -18,8 +18,10 @@ colony cancel "$id" >/dev/null
 set +e; colony wait "$id" >/dev/null; set -e
 [ "$(job_field "$id" state)" = cancelled ] || fail "state $(job_field "$id" state), want cancelled"
 for p in "${procs[@]}"; do alive "$p" && fail "process ${p%%:*} survived the cancel"; done
+# The agent's sync thread removes the emptied cgroup beside the report, not before it.
 for ctl in cpu memory pids; do
         d=$(job_cgroup "$ctl" "$agent" "$id")
+        for ((i = 0; i < 300; i++)); do [ -e "$d" ] || break; sleep 0.1; done
         [ -e "$d" ] && fail "cgroup $d still exists"
 done
 echo "PASS"

@@ -165,8 +165,13 @@ read -r _ nacked completed failed cancelled oom lost requeues requeued_jobs star
 [ "$nacked" = "$acked" ] || fail "$acked jobs acknowledged, $nacked checked"
 [ ! -s "$DIR/overlaps" ] || fail "jobs ran twice at once: $(cat "$DIR/overlaps")"
 
-# Nothing is left while the agents still run: no job cgroup, no job process, no state file.
-left_cg=$(find /sys/fs/cgroup -maxdepth 7 -type d -path "*/colony-$PREFIX*/*" -name 'job-*' 2>/dev/null)
+# Nothing is left while the agents still run: no job cgroup, no job process, no state file. The
+# agents' sync threads remove an ended job's cgroup beside its report, not before it.
+for ((i = 0; i < 300; i++)); do
+        left_cg=$(find /sys/fs/cgroup -maxdepth 7 -type d -path "*/colony-$PREFIX*/*" -name 'job-*' 2>/dev/null)
+        [ -z "$left_cg" ] && break
+        sleep 0.1
+done
 [ -z "$left_cg" ] || fail "job cgroups left: $left_cg"
 echo "$job_script" | head -n1 >"$DIR/pattern" # from a file: grep's own command line must not match
 left_procs=$(grep -lsFf "$DIR/pattern" /proc/[0-9]*/cmdline || true)
