@@ -15,6 +15,7 @@
 #include "net.h"
 #include "proto.h"
 #include "tls.h"
+#include "wire.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -33,7 +34,6 @@
  * hello, so the agent must be back well within that, however many failed attempts came before. */
 #define BACKOFF_MAX_USEC (1000 * 1000ULL)
 #define HEARTBEAT_MAX_MS (3600 * 1000)
-#define READ_CHUNK 65536
 #define TIMER_ACCURACY_USEC 1000 /* heartbeats and retries on time, not sd-event's default 250 ms */
 
 /* Connected, the link waits for the controller's challenge, answers it with the hello, then
@@ -62,12 +62,9 @@ struct ctlink {
         const ctlink_ops *ops;
         void *userdata;
         link_state state;
-        int fd;
+        wire w;                /* this connection's socket (fd -1: none), plain or TLS */
         tls_ctx *tls;          /* borrowed; NULL: plain TCP */
         char *tls_host;        /* the name or address the controller's certificate must carry */
-        tls_conn *tconn;       /* this connection's TLS state */
-        bool tls_wants_out;    /* the last TLS call waits for writability */
-        bool tls_write_waits;  /* the last TLS write waits for input */
         sd_event_source *io, *retry, *heartbeat;
         proto_reader reader;
         frame_queue out;     /* frames for the current connection, in order */
@@ -125,26 +122,18 @@ static void arm(sd_event_source *s, uint64_t usec) {
         (void)sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
 
+/* Output waits for writability unless a TLS write waits for input (which EPOLLIN brings). */
 static void update_events(ctlink *l) {
-        bool out = l->tconn ? l->tls_wants_out || (l->out.head && !l->tls_write_waits) : l->out.head != NULL;
         if (l->io)
-                (void)sd_event_source_set_io_events(l->io, EPOLLIN | (out ? EPOLLOUT : 0));
+                (void)sd_event_source_set_io_events(l->io, wire_events(&l->w, l->out.head && !l->w.write_waits));
 }
 
-/* One read or write, through TLS when the link has it: the count (0: end of stream on a read),
- * or -errno (-EAGAIN: wait, as update_events knows). A TLS failure is logged with its reason,
- * the first of a run of failed attempts as an error. */
-static ssize_t transfer(ctlink *l, char *buf, size_t len, bool write) {
-        ssize_t n = tls_io(l->tconn, l->fd, buf, len, write);
-        if (!l->tconn)
-                return n;
-        l->tls_wants_out = n == -EAGAIN && tls_wants_write(l->tconn);
-        if (write)
-                l->tls_write_waits = n == -EAGAIN && !l->tls_wants_out;
-        if (n < 0 && n != -EAGAIN && *tls_conn_error(l->tconn))
-                log_msg(l->failures++ ? LOG_DEBUG : LOG_ERR, "controller=%s: TLS %s", l->hostport,
-                        tls_conn_error(l->tconn));
-        return n;
+/* Log why the last read or write failed, when TLS gave a reason: the first of a run of failed
+ * attempts as an error. */
+static void log_tls_error(ctlink *l) {
+        const char *why = wire_tls_error(&l->w);
+        if (why)
+                log_msg(l->failures++ ? LOG_DEBUG : LOG_ERR, "controller=%s: TLS %s", l->hostport, why);
 }
 
 /* Keep the reliable frames of the dead connection, in front of those queued meanwhile. */
@@ -171,12 +160,7 @@ static void schedule_retry(ctlink *l) {
 /* Tear the connection down and plan the next attempt; the caller has logged why. */
 static void link_drop(ctlink *l) {
         l->io = sd_event_source_disable_unref(l->io);
-        tls_conn_free(l->tconn);
-        l->tconn = NULL;
-        l->tls_wants_out = l->tls_write_waits = false;
-        if (l->fd >= 0)
-                close(l->fd);
-        l->fd = -1;
+        wire_close(&l->w);
         proto_reader_free(&l->reader);
         memset(&l->reader, 0, sizeof(l->reader));
         (void)sd_event_source_set_enabled(l->heartbeat, SD_EVENT_OFF);
@@ -191,20 +175,19 @@ static int write_out(ctlink *l) {
         frame *f;
 
         while ((f = l->out.head)) {
-                ssize_t n = transfer(l, f->data + f->off, f->len - f->off, true);
+                ssize_t n = wire_write(&l->w, f->data + f->off, f->len - f->off);
+                uint64_t tag = f->tag;
+
                 if (n < 0) {
-                        if (n == -EINTR)
-                                continue;
-                        return n == -EAGAIN ? 0 : (int)n;
+                        log_tls_error(l);
+                        return (int)n;
                 }
                 f->off += (size_t)n;
-                if (f->off == f->len) {
-                        uint64_t tag = f->tag;
-
-                        frame_free(queue_pop(&l->out));
-                        if (tag && l->ops->written)
-                                l->ops->written(tag, l->userdata);
-                }
+                if (f->off < f->len)
+                        return 0;
+                frame_free(queue_pop(&l->out));
+                if (tag && l->ops->written)
+                        l->ops->written(tag, l->userdata);
         }
         return 0;
 }
@@ -374,33 +357,27 @@ static int handle_message(ctlink *l, const cJSON *msg) {
         return 0;
 }
 
-/* Read what is there into the reader: once from a plain socket, until OpenSSL has nothing
- * left with TLS (what it buffered would never wake the loop). Returns 0 or a negative errno
- * when the connection is gone or unusable (logged here). */
+/* Read what is there into the reader: one chunk from a plain socket, until OpenSSL has nothing
+ * left with TLS. Returns 0 or a negative errno when the connection is gone or unusable (logged
+ * here). */
 static int link_fill(ctlink *l) {
-        char buf[READ_CHUNK];
-        int r;
+        int r = wire_fill(&l->w, &l->reader, WIRE_READ_CHUNK, 0);
 
-        do {
-                ssize_t n = transfer(l, buf, sizeof(buf), false);
-                if (n == -EAGAIN || n == -EINTR)
-                        return 0;
-                if (n == -EPROTO || (n < 0 && l->tconn && !tls_handshake_done(l->tconn)))
-                        return (int)n; /* logged by transfer */
-                if (n < 0)
-                        return log_errno(LOG_WARNING, (int)n, "controller=%s: connection lost", l->hostport);
-                if (n == 0 && l->state == LINK_CHALLENGE && !l->tls)
-                        log_warning("controller=%s: connection closed before the controller's challenge (does it "
-                                    "expect TLS? see tls_ca in colony-agent(8))", l->hostport);
-                else if (n == 0)
-                        log_warning("controller=%s: connection closed by the controller", l->hostport);
-                if (n == 0)
-                        return -ECONNRESET;
-                r = proto_reader_feed(&l->reader, buf, (size_t)n);
-                if (r < 0)
-                        return log_errno(LOG_ERR, r, "controller=%s: cannot buffer input", l->hostport);
-        } while (l->tconn);
-        return 0;
+        if (r == 0)
+                return 0;
+        if (r == 1 && l->state == LINK_CHALLENGE && !l->tls)
+                log_warning("controller=%s: connection closed before the controller's challenge (does it "
+                            "expect TLS? see tls_ca in colony-agent(8))", l->hostport);
+        else if (r == 1)
+                log_warning("controller=%s: connection closed by the controller", l->hostport);
+        if (r == 1)
+                return -ECONNRESET;
+        if (r == -ENOMEM && !wire_tls_error(&l->w))
+                return log_errno(LOG_ERR, r, "controller=%s: cannot buffer input", l->hostport);
+        log_tls_error(l);
+        if (r == -EPROTO || (l->w.tls && !tls_handshake_done(l->w.tls)))
+                return r; /* its reason is logged */
+        return log_errno(LOG_WARNING, r, "controller=%s: connection lost", l->hostport);
 }
 
 /* Read what is there and act on every whole message. Returns 0 or a negative errno when the
@@ -429,7 +406,7 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         (void)s;
         (void)fd;
 
-        if ((revents & (EPOLLIN | EPOLLHUP | EPOLLERR)) || l->tconn) {
+        if ((revents & (EPOLLIN | EPOLLHUP | EPOLLERR)) || l->w.tls) {
                 if (link_read(l) < 0) {
                         link_drop(l);
                         return 0;
@@ -458,19 +435,16 @@ static int link_open(ctlink *l) {
                 close(fd);
                 return log_errno(LOG_ERR, r, "controller=%s: cannot set up the socket", l->hostport);
         }
-        if (l->tls && (r = tls_conn_new(l->tls, fd, l->tls_host, &l->tconn)) < 0) {
-                close(fd);
+        if ((r = wire_init(&l->w, fd, l->tls, l->tls_host)) < 0) {
+                wire_close(&l->w);
                 return log_errno(LOG_ERR, r, "controller=%s: cannot set up TLS (expected name %s)", l->hostport,
                                  l->tls_host);
         }
-        r = sd_event_add_io(l->event, &l->io, fd, EPOLLIN | (l->tconn ? EPOLLOUT : 0), on_io, l);
+        r = sd_event_add_io(l->event, &l->io, fd, EPOLLIN | (l->w.tls ? EPOLLOUT : 0), on_io, l);
         if (r < 0) {
-                tls_conn_free(l->tconn);
-                l->tconn = NULL;
-                close(fd);
+                wire_close(&l->w);
                 return log_errno(LOG_ERR, r, "controller=%s: cannot watch the socket", l->hostport);
         }
-        l->fd = fd;
         return 0;
 }
 
@@ -508,7 +482,7 @@ int ctlink_new(sd_event *e, const char *hostport, const char *name, const char *
         l->event = e;
         l->ops = ops;
         l->userdata = userdata;
-        l->fd = -1;
+        l->w.fd = -1;
         l->backoff_usec = BACKOFF_MIN_USEC;
         l->hostport = strdup(hostport);
         l->name = strdup(name);
@@ -539,7 +513,7 @@ int ctlink_flush(ctlink *l, int timeout_ms) {
         if (l->state != LINK_READY)
                 return -ENOTCONN;
         for (;;) {
-                struct pollfd p = {.fd = l->fd, .events = l->tls_write_waits ? POLLIN : POLLOUT};
+                struct pollfd p = {.fd = l->w.fd, .events = l->w.write_waits ? POLLIN : POLLOUT};
                 int64_t left;
                 int r = write_out(l);
 
@@ -559,12 +533,10 @@ void ctlink_free(ctlink *l) {
         sd_event_source_disable_unref(l->io);
         sd_event_source_disable_unref(l->retry);
         sd_event_source_disable_unref(l->heartbeat);
-        if (l->fd >= 0)
-                close(l->fd);
+        wire_close(&l->w);
         proto_reader_free(&l->reader);
         queue_clear(&l->out);
         queue_clear(&l->backlog);
-        tls_conn_free(l->tconn);
         free(l->tls_host);
         free(l->hostport);
         free(l->name);

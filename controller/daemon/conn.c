@@ -2,6 +2,7 @@
 #include "conn.h"
 #include "log.h"
 #include "proto.h"
+#include "wire.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,22 +15,17 @@ typedef struct conn_full {
         conn pub;
         proto_reader reader;
         sd_event_source *reaper;
-        tls_conn *tls;                /* NULL: plain */
-        bool tls_wants_out;           /* the last TLS call waits for writability */
+        wire wire;                    /* the socket, plain or TLS */
         sd_event_source *deadline;    /* closes a peer that has not done what it must by then */
         const char *deadline_what;
         uint64_t deadline_ms;
 } conn_full;
 
-/* One read or write, through TLS when the connection has it: the count, or -errno (-EAGAIN:
- * wait for the events conn_events says). TLS failures are logged with their reason. */
-static ssize_t transfer(conn_full *cf, char *buf, size_t len, bool write) {
-        ssize_t n = tls_io(cf->tls, cf->pub.fd, buf, len, write);
-        if (cf->tls)
-                cf->tls_wants_out = n == -EAGAIN && tls_wants_write(cf->tls);
-        if (cf->tls && n < 0 && n != -EAGAIN && *tls_conn_error(cf->tls))
-                log_warning("fd=%d: TLS %s", cf->pub.fd, tls_conn_error(cf->tls));
-        return n;
+/* Log why the last read or write failed, when TLS gave a reason. */
+static void log_tls_error(conn_full *cf) {
+        const char *why = wire_tls_error(&cf->wire);
+        if (why)
+                log_warning("fd=%d: TLS %s", cf->pub.fd, why);
 }
 
 /* Bytes at the front of the output that conn_release_held let go while held is still true. */
@@ -50,9 +46,8 @@ static uint32_t conn_events(conn_full *cf) {
         bool held = pending && c->ops->held && c->ops->held(c);
         bool listed = held && c->ops->held_list; /* conn_release_held writes it, not a poll */
         bool released = listed && releasable(c) > 0; /* released, and the socket did not take it all */
-        return EPOLLIN | ((pending && !listed && (!cf->tls || held)) || (released && !cf->tls) || cf->tls_wants_out
-                                  ? EPOLLOUT
-                                  : 0);
+        bool tls = cf->wire.tls;
+        return wire_events(&cf->wire, (pending && !listed && (!tls || held)) || (released && !tls));
 }
 
 static void held_unlink(conn *c) {
@@ -86,8 +81,7 @@ static int destroy(sd_event_source *s, void *userdata) {
         sd_event_source_disable_unref(c->io);
         sd_event_source_disable_unref(cf->reaper);
         sd_event_source_disable_unref(cf->deadline);
-        tls_conn_free(cf->tls);
-        close(c->fd);
+        wire_close(&cf->wire);
         proto_reader_free(&cf->reader);
         free(c->out);
         free(cf);
@@ -111,16 +105,12 @@ static int flush(conn *c) {
         conn_full *cf = (conn_full *)c;
         bool held = c->ops->held && c->ops->held(c);
         size_t end = held ? c->out_off + releasable(c) : c->out_len;
-        while (c->out_off < end) {
-                ssize_t n = transfer(cf, c->out + c->out_off, end - c->out_off, true);
-                if (n == -EINTR)
-                        continue;
-                if (n == -EAGAIN)
-                        break;
-                if (n < 0)
-                        return (int)n;
-                c->out_off += (size_t)n;
+        ssize_t n = wire_write(&cf->wire, c->out + c->out_off, end - c->out_off);
+        if (n < 0) {
+                log_tls_error(cf);
+                return (int)n;
         }
+        c->out_off += (size_t)n;
         if (c->out_off == c->out_len)
                 c->out_off = c->out_len = 0;
         else if (held && c->out_queued > c->out_free)
@@ -256,11 +246,9 @@ static void dispatch(conn *c) {
  * so the reader never holds more than one such frame and a read's worth. */
 static bool over_input_max(conn_full *cf) {
         conn *c = &cf->pub;
-        if (!c->input_max)
+        if (!c->input_max || !wire_over(&cf->reader, c->input_max))
                 return false;
         int64_t len = proto_reader_next_length(&cf->reader);
-        if (len <= (int64_t)c->input_max && cf->reader.len - cf->reader.off <= PROTO_HEADER + c->input_max)
-                return false;
         static log_ratelimit lines = { .interval_usec = LOG_FLOOD_USEC }; /* strangers may come by the thousand */
         unsigned missed;
         if (log_ratelimit_ok(&lines, &missed))
@@ -272,26 +260,15 @@ static bool over_input_max(conn_full *cf) {
 }
 
 /* Read what the peer sent, up to a bound that keeps the loop fair to other peers (the more
- * requests one turn reads, the more share one commit: commit.c). TLS reads go on until OpenSSL
- * has nothing left, since what it decrypted and buffered would never wake the loop.
- * Returns false when the peer is gone or the stream broken. */
+ * requests one turn reads, the more share one commit: commit.c), and no further than the input
+ * cap. Returns false when the peer is gone or the stream broken. */
 static bool take_input(conn_full *cf) {
-        char buf[65536];
-        for (size_t got = 0; cf->tls || got < CONN_READ_PER_TURN;) {
-                ssize_t n = transfer(cf, buf, sizeof(buf), false);
-                if (n == -EINTR)
-                        continue;
-                if (n == -EAGAIN)
-                        return true;
-                if (n <= 0 || proto_reader_feed(&cf->reader, buf, (size_t)n) < 0)
-                        return false;
-                if (over_input_max(cf))
-                        return true;
-                got += (size_t)n;
-                if (!cf->tls && (size_t)n < sizeof(buf))
-                        return true;
-        }
-        return true;
+        int r = wire_fill(&cf->wire, &cf->reader, CONN_READ_PER_TURN, cf->pub.input_max);
+        if (r < 0)
+                log_tls_error(cf);
+        if (r == 0)
+                (void)over_input_max(cf);
+        return r == 0;
 }
 
 static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
@@ -300,12 +277,12 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         (void)s;
         (void)fd;
         /* TLS: a write may have waited for input, a read for output; try both on any event. */
-        if ((revents & EPOLLOUT) || (cf->tls && c->out_len > c->out_off)) {
+        if ((revents & EPOLLOUT) || (cf->wire.tls && c->out_len > c->out_off)) {
                 flush_or_close(c);
                 if (c->closed)
                         return 0;
         }
-        if ((!(revents & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !cf->tls) || c->close_after_flush)
+        if ((!(revents & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !cf->wire.tls) || c->close_after_flush)
                 return 0;
         bool gone = !take_input(cf);
         dispatch(c); /* what came before an end of file is still served */
@@ -313,7 +290,7 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
                 c->close_after_flush = true; /* the replies may still be read (a half-closed peer) */
         else if (gone)
                 conn_close(c);
-        else if (cf->tls)
+        else if (cf->wire.tls)
                 (void)sd_event_source_set_io_events(c->io, conn_events(cf));
         return 0;
 }
@@ -324,7 +301,7 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
         unsigned missed;
         (void)s;
         (void)usec;
-        bool handshake = cf->tls && !tls_handshake_done(cf->tls);
+        bool handshake = cf->wire.tls && !tls_handshake_done(cf->wire.tls);
         if (log_ratelimit_ok(&lines, &missed))
                 log_warning("fd=%d: no %s within %g s%s: closed (%u more deadlines since the last such line)",
                             cf->pub.fd, handshake ? "TLS handshake" : cf->deadline_what, (double)cf->deadline_ms / 1000,
@@ -361,12 +338,11 @@ int conn_new(sd_event *event, int fd, tls_ctx *tls, const conn_ops *ops, void *o
                 c->gid = cred.gid;
                 c->pid = cred.pid;
         }
-        int r = tls ? tls_conn_new(tls, fd, NULL, &cf->tls) : 0;
+        int r = wire_init(&cf->wire, fd, tls, NULL);
         if (r >= 0)
                 r = sd_event_add_io(event, &c->io, fd, EPOLLIN, on_io, cf);
         if (r < 0) {
-                tls_conn_free(cf->tls);
-                close(fd);
+                wire_close(&cf->wire);
                 free(cf);
                 return r;
         }
