@@ -3,8 +3,8 @@
 # lock the others out: while user A's (root's) two jobs fill the one agent, user B (nobody)
 # submits `--array 0-99999` and cancels it with one request. A's jobs run on; user C's
 # `colony queue`, polled throughout, answers every time within 2 s (p99 printed: the figure of
-# docs/benchmarks.md), and C's submissions and a bulk cancel during the array are answered
-# before it is (their times printed); the cancel of 100,000 takes less than 60 s (printed); B, at its per-user cap,
+# docs/benchmarks.md), and C's submissions and a bulk cancel during B's request are answered
+# (their times printed); the cancel of 100,000 takes less than 60 s (printed); B, at its per-user cap,
 # is refused one job more, naming the cap, while C can still submit. The controller's longest
 # loop turn is printed from /metrics. /api/status cuts long command lines. Last, a SIGTERM in the
 # middle of another --array 0-99999: the controller stops once the array is stored whole, B's
@@ -40,34 +40,39 @@ STARTED_PIDS+=("$poller")
 stop_poll() { touch "$DIR/stop"; wait "$poller"; }
 
 cd /tmp # B cannot write in $DIR; its jobs never run anyway
+# C pipelines three lines, the second refused by the controller (too long): its replies come
+# back in the order of its lines, numbered after B's array. C's client is started, and
+# connected, before the array and handed its lines during B's request, so that what is timed
+# is the controller's answer, not a process start on a busy host.
+mkfifo "$DIR/go"
+chmod 0666 "$DIR/go"
+long_line="/bin/echo $(head -c 140000 /dev/zero | tr '\0' x)"
+c_lines() { read -r -t 120 _ <>"$DIR/go"; printf '%s\n' '/bin/echo one' "$long_line" '/bin/echo three'; }
+as_c submit --stdin --cpus 1 --mem 16M < <(c_lines) >"$DIR/lines.out" 2>"$DIR/lines.err" &
+liner=$!
+STARTED_PIDS+=("$liner")
 t0=$(date +%s%N)
 as_b submit --json --cpus 1 --mem 16M --array 0-99999 -- /bin/true >"$DIR/array.json" &
 array=$!
-# Meanwhile C pipelines three lines, the second refused by the controller (too long): its
-# replies come back in the order of its lines, and before B's array is stored: plain
-# submissions are made between the array's slices, numbered after it.
-sleep 0.5
-during=yes
-kill -0 "$array" 2>/dev/null || { during=no; note "the array was stored before C's lines came: not measured"; }
+sleep 0.2
+# B's client lives on well after the controller stored the array (one record since arrays
+# became one): it reads and prints 100,000 ids. So whether it still runs tells only that C's
+# lines came during B's request, not that the controller was still storing it.
+kill -0 "$array" 2>/dev/null && during=yes || during=no
 set +e
 c0=$(date +%s%N)
-printf '%s\n' '/bin/echo one' "/bin/echo $(head -c 140000 /dev/zero | tr '\0' x)" '/bin/echo three' |
-        as_c submit --stdin --cpus 1 --mem 16M >"$DIR/lines.out" 2>"$DIR/lines.err"
+echo go >"$DIR/go"
+wait "$liner"
 c1=$(date +%s%N)
 c_single=$( { time -p as_c submit --cpus 1 --mem 16M -- /bin/echo four >"$DIR/four.out"; } 2>&1 | awk '/^real/ { print $2 * 1000 }')
 # and a bulk cancel, which matches none of C's jobs (exit 1): bulk work takes turns, a slice each
 c2=$(date +%s%N)
 c_cancel=$(as_c cancel --state running 2>/dev/null)
 c3=$(date +%s%N)
-kill -0 "$array" 2>/dev/null && array_left=yes || array_left=no
 set -e
 [ "$c_cancel" = "cancelled 0 pending jobs, asked 0 running jobs to stop" ] || fail "C's cancel --state running: $c_cancel"
-if [ "$during" = yes ]; then
-        [ "$array_left" = yes ] || fail "C's requests were answered only after B's array was stored: lines in \
-$(((c1 - c0) / 1000000)) ms, a submit in $c_single ms, a bulk cancel in $(((c3 - c2) / 1000000)) ms"
-        note "while B's array was being stored: C's three lines answered in $(((c1 - c0) / 1000000)) ms, a plain submit in \
+note "during B's array request ($during): C's three lines answered in $(((c1 - c0) / 1000000)) ms, a plain submit in \
 $c_single ms, a bulk cancel in $(((c3 - c2) / 1000000)) ms"
-fi
 wait "$array" || fail "nobody's --array 100000 failed: $(cat "$DIR/array.json")"
 first=$(jq .id "$DIR/array.json")
 t1=$(date +%s%N)
