@@ -136,52 +136,59 @@ static int parse_number(const char *arg, const char *name, int64_t *out) {
         return 0;
 }
 
+enum { O_SOCKET = 256, O_LISTEN, O_PORTFILE, O_SECRET, O_DB, O_HB, O_TIMEOUT, O_LOST, O_MAXPEND, O_GRACE,
+       O_POLICY, O_ORDER, O_LOG, O_HTTP, O_HTTP_PORTFILE, O_TLS_CERT, O_TLS_KEY, O_TLS_CA, O_FAIR };
+static const struct option longopts[] = {
+        { "config", required_argument, NULL, 'c' },   { "socket", required_argument, NULL, O_SOCKET },
+        { "agent-listen", required_argument, NULL, O_LISTEN }, { "port-file", required_argument, NULL, O_PORTFILE },
+        { "secret-file", required_argument, NULL, O_SECRET }, { "database", required_argument, NULL, O_DB },
+        { "heartbeat-ms", required_argument, NULL, O_HB }, { "agent-timeout-ms", required_argument, NULL, O_TIMEOUT },
+        { "node-lost-timeout-ms", required_argument, NULL, O_LOST },
+        { "max-pending", required_argument, NULL, O_MAXPEND }, { "kill-grace-ms", required_argument, NULL, O_GRACE },
+        { "policy", required_argument, NULL, O_POLICY }, { "order", required_argument, NULL, O_ORDER },
+        { "log-level", required_argument, NULL, O_LOG }, { "help", no_argument, NULL, 'h' },
+        { "fairness", required_argument, NULL, O_FAIR },
+        { "http-listen", required_argument, NULL, O_HTTP },
+        { "http-port-file", required_argument, NULL, O_HTTP_PORTFILE },
+        { "tls-cert", required_argument, NULL, O_TLS_CERT }, { "tls-key", required_argument, NULL, O_TLS_KEY },
+        { "tls-ca", required_argument, NULL, O_TLS_CA },
+        { NULL, 0, NULL, 0 },
+};
+
+/* Option c of the command line into o. Returns 0, or -EINVAL (message printed); exits on --help. */
+static int take_option(int c, options *o) {
+        int r = 0;
+        switch (c) {
+        case 'c': o->config = optarg; break;
+        case O_SOCKET: o->socket = optarg; break;
+        case O_LISTEN: o->agent_listen = optarg; break;
+        case O_PORTFILE: o->port_file = optarg; break;
+        case O_SECRET: o->secret_file = optarg; break;
+        case O_DB: o->database = optarg; break;
+        case O_POLICY: o->policy = optarg; break;
+        case O_ORDER: o->order = optarg; break;
+        case O_LOG: o->log_level = optarg; break;
+        case O_HTTP: o->http_listen = optarg; break;
+        case O_HTTP_PORTFILE: o->http_port_file = optarg; break;
+        case O_TLS_CERT: o->tls_cert = optarg; break;
+        case O_TLS_KEY: o->tls_key = optarg; break;
+        case O_TLS_CA: o->tls_ca = optarg; break;
+        case O_FAIR: o->fairness = optarg; break;
+        case O_HB: r = parse_number(optarg, "--heartbeat-ms", &o->heartbeat_ms); break;
+        case O_TIMEOUT: r = parse_number(optarg, "--agent-timeout-ms", &o->agent_timeout_ms); break;
+        case O_LOST: r = parse_number(optarg, "--node-lost-timeout-ms", &o->node_lost_timeout_ms); break;
+        case O_MAXPEND: r = parse_number(optarg, "--max-pending", &o->max_pending); break;
+        case O_GRACE: r = parse_number(optarg, "--kill-grace-ms", &o->kill_grace_ms); break;
+        case 'h': usage(stdout); exit(EXIT_SUCCESS);
+        default: usage(stderr); return -EINVAL;
+        }
+        return r;
+}
+
 int options_parse_args(int argc, char **argv, options *o) {
-        enum { O_SOCKET = 256, O_LISTEN, O_PORTFILE, O_SECRET, O_DB, O_HB, O_TIMEOUT, O_LOST, O_MAXPEND, O_GRACE,
-               O_POLICY, O_ORDER, O_LOG, O_HTTP, O_HTTP_PORTFILE, O_TLS_CERT, O_TLS_KEY, O_TLS_CA, O_FAIR };
-        static const struct option longopts[] = {
-                { "config", required_argument, NULL, 'c' },   { "socket", required_argument, NULL, O_SOCKET },
-                { "agent-listen", required_argument, NULL, O_LISTEN }, { "port-file", required_argument, NULL, O_PORTFILE },
-                { "secret-file", required_argument, NULL, O_SECRET }, { "database", required_argument, NULL, O_DB },
-                { "heartbeat-ms", required_argument, NULL, O_HB }, { "agent-timeout-ms", required_argument, NULL, O_TIMEOUT },
-                { "node-lost-timeout-ms", required_argument, NULL, O_LOST },
-                { "max-pending", required_argument, NULL, O_MAXPEND }, { "kill-grace-ms", required_argument, NULL, O_GRACE },
-                { "policy", required_argument, NULL, O_POLICY }, { "order", required_argument, NULL, O_ORDER },
-                { "log-level", required_argument, NULL, O_LOG }, { "help", no_argument, NULL, 'h' },
-                { "fairness", required_argument, NULL, O_FAIR },
-                { "http-listen", required_argument, NULL, O_HTTP },
-                { "http-port-file", required_argument, NULL, O_HTTP_PORTFILE },
-                { "tls-cert", required_argument, NULL, O_TLS_CERT }, { "tls-key", required_argument, NULL, O_TLS_KEY },
-                { "tls-ca", required_argument, NULL, O_TLS_CA },
-                { NULL, 0, NULL, 0 },
-        };
         int c;
         while ((c = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
-                int r = 0;
-                switch (c) {
-                case 'c': o->config = optarg; break;
-                case O_SOCKET: o->socket = optarg; break;
-                case O_LISTEN: o->agent_listen = optarg; break;
-                case O_PORTFILE: o->port_file = optarg; break;
-                case O_SECRET: o->secret_file = optarg; break;
-                case O_DB: o->database = optarg; break;
-                case O_POLICY: o->policy = optarg; break;
-                case O_ORDER: o->order = optarg; break;
-                case O_LOG: o->log_level = optarg; break;
-                case O_HTTP: o->http_listen = optarg; break;
-                case O_HTTP_PORTFILE: o->http_port_file = optarg; break;
-                case O_TLS_CERT: o->tls_cert = optarg; break;
-                case O_TLS_KEY: o->tls_key = optarg; break;
-                case O_TLS_CA: o->tls_ca = optarg; break;
-                case O_FAIR: o->fairness = optarg; break;
-                case O_HB: r = parse_number(optarg, "--heartbeat-ms", &o->heartbeat_ms); break;
-                case O_TIMEOUT: r = parse_number(optarg, "--agent-timeout-ms", &o->agent_timeout_ms); break;
-                case O_LOST: r = parse_number(optarg, "--node-lost-timeout-ms", &o->node_lost_timeout_ms); break;
-                case O_MAXPEND: r = parse_number(optarg, "--max-pending", &o->max_pending); break;
-                case O_GRACE: r = parse_number(optarg, "--kill-grace-ms", &o->kill_grace_ms); break;
-                case 'h': usage(stdout); exit(EXIT_SUCCESS);
-                default: usage(stderr); return -EINVAL;
-                }
+                int r = take_option(c, o);
                 if (r < 0)
                         return r;
         }
