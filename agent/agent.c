@@ -317,6 +317,7 @@ static void on_ready(void *userdata) {
 
         if (r < 0)
                 log_errno(LOG_WARNING, r, "dir=%s: cannot list the state directory", a->cfg.state_dir);
+        report_started_again(a);
 
         sd_notifyf(0, "STATUS=connected to controller %s, %zu jobs running", a->cfg.controller,
                    a->njobs);

@@ -105,6 +105,8 @@ static int on_launch_deadline(sd_event_source *s, uint64_t usec, void *userdata)
                 return 0;
         if (j->ending || (j->adopted && !launch_unfinished(j))) { /* it ended, or exec'd unheard */
                 launch_over(j);
+                if (!j->ending)
+                        report_started(j);
                 return 0;
         }
         snprintf(j->start_error, sizeof(j->start_error), "launch stalled for %g s at: %s",

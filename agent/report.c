@@ -106,15 +106,27 @@ void report_handle_ack(agent *a, const cJSON *msg) {
                 forget_report(a, (uint64_t)id);
 }
 
+/* The start time is the record's (start_shepherd writes it before the job may start), so a
+ * restarted agent reports the same one; an adopted job's pid is not kept: it goes without. */
 void report_started(agent_job *j) {
         cJSON *m = proto_new("started");
         bool ok = m && cJSON_AddNumberToObject(m, "id", (double)j->id) &&
-                  cJSON_AddNumberToObject(m, "attempt", j->attempt) && cJSON_AddNumberToObject(m, "pid", j->pid) &&
+                  cJSON_AddNumberToObject(m, "attempt", j->attempt) &&
+                  (!j->pid || cJSON_AddNumberToObject(m, "pid", j->pid)) &&
                   cJSON_AddNumberToObject(m, "start_usec", (double)j->start_usec) &&
                   (!j->gpu_ids[0] || cJSON_AddStringToObject(m, "gpu_ids", j->gpu_ids));
 
         send_report(j->agent, j->id, m, ok, false);
         cJSON_Delete(m);
+}
+
+/* Report again the start of every job whose launch is over and which runs: the first report
+ * may have died unread with the previous agent or controller; the controller keeps the first
+ * it reads. */
+void report_started_again(agent *a) {
+        for (agent_job *j = a->jobs; j; j = j->next)
+                if (!j->queued && !j->starting && !j->ending && !j->start_error[0])
+                        report_started(j);
 }
 
 /* Report a job that never ran. */

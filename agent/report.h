@@ -16,6 +16,8 @@ void report_job_end(agent_job *j, bool stopping);
 int report_read_exit(agent *a, uint64_t id, jobfile_exit *ex);
 /* Report that the job runs. */
 void report_started(agent_job *j);
+/* After a welcome: report again the start of every job that runs (the controller keeps one). */
+void report_started_again(agent *a);
 /* Report a job that never ran: st (failed or cancelled) with error. */
 void report_not_run(agent *a, uint64_t id, uint32_t attempt, job_state st, const char *error);
 /* The attempt a kept report of job id is about (1 when it does not say), or 0 when none is. */

@@ -352,11 +352,15 @@ int ctl_job_started(ctl_state *st, ctl_node *n, uint64_t id, int64_t start_usec)
         job *j = running_on(st, n, id);
         if (!j)
                 return -ENOENT;
-        j->start_usec = start_usec;
-        ctl_running_started(st, j);
         for (size_t i = 0; i < n->nunconfirmed; i++) /* a launch sent again after a reconnect took */
                 if (n->unconfirmed[i] == id)
                         n->unconfirmed[i] = n->unconfirmed[--n->nunconfirmed];
+        /* An agent reports a start again after each welcome, since the first may have died
+         * unread with it or with us: the first one read is the job's. */
+        if (j->start_usec)
+                return 0;
+        j->start_usec = start_usec;
+        ctl_running_started(st, j);
         ctl_emit(st, j, n->name, "started", NULL);
         (void)st->act->persist(st->userdata, j);
         return 0;

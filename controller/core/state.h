@@ -372,8 +372,8 @@ bool ctl_job_runs_on(ctl_state *st, ctl_node *n, uint64_t id);
 ctl_node *ctl_find_node(ctl_state *st, const char *name);
 
 /* The agent started job id: record its start time (and count the job as confirmed when its
- * agent's hello had not listed it). Returns 0, or -ENOENT if the job is not running on that
- * node (the message is then ignored). */
+ * agent's hello had not listed it); a start already recorded stays, with no event or store.
+ * Returns 0, or -ENOENT if the job is not running on that node (the message is then ignored). */
 int ctl_job_started(ctl_state *st, ctl_node *n, uint64_t id, int64_t start_usec);
 /* Record the GPUs (their indexes, "0,2") n's agent gave job id, before its start is recorded
  * (which stores them). Returns 0, -ENOENT when id is not running on n, or -ENOMEM (logged; the

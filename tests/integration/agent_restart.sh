@@ -4,7 +4,8 @@
 # usage, one is cancelled through its adopted cgroup, and none is started twice. Then SIGKILL
 # the controller and the agent together, SIGTERM an agent started without --stop-jobs-on-exit,
 # SIGKILL the agent with its jobs, and SIGKILL it while the stopped controller has read neither
-# a job's end nor another's start. At the end no cgroup, process or state file is left.
+# a job's end nor another's start, and SIGKILL it stopped after a job exec'd unheard: each start is
+# reported once. At the end no cgroup, process or state file is left.
 . "$(dirname "$0")/lib.sh"
 # A reconnect window wide enough for a slow (TCG) guest: what is tested is what happens inside it.
 cluster_up --agents 1 --agent-cpus 4 --agent-mem 2G --agent-timeout-ms 30000
@@ -219,18 +220,50 @@ open_gate gate5-run
 expect "$r5" completed 0 0
 for ((i = 0; i < 300; i++)); do [ -e "$state_dir/job-$e5.done" ] || break; sleep 0.1; done
 [ ! -e "$state_dir/job-$e5.done" ] || fail "job $e5's report is still kept after its ack"
-# One end each; r5's started report may have died unread with the agent (an adopted job's start
-# is not reported again), so its start is at most once.
+# One start and one end each: r5's started report may have died unread with the agent, and the
+# next agent reports its adopted job's start again after the welcome, with the time it kept.
 for id in "$e5" "$r5"; do
         seen=$(colony events --job "$id" --json | jq -r .what | tr '\n' ' ')
         st=$(job_field "$id" state)
-        [ "$(grep -ow "$st" <<<"$seen" | wc -l)" = 1 ] && [ "$(grep -ow started <<<"$seen" | wc -l)" -le 1 ] ||
+        [ "$(grep -ow "$st" <<<"$seen" | wc -l)" = 1 ] && [ "$(grep -ow started <<<"$seen" | wc -l)" = 1 ] ||
                 fail "job $id's events: $seen"
+        start=$(job_field "$id" start_usec)
+        [ "$start" -gt 0 ] && [ "$start" -le "$(job_field "$id" end_usec)" ] ||
+                fail "job $id: start time $start, end time $(job_field "$id" end_usec)"
         note "job $id's events: $seen"
 done
 
+# --- round 6: the agent is killed after a job's process started but before it heard so (it is
+# SIGSTOPped as the launch's record appears): no start was ever reported. The next agent
+# re-adopts the job and reports its start once, with the time the record kept. ---
+s6=$(submit s6 gate6 0)
+for ((i = 0; i < 6000; i++)); do [ -f "$state_dir/job-$s6.json" ] && break; sleep 0.01; done
+apid=$(agent_pid "$node")
+kill -STOP "$apid"
+agent_stopped_fail() { kill -CONT "$apid"; fail "$@"; }
+[ -f "$state_dir/job-$s6.json" ] || agent_stopped_fail "job $s6 never reached its agent"
+for ((i = 0; i < 300; i++)); do [ "$(grep -cx s6 "$runs")" -ge 1 ] && break; sleep 0.1; done
+if [ "$(grep -cx s6 "$runs")" = 0 ]; then
+        # Stopped between the record and letting the shepherd go: let it go (the round is weaker).
+        kill -CONT "$apid"
+        for ((i = 0; i < 300; i++)); do [ "$(grep -cx s6 "$runs")" -ge 1 ] && break; sleep 0.1; done
+        note "the agent was stopped before it let job $s6's shepherd go: its start was heard"
+fi
+note_procs "$s6"
+kill_wait "$apid"
+killed_at=$(date +%s%6N)
+restart_agent
+for ((i = 0; i < 300; i++)); do [ "$(job_field "$s6" start_usec)" -gt 0 ] && break; sleep 0.1; done
+start=$(job_field "$s6" start_usec)
+[ "$start" -gt 0 ] && [ "$start" -lt "$killed_at" ] || fail "job $s6's start time is $start, not the first agent's"
+open_gate gate6
+expect "$s6" completed 0 0
+seen=$(colony events --job "$s6" --json | jq -r .what | tr '\n' ' ')
+[ "$seen" = "submitted placed started completed " ] || fail "job $s6's events: $seen"
+note "agent killed after job $s6 exec'd unheard: the next agent reported its start once ($seen)"
+
 # --- every job ended once, none ran twice (but the requeued one), nothing is left ---
-all=("${round1[@]}" "$s5" "$long2" "$long3" "$crashed" "$e5" "$r5")
+all=("${round1[@]}" "$s5" "$long2" "$long3" "$crashed" "$e5" "$r5" "$s6")
 jobs=$(colony queue --all --json)
 [ "$(jq '.jobs | length' <<<"$jobs")" = $((${#all[@]} + 1)) ] || fail "the controller has $(jq '.jobs | length' <<<"$jobs") jobs"
 for id in "${all[@]}"; do
@@ -244,5 +277,5 @@ colony down --dir "$DIR" >/dev/null
 for p in "${procs[@]}"; do alive "$p" && fail "process ${p%%:*} outlived colony down"; done
 [ -z "$(leftover_cgroups)" ] || fail "cgroups left: $(leftover_cgroups)"
 [ ! -e "$state_dir" ] || fail "state directory left: $(ls -A "$state_dir")"
-note "$((${#all[@]} + 1)) jobs through 5 agent kills (one with the controller, one with its jobs, one with the controller stopped) and a SIGTERM: each ended once, none ran twice but by requeue"
+note "$((${#all[@]} + 1)) jobs through 6 agent kills (one with the controller, one with its jobs, one with the controller stopped, one stopped itself) and a SIGTERM: each ended once, none ran twice but by requeue"
 echo "PASS"

@@ -930,6 +930,26 @@ START_TEST(an_unlisted_job_that_starts_after_the_hello_is_kept) {
 }
 END_TEST
 
+/* A start reported again (an agent after a welcome: the first may have died unread) is the
+ * first's: one event, one store, the first start time; it still confirms an unlisted job. */
+START_TEST(a_start_reported_twice_is_recorded_once) {
+        ctl_node *a = node("a", 1000, 1024 * MiB, NULL, 0);
+        uint64_t id = submit_as(0, 500, MiB);
+        ctl_schedule(&st);
+        ck_assert_int_eq(ctl_job_started(&st, a, id, 2000), 0);
+        ctl_node_disconnected(&st, a);
+        ck_assert_ptr_eq(node("a", 1000, 1024 * MiB, NULL, 0), a);
+        ck_assert_uint_eq(a->nunconfirmed, 1);
+        int persisted = rec.persisted, events = rec.events;
+        ck_assert_int_eq(ctl_job_started(&st, a, id, 3000), 0);
+        ck_assert_uint_eq(a->nunconfirmed, 0);
+        ck_assert_int_eq(rec.events, events);
+        ck_assert_int_eq(rec.persisted, persisted);
+        ck_assert_int_eq(ctl_find_job(&st, id)->start_usec, 2000);
+        ck_assert_ptr_eq(strstr(strstr(rec.event_log, "started:") + 1, "started:"), NULL);
+}
+END_TEST
+
 /* Every transition is an event, and a job's event is followed by the store of that job. */
 START_TEST(transitions_are_events_stored_with_their_job) {
         ctl_node *a = node("a", 1000, 1024 * MiB, NULL, 0);
@@ -1388,6 +1408,7 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, a_stray_of_a_node_that_never_returns_is_forgotten_at_its_timeout);
         tcase_add_test(tc, transitions_are_events_stored_with_their_job);
         tcase_add_test(tc, an_unlisted_job_that_starts_after_the_hello_is_kept);
+        tcase_add_test(tc, a_start_reported_twice_is_recorded_once);
         tcase_add_test(tc, the_view_follows_the_nodes_through_any_sequence);
         tcase_add_test(tc, a_pass_after_one_that_placed_nothing_sees_what_changed);
         tcase_add_test(tc, jobs_choose_their_nodes_and_drained_nodes_take_none);
