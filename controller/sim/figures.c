@@ -1,18 +1,73 @@
 /* figures.c - the simulator's summaries (see figures.h and sim.h). */
 #include "figures.h"
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int compare_doubles(const void *a, const void *b) {
         double x = *(const double *)a, y = *(const double *)b;
         return (x > y) - (x < y);
 }
 
+/* RADIX_BITS-bit digits: the counts of a digit's values fit in the L1 cache. */
+#define RADIX_BITS   11
+#define RADIX_PASSES ((64 + RADIX_BITS - 1) / RADIX_BITS)
+
+/* A key whose unsigned order is the order of the doubles (NaNs aside): the sign bit set on a
+ * positive value, every bit flipped on a negative one. */
+static uint64_t radix_key(double x) {
+        uint64_t k;
+        memcpy(&k, &x, sizeof(k));
+        return k >> 63 ? ~k : k | 1ull << 63;
+}
+
+/* Sort v[0..n) ascending with a least-significant-digit radix sort:
+ * O(n), where qsort's O(n log n) compares through a function pointer were 5% of a replay's
+ * time at 600,000 jobs and grow with it. Stable, as glibc's merge sort is, so equal values keep
+ * their order and the sums are the same. A digit every value shares costs no pass. Returns 0, or
+ * -ENOMEM with v left as it was. */
+static int radix_sort(double *v, size_t n) {
+        size_t(*count)[1u << RADIX_BITS] = calloc(RADIX_PASSES, sizeof(*count));
+        double *tmp = malloc(n * sizeof(*tmp));
+        const uint64_t mask = (1u << RADIX_BITS) - 1;
+        if (!count || !tmp) {
+                free(count);
+                free(tmp);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < n; i++)
+                for (unsigned p = 0; p < RADIX_PASSES; p++)
+                        count[p][radix_key(v[i]) >> (p * RADIX_BITS) & mask]++;
+        double *from = v, *to = tmp;
+        for (unsigned p = 0; p < RADIX_PASSES; p++) {
+                size_t *c = count[p], shift = p * RADIX_BITS, sum = 0;
+                if (c[radix_key(from[0]) >> shift & mask] == n)
+                        continue;
+                for (size_t d = 0; d <= mask; d++) {
+                        size_t here = c[d];
+                        c[d] = sum;
+                        sum += here;
+                }
+                for (size_t i = 0; i < n; i++)
+                        to[c[radix_key(from[i]) >> shift & mask]++] = from[i];
+                double *was = from;
+                from = to;
+                to = was;
+        }
+        if (from != v)
+                memcpy(v, from, n * sizeof(*v));
+        free(count);
+        free(tmp);
+        return 0;
+}
+
 sim_stats sim_summarize(double *v, size_t n) {
         sim_stats st = { 0 };
         if (n == 0)
                 return st;
-        qsort(v, n, sizeof(*v), compare_doubles);
+        if (radix_sort(v, n) < 0) /* in place, slower: a summary has no error to return */
+                qsort(v, n, sizeof(*v), compare_doubles);
         double sum = 0;
         for (size_t i = 0; i < n; i++)
                 sum += v[i];

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define GIB ((int64_t)1 << 30)
@@ -322,6 +323,31 @@ START_TEST(fair_order_counts_the_gpus) {
 }
 END_TEST
 
+static int ascending(const void *a, const void *b) {
+        double x = *(const double *)a, y = *(const double *)b;
+        return (x > y) - (x < y);
+}
+
+/* sim_summarize sorts by the doubles' bits: negative and positive values, every exponent from
+ * 2^-60 to 2^60, repeats, zero; the values come back in qsort's order, the figures read there. */
+START_TEST(summaries_sort_negative_tiny_huge_and_repeated_values) {
+        enum { N = 5000 };
+        static double v[N], ref[N];
+        unsigned seed = 7;
+        for (size_t i = 0; i < N; i++) {
+                double mag = ldexp((double)(rand_r(&seed) % 1000 + 1), rand_r(&seed) % 121 - 60);
+                v[i] = i % 7 == 0 ? 0 : i % 11 == 0 ? v[i / 2] : rand_r(&seed) % 3 == 0 ? -mag : mag;
+                ref[i] = v[i];
+        }
+        qsort(ref, N, sizeof(*ref), ascending);
+        sim_stats st = sim_summarize(v, N);
+        for (size_t i = 0; i < N; i++)
+                ck_assert_msg(v[i] == ref[i], "value %zu: %g, qsort's %g", i, v[i], ref[i]);
+        ck_assert(st.p50 == ref[(N - 1) / 2] && st.max == ref[N - 1]);
+        ck_assert(st.p99 == ref[(size_t)((double)(N - 1) * 0.99)]);
+}
+END_TEST
+
 static Suite *sim_suite(void) {
         log_open("test_sim", NULL, LOG_WARNING); /* the core logs every transition */
         Suite *s = suite_create("sim");
@@ -336,6 +362,7 @@ static Suite *sim_suite(void) {
         tcase_add_test(tc, department_keys_by_name);
         tcase_add_test(tc, gpu_seconds_and_utilization);
         tcase_add_test(tc, fair_order_counts_the_gpus);
+        tcase_add_test(tc, summaries_sort_negative_tiny_huge_and_repeated_values);
         suite_add_tcase(s, tc);
         return s;
 }
