@@ -46,7 +46,7 @@ static const wl_class mishra_classes[] = {
  * truncated capacity fell one byte short of class c4's 0.06 x 256 GiB on configuration 10, which
  * Table 1 gives exactly that memory, and barred c4 from it. (Constant expressions: no llround.) */
 #define NORM_ROUND(x) ((int64_t)((x) + 0.5))
-#define NORM(c, m) { .mcpu = NORM_ROUND((c) * NORM_CORES * 1000), .mem = NORM_ROUND((m) * NORM_GIB * (double)GiB) }
+#define NORM(c, m) { .mcpu = NORM_ROUND(NORM_CORES * 1000 * (c)), .mem = NORM_ROUND(NORM_GIB * (m) * (double)GiB) }
 
 static const wl_machine_config lotes_google_configs[] = {
         { 6732, NORM(0.50, 0.50) }, { 3863, NORM(0.50, 0.25) }, { 1001, NORM(0.50, 0.75) }, { 795, NORM(1.00, 1.00) },
@@ -55,7 +55,7 @@ static const wl_machine_config lotes_google_configs[] = {
 };
 
 #define LG_CLASS(p, hours, c, m)                                                                              \
-        { p, (hours) * HOUR, (c) * NORM_CORES, 0, NORM_CORES, 0.5, (m) * NORM_GIB, 0, NORM_GIB, 0.5, 0 }
+        { p, HOUR * (hours), NORM_CORES * (c), 0, NORM_CORES, 0.5, NORM_GIB * (m), 0, NORM_GIB, 0.5, 0 }
 
 static const wl_class lotes_google_classes[] = {
         LG_CLASS(0.23, 0.03, 0.02, 0.01),

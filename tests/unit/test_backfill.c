@@ -11,7 +11,7 @@
 #include <string.h>
 
 #define GiB ((int64_t)1 << 30)
-#define CPU(n) ((int64_t)(n) * 1000)
+#define CPU(n) (1000 * (int64_t)(n))
 #define R(c, m) ((res_t){ .mcpu = (c), .mem = (m) })
 
 typedef struct given {

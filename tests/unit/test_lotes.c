@@ -7,7 +7,7 @@
 #include <string.h>
 
 #define GiB ((int64_t)1 << 30)
-#define CORES(n) ((int64_t)(n) * 1000)
+#define CORES(n) (1000 * (int64_t)(n))
 
 /* The hand-solved case. Rates mu_jk = 1 job/s everywhere.
  *   configuration 1: 1 machine of (4 cores, 8 GiB); configuration 2: 2 machines of (8 cores, 4 GiB)
