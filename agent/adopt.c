@@ -47,8 +47,7 @@ static int clear_strays(cg_backend *cg, const agent *a) {
                 if (r >= 0)
                         r = cg_job_remove(cg, *name);
                 if (r < 0)
-                        log_errno(LOG_WARNING, r, "cgroup=%s/%s: cannot remove it",
-                                  cg_subtree_path(cg), *name);
+                        log_errno(LOG_WARNING, r, "cgroup=%s/%s: cannot remove it", cg_subtree_path(cg), *name);
                 else
                         n++;
         }
@@ -150,11 +149,17 @@ static void adopt_record(agent *a, uint64_t id) {
                 log_error("job=%" PRIu64 ": out of memory re-adopting it", id);
                 return;
         }
-        *j = (agent_job){.agent = a, .id = id, .attempt = rec.attempt, .shepherd = rec.shepherd,
-                         .shepherd_start = rec.shepherd_start,
-                         .adopted = true, .mem_limit = rec.mem_limit, .start_usec = rec.start_usec,
-                         .cancelled = rec.cancelled, .time_limit_usec = rec.time_limit_usec,
-                         .timed_out = rec.timed_out};
+        *j = (agent_job){ .agent = a,
+                          .id = id,
+                          .attempt = rec.attempt,
+                          .shepherd = rec.shepherd,
+                          .shepherd_start = rec.shepherd_start,
+                          .adopted = true,
+                          .mem_limit = rec.mem_limit,
+                          .start_usec = rec.start_usec,
+                          .cancelled = rec.cancelled,
+                          .time_limit_usec = rec.time_limit_usec,
+                          .timed_out = rec.timed_out };
         snprintf(j->cgroup, sizeof(j->cgroup), "%s", rec.cgroup);
         agent_job_insert(a, j);
         jobcores_adopt(j);

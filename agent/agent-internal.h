@@ -12,20 +12,20 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
-#define JOB_KILL_TIMEOUT_MS 5000
+#define JOB_KILL_TIMEOUT_MS    5000
 #define START_FAILED_EXIT_CODE 127 /* what a shell reports for a command it could not run */
-#define STEP_MAX sizeof(((launch_progress *)0)->what)
-#define USAGE_PERIOD_USEC (2 * 1000000) /* how often running jobs' usage is reported */
+#define STEP_MAX               sizeof(((launch_progress *)0)->what)
+#define USAGE_PERIOD_USEC      (2 * 1000000) /* how often running jobs' usage is reported */
 
 typedef struct agent_job {
         agent *agent;
         uint64_t id;
-        uint32_t attempt;      /* the launch's, echoed in every report so that the controller can
-                                * tell a report of an earlier run of a requeued job */
+        uint32_t attempt;                /* the launch's, echoed in every report so that the controller can
+                                          * tell a report of an earlier run of a requeued job */
         char cgroup[JOBFILE_CGROUP_MAX]; /* cg_job_name: "job-<id>", "dept-a/job-<id>" */
-        pid_t pid;             /* main process (the shepherd's child); 0 when re-adopted */
-        pid_t shepherd;        /* our child, or a previous agent's when adopted */
-        uint64_t shepherd_start; /* its start time, so that a reused pid is not taken for it */
+        pid_t pid;                       /* main process (the shepherd's child); 0 when re-adopted */
+        pid_t shepherd;                  /* our child, or a previous agent's when adopted */
+        uint64_t shepherd_start;         /* its start time, so that a reused pid is not taken for it */
         bool adopted;
         int64_t mem_limit;
         int64_t start_usec;
@@ -33,27 +33,27 @@ typedef struct agent_job {
         bool in_table;
         struct launch_msg *queued; /* until its turn to start comes: the launch (jobstart.h) */
         struct agent_job *queue_next;
-        char user[64];          /* who submitted it, for the log */
-        bool starting;          /* launched, its exec not confirmed yet */
-        bool ending;            /* its shepherd has ended: its cgroup is being emptied */
-        char step[STEP_MAX];    /* the launch's last step begun */
+        char user[64];                   /* who submitted it, for the log */
+        bool starting;                   /* launched, its exec not confirmed yet */
+        bool ending;                     /* its shepherd has ended: its cgroup is being emptied */
+        char step[STEP_MAX];             /* the launch's last step begun */
         char start_error[STEP_MAX + 64]; /* why the launch failed: the job ends failed with it */
-        jobfile_exit exit;      /* how the main process ended, once the shepherd has */
+        jobfile_exit exit;               /* how the main process ended, once the shepherd has */
         bool exit_known;
-        sd_event_source *watch; /* the shepherd's end: a child source, or its pidfd when adopted;
-                                 * NULL for an adopted one without pidfd: the usage tick polls it */
-        sd_event_source *grace; /* cancel: SIGKILL after the grace period */
+        sd_event_source *watch;    /* the shepherd's end: a child source, or its pidfd when adopted;
+                                    * NULL for an adopted one without pidfd: the usage tick polls it */
+        sd_event_source *grace;    /* cancel: SIGKILL after the grace period */
         sd_event_source *progress; /* while starting: the report pipe */
         sd_event_source *deadline; /* while starting: the launch deadline */
-        sd_event_source *kill;  /* the cgroup's kill under way (cgkill.h) */
+        sd_event_source *kill;     /* the cgroup's kill under way (cgkill.h) */
         struct agent_job *prev, *next;
-        int64_t time_limit_usec; /* run time allowed from start_usec; 0 = none */
-        bool timed_out;          /* its time limit passed: it ends timeout */
-        sd_event_source *limit;  /* the time limit's timer (timelimit.h) */
-        bool shares_cores;      /* a fraction of a CPU: on the cores nobody holds, moved as they change */
-        bool cgroup_foreign;    /* its launch found its cgroup made already: not the job's to kill */
-        uint64_t launch_msg_usec; /* CLOCK_MONOTONIC of the turn its launch message came in: the log
-                                   * says how long to its exec (tests/bench/launch.sh reads it) */
+        int64_t time_limit_usec;           /* run time allowed from start_usec; 0 = none */
+        bool timed_out;                    /* its time limit passed: it ends timeout */
+        sd_event_source *limit;            /* the time limit's timer (timelimit.h) */
+        bool shares_cores;                 /* a fraction of a CPU: on the cores nobody holds, moved as they change */
+        bool cgroup_foreign;               /* its launch found its cgroup made already: not the job's to kill */
+        uint64_t launch_msg_usec;          /* CLOCK_MONOTONIC of the turn its launch message came in: the log
+                                            * says how long to its exec (tests/bench/launch.sh reads it) */
         char gpu_ids[JOBFILE_GPU_IDS_MAX]; /* the GPUs it holds, their indexes ("0,2"); "" when none */
 } agent_job;
 
@@ -67,10 +67,10 @@ struct agent {
         sd_event_source *usage_timer;
         agent_job *queue, **queue_tail; /* jobs waiting for their turn to start, oldest first */
         sd_event_source *launcher;      /* starts the queue's first job, a job per turn */
-        bool stopping; /* agent_stop: no ack will be waited for, a report written is done with */
-        struct jobsync *sync; /* the state directory's removals and the cgroups' slow writes, off the loop */
-        cores *cores;  /* the cores whole-CPU jobs hold (jobcores.c); NULL: jobs get no cpuset */
-        struct outread *outread; /* jobs' output read for their followers, off the loop (outread.h) */
+        bool stopping;                  /* agent_stop: no ack will be waited for, a report written is done with */
+        struct jobsync *sync;           /* the state directory's removals and the cgroups' slow writes, off the loop */
+        cores *cores;                   /* the cores whole-CPU jobs hold (jobcores.c); NULL: jobs get no cpuset */
+        struct outread *outread;        /* jobs' output read for their followers, off the loop (outread.h) */
 };
 
 /* Cores of their own (jobcores.c). */
@@ -98,7 +98,7 @@ void jobgpus_adopt(agent_job *j, const char *ids);
 void jobgpus_release(agent_job *j);
 
 /* Log prefix naming a job and its cgroup. */
-#define JOB_FMT "job=%" PRIu64 " cgroup=%s/%s"
+#define JOB_FMT     "job=%" PRIu64 " cgroup=%s/%s"
 #define JOB_ARGS(j) (j)->id, cg_subtree_path((j)->agent->cg), (j)->cgroup
 
 /* Jobs' table: agent.c. */

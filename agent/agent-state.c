@@ -25,8 +25,7 @@ static void format_signal(int sig, char *buf, size_t len) {
                 snprintf(buf, len, "killed by signal %d", sig);
 }
 
-const char *agent_state_error(job_state s, const job_result *r, int64_t mem_limit, char *buf,
-                              size_t len) {
+const char *agent_state_error(job_state s, const job_result *r, int64_t mem_limit, char *buf, size_t len) {
         char size[32], sig[64];
 
         switch (s) {
@@ -50,7 +49,6 @@ const char *agent_state_error(job_state s, const job_result *r, int64_t mem_limi
                         return NULL;
                 format_signal(r->signal, buf, len);
                 return buf;
-        default:
-                return NULL;
+        default: return NULL;
         }
 }

@@ -16,5 +16,4 @@ job_state agent_state_decide(const job_result *r, bool cancelled);
  * killer (memory limit 64.0M)", "killed by signal 9 (SIGKILL)", "cancelled: killed by signal 15
  * (SIGTERM)". mem_limit is the job's memory limit in bytes (0 = none). Returns buf, or NULL
  * when there is nothing to say (completed, or failed with an exit code). */
-const char *agent_state_error(job_state s, const job_result *r, int64_t mem_limit, char *buf,
-                              size_t len);
+const char *agent_state_error(job_state s, const job_result *r, int64_t mem_limit, char *buf, size_t len);

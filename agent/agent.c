@@ -27,9 +27,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define STOP_FLUSH_TIMEOUT_MS 2000
+#define STOP_FLUSH_TIMEOUT_MS   2000
 #define CANCEL_DEFAULT_GRACE_MS 10000
-#define CANCEL_MAX_GRACE_MS (24 * 3600 * 1000)
+#define CANCEL_MAX_GRACE_MS     (24 * 3600 * 1000)
 
 agent_job *agent_job_find(agent *a, uint64_t id) {
         for (agent_job *j = a->jobs; j; j = j->next)
@@ -74,10 +74,15 @@ void agent_job_free(agent_job *j) {
 
 /* Write the job's record to the state directory. Returns 0 or -errno (logged). */
 int agent_job_save(agent_job *j) {
-        jobfile_record rec = {.id = j->id, .shepherd = j->shepherd, .shepherd_start = j->shepherd_start,
-                              .mem_limit = j->mem_limit, .start_usec = j->start_usec, .cancelled = j->cancelled,
-                              .attempt = j->attempt, .time_limit_usec = j->time_limit_usec,
-                              .timed_out = j->timed_out};
+        jobfile_record rec = { .id = j->id,
+                               .shepherd = j->shepherd,
+                               .shepherd_start = j->shepherd_start,
+                               .mem_limit = j->mem_limit,
+                               .start_usec = j->start_usec,
+                               .cancelled = j->cancelled,
+                               .attempt = j->attempt,
+                               .time_limit_usec = j->time_limit_usec,
+                               .timed_out = j->timed_out };
         char *text;
         int r;
 
@@ -149,7 +154,7 @@ int agent_on_shepherd_fd(sd_event_source *s, int fd, uint32_t revents, void *use
 
 static void handle_launch(agent *a, const cJSON *msg) {
         char err[PROTO_ERRLEN];
-        launch_msg m = {0};
+        launch_msg m = { 0 };
         int64_t id, attempt = 1;
 
         if (launchmsg_require_int(msg, "id", 1, INT64_MAX, &id, err) < 0 ||
@@ -209,13 +214,12 @@ void agent_job_terminate(agent_job *j, int64_t grace_ms) {
 }
 
 static void handle_cancel(agent *a, const cJSON *msg) {
-        static const char *const fields[] = {"id", "grace_ms", NULL};
+        static const char *const fields[] = { "id", "grace_ms", NULL };
         char err[PROTO_ERRLEN];
         int64_t id, grace_ms = CANCEL_DEFAULT_GRACE_MS;
         agent_job *j;
 
-        if (proto_check_fields(msg, fields, err) < 0 ||
-            launchmsg_require_int(msg, "id", 1, INT64_MAX, &id, err) < 0 ||
+        if (proto_check_fields(msg, fields, err) < 0 || launchmsg_require_int(msg, "id", 1, INT64_MAX, &id, err) < 0 ||
             proto_get_int(msg, "grace_ms", 0, CANCEL_MAX_GRACE_MS, &grace_ms, err) == -EINVAL) {
                 log_warning("controller=%s: cancel ignored: %s", a->cfg.controller, err);
                 return;
@@ -244,7 +248,8 @@ static void handle_cancel(agent *a, const cJSON *msg) {
 /* The departments' weights after a reload of the controller: the department cgroups this host
  * has take them now, with their jobs running on. */
 static void handle_weights(agent *a, const cJSON *msg) {
-        static const char *const fields[] = { "depts", NULL }, *const entry_fields[] = { "group", "dept_weights", NULL };
+        static const char *const fields[] = { "depts", NULL }, *const entry_fields[] = { "group", "dept_weights",
+                                                                                         NULL };
         const cJSON *arr = cJSON_GetObjectItemCaseSensitive(msg, "depts"), *e;
         char err[PROTO_ERRLEN] = "not an array";
         const char *group = NULL;
@@ -319,8 +324,7 @@ static void on_ready(void *userdata) {
                 log_errno(LOG_WARNING, r, "dir=%s: cannot list the state directory", a->cfg.state_dir);
         report_started_again(a);
 
-        sd_notifyf(0, "STATUS=connected to controller %s, %zu jobs running", a->cfg.controller,
-                   a->njobs);
+        sd_notifyf(0, "STATUS=connected to controller %s, %zu jobs running", a->cfg.controller, a->njobs);
 }
 
 static void on_fatal(const char *reason, void *userdata) {
@@ -350,8 +354,8 @@ int agent_new(sd_event *e, const agent_config *cfg, cg_backend *cg, agent **out)
         r = ctlink_new(e, cfg->controller, cfg->name, cfg->secret, cfg->tls, cfg->tls_server_name, &link_ops, a,
                        &a->link);
         if (r == 0)
-                r = sd_event_add_time_relative(e, &a->usage_timer, CLOCK_MONOTONIC, USAGE_PERIOD_USEC, 0, report_usage_tick,
-                                               a);
+                r = sd_event_add_time_relative(e, &a->usage_timer, CLOCK_MONOTONIC, USAGE_PERIOD_USEC, 0,
+                                               report_usage_tick, a);
         if (r == 0)
                 r = jobstart_init(a);
         if (r == 0)

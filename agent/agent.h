@@ -17,23 +17,23 @@
 #include <systemd/sd-event.h>
 
 typedef struct agent_config {
-        const char *name;       /* this host's agent name */
-        const char *controller; /* "host:port" */
-        const char *secret;     /* shared secret sent in hello */
-        res_t capacity;         /* mcpu, mem, pids (0 = unlimited) offered to the controller */
-        int64_t default_pids;   /* pids.max for jobs that asked for 0 (0 = unlimited) */
-        const char *state_dir;  /* the jobs' records (jobdir.h), created by the caller */
-        bool stop_jobs_on_exit; /* agent_stop kills the jobs rather than leave them running */
-        int launch_timeout_ms;  /* a job not exec'd by then fails, naming the step it hangs in */
-        struct rlimit job_nofile; /* the open files limit jobs start with (rlim_max 0: the agent's) */
-        tls_ctx *tls;           /* TLS to the controller (tls.h), or NULL for plain TCP */
+        const char *name;            /* this host's agent name */
+        const char *controller;      /* "host:port" */
+        const char *secret;          /* shared secret sent in hello */
+        res_t capacity;              /* mcpu, mem, pids (0 = unlimited) offered to the controller */
+        int64_t default_pids;        /* pids.max for jobs that asked for 0 (0 = unlimited) */
+        const char *state_dir;       /* the jobs' records (jobdir.h), created by the caller */
+        bool stop_jobs_on_exit;      /* agent_stop kills the jobs rather than leave them running */
+        int launch_timeout_ms;       /* a job not exec'd by then fails, naming the step it hangs in */
+        struct rlimit job_nofile;    /* the open files limit jobs start with (rlim_max 0: the agent's) */
+        tls_ctx *tls;                /* TLS to the controller (tls.h), or NULL for plain TCP */
         const char *tls_server_name; /* the name its certificate must carry (NULL: the controller's host) */
-        int kill_wait_s;        /* a job past its time limit: SIGTERM, and SIGKILL this much later */
-        const char *features;   /* this host's features (nodesel.h list) for --constraint, or NULL */
-        bool no_cpuset;         /* whole-CPU jobs get no cores of their own (a quota only) */
-        gpus gpus;              /* the GPUs offered (gpufind.h): the agent's copy says who holds each */
-        const char *gpu_type;   /* their type ("a100"), also one of the node's features; NULL: none */
-        nvml *nvml;             /* their use, where NVML is present (nvml.h), or NULL: the caller's */
+        int kill_wait_s;             /* a job past its time limit: SIGTERM, and SIGKILL this much later */
+        const char *features;        /* this host's features (nodesel.h list) for --constraint, or NULL */
+        bool no_cpuset;              /* whole-CPU jobs get no cores of their own (a quota only) */
+        gpus gpus;                   /* the GPUs offered (gpufind.h): the agent's copy says who holds each */
+        const char *gpu_type;        /* their type ("a100"), also one of the node's features; NULL: none */
+        nvml *nvml;                  /* their use, where NVML is present (nvml.h), or NULL: the caller's */
 } agent_config;
 
 typedef struct agent agent;

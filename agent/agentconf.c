@@ -28,20 +28,36 @@
 #include <time.h>
 #include <unistd.h>
 
-#define DEFAULT_JOB_PIDS 4096
-#define NAME_MAX_LEN 64
+#define DEFAULT_JOB_PIDS          4096
+#define NAME_MAX_LEN              64
 #define DEFAULT_LAUNCH_TIMEOUT_MS 30000 /* a launch not exec'd by then hangs on a dead file system */
-#define DEFAULT_KILL_WAIT_S 30 /* Slurm's KillWait: SIGTERM at a time limit, SIGKILL this much later */
-#define MAX_KILL_WAIT_S 3600
-#define MAX_LAUNCH_TIMEOUT_MS (3600 * 1000)
-#define STATE_DIR_PARENT "/run/colony" /* the default state directory is STATE_DIR_PARENT/<name> */
+#define DEFAULT_KILL_WAIT_S       30    /* Slurm's KillWait: SIGTERM at a time limit, SIGKILL this much later */
+#define MAX_KILL_WAIT_S           3600
+#define MAX_LAUNCH_TIMEOUT_MS     (3600 * 1000)
+#define STATE_DIR_PARENT          "/run/colony" /* the default state directory is STATE_DIR_PARENT/<name> */
 
 static const char *const config_keys[] = {
-        "agent.controller", "agent.secret_file", "agent.name",         "agent.cpus",
-        "agent.mem",        "agent.pids",        "agent.default_pids", "agent.state_dir",
-        "agent.tls_ca",     "agent.tls_cert",    "agent.tls_key",      "agent.tls_server_name",
-        "agent.launch_timeout_ms", "agent.kill_wait", "agent.features", "agent.cpuset",
-        "agent.gpus", "agent.gpu_devices", "agent.gpu_type", "agent.nvml_library", NULL,
+        "agent.controller",
+        "agent.secret_file",
+        "agent.name",
+        "agent.cpus",
+        "agent.mem",
+        "agent.pids",
+        "agent.default_pids",
+        "agent.state_dir",
+        "agent.tls_ca",
+        "agent.tls_cert",
+        "agent.tls_key",
+        "agent.tls_server_name",
+        "agent.launch_timeout_ms",
+        "agent.kill_wait",
+        "agent.features",
+        "agent.cpuset",
+        "agent.gpus",
+        "agent.gpu_devices",
+        "agent.gpu_type",
+        "agent.nvml_library",
+        NULL,
 };
 
 static void usage(FILE *f) {
@@ -83,40 +99,64 @@ static void usage(FILE *f) {
 }
 
 /* Long options only; their codes start past any character. */
-enum { OPT_CONTROLLER = 256, OPT_SECRET, OPT_NAME, OPT_CPUS, OPT_MEM, OPT_PIDS,
-       OPT_DEFAULT_PIDS, OPT_CONFIG, OPT_LOG_LEVEL, OPT_CLEANUP, OPT_HELP, OPT_STATE_DIR,
-       OPT_STOP_JOBS, OPT_TLS_CA, OPT_TLS_CERT, OPT_TLS_KEY, OPT_TLS_NAME, OPT_LAUNCH_TIMEOUT, OPT_KILL_WAIT,
-       OPT_SCOPE, OPT_STOP_SCOPE, OPT_FEATURES, OPT_NO_CPUSET,
-       OPT_GPUS, OPT_GPU_DEVICES, OPT_GPU_TYPE, OPT_NVML };
+enum {
+        OPT_CONTROLLER = 256,
+        OPT_SECRET,
+        OPT_NAME,
+        OPT_CPUS,
+        OPT_MEM,
+        OPT_PIDS,
+        OPT_DEFAULT_PIDS,
+        OPT_CONFIG,
+        OPT_LOG_LEVEL,
+        OPT_CLEANUP,
+        OPT_HELP,
+        OPT_STATE_DIR,
+        OPT_STOP_JOBS,
+        OPT_TLS_CA,
+        OPT_TLS_CERT,
+        OPT_TLS_KEY,
+        OPT_TLS_NAME,
+        OPT_LAUNCH_TIMEOUT,
+        OPT_KILL_WAIT,
+        OPT_SCOPE,
+        OPT_STOP_SCOPE,
+        OPT_FEATURES,
+        OPT_NO_CPUSET,
+        OPT_GPUS,
+        OPT_GPU_DEVICES,
+        OPT_GPU_TYPE,
+        OPT_NVML
+};
 static const struct option longopts[] = {
-        {"controller", required_argument, NULL, OPT_CONTROLLER},
-        {"secret-file", required_argument, NULL, OPT_SECRET},
-        {"name", required_argument, NULL, OPT_NAME},
-        {"cpus", required_argument, NULL, OPT_CPUS},
-        {"mem", required_argument, NULL, OPT_MEM},
-        {"pids", required_argument, NULL, OPT_PIDS},
-        {"default-pids", required_argument, NULL, OPT_DEFAULT_PIDS},
-        {"config", required_argument, NULL, OPT_CONFIG},
-        {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
-        {"cleanup", no_argument, NULL, OPT_CLEANUP},
-        {"state-dir", required_argument, NULL, OPT_STATE_DIR},
-        {"stop-jobs-on-exit", no_argument, NULL, OPT_STOP_JOBS},
-        {"launch-timeout-ms", required_argument, NULL, OPT_LAUNCH_TIMEOUT},
-        {"kill-wait", required_argument, NULL, OPT_KILL_WAIT},
-        {"tls-ca", required_argument, NULL, OPT_TLS_CA},
-        {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
-        {"tls-key", required_argument, NULL, OPT_TLS_KEY},
-        {"tls-server-name", required_argument, NULL, OPT_TLS_NAME},
-        {"scope", required_argument, NULL, OPT_SCOPE},
-        {"stop-scope", no_argument, NULL, OPT_STOP_SCOPE},
-        {"features", required_argument, NULL, OPT_FEATURES},
-        {"no-cpuset", no_argument, NULL, OPT_NO_CPUSET},
-        {"gpus", required_argument, NULL, OPT_GPUS},
-        {"gpu-devices", required_argument, NULL, OPT_GPU_DEVICES},
-        {"gpu-type", required_argument, NULL, OPT_GPU_TYPE},
-        {"nvml-library", required_argument, NULL, OPT_NVML},
-        {"help", no_argument, NULL, OPT_HELP},
-        {0},
+        { "controller", required_argument, NULL, OPT_CONTROLLER },
+        { "secret-file", required_argument, NULL, OPT_SECRET },
+        { "name", required_argument, NULL, OPT_NAME },
+        { "cpus", required_argument, NULL, OPT_CPUS },
+        { "mem", required_argument, NULL, OPT_MEM },
+        { "pids", required_argument, NULL, OPT_PIDS },
+        { "default-pids", required_argument, NULL, OPT_DEFAULT_PIDS },
+        { "config", required_argument, NULL, OPT_CONFIG },
+        { "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+        { "cleanup", no_argument, NULL, OPT_CLEANUP },
+        { "state-dir", required_argument, NULL, OPT_STATE_DIR },
+        { "stop-jobs-on-exit", no_argument, NULL, OPT_STOP_JOBS },
+        { "launch-timeout-ms", required_argument, NULL, OPT_LAUNCH_TIMEOUT },
+        { "kill-wait", required_argument, NULL, OPT_KILL_WAIT },
+        { "tls-ca", required_argument, NULL, OPT_TLS_CA },
+        { "tls-cert", required_argument, NULL, OPT_TLS_CERT },
+        { "tls-key", required_argument, NULL, OPT_TLS_KEY },
+        { "tls-server-name", required_argument, NULL, OPT_TLS_NAME },
+        { "scope", required_argument, NULL, OPT_SCOPE },
+        { "stop-scope", no_argument, NULL, OPT_STOP_SCOPE },
+        { "features", required_argument, NULL, OPT_FEATURES },
+        { "no-cpuset", no_argument, NULL, OPT_NO_CPUSET },
+        { "gpus", required_argument, NULL, OPT_GPUS },
+        { "gpu-devices", required_argument, NULL, OPT_GPU_DEVICES },
+        { "gpu-type", required_argument, NULL, OPT_GPU_TYPE },
+        { "nvml-library", required_argument, NULL, OPT_NVML },
+        { "help", no_argument, NULL, OPT_HELP },
+        { 0 },
 };
 
 /* The option c getopt_long found (its argument in optarg) into o. Returns 0, 1 when --help
@@ -156,9 +196,7 @@ static int take_option(int c, char **argv, options *o) {
                         return -EINVAL;
                 }
                 break;
-        default:
-                fprintf(stderr, "colony-agent: bad option '%s' (see --help)\n", argv[optind - 1]);
-                return -EINVAL;
+        default: fprintf(stderr, "colony-agent: bad option '%s' (see --help)\n", argv[optind - 1]); return -EINVAL;
         }
         return 0;
 }
@@ -167,7 +205,7 @@ static int take_option(int c, char **argv, options *o) {
 int parse_argv(int argc, char **argv, options *o) {
         int c, r;
 
-        *o = (options){.log_level = LOG_INFO};
+        *o = (options){ .log_level = LOG_INFO };
         opterr = 0;
         while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1)
                 if ((r = take_option(c, argv, o)) != 0)
@@ -210,15 +248,16 @@ typedef enum setting_kind { SETTING_CPUS, SETTING_SIZE, SETTING_UINT } setting_k
 
 /* One numeric setting: the command-line text wins, else the config file's key, else *out is
  * left as the default. Returns 0 or -EINVAL with a message. */
-static int get_setting(const char *text, const char *opt, const config *cfg, setting_kind kind,
-                       int64_t max, int64_t *out, char *err, size_t errlen) {
+static int get_setting(const char *text, const char *opt, const config *cfg, setting_kind kind, int64_t max,
+                       int64_t *out, char *err, size_t errlen) {
         char key[64];
         int r;
 
         if (text) {
-                r = kind == SETTING_CPUS   ? units_parse_cpus(text, out)
-                    : kind == SETTING_SIZE ? units_parse_mem(text, out) /* a bare number is MiB, as Slurm's RealMemory */
-                                           : units_parse_uint(text, max, out);
+                r = kind == SETTING_CPUS ? units_parse_cpus(text, out)
+                    : kind == SETTING_SIZE
+                            ? units_parse_mem(text, out) /* a bare number is MiB, as Slurm's RealMemory */
+                            : units_parse_uint(text, max, out);
                 if (r < 0)
                         snprintf(err, errlen, "--%s: invalid value '%s'", opt, text);
                 return r < 0 ? -EINVAL : 0;
@@ -253,12 +292,12 @@ static int detect_mem_total(int64_t *out) {
 }
 
 /* The capacity and default job pids: detected, then overridden by options or config. */
-static int resolve_resources(const options *o, const config *cfg, res_t *cap, int64_t *default_pids,
-                             char *err, size_t errlen) {
+static int resolve_resources(const options *o, const config *cfg, res_t *cap, int64_t *default_pids, char *err,
+                             size_t errlen) {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         int r;
 
-        *cap = (res_t){.mcpu = cpus > 0 ? (int64_t)cpus * 1000 : 0};
+        *cap = (res_t){ .mcpu = cpus > 0 ? (int64_t)cpus * 1000 : 0 };
         *default_pids = DEFAULT_JOB_PIDS;
         if (detect_mem_total(&cap->mem) < 0)
                 cap->mem = 0;
@@ -268,8 +307,8 @@ static int resolve_resources(const options *o, const config *cfg, res_t *cap, in
         if (r == 0)
                 r = get_setting(o->pids, "pids", cfg, SETTING_UINT, RES_PIDS_MAX, &cap->pids, err, errlen);
         if (r == 0)
-                r = get_setting(o->default_pids, "default-pids", cfg, SETTING_UINT, RES_PIDS_MAX,
-                                default_pids, err, errlen);
+                r = get_setting(o->default_pids, "default-pids", cfg, SETTING_UINT, RES_PIDS_MAX, default_pids, err,
+                                errlen);
         if (r == 0 && (cap->mcpu <= 0 || cap->mem <= 0)) {
                 snprintf(err, errlen, "cannot detect this host's %s; give --%s", cap->mcpu <= 0 ? "CPUs" : "memory",
                          cap->mcpu <= 0 ? "cpus" : "mem");
@@ -342,7 +381,8 @@ static int resolve_gpus(const options *o, const config *cfg, agent_config *ac, c
                 r = gpufind_paths(&ac->gpus, o->gpu_devices, err, errlen);
         else if (r == 0 && want != 0 && (r = gpufind_host(&ac->gpus, "/dev", err, errlen)) == 0 &&
                  want > (int64_t)ac->gpus.n) {
-                snprintf(err, errlen, "gpus = %lld, but this host has %zu GPU devices (/dev/nvidiaN, /dev/dri/renderDN)",
+                snprintf(err, errlen,
+                         "gpus = %lld, but this host has %zu GPU devices (/dev/nvidiaN, /dev/dri/renderDN)",
                          (long long)want, ac->gpus.n);
                 r = -EINVAL;
         }
@@ -388,7 +428,7 @@ static int open_nvml(const options *o, agent_config *ac, char *err, size_t errle
  * the caller's to free. Returns 0, EXIT_USAGE or 1 with the reason in err. */
 static int configure_tls(const options *o, agent_config *ac, char *err, size_t errlen) {
         char why[TLS_ERRLEN];
-        tls_files f = {.cert = o->tls_cert, .key = o->tls_key, .ca = o->tls_ca};
+        tls_files f = { .cert = o->tls_cert, .key = o->tls_key, .ca = o->tls_ca };
         int r;
 
         if (!o->tls_ca && !o->tls_cert && !o->tls_key && !o->tls_server_name)
@@ -402,15 +442,13 @@ static int configure_tls(const options *o, agent_config *ac, char *err, size_t e
 
 /* The daemon's settings from options (merged with cfg). Returns an exit status: 0, EXIT_USAGE
  * or 1, with the reason in err. *secret is the caller's to free. */
-int configure(const options *o, const config *cfg, agent_config *ac, char **secret,
-                     char *err, size_t errlen) {
+int configure(const options *o, const config *cfg, agent_config *ac, char **secret, char *err, size_t errlen) {
         char host[256];
         uint16_t port;
 
         int64_t launch_ms = DEFAULT_LAUNCH_TIMEOUT_MS, kill_wait = DEFAULT_KILL_WAIT_S;
 
-        if (resolve_resources(o, o->config_path ? cfg : NULL, &ac->capacity, &ac->default_pids,
-                              err, errlen) < 0 ||
+        if (resolve_resources(o, o->config_path ? cfg : NULL, &ac->capacity, &ac->default_pids, err, errlen) < 0 ||
             get_setting(o->launch_timeout_ms, "launch-timeout-ms", o->config_path ? cfg : NULL, SETTING_UINT,
                         MAX_LAUNCH_TIMEOUT_MS, &launch_ms, err, errlen) < 0 ||
             get_setting(o->kill_wait, "kill-wait", o->config_path ? cfg : NULL, SETTING_UINT, MAX_KILL_WAIT_S,

@@ -10,14 +10,14 @@
 
 typedef struct options {
         const char *controller, *secret_file, *name, *config_path, *state_dir;
-        const char *tls_ca, *tls_cert, *tls_key, *tls_server_name; /* TLS to the controller when tls_ca is set */
+        const char *tls_ca, *tls_cert, *tls_key, *tls_server_name;        /* TLS to the controller when tls_ca is set */
         const char *cpus, *mem, *pids, *default_pids, *launch_timeout_ms; /* as typed; parsed after merging */
         int log_level;
         const char *scope; /* --scope: the transient unit to run in, where one is needed */
         bool cleanup, stop_jobs_on_exit, stop_scope;
-        const char *kill_wait; /* as typed */
-        const char *features; /* --features or agent.features */
-        bool no_cpuset;       /* --no-cpuset or agent.cpuset = no */
+        const char *kill_wait;                     /* as typed */
+        const char *features;                      /* --features or agent.features */
+        bool no_cpuset;                            /* --no-cpuset or agent.cpuset = no */
         const char *gpus, *gpu_devices, *gpu_type; /* --gpus N, --gpu-devices LIST, --gpu-type T, or agent.* */
         const char *nvml_library; /* --nvml-library PATH or agent.nvml_library; NULL: NVML's own name */
 } options;

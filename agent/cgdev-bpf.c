@@ -28,7 +28,7 @@
 #define INSNS_FIXED 6
 
 static struct bpf_insn insn(uint8_t code, uint8_t dst, uint8_t src, int16_t off, int32_t imm) {
-        return (struct bpf_insn){.code = code, .dst_reg = dst, .src_reg = src, .off = off, .imm = imm};
+        return (struct bpf_insn){ .code = code, .dst_reg = dst, .src_reg = src, .off = off, .imm = imm };
 }
 
 /* r2 = the type (the low half of access_type), r3 = major, r4 = minor, from the context in r1;
@@ -40,8 +40,8 @@ static struct bpf_insn *build(const cg_device *deny, size_t n, size_t *len) {
 
         if (!p)
                 return NULL;
-        p[k++] = insn(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_2, BPF_REG_1,
-                      offsetof(struct bpf_cgroup_dev_ctx, access_type), 0);
+        p[k++] = insn(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_2, BPF_REG_1, offsetof(struct bpf_cgroup_dev_ctx, access_type),
+                      0);
         p[k++] = insn(BPF_ALU | BPF_AND | BPF_K, BPF_REG_2, 0, 0, 0xffff);
         p[k++] = insn(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_3, BPF_REG_1, offsetof(struct bpf_cgroup_dev_ctx, major), 0);
         p[k++] = insn(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_4, BPF_REG_1, offsetof(struct bpf_cgroup_dev_ctx, minor), 0);
@@ -73,7 +73,8 @@ int cgdev_bpf_deny(const char *dir, const cg_device *deny, size_t n, char *err, 
         if ((cgfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
                 r = -errno;
                 snprintf(err, errlen, "open %s: %s", dir, strerror(-r));
-        } else if ((progfd = bpf_prog_load(BPF_PROG_TYPE_CGROUP_DEVICE, "colony_devdeny", "GPL", prog, len, NULL)) < 0) {
+        } else if ((progfd = bpf_prog_load(BPF_PROG_TYPE_CGROUP_DEVICE, "colony_devdeny", "GPL", prog, len, NULL)) <
+                   0) {
                 r = progfd;
                 snprintf(err, errlen, "cgroup=%s: load the BPF device program (%zu devices denied): %s", dir, n,
                          strerror(-r));

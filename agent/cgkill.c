@@ -40,7 +40,7 @@ int cgkill_start(sd_event *e, cg_backend *cg, const char *job, int timeout_ms, c
 
         if (!k)
                 return -ENOMEM;
-        *k = (cgkill){.cg = cg, .job = job, .done = done, .userdata = userdata};
+        *k = (cgkill){ .cg = cg, .job = job, .done = done, .userdata = userdata };
         if ((r = sd_event_now(e, CLOCK_MONOTONIC, &now)) < 0 ||
             (r = sd_event_add_time(e, out, CLOCK_MONOTONIC, now, ROUND_ACCURACY_USEC, on_round, k)) < 0) {
                 free(k);

@@ -25,7 +25,7 @@ int64_t cg_cpu_quota_us(int64_t mcpu) {
 }
 
 void cg_sleep_ms(int64_t ms) {
-        struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000};
+        struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000 };
 
         while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
                 ;
@@ -50,8 +50,8 @@ static void unescape_octal(char *s) {
         char *w = s;
 
         for (; *s; s++) {
-                if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-                    s[3] >= '0' && s[3] <= '7') {
+                if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' && s[3] >= '0' &&
+                    s[3] <= '7') {
                         *w++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
                         s += 3;
                 } else
@@ -344,9 +344,7 @@ static int add_job_dirs_below(const char *base, const char *rel, const char *ski
         return r;
 }
 
-int cg_add_job_dirs(const char *dir, const char *skip, char ***list) {
-        return add_job_dirs_below(dir, "", skip, list);
-}
+int cg_add_job_dirs(const char *dir, const char *skip, char ***list) { return add_job_dirs_below(dir, "", skip, list); }
 
 static uint64_t scale_weight(double w, double unit, uint64_t lo, uint64_t hi) {
         double v = w * unit + 0.5;
@@ -354,10 +352,6 @@ static uint64_t scale_weight(double w, double unit, uint64_t lo, uint64_t hi) {
         return !(v >= (double)lo) ? lo : v > (double)hi ? hi : (uint64_t)v;
 }
 
-uint64_t cg_weight_v2(double w) {
-        return scale_weight(w, 100, 1, 10000);
-}
+uint64_t cg_weight_v2(double w) { return scale_weight(w, 100, 1, 10000); }
 
-uint64_t cg_shares_v1(double w) {
-        return scale_weight(w, 1024, 2, 262144);
-}
+uint64_t cg_shares_v1(double w) { return scale_weight(w, 1024, 2, 262144); }

@@ -23,7 +23,7 @@
 
 enum { V1_CPU, V1_CPUACCT, V1_MEMORY, V1_PIDS, V1_FREEZER, V1_CPUSET, V1_DEVICES, _V1_MAX };
 
-static const char *const v1_names[_V1_MAX] = {"cpu", "cpuacct", "memory", "pids", "freezer", "cpuset", "devices"};
+static const char *const v1_names[_V1_MAX] = { "cpu", "cpuacct", "memory", "pids", "freezer", "cpuset", "devices" };
 
 /* The controllers a host may lack, and what jobs go without then. */
 static const char *const v1_optional[_V1_MAX] = {
@@ -36,9 +36,7 @@ typedef struct v1_state {
                              * when the host mounts none (v1_optional) */
 } v1_state;
 
-static v1_state *state(cg_backend *cg) {
-        return cg->priv;
-}
+static v1_state *state(cg_backend *cg) { return cg->priv; }
 
 /* Whether controller i shares its hierarchy with an earlier one (co-mounted), or is not mounted
  * (cpuset, optional): either way nothing is done in it under its name. */
@@ -140,7 +138,7 @@ static void free_state(v1_state *s) {
 
 static int v1_open(cg_backend *cg, char *err, size_t errlen) {
         v1_state *s = calloc(1, sizeof(*s));
-        bool created[_V1_MAX] = {false};
+        bool created[_V1_MAX] = { false };
         int r = s ? 0 : -ENOMEM;
 
         cg->priv = s;
@@ -208,7 +206,8 @@ static int deny_devices(const char *dir, const cg_limits *lim, char *err, size_t
                 snprintf(err, errlen, "read %s/devices.list: %s", dir, strerror(-r));
         for (size_t i = 0; r == 0 && i < lim->ndeny; i++)
                 if (device_listed(list, &lim->deny[i])) {
-                        snprintf(err, errlen, "cgroup=%s: the devices cgroups above allow listed devices only, "
+                        snprintf(err, errlen,
+                                 "cgroup=%s: the devices cgroups above allow listed devices only, "
                                  "and a range of them still holds %c %" PRIu32 ":%" PRIu32 " after devices.deny",
                                  dir, lim->deny[i].type, lim->deny[i].major, lim->deny[i].minor);
                         r = -EPERM;
@@ -271,9 +270,7 @@ static int remove_job_dirs(cg_backend *cg, const char *job, const bool *only) {
         return r;
 }
 
-static int v1_job_remove(cg_backend *cg, const char *job) {
-        return remove_job_dirs(cg, job, NULL);
-}
+static int v1_job_remove(cg_backend *cg, const char *job) { return remove_job_dirs(cg, job, NULL); }
 
 /* mkdir rel (a job or department) in every hierarchy; made[i] says which this call made. */
 static int mkdir_everywhere(cg_backend *cg, const char *rel, bool exist_ok, bool *made, char *err, size_t errlen) {
@@ -300,8 +297,10 @@ static int devices_check(cg_backend *cg, const char *job, const cg_limits *lim, 
         int r = cgdev_check(job, lim->deny, lim->ndeny, err, errlen);
 
         if (r == 0 && lim->ndeny > 0 && !state(cg)->dir[V1_DEVICES]) {
-                snprintf(err, errlen, "cgroup v1: job %s may not open %zu devices, but no devices hierarchy is "
-                         "mounted to keep it from them", job, lim->ndeny);
+                snprintf(err, errlen,
+                         "cgroup v1: job %s may not open %zu devices, but no devices hierarchy is "
+                         "mounted to keep it from them",
+                         job, lim->ndeny);
                 r = -EOPNOTSUPP;
         }
         return r;
@@ -309,7 +308,7 @@ static int devices_check(cg_backend *cg, const char *job, const cg_limits *lim, 
 
 static int v1_job_create(cg_backend *cg, const char *job, const cg_limits *lim, char *err, size_t errlen) {
         char path[PATH_MAX];
-        bool made[_V1_MAX] = {false};
+        bool made[_V1_MAX] = { false };
         int r = devices_check(cg, job, lim, err, errlen);
 
         if (r == 0)

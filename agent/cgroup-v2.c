@@ -31,7 +31,7 @@
 
 #define V2_MOUNT "/sys/fs/cgroup"
 
-static const char *const v2_controllers[] = {"cpu", "memory", "pids", NULL};
+static const char *const v2_controllers[] = { "cpu", "memory", "pids", NULL };
 /* Used where the parent offers it (usage: io.stat), never required. */
 #define V2_OPTIONAL "io"
 /* Jobs' own cores (cpuset.cpus) where the parent offers it; without it they share every core. */
@@ -45,15 +45,13 @@ typedef struct v2_peak {
 } v2_peak;
 
 typedef struct v2_state {
-        char *own;  /* the cgroup the agent was started in */
-        char *leaf; /* <subtree>/agent, where the agent lives */
+        char *own;        /* the cgroup the agent was started in */
+        char *leaf;       /* <subtree>/agent, where the agent lives */
         char enabled[48]; /* "+cpu +pids"-style controllers we enabled in own's subtree_control */
         v2_peak *peaks;
 } v2_state;
 
-static v2_state *state(cg_backend *cg) {
-        return cg->priv;
-}
+static v2_state *state(cg_backend *cg) { return cg->priv; }
 
 static int v2_job_dir(cg_backend *cg, const char *job, char *buf, size_t len) {
         return cg_path(buf, len, cg->subtree, job);
@@ -103,10 +101,13 @@ static int check_available(const char *own, char *err, size_t errlen) {
                 snprintf(err, errlen, "cgroup v2: read %s/%s: %s", own, file, strerror(-r));
         else if (*missing) {
                 if (root)
-                        snprintf(err, errlen, "cgroup v2: the root cgroup does not enable the controllers %s for "
-                                 "its children (%s/cgroup.subtree_control)", missing, own);
+                        snprintf(err, errlen,
+                                 "cgroup v2: the root cgroup does not enable the controllers %s for "
+                                 "its children (%s/cgroup.subtree_control)",
+                                 missing, own);
                 else
-                        snprintf(err, errlen, "cgroup v2: the controllers %s are not available in our cgroup %s: "
+                        snprintf(err, errlen,
+                                 "cgroup v2: the controllers %s are not available in our cgroup %s: "
                                  "its parent must enable them in cgroup.subtree_control (systemd: Delegate=yes)",
                                  missing, own);
                 r = -EOPNOTSUPP;
@@ -116,7 +117,7 @@ static int check_available(const char *own, char *err, size_t errlen) {
 
 /* Whether dir was delegated to us: systemd marks a Delegate=yes unit's cgroup so. */
 static bool is_delegated(const char *dir) {
-        static const char *const names[] = {"trusted.delegate", "user.delegate", NULL};
+        static const char *const names[] = { "trusted.delegate", "user.delegate", NULL };
         char v[8];
 
         for (const char *const *n = names; *n; n++) {
@@ -131,7 +132,7 @@ static bool is_delegated(const char *dir) {
 }
 
 int cg_v2_own_usable(char **own, char *err, size_t errlen) {
-        v2_state s = {0};
+        v2_state s = { 0 };
         pid_t *pids = NULL;
         size_t n = 0;
         int r = find_own(&s, err, errlen);
@@ -190,7 +191,8 @@ static int delegate_own(v2_state *s, char *err, size_t errlen) {
         if (!*missing)
                 return 0;
         if (!is_delegated(s->own)) {
-                snprintf(err, errlen, "cgroup v2: %s does not enable %s for its children and is not delegated to "
+                snprintf(err, errlen,
+                         "cgroup v2: %s does not enable %s for its children and is not delegated to "
                          "us (no trusted.delegate=1 attribute), so colony will not write its settings; start the "
                          "agent in a delegated cgroup (systemd: Delegate=yes) or enable them there",
                          s->own, missing);
@@ -201,16 +203,16 @@ static int delegate_own(v2_state *s, char *err, size_t errlen) {
                         snprintf(s->enabled + strlen(s->enabled), sizeof(s->enabled) - strlen(s->enabled), "%s+%s",
                                  *s->enabled ? " " : "", *c);
         if (available(s->own, V2_OPTIONAL))
-                snprintf(s->enabled + strlen(s->enabled), sizeof(s->enabled) - strlen(s->enabled), " +%s",
-                         V2_OPTIONAL);
+                snprintf(s->enabled + strlen(s->enabled), sizeof(s->enabled) - strlen(s->enabled), " +%s", V2_OPTIONAL);
         if (available(s->own, V2_CPUSET))
-                snprintf(s->enabled + strlen(s->enabled), sizeof(s->enabled) - strlen(s->enabled), " +%s",
-                         V2_CPUSET);
+                snprintf(s->enabled + strlen(s->enabled), sizeof(s->enabled) - strlen(s->enabled), " +%s", V2_CPUSET);
         r = cg_write(s->own, "cgroup.subtree_control", s->enabled, err, errlen);
         if (r == -EBUSY)
-                snprintf(err, errlen, "cgroup v2: cannot enable %s in %s/cgroup.subtree_control: other tasks than "
+                snprintf(err, errlen,
+                         "cgroup v2: cannot enable %s in %s/cgroup.subtree_control: other tasks than "
                          "the agent are in %s; start the agent alone in a delegated cgroup (systemd: Delegate=yes) "
-                         "or in the root cgroup", missing, s->own, s->own);
+                         "or in the root cgroup",
+                         missing, s->own, s->own);
         if (r < 0)
                 *s->enabled = 0;
         return r;
@@ -228,7 +230,7 @@ static int undo_own(v2_state *s, const char *subtree) {
         (void)cg_write(subtree, "cgroup.subtree_control", "-" V2_CPUSET, NULL, 0);
         (void)cg_write(subtree, "cgroup.subtree_control", "-cpu -memory -pids", NULL, 0);
         snprintf(v, sizeof(v), "%s", s->enabled);
-        for (char *p = v; (p = strchr(p, '+')); )
+        for (char *p = v; (p = strchr(p, '+'));)
                 *p = '-';
         if ((r = cg_write(s->own, "cgroup.subtree_control", v, err, sizeof(err))) < 0)
                 log_warning("cgroup=%s: cannot undo our delegation: %s", s->own, err);
@@ -503,13 +505,9 @@ static int v2_job_remove(cg_backend *cg, const char *job) {
         return r < 0 ? r : cg_rmdir(dir);
 }
 
-static void v2_job_forget(cg_backend *cg, const char *job) {
-        peak_forget(state(cg), job);
-}
+static void v2_job_forget(cg_backend *cg, const char *job) { peak_forget(state(cg), job); }
 
-static int v2_list_jobs(cg_backend *cg, char ***out) {
-        return cg_add_job_dirs(cg->subtree, CG_AGENT_LEAF, out);
-}
+static int v2_list_jobs(cg_backend *cg, char ***out) { return cg_add_job_dirs(cg->subtree, CG_AGENT_LEAF, out); }
 
 static int v2_dept_create(cg_backend *cg, const char *dept, double w, char *err, size_t errlen) {
         char dir[PATH_MAX];

@@ -2,7 +2,8 @@
  * job and department cgroups, kills (cgroupfs helpers: cgroup-fs.c).
  *
  * libcgroup or direct cgroupfs: colony uses direct cgroupfs access for everything, and no
- * libcgroup call (v2's device control is no file at all, but a BPF program: cgdev-bpf.c). Checked against libcgroup 2.0.2 (Debian 12):
+ * libcgroup call (v2's device control is no file at all, but a BPF program: cgdev-bpf.c). Checked against
+ * libcgroup 2.0.2 (Debian 12):
  *  - cgroup_init() builds its mount table from /proc/mounts, which lacks the mount's root, so
  *    on a host whose hierarchies are bind-mounted subdirectories (v1 containers without a
  *    cgroup namespace) mount point + /proc/self/cgroup path names a directory that does not
@@ -38,11 +39,11 @@
 /* The agent's subtree below its own cgroup. */
 #define SUBTREE_FMT "colony-%s"
 
-#define CG_ROOT "/sys/fs/cgroup"
+#define CG_ROOT        "/sys/fs/cgroup"
 #define AGENT_NAME_MAX 64
 /* How long to wait for a freeze to settle per kill round, and for a round's kills to land. */
 #define FREEZE_WAIT_MS 1000
-#define KILL_ROUND_MS 100
+#define KILL_ROUND_MS  100
 /* How long cg_close gives each job's kill when removing the subtree. */
 #define CLOSE_KILL_MS 5000
 
@@ -73,9 +74,7 @@ int cg_wait_empty(cg_backend *cg, const char *job, int64_t deadline_ms) {
         }
 }
 
-static int64_t min_ms(int64_t a, int64_t b) {
-        return a < b ? a : b;
-}
+static int64_t min_ms(int64_t a, int64_t b) { return a < b ? a : b; }
 
 int cg_kill_frozen(cg_backend *cg, const char *job, int64_t deadline_ms) {
         char dir[PATH_MAX];
@@ -175,8 +174,8 @@ int cg_job_name(const char *dept, uint64_t id, char *buf, size_t len) {
 
 /* Level by level from the top, create (or only find, when existing_only) each department
  * cgroup of dept and write its weight; with existing_only, stop at the first level missing. */
-static int dept_levels(cg_backend *cg, const char *dept, const double *weights, size_t n, bool existing_only,
-                       char *err, size_t errlen) {
+static int dept_levels(cg_backend *cg, const char *dept, const double *weights, size_t n, bool existing_only, char *err,
+                       size_t errlen) {
         char path[PATH_MAX], dir[PATH_MAX];
         size_t level = 0;
         int r = dept_path(dept, path, sizeof(path));
@@ -261,8 +260,10 @@ int cg_lock_subtree(cg_backend *cg, const char *dir, char *err, size_t errlen) {
         if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0)
                 r = -errno;
         if (r == -EWOULDBLOCK)
-                snprintf(err, errlen, "cgroup %s is held by another colony-agent of this name in this cgroup; "
-                         "give this one another --name", dir);
+                snprintf(err, errlen,
+                         "cgroup %s is held by another colony-agent of this name in this cgroup; "
+                         "give this one another --name",
+                         dir);
         else if (r < 0)
                 snprintf(err, errlen, "lock cgroup %s: %s", dir, strerror(-r));
         if (r < 0) {
@@ -321,13 +322,9 @@ int cg_own_usable(char **own, char *err, size_t errlen) {
         return mode == CG_MODE_V2 ? cg_v2_own_usable(own, err, errlen) : 1;
 }
 
-cg_mode cg_get_mode(const cg_backend *cg) {
-        return cg->mode;
-}
+cg_mode cg_get_mode(const cg_backend *cg) { return cg->mode; }
 
-const char *cg_subtree_path(const cg_backend *cg) {
-        return cg->subtree;
-}
+const char *cg_subtree_path(const cg_backend *cg) { return cg->subtree; }
 
 int cg_job_create(cg_backend *cg, const char *job, const cg_limits *lim, char *err, size_t errlen) {
         if (!job_ok(job) || lim->mcpu < 0 || lim->mem < 0 || lim->mem_high < 0 || lim->pids < 0 ||
@@ -366,7 +363,7 @@ int cg_job_open(cg_backend *cg, const char *job) {
 int cg_job_usage(cg_backend *cg, const char *job, cg_usage *out) {
         if (!job_ok(job))
                 return -EINVAL;
-        *out = (cg_usage){0};
+        *out = (cg_usage){ 0 };
         return cg->ops->job_usage(cg, job, out);
 }
 

@@ -14,8 +14,8 @@
  * pids, freezer; cpuset and devices where mounted), so the subtree exists once per hierarchy. On
  * v2 it is one directory. The own cgroup itself is never written to. A job's cgroup refuses the
  * device nodes of cg_limits.deny before its first task runs (v1 devices.deny, v2 a
- * BPF_CGROUP_DEVICE program: cgdev.h) and leaves every other device as the own cgroup has it. Every function returns 0 or a negative errno and, where it
- * takes err, a one-line reason naming the cgroup path. */
+ * BPF_CGROUP_DEVICE program: cgdev.h) and leaves every other device as the own cgroup has it. Every function returns 0
+ * or a negative errno and, where it takes err, a one-line reason naming the cgroup path. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
@@ -34,24 +34,24 @@ typedef struct cg_device {
 } cg_device;
 
 typedef struct cg_limits {
-        int64_t mcpu;       /* CPU bandwidth in milli-cores; 0 = unlimited */
-        int64_t mem;        /* hard memory limit in bytes (swap not allowed beyond it); 0 = none */
-        int64_t mem_high;   /* soft limit: above it the kernel reclaims hard (v2 memory.high, v1
-                             * memory.soft_limit_in_bytes, only under host pressure); 0 = none */
-        int64_t pids;       /* max tasks; 0 = unlimited */
-        uint64_t cpu_weight; /* 1..10000 (v2 cpu.weight scale, default 100); 0 = leave default */
-        const char *cpus;   /* the job's cores, a cpuset list ("0-1,3"); NULL = the parent's */
+        int64_t mcpu;          /* CPU bandwidth in milli-cores; 0 = unlimited */
+        int64_t mem;           /* hard memory limit in bytes (swap not allowed beyond it); 0 = none */
+        int64_t mem_high;      /* soft limit: above it the kernel reclaims hard (v2 memory.high, v1
+                                * memory.soft_limit_in_bytes, only under host pressure); 0 = none */
+        int64_t pids;          /* max tasks; 0 = unlimited */
+        uint64_t cpu_weight;   /* 1..10000 (v2 cpu.weight scale, default 100); 0 = leave default */
+        const char *cpus;      /* the job's cores, a cpuset list ("0-1,3"); NULL = the parent's */
         const cg_device *deny; /* device nodes the job may not open (the GPUs of other jobs): v1 */
         size_t ndeny;          /* devices.deny, v2 a BPF_CGROUP_DEVICE program; others stay open */
 } cg_limits;
 
 typedef struct cg_usage {
-        uint64_t cpu_usec;    /* CPU time of every task ever in the cgroup */
-        uint64_t mem_current; /* bytes charged now */
-        uint64_t mem_peak;    /* highest bytes charged */
-        uint64_t oom_kills;   /* tasks killed by the OOM killer inside the cgroup */
+        uint64_t cpu_usec;             /* CPU time of every task ever in the cgroup */
+        uint64_t mem_current;          /* bytes charged now */
+        uint64_t mem_peak;             /* highest bytes charged */
+        uint64_t oom_kills;            /* tasks killed by the OOM killer inside the cgroup */
         uint64_t io_rbytes, io_wbytes; /* block I/O (v2 io.stat, summed over devices; else 0) */
-        psi_stats psi;        /* the cgroup's pressure (v2 with PSI; else not known) */
+        psi_stats psi;                 /* the cgroup's pressure (v2 with PSI; else not known) */
 } cg_usage;
 
 /* Find the mode the host mounts (v2 when /sys/fs/cgroup is cgroup2 with cpu and memory

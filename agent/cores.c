@@ -16,9 +16,7 @@ int cores_init(cores *c, const int *allowed, size_t nallowed, int64_t mcpu) {
         return 0;
 }
 
-bool cores_whole(int64_t mcpu) {
-        return mcpu >= 1000 && mcpu % 1000 == 0;
-}
+bool cores_whole(int64_t mcpu) { return mcpu >= 1000 && mcpu % 1000 == 0; }
 
 /* Append the CPUs of c whose pick[i] is set to buf as ranges. Returns 0 or -ENOBUFS. */
 static int format_list(const cores *c, const bool *pick, char *buf, size_t len) {

@@ -10,12 +10,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CORES_MAX 1024
+#define CORES_MAX      1024
 #define CORES_LIST_MAX 4096 /* a cpuset list such as "0-3,8,10-11" */
 
 typedef struct cores {
-        size_t n;                /* the agent's cores */
-        int cpu[CORES_MAX];      /* their CPU numbers, ascending */
+        size_t n;                   /* the agent's cores */
+        int cpu[CORES_MAX];         /* their CPU numbers, ascending */
         uint64_t holder[CORES_MAX]; /* the job holding each, 0 when free */
 } cores;
 

@@ -28,12 +28,12 @@
 #include <unistd.h>
 
 #define CONNECT_TIMEOUT_MS 2000
-#define BACKOFF_MIN_USEC (100 * 1000ULL)
+#define BACKOFF_MIN_USEC   (100 * 1000ULL)
 /* At most a second between attempts: a controller that restarts gives a node's running jobs
  * only node_lost_timeout_ms (300 s by default, seconds in tests) to be claimed by its agent's
  * hello, so the agent must be back well within that, however many failed attempts came before. */
-#define BACKOFF_MAX_USEC (1000 * 1000ULL)
-#define HEARTBEAT_MAX_MS (3600 * 1000)
+#define BACKOFF_MAX_USEC    (1000 * 1000ULL)
+#define HEARTBEAT_MAX_MS    (3600 * 1000)
 #define TIMER_ACCURACY_USEC 1000 /* heartbeats and retries on time, not sd-event's default 250 ms */
 
 /* Connected, the link waits for the controller's challenge, answers it with the hello, then
@@ -56,15 +56,15 @@ typedef struct frame_queue {
 struct ctlink {
         sd_event *event;
         char *hostport;
-        char *name, *secret;                /* what the hello proves */
-        char challenge[AUTH_HEX_LEN + 1];   /* the controller's nonce on this connection */
-        char nonce[AUTH_HEX_LEN + 1];       /* ours, which its welcome must answer */
+        char *name, *secret;              /* what the hello proves */
+        char challenge[AUTH_HEX_LEN + 1]; /* the controller's nonce on this connection */
+        char nonce[AUTH_HEX_LEN + 1];     /* ours, which its welcome must answer */
         const ctlink_ops *ops;
         void *userdata;
         link_state state;
-        wire w;                /* this connection's socket (fd -1: none), plain or TLS */
-        tls_ctx *tls;          /* borrowed; NULL: plain TCP */
-        char *tls_host;        /* the name or address the controller's certificate must carry */
+        wire w;         /* this connection's socket (fd -1: none), plain or TLS */
+        tls_ctx *tls;   /* borrowed; NULL: plain TCP */
+        char *tls_host; /* the name or address the controller's certificate must carry */
         sd_event_source *io, *retry, *heartbeat;
         proto_reader reader;
         frame_queue out;     /* frames for the current connection, in order */
@@ -138,7 +138,7 @@ static void log_tls_error(ctlink *l) {
 
 /* Keep the reliable frames of the dead connection, in front of those queued meanwhile. */
 static void requeue_reliable(ctlink *l) {
-        frame_queue keep = {0};
+        frame_queue keep = { 0 };
         frame *f;
 
         while ((f = queue_pop(&l->out))) {
@@ -218,17 +218,11 @@ static int send_tagged(ctlink *l, const cJSON *msg, bool reliable, uint64_t tag)
         return queue_msg(l, &l->backlog, msg, true, tag);
 }
 
-int ctlink_send(ctlink *l, const cJSON *msg, bool reliable) {
-        return send_tagged(l, msg, reliable, 0);
-}
+int ctlink_send(ctlink *l, const cJSON *msg, bool reliable) { return send_tagged(l, msg, reliable, 0); }
 
-int ctlink_send_tracked(ctlink *l, const cJSON *msg, uint64_t tag) {
-        return send_tagged(l, msg, true, tag);
-}
+int ctlink_send_tracked(ctlink *l, const cJSON *msg, uint64_t tag) { return send_tagged(l, msg, true, tag); }
 
-bool ctlink_is_ready(const ctlink *l) {
-        return l->state == LINK_READY;
-}
+bool ctlink_is_ready(const ctlink *l) { return l->state == LINK_READY; }
 
 static int on_heartbeat(sd_event_source *s, uint64_t usec, void *userdata) {
         ctlink *l = userdata;
@@ -244,7 +238,7 @@ static int on_heartbeat(sd_event_source *s, uint64_t usec, void *userdata) {
 
 /* The challenge: answer it with the hello, whose proof binds the secret to both nonces. */
 static int handle_challenge(ctlink *l, const cJSON *msg) {
-        static const char *const fields[] = {"nonce", NULL};
+        static const char *const fields[] = { "nonce", NULL };
         char err[PROTO_ERRLEN], proof[AUTH_HEX_LEN + 1];
         const char *nonce = NULL;
         cJSON *hello;
@@ -258,7 +252,8 @@ static int handle_challenge(ctlink *l, const cJSON *msg) {
         if (r == 0 && (r = auth_nonce(l->nonce)) == 0)
                 r = auth_proof(l->secret, AUTH_AGENT, l->challenge, l->nonce, l->name, proof);
         hello = r == 0 ? l->ops->hello(l->userdata) : NULL;
-        if (!hello || !cJSON_AddStringToObject(hello, "nonce", l->nonce) || !cJSON_AddStringToObject(hello, "proof", proof))
+        if (!hello || !cJSON_AddStringToObject(hello, "nonce", l->nonce) ||
+            !cJSON_AddStringToObject(hello, "proof", proof))
                 r = r < 0 ? r : -ENOMEM;
         if (r == 0)
                 r = queue_msg(l, &l->out, hello, false, 0);
@@ -280,7 +275,7 @@ static bool welcome_proves_secret(ctlink *l, const cJSON *msg) {
 }
 
 static int handle_welcome(ctlink *l, const cJSON *msg) {
-        static const char *const fields[] = {"heartbeat_ms", "proof", NULL};
+        static const char *const fields[] = { "heartbeat_ms", "proof", NULL };
         char err[PROTO_ERRLEN];
         int64_t ms = 0;
         int r;
@@ -296,7 +291,8 @@ static int handle_welcome(ctlink *l, const cJSON *msg) {
         }
         if (!welcome_proves_secret(l, msg)) {
                 l->ops->fatal("the controller does not prove it knows the secret: a wrong secret file, or not "
-                              "our controller", l->userdata);
+                              "our controller",
+                              l->userdata);
                 return -EACCES;
         }
         l->state = LINK_READY;
@@ -367,7 +363,8 @@ static int link_fill(ctlink *l) {
                 return 0;
         if (r == 1 && l->state == LINK_CHALLENGE && !l->tls)
                 log_warning("controller=%s: connection closed before the controller's challenge (does it "
-                            "expect TLS? see tls_ca in colony-agent(8))", l->hostport);
+                            "expect TLS? see tls_ca in colony-agent(8))",
+                            l->hostport);
         else if (r == 1)
                 log_warning("controller=%s: connection closed by the controller", l->hostport);
         if (r == 1)
@@ -496,7 +493,8 @@ int ctlink_new(sd_event *e, const char *hostport, const char *name, const char *
         }
         r = sd_event_add_time_relative(e, &l->retry, CLOCK_MONOTONIC, 0, TIMER_ACCURACY_USEC, on_retry, l);
         if (r >= 0)
-                r = sd_event_add_time_relative(e, &l->heartbeat, CLOCK_MONOTONIC, 0, TIMER_ACCURACY_USEC, on_heartbeat, l);
+                r = sd_event_add_time_relative(e, &l->heartbeat, CLOCK_MONOTONIC, 0, TIMER_ACCURACY_USEC, on_heartbeat,
+                                               l);
         if (r >= 0)
                 r = sd_event_source_set_enabled(l->heartbeat, SD_EVENT_OFF);
         if (r < 0) {
@@ -513,7 +511,7 @@ int ctlink_flush(ctlink *l, int timeout_ms) {
         if (l->state != LINK_READY)
                 return -ENOTCONN;
         for (;;) {
-                struct pollfd p = {.fd = l->w.fd, .events = l->w.write_waits ? POLLIN : POLLOUT};
+                struct pollfd p = { .fd = l->w.fd, .events = l->w.write_waits ? POLLIN : POLLOUT };
                 int64_t left;
                 int r = write_out(l);
 

@@ -30,7 +30,9 @@ static int add_device(gpus *g, const char *path, char *err, size_t errlen) {
         }
         gpu_dev *d = &g->dev[g->n];
         snprintf(d->path, sizeof(d->path), "%s", path);
-        d->dev = (cg_device){ .type = S_ISCHR(st.st_mode) ? 'c' : 'b', .major = major(st.st_rdev), .minor = minor(st.st_rdev) };
+        d->dev = (cg_device){ .type = S_ISCHR(st.st_mode) ? 'c' : 'b',
+                              .major = major(st.st_rdev),
+                              .minor = minor(st.st_rdev) };
         g->holder[g->n++] = 0;
         return 0;
 }

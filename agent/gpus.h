@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GPUS_MAX 64
+#define GPUS_MAX      64
 #define GPUS_PATH_MAX 256
 #define GPUS_LIST_MAX 256 /* "0,1,2,...,63" */
 

@@ -117,9 +117,7 @@ static int remove_kinds(const char *dir, uint64_t id, int from, int to) {
         return r;
 }
 
-int jobdir_remove(const char *dir, uint64_t id) {
-        return remove_kinds(dir, id, 0, _JOBFILE_KIND_MAX);
-}
+int jobdir_remove(const char *dir, uint64_t id) { return remove_kinds(dir, id, 0, _JOBFILE_KIND_MAX); }
 
 int jobdir_remove_kind(const char *dir, uint64_t id, jobfile_kind kind) {
         return remove_kinds(dir, id, (int)kind, (int)kind + 1);
@@ -181,6 +179,4 @@ int jobdir_list(const char *dir, uint64_t **ids, size_t *n) {
         return 0;
 }
 
-int jobdir_close(const char *dir) {
-        return rmdir(dir) < 0 && errno != ENOENT ? -errno : 0;
-}
+int jobdir_close(const char *dir) { return rmdir(dir) < 0 && errno != ENOENT ? -errno : 0; }

@@ -7,8 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const jobenv_thread_vars[] = { "OMP_NUM_THREADS",   "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-                                           "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "BLIS_NUM_THREADS",
+const char *const jobenv_thread_vars[] = { "OMP_NUM_THREADS",
+                                           "OPENBLAS_NUM_THREADS",
+                                           "MKL_NUM_THREADS",
+                                           "NUMEXPR_NUM_THREADS",
+                                           "VECLIB_MAXIMUM_THREADS",
+                                           "BLIS_NUM_THREADS",
                                            NULL };
 
 /* The COLONY_* variables: what Slurm's SLURM_JOB_ID and the like say, under colony's names. */
@@ -19,9 +23,9 @@ static int set_colony_vars(launch_msg *m, const char *node) {
                 const char *name, *value;
                 bool array_only;
         } vars[] = {
-                { "COLONY_JOB_ID", id, false },        { "COLONY_JOB_NAME", m->spec.name, false },
-                { "COLONY_NODE", node, false },        { "COLONY_CPUS", cpus, false },
-                { "COLONY_MEM", mem, false },          { "COLONY_SUBMIT_DIR", m->spec.cwd, false },
+                { "COLONY_JOB_ID", id, false },         { "COLONY_JOB_NAME", m->spec.name, false },
+                { "COLONY_NODE", node, false },         { "COLONY_CPUS", cpus, false },
+                { "COLONY_MEM", mem, false },           { "COLONY_SUBMIT_DIR", m->spec.cwd, false },
                 { "COLONY_ARRAY_JOB_ID", first, true }, { "COLONY_ARRAY_TASK_ID", index, true },
                 { JOB_ARRAY_INDEX_VAR, index, true },
         };
@@ -56,15 +60,20 @@ static int expand(char **path, const outpat_vars *v) {
 }
 
 int jobenv_prepare(launch_msg *m, const char *node, char *err, size_t errlen) {
-        const outpat_vars v = { .id = m->id, .array_first = m->array_first, .array_index = m->array_index,
-                                .user = m->user, .name = m->spec.name, .node = node };
+        const outpat_vars v = { .id = m->id,
+                                .array_first = m->array_first,
+                                .array_index = m->array_index,
+                                .user = m->user,
+                                .name = m->spec.name,
+                                .node = node };
         int r = set_colony_vars(m, node);
 
         if (r == 0 && (r = expand(&m->spec.stdout_path, &v)) == 0)
                 r = expand(&m->spec.stderr_path, &v);
         if (r < 0)
-                snprintf(err, errlen, "%s", r == -ENOMEM ? "out of memory setting up the job's environment"
-                                                         : "output path: unknown %-pattern");
+                snprintf(err, errlen, "%s",
+                         r == -ENOMEM ? "out of memory setting up the job's environment"
+                                      : "output path: unknown %-pattern");
         return r;
 }
 

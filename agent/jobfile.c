@@ -7,14 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const suffixes[_JOBFILE_KIND_MAX] = {"json", "exit", "done"};
+static const char *const suffixes[_JOBFILE_KIND_MAX] = { "json", "exit", "done" };
 
 /* Signal numbers fit well below this; anything larger is a corrupt file. */
 #define SIGNAL_MAX 128
 
-const char *jobfile_suffix(jobfile_kind kind) {
-        return kind >= 0 && kind < _JOBFILE_KIND_MAX ? suffixes[kind] : "?";
-}
+const char *jobfile_suffix(jobfile_kind kind) { return kind >= 0 && kind < _JOBFILE_KIND_MAX ? suffixes[kind] : "?"; }
 
 int jobfile_name_parse(const char *name, uint64_t *id, jobfile_kind *kind) {
         char *end;
@@ -161,18 +159,19 @@ static int copy_gpu_ids(const cJSON *o, char *dst, char err[PROTO_ERRLEN]) {
 }
 
 int jobfile_record_parse(const char *text, jobfile_record *r, char err[PROTO_ERRLEN]) {
-        static const char *const allowed[] = {"id", "cgroup", "shepherd_pid", "shepherd_start", "mem_limit",
-                                              "start_usec", "cancelled", "attempt", "time_limit_usec", "timed_out",
-                                              "gpu_ids", NULL};
+        static const char *const allowed[] = {
+                "id",        "cgroup",  "shepherd_pid",    "shepherd_start", "mem_limit", "start_usec",
+                "cancelled", "attempt", "time_limit_usec", "timed_out",      "gpu_ids",   NULL
+        };
         int64_t id, pid, start, mem, start_usec, attempt = 1, limit = 0;
         const int_field ints[] = {
-                {"id", 1, INT64_MAX, &id},
-                {"shepherd_pid", 1, INT_MAX, &pid},
-                {"shepherd_start", 0, INT64_MAX, &start},
-                {"mem_limit", 0, INT64_MAX, &mem},
-                {"start_usec", 0, INT64_MAX, &start_usec},
+                { "id", 1, INT64_MAX, &id },
+                { "shepherd_pid", 1, INT_MAX, &pid },
+                { "shepherd_start", 0, INT64_MAX, &start },
+                { "mem_limit", 0, INT64_MAX, &mem },
+                { "start_usec", 0, INT64_MAX, &start_usec },
         };
-        jobfile_record out = {0};
+        jobfile_record out = { 0 };
         cJSON *o;
         int k;
 
@@ -208,12 +207,12 @@ int jobfile_record_parse(const char *text, jobfile_record *r, char err[PROTO_ERR
 }
 
 int jobfile_exit_parse(const char *text, jobfile_exit *e, char err[PROTO_ERRLEN]) {
-        static const char *const allowed[] = {"exit_code", "signal", "end_usec", NULL};
+        static const char *const allowed[] = { "exit_code", "signal", "end_usec", NULL };
         int64_t code, sig, end;
         const int_field ints[] = {
-                {"exit_code", 0, 255, &code},
-                {"signal", 0, SIGNAL_MAX, &sig},
-                {"end_usec", 0, INT64_MAX, &end},
+                { "exit_code", 0, 255, &code },
+                { "signal", 0, SIGNAL_MAX, &sig },
+                { "end_usec", 0, INT64_MAX, &end },
         };
         cJSON *o;
         int k;
@@ -224,7 +223,7 @@ int jobfile_exit_parse(const char *text, jobfile_exit *e, char err[PROTO_ERRLEN]
         cJSON_Delete(o);
         if (k < 0)
                 return -EINVAL;
-        *e = (jobfile_exit){.exit_code = (int)code, .signal = (int)sig, .end_usec = end};
+        *e = (jobfile_exit){ .exit_code = (int)code, .signal = (int)sig, .end_usec = end };
         return 0;
 }
 

@@ -20,22 +20,22 @@
 
 typedef enum jobfile_kind { JOBFILE_RECORD, JOBFILE_EXIT, JOBFILE_DONE, _JOBFILE_KIND_MAX } jobfile_kind;
 
-#define JOBFILE_CGROUP_MAX 1024 /* department paths included */
+#define JOBFILE_CGROUP_MAX  1024 /* department paths included */
 #define JOBFILE_GPU_IDS_MAX 256  /* a GPU index list, gpus.h's GPUS_LIST_MAX */
 
 typedef struct jobfile_record {
         uint64_t id;
-        char cgroup[JOBFILE_CGROUP_MAX]; /* the job's cgroup, relative to the agent's subtree */
-        pid_t shepherd;                  /* the shepherd's pid... */
-        uint64_t shepherd_start;         /* ...and its start time (/proc/PID/stat field 22), so
-                                          * that a reused pid is not taken for it */
-        int64_t mem_limit;               /* bytes, for the OOM error text; 0 = none */
-        int64_t start_usec;              /* CLOCK_REALTIME when the job was let go */
-        bool cancelled;                  /* a cancel arrived before the job ended */
-        uint32_t attempt;                /* which run of the job this is (the launch's; 1 when a
-                                          * record written before attempts has none) */
-        int64_t time_limit_usec;         /* run time allowed from start_usec; 0 = none (or absent) */
-        bool timed_out;                  /* its time limit passed: it ends timeout (absent: false) */
+        char cgroup[JOBFILE_CGROUP_MAX];   /* the job's cgroup, relative to the agent's subtree */
+        pid_t shepherd;                    /* the shepherd's pid... */
+        uint64_t shepherd_start;           /* ...and its start time (/proc/PID/stat field 22), so
+                                            * that a reused pid is not taken for it */
+        int64_t mem_limit;                 /* bytes, for the OOM error text; 0 = none */
+        int64_t start_usec;                /* CLOCK_REALTIME when the job was let go */
+        bool cancelled;                    /* a cancel arrived before the job ended */
+        uint32_t attempt;                  /* which run of the job this is (the launch's; 1 when a
+                                            * record written before attempts has none) */
+        int64_t time_limit_usec;           /* run time allowed from start_usec; 0 = none (or absent) */
+        bool timed_out;                    /* its time limit passed: it ends timeout (absent: false) */
         char gpu_ids[JOBFILE_GPU_IDS_MAX]; /* the GPUs it holds ("0,2"; absent: "", none) */
 } jobfile_record;
 

@@ -30,6 +30,4 @@ void jobgpus_adopt(agent_job *j, const char *ids) {
         log_info(JOB_FMT ": holds GPUs %s", JOB_ARGS(j), ids);
 }
 
-void jobgpus_release(agent_job *j) {
-        gpus_release(&j->agent->cfg.gpus, j->id);
-}
+void jobgpus_release(agent_job *j) { gpus_release(&j->agent->cfg.gpus, j->id); }

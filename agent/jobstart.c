@@ -48,8 +48,8 @@ static void launch_outcome(agent_job *j, const launch_progress *m) {
                 return;
         }
         j->pid = m->pid;
-        log_info(JOB_FMT ": started pid %d (shepherd %d), %.2f ms after its launch message", JOB_ARGS(j),
-                 (int)j->pid, (int)j->shepherd, (double)(turn_usec(j->agent) - j->launch_msg_usec) / 1000);
+        log_info(JOB_FMT ": started pid %d (shepherd %d), %.2f ms after its launch message", JOB_ARGS(j), (int)j->pid,
+                 (int)j->shepherd, (double)(turn_usec(j->agent) - j->launch_msg_usec) / 1000);
         report_started(j);
         /* A cancel's kill while the shepherd made the cgroup found none, or an empty one. */
         if (j->cancelled && (!j->grace || sd_event_source_get_enabled(j->grace, NULL) == 0))
@@ -215,12 +215,21 @@ static void start_queued(agent_job *j) {
         launch_msg *m = j->queued;
         char err[ERRLEN], cpus[32], mem[32], cores[CORES_LIST_MAX];
         cg_device deny[GPUS_MAX];
-        cg_limits lim = {.mcpu = m->spec.req.mcpu, .mem = m->spec.req.mem, .mem_high = m->spec.mem_high,
-                         .pids = m->spec.req.pids ? m->spec.req.pids : a->cfg.default_pids,
-                         .cpus = jobcores_take(j, m->spec.share_cores ? 0 : m->spec.req.mcpu, cores, sizeof(cores))};
-        launch_req req = {.spec = &m->spec, .uid = m->uid, .gid = m->gid, .cg = a->cg, .cg_job = j->cgroup,
-                          .nofile = a->cfg.job_nofile, .lim = &lim, .dept = m->spec.group,
-                          .dept_weights = m->dept_weights, .ndept_weights = m->ndept_weights};
+        cg_limits lim = { .mcpu = m->spec.req.mcpu,
+                          .mem = m->spec.req.mem,
+                          .mem_high = m->spec.mem_high,
+                          .pids = m->spec.req.pids ? m->spec.req.pids : a->cfg.default_pids,
+                          .cpus = jobcores_take(j, m->spec.share_cores ? 0 : m->spec.req.mcpu, cores, sizeof(cores)) };
+        launch_req req = { .spec = &m->spec,
+                           .uid = m->uid,
+                           .gid = m->gid,
+                           .cg = a->cg,
+                           .cg_job = j->cgroup,
+                           .nofile = a->cfg.job_nofile,
+                           .lim = &lim,
+                           .dept = m->spec.group,
+                           .dept_weights = m->dept_weights,
+                           .ndept_weights = m->ndept_weights };
 
         j->queued = NULL;
         lim.deny = deny;
@@ -231,9 +240,8 @@ static void start_queued(agent_job *j) {
         else {
                 log_info(JOB_FMT " user=%s: launching %s (shepherd %d, cpus %s, mem %s, pids %" PRId64 "%s%s)",
                          JOB_ARGS(j), j->user, m->spec.argv[0], (int)j->shepherd,
-                         units_format_cpus(lim.mcpu, cpus, sizeof(cpus)),
-                         units_format_size(lim.mem, mem, sizeof(mem)), lim.pids, j->gpu_ids[0] ? ", gpus " : "",
-                         j->gpu_ids);
+                         units_format_cpus(lim.mcpu, cpus, sizeof(cpus)), units_format_size(lim.mem, mem, sizeof(mem)),
+                         lim.pids, j->gpu_ids[0] ? ", gpus " : "", j->gpu_ids);
                 (void)timelimit_arm(j); /* counted from start_usec, set with the shepherd */
         }
         job_spec_free(&m->spec);
@@ -278,11 +286,15 @@ void jobstart_queue(agent *a, launch_msg *m) {
                 report_not_run(a, m->id, m->attempt, JOB_FAILED, "agent out of memory");
                 return;
         }
-        *j = (agent_job){.agent = a, .id = m->id, .attempt = m->attempt, .mem_limit = m->spec.req.mem, .queued = q,
-                         .time_limit_usec = m->spec.time_limit_usec > 0 ? m->spec.time_limit_usec : 0,
-                         .launch_msg_usec = turn_usec(a)};
+        *j = (agent_job){ .agent = a,
+                          .id = m->id,
+                          .attempt = m->attempt,
+                          .mem_limit = m->spec.req.mem,
+                          .queued = q,
+                          .time_limit_usec = m->spec.time_limit_usec > 0 ? m->spec.time_limit_usec : 0,
+                          .launch_msg_usec = turn_usec(a) };
         *q = *m;
-        m->spec = (job_spec){0}; /* moved into q */
+        m->spec = (job_spec){ 0 }; /* moved into q */
         snprintf(j->user, sizeof(j->user), "%s", m->user ? m->user : "?");
         q->user = j->user;
         agent_job_insert(a, j);

@@ -28,8 +28,8 @@ struct jobsync {
         char *dir;
         pthread_t thread;
         pthread_mutex_t lock;
-        pthread_cond_t wake; /* the thread's: work queued, or quit */
-        pthread_cond_t idle; /* the loop's: a batch is done */
+        pthread_cond_t wake;   /* the thread's: work queued, or quit */
+        pthread_cond_t idle;   /* the loop's: a batch is done */
         op *todo, **todo_tail; /* queued, oldest first */
         op *working;           /* the batch under way */
         op *done, **done_tail; /* done, for the loop */
@@ -93,11 +93,11 @@ static void log_failure(const jobsync *s, const op *o) {
                 break;
         case OP_SET_CPUS: /* a cgroup gone, or not made yet (its shepherd takes the cores then) */
                 if (o->r != -ENOENT)
-                        log_errno(LOG_WARNING, o->r, "job=%" PRIu64 " cgroup=%s/%s: cannot move it to the shared cores %s",
-                                  o->id, cg_subtree_path(o->cg), o->text, o->cpus);
+                        log_errno(LOG_WARNING, o->r,
+                                  "job=%" PRIu64 " cgroup=%s/%s: cannot move it to the shared cores %s", o->id,
+                                  cg_subtree_path(o->cg), o->text, o->cpus);
                 break;
-        default:
-                log_errno(LOG_WARNING, o->r, "job=%" PRIu64 " dir=%s: cannot remove the job's files", o->id, s->dir);
+        default: log_errno(LOG_WARNING, o->r, "job=%" PRIu64 " dir=%s: cannot remove the job's files", o->id, s->dir);
         }
 }
 
@@ -141,7 +141,7 @@ static int queue(jobsync *s, op_kind kind, uint64_t id, char *text, cg_backend *
                 free(cpus);
                 return -ENOMEM;
         }
-        *o = (op){.kind = kind, .id = id, .text = text, .cg = cg, .cpus = cpus};
+        *o = (op){ .kind = kind, .id = id, .text = text, .cg = cg, .cpus = cpus };
         pthread_mutex_lock(&s->lock);
         *s->todo_tail = o;
         s->todo_tail = &o->next;
@@ -172,7 +172,7 @@ int jobsync_set_cpus(jobsync *s, cg_backend *cg, uint64_t id, const char *cgroup
 }
 
 /* The kinds of operation as a set, for holds(). */
-#define KIND(k) (1u << (k))
+#define KIND(k)  (1u << (k))
 #define REMOVALS (KIND(OP_REMOVE_ALL) | KIND(OP_REMOVE_REPORT))
 
 /* Whether the list l holds an operation on id of one of the kinds in the set. */

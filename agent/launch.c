@@ -4,8 +4,8 @@
  * until it is in the job's cgroup, so that nothing the job does is ever accounted elsewhere:
  * on cgroup v2 the kernel forks it there (clone3 with CLONE_INTO_CGROUP, no migration, as
  * systemd and crun do); elsewhere the parent moves it, which on v1 waits for an RCU grace
- * period of the kernel (10 ms measured, strace -T of the write to cgroup.procs). The close-on-exec "error" pipe carries a
- * failed step back to the parent; end of file on it means the exec succeeded.
+ * period of the kernel (10 ms measured, strace -T of the write to cgroup.procs). The close-on-exec "error" pipe carries
+ * a failed step back to the parent; end of file on it means the exec succeeded.
  *
  * Between fork and exec the child only makes async-signal-safe calls: user and group lookups
  * (NSS) and every message are prepared before the fork. */
@@ -30,7 +30,7 @@
 
 /* What the child sends when a step fails. */
 typedef struct child_error {
-        int error;     /* errno */
+        int error;      /* errno */
         char what[240]; /* "chdir /nope" */
 } child_error;
 
@@ -92,7 +92,7 @@ static void append(char *buf, size_t size, const char *s) {
 /* Say which step (and arg) begins: should it hang (a dead NFS server, a FUSE mount that never
  * answers), the agent names it. Async-signal-safe. */
 static void child_step(const child_plan *p, const char *step, const char *arg) {
-        launch_progress m = {0};
+        launch_progress m = { 0 };
 
         if (p->progress_fd <= 0)
                 return;
@@ -104,7 +104,7 @@ static void child_step(const child_plan *p, const char *step, const char *arg) {
 
 /* Report step (and arg) with errno to the parent and end the child. */
 static _Noreturn void child_fail(const child_plan *p, const char *step, const char *arg) {
-        child_error e = {.error = errno};
+        child_error e = { .error = errno };
 
         append(e.what, sizeof(e.what), step);
         if (arg) {
@@ -138,7 +138,7 @@ static void child_redirect(const child_plan *p, const char *path, int flags, int
 }
 
 static void child_reset_signals(const child_plan *p) {
-        struct sigaction sa = {.sa_handler = SIG_DFL};
+        struct sigaction sa = { .sa_handler = SIG_DFL };
         sigset_t none;
 
         /* Ignored signals stay ignored across exec, and the agent blocks some for sd-event. */
@@ -207,7 +207,7 @@ static void child_exec_script(const child_plan *p, char *const env[]) {
 
 static _Noreturn void child_run(const child_plan *p) {
         const job_spec *s = p->spec;
-        char *const empty_env[] = {NULL};
+        char *const empty_env[] = { NULL };
         const char *out = s->stdout_path ? s->stdout_path : "/dev/null";
         /* without --error stderr shares stdout's open file, so both keep their order */
         const char *errp = s->stderr_path ? s->stderr_path : out;
@@ -285,8 +285,7 @@ static void reap(pid_t pid) {
 
 /* In the parent: attach the child (unless the kernel forked it into its cgroup), let it go,
  * and learn how its exec went. */
-static int parent_run(const launch_req *req, pid_t pid, bool placed, int go_fd, int err_fd, char *err,
-                      size_t errlen) {
+static int parent_run(const launch_req *req, pid_t pid, bool placed, int go_fd, int err_fd, char *err, size_t errlen) {
         int r = placed ? 0 : cg_job_attach(req->cg, req->cg_job, pid, err, errlen);
 
         if (r < 0) {
@@ -342,7 +341,7 @@ static int make_pipes(int go[2], int ep[2], char *err, size_t errlen) {
  * (see launch.h for which refusals) or cg_fd is -1 (v1). glibc has no clone3 wrapper; the child
  * makes only raw system calls until exec, so the TCB's stale thread id never matters. */
 static pid_t fork_into(int cg_fd, bool *placed) {
-        struct clone_args args = {.flags = CLONE_INTO_CGROUP, .exit_signal = SIGCHLD, .cgroup = (uint64_t)cg_fd};
+        struct clone_args args = { .flags = CLONE_INTO_CGROUP, .exit_signal = SIGCHLD, .cgroup = (uint64_t)cg_fd };
         long r = cg_fd >= 0 ? syscall(SYS_clone3, &args, sizeof(args)) : -1;
 
         *placed = r > 0;
@@ -361,8 +360,7 @@ int launch_cgroup(const launch_req *req, char *err, size_t errlen) {
          * cgroup there: a path under it is gone (ENOENT), or a file of the dying cgroup answers
          * ENODEV (v1 cpuset: its cpus read to fill the job's). Either way, make it again. */
         for (int tries = 0;; tries++) {
-                r = req->dept ? cg_dept_prepare(req->cg, req->dept, req->dept_weights, req->ndept_weights, err,
-                                                errlen)
+                r = req->dept ? cg_dept_prepare(req->cg, req->dept, req->dept_weights, req->ndept_weights, err, errlen)
                               : 0;
                 if (r == 0)
                         r = cg_job_create(req->cg, req->cg_job, req->lim, err, errlen);
@@ -373,8 +371,9 @@ int launch_cgroup(const launch_req *req, char *err, size_t errlen) {
 
 int launch_job(const launch_req *req, pid_t *pid, char *err, size_t errlen) {
         const job_spec *s = req->spec;
-        child_plan p = {.spec = s, .uid = req->uid, .gid = req->gid, .progress_fd = req->progress_fd,
-                        .nofile = req->nofile};
+        child_plan p = {
+                .spec = s, .uid = req->uid, .gid = req->gid, .progress_fd = req->progress_fd, .nofile = req->nofile
+        };
         int go[2], ep[2], r, cg_fd;
         bool placed;
         pid_t child;

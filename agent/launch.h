@@ -10,8 +10,8 @@ typedef struct launch_req {
         uid_t uid;
         gid_t gid;
         cg_backend *cg;
-        const char *cg_job; /* name of the job's cgroup (cg_job_name) */
-        int progress_fd;    /* where the child writes each step before it begins it; 0: nowhere */
+        const char *cg_job;   /* name of the job's cgroup (cg_job_name) */
+        int progress_fd;      /* where the child writes each step before it begins it; 0: nowhere */
         struct rlimit nofile; /* the job's open files limit; rlim_max 0: the launcher's own */
         /* For launch_cgroup: the job cgroup's limits, and its department (NULL: none) with a
          * weight per level, as cg_dept_prepare takes them. */
@@ -26,9 +26,9 @@ typedef struct launch_req {
  * written whole even with two writers. */
 typedef struct launch_progress {
         int done;
-        int error;      /* the outcome's errno, 0 when the job runs */
-        pid_t pid;      /* the outcome's main process */
-        char what[500]; /* the step, or the failure ("chdir /nope: No such file or directory") */
+        int error;          /* the outcome's errno, 0 when the job runs */
+        pid_t pid;          /* the outcome's main process */
+        char what[500];     /* the step, or the failure ("chdir /nope: No such file or directory") */
         int foreign_cgroup; /* the outcome: the job's cgroup existed already, so is not the job's
                              * to kill or remove */
 } launch_progress;
@@ -41,10 +41,11 @@ int launch_cgroup(const launch_req *req, char *err, size_t errlen);
 /* Fork the job into its cgroup, made already (launch_cgroup): on cgroup v2 the kernel starts
  * it there (clone3 with CLONE_INTO_CGROUP); where it refuses (ENOSYS: no clone3, or a seccomp
  * filter hiding it; E2BIG or EINVAL: a kernel before 5.7; EPERM: seccomp), and on v1, the
- * parent forks it and attaches it. Once in its cgroup the child starts a new session, sets its supplementary groups, gid and uid (in that order; root only if
- * uid is 0), changes to spec->cwd, opens stdout/stderr as that user, resets signal dispositions
- * and mask, and execs spec->argv with spec->env. Returns 0 and sets *pid once the exec has
+ * parent forks it and attaches it. Once in its cgroup the child starts a new session, sets its supplementary groups,
+ * gid and uid (in that order; root only if uid is 0), changes to spec->cwd, opens stdout/stderr as that user, resets
+ * signal dispositions and mask, and execs spec->argv with spec->env. Returns 0 and sets *pid once the exec has
  * succeeded; before each step that may block on a path (chdir, open, execve) the child
- * writes it to req->progress_fd, so that a launch stuck on a dead file system can be told; if any step fails, returns a negative errno with the step and path in err
+ * writes it to req->progress_fd, so that a launch stuck on a dead file system can be told; if any step fails, returns a
+ * negative errno with the step and path in err
  * ("chdir /nope: No such file or directory") and the child has been reaped. */
 int launch_job(const launch_req *req, pid_t *pid, char *err, size_t errlen);

@@ -4,8 +4,8 @@
 #include <stdio.h>
 
 /* proto_get_int for a field that must be present. */
-int launchmsg_require_int(const cJSON *msg, const char *field, int64_t min, int64_t max,
-                          int64_t *out, char err[PROTO_ERRLEN]) {
+int launchmsg_require_int(const cJSON *msg, const char *field, int64_t min, int64_t max, int64_t *out,
+                          char err[PROTO_ERRLEN]) {
         int r = proto_get_int(msg, field, min, max, out, err);
 
         if (r == -ENOENT) {

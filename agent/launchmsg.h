@@ -23,8 +23,8 @@ typedef struct launch_msg {
 } launch_msg;
 
 /* proto_get_int for a field that must be present: -EINVAL with err when it is missing. */
-int launchmsg_require_int(const cJSON *msg, const char *field, int64_t min, int64_t max,
-                          int64_t *out, char err[PROTO_ERRLEN]);
+int launchmsg_require_int(const cJSON *msg, const char *field, int64_t min, int64_t max, int64_t *out,
+                          char err[PROTO_ERRLEN]);
 /* The group's weights into m: one number in (0, 10000] per level of m->spec.group, all 1 when
  * msg has none. Returns 0 or -EINVAL with err. */
 int launchmsg_dept_weights(const cJSON *msg, launch_msg *m, char err[PROTO_ERRLEN]);

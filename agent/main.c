@@ -93,7 +93,8 @@ static int loop_timed(sd_event *e, const char *name) {
                         longest_cpu = c1 - c0;
                         longest_wait = w1 - w0;
                         (void)sd_event_get_iteration(e, &iteration);
-                        log_debug("host=%s: longest turn of the loop so far: %.1f ms, %.1f ms of CPU (turn %" PRIu64 ")",
+                        log_debug("host=%s: longest turn of the loop so far: %.1f ms, %.1f ms of CPU (turn %" PRIu64
+                                  ")",
                                   name, (double)longest / 1000, (double)longest_cpu / 1000, iteration);
                 }
         }
@@ -136,9 +137,8 @@ static int run_agent(const agent_config *cfg, cg_backend *cg, bool *keep) {
                 sd_event_unref(e);
                 return 1;
         }
-        log_info("host=%s cgroup=%s controller=%s: agent up, offering cpus %s mem %s pids %" PRId64,
-                 cfg->name, cg_subtree_path(cg), cfg->controller,
-                 units_format_cpus(cfg->capacity.mcpu, cpus, sizeof(cpus)),
+        log_info("host=%s cgroup=%s controller=%s: agent up, offering cpus %s mem %s pids %" PRId64, cfg->name,
+                 cg_subtree_path(cg), cfg->controller, units_format_cpus(cfg->capacity.mcpu, cpus, sizeof(cpus)),
                  units_format_size(cfg->capacity.mem, mem, sizeof(mem)), cfg->capacity.pids);
         sd_notifyf(0, "READY=1\nSTATUS=connecting to controller %s", cfg->controller);
         r = loop_timed(e, cfg->name);
@@ -177,9 +177,11 @@ static int enter_scope(const char *name, const char *unit) {
         int r = cg_own_usable(&own, err, sizeof(err));
 
         if (r == 0 && !sdscope_available()) {
-                snprintf(err, sizeof(err), "cgroup v2: our cgroup %s is neither the root nor delegated to the agent "
+                snprintf(err, sizeof(err),
+                         "cgroup v2: our cgroup %s is neither the root nor delegated to the agent "
                          "alone, and systemd is not PID 1 to make one: start colony from the root cgroup, or the "
-                         "agent alone in a delegated cgroup", own);
+                         "agent alone in a delegated cgroup",
+                         own);
                 r = -EPERM;
         } else if (r == 0) {
                 snprintf(desc, sizeof(desc), "colony agent %s", name);
@@ -188,7 +190,8 @@ static int enter_scope(const char *name, const char *unit) {
                 else
                         r = sdscope_enter(unit, desc, leaf, &joined, err, sizeof(err));
                 if (r == 0 && joined)
-                        log_info("host=%s: joined the scope %s of a dead agent at %s, to adopt its jobs", name, unit, leaf);
+                        log_info("host=%s: joined the scope %s of a dead agent at %s, to adopt its jobs", name, unit,
+                                 leaf);
                 else if (r == 0)
                         log_info("host=%s: left cgroup %s for the transient scope %s (Delegate=yes)", name, own, unit);
         }
@@ -250,8 +253,8 @@ static int run(const agent_config *ac) {
 
 int main(int argc, char **argv) {
         char name[256], err[512], state_dir[PATH_MAX];
-        agent_config ac = {0};
-        config cfg = {0};
+        agent_config ac = { 0 };
+        config cfg = { 0 };
         char *secret = NULL;
         sigset_t mask;
         options o;
@@ -266,7 +269,8 @@ int main(int argc, char **argv) {
                 r = resolve_name(o.name, name, sizeof(name), err, sizeof(err)) < 0 ? EXIT_USAGE : 0;
         if (r == 0)
                 r = resolve_state_dir(o.state_dir, name, state_dir, sizeof(state_dir), err, sizeof(err)) < 0
-                            ? EXIT_USAGE : 0;
+                            ? EXIT_USAGE
+                            : 0;
         ac.name = name;
         ac.state_dir = state_dir;
         ac.stop_jobs_on_exit = o.stop_jobs_on_exit;

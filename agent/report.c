@@ -31,11 +31,10 @@ static void send_report(agent *a, uint64_t id, cJSON *msg, bool built, bool trac
         }
         r = tracked ? ctlink_send_tracked(a->link, msg, id) : ctlink_send(a->link, msg, true);
         if (r < 0)
-                log_errno(LOG_ERR, r, "job=%" PRIu64 " controller=%s: cannot queue the report", id,
-                          a->cfg.controller);
+                log_errno(LOG_ERR, r, "job=%" PRIu64 " controller=%s: cannot queue the report", id, a->cfg.controller);
         else if (!ctlink_is_ready(a->link))
-                log_debug("job=%" PRIu64 " controller=%s: report kept until the controller is back",
-                          id, a->cfg.controller);
+                log_debug("job=%" PRIu64 " controller=%s: report kept until the controller is back", id,
+                          a->cfg.controller);
 }
 
 /* Keep the report in the state directory until the controller acknowledges it, so that a
@@ -45,8 +44,7 @@ static void send_finished(agent *a, uint64_t id, uint32_t attempt, job_state st,
                           int64_t end_usec) {
         cJSON *m = proto_new("finished");
         bool ok = m && cJSON_AddNumberToObject(m, "id", (double)id) && cJSON_AddNumberToObject(m, "attempt", attempt) &&
-                  cJSON_AddStringToObject(m, "state", job_state_name(st)) &&
-                  job_result_to_json(r, m) == 0 &&
+                  cJSON_AddStringToObject(m, "state", job_state_name(st)) && job_result_to_json(r, m) == 0 &&
                   cJSON_AddNumberToObject(m, "end_usec", (double)end_usec);
         char *text = ok ? proto_print(m) : NULL;
         int k = text ? jobsync_replace(a->sync, id, JOBFILE_DONE, text) : -ENOMEM;
@@ -93,7 +91,7 @@ uint32_t report_kept_attempt(agent *a, uint64_t id) {
 
 /* The controller has stored the end of this attempt of the job: its kept report may go. */
 void report_handle_ack(agent *a, const cJSON *msg) {
-        static const char *const fields[] = {"id", "attempt", NULL};
+        static const char *const fields[] = { "id", "attempt", NULL };
         char err[PROTO_ERRLEN];
         int64_t id, attempt = 1;
 
@@ -131,7 +129,7 @@ void report_started_again(agent *a) {
 
 /* Report a job that never ran. */
 void report_not_run(agent *a, uint64_t id, uint32_t attempt, job_state st, const char *error) {
-        job_result r = {.exit_code = st == JOB_FAILED ? START_FAILED_EXIT_CODE : 0, .error = (char *)error};
+        job_result r = { .exit_code = st == JOB_FAILED ? START_FAILED_EXIT_CODE : 0, .error = (char *)error };
 
         send_finished(a, id, attempt, st, &r, clock_real_usec());
 }
@@ -152,8 +150,8 @@ static job_state judge_timeout(const agent_job *j, job_result *r, char *ebuf, si
  * unknown is lost, as the controller calls a job its agent vanished with: its shepherd is
  * killed with a crashed agent (systemd's KillMode=mixed), and whether the next agent or the
  * controller's timeout tells the end first must not change it (nor whether it is requeued). */
-static job_state judge_end(const agent_job *j, const jobfile_exit *ex, bool stopping, job_result *r,
-                           char *ebuf, size_t len) {
+static job_state judge_end(const agent_job *j, const jobfile_exit *ex, bool stopping, job_result *r, char *ebuf,
+                           size_t len) {
         job_state st;
 
         if (stopping) {
@@ -167,8 +165,7 @@ static job_state judge_end(const agent_job *j, const jobfile_exit *ex, bool stop
                 return JOB_FAILED;
         }
         if (!ex) {
-                snprintf(ebuf, len, "exit status lost: shepherd %d ended without recording it",
-                         (int)j->shepherd);
+                snprintf(ebuf, len, "exit status lost: shepherd %d ended without recording it", (int)j->shepherd);
                 r->error = ebuf;
                 return JOB_LOST;
         }
@@ -197,8 +194,8 @@ void report_job_end(agent_job *j, bool stopping) {
         agent *a = j->agent;
         const jobfile_exit *ex = j->exit_known ? &j->exit : NULL;
         char ebuf[ERRLEN], peak[32];
-        job_result r = {.exit_code = ex ? ex->exit_code : 0, .signal = ex ? ex->signal : stopping ? SIGKILL : 0};
-        cg_usage u = {0};
+        job_result r = { .exit_code = ex ? ex->exit_code : 0, .signal = ex ? ex->signal : stopping ? SIGKILL : 0 };
+        cg_usage u = { 0 };
         job_state st;
         int k;
 
@@ -215,10 +212,10 @@ void report_job_end(agent_job *j, bool stopping) {
         if (k < 0)
                 log_errno(LOG_WARNING, k, JOB_FMT ": cannot queue the removal of the job's cgroup", JOB_ARGS(j));
         log_info(JOB_FMT ": %s, exit code %d, signal %d, cpu %" PRIu64 " us, peak memory %s, "
-                 "oom kills %" PRIu64 "%s%s",
+                         "oom kills %" PRIu64 "%s%s",
                  JOB_ARGS(j), job_state_name(st), r.exit_code, r.signal, r.cpu_usec,
-                 units_format_size((int64_t)r.mem_peak, peak, sizeof(peak)), r.oom_kills,
-                 r.error ? ": " : "", r.error ? r.error : "");
+                 units_format_size((int64_t)r.mem_peak, peak, sizeof(peak)), r.oom_kills, r.error ? ": " : "",
+                 r.error ? r.error : "");
         send_finished(a, j->id, j->attempt, st, &r, ex ? ex->end_usec : clock_real_usec());
         agent_job_free(j);
 }
@@ -295,7 +292,7 @@ void report_forget_written(agent *a) {
  * or there is no cgroup yet (it is queued: no use looking). */
 static cJSON *usage_entry(agent_job *j) {
         cg_usage u;
-        job_result sample = {0};
+        job_result sample = { 0 };
         cJSON *o;
         if (j->queued || cg_job_usage(j->agent->cg, j->cgroup, &u) < 0 || !(o = cJSON_CreateObject()))
                 return NULL;
@@ -315,7 +312,7 @@ static cJSON *usage_entry(agent_job *j) {
 static int host_pressure(psi_stats *out) {
         static const char *const files[] = { "/proc/pressure/cpu", "/proc/pressure/memory", "/proc/pressure/io" };
         psi_resource *dst[] = { &out->cpu, &out->memory, &out->io };
-        *out = (psi_stats){0};
+        *out = (psi_stats){ 0 };
         for (size_t i = 0; i < 3; i++) {
                 char *text = NULL;
                 int r = file_read_small(files[i], 0, &text);

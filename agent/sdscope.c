@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SD_DEST "org.freedesktop.systemd1"
-#define SD_PATH "/org/freedesktop/systemd1"
+#define SD_DEST    "org.freedesktop.systemd1"
+#define SD_PATH    "/org/freedesktop/systemd1"
 #define SD_MANAGER "org.freedesktop.systemd1.Manager"
 #define SD_PRIVATE "unix:path=/run/systemd/private"
 /* Far above the few hundred ms a scope takes even in an emulated guest; only for failures. */
@@ -59,7 +59,7 @@ static int call_and_wait(sd_bus *bus, sd_bus_message *m, const char *what, char 
         sd_bus_error e = SD_BUS_ERROR_NULL;
         sd_bus_message *reply = NULL;
         sd_bus_slot *slot = NULL;
-        job_wait w = {0};
+        job_wait w = { 0 };
         uint64_t deadline = (uint64_t)clock_mono_usec() + JOB_TIMEOUT_US;
         int r;
 
@@ -139,9 +139,7 @@ static int unit_job(const char *unit, const char *description, char *err, size_t
         return r;
 }
 
-bool sdscope_available(void) {
-        return sd_booted() > 0;
-}
+bool sdscope_available(void) { return sd_booted() > 0; }
 
 /* Move this process into subcgroup of unit, a running scope with Delegate=yes. */
 static int attach(const char *unit, const char *subcgroup, char *err, size_t errlen) {
@@ -153,14 +151,14 @@ static int attach(const char *unit, const char *subcgroup, char *err, size_t err
                 snprintf(err, errlen, "join the scope %s: cannot connect to systemd: %s", unit, strerror(-r));
         else if ((r = sd_bus_call_method(bus, SD_DEST, SD_PATH, SD_MANAGER, "AttachProcessesToUnit", &e, NULL, "ssau",
                                          unit, subcgroup, 1, (uint32_t)getpid())) < 0)
-                snprintf(err, errlen, "join the scope %s at %s: %s", unit, subcgroup, e.message ? e.message : strerror(-r));
+                snprintf(err, errlen, "join the scope %s at %s: %s", unit, subcgroup,
+                         e.message ? e.message : strerror(-r));
         sd_bus_error_free(&e);
         sd_bus_flush_close_unref(bus);
         return r;
 }
 
-int sdscope_enter(const char *unit, const char *description, const char *leaf, bool *joined, char *err,
-                  size_t errlen) {
+int sdscope_enter(const char *unit, const char *description, const char *leaf, bool *joined, char *err, size_t errlen) {
         int r = unit_job(unit, description, err, errlen);
 
         *joined = false;

@@ -14,8 +14,7 @@ bool sdscope_available(void);
  * exists (a dead agent's scope, kept alive by its jobs), join it instead, in its sub-cgroup
  * leaf (the dead agent's own leaf, "/colony-NAME/agent"), so that this agent can adopt the
  * jobs; *joined says which it did. */
-int sdscope_enter(const char *unit, const char *description, const char *leaf, bool *joined, char *err,
-                  size_t errlen);
+int sdscope_enter(const char *unit, const char *description, const char *leaf, bool *joined, char *err, size_t errlen);
 /* Stop unit and wait until it is stopped: systemd kills what still runs in it and removes its
  * cgroups. A unit systemd does not know is stopped already: 0. */
 int sdscope_stop(const char *unit, char *err, size_t errlen);

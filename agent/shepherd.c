@@ -1,8 +1,9 @@
 /* shepherd.c - fork a job's shepherd and run it (see shepherd.h).
  *
  * The agent's only other thread (jobsync.c) makes system calls alone and holds no lock a
- * child could need, so the forked shepherd may allocate and format freely; it still never logs, since the log's sink (stderr, the journal socket) is one of the descriptors
- * it closes (shepherd_setup points the cgroup code's few warnings at /dev/null). What it has to say goes to the agent over the report pipe, or into the exit file. */
+ * child could need, so the forked shepherd may allocate and format freely; it still never logs, since the log's sink
+ * (stderr, the journal socket) is one of the descriptors it closes (shepherd_setup points the cgroup code's few
+ * warnings at /dev/null). What it has to say goes to the agent over the report pipe, or into the exit file. */
 #include "shepherd.h"
 #include "clock.h"
 #include "fileio.h"
@@ -57,8 +58,8 @@ static int shepherd_setup(int *go, int *report) {
         /* The journal's socket is closed: what the cgroup code warns of goes to /dev/null. */
         log_open(SHEPHERD_NAME, NULL, LOG_WARNING);
         /* A report to an agent killed meanwhile must fail with EPIPE, not kill us. */
-        if (signal(SIGPIPE, SIG_IGN) == SIG_ERR || setsid() < 0 ||
-            prctl(PR_SET_CHILD_SUBREAPER, 1) < 0 || prctl(PR_SET_NAME, SHEPHERD_LAUNCH_NAME) < 0)
+        if (signal(SIGPIPE, SIG_IGN) == SIG_ERR || setsid() < 0 || prctl(PR_SET_CHILD_SUBREAPER, 1) < 0 ||
+            prctl(PR_SET_NAME, SHEPHERD_LAUNCH_NAME) < 0)
                 return -errno;
         return 0;
 }
@@ -76,7 +77,7 @@ static int wait_main(pid_t job, int *status) {
 }
 
 static int write_exit(const char *dir, uint64_t id, int status) {
-        jobfile_exit e = {.end_usec = clock_real_usec()};
+        jobfile_exit e = { .end_usec = clock_real_usec() };
         char *text;
         int r;
 
@@ -94,7 +95,7 @@ static int write_exit(const char *dir, uint64_t id, int status) {
 /* Make the job's cgroup, off the agent's loop: a mkdir in cgroupfs took 341 ms on a loaded host
  * (perf trace). The step is told first, so that a launch stalled in it is named. */
 static int make_cgroup(const launch_req *req, int report, char *err, size_t errlen) {
-        launch_progress step = {0};
+        launch_progress step = { 0 };
 
         snprintf(step.what, sizeof(step.what), "make cgroup %s", req->cg_job);
         (void)!write(report, &step, sizeof(step));
@@ -102,7 +103,7 @@ static int make_cgroup(const launch_req *req, int report, char *err, size_t errl
 }
 
 static _Noreturn void shepherd_main(const launch_req *req, uint64_t id, const char *dir, int go, int report) {
-        launch_progress rep = {.done = 1};
+        launch_progress rep = { .done = 1 };
         launch_req lr = *req;
         int status = 0;
         char c;
@@ -136,7 +137,7 @@ static void reap(pid_t pid) {
 }
 
 static void close_pipes(shepherd *sh) {
-        int *fds[] = {&sh->go_fd, &sh->go_peer, &sh->report_fd};
+        int *fds[] = { &sh->go_fd, &sh->go_peer, &sh->report_fd };
 
         for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
                 if (*fds[i] >= 0) {
@@ -145,15 +146,14 @@ static void close_pipes(shepherd *sh) {
                 }
 }
 
-int shepherd_spawn(const launch_req *req, uint64_t id, const char *state_dir, shepherd *sh, char *err,
-                   size_t errlen) {
-        int go[2] = {-1, -1}, rep[2] = {-1, -1}, r;
+int shepherd_spawn(const launch_req *req, uint64_t id, const char *state_dir, shepherd *sh, char *err, size_t errlen) {
+        int go[2] = { -1, -1 }, rep[2] = { -1, -1 }, r;
 
-        *sh = (shepherd){.go_fd = -1, .go_peer = -1, .report_fd = -1};
+        *sh = (shepherd){ .go_fd = -1, .go_peer = -1, .report_fd = -1 };
         if (pipe2(go, O_CLOEXEC) < 0 || pipe2(rep, O_CLOEXEC) < 0) {
                 r = -errno;
                 snprintf(err, errlen, "pipe: %s", strerror(errno));
-                *sh = (shepherd){.go_fd = go[1], .go_peer = go[0], .report_fd = -1};
+                *sh = (shepherd){ .go_fd = go[1], .go_peer = go[0], .report_fd = -1 };
                 close_pipes(sh);
                 return r;
         }
@@ -162,7 +162,7 @@ int shepherd_spawn(const launch_req *req, uint64_t id, const char *state_dir, sh
                 shepherd_main(req, id, state_dir, go[0], rep[1]);
         r = sh->pid < 0 ? -errno : 0;
         close(rep[1]);
-        *sh = (shepherd){.pid = sh->pid, .go_fd = go[1], .go_peer = go[0], .report_fd = rep[0]};
+        *sh = (shepherd){ .pid = sh->pid, .go_fd = go[1], .go_peer = go[0], .report_fd = rep[0] };
         if (r < 0)
                 snprintf(err, errlen, "fork: %s", strerror(-r));
         else if ((r = shepherd_proc_start(sh->pid, &sh->start)) < 0) {
@@ -239,7 +239,7 @@ int shepherd_wait_gone(pid_t pid, uint64_t start, bool our_child, int timeout_ms
         while (shepherd_alive(pid, start)) {
                 if (clock_mono_usec() >= deadline)
                         return -ETIMEDOUT;
-                nanosleep(&(struct timespec){.tv_nsec = POLL_MS * 1000000}, NULL);
+                nanosleep(&(struct timespec){ .tv_nsec = POLL_MS * 1000000 }, NULL);
         }
         if (our_child)
                 (void)waitpid(pid, NULL, WNOHANG);

@@ -26,14 +26,13 @@
 
 typedef struct shepherd {
         pid_t pid;
-        uint64_t start;                 /* its start time: /proc/PID/stat field 22 */
-        int go_fd, go_peer, report_fd;  /* the agent's pipe ends */
+        uint64_t start;                /* its start time: /proc/PID/stat field 22 */
+        int go_fd, go_peer, report_fd; /* the agent's pipe ends */
 } shepherd;
 
 /* Fork the shepherd of job id (req as for launch_job) and read its start time; it waits for
  * shepherd_go or shepherd_abort. Returns 0, or -errno with the reason in err. */
-int shepherd_spawn(const launch_req *req, uint64_t id, const char *state_dir, shepherd *sh, char *err,
-                   size_t errlen);
+int shepherd_spawn(const launch_req *req, uint64_t id, const char *state_dir, shepherd *sh, char *err, size_t errlen);
 /* Let the shepherd launch the job, without waiting: from then on report_fd (the caller's to
  * close) carries the job's steps and the outcome (launch_progress, read with
  * shepherd_read_progress). Returns 0, or -errno with err and the shepherd reaped; the go pipe

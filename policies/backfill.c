@@ -7,11 +7,11 @@
 
 /* The reservation a pass holds once it found its first job that fits nowhere. */
 typedef struct easy_resv {
-        size_t machine;  /* position */
-        int64_t shadow;  /* when the reserved job can start there */
-        res_t extra;     /* what stays free there beside it at that time (may be negative) */
-        bool hidden;     /* the machine is hidden from the chooser for the current job */
-        int saved_up;    /* its up while hidden */
+        size_t machine; /* position */
+        int64_t shadow; /* when the reserved job can start there */
+        res_t extra;    /* what stays free there beside it at that time (may be negative) */
+        bool hidden;    /* the machine is hidden from the chooser for the current job */
+        int saved_up;   /* its up while hidden */
 } easy_resv;
 
 /* Requests that fitted nowhere earlier in the pass: free resources only shrink during a pass, so
@@ -91,8 +91,8 @@ static int group_by_machine(sched_index *ix, sched_running *ev, size_t nev) {
 /* The earliest time machine m (events[*i..] are its jobs, by end) has room for req, and what is
  * left beside req then; *i moves past m's events. SCHED_FOREVER when its jobs with limits are
  * not enough. */
-static int64_t earliest_room(const sched_index *ix, size_t m, const sched_running *ev, size_t nev, size_t *i,
-                             res_t req, res_t *left) {
+static int64_t earliest_room(const sched_index *ix, size_t m, const sched_running *ev, size_t nev, size_t *i, res_t req,
+                             res_t *left) {
         res_t acc = ix->machines[m].free;
         int64_t at = SCHED_FOREVER;
         for (; *i < nev && ev[*i].machine == m; (*i)++) {
@@ -119,7 +119,8 @@ static int reserve(sched_index *ix, res_t req, sched_running *ev, size_t nev, ea
                 return -ENOMEM;
         /* should no machine get room in time: the first that can ever hold req, and what its jobs
          * with limits leave beside it (its events below say more) */
-        *r = (easy_resv){ .machine = (size_t)forever, .shadow = SCHED_FOREVER,
+        *r = (easy_resv){ .machine = (size_t)forever,
+                          .shadow = SCHED_FOREVER,
                           .extra = res_sub(ix->machines[forever].free, req) };
         bool found = false;
         for (size_t i = 0; i < nev;) {
@@ -179,8 +180,8 @@ static int all_events(sched_index *ix, res_t req, int64_t now, sched_running_fn 
 }
 
 /* Compute the reservation of job head: *r and *resv. Returns 0 or -errno. */
-static int make_reservation(sched_index *ix, const sched_job *head, int64_t now, sched_running_fn running,
-                            void *arg, const sched_running *ev, size_t nev, easy_resv *r, sched_reservation *resv) {
+static int make_reservation(sched_index *ix, const sched_job *head, int64_t now, sched_running_fn running, void *arg,
+                            const sched_running *ev, size_t nev, easy_resv *r, sched_reservation *resv) {
         sched_running *all;
         size_t nall;
         int e = all_events(ix, head->req, now, running, arg, ev, nev, &all, &nall);
@@ -194,9 +195,8 @@ static int make_reservation(sched_index *ix, const sched_job *head, int64_t now,
         return e == -ENOMEM ? e : 0;
 }
 
-long sched_easy_place(sched_index *ix, sched_heuristic h, const sched_job *jobs, size_t njobs,
-                      sched_running_fn running, void *arg, bool want_start, int64_t now, sched_assignment *out,
-                      sched_reservation *resv) {
+long sched_easy_place(sched_index *ix, sched_heuristic h, const sched_job *jobs, size_t njobs, sched_running_fn running,
+                      void *arg, bool want_start, int64_t now, sched_assignment *out, sched_reservation *resv) {
         *resv = (sched_reservation){ 0 };
         if (h >= SCHED_MAX_JOBS)
                 return -EINVAL;

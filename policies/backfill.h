@@ -50,6 +50,5 @@ typedef int (*sched_running_fn)(void *arg, const sched_running **v, size_t *n);
  * entries; *resv says what was reserved (job_id 0 when nothing was computed). Returns the number
  * of assignments, -EINVAL (h) or -errno. O(jobs log machines) (Mix-Fit: jobs x machines), and
  * O(running log running) when a reservation is computed. */
-long sched_easy_place(sched_index *ix, sched_heuristic h, const sched_job *jobs, size_t njobs,
-                      sched_running_fn running, void *arg, bool want_start, int64_t now, sched_assignment *out,
-                      sched_reservation *resv);
+long sched_easy_place(sched_index *ix, sched_heuristic h, const sched_job *jobs, size_t njobs, sched_running_fn running,
+                      void *arg, bool want_start, int64_t now, sched_assignment *out, sched_reservation *resv);

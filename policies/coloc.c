@@ -21,13 +21,9 @@ static const struct {
         [COLOC_FILL_REBALANCE] = { "fill-rebalance", "fill-r" },
 };
 
-const char *coloc_algo_name(coloc_algo a) {
-        return a < _COLOC_ALGO_MAX ? algos[a].name : "?";
-}
+const char *coloc_algo_name(coloc_algo a) { return a < _COLOC_ALGO_MAX ? algos[a].name : "?"; }
 
-const char *coloc_algo_label(coloc_algo a) {
-        return a < _COLOC_ALGO_MAX ? algos[a].label : "?";
-}
+const char *coloc_algo_label(coloc_algo a) { return a < _COLOC_ALGO_MAX ? algos[a].label : "?"; }
 
 int coloc_algo_from_name(const char *name, coloc_algo *out) {
         for (int a = 0; a < _COLOC_ALGO_MAX; a++)
@@ -38,9 +34,7 @@ int coloc_algo_from_name(const char *name, coloc_algo *out) {
         return -EINVAL;
 }
 
-static bool nonnegative(double x) {
-        return isfinite(x) && x >= 0;
-}
+static bool nonnegative(double x) { return isfinite(x) && x >= 0; }
 
 int coloc_check(const coloc_instance *in, char *err, size_t errlen) {
         size_t T = in->ntypes;

@@ -22,12 +22,12 @@
 #include <stdint.h>
 
 typedef struct coloc_instance {
-        size_t ntypes;         /* T >= 1 */
-        const double *alpha;   /* T x T, row-major: alpha[a * T + b] as above */
-        size_t njobs;          /* n */
-        const uint32_t *type;  /* n types, each < T */
-        const double *load;    /* n loads p_j >= 0 */
-        size_t nmachines;      /* m >= 1 */
+        size_t ntypes;        /* T >= 1 */
+        const double *alpha;  /* T x T, row-major: alpha[a * T + b] as above */
+        size_t njobs;         /* n */
+        const uint32_t *type; /* n types, each < T */
+        const double *load;   /* n loads p_j >= 0 */
+        size_t nmachines;     /* m >= 1 */
 } coloc_instance;
 
 /* Check in: T, m >= 1, every type < T, every alpha and load finite and >= 0. Returns 0, or
@@ -36,16 +36,16 @@ int coloc_check(const coloc_instance *in, char *err, size_t errlen);
 
 /* The paper's algorithms (PTAS left out). The plot label in the paper's Fig. 1 follows each. */
 typedef enum coloc_algo {
-        COLOC_FILL_GREEDY,           /* fill: clusters of compatible types, each machine filled to a
-                                      * threshold found by bisection (Sec. 4.2, 7.1.2) */
-        COLOC_SCHED_MIXED,           /* mix: LPT on all jobs, types ignored (Sec. 5) */
-        COLOC_SCHED_JUXTAPOSE,       /* jux: LPT per type, schedules joined (Sec. 5) */
-        COLOC_BEST_SCHEDULE,         /* best: the cheaper of mix and jux (Sec. 5) */
-        COLOC_GREEDY_DEDICATED,      /* d-best: machines split among clusters, best inside (Sec. 5) */
-        COLOC_DEDICATED_MIXED,       /* d-mix: the same with mix inside */
-        COLOC_DEDICATED_JUXTAPOSE,   /* d-jux: the same with jux inside */
-        COLOC_GREEDY_FOR_2_TYPES,    /* g2: fill to W/m + max(W/m, p_max), one shared machine (Sec. 6.2) */
-        COLOC_FILL_REBALANCE,        /* fill-r: fill, then the rest where their cost fits (Sec. 7.1.2) */
+        COLOC_FILL_GREEDY,         /* fill: clusters of compatible types, each machine filled to a
+                                    * threshold found by bisection (Sec. 4.2, 7.1.2) */
+        COLOC_SCHED_MIXED,         /* mix: LPT on all jobs, types ignored (Sec. 5) */
+        COLOC_SCHED_JUXTAPOSE,     /* jux: LPT per type, schedules joined (Sec. 5) */
+        COLOC_BEST_SCHEDULE,       /* best: the cheaper of mix and jux (Sec. 5) */
+        COLOC_GREEDY_DEDICATED,    /* d-best: machines split among clusters, best inside (Sec. 5) */
+        COLOC_DEDICATED_MIXED,     /* d-mix: the same with mix inside */
+        COLOC_DEDICATED_JUXTAPOSE, /* d-jux: the same with jux inside */
+        COLOC_GREEDY_FOR_2_TYPES,  /* g2: fill to W/m + max(W/m, p_max), one shared machine (Sec. 6.2) */
+        COLOC_FILL_REBALANCE,      /* fill-r: fill, then the rest where their cost fits (Sec. 7.1.2) */
         _COLOC_ALGO_MAX,
 } coloc_algo;
 

@@ -140,7 +140,8 @@ int coloc_lower_bound(const coloc_instance *in, coloc_bound *out, char *err, siz
                         present[P++] = (uint32_t)a;
                 }
         if (r == 0 && P > COLOC_BOUND_MAX_TYPES) {
-                snprintf(err, errlen, "lower bound: %d types have jobs, at most %d supported", P, COLOC_BOUND_MAX_TYPES);
+                snprintf(err, errlen, "lower bound: %d types have jobs, at most %d supported", P,
+                         COLOC_BOUND_MAX_TYPES);
                 r = -E2BIG;
         }
         if (r == 0 && P > 0)

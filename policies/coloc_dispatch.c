@@ -22,7 +22,7 @@ typedef struct means {
 
 typedef struct coloc_d {
         sched_dispatcher base;
-        size_t T;        /* the matrix's types; index T is "unknown" */
+        size_t T; /* the matrix's types; index T is "unknown" */
         char **names;
         double *A;       /* (T + 1) x (T + 1): row and column T are 1 */
         size_t nm;       /* machines with per-type loads */
@@ -30,7 +30,7 @@ typedef struct coloc_d {
         uint32_t *count; /* [m * (T + 1) + t]: jobs of type t on m */
         run *runs;
         size_t nruns, cap;
-        means *means;    /* run times by type name, for jobs that give no estimate */
+        means *means; /* run times by type name, for jobs that give no estimate */
         size_t nmeans, means_cap;
 } coloc_d;
 
@@ -82,9 +82,7 @@ static int cover(coloc_d *d, size_t n) {
         return 0;
 }
 
-static bool same_type(const char *a, const char *b) {
-        return a && b ? strcmp(a, b) == 0 : a == b;
-}
+static bool same_type(const char *a, const char *b) { return a && b ? strcmp(a, b) == 0 : a == b; }
 
 static means *means_of(const coloc_d *d, const char *type) {
         for (size_t i = 0; i < d->nmeans; i++)
@@ -216,7 +214,10 @@ static void coloc_free(sched_dispatcher *base) {
 }
 
 static const sched_dispatcher_ops coloc_ops = {
-        .name = "coloc", .on_exit = coloc_exit, .on_arrival = coloc_arrival, .on_release = coloc_release,
+        .name = "coloc",
+        .on_exit = coloc_exit,
+        .on_arrival = coloc_arrival,
+        .on_release = coloc_release,
         .free = coloc_free,
 };
 
@@ -241,8 +242,18 @@ int coloc_dispatcher_set_alpha(sched_dispatcher *base, const char *const *types,
         free_matrix(d->names, d->T, d->A);
         free(d->load);
         free(d->count);
-        *d = (coloc_d){ .base = d->base, .T = T, .names = names, .A = A, .nm = nm, .load = load, .count = count,
-                        .runs = d->runs, .nruns = d->nruns, .cap = d->cap, .means = d->means, .nmeans = d->nmeans,
+        *d = (coloc_d){ .base = d->base,
+                        .T = T,
+                        .names = names,
+                        .A = A,
+                        .nm = nm,
+                        .load = load,
+                        .count = count,
+                        .runs = d->runs,
+                        .nruns = d->nruns,
+                        .cap = d->cap,
+                        .means = d->means,
+                        .nmeans = d->nmeans,
                         .means_cap = d->means_cap };
         for (size_t i = 0; i < d->nruns; i++) {
                 run *r = &d->runs[i];

@@ -39,7 +39,8 @@ static int fill_init(fill *f, const coloc_instance *in) {
                 amax = fmax(amax, in->alpha[a]);
         f->hi = 2 * w * amax; /* no cost exceeds W * alpha_max, no load W; 2x: room for rounding */
         free(cluster_of);
-        if (K < 0 || !(f->jobs = coloc__sorted_jobs(in, f->key)) || coloc__machines_init(&f->s, in, in->nmachines) < 0) {
+        if (K < 0 || !(f->jobs = coloc__sorted_jobs(in, f->key)) ||
+            coloc__machines_init(&f->s, in, in->nmachines) < 0) {
                 fill_free(f);
                 return -ENOMEM;
         }

@@ -31,13 +31,9 @@ static uint64_t next_u64(coloc_rng *r) {
         return x * 0x2545f4914f6cdd1dULL;
 }
 
-double coloc_rng_uniform(coloc_rng *r) {
-        return (double)(next_u64(r) >> 11) / 9007199254740992.0;
-}
+double coloc_rng_uniform(coloc_rng *r) { return (double)(next_u64(r) >> 11) / 9007199254740992.0; }
 
-static double between(coloc_rng *r, double lo, double hi) {
-        return lo + (hi - lo) * coloc_rng_uniform(r);
-}
+static double between(coloc_rng *r, double lo, double hi) { return lo + (hi - lo) * coloc_rng_uniform(r); }
 
 /* Box-Muller; 1 - u keeps the logarithm's argument in (0, 1]. */
 static double gaussian(coloc_rng *r, double mean, double sd) {
@@ -52,9 +48,7 @@ static const char *const regimes[_COLOC_REGIME_MAX] = {
         [COLOC_MIXED] = "mixed",
 };
 
-const char *coloc_regime_name(coloc_regime g) {
-        return g < _COLOC_REGIME_MAX ? regimes[g] : "?";
-}
+const char *coloc_regime_name(coloc_regime g) { return g < _COLOC_REGIME_MAX ? regimes[g] : "?"; }
 
 /* The paper's ranges: "smaller than 1", "between 1 and 2", "between 1 and 4". For mixed it
  * names only the clusters; between them we draw as for incompatible. */

@@ -111,15 +111,16 @@ int coloc__sched_lpt(coloc_algo a, const coloc__view *v, uint32_t *machine_of, d
 typedef struct dedicated {
         const coloc_instance *in;
         coloc_algo inner;
-        uint32_t *jobs;   /* by cluster, then decreasing load */
-        size_t *start;    /* cluster c's jobs: jobs[start[c] .. start[c + 1]) */
+        uint32_t *jobs; /* by cluster, then decreasing load */
+        size_t *start;  /* cluster c's jobs: jobs[start[c] .. start[c + 1]) */
         size_t K, span;
         double *cost;
 } dedicated;
 
 static coloc__view cluster_view(const dedicated *d, size_t c, uint32_t first, size_t mc) {
-        return (coloc__view){ .in = d->in, .jobs = d->jobs + d->start[c], .n = d->start[c + 1] - d->start[c],
-                              .first = first, .m = mc };
+        return (coloc__view){
+                .in = d->in, .jobs = d->jobs + d->start[c], .n = d->start[c + 1] - d->start[c], .first = first, .m = mc
+        };
 }
 
 /* A single cluster can only have all m machines: the other entries stay unused (INFINITY). */

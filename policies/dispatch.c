@@ -32,9 +32,7 @@ void *sched_dispatcher_alloc(size_t size, const sched_dispatcher_ops *ops, uint6
         return d;
 }
 
-const char *sched_dispatcher_name(const sched_dispatcher *d) {
-        return d->ops->name;
-}
+const char *sched_dispatcher_name(const sched_dispatcher *d) { return d->ops->name; }
 
 void sched_dispatcher_free(sched_dispatcher *d) {
         if (!d)
@@ -115,12 +113,17 @@ static res_t largest_capacity(const sched_machine *machines, size_t n) {
         return l;
 }
 
-long sched_dispatch(sched_dispatcher *d, sched_machine *machines, size_t nmachines, const sched_job *jobs,
-                    size_t njobs, sched_assignment *out) {
+long sched_dispatch(sched_dispatcher *d, sched_machine *machines, size_t nmachines, const sched_job *jobs, size_t njobs,
+                    sched_assignment *out) {
         if (note_machines(d, machines, nmachines) < 0)
                 return -ENOMEM;
-        sched_pass p = { .machines = machines, .nmachines = nmachines, .jobs = jobs, .njobs = njobs, .out = out,
-                         .taken = calloc(njobs + 1, sizeof(bool)), .largest = largest_capacity(machines, nmachines) };
+        sched_pass p = { .machines = machines,
+                         .nmachines = nmachines,
+                         .jobs = jobs,
+                         .njobs = njobs,
+                         .out = out,
+                         .taken = calloc(njobs + 1, sizeof(bool)),
+                         .largest = largest_capacity(machines, nmachines) };
         if (!p.taken)
                 return -ENOMEM;
         int r = 0;

@@ -54,12 +54,12 @@ typedef struct sched_dispatcher_ops {
 /* The part every dispatcher shares; a policy's own state follows it in memory. */
 struct sched_dispatcher {
         const sched_dispatcher_ops *ops;
-        uint64_t seen;     /* the largest job id offered so far */
-        size_t known;      /* machines offered so far */
-        bool *freed;       /* by machine: released resources since the last pass */
-        bool *was_up;      /* by machine: up at the last pass */
+        uint64_t seen; /* the largest job id offered so far */
+        size_t known;  /* machines offered so far */
+        bool *freed;   /* by machine: released resources since the last pass */
+        bool *was_up;  /* by machine: up at the last pass */
         size_t freed_cap;
-        uint64_t rng;      /* splitmix64 state (rng.h) */
+        uint64_t rng; /* splitmix64 state (rng.h) */
 };
 
 /* A new Tetris ("tetris"), Greedy ("greedy") dispatcher drawing from seed, or a colocation
@@ -86,8 +86,8 @@ void sched_dispatcher_free(sched_dispatcher *d);
 /* One pass: exits first (waiting jobs on each freed machine), then the arrivals in id order.
  * machines' free vectors are updated for the placed jobs; out must hold njobs entries.
  * Returns the number of assignments written, or -ENOMEM. */
-long sched_dispatch(sched_dispatcher *d, sched_machine *machines, size_t nmachines, const sched_job *jobs,
-                    size_t njobs, sched_assignment *out);
+long sched_dispatch(sched_dispatcher *d, sched_machine *machines, size_t nmachines, const sched_job *jobs, size_t njobs,
+                    sched_assignment *out);
 /* Job j left machine m (its position in the machines array). */
 void sched_dispatch_exit(sched_dispatcher *d, const sched_job *j, size_t m);
 /* Count every known machine as freed at the next pass (a policy whose plan changed rescans its

@@ -15,9 +15,9 @@ void fair_free(fair_state *s) {
                 return;
         for (size_t i = 0; s->scopes && i < s->nscopes; i++)
                 free(s->scopes[i].order);
-        void *arrays[] = { s->parent, s->kid_start, s->kids,  s->order,  s->depth, s->omega,  s->demand,
-                           s->want,   s->tasks,     s->used,  s->nblock, s->scopes, s->scope_of, s->weight,
-                           s->item,   s->heap,      s->hd,    s->guarantee, s->open,   s->dirtyq };
+        void *arrays[] = { s->parent, s->kid_start, s->kids, s->order,     s->depth,  s->omega,    s->demand,
+                           s->want,   s->tasks,     s->used, s->nblock,    s->scopes, s->scope_of, s->weight,
+                           s->item,   s->heap,      s->hd,   s->guarantee, s->open,   s->dirtyq };
         for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
                 free(arrays[i]);
         free(s);
@@ -39,8 +39,8 @@ static int alloc_arrays(fair_state *s) {
         s->scope_of = calloc(n, sizeof(*s->scope_of));
         s->weight = calloc(n, sizeof(*s->weight));
         s->guarantee = calloc(n, sizeof(*s->guarantee));
-        bool ok = s->guarantee && s->parent && s->kid_start && s->kids && s->order && s->depth && s->omega && s->demand &&
-                  s->want && s->tasks && s->used && s->nblock && s->scope_of && s->weight;
+        bool ok = s->guarantee && s->parent && s->kid_start && s->kids && s->order && s->depth && s->omega &&
+                  s->demand && s->want && s->tasks && s->used && s->nblock && s->scope_of && s->weight;
         return ok ? 0 : -ENOMEM;
 }
 
@@ -241,9 +241,7 @@ int fair_release(fair_state *s, size_t leaf) {
         return 0;
 }
 
-long fair_next(const fair_state *s) {
-        return s->engine->next(s);
-}
+long fair_next(const fair_state *s) { return s->engine->next(s); }
 
 size_t fair_run(fair_state *s) {
         size_t placed = 0;
@@ -252,13 +250,9 @@ size_t fair_run(fair_state *s) {
         return placed;
 }
 
-int64_t fair_tasks(const fair_state *s, size_t node) {
-        return s->tasks[node];
-}
+int64_t fair_tasks(const fair_state *s, size_t node) { return s->tasks[node]; }
 
-int64_t fair_used(const fair_state *s, size_t node, size_t r) {
-        return s->used[node * s->nres + r];
-}
+int64_t fair_used(const fair_state *s, size_t node, size_t r) { return s->used[node * s->nres + r]; }
 
 double fair_dominant_share(const fair_state *s, size_t node) {
         double most = 0;
@@ -267,10 +261,6 @@ double fair_dominant_share(const fair_state *s, size_t node) {
         return most;
 }
 
-double fair_weight(const fair_state *s, size_t node) {
-        return s->weight[node];
-}
+double fair_weight(const fair_state *s, size_t node) { return s->weight[node]; }
 
-int fair_first_saturated(const fair_state *s) {
-        return s->first_saturated;
-}
+int fair_first_saturated(const fair_state *s) { return s->first_saturated; }

@@ -34,13 +34,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FAIR_RES_MAX 4
-#define FAIR_CPU 0 /* resource 0 is CPU (C-CH shares it) */
-#define FAIR_MEM 1 /* resource 1 is memory (M-CH shares it) */
-#define FAIR_GPU 2 /* resource 2 is GPUs, where the cluster has any (nres 3) */
-#define FAIR_NODES_MAX (1 << 24)
+#define FAIR_RES_MAX    4
+#define FAIR_CPU        0 /* resource 0 is CPU (C-CH shares it) */
+#define FAIR_MEM        1 /* resource 1 is memory (M-CH shares it) */
+#define FAIR_GPU        2 /* resource 2 is GPUs, where the cluster has any (nres 3) */
+#define FAIR_NODES_MAX  (1 << 24)
 #define FAIR_AMOUNT_MAX ((int64_t)1 << 60) /* largest capacity or demand */
-#define FAIR_TASKS_MAX ((int64_t)1 << 40)
+#define FAIR_TASKS_MAX  ((int64_t)1 << 40)
 
 typedef enum fair_algo {
         FAIR_DRF,  /* dominant resource fairness over the leaves, weights 1, tree ignored */
@@ -59,20 +59,20 @@ typedef enum fair_algo {
 #define FAIR_DEFAULT FAIR_HDRF
 
 typedef struct fair_node {
-        const char *name;  /* for messages only; may be NULL ("node #<index>") */
-        int32_t parent;    /* index of the parent in the node array; -1 for the one root */
-        double weight;     /* > 0: share among siblings is weight / sum of the siblings' */
-        double cap;        /* (0, 1]: the subtree never holds more than this fraction of any
-                            * resource; 1 = no cap */
+        const char *name;             /* for messages only; may be NULL ("node #<index>") */
+        int32_t parent;               /* index of the parent in the node array; -1 for the one root */
+        double weight;                /* > 0: share among siblings is weight / sum of the siblings' */
+        double cap;                   /* (0, 1]: the subtree never holds more than this fraction of any
+                                       * resource; 1 = no cap */
         int64_t demand[FAIR_RES_MAX]; /* leaves: per task, each in [0, capacity], not all 0 */
-        int64_t tasks;     /* leaves: tasks wanted, >= 0 (0: inactive) */
+        int64_t tasks;                /* leaves: tasks wanted, >= 0 (0: inactive) */
 } fair_node;
 
 typedef struct fair_problem {
-        size_t nres;                     /* 1 .. FAIR_RES_MAX; C-CH needs 1, M-CH 2 */
-        int64_t capacity[FAIR_RES_MAX];  /* each in 1 .. FAIR_AMOUNT_MAX */
-        const fair_node *nodes;          /* leaves are the nodes no other node names as parent */
-        size_t nnodes;                   /* 1 .. FAIR_NODES_MAX */
+        size_t nres;                    /* 1 .. FAIR_RES_MAX; C-CH needs 1, M-CH 2 */
+        int64_t capacity[FAIR_RES_MAX]; /* each in 1 .. FAIR_AMOUNT_MAX */
+        const fair_node *nodes;         /* leaves are the nodes no other node names as parent */
+        size_t nnodes;                  /* 1 .. FAIR_NODES_MAX */
 } fair_problem;
 
 typedef struct fair_state fair_state;

@@ -16,9 +16,7 @@ static const char *const algo_names[_FAIR_ALGO_MAX] = {
 
 static const char *const res_names[FAIR_RES_MAX] = { "cpu", "mem", "gpus", "resource 4" };
 
-const char *fair_algo_name(fair_algo a) {
-        return a >= 0 && a < _FAIR_ALGO_MAX ? algo_names[a] : "?";
-}
+const char *fair_algo_name(fair_algo a) { return a >= 0 && a < _FAIR_ALGO_MAX ? algo_names[a] : "?"; }
 
 int fair_algo_from_name(const char *name, fair_algo *out) {
         for (int a = 0; a < _FAIR_ALGO_MAX; a++)

@@ -45,12 +45,8 @@ static int init(fair_state *s) {
         return 0;
 }
 
-static long next(const fair_state *s) {
-        return s->nheap > 0 ? (long)s->heap[0] : -1;
-}
+static long next(const fair_state *s) { return s->nheap > 0 ? (long)s->heap[0] : -1; }
 
-static void settle(fair_state *s) {
-        (void)s; /* the heap is in order after every step */
-}
+static void settle(fair_state *s) { (void)s; /* the heap is in order after every step */ }
 
 const fair_engine fair__flat_engine = { init, next, touch, flip, settle };

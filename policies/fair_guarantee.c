@@ -19,9 +19,7 @@ void fair__guarantees(fair_state *s, const fair_problem *p) {
         }
 }
 
-double fair_guarantee(const fair_state *s, size_t node) {
-        return s->guarantee[node];
-}
+double fair_guarantee(const fair_state *s, size_t node) { return s->guarantee[node]; }
 
 /* The scope nearest above leaf that its next task does not fit, or -1. */
 static int32_t nearest_block(const fair_state *s, uint32_t leaf) {

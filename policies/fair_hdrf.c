@@ -38,22 +38,12 @@ static double dominant(const fair_state *s, const double *v) {
 }
 
 /* Node n's block of s->hd. */
-static double *vec_of(const fair_state *s, uint32_t n) {
-        return &s->hd[(size_t)n * 4 * s->nres];
-}
-static double *sumb_of(const fair_state *s, uint32_t n) {
-        return vec_of(s, n) + s->nres;
-}
-static double *sumu_of(const fair_state *s, uint32_t n) {
-        return vec_of(s, n) + 2 * s->nres;
-}
-static double *contrib_of(const fair_state *s, uint32_t n) {
-        return vec_of(s, n) + 3 * s->nres;
-}
+static double *vec_of(const fair_state *s, uint32_t n) { return &s->hd[(size_t)n * 4 * s->nres]; }
+static double *sumb_of(const fair_state *s, uint32_t n) { return vec_of(s, n) + s->nres; }
+static double *sumu_of(const fair_state *s, uint32_t n) { return vec_of(s, n) + 2 * s->nres; }
+static double *contrib_of(const fair_state *s, uint32_t n) { return vec_of(s, n) + 3 * s->nres; }
 
-static uint32_t *heap_of(const fair_state *s, uint32_t n) {
-        return &s->heap[s->kid_start[n]];
-}
+static uint32_t *heap_of(const fair_state *s, uint32_t n) { return &s->heap[s->kid_start[n]]; }
 
 /* n's vector from its sums and the top of its heap. A sum with no child left in it is reset to
  * exact zeros, so rounding does not outlive the children that caused it. */

@@ -19,9 +19,9 @@
 typedef struct fair_scope {
         uint32_t node;
         uint32_t nleaves;
-        int64_t limit[FAIR_RES_MAX];  /* floor(cap x capacity) */
-        uint32_t *order;              /* nres rows of nleaves: leaves by demand on r, largest first */
-        uint32_t cut[FAIR_RES_MAX];   /* order[r][0 .. cut) do not fit limit - used on r */
+        int64_t limit[FAIR_RES_MAX]; /* floor(cap x capacity) */
+        uint32_t *order;             /* nres rows of nleaves: leaves by demand on r, largest first */
+        uint32_t cut[FAIR_RES_MAX];  /* order[r][0 .. cut) do not fit limit - used on r */
 } fair_scope;
 
 /* What a decision reads of a node, in one record rather than one array each: at 10^5 leaves a
@@ -39,11 +39,11 @@ typedef struct fair_item {
 } fair_item;
 
 typedef struct fair_engine {
-        int (*init)(fair_state *s);                 /* after blocking is set up; 0 or -ENOMEM */
+        int (*init)(fair_state *s); /* after blocking is set up; 0 or -ENOMEM */
         long (*next)(const fair_state *s);
         void (*touch)(fair_state *s, uint32_t leaf); /* leaf's usage changed */
         void (*flip)(fair_state *s, uint32_t leaf);  /* leaf became blocked or unblocked */
-        void (*settle)(fair_state *s);              /* end of a charge or release */
+        void (*settle)(fair_state *s);               /* end of a charge or release */
 } fair_engine;
 
 struct fair_state {
@@ -55,43 +55,41 @@ struct fair_state {
         int32_t *parent;
         uint32_t *kid_start; /* nnodes + 1: node n's children are kids[kid_start[n] .. kid_start[n + 1]) */
         uint32_t *kids;
-        uint32_t *order;     /* every node after its parent, the root first */
+        uint32_t *order; /* every node after its parent, the root first */
         uint32_t *depth;
-        double *omega;       /* configured weights */
-        int64_t *demand;     /* nnodes x nres */
+        double *omega;   /* configured weights */
+        int64_t *demand; /* nnodes x nres */
         int64_t *want, *tasks;
-        int64_t *used;       /* nnodes x nres: what each subtree holds */
+        int64_t *used; /* nnodes x nres: what each subtree holds */
         /* blocking */
         uint32_t *nblock;
         fair_scope *scopes;
         size_t nscopes;
-        int32_t *scope_of;   /* the node's scope, or -1 */
-        double *guarantee;   /* fair_guarantee's */
+        int32_t *scope_of; /* the node's scope, or -1 */
+        double *guarantee; /* fair_guarantee's */
         /* weights (all algorithms), and the flat engine */
         double *weight;
         int first_saturated;
-        fair_item *item;      /* per node: heap key and place, and H-DRF's per-node scalars */
+        fair_item *item; /* per node: heap key and place, and H-DRF's per-node scalars */
         uint32_t *heap;
         uint32_t nheap;
         /* the H-DRF engine; its heaps use item[].key and .pos, node n's over heap[kid_start[n] ..) */
-        double *hd;           /* nnodes x 4 x nres, one block per node (a cache line at two
-                               * resources): vec, the rescaled consumption; sumb, over its blocked
-                               * children their vec; sumu, over the unblocked ones vec x weight /
-                               * share; contrib, what it adds to its parent's sumb or sumu */
-        uint32_t *open;       /* unblocked children, as flip counts them */
-        uint64_t *dirtyq;     /* node, and depth << 32 once settle must sort them */
+        double *hd;       /* nnodes x 4 x nres, one block per node (a cache line at two
+                           * resources): vec, the rescaled consumption; sumb, over its blocked
+                           * children their vec; sumu, over the unblocked ones vec x weight /
+                           * share; contrib, what it adds to its parent's sumb or sumu */
+        uint32_t *open;   /* unblocked children, as flip counts them */
+        uint64_t *dirtyq; /* node, and depth << 32 once settle must sort them */
         size_t ndirty;
         double inv_capacity[FAIR_RES_MAX]; /* H-DRF: 1 / capacity, multiplied where a share divided */
-        bool multipath;       /* H-DRF: dirtyq holds more than one leaf's path, to sort deepest first */
+        bool multipath;                    /* H-DRF: dirtyq holds more than one leaf's path, to sort deepest first */
 };
 
 extern const fair_engine fair__flat_engine, fair__hdrf_engine;
 
 #define FAIR_NOWHERE UINT32_MAX /* the pos of a node in no heap */
 
-static inline bool fair__is_leaf(const fair_state *s, uint32_t n) {
-        return s->kid_start[n] == s->kid_start[n + 1];
-}
+static inline bool fair__is_leaf(const fair_state *s, uint32_t n) { return s->kid_start[n] == s->kid_start[n + 1]; }
 
 /* Fill s->guarantee from the tree (s->order set) and p's caps. */
 void fair__guarantees(fair_state *s, const fair_problem *p);

@@ -19,9 +19,7 @@
 typedef int (*chooser)(const sched_machine *machines, size_t n, res_t req);
 typedef long (*index_chooser)(sched_index *ix, res_t req);
 
-static int fits(const sched_machine *m, res_t req) {
-        return m->up > 0 && res_fits(req, m->free);
-}
+static int fits(const sched_machine *m, res_t req) { return m->up > 0 && res_fits(req, m->free); }
 
 static int choose_first(const sched_machine *machines, size_t n, res_t req) {
         for (size_t i = 0; i < n; i++)
@@ -124,9 +122,7 @@ static const struct {
         [SCHED_MAX_JOBS] = { "max-jobs", NULL, NULL },
 };
 
-const char *sched_heuristic_name(sched_heuristic h) {
-        return h < _SCHED_HEURISTIC_MAX ? heuristics[h].name : NULL;
-}
+const char *sched_heuristic_name(sched_heuristic h) { return h < _SCHED_HEURISTIC_MAX ? heuristics[h].name : NULL; }
 
 int sched_heuristic_from_name(const char *name, sched_heuristic *out) {
         for (int h = 0; h < _SCHED_HEURISTIC_MAX; h++)
@@ -138,12 +134,12 @@ int sched_heuristic_from_name(const char *name, sched_heuristic *out) {
 }
 
 static const char *const order_names[] = {
-        [SCHED_STRICT_FIFO] = "fifo", [SCHED_BACKFILL] = "backfill", [SCHED_RESERVE] = "reserve",
+        [SCHED_STRICT_FIFO] = "fifo",
+        [SCHED_BACKFILL] = "backfill",
+        [SCHED_RESERVE] = "reserve",
 };
 
-const char *sched_order_name(sched_order o) {
-        return o <= SCHED_RESERVE ? order_names[o] : NULL;
-}
+const char *sched_order_name(sched_order o) { return o <= SCHED_RESERVE ? order_names[o] : NULL; }
 
 int sched_order_from_name(const char *name, sched_order *out) {
         for (int o = 0; o <= SCHED_RESERVE; o++)
@@ -262,8 +258,8 @@ out:
         return best;
 }
 
-long sched_place(sched_heuristic h, sched_machine *machines, size_t nmachines, const sched_job *jobs,
-                 size_t njobs, sched_order order, sched_assignment *out) {
+long sched_place(sched_heuristic h, sched_machine *machines, size_t nmachines, const sched_job *jobs, size_t njobs,
+                 sched_order order, sched_assignment *out) {
         if (h >= _SCHED_HEURISTIC_MAX)
                 return -EINVAL;
         pass_machines pm = { machines, nmachines, NULL };

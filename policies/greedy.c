@@ -99,7 +99,10 @@ static void greedy_free(sched_dispatcher *d) {
 }
 
 static const sched_dispatcher_ops greedy_ops = {
-        .name = "greedy", .on_exit = greedy_exit, .on_arrival = greedy_arrival, .free = greedy_free,
+        .name = "greedy",
+        .on_exit = greedy_exit,
+        .on_arrival = greedy_arrival,
+        .free = greedy_free,
 };
 
 int sched_greedy_new(uint64_t seed, sched_dispatcher **out) {

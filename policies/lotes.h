@@ -31,8 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define LOTES_NRES 2             /* l = 0: cores, l = 1: memory */
-#define LOTES_MAX_BINS 2000000   /* per configuration: beyond it lotes_assign refuses (-E2BIG) */
+#define LOTES_NRES     2       /* l = 0: cores, l = 1: memory */
+#define LOTES_MAX_BINS 2000000 /* per configuration: beyond it lotes_assign refuses (-E2BIG) */
 
 typedef struct lotes_config {
         size_t count;   /* n_j machines */

@@ -18,7 +18,7 @@ typedef struct walk {
         const lotes_problem *p;
         size_t *classes; /* K_j */
         size_t n;
-        uint32_t *cur;   /* the bin being built, by class */
+        uint32_t *cur; /* the bin being built, by class */
         lotes_bins *out;
         size_t cap;
 } walk;
@@ -32,7 +32,8 @@ static int64_t most_that_fit(res_t room, res_t req) {
 }
 
 static res_t minus(res_t room, res_t req, int64_t times) {
-        return (res_t){ .mcpu = room.mcpu - times * req.mcpu, .mem = room.mem - times * req.mem,
+        return (res_t){ .mcpu = room.mcpu - times * req.mcpu,
+                        .mem = room.mem - times * req.mem,
                         .gpus = room.gpus - times * req.gpus };
 }
 
@@ -76,7 +77,9 @@ static int descend(walk *w, size_t depth, res_t room) {
 
 int lotes_enumerate_bins(const lotes_problem *p, size_t j, const bool *use, lotes_bins *out) {
         *out = (lotes_bins){ .nclasses = p->nclasses };
-        walk w = { .p = p, .out = out, .classes = calloc(p->nclasses + 1, sizeof(size_t)),
+        walk w = { .p = p,
+                   .out = out,
+                   .classes = calloc(p->nclasses + 1, sizeof(size_t)),
                    .cur = calloc(p->nclasses + 1, sizeof(uint32_t)) };
         int r = w.classes && w.cur ? 0 : -ENOMEM;
         for (size_t k = 0; k < p->nclasses && r == 0; k++)

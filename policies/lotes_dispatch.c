@@ -20,13 +20,13 @@ typedef struct lotes_dispatcher {
         sched_dispatcher base;
         const lotes_problem *p;
         const lotes_plan *plan;
-        size_t mapped;     /* machines given a configuration and a bin so far */
-        long *config;      /* by machine: its configuration, -1 for a capacity the plan lacks */
-        size_t *bin;       /* by machine: the bin it emulates, in its configuration's bins */
-        uint32_t *kappa;   /* [m * nclasses + k]: jobs of class k it runs */
-        members *machines; /* by configuration */
+        size_t mapped;          /* machines given a configuration and a bin so far */
+        long *config;           /* by machine: its configuration, -1 for a capacity the plan lacks */
+        size_t *bin;            /* by machine: the bin it emulates, in its configuration's bins */
+        uint32_t *kappa;        /* [m * nclasses + k]: jobs of class k it runs */
+        members *machines;      /* by configuration */
         size_t *cursor, *given; /* by configuration: the bin the next machine gets, and how many have it */
-        bool *tried;       /* by configuration: scratch for an arrival's roulette */
+        bool *tried;            /* by configuration: scratch for an arrival's roulette */
 } lotes_dispatcher;
 
 long lotes_roulette(const lotes_plan *plan, size_t k, const bool *tried, uint64_t *rng) {
@@ -104,9 +104,7 @@ static int push_member(members *s, size_t m) {
         return 0;
 }
 
-static void *grow(void *v, size_t n, size_t elem) {
-        return realloc(v, (n ? n : 1) * elem);
-}
+static void *grow(void *v, size_t n, size_t elem) { return realloc(v, (n ? n : 1) * elem); }
 
 /* Give the machines new since the last call their configuration and bin. */
 static int map_machines(lotes_dispatcher *d, const sched_pass *pass) {
@@ -322,7 +320,10 @@ static void lotes_free(sched_dispatcher *base) {
 }
 
 static const sched_dispatcher_ops lotes_ops = {
-        .name = "lotes", .on_exit = lotes_exit, .on_arrival = lotes_arrival, .on_release = lotes_release,
+        .name = "lotes",
+        .on_exit = lotes_exit,
+        .on_arrival = lotes_arrival,
+        .on_release = lotes_release,
         .free = lotes_free,
 };
 

@@ -53,7 +53,8 @@ static int64_t round_to(int64_t v, int64_t step) {
 
 /* GPUs are kept exact: a GPU count is no measurement to round. */
 static res_t rounded(res_t req) {
-        return (res_t){ .mcpu = round_to(req.mcpu, LOTES_CPU_STEP), .mem = round_to(req.mem, LOTES_MEM_STEP),
+        return (res_t){ .mcpu = round_to(req.mcpu, LOTES_CPU_STEP),
+                        .mem = round_to(req.mem, LOTES_MEM_STEP),
                         .gpus = req.gpus };
 }
 
@@ -68,14 +69,12 @@ static int cmp_key(res_t a, res_t b) {
 /* One class being built: sums over its jobs. */
 typedef struct group {
         res_t key;
-        double n, cpu, mem;   /* jobs, and the sums of their requests */
-        double gpus;          /* the sum of their GPUs */
-        double known, time;   /* jobs with a runtime, and the sum of those */
+        double n, cpu, mem; /* jobs, and the sums of their requests */
+        double gpus;        /* the sum of their GPUs */
+        double known, time; /* jobs with a runtime, and the sum of those */
 } group;
 
-static int cmp_group(const void *a, const void *b) {
-        return cmp_key(((const group *)a)->key, ((const group *)b)->key);
-}
+static int cmp_group(const void *a, const void *b) { return cmp_key(((const group *)a)->key, ((const group *)b)->key); }
 
 /* Squared distance between two groups' mean requests, as fractions of the largest, GPUs
  * included; a group with GPUs and one without are further apart than any two of a kind (each
@@ -138,8 +137,11 @@ int lotes_learn(const lotes_sample *s, size_t n, double now, double window, size
         for (size_t i = 0; i < n; i++) {
                 if (!(s[i].submit > now - window && s[i].submit <= now))
                         continue;
-                g[ng++] = (group){ .key = rounded(s[i].req), .n = 1, .cpu = (double)s[i].req.mcpu,
-                                   .mem = (double)s[i].req.mem, .gpus = (double)s[i].req.gpus,
+                g[ng++] = (group){ .key = rounded(s[i].req),
+                                   .n = 1,
+                                   .cpu = (double)s[i].req.mcpu,
+                                   .mem = (double)s[i].req.mem,
+                                   .gpus = (double)s[i].req.gpus,
                                    .known = s[i].runtime >= 0,
                                    .time = s[i].runtime >= 0 ? s[i].runtime : 0 };
                 known += g[ng - 1].known;
@@ -159,7 +161,8 @@ int lotes_learn(const lotes_sample *s, size_t n, double now, double window, size
         int r = lotes_mix_alloc(out, nd);
         for (size_t k = 0; r == 0 && k < nd; k++) {
                 /* GPUs rounded up: a merged class asks at least its jobs' mean, never 0 for GPU jobs */
-                out->req[k] = (res_t){ .mcpu = llround(g[k].cpu / g[k].n), .mem = llround(g[k].mem / g[k].n),
+                out->req[k] = (res_t){ .mcpu = llround(g[k].cpu / g[k].n),
+                                       .mem = llround(g[k].mem / g[k].n),
                                        .gpus = (int64_t)ceil(g[k].gpus / g[k].n) };
                 out->rate[k] = g[k].n / window;
                 out->runtime[k] = g[k].known > 0 ? g[k].time / g[k].known : known > 0 ? time / known : 1;

@@ -35,7 +35,8 @@ static int add_configs(lotes_model *m, const sched_machine *machines, size_t n) 
         for (size_t i = 0; i < n; i++) {
                 if (machines[i].up <= 0)
                         continue;
-                res_t cap = { .mcpu = machines[i].capacity.mcpu, .mem = machines[i].capacity.mem,
+                res_t cap = { .mcpu = machines[i].capacity.mcpu,
+                              .mem = machines[i].capacity.mem,
                               .gpus = machines[i].capacity.gpus };
                 m->machines[m->nmachines++] = cap;
                 size_t j = 0;
@@ -77,8 +78,8 @@ static int add_classes(lotes_model *m) {
         return 0;
 }
 
-int lotes_model_new(const sched_machine *machines, size_t nmachines, const lotes_mix *mix, lotes_model **out,
-                    char *err, size_t errlen) {
+int lotes_model_new(const sched_machine *machines, size_t nmachines, const lotes_mix *mix, lotes_model **out, char *err,
+                    size_t errlen) {
         lotes_model *m = calloc(1, sizeof(*m));
         int r = m ? 0 : -ENOMEM;
         if (r == 0 && (r = lotes_mix_copy(&m->mix, mix)) == 0 && (r = add_configs(m, machines, nmachines)) == 0)
@@ -125,7 +126,8 @@ bool lotes_model_same_machines(const lotes_model *m, const sched_machine *machin
         bool same = a && b;
         for (size_t i = 0, n = 0; same && i < nmachines; i++)
                 if (machines[i].up > 0)
-                        a[n++] = (res_t){ .mcpu = machines[i].capacity.mcpu, .mem = machines[i].capacity.mem,
+                        a[n++] = (res_t){ .mcpu = machines[i].capacity.mcpu,
+                                          .mem = machines[i].capacity.mem,
                                           .gpus = machines[i].capacity.gpus };
         if (same) {
                 memcpy(b, m->machines, up * sizeof(*b));
@@ -209,19 +211,16 @@ static int event(live *d, sched_pass *p, size_t what, bool arrival) {
         if (d->inner) {
                 d->inner->seen = d->base.seen; /* LoTES's queues hold the jobs up to the last arrival */
                 if ((r = adopt_running(d, p)) == 0)
-                        r = arrival ? d->inner->ops->on_arrival(d->inner, p, what) : d->inner->ops->on_exit(d->inner, p, what);
+                        r = arrival ? d->inner->ops->on_arrival(d->inner, p, what)
+                                    : d->inner->ops->on_exit(d->inner, p, what);
         } else
                 r = arrival ? first_fit_arrival(p, what) : first_fit_exit(d, p, what);
         return r < 0 ? r : remember(d, p, from);
 }
 
-static int live_arrival(sched_dispatcher *base, sched_pass *p, size_t j) {
-        return event((live *)base, p, j, true);
-}
+static int live_arrival(sched_dispatcher *base, sched_pass *p, size_t j) { return event((live *)base, p, j, true); }
 
-static int live_exit(sched_dispatcher *base, sched_pass *p, size_t m) {
-        return event((live *)base, p, m, false);
-}
+static int live_exit(sched_dispatcher *base, sched_pass *p, size_t m) { return event((live *)base, p, m, false); }
 
 static void live_release(sched_dispatcher *base, const sched_job *job, size_t m) {
         live *d = (live *)base;
@@ -247,7 +246,10 @@ static void live_free(sched_dispatcher *base) {
 }
 
 static const sched_dispatcher_ops live_ops = {
-        .name = "lotes", .on_exit = live_exit, .on_arrival = live_arrival, .on_release = live_release,
+        .name = "lotes",
+        .on_exit = live_exit,
+        .on_arrival = live_arrival,
+        .on_release = live_release,
         .free = live_free,
 };
 
@@ -272,9 +274,7 @@ int lotes_live_swap(sched_dispatcher *base, lotes_model *m) {
         return 0;
 }
 
-const lotes_model *lotes_live_model(const sched_dispatcher *base) {
-        return ((const live *)base)->model;
-}
+const lotes_model *lotes_live_model(const sched_dispatcher *base) { return ((const live *)base)->model; }
 
 uint32_t lotes_live_kappa(const sched_dispatcher *base, size_t m, size_t k) {
         const live *d = (const live *)base;

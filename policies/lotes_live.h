@@ -64,8 +64,8 @@ typedef struct lotes_model {
         lotes_problem problem;
         lotes_alloc alloc;
         lotes_plan plan;
-        lotes_mix mix;     /* what it was solved for */
-        res_t *machines;   /* the up machines' capacities it was solved for */
+        lotes_mix mix;   /* what it was solved for */
+        res_t *machines; /* the up machines' capacities it was solved for */
         size_t nmachines;
 } lotes_model;
 
@@ -74,8 +74,8 @@ typedef struct lotes_model {
  * elsewhere; a class that fits no configuration gets alpha 0). Copies both: nothing is
  * borrowed. Returns 0, -EINVAL (no up machine, or an empty mix) with err set, or -ENOMEM;
  * *out is freed with lotes_model_free. */
-int lotes_model_new(const sched_machine *machines, size_t nmachines, const lotes_mix *mix, lotes_model **out,
-                    char *err, size_t errlen);
+int lotes_model_new(const sched_machine *machines, size_t nmachines, const lotes_mix *mix, lotes_model **out, char *err,
+                    size_t errlen);
 /* Stages 1 and 2 on m. Returns 0 or an error of lotes_allocate / lotes_assign, with err set. */
 int lotes_model_solve(lotes_model *m, char *err, size_t errlen);
 /* Free m (NULL is fine). */

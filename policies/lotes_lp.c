@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define R LOTES_NRES
+#define R   LOTES_NRES
 #define EPS 1e-9 /* a delta or x below this is the solver's zero */
 
 static int fail(int r, char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -21,9 +21,7 @@ static int fail(int r, char *err, size_t errlen, const char *fmt, ...) {
         return r;
 }
 
-static double amount(res_t v, int l) {
-        return l == 0 ? (double)v.mcpu : (double)v.mem;
-}
+static double amount(res_t v, int l) { return l == 0 ? (double)v.mcpu : (double)v.mem; }
 
 /* Resource l of v as a fraction of the largest configuration's (the LPs' unit). */
 static double share(const lotes_problem *p, res_t v, int l) {
@@ -33,9 +31,7 @@ static double share(const lotes_problem *p, res_t v, int l) {
         return amount(v, l) / largest;
 }
 
-static double mu(const lotes_problem *p, size_t j, size_t k) {
-        return p->mu[j * p->nclasses + k];
-}
+static double mu(const lotes_problem *p, size_t j, size_t k) { return p->mu[j * p->nclasses + k]; }
 
 /* Class k can be given a share of configuration j: it runs there, and its expected request fits. */
 static bool can_serve(const lotes_problem *p, size_t j, size_t k) {
@@ -52,16 +48,18 @@ int lotes_check(const lotes_problem *p, char *err, size_t errlen) {
         for (size_t k = 0; k < p->nclasses; k++) {
                 const lotes_class *c = &p->classes[k];
                 if (!(c->alpha >= 0) || c->req.mcpu <= 0 || c->req.mem <= 0)
-                        return fail(-EINVAL, err, errlen, "class %s: alpha must be >= 0, cores and memory > 0", c->name);
+                        return fail(-EINVAL, err, errlen, "class %s: alpha must be >= 0, cores and memory > 0",
+                                    c->name);
                 bool somewhere = false;
                 for (size_t j = 0; j < p->nconfigs; j++) {
                         if (!(mu(p, j, k) >= 0) || !isfinite(mu(p, j, k)))
-                                return fail(-EINVAL, err, errlen, "class %s: rate on configuration %zu is not a rate >= 0",
-                                            c->name, j + 1);
+                                return fail(-EINVAL, err, errlen,
+                                            "class %s: rate on configuration %zu is not a rate >= 0", c->name, j + 1);
                         somewhere |= can_serve(p, j, k);
                 }
                 if (c->alpha > 0 && !somewhere)
-                        return fail(-EINVAL, err, errlen, "class %s: no configuration can run it, so lambda* = 0", c->name);
+                        return fail(-EINVAL, err, errlen, "class %s: no configuration can run it, so lambda* = 0",
+                                    c->name);
                 alphas += c->alpha;
         }
         if (!(alphas > 0) || !isfinite(alphas))
@@ -158,7 +156,8 @@ static int allocation_rows(const lotes_problem *p, glp_prob *lp, triplets *t) {
                         r = put(t, row, 1, -p->classes[k].alpha * share(p, p->classes[k].req, l));
                         for (size_t j = 0; j < p->nconfigs && r == 0; j++)
                                 r = put(t, row, delta_col(p, j, k, l),
-                                        share(p, p->configs[j].capacity, l) * (double)p->configs[j].count * mu(p, j, k));
+                                        share(p, p->configs[j].capacity, l) * (double)p->configs[j].count *
+                                                mu(p, j, k));
                 }
         for (size_t j = 0; j < p->nconfigs; j++)
                 for (size_t k = 0; k < p->nclasses; k++)
@@ -190,7 +189,7 @@ int lotes_allocate(const lotes_problem *p, lotes_alloc *out, char *err, size_t e
         glp_prob *lp = glp_create_prob();
         triplets t = { 0 };
         glp_add_cols(lp, 1 + (int)ndelta);
-        glp_set_col_bnds(lp, 1, GLP_LO, 0, 0); /* lambda */
+        glp_set_col_bnds(lp, 1, GLP_LO, 0, 0);   /* lambda */
         for (size_t j = 0; j < p->nconfigs; j++) /* (5), and no share where the class cannot run */
                 for (size_t k = 0; k < p->nclasses; k++)
                         for (int l = 0; l < R; l++)
@@ -217,9 +216,7 @@ bool lotes_alloc_uses(const lotes_problem *p, const lotes_alloc *a, size_t j, si
         return a->delta[(j * p->nclasses + k) * R] > EPS;
 }
 
-static size_t nbins_total(const lotes_plan *plan) {
-        return plan->first[plan->nconfigs];
-}
+static size_t nbins_total(const lotes_plan *plan) { return plan->first[plan->nconfigs]; }
 
 static int x_col(const lotes_problem *p, const lotes_plan *plan, size_t j, size_t i) {
         return 2 + (int)(p->nconfigs * p->nclasses * R + plan->first[j] + i);
@@ -338,7 +335,8 @@ static int enumerate_all(const lotes_problem *p, const lotes_alloc *a, lotes_pla
                 r = lotes_enumerate_bins(p, j, use, &plan->bins[j]);
                 plan->first[j + 1] = plan->first[j] + plan->bins[j].n;
                 if (r == -E2BIG)
-                        fail(r, err, errlen, "configuration %zu: more than %d non-dominated bins", j + 1, LOTES_MAX_BINS);
+                        fail(r, err, errlen, "configuration %zu: more than %d non-dominated bins", j + 1,
+                             LOTES_MAX_BINS);
         }
         free(use);
         return r == -ENOMEM ? fail(r, err, errlen, "out of memory enumerating bins") : r;
@@ -350,11 +348,12 @@ int lotes_assign(const lotes_problem *p, const lotes_alloc *a, lotes_plan *out, 
         out->first = calloc(p->nconfigs + 1, sizeof(*out->first));
         out->slots = calloc(p->nconfigs * p->nclasses, sizeof(*out->slots));
         int r = out->bins && out->first && out->slots ? enumerate_all(p, a, out, err, errlen)
-                                                     : fail(-ENOMEM, err, errlen, "out of memory");
+                                                      : fail(-ENOMEM, err, errlen, "out of memory");
         if (r == 0) {
                 out->x = calloc(nbins_total(out) + 1, sizeof(*out->x));
                 out->machines = calloc(nbins_total(out) + 1, sizeof(*out->machines));
-                r = out->x && out->machines ? solve_assignment(p, out, err, errlen) : fail(-ENOMEM, err, errlen, "out of memory");
+                r = out->x && out->machines ? solve_assignment(p, out, err, errlen)
+                                            : fail(-ENOMEM, err, errlen, "out of memory");
         }
         for (size_t j = 0; j < p->nconfigs && r == 0; j++)
                 if ((r = round_config(out, j)) < 0)
@@ -377,6 +376,4 @@ void lotes_plan_free(lotes_plan *plan) {
         *plan = (lotes_plan){ 0 };
 }
 
-void lotes_thread_done(void) {
-        glp_free_env();
-}
+void lotes_thread_done(void) { glp_free_env(); }

@@ -9,17 +9,17 @@
 #include <stdint.h>
 
 typedef struct sched_machine {
-        uint32_t index;  /* caller's handle, returned in assignments */
+        uint32_t index; /* caller's handle, returned in assignments */
         res_t capacity;
         res_t free;
-        int up;          /* > 0: eligible; 0: down */
+        int up; /* > 0: eligible; 0: down */
 } sched_machine;
 
 typedef struct sched_job {
         uint64_t id;
         res_t req;
-        double runtime;   /* expected processing time in seconds, 0 if unknown (Tetris uses it) */
-        const char *type; /* the job's declared type or class, or NULL (LoTES matches its classes) */
+        double runtime;     /* expected processing time in seconds, 0 if unknown (Tetris uses it) */
+        const char *type;   /* the job's declared type or class, or NULL (LoTES matches its classes) */
         int64_t limit_usec; /* its time limit, 0 if none (EASY backfill: backfill.h) */
 } sched_job;
 
@@ -67,8 +67,8 @@ int sched_heuristic_from_name(const char *name, sched_heuristic *out);
 /* Place jobs[0..njobs) on machines with heuristic h, in queue order; machines' free vectors are
  * updated for the placed jobs. out must hold njobs entries. Returns the number of assignments
  * written, or -ENOMEM (Max-Jobs needs scratch copies). O(njobs * nmachines) per heuristic. */
-long sched_place(sched_heuristic h, sched_machine *machines, size_t nmachines, const sched_job *jobs,
-                 size_t njobs, sched_order order, sched_assignment *out);
+long sched_place(sched_heuristic h, sched_machine *machines, size_t nmachines, const sched_job *jobs, size_t njobs,
+                 sched_order order, sched_assignment *out);
 
 /* The Mix-Fit angle alpha, in radians, of putting req on m; -1 when it does not fit. */
 double sched_mix_fit_alpha(const sched_machine *m, res_t req);

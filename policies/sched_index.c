@@ -12,9 +12,7 @@
 /* A machine that can take nothing, for the segment tree: below any request. */
 #define NONE INT64_MIN
 
-void sched_index_init(sched_index *ix) {
-        *ix = (sched_index){ .by_mcpu.root = NIL, .by_mem.root = NIL };
-}
+void sched_index_init(sched_index *ix) { *ix = (sched_index){ .by_mcpu.root = NIL, .by_mem.root = NIL }; }
 
 static void tree_free(sched_tree *t) {
         free(t->left);
@@ -50,9 +48,7 @@ static bool before(const sched_tree *t, uint32_t a, uint32_t b) {
         return t->key[a] < t->key[b] || (t->key[a] == t->key[b] && a < b);
 }
 
-static int64_t max_other_of(const sched_tree *t, uint32_t x) {
-        return x == NIL ? NONE : t->max_other[x];
-}
+static int64_t max_other_of(const sched_tree *t, uint32_t x) { return x == NIL ? NONE : t->max_other[x]; }
 
 static void pull(sched_tree *t, uint32_t x) {
         int64_t m = t->other[x], l = max_other_of(t, t->left[x]), r = max_other_of(t, t->right[x]);
@@ -178,26 +174,25 @@ static long tree_extreme(const sched_tree *t, bool most, int64_t lo, int64_t nee
  * largest sum is below the request's holds no fit even when its most free cores and its most
  * free memory (on different machines) are both enough: a third direction to prune by. Only
  * machines with both amounts >= 0 can fit, so the others' sum may be anything. */
-static int64_t blend(int64_t mcpu, int64_t mem) {
-        return 4 * (mcpu > 0 ? mcpu : 0) + (mem > 0 ? mem >> 20 : 0);
-}
+static int64_t blend(int64_t mcpu, int64_t mem) { return 4 * (mcpu > 0 ? mcpu : 0) + (mem > 0 ? mem >> 20 : 0); }
 
 static void seg_set_leaf(sched_index *ix, size_t pos) {
         const sched_machine *m = pos < ix->n ? &ix->machines[pos] : NULL;
         bool up = m && m->up > 0;
-        ix->seg[ix->leaves + pos] = (sched_seg){ .mcpu = up ? m->free.mcpu : NONE, .mem = up ? m->free.mem : NONE,
+        ix->seg[ix->leaves + pos] = (sched_seg){ .mcpu = up ? m->free.mcpu : NONE,
+                                                 .mem = up ? m->free.mem : NONE,
                                                  .blend = up ? blend(m->free.mcpu, m->free.mem) : NONE,
                                                  .gpus = up ? m->free.gpus : NONE };
 }
 
-static int64_t max64(int64_t a, int64_t b) {
-        return a > b ? a : b;
-}
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
 static void seg_pull(sched_index *ix, size_t i) {
         const sched_seg *l = &ix->seg[2 * i], *r = &ix->seg[2 * i + 1];
-        ix->seg[i] = (sched_seg){ .mcpu = max64(l->mcpu, r->mcpu), .mem = max64(l->mem, r->mem),
-                                  .blend = max64(l->blend, r->blend), .gpus = max64(l->gpus, r->gpus) };
+        ix->seg[i] = (sched_seg){ .mcpu = max64(l->mcpu, r->mcpu),
+                                  .mem = max64(l->mem, r->mem),
+                                  .blend = max64(l->blend, r->blend),
+                                  .gpus = max64(l->gpus, r->gpus) };
 }
 
 static void seg_update(sched_index *ix, size_t pos) {
@@ -257,8 +252,8 @@ static int reserve_room(sched_index *ix, size_t cap) {
         if (cap > NIL)
                 return -ENOMEM; /* positions are 32-bit in the trees */
         if (grow(&ix->machines, cap, sizeof(*ix->machines)) < 0 ||
-            grow(&ix->reserved, cap, sizeof(*ix->reserved)) < 0 ||
-            tree_grow(&ix->by_mcpu, cap) < 0 || tree_grow(&ix->by_mem, cap) < 0)
+            grow(&ix->reserved, cap, sizeof(*ix->reserved)) < 0 || tree_grow(&ix->by_mcpu, cap) < 0 ||
+            tree_grow(&ix->by_mem, cap) < 0)
                 return -ENOMEM;
         for (size_t pos = ix->cap; pos < cap; pos++)
                 ix->by_mcpu.in[pos] = ix->by_mem.in[pos] = false;

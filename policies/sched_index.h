@@ -45,11 +45,11 @@ typedef struct sched_index {
         sched_machine *machines; /* by position; change one, then sched_index_update it */
         size_t n, cap;
         /* private: */
-        size_t leaves;                /* of the segment tree, a power of two >= cap */
-        sched_seg *seg;               /* segment tree, 2 * leaves nodes, root at 1 */
+        size_t leaves;  /* of the segment tree, a power of two >= cap */
+        sched_seg *seg; /* segment tree, 2 * leaves nodes, root at 1 */
         sched_tree by_mcpu, by_mem;
-        bool trees;                   /* by_mcpu and by_mem are built and kept */
-        size_t *reserved, nreserved;  /* machines reserved during a SCHED_RESERVE pass */
+        bool trees;                  /* by_mcpu and by_mem are built and kept */
+        size_t *reserved, nreserved; /* machines reserved during a SCHED_RESERVE pass */
         /* scratch arrays of EASY passes (backfill.c), kept so that a pass over many running jobs
          * does not map and fault in fresh memory each time */
         void *easy_scratch[3];

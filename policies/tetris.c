@@ -25,9 +25,7 @@ typedef struct tetris {
         void *ctx;
 } tetris;
 
-static double share(int64_t x, int64_t largest) {
-        return largest > 0 ? (double)x / (double)largest : 0;
-}
+static double share(int64_t x, int64_t largest) { return largest > 0 ? (double)x / (double)largest : 0; }
 
 static double alignment(const sched_pass *p, size_t j, size_t m) {
         res_t r = p->jobs[j].req, c = p->machines[m].free;
@@ -39,10 +37,11 @@ static double alignment(const sched_pass *p, size_t j, size_t m) {
 /* g of jobs[j] on machine m. */
 static double work(const tetris *t, const sched_pass *p, size_t j, size_t m) {
         const sched_job *job = &p->jobs[j];
-        double runtime = t->runtime_on ? t->runtime_on(t->ctx, job->type, job->runtime, p->machines[m].index)
-                                       : job->runtime;
-        return runtime / 3600.0 * (share(job->req.mcpu, p->largest.mcpu) + share(job->req.mem, p->largest.mem) +
-                                   share(job->req.gpus, p->largest.gpus));
+        double runtime =
+                t->runtime_on ? t->runtime_on(t->ctx, job->type, job->runtime, p->machines[m].index) : job->runtime;
+        return runtime / 3600.0 *
+               (share(job->req.mcpu, p->largest.mcpu) + share(job->req.mem, p->largest.mem) +
+                share(job->req.gpus, p->largest.gpus));
 }
 
 static int tetris_arrival(sched_dispatcher *d, sched_pass *p, size_t j) {
@@ -84,12 +83,13 @@ static int tetris_exit(sched_dispatcher *d, sched_pass *p, size_t m) {
         }
 }
 
-static void tetris_free(sched_dispatcher *d) {
-        free(d);
-}
+static void tetris_free(sched_dispatcher *d) { free(d); }
 
 static const sched_dispatcher_ops tetris_ops = {
-        .name = "tetris", .on_exit = tetris_exit, .on_arrival = tetris_arrival, .free = tetris_free,
+        .name = "tetris",
+        .on_exit = tetris_exit,
+        .on_arrival = tetris_arrival,
+        .free = tetris_free,
 };
 
 int sched_tetris_new(uint64_t seed, sched_dispatcher **out) {

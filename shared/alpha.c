@@ -61,8 +61,7 @@ static int read_types(const cJSON *o, alpha_matrix *m, char err[PROTO_ERRLEN]) {
 }
 
 /* o[field], an n x n array of finite numbers (>= 0 when nonneg), into *out (allocated). */
-static int read_square(const cJSON *o, const char *field, size_t n, bool nonneg, double **out,
-                       char err[PROTO_ERRLEN]) {
+static int read_square(const cJSON *o, const char *field, size_t n, bool nonneg, double **out, char err[PROTO_ERRLEN]) {
         const cJSON *rows = cJSON_GetObjectItemCaseSensitive(o, field);
         if (!cJSON_IsArray(rows) || (size_t)cJSON_GetArraySize(rows) != n) {
                 snprintf(err, PROTO_ERRLEN, "%s: want %zu rows, one per type", field, n);
@@ -84,7 +83,8 @@ static int read_square(const cJSON *o, const char *field, size_t n, bool nonneg,
                                 return -EINVAL;
                         }
                         if (nonneg && x->valuedouble < 0) {
-                                snprintf(err, PROTO_ERRLEN, "%s[%zu][%zu]: %g is negative", field, a, b, x->valuedouble);
+                                snprintf(err, PROTO_ERRLEN, "%s[%zu][%zu]: %g is negative", field, a, b,
+                                         x->valuedouble);
                                 return -EINVAL;
                         }
                         (*out)[a * n + b] = x->valuedouble;

@@ -13,15 +13,15 @@
 #include <stdint.h>
 
 #define ALPHA_MAX_TYPES 64
-#define ALPHA_MAX_NAME 64
+#define ALPHA_MAX_NAME  64
 
 typedef struct alpha_matrix {
         size_t n;
-        char **types;                /* n names, distinct, [A-Za-z0-9_.-]{1,64} */
-        double *alpha;               /* n x n, finite, >= 0 */
-        double *ci_low, *ci_high;    /* n x n, finite, low <= high; NULL when not measured */
-        uint64_t version;            /* 0 until the controller stores it */
-        int64_t time_usec;           /* when it was stored (CLOCK_REALTIME) */
+        char **types;             /* n names, distinct, [A-Za-z0-9_.-]{1,64} */
+        double *alpha;            /* n x n, finite, >= 0 */
+        double *ci_low, *ci_high; /* n x n, finite, low <= high; NULL when not measured */
+        uint64_t version;         /* 0 until the controller stores it */
+        int64_t time_usec;        /* when it was stored (CLOCK_REALTIME) */
 } alpha_matrix;
 
 /* Read and check a matrix from o's "types", "alpha", "ci95_low", "ci95_high" (and "version",

@@ -38,8 +38,8 @@ int auth_nonce(char out[AUTH_HEX_LEN + 1]) {
         return 0;
 }
 
-int auth_proof(const char *secret, auth_role role, const char *challenge, const char *response_nonce,
-               const char *name, char out[AUTH_HEX_LEN + 1]) {
+int auth_proof(const char *secret, auth_role role, const char *challenge, const char *response_nonce, const char *name,
+               char out[AUTH_HEX_LEN + 1]) {
         const char *label = role == AUTH_AGENT ? "colony agent v1" : "colony controller v1";
         /* Each side signs the other's nonce first, so a proof never answers its own challenge. */
         const char *first = role == AUTH_AGENT ? challenge : response_nonce;

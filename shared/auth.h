@@ -21,8 +21,8 @@ int auth_nonce(char out[AUTH_HEX_LEN + 1]);
 /* The proof role gives: HMAC-SHA256(secret, role's label, then the nonces, its own peer's
  * first as the table above shows, then name) as hex. Returns 0, -EINVAL (a nonce that is not
  * AUTH_HEX_LEN hex digits) or -EIO. */
-int auth_proof(const char *secret, auth_role role, const char *challenge, const char *response_nonce,
-               const char *name, char out[AUTH_HEX_LEN + 1]);
+int auth_proof(const char *secret, auth_role role, const char *challenge, const char *response_nonce, const char *name,
+               char out[AUTH_HEX_LEN + 1]);
 /* Whether two strings are equal, in time that does not depend on where they differ. */
 bool auth_equal(const char *a, const char *b);
 /* Whether s is exactly AUTH_HEX_LEN lowercase hex digits. */

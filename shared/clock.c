@@ -9,14 +9,8 @@ static int64_t usec_of(clockid_t id) {
         return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-int64_t clock_mono_ms(void) {
-        return usec_of(CLOCK_MONOTONIC) / 1000;
-}
+int64_t clock_mono_ms(void) { return usec_of(CLOCK_MONOTONIC) / 1000; }
 
-int64_t clock_mono_usec(void) {
-        return usec_of(CLOCK_MONOTONIC);
-}
+int64_t clock_mono_usec(void) { return usec_of(CLOCK_MONOTONIC); }
 
-int64_t clock_real_usec(void) {
-        return usec_of(CLOCK_REALTIME);
-}
+int64_t clock_real_usec(void) { return usec_of(CLOCK_REALTIME); }

@@ -49,8 +49,7 @@ static int add_entry(config *cfg, const char *section, const char *key, char *va
 }
 
 /* Parse one line into cfg, tracking the current section. Returns 0, -EINVAL (err set), -ENOMEM. */
-static int parse_line(config *cfg, char *text, char *section, size_t section_len, int line, char *err,
-                      size_t errlen) {
+static int parse_line(config *cfg, char *text, char *section, size_t section_len, int line, char *err, size_t errlen) {
         char *s = trim(text);
         if (*s == '\0' || *s == '#' || *s == ';')
                 return 0;

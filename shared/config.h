@@ -30,8 +30,7 @@ int config_get_size(const config *cfg, const char *key, int64_t *out, char *err,
 /* A memory size as units_parse_mem reads it: a bare number is MiB, as in Slurm; at least 1M. */
 int config_get_mem(const config *cfg, const char *key, int64_t *out, char *err, size_t errlen);
 int config_get_cpus(const config *cfg, const char *key, int64_t *out, char *err, size_t errlen);
-int config_get_uint(const config *cfg, const char *key, int64_t max, int64_t *out, char *err,
-                    size_t errlen);
+int config_get_uint(const config *cfg, const char *key, int64_t max, int64_t *out, char *err, size_t errlen);
 /* yes/true/on/1 or no/false/off/0. */
 int config_get_bool(const config *cfg, const char *key, bool *out, char *err, size_t errlen);
 /* Reject keys not in allowed (NULL-terminated; "section.*" allows any key of that section).

@@ -10,13 +10,11 @@
 #include <time.h>
 
 static const char *const kind_names[_DEP_KIND_MAX] = {
-        [DEP_AFTER] = "after",         [DEP_AFTEROK] = "afterok",     [DEP_AFTERNOTOK] = "afternotok",
-        [DEP_AFTERANY] = "afterany",   [DEP_SINGLETON] = "singleton",
+        [DEP_AFTER] = "after",       [DEP_AFTEROK] = "afterok",     [DEP_AFTERNOTOK] = "afternotok",
+        [DEP_AFTERANY] = "afterany", [DEP_SINGLETON] = "singleton",
 };
 
-const char *dep_kind_name(dep_kind k) {
-        return k < _DEP_KIND_MAX ? kind_names[k] : "invalid";
-}
+const char *dep_kind_name(dep_kind k) { return k < _DEP_KIND_MAX ? kind_names[k] : "invalid"; }
 
 static int fail(char *err, size_t errlen, int r, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static int fail(char *err, size_t errlen, int r, const char *fmt, ...) {
@@ -56,7 +54,8 @@ static int parse_term(const char *s, size_t len, dep_list *l, char *err, size_t 
                 klen = len;
         if (kind_from(s, klen, &kind) < 0)
                 return fail(err, errlen, -EINVAL,
-                            "dependency: '%.*s' is not after, afterok, afternotok, afterany or singleton", (int)klen, s);
+                            "dependency: '%.*s' is not after, afterok, afternotok, afterany or singleton", (int)klen,
+                            s);
         if (kind == DEP_SINGLETON)
                 return klen == len ? push(l, kind, 0, err, errlen)
                                    : fail(err, errlen, -EINVAL, "dependency: singleton takes no job ids");
@@ -71,7 +70,8 @@ static int parse_term(const char *s, size_t len, dep_list *l, char *err, size_t 
                 if (n > 0 && p < end && *p == '+')
                         return fail(err, errlen, -EINVAL, "dependency: '+time' after a job id is not supported");
                 if (n == 0 || (p < end && *p != ':') || n > 19 || *id == '0' || strtoull(id, NULL, 10) > INT64_MAX)
-                        return fail(err, errlen, -EINVAL, "dependency: '%.*s' is not a job id", (int)strcspn(id, ":,"), id);
+                        return fail(err, errlen, -EINVAL, "dependency: '%.*s' is not a job id", (int)strcspn(id, ":,"),
+                                    id);
                 int r = push(l, kind, strtoull(id, NULL, 10), err, errlen);
                 if (r < 0)
                         return r;
@@ -82,7 +82,8 @@ static int parse_term(const char *s, size_t len, dep_list *l, char *err, size_t 
 int dep_parse(const char *s, dep_list *out, char *err, size_t errlen) {
         *out = (dep_list){ 0 };
         if (strchr(s, '?'))
-                return fail(err, errlen, -EINVAL, "dependency: '?' (any of them) is not supported: only ',' (all of them)");
+                return fail(err, errlen, -EINVAL,
+                            "dependency: '?' (any of them) is not supported: only ',' (all of them)");
         if (!*s)
                 return fail(err, errlen, -EINVAL, "dependency: empty");
         for (const char *p = s;;) {
@@ -132,10 +133,10 @@ static int64_t unit_seconds(const char *s) {
                 const char *name;
                 int64_t seconds;
         } units[] = {
-                { "", 1 },           { "s", 1 },          { "sec", 1 },        { "second", 1 },   { "seconds", 1 },
-                { "m", 60 },         { "min", 60 },       { "minute", 60 },    { "minutes", 60 }, { "h", 3600 },
-                { "hour", 3600 },    { "hours", 3600 },   { "d", 86400 },      { "day", 86400 },  { "days", 86400 },
-                { "w", 604800 },     { "week", 604800 },  { "weeks", 604800 },
+                { "", 1 },        { "s", 1 },         { "sec", 1 },        { "second", 1 },   { "seconds", 1 },
+                { "m", 60 },      { "min", 60 },      { "minute", 60 },    { "minutes", 60 }, { "h", 3600 },
+                { "hour", 3600 }, { "hours", 3600 },  { "d", 86400 },      { "day", 86400 },  { "days", 86400 },
+                { "w", 604800 },  { "week", 604800 }, { "weeks", 604800 },
         };
         for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
                 if (strcasecmp(s, units[i].name) == 0)
@@ -154,8 +155,8 @@ static int begin_relative(const char *s, int64_t now_usec, int64_t *out, char *e
         long long n = s[3] == '+' && isdigit((unsigned char)s[4]) ? strtoll(s + 4, &end, 10) : -1;
         int64_t unit = n >= 0 ? unit_seconds(end) : 0;
         if (n < 0 || unit == 0)
-                return fail(err, errlen, -EINVAL, "begin: '%s' is not now+N with a unit (seconds, minutes, hours, days, weeks)",
-                            s);
+                return fail(err, errlen, -EINVAL,
+                            "begin: '%s' is not now+N with a unit (seconds, minutes, hours, days, weeks)", s);
         if (errno == ERANGE || n > 10LL * 366 * 86400 / unit)
                 return fail(err, errlen, -ERANGE, "begin: '%s' is more than ten years away", s);
         *out = now_usec + (int64_t)n * unit * 1000000;
@@ -186,7 +187,9 @@ int dep_parse_begin(const char *s, int64_t now_usec, int64_t *out_usec, char *er
         bool dated = sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &d, &n) == 3 && n == 10;
         if (dated) {
                 tm = (struct tm){ .tm_year = y - 1900, .tm_mon = mo - 1, .tm_mday = d, .tm_isdst = -1 };
-                used = !s[n] ? (size_t)n : s[n] == 'T' && (used = clock_time(s + n + 1, &tm)) ? (size_t)n + 1 + used : 0;
+                used = !s[n]                                                ? (size_t)n
+                       : s[n] == 'T' && (used = clock_time(s + n + 1, &tm)) ? (size_t)n + 1 + used
+                                                                            : 0;
         } else {
                 tm.tm_isdst = -1;
                 used = clock_time(s, &tm);

@@ -34,7 +34,7 @@ static int read_fd(int fd, int require_private, char **out) {
         if (fstat(fd, &st) < 0)
                 return -errno;
         if (require_private && (st.st_mode & 077))
-                return -EPERM; /* a secret others can read is no secret */
+                return -EPERM;                  /* a secret others can read is no secret */
         char *buf = malloc(SMALL_FILE_MAX + 2); /* one byte to see an oversized file, one for the NUL */
         if (!buf)
                 return -ENOMEM;

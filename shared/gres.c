@@ -10,9 +10,7 @@
 static const char name_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-";
 
 /* Whether s (len bytes) is all digits, at least one. */
-static bool digits(const char *s, size_t len) {
-        return len > 0 && strspn(s, "0123456789") >= len;
-}
+static bool digits(const char *s, size_t len) { return len > 0 && strspn(s, "0123456789") >= len; }
 
 /* A count of len digits at s into *n. Returns 0 or -EINVAL. */
 static int count(const char *s, size_t len, int64_t *n) {
@@ -69,7 +67,8 @@ int gres_constraint(const char *constraint, const char *type, char *buf, size_t 
         const char *p = constraint && *constraint ? constraint : "";
         do {
                 size_t term = strcspn(p, "|");
-                int w = snprintf(buf + used, len - used, "%s%.*s%s%s", used ? "|" : "", (int)term, p, term ? "&" : "", type);
+                int w = snprintf(buf + used, len - used, "%s%.*s%s%s", used ? "|" : "", (int)term, p, term ? "&" : "",
+                                 type);
                 if (w < 0 || (size_t)w >= len - used)
                         return -ENAMETOOLONG;
                 used += (size_t)w;

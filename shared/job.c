@@ -11,14 +11,12 @@
 #include <string.h>
 
 static const char *const state_names[_JOB_STATE_MAX] = {
-        [JOB_PENDING] = "pending",     [JOB_RUNNING] = "running",     [JOB_COMPLETED] = "completed",
-        [JOB_FAILED] = "failed",       [JOB_CANCELLED] = "cancelled", [JOB_OOM_KILLED] = "oom-killed",
-        [JOB_LOST] = "lost",           [JOB_TIMEOUT] = "timeout",
+        [JOB_PENDING] = "pending", [JOB_RUNNING] = "running",     [JOB_COMPLETED] = "completed",
+        [JOB_FAILED] = "failed",   [JOB_CANCELLED] = "cancelled", [JOB_OOM_KILLED] = "oom-killed",
+        [JOB_LOST] = "lost",       [JOB_TIMEOUT] = "timeout",
 };
 
-const char *job_state_name(job_state s) {
-        return s < _JOB_STATE_MAX ? state_names[s] : "invalid";
-}
+const char *job_state_name(job_state s) { return s < _JOB_STATE_MAX ? state_names[s] : "invalid"; }
 
 /* The index of name in names[n], or -EINVAL. */
 static int name_index(const char *const *names, int n, const char *name) {
@@ -36,14 +34,13 @@ int job_state_from_name(const char *name, job_state *out) {
         return 0;
 }
 
-bool job_state_is_terminal(job_state s) {
-        return s != JOB_PENDING && s != JOB_RUNNING;
-}
+bool job_state_is_terminal(job_state s) { return s != JOB_PENDING && s != JOB_RUNNING; }
 
 #define SPEC_FIELDS                                                                                                    \
-        "argv", "env", "cwd", "stdout_path", "stderr_path", "mcpu", "mem", "mem_high", "pids", "gpus", "name", "group", "job_type", \
-                "expected_usec", "requeue", "umask", "time_limit_usec", "constraint", "nodelist", "exclude", "exclusive", "share_cores", \
-                "dependency", "hold", "begin_usec", "nice", "array_throttle", "script"
+        "argv", "env", "cwd", "stdout_path", "stderr_path", "mcpu", "mem", "mem_high", "pids", "gpus", "name",         \
+                "group", "job_type", "expected_usec", "requeue", "umask", "time_limit_usec", "constraint", "nodelist", \
+                "exclude", "exclusive", "share_cores", "dependency", "hold", "begin_usec", "nice", "array_throttle",   \
+                "script"
 const char *const job_spec_fields[] = { SPEC_FIELDS, NULL };
 const char *const job_submit_fields[] = { SPEC_FIELDS, "array", NULL };
 
@@ -114,8 +111,9 @@ static int check_label(const char *value, const char *field, bool group, char er
                 return -EINVAL;
         }
         if (group ? !job_group_ok(value) : !is_printable_name(value))
-                return invalid(err, group ? "%s: must look like dept/team (letters, digits, _ . -)"
-                                          : "%s: must not contain control characters",
+                return invalid(err,
+                               group ? "%s: must look like dept/team (letters, digits, _ . -)"
+                                     : "%s: must not contain control characters",
                                field);
         return 0;
 }
@@ -206,7 +204,8 @@ static int get_nodesel(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN])
             (r = proto_get_bool(obj, "share_cores", &spec->share_cores, err)) == -EINVAL)
                 return r;
         if (spec->constraint && !nodesel_expr_ok(spec->constraint))
-                return invalid(err, "%s: must be features (letters, digits, _ . -) joined by & or , (all) and | (either)",
+                return invalid(err,
+                               "%s: must be features (letters, digits, _ . -) joined by & or , (all) and | (either)",
                                "constraint");
         if (spec->nodelist && !nodesel_list_ok(spec->nodelist))
                 return invalid(err, "%s: must be node names separated by commas", "nodelist");
@@ -280,9 +279,7 @@ static const char *const wait_names[_JOB_WAIT_MAX] = {
         [JOB_WAIT_THROTTLE] = "throttle",
 };
 
-const char *job_wait_name(job_wait w) {
-        return w < _JOB_WAIT_MAX ? wait_names[w] : "invalid";
-}
+const char *job_wait_name(job_wait w) { return w < _JOB_WAIT_MAX ? wait_names[w] : "invalid"; }
 
 int job_wait_from_name(const char *name, job_wait *out) {
         int w = name_index(wait_names, _JOB_WAIT_MAX, name);
@@ -304,7 +301,8 @@ static int spec_parse(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]) 
         if (r < 0 && r != -ENOENT)
                 return r;
         if ((r = check_bytes(spec->argv, "argv", JOB_ARGV_BYTES_MAX, err)) < 0 ||
-            (r = check_bytes(spec->env, "env", JOB_ENV_BYTES_MAX, err)) < 0 || (r = check_env(spec->env, err)) < 0 || (r = get_path(obj, "cwd", true, &spec->cwd, err)) < 0 ||
+            (r = check_bytes(spec->env, "env", JOB_ENV_BYTES_MAX, err)) < 0 || (r = check_env(spec->env, err)) < 0 ||
+            (r = get_path(obj, "cwd", true, &spec->cwd, err)) < 0 ||
             (r = get_path(obj, "stdout_path", false, &spec->stdout_path, err)) < 0 ||
             (r = get_path(obj, "stderr_path", false, &spec->stderr_path, err)) < 0 ||
             (r = get_opt_str(obj, "name", &spec->name, err)) < 0 ||
@@ -367,12 +365,14 @@ static int spec_to_json_public(const job_spec *spec, cJSON *obj) {
             (spec->expected_usec && !cJSON_AddNumberToObject(obj, "expected_usec", (double)spec->expected_usec)) ||
             (spec->requeue && !cJSON_AddBoolToObject(obj, "requeue", true)) ||
             !cJSON_AddNumberToObject(obj, "umask", spec->umask) ||
-            (spec->time_limit_usec && !cJSON_AddNumberToObject(obj, "time_limit_usec", (double)spec->time_limit_usec)) ||
-            !add_opt_str(obj, "constraint", spec->constraint) ||
-            !add_opt_str(obj, "nodelist", spec->nodelist) || !add_opt_str(obj, "exclude", spec->exclude) ||
+            (spec->time_limit_usec &&
+             !cJSON_AddNumberToObject(obj, "time_limit_usec", (double)spec->time_limit_usec)) ||
+            !add_opt_str(obj, "constraint", spec->constraint) || !add_opt_str(obj, "nodelist", spec->nodelist) ||
+            !add_opt_str(obj, "exclude", spec->exclude) ||
             (spec->exclusive && !cJSON_AddBoolToObject(obj, "exclusive", true)) ||
             (spec->share_cores && !cJSON_AddBoolToObject(obj, "share_cores", true)) ||
-            !start_fields_to_json(spec, obj) || !array_fields_to_json(spec, obj) || !add_opt_str(obj, "script", spec->script))
+            !start_fields_to_json(spec, obj) || !array_fields_to_json(spec, obj) ||
+            !add_opt_str(obj, "script", spec->script))
                 return -ENOMEM;
         return 0;
 }
@@ -390,9 +390,7 @@ int job_spec_to_json(const job_spec *spec, cJSON *obj) {
 }
 
 /* What one string takes printed at most: each byte escaped (\u00XX), the quotes and a comma. */
-static size_t str_bound(const char *str) {
-        return str ? 6 * strlen(str) + 3 : 0;
-}
+static size_t str_bound(const char *str) { return str ? 6 * strlen(str) + 3 : 0; }
 
 size_t job_spec_json_bound(const job_spec *spec) {
         enum { FIXED = 1024 }; /* braces, brackets, every key, and the numbers (at most 24 bytes each) */
@@ -612,7 +610,8 @@ static int record_parse(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
             (r = get_opt_int(obj, "mem_current", 0, INT64_MAX, &current, err)) < 0)
                 return r;
         j->result.mem_current = (uint64_t)current;
-        if ((r = array_fields_parse(obj, &j->spec, err)) < 0 || (r = get_opt_str(obj, "script", &j->spec.script, err)) < 0)
+        if ((r = array_fields_parse(obj, &j->spec, err)) < 0 ||
+            (r = get_opt_str(obj, "script", &j->spec.script, err)) < 0)
                 return r;
         return record_start_parse(obj, j, err);
 }
@@ -653,9 +652,7 @@ void job_borrow_spec(job *member, const job *owner, bool with_stdout) {
                 member->spec.stdout_path = NULL;
 }
 
-static bool same_str(const char *a, const char *b) {
-        return a == b || (a && b && strcmp(a, b) == 0);
-}
+static bool same_str(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
 
 bool job_share_strings(job *member, job *owner) {
         char **mine[SHARED_STRINGS], **theirs[SHARED_STRINGS];

@@ -18,7 +18,7 @@ typedef enum job_state {
         JOB_FAILED,    /* exited non-zero, killed by a signal, or could not start */
         JOB_CANCELLED,
         JOB_OOM_KILLED,
-        JOB_LOST, /* its agent vanished while it ran */
+        JOB_LOST,    /* its agent vanished while it ran */
         JOB_TIMEOUT, /* ran past its time limit: SIGTERM, then SIGKILL after the agent's kill_wait */
         _JOB_STATE_MAX,
 } job_state;
@@ -36,18 +36,18 @@ bool job_group_ok(const char *s);
 
 #define JOB_NAME_MAX 128
 #define JOB_ARGV_MAX 4096
-#define JOB_ENV_MAX 4096
+#define JOB_ENV_MAX  4096
 /* Bytes a job's command line and its environment may take, each (strings and their NULs): the
  * controller keeps every pending job's command line in memory and prints it in listings, so
  * one user's jobs must not take its memory or make a listing a megabyte per job. Paths are
  * shorter than 4096 bytes (PATH_MAX). */
 #define JOB_ARGV_BYTES_MAX (128 * 1024)
-#define JOB_ENV_BYTES_MAX (128 * 1024)
+#define JOB_ENV_BYTES_MAX  (128 * 1024)
 /* Tasks one submit's "array" may make: as many as its indexes (shared/arrayspec.h, 0 to
  * 4,000,000, Slurm's MaxArraySize). A large array is one record while its tasks wait, a few
  * bytes per range of indexes (controller/core/arrays.c); max_pending and the per-user caps still
  * count every task. */
-#define JOB_ARRAY_MAX 4000001
+#define JOB_ARRAY_MAX       4000001
 #define JOB_ARRAY_INDEX_VAR "COLONY_ARRAY_INDEX" /* an array member's index, in its environment */
 /* A submit's time_limit_usec for "--time UNLIMITED": no limit, or the configured maximum. */
 #define JOB_TIME_UNLIMITED (-1)
@@ -57,17 +57,18 @@ bool job_group_ok(const char *s);
 typedef struct job_spec {
         char *name;     /* optional; defaults to basename of argv[0] */
         char *group;    /* optional "dept/team" */
-        char *job_type; /* optional workload type (colocation); "job_type" on the wire, since "type" names the message */
+        char *job_type; /* optional workload type (colocation); "job_type" on the wire, since "type" names the message
+                         */
         char **argv;    /* argv[0] is an absolute path */
         char **env;     /* "K=V" strings */
         char *cwd;      /* absolute */
-        char *stdout_path; /* absolute; opened by the job's user, O_APPEND|O_CREAT */
-        char *stderr_path; /* absolute; may equal stdout_path */
-        res_t req;      /* mcpu and mem > 0; pids >= 0 (0 = agent default) */
-        int64_t mem_high; /* soft memory limit in bytes, <= req.mem: reclaimed hard above it; 0 = none */
-        int64_t expected_usec; /* the submitter's estimate of the run time, 0 if none (Tetris) */
-        bool requeue;   /* when its node is lost, the job goes back to pending instead of ending lost */
-        int umask;      /* 0..0777: the submitter's umask, the job's from its start (its output files too) */
+        char *stdout_path;       /* absolute; opened by the job's user, O_APPEND|O_CREAT */
+        char *stderr_path;       /* absolute; may equal stdout_path */
+        res_t req;               /* mcpu and mem > 0; pids >= 0 (0 = agent default) */
+        int64_t mem_high;        /* soft memory limit in bytes, <= req.mem: reclaimed hard above it; 0 = none */
+        int64_t expected_usec;   /* the submitter's estimate of the run time, 0 if none (Tetris) */
+        bool requeue;            /* when its node is lost, the job goes back to pending instead of ending lost */
+        int umask;               /* 0..0777: the submitter's umask, the job's from its start (its output files too) */
         int64_t time_limit_usec; /* run time allowed from its start, 0 = none (the controller fills its default) */
         /* Which nodes may take it (nodesel.h), NULL when not given: a feature expression, a list of
          * nodes of which one, a list of nodes none of which; and a node of its own (an idle one, and
@@ -80,11 +81,11 @@ typedef struct job_spec {
          * fractional job does (colony measure pins the two jobs of a pair to one core). */
         bool share_cores;
         /* When it may start (docs/protocol.md, "Dependencies, holds and begin times"). */
-        char *dependency;   /* NULL, or as Slurm writes it: "afterok:1:2,afterany:3" (shared/depend.h) */
-        bool hold;          /* submitted (or put) on hold: pending until released */
-        int64_t begin_usec; /* CLOCK_REALTIME microseconds before which it stays pending; 0: none */
-        int nice;           /* JOB_NICE_MIN..JOB_NICE_MAX: higher goes after the user's other jobs
-                             * in its department; negative for root only */
+        char *dependency;        /* NULL, or as Slurm writes it: "afterok:1:2,afterany:3" (shared/depend.h) */
+        bool hold;               /* submitted (or put) on hold: pending until released */
+        int64_t begin_usec;      /* CLOCK_REALTIME microseconds before which it stays pending; 0: none */
+        int nice;                /* JOB_NICE_MIN..JOB_NICE_MAX: higher goes after the user's other jobs
+                                  * in its department; negative for root only */
         uint32_t array_throttle; /* an array's tasks running at once at most ("%N"), 0: no limit */
         /* A batch script's text (colony submit job.sh), NULL for a command: the job runs this copy,
          * with its "#!" line's interpreter (/bin/sh without one), argv[0] naming the file it came
@@ -101,18 +102,18 @@ typedef struct job_spec {
 #define JOB_NICE_MAX 10000
 
 typedef struct job_result {
-        int exit_code;      /* valid when signal == 0 */
-        int signal;         /* terminating signal of the main process, 0 if it exited */
-        uint64_t cpu_usec;  /* CPU time of the whole cgroup */
-        uint64_t mem_peak;  /* peak memory of the whole cgroup, bytes */
-        uint64_t mem_current; /* while running: bytes charged at the last usage report */
-        uint64_t oom_kills; /* OOM kills inside the cgroup */
+        int exit_code;                 /* valid when signal == 0 */
+        int signal;                    /* terminating signal of the main process, 0 if it exited */
+        uint64_t cpu_usec;             /* CPU time of the whole cgroup */
+        uint64_t mem_peak;             /* peak memory of the whole cgroup, bytes */
+        uint64_t mem_current;          /* while running: bytes charged at the last usage report */
+        uint64_t oom_kills;            /* OOM kills inside the cgroup */
         uint64_t io_rbytes, io_wbytes; /* block I/O of the cgroup (v2 io.stat; 0 where unknown) */
-        psi_stats psi;      /* the cgroup's pressure (v2): averages at the last report, totals */
-        char *error;        /* why it failed to start or was killed; NULL if none */
-        bool gpu_known;     /* its agent read its GPUs' use (NVML) at the last usage report: */
-        uint32_t gpu_util;  /* ...their mean utilisation, percent */
-        uint64_t gpu_mem;   /* ...and the device memory used on them, bytes */
+        psi_stats psi;                 /* the cgroup's pressure (v2): averages at the last report, totals */
+        char *error;                   /* why it failed to start or was killed; NULL if none */
+        bool gpu_known;                /* its agent read its GPUs' use (NVML) at the last usage report: */
+        uint32_t gpu_util;             /* ...their mean utilisation, percent */
+        uint64_t gpu_mem;              /* ...and the device memory used on them, bytes */
 } job_result;
 
 /* Why a pending job waits ("reason" in its record): what the last scheduling pass saw. */
@@ -143,12 +144,12 @@ typedef struct job {
         char *user; /* user name at submit time, for display */
         job_spec spec;
         job_state state;
-        char *node;          /* agent name while/after running; NULL when pending */
-        char *gpu_ids;       /* the GPUs its agent gave it, as their indexes ("0,2"); NULL when none */
-        int64_t submit_usec; /* CLOCK_REALTIME microseconds */
-        int64_t start_usec;  /* 0 until started */
-        int64_t end_usec;    /* 0 until terminal */
-        uint32_t attempt;    /* 1 for the first run, one more each time it is requeued (0 read as 1) */
+        char *node;           /* agent name while/after running; NULL when pending */
+        char *gpu_ids;        /* the GPUs its agent gave it, as their indexes ("0,2"); NULL when none */
+        int64_t submit_usec;  /* CLOCK_REALTIME microseconds */
+        int64_t start_usec;   /* 0 until started */
+        int64_t end_usec;     /* 0 until terminal */
+        uint32_t attempt;     /* 1 for the first run, one more each time it is requeued (0 read as 1) */
         uint32_t array_index; /* its index in its array (Slurm's --array: 1,3,5-7 gives 1, 3, 5, 6, 7) */
         uint64_t array_first; /* the id of the first job of its array (one submit of many), 0 when none */
         job_result result;
@@ -164,7 +165,7 @@ typedef struct job {
          * in memory only: 0 none, JOB_RESERVED_UNKNOWN when a job without a time limit holds the
          * node it needs ("reserved_start_usec" in its record). */
         int64_t reserved_start_usec;
-        size_t running_pos;  /* while it runs, its place in the controller's running array (reservation.c) */
+        size_t running_pos; /* while it runs, its place in the controller's running array (reservation.c) */
 } job;
 
 #define JOB_RESERVED_UNKNOWN (-1)

@@ -30,8 +30,8 @@ int log_level_from_name(const char *name) {
                 const char *name;
                 int priority;
         } levels[] = {
-                { "err", LOG_ERR },       { "error", LOG_ERR },   { "warning", LOG_WARNING }, { "warn", LOG_WARNING },
-                { "notice", LOG_NOTICE }, { "info", LOG_INFO },   { "debug", LOG_DEBUG },
+                { "err", LOG_ERR },       { "error", LOG_ERR }, { "warning", LOG_WARNING }, { "warn", LOG_WARNING },
+                { "notice", LOG_NOTICE }, { "info", LOG_INFO }, { "debug", LOG_DEBUG },
         };
         for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
                 if (strcasecmp(name, levels[i].name) == 0)
@@ -39,9 +39,7 @@ int log_level_from_name(const char *name) {
         return -EINVAL;
 }
 
-static void forget_pid(void) {
-        log_pid = 0;
-}
+static void forget_pid(void) { log_pid = 0; }
 
 void log_open(const char *ident, log_sink *sink, int max_priority) {
         if (!log_pid_kept)
@@ -90,9 +88,7 @@ static void log_line(int priority, const char *text) {
         (void)fwrite(line, 1, len, stderr);
 }
 
-void log_hold(void) {
-        holds++;
-}
+void log_hold(void) { holds++; }
 
 void log_release(void) {
         if (holds > 0 && --holds == 0)

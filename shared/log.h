@@ -53,7 +53,7 @@ typedef struct log_ratelimit {
  * the occurrences left out since the last line (and reset); false counts one more. */
 bool log_ratelimit_ok(log_ratelimit *rl, unsigned *missed);
 
-#define log_error(...) log_msg(LOG_ERR, __VA_ARGS__)
+#define log_error(...)   log_msg(LOG_ERR, __VA_ARGS__)
 #define log_warning(...) log_msg(LOG_WARNING, __VA_ARGS__)
-#define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
-#define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
+#define log_info(...)    log_msg(LOG_INFO, __VA_ARGS__)
+#define log_debug(...)   log_msg(LOG_DEBUG, __VA_ARGS__)

@@ -163,7 +163,7 @@ int net_listen_tcp(const char *hostport, uint16_t *bound_port) {
         if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
                 return fail_close(fd, -errno);
         *bound_port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
-                                                      : ((struct sockaddr_in *)&ss)->sin_port);
+                                                     : ((struct sockaddr_in *)&ss)->sin_port);
         return fd;
 }
 

@@ -23,9 +23,7 @@ static bool names_ok(const char *s, const char *seps) {
         return len > 0;
 }
 
-bool nodesel_list_ok(const char *list) {
-        return names_ok(list, ",");
-}
+bool nodesel_list_ok(const char *list) { return names_ok(list, ","); }
 
 /* Whether the names in [s, end), separated by any of seps, include the name [name, name+len). */
 static bool span_has(const char *s, const char *end, const char *seps, const char *name, size_t len) {
@@ -44,9 +42,7 @@ bool nodesel_list_has(const char *list, const char *name) {
         return list && span_has(list, list + strlen(list), ",", name, strlen(name));
 }
 
-bool nodesel_expr_ok(const char *expr) {
-        return names_ok(expr, "&,|");
-}
+bool nodesel_expr_ok(const char *expr) { return names_ok(expr, "&,|"); }
 
 /* Whether features hold every feature of the conjunction [s, end). */
 static bool all_of(const char *s, const char *end, const char *features) {

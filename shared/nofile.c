@@ -6,7 +6,7 @@
 static int raise_to_hard(struct rlimit *before) {
         struct rlimit rl;
 
-        *before = (struct rlimit){0, 0};
+        *before = (struct rlimit){ 0, 0 };
         if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
                 return -errno;
         *before = rl;

@@ -121,7 +121,7 @@ static void put_number(text *t, const cJSON *item) {
         double d = item->valuedouble;
         if (d > -INT64_LIMIT && d < INT64_LIMIT && d == (double)(int64_t)d && !(d == 0 && signbit(d))) {
                 char digits[24], *p = digits + sizeof(digits);
-                uint64_t v = d < 0 ? (uint64_t)-(int64_t)d : (uint64_t)d;
+                uint64_t v = d < 0 ? (uint64_t) - (int64_t)d : (uint64_t)d;
                 do
                         *--p = (char)('0' + v % 10);
                 while (v /= 10);
@@ -193,13 +193,9 @@ static char *print_at(const cJSON *obj, int depth) {
         return t.s;
 }
 
-char *proto_print(const cJSON *obj) {
-        return print_at(obj, -1);
-}
+char *proto_print(const cJSON *obj) { return print_at(obj, -1); }
 
-char *proto_print_pretty(const cJSON *obj) {
-        return print_at(obj, 0);
-}
+char *proto_print_pretty(const cJSON *obj) { return print_at(obj, 0); }
 
 int proto_frame(const cJSON *msg, char **out, size_t *len) {
         char *json = proto_print(msg);
@@ -231,9 +227,7 @@ static uint32_t frame_length(const char *p) {
         return (uint32_t)u[0] << 24 | (uint32_t)u[1] << 16 | (uint32_t)u[2] << 8 | u[3];
 }
 
-static bool length_ok(uint32_t n) {
-        return n >= 1 && n <= PROTO_MAX_MSG;
-}
+static bool length_ok(uint32_t n) { return n >= 1 && n <= PROTO_MAX_MSG; }
 
 /* True when the header at the start of the stream, completed from data if need be, announces
  * a bad length. */
@@ -299,16 +293,13 @@ static int check_envelope(const cJSON *m, char err[PROTO_ERRLEN]) {
         if (!cJSON_IsNumber(v))
                 return fail(-EPROTO, err, "protocol version is not a number (want %d)", PROTO_VERSION);
         if (v->valuedouble != PROTO_VERSION)
-                return fail(-EPROTO, err, "protocol version %g not supported (want %d)", v->valuedouble,
-                            PROTO_VERSION);
+                return fail(-EPROTO, err, "protocol version %g not supported (want %d)", v->valuedouble, PROTO_VERSION);
         if (!proto_type(m))
                 return fail(-EBADMSG, err, "malformed message: no \"type\" string");
         return 0;
 }
 
-static bool is_json_space(char c) {
-        return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
+static bool is_json_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
 /* Parse one frame body: exactly one JSON object. Returns 0 and sets *msg, or -errno with err set. */
 static int parse_body(const char *body, size_t n, cJSON **msg, char err[PROTO_ERRLEN]) {
@@ -435,8 +426,7 @@ bool proto_int_value(const cJSON *item, int64_t min, int64_t max, int64_t *out) 
         return true;
 }
 
-int proto_get_int(const cJSON *msg, const char *field, int64_t min, int64_t max, int64_t *out,
-                  char err[PROTO_ERRLEN]) {
+int proto_get_int(const cJSON *msg, const char *field, int64_t min, int64_t max, int64_t *out, char err[PROTO_ERRLEN]) {
         const cJSON *item = cJSON_GetObjectItemCaseSensitive(msg, field);
         if (!item)
                 return -ENOENT;
@@ -544,7 +534,8 @@ static int not_utf8(const char *field, int index, const char *s, char err[PROTO_
                 snprintf(item, sizeof(item), " item %d", index);
         if (at == 0)
                 return fail(-EINVAL, err, "%.64s%s: not valid UTF-8 (byte 0)", field, item);
-        return fail(-EINVAL, err, "%.64s%s: not valid UTF-8 (byte %ld, after \"%.*s\")", field, item, at, (int)shown, s);
+        return fail(-EINVAL, err, "%.64s%s: not valid UTF-8 (byte %ld, after \"%.*s\")", field, item, at, (int)shown,
+                    s);
 }
 
 int proto_check_utf8(const cJSON *msg, char err[PROTO_ERRLEN]) {

@@ -12,8 +12,8 @@
 
 #define PROTO_VERSION 1
 #define PROTO_MAX_MSG (1024 * 1024)
-#define PROTO_HEADER 4
-#define PROTO_ERRLEN 256
+#define PROTO_HEADER  4
+#define PROTO_ERRLEN  256
 
 /* A new message {"v": PROTO_VERSION, "type": type}. Caller owns it (cJSON_Delete). */
 cJSON *proto_new(const char *type);
@@ -73,8 +73,7 @@ int proto_recv(int fd, cJSON **msg, char err[PROTO_ERRLEN]);
 /* Field access with validation. Each returns 0, -ENOENT when the field is absent (the output
  * is left untouched, so callers can preset a default), or -EINVAL with a message in err naming
  * the field when it has the wrong JSON type or range. */
-int proto_get_int(const cJSON *msg, const char *field, int64_t min, int64_t max, int64_t *out,
-                  char err[PROTO_ERRLEN]);
+int proto_get_int(const cJSON *msg, const char *field, int64_t min, int64_t max, int64_t *out, char err[PROTO_ERRLEN]);
 /* The check proto_get_int makes, for an array item: whether item is a number holding an exact
  * integer in [min, max]. Sets *out only when it is. */
 bool proto_int_value(const cJSON *item, int64_t min, int64_t max, int64_t *out);
@@ -82,8 +81,8 @@ int proto_get_str(const cJSON *msg, const char *field, const char **out, char er
 int proto_get_bool(const cJSON *msg, const char *field, bool *out, char err[PROTO_ERRLEN]);
 /* A JSON array of strings into a NULL-terminated malloc'ed vector of malloc'ed strings (free
  * with strv_free). At most max_items items; empty strings are allowed only if allow_empty. */
-int proto_get_strv(const cJSON *msg, const char *field, size_t max_items, bool allow_empty,
-                   char ***out, char err[PROTO_ERRLEN]);
+int proto_get_strv(const cJSON *msg, const char *field, size_t max_items, bool allow_empty, char ***out,
+                   char err[PROTO_ERRLEN]);
 
 /* Reject fields not listed in allowed (a NULL-terminated list; "v" and "type" are always
  * allowed), and fields given twice. Returns 0, or -EINVAL with "unknown field 'x'" or

@@ -9,9 +9,7 @@
 #define N_RESOURCES 3
 static const char *const resource_names[N_RESOURCES + 1] = { "cpu", "memory", "io", NULL };
 
-static psi_resource *resource(psi_stats *p, int i) {
-        return i == 0 ? &p->cpu : i == 1 ? &p->memory : &p->io;
-}
+static psi_resource *resource(psi_stats *p, int i) { return i == 0 ? &p->cpu : i == 1 ? &p->memory : &p->io; }
 
 static const psi_resource *const_resource(const psi_stats *p, int i) {
         return i == 0 ? &p->cpu : i == 1 ? &p->memory : &p->io;
@@ -25,7 +23,8 @@ int psi_parse(const char *text, psi_resource *out) {
                 double avg10, avg60, avg300;
                 uint64_t total;
                 if (sscanf(line, "%7s avg10=%lf avg60=%lf avg300=%lf total=%" SCNu64, kind, &avg10, &avg60, &avg300,
-                           &total) != 5 || !isfinite(avg10) || avg10 < 0)
+                           &total) != 5 ||
+                    !isfinite(avg10) || avg10 < 0)
                         return -EINVAL;
                 if (strcmp(kind, "some") == 0) {
                         out->some_avg10 = avg10, out->some_total_usec = total;

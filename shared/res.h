@@ -16,7 +16,7 @@ typedef struct res {
 
 /* Largest values any request or capacity may hold; beyond them arithmetic could overflow. */
 #define RES_MCPU_MAX ((int64_t)1 << 40)
-#define RES_MEM_MAX ((int64_t)1 << 60)
+#define RES_MEM_MAX  ((int64_t)1 << 60)
 #define RES_PIDS_MAX ((int64_t)1 << 30)
 #define RES_GPUS_MAX ((int64_t)1024)
 

@@ -147,14 +147,9 @@ static ssize_t failed(tls_conn *t, int ret) {
         int e = SSL_get_error(t->ssl, ret), saved = errno;
         long verify = SSL_get_verify_result(t->ssl);
         switch (e) {
-        case SSL_ERROR_WANT_READ:
-                t->want_write = false;
-                return -EAGAIN;
-        case SSL_ERROR_WANT_WRITE:
-                t->want_write = true;
-                return -EAGAIN;
-        case SSL_ERROR_ZERO_RETURN:
-                return 0;
+        case SSL_ERROR_WANT_READ: t->want_write = false; return -EAGAIN;
+        case SSL_ERROR_WANT_WRITE: t->want_write = true; return -EAGAIN;
+        case SSL_ERROR_ZERO_RETURN: return 0;
         case SSL_ERROR_SYSCALL:
                 if (ERR_peek_error() == 0) {
                         snprintf(t->error, sizeof(t->error), "%s", saved ? strerror(saved) : "connection closed");
@@ -198,17 +193,11 @@ ssize_t tls_io(tls_conn *t, int fd, void *buf, size_t len, bool write) {
         return n < 0 ? -errno : n;
 }
 
-bool tls_wants_write(const tls_conn *t) {
-        return t->want_write;
-}
+bool tls_wants_write(const tls_conn *t) { return t->want_write; }
 
-bool tls_handshake_done(const tls_conn *t) {
-        return SSL_is_init_finished(t->ssl);
-}
+bool tls_handshake_done(const tls_conn *t) { return SSL_is_init_finished(t->ssl); }
 
-const char *tls_conn_error(const tls_conn *t) {
-        return t->error;
-}
+const char *tls_conn_error(const tls_conn *t) { return t->error; }
 
 void tls_close_notify(tls_conn *t) {
         if (t && SSL_is_init_finished(t->ssl))

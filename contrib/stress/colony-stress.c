@@ -60,9 +60,21 @@ static size_t parse_size(const char *s) {
         v = strtoull(s, &end, 10);
         if (*end && !end[1])
                 switch (*end) {
-                case 'k': case 'K': mult = 1ULL << 10; end++; break;
-                case 'm': case 'M': mult = 1ULL << 20; end++; break;
-                case 'g': case 'G': mult = 1ULL << 30; end++; break;
+                case 'k':
+                case 'K':
+                        mult = 1ULL << 10;
+                        end++;
+                        break;
+                case 'm':
+                case 'M':
+                        mult = 1ULL << 20;
+                        end++;
+                        break;
+                case 'g':
+                case 'G':
+                        mult = 1ULL << 30;
+                        end++;
+                        break;
                 }
         if (errno || end == s || *end || s[0] == '-' || v == 0 || v > SIZE_MAX / mult)
                 usage("SIZE must be a positive number of bytes with an optional K, M or G suffix");
@@ -77,8 +89,8 @@ static double now(void) {
 }
 
 static void sleep_for(double seconds) {
-        struct timespec ts = {.tv_sec = (time_t)seconds,
-                              .tv_nsec = (long)((seconds - (double)(time_t)seconds) * 1e9)};
+        struct timespec ts = { .tv_sec = (time_t)seconds,
+                               .tv_nsec = (long)((seconds - (double)(time_t)seconds) * 1e9) };
 
         while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
                 ;
@@ -167,7 +179,7 @@ static long parse_count(const char *s, long max, const char *why) {
 /* ---- fixed work ---- */
 
 #define CPU_UNIT_SPINS 2000000 /* about 5 ms of one core */
-#define IO_CHUNK (1 << 20)
+#define IO_CHUNK       (1 << 20)
 
 /* The last-level cache size. Virtual machines report anything (0, or the host's 512M), so it
  * is clamped to what a real core's share of an LLC is: 1M to 32M. */
@@ -291,13 +303,12 @@ static int work_idle(long n) {
         return 0;
 }
 
-
 static const struct {
         const char *name;
         int (*run)(long n);
 } works[] = {
-        {"work-cpu", work_cpu}, {"work-membw", work_membw}, {"work-cache", work_cache},
-        {"work-io", work_io},   {"work-idle", work_idle},
+        { "work-cpu", work_cpu }, { "work-membw", work_membw }, { "work-cache", work_cache },
+        { "work-io", work_io },   { "work-idle", work_idle },
 };
 
 /* Run the fixed work named cmd, if it is one, and print how long it took. Returns its exit
@@ -333,7 +344,8 @@ int main(int argc, char **argv) {
                 return 0;
         }
         if (strcmp(cmd, "tree") == 0 && argc == 4)
-                return run_tree(parse_count(argv[2], 1000, "N must be a number from 1 to 1000"), parse_seconds(argv[3]));
+                return run_tree(parse_count(argv[2], 1000, "N must be a number from 1 to 1000"),
+                                parse_seconds(argv[3]));
         if (strcmp(cmd, "id") == 0 && argc == 2) {
                 printf("%u %u\n", (unsigned)getuid(), (unsigned)getgid());
                 return fflush(stdout) == 0 ? 0 : 1;

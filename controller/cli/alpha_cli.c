@@ -64,7 +64,8 @@ static void print_table(const alpha_matrix *m) {
                         char cell[64];
                         size_t i = a * m->n + b;
                         if (m->ci_low)
-                                snprintf(cell, sizeof(cell), "%.3f [%.3f,%.3f]", m->alpha[i], m->ci_low[i], m->ci_high[i]);
+                                snprintf(cell, sizeof(cell), "%.3f [%.3f,%.3f]", m->alpha[i], m->ci_low[i],
+                                         m->ci_high[i]);
                         else
                                 snprintf(cell, sizeof(cell), "%.3f", m->alpha[i]);
                         printf(" %20s", cell);
@@ -84,10 +85,12 @@ static int draw(const cli *c, const alpha_matrix *m, const char *png) {
                 160 + 80 * (int)m->n);
         for (const char *p = png; *p; p++) /* gnuplot's single quotes: '' is a quote */
                 fprintf(gp, *p == '\'' ? "''" : "%c", *p);
-        fprintf(gp, "'\nset title 'interference matrix version %" PRIu64 ": alpha[row][column]' noenhanced\n"
-                    "set xlabel 'slowed type (column)'\nset ylabel 'slowing type (row)'\n"
-                    "set palette defined (0 'white', 1 'yellow', 2 'red', 4 'dark-red')\nset cbrange [0:*]\n"
-                    "set yrange [] reverse\nunset key\n$alpha << EOD\n", m->version);
+        fprintf(gp,
+                "'\nset title 'interference matrix version %" PRIu64 ": alpha[row][column]' noenhanced\n"
+                "set xlabel 'slowed type (column)'\nset ylabel 'slowing type (row)'\n"
+                "set palette defined (0 'white', 1 'yellow', 2 'red', 4 'dark-red')\nset cbrange [0:*]\n"
+                "set yrange [] reverse\nunset key\n$alpha << EOD\n",
+                m->version);
         for (size_t a = 0; a < m->n; a++)
                 for (size_t b = 0; b < m->n; b++)
                         fprintf(gp, "%zu %zu %.6g\n", b, a, m->alpha[a * m->n + b]);

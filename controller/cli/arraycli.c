@@ -198,8 +198,9 @@ int arraycli_record_row(const cJSON *rec, job *j, array_set *set, char err[PROTO
         bool hold = false;
         uint32_t ignored;
         int r;
-        *j = (job){0};
-        if (proto_get_int(rec, "id", 1, INT64_MAX, &id, err) != 0 || proto_get_int(rec, "next_id", 1, INT64_MAX, &next, err) != 0 ||
+        *j = (job){ 0 };
+        if (proto_get_int(rec, "id", 1, INT64_MAX, &id, err) != 0 ||
+            proto_get_int(rec, "next_id", 1, INT64_MAX, &next, err) != 0 ||
             proto_get_str(rec, "pending", &pending, err) != 0 ||
             proto_get_int(rec, "throttle", 0, UINT32_MAX, &throttle, err) == -EINVAL ||
             proto_get_int(rec, "mcpu", 0, INT64_MAX, &mcpu, err) == -EINVAL ||
@@ -212,11 +213,14 @@ int arraycli_record_row(const cJSON *rec, job *j, array_set *set, char err[PROTO
                 return -EBADMSG;
         if ((r = array_spec_parse(pending, SIZE_MAX, set, &ignored, err, PROTO_ERRLEN)) < 0)
                 return r == -ENOMEM ? r : -EBADMSG;
-        *j = (job){.id = (uint64_t)next, .state = JOB_PENDING, .array_first = (uint64_t)id, .submit_usec = submit,
-                   .wait = hold ? JOB_WAIT_HELD : JOB_WAIT_PRIORITY};
+        *j = (job){ .id = (uint64_t)next,
+                    .state = JOB_PENDING,
+                    .array_first = (uint64_t)id,
+                    .submit_usec = submit,
+                    .wait = hold ? JOB_WAIT_HELD : JOB_WAIT_PRIORITY };
         (void)array_set_at(set, 0, &j->array_index);
         j->spec.array_throttle = (uint32_t)throttle;
-        j->spec.req = (res_t){.mcpu = mcpu, .mem = mem, .gpus = gpus};
+        j->spec.req = (res_t){ .mcpu = mcpu, .mem = mem, .gpus = gpus };
         j->spec.time_limit_usec = limit;
         if ((user && !(j->user = strdup(user))) || (name && !(j->spec.name = strdup(name)))) {
                 snprintf(err, PROTO_ERRLEN, "out of memory");

@@ -14,22 +14,20 @@
 #endif
 
 static const struct option common_options[] = {
-        {"json", no_argument, NULL, CLI_OPT_JSON},
-        {"socket", required_argument, NULL, CLI_OPT_SOCKET},
-        {"dir", required_argument, NULL, CLI_OPT_DIR},
-        {"help", no_argument, NULL, CLI_OPT_HELP},
+        { "json", no_argument, NULL, CLI_OPT_JSON },
+        { "socket", required_argument, NULL, CLI_OPT_SOCKET },
+        { "dir", required_argument, NULL, CLI_OPT_DIR },
+        { "help", no_argument, NULL, CLI_OPT_HELP },
 };
-#define N_COMMON (sizeof(common_options) / sizeof(common_options[0]))
+#define N_COMMON    (sizeof(common_options) / sizeof(common_options[0]))
 #define MAX_OPTIONS 48
 
 volatile sig_atomic_t cli_interrupted;
 
-static void on_signal(int sig) {
-        cli_interrupted = sig;
-}
+static void on_signal(int sig) { cli_interrupted = sig; }
 
 void cli_catch_signals(void) {
-        struct sigaction sa = {.sa_handler = on_signal};
+        struct sigaction sa = { .sa_handler = on_signal };
 
         sigemptyset(&sa.sa_mask);
         sigaction(SIGINT, &sa, NULL);
@@ -95,7 +93,7 @@ int cli_getopt_short(cli *c, int argc, char **argv, const struct option *own, co
         for (; own && own[n].name && n < MAX_OPTIONS - N_COMMON - 1; n++)
                 all[n] = own[n];
         memcpy(all + n, common_options, sizeof(common_options));
-        all[n + N_COMMON] = (struct option){0};
+        all[n + N_COMMON] = (struct option){ 0 };
 
         opterr = 0;
         snprintf(optstring, sizeof(optstring), "%s%s", c->command->stop_at_operand ? "+:" : ":", shorts);
@@ -112,9 +110,7 @@ int cli_getopt_short(cli *c, int argc, char **argv, const struct option *own, co
         }
 }
 
-int cli_opts_status(int r) {
-        return r == CLI_OPTS_HELP ? 0 : EXIT_USAGE;
-}
+int cli_opts_status(int r) { return r == CLI_OPTS_HELP ? 0 : EXIT_USAGE; }
 
 int cli_no_operands(cli *c, int argc, char **argv) {
         int o;
@@ -167,12 +163,9 @@ static void usage(const cli_command *const *commands, FILE *f) {
 static int parse_global(cli *c, const cli_command *const *commands, int argc, char **argv) {
         enum { OPT_VERSION = CLI_OPT_OWN };
         static const struct option options[] = {
-                {"json", no_argument, NULL, CLI_OPT_JSON},
-                {"socket", required_argument, NULL, CLI_OPT_SOCKET},
-                {"dir", required_argument, NULL, CLI_OPT_DIR},
-                {"help", no_argument, NULL, CLI_OPT_HELP},
-                {"version", no_argument, NULL, OPT_VERSION},
-                {0},
+                { "json", no_argument, NULL, CLI_OPT_JSON },     { "socket", required_argument, NULL, CLI_OPT_SOCKET },
+                { "dir", required_argument, NULL, CLI_OPT_DIR }, { "help", no_argument, NULL, CLI_OPT_HELP },
+                { "version", no_argument, NULL, OPT_VERSION },   { 0 },
         };
         int r;
 
@@ -195,7 +188,7 @@ static int parse_global(cli *c, const cli_command *const *commands, int argc, ch
 }
 
 int cli_main(const cli_command *const *commands, int argc, char **argv) {
-        cli c = {.argv = argv};
+        cli c = { .argv = argv };
         int r;
 
         /* A controller that goes away mid-request is an error reply, not a silent death. */

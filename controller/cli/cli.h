@@ -11,15 +11,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define EXIT_FAIL 1
+#define EXIT_FAIL  1
 #define EXIT_USAGE 2
 
 struct cli;
 
 typedef struct cli_command {
         const char *name;
-        const char *summary; /* one line for `colony --help`; NULL for colony-offline's (colony.c lists them) */
-        const char *usage;   /* the whole `colony <name> --help` text */
+        const char *summary;  /* one line for `colony --help`; NULL for colony-offline's (colony.c lists them) */
+        const char *usage;    /* the whole `colony <name> --help` text */
         bool stop_at_operand; /* options end at the first operand (submit: the command's own) */
         int (*run)(struct cli *c, int argc, char **argv);
 } cli_command;
@@ -76,8 +76,8 @@ extern volatile sig_atomic_t cli_interrupted;
 void cli_catch_signals(void);
 
 extern const cli_command cmd_submit, cmd_queue, cmd_show, cmd_cancel, cmd_wait;
-extern const cli_command cmd_nodes, cmd_up, cmd_down, cmd_demo, cmd_place, cmd_sim, cmd_fair, cmd_history, cmd_coloc, cmd_lotes,
-        cmd_measure, cmd_shares, cmd_reload, cmd_events;
+extern const cli_command cmd_nodes, cmd_up, cmd_down, cmd_demo, cmd_place, cmd_sim, cmd_fair, cmd_history, cmd_coloc,
+        cmd_lotes, cmd_measure, cmd_shares, cmd_reload, cmd_events;
 extern const cli_command cmd_drain, cmd_resume; /* drain.c */
 extern const cli_command cmd_run, cmd_attach;   /* run.c */
 

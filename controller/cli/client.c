@@ -125,8 +125,7 @@ static int check_reply(const cJSON *reply, const char *want, char *err, size_t e
                 snprintf(err, errlen, "%s", text);
                 return -EREMOTEIO;
         }
-        snprintf(err, errlen, "unexpected reply '%s' from the controller (want '%s')",
-                 type ? type : "?", want);
+        snprintf(err, errlen, "unexpected reply '%s' from the controller (want '%s')", type ? type : "?", want);
         return -EBADMSG;
 }
 
@@ -144,8 +143,7 @@ static int receive(int fd, const char *path, int timeout_ms, cJSON **reply, char
         if (r == -ECONNRESET)
                 snprintf(err, errlen, "the controller at %s closed the connection without a reply", path);
         else if (r < 0)
-                snprintf(err, errlen, "bad reply from the controller at %s: %s", path,
-                         *perr ? perr : strerror(-r));
+                snprintf(err, errlen, "bad reply from the controller at %s: %s", path, *perr ? perr : strerror(-r));
         return r;
 }
 
@@ -154,8 +152,8 @@ static int connect_or_say(const char *addr, char *err, size_t errlen) {
         int fd = client_connect(addr);
         bool remote = strncmp(addr, CLIENT_REMOTE_PREFIX, strlen(CLIENT_REMOTE_PREFIX)) == 0;
         if (fd == -ENOENT && remote)
-                snprintf(err, errlen, "cannot reach the controller at %s: %s is neither next to colony nor in %s",
-                         addr, CONNECT_PROG, COLONY_LIBEXECDIR);
+                snprintf(err, errlen, "cannot reach the controller at %s: %s is neither next to colony nor in %s", addr,
+                         CONNECT_PROG, COLONY_LIBEXECDIR);
         else if (fd < 0)
                 snprintf(err, errlen, "cannot reach the controller at %s: %s%s", addr, strerror(-fd),
                          !remote && (fd == -ENOENT || fd == -ECONNREFUSED) ? " (is it running? see colony up)" : "");
@@ -191,8 +189,8 @@ int client_next(int fd, const char *socket_path, const char *want, int timeout_m
         return 0;
 }
 
-int client_call(const char *socket_path, const cJSON *req, const char *want, int timeout_ms,
-                cJSON **reply, char *err, size_t errlen) {
+int client_call(const char *socket_path, const cJSON *req, const char *want, int timeout_ms, cJSON **reply, char *err,
+                size_t errlen) {
         int fd = client_start(socket_path, req, err, errlen), r;
 
         if (fd < 0)
@@ -202,8 +200,8 @@ int client_call(const char *socket_path, const cJSON *req, const char *want, int
         return r;
 }
 
-int client_simple(const char *socket_path, const char *type, uint64_t id, const char *want,
-                  int timeout_ms, cJSON **reply, char *err, size_t errlen) {
+int client_simple(const char *socket_path, const char *type, uint64_t id, const char *want, int timeout_ms,
+                  cJSON **reply, char *err, size_t errlen) {
         cJSON *req = proto_new(type);
         int r;
 
@@ -279,8 +277,8 @@ static int pipeline_read(pipeline *p, void (*done)(void *ud, uint64_t tag, const
                 snprintf(err, errlen, "the controller closed the connection after %zu of %zu replies", p->answered,
                          p->sent);
         else if (r < 0)
-                snprintf(err, errlen, "reading the controller's replies: %s", r == -EBADMSG || r == -EPROTO ||
-                         r == -EMSGSIZE ? perr : strerror(-r));
+                snprintf(err, errlen, "reading the controller's replies: %s",
+                         r == -EBADMSG || r == -EPROTO || r == -EMSGSIZE ? perr : strerror(-r));
         return r;
 }
 
@@ -330,8 +328,8 @@ static int64_t last_job_id(const cJSON *reply) {
 
 /* client_call, then while the reply says "more", again from its last job on, moving each
  * page's jobs into the first reply's. */
-static int call_pages(const char *sock, cJSON *req, const char *want, const char *cursor, int timeout_ms,
-                      cJSON **out, char *err, size_t errlen) {
+static int call_pages(const char *sock, cJSON *req, const char *want, const char *cursor, int timeout_ms, cJSON **out,
+                      char *err, size_t errlen) {
         cJSON *all = NULL, *page = NULL;
         int r = client_call(sock, req, want, timeout_ms, &all, err, errlen);
         while (r == 0 && cursor && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(all, "more"))) {
@@ -348,7 +346,8 @@ static int call_pages(const char *sock, cJSON *req, const char *want, const char
                 cJSON *from = cJSON_GetObjectItemCaseSensitive(page, "jobs");
                 while (cJSON_IsArray(into) && cJSON_IsArray(from) && (item = cJSON_DetachItemFromArray(from, 0)))
                         cJSON_AddItemToArray(into, item);
-                cJSON_ReplaceItemInObject(all, "more", cJSON_CreateBool(cJSON_IsTrue(cJSON_GetObjectItem(page, "more"))));
+                cJSON_ReplaceItemInObject(all, "more",
+                                          cJSON_CreateBool(cJSON_IsTrue(cJSON_GetObjectItem(page, "more"))));
                 cJSON_Delete(page);
                 page = NULL;
         }
@@ -364,7 +363,9 @@ int client_fetch(const cli *c, cJSON *req, const char *want, const char *cursor,
         int r = client_socket_path(c, sock, sizeof(sock));
         *reply = NULL;
         if (r < 0)
-                cli_error(c, "%s", r == -EINVAL ? "the client config does not parse" : "the controller's socket path is too long");
+                cli_error(c, "%s",
+                          r == -EINVAL ? "the client config does not parse"
+                                       : "the controller's socket path is too long");
         else if ((r = call_pages(sock, req, want, cursor, timeout_ms, reply, err, sizeof(err))) < 0)
                 cli_error(c, "%s", err);
         cJSON_Delete(req);

@@ -34,8 +34,8 @@ int client_connect(const char *addr);
  * -errno with one line in err: -EREMOTEIO with the controller's own words for an "error"
  * reply, -ETIMEDOUT, -EINTR (a caught signal), -EBADMSG for a reply of another type, or the
  * connection's errno with the socket named. */
-int client_call(const char *socket_path, const cJSON *req, const char *want, int timeout_ms,
-                cJSON **reply, char *err, size_t errlen);
+int client_call(const char *socket_path, const cJSON *req, const char *want, int timeout_ms, cJSON **reply, char *err,
+                size_t errlen);
 
 /* How many requests client_pipeline leaves unanswered at most. */
 #define CLIENT_PIPELINE_WINDOW 2048
@@ -61,8 +61,8 @@ int client_next(int fd, const char *socket_path, const char *want, int timeout_m
 
 /* client_call for the common case: a request {"type": type} plus an optional "id". id 0 means
  * no id. Same returns. */
-int client_simple(const char *socket_path, const char *type, uint64_t id, const char *want,
-                  int timeout_ms, cJSON **reply, char *err, size_t errlen);
+int client_simple(const char *socket_path, const char *type, uint64_t id, const char *want, int timeout_ms,
+                  cJSON **reply, char *err, size_t errlen);
 
 /* For a listing command: send req (consumed) to this invocation's controller, and print the
  * reply of type want with print, or as JSON with --json. When cursor is not NULL the reply is

@@ -16,8 +16,9 @@
 #include <unistd.h>
 
 #define NODES_TIMEOUT_MS 30000
-#define UP_TIMEOUT_MS 60000 /* a bound for failures: an agent that moves into a scope first took 5 s in a loaded TCG guest */
-#define LOG_TAIL_LINES 15
+#define UP_TIMEOUT_MS                                                                                                  \
+        60000 /* a bound for failures: an agent that moves into a scope first took 5 s in a loaded TCG guest */
+#define LOG_TAIL_LINES  15
 #define UP_FEATURES_MAX 64 /* --agent-features options */
 
 /* ---- nodes ---- */
@@ -59,15 +60,18 @@ static int nodes_add_row(fmt_table *t, const cJSON *node) {
         snprintf(running, sizeof(running), "%" PRId64, jobs);
         const cJSON *features = cJSON_GetObjectItemCaseSensitive(node, "features"),
                     *reason = cJSON_GetObjectItemCaseSensitive(node, "reason");
-        return fmt_table_row(t, name, state, cpus, mem, gpus, running, mode, fmt_psi(&psi, "/", pressure, sizeof(pressure)),
+        return fmt_table_row(t, name, state, cpus, mem, gpus, running, mode,
+                             fmt_psi(&psi, "/", pressure, sizeof(pressure)),
                              cJSON_IsString(features) ? features->valuestring : "-",
                              cJSON_IsString(reason) ? reason->valuestring : "-");
 }
 
 /* Print a "nodes" reply as a table. Returns 0 or EXIT_FAIL. */
 static int print_nodes(const cli *c, const cJSON *reply) {
-        static const char *const headers[] = {"NAME", "STATE", "CPUS(free/total)", "MEM(free/total)",
-                                              "GPUS(free/total)", "RUNNING", "CGROUP", "PRESSURE%(cpu/mem/io)", "FEATURES", "REASON"};
+        static const char *const headers[] = {
+                "NAME",    "STATE",  "CPUS(free/total)",      "MEM(free/total)", "GPUS(free/total)",
+                "RUNNING", "CGROUP", "PRESSURE%(cpu/mem/io)", "FEATURES",        "REASON"
+        };
         const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(reply, "nodes"), *node;
         fmt_table t;
         int r = fmt_table_init(&t, 10, headers);
@@ -90,7 +94,7 @@ static int run_nodes(cli *c, int argc, char **argv) {
         return client_run_plain(c, argc, argv, "nodes", "nodes", NODES_TIMEOUT_MS, print_nodes);
 }
 
-const cli_command cmd_nodes = {"nodes", "list the agents and their free resources", nodes_usage, false, run_nodes};
+const cli_command cmd_nodes = { "nodes", "list the agents and their free resources", nodes_usage, false, run_nodes };
 
 /* ---- up ---- */
 
@@ -172,9 +176,7 @@ static void default_prefix(const char *dir, char *buf, size_t len) {
         snprintf(buf, len, "%s-%06x-", n ? kept : "localhost", (unsigned)(h & 0xffffff));
 }
 
-static bool valid_prefix(const char *p) {
-        return strlen(p) <= PREFIX_MAX && p[strspn(p, NAME_CHARS)] == '\0';
-}
+static bool valid_prefix(const char *p) { return strlen(p) <= PREFIX_MAX && p[strspn(p, NAME_CHARS)] == '\0'; }
 
 /* colony up's options: its agents' first, then the controller's (up_option tells them apart). */
 enum {
@@ -256,15 +258,9 @@ static int up_agent_option(cli *c, int opt, char *arg, dev_options *o) {
                 features[o->nagent_features++] = arg;
                 o->agent_features = features;
                 break;
-        case OPT_NO_CPUSET:
-                o->agent_no_cpuset = true;
-                break;
-        case OPT_GPU_DEVICES:
-                o->agent_gpu_devices = arg;
-                break; /* the agent checks them */
-        case OPT_GPU_TYPE:
-                o->agent_gpu_type = arg;
-                break;
+        case OPT_NO_CPUSET: o->agent_no_cpuset = true; break;
+        case OPT_GPU_DEVICES: o->agent_gpu_devices = arg; break; /* the agent checks them */
+        case OPT_GPU_TYPE: o->agent_gpu_type = arg; break;
         }
         return -1;
 }
@@ -381,7 +377,7 @@ static int up(cli *c, dev_options *o) {
 }
 
 static int run_up(cli *c, int argc, char **argv) {
-        dev_options o = {.timeout_ms = UP_TIMEOUT_MS};
+        dev_options o = { .timeout_ms = UP_TIMEOUT_MS };
         int r;
 
         r = parse_up(c, argc, argv, &o);
@@ -391,8 +387,8 @@ static int run_up(cli *c, int argc, char **argv) {
         return r;
 }
 
-const cli_command cmd_up = {"up", "start a local cluster (controller and agents) in the background",
-                            up_usage, false, run_up};
+const cli_command cmd_up = { "up", "start a local cluster (controller and agents) in the background", up_usage, false,
+                             run_up };
 
 /* ---- down ---- */
 
@@ -404,7 +400,7 @@ static const char down_usage[] =
         "signalled. Logs and the database stay. Running it again is harmless.\n";
 
 static const char *how_name(dev_stop_how how) {
-        static const char *const names[] = {"stopped", "killed", "not-running", "stuck"};
+        static const char *const names[] = { "stopped", "killed", "not-running", "stuck" };
         return names[how];
 }
 
@@ -422,7 +418,9 @@ static void print_stopped(const cli *c, const char *dir, const dev_stopped *s) {
                 snprintf(cleanup, sizeof(cleanup), "; removing its cgroups failed (see %s/%s.log)", dir, s->name);
         switch (s->how) {
         case DEV_STOPPED: printf("stopped %s%s (pid %d)\n", role, name, (int)s->pid); break;
-        case DEV_KILLED: printf("killed %s%s (pid %d) after it ignored SIGTERM%s\n", role, name, (int)s->pid, cleanup); break;
+        case DEV_KILLED:
+                printf("killed %s%s (pid %d) after it ignored SIGTERM%s\n", role, name, (int)s->pid, cleanup);
+                break;
         case DEV_NOT_RUNNING: printf("%s%s was not running%s\n", role, name, cleanup); break;
         case DEV_STUCK: cli_error(c, "could not stop %s%s (pid %d)", role, name, (int)s->pid); break;
         }
@@ -476,4 +474,4 @@ static int run_down(cli *c, int argc, char **argv) {
         return stuck ? EXIT_FAIL : 0;
 }
 
-const cli_command cmd_down = {"down", "stop a local cluster started with colony up", down_usage, false, run_down};
+const cli_command cmd_down = { "down", "stop a local cluster started with colony up", down_usage, false, run_down };

@@ -49,9 +49,7 @@ static void coloc_file_free(coloc_file *f) {
 }
 
 /* A JSON number >= 0. */
-static bool nonnegative(const cJSON *v) {
-        return cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble >= 0;
-}
+static bool nonnegative(const cJSON *v) { return cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble >= 0; }
 
 static int read_types(const cJSON *doc, coloc_file *f, char *err, size_t errlen) {
         const cJSON *types = cJSON_GetObjectItemCaseSensitive(doc, "types"), *t;
@@ -94,8 +92,8 @@ static int read_alpha(const cJSON *doc, coloc_file *f, char *err, size_t errlen)
                 const cJSON *v;
                 size_t b = 0;
                 if (!cJSON_IsArray(row) || (size_t)cJSON_GetArraySize(row) != T) {
-                        snprintf(err, errlen, "alpha: row %zu does not have %zu numbers (the matrix is %zu x %zu)", a + 1, T,
-                                 T, T);
+                        snprintf(err, errlen, "alpha: row %zu does not have %zu numbers (the matrix is %zu x %zu)",
+                                 a + 1, T, T, T);
                         return -EINVAL;
                 }
                 cJSON_ArrayForEach(v, row) {
@@ -269,8 +267,8 @@ static int print_result(const coloc_file *f, const coloc_result *res) {
         int r = fmt_table_init(&t, 4, headers);
         printf("%s: %zu jobs of %zu types on %zu machines\n", coloc_algo_name(res->algo), f->in.njobs, f->in.ntypes,
                f->in.nmachines);
-        printf("max cost %.6g, lower bound %.6g (p_max %.6g, LP relaxation %.6g), normalized cost %.4f\n", res->max_cost,
-               res->bound.value, res->bound.p_max, res->bound.relaxation,
+        printf("max cost %.6g, lower bound %.6g (p_max %.6g, LP relaxation %.6g), normalized cost %.4f\n",
+               res->max_cost, res->bound.value, res->bound.p_max, res->bound.relaxation,
                coloc_normalized(res->max_cost, res->bound.value));
         for (size_t k = 0; r == 0 && k < f->in.nmachines; k++) {
                 char name[32], cost[32], load[32], *jobs = jobs_on(f, res, k);
@@ -343,9 +341,12 @@ typedef struct coloc_options {
 static int parse_options(cli *c, int argc, char **argv, coloc_options *o) {
         enum { OPT_ALGO = CLI_OPT_OWN, OPT_INSTANCE, OPT_EXPERIMENT, OPT_SEED, OPT_INSTANCES };
         static const struct option own[] = {
-                { "algo", required_argument, NULL, OPT_ALGO },       { "instance", required_argument, NULL, OPT_INSTANCE },
-                { "experiment", required_argument, NULL, OPT_EXPERIMENT }, { "seed", required_argument, NULL, OPT_SEED },
-                { "instances", required_argument, NULL, OPT_INSTANCES },   { NULL, 0, NULL, 0 },
+                { "algo", required_argument, NULL, OPT_ALGO },
+                { "instance", required_argument, NULL, OPT_INSTANCE },
+                { "experiment", required_argument, NULL, OPT_EXPERIMENT },
+                { "seed", required_argument, NULL, OPT_SEED },
+                { "instances", required_argument, NULL, OPT_INSTANCES },
+                { NULL, 0, NULL, 0 },
         };
         int r;
         while ((r = cli_getopt(c, argc, argv, own)) > 0) {

@@ -71,9 +71,11 @@ typedef struct workspace {
 } workspace;
 
 /* Draw one instance and add every algorithm's normalized cost to t. */
-static int one_instance(coloc_rng *r, coloc_regime g, size_t T, size_t n, size_t m, workspace *w, tally *t,
-                        char *err, size_t errlen) {
-        coloc_instance in = { .ntypes = T, .alpha = w->alpha, .njobs = n, .type = w->type, .load = w->load, .nmachines = m };
+static int one_instance(coloc_rng *r, coloc_regime g, size_t T, size_t n, size_t m, workspace *w, tally *t, char *err,
+                        size_t errlen) {
+        coloc_instance in = {
+                .ntypes = T, .alpha = w->alpha, .njobs = n, .type = w->type, .load = w->load, .nmachines = m
+        };
         coloc_bound b;
         coloc_gen_alpha(r, g, T, w->alpha);
         int rc = coloc_gen_jobs(r, T, n, w->type, w->load);
@@ -97,7 +99,8 @@ static int one_instance(coloc_rng *r, coloc_regime g, size_t T, size_t n, size_t
 
 static int run_grid(const size_class *sc, uint64_t seed, size_t per, tally *t, char *err, size_t errlen) {
         size_t nmax = sc->n[sc->nn - 1];
-        workspace w = { .load = malloc(nmax * sizeof(double)), .type = malloc(nmax * sizeof(uint32_t)),
+        workspace w = { .load = malloc(nmax * sizeof(double)),
+                        .type = malloc(nmax * sizeof(uint32_t)),
                         .machine_of = malloc(nmax * sizeof(uint32_t)) };
         coloc_rng r;
         int rc = w.load && w.type && w.machine_of ? 0 : -ENOMEM;
@@ -107,7 +110,8 @@ static int run_grid(const size_class *sc, uint64_t seed, size_t per, tally *t, c
                         for (size_t i = 0; i < sc->nn; i++)
                                 for (size_t k = 0; k < sc->nm; k++)
                                         for (size_t x = 0; rc == 0 && paper_keeps(g, T, sc->m[k]) && x < per; x++)
-                                                rc = one_instance(&r, (coloc_regime)g, T, sc->n[i], sc->m[k], &w, t, err, errlen);
+                                                rc = one_instance(&r, (coloc_regime)g, T, sc->n[i], sc->m[k], &w, t,
+                                                                  err, errlen);
         if (rc == -ENOMEM)
                 snprintf(err, errlen, "out of memory");
         free(w.load);
@@ -132,7 +136,8 @@ static cJSON *tally_json(const size_class *sc, uint64_t seed, size_t per, const 
                         const char *regime = coloc_regime_name((coloc_regime)g);
                         if (t->count[a][g])
                                 cJSON_AddNumberToObject(o, regime, t->sum[a][g] / (double)t->count[a][g]);
-                        if (sc->paper[a][g] > 0 && (p || (p = cJSON_AddObjectToObject(paper, coloc_algo_name((coloc_algo)a)))))
+                        if (sc->paper[a][g] > 0 &&
+                            (p || (p = cJSON_AddObjectToObject(paper, coloc_algo_name((coloc_algo)a)))))
                                 cJSON_AddNumberToObject(p, regime, sc->paper[a][g]);
                 }
         }

@@ -33,8 +33,8 @@ static int run_offline(cli *c, int argc, char **argv) {
 
 static const cli_command offline_place = { "place", "run one placement cycle of a policy on given machines and jobs",
                                            NULL, false, run_offline };
-static const cli_command offline_sim = { "sim", "simulate a workload with the scheduling core on a virtual clock",
-                                         NULL, false, run_offline };
+static const cli_command offline_sim = { "sim", "simulate a workload with the scheduling core on a virtual clock", NULL,
+                                         false, run_offline };
 static const cli_command offline_fair = { "fair",
                                           "share a cluster among a tree of departments under a fair-share algorithm",
                                           NULL, false, run_offline };
@@ -44,13 +44,10 @@ static const cli_command offline_lotes = { "lotes", "solve LoTES's offline stage
                                            NULL, false, run_offline };
 
 static const cli_command *const commands[] = {
-        &cmd_submit,  &cmd_queue,    &cmd_show,      &cmd_cancel,     &cmd_wait,    &cmd_history, &cmd_nodes,
-        &cmd_up,      &cmd_down,     &cmd_demo,      &offline_place,  &offline_sim, &offline_fair, &offline_coloc,
-        &offline_lotes, &cmd_measure, &cmd_shares,   &cmd_reload,     &cmd_events,
-        &cmd_drain,   &cmd_resume,   &cmd_hold,    &cmd_release,    &cmd_update,
-        &cmd_run,     &cmd_attach,   NULL,
+        &cmd_submit,    &cmd_queue,   &cmd_show,   &cmd_cancel,    &cmd_wait,    &cmd_history,  &cmd_nodes,
+        &cmd_up,        &cmd_down,    &cmd_demo,   &offline_place, &offline_sim, &offline_fair, &offline_coloc,
+        &offline_lotes, &cmd_measure, &cmd_shares, &cmd_reload,    &cmd_events,  &cmd_drain,    &cmd_resume,
+        &cmd_hold,      &cmd_release, &cmd_update, &cmd_run,       &cmd_attach,  NULL,
 };
 
-int main(int argc, char **argv) {
-        return cli_main(commands, argc, argv);
-}
+int main(int argc, char **argv) { return cli_main(commands, argc, argv); }

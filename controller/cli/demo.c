@@ -23,12 +23,13 @@
 #endif
 
 #define DEMO_AGENT_CPUS "2"
-#define DEMO_AGENT_MEM "2G"
-#define UP_TIMEOUT_MS 60000 /* a bound for failures: an agent that moves into a scope first took 5 s in a loaded TCG guest */
+#define DEMO_AGENT_MEM  "2G"
+#define UP_TIMEOUT_MS                                                                                                  \
+        60000 /* a bound for failures: an agent that moves into a scope first took 5 s in a loaded TCG guest */
 #define WAIT_TIMEOUT_MS 120000 /* the four jobs take about 6 s */
 
 #define LOG_TAIL_LINES 15
-#define MB ((int64_t)1 << 20)
+#define MB             ((int64_t)1 << 20)
 
 enum { CPU_HALF, MEM_FITS, MEM_OVER, QUEUED, N_JOBS };
 
@@ -39,7 +40,7 @@ typedef struct demo_job {
         const char *what;    /* printed when it is submitted */
         job_state expect;
         uint64_t id;
-        job rec;             /* once it ended */
+        job rec; /* once it ended */
         bool ended;
 } demo_job;
 
@@ -56,14 +57,30 @@ typedef struct demo {
 
 /* Designated fields: clang's -Wmissing-field-initializers would count the run-time ones as missing. */
 static const demo_job workload[N_JOBS] = {
-        [CPU_HALF] = { .name = "cpu-half", .mcpu = 500, .mem = 64 * MB, .args = { "cpu", "4" },
-                       .what = "spins for 4 s, held to half a core", .expect = JOB_COMPLETED },
-        [MEM_FITS] = { .name = "mem-fits", .mcpu = 500, .mem = 128 * MB, .args = { "mem", "64M", "2" },
-                       .what = "touches 64M under a 128M limit", .expect = JOB_COMPLETED },
-        [MEM_OVER] = { .name = "mem-over", .mcpu = 500, .mem = 64 * MB, .args = { "mem", "256M", "2" },
-                       .what = "touches 256M under a 64M limit", .expect = JOB_OOM_KILLED },
-        [QUEUED] = { .name = "queued", .mcpu = 1500, .mem = 64 * MB, .args = { "sleep", "1" },
-                     .what = "needs 1.5 CPUs: more than is left", .expect = JOB_COMPLETED },
+        [CPU_HALF] = { .name = "cpu-half",
+                       .mcpu = 500,
+                       .mem = 64 * MB,
+                       .args = { "cpu", "4" },
+                       .what = "spins for 4 s, held to half a core",
+                       .expect = JOB_COMPLETED },
+        [MEM_FITS] = { .name = "mem-fits",
+                       .mcpu = 500,
+                       .mem = 128 * MB,
+                       .args = { "mem", "64M", "2" },
+                       .what = "touches 64M under a 128M limit",
+                       .expect = JOB_COMPLETED },
+        [MEM_OVER] = { .name = "mem-over",
+                       .mcpu = 500,
+                       .mem = 64 * MB,
+                       .args = { "mem", "256M", "2" },
+                       .what = "touches 256M under a 64M limit",
+                       .expect = JOB_OOM_KILLED },
+        [QUEUED] = { .name = "queued",
+                     .mcpu = 1500,
+                     .mem = 64 * MB,
+                     .args = { "sleep", "1" },
+                     .what = "needs 1.5 CPUs: more than is left",
+                     .expect = JOB_COMPLETED },
 };
 
 static const char demo_usage[] =
@@ -77,14 +94,13 @@ static const char demo_usage[] =
         "Then stop the cluster and remove the directory (--keep: keep it, with the logs).\n"
         "Needs root. Exits 0 when every job ended as expected, else 1.\n";
 
-static double seconds(int64_t usec) {
-        return (double)usec / 1e6;
-}
+static double seconds(int64_t usec) { return (double)usec / 1e6; }
 
 /* Start the cluster in a new temporary directory. Returns 0 or -errno (error printed). */
 static int demo_start(demo *d) {
-        dev_options o = {.agents = 1, .agent_cpus = DEMO_AGENT_CPUS, .agent_mem = DEMO_AGENT_MEM,
-                         .timeout_ms = UP_TIMEOUT_MS};
+        dev_options o = {
+                .agents = 1, .agent_cpus = DEMO_AGENT_CPUS, .agent_mem = DEMO_AGENT_MEM, .timeout_ms = UP_TIMEOUT_MS
+        };
         char err[ERRLEN];
         int r;
 
@@ -116,11 +132,16 @@ static int demo_start(demo *d) {
 
 /* Submit j and add a line about it to t. Returns 0 or -errno (error printed). */
 static int demo_submit(demo *d, demo_job *j, fmt_table *t) {
-        char *argv[6] = {d->stress, (char *)j->args[0], (char *)j->args[1], (char *)j->args[2], NULL, NULL};
+        char *argv[6] = { d->stress, (char *)j->args[0], (char *)j->args[1], (char *)j->args[2], NULL, NULL };
         char out[PATH_MAX + 64], err[ERRLEN], id[32], cpus[FMT_BUF], mem[FMT_BUF], req[3 * FMT_BUF], *cmd;
         extern char **environ;
-        job_spec s = {.name = (char *)j->name, .argv = argv, .env = environ, .umask = JOB_UMASK_DEFAULT,
-                      .cwd = d->dir, .stdout_path = out, .req = {.mcpu = j->mcpu, .mem = j->mem}};
+        job_spec s = { .name = (char *)j->name,
+                       .argv = argv,
+                       .env = environ,
+                       .umask = JOB_UMASK_DEFAULT,
+                       .cwd = d->dir,
+                       .stdout_path = out,
+                       .req = { .mcpu = j->mcpu, .mem = j->mem } };
         int r;
 
         snprintf(out, sizeof(out), "%s/%s.out", d->dir, j->name);
@@ -180,13 +201,14 @@ static int summary_row(fmt_table *t, const demo_job *j) {
         snprintf(mem, sizeof(mem), "%s / %s", units_format_size((int64_t)r->result.mem_peak, a, sizeof(a)),
                  units_format_size(j->mem, b, sizeof(b)));
         fmt_duration(r->start_usec ? r->start_usec - r->submit_usec : -1, waited, sizeof(waited));
-        return fmt_table_row(t, j->name, id, job_state_name(r->state), outcome_describe(r, how, sizeof(how)), cpu,
-                             rate, mem, waited);
+        return fmt_table_row(t, j->name, id, job_state_name(r->state), outcome_describe(r, how, sizeof(how)), cpu, rate,
+                             mem, waited);
 }
 
 static void print_table(const demo *d) {
-        static const char *const headers[] = {"JOB", "ID", "STATE", "EXIT", "CPU TIME", "CORES USED / LIMIT",
-                                              "PEAK MEM / LIMIT", "WAITED"};
+        static const char *const headers[] = {
+                "JOB", "ID", "STATE", "EXIT", "CPU TIME", "CORES USED / LIMIT", "PEAK MEM / LIMIT", "WAITED"
+        };
         fmt_table t;
         int r = fmt_table_init(&t, 8, headers);
 
@@ -210,11 +232,11 @@ static void say_cpu_half(const demo_job *j, char *out) {
         if (r->state != JOB_COMPLETED)
                 snprintf(out, LINE, "%s should have completed but ended %s.", j->name, job_state_name(r->state));
         else if (rate <= limit * 1.1)
-                snprintf(out, LINE, "%s was held to %.2f cores (limit %s): %.1f CPU-s in %.1f s of spinning.",
-                         j->name, rate, lim, cpu, run);
-        else
-                snprintf(out, LINE, "%s used %.2f cores although its limit is %s: %.1f CPU-s in %.1f s.", j->name,
+                snprintf(out, LINE, "%s was held to %.2f cores (limit %s): %.1f CPU-s in %.1f s of spinning.", j->name,
                          rate, lim, cpu, run);
+        else
+                snprintf(out, LINE, "%s used %.2f cores although its limit is %s: %.1f CPU-s in %.1f s.", j->name, rate,
+                         lim, cpu, run);
 }
 
 static void say_mem_fits(const demo_job *j, char *out) {
@@ -230,15 +252,13 @@ static void say_mem_fits(const demo_job *j, char *out) {
 }
 
 /* True when a was running for the whole moment t (its end included). */
-static bool running_at(const job *a, int64_t t) {
-        return a->start_usec && a->start_usec <= t && a->end_usec >= t;
-}
+static bool running_at(const job *a, int64_t t) { return a->start_usec && a->start_usec <= t && a->end_usec >= t; }
 
 static void say_mem_over(const demo *d, char *out) {
         const demo_job *j = &d->jobs[MEM_OVER];
         const job *r = &j->rec, *cpu = &d->jobs[CPU_HALF].rec, *fits = &d->jobs[MEM_FITS].rec;
-        bool others = running_at(cpu, r->end_usec) && running_at(fits, r->end_usec) &&
-                      cpu->state == JOB_COMPLETED && fits->state == JOB_COMPLETED;
+        bool others = running_at(cpu, r->end_usec) && running_at(fits, r->end_usec) && cpu->state == JOB_COMPLETED &&
+                      fits->state == JOB_COMPLETED;
         char lim[FMT_BUF];
 
         units_format_size(j->mem, lim, sizeof(lim));
@@ -276,12 +296,15 @@ static void say_queued(const demo *d, char *out) {
         fmt_duration(r->start_usec - r->submit_usec, waited, sizeof(waited));
         freer = freed_by(d, r->start_usec);
         if (freer)
-                snprintf(out, LINE, "%s needed %s CPUs while the three jobs ahead of it held %s of the %s, so it "
-                         "waited %s and started once %s ended and freed its share.", j->name, need, held,
-                         DEMO_AGENT_CPUS, waited, freer->name);
+                snprintf(out, LINE,
+                         "%s needed %s CPUs while the three jobs ahead of it held %s of the %s, so it "
+                         "waited %s and started once %s ended and freed its share.",
+                         j->name, need, held, DEMO_AGENT_CPUS, waited, freer->name);
         else
-                snprintf(out, LINE, "%s needed %s CPUs and started after %s, before any job ahead of it ended: "
-                         "it did not wait for capacity.", j->name, need, waited);
+                snprintf(out, LINE,
+                         "%s needed %s CPUs and started after %s, before any job ahead of it ended: "
+                         "it did not wait for capacity.",
+                         j->name, need, waited);
 }
 
 /* A string field of the agent's node record, or NULL. */
@@ -299,8 +322,10 @@ static void say_where(const demo *d, char *out) {
 
         mode = mode ? mode : "?";
         root = root ? root : "the agent's subtree";
-        snprintf(out, LINE, "The kernel enforced these limits: each job ran in a cgroup of its own (cgroup %s), "
-                 "job-<id> below %s.", mode, root);
+        snprintf(out, LINE,
+                 "The kernel enforced these limits: each job ran in a cgroup of its own (cgroup %s), "
+                 "job-<id> below %s.",
+                 mode, root);
 }
 
 static void demo_report(const demo *d) {
@@ -391,7 +416,7 @@ static int demo_stop(demo *d, bool keep) {
 static int demo_run(demo *d) {
         int r = 0;
 
-        static const char *const headers[] = {"ID", "JOB", "REQUEST", "COMMAND", "WHY"};
+        static const char *const headers[] = { "ID", "JOB", "REQUEST", "COMMAND", "WHY" };
         fmt_table t;
 
         r = fmt_table_init(&t, 5, headers);
@@ -415,7 +440,7 @@ static int demo_run(demo *d) {
 
 static int parse_demo(cli *c, int argc, char **argv, bool *keep) {
         enum { OPT_KEEP = CLI_OPT_OWN };
-        static const struct option options[] = {{"keep", no_argument, NULL, OPT_KEEP}, {0}};
+        static const struct option options[] = { { "keep", no_argument, NULL, OPT_KEEP }, { 0 } };
         int o;
 
         while ((o = cli_getopt(c, argc, argv, options)) > 0)
@@ -438,7 +463,7 @@ static int print_json(demo *d, bool ok, const char *reason) {
 }
 
 static int run_demo(cli *c, int argc, char **argv) {
-        demo d = {.c = c};
+        demo d = { .c = c };
         char reason[256] = "";
         bool keep = false, ok = false;
         int r;
@@ -479,5 +504,5 @@ static int run_demo(cli *c, int argc, char **argv) {
         return r == 0 ? 0 : EXIT_FAIL;
 }
 
-const cli_command cmd_demo = {"demo", "run a sample workload on a throwaway local cluster and explain it",
-                              demo_usage, false, run_demo};
+const cli_command cmd_demo = { "demo", "run a sample workload on a throwaway local cluster and explain it", demo_usage,
+                               false, run_demo };

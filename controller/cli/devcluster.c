@@ -22,13 +22,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#define COMM_LEN 15 /* the kernel cuts a process name to this (TASK_COMM_LEN - 1) */
-#define STOP_GRACE_MS 10000
-#define KILL_WAIT_MS 5000
+#define COMM_LEN           15 /* the kernel cuts a process name to this (TASK_COMM_LEN - 1) */
+#define STOP_GRACE_MS      10000
+#define KILL_WAIT_MS       5000
 #define CLEANUP_TIMEOUT_MS 60000 /* --cleanup may first stop a scope (SIGKILL after 10 s) */
 
 void dev_sleep_ms(int ms) {
-        struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
+        struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000 };
 
         nanosleep(&ts, NULL); /* a caught signal cuts it short; callers look at cli_interrupted */
 }
@@ -127,7 +127,7 @@ static _Noreturn void child_exec(char *const argv[], bool private, int nullfd, i
 }
 
 int dev_start_program(const char *const argv[], bool private, const char *log, pid_t *pid, char *err, size_t errlen) {
-        int logfd, nullfd, pipefd[2] = {-1, -1}, e = 0;
+        int logfd, nullfd, pipefd[2] = { -1, -1 }, e = 0;
         char *cmdline, when[FMT_BUF];
         ssize_t n;
         pid_t p;
@@ -136,8 +136,8 @@ int dev_start_program(const char *const argv[], bool private, const char *log, p
         nullfd = open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (logfd < 0 || nullfd < 0 || pipe2(pipefd, O_CLOEXEC) < 0) {
                 e = errno;
-                snprintf(err, errlen, "cannot start %s: %s%s%s", argv[0], logfd < 0 ? log : "",
-                         logfd < 0 ? ": " : "", strerror(e));
+                snprintf(err, errlen, "cannot start %s: %s%s%s", argv[0], logfd < 0 ? log : "", logfd < 0 ? ": " : "",
+                         strerror(e));
                 p = -1;
                 goto out;
         }
@@ -208,7 +208,7 @@ static int add_entry(dev_stopped **set, size_t *n, const char *dir, const char *
                 return -ENOMEM;
         *set = s;
         s += (*n)++;
-        *s = (dev_stopped){.agent = agent, .cleanup = -1};
+        *s = (dev_stopped){ .agent = agent, .cleanup = -1 };
         snprintf(s->name, sizeof(s->name), "%s", name);
         pid_path(path, dir, name, agent);
         s->pid = (pid_t)dev_read_number_file(path, INT32_MAX); /* its pid file's, 0 for none */
@@ -246,7 +246,7 @@ int dev_read_pid_files(const char *dir, dev_stopped **set, size_t *n) {
  * log. Returns its exit status, or -1 when it could not run or had to be killed. */
 static int run_agent_mode(const char *dir, const char *name, const char *mode) {
         char prog[PATH_MAX], log[PATH_MAX], state[PATH_MAX], unit[DEV_NAME_MAX + 32], err[256];
-        const char *argv[] = {prog, mode, "--name", name, "--state-dir", state, "--scope", unit, NULL};
+        const char *argv[] = { prog, mode, "--name", name, "--state-dir", state, "--scope", unit, NULL };
         int64_t deadline = clock_mono_ms() + CLEANUP_TIMEOUT_MS;
         pid_t pid;
         int st;

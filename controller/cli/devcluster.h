@@ -14,27 +14,27 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#define DEV_NAME_MAX 64 /* an agent name: [A-Za-z0-9_.-]{1,64} */
+#define DEV_NAME_MAX   64 /* an agent name: [A-Za-z0-9_.-]{1,64} */
 #define DEV_CONTROLLER "controller"
 
 typedef struct dev_options {
-        const char *dir;         /* absolute */
-        int agents;              /* >= 1, or 0: one for a new cluster, none more for one that runs */
-        const char *agent_cpus;  /* each agent's --cpus as typed, or NULL (the host's) */
-        const char *agent_mem;   /* each agent's --mem as typed, or NULL */
-        const char *name_prefix; /* agents are named <prefix>1 .. <prefix>N */
-        const char *order;       /* the controller's --order, or NULL */
-        const char *config;      /* the controller's --config (absolute), or NULL */
-        const char *listen_host; /* the address agents connect to, or NULL for 127.0.0.1 */
-        const char *agent_timeout_ms; /* the controller's --agent-timeout-ms as typed, or NULL */
+        const char *dir;               /* absolute */
+        int agents;                    /* >= 1, or 0: one for a new cluster, none more for one that runs */
+        const char *agent_cpus;        /* each agent's --cpus as typed, or NULL (the host's) */
+        const char *agent_mem;         /* each agent's --mem as typed, or NULL */
+        const char *name_prefix;       /* agents are named <prefix>1 .. <prefix>N */
+        const char *order;             /* the controller's --order, or NULL */
+        const char *config;            /* the controller's --config (absolute), or NULL */
+        const char *listen_host;       /* the address agents connect to, or NULL for 127.0.0.1 */
+        const char *agent_timeout_ms;  /* the controller's --agent-timeout-ms as typed, or NULL */
         const char *launch_timeout_ms; /* each agent's --launch-timeout-ms as typed, or NULL */
-        int timeout_ms;          /* until every agent is up */
-        const char *kill_wait;   /* each agent's --kill-wait as typed, or NULL */
+        int timeout_ms;                /* until every agent is up */
+        const char *kill_wait;         /* each agent's --kill-wait as typed, or NULL */
         /* --features of the agents: the i-th agent gets the i-th, the agents past them the last;
          * none when nagent_features is 0 */
         const char *const *agent_features;
         size_t nagent_features;
-        bool agent_no_cpuset;    /* the agents' --no-cpuset: whole-CPU jobs get a quota only */
+        bool agent_no_cpuset;          /* the agents' --no-cpuset: whole-CPU jobs get a quota only */
         const char *agent_gpu_devices; /* the agents' GPUs' device nodes as typed, or NULL (found on the
                                         * host): split among the agents (gpushare.h) */
         const char *agent_gpu_type;    /* each agent's --gpu-type, or NULL */
@@ -43,7 +43,7 @@ typedef struct dev_options {
 typedef struct dev_daemon {
         char name[DEV_NAME_MAX + 1]; /* agent name, or DEV_CONTROLLER */
         pid_t pid;
-        bool kept; /* it ran already: up kept it rather than starting it */
+        bool kept;     /* it ran already: up kept it rather than starting it */
         bool replaces; /* started in place of a dead agent, whose jobs it takes over */
 } dev_daemon;
 
@@ -52,9 +52,9 @@ typedef struct dev_cluster {
         char agent_address[64]; /* where agents connect: "HOST:PORT" */
         uint16_t port;
         dev_daemon controller;
-        dev_daemon *agents;     /* nagents entries */
+        dev_daemon *agents; /* nagents entries */
         size_t nagents;
-        cJSON *nodes;           /* the "nodes" reply that showed every agent up */
+        cJSON *nodes;              /* the "nodes" reply that showed every agent up */
         char failed_log[PATH_MAX]; /* after a failure: the log that should say why, or "" */
 } dev_cluster;
 
@@ -77,9 +77,9 @@ typedef enum dev_stop_how {
 typedef struct dev_stopped {
         char name[DEV_NAME_MAX + 1];
         bool agent;
-        pid_t pid;        /* from the pid file; 0 when it held none */
+        pid_t pid; /* from the pid file; 0 when it held none */
         dev_stop_how how;
-        int cleanup;      /* agents: exit status of `colony-agent --cleanup`, -1 when not run */
+        int cleanup; /* agents: exit status of `colony-agent --cleanup`, -1 when not run */
 } dev_stopped;
 
 /* Stop what dir's pid files name, agents first: SIGTERM, up to 10 s, then SIGKILL; an agent

@@ -14,9 +14,8 @@ static const char drain_usage[] =
         "Undo it with colony resume NODE.\n\n"
         "  --reason TEXT    why, shown by colony nodes (default: \"drained\")\n";
 
-static const char resume_usage[] =
-        "Usage: colony resume NODE\n"
-        "Let colony place jobs on a drained NODE again. Root only.\n";
+static const char resume_usage[] = "Usage: colony resume NODE\n"
+                                   "Let colony place jobs on a drained NODE again. Root only.\n";
 
 /* Print a "drained" or "resumed" reply. Returns 0. */
 static int print_node_state(const cli *c, const cJSON *reply) {
@@ -51,13 +50,10 @@ static int node_command(cli *c, int argc, char **argv, const char *type, const c
         return client_print(c, req, want, NULL, DRAIN_TIMEOUT_MS, print_node_state);
 }
 
-static int run_drain(cli *c, int argc, char **argv) {
-        return node_command(c, argc, argv, "drain", "drained", true);
-}
+static int run_drain(cli *c, int argc, char **argv) { return node_command(c, argc, argv, "drain", "drained", true); }
 
-static int run_resume(cli *c, int argc, char **argv) {
-        return node_command(c, argc, argv, "resume", "resumed", false);
-}
+static int run_resume(cli *c, int argc, char **argv) { return node_command(c, argc, argv, "resume", "resumed", false); }
 
 const cli_command cmd_drain = { "drain", "place no new job on a node (root)", drain_usage, false, run_drain };
-const cli_command cmd_resume = { "resume", "place jobs on a drained node again (root)", resume_usage, false, run_resume };
+const cli_command cmd_resume = { "resume", "place jobs on a drained node again (root)", resume_usage, false,
+                                 run_resume };

@@ -46,8 +46,9 @@ static int print_event(const cli *c, const cJSON *obj) {
                 cJSON_free(text);
         } else {
                 snprintf(job, sizeof(job), e.job ? "%" PRIu64 : "-", e.job);
-                fmt_line(stdout, "%-7" PRIu64 " %-25s %-6s %-14s %-19s %s", e.seq, fmt_time(e.time_usec, when, sizeof(when)),
-                         job, e.node[0] ? e.node : "-", e.what, e.reason[0] ? e.reason : "");
+                fmt_line(stdout, "%-7" PRIu64 " %-25s %-6s %-14s %-19s %s", e.seq,
+                         fmt_time(e.time_usec, when, sizeof(when)), job, e.node[0] ? e.node : "-", e.what,
+                         e.reason[0] ? e.reason : "");
         }
         return fflush(stdout) == 0 ? 0 : -EIO; /* a follower's reader sees each event at once */
 }
@@ -74,7 +75,8 @@ static int print_message(const cli *c, const cJSON *msg, bool *more, uint64_t *l
                 if (r == 0)
                         r = print_event(c, item);
         }
-        seq = cJSON_GetObjectItemCaseSensitive(one ? one : cJSON_GetArrayItem(list, cJSON_GetArraySize(list) - 1), "seq");
+        seq = cJSON_GetObjectItemCaseSensitive(one ? one : cJSON_GetArrayItem(list, cJSON_GetArraySize(list) - 1),
+                                               "seq");
         if (cJSON_IsNumber(seq))
                 *last = (uint64_t)seq->valuedouble;
         return r;
@@ -84,8 +86,10 @@ static int print_message(const cli *c, const cJSON *msg, bool *more, uint64_t *l
 static int parse_events(cli *c, int argc, char **argv, cJSON *req, bool *follow) {
         enum { O_FOLLOW = CLI_OPT_OWN, O_JOB, O_SINCE, O_LIMIT };
         static const struct option own[] = {
-                { "follow", no_argument, NULL, O_FOLLOW }, { "job", required_argument, NULL, O_JOB },
-                { "since", required_argument, NULL, O_SINCE }, { "limit", required_argument, NULL, O_LIMIT },
+                { "follow", no_argument, NULL, O_FOLLOW },
+                { "job", required_argument, NULL, O_JOB },
+                { "since", required_argument, NULL, O_SINCE },
+                { "limit", required_argument, NULL, O_LIMIT },
                 { NULL, 0, NULL, 0 },
         };
         int64_t v;
@@ -99,8 +103,9 @@ static int parse_events(cli *c, int argc, char **argv, cJSON *req, bool *follow)
                 }
                 if (units_parse_uint(optarg, o == O_LIMIT ? 1000 : INT64_MAX, &v) < 0 || (v == 0 && o != O_SINCE))
                         return cli_usage_error(c, "--%s: '%s' is not %s", key, optarg,
-                                               o == O_JOB ? "a job id" : o == O_SINCE ? "an event number" :
-                                                                                        "a number from 1 to 1000");
+                                               o == O_JOB     ? "a job id"
+                                               : o == O_SINCE ? "an event number"
+                                                              : "a number from 1 to 1000");
                 cJSON_DeleteItemFromObject(req, key);
                 cJSON_AddNumberToObject(req, key, (double)v);
         }
@@ -160,5 +165,6 @@ static int run_events(cli *c, int argc, char **argv) {
         return r == 0 || (r == -EINTR && cli_interrupted) ? 0 : EXIT_FAIL;
 }
 
-const cli_command cmd_events = { "events", "the event log: every job's and node's transitions (--follow: as they happen)",
+const cli_command cmd_events = { "events",
+                                 "the event log: every job's and node's transitions (--follow: as they happen)",
                                  events_usage, false, run_events };

@@ -41,7 +41,7 @@ typedef struct named {
 typedef struct fair_input {
         fair_problem p;
         fair_node *nodes;
-        named *by_name;  /* sorted by name */
+        named *by_name; /* sorted by name */
         bool *has_kids;
         bool *has_demand;
         size_t n;
@@ -77,14 +77,16 @@ static int get_number(const cJSON *o, const char *field, double def, double *out
 /* One entry of the tree file: name, weight and cap into node, the parent's name into *parent
  * (NULL for the root). */
 static int read_tree_node(const cJSON *o, fair_node *node, const char **parent, char *what, size_t len) {
-        const cJSON *name = cJSON_GetObjectItemCaseSensitive(o, "name"), *up = cJSON_GetObjectItemCaseSensitive(o, "parent");
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(o, "name"),
+                    *up = cJSON_GetObjectItemCaseSensitive(o, "parent");
         if (!cJSON_IsString(name) || !*name->valuestring)
                 return snprintf(what, len, "needs a \"name\""), -EINVAL;
         node->name = name->valuestring;
         if (up && !cJSON_IsString(up) && !cJSON_IsNull(up))
                 return snprintf(what, len, "parent: not a node name"), -EINVAL;
         *parent = cJSON_IsString(up) ? up->valuestring : NULL;
-        if (get_number(o, "weight", 1, &node->weight, what, len) < 0 || get_number(o, "cap", 1, &node->cap, what, len) < 0)
+        if (get_number(o, "weight", 1, &node->weight, what, len) < 0 ||
+            get_number(o, "cap", 1, &node->cap, what, len) < 0)
                 return -EINVAL;
         return 0;
 }
@@ -201,7 +203,8 @@ static int load_demands(const char *path, fair_input *in, char *err, size_t errl
         res_t c = { 0 };
         int r = arr ? 0 : -EINVAL;
         if (r == 0 && (!cJSON_IsObject(cap) || inst_get_res(cap, "cpus", "mem", &c, what, sizeof(what)) < 0)) {
-                snprintf(err, errlen, "%s: capacity: %s", path, cJSON_IsObject(cap) ? what : "needs {\"cpus\", \"mem\"}");
+                snprintf(err, errlen, "%s: capacity: %s", path,
+                         cJSON_IsObject(cap) ? what : "needs {\"cpus\", \"mem\"}");
                 r = -EINVAL;
         }
         if (r == 0 && get_gpu_count(cap, &c.gpus, what, sizeof(what)) < 0) {
@@ -247,7 +250,7 @@ static int contrast_with(const fair_input *in, const fair_state *s, fair_algo a,
                 for (size_t i = 0; i < in->n; i++) {
                         double d = fabs(fair_dominant_share(s, i) - fair_dominant_share(o, i));
                         if (d > out->gap)
-                                *out = (contrast){ out->other, i, out->short_node, d, fair_dominant_share(o, i),
+                                *out = (contrast){ out->other,    i, out->short_node, d, fair_dominant_share(o, i),
                                                    out->shortfall };
                         if (short_by[i] > out->shortfall)
                                 out->short_node = i, out->shortfall = short_by[i];
@@ -366,13 +369,14 @@ static void print_contrast(const fair_input *in, const fair_state *s, fair_algo 
         if (c->shortfall < 0.0005)
                 printf("under %s every node owed its guarantee has it\n", name);
         else
-                printf("under %s, %s holds %.3f of a guaranteed %.3f, %.3f short\n", name, in->nodes[c->short_node].name,
-                       fair_dominant_share(s, c->short_node), fair_guarantee(s, c->short_node), c->shortfall);
+                printf("under %s, %s holds %.3f of a guaranteed %.3f, %.3f short\n", name,
+                       in->nodes[c->short_node].name, fair_dominant_share(s, c->short_node),
+                       fair_guarantee(s, c->short_node), c->shortfall);
 }
 
 static int print_result(const fair_input *in, const fair_state *s, fair_algo a, size_t placed, const contrast *c) {
-        static const char *const headers[] = { "NODE", "WEIGHT", "FLAT WEIGHT", "TASKS", "WANTED", "CPUS", "MEM", "GUARANTEE",
-                                               "SHARE", "GPUS" };
+        static const char *const headers[] = { "NODE", "WEIGHT", "FLAT WEIGHT", "TASKS", "WANTED",
+                                               "CPUS", "MEM",    "GUARANTEE",   "SHARE", "GPUS" };
         char cpus[32], mem[32], gpus[48] = "";
         const char *k = res_name(fair_first_saturated(s));
         fmt_table t;

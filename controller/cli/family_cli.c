@@ -114,9 +114,9 @@ static int family_ids(const cJSON *reply, family_ask *a) {
         size_t cap = (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(reply, "jobs"));
         if (!(a->ids = calloc(cap + 1, sizeof(*a->ids))))
                 return -ENOMEM;
-        cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(reply, "jobs"))
-                if (number(item, "family") > 0 && a->n < cap)
-                        a->ids[a->n++] = (uint64_t)number(item, "family");
+        cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(reply, "jobs")) if (number(item, "family") > 0 &&
+                                                                                      a->n < cap) a->ids[a->n++] =
+                (uint64_t)number(item, "family");
         qsort(a->ids, a->n, sizeof(*a->ids), by_id);
         size_t kept = 0;
         for (size_t i = 0; i < a->n; i++)
@@ -134,8 +134,8 @@ static int family_add_row(fmt_table *t, const cJSON *f) {
         int64_t running = number(counts, "running"), done = number(counts, "completed");
         char id[24], units[24], nm[24], np[24], nr[24], nd[24], no[24], flow[FMT_BUF], unl[FMT_BUF];
         snprintf(id, sizeof(id), "%" PRId64, number(f, "id"));
-        snprintf(units, sizeof(units), "%d", cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(f, "units")) +
-                                                     (int)number(f, "units_left_off"));
+        snprintf(units, sizeof(units), "%d",
+                 cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(f, "units")) + (int)number(f, "units_left_off"));
         snprintf(nm, sizeof(nm), "%" PRId64, members);
         snprintf(np, sizeof(np), "%" PRId64, pending);
         snprintf(nr, sizeof(nr), "%" PRId64, running);
@@ -148,14 +148,12 @@ static int family_add_row(fmt_table *t, const cJSON *f) {
 }
 
 static int print_families(const cJSON *families) {
-        static const char *const headers[] = { "FAMILY", "NAME", "USER", "STATE", "UNITS", "JOBS", "PENDING",
-                                               "RUNNING", "COMPLETED", "OTHER", "FLOW", "UNLIMITED" };
+        static const char *const headers[] = { "FAMILY",  "NAME",    "USER",      "STATE", "UNITS", "JOBS",
+                                               "PENDING", "RUNNING", "COMPLETED", "OTHER", "FLOW",  "UNLIMITED" };
         const cJSON *f;
         fmt_table t;
         int r = fmt_table_init(&t, 12, headers);
-        cJSON_ArrayForEach(f, families)
-                if (r == 0)
-                        r = family_add_row(&t, f);
+        cJSON_ArrayForEach(f, families) if (r == 0) r = family_add_row(&t, f);
         if (r == 0)
                 fmt_table_print(&t, stdout);
         fmt_table_free(&t);

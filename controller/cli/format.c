@@ -33,8 +33,7 @@ char *fmt_time(int64_t usec, char *buf, size_t len) {
         char date[32];
         long off;
 
-        if (usec == 0 || !localtime_r(&t, &tm) ||
-            strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm) == 0) {
+        if (usec == 0 || !localtime_r(&t, &tm) || strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm) == 0) {
                 snprintf(buf, len, "-");
                 return buf;
         }
@@ -161,7 +160,7 @@ static int table_add(fmt_table *t, const char *const *cells) {
 }
 
 int fmt_table_init(fmt_table *t, size_t ncols, const char *const *headers) {
-        *t = (fmt_table){.ncols = ncols};
+        *t = (fmt_table){ .ncols = ncols };
         if (ncols == 0 || ncols > FMT_TABLE_MAX_COLS)
                 return -EINVAL;
         return table_add(t, headers);
@@ -188,7 +187,7 @@ static size_t text_width(const char *s) {
 }
 
 void fmt_table_print(const fmt_table *t, FILE *f) {
-        size_t width[FMT_TABLE_MAX_COLS] = {0};
+        size_t width[FMT_TABLE_MAX_COLS] = { 0 };
 
         for (size_t r = 0; r < t->nrows; r++)
                 for (size_t c = 0; c < t->ncols; c++) {
@@ -211,7 +210,7 @@ void fmt_table_free(fmt_table *t) {
         for (size_t i = 0; i < t->nrows * t->ncols; i++)
                 free(t->cells[i]);
         free(t->cells);
-        *t = (fmt_table){0};
+        *t = (fmt_table){ 0 };
 }
 
 int fmt_json(const cJSON *value) {

@@ -75,8 +75,8 @@ static int history_add_row(fmt_table *t, const job *j) {
 }
 
 static int print_history(const cli *c, const cJSON *reply) {
-        static const char *const headers[] = { "ID", "NAME", "USER", "GROUP", "STATE", "EXIT", "NODE",
-                                               "GPUS", "WAITED", "RAN", "CPU", "PEAK", "ENDED" };
+        static const char *const headers[] = { "ID",   "NAME",   "USER", "GROUP", "STATE", "EXIT", "NODE",
+                                               "GPUS", "WAITED", "RAN",  "CPU",   "PEAK",  "ENDED" };
         const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(reply, "jobs"), *item;
         char perr[PROTO_ERRLEN] = "";
         uint64_t oldest = 0;
@@ -111,10 +111,14 @@ static void set_string(cJSON *req, const char *key, const char *v) {
 static int parse_history(cli *c, int argc, char **argv, cJSON *req, bool *families) {
         enum { O_USER = CLI_OPT_OWN, O_GROUP, O_STATE, O_SINCE, O_UNTIL, O_LIMIT, O_BEFORE, O_FAMILIES };
         static const struct option own[] = {
-                { "user", required_argument, NULL, O_USER },   { "group", required_argument, NULL, O_GROUP },
-                { "state", required_argument, NULL, O_STATE }, { "since", required_argument, NULL, O_SINCE },
-                { "until", required_argument, NULL, O_UNTIL }, { "limit", required_argument, NULL, O_LIMIT },
-                { "before", required_argument, NULL, O_BEFORE }, { "families", no_argument, NULL, O_FAMILIES },
+                { "user", required_argument, NULL, O_USER },
+                { "group", required_argument, NULL, O_GROUP },
+                { "state", required_argument, NULL, O_STATE },
+                { "since", required_argument, NULL, O_SINCE },
+                { "until", required_argument, NULL, O_UNTIL },
+                { "limit", required_argument, NULL, O_LIMIT },
+                { "before", required_argument, NULL, O_BEFORE },
+                { "families", no_argument, NULL, O_FAMILIES },
                 { NULL, 0, NULL, 0 },
         };
         int64_t v;
@@ -169,5 +173,5 @@ static int run_history(cli *c, int argc, char **argv) {
         return r;
 }
 
-const cli_command cmd_history = { "history", "finished jobs, filtered by user, group, state and time",
-                                  history_usage, false, run_history };
+const cli_command cmd_history = { "history", "finished jobs, filtered by user, group, state and time", history_usage,
+                                  false, run_history };

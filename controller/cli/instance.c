@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 void inst_machines_free(inst_machines *m) {
         for (size_t i = 0; m->names && i < m->n; i++)
                 free(m->names[i]);
@@ -145,7 +144,6 @@ int inst_load_machines(const char *path, inst_machines *in, char *err, size_t er
         cJSON_Delete(doc);
         return r;
 }
-
 
 /* One entry of the jobs file: its request and how many jobs it stands for, given how many the
  * entries before it made. */

@@ -20,7 +20,9 @@ int jobs_socket_for(const cli *c, char *buf) {
         int r = client_socket_path(c, buf, PATH_MAX);
 
         if (r < 0)
-                cli_error(c, "%s", r == -EINVAL ? "the client config does not parse" : "the controller's socket path is too long");
+                cli_error(c, "%s",
+                          r == -EINVAL ? "the client config does not parse"
+                                       : "the controller's socket path is too long");
         return r;
 }
 
@@ -83,8 +85,7 @@ int jobs_submit(const char *sock, const job_spec *spec, const char *array, long 
         return r;
 }
 
-int jobs_wait(const char *sock, uint64_t id, int timeout_ms, job *out, cJSON **reply, char *err,
-              size_t errlen) {
+int jobs_wait(const char *sock, uint64_t id, int timeout_ms, job *out, cJSON **reply, char *err, size_t errlen) {
         cJSON *rep = NULL;
         int r;
 

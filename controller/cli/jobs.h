@@ -19,8 +19,7 @@ int jobs_submit(const char *sock, const job_spec *spec, const char *array, long 
 /* Wait (up to timeout_ms; < 0: forever) until job id is terminal. Returns 0 with its record in
  * *out (free with job_free) and *reply when not NULL, or -errno with one line in err
  * (-ETIMEDOUT, -EINTR, ...). */
-int jobs_wait(const char *sock, uint64_t id, int timeout_ms, job *out, cJSON **reply, char *err,
-              size_t errlen);
+int jobs_wait(const char *sock, uint64_t id, int timeout_ms, job *out, cJSON **reply, char *err, size_t errlen);
 
 /* The absolute path of cmd ($PATH searched when it has no '/'), checked executable, into
  * *out (malloc'ed). Returns 0, or EXIT_FAIL after printing why (*out NULL). */

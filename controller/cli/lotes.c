@@ -67,7 +67,8 @@ static cJSON *config_json(const lotes_problem *p, const lotes_alloc *a, const lo
                 cJSON_AddNumberToObject(b, "x", plan->x[at]);
                 for (size_t k = 0; k < p->nclasses; k++)
                         if (plan->bins[j].count[i * p->nclasses + k])
-                                cJSON_AddNumberToObject(jobs, p->classes[k].name, plan->bins[j].count[i * p->nclasses + k]);
+                                cJSON_AddNumberToObject(jobs, p->classes[k].name,
+                                                        plan->bins[j].count[i * p->nclasses + k]);
                 cJSON_AddItemToObject(b, "jobs", jobs);
                 cJSON_AddItemToArray(used, b);
         }
@@ -107,15 +108,13 @@ static void print_config(const lotes_problem *p, const cJSON *o, size_t j) {
         printf("  configuration %zu: %d x (%s CPUs, %s), classes", j + 1, cJSON_GetObjectItem(o, "machines")->valueint,
                units_format_cpus(p->configs[j].capacity.mcpu, cpus, sizeof(cpus)),
                units_format_size(p->configs[j].capacity.mem, mem, sizeof(mem)));
-        cJSON_ArrayForEach(name, cJSON_GetObjectItem(o, "classes"))
-                printf(" %s", name->valuestring);
+        cJSON_ArrayForEach(name, cJSON_GetObjectItem(o, "classes")) printf(" %s", name->valuestring);
         printf("; %d non-dominated bins\n", cJSON_GetObjectItem(o, "bins")->valueint);
         cJSON_ArrayForEach(b, cJSON_GetObjectItem(o, "used")) {
                 const cJSON *c;
                 printf("    %6d machines (x = %.3f):", cJSON_GetObjectItem(b, "machines")->valueint,
                        cJSON_GetObjectItem(b, "x")->valuedouble);
-                cJSON_ArrayForEach(c, cJSON_GetObjectItem(b, "jobs"))
-                        printf(" %d x %s", c->valueint, c->string);
+                cJSON_ArrayForEach(c, cJSON_GetObjectItem(b, "jobs")) printf(" %d x %s", c->valueint, c->string);
                 putchar('\n');
         }
 }
@@ -124,8 +123,10 @@ static void print_plan(const lotes_problem *p, const lotes_alloc *a, const cJSON
         const cJSON *s1 = cJSON_GetObjectItem(doc, "stage1"), *s2 = cJSON_GetObjectItem(doc, "stage2"), *o;
         printf("%s, scale %d: %zu configurations, %zu classes\n", cJSON_GetObjectItem(doc, "workload")->valuestring,
                cJSON_GetObjectItem(doc, "scale")->valueint, p->nconfigs, p->nclasses);
-        printf("stage 1, allocation LP: lambda* = %.6g jobs/s (%.3f s of CPU)\n  delta_jk (share of each configuration's "
-               "cores; memory in the same ratio):\n", a->lambda, cJSON_GetObjectItem(s1, "seconds")->valuedouble);
+        printf("stage 1, allocation LP: lambda* = %.6g jobs/s (%.3f s of CPU)\n  delta_jk (share of each "
+               "configuration's "
+               "cores; memory in the same ratio):\n",
+               a->lambda, cJSON_GetObjectItem(s1, "seconds")->valuedouble);
         for (size_t j = 0; j < p->nconfigs; j++) {
                 printf("    %2zu:", j + 1);
                 for (size_t k = 0; k < p->nclasses; k++)
@@ -136,15 +137,16 @@ static void print_plan(const lotes_problem *p, const lotes_alloc *a, const cJSON
                cJSON_GetObjectItem(s2, "lambda_lp")->valuedouble, cJSON_GetObjectItem(s2, "lambda")->valuedouble,
                cJSON_GetObjectItem(s2, "seconds")->valuedouble);
         size_t j = 0;
-        cJSON_ArrayForEach(o, cJSON_GetObjectItem(s2, "configs"))
-                print_config(p, o, j++);
+        cJSON_ArrayForEach(o, cJSON_GetObjectItem(s2, "configs")) print_config(p, o, j++);
 }
 
 static int run_lotes(cli *c, int argc, char **argv) {
         enum { O_WORKLOAD = CLI_OPT_OWN, O_SCALE, O_SEED };
         static const struct option own[] = {
-                { "workload", required_argument, NULL, O_WORKLOAD }, { "scale", required_argument, NULL, O_SCALE },
-                { "seed", required_argument, NULL, O_SEED },         { NULL, 0, NULL, 0 },
+                { "workload", required_argument, NULL, O_WORKLOAD },
+                { "scale", required_argument, NULL, O_SCALE },
+                { "seed", required_argument, NULL, O_SEED },
+                { NULL, 0, NULL, 0 },
         };
         const char *name = NULL;
         int64_t scale = 100, seed = 1;

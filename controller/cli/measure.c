@@ -20,11 +20,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_TYPES 12           /* what colony coloc accepts */
-#define MAX_ARGS 12            /* taskset -c CPU, the background loop's sh -c, the command */
-#define RUN_TIMEOUT_MS 600000  /* one measured run; a workload this slow is misconfigured */
-#define POLL_MS 20
-#define PENDING_MS 30000       /* a job pending this long waits for room that will not come */
+#define MAX_TYPES      12     /* what colony coloc accepts */
+#define MAX_ARGS       12     /* taskset -c CPU, the background loop's sh -c, the command */
+#define RUN_TIMEOUT_MS 600000 /* one measured run; a workload this slow is misconfigured */
+#define POLL_MS        20
+#define PENDING_MS     30000 /* a job pending this long waits for room that will not come */
 
 static const char measure_usage[] =
         "Usage: colony measure [--types LIST] [--type NAME=CMD]... [--reps R] [--cpus N]\n"
@@ -57,15 +57,15 @@ static const struct {
         const char *name, *work;
         double units;
 } builtins[] = {
-        {"cpu", "work-cpu", 200}, {"membw", "work-membw", 40}, {"cache", "work-cache", 5},
-        {"io", "work-io", 400},   {"idle", "work-idle", 100},
+        { "cpu", "work-cpu", 200 }, { "membw", "work-membw", 40 }, { "cache", "work-cache", 5 },
+        { "io", "work-io", 400 },   { "idle", "work-idle", 100 },
 };
 #define N_BUILTINS (sizeof(builtins) / sizeof(builtins[0]))
 
 typedef struct mtype {
         const char *name;
-        char *cmd[4];  /* the command, NULL-terminated; cmd[0] is owned */
-        char *units;   /* a built-in's N (owned), or NULL */
+        char *cmd[4]; /* the command, NULL-terminated; cmd[0] is owned */
+        char *units;  /* a built-in's N (owned), or NULL */
 } mtype;
 
 typedef struct measure {
@@ -81,27 +81,23 @@ typedef struct measure {
         uint64_t bg, fg;      /* the busy and the measured job running now, 0 when none */
         bool show, upload;    /* --show; store the result (not --no-upload) */
         const char *png, *upload_file;
-        uint64_t version;     /* --version */
-        char bg_node[256];    /* the host it runs on */
-        int done, total;      /* runs, for the progress line */
+        uint64_t version;  /* --version */
+        char bg_node[256]; /* the host it runs on */
+        int done, total;   /* runs, for the progress line */
         progress bar;
 } measure;
 
-static double *alone_at(measure *m, int i, int r) {
-        return &m->alone[i * m->reps + r];
-}
+static double *alone_at(measure *m, int i, int r) { return &m->alone[i * m->reps + r]; }
 
-static double *pair_at(measure *m, int j, int i, int r) {
-        return &m->pair[(j * m->ntypes + i) * m->reps + r];
-}
+static double *pair_at(measure *m, int j, int i, int r) { return &m->pair[(j * m->ntypes + i) * m->reps + r]; }
 
 /* ---- statistics ---- */
 
 /* The 0.975 quantile of Student's t with df degrees of freedom. */
 static double t975(int df) {
-        static const double q[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-                                   2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-                                   2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+        static const double q[] = { 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                                    2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                                    2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042 };
 
         const double z = 1.959964;
 
@@ -145,13 +141,19 @@ static void show_run(measure *m, const char *what, int i, int j) {
  * Returns 0 or -errno. */
 static int submit(measure *m, int i, bool loop, uint64_t *id) {
         char name[64], err[ERRLEN], **cmd = m->types[i].cmd;
-        char *argv[MAX_ARGS] = {"/usr/bin/taskset", "-c", (char *)m->pin};
+        char *argv[MAX_ARGS] = { "/usr/bin/taskset", "-c", (char *)m->pin };
         int n = 3;
         extern char **environ;
-        job_spec s = {.name = name, .job_type = (char *)m->types[i].name, .argv = argv, .env = environ,
-                      .umask = JOB_UMASK_DEFAULT, .cwd = m->cwd, .stdout_path = "/dev/null", .req = {.mcpu = m->mcpu, .mem = m->mem},
-                      .share_cores = true};
-        static char *const looped[] = {"/bin/sh", "-c", "while :; do \"$@\"; done", "sh"};
+        job_spec s = { .name = name,
+                       .job_type = (char *)m->types[i].name,
+                       .argv = argv,
+                       .env = environ,
+                       .umask = JOB_UMASK_DEFAULT,
+                       .cwd = m->cwd,
+                       .stdout_path = "/dev/null",
+                       .req = { .mcpu = m->mcpu, .mem = m->mem },
+                       .share_cores = true };
+        static char *const looped[] = { "/bin/sh", "-c", "while :; do \"$@\"; done", "sh" };
         int r;
 
         /* The loop's arguments are the command: "$@". */
@@ -167,15 +169,13 @@ static int submit(measure *m, int i, bool loop, uint64_t *id) {
 }
 
 /* Copy the host a job ran on into node (256 bytes; "" when none). */
-static void node_of(const job *j, char *node) {
-        snprintf(node, 256, "%s", j->node ? j->node : "");
-}
+static void node_of(const job *j, char *node) { snprintf(node, 256, "%s", j->node ? j->node : ""); }
 
 /* Wait for job id to end; its elapsed seconds into *secs when it completed (NULL: any end
  * will do). Returns 0 or -errno (printed; a job that did not complete is -EIO). */
 static int finish(measure *m, uint64_t id, double *secs) {
         char err[ERRLEN];
-        job j = {0};
+        job j = { 0 };
         int r = jobs_wait(m->sock, id, RUN_TIMEOUT_MS, &j, NULL, err, sizeof(err));
 
         if (r < 0)
@@ -194,7 +194,7 @@ static int finish(measure *m, uint64_t id, double *secs) {
 static int job_state_of(measure *m, uint64_t id, job_state *state, char *node) {
         char err[ERRLEN], perr[PROTO_ERRLEN] = "";
         cJSON *reply = NULL;
-        job j = {0};
+        job j = { 0 };
         int r = client_simple(m->sock, "show", id, "job", REQUEST_TIMEOUT_MS, &reply, err, sizeof(err));
 
         if (r < 0)
@@ -214,7 +214,7 @@ static int job_state_of(measure *m, uint64_t id, job_state *state, char *node) {
 /* Poll until job id has left the queue: its state (running or over) into *state, its host into
  * node. Returns 0 or -errno (printed; -ETIMEDOUT when no host made room for it). */
 static int until_started(measure *m, uint64_t id, job_state *state, char *node) {
-        const struct timespec pause = {.tv_nsec = POLL_MS * 1000000L};
+        const struct timespec pause = { .tv_nsec = POLL_MS * 1000000L };
         int r, polls = 0;
 
         while ((r = job_state_of(m, id, state, node)) == 0 && *state == JOB_PENDING && !cli_interrupted &&
@@ -285,7 +285,9 @@ static int run_once(measure *m, int i, int j, double *secs) {
                 m->fg = 0;
         /* The controller places each job on its own; a pair split over two hosts measured nothing. */
         if (r == 0 && j >= 0 && strcmp(node, m->bg_node) != 0) {
-                cli_error(m->c, "job %" PRIu64 " ran on %s and its busy neighbour on %s: measure needs a host with room for both",
+                cli_error(m->c,
+                          "job %" PRIu64
+                          " ran on %s and its busy neighbour on %s: measure needs a host with room for both",
                           id, node, m->bg_node);
                 r = -EXDEV;
         }
@@ -360,12 +362,8 @@ static double coloc_alpha(double mean, double half) {
         (void)half;
         return mean > 0 ? mean : 0;
 }
-static double ci_low(double mean, double half) {
-        return mean - half;
-}
-static double ci_high(double mean, double half) {
-        return mean + half;
-}
+static double ci_low(double mean, double half) { return mean - half; }
+static double ci_high(double mean, double half) { return mean + half; }
 static double raw_mean(double mean, double half) {
         (void)half;
         return mean;
@@ -394,7 +392,8 @@ static cJSON *json_pairs(measure *m) {
 
 /* Everything measured, as --json prints it. */
 static cJSON *result_json(measure *m) {
-        cJSON *o = cJSON_CreateObject(), *types = cJSON_AddArrayToObject(o, "types"), *alone = cJSON_AddArrayToObject(o, "alone_seconds");
+        cJSON *o = cJSON_CreateObject(), *types = cJSON_AddArrayToObject(o, "types"),
+              *alone = cJSON_AddArrayToObject(o, "alone_seconds");
 
         for (int i = 0; types && alone && i < m->ntypes; i++) {
                 cJSON_AddItemToArray(types, cJSON_CreateString(m->types[i].name));
@@ -426,7 +425,8 @@ static int report(measure *m) {
         else {
                 print_table(m);
                 if (version)
-                        printf("\nstored as interference matrix version %" PRIu64 " (colony measure --show)\n", version);
+                        printf("\nstored as interference matrix version %" PRIu64 " (colony measure --show)\n",
+                               version);
         }
         free(text);
         cJSON_Delete(o);
@@ -479,7 +479,8 @@ static int add_builtins(measure *m, char *list) {
                 while (b < N_BUILTINS && strcmp(builtins[b].name, name) != 0)
                         b++;
                 if (b == N_BUILTINS)
-                        return cli_usage_error(m->c, "--types: no built-in type '%s' (cpu, membw, cache, io, idle)", name);
+                        return cli_usage_error(m->c, "--types: no built-in type '%s' (cpu, membw, cache, io, idle)",
+                                               name);
                 if ((r = add_type(m, name)) != 0)
                         return r;
                 long n = lround(builtins[b].units * m->size);
@@ -505,8 +506,20 @@ static int parse_number(measure *m, const char *opt, const char *s, double lo, d
         return 0;
 }
 
-enum { OPT_TYPES = CLI_OPT_OWN, OPT_TYPE, OPT_REPS, OPT_CPUS, OPT_MEM, OPT_PIN, OPT_SIZE, OPT_NO_UPLOAD, OPT_SHOW,
-       OPT_VERSION, OPT_PNG, OPT_UPLOAD };
+enum {
+        OPT_TYPES = CLI_OPT_OWN,
+        OPT_TYPE,
+        OPT_REPS,
+        OPT_CPUS,
+        OPT_MEM,
+        OPT_PIN,
+        OPT_SIZE,
+        OPT_NO_UPLOAD,
+        OPT_SHOW,
+        OPT_VERSION,
+        OPT_PNG,
+        OPT_UPLOAD
+};
 
 /* One option of measure's own. Returns 0 or an exit status. */
 static int parse_one(measure *m, int o, char *arg) {
@@ -554,13 +567,19 @@ static int parse_one(measure *m, int o, char *arg) {
  * to measure. */
 static int parse_measure(measure *m, int argc, char **argv) {
         static const struct option options[] = {
-                {"types", required_argument, NULL, OPT_TYPES}, {"type", required_argument, NULL, OPT_TYPE},
-                {"reps", required_argument, NULL, OPT_REPS},   {"cpus", required_argument, NULL, OPT_CPUS},
-                {"mem", required_argument, NULL, OPT_MEM},     {"pin", required_argument, NULL, OPT_PIN},
-                {"size", required_argument, NULL, OPT_SIZE},   {"no-upload", no_argument, NULL, OPT_NO_UPLOAD},
-                {"show", no_argument, NULL, OPT_SHOW},         {"version", required_argument, NULL, OPT_VERSION},
-                {"png", required_argument, NULL, OPT_PNG},     {"upload", required_argument, NULL, OPT_UPLOAD},
-                {0},
+                { "types", required_argument, NULL, OPT_TYPES },
+                { "type", required_argument, NULL, OPT_TYPE },
+                { "reps", required_argument, NULL, OPT_REPS },
+                { "cpus", required_argument, NULL, OPT_CPUS },
+                { "mem", required_argument, NULL, OPT_MEM },
+                { "pin", required_argument, NULL, OPT_PIN },
+                { "size", required_argument, NULL, OPT_SIZE },
+                { "no-upload", no_argument, NULL, OPT_NO_UPLOAD },
+                { "show", no_argument, NULL, OPT_SHOW },
+                { "version", required_argument, NULL, OPT_VERSION },
+                { "png", required_argument, NULL, OPT_PNG },
+                { "upload", required_argument, NULL, OPT_UPLOAD },
+                { 0 },
         };
         int o, r;
 
@@ -621,7 +640,9 @@ static void measure_free(measure *m) {
 }
 
 static int run_measure(cli *c, int argc, char **argv) {
-        measure m = {.c = c, .reps = 3, .mcpu = 1000, .mem = (int64_t)256 << 20, .pin = "0", .size = 1, .upload = true};
+        measure m = {
+                .c = c, .reps = 3, .mcpu = 1000, .mem = (int64_t)256 << 20, .pin = "0", .size = 1, .upload = true
+        };
         int r;
 
         if (dev_find_program("colony-stress", COLONY_BINDIR, m.stress, sizeof(m.stress)) < 0) {
@@ -631,8 +652,8 @@ static int run_measure(cli *c, int argc, char **argv) {
         r = parse_measure(&m, argc, argv);
         if (r < 0 && (m.show || m.upload_file))
                 r = jobs_socket_for(c, m.sock) < 0 ? EXIT_FAIL
-                    : m.show                         ? alpha_cli_show(c, m.sock, m.version, m.png)
-                                                     : alpha_cli_upload_file(c, m.sock, m.upload_file);
+                    : m.show                       ? alpha_cli_show(c, m.sock, m.version, m.png)
+                                                   : alpha_cli_upload_file(c, m.sock, m.upload_file);
         else if (r < 0) {
                 r = prepare(&m);
                 if (r == 0) {
@@ -646,5 +667,5 @@ static int run_measure(cli *c, int argc, char **argv) {
         return r;
 }
 
-const cli_command cmd_measure = {"measure", "estimate the interference matrix alpha of workload types on this cluster",
-                                 measure_usage, false, run_measure};
+const cli_command cmd_measure = { "measure", "estimate the interference matrix alpha of workload types on this cluster",
+                                  measure_usage, false, run_measure };

@@ -7,6 +7,4 @@ static const cli_command *const commands[] = {
         &cmd_place, &cmd_sim, &cmd_fair, &cmd_coloc, &cmd_lotes, NULL,
 };
 
-int main(int argc, char **argv) {
-        return cli_main(commands, argc, argv);
-}
+int main(int argc, char **argv) { return cli_main(commands, argc, argv); }

@@ -94,9 +94,9 @@ static void job_text(const sched_job *j, char *buf, size_t len) {
 static void print_result(const instance *in, const cJSON *doc) {
         const cJSON *a, *u, *m;
         char cpus[32], mem[32], job[128];
-        printf("%s, %s order: placed %d of %zu jobs on %zu machines\n",
-               cJSON_GetObjectItem(doc, "policy")->valuestring, cJSON_GetObjectItem(doc, "order")->valuestring,
-               cJSON_GetObjectItem(doc, "placed")->valueint, in->njobs, in->m.n);
+        printf("%s, %s order: placed %d of %zu jobs on %zu machines\n", cJSON_GetObjectItem(doc, "policy")->valuestring,
+               cJSON_GetObjectItem(doc, "order")->valuestring, cJSON_GetObjectItem(doc, "placed")->valueint, in->njobs,
+               in->m.n);
         cJSON_ArrayForEach(a, cJSON_GetObjectItem(doc, "assignments")) {
                 job_text(&in->jobs[(size_t)cJSON_GetObjectItem(a, "job")->valuedouble - 1], job, sizeof(job));
                 printf("  %s) -> %s\n", job, cJSON_GetObjectItem(a, "machine")->valuestring);
@@ -155,8 +155,10 @@ done:
 static int run_place(cli *c, int argc, char **argv) {
         enum { OPT_POLICY = CLI_OPT_OWN, OPT_MACHINES, OPT_JOBS, OPT_ORDER };
         static const struct option own[] = {
-                { "policy", required_argument, NULL, OPT_POLICY }, { "machines", required_argument, NULL, OPT_MACHINES },
-                { "jobs", required_argument, NULL, OPT_JOBS },     { "order", required_argument, NULL, OPT_ORDER },
+                { "policy", required_argument, NULL, OPT_POLICY },
+                { "machines", required_argument, NULL, OPT_MACHINES },
+                { "jobs", required_argument, NULL, OPT_JOBS },
+                { "order", required_argument, NULL, OPT_ORDER },
                 { NULL, 0, NULL, 0 },
         };
         const char *policy = NULL, *machines = NULL, *jobs = NULL, *order_name = "backfill";

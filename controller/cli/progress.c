@@ -18,8 +18,8 @@ char *progress_line(const char *what, const char *unit, size_t done, size_t tota
                 snprintf(left, sizeof(left), ", about %s left",
                          fmt_duration((int64_t)((double)elapsed_usec * (1 - frac) / frac), d, sizeof(d)));
         }
-        snprintf(buf, len, "%s: %d%% (%zu/%zu %s), %s%s%s%s", what, (int)(frac * 100), done, total, unit, spent,
-                 left, note && *note ? ": " : "", note ? note : "");
+        snprintf(buf, len, "%s: %d%% (%zu/%zu %s), %s%s%s%s", what, (int)(frac * 100), done, total, unit, spent, left,
+                 note && *note ? ": " : "", note ? note : "");
         return buf;
 }
 
@@ -60,9 +60,7 @@ void progress_update(progress *p, size_t done, const char *note) {
                 draw(p, now);
 }
 
-void progress_hook(void *arg, size_t done) {
-        progress_update(arg, done, NULL);
-}
+void progress_hook(void *arg, size_t done) { progress_update(arg, done, NULL); }
 
 void progress_end(progress *p) {
         if (p->on)

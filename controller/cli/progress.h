@@ -8,14 +8,14 @@
 #include <stdint.h>
 
 #define PROGRESS_PERIOD_USEC 100000 /* about 10 redraws a second at most */
-#define PROGRESS_NOTE_MAX 96
+#define PROGRESS_NOTE_MAX    96
 
 typedef struct progress {
         const char *what, *unit; /* "colony sim", "jobs": static strings */
         size_t total, done;
-        bool on;                /* stderr is a terminal */
-        int columns;            /* the terminal's width when started; 0: unknown */
-        int64_t start, drawn;   /* CLOCK_MONOTONIC microseconds: start, last redraw (0: never) */
+        bool on;              /* stderr is a terminal */
+        int columns;          /* the terminal's width when started; 0: unknown */
+        int64_t start, drawn; /* CLOCK_MONOTONIC microseconds: start, last redraw (0: never) */
         char note[PROGRESS_NOTE_MAX];
 } progress;
 

@@ -16,7 +16,7 @@ typedef struct remote_link {
         proto_reader reader; /* what came with the welcome and after it stays here */
         const char *addr;    /* "host:port", borrowed */
         int64_t deadline_ms; /* CLOCK_MONOTONIC */
-        char err[ERRLEN];       /* one line on the last failure */
+        char err[ERRLEN];    /* one line on the last failure */
 } remote_link;
 
 /* Connect to addr ("host:port") within timeout_ms for the whole exchange up to the welcome, over

@@ -19,15 +19,24 @@ typedef struct sbatch_opt {
 } sbatch_opt;
 
 static const sbatch_opt sbatch_opts[] = {
-        { "cpus-per-task", 'c', "cpus", true }, { "mem", 0, "mem", true },
-        { "time", 't', "time", true },          { "array", 'a', "array", true },
-        { "output", 'o', "output", true },      { "error", 'e', "error", true },
-        { "job-name", 'J', "name", true },      { "dependency", 'd', "dependency", true },
-        { "begin", 'b', "begin", true },        { "nice", 0, "nice", true },
-        { "hold", 'H', "hold", false },         { "constraint", 'C', "constraint", true },
-        { "nodelist", 'w', "nodelist", true },  { "exclude", 'x', "exclude", true },
-        { "exclusive", 0, "exclusive", false }, { "chdir", 'D', "chdir", true },
-        { "requeue", 0, "requeue", false },     { "gpus", 'G', "gpus", true },
+        { "cpus-per-task", 'c', "cpus", true },
+        { "mem", 0, "mem", true },
+        { "time", 't', "time", true },
+        { "array", 'a', "array", true },
+        { "output", 'o', "output", true },
+        { "error", 'e', "error", true },
+        { "job-name", 'J', "name", true },
+        { "dependency", 'd', "dependency", true },
+        { "begin", 'b', "begin", true },
+        { "nice", 0, "nice", true },
+        { "hold", 'H', "hold", false },
+        { "constraint", 'C', "constraint", true },
+        { "nodelist", 'w', "nodelist", true },
+        { "exclude", 'x', "exclude", true },
+        { "exclusive", 0, "exclusive", false },
+        { "chdir", 'D', "chdir", true },
+        { "requeue", 0, "requeue", false },
+        { "gpus", 'G', "gpus", true },
         { "gres", 0, "gres", true },
 };
 

@@ -60,7 +60,8 @@ static int shares_add_row(fmt_table *t, const cJSON *d) {
  * controller that does not say). */
 static void print_versus(const cJSON *reply, const char *fairness) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(reply, "versus");
-        const cJSON *algo = cJSON_GetObjectItemCaseSensitive(v, "algo"), *gap = cJSON_GetObjectItemCaseSensitive(v, "largest_gap");
+        const cJSON *algo = cJSON_GetObjectItemCaseSensitive(v, "algo"),
+                    *gap = cJSON_GetObjectItemCaseSensitive(v, "largest_gap");
         const cJSON *dept = cJSON_GetObjectItemCaseSensitive(v, "department");
         if (!cJSON_IsString(algo) || !cJSON_IsNumber(gap))
                 return;
@@ -73,8 +74,8 @@ static void print_versus(const cJSON *reply, const char *fairness) {
 
 /* Print a "shares" reply as a tree table and the next job. Returns 0 or EXIT_FAIL. */
 static int print_shares(const cli *c, const cJSON *reply) {
-        static const char *const headers[] = { "DEPARTMENT", "WEIGHT", "CAP", "ENTITLED", "SHARE",
-                                               "RUNNING", "PENDING", "CPU-S(10m)", "GPUS" };
+        static const char *const headers[] = { "DEPARTMENT", "WEIGHT",  "CAP",        "ENTITLED", "SHARE",
+                                               "RUNNING",    "PENDING", "CPU-S(10m)", "GPUS" };
         const cJSON *depts = cJSON_GetObjectItemCaseSensitive(reply, "departments"), *d;
         const cJSON *next = cJSON_GetObjectItemCaseSensitive(reply, "next");
         const cJSON *fairness = cJSON_GetObjectItemCaseSensitive(reply, "fairness");
@@ -106,8 +107,8 @@ static int run_shares(cli *c, int argc, char **argv) {
         return client_run_plain(c, argc, argv, "shares", "shares", REQUEST_TIMEOUT_MS, print_shares);
 }
 
-const cli_command cmd_shares = {"shares", "how departments share the cluster, and which job starts next", shares_usage,
-                                false, run_shares};
+const cli_command cmd_shares = { "shares", "how departments share the cluster, and which job starts next", shares_usage,
+                                 false, run_shares };
 
 static const char reload_usage[] =
         "Usage: colony reload [--json]\n"
@@ -127,5 +128,5 @@ static int run_reload(cli *c, int argc, char **argv) {
         return client_run_plain(c, argc, argv, "reload", "reloaded", REQUEST_TIMEOUT_MS, print_reloaded);
 }
 
-const cli_command cmd_reload = {"reload", "make the controller re-read its departments", reload_usage, false,
-                                run_reload};
+const cli_command cmd_reload = { "reload", "make the controller re-read its departments", reload_usage, false,
+                                 run_reload };

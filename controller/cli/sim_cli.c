@@ -14,8 +14,10 @@
 static const char sim_usage[] =
         "Usage: colony sim --workload W [--jobs N] [--load L] [--scale S] [--seed N] [options]\n"
         "       colony sim --trace FILE.swf --machines M.json [--mem-per-proc SIZE] [options]\n"
-        "       colony sim --google TASK_EVENTS.csv --google-machines MACHINE_EVENTS.csv [--google-scale C,M] [options]\n"
-        "options: [--policy P] [--alpha FILE] [--capacity fluid|lotes] [--order fifo|backfill|reserve] [--cycle SECONDS] [--sample SECONDS]\n"
+        "       colony sim --google TASK_EVENTS.csv --google-machines MACHINE_EVENTS.csv [--google-scale C,M] "
+        "[options]\n"
+        "options: [--policy P] [--alpha FILE] [--capacity fluid|lotes] [--order fifo|backfill|reserve] [--cycle "
+        "SECONDS] [--sample SECONDS]\n"
         "         [--dept-by KEY] [--fair ALGO] [--scan] [--csv] [--jobs-csv FILE] [--depts-csv FILE] [--json]\n"
         "Simulate a workload on a virtual clock with the controller's own scheduling code.\n\n"
         "  --workload W    mishra (the LoTES report's 10 machine configurations, 8 job classes),\n"
@@ -100,7 +102,8 @@ static int check_inputs(cli *c, sim_options *so) {
         if ((so->workload_name != NULL) + (so->trace != NULL) + (so->google != NULL) != 1)
                 return cli_usage_error(c, "give one of --workload (known: %s), --trace or --google", wl_names());
         if (so->workload_name && !(so->workload = wl_find(so->workload_name, so->seed, &so->generated)))
-                return cli_usage_error(c, "--workload: unknown workload '%s' (known: %s)", so->workload_name, wl_names());
+                return cli_usage_error(c, "--workload: unknown workload '%s' (known: %s)", so->workload_name,
+                                       wl_names());
         if ((so->lotes_capacity || strcmp(so->policy, "lotes") == 0) && !so->workload)
                 return cli_usage_error(c, "--policy lotes and --capacity lotes need a --workload (its classes)");
         if (so->trace && !so->machines)
@@ -116,10 +119,11 @@ static int check_inputs(cli *c, sim_options *so) {
         if (!so->dept_by_given)
                 so->dept_by = defaults[input];
         else if (!dept_keys[input][so->dept_by])
-                return cli_usage_error(c, "--dept-by %s: %s", sim_dept_key_name(so->dept_by),
-                                       input == 0   ? "a workload's departments are its classes (class or none)"
-                                       : input == 1 ? "an SWF trace has group and user IDs (group, user or none)"
-                                                    : "a Google trace has users and scheduling classes (user, class or none)");
+                return cli_usage_error(
+                        c, "--dept-by %s: %s", sim_dept_key_name(so->dept_by),
+                        input == 0   ? "a workload's departments are its classes (class or none)"
+                        : input == 1 ? "an SWF trace has group and user IDs (group, user or none)"
+                                     : "a Google trace has users and scheduling classes (user, class or none)");
         return -1;
 }
 
@@ -182,24 +186,12 @@ static bool sim_trace_option(int o, const char *arg, sim_options *so) {
         bool bad = false;
 
         switch (o) {
-        case O_TRACE:
-                so->trace = arg;
-                break;
-        case O_MACHINES:
-                so->machines = arg;
-                break;
-        case O_MEMPP:
-                bad = units_parse_size(arg, &so->mem_per_proc) < 0 || so->mem_per_proc == 0;
-                break;
-        case O_GOOGLE:
-                so->google = arg;
-                break;
-        case O_GOOGLE_MACHINES:
-                so->google_machines = arg;
-                break;
-        case O_GOOGLE_SCALE:
-                bad = parse_scale(arg, &so->google_scale) < 0;
-                break;
+        case O_TRACE: so->trace = arg; break;
+        case O_MACHINES: so->machines = arg; break;
+        case O_MEMPP: bad = units_parse_size(arg, &so->mem_per_proc) < 0 || so->mem_per_proc == 0; break;
+        case O_GOOGLE: so->google = arg; break;
+        case O_GOOGLE_MACHINES: so->google_machines = arg; break;
+        case O_GOOGLE_SCALE: bad = parse_scale(arg, &so->google_scale) < 0; break;
         case O_DEPT_BY:
                 bad = sim_dept_key_from_name(arg, &so->dept_by) < 0;
                 so->dept_by_given = true;
@@ -215,9 +207,7 @@ static bool sim_input_option(int o, const char *arg, sim_options *so) {
         bool bad = false;
 
         switch (o) {
-        case O_WORKLOAD:
-                so->workload_name = arg;
-                break;
+        case O_WORKLOAD: so->workload_name = arg; break;
         case O_CAPACITY:
                 bad = strcmp(arg, "lotes") != 0 && strcmp(arg, "fluid") != 0;
                 so->lotes_capacity = strcmp(arg, "lotes") == 0;
@@ -234,27 +224,13 @@ static bool sim_input_option(int o, const char *arg, sim_options *so) {
                 bad = units_parse_uint(arg, INT64_MAX, &n) < 0;
                 so->seed = (uint64_t)n;
                 break;
-        case O_LOAD:
-                bad = parse_double(arg, 1e-9, &so->load) < 0;
-                break;
-        case O_POLICY:
-                so->policy = arg;
-                break;
-        case O_ALPHA:
-                so->alpha = arg;
-                break;
-        case O_CSV:
-                so->csv = true;
-                break;
-        case O_JOBS_CSV:
-                so->jobs_csv = arg;
-                break;
-        case O_DEPTS_CSV:
-                so->depts_csv = arg;
-                break;
-        default:
-                bad = sim_trace_option(o, arg, so);
-                break;
+        case O_LOAD: bad = parse_double(arg, 1e-9, &so->load) < 0; break;
+        case O_POLICY: so->policy = arg; break;
+        case O_ALPHA: so->alpha = arg; break;
+        case O_CSV: so->csv = true; break;
+        case O_JOBS_CSV: so->jobs_csv = arg; break;
+        case O_DEPTS_CSV: so->depts_csv = arg; break;
+        default: bad = sim_trace_option(o, arg, so); break;
         }
         return bad;
 }
@@ -265,18 +241,10 @@ static bool sim_config_option(int o, const char *arg, sim_config *cfg) {
         bool bad = false;
 
         switch (o) {
-        case O_CYCLE:
-                bad = parse_double(arg, 0, &cfg->cycle_seconds) < 0;
-                break;
-        case O_SAMPLE:
-                bad = parse_double(arg, 1e-6, &cfg->sample_seconds) < 0;
-                break;
-        case O_ORDER:
-                bad = sched_order_from_name(arg, &cfg->order) < 0;
-                break;
-        case O_SCAN:
-                cfg->scan = true;
-                break;
+        case O_CYCLE: bad = parse_double(arg, 0, &cfg->cycle_seconds) < 0; break;
+        case O_SAMPLE: bad = parse_double(arg, 1e-6, &cfg->sample_seconds) < 0; break;
+        case O_ORDER: bad = sched_order_from_name(arg, &cfg->order) < 0; break;
+        case O_SCAN: cfg->scan = true; break;
         case O_FAIR:
                 bad = fair_algo_from_name(arg, &cfg->fair_algo) < 0;
                 cfg->fair = true;
@@ -497,8 +465,13 @@ static double last_arrival(const sim_options *so, const sim_input *in) {
 }
 
 static int run_sim(cli *c, int argc, char **argv) {
-        sim_options so = { .policy = "first-fit", .scale = 100, .njobs = 10000, .load = 0.8, .seed = 1,
-                           .mem_per_proc = (int64_t)1 << 30, .google_scale = { .mcpu = 64000, .mem = (int64_t)256 << 30 } };
+        sim_options so = { .policy = "first-fit",
+                           .scale = 100,
+                           .njobs = 10000,
+                           .load = 0.8,
+                           .seed = 1,
+                           .mem_per_proc = (int64_t)1 << 30,
+                           .google_scale = { .mcpu = 64000, .mem = (int64_t)256 << 30 } };
         sim_config cfg = { .policy = SCHED_FIRST_FIT, .order = SCHED_STRICT_FIFO };
         sim_input in = { 0 };
         sim_result r;
@@ -509,10 +482,12 @@ static int run_sim(cli *c, int argc, char **argv) {
         if ((status = open_input(c, &so, &cfg, &in)) != 0 || (status = open_policy(c, &so, &in, &cfg)) != 0)
                 goto done;
         if (cfg.sample_seconds <= 0) /* about 100 samples over the arrivals */
-                cfg.sample_seconds = so.workload ? (double)so.njobs / in.arrival_rate / 100
-                                                 : fmax(1, last_arrival(&so, &in) / 100);
+                cfg.sample_seconds =
+                        so.workload ? (double)so.njobs / in.arrival_rate / 100 : fmax(1, last_arrival(&so, &in) / 100);
         progress bar;
-        size_t njobs = so.trace ? in.trace.jobs.n : so.google ? in.google.jobs.n : so.njobs * wl_tasks_per_job(so.workload);
+        size_t njobs = so.trace    ? in.trace.jobs.n
+                       : so.google ? in.google.jobs.n
+                                   : so.njobs * wl_tasks_per_job(so.workload);
         progress_start(&bar, "colony sim", "arrivals and ends", 2 * njobs);
         cfg.progress = progress_hook;
         cfg.progress_arg = &bar;

@@ -23,7 +23,7 @@ typedef struct sim_options {
         res_t google_scale; /* a machine of normalized capacity 1.0 */
         const char *policy;
         const char *alpha; /* --alpha FILE (--policy coloc) */
-        bool dispatcher; /* the policy has queues of its own: --order does not apply */
+        bool dispatcher;   /* the policy has queues of its own: --order does not apply */
         int64_t mem_per_proc;
         sim_dept_key dept_by;
         bool dept_by_given;

@@ -20,21 +20,17 @@ static cJSON *stats_json(const sim_stats *s) {
         return o;
 }
 
-static char *seconds(double s, char *buf, size_t len) {
-        return fmt_duration((int64_t)(s * 1e6), buf, len);
-}
+static char *seconds(double s, char *buf, size_t len) { return fmt_duration((int64_t)(s * 1e6), buf, len); }
 
 static void print_stats(const char *what, const sim_stats *s) {
         char mean[32], p50[32], p95[32], p99[32], max[32];
         printf("%-9s mean %s  p50 %s  p95 %s  p99 %s  max %s\n", what, seconds(s->mean, mean, sizeof(mean)),
-               seconds(s->p50, p50, sizeof(p50)), seconds(s->p95, p95, sizeof(p95)),
-               seconds(s->p99, p99, sizeof(p99)), seconds(s->max, max, sizeof(max)));
+               seconds(s->p50, p50, sizeof(p50)), seconds(s->p95, p95, sizeof(p95)), seconds(s->p99, p99, sizeof(p99)),
+               seconds(s->max, max, sizeof(max)));
 }
 
 /* A flow time relative to the ideal one; 0 when there is none. */
-static double flow_ratio(double flow, double ideal) {
-        return ideal > 0 ? flow / ideal : 0;
-}
+static double flow_ratio(double flow, double ideal) { return ideal > 0 ? flow / ideal : 0; }
 
 /* What the input was, as JSON fields of o. */
 static void input_json(cJSON *o, const sim_options *so, const sim_input *in) {
@@ -134,7 +130,8 @@ static void print_input(const sim_options *so, const sim_input *in, const sim_re
                        so->lotes_capacity ? "LoTES's lambda*" : "a fluid capacity of",
                        so->lotes_capacity ? in->plan.lambda_lp : in->fluid_capacity, (unsigned long long)so->seed);
         } else if (so->trace) {
-                printf("%s, %zu machines, %zu jobs (skipped: %zu without a run time, %zu without a processor count, %zu "
+                printf("%s, %zu machines, %zu jobs (skipped: %zu without a run time, %zu without a processor count, "
+                       "%zu "
                        "without a submit time)\n",
                        so->trace, r->machines, r->jobs, in->trace.skipped, in->trace.no_procs, in->trace.no_submit);
         } else {
@@ -159,8 +156,8 @@ static int by_cpu_share(const void *a, const void *b) {
 /* The departments with the largest CPU shares, as a table (with their GPU shares, on a cluster
  * with GPUs). Returns 0 or -ENOMEM. */
 static int print_depts(const sim_options *so, const sim_result *r) {
-        static const char *const headers[] = { "department", "jobs",          "refused",   "mean wait", "p95 wait",
-                                               "mean response", "cpu share", "gpu share" };
+        static const char *const headers[] = { "department", "jobs",          "refused",   "mean wait",
+                                               "p95 wait",   "mean response", "cpu share", "gpu share" };
         const sim_dept **order = malloc((r->ndepts + 1) * sizeof(*order));
         fmt_table t = { 0 };
         int e = order ? fmt_table_init(&t, r->gpus > 0 ? 8 : 7, headers) : -ENOMEM;
@@ -195,15 +192,17 @@ static int print_summary(const sim_options *so, const sim_config *cfg, const sim
         print_input(so, in, r);
         printf("policy %s, %s order, %s\n", so->policy, so->dispatcher ? "its own" : sched_order_name(cfg->order),
                cfg->cycle_seconds > 0 ? "cycle-based" : "placing at every event");
-        printf("completed %zu, refused %zu (larger than every machine), in %s of simulated time (%llu scheduling passes)\n",
+        printf("completed %zu, refused %zu (larger than every machine), in %s of simulated time (%llu scheduling "
+               "passes)\n",
                r->completed, r->refused, seconds(r->makespan, span, sizeof(span)), (unsigned long long)r->passes);
         print_stats("wait", &r->wait);
         print_stats("response", &r->response);
         if (r->gpus > 0)
-                printf("utilization: cpu %.1f%%, memory %.1f%%, gpus %.1f%% of %lld (time-averaged)\n", 100 * r->mean_cpu,
-                       100 * r->mean_mem, 100 * r->mean_gpu, (long long)r->gpus);
+                printf("utilization: cpu %.1f%%, memory %.1f%%, gpus %.1f%% of %lld (time-averaged)\n",
+                       100 * r->mean_cpu, 100 * r->mean_mem, 100 * r->mean_gpu, (long long)r->gpus);
         else
-                printf("utilization: cpu %.1f%%, memory %.1f%% (time-averaged)\n", 100 * r->mean_cpu, 100 * r->mean_mem);
+                printf("utilization: cpu %.1f%%, memory %.1f%% (time-averaged)\n", 100 * r->mean_cpu,
+                       100 * r->mean_mem);
         if (r->families) {
                 printf("mapreduce: %zu jobs, %zu ran whole; flow time relative to unlimited machines: mean %.3f, "
                        "median %.3f\n",
@@ -216,9 +215,7 @@ static int print_summary(const sim_options *so, const sim_config *cfg, const sim
 }
 
 /* "-" is standard output. NULL with errno set when the file cannot be made. */
-static FILE *open_output(const char *path) {
-        return strcmp(path, "-") == 0 ? stdout : fopen(path, "we");
-}
+static FILE *open_output(const char *path) { return strcmp(path, "-") == 0 ? stdout : fopen(path, "we"); }
 
 /* Flush f and close it unless it is stdout. Returns 0 or -errno. */
 static int close_output(FILE *f) {
@@ -237,9 +234,10 @@ static int write_depts_csv(const char *path, const sim_result *r) {
         FILE *f = open_output(path);
         if (!f)
                 return -errno;
-        fprintf(f, "department,jobs,refused,wait_mean,wait_p50,wait_p95,wait_p99,wait_max,"
-                   "response_mean,response_p50,response_p95,response_p99,response_max,cpu_seconds,cpu_share,gpu_seconds,"
-                   "gpu_share\n");
+        fprintf(f,
+                "department,jobs,refused,wait_mean,wait_p50,wait_p95,wait_p99,wait_max,"
+                "response_mean,response_p50,response_p95,response_p99,response_max,cpu_seconds,cpu_share,gpu_seconds,"
+                "gpu_share\n");
         for (size_t i = 0; i < r->ndepts; i++) {
                 const sim_dept *d = &r->depts[i];
                 fprintf(f, "%s,%zu,%zu", d->name, d->jobs, d->refused);

@@ -90,9 +90,7 @@ static int parse_nodesel(cli *c, int which, char *arg, job_spec *s) {
                                                which == 1 ? "nodelist" : "exclude", arg);
                 *(which == 1 ? &s->nodelist : &s->exclude) = arg;
                 return -1;
-        default:
-                s->exclusive = true;
-                return -1;
+        default: s->exclusive = true; return -1;
         }
 }
 
@@ -234,40 +232,20 @@ static const struct option submit_options[] = {
 static int submit_job_option(cli *c, int o, char *arg, job_spec *s, submit_many *m) {
         switch (o) {
         case 'J':
-        case OPT_NAME:
-                s->name = arg;
-                return -1;
-        case OPT_GROUP:
-                s->group = arg;
-                return -1;
-        case OPT_TYPE:
-                s->job_type = arg;
-                return -1;
+        case OPT_NAME: s->name = arg; return -1;
+        case OPT_GROUP: s->group = arg; return -1;
+        case OPT_TYPE: s->job_type = arg; return -1;
         case 'o':
-        case OPT_OUTPUT:
-                s->stdout_path = arg;
-                return -1;
+        case OPT_OUTPUT: s->stdout_path = arg; return -1;
         case 'e':
-        case OPT_ERROR:
-                s->stderr_path = arg;
-                return -1;
-        case OPT_ARRAY:
-                return parse_array(c, arg, m) != 0 ? EXIT_USAGE : -1;
-        case OPT_STDIN:
-                m->from_stdin = true;
-                return -1;
-        case OPT_REQUEUE:
-                s->requeue = true;
-                return -1;
-        case OPT_SCRIPT:
-                m->script = arg;
-                return -1;
+        case OPT_ERROR: s->stderr_path = arg; return -1;
+        case OPT_ARRAY: return parse_array(c, arg, m) != 0 ? EXIT_USAGE : -1;
+        case OPT_STDIN: m->from_stdin = true; return -1;
+        case OPT_REQUEUE: s->requeue = true; return -1;
+        case OPT_SCRIPT: m->script = arg; return -1;
         case 'D':
-        case OPT_CHDIR:
-                m->chdir = arg;
-                return -1;
-        default:
-                return waitopt_submit(c, o, arg, s);
+        case OPT_CHDIR: m->chdir = arg; return -1;
+        default: return waitopt_submit(c, o, arg, s);
         }
 }
 
@@ -281,28 +259,22 @@ static int submit_option(cli *c, int o, char *arg, job_spec *s, submit_many *m) 
                 if (units_parse_cpus(arg, &s->req.mcpu) < 0)
                         return cli_usage_error(c, "--cpus: '%s' is not a CPU count (like 1, 0.5 or 500m)", arg);
                 return -1;
-        case OPT_MEM:
-                return parse_mem(c, "--mem", arg, &s->req.mem) < 0 ? EXIT_USAGE : -1;
-        case OPT_MEM_HIGH:
-                return parse_mem(c, "--mem-high", arg, &s->mem_high) < 0 ? EXIT_USAGE : -1;
+        case OPT_MEM: return parse_mem(c, "--mem", arg, &s->req.mem) < 0 ? EXIT_USAGE : -1;
+        case OPT_MEM_HIGH: return parse_mem(c, "--mem-high", arg, &s->mem_high) < 0 ? EXIT_USAGE : -1;
         case OPT_PIDS:
                 if (units_parse_uint(arg, RES_PIDS_MAX, &s->req.pids) < 0)
                         return cli_usage_error(c, "--pids: '%s' is not a task count", arg);
                 return -1;
         case 't':
-        case OPT_TIME:
-                return parse_time_limit(c, arg, &s->time_limit_usec) < 0 ? EXIT_USAGE : -1;
+        case OPT_TIME: return parse_time_limit(c, arg, &s->time_limit_usec) < 0 ? EXIT_USAGE : -1;
         case OPT_CONSTRAINT:
         case OPT_NODELIST:
         case OPT_EXCLUDE:
-        case OPT_EXCLUSIVE:
-                return parse_nodesel(c, o - OPT_CONSTRAINT, arg, s);
+        case OPT_EXCLUSIVE: return parse_nodesel(c, o - OPT_CONSTRAINT, arg, s);
         case 'G':
         case OPT_GPUS:
-        case OPT_GRES:
-                return parse_gpus(c, o == OPT_GRES, arg, s, m) < 0 ? EXIT_USAGE : -1;
-        default:
-                return submit_job_option(c, o, arg, s, m);
+        case OPT_GRES: return parse_gpus(c, o == OPT_GRES, arg, s, m) < 0 ? EXIT_USAGE : -1;
+        default: return submit_job_option(c, o, arg, s, m);
         }
 }
 

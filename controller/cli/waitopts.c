@@ -59,7 +59,8 @@ static int parse_nice(const cli *c, const char *arg, int *out) {
         errno = 0;
         long v = strtol(arg, &end, 10);
         if (!*arg || *end || errno || v < JOB_NICE_MIN || v > JOB_NICE_MAX)
-                return cli_usage_error(c, "--nice: '%s' is not a number from %d to %d", arg, JOB_NICE_MIN, JOB_NICE_MAX);
+                return cli_usage_error(c, "--nice: '%s' is not a number from %d to %d", arg, JOB_NICE_MIN,
+                                       JOB_NICE_MAX);
         *out = (int)v;
         return 0;
 }
@@ -97,9 +98,8 @@ static const char hold_usage[] =
         "Hold pending jobs: they stay pending (reason \"held\") until released. Your own jobs;\n"
         "root: anyone's.\n";
 
-static const char release_usage[] =
-        "Usage: colony release [--json] JOB...\n"
-        "Release held jobs: they may start again.\n";
+static const char release_usage[] = "Usage: colony release [--json] JOB...\n"
+                                    "Release held jobs: they may start again.\n";
 
 static const char update_usage[] =
         "Usage: colony update [--cpus N] [--mem SIZE] [--gpus N] [--time LIMIT] [--nice N] [--json] JOB\n"
@@ -154,7 +154,8 @@ static int array_hold_or_release(const cli *c, const char *sock, const char *typ
                 cli_error(c, "array %" PRIu64 ": %s", first, err);
         } else if (c->json) {
                 cJSON *o = cJSON_CreateObject();
-                if (o && cJSON_AddNumberToObject(o, "array", (double)first) && cJSON_AddNumberToObject(o, done, (double)n) &&
+                if (o && cJSON_AddNumberToObject(o, "array", (double)first) &&
+                    cJSON_AddNumberToObject(o, done, (double)n) &&
                     cJSON_AddNumberToObject(o, "unchanged", (double)refused))
                         fmt_json(o);
                 cJSON_Delete(o);
@@ -204,13 +205,9 @@ static int hold_or_release(cli *c, int argc, char **argv, const char *type, cons
         return status;
 }
 
-static int run_hold(cli *c, int argc, char **argv) {
-        return hold_or_release(c, argc, argv, "hold", "held");
-}
+static int run_hold(cli *c, int argc, char **argv) { return hold_or_release(c, argc, argv, "hold", "held"); }
 
-static int run_release(cli *c, int argc, char **argv) {
-        return hold_or_release(c, argc, argv, "release", "released");
-}
+static int run_release(cli *c, int argc, char **argv) { return hold_or_release(c, argc, argv, "release", "released"); }
 
 static int run_update(cli *c, int argc, char **argv) {
         enum { OPT_CPUS = CLI_OPT_OWN, OPT_MEM, OPT_NICE, OPT_TIME, OPT_GPUS };
@@ -239,8 +236,9 @@ static int run_update(cli *c, int argc, char **argv) {
         if (o < 0)
                 return cli_opts_status(o);
         if (optind + 1 != argc)
-                return cli_usage_error(c, "give one job id (colony update [--cpus N] [--mem SIZE] [--gpus N] [--time T] "
-                                          "[--nice N] JOB)");
+                return cli_usage_error(c,
+                                       "give one job id (colony update [--cpus N] [--mem SIZE] [--gpus N] [--time T] "
+                                       "[--nice N] JOB)");
         if (jobs_parse_id(c, argv[optind], &id) != 0)
                 return EXIT_USAGE;
         if (mcpu < 0 && mem < 0 && nice == INT_MIN && limit == INT64_MIN && gpus < 0)
@@ -258,5 +256,5 @@ static int run_update(cli *c, int argc, char **argv) {
 
 const cli_command cmd_hold = { "hold", "hold pending jobs until released", hold_usage, false, run_hold };
 const cli_command cmd_release = { "release", "release held jobs", release_usage, false, run_release };
-const cli_command cmd_update = { "update", "change a pending job's CPUs, memory, time limit or nice value", update_usage, false,
-                                 run_update };
+const cli_command cmd_update = { "update", "change a pending job's CPUs, memory, time limit or nice value",
+                                 update_usage, false, run_update };

@@ -6,8 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const hello_fields[] = { "name", "nonce", "proof", "mcpu", "mem", "pids", "cgroup_mode",
-                                            "cgroup_root", "running", "features", "gpus", "gpu_type", NULL };
+static const char *const hello_fields[] = { "name", "nonce",       "proof",       "mcpu",    "mem",
+                                            "pids", "cgroup_mode", "cgroup_root", "running", "features",
+                                            "gpus", "gpu_type",    NULL };
 
 /* Read hello's "running" list: job ids, exact integers like every id on the wire (a double such
  * as 1e300 does not convert to uint64_t). Returns 0 or -EINVAL / -ENOMEM with err set. */
@@ -62,7 +63,8 @@ static int hello_gpus(const cJSON *msg, agent_hello *h, char err[PROTO_ERRLEN]) 
 
 static int hello_parse(const cJSON *msg, agent_hello *h, char err[PROTO_ERRLEN]) {
         int r;
-        if ((r = proto_check_fields(msg, hello_fields, err)) < 0 || (r = proto_get_str(msg, "name", &h->name, err)) < 0 ||
+        if ((r = proto_check_fields(msg, hello_fields, err)) < 0 ||
+            (r = proto_get_str(msg, "name", &h->name, err)) < 0 ||
             (r = proto_get_int(msg, "mcpu", 1, RES_MCPU_MAX, &h->capacity.mcpu, err)) < 0 ||
             (r = proto_get_int(msg, "mem", 1, RES_MEM_MAX, &h->capacity.mem, err)) < 0)
                 return r == -ENOENT ? (snprintf(err, PROTO_ERRLEN, "hello needs name, mcpu and mem"), -EINVAL) : r;

@@ -13,8 +13,8 @@ typedef struct agent_hello {
         const char *cgroup_root; /* borrowed; "" when absent */
         uint64_t *running;       /* job ids the agent still runs; malloc'ed, the caller frees */
         size_t nrunning;
-        const char *features;    /* borrowed; a nodesel.h list, NULL when absent */
-        const char *gpu_type;    /* borrowed; its GPUs' type (capacity.gpus counts them), NULL when absent */
+        const char *features; /* borrowed; a nodesel.h list, NULL when absent */
+        const char *gpu_type; /* borrowed; its GPUs' type (capacity.gpus counts them), NULL when absent */
 } agent_hello;
 
 /* Check a hello's fields into h; its proof of the secret is the caller's to check, first.

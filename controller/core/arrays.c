@@ -228,15 +228,18 @@ int ctl_arec_from_json(const cJSON *o, ctl_arec *a, char err[PROTO_ERRLEN]) {
             proto_get_int(o, "gpus", 0, RES_GPUS_MAX, &gpus, err) == -EINVAL ||
             proto_get_int(o, "nice", INT32_MIN, INT32_MAX, &nice, err) == -EINVAL ||
             proto_get_int(o, "time_limit_usec", INT64_MIN, INT64_MAX, &limit, err) == -EINVAL ||
-            proto_get_bool(o, "hold", &hold, err) == -EINVAL || proto_get_bool(o, "given_stdout", &given, err) == -EINVAL ||
-            (r = get_set(o, "all", &a->all, err)) < 0 || (r = get_set(o, "left", &a->left, err)) < 0) {
+            proto_get_bool(o, "hold", &hold, err) == -EINVAL ||
+            proto_get_bool(o, "given_stdout", &given, err) == -EINVAL || (r = get_set(o, "all", &a->all, err)) < 0 ||
+            (r = get_set(o, "left", &a->left, err)) < 0) {
                 ctl_arec_free(a);
                 return r == -ENOMEM ? r : -EINVAL;
         }
         a->first = (uint64_t)id;
         a->count = array_set_count(&a->all);
         a->cancelled = (size_t)cancelled;
-        a->tmpl = (job_spec){ .req = { .mcpu = mcpu, .mem = mem, .gpus = gpus }, .nice = (int)nice, .time_limit_usec = limit,
+        a->tmpl = (job_spec){ .req = { .mcpu = mcpu, .mem = mem, .gpus = gpus },
+                              .nice = (int)nice,
+                              .time_limit_usec = limit,
                               .hold = hold };
         a->given_stdout = given;
         a->window = ARRAY_WINDOW;
@@ -251,7 +254,8 @@ static int list_one(cJSON *list, const ctl_arec *a) {
         if (array_set_at(&a->left, 0, &next))
                 (void)array_set_position(&a->all, next, &pos);
         if (!o || !cJSON_AddItemToArray(list, o) || !cJSON_AddNumberToObject(o, "id", (double)a->first) ||
-            !add_set(o, "pending", &a->left) || !cJSON_AddNumberToObject(o, "count", (double)array_set_count(&a->left)) ||
+            !add_set(o, "pending", &a->left) ||
+            !cJSON_AddNumberToObject(o, "count", (double)array_set_count(&a->left)) ||
             !cJSON_AddNumberToObject(o, "next_id", (double)(a->first + pos)) ||
             !cJSON_AddNumberToObject(o, "throttle", a->owner->spec.array_throttle) ||
             !cJSON_AddBoolToObject(o, "hold", a->tmpl.hold) ||

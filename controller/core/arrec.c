@@ -38,8 +38,14 @@ static int arec_task(const ctl_state *st, const ctl_arec *a, uint32_t index, job
         if (!j)
                 return -ENOMEM;
         (void)array_set_position(&a->all, index, &pos);
-        *j = (job){ .id = a->first + pos, .uid = o->uid, .gid = o->gid, .state = state, .submit_usec = o->submit_usec,
-                    .attempt = 1, .array_first = a->first, .array_index = index };
+        *j = (job){ .id = a->first + pos,
+                    .uid = o->uid,
+                    .gid = o->gid,
+                    .state = state,
+                    .submit_usec = o->submit_usec,
+                    .attempt = 1,
+                    .array_first = a->first,
+                    .array_index = index };
         job_borrow_spec(j, o, a->given_stdout);
         j->spec.req = a->tmpl.req;
         j->spec.nice = a->tmpl.nice;
@@ -169,7 +175,9 @@ static int array_indexes(const ctl_array *a, array_set *all) {
 /* ctl_array_more for an array of more than ARRAY_WINDOW tasks: its first tasks (up to max and
  * the window) made, the others left in its record, which keeps their reservation. */
 int ctl_array_record(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_ERRLEN]) {
-        ctl_arec rec = { .first = a->first, .count = a->count, .given_stdout = a->given_stdout, .window = ARRAY_WINDOW };
+        ctl_arec rec = {
+                .first = a->first, .count = a->count, .given_stdout = a->given_stdout, .window = ARRAY_WINDOW
+        };
         size_t count = a->count, n = max < ARRAY_WINDOW ? max : ARRAY_WINDOW;
         int r = array_indexes(a, &rec.all);
         if (r == 0) {
@@ -187,7 +195,8 @@ int ctl_array_record(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_ERR
         ctl_arec *kept = r >= 0 ? ctl_arec_add(st, &rec) : NULL;
         if (!kept) {
                 if (r >= 0 || r == -ENOMEM)
-                        snprintf(err, PROTO_ERRLEN, "out of memory recording the array (%zu of %zu tasks made)", a->made, count);
+                        snprintf(err, PROTO_ERRLEN, "out of memory recording the array (%zu of %zu tasks made)",
+                                 a->made, count);
                 ctl_arec_free(&rec);
                 ctl_unreserve(st, a, count - n); /* the ids stay skipped (ctl_array_more) */
                 a->made = count;
@@ -211,7 +220,7 @@ static int arec_cancelled(ctl_state *st, ctl_arec *a, uint32_t index) {
             (r = st->act->persist(st->userdata, j)) == 0) {
                 merge_ids(st->jobs, st->njobs++, &j, 1);
                 (void)jobtable_add(&st->byid, j); /* room reserved */
-                a->cancelled--; /* depindex.c counts the job instead */
+                a->cancelled--;                   /* depindex.c counts the job instead */
                 return ctl_arec_store(st, a);
         }
         if (j)
@@ -255,7 +264,8 @@ static int cut_named(const ctl_cancel_filter *f, const ctl_arec *a, array_set *s
                 uint64_t hi = f->ranges[2 * i + 1] < last ? f->ranges[2 * i + 1] : last;
                 uint32_t from, to;
                 size_t cut;
-                if (lo > hi || !array_set_at(&a->all, lo - a->first, &from) || !array_set_at(&a->all, hi - a->first, &to))
+                if (lo > hi || !array_set_at(&a->all, lo - a->first, &from) ||
+                    !array_set_at(&a->all, hi - a->first, &to))
                         continue;
                 if (array_set_cut(set, from, to, &cut) < 0)
                         return -ENOMEM;
@@ -266,8 +276,7 @@ static int cut_named(const ctl_cancel_filter *f, const ctl_arec *a, array_set *s
 
 /* The bulk cancel f, on behalf of uid: the tasks not made yet that it names end at once, out of
  * their record's set (emptied when f names the whole array: O(1)), counted in counts. */
-void ctl_cancel_unmade(ctl_state *st, const ctl_cancel_filter *f, uid_t uid, int64_t now,
-                       ctl_cancel_counts *counts) {
+void ctl_cancel_unmade(ctl_state *st, const ctl_cancel_filter *f, uid_t uid, int64_t now, ctl_cancel_counts *counts) {
         for (size_t i = 0; i < st->narecs; i++) {
                 ctl_arec *a = st->arecs[i];
                 size_t n = a->owner ? array_set_count(&a->left) : 0;
@@ -282,14 +291,16 @@ void ctl_cancel_unmade(ctl_state *st, const ctl_cancel_filter *f, uid_t uid, int
                 }
                 if (cut_named(f, a, &a->left, &n) < 0)
                         log_error("array=%llu out of memory cutting its set: some of its tasks named were not "
-                                  "cancelled", (unsigned long long)a->first);
+                                  "cancelled",
+                                  (unsigned long long)a->first);
                 if (n == 0)
                         continue;
                 a->cancelled += n;
                 counts->cancelled += n;
                 st->nreserved -= n;
                 ctl_tally_by(st, a->owner->uid, a->owner->spec.group, -(ssize_t)n);
-                ctl_report(st, &(ctl_event){ .job_id = a->first, .what = "array-cancelled", .uid = uid, .count = n }, false);
+                ctl_report(st, &(ctl_event){ .job_id = a->first, .what = "array-cancelled", .uid = uid, .count = n },
+                           false);
                 (void)ctl_arec_store(st, a);
                 depidx_unmade_ended(st, a->first, n, now);
                 ctl_family_unmade_ended(st, a->first, n);

@@ -4,9 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int64_t period(int64_t now_usec) {
-        return now_usec / ((int64_t)CPUWIN_BUCKET_SECONDS * 1000000);
-}
+static int64_t period(int64_t now_usec) { return now_usec / ((int64_t)CPUWIN_BUCKET_SECONDS * 1000000); }
 
 static cpuwin_group *find_or_add(cpuwin *w, const char *group) {
         for (size_t i = 0; i < w->n; i++)

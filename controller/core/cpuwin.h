@@ -5,13 +5,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CPUWIN_BUCKETS 60
+#define CPUWIN_BUCKETS        60
 #define CPUWIN_BUCKET_SECONDS 10
-#define CPUWIN_SECONDS (CPUWIN_BUCKETS * CPUWIN_BUCKET_SECONDS)
+#define CPUWIN_SECONDS        (CPUWIN_BUCKETS * CPUWIN_BUCKET_SECONDS)
 
 typedef struct cpuwin_group {
-        char *group;                      /* "" for jobs of no group */
-        int64_t epoch[CPUWIN_BUCKETS];    /* which bucket-length period each bucket holds */
+        char *group;                   /* "" for jobs of no group */
+        int64_t epoch[CPUWIN_BUCKETS]; /* which bucket-length period each bucket holds */
         int64_t usec[CPUWIN_BUCKETS];
 } cpuwin_group;
 

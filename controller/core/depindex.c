@@ -51,8 +51,7 @@ static dep_status status_of(const dep_counts *c, int kind) {
         case DEP_AFTER: return c->started == c->members ? DEP_MET : DEP_WAIT;
         case DEP_AFTERANY: return c->ended == c->members ? DEP_MET : DEP_WAIT;
         case DEP_AFTEROK: return notok ? DEP_NEVER : c->ok == c->members ? DEP_MET : DEP_WAIT;
-        case DEP_AFTERNOTOK:
-                return c->ended < c->members ? DEP_WAIT : notok ? DEP_MET : DEP_NEVER;
+        case DEP_AFTERNOTOK: return c->ended < c->members ? DEP_WAIT : notok ? DEP_MET : DEP_NEVER;
         default: return DEP_NEVER;
         }
 }
@@ -65,7 +64,8 @@ static void never_reason(char *err, size_t len, int kind, uint64_t id, const dep
                          (unsigned long long)id, c->members);
         else
                 snprintf(err, len, "dependency %s:%llu can never be met: job %llu %s", dep_kind_name(kind),
-                         (unsigned long long)id, (unsigned long long)id, kind == DEP_AFTEROK ? "did not complete" : "completed");
+                         (unsigned long long)id, (unsigned long long)id,
+                         kind == DEP_AFTEROK ? "did not complete" : "completed");
 }
 
 int depidx_check(struct ctl_state *st, const job_spec *spec, char err[PROTO_ERRLEN]) {
@@ -150,9 +150,7 @@ static int add_waiter(depidx_target *t, job *j, int kind) {
         return 0;
 }
 
-static dep_counts counts_of(const depidx_target *t) {
-        return (dep_counts){ t->members, t->started, t->ended, t->ok };
-}
+static dep_counts counts_of(const depidx_target *t) { return (dep_counts){ t->members, t->started, t->ended, t->ok }; }
 
 uint64_t depidx_name_key(const job *j) {
         uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a over the uid and the name */
@@ -184,7 +182,8 @@ static void count_running(depidx *d, const job *j, job_state was) {
                 return;
         }
         if (!(t = insert(d->names, key))) {
-                log_error("job=%llu out of memory: a singleton of its name may start beside it", (unsigned long long)j->id);
+                log_error("job=%llu out of memory: a singleton of its name may start beside it",
+                          (unsigned long long)j->id);
                 return;
         }
         t->started = 1;
@@ -278,8 +277,12 @@ static void decide(struct ctl_state *st, uint64_t id, int64_t now) {
                 never_reason(why, sizeof(why), w.kind, id, &c);
                 w.waiter->deps_never = true;
                 if (st->cfg.keep_invalid_depend) {
-                        ctl_report(st, &(ctl_event){ .job_id = w.waiter->id, .what = "kept-pending", .reason = why,
-                                                     .job = w.waiter }, false);
+                        ctl_report(st,
+                                   &(ctl_event){ .job_id = w.waiter->id,
+                                                 .what = "kept-pending",
+                                                 .reason = why,
+                                                 .job = w.waiter },
+                                   false);
                         continue;
                 }
                 ctl_end_pending(st, w.waiter, now, why); /* pushes its own records, decided later; t stays */

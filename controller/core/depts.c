@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SECTION "departments."
-#define CAPS "department_caps."
-#define USERS "department_users."
+#define SECTION       "departments."
+#define CAPS          "department_caps."
+#define USERS         "department_users."
 #define USER_NAME_MAX 32
-#define DEFAULT_TIME "department_default_time."
-#define MAX_TIME "department_max_time."
+#define DEFAULT_TIME  "department_default_time."
+#define MAX_TIME      "department_max_time."
 
 static const dept *find_n(const depts *d, const char *path, size_t len) {
         for (size_t i = 0; i < d->n; i++)
@@ -32,9 +32,7 @@ const dept *depts_parent(const depts *d, const char *path) {
         return slash ? find_n(d, path, (size_t)(slash - path)) : NULL;
 }
 
-const dept *depts_find(const depts *d, const char *path) {
-        return d && path ? find_n(d, path, strlen(path)) : NULL;
-}
+const dept *depts_find(const depts *d, const char *path) { return d && path ? find_n(d, path, strlen(path)) : NULL; }
 
 long depts_weights(const depts *d, const char *group, double *out, size_t max) {
         size_t levels = 0;
@@ -63,8 +61,10 @@ static int add_dept(depts *out, const config_entry *e, char *err, size_t errlen)
         const char *path = e->key + strlen(SECTION), *slash = strrchr(path, '/');
         double w;
         if (!job_group_ok(path)) {
-                snprintf(err, errlen, "%s: '%s' is not a department path (dept/team, letters, digits, _ . -, at most "
-                         "%d levels)", e->key, path, JOB_GROUP_LEVELS_MAX);
+                snprintf(err, errlen,
+                         "%s: '%s' is not a department path (dept/team, letters, digits, _ . -, at most "
+                         "%d levels)",
+                         e->key, path, JOB_GROUP_LEVELS_MAX);
                 return -EINVAL;
         }
         if (parse_weight(e->value, &w) < 0) {
@@ -72,7 +72,8 @@ static int add_dept(depts *out, const config_entry *e, char *err, size_t errlen)
                 return -EINVAL;
         }
         if (slash && !find_n(out, path, (size_t)(slash - path))) {
-                snprintf(err, errlen, "%s: its parent %.*s is not configured above it", e->key, (int)(slash - path), path);
+                snprintf(err, errlen, "%s: its parent %.*s is not configured above it", e->key, (int)(slash - path),
+                         path);
                 return -EINVAL;
         }
         dept *v = realloc(out->v, (out->n + 1) * sizeof(*v));
@@ -190,8 +191,11 @@ int depts_from_config(const config *cfg, depts *out, char *err, size_t errlen) {
         static const struct {
                 const char *prefix;
                 int (*add)(depts *d, const config_entry *e, char *err, size_t errlen);
-        } sections[] = { { SECTION, add_dept }, { CAPS, add_cap }, { USERS, add_users },
-                         { DEFAULT_TIME, add_default_time }, { MAX_TIME, add_max_time } };
+        } sections[] = { { SECTION, add_dept },
+                         { CAPS, add_cap },
+                         { USERS, add_users },
+                         { DEFAULT_TIME, add_default_time },
+                         { MAX_TIME, add_max_time } };
         *out = (depts){ 0 };
         /* the tree first, whatever the order of the sections: caps and users name its nodes */
         for (size_t s = 0; s < sizeof(sections) / sizeof(sections[0]); s++)
@@ -224,7 +228,8 @@ int depts_may_submit(const depts *d, const char *group, uid_t uid, const char *u
         if (!group || !d || d->n == 0)
                 return 0;
         if (!t) {
-                snprintf(err, errlen, "unknown department '%.64s': the controller's [departments] do not list it", group);
+                snprintf(err, errlen, "unknown department '%.64s': the controller's [departments] do not list it",
+                         group);
                 return -EINVAL;
         }
         if (!t->leaf) {
@@ -236,8 +241,8 @@ int depts_may_submit(const depts *d, const char *group, uid_t uid, const char *u
                         continue;
                 const dept *level = find_n(d, group, (size_t)(p + 1 - group));
                 if (level->users && !listed(level->users, user)) {
-                        snprintf(err, errlen, "user %.32s may not submit to '%.64s' ([department_users] %s)", user, group,
-                                 level->path);
+                        snprintf(err, errlen, "user %.32s may not submit to '%.64s' ([department_users] %s)", user,
+                                 group, level->path);
                         return -EPERM;
                 }
         }

@@ -52,9 +52,7 @@ void ev_ring_restore(ev_ring *r, const ev_record *e) {
                 r->next_seq = e->seq + 1;
 }
 
-uint64_t ev_ring_oldest(const ev_ring *r) {
-        return r->len ? r->buf[r->head].seq : r->next_seq;
-}
+uint64_t ev_ring_oldest(const ev_ring *r) { return r->len ? r->buf[r->head].seq : r->next_seq; }
 
 const ev_record *ev_ring_get(const ev_ring *r, uint64_t seq) {
         size_t lo = 0, hi = r->len; /* seqs increase through the ring; a failed write leaves a gap */
@@ -76,9 +74,7 @@ size_t ev_last(const ev_ring *r, size_t n, const ev_record **out) {
         return k;
 }
 
-bool ev_matches(const ev_record *e, uint64_t job) {
-        return job == 0 || e->job == job;
-}
+bool ev_matches(const ev_record *e, uint64_t job) { return job == 0 || e->job == job; }
 
 cJSON *ev_to_json(const ev_record *e) {
         cJSON *o = cJSON_CreateObject();

@@ -23,16 +23,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define EV_WHAT_MAX 24
-#define EV_NODE_MAX 64
-#define EV_REASON_MAX PROTO_ERRLEN
+#define EV_WHAT_MAX     24
+#define EV_NODE_MAX     64
+#define EV_REASON_MAX   PROTO_ERRLEN
 #define EV_RING_DEFAULT 4096 /* ~1.4 MB: what the controller keeps in memory */
 
 typedef struct ev_record {
-        uint64_t seq;               /* 1, 2, ... in the order the events were stored */
-        int64_t time_usec;          /* CLOCK_REALTIME microseconds */
-        uint64_t job;               /* 0 for a node's event */
-        char node[EV_NODE_MAX];     /* "" when none; longer names are cut */
+        uint64_t seq;           /* 1, 2, ... in the order the events were stored */
+        int64_t time_usec;      /* CLOCK_REALTIME microseconds */
+        uint64_t job;           /* 0 for a node's event */
+        char node[EV_NODE_MAX]; /* "" when none; longer names are cut */
         char what[EV_WHAT_MAX];
         char reason[EV_REASON_MAX]; /* "" when none; longer reasons are cut */
 } ev_record;

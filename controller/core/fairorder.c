@@ -13,9 +13,7 @@ typedef struct named {
         uint32_t node;
 } named;
 
-static int by_name(const void *a, const void *b) {
-        return strcmp(((const named *)a)->name, ((const named *)b)->name);
-}
+static int by_name(const void *a, const void *b) { return strcmp(((const named *)a)->name, ((const named *)b)->name); }
 
 /* fo->sorted: the nodes by path, for fairorder_dept's binary search. Returns 0 or -ENOMEM. */
 static int sort_paths(fairorder *fo) {
@@ -53,8 +51,11 @@ static int32_t find_built(const fairorder *fo, const char *path, size_t len) {
 
 int fairorder_init(fairorder *fo, const depts *d, fair_algo algo) {
         size_t n = d->n + 2;
-        *fo = (fairorder){ .algo = algo, .nodes = calloc(n, sizeof(*fo->nodes)), .sorted = calloc(n, sizeof(uint32_t)),
-                           .used = calloc(n, sizeof(res_t)), .running = calloc(n, sizeof(uint32_t)),
+        *fo = (fairorder){ .algo = algo,
+                           .nodes = calloc(n, sizeof(*fo->nodes)),
+                           .sorted = calloc(n, sizeof(uint32_t)),
+                           .used = calloc(n, sizeof(res_t)),
+                           .running = calloc(n, sizeof(uint32_t)),
                            .inner = calloc(n, sizeof(bool)) };
         if (!fo->nodes || !fo->sorted || !fo->used || !fo->running || !fo->inner)
                 return fairorder_free(fo), -ENOMEM;
@@ -62,8 +63,9 @@ int fairorder_init(fairorder *fo, const depts *d, fair_algo algo) {
         for (size_t i = 0; i < d->n; i++) { /* depts lists every parent before its children */
                 const char *path = d->v[i].path, *slash = strrchr(path, '/');
                 int32_t up = slash ? find_built(fo, path, (size_t)(slash - path)) : ROOT;
-                fo->nodes[fo->n++] = (fair_node){ .name = strdup(path), .parent = up < 0 ? ROOT : up,
-                                                  .weight = d->v[i].weight, .cap = d->v[i].cap };
+                fo->nodes[fo->n++] = (fair_node){
+                        .name = strdup(path), .parent = up < 0 ? ROOT : up, .weight = d->v[i].weight, .cap = d->v[i].cap
+                };
         }
         fo->nodes[fo->n++] = (fair_node){ .name = strdup(FAIRORDER_DEFAULT), .parent = ROOT, .weight = 1, .cap = 1 };
         for (size_t i = 0; i < fo->n; i++) {
@@ -113,7 +115,7 @@ typedef struct pass {
         const fairorder *fo;
         const fairorder_job *jobs;
         res_t capacity;
-        res_t *pend_sum, *vused;   /* per node: pending requests (leaves), subtree usage as the order goes */
+        res_t *pend_sum, *vused; /* per node: pending requests (leaves), subtree usage as the order goes */
         uint32_t *npend, *first, *next_of, *cursor; /* per leaf, its pending jobs as a list in submission order */
         double *entitled;
         uint32_t *heap;
@@ -127,7 +129,8 @@ static int entitlements_under(pass *p, fair_algo algo, double *entitled) {
         fair_node *nodes = malloc(fo->n * sizeof(*nodes));
         fair_problem prob = { .nres = p->capacity.gpus > 0 ? 3 : 2,
                               .capacity = { p->capacity.mcpu, p->capacity.mem, p->capacity.gpus },
-                              .nodes = nodes, .nnodes = fo->n };
+                              .nodes = nodes,
+                              .nnodes = fo->n };
         fair_state *s = NULL;
         char why[256];
         if (!nodes)
@@ -143,7 +146,8 @@ static int entitlements_under(pass *p, fair_algo algo, double *entitled) {
                 nodes[i].demand[FAIR_MEM] = (sum.mem + tasks - 1) / tasks;
                 nodes[i].demand[FAIR_GPU] = prob.nres > FAIR_GPU ? (sum.gpus + tasks - 1) / tasks : 0;
                 for (size_t r = 0; r < prob.nres; r++)
-                        nodes[i].demand[r] = nodes[i].demand[r] < prob.capacity[r] ? nodes[i].demand[r] : prob.capacity[r];
+                        nodes[i].demand[r] =
+                                nodes[i].demand[r] < prob.capacity[r] ? nodes[i].demand[r] : prob.capacity[r];
         }
         int r = fair_new(&prob, algo, &s, why, sizeof(why));
         if (r == 0) {
@@ -156,9 +160,7 @@ static int entitlements_under(pass *p, fair_algo algo, double *entitled) {
         return r;
 }
 
-static int entitlements(pass *p) {
-        return entitlements_under(p, p->fo->algo, p->entitled);
-}
+static int entitlements(pass *p) { return entitlements_under(p, p->fo->algo, p->entitled); }
 
 /* rep's entitled_other: the entitlements under the other of H-DRF and MCH (H-DRF for any other
  * algorithm), so `colony shares` can say where they part. Returns 0, -ENOMEM or -EINVAL. */
@@ -171,9 +173,7 @@ static int other_entitlements(pass *p, fairorder_report *rep) {
         return r;
 }
 
-fair_algo fairorder_other_algo(const fairorder *fo) {
-        return fo->algo == FAIR_HDRF ? FAIR_MCH : FAIR_HDRF;
-}
+fair_algo fairorder_other_algo(const fairorder *fo) { return fo->algo == FAIR_HDRF ? FAIR_MCH : FAIR_HDRF; }
 
 /* The heap key of leaf: share over entitlement, with one job's worth as the least entitlement. */
 static double key(const pass *p, uint32_t leaf) {
@@ -275,8 +275,7 @@ static void report(const pass *p, size_t nkept, const uint32_t *order, fairorder
 }
 
 static void free_pass(pass *p) {
-        void *arrays[] = { p->pend_sum, p->vused, p->npend, p->first, p->next_of, p->cursor, p->entitled,
-                           p->heap };
+        void *arrays[] = { p->pend_sum, p->vused, p->npend, p->first, p->next_of, p->cursor, p->entitled, p->heap };
         for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
                 free(arrays[i]);
 }
@@ -369,6 +368,6 @@ void fairorder_why(const fairorder *fo, const fairorder_report *rep, char *buf, 
                 snprintf(buf, len, "%s is %.2f below its entitlement (%.2f of %.2f)", name, d->entitled - d->share,
                          d->share, d->entitled);
         else
-                snprintf(buf, len, "%s holds %.2f of its %.2f entitlement, the least of the departments waiting",
-                         name, d->share, d->entitled);
+                snprintf(buf, len, "%s holds %.2f of its %.2f entitlement, the least of the departments waiting", name,
+                         d->share, d->entitled);
 }

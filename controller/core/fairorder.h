@@ -53,7 +53,7 @@ typedef struct fairorder_share {
         double entitled; /* dominant share the algorithm gives the subtree */
         double share;    /* dominant share of the subtree's running jobs */
         uint32_t running, pending;
-        bool held;       /* a job of it is held by a cap this pass */
+        bool held;             /* a job of it is held by a cap this pass */
         double entitled_other; /* entitled under fairorder_other_algo */
 } fairorder_share;
 

@@ -15,9 +15,7 @@
 static uint64_t unit_id(const void *v, size_t i) { return ((const famidx_unit *)v)[i].id; }
 
 /* The position of the first unit whose id is >= id. */
-static size_t unit_rank(const famidx *f, uint64_t id) {
-        return id_rank(f->v, 0, f->n, id, unit_id);
-}
+static size_t unit_rank(const famidx *f, uint64_t id) { return id_rank(f->v, 0, f->n, id, unit_id); }
 
 static famidx_unit *unit_find(const famidx *f, uint64_t id) {
         size_t i = unit_rank(f, id);
@@ -78,9 +76,7 @@ static uint64_t unit_of_id(const struct ctl_state *st, uint64_t id) {
         return st->jobs[i]->array_first ? st->jobs[i]->array_first : id;
 }
 
-static uint64_t unit_of(const job *j) {
-        return j->array_first ? j->array_first : j->id;
-}
+static uint64_t unit_of(const job *j) { return j->array_first ? j->array_first : j->id; }
 
 int ctl_family_link(struct ctl_state *st, const job *j) {
         dep_list l;
@@ -208,7 +204,7 @@ static int64_t unlimited_flow(fam_count *u, size_t n, int64_t arrival) {
                 bool known = true;
                 for (size_t k = 0; known && k < l.n; k++) {
                         if (l.items[k].kind == DEP_SINGLETON)
-                                continue; /* names no job */
+                                continue;                                     /* names no job */
                         const fam_count *t = count_find(u, i, l.items[k].id); /* older: before it */
                         int64_t at = !t ? 0 : l.items[k].kind == DEP_AFTER ? t->ready_usec : t->finish_usec;
                         known = t != NULL;

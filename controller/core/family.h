@@ -22,7 +22,7 @@ typedef struct famidx_unit {
         uint64_t next;   /* the next unit of its family's ring */
         uint64_t min;    /* at the root: the family's smallest unit id, which names it */
         uint32_t rank;
-        bool counted;    /* the fields below are kept; until then, nothing is */
+        bool counted;          /* the fields below are kept; until then, nothing is */
         uint32_t members, ran; /* ran: members that ended after they started */
         uint32_t counts[_JOB_STATE_MAX];
         int64_t submit_usec, end_usec, run_usec; /* earliest submit, latest end, longest run */

@@ -96,8 +96,7 @@ static void lose(ctl_state *st, job *j, const char *reason, int64_t now) {
 }
 
 /* Lose every job recorded as running on n whose id is in ids (all of them when ids is NULL). */
-static void lose_jobs(ctl_state *st, ctl_node *n, const uint64_t *ids, size_t nids, const char *reason,
-                      int64_t now) {
+static void lose_jobs(ctl_state *st, ctl_node *n, const uint64_t *ids, size_t nids, const char *reason, int64_t now) {
         for (size_t i = 0; i < st->njobs; i++) {
                 job *j = st->jobs[i];
                 if (!runs_on(j, n) || (ids && !listed(j->id, ids, nids)))
@@ -207,9 +206,9 @@ static int set_str(char **dst, const char *src) {
         return 0;
 }
 
-int ctl_node_up(ctl_state *st, const char *name, res_t capacity, const char *cgroup_mode,
-                const char *cgroup_root, const uint64_t *running, size_t nrunning, void *link, ctl_time now,
-                ctl_node **out, char err[PROTO_ERRLEN]) {
+int ctl_node_up(ctl_state *st, const char *name, res_t capacity, const char *cgroup_mode, const char *cgroup_root,
+                const uint64_t *running, size_t nrunning, void *link, ctl_time now, ctl_node **out,
+                char err[PROTO_ERRLEN]) {
         ctl_node *n = ctl_find_node(st, name);
         /* A not-responding node's link may be dead without our knowing (a reboot, a reset the
          * controller never saw): an agent that proves the secret again replaces it, as after a
@@ -293,9 +292,7 @@ const char *ctl_node_state_name(const ctl_node *n) {
         return !n->up ? "down" : n->silent ? "not-responding" : "up";
 }
 
-void ctl_node_sync(ctl_state *st, ctl_node *n) {
-        ctl_view_sync(st, n);
-}
+void ctl_node_sync(ctl_state *st, ctl_node *n) { ctl_view_sync(st, n); }
 
 void ctl_credit_stall(ctl_state *st, int64_t stall_usec, ctl_time now) {
         for (size_t i = 0; i < st->nnodes; i++) {
@@ -344,9 +341,7 @@ static job *running_on(ctl_state *st, ctl_node *n, uint64_t id) {
         return j && runs_on(j, n) ? j : NULL;
 }
 
-bool ctl_job_runs_on(ctl_state *st, ctl_node *n, uint64_t id) {
-        return running_on(st, n, id) != NULL;
-}
+bool ctl_job_runs_on(ctl_state *st, ctl_node *n, uint64_t id) { return running_on(st, n, id) != NULL; }
 
 int ctl_job_started(ctl_state *st, ctl_node *n, uint64_t id, int64_t start_usec) {
         job *j = running_on(st, n, id);
@@ -398,8 +393,7 @@ int ctl_job_usage(ctl_state *st, ctl_node *n, uint64_t id, const job_result *sam
         return 0;
 }
 
-int ctl_job_finished(ctl_state *st, ctl_node *n, uint64_t id, job_state state, job_result *result,
-                     int64_t end_usec) {
+int ctl_job_finished(ctl_state *st, ctl_node *n, uint64_t id, job_state state, job_result *result, int64_t end_usec) {
         job *j = running_on(st, n, id);
         if (!j) {
                 ctl_stray_ended(st, n, id);

@@ -11,20 +11,17 @@
 
 /* Whether jobs may be placed on n: its agent is connected and talks, it is not drained, and no
  * exclusive job holds it. */
-static bool placeable(const ctl_node *n) {
-        return n->up && !n->silent && !n->drain_reason && n->nexclusive == 0;
-}
+static bool placeable(const ctl_node *n) { return n->up && !n->silent && !n->drain_reason && n->nexclusive == 0; }
 
 /* What n has free: its capacity less its jobs' and its strays' requests. */
-static res_t node_free(const ctl_node *n) {
-        return res_sub(res_sub(n->capacity, n->used), n->stray_held);
-}
+static res_t node_free(const ctl_node *n) { return res_sub(res_sub(n->capacity, n->used), n->stray_held); }
 
 /* Make node n's entry of the view what n is now (after its use, capacity or state changed). */
 void ctl_view_sync(ctl_state *st, const ctl_node *n) {
         sched_machine *m = &st->view.machines[n->index];
-        sched_machine now = { .index = (uint32_t)n->index, .capacity = n->capacity,
-                              .free = node_free(n), .up = placeable(n) };
+        sched_machine now = {
+                .index = (uint32_t)n->index, .capacity = n->capacity, .free = node_free(n), .up = placeable(n)
+        };
         if (res_equal(m->free, now.free) && res_equal(m->capacity, now.capacity) && m->up == now.up)
                 return; /* a placement the pass already made there */
         *m = now;
@@ -43,7 +40,9 @@ static void view_reset(ctl_state *st, size_t i) {
 
 /* What the policies see of a job. */
 sched_job ctl_sched_view(const job *j) {
-        return (sched_job){ .id = j->id, .req = j->spec.req, .runtime = (double)j->spec.expected_usec / 1e6,
+        return (sched_job){ .id = j->id,
+                            .req = j->spec.req,
+                            .runtime = (double)j->spec.expected_usec / 1e6,
                             .type = j->spec.job_type,
                             .limit_usec = j->spec.time_limit_usec > 0 ? j->spec.time_limit_usec : 0 };
 }
@@ -109,9 +108,7 @@ static size_t first_to_offer(const ctl_state *st) {
         return st->nsettled;
 }
 
-void ctl_schedule_dirty(ctl_state *st) {
-        st->settled = false;
-}
+void ctl_schedule_dirty(ctl_state *st) { st->settled = false; }
 
 /* Record the placement of j on n and send the launch. Returns 0 or -ENOMEM (j stays pending). */
 static int dispatch(ctl_state *st, job *j, ctl_node *n) {
@@ -123,8 +120,8 @@ static int dispatch(ctl_state *st, job *j, ctl_node *n) {
         ctl_set_state(st, j, JOB_RUNNING);
         ctl_tally_job(st, j, -1);
         ctl_charge(st, n, j);
-        const char *policy = st->cfg.dispatcher ? sched_dispatcher_name(st->cfg.dispatcher)
-                                                : sched_heuristic_name(st->cfg.policy);
+        const char *policy =
+                st->cfg.dispatcher ? sched_dispatcher_name(st->cfg.dispatcher) : sched_heuristic_name(st->cfg.policy);
         ctl_emit(st, j, n->name, "placed", policy);
         (void)st->act->persist(st->userdata, j);
         st->act->launch(st->userdata, n, j);
@@ -230,7 +227,8 @@ static fairorder_job *fair_view(ctl_state *st, res_t *capacity) {
                 if (placeable(st->nodes[i]))
                         *capacity = res_add(*capacity, st->nodes[i]->capacity);
         for (size_t i = 0; v && i < st->npending; i++)
-                v[i] = (fairorder_job){ fairorder_dept(&st->fair, st->pending[i]->spec.group), st->pending[i]->spec.req };
+                v[i] = (fairorder_job){ fairorder_dept(&st->fair, st->pending[i]->spec.group),
+                                        st->pending[i]->spec.req };
         return v;
 }
 
@@ -294,7 +292,7 @@ static long pass(ctl_state *st, size_t first, size_t n, size_t *offered, long *p
         size_t skipped;
         *placed = place_pass(st, indexed, *offered, &skipped);
         *offered -= skipped; /* they wait for a node, blocking nothing */
-        if (*placed < 0) { /* a dispatcher may have placed some before it failed */
+        if (*placed < 0) {   /* a dispatcher may have placed some before it failed */
                 for (size_t i = 0; i < st->nnodes; i++)
                         view_reset(st, i);
                 return *placed;

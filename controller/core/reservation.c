@@ -55,8 +55,8 @@ static int running_view(void *arg, const sched_running **out, size_t *n) {
 }
 
 /* The jobs behind the reserved one that were not placed but fit a node now wait for it. */
-static void mark_held_back(ctl_state *st, const sched_job *jobs, size_t njobs, const sched_assignment *out,
-                           long placed, uint64_t reserved) {
+static void mark_held_back(ctl_state *st, const sched_job *jobs, size_t njobs, const sched_assignment *out, long placed,
+                           uint64_t reserved) {
         bool behind = false;
         long a = 0;
         for (size_t i = 0; i < njobs; i++) {

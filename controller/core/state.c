@@ -10,8 +10,12 @@
 #include <string.h>
 
 void ctl_init(ctl_state *st, const ctl_config *cfg, const ctl_actions *act, void *userdata) {
-        *st = (ctl_state){ .next_id = 1, .cfg = *cfg, .act = act, .userdata = userdata,
-                           .pending_ids = { .state = JOB_PENDING }, .running_ids = { .state = JOB_RUNNING } };
+        *st = (ctl_state){ .next_id = 1,
+                           .cfg = *cfg,
+                           .act = act,
+                           .userdata = userdata,
+                           .pending_ids = { .state = JOB_PENDING },
+                           .running_ids = { .state = JOB_RUNNING } };
         sched_index_init(&st->view);
 }
 
@@ -73,9 +77,7 @@ void ctl_free(ctl_state *st) {
 static uint64_t job_ptr_id(const void *v, size_t i) { return ((job *const *)v)[i]->id; }
 
 /* The position of the first of v[lo..hi), in id order, whose id is >= id. O(log n). */
-size_t ctl_jobs_rank(job *const *v, size_t lo, size_t hi, uint64_t id) {
-        return id_rank(v, lo, hi, id, job_ptr_id);
-}
+size_t ctl_jobs_rank(job *const *v, size_t lo, size_t hi, uint64_t id) { return id_rank(v, lo, hi, id, job_ptr_id); }
 
 size_t ctl_first_job_from(const ctl_state *st, uint64_t id) {
         size_t lo = 0, hi = st->njobs; /* jobs are appended in id order */
@@ -89,9 +91,7 @@ size_t ctl_first_job_from(const ctl_state *st, uint64_t id) {
         return ctl_jobs_rank(st->jobs, lo, hi, id);
 }
 
-job *ctl_find_job(ctl_state *st, uint64_t id) {
-        return jobtable_find(&st->byid, id);
-}
+job *ctl_find_job(ctl_state *st, uint64_t id) { return jobtable_find(&st->byid, id); }
 
 /* --- indexes: jobs by id per state and per user, for bulk cancels (state.h, ctl_idset) ------- */
 
@@ -100,9 +100,7 @@ bool ctl_idset_member(const ctl_idset *s, const job *j) {
 }
 
 /* The position in s of the first entry whose id is >= id. O(log n). */
-size_t ctl_idset_rank(const ctl_idset *s, uint64_t id) {
-        return ctl_jobs_rank(s->v, 0, s->n, id);
-}
+size_t ctl_idset_rank(const ctl_idset *s, uint64_t id) { return ctl_jobs_rank(s->v, 0, s->n, id); }
 
 /* The first member of s with an id >= id, or NULL; *visits counts the entries looked at. */
 static job *idset_next(const ctl_idset *s, uint64_t id, size_t *visits) {
@@ -115,9 +113,7 @@ static job *idset_next(const ctl_idset *s, uint64_t id, size_t *visits) {
 }
 
 /* Make room in s for n more entries, so that joining cannot fail. Returns 0 or -ENOMEM. */
-int ctl_idset_reserve(ctl_idset *s, size_t n) {
-        return sched_grow(&s->v, &s->cap, s->n + n, sizeof(*s->v));
-}
+int ctl_idset_reserve(ctl_idset *s, size_t n) { return sched_grow(&s->v, &s->cap, s->n + n, sizeof(*s->v)); }
 
 /* j, not a member of s, became one. Returns 0 or -ENOMEM. O(1) for a new job, else O(n). */
 static int idset_join(ctl_idset *s, job *j) {
@@ -199,7 +195,8 @@ void ctl_set_state(ctl_state *st, job *j, job_state to) {
         if (from)
                 idset_leave(from);
         if (into && idset_join(into, j) < 0)
-                log_error("job=%llu out of memory indexing it: bulk cancels by state miss it", (unsigned long long)j->id);
+                log_error("job=%llu out of memory indexing it: bulk cancels by state miss it",
+                          (unsigned long long)j->id);
         if (from && !into && (u = ctl_user_jobs_of(st, j->uid, false)))
                 idset_leave(u);
 }
@@ -237,9 +234,7 @@ ctl_tally *ctl_tally_find(ctl_state *st, uid_t uid, const char *dept, size_t dep
 }
 
 /* The length of group's top-level department ("physics" of "physics/theory"). */
-size_t ctl_top_dept_len(const char *group) {
-        return strcspn(group, "/");
-}
+size_t ctl_top_dept_len(const char *group) { return strcspn(group, "/"); }
 
 /* Count j in (sign +1) or out of (-1) the pending jobs of its user and of its department. A tally
  * that could not be made counts nothing, and never goes below zero. */
@@ -257,9 +252,7 @@ void ctl_tally_by(ctl_state *st, uid_t uid, const char *group, ssize_t delta) {
                 tally_count(ctl_tally_find(st, 0, group, ctl_top_dept_len(group), delta > 0), delta);
 }
 
-void ctl_tally_job(ctl_state *st, const job *j, int sign) {
-        ctl_tally_by(st, j->uid, j->spec.group, sign);
-}
+void ctl_tally_job(ctl_state *st, const job *j, int sign) { ctl_tally_by(st, j->uid, j->spec.group, sign); }
 
 /* Count j in (sign +1) or out of (-1) the running jobs of its user and of its department. */
 static void tally_running(ctl_state *st, const job *j, int sign) {
@@ -267,14 +260,13 @@ static void tally_running(ctl_state *st, const job *j, int sign) {
         for (int i = 0; i < 2 && t; i++) {
                 t->running = sign > 0 ? t->running + 1 : t->running ? t->running - 1 : 0;
                 t->running_mcpu += sign * j->spec.req.mcpu;
-                t = j->spec.group && i == 0 ? ctl_tally_find(st, 0, j->spec.group, ctl_top_dept_len(j->spec.group), sign > 0)
-                                            : NULL;
+                t = j->spec.group && i == 0
+                            ? ctl_tally_find(st, 0, j->spec.group, ctl_top_dept_len(j->spec.group), sign > 0)
+                            : NULL;
         }
 }
 
-ctl_tally *ctl_user_tally(ctl_state *st, uid_t uid) {
-        return ctl_tally_find(st, uid, NULL, 0, false);
-}
+ctl_tally *ctl_user_tally(ctl_state *st, uid_t uid) { return ctl_tally_find(st, uid, NULL, 0, false); }
 
 ctl_tally *ctl_dept_tally(ctl_state *st, const char *group) {
         return group ? ctl_tally_find(st, 0, group, ctl_top_dept_len(group), false) : NULL;
@@ -413,7 +405,8 @@ int ctl_set_depts(ctl_state *st, int fairness) {
         fairorder_free(&st->fair);
         st->cfg.fairness = fairness;
         ctl_schedule_dirty(st); /* new weights, caps or users reorder the queue */
-        int r = fairorder_init(&st->fair, st->cfg.depts ? st->cfg.depts : &none, fairness >= 0 ? fairness : FAIR_DEFAULT);
+        int r = fairorder_init(&st->fair, st->cfg.depts ? st->cfg.depts : &none,
+                               fairness >= 0 ? fairness : FAIR_DEFAULT);
         for (size_t i = 0; r == 0 && i < st->njobs; i++)
                 if (st->jobs[i]->state == JOB_RUNNING)
                         dept_charge(st, st->jobs[i], +1);
@@ -442,7 +435,8 @@ static int cancel_job(ctl_state *st, job *j, uid_t uid, int64_t now) {
         ctl_node *n = ctl_find_node(st, j->node);
         if (!n || !n->up)
                 return -EHOSTDOWN;
-        ctl_report(st, &(ctl_event){ .job_id = j->id, .node = n->name, .what = "cancel-requested", .job = j, .uid = uid },
+        ctl_report(st,
+                   &(ctl_event){ .job_id = j->id, .node = n->name, .what = "cancel-requested", .job = j, .uid = uid },
                    false);
         st->act->cancel(st->userdata, n, j, st->cfg.kill_grace_ms);
         return 1;
@@ -461,8 +455,10 @@ int ctl_cancel(ctl_state *st, uint64_t id, uid_t uid, int64_t now, char err[PROT
         else if (r == -EALREADY)
                 snprintf(err, PROTO_ERRLEN, "job %llu already %s", (unsigned long long)id, job_state_name(j->state));
         else if (r == -EHOSTDOWN)
-                snprintf(err, PROTO_ERRLEN, "job %llu runs on %s, which is down: it will be cancelled or lost when "
-                         "the node returns or times out", (unsigned long long)id, j->node);
+                snprintf(err, PROTO_ERRLEN,
+                         "job %llu runs on %s, which is down: it will be cancelled or lost when "
+                         "the node returns or times out",
+                         (unsigned long long)id, j->node);
         return r < 0 ? r : 0;
 }
 
@@ -500,8 +496,8 @@ job *ctl_next_live(ctl_state *st, int64_t uid, uint64_t id) {
         return index_next(st, uid, -1, id, &visits);
 }
 
-int ctl_cancel_some(ctl_state *st, const ctl_cancel_filter *f, uid_t uid, int64_t now, uint64_t *cursor,
-                    size_t max, ctl_cancel_counts *counts) {
+int ctl_cancel_some(ctl_state *st, const ctl_cancel_filter *f, uid_t uid, int64_t now, uint64_t *cursor, size_t max,
+                    ctl_cancel_counts *counts) {
         if (*cursor <= 1)
                 ctl_cancel_unmade(st, f, uid, now, counts);
         for (size_t seen = 0; seen < max; seen++) {

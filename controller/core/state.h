@@ -27,32 +27,32 @@ typedef struct ctl_time {
 
 typedef struct ctl_node {
         char *name;
-        size_t index;       /* position in ctl_state.nodes, which never changes */
+        size_t index; /* position in ctl_state.nodes, which never changes */
         res_t capacity;
-        res_t used;         /* sum of the requests of the jobs running on it */
-        bool up;            /* its agent is connected */
-        bool silent;        /* up, but not heard from for agent_timeout_usec: not-responding, so
-                             * offered no job; its jobs run on until node_lost_timeout_usec */
+        res_t used;                   /* sum of the requests of the jobs running on it */
+        bool up;                      /* its agent is connected */
+        bool silent;                  /* up, but not heard from for agent_timeout_usec: not-responding, so
+                                       * offered no job; its jobs run on until node_lost_timeout_usec */
         int64_t last_heard_usec;      /* wall clock, for display */
         int64_t last_heard_mono_usec; /* for the silence timeouts; moved on by the controller's own
                                        * stalls (ctl_credit_stall), never past now */
         psi_stats psi;                /* the host's pressure at the agent's last usage report */
-        char *cgroup_mode;  /* "v1" / "v2", as the agent said */
+        char *cgroup_mode;            /* "v1" / "v2", as the agent said */
         char *cgroup_root;
         size_t running;
-        void *link;         /* the caller's connection while up; NULL when down */
-        uint64_t *unconfirmed;     /* after a reconnect: jobs the agent did not list */
+        void *link;            /* the caller's connection while up; NULL when down */
+        uint64_t *unconfirmed; /* after a reconnect: jobs the agent did not list */
         size_t nunconfirmed;
-        uint64_t *strays;          /* jobs its agent listed as running that are not running here (told
-                                    * to stop): held pending until it reports their end */
+        uint64_t *strays; /* jobs its agent listed as running that are not running here (told
+                           * to stop): held pending until it reports their end */
         size_t nstrays;
         int64_t confirm_by_mono_usec; /* ...which are lost unless they end before this */
-        char *features;     /* its agent's features (nodesel.h list), NULL when none */
-        char *drain_reason; /* drained by root (colony drain): no new job starts there; NULL when not */
-        size_t nexclusive;  /* running exclusive jobs: while any, nothing else is placed there */
-        char *gpu_type;     /* its GPUs' type ("a100", also among its features), NULL when none */
-        res_t stray_held;   /* the requests of its strays the controller knows: they still run
-                             * there, their GPUs assigned, so no job is placed in their room */
+        char *features;               /* its agent's features (nodesel.h list), NULL when none */
+        char *drain_reason;           /* drained by root (colony drain): no new job starts there; NULL when not */
+        size_t nexclusive;            /* running exclusive jobs: while any, nothing else is placed there */
+        char *gpu_type;               /* its GPUs' type ("a100", also among its features), NULL when none */
+        res_t stray_held;             /* the requests of its strays the controller knows: they still run
+                                       * there, their GPUs assigned, so no job is placed in their room */
 } ctl_node;
 
 /* One state transition, for the event log (events.h); the caller stamps its time. Strings are
@@ -104,16 +104,16 @@ typedef struct ctl_config {
         size_t max_pending_per_user; /* 0: no cap but max_pending */
         size_t max_pending_per_dept; /* per top-level department of the jobs' groups; 0: none */
         int kill_grace_ms;
-        int64_t agent_timeout_usec; /* silence that makes a node not-responding; also the reconnect window */
+        int64_t agent_timeout_usec;     /* silence that makes a node not-responding; also the reconnect window */
         int64_t node_lost_timeout_usec; /* silence that loses a node's running jobs (>= agent_timeout_usec) */
-        const depts *depts;         /* when it has any, a job's group must be a leaf of them */
-        int fairness;               /* a fair_algo ordering the pending jobs (fairorder.h), or -1:
-                                     * submission order; ignored with a dispatcher (id order) */
-        bool scan;                  /* place by scanning every machine (sched_place, the reference)
-                                     * instead of through the index: the same decisions, slower */
+        const depts *depts;             /* when it has any, a job's group must be a leaf of them */
+        int fairness;                   /* a fair_algo ordering the pending jobs (fairorder.h), or -1:
+                                         * submission order; ignored with a dispatcher (id order) */
+        bool scan;                      /* place by scanning every machine (sched_place, the reference)
+                                         * instead of through the index: the same decisions, slower */
         int64_t default_time_usec, max_time_usec; /* jobs' time limits (depts_time_limit); 0: none */
-        bool keep_invalid_depend;   /* kill_invalid_depend = no: a job whose dependency can never be
-                                     * met stays pending instead of ending cancelled */
+        bool keep_invalid_depend;                 /* kill_invalid_depend = no: a job whose dependency can never be
+                                                   * met stays pending instead of ending cancelled */
         /* Running jobs a user, a top-level department may have at once, and CPUs (milli-cores) a
          * user's running jobs may hold; 0: no limit (userlimit.c). */
         size_t max_running_per_user, max_running_per_dept;
@@ -127,7 +127,7 @@ typedef struct ctl_tally {
         uid_t uid;
         char *dept;
         size_t pending;
-        size_t running;       /* its running jobs, and the CPUs they hold (the running limits) */
+        size_t running; /* its running jobs, and the CPUs they hold (the running limits) */
         int64_t running_mcpu;
 } ctl_tally;
 
@@ -137,7 +137,7 @@ typedef struct ctl_tally {
  * and the set is compacted, so that leaving is O(1) amortised; joining appends (ids grow),
  * but for a requeued job, which goes back in its place. */
 typedef struct ctl_idset {
-        job **v;       /* by id, stale entries included */
+        job **v; /* by id, stale entries included */
         size_t n, cap, nstale;
         int state;
 } ctl_idset;
@@ -149,22 +149,22 @@ typedef struct ctl_user_jobs {
 } ctl_user_jobs;
 
 typedef struct ctl_state {
-        job **jobs;        /* every job, in id order */
+        job **jobs; /* every job, in id order */
         size_t njobs, jobs_cap;
-        job **pending;     /* pending jobs, in submission order (the order of their ids but for an
-                            * array's later slices, behind what was submitted meanwhile, and
-                            * requeued jobs, back in their id's place); a cancelled one stays until the
-                            * next pass or ctl_tidy (nstale counts those) so that a cancel is O(log n) */
+        job **pending; /* pending jobs, in submission order (the order of their ids but for an
+                        * array's later slices, behind what was submitted meanwhile, and
+                        * requeued jobs, back in their id's place); a cancelled one stays until the
+                        * next pass or ctl_tidy (nstale counts those) so that a cancel is O(log n) */
         size_t npending, pending_cap, nstale;
         ctl_tally *tallies; /* per user and per department, in no order: few of them */
         size_t ntallies;
         ctl_node **nodes;
         ctl_node **by_name; /* the same nodes sorted by name */
         size_t nnodes;
-        size_t nstrays;    /* the sum of the nodes' nstrays: 0 lets scheduling skip the check */
+        size_t nstrays; /* the sum of the nodes' nstrays: 0 lets scheduling skip the check */
         uint64_t next_id;
         ctl_config cfg;
-        fairorder fair;    /* the departments' tree and what each runs (ctl_set_depts) */
+        fairorder fair; /* the departments' tree and what each runs (ctl_set_depts) */
         const ctl_actions *act;
         void *userdata;
         /* The scheduling view, kept between passes (state.c's "view" functions): each node's
@@ -190,7 +190,7 @@ typedef struct ctl_state {
         ctl_user_jobs *users;
         size_t nusers;
         size_t cancel_visits;
-        size_t nreserved;  /* jobs of arrays begun and not yet made, counted against the caps */
+        size_t nreserved;      /* jobs of arrays begun and not yet made, counted against the caps */
         size_t pass_selective; /* jobs of this pass that may go only on some nodes (nodesel.h) */
         /* When pending jobs may start (waiting.c, depindex.c): who waits on whom; the time as the
          * controller last told (ctl_wait_tick, submissions), against which begin times are read;
@@ -200,7 +200,7 @@ typedef struct ctl_state {
         int64_t clock_usec;
         int64_t next_begin_usec;
         bool nice_seen;
-        bool throttle_seen; /* an array with a throttle was submitted: passes count its tasks (arrays.c) */
+        bool throttle_seen;   /* an array with a throttle was submitted: passes count its tasks (arrays.c) */
         uint64_t reserved_id; /* the job the last EASY pass reserved a start for (reservation.c), or 0 */
         /* The running jobs as EASY sees them (node, request, end by its limit) and whose each entry
          * is, kept as jobs start and end, so that a pass reads them without visiting every job. */
@@ -239,13 +239,13 @@ int ctl_restore(ctl_state *st, job *j, ctl_time now);
 
 /* Validate, number, persist and queue a submission; on success *id is set and spec has been
  * moved into the job (the caller's spec is zeroed). Returns 0 or -errno with err set. */
-int ctl_submit(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, int64_t now,
-               uint64_t *id, char err[PROTO_ERRLEN]);
+int ctl_submit(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, int64_t now, uint64_t *id,
+               char err[PROTO_ERRLEN]);
 /* ctl_submit for an array of count jobs (count 0: one plain job, as ctl_submit) with
  * consecutive ids from *first, their indexes taken in order from *indexes (moved into the
- * array, which frees it), or 0 to count - 1 when indexes is NULL: all are stored, or none (refused whole when they would pass
- * max_pending or a per-user or per-department cap). Each records its array (array_first, array_index); the first owns the spec and
- * persist stores the environment with it only; the others share its strings. On a failure after
+ * array, which frees it), or 0 to count - 1 when indexes is NULL: all are stored, or none (refused whole when they
+ * would pass max_pending or a per-user or per-department cap). Each records its array (array_first, array_index); the
+ * first owns the spec and persist stores the environment with it only; the others share its strings. On a failure after
  * the checks, the ids are skipped, never reused. Returns 0 or -errno with err set. O(count). */
 int ctl_submit_array(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, size_t count,
                      array_set *indexes, int64_t now, uint64_t *first, char err[PROTO_ERRLEN]);
@@ -256,14 +256,14 @@ int ctl_submit_array(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_
 typedef struct ctl_array {
         uid_t uid;
         gid_t gid;
-        char *user;      /* owned until the first job takes a copy */
-        job_spec spec;   /* owned until the first job takes it */
-        size_t count;    /* jobs to make (1 for a plain job) */
+        char *user;    /* owned until the first job takes a copy */
+        job_spec spec; /* owned until the first job takes it */
+        size_t count;  /* jobs to make (1 for a plain job) */
         size_t made;
-        bool array;      /* submitted with "array" (records array_first, array_index) */
+        bool array; /* submitted with "array" (records array_first, array_index) */
         bool given_stdout;
-        uint64_t first;  /* the first job's id */
-        job *owner;      /* the first job, whose strings the others borrow */
+        uint64_t first; /* the first job's id */
+        job *owner;     /* the first job, whose strings the others borrow */
         int64_t now;
         array_set indexes; /* the tasks' indexes still to give, in order; empty: 0, 1, 2, ... */
 } ctl_array;
@@ -272,8 +272,8 @@ typedef struct ctl_array {
  * max_pending and the per-user and per-department caps, and take spec (zeroed) into a; nothing
  * is made yet, but its ids are taken and its jobs count against the caps (st->nreserved) until
  * ctl_array_more makes them or fails. Returns 0 or -errno with err set (spec stays the caller's). */
-int ctl_array_begin(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, size_t count,
-                    int64_t now, ctl_array *a, char err[PROTO_ERRLEN]);
+int ctl_array_begin(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, size_t count, int64_t now,
+                    ctl_array *a, char err[PROTO_ERRLEN]);
 /* Make, persist and queue up to max more jobs of a. Returns 1 when all are made, 0 when more
  * remain, or -errno with err set: the jobs of earlier slices stay, the rest are never made and
  * their ids are skipped. O(max). */
@@ -287,7 +287,7 @@ typedef struct ctl_cancel_filter {
         uint64_t array;         /* the array's first id, or 0 */
         const uint64_t *ranges; /* pairs lo, hi (inclusive), sorted, not overlapping; NULL: any id */
         size_t nranges;
-        int state;              /* JOB_PENDING or JOB_RUNNING, or -1: either */
+        int state; /* JOB_PENDING or JOB_RUNNING, or -1: either */
 } ctl_cancel_filter;
 
 /* What a bulk cancel did. */
@@ -304,8 +304,8 @@ typedef struct ctl_cancel_counts {
  * also ends the tasks not made yet that f names (arrays.h: out of their record's set, emptied
  * when f names the whole array, O(1) per array). Returns 1 when no job is left to look at, 0 when more remain (call
  * again), or -ENOMEM. O(max x log n + records). */
-int ctl_cancel_some(ctl_state *st, const ctl_cancel_filter *f, uid_t uid, int64_t now, uint64_t *cursor,
-                    size_t max, ctl_cancel_counts *counts);
+int ctl_cancel_some(ctl_state *st, const ctl_cancel_filter *f, uid_t uid, int64_t now, uint64_t *cursor, size_t max,
+                    ctl_cancel_counts *counts);
 /* The first live (pending or running) job with an id >= id, of uid when uid >= 0, or NULL.
  * O(log n) through the indexes, whatever the other jobs. */
 job *ctl_next_live(ctl_state *st, int64_t uid, uint64_t id);
@@ -339,9 +339,9 @@ size_t ctl_first_job_from(const ctl_state *st, uint64_t id);
  * them (ctl_job_runs_on says which), and a stray job that is pending again is not placed anywhere
  * until the agent reports the stray's end, so that no job runs twice at once. A node of that
  * name that is already up is refused (-EEXIST). Returns 0 or -errno with err set. */
-int ctl_node_up(ctl_state *st, const char *name, res_t capacity, const char *cgroup_mode,
-                const char *cgroup_root, const uint64_t *running, size_t nrunning, void *link, ctl_time now,
-                ctl_node **out, char err[PROTO_ERRLEN]);
+int ctl_node_up(ctl_state *st, const char *name, res_t capacity, const char *cgroup_mode, const char *cgroup_root,
+                const uint64_t *running, size_t nrunning, void *link, ctl_time now, ctl_node **out,
+                char err[PROTO_ERRLEN]);
 /* The node's agent is gone for good (reason: "timed out"): its running jobs are lost, or
  * pending again (their attempt incremented) when submitted with requeue; its strays are
  * forgotten, since nothing more will be heard of them. */
@@ -389,8 +389,7 @@ int ctl_job_usage(ctl_state *st, ctl_node *n, uint64_t id, const job_result *sam
  * asked to be requeued is pending again as its next attempt. Frees the node's resources and
  * schedules again. Returns 0, -ENOENT (not running there: the report is a stray's, which is
  * forgotten) or -EINVAL (state). */
-int ctl_job_finished(ctl_state *st, ctl_node *n, uint64_t id, job_state state, job_result *result,
-                     int64_t end_usec);
+int ctl_job_finished(ctl_state *st, ctl_node *n, uint64_t id, job_state state, job_result *result, int64_t end_usec);
 
 /* The fair order's figures now (rep->nodes: st->fair.n entries, the caller's), and the id of the
  * job it offers first in *next_id (0: none). Returns 0 or -errno (ENOMEM; EINVAL: the fair code

@@ -12,7 +12,7 @@
 #define STATS_BUCKETS_MAX 16
 /* One sample every 5 s, an hour of them. */
 #define STATS_SAMPLE_USEC 5000000
-#define STATS_SAMPLES 720
+#define STATS_SAMPLES     720
 
 /* A Prometheus-style histogram: counts[i] is the number of observations <= bounds[i]
  * (cumulative, as the exposition format wants); count and sum cover every observation. */
@@ -32,10 +32,10 @@ typedef struct stats_sample {
 } stats_sample;
 
 typedef struct ctl_stats {
-        int64_t start_usec;  /* when the controller started (CLOCK_REALTIME) */
-        stats_hist pass;     /* scheduling passes that had pending jobs, seconds */
+        int64_t start_usec; /* when the controller started (CLOCK_REALTIME) */
+        stats_hist pass;    /* scheduling passes that had pending jobs, seconds */
         double last_pass_seconds;
-        stats_hist turn;     /* turns of the event loop: one source's dispatch, seconds */
+        stats_hist turn; /* turns of the event loop: one source's dispatch, seconds */
         double max_turn_seconds;
         stats_sample ring[STATS_SAMPLES];
         size_t ring_next, ring_len;

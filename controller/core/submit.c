@@ -57,17 +57,17 @@ int ctl_default_output(job *j) {
 }
 
 /* Whether count more jobs fit below the cap max, with have pending already. */
-static bool below(size_t have, size_t count, size_t max) {
-        return have < max && count <= max - have;
-}
+static bool below(size_t have, size_t count, size_t max) { return have < max && count <= max - have; }
 
 /* The refusal of count jobs (array: an array's) by the cap named cap, of max, with have pending:
  * who says whose jobs ("" for all, " for user x"). */
 static int room_error(char err[PROTO_ERRLEN], const char *who, size_t have, size_t count, bool array, const char *cap,
                       size_t max) {
         if (array)
-                snprintf(err, PROTO_ERRLEN, "queue full%s: %zu jobs pending, and an array of %zu would pass %s (%zu): "
-                         "none submitted", who, have, count, cap, max);
+                snprintf(err, PROTO_ERRLEN,
+                         "queue full%s: %zu jobs pending, and an array of %zu would pass %s (%zu): "
+                         "none submitted",
+                         who, have, count, cap, max);
         else
                 snprintf(err, PROTO_ERRLEN, "queue full%s: %zu jobs pending (%s = %zu)", who, have, cap, max);
         return -EAGAIN;
@@ -109,8 +109,14 @@ static int make_job(ctl_array *a, job **made, size_t index) {
         uint32_t task = (uint32_t)index;
         if (a->indexes.n)
                 (void)array_set_take(&a->indexes, &task); /* the set holds count indexes */
-        *j = (job){ .id = a->first + index, .uid = a->uid, .gid = a->gid, .state = JOB_PENDING, .submit_usec = a->now,
-                    .attempt = 1, .array_first = a->array ? a->first : 0, .array_index = task };
+        *j = (job){ .id = a->first + index,
+                    .uid = a->uid,
+                    .gid = a->gid,
+                    .state = JOB_PENDING,
+                    .submit_usec = a->now,
+                    .attempt = 1,
+                    .array_first = a->array ? a->first : 0,
+                    .array_index = task };
         if (index > 0) {
                 job_borrow_spec(j, a->owner, a->given_stdout);
         } else {
@@ -162,8 +168,8 @@ int ctl_reserve_jobs(ctl_state *st, uid_t uid, size_t n) {
         return 0;
 }
 
-int ctl_submit(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, int64_t now,
-               uint64_t *id, char err[PROTO_ERRLEN]) {
+int ctl_submit(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, int64_t now, uint64_t *id,
+               char err[PROTO_ERRLEN]) {
         return ctl_submit_array(st, uid, gid, user, spec, 0, NULL, now, id, err);
 }
 
@@ -176,8 +182,8 @@ static int check_start_fields(ctl_state *st, uid_t uid, const job_spec *spec, ch
         return depidx_check(st, spec, err);
 }
 
-int ctl_array_begin(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, size_t count,
-                    int64_t now, ctl_array *a, char err[PROTO_ERRLEN]) {
+int ctl_array_begin(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, size_t count, int64_t now,
+                    ctl_array *a, char err[PROTO_ERRLEN]) {
         size_t n = count ? count : 1;
         int r = check_feasible(st, spec->req, err);
         if (r < 0 || (r = ctl_check_nodesel(st, spec, err)) < 0)
@@ -188,8 +194,14 @@ int ctl_array_begin(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_s
             (r = check_room(st, uid, user, spec->group, n, count > 0, err)) < 0 ||
             (r = check_start_fields(st, uid, spec, err)) < 0)
                 return r;
-        *a = (ctl_array){ .uid = uid, .gid = gid, .user = strdup(user), .count = n, .array = count > 0,
-                          .given_stdout = spec->stdout_path != NULL, .first = st->next_id, .now = now };
+        *a = (ctl_array){ .uid = uid,
+                          .gid = gid,
+                          .user = strdup(user),
+                          .count = n,
+                          .array = count > 0,
+                          .given_stdout = spec->stdout_path != NULL,
+                          .first = st->next_id,
+                          .now = now };
         st->throttle_seen |= spec->array_throttle != 0;
         if (!a->user) {
                 snprintf(err, PROTO_ERRLEN, "out of memory");
@@ -294,6 +306,4 @@ int ctl_submit_array(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_
         return r < 0 ? r : 0;
 }
 
-int ctl_request_feasible(ctl_state *st, res_t req, char err[PROTO_ERRLEN]) {
-        return check_feasible(st, req, err);
-}
+int ctl_request_feasible(ctl_state *st, res_t req, char err[PROTO_ERRLEN]) { return check_feasible(st, req, err); }

@@ -9,9 +9,7 @@ typedef struct kept {
         int64_t mcpu;
 } kept;
 
-static kept *kept_of(const ctl_state *st, kept *k, const ctl_tally *t) {
-        return t ? &k[t - st->tallies] : NULL;
-}
+static kept *kept_of(const ctl_state *st, kept *k, const ctl_tally *t) { return t ? &k[t - st->tallies] : NULL; }
 
 static void count(kept *k, const job *j) {
         if (k) {
@@ -21,8 +19,8 @@ static void count(kept *k, const job *j) {
 }
 
 /* Why j, with the jobs kept before it, passes a limit: JOB_WAIT_NONE when it does not. */
-static job_wait over(const ctl_config *c, const job *j, const ctl_tally *user, const kept *ku,
-                     const ctl_tally *dept, const kept *kd) {
+static job_wait over(const ctl_config *c, const job *j, const ctl_tally *user, const kept *ku, const ctl_tally *dept,
+                     const kept *kd) {
         size_t user_jobs = (user ? user->running : 0) + (ku ? ku->jobs : 0);
         int64_t user_mcpu = (user ? user->running_mcpu : 0) + (ku ? ku->mcpu : 0);
         if (c->max_running_per_user && user_jobs >= c->max_running_per_user)

@@ -211,7 +211,8 @@ int ctl_hold(ctl_state *st, uint64_t id, uid_t uid, bool hold, char err[PROTO_ER
         if (!j)
                 return r;
         if (j->spec.hold == hold) {
-                snprintf(err, PROTO_ERRLEN, "job %llu is %s", (unsigned long long)id, hold ? "held already" : "not held");
+                snprintf(err, PROTO_ERRLEN, "job %llu is %s", (unsigned long long)id,
+                         hold ? "held already" : "not held");
                 return -EALREADY;
         }
         j->spec.hold = hold;
@@ -233,7 +234,8 @@ int ctl_update(ctl_state *st, uint64_t id, uid_t uid, const ctl_update_req *u, c
         if (u->gpus >= 0)
                 req.gpus = u->gpus;
         if (j->spec.mem_high > req.mem) {
-                snprintf(err, PROTO_ERRLEN, "job %llu has a soft memory limit above that memory", (unsigned long long)id);
+                snprintf(err, PROTO_ERRLEN, "job %llu has a soft memory limit above that memory",
+                         (unsigned long long)id);
                 return -EINVAL;
         }
         if (u->nice != INT_MIN && u->nice < 0 && uid != 0) {

@@ -14,8 +14,8 @@
 
 static void send_cancel(ctl_node *n, uint64_t id, int grace_ms) {
         cJSON *msg = proto_new("cancel");
-        if (msg && (!cJSON_AddNumberToObject(msg, "id", (double)id) ||
-                    !cJSON_AddNumberToObject(msg, "grace_ms", grace_ms))) {
+        if (msg &&
+            (!cJSON_AddNumberToObject(msg, "id", (double)id) || !cJSON_AddNumberToObject(msg, "grace_ms", grace_ms))) {
                 cJSON_Delete(msg);
                 msg = NULL;
         }
@@ -30,8 +30,8 @@ static void send_cancel(ctl_node *n, uint64_t id, int grace_ms) {
 static void cancel_strays(ctl_server *srv, ctl_node *n, const uint64_t *ids, size_t nids) {
         for (size_t i = 0; i < nids; i++)
                 if (!ctl_job_runs_on(&srv->state, n, ids[i])) {
-                        log_warning("job=%llu node=%s runs there unaccounted: cancelling it", (unsigned long long)ids[i],
-                                    n->name);
+                        log_warning("job=%llu node=%s runs there unaccounted: cancelling it",
+                                    (unsigned long long)ids[i], n->name);
                         send_cancel(n, ids[i], srv->state.cfg.kill_grace_ms);
                 }
 }
@@ -46,7 +46,8 @@ static void relaunch_unconfirmed(ctl_server *srv, ctl_node *n) {
                 const job *j = ctl_find_job(&srv->state, n->unconfirmed[i]);
                 if (j && ctl_job_runs_on(&srv->state, n, j->id)) {
                         log_info("job=%llu node=%s not listed by its agent: launching it again in case it never "
-                                 "arrived", (unsigned long long)j->id, n->name);
+                                 "arrived",
+                                 (unsigned long long)j->id, n->name);
                         server_send_launch(srv, n, j);
                 }
         }
@@ -60,7 +61,8 @@ static bool admit_stranger(ctl_server *srv, conn *c) {
         if (srv->npreauth >= AGENT_PREAUTH_MAX) {
                 if (log_ratelimit_ok(&srv->preauth_refused, &missed))
                         log_warning("agent link fd=%d refused: %d links have not authenticated yet (%u more refused "
-                                    "since the last such line)", c->fd, AGENT_PREAUTH_MAX, missed);
+                                    "since the last such line)",
+                                    c->fd, AGENT_PREAUTH_MAX, missed);
                 conn_close(c);
                 return false;
         }
@@ -208,9 +210,9 @@ static void send_ack(ctl_node *n, int64_t id, int64_t attempt) {
 }
 
 static void handle_finished(ctl_server *srv, ctl_node *n, const cJSON *msg, char err[PROTO_ERRLEN]) {
-        static const char *const fields[] = { "id", "attempt", "state", "exit_code", "signal", "cpu_usec",
-                                              "mem_peak", "oom_kills", "io_rbytes", "io_wbytes", "psi", "error",
-                                              "end_usec", NULL };
+        static const char *const fields[] = { "id",       "attempt",  "state",     "exit_code", "signal",
+                                              "cpu_usec", "mem_peak", "oom_kills", "io_rbytes", "io_wbytes",
+                                              "psi",      "error",    "end_usec",  NULL };
         int64_t id, attempt, end = server_now();
         const char *state_name;
         job_state state;
@@ -239,9 +241,9 @@ static void handle_finished(ctl_server *srv, ctl_node *n, const cJSON *msg, char
 /* A usage report: each running job's counters and pressure, and the host's pressure. */
 static void handle_usage(ctl_server *srv, ctl_node *n, const cJSON *msg, char err[PROTO_ERRLEN]) {
         static const char *const fields[] = { "jobs", "psi", NULL };
-        static const char *const entry_fields[] = { "id",        "attempt",   "cpu_usec", "mem_current", "mem_peak",
-                                                    "oom_kills", "io_rbytes", "io_wbytes", "psi", "gpu_util",
-                                                    "gpu_mem",   NULL };
+        static const char *const entry_fields[] = { "id",       "attempt",   "cpu_usec",  "mem_current",
+                                                    "mem_peak", "oom_kills", "io_rbytes", "io_wbytes",
+                                                    "psi",      "gpu_util",  "gpu_mem",   NULL };
         const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(msg, "jobs"), *e;
         psi_stats host;
         if (proto_check_fields(msg, fields, err) < 0 || !cJSON_IsArray(jobs) || psi_from_json(msg, &host, err) < 0) {
@@ -252,10 +254,10 @@ static void handle_usage(ctl_server *srv, ctl_node *n, const cJSON *msg, char er
         cJSON_ArrayForEach(e, jobs) {
                 int64_t id, cur = 0, attempt;
                 job_result sample;
-                if (proto_check_fields(e, entry_fields, err) < 0 || proto_get_int(e, "id", 1, INT64_MAX, &id, err) < 0 ||
+                if (proto_check_fields(e, entry_fields, err) < 0 ||
+                    proto_get_int(e, "id", 1, INT64_MAX, &id, err) < 0 ||
                     proto_get_int(e, "mem_current", 0, INT64_MAX, &cur, err) == -EINVAL ||
-                    report_attempt(e, &attempt, err) < 0 ||
-                    job_result_from_json(e, &sample, err) < 0) {
+                    report_attempt(e, &attempt, err) < 0 || job_result_from_json(e, &sample, err) < 0) {
                         log_warning("node=%s bad usage entry: %s", n->name, err);
                         continue;
                 }
@@ -399,5 +401,8 @@ void server_send_cancel(ctl_server *srv, ctl_node *n, const job *j, int grace_ms
         send_cancel(n, j->id, grace_ms);
 }
 
-const conn_ops agent_conn_ops = { .on_open = agent_opened, .on_message = agent_message, .on_close = agent_closed,
-                                  .held = server_output_held, .held_list = server_held_list };
+const conn_ops agent_conn_ops = { .on_open = agent_opened,
+                                  .on_message = agent_message,
+                                  .on_close = agent_closed,
+                                  .held = server_output_held,
+                                  .held_list = server_held_list };

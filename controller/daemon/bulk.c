@@ -5,18 +5,18 @@
  * on a 100,000-job array: 4 s in one turn, with agents and clients unheard meanwhile). Here a
  * timer, due at once while work is queued, does one slice per turn of the loop, chunks of jobs
  * for BULK_SLICE_USEC; the turn's end commits it (commit.c). Slices are cut by time, not by
- * jobs, since each costs a commit (an fsync: 5 to 250 ms on a busy disk) whatever its size. The timer, not a defer source: sd-event dispatches the pending source
- * that became pending first, and a defer source stays pending, so it would run before every
- * socket until the work is done; a timer fires again only after another poll, and whatever that
+ * jobs, since each costs a commit (an fsync: 5 to 250 ms on a busy disk) whatever its size. The timer, not a defer
+ * source: sd-event dispatches the pending source that became pending first, and a defer source stays pending, so it
+ * would run before every socket until the work is done; a timer fires again only after another poll, and whatever that
  * poll found waiting is dispatched first. So queue, show, agents' reports and small cancels are
  * served between two slices. The timer's priority is below the sockets' and the end of the
  * turn's (commit.c), so that what a poll found is answered, and committed, before the slice
  * that poll made due opens a batch of its own: a queue read beside a slice no longer waits for
  * that slice's fsync (storm.sh: queue p99 126-147 ms, from 223-332). Nothing starves the
  * slices: a due timer stays pending, and sd-event dispatches what is pending before it polls
- * again, so one poll's requests at most (each connection's read bounded: conn.c) go first. So are other requesters' submissions: an array takes its ids when
- * it begins (ctl_array_begin), and a plain submission is made at once, numbered after it. Each
- * requester's work is done in the order it came (its replies keep the order of its requests),
+ * again, so one poll's requests at most (each connection's read bounded: conn.c) go first. So are other requesters'
+ * submissions: an array takes its ids when it begins (ctl_array_begin), and a plain submission is made at once,
+ * numbered after it. Each requester's work is done in the order it came (its replies keep the order of its requests),
  * and the requesters take turns a slice each, so that another user's bulk cancel does not wait
  * for a 100,000-job array to be made (a cancel reaches the jobs made when it runs). The
  * requester's reply comes when its last slice is stored; if it goes away meanwhile, the work
@@ -34,16 +34,16 @@
 #include <string.h>
 
 struct bulk_task {
-        conn *client;          /* NULL once its connection has closed */
-        cJSON *answer;         /* a reply only, to a request after the client's queued work */
-        bool cancel;           /* a cancel; otherwise a submission */
+        conn *client;  /* NULL once its connection has closed */
+        cJSON *answer; /* a reply only, to a request after the client's queued work */
+        bool cancel;   /* a cancel; otherwise a submission */
         /* a submission */
         uid_t uid;
         gid_t gid;
         char *user;
         job_spec spec;
-        size_t count;          /* "array", 0 for one job */
-        array_set indexes;     /* its tasks' indexes, until the array begins */
+        size_t count;      /* "array", 0 for one job */
+        array_set indexes; /* its tasks' indexes, until the array begins */
         bool begun;
         ctl_array array;
         /* a cancel */
@@ -120,9 +120,7 @@ static int bulk_arm_in(ctl_server *srv, uint64_t usec) {
         return r < 0 ? r : sd_event_source_set_enabled(srv->bulk_source, SD_EVENT_ONESHOT);
 }
 
-static int bulk_arm(ctl_server *srv) {
-        return bulk_arm_in(srv, 0);
-}
+static int bulk_arm(ctl_server *srv) { return bulk_arm_in(srv, 0); }
 
 /* Whether t is the requester's (c's) work, or t itself when the requester has gone. */
 static bool same_requester(const bulk_task *t, const bulk_task *head) {
@@ -211,9 +209,10 @@ int server_bulk_stop(sd_event_source *s, const struct signalfd_siginfo *si, void
 /* Queue t, the requester's (c) work. Returns 0 or -ENOMEM (t is then freed). */
 static int bulk_queue(ctl_server *srv, conn *c, bulk_task *t) {
         int r;
-        if (!srv->bulk_source && ((r = sd_event_add_time_relative(srv->event, &srv->bulk_source, CLOCK_MONOTONIC, 0, 1,
-                                                                    bulk_run, srv)) < 0 ||
-                                  (r = sd_event_source_set_priority(srv->bulk_source, SD_EVENT_PRIORITY_NORMAL + 1)) < 0)) {
+        if (!srv->bulk_source &&
+            ((r = sd_event_add_time_relative(srv->event, &srv->bulk_source, CLOCK_MONOTONIC, 0, 1, bulk_run, srv)) <
+                     0 ||
+             (r = sd_event_source_set_priority(srv->bulk_source, SD_EVENT_PRIORITY_NORMAL + 1)) < 0)) {
                 srv->bulk_source = sd_event_source_disable_unref(srv->bulk_source);
                 task_free(t);
                 return r;
@@ -231,8 +230,7 @@ static int bulk_queue(ctl_server *srv, conn *c, bulk_task *t) {
         return enabled == SD_EVENT_OFF ? bulk_arm(srv) : 0;
 }
 
-int server_bulk_submit(ctl_server *srv, conn *c, const char *user, job_spec *spec, size_t count,
-                       array_set *indexes) {
+int server_bulk_submit(ctl_server *srv, conn *c, const char *user, job_spec *spec, size_t count, array_set *indexes) {
         bulk_task *t = calloc(1, sizeof(*t));
         if (!t || !(t->user = strdup(user))) {
                 free(t);

@@ -7,8 +7,7 @@
  * (taken, zeroed; empty: 0 to count - 1), a slice per turn after the work c queued before,
  * taking turns with other requesters'; c gets the reply once all are stored (bulk.c). Returns 0
  * or -errno. */
-int server_bulk_submit(ctl_server *srv, conn *c, const char *user, job_spec *spec, size_t count,
-                       array_set *indexes);
+int server_bulk_submit(ctl_server *srv, conn *c, const char *user, job_spec *spec, size_t count, array_set *indexes);
 /* Cancel the jobs f names (ranges: f's, malloc'ed, taken) on behalf of c's user, a slice per turn
  * after the work c queued before, taking turns with other requesters'; c gets the counts at the
  * end (bulk.c). Returns 0 or -errno. */

@@ -24,9 +24,7 @@ void client_reply(conn *c, cJSON *msg) {
         conn_reply(c, msg);
 }
 
-void client_reply_error(conn *c, const char *text) {
-        client_reply(c, proto_error("%s", text));
-}
+void client_reply_error(conn *c, const char *text) { client_reply(c, proto_error("%s", text)); }
 
 /* Check the request's fields and read its "id". Returns 0 or -EINVAL (error already sent). */
 int client_request_id(conn *c, const cJSON *msg, const char *const *fields, uint64_t *id) {
@@ -95,8 +93,10 @@ static int spec_too_large(const job_spec *spec, char err[PROTO_ERRLEN]) {
         free(text);
         if (len + LAUNCH_HEADROOM <= PROTO_MAX_MSG)
                 return 0;
-        snprintf(err, PROTO_ERRLEN, "the job's command line and environment take %zu bytes, more than the %d a "
-                 "launch may carry", len, PROTO_MAX_MSG - LAUNCH_HEADROOM);
+        snprintf(err, PROTO_ERRLEN,
+                 "the job's command line and environment take %zu bytes, more than the %d a "
+                 "launch may carry",
+                 len, PROTO_MAX_MSG - LAUNCH_HEADROOM);
         return -E2BIG;
 }
 
@@ -174,7 +174,7 @@ typedef struct page {
         cJSON *out, *jobs;
         int64_t n, limit;
         size_t bytes;
-        bool more; /* a record did not fit: the listing goes on */
+        bool more;       /* a record did not fit: the listing goes on */
         ctl_server *srv; /* whose family ids the records carry */
 } page;
 
@@ -302,11 +302,11 @@ static void handle_wait(ctl_server *srv, conn *c, const cJSON *msg) {
 }
 
 typedef struct history_filter {
-        int64_t uid;           /* -1: anyone */
-        const char *group;     /* NULL, or this group and the groups below it */
-        int state;             /* -1: any terminal state */
+        int64_t uid;                    /* -1: anyone */
+        const char *group;              /* NULL, or this group and the groups below it */
+        int state;                      /* -1: any terminal state */
         int64_t since_usec, until_usec; /* ended in [since, until) */
-        int64_t before_id;     /* paging: only ids below this */
+        int64_t before_id;              /* paging: only ids below this */
         int64_t limit;
 } history_filter;
 
@@ -317,8 +317,8 @@ static bool history_match(const job *j, const history_filter *f) {
 }
 
 static int parse_history(const cJSON *msg, history_filter *f, char err[PROTO_ERRLEN]) {
-        static const char *const fields[] = { "user", "group", "state", "since_usec", "until_usec", "before_id",
-                                              "limit", NULL };
+        static const char *const fields[] = { "user",       "group",     "state", "since_usec",
+                                              "until_usec", "before_id", "limit", NULL };
         const char *state = NULL;
         *f = (history_filter){ .uid = -1, .state = -1, .until_usec = INT64_MAX, .before_id = INT64_MAX, .limit = 1000 };
         job_state st;
@@ -375,8 +375,9 @@ static void handle_array(ctl_server *srv, conn *c, const cJSON *msg) {
                 return;
         }
         cJSON *ok = proto_new("array");
-        if (ok && (!cJSON_AddNumberToObject(ok, "id", (double)id) || !cJSON_AddNumberToObject(ok, "last", (double)last) ||
-                   (task && !cJSON_AddNumberToObject(ok, "task", (double)task)))) {
+        if (ok &&
+            (!cJSON_AddNumberToObject(ok, "id", (double)id) || !cJSON_AddNumberToObject(ok, "last", (double)last) ||
+             (task && !cJSON_AddNumberToObject(ok, "task", (double)task)))) {
                 cJSON_Delete(ok);
                 ok = proto_error("out of memory");
         }
@@ -387,16 +388,13 @@ static const struct {
         const char *type;
         client_request_fn *handle;
 } requests[] = {
-        { "submit", handle_submit }, { "queue", handle_queue }, { "show", handle_show },
-        { "cancel", client_cancel }, { "wait", handle_wait },   { "nodes", client_nodes },
-        { "history", handle_history }, { "shares", client_shares }, { "reload", client_reload },
-        { "alpha_put", client_alpha_put }, { "alpha_get", client_alpha_get },
-        { "events", server_handle_events },
-        { "drain", client_drain }, { "resume", client_resume },
-        { "hold", client_hold }, { "release", client_release }, { "update", client_update },
-        { "array", handle_array },
-        { "output", server_handle_output },
-        { "family", client_family },
+        { "submit", handle_submit },        { "queue", handle_queue },         { "show", handle_show },
+        { "cancel", client_cancel },        { "wait", handle_wait },           { "nodes", client_nodes },
+        { "history", handle_history },      { "shares", client_shares },       { "reload", client_reload },
+        { "alpha_put", client_alpha_put },  { "alpha_get", client_alpha_get }, { "events", server_handle_events },
+        { "drain", client_drain },          { "resume", client_resume },       { "hold", client_hold },
+        { "release", client_release },      { "update", client_update },       { "array", handle_array },
+        { "output", server_handle_output }, { "family", client_family },
 };
 
 static void client_message(conn *c, const cJSON *msg) {
@@ -456,9 +454,12 @@ static void client_opened(conn *c) {
                 return;
         if (log_ratelimit_ok(&srv->clients_refused, &missed))
                 log_warning("client fd=%d uid=%u pid=%d refused: the user has %u connections open (%u more refused "
-                            "since the last such line)", c->fd, (unsigned)c->uid, (int)c->pid, cap, missed);
-        snprintf(text, sizeof(text), "too many connections: uid %u has %u open to the controller, the most a user "
-                 "may", (unsigned)c->uid, cap);
+                            "since the last such line)",
+                            c->fd, (unsigned)c->uid, (int)c->pid, cap, missed);
+        snprintf(text, sizeof(text),
+                 "too many connections: uid %u has %u open to the controller, the most a user "
+                 "may",
+                 (unsigned)c->uid, cap);
         conn_fail(c, text);
 }
 
@@ -500,5 +501,8 @@ void server_answer_waiters(ctl_server *srv, const job *j) {
         free(ready);
 }
 
-const conn_ops client_conn_ops = { .on_open = client_opened, .on_message = client_message, .on_close = client_closed,
-                                   .held = server_output_held, .held_list = server_held_list };
+const conn_ops client_conn_ops = { .on_open = client_opened,
+                                   .on_message = client_message,
+                                   .on_close = client_closed,
+                                   .held = server_output_held,
+                                   .held_list = server_held_list };

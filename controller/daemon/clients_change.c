@@ -31,7 +31,8 @@ static int parse_ranges(const cJSON *msg, uint64_t **out, size_t *n, char err[PR
                 return 0;
         size_t len = cJSON_IsArray(arr) ? (size_t)cJSON_GetArraySize(arr) : 0;
         if (len == 0 || len > CANCEL_RANGES_MAX) {
-                snprintf(err, PROTO_ERRLEN, "ranges: must be 1 to %d pairs [first, last] of job ids", CANCEL_RANGES_MAX);
+                snprintf(err, PROTO_ERRLEN, "ranges: must be 1 to %d pairs [first, last] of job ids",
+                         CANCEL_RANGES_MAX);
                 return -EINVAL;
         }
         uint64_t *v = malloc(2 * len * sizeof(*v));
@@ -39,8 +40,9 @@ static int parse_ranges(const cJSON *msg, uint64_t **out, size_t *n, char err[PR
                 return snprintf(err, PROTO_ERRLEN, "out of memory"), -ENOMEM;
         cJSON_ArrayForEach(item, arr) {
                 const cJSON *lo = cJSON_GetArrayItem(item, 0), *hi = cJSON_GetArrayItem(item, 1);
-                if (!cJSON_IsArray(item) || cJSON_GetArraySize(item) != 2 || !cJSON_IsNumber(lo) || !cJSON_IsNumber(hi) ||
-                    lo->valuedouble < 1 || hi->valuedouble < lo->valuedouble || hi->valuedouble > 9007199254740992.0) {
+                if (!cJSON_IsArray(item) || cJSON_GetArraySize(item) != 2 || !cJSON_IsNumber(lo) ||
+                    !cJSON_IsNumber(hi) || lo->valuedouble < 1 || hi->valuedouble < lo->valuedouble ||
+                    hi->valuedouble > 9007199254740992.0) {
                         snprintf(err, PROTO_ERRLEN, "ranges: item %zu must be [first, last], 1 <= first <= last", *n);
                         free(v);
                         return -EINVAL;
@@ -76,7 +78,8 @@ static void handle_cancel_many(ctl_server *srv, conn *c, const cJSON *msg) {
         uint64_t *ranges = NULL;
         ctl_cancel_filter f = { .uid = -1, .state = -1 };
         job_state s;
-        if (proto_check_fields(msg, fields, err) < 0 || proto_get_int(msg, "user", 0, UINT32_MAX, &user, err) == -EINVAL ||
+        if (proto_check_fields(msg, fields, err) < 0 ||
+            proto_get_int(msg, "user", 0, UINT32_MAX, &user, err) == -EINVAL ||
             proto_get_int(msg, "array", 1, INT64_MAX, &array, err) == -EINVAL ||
             proto_get_str(msg, "state", &state, err) == -EINVAL || parse_ranges(msg, &ranges, &f.nranges, err) < 0) {
                 client_reply_error(c, err);
@@ -153,13 +156,9 @@ static void handle_hold_or_release(ctl_server *srv, conn *c, const cJSON *msg, b
         server_schedule(srv);
 }
 
-void client_hold(ctl_server *srv, conn *c, const cJSON *msg) {
-        handle_hold_or_release(srv, c, msg, true);
-}
+void client_hold(ctl_server *srv, conn *c, const cJSON *msg) { handle_hold_or_release(srv, c, msg, true); }
 
-void client_release(ctl_server *srv, conn *c, const cJSON *msg) {
-        handle_hold_or_release(srv, c, msg, false);
-}
+void client_release(ctl_server *srv, conn *c, const cJSON *msg) { handle_hold_or_release(srv, c, msg, false); }
 
 /* update: {"id": N} and any of mcpu, mem, nice, time_limit_usec, gpus; answered with the job's
  * record ("job"). */

@@ -63,21 +63,24 @@ void client_alpha_get(ctl_server *srv, conn *c, const cJSON *msg) {
         static const char *const fields[] = { "version", NULL };
         char err[PROTO_ERRLEN];
         int64_t version = 0;
-        if (proto_check_fields(msg, fields, err) < 0 || proto_get_int(msg, "version", 1, INT64_MAX, &version, err) == -EINVAL) {
+        if (proto_check_fields(msg, fields, err) < 0 ||
+            proto_get_int(msg, "version", 1, INT64_MAX, &version, err) == -EINVAL) {
                 client_reply_error(c, err);
                 return;
         }
         alpha_matrix stored = { 0 };
         const alpha_matrix *m = &srv->alpha;
-        int r = version == 0 ? (srv->alpha.version ? 0 : -ENOENT) : jobstore_get_alpha(srv->store, (uint64_t)version, &stored);
+        int r = version == 0 ? (srv->alpha.version ? 0 : -ENOENT)
+                             : jobstore_get_alpha(srv->store, (uint64_t)version, &stored);
         if (version != 0)
                 m = &stored;
         if (r < 0) {
                 if (r == -ENOENT && version)
                         snprintf(err, sizeof(err), "no interference matrix version %lld", (long long)version);
                 else
-                        snprintf(err, sizeof(err), "%s", r == -ENOENT ? "no interference matrix stored yet (colony measure)"
-                                                                      : "the store could not be read");
+                        snprintf(err, sizeof(err), "%s",
+                                 r == -ENOENT ? "no interference matrix stored yet (colony measure)"
+                                              : "the store could not be read");
                 client_reply_error(c, err);
                 return;
         }

@@ -60,18 +60,14 @@ static void checkpoint_if_grown(ctl_server *srv) {
                 (void)offloop_start(srv->checkpointer, srv->store); /* not busy: cannot fail */
 }
 
-static int checkpoint_apart(void *store) {
-        return jobstore_checkpoint_apart(store);
-}
+static int checkpoint_apart(void *store) { return jobstore_checkpoint_apart(store); }
 
 static void checkpoint_done(void *userdata, int r) {
         (void)userdata;
         (void)r; /* logged by the thread; the log keeps the data meanwhile */
 }
 
-static int sync_log(void *fd) {
-        return fdatasync(*(int *)fd) < 0 ? -errno : 0;
-}
+static int sync_log(void *fd) { return fdatasync(*(int *)fd) < 0 ? -errno : 0; }
 
 /* A commit that could not be made durable: stop with the output held (see above). */
 static void store_fail(ctl_server *srv) {
@@ -185,13 +181,9 @@ int server_persist_array(ctl_server *srv, uint64_t id, const char *record) {
         return r < 0 ? r : jobstore_put_array(srv->store, id, record);
 }
 
-void server_checkpoint_due(ctl_server *srv) {
-        srv->checkpoint_due = true;
-}
+void server_checkpoint_due(ctl_server *srv) { srv->checkpoint_due = true; }
 
-void server_schedule(ctl_server *srv) {
-        srv->want_schedule = true;
-}
+void server_schedule(ctl_server *srv) { srv->want_schedule = true; }
 
 bool server_writes_undurable(const ctl_server *srv) {
         return srv->in_batch || srv->unsynced || (srv->syncer && offloop_busy(srv->syncer));

@@ -12,8 +12,8 @@ void server_checkpoint_due(ctl_server *srv);
 /* Add the end-of-turn source to srv->event, and start the threads that sync and checkpoint the
  * store (commit.c; server_commit_last stops them). Returns 0 or -errno. */
 int server_commit_init(ctl_server *srv);
-/* Store j (NULL: only the staged events) in this turn's batch, opening it if needed (commit.c): durable once the turn ends,
- * and until then every connection's output is held. Returns 0 or -errno. */
+/* Store j (NULL: only the staged events) in this turn's batch, opening it if needed (commit.c): durable once the turn
+ * ends, and until then every connection's output is held. Returns 0 or -errno. */
 int server_persist(ctl_server *srv, const job *j);
 /* Store an array's record (its id, its text) in the turn's batch, as server_persist does a job.
  * Returns 0 or -errno. */

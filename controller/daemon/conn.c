@@ -15,8 +15,8 @@ typedef struct conn_full {
         conn pub;
         proto_reader reader;
         sd_event_source *reaper;
-        wire wire;                    /* the socket, plain or TLS */
-        sd_event_source *deadline;    /* closes a peer that has not done what it must by then */
+        wire wire;                 /* the socket, plain or TLS */
+        sd_event_source *deadline; /* closes a peer that has not done what it must by then */
         const char *deadline_what;
         uint64_t deadline_ms;
 } conn_full;
@@ -44,7 +44,7 @@ static uint32_t conn_events(conn_full *cf) {
         conn *c = &cf->pub;
         bool pending = c->out_len > c->out_off;
         bool held = pending && c->ops->held && c->ops->held(c);
-        bool listed = held && c->ops->held_list; /* conn_release_held writes it, not a poll */
+        bool listed = held && c->ops->held_list;     /* conn_release_held writes it, not a poll */
         bool released = listed && releasable(c) > 0; /* released, and the socket did not take it all */
         bool tls = cf->wire.tls;
         return wire_events(&cf->wire, (pending && !listed && (!tls || held)) || (released && !tls));
@@ -207,9 +207,7 @@ void conn_reply(conn *c, cJSON *msg) {
         cJSON_Delete(msg);
 }
 
-size_t conn_unsent(const conn *c) {
-        return c->out_len - c->out_off;
-}
+size_t conn_unsent(const conn *c) { return c->out_len - c->out_off; }
 
 void conn_fail(conn *c, const char *text) {
         cJSON *err = proto_error("%s", text);
@@ -253,7 +251,8 @@ static bool over_input_max(conn_full *cf) {
         unsigned missed;
         if (log_ratelimit_ok(&lines, &missed))
                 log_warning("fd=%d pid=%d: more than one message of at most %zu bytes before authentication (%s): cut "
-                            "(%u more since the last such line)", c->fd, (int)c->pid, c->input_max,
+                            "(%u more since the last such line)",
+                            c->fd, (int)c->pid, c->input_max,
                             len > (int64_t)c->input_max ? "a larger frame" : "more frames", missed);
         conn_fail(c, "too much input before authentication");
         return true;

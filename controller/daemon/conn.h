@@ -3,8 +3,8 @@
  * Reads are decoded into whole messages and handed to on_message; writes are queued and
  * flushed as the socket allows, so a slow peer never blocks the loop. A peer whose unsent
  * output passes CONN_OUTPUT_MAX is dropped. Output may be held back until the owner's writes are
- * durable (conn_ops.held). Agent links may run over TLS (tls.h); the messages are the same. Closing is deferred to the loop's next iteration,
- * so a connection may be closed anywhere, even from inside its own on_message. */
+ * durable (conn_ops.held). Agent links may run over TLS (tls.h); the messages are the same. Closing is deferred to the
+ * loop's next iteration, so a connection may be closed anywhere, even from inside its own on_message. */
 #pragma once
 #include "auth.h"
 #include "tls.h"
@@ -15,7 +15,7 @@
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
-#define CONN_OUTPUT_MAX (8 * 1024 * 1024)
+#define CONN_OUTPUT_MAX    (8 * 1024 * 1024)
 #define CONN_READ_PER_TURN (1024 * 1024) /* bytes read from one plain peer per turn of the loop, at most */
 
 typedef struct conn conn;
@@ -63,9 +63,9 @@ struct conn {
                            * frame in the controller */
         bool closed, close_after_flush;
         conn *held_next, **held_prev; /* on the held list when held_prev is set */
-        uint64_t out_queued;   /* bytes queued since the connection opened */
-        uint64_t hold_mark[2]; /* conn_held_mark: as out_queued, what waits for the step in flight, the next */
-        uint64_t out_free;     /* as out_queued: while held, what may be written (conn_release_held) */
+        uint64_t out_queued;          /* bytes queued since the connection opened */
+        uint64_t hold_mark[2];        /* conn_held_mark: as out_queued, what waits for the step in flight, the next */
+        uint64_t out_free;            /* as out_queued: while held, what may be written (conn_release_held) */
 };
 
 /* Wrap an accepted, non-blocking fd (the conn owns it), as the TLS server of tls when it is not

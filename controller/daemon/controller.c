@@ -32,26 +32,18 @@
 #include <time.h>
 #include <unistd.h>
 
-static void reschedule(void *userdata) {
-        server_schedule(userdata);
-}
+static void reschedule(void *userdata) { server_schedule(userdata); }
 
-static int persist_job(void *userdata, const job *j) {
-        return server_persist(userdata, j);
-}
+static int persist_job(void *userdata, const job *j) { return server_persist(userdata, j); }
 
 static void record_event(void *userdata, const ctl_event *e) {
         evlog_write(&((ctl_server *)userdata)->state, e);
         server_event(userdata, e);
 }
 
-static void log_transition(void *userdata, const ctl_event *e) {
-        evlog_write(&((ctl_server *)userdata)->state, e);
-}
+static void log_transition(void *userdata, const ctl_event *e) { evlog_write(&((ctl_server *)userdata)->state, e); }
 
-static void launch_job(void *userdata, ctl_node *n, const job *j) {
-        server_send_launch(userdata, n, j);
-}
+static void launch_job(void *userdata, ctl_node *n, const job *j) { server_send_launch(userdata, n, j); }
 
 static void cancel_job(void *userdata, ctl_node *n, const job *j, int grace_ms) {
         server_send_cancel(userdata, n, j, grace_ms);
@@ -60,16 +52,15 @@ static void cancel_job(void *userdata, ctl_node *n, const job *j, int grace_ms) 
 static void job_ended(void *userdata, const job *j) {
         ctl_server *srv = userdata;
         /* coloc weighs a job that gave no estimate by its type's mean run time */
-        if (server_places_by_alpha(srv) && j->state == JOB_COMPLETED && j->start_usec > 0 && j->end_usec > j->start_usec &&
+        if (server_places_by_alpha(srv) && j->state == JOB_COMPLETED && j->start_usec > 0 &&
+            j->end_usec > j->start_usec &&
             coloc_dispatcher_note_runtime(srv->state.cfg.dispatcher, j->spec.job_type,
                                           (double)(j->end_usec - j->start_usec) / 1e6) < 0)
                 log_warning("coloc: out of memory noting job %llu's run time", (unsigned long long)j->id);
         server_answer_waiters(srv, j);
 }
 
-static void drop_link(void *userdata, ctl_node *n, void *link) {
-        server_drop_link(userdata, n, link);
-}
+static void drop_link(void *userdata, ctl_node *n, void *link) { server_drop_link(userdata, n, link); }
 
 static int persist_array(void *userdata, const ctl_arec *a) {
         cJSON *o = ctl_arec_to_json(a);
@@ -81,8 +72,13 @@ static int persist_array(void *userdata, const ctl_arec *a) {
 }
 
 static const ctl_actions actions = {
-        .persist = persist_job, .launch = launch_job, .cancel = cancel_job, .terminal = job_ended,
-        .drop_link = drop_link, .event = record_event, .log = log_transition,
+        .persist = persist_job,
+        .launch = launch_job,
+        .cancel = cancel_job,
+        .terminal = job_ended,
+        .drop_link = drop_link,
+        .event = record_event,
+        .log = log_transition,
 };
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
@@ -176,8 +172,8 @@ static int open_policy(const options *o, sched_order *order, sched_heuristic *po
         if (r < 0)
                 return log_errno(LOG_ERR, r, r == -EINVAL ? "unknown policy '%s'" : "policy %s", o->policy);
         if (options_parse_fairness(o->fairness, fairness) < 0)
-                return log_errno(LOG_ERR, -EINVAL, "fairness must be hdrf, mch, drf, wdrf, c-ch, m-ch or none, not '%s'",
-                                 o->fairness);
+                return log_errno(LOG_ERR, -EINVAL,
+                                 "fairness must be hdrf, mch, drf, wdrf, c-ch, m-ch or none, not '%s'", o->fairness);
         if (*fairness >= 0 && *dispatcher)
                 log_info("policy %s keeps submission order: fairness %s does not apply", o->policy, o->fairness);
         return 0;
@@ -225,8 +221,9 @@ static int open_state(ctl_server *srv, const options *o, ctl_lotes_options *lote
         if ((r = jobstore_set_sync(srv->store, o->sync_commits != 0)) < 0)
                 return log_errno(LOG_ERR, r, "%s: setting sync_commits", o->database);
         if (o->sync_commits == 0)
-                log_msg(LOG_NOTICE, "sync_commits = no: a job is acknowledged once its commit is written, before it reaches "
-                           "the disk (a controller crash loses nothing, a power loss may)");
+                log_msg(LOG_NOTICE,
+                        "sync_commits = no: a job is acknowledged once its commit is written, before it reaches "
+                        "the disk (a controller crash loses nothing, a power loss may)");
         if ((r = jobstore_load_arrays(srv->store, restore_array, srv)) < 0)
                 return log_errno(LOG_ERR, r, "loading arrays from %s", o->database);
         if ((r = jobstore_load(srv->store, restore_job, srv)) < 0)
@@ -268,8 +265,10 @@ static int run_loop(ctl_server *srv) {
                         if (usec > LOOP_TURN_SLOW_USEC)
                                 log_debug("a turn of the loop took %lld ms", (long long)(usec / 1000));
                         if (usec >= 1000000)
-                                log_msg(LOG_NOTICE, "the controller's loop stalled for %lld ms: not counted as any "
-                                        "agent's silence", (long long)(usec / 1000));
+                                log_msg(LOG_NOTICE,
+                                        "the controller's loop stalled for %lld ms: not counted as any "
+                                        "agent's silence",
+                                        (long long)(usec / 1000));
                         if (usec >= STALL_MIN_USEC)
                                 ctl_credit_stall(&srv->state, usec, end);
                 }
@@ -285,8 +284,9 @@ static int run_loop(ctl_server *srv) {
 static int log_priority(const options *o) {
         int prio = log_level_from_name(o->log_level);
         if (prio < 0 || !o->secret_file) {
-                fprintf(stderr, "colony-controller: %s\n", prio < 0 ? "log level must be error, warning, notice, info or debug"
-                                                                    : "--secret-file is required");
+                fprintf(stderr, "colony-controller: %s\n",
+                        prio < 0 ? "log level must be error, warning, notice, info or debug"
+                                 : "--secret-file is required");
                 return -EINVAL;
         }
         if (o->node_lost_timeout_ms < o->agent_timeout_ms) {
@@ -379,8 +379,8 @@ int main(int argc, char **argv) {
                 r = sd_event_set_watchdog(srv.event, true); /* WATCHDOG=1 pings when WatchdogSec= is set */
         if (r >= 0)
                 r = server_commit_init(&srv);
-        if (r < 0 || open_state(&srv, &o, &lotes) < 0 || listen_open(&srv, &o, ls) < 0 || add_signals_and_tick(&srv) < 0 ||
-            listen_open_remote(&srv, &o, &ls[2], &remote) < 0) {
+        if (r < 0 || open_state(&srv, &o, &lotes) < 0 || listen_open(&srv, &o, ls) < 0 ||
+            add_signals_and_tick(&srv) < 0 || listen_open_remote(&srv, &o, &ls[2], &remote) < 0) {
                 r = r < 0 ? r : -EINVAL;
         } else {
                 server_schedule(&srv);
@@ -396,4 +396,3 @@ int main(int argc, char **argv) {
         config_free(&cfg);
         return r < 0 ? 1 : 0;
 }
-

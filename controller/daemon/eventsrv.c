@@ -13,13 +13,11 @@
 /* A follower whose unread events pass this is dropped: it must not make the controller buffer
  * without bound, and the loop never waits for it. This is on top of what the kernel's socket
  * buffers hold (some 200 KiB on Linux): a burst of thousands of events. */
-#define FOLLOW_UNSENT_MAX (32 * 1024)
-#define EVENTS_LIMIT_MAX 1000 /* per reply: 1000 of the longest events fit a message */
+#define FOLLOW_UNSENT_MAX    (32 * 1024)
+#define EVENTS_LIMIT_MAX     1000 /* per reply: 1000 of the longest events fit a message */
 #define EVENTS_LIMIT_DEFAULT 100
 
-static void restore_event(void *userdata, const ev_record *e) {
-        ev_ring_restore(userdata, e);
-}
+static void restore_event(void *userdata, const ev_record *e) { ev_ring_restore(userdata, e); }
 
 int server_events_open(ctl_server *srv) {
         int r = ev_ring_init(&srv->events, EV_RING_DEFAULT, 1);
@@ -53,8 +51,10 @@ void server_drop_follower(ctl_server *srv, conn *c) {
 static void tell_follower(follower *f, const ev_record *e) {
         if (conn_unsent(f->client) > FOLLOW_UNSENT_MAX) {
                 char text[PROTO_ERRLEN];
-                snprintf(text, sizeof(text), "dropped, more than %d KiB of events unread; follow again with "
-                         "--since %llu", FOLLOW_UNSENT_MAX / 1024, (unsigned long long)e->seq - 1);
+                snprintf(text, sizeof(text),
+                         "dropped, more than %d KiB of events unread; follow again with "
+                         "--since %llu",
+                         FOLLOW_UNSENT_MAX / 1024, (unsigned long long)e->seq - 1);
                 log_warning("events follower fd=%d pid=%d too slow: dropped", f->client->fd, (int)f->client->pid);
                 conn_fail(f->client, text);
                 f->client = NULL;
@@ -98,7 +98,8 @@ void server_event(ctl_server *srv, const ctl_event *e) {
                 size_t cap = srv->staged_cap ? 2 * srv->staged_cap : 4;
                 ev_record *grown = realloc(srv->staged, cap * sizeof(*grown));
                 if (!grown) {
-                        log_error("job=%llu event %s not recorded: out of memory", (unsigned long long)e->job_id, e->what);
+                        log_error("job=%llu event %s not recorded: out of memory", (unsigned long long)e->job_id,
+                                  e->what);
                         return;
                 }
                 srv->staged = grown;
@@ -118,7 +119,8 @@ typedef struct events_req {
 static int parse_events(const cJSON *msg, events_req *q, char err[PROTO_ERRLEN]) {
         static const char *const fields[] = { "since", "job", "limit", "follow", NULL };
         *q = (events_req){ .since = -1, .limit = EVENTS_LIMIT_DEFAULT };
-        if (proto_check_fields(msg, fields, err) < 0 || proto_get_int(msg, "since", 0, INT64_MAX, &q->since, err) == -EINVAL ||
+        if (proto_check_fields(msg, fields, err) < 0 ||
+            proto_get_int(msg, "since", 0, INT64_MAX, &q->since, err) == -EINVAL ||
             proto_get_int(msg, "job", 1, INT64_MAX, &q->job, err) == -EINVAL ||
             proto_get_int(msg, "limit", 1, EVENTS_LIMIT_MAX, &q->limit, err) == -EINVAL ||
             proto_get_bool(msg, "follow", &q->follow, err) == -EINVAL)

@@ -7,13 +7,9 @@
 #include <string.h>
 #include <syslog.h>
 
-static bool is(const ctl_event *e, const char *what) {
-        return strcmp(e->what, what) == 0;
-}
+static bool is(const ctl_event *e, const char *what) { return strcmp(e->what, what) == 0; }
 
-static const char *or_dash(const char *s) {
-        return s ? s : "-";
-}
+static const char *or_dash(const char *s) { return s ? s : "-"; }
 
 /* A submitted job's line, with its array's place when it has one. */
 static void submitted(const job *j, char *buf, size_t len) {
@@ -36,8 +32,8 @@ static int job_line(const ctl_event *e, char *buf, size_t len) {
         if (is(e, "submitted"))
                 submitted(j, buf, len);
         else if (is(e, "placed"))
-                snprintf(buf, len, "job=%llu node=%s state=running reason=placed policy=%s attempt=%u", id, node, reason,
-                         ctl_job_attempt(j));
+                snprintf(buf, len, "job=%llu node=%s state=running reason=placed policy=%s attempt=%u", id, node,
+                         reason, ctl_job_attempt(j));
         else if (is(e, "started"))
                 snprintf(buf, len, "job=%llu node=%s started", id, node);
         else if (is(e, "requeued"))
@@ -82,7 +78,8 @@ static int node_line(ctl_state *st, const ctl_event *e, char *buf, size_t len) {
                 snprintf(buf, len, "node=%s state=not-responding reason=%s", node, reason);
         else
                 return -ENOENT;
-        return is(e, "node-down") || is(e, "node-disconnected") || is(e, "node-not-responding") ? LOG_WARNING : LOG_INFO;
+        return is(e, "node-down") || is(e, "node-disconnected") || is(e, "node-not-responding") ? LOG_WARNING
+                                                                                                : LOG_INFO;
 }
 
 int evlog_format(ctl_state *st, const ctl_event *e, char *buf, size_t len) {

@@ -17,10 +17,10 @@ extern const char status_page_html[];
 extern const size_t status_page_html_len;
 
 /* Enough for a browser's headers; a request beyond it is refused by libmicrohttpd. */
-#define HTTP_MEMORY_LIMIT (32 * 1024)
+#define HTTP_MEMORY_LIMIT    (32 * 1024)
 #define HTTP_CONNECTIONS_MAX 256 /* so that slow clients from 16 addresses (HTTP_PER_IP_MAX each) leave room */
-#define HTTP_PER_IP_MAX 16
-#define HTTP_IDLE_SECONDS 10
+#define HTTP_PER_IP_MAX      16
+#define HTTP_IDLE_SECONDS    10
 
 struct http_server {
         ctl_server *srv;
@@ -33,7 +33,7 @@ static const char csp[] = "default-src 'none'; script-src 'unsafe-inline'; style
                           "connect-src 'self'; img-src data:; frame-ancestors 'none'";
 
 static enum MHD_Result respond(struct MHD_Connection *c, unsigned status, const char *type, void *body, size_t len,
-                            enum MHD_ResponseMemoryMode mode) {
+                               enum MHD_ResponseMemoryMode mode) {
         struct MHD_Response *resp = MHD_create_response_from_buffer(len, body, mode);
         if (!resp) {
                 if (mode == MHD_RESPMEM_MUST_FREE)
@@ -82,8 +82,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
                 return send_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "read-only: GET or HEAD\n");
         if (strcmp(url, "/") == 0)
-                return respond(c, MHD_HTTP_OK, "text/html; charset=utf-8", (void *)status_page_html, status_page_html_len,
-                            MHD_RESPMEM_PERSISTENT);
+                return respond(c, MHD_HTTP_OK, "text/html; charset=utf-8", (void *)status_page_html,
+                               status_page_html_len, MHD_RESPMEM_PERSISTENT);
         if (strcmp(url, "/api/status") == 0)
                 return serve_status(srv, c);
         if (strcmp(url, "/metrics") == 0)
@@ -159,14 +159,12 @@ int http_start(ctl_server *srv, const char *hostport, uint16_t *port, http_serve
         }
         h->srv = srv;
         /* MHD_USE_EPOLL without MHD_USE_INTERNAL_POLLING_THREAD: no thread, we poll its epoll fd */
-        h->daemon = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request, srv,
-                                     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, /* first, or it warns */
-                                     MHD_OPTION_LISTEN_SOCKET, fd,
-                                     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_MEMORY_LIMIT,
-                                     MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_CONNECTIONS_MAX,
-                                     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)HTTP_PER_IP_MAX,
-                                     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_IDLE_SECONDS,
-                                     MHD_OPTION_END);
+        h->daemon = MHD_start_daemon(
+                MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request, srv, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,
+                NULL, /* first, or it warns */
+                MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_MEMORY_LIMIT,
+                MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_CONNECTIONS_MAX, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+                (unsigned)HTTP_PER_IP_MAX, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_IDLE_SECONDS, MHD_OPTION_END);
         if (!h->daemon) {
                 close(fd);
                 free(h);

@@ -32,8 +32,10 @@ static void back_off(listener *l, int err) {
                 log_errno(LOG_ERR, r, "%s listener: cannot back off", l->what);
         }
         if (log_ratelimit_ok(&l->accept_failed, &missed))
-                log_errno(LOG_WARNING, err, "accept on the %s listener: resting %d ms each time (%u more failures since "
-                          "the last such line)", l->what, ACCEPT_BACKOFF_MS, missed);
+                log_errno(LOG_WARNING, err,
+                          "accept on the %s listener: resting %d ms each time (%u more failures since "
+                          "the last such line)",
+                          l->what, ACCEPT_BACKOFF_MS, missed);
 }
 
 static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
@@ -125,7 +127,9 @@ int listen_open(ctl_server *srv, const options *o, listener ls[2]) {
             (r = sd_event_source_set_io_fd_own(ls[1].src, 1)) < 0)
                 return log_errno(LOG_ERR, r, "event loop set-up");
         log_info("listening: clients on %s, agents on %s (port %u%s)", o->socket, o->agent_listen, port,
-                 !ls[1].tls ? "" : o->tls_ca ? ", TLS, agents' certificates checked" : ", TLS");
+                 !ls[1].tls  ? ""
+                 : o->tls_ca ? ", TLS, agents' certificates checked"
+                             : ", TLS");
         if (!o->http_listen)
                 return 0;
         if ((r = http_start(srv, o->http_listen, &port, &srv->http)) < 0)

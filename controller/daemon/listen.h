@@ -15,11 +15,10 @@ typedef struct listener {
         ctl_server *srv;
         const conn_ops *ops;
         const char *what;
-        tls_ctx *tls; /* NULL: plain */
+        tls_ctx *tls;                /* NULL: plain */
         sd_event_source *src, *rest; /* the listening socket; the timer that ends a backoff */
         log_ratelimit accept_failed;
 } listener;
-
 
 /* Bind the client and agent listeners into ls[0] and ls[1] (the agent one with TLS when
  * o->tls_cert is set), and the HTTP one when o->http_listen is set, and write the port files.

@@ -33,7 +33,7 @@ struct ctl_lotes {
         int solve_r;
         double solve_ms;
         char solve_err[256];
-        lotes_model *failed;  /* the inputs of the last solve that failed, not retried unchanged */
+        lotes_model *failed; /* the inputs of the last solve that failed, not retried unchanged */
         unsigned version;
         char status[256];
 };
@@ -80,9 +80,7 @@ static int parse_class(const config_entry *e, lotes_mix *m, size_t k, const char
         return 0;
 }
 
-static bool is_class(const config_entry *e) {
-        return strncmp(e->key, "lotes_classes.", strlen("lotes_classes.")) == 0;
-}
+static bool is_class(const config_entry *e) { return strncmp(e->key, "lotes_classes.", strlen("lotes_classes.")) == 0; }
 
 int ctl_lotes_options_from_config(const config *cfg, ctl_lotes_options *o, char *err, size_t errlen) {
         int64_t v;
@@ -113,9 +111,7 @@ int ctl_lotes_options_from_config(const config *cfg, ctl_lotes_options *o, char 
         return 0;
 }
 
-void ctl_lotes_options_free(ctl_lotes_options *o) {
-        lotes_mix_free(&o->classes);
-}
+void ctl_lotes_options_free(ctl_lotes_options *o) { lotes_mix_free(&o->classes); }
 
 /* ---- the worker ---- */
 
@@ -139,7 +135,8 @@ static void set_status(ctl_lotes *l) {
         else
                 snprintf(l->status, sizeof(l->status),
                          "lotes: plan %u, %zu classes on %zu configurations, lambda* %.3g jobs/s%s", l->version,
-                         m->problem.nclasses, m->problem.nconfigs, m->plan.lambda_lp, l->busy ? " (solving a new one)" : "");
+                         m->problem.nclasses, m->problem.nconfigs, m->plan.lambda_lp,
+                         l->busy ? " (solving a new one)" : "");
 }
 
 static int on_plan(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
@@ -155,8 +152,8 @@ static int on_plan(sd_event_source *s, int fd, uint32_t revents, void *userdata)
         lotes_model_free(l->failed);
         l->failed = NULL;
         if (l->solve_r < 0) {
-                log_warning("lotes: no plan for %zu machines and %zu classes (%s): %s", m->nmachines, m->mix.n, l->reason,
-                            l->solve_err);
+                log_warning("lotes: no plan for %zu machines and %zu classes (%s): %s", m->nmachines, m->mix.n,
+                            l->reason, l->solve_err);
                 l->failed = m;
         } else {
                 size_t nconfigs = m->problem.nconfigs, nclasses = m->problem.nclasses;
@@ -190,9 +187,12 @@ static int samples(const ctl_state *st, double now, double window, lotes_sample 
                 double ran = j->start_usec > 0 && job_state_is_terminal(j->state) && j->end_usec >= j->start_usec
                                      ? (double)(j->end_usec - j->start_usec) / 1e6
                                      : -1;
-                s[i - first] = (lotes_sample){ .req = j->spec.req, .submit = (double)j->submit_usec / 1e6,
-                                               .runtime = ran >= 0 ? ran : j->spec.expected_usec > 0
-                                                                   ? (double)j->spec.expected_usec / 1e6 : -1 };
+                s[i - first] =
+                        (lotes_sample){ .req = j->spec.req,
+                                        .submit = (double)j->submit_usec / 1e6,
+                                        .runtime = ran >= 0                    ? ran
+                                                   : j->spec.expected_usec > 0 ? (double)j->spec.expected_usec / 1e6
+                                                                               : -1 };
         }
         *out = s;
         *n = st->njobs - first;
@@ -225,7 +225,9 @@ static const char *stale(const ctl_lotes *l, const lotes_model *m, const sched_m
 static sched_machine *machines_now(const ctl_state *st) {
         sched_machine *ms = calloc(st->nnodes + 1, sizeof(*ms));
         for (size_t i = 0; ms && i < st->nnodes; i++)
-                ms[i] = (sched_machine){ .index = (uint32_t)i, .capacity = st->nodes[i]->capacity, .up = st->nodes[i]->up };
+                ms[i] = (sched_machine){ .index = (uint32_t)i,
+                                         .capacity = st->nodes[i]->capacity,
+                                         .up = st->nodes[i]->up };
         return ms;
 }
 
@@ -261,9 +263,7 @@ void ctl_lotes_tick(ctl_lotes *l, int64_t now_usec) {
         free(ms);
 }
 
-const char *ctl_lotes_status(const ctl_lotes *l) {
-        return l->status;
-}
+const char *ctl_lotes_status(const ctl_lotes *l) { return l->status; }
 
 int ctl_lotes_new(sd_event *event, ctl_state *st, ctl_lotes_options *o, void (*resched)(void *), void *userdata,
                   ctl_lotes **out) {

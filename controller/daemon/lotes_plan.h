@@ -24,7 +24,8 @@ typedef struct ctl_lotes_options {
         lotes_mix classes;  /* configured classes; n = 0: learn them */
 } ctl_lotes_options;
 
-#define CTL_LOTES_DEFAULTS { .window_s = 600, .max_classes = 4, .drift = 0.2 }
+#define CTL_LOTES_DEFAULTS                                                                                             \
+        { .window_s = 600, .max_classes = 4, .drift = 0.2 }
 
 /* Read [lotes] and [lotes_classes] into o (absent keys leave o's values). Returns 0 or -EINVAL with
  * "path:line: reason" in err; o is to be freed with ctl_lotes_options_free either way. */

@@ -159,7 +159,8 @@ static int departments(FILE *f, const ctl_server *srv) {
                 { "colony_department_running_jobs", "Running jobs of the department and its sub-departments." },
                 { "colony_department_pending_jobs", "Pending jobs of the department and its sub-departments." },
                 { "colony_department_cpu_allocated_cores", "CPUs its running jobs (sub-departments' too) asked for." },
-                { "colony_department_memory_allocated_bytes", "Memory its running jobs (sub-departments' too) asked for." },
+                { "colony_department_memory_allocated_bytes",
+                  "Memory its running jobs (sub-departments' too) asked for." },
         };
         stats_dept *v = calloc(srv->depts.n + 1, sizeof(*v));
         if (!v)
@@ -168,8 +169,12 @@ static int departments(FILE *f, const ctl_server *srv) {
         for (size_t k = 0; k < sizeof(fams) / sizeof(fams[0]); k++) {
                 family(f, fams[k].name, "gauge", fams[k].help);
                 for (size_t i = 0; i < srv->depts.n; i++) {
-                        const double values[] = { v[i].weight, v[i].share, v[i].running, v[i].pending,
-                                                  (double)v[i].used_mcpu / 1000, (double)v[i].used_mem };
+                        const double values[] = { v[i].weight,
+                                                  v[i].share,
+                                                  v[i].running,
+                                                  v[i].pending,
+                                                  (double)v[i].used_mcpu / 1000,
+                                                  (double)v[i].used_mem };
                         sample(f, fams[k].name, "department", v[i].path, values[k]);
                 }
         }
@@ -194,8 +199,10 @@ int metrics_render(const ctl_server *srv, int64_t now, char **out, size_t *len) 
         histogram(f, "colony_job_wait_seconds", "From submission to start, of every job that started.", &waits);
         histogram(f, "colony_schedule_pass_seconds", "Scheduling passes over a non-empty queue.", &srv->stats.pass);
         gauge(f, "colony_schedule_last_pass_seconds", "The last such pass.", srv->stats.last_pass_seconds);
-        histogram(f, "colony_loop_turn_seconds", "Turns of the controller's event loop (one handler's run between "
-                  "two polls).", &srv->stats.turn);
+        histogram(f, "colony_loop_turn_seconds",
+                  "Turns of the controller's event loop (one handler's run between "
+                  "two polls).",
+                  &srv->stats.turn);
         gauge(f, "colony_loop_turn_max_seconds", "The longest turn of the loop so far.", srv->stats.max_turn_seconds);
         if (fclose(f) != 0 || r < 0) {
                 free(*out);

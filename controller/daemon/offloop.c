@@ -111,9 +111,7 @@ int offloop_start(offloop *o, void *arg) {
         return 0;
 }
 
-bool offloop_busy(const offloop *o) {
-        return o->busy;
-}
+bool offloop_busy(const offloop *o) { return o->busy; }
 
 void offloop_free(offloop *o) {
         if (!o)

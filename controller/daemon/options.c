@@ -22,21 +22,48 @@ static void usage(FILE *f) {
 }
 
 static const char *const config_keys[] = {
-        "controller.socket",      "controller.agent_listen", "controller.port_file",     "controller.secret_file",
-        "controller.database",    "controller.heartbeat_ms", "controller.agent_timeout_ms",
+        "controller.socket",
+        "controller.agent_listen",
+        "controller.port_file",
+        "controller.secret_file",
+        "controller.database",
+        "controller.heartbeat_ms",
+        "controller.agent_timeout_ms",
         "controller.node_lost_timeout_ms",
-        "controller.max_pending", "controller.max_pending_per_user", "controller.max_pending_per_dept",
-        "controller.kill_grace_ms", "controller.policy",       "controller.order",
-        "controller.log_level",   "controller.http_listen", "controller.http_port_file", "controller.tls_cert",
-        "controller.tls_key",     "controller.tls_ca",      "controller.fairness",     "controller.sync_commits",
+        "controller.max_pending",
+        "controller.max_pending_per_user",
+        "controller.max_pending_per_dept",
+        "controller.kill_grace_ms",
+        "controller.policy",
+        "controller.order",
+        "controller.log_level",
+        "controller.http_listen",
+        "controller.http_port_file",
+        "controller.tls_cert",
+        "controller.tls_key",
+        "controller.tls_ca",
+        "controller.fairness",
+        "controller.sync_commits",
         "departments.*",
-        "department_caps.*",      "department_users.*",     "lotes.window_s",          "lotes.max_classes",
-        "lotes.drift_percent",    "lotes_classes.*",
-        "controller.default_time", "controller.max_time", "department_default_time.*", "department_max_time.*",
+        "department_caps.*",
+        "department_users.*",
+        "lotes.window_s",
+        "lotes.max_classes",
+        "lotes.drift_percent",
+        "lotes_classes.*",
+        "controller.default_time",
+        "controller.max_time",
+        "department_default_time.*",
+        "department_max_time.*",
         "controller.kill_invalid_depend",
-        "controller.client_listen", "controller.client_port_file", "controller.submit_hosts",
-        "controller.trusted_root_hosts", "controller.munge_socket",
-        "controller.max_running_per_user", "controller.max_running_per_dept", "controller.max_cpus_per_user",
+        "controller.client_listen",
+        "controller.client_port_file",
+        "controller.submit_hosts",
+        "controller.trusted_root_hosts",
+        "controller.munge_socket",
+        "controller.max_running_per_user",
+        "controller.max_running_per_dept",
+        "controller.max_cpus_per_user",
         NULL,
 };
 
@@ -48,7 +75,8 @@ static int apply_time_limits(options *o, config *cfg, char *err, size_t errlen) 
                 const char *v = config_get(cfg, keys[i]);
                 if (v && units_parse_time(v, outs[i]) < 0)
                         return snprintf(err, errlen, "%s: %s: '%s' is not a time limit (like 60, 2:00:00 or 1-0)",
-                                        cfg->path, keys[i], v), -EINVAL;
+                                        cfg->path, keys[i], v),
+                               -EINVAL;
         }
         return 0;
 }
@@ -82,32 +110,35 @@ static int apply_running_limits(options *o, config *cfg, char *err, size_t errle
                         return r;
         const char *cpus = config_get(cfg, "controller.max_cpus_per_user");
         if (cpus && units_parse_cpus(cpus, &o->max_mcpu_per_user) < 0)
-                return snprintf(err, errlen, "%s: controller.max_cpus_per_user: '%s' is not a CPU count (like 4 or 0.5)",
-                                cfg->path, cpus), -EINVAL;
+                return snprintf(err, errlen,
+                                "%s: controller.max_cpus_per_user: '%s' is not a CPU count (like 4 or 0.5)", cfg->path,
+                                cpus),
+                       -EINVAL;
         return 0;
 }
 
 /* Fill options the command line left unset from the config file. */
 int options_apply_config(options *o, config *cfg, char *err, size_t errlen) {
         int r;
-        if ((r = config_load(o->config, cfg, err, errlen)) < 0 || (r = config_check_keys(cfg, config_keys, err, errlen)) < 0)
+        if ((r = config_load(o->config, cfg, err, errlen)) < 0 ||
+            (r = config_check_keys(cfg, config_keys, err, errlen)) < 0)
                 return r;
-        const char **strs[] = { &o->socket, &o->agent_listen, &o->port_file, &o->secret_file, &o->database,
-                                &o->policy, &o->order, &o->log_level, &o->http_listen, &o->http_port_file,
-                                &o->tls_cert, &o->tls_key, &o->tls_ca, &o->fairness };
-        const char *str_keys[] = { "controller.socket", "controller.agent_listen", "controller.port_file",
-                                   "controller.secret_file", "controller.database", "controller.policy",
-                                   "controller.order", "controller.log_level", "controller.http_listen",
-                                   "controller.http_port_file", "controller.tls_cert", "controller.tls_key",
-                                   "controller.tls_ca", "controller.fairness" };
+        const char **strs[] = { &o->socket,   &o->agent_listen, &o->port_file, &o->secret_file, &o->database,
+                                &o->policy,   &o->order,        &o->log_level, &o->http_listen, &o->http_port_file,
+                                &o->tls_cert, &o->tls_key,      &o->tls_ca,    &o->fairness };
+        const char *str_keys[] = { "controller.socket",         "controller.agent_listen", "controller.port_file",
+                                   "controller.secret_file",    "controller.database",     "controller.policy",
+                                   "controller.order",          "controller.log_level",    "controller.http_listen",
+                                   "controller.http_port_file", "controller.tls_cert",     "controller.tls_key",
+                                   "controller.tls_ca",         "controller.fairness" };
         for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
                 if (!*strs[i])
                         *strs[i] = config_get(cfg, str_keys[i]);
-        int64_t *nums[] = { &o->heartbeat_ms, &o->agent_timeout_ms, &o->node_lost_timeout_ms, &o->max_pending,
+        int64_t *nums[] = { &o->heartbeat_ms,  &o->agent_timeout_ms,     &o->node_lost_timeout_ms, &o->max_pending,
                             &o->kill_grace_ms, &o->max_pending_per_user, &o->max_pending_per_dept };
-        const char *num_keys[] = { "controller.heartbeat_ms", "controller.agent_timeout_ms",
+        const char *num_keys[] = { "controller.heartbeat_ms",         "controller.agent_timeout_ms",
                                    "controller.node_lost_timeout_ms", "controller.max_pending",
-                                   "controller.kill_grace_ms", "controller.max_pending_per_user",
+                                   "controller.kill_grace_ms",        "controller.max_pending_per_user",
                                    "controller.max_pending_per_dept" };
         for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
                 if (*nums[i] < 0 && (r = config_get_uint(cfg, num_keys[i], 100000000, nums[i], err, errlen)) < 0 &&
@@ -116,7 +147,8 @@ int options_apply_config(options *o, config *cfg, char *err, size_t errlen) {
         if ((r = apply_time_limits(o, cfg, err, errlen)) < 0 || (r = apply_running_limits(o, cfg, err, errlen)) < 0)
                 return r;
         bool sync;
-        if (o->sync_commits < 0 && (r = config_get_bool(cfg, "controller.sync_commits", &sync, err, errlen)) != -ENOENT) {
+        if (o->sync_commits < 0 &&
+            (r = config_get_bool(cfg, "controller.sync_commits", &sync, err, errlen)) != -ENOENT) {
                 if (r < 0)
                         return r;
                 o->sync_commits = sync;
@@ -136,21 +168,48 @@ static int parse_number(const char *arg, const char *name, int64_t *out) {
         return 0;
 }
 
-enum { O_SOCKET = 256, O_LISTEN, O_PORTFILE, O_SECRET, O_DB, O_HB, O_TIMEOUT, O_LOST, O_MAXPEND, O_GRACE,
-       O_POLICY, O_ORDER, O_LOG, O_HTTP, O_HTTP_PORTFILE, O_TLS_CERT, O_TLS_KEY, O_TLS_CA, O_FAIR };
+enum {
+        O_SOCKET = 256,
+        O_LISTEN,
+        O_PORTFILE,
+        O_SECRET,
+        O_DB,
+        O_HB,
+        O_TIMEOUT,
+        O_LOST,
+        O_MAXPEND,
+        O_GRACE,
+        O_POLICY,
+        O_ORDER,
+        O_LOG,
+        O_HTTP,
+        O_HTTP_PORTFILE,
+        O_TLS_CERT,
+        O_TLS_KEY,
+        O_TLS_CA,
+        O_FAIR
+};
 static const struct option longopts[] = {
-        { "config", required_argument, NULL, 'c' },   { "socket", required_argument, NULL, O_SOCKET },
-        { "agent-listen", required_argument, NULL, O_LISTEN }, { "port-file", required_argument, NULL, O_PORTFILE },
-        { "secret-file", required_argument, NULL, O_SECRET }, { "database", required_argument, NULL, O_DB },
-        { "heartbeat-ms", required_argument, NULL, O_HB }, { "agent-timeout-ms", required_argument, NULL, O_TIMEOUT },
+        { "config", required_argument, NULL, 'c' },
+        { "socket", required_argument, NULL, O_SOCKET },
+        { "agent-listen", required_argument, NULL, O_LISTEN },
+        { "port-file", required_argument, NULL, O_PORTFILE },
+        { "secret-file", required_argument, NULL, O_SECRET },
+        { "database", required_argument, NULL, O_DB },
+        { "heartbeat-ms", required_argument, NULL, O_HB },
+        { "agent-timeout-ms", required_argument, NULL, O_TIMEOUT },
         { "node-lost-timeout-ms", required_argument, NULL, O_LOST },
-        { "max-pending", required_argument, NULL, O_MAXPEND }, { "kill-grace-ms", required_argument, NULL, O_GRACE },
-        { "policy", required_argument, NULL, O_POLICY }, { "order", required_argument, NULL, O_ORDER },
-        { "log-level", required_argument, NULL, O_LOG }, { "help", no_argument, NULL, 'h' },
+        { "max-pending", required_argument, NULL, O_MAXPEND },
+        { "kill-grace-ms", required_argument, NULL, O_GRACE },
+        { "policy", required_argument, NULL, O_POLICY },
+        { "order", required_argument, NULL, O_ORDER },
+        { "log-level", required_argument, NULL, O_LOG },
+        { "help", no_argument, NULL, 'h' },
         { "fairness", required_argument, NULL, O_FAIR },
         { "http-listen", required_argument, NULL, O_HTTP },
         { "http-port-file", required_argument, NULL, O_HTTP_PORTFILE },
-        { "tls-cert", required_argument, NULL, O_TLS_CERT }, { "tls-key", required_argument, NULL, O_TLS_KEY },
+        { "tls-cert", required_argument, NULL, O_TLS_CERT },
+        { "tls-key", required_argument, NULL, O_TLS_KEY },
         { "tls-ca", required_argument, NULL, O_TLS_CA },
         { NULL, 0, NULL, 0 },
 };
@@ -200,14 +259,19 @@ int options_parse_args(int argc, char **argv, options *o) {
 }
 
 void options_set_defaults(options *o) {
-        const char **strs[] = { &o->socket, &o->agent_listen, &o->database, &o->policy, &o->order, &o->log_level,
-                                &o->fairness };
-        const char *defs[] = { "/run/colony/controller.sock", "127.0.0.1:7117", "/var/lib/colony/controller.db",
-                               "first-fit", "fifo", "info", fair_algo_name(FAIR_DEFAULT) };
+        const char **strs[] = { &o->socket, &o->agent_listen, &o->database, &o->policy,
+                                &o->order,  &o->log_level,    &o->fairness };
+        const char *defs[] = { "/run/colony/controller.sock",
+                               "127.0.0.1:7117",
+                               "/var/lib/colony/controller.db",
+                               "first-fit",
+                               "fifo",
+                               "info",
+                               fair_algo_name(FAIR_DEFAULT) };
         for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
                 if (!*strs[i])
                         *strs[i] = defs[i];
-        int64_t *nums[] = { &o->heartbeat_ms, &o->agent_timeout_ms, &o->node_lost_timeout_ms, &o->max_pending,
+        int64_t *nums[] = { &o->heartbeat_ms,  &o->agent_timeout_ms,     &o->node_lost_timeout_ms, &o->max_pending,
                             &o->kill_grace_ms, &o->max_pending_per_user, &o->max_pending_per_dept };
         const int64_t num_defs[] = { 1000, 5000, 300000, 100000, 3000, 0, 0 };
         for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)

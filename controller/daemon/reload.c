@@ -17,7 +17,8 @@ int server_reload(ctl_server *srv, char *err, size_t errlen) {
         o.config = srv->config_path;
         if (!srv->config_path)
                 return snprintf(err, errlen, "the controller was started without --config"), -ENOENT;
-        if ((r = options_apply_config(&o, &cfg, err, errlen)) < 0 || (r = depts_from_config(&cfg, &fresh, err, errlen)) < 0) {
+        if ((r = options_apply_config(&o, &cfg, err, errlen)) < 0 ||
+            (r = depts_from_config(&cfg, &fresh, err, errlen)) < 0) {
                 config_free(&cfg);
                 return r;
         }

@@ -133,8 +133,8 @@ static void add_events(cJSON *doc, const ctl_server *srv) {
 /* The samples as parallel arrays, oldest first: one array per field is the smallest JSON for an
  * hour of them, and what a plot wants. */
 static void add_samples(cJSON *doc, const ctl_stats *s) {
-        static const char *const fields[] = { "time_usec", "mcpu", "used_mcpu", "mem", "used_mem",
-                                              "nodes_up", "running", "pending" };
+        static const char *const fields[] = { "time_usec", "mcpu",     "used_mcpu", "mem",
+                                              "used_mem",  "nodes_up", "running",   "pending" };
         enum { NFIELDS = sizeof(fields) / sizeof(fields[0]) };
         cJSON *o = cJSON_AddObjectToObject(doc, "samples"), *arr[NFIELDS];
         if (!o)
@@ -144,9 +144,8 @@ static void add_samples(cJSON *doc, const ctl_stats *s) {
                 arr[f] = cJSON_AddArrayToObject(o, fields[f]);
         for (size_t i = 0; i < s->ring_len; i++) {
                 const stats_sample *x = stats_sample_at(s, i);
-                const double v[NFIELDS] = { (double)x->time_usec, (double)x->mcpu, (double)x->used_mcpu,
-                                            (double)x->mem, (double)x->used_mem, x->nodes_up, x->running,
-                                            x->pending };
+                const double v[NFIELDS] = { (double)x->time_usec, (double)x->mcpu, (double)x->used_mcpu, (double)x->mem,
+                                            (double)x->used_mem,  x->nodes_up,     x->running,           x->pending };
                 for (size_t f = 0; f < NFIELDS; f++)
                         if (arr[f])
                                 cJSON_AddItemToArray(arr[f], cJSON_CreateNumber(v[f]));

@@ -6,10 +6,10 @@
 
 /* How many records /api/status lists at most of the queue, of running jobs, and of finished ones;
  * the counts beside them say how many there are in all. */
-#define STATUS_QUEUE_MAX 200
+#define STATUS_QUEUE_MAX   200
 #define STATUS_RUNNING_MAX 500
-#define STATUS_RECENT_MAX 20
-#define STATUS_EVENTS_MAX 30 /* the event log's last events on the page */
+#define STATUS_RECENT_MAX  20
+#define STATUS_EVENTS_MAX  30 /* the event log's last events on the page */
 /* Bytes of a job's command line a record of /api/status holds at most: the page shows a line
  * of it, and 720 records of 128 KiB command lines would make a 90 MB reply, built in one turn
  * of the loop. A cut record says "argv_truncated": true. */

@@ -16,9 +16,7 @@ struct sim_family {
         size_t nheld, heldcap;
 };
 
-static sim_family *family(const sim_families *f, uint64_t n) {
-        return n >= 1 && n <= f->n ? &f->v[n - 1] : NULL;
-}
+static sim_family *family(const sim_families *f, uint64_t n) { return n >= 1 && n <= f->n ? &f->v[n - 1] : NULL; }
 
 int fam_task_arrives(sim_families *f, const sim_job *j, double now, bool *held) {
         *held = false;
@@ -26,8 +24,8 @@ int fam_task_arrives(sim_families *f, const sim_job *j, double now, bool *held) 
                 int r = sched_grow(&f->v, &f->cap, f->n + 1, sizeof(*f->v));
                 if (r < 0)
                         return r;
-                f->v[f->n++] = (sim_family){ .arrival = now, .maps_left = j->family_maps,
-                                             .tasks_left = j->family_tasks };
+                f->v[f->n++] =
+                        (sim_family){ .arrival = now, .maps_left = j->family_maps, .tasks_left = j->family_tasks };
         }
         sim_family *fam = family(f, j->family);
         if (!fam || j->family != f->n)

@@ -81,8 +81,8 @@ sim_stats sim_summarize(double *v, size_t n) {
 
 /* Summarize values[] per department: group them by department into buf (a counting sort by the
  * starts in first[], which it leaves as the ends) and summarize each group. */
-static void summarize_by_dept(const sim_job_values *v, const double *values, size_t *first, size_t ndepts,
-                              double *buf, sim_stats *out) {
+static void summarize_by_dept(const sim_job_values *v, const double *values, size_t *first, size_t ndepts, double *buf,
+                              sim_stats *out) {
         size_t *next = first + ndepts; /* scratch: where the next value of each department goes */
         for (size_t d = 0; d < ndepts; d++)
                 next[d] = first[d];

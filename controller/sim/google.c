@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TASK_FIELDS 13
+#define TASK_FIELDS    13
 #define MACHINE_FIELDS 6
-#define MAX_FIELDS 13
-#define AFTER_TRACE ((uint64_t)INT64_MAX) /* the schema's time of events after the end of the trace */
-#define AMOUNT_MAX 1e6                    /* normalized requests and capacities: 1.0 is the largest machine */
+#define MAX_FIELDS     13
+#define AFTER_TRACE    ((uint64_t)INT64_MAX) /* the schema's time of events after the end of the trace */
+#define AMOUNT_MAX     1e6                   /* normalized requests and capacities: 1.0 is the largest machine */
 
 enum { EV_SUBMIT, EV_SCHEDULE, EV_EVICT, EV_FAIL, EV_FINISH, EV_KILL, EV_LOST, EV_UPDATE_PENDING, EV_UPDATE_RUNNING };
 enum { MACHINE_ADD, MACHINE_REMOVE, MACHINE_UPDATE };
@@ -325,7 +325,8 @@ int google_load_tasks(const char *path, res_t machine, sim_dept_key dept_by, goo
         if (r < 0)
                 snprintf(err, errlen, "%s:%zu: %s", c.in.name, c.in.lineno + (r == -EIO), what);
         else if (out->jobs.n == 0)
-                snprintf(err, errlen, "%s: no task ran (a job is a task's first run, from SUBMIT to its end)", c.in.name);
+                snprintf(err, errlen, "%s: no task ran (a job is a task's first run, from SUBMIT to its end)",
+                         c.in.name);
         if (r == 0 && out->jobs.n == 0)
                 r = -EINVAL;
         if (r < 0)

@@ -29,8 +29,8 @@
 
 typedef struct google_trace {
         sim_jobs jobs;
-        sim_names depts; /* the jobs' sim_job.dept indexes these */
-        size_t tasks;    /* distinct tasks in the file */
+        sim_names depts;                                                  /* the jobs' sim_job.dept indexes these */
+        size_t tasks;                                                     /* distinct tasks in the file */
         size_t resubmitted, never_ran, unfinished, no_submit, no_request; /* left out, as above */
 } google_trace;
 

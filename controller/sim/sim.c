@@ -34,7 +34,7 @@ typedef struct sim {
         ctl_state st;
         heap events;
         double now;
-        sim_job next;     /* the arrival waiting in the heap */
+        sim_job next; /* the arrival waiting in the heap */
         bool has_next;
         double *arrival, *runtime, *start, *end; /* by job id - 1 */
         uint32_t *dept;                          /* by job id - 1, when there are departments */
@@ -48,7 +48,7 @@ typedef struct sim {
         size_t events_done; /* arrivals, and ends or refusals: two per job, for cfg->progress */
         int error;
         sim_families families; /* MapReduce jobs, when the source has them */
-        job *owners; /* one job per type the jobs share their strings with (share_strings) */
+        job *owners;           /* one job per type the jobs share their strings with (share_strings) */
         size_t nowners;
         /* What the figures read of a job after ctl_forget_ended freed it, by job id - 1: its
          * CPUs for the departments' figures; its request and machine (index + 1, 0 while it
@@ -59,9 +59,7 @@ typedef struct sim {
         size_t ended; /* jobs ended since the last ctl_forget_ended */
 } sim;
 
-static bool earlier(const event *a, const event *b) {
-        return a->t < b->t || (a->t == b->t && a->seq < b->seq);
-}
+static bool earlier(const event *a, const event *b) { return a->t < b->t || (a->t == b->t && a->seq < b->seq); }
 
 static int heap_push(heap *h, event e) {
         if (sched_grow(&h->v, &h->cap, h->n + 1, sizeof(*h->v)) < 0)
@@ -93,9 +91,7 @@ static event heap_pop(heap *h) {
         return top;
 }
 
-static int64_t usec(double seconds) {
-        return (int64_t)(seconds * 1e6);
-}
+static int64_t usec(double seconds) { return (int64_t)(seconds * 1e6); }
 
 static int no_persist(void *userdata, const job *j) {
         (void)userdata, (void)j;
@@ -244,17 +240,18 @@ static int advance(sim *s, double t) {
 /* The strings of the jobs' specs (user, cwd, stdout, an empty argv, their type, their group):
  * the same for every job of a type and group. Returns a new spec, empty on -ENOMEM. */
 static int sim_spec(const char *type, const char *group, job_spec *spec) {
-        *spec = (job_spec){ .cwd = strdup("/"), .stdout_path = strdup("/dev/null"), .argv = calloc(1, sizeof(char *)),
-                            .job_type = type ? strdup(type) : NULL, .group = group ? strdup(group) : NULL };
+        *spec = (job_spec){ .cwd = strdup("/"),
+                            .stdout_path = strdup("/dev/null"),
+                            .argv = calloc(1, sizeof(char *)),
+                            .job_type = type ? strdup(type) : NULL,
+                            .group = group ? strdup(group) : NULL };
         if (spec->cwd && spec->stdout_path && spec->argv && (!type || spec->job_type) && (!group || spec->group))
                 return 0;
         job_spec_free(spec);
         return -ENOMEM;
 }
 
-static bool same_string(const char *a, const char *b) {
-        return a == b || (a && b && strcmp(a, b) == 0);
-}
+static bool same_string(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
 
 /* The job of that type and group whose strings the others borrow, made on first use. NULL: no
  * memory. */
@@ -425,9 +422,7 @@ static int run_events(sim *s) {
 }
 
 /* The accepted jobs: ids 1 to n, as refused ones take none. */
-static size_t accepted(const sim *s) {
-        return (size_t)(s->st.next_id - 1);
-}
+static size_t accepted(const sim *s) { return (size_t)(s->st.next_id - 1); }
 
 /* Whether job id never started: a job still pending at the end (the forgotten ones all ended). */
 static bool never_ran(sim *s, uint64_t id) {
@@ -526,9 +521,15 @@ static int fair_tree(const sim_config *cfg, ctl_config *cc, depts *out) {
 int sim_run(const sim_config *cfg, sim_result *out, char *err, size_t errlen) {
         sim s = { .cfg = cfg, .out = out };
         *out = (sim_result){ 0 };
-        ctl_config cc = { .policy = cfg->policy, .order = cfg->order, .dispatcher = cfg->dispatcher, .scan = cfg->scan,
-                          .max_pending = SIZE_MAX, .kill_grace_ms = 0, .agent_timeout_usec = INT64_MAX,
-                          .node_lost_timeout_usec = INT64_MAX, .skip_reserved_start = true };
+        ctl_config cc = { .policy = cfg->policy,
+                          .order = cfg->order,
+                          .dispatcher = cfg->dispatcher,
+                          .scan = cfg->scan,
+                          .max_pending = SIZE_MAX,
+                          .kill_grace_ms = 0,
+                          .agent_timeout_usec = INT64_MAX,
+                          .node_lost_timeout_usec = INT64_MAX,
+                          .skip_reserved_start = true };
         depts fair_depts = { 0 };
         int fr = fair_tree(cfg, &cc, &fair_depts);
         ctl_init(&s.st, &cc, &sim_actions, &s);
@@ -545,8 +546,9 @@ int sim_run(const sim_config *cfg, sim_result *out, char *err, size_t errlen) {
         if (r == 0)
                 r = collect(&s);
         if (r == -EINVAL && !told)
-                snprintf(err, errlen, cfg->nmachines ? "the job source gave a job out of arrival order or of no department"
-                                                     : "a simulation needs at least one machine");
+                snprintf(err, errlen,
+                         cfg->nmachines ? "the job source gave a job out of arrival order or of no department"
+                                        : "a simulation needs at least one machine");
         else if (r < 0 && !told)
                 snprintf(err, errlen, "simulation failed: %s", strerror(-r));
         if (r < 0)

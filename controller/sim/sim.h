@@ -59,12 +59,12 @@ typedef struct sim_config {
         sim_runtime_fn runtime_on; /* NULL: every job runs its drawn runtime wherever it goes */
         sched_heuristic policy;
         sched_order order;
-        sched_dispatcher *dispatcher; /* instead of policy and order: an event-driven policy (dispatch.h);
-                                       * sim_run takes it and frees it */
-        bool scan;             /* place by the reference scan of every machine instead of the index
-                                * (ctl_config.scan): the same run, slower; for benchmarks */
-        double cycle_seconds;  /* 0: place on every arrival and exit; else every cycle (NetBatch: 30) */
-        double sample_seconds; /* utilization sampling period; 0: none */
+        sched_dispatcher *dispatcher;  /* instead of policy and order: an event-driven policy (dispatch.h);
+                                        * sim_run takes it and frees it */
+        bool scan;                     /* place by the reference scan of every machine instead of the index
+                                        * (ctl_config.scan): the same run, slower; for benchmarks */
+        double cycle_seconds;          /* 0: place on every arrival and exit; else every cycle (NetBatch: 30) */
+        double sample_seconds;         /* utilization sampling period; 0: none */
         const char *const *dept_names; /* what sim_job.dept indexes; NULL: no per-department figures */
         size_t ndepts;
         sim_each_job_fn each_job; /* NULL: nobody wants the jobs one by one */
@@ -106,9 +106,9 @@ typedef struct sim_sample {
 
 typedef struct sim_result {
         size_t machines, jobs, completed, refused;
-        double makespan;                     /* seconds from the first arrival to the last exit */
-        sim_stats wait, response;            /* seconds */
-        double mean_cpu, mean_mem;           /* time-averaged utilization over the makespan */
+        double makespan;           /* seconds from the first arrival to the last exit */
+        sim_stats wait, response;  /* seconds */
+        double mean_cpu, mean_mem; /* time-averaged utilization over the makespan */
         sim_sample *samples;
         size_t nsamples;
         uint64_t passes; /* scheduling passes run */

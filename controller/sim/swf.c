@@ -33,9 +33,7 @@ static int parse_fields(char *line, double f[SWF_FIELDS], const char **what) {
 }
 
 /* The first known (non-negative) of two values, else the fallback. */
-static double known(double a, double b, double fallback) {
-        return a >= 0 ? a : b >= 0 ? b : fallback;
-}
+static double known(double a, double b, double fallback) { return a >= 0 ? a : b >= 0 ? b : fallback; }
 
 /* The job of a line whose submit time, run time and processors are known. */
 static int job_from_fields(const double f[SWF_FIELDS], double procs, int64_t mem_per_proc, sim_job *j,
@@ -117,8 +115,7 @@ static int add_line(swf_trace *t, char *line, int64_t mem_per_proc, sim_dept_key
         return r;
 }
 
-int swf_load(const char *path, int64_t mem_per_proc, sim_dept_key dept_by, swf_trace *out, char *err,
-             size_t errlen) {
+int swf_load(const char *path, int64_t mem_per_proc, sim_dept_key dept_by, swf_trace *out, char *err, size_t errlen) {
         sim_lines in;
         *out = (swf_trace){ 0 };
         int r = sim_lines_open(&in, path, err, errlen);

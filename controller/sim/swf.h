@@ -18,8 +18,8 @@
 
 typedef struct swf_trace {
         sim_jobs jobs;
-        size_t skipped; /* lines without a run time */
-        sim_names depts; /* the jobs' sim_job.dept indexes these */
+        size_t skipped;             /* lines without a run time */
+        sim_names depts;            /* the jobs' sim_job.dept indexes these */
         size_t no_procs, no_submit; /* lines with a run time but no processor count / submit time */
 } swf_trace;
 
@@ -28,7 +28,6 @@ typedef struct swf_trace {
  * empty and every dept 0). Arrival times are made relative to the first job and sorted. Returns 0, or
  * -errno with "path:line: reason" in err for the first malformed line (nothing is kept).
  * path may be gzip'd; "-" reads standard input. */
-int swf_load(const char *path, int64_t mem_per_proc, sim_dept_key dept_by, swf_trace *out, char *err,
-             size_t errlen);
+int swf_load(const char *path, int64_t mem_per_proc, sim_dept_key dept_by, swf_trace *out, char *err, size_t errlen);
 /* Free the jobs and department names of t. */
 void swf_free(swf_trace *t);

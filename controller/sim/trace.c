@@ -102,6 +102,4 @@ int sim_dept_key_from_name(const char *name, sim_dept_key *out) {
         return -EINVAL;
 }
 
-const char *sim_dept_key_name(sim_dept_key key) {
-        return key_names[key];
-}
+const char *sim_dept_key_name(sim_dept_key key) { return key_names[key]; }

@@ -18,14 +18,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GiB ((int64_t)1 << 30)
+#define GiB  ((int64_t)1 << 30)
 #define HOUR 3600.0
 
 static const wl_machine_config mishra_configs[] = {
-        { 1000, { .mcpu = 4000, .mem = 2 * GiB } },  { 1000, { .mcpu = 4000, .mem = 4 * GiB } },  { 1000, { .mcpu = 4000, .mem = 8 * GiB } },
-        { 1000, { .mcpu = 4000, .mem = 16 * GiB } }, { 1000, { .mcpu = 8000, .mem = 2 * GiB } },  { 1000, { .mcpu = 8000, .mem = 4 * GiB } },
-        { 1000, { .mcpu = 8000, .mem = 8 * GiB } },  { 1000, { .mcpu = 8000, .mem = 16 * GiB } }, { 1000, { .mcpu = 8000, .mem = 32 * GiB } },
-        { 1000, { .mcpu = 24000, .mem = 32 * GiB } },
+        { 1000, { .mcpu = 4000, .mem = 2 * GiB } },  { 1000, { .mcpu = 4000, .mem = 4 * GiB } },
+        { 1000, { .mcpu = 4000, .mem = 8 * GiB } },  { 1000, { .mcpu = 4000, .mem = 16 * GiB } },
+        { 1000, { .mcpu = 8000, .mem = 2 * GiB } },  { 1000, { .mcpu = 8000, .mem = 4 * GiB } },
+        { 1000, { .mcpu = 8000, .mem = 8 * GiB } },  { 1000, { .mcpu = 8000, .mem = 16 * GiB } },
+        { 1000, { .mcpu = 8000, .mem = 32 * GiB } }, { 1000, { .mcpu = 24000, .mem = 32 * GiB } },
 };
 
 /* proportion, mean time, cores (mean, range, CV), RAM (mean, range, CV): Table 3 */
@@ -41,12 +42,13 @@ static const wl_class mishra_classes[] = {
 };
 
 #define NORM_CORES 64.0 /* lotes-google: what 1.0 of a normalised capacity means */
-#define NORM_GIB 256.0
+#define NORM_GIB   256.0
 /* Rounded to the nearest milli-core and byte, as wl_lotes_problem rounds the class requests: a
  * truncated capacity fell one byte short of class c4's 0.06 x 256 GiB on configuration 10, which
  * Table 1 gives exactly that memory, and barred c4 from it. (Constant expressions: no llround.) */
 #define NORM_ROUND(x) ((int64_t)((x) + 0.5))
-#define NORM(c, m) { .mcpu = NORM_ROUND(NORM_CORES * 1000 * (c)), .mem = NORM_ROUND(NORM_GIB * (m) * (double)GiB) }
+#define NORM(c, m)                                                                                                     \
+        { .mcpu = NORM_ROUND(NORM_CORES * 1000 * (c)), .mem = NORM_ROUND(NORM_GIB * (m) * (double)GiB) }
 
 static const wl_machine_config lotes_google_configs[] = {
         { 6732, NORM(0.50, 0.50) }, { 3863, NORM(0.50, 0.25) }, { 1001, NORM(0.50, 0.75) }, { 795, NORM(1.00, 1.00) },
@@ -54,8 +56,8 @@ static const wl_machine_config lotes_google_configs[] = {
         { 3, NORM(1.00, 0.50) },    { 1, NORM(1.00, 0.06) },
 };
 
-#define LG_CLASS(p, hours, c, m)                                                                              \
-        { p, HOUR * (hours), NORM_CORES * (c), 0, NORM_CORES, 0.5, NORM_GIB * (m), 0, NORM_GIB, 0.5, 0 }
+#define LG_CLASS(p, hours, c, m)                                                                                       \
+        { p, HOUR *(hours), NORM_CORES *(c), 0, NORM_CORES, 0.5, NORM_GIB *(m), 0, NORM_GIB, 0.5, 0 }
 
 static const wl_class lotes_google_classes[] = {
         LG_CLASS(0.23, 0.03, 0.02, 0.01),
@@ -77,11 +79,11 @@ static const wl_machine_config gpu_lab_configs[] = {
 
 /* proportion, mean time, cores (mean, range, CV), memory in GiB (mean, range, CV), GPUs */
 static const wl_class gpu_lab_classes[] = {
-        { 0.30, 1 * HOUR, 4, 1, 8, 0.5, 32, 4, 64, 0.5, 1 },       /* vision */
-        { 0.15, 2 * HOUR, 8, 2, 16, 0.5, 64, 8, 128, 0.5, 2 },     /* nlp */
-        { 0.10, 2 * HOUR, 16, 4, 32, 0.5, 64, 8, 128, 0.5, 4 },    /* rl */
-        { 0.05, 4 * HOUR, 32, 8, 64, 0.5, 256, 64, 512, 0.5, 8 },  /* llm */
-        { 0.40, 1 * HOUR, 16, 1, 64, 0.5, 32, 1, 128, 0.5, 0 },    /* physics */
+        { 0.30, 1 * HOUR, 4, 1, 8, 0.5, 32, 4, 64, 0.5, 1 },      /* vision */
+        { 0.15, 2 * HOUR, 8, 2, 16, 0.5, 64, 8, 128, 0.5, 2 },    /* nlp */
+        { 0.10, 2 * HOUR, 16, 4, 32, 0.5, 64, 8, 128, 0.5, 4 },   /* rl */
+        { 0.05, 4 * HOUR, 32, 8, 64, 0.5, 256, 64, 512, 0.5, 8 }, /* llm */
+        { 0.40, 1 * HOUR, 16, 1, 64, 0.5, 32, 1, 128, 0.5, 0 },   /* physics */
 };
 
 static const char *const gpu_lab_depts[] = { "vision", "nlp", "rl", "llm", "physics" };
@@ -97,19 +99,12 @@ static const wl_spec workloads[] = {
           sizeof(gpu_lab_classes) / sizeof(gpu_lab_classes[0]), NULL, 0, 0, gpu_lab_depts },
 };
 
-static void rng_seed(wl_rng *r, uint64_t seed) {
-        r->state = seed ^ 0x9e3779b97f4a7c15ULL;
-}
+static void rng_seed(wl_rng *r, uint64_t seed) { r->state = seed ^ 0x9e3779b97f4a7c15ULL; }
 
-static double uniform(wl_rng *r) {
-        return sched_rng_uniform(&r->state);
-}
-
+static double uniform(wl_rng *r) { return sched_rng_uniform(&r->state); }
 
 /* U[lo, hi]. */
-static double between(wl_rng *r, double lo, double hi) {
-        return lo + (hi - lo) * uniform(r);
-}
+static double between(wl_rng *r, double lo, double hi) { return lo + (hi - lo) * uniform(r); }
 
 /* The LoTES paper's generated instances (5.4): Table 1's configurations with the same number of
  * machines each (1000 in the paper: --scale), 9 classes arriving at equal rates, each with mean
@@ -131,7 +126,8 @@ static const wl_spec *generate(wl_generated *g, double phi, double omega, uint64
                 g->classes[k].mean_seconds = uniform(&r) * HOUR;
         for (size_t i = 0; i < nconfigs * nclasses; i++)
                 g->speed[i] = omega > 0 ? between(&r, 1 - omega, 1 + omega) : 1;
-        g->spec = (wl_spec){ g->name, g->configs, nconfigs, g->classes, nclasses, omega > 0 ? g->speed : NULL, 0, 0, NULL };
+        g->spec = (wl_spec){ g->name, g->configs, nconfigs, g->classes, nclasses, omega > 0 ? g->speed : NULL,
+                             0,       0,          NULL };
         return &g->spec;
 }
 
@@ -194,13 +190,9 @@ double wl_fluid_capacity(const wl_spec *w, size_t scale) {
         return rate / wl_tasks_per_job(w);
 }
 
-uint32_t wl_tasks_per_job(const wl_spec *w) {
-        return w->maps + w->reduces ? w->maps + w->reduces : 1;
-}
+uint32_t wl_tasks_per_job(const wl_spec *w) { return w->maps + w->reduces ? w->maps + w->reduces : 1; }
 
-static double exponential(wl_rng *r, double mean) {
-        return -mean * log(uniform(r));
-}
+static double exponential(wl_rng *r, double mean) { return -mean * log(uniform(r)); }
 
 static double normal(wl_rng *r, double mean, double sd) {
         return mean + sd * sqrt(-2.0 * log(uniform(r))) * cos(2.0 * M_PI * uniform(r));
@@ -219,13 +211,9 @@ static double truncated_normal(wl_rng *r, double mean, double cv, double lo, dou
 static const char *const class_names[WL_MAX_CLASSES] = { "c1", "c2",  "c3",  "c4",  "c5",  "c6",  "c7",  "c8",
                                                          "c9", "c10", "c11", "c12", "c13", "c14", "c15", "c16" };
 
-const char *wl_class_name(size_t k) {
-        return k < WL_MAX_CLASSES ? class_names[k] : NULL;
-}
+const char *wl_class_name(size_t k) { return k < WL_MAX_CLASSES ? class_names[k] : NULL; }
 
-const char *const *wl_class_names(void) {
-        return class_names;
-}
+const char *const *wl_class_names(void) { return class_names; }
 
 res_t *wl_machines(const wl_spec *w, size_t scale, size_t *n) {
         size_t total = 0;
@@ -262,7 +250,8 @@ static void draw_job(wl_source *s) {
                 .type = wl_class_name(k),
                 .dept = (uint32_t)k,
                 .req = { .mcpu = (int64_t)fmax(1, llround(cores * 1000)),
-                         .mem = (int64_t)fmax(1 << 20, llround(mem * (double)GiB)), .gpus = c->gpus },
+                         .mem = (int64_t)fmax(1 << 20, llround(mem * (double)GiB)),
+                         .gpus = c->gpus },
         };
         s->klass = k;
         s->given = 0;
@@ -318,9 +307,11 @@ void wl_lotes_problem(const wl_spec *w, size_t scale, wl_lotes *out) {
                 out->configs[j] = (lotes_config){ scaled_count(w, j, scale), w->configs[j].capacity };
         for (size_t k = 0; k < w->nclasses && k < WL_MAX_CLASSES; k++) {
                 const wl_class *c = &w->classes[k];
-                out->classes[k] = (lotes_class){ wl_class_name(k), c->proportion,
-                                                 { .mcpu = llround(c->cores * 1000), .mem = llround(c->mem_gib * (double)GiB),
-                                                   .gpus = c->gpus } };
+                out->classes[k] = (lotes_class){
+                        wl_class_name(k),
+                        c->proportion,
+                        { .mcpu = llround(c->cores * 1000), .mem = llround(c->mem_gib * (double)GiB), .gpus = c->gpus }
+                };
                 for (size_t j = 0; j < w->nconfigs && j < WL_MAX_CONFIGS; j++)
                         out->mu[j * w->nclasses + k] = (w->speed ? w->speed[j * w->nclasses + k] : 1) / c->mean_seconds;
         }

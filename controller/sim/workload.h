@@ -13,11 +13,11 @@ typedef struct wl_machine_config {
 } wl_machine_config;
 
 typedef struct wl_class {
-        double proportion;   /* probability that a job is of this class */
-        double mean_seconds; /* processing times are exponential with this mean */
-        double cores, cores_lo, cores_hi, cores_cv;  /* normal, truncated to [lo, hi] */
+        double proportion;                          /* probability that a job is of this class */
+        double mean_seconds;                        /* processing times are exponential with this mean */
+        double cores, cores_lo, cores_hi, cores_cv; /* normal, truncated to [lo, hi] */
         double mem_gib, mem_lo, mem_hi, mem_cv;
-        int64_t gpus;        /* whole GPUs each job asks (0: none) */
+        int64_t gpus; /* whole GPUs each job asks (0: none) */
 } wl_class;
 
 #define WL_MAX_CLASSES 16
@@ -72,10 +72,10 @@ uint32_t wl_tasks_per_job(const wl_spec *w);
 /* Machines per configuration: the largest configuration gets scale machines, the others the
  * paper's proportions of that, at least one each (all equal for mishra). */
 
-/* The largest arrival rate (jobs per second; a MapReduce job is all its tasks) the pooled machines can sustain on their bottleneck
- * resource, at that scale: min over CPU, memory and (where jobs ask some) GPUs of capacity divided
- * by the expected demand per job (proportion x size x mean time, summed over classes). An upper
- * bound: it ignores fragmentation and which machine a class fits on. */
+/* The largest arrival rate (jobs per second; a MapReduce job is all its tasks) the pooled machines can sustain on their
+ * bottleneck resource, at that scale: min over CPU, memory and (where jobs ask some) GPUs of capacity divided by the
+ * expected demand per job (proportion x size x mean time, summed over classes). An upper bound: it ignores
+ * fragmentation and which machine a class fits on. */
 double wl_fluid_capacity(const wl_spec *w, size_t scale);
 
 /* The machines of w at that scale, in configuration order, in a new

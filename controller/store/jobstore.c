@@ -100,8 +100,7 @@ static int add_env_of(sqlite3 *db, char **msg) {
         sqlite3_finalize(q);
         if (rc == SQLITE_ROW)
                 return SQLITE_OK;
-        return rc == SQLITE_DONE ? sqlite3_exec(db, "ALTER TABLE jobs ADD COLUMN env_of INTEGER", NULL, NULL, msg)
-                                 : rc;
+        return rc == SQLITE_DONE ? sqlite3_exec(db, "ALTER TABLE jobs ADD COLUMN env_of INTEGER", NULL, NULL, msg) : rc;
 }
 
 /* SQLite calls this after every commit in WAL mode; having one replaces its own, which
@@ -154,17 +153,14 @@ static int lock_database(jobstore *s, const char *path, char *err, size_t errlen
 static int open_apart(jobstore *s, const char *path) {
         int rc = sqlite3_open_v2(path, &s->apart, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
         if (rc == SQLITE_OK)
-                rc = sqlite3_exec(s->apart, "PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=0;", NULL, NULL, NULL);
+                rc = sqlite3_exec(s->apart, "PRAGMA synchronous=NORMAL; PRAGMA wal_autocheckpoint=0;", NULL, NULL,
+                                  NULL);
         return rc;
 }
 
-static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **q) {
-        return sqlite3_prepare_v2(db, sql, -1, q, NULL);
-}
+static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **q) { return sqlite3_prepare_v2(db, sql, -1, q, NULL); }
 
-sqlite3 *jobstore_db(jobstore *s) {
-        return s->db;
-}
+sqlite3 *jobstore_db(jobstore *s) { return s->db; }
 
 static int read_max_job(jobstore *s) {
         sqlite3_stmt *q;
@@ -192,8 +188,7 @@ int jobstore_open(const char *path, jobstore **out, char *err, size_t errlen) {
                             WALBUF_VFS) != SQLITE_OK ||
             sqlite3_busy_timeout(s->db, 1000) != SQLITE_OK ||
             sqlite3_exec(s->db, schema, NULL, NULL, &msg) != SQLITE_OK || add_env_of(s->db, &msg) != SQLITE_OK ||
-            migrate(s->db, &msg) != SQLITE_OK ||
-            walbuf_flush(s->db) != SQLITE_OK ||
+            migrate(s->db, &msg) != SQLITE_OK || walbuf_flush(s->db) != SQLITE_OK ||
             prepare(s->db, "INSERT INTO jobs (id, state, record, env, env_of) VALUES (?, ?, ?, ?, ?)", &s->insert) ||
             prepare(s->db, "UPDATE jobs SET state = ?, record = ? WHERE id = ?", &s->update) ||
             prepare(s->db, "BEGIN IMMEDIATE", &s->begin) || prepare(s->db, "COMMIT", &s->commit) ||
@@ -204,7 +199,9 @@ int jobstore_open(const char *path, jobstore **out, char *err, size_t errlen) {
             prepare(s->db, "INSERT OR REPLACE INTO arrays (id, record) VALUES (?, ?)", &s->put_array) ||
             open_apart(s, path) != SQLITE_OK) {
                 snprintf(err, errlen, "database %s: %s", path,
-                         msg ? msg : s->apart ? sqlite3_errmsg(s->apart) : sqlite3_errmsg(s->db));
+                         msg        ? msg
+                         : s->apart ? sqlite3_errmsg(s->apart)
+                                    : sqlite3_errmsg(s->db));
                 sqlite3_free(msg);
                 jobstore_close(s);
                 return -EIO;
@@ -352,9 +349,7 @@ int jobstore_put_events(jobstore *s, const job *j, const ev_record *evs, size_t 
         return -EIO;
 }
 
-int jobstore_put(jobstore *s, const job *j) {
-        return jobstore_put_events(s, j, NULL, 0);
-}
+int jobstore_put(jobstore *s, const job *j) { return jobstore_put_events(s, j, NULL, 0); }
 
 long jobstore_events(jobstore *s, uint64_t after_seq, uint64_t job, size_t limit, bool newest,
                      void (*fn)(void *userdata, const ev_record *e), void *userdata) {
@@ -400,7 +395,8 @@ int jobstore_get_env(jobstore *s, uint64_t id, char ***env) {
                 r = -ENOENT;
                 snprintf(err, sizeof(err), "no such job in the store");
         } else if (rc == SQLITE_ROW) {
-                cJSON *doc = cJSON_Parse((const char *)sqlite3_column_text(s->get_env, 0)), *wrap = cJSON_CreateObject();
+                cJSON *doc = cJSON_Parse((const char *)sqlite3_column_text(s->get_env, 0)),
+                      *wrap = cJSON_CreateObject();
                 if (doc && wrap && cJSON_AddItemToObject(wrap, "env", doc)) {
                         doc = NULL;
                         r = proto_get_strv(wrap, "env", JOB_ENV_MAX, false, env, err);
@@ -498,13 +494,9 @@ int jobstore_defer_syncs(jobstore *s) {
         return jobstore_set_sync(s, s->sync);
 }
 
-bool jobstore_sync_wanted(const jobstore *s) {
-        return s->sync && s->deferred;
-}
+bool jobstore_sync_wanted(const jobstore *s) { return s->sync && s->deferred; }
 
-uint64_t jobstore_commits(const jobstore *s) {
-        return s->commits;
-}
+uint64_t jobstore_commits(const jobstore *s) { return s->commits; }
 
 int jobstore_sync_prepare(jobstore *s, int *fd) {
         int rc = walbuf_sync_prepare(s->db, fd);
@@ -531,9 +523,7 @@ int jobstore_batch_commit(jobstore *s) {
         return -EIO;
 }
 
-size_t jobstore_wal_pages(const jobstore *s) {
-        return s->wal_pages;
-}
+size_t jobstore_wal_pages(const jobstore *s) { return s->wal_pages; }
 
 int jobstore_checkpoint_apart(jobstore *s) {
         if (sqlite3_wal_checkpoint_v2(s->apart, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL) == SQLITE_OK)

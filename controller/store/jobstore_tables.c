@@ -15,8 +15,8 @@ int jobstore_put_alpha(jobstore *s, alpha_matrix *m, int64_t time_usec) {
         sqlite3_stmt *q = NULL;
         int rc = SQLITE_NOMEM;
         if (text && names &&
-            (rc = sqlite3_prepare_v2(jobstore_db(s), "INSERT INTO alpha (time_usec, types, record) VALUES (?, ?, ?)", -1, &q,
-                                     NULL)) == SQLITE_OK) {
+            (rc = sqlite3_prepare_v2(jobstore_db(s), "INSERT INTO alpha (time_usec, types, record) VALUES (?, ?, ?)",
+                                     -1, &q, NULL)) == SQLITE_OK) {
                 sqlite3_bind_int64(q, 1, time_usec);
                 sqlite3_bind_text(q, 2, names, -1, SQLITE_STATIC);
                 sqlite3_bind_text(q, 3, text, -1, SQLITE_STATIC);
@@ -53,8 +53,8 @@ int jobstore_get_alpha(jobstore *s, uint64_t version, alpha_matrix *out) {
                         out->version = (uint64_t)sqlite3_column_int64(q, 0);
                         out->time_usec = sqlite3_column_int64(q, 1);
                 } else {
-                        log_error("interference matrix version %lld unreadable: %s", (long long)sqlite3_column_int64(q, 0),
-                                  err);
+                        log_error("interference matrix version %lld unreadable: %s",
+                                  (long long)sqlite3_column_int64(q, 0), err);
                         r = -EIO;
                 }
                 cJSON_Delete(rec);
@@ -86,11 +86,11 @@ int jobstore_put_drain(jobstore *s, const char *node, const char *reason) {
 int jobstore_load_drains(jobstore *s, int (*fn)(void *userdata, const char *node, const char *reason), void *userdata) {
         sqlite3_stmt *q;
         int rc, r = 0;
-        if (sqlite3_prepare_v2(jobstore_db(s), "SELECT node, reason FROM drains ORDER BY node", -1, &q, NULL) != SQLITE_OK)
+        if (sqlite3_prepare_v2(jobstore_db(s), "SELECT node, reason FROM drains ORDER BY node", -1, &q, NULL) !=
+            SQLITE_OK)
                 return -EIO;
         while (r == 0 && (rc = sqlite3_step(q)) == SQLITE_ROW)
                 r = fn(userdata, (const char *)sqlite3_column_text(q, 0), (const char *)sqlite3_column_text(q, 1));
         sqlite3_finalize(q);
         return r < 0 ? r : rc == SQLITE_DONE ? 0 : -EIO;
 }
-

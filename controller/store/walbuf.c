@@ -12,8 +12,8 @@
  * 0x1ffff), so what is held goes out in pieces of 64 KiB: one for a submission's commit. */
 enum {
         WALBUF_MAX = 64 << 10,
-        WALBUF_GROW = 4 << 20,  /* the file is written ahead of the log in steps of this size */
-        WALBUF_KICK = 1 << 20,  /* unsynced bytes after which the kernel is asked to write them */
+        WALBUF_GROW = 4 << 20,    /* the file is written ahead of the log in steps of this size */
+        WALBUF_KICK = 1 << 20,    /* unsynced bytes after which the kernel is asked to write them */
         WALBUF_FRAME_HEADER = 24, /* a frame: this header, then a page */
 };
 
@@ -34,10 +34,10 @@ typedef struct walbuf_file {
         size_t len, cap;
         sqlite3_int64 off;  /* where buf[0] goes in the file */
         sqlite3_int64 size; /* the file's size */
-        int error;         /* a failed write of buf: every later write fails with it */
-        int kick_fd;       /* the file again, for sync_file_range and walbuf_sync_prepare (-1: none) */
-        size_t unsynced;   /* bytes written since the last sync or kick */
-        bool commit_frame; /* the last write was the header of a commit's last frame */
+        int error;          /* a failed write of buf: every later write fails with it */
+        int kick_fd;        /* the file again, for sync_file_range and walbuf_sync_prepare (-1: none) */
+        size_t unsynced;    /* bytes written since the last sync or kick */
+        bool commit_frame;  /* the last write was the header of a commit's last frame */
 } walbuf_file;
 
 /* Where the default VFS's file starts, behind ours, aligned for whatever it holds. */

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <time.h>
 
-#define N 5000
-#define M 100
-#define TYPES 4
+#define N        5000
+#define M        100
+#define TYPES    4
 #define MAX_REPS 101
 
 /* CPU time of this process: the algorithms are single-threaded, and on a shared host it
@@ -63,8 +63,8 @@ int main(int argc, char **argv) {
                 return 2;
         }
         coloc_rng_seed(&r, seed);
-        printf("{\"n\": %d, \"m\": %d, \"types\": %d, \"repetitions\": %d, \"seed\": %llu, \"median_cpu_ms\": {", N, M, TYPES,
-               reps, seed);
+        printf("{\"n\": %d, \"m\": %d, \"types\": %d, \"repetitions\": %d, \"seed\": %llu, \"median_cpu_ms\": {", N, M,
+               TYPES, reps, seed);
         for (int g = 0; g < _COLOC_REGIME_MAX; g++) {
                 coloc_gen_alpha(&r, (coloc_regime)g, TYPES, alpha);
                 if (coloc_gen_jobs(&r, TYPES, N, type, load) < 0)
@@ -74,8 +74,8 @@ int main(int argc, char **argv) {
                         double ms;
                         if (time_one(&in, a, reps, machine_of, &ms) < 0)
                                 return 1;
-                        printf("%s\"%s\": %.3f", a ? ", " : "", a == _COLOC_ALGO_MAX ? "lower_bound" : coloc_algo_name(a),
-                               ms);
+                        printf("%s\"%s\": %.3f", a ? ", " : "",
+                               a == _COLOC_ALGO_MAX ? "lower_bound" : coloc_algo_name(a), ms);
                 }
                 printf("}");
         }

@@ -127,7 +127,9 @@ int main(int argc, char **argv) {
                         size_t n = build_tree(nodes, q, levels, &fanout, &seed);
                         if (only_q && q != only_q)
                                 continue; /* built all the same: the seed draws the next tree's leaves */
-                        fair_problem p = { .nres = 2, .nodes = nodes, .nnodes = n,
+                        fair_problem p = { .nres = 2,
+                                           .nodes = nodes,
+                                           .nnodes = n,
                                            .capacity = { (int64_t)q * 25000, (int64_t)q * 45 << 30 } };
                         /* H-DRF times the decisions MCH made in its budget, the same stretch of the
                          * allocation (a decision costs more as leaves fill and block), with 4x
@@ -135,13 +137,13 @@ int main(int argc, char **argv) {
                         measure mch = time_engine(&p, FAIR_MCH, budget, SIZE_MAX);
                         measure hdrf = time_engine(&p, FAIR_HDRF, 4 * budget, mch.decisions);
                         measure ref = time_reference(&p, budget);
-                        printf("%s  {\"levels\": %d, \"leaves\": %zu, \"nodes\": %zu, \"fanout\": %zu, ", first ? "" : ",\n",
-                               levels, q, n, fanout);
+                        printf("%s  {\"levels\": %d, \"leaves\": %zu, \"nodes\": %zu, \"fanout\": %zu, ",
+                               first ? "" : ",\n", levels, q, n, fanout);
                         print_measure("mch", mch, true);
                         print_measure("hdrf", hdrf, true);
                         print_measure("hdrf_recompute", ref, false);
-                        printf("\"hdrf_over_mch\": %.2f, \"recompute_over_mch\": %.1f}", hdrf.per_decision_us / mch.per_decision_us,
-                               ref.per_decision_us / mch.per_decision_us);
+                        printf("\"hdrf_over_mch\": %.2f, \"recompute_over_mch\": %.1f}",
+                               hdrf.per_decision_us / mch.per_decision_us, ref.per_decision_us / mch.per_decision_us);
                         fflush(stdout);
                         first = false;
                 }

@@ -8,12 +8,12 @@
  * machines of each as make MACHINES. The jobs: that workload's stream. Each run first fills the
  * cluster with First-Fit (through the index, whatever is measured, so that a slow policy does
  * not spend minutes filling) until 90% of its cores are taken or 1,000 jobs in a row fit
- * nowhere, then measures a steady state: one decision (one job placed, or found to fit nowhere) and one running job, drawn
- * at random, ending, so the load stays where the fill left it. What is timed per decision is what
- * the scheduling core pays: the choice, the placement and the release, index updates included.
- * Times are CPU time of this process, so other load on the machine does not count. Both engines
- * see the same jobs and must make the same decisions: each run hashes the machines chosen, and
- * "same" says whether the index's hash equals the scan's over the decisions the scan made. */
+ * nowhere, then measures a steady state: one decision (one job placed, or found to fit nowhere) and one running job,
+ * drawn at random, ending, so the load stays where the fill left it. What is timed per decision is what the scheduling
+ * core pays: the choice, the placement and the release, index updates included. Times are CPU time of this process, so
+ * other load on the machine does not count. Both engines see the same jobs and must make the same decisions: each run
+ * hashes the machines chosen, and "same" says whether the index's hash equals the scan's over the decisions the scan
+ * made. */
 #include "sched_index.h"
 #include "workload.h"
 #include <stdbool.h>
@@ -29,8 +29,8 @@ typedef struct running {
 
 typedef struct engine {
         bool indexed;
-        sched_index ix;      /* its machines are the cluster, whichever the engine */
-        running *jobs;       /* placed and not yet ended */
+        sched_index ix; /* its machines are the cluster, whichever the engine */
+        running *jobs;  /* placed and not yet ended */
         size_t njobs, cap;
         wl_source source;
         uint64_t rng, hash;
@@ -39,7 +39,7 @@ typedef struct engine {
 typedef struct measure {
         size_t decisions, placed;
         double seconds, utilization;
-        uint64_t hash_at;    /* the hash after a given number of decisions */
+        uint64_t hash_at; /* the hash after a given number of decisions */
 } measure;
 
 static double now(void) {
@@ -91,7 +91,7 @@ static bool decide(engine *e, sched_heuristic h, bool indexed) {
         (void)wl_source_next(&e->source, &j);
         sched_job one = { .id = 1, .req = j.req, .runtime = j.runtime };
         long placed = indexed ? sched_index_place(&e->ix, h, &one, 1, SCHED_BACKFILL, &a)
-                                 : sched_place(h, e->ix.machines, e->ix.n, &one, 1, SCHED_BACKFILL, &a);
+                              : sched_place(h, e->ix.machines, e->ix.n, &one, 1, SCHED_BACKFILL, &a);
         e->hash = (e->hash ^ (placed > 0 ? a.machine + 1 : 0)) * 1099511628211ULL;
         if (placed <= 0)
                 return false;
@@ -175,9 +175,11 @@ int main(int argc, char **argv) {
                 start(&indexed, true, full.ix.machines, n, &full);
                 measure x = run(&indexed, (sched_heuristic)h, budget, s.decisions, s.decisions);
                 double srate = (double)s.decisions / s.seconds, xrate = (double)x.decisions / x.seconds;
-                printf("%s  {\"policy\": \"%s\", \"indexed\": %s, \"scan\": {\"decisions_per_s\": %.0f, \"decisions\": %zu, "
+                printf("%s  {\"policy\": \"%s\", \"indexed\": %s, \"scan\": {\"decisions_per_s\": %.0f, \"decisions\": "
+                       "%zu, "
                        "\"placed\": %zu, \"core_utilization\": %.3f}, \"index\": {\"decisions_per_s\": %.0f, "
-                       "\"decisions\": %zu, \"placed\": %zu, \"core_utilization\": %.3f}, \"speedup\": %.1f, \"same\": %s}",
+                       "\"decisions\": %zu, \"placed\": %zu, \"core_utilization\": %.3f}, \"speedup\": %.1f, \"same\": "
+                       "%s}",
                        h ? ",\n" : "", sched_heuristic_name((sched_heuristic)h),
                        h == SCHED_MIX_FIT || h == SCHED_MAX_JOBS ? "false" : "true", srate, s.decisions, s.placed,
                        s.utilization, xrate, x.decisions, x.placed, x.utilization, xrate / srate,

@@ -80,7 +80,7 @@ static int colony_submit(void *ud, uint64_t *id, int *fatal, char err[LOOP_ERRLE
  * (malloc'ed). Returns 0 or -errno with one line in err. */
 static int make_frame(char **argv, res_t req, char **frame, size_t *len, char err[LOOP_ERRLEN]) {
         static char cwd[PATH_MAX];
-        job_spec spec = {.argv = argv, .env = environ, .cwd = cwd, .req = req};
+        job_spec spec = { .argv = argv, .env = environ, .cwd = cwd, .req = req };
         cJSON *msg;
         int r;
 
@@ -99,8 +99,11 @@ static int make_frame(char **argv, res_t req, char **frame, size_t *len, char er
 /* Options into a, socket and req; returns 0, or -EINVAL with one line in err. */
 static int parse(int argc, char **argv, loop_args *a, const char **socket, res_t *req, char err[LOOP_ERRLEN]) {
         static const struct option options[] = {
-                LOOP_OPTIONS, {"socket", required_argument, NULL, 's'}, {"cpus", required_argument, NULL, 'p'},
-                {"mem", required_argument, NULL, 'm'}, {0},
+                LOOP_OPTIONS,
+                { "socket", required_argument, NULL, 's' },
+                { "cpus", required_argument, NULL, 'p' },
+                { "mem", required_argument, NULL, 'm' },
+                { 0 },
         };
         int o, r = 0;
 
@@ -116,9 +119,7 @@ static int parse(int argc, char **argv, loop_args *a, const char **socket, res_t
                         if (units_parse_size(optarg, &req->mem) < 0 || req->mem == 0)
                                 r = -EINVAL, snprintf(err, LOOP_ERRLEN, "--mem: '%s' is not a memory size", optarg);
                         break;
-                case '?':
-                        r = -EINVAL, snprintf(err, LOOP_ERRLEN, "bad option '%s'", argv[optind - 1]);
-                        break;
+                case '?': r = -EINVAL, snprintf(err, LOOP_ERRLEN, "bad option '%s'", argv[optind - 1]); break;
                 default: r = loop_option(a, o, optarg, err);
                 }
         }
@@ -130,11 +131,11 @@ static int parse(int argc, char **argv, loop_args *a, const char **socket, res_t
 }
 
 int main(int argc, char **argv) {
-        static char *default_cmd[] = {"/bin/true", NULL};
+        static char *default_cmd[] = { "/bin/true", NULL };
         char err[LOOP_ERRLEN] = "", *frame = NULL;
-        res_t req = {.mcpu = 1000, .mem = (int64_t)256 << 20};
-        colony_client c = {.fd = -1};
-        loop_args a = {0};
+        res_t req = { .mcpu = 1000, .mem = (int64_t)256 << 20 };
+        colony_client c = { .fd = -1 };
+        loop_args a = { 0 };
         int r;
 
         if (argc == 2 && strcmp(argv[1], "--help") == 0)
@@ -148,7 +149,7 @@ int main(int argc, char **argv) {
                 return 1;
         }
         c.frame = frame;
-        r = loop_run(&a, &(loop_client){.open = colony_open, .submit = colony_submit, .ud = &c}, stdout);
+        r = loop_run(&a, &(loop_client){ .open = colony_open, .submit = colony_submit, .ud = &c }, stdout);
         if (r < 0)
                 fprintf(stderr, "bench_submit: %s\n", r == -ECONNREFUSED ? "a client could not connect" : strerror(-r));
         free(frame);

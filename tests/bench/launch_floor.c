@@ -93,8 +93,8 @@ int main(int argc, char **argv) {
                         die("enable memory below our cgroup");
                 close(fd);
         }
-        fprintf(stderr, "launch_floor: %s, below %s\n", v2 ? "v2, clone3 into the cgroup" : "v1, the child writes itself in",
-                base);
+        fprintf(stderr, "launch_floor: %s, below %s\n",
+                v2 ? "v2, clone3 into the cgroup" : "v1, the child writes itself in", base);
         for (int i = 0; i < n; i++) {
                 int pipefd[2], cg = -1, placed = 0;
                 char c;
@@ -110,7 +110,7 @@ int main(int argc, char **argv) {
                 if (mkdir(dir, 0755) < 0)
                         die(dir);
                 if (v2) {
-                        struct clone_args args = {.flags = CLONE_INTO_CGROUP, .exit_signal = SIGCHLD};
+                        struct clone_args args = { .flags = CLONE_INTO_CGROUP, .exit_signal = SIGCHLD };
 
                         if ((cg = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
                                 die(dir);

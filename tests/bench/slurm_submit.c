@@ -22,7 +22,7 @@ static const char usage[] = "usage: slurm_submit --clients N --jobs M [--ids FIL
 
 static int slurm_open(void *ud, char err[LOOP_ERRLEN]) {
         job_desc_msg_t *d = ud;
-        static char *env[] = {"PATH=/usr/bin:/bin", NULL};
+        static char *env[] = { "PATH=/usr/bin:/bin", NULL };
 
         (void)err;
         slurm_init_job_desc_msg(d);
@@ -53,10 +53,10 @@ static int slurm_submit(void *ud, uint64_t *id, int *fatal, char err[LOOP_ERRLEN
 }
 
 int main(int argc, char **argv) {
-        static const struct option options[] = {LOOP_OPTIONS, {0}};
+        static const struct option options[] = { LOOP_OPTIONS, { 0 } };
         char err[LOOP_ERRLEN] = "";
         job_desc_msg_t desc;
-        loop_args a = {0};
+        loop_args a = { 0 };
         int o, r = 0;
 
         opterr = 0;
@@ -69,7 +69,7 @@ int main(int argc, char **argv) {
                 return 2;
         }
         slurm_init(NULL);
-        r = loop_run(&a, &(loop_client){.open = slurm_open, .submit = slurm_submit, .ud = &desc}, stdout);
+        r = loop_run(&a, &(loop_client){ .open = slurm_open, .submit = slurm_submit, .ud = &desc }, stdout);
         if (r < 0)
                 fprintf(stderr, "slurm_submit: %s\n", strerror(-r));
         slurm_fini();

@@ -12,7 +12,7 @@
 
 /* One submission's outcome, written by its client into memory shared with the parent. */
 typedef struct slot {
-        uint64_t id;     /* 0: not acknowledged */
+        uint64_t id; /* 0: not acknowledged */
         double latency_us;
 } slot;
 
@@ -47,9 +47,7 @@ int loop_option(loop_args *a, int opt, const char *arg, char err[LOOP_ERRLEN]) {
                         return 0;
                 snprintf(err, LOOP_ERRLEN, "--jobs: '%s' is not a count from 1 to %d", arg, LOOP_TOTAL_MAX);
                 return -EINVAL;
-        case 'i':
-                a->ids_path = arg;
-                return 0;
+        case 'i': a->ids_path = arg; return 0;
         }
         snprintf(err, LOOP_ERRLEN, "unknown option (try --help)");
         return -EINVAL;
@@ -89,7 +87,7 @@ static void client(const loop_args *a, const loop_client *c, int k, slot *slots,
                                 fprintf(stderr, "client %d, submission %d: %s\n", k, i + 1, err);
                         continue;
                 }
-                slots[i] = (slot){.id = id, .latency_us = (now_s() - t0) * 1e6};
+                slots[i] = (slot){ .id = id, .latency_us = (now_s() - t0) * 1e6 };
         }
         _exit(0);
 }

@@ -10,14 +10,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define LOOP_ERRLEN 256
+#define LOOP_ERRLEN      256
 #define LOOP_CLIENTS_MAX 256
-#define LOOP_TOTAL_MAX 10000000 /* clients x jobs: the latencies and ids are kept in memory */
+#define LOOP_TOTAL_MAX   10000000 /* clients x jobs: the latencies and ids are kept in memory */
 
 /* The getopt_long entries of the options loop_option parses. */
-#define LOOP_OPTIONS                                                                                   \
-        {"clients", required_argument, NULL, 'c'}, {"jobs", required_argument, NULL, 'j'},             \
-                {"ids", required_argument, NULL, 'i'}
+#define LOOP_OPTIONS                                                                                                   \
+        { "clients", required_argument, NULL, 'c' }, { "jobs", required_argument, NULL, 'j' }, {                       \
+                "ids", required_argument, NULL, 'i'                                                                    \
+        }
 
 /* What one client does, called in its own forked process. */
 typedef struct loop_client {
@@ -32,8 +33,8 @@ typedef struct loop_client {
 /* The options both programs take. */
 typedef struct loop_args {
         int clients;
-        int jobs;              /* per client */
-        const char *ids_path;  /* NULL, or where to write the acknowledged ids */
+        int jobs;             /* per client */
+        const char *ids_path; /* NULL, or where to write the acknowledged ids */
 } loop_args;
 
 /* Parse one of LOOP_OPTIONS (opt: getopt_long's return, arg its value) into a. Returns 0, or

@@ -13,8 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Every typed getter on every key, as colony-controller(8) and colony-agent(8) options are read. */
 static void get_all(const config *cfg) {
-        static const char *const none[] = { NULL }, *const any[] = { "agent.*", "controller.*", "departments.*",
-                                                                     NULL };
+        static const char *const none[] = { NULL }, *const any[] = { "agent.*", "controller.*", "departments.*", NULL };
         char err[256];
         int64_t v;
         for (size_t i = 0; i < cfg->n; i++) {
@@ -42,7 +41,8 @@ static void get_depts(const config *cfg) {
         if (fairorder_init(&fo, &d, FAIR_MCH) < 0)
                 abort();
         for (size_t i = 0; i < d.n; i++) {
-                if (depts_find(&d, d.v[i].path) != &d.v[i] || depts_weights(&d, d.v[i].path, w, JOB_GROUP_LEVELS_MAX) < 1)
+                if (depts_find(&d, d.v[i].path) != &d.v[i] ||
+                    depts_weights(&d, d.v[i].path, w, JOB_GROUP_LEVELS_MAX) < 1)
                         abort();
                 int user = depts_may_submit(&d, d.v[i].path, 1000, "alice", err, sizeof(err));
                 int root = depts_may_submit(&d, d.v[i].path, 0, "root", err, sizeof(err));

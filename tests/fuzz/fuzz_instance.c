@@ -14,12 +14,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         size_t n;
         if (inst_load_machines(path, &m, err, sizeof(err)) == 0)
                 for (size_t i = 0; i < m.n; i++) /* what the policies rely on */
-                        if (!res_in_range(m.machines[i].capacity) || !res_fits(m.machines[i].free, m.machines[i].capacity))
+                        if (!res_in_range(m.machines[i].capacity) ||
+                            !res_fits(m.machines[i].free, m.machines[i].capacity))
                                 abort();
         inst_machines_free(&m);
         if (inst_load_jobs(path, &jobs, &n, err, sizeof(err)) == 0)
                 for (size_t i = 0; i < n; i++)
-                        if (jobs[i].id != i + 1 || jobs[i].req.mcpu <= 0 || jobs[i].req.mem <= 0 || !res_in_range(jobs[i].req))
+                        if (jobs[i].id != i + 1 || jobs[i].req.mcpu <= 0 || jobs[i].req.mem <= 0 ||
+                            !res_in_range(jobs[i].req))
                                 abort();
         free(jobs);
         return 0;

@@ -123,8 +123,7 @@ static void check_message(const cJSON *msg) {
         check_alpha(msg);
         check_record(msg);
         check_record(cJSON_GetObjectItemCaseSensitive(msg, "job"));
-        cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(msg, "jobs"))
-                check_record(item);
+        cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(msg, "jobs")) check_record(item);
 }
 
 /* Drain every whole message from r. Returns 0 when it needs more bytes, or the error. */
@@ -175,9 +174,7 @@ static outcome receive(const uint8_t *data, size_t size) {
         return o;
 }
 
-static bool same(outcome a, outcome b) {
-        return a.messages == b.messages && a.error == b.error;
-}
+static bool same(outcome a, outcome b) { return a.messages == b.messages && a.error == b.error; }
 
 /* Decode the stream every way a peer's bytes arrive; all must agree. */
 static void check_stream(const uint8_t *data, size_t size) {

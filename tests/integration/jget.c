@@ -33,9 +33,7 @@ static bool value_is(const cJSON *item, const char *want) {
 /* The element of array whose field key equals want, or NULL. */
 static const cJSON *select_in(const cJSON *array, const char *key, const char *want) {
         const cJSON *el;
-        cJSON_ArrayForEach(el, array)
-                if (value_is(cJSON_GetObjectItemCaseSensitive(el, key), want))
-                        return el;
+        cJSON_ArrayForEach(el, array) if (value_is(cJSON_GetObjectItemCaseSensitive(el, key), want)) return el;
         return NULL;
 }
 
@@ -81,7 +79,8 @@ static void print_value(const cJSON *v) {
                 puts("null");
         } else if (cJSON_IsString(v)) {
                 puts(v->valuestring);
-        } else if (cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble) && fabs(v->valuedouble) < 9007199254740992.0) {
+        } else if (cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble) &&
+                   fabs(v->valuedouble) < 9007199254740992.0) {
                 printf("%.0f\n", v->valuedouble);
         } else {
                 char *s = cJSON_PrintUnformatted(v);

@@ -4,7 +4,7 @@
  * (i + 1) * 256 MiB. Loaded through agent.nvml_library, never in place of the real library. */
 #include <stdint.h>
 
-#define NGPUS 4u
+#define NGPUS  4u
 #define MINOR0 240u
 
 typedef struct {

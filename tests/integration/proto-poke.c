@@ -39,11 +39,10 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "proto-poke: connect %s: %s\n", argv[1], strerror(-fd));
                 return 1;
         }
-        uint32_t len = strcmp(argv[2], "header") == 0 ? (uint32_t)strtoul(argv[3], NULL, 10)
-                                                      : (uint32_t)strlen(argv[3]);
+        uint32_t len =
+                strcmp(argv[2], "header") == 0 ? (uint32_t)strtoul(argv[3], NULL, 10) : (uint32_t)strlen(argv[3]);
         uint32_t be = htonl(len);
-        if (write_all(fd, &be, sizeof(be)) < 0 ||
-            (strcmp(argv[2], "json") == 0 && write_all(fd, argv[3], len) < 0)) {
+        if (write_all(fd, &be, sizeof(be)) < 0 || (strcmp(argv[2], "json") == 0 && write_all(fd, argv[3], len) < 0)) {
                 perror("proto-poke: write");
                 return 1;
         }

@@ -29,19 +29,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SKIP 77
-#define MiB (1024 * 1024)
+#define SKIP   77
+#define MiB    (1024 * 1024)
 #define NOBODY 65534
 
-static char *stress;           /* the colony-stress binary, absolute */
-static char agent_name[32];     /* "test-<pid>" */
-static cg_backend *cg;          /* the current test's backend */
-static char tmpdir[64];         /* the runner's scratch directory, mode 0777 */
+static char *stress;                /* the colony-stress binary, absolute */
+static char agent_name[32];         /* "test-<pid>" */
+static cg_backend *cg;              /* the current test's backend */
+static char tmpdir[64];             /* the runner's scratch directory, mode 0777 */
 static char tmpfile_path[PATH_MAX]; /* test_user's output file in it */
 /* Stand-ins for two GPUs' device nodes, made by test_devices in the scratch directory: char
  * devices of the mem driver (/dev/full's 1:7, /dev/zero's 1:5), which open without error where
  * access is allowed; a major with no driver would fail with ENXIO either way. */
-static const cg_device gpu_dev[2] = {{'c', 1, 7}, {'c', 1, 5}};
+static const cg_device gpu_dev[2] = { { 'c', 1, 7 }, { 'c', 1, 5 } };
 static char gpu_path[2][PATH_MAX];
 
 static double now_s(void) {
@@ -52,7 +52,7 @@ static double now_s(void) {
 }
 
 static void sleep_s(double s) {
-        struct timespec ts = {.tv_sec = (time_t)s, .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
+        struct timespec ts = { .tv_sec = (time_t)s, .tv_nsec = (long)((s - (double)(time_t)s) * 1e9) };
 
         while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
                 ;
@@ -80,8 +80,8 @@ static void setup(void) {
 /* Create job's cgroup with lim and launch argv in it as uid/gid; returns launch_job's result. */
 static int start(const char *job, const cg_limits *lim, char **argv, uid_t uid, const char *cwd, const char *out,
                  pid_t *pid, char *err, size_t errlen) {
-        job_spec spec = {.argv = argv, .cwd = (char *)cwd, .stdout_path = (char *)out, .stderr_path = (char *)out};
-        launch_req req = {.spec = &spec, .uid = uid, .gid = (gid_t)uid, .cg = cg, .cg_job = job};
+        job_spec spec = { .argv = argv, .cwd = (char *)cwd, .stdout_path = (char *)out, .stderr_path = (char *)out };
+        launch_req req = { .spec = &spec, .uid = uid, .gid = (gid_t)uid, .cg = cg, .cg_job = job };
         int r = cg_job_create(cg, job, lim, err, errlen);
 
         ck_assert_msg(r == 0, "cg_job_create %s: %s", job, err);
@@ -158,14 +158,15 @@ static void read_file(const char *path, char *buf, size_t len) {
 }
 
 START_TEST(test_cpu_limit) {
-        cg_limits lim = {.mcpu = 500, .mem = 256 * MiB, .pids = 64};
-        char *argv[] = {stress, "cpu", "4", NULL}, err[512];
+        cg_limits lim = { .mcpu = 500, .mem = 256 * MiB, .pids = 64 };
+        char *argv[] = { stress, "cpu", "4", NULL }, err[512];
         cg_usage u0, u1;
         double t0, t1, rate;
         pid_t pid;
         int st;
 
-        ck_assert_msg(start("job-cpu", &lim, argv, 0, "/", "/dev/null", &pid, err, sizeof(err)) == 0, "launch: %s", err);
+        ck_assert_msg(start("job-cpu", &lim, argv, 0, "/", "/dev/null", &pid, err, sizeof(err)) == 0, "launch: %s",
+                      err);
         sleep_s(0.5);
         ck_assert_int_eq(cg_job_usage(cg, "job-cpu", &u0), 0);
         t0 = now_s();
@@ -186,8 +187,8 @@ END_TEST
  * agent reads it, and follows a rewrite. Skipped (passes, says so) without the cpuset
  * controller or with fewer than 2 CPUs allowed. */
 START_TEST(test_cpuset) {
-        cg_limits lim = {.mcpu = 1000, .mem = 64 * MiB, .pids = 64, .cpus = "0"};
-        char *argv[] = {stress, "sleep", "10", NULL}, err[512], *cpus = NULL;
+        cg_limits lim = { .mcpu = 1000, .mem = 64 * MiB, .pids = 64, .cpus = "0" };
+        char *argv[] = { stress, "sleep", "10", NULL }, err[512], *cpus = NULL;
         cpu_set_t set;
         int64_t mcpu;
         pid_t pid, pids[8];
@@ -198,7 +199,8 @@ START_TEST(test_cpuset) {
                 printf("cpuset: skipped, CPUs 0 and 1 are not both ours\n");
                 return;
         }
-        ck_assert_msg(start("job-cpuset", &lim, argv, 0, "/", "/dev/null", &pid, err, sizeof(err)) == 0, "launch: %s", err);
+        ck_assert_msg(start("job-cpuset", &lim, argv, 0, "/", "/dev/null", &pid, err, sizeof(err)) == 0, "launch: %s",
+                      err);
         if (cg_job_cpus(cg, "job-cpuset", &cpus, &mcpu) == -EOPNOTSUPP) {
                 printf("cpuset: skipped, no cpuset controller here\n");
         } else {
@@ -220,18 +222,19 @@ START_TEST(test_cpuset) {
 END_TEST
 
 START_TEST(test_oom) {
-        cg_limits lim = {.mcpu = 1000, .mem = 64 * MiB, .pids = 64};
-        char *argv[] = {stress, "mem", "256M", "5", NULL}, err[512];
+        cg_limits lim = { .mcpu = 1000, .mem = 64 * MiB, .pids = 64 };
+        char *argv[] = { stress, "mem", "256M", "5", NULL }, err[512];
         cg_usage u;
         pid_t pid;
         int st;
 
-        ck_assert_msg(start("job-oom", &lim, argv, 0, "/", "/dev/null", &pid, err, sizeof(err)) == 0, "launch: %s", err);
+        ck_assert_msg(start("job-oom", &lim, argv, 0, "/", "/dev/null", &pid, err, sizeof(err)) == 0, "launch: %s",
+                      err);
         st = wait_exit(pid, 30);
         ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "mem job ended with status 0x%x, want SIGKILL", st);
         ck_assert_int_eq(cg_job_usage(cg, "job-oom", &u), 0);
-        printf("oom: killed by SIGKILL, oom_kills=%llu, peak=%llu bytes (limit %d)\n",
-               (unsigned long long)u.oom_kills, (unsigned long long)u.mem_peak, 64 * MiB);
+        printf("oom: killed by SIGKILL, oom_kills=%llu, peak=%llu bytes (limit %d)\n", (unsigned long long)u.oom_kills,
+               (unsigned long long)u.mem_peak, 64 * MiB);
         ck_assert_uint_ge(u.oom_kills, 1);
         ck_assert_uint_le(u.mem_peak, 64 * MiB);
         ck_assert_uint_gt(u.mem_peak, 0);
@@ -241,15 +244,16 @@ START_TEST(test_oom) {
 END_TEST
 
 START_TEST(test_kill_tree) {
-        cg_limits lim = {.mcpu = 500, .mem = 64 * MiB, .pids = 64};
-        char *argv[] = {stress, "tree", "3", "60", NULL}, err[512];
+        cg_limits lim = { .mcpu = 500, .mem = 64 * MiB, .pids = 64 };
+        char *argv[] = { stress, "tree", "3", "60", NULL }, err[512];
         pid_t pid, pids[16];
         unsigned long long starts[16];
         size_t n = 0;
         double end;
         int st;
 
-        ck_assert_msg(start("job-tree", &lim, argv, 0, "/", "/dev/null", &pid, err, sizeof(err)) == 0, "launch: %s", err);
+        ck_assert_msg(start("job-tree", &lim, argv, 0, "/", "/dev/null", &pid, err, sizeof(err)) == 0, "launch: %s",
+                      err);
         for (end = now_s() + 5; (n = job_pids("job-tree", pids, 16)) < 7 && now_s() < end;)
                 sleep_s(0.05);
         ck_assert_msg(n == 7, "%zu processes in the job's cgroup, want 7 (parent, 3 children, 3 grandchildren)", n);
@@ -279,8 +283,8 @@ START_TEST(test_kill_tree) {
 END_TEST
 
 START_TEST(test_user) {
-        cg_limits lim = {.mcpu = 500, .mem = 64 * MiB, .pids = 16};
-        char *argv[] = {stress, "id", NULL}, err[512], got[64];
+        cg_limits lim = { .mcpu = 500, .mem = 64 * MiB, .pids = 16 };
+        char *argv[] = { stress, "id", NULL }, err[512], got[64];
         struct stat sb;
         pid_t pid;
         int st;
@@ -298,9 +302,9 @@ START_TEST(test_user) {
 END_TEST
 
 START_TEST(test_launch_errors) {
-        cg_limits lim = {.mcpu = 500, .mem = 64 * MiB, .pids = 16};
-        char *missing[] = {"/nonexistent/colony-no-such-program", NULL};
-        char *id[] = {stress, "id", NULL}, err[512] = "";
+        cg_limits lim = { .mcpu = 500, .mem = 64 * MiB, .pids = 16 };
+        char *missing[] = { "/nonexistent/colony-no-such-program", NULL };
+        char *id[] = { stress, "id", NULL }, err[512] = "";
         pid_t pid = 0;
         int r;
 
@@ -345,12 +349,13 @@ static int count_dirs(const char *dir, const char *name, int depth) {
 }
 
 START_TEST(test_close_removes_all) {
-        cg_limits lim = {.mcpu = 500, .mem = 64 * MiB, .pids = 16};
-        char *argv[] = {stress, "sleep", "60", NULL}, err[512], dirname[64], **jobs = NULL;
+        cg_limits lim = { .mcpu = 500, .mem = 64 * MiB, .pids = 16 };
+        char *argv[] = { stress, "sleep", "60", NULL }, err[512], dirname[64], **jobs = NULL;
         pid_t pid;
         int st;
 
-        ck_assert_msg(start("job-left", &lim, argv, 0, "/", "/dev/null", &pid, err, sizeof(err)) == 0, "launch: %s", err);
+        ck_assert_msg(start("job-left", &lim, argv, 0, "/", "/dev/null", &pid, err, sizeof(err)) == 0, "launch: %s",
+                      err);
         ck_assert_int_eq(cg_list_jobs(cg, &jobs), 0);
         ck_assert_ptr_nonnull(jobs[0]);
         ck_assert_str_eq(jobs[0], "job-left");
@@ -407,9 +412,9 @@ static void make_gpu_nodes(void) {
  * department, denied nothing, opens both (a denial is the job's, not its department's); a bad
  * device is refused before any cgroup is made. */
 START_TEST(test_devices) {
-        cg_limits denied = {.pids = 16, .deny = &gpu_dev[0], .ndeny = 1}, open_all = {.pids = 16};
-        cg_device bad = {'x', 1, 7};
-        cg_limits bad_lim = {.pids = 16, .deny = &bad, .ndeny = 1};
+        cg_limits denied = { .pids = 16, .deny = &gpu_dev[0], .ndeny = 1 }, open_all = { .pids = 16 };
+        cg_device bad = { 'x', 1, 7 };
+        cg_limits bad_lim = { .pids = 16, .deny = &bad, .ndeny = 1 };
         char err[512], job[64], other[64], **jobs = NULL;
         double w = 1.0;
 
@@ -456,7 +461,7 @@ static void write_file(const char *dir, const char *file, const char *value) {
  * ("c 1:* rwm") would survive the deny, and the job is refused with the reason, never started
  * with access. The subtree's devices cgroup stands in for the container's. Skipped on v2. */
 START_TEST(test_devices_allow_list) {
-        cg_limits denied = {.pids = 16, .deny = &gpu_dev[0], .ndeny = 1};
+        cg_limits denied = { .pids = 16, .deny = &gpu_dev[0], .ndeny = 1 };
         char own[PATH_MAX] = "", sub[PATH_MAX], line[PATH_MAX], err[512] = "", **jobs = NULL;
         FILE *f = fopen("/proc/self/cgroup", "re");
 
@@ -556,7 +561,7 @@ int main(int argc, char **argv) {
         srunner_free(sr);
         free(stress);
         /* Whatever a failed or timed-out test left behind. */
-        if (cg_open(agent_name, &cg, (char[256]){0}, 256) == 0)
+        if (cg_open(agent_name, &cg, (char[256]){ 0 }, 256) == 0)
                 cleanup();
         (void)unlink(tmpfile_path);
         for (int i = 0; i < 2; i++)

@@ -8,17 +8,12 @@ static int noop_persist(void *u, const job *j) {
         return 0;
 }
 
-static void noop_launch(void *u, ctl_node *n, const job *j) {
-        (void)u, (void)n, (void)j;
-}
+static void noop_launch(void *u, ctl_node *n, const job *j) { (void)u, (void)n, (void)j; }
 
-static void noop_cancel(void *u, ctl_node *n, const job *j, int grace_ms) {
-        (void)u, (void)n, (void)j, (void)grace_ms;
-}
+static void noop_cancel(void *u, ctl_node *n, const job *j, int grace_ms) { (void)u, (void)n, (void)j, (void)grace_ms; }
 
-static void noop_terminal(void *u, const job *j) {
-        (void)u, (void)j;
-}
+static void noop_terminal(void *u, const job *j) { (void)u, (void)j; }
 
-static const ctl_actions ctl_noop_actions = { .persist = noop_persist, .launch = noop_launch, .cancel = noop_cancel,
-                                              .terminal = noop_terminal };
+static const ctl_actions ctl_noop_actions = {
+        .persist = noop_persist, .launch = noop_launch, .cancel = noop_cancel, .terminal = noop_terminal
+};

@@ -73,7 +73,11 @@ static long descend(const fluid *f, size_t root) {
 
 int ref_fluid_hdrf(const fair_problem *p, double step, double *tasks, double *share, double *used) {
         size_t n = p->nnodes, root = 0;
-        fluid f = { .p = p, .tasks = tasks, .used = used, .share = share, .blocked = calloc(n, sizeof(bool)),
+        fluid f = { .p = p,
+                    .tasks = tasks,
+                    .used = used,
+                    .share = share,
+                    .blocked = calloc(n, sizeof(bool)),
                     .leaf = calloc(n, sizeof(bool)) };
         if (!f.blocked || !f.leaf) {
                 free(f.blocked);

@@ -8,20 +8,16 @@
 
 typedef struct ref {
         const fair_problem *p;
-        int64_t *tasks, *used;    /* used: nnodes x nres */
-        double *vec, *share;      /* H-DRF */
+        int64_t *tasks, *used; /* used: nnodes x nres */
+        double *vec, *share;   /* H-DRF */
         bool *blocked;
-        size_t *first, *kids;     /* node n's children: kids[first[n] .. first[n + 1]) */
+        size_t *first, *kids; /* node n's children: kids[first[n] .. first[n + 1]) */
         size_t root;
 } ref;
 
-static bool leaf(const ref *r, size_t n) {
-        return r->first[n] == r->first[n + 1];
-}
+static bool leaf(const ref *r, size_t n) { return r->first[n] == r->first[n + 1]; }
 
-static int64_t dem(const ref *r, size_t n, size_t res) {
-        return r->p->nodes[n].demand[res];
-}
+static int64_t dem(const ref *r, size_t n, size_t res) { return r->p->nodes[n].demand[res]; }
 
 /* Children in index order, by a counting pass. */
 static void link(ref *r) {

@@ -8,12 +8,10 @@
 #define MiB ((int64_t)1 << 20)
 
 static job_result exited(int code, uint64_t oom_kills) {
-        return (job_result){.exit_code = code, .oom_kills = oom_kills};
+        return (job_result){ .exit_code = code, .oom_kills = oom_kills };
 }
 
-static job_result killed(int sig, uint64_t oom_kills) {
-        return (job_result){.signal = sig, .oom_kills = oom_kills};
-}
+static job_result killed(int sig, uint64_t oom_kills) { return (job_result){ .signal = sig, .oom_kills = oom_kills }; }
 
 START_TEST(exit_status_decides_completed_or_failed) {
         job_result ok = exited(0, 0), bad = exited(3, 0), sig = killed(SIGSEGV, 0);
@@ -50,10 +48,8 @@ START_TEST(error_text_names_the_cause) {
 
         ck_assert_str_eq(agent_state_error(JOB_OOM_KILLED, &oom, 64 * MiB, buf, sizeof(buf)),
                          "killed by the OOM killer (memory limit 64.0M)");
-        ck_assert_str_eq(agent_state_error(JOB_OOM_KILLED, &oom, 0, buf, sizeof(buf)),
-                         "killed by the OOM killer");
-        ck_assert_str_eq(agent_state_error(JOB_FAILED, &sig, 0, buf, sizeof(buf)),
-                         "killed by signal 9 (SIGKILL)");
+        ck_assert_str_eq(agent_state_error(JOB_OOM_KILLED, &oom, 0, buf, sizeof(buf)), "killed by the OOM killer");
+        ck_assert_str_eq(agent_state_error(JOB_FAILED, &sig, 0, buf, sizeof(buf)), "killed by signal 9 (SIGKILL)");
         ck_assert_str_eq(agent_state_error(JOB_CANCELLED, &term, 0, buf, sizeof(buf)),
                          "cancelled: killed by signal 15 (SIGTERM)");
         ck_assert_str_eq(agent_state_error(JOB_CANCELLED, &ok, 0, buf, sizeof(buf)), "cancelled");

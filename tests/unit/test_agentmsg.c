@@ -17,8 +17,9 @@ static int hello(const char *text, agent_hello *h, char err[PROTO_ERRLEN]) {
 START_TEST(hello_with_running_jobs) {
         agent_hello h;
         char err[PROTO_ERRLEN];
-        cJSON *msg = cJSON_Parse("{\"v\":1,\"type\":\"hello\",\"name\":\"n1\",\"nonce\":\"x\",\"proof\":\"y\",\"mcpu\":2000,"
-                                 "\"mem\":8589934592,\"running\":[3,4]}");
+        cJSON *msg =
+                cJSON_Parse("{\"v\":1,\"type\":\"hello\",\"name\":\"n1\",\"nonce\":\"x\",\"proof\":\"y\",\"mcpu\":2000,"
+                            "\"mem\":8589934592,\"running\":[3,4]}");
         ck_assert_int_eq(agentmsg_hello(msg, &h, err), 0);
         ck_assert_str_eq(h.name, "n1");
         ck_assert_int_eq(h.capacity.mcpu, 2000);
@@ -70,10 +71,13 @@ START_TEST(hello_offers_gpus_and_their_type) {
         ck_assert_str_eq(h.gpu_type, "a100"); /* borrowed from msg */
         free(h.running);
         cJSON_Delete(msg);
-        ck_assert_int_eq(hello("{\"v\":1,\"type\":\"hello\",\"name\":\"n1\",\"mcpu\":1,\"mem\":1,\"gpus\":-1}",
-                               &h, err), -EINVAL);
+        ck_assert_int_eq(
+                hello("{\"v\":1,\"type\":\"hello\",\"name\":\"n1\",\"mcpu\":1,\"mem\":1,\"gpus\":-1}", &h, err),
+                -EINVAL);
         ck_assert_int_eq(hello("{\"v\":1,\"type\":\"hello\",\"name\":\"n1\",\"mcpu\":1,\"mem\":1,"
-                               "\"gpu_type\":\"a,b\"}", &h, err), -EINVAL);
+                               "\"gpu_type\":\"a,b\"}",
+                               &h, err),
+                         -EINVAL);
         ck_assert_ptr_nonnull(strstr(err, "gpu_type:"));
 }
 END_TEST

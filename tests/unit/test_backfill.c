@@ -10,8 +10,8 @@
 #include <errno.h>
 #include <string.h>
 
-#define GiB ((int64_t)1 << 30)
-#define CPU(n) (1000 * (int64_t)(n))
+#define GiB     ((int64_t)1 << 30)
+#define CPU(n)  (1000 * (int64_t)(n))
 #define R(c, m) ((res_t){ .mcpu = (c), .mem = (m) })
 
 typedef struct given {
@@ -29,9 +29,8 @@ static int give(void *arg, const sched_running **v, size_t *n) {
 }
 
 /* sched_easy_place with these running jobs, the reserved start wanted or not. */
-static long easy_want(sched_index *ix, sched_heuristic h, const sched_job *jobs, size_t njobs,
-                      const sched_running *run, size_t nrun, int64_t now, sched_assignment *out,
-                      sched_reservation *r, bool want) {
+static long easy_want(sched_index *ix, sched_heuristic h, const sched_job *jobs, size_t njobs, const sched_running *run,
+                      size_t nrun, int64_t now, sched_assignment *out, sched_reservation *r, bool want) {
         given g = { run, nrun, 0 };
         long n = sched_easy_place(ix, h, jobs, njobs, give, &g, want, now, out, r);
         ck_assert_int_le(g.asked, 1);
@@ -84,8 +83,10 @@ END_TEST
  * fits beside them. */
 START_TEST(gpus_reserve_and_backfill) {
         sched_machine m[] = {
-                { .index = 0, .capacity = { .mcpu = CPU(16), .mem = 64 * GiB, .gpus = 2 },
-                  .free = { .mcpu = CPU(15), .mem = 63 * GiB, .gpus = 1 }, .up = 1 },
+                { .index = 0,
+                  .capacity = { .mcpu = CPU(16), .mem = 64 * GiB, .gpus = 2 },
+                  .free = { .mcpu = CPU(15), .mem = 63 * GiB, .gpus = 1 },
+                  .up = 1 },
                 { .index = 1, .capacity = R(CPU(16), 64 * GiB), .free = R(CPU(16), 64 * GiB), .up = 1 },
         };
         sched_index ix = make_index(m, 2);
@@ -187,7 +188,7 @@ START_TEST(forever) {
         sched_running run = { 0, R(CPU(2), 2 * GiB), SCHED_FOREVER };
         sched_job jobs[] = {
                 { .id = 1, .req = R(CPU(3), GiB) },
-                { .id = 2, .req = R(CPU(1), GiB) },                       /* would delay it further: waits */
+                { .id = 2, .req = R(CPU(1), GiB) },                        /* would delay it further: waits */
                 { .id = 3, .req = R(CPU(1), GiB), .limit_usec = 1000000 }, /* ends before forever: goes */
         };
         sched_assignment out[3];
@@ -216,9 +217,7 @@ typedef struct inst {
         int64_t now;
 } inst;
 
-static int64_t draw(uint64_t *seed, int64_t n) {
-        return (int64_t)(sched_rng_next(seed) % (uint64_t)n);
-}
+static int64_t draw(uint64_t *seed, int64_t n) { return (int64_t)(sched_rng_next(seed) % (uint64_t)n); }
 
 static void random_inst(uint64_t *seed, inst *in) {
         memset(in, 0, sizeof(*in));
@@ -226,8 +225,9 @@ static void random_inst(uint64_t *seed, inst *in) {
         in->nm = 1 + (size_t)draw(seed, NM);
         for (size_t i = 0; i < in->nm; i++) {
                 res_t cap = R(CPU(1 + draw(seed, 4)), GiB * (1 + draw(seed, 4)));
-                in->m[i] = (sched_machine){ .index = (uint32_t)(10 + i), .capacity = cap, .free = cap,
-                                            .up = draw(seed, 6) != 0 };
+                in->m[i] = (sched_machine){
+                        .index = (uint32_t)(10 + i), .capacity = cap, .free = cap, .up = draw(seed, 6) != 0
+                };
         }
         in->nrun = (size_t)draw(seed, NR + 1);
         for (size_t i = 0; i < in->nrun; i++) {
@@ -248,9 +248,7 @@ static void random_inst(uint64_t *seed, inst *in) {
                                            .limit_usec = draw(seed, 5) == 0 ? 0 : 1 + draw(seed, 40) };
 }
 
-static bool running_at(const sched_running *r, int64_t t) {
-        return r->end_usec == SCHED_FOREVER || r->end_usec > t;
-}
+static bool running_at(const sched_running *r, int64_t t) { return r->end_usec == SCHED_FOREVER || r->end_usec > t; }
 
 /* Machine m's free resources at time t: its capacity less every job still running then. */
 static res_t free_at(const inst *in, size_t m, int64_t t) {

@@ -49,8 +49,8 @@ START_TEST(signals_by_name_or_number) {
 END_TEST
 
 START_TEST(command_lines_are_shell_quoted) {
-        char *argv[] = {"/bin/echo", "plain-arg_1.txt", "a b", "it's", "", "$HOME", NULL};
-        char *none[] = {NULL};
+        char *argv[] = { "/bin/echo", "plain-arg_1.txt", "a b", "it's", "", "$HOME", NULL };
+        char *none[] = { NULL };
         char *s = fmt_argv(argv);
 
         ck_assert_str_eq(s, "/bin/echo plain-arg_1.txt 'a b' 'it'\\''s' '' '$HOME'");
@@ -66,20 +66,22 @@ START_TEST(control_characters_are_escaped) {
         static const struct {
                 const char *in, *out;
         } cases[] = {
-                {"plain h\xc3\xa9 \xe2\x82\xac back\\slash", "plain h\xc3\xa9 \xe2\x82\xac back\\slash"},
-                {"a\nb\tc\rd", "a\\nb\\tc\\rd"},
-                {"\x1b]0;pwned\x07\x1b[2J", "\\x1b]0;pwned\\x07\\x1b[2J"},
-                {"del\x7f", "del\\x7f"},
-                {"csi\xc2\x9b" "31m nbsp\xc2\xa0", "csi\\u009b31m nbsp\xc2\xa0"}, /* C1 escaped, U+00A0 kept */
-                {"latin1 \xe9t\xe9 cut\xe2\x82", "latin1 \\xe9t\\xe9 cut\\xe2\\x82"},
-                {"", ""},
+                { "plain h\xc3\xa9 \xe2\x82\xac back\\slash", "plain h\xc3\xa9 \xe2\x82\xac back\\slash" },
+                { "a\nb\tc\rd", "a\\nb\\tc\\rd" },
+                { "\x1b]0;pwned\x07\x1b[2J", "\\x1b]0;pwned\\x07\\x1b[2J" },
+                { "del\x7f", "del\\x7f" },
+                { "csi\xc2\x9b"
+                  "31m nbsp\xc2\xa0",
+                  "csi\\u009b31m nbsp\xc2\xa0" }, /* C1 escaped, U+00A0 kept */
+                { "latin1 \xe9t\xe9 cut\xe2\x82", "latin1 \\xe9t\\xe9 cut\\xe2\\x82" },
+                { "", "" },
         };
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
                 char *s = fmt_escape(cases[i].in);
                 ck_assert_str_eq(s, cases[i].out);
                 free(s);
         }
-        char *out = NULL, *argv[] = {"/bin/sh", "-c", "printf '\x1b[31m'\necho \\done", NULL};
+        char *out = NULL, *argv[] = { "/bin/sh", "-c", "printf '\x1b[31m'\necho \\done", NULL };
         size_t len = 0;
         FILE *f = open_memstream(&out, &len);
         fmt_line(f, "%-6s%s", "name:", "evil\x1b[2J\nline");
@@ -94,7 +96,7 @@ START_TEST(control_characters_are_escaped) {
 END_TEST
 
 START_TEST(tables_align_columns_to_the_widest_cell) {
-        static const char *const headers[] = {"ID", "NAME", "STATE"};
+        static const char *const headers[] = { "ID", "NAME", "STATE" };
         char *out = NULL;
         size_t len = 0;
         FILE *f = open_memstream(&out, &len);
@@ -103,8 +105,8 @@ START_TEST(tables_align_columns_to_the_widest_cell) {
         ck_assert_int_eq(fmt_table_init(&t, 3, headers), 0);
         ck_assert_int_eq(fmt_table_row(&t, "7", "crunch-numbers", "running"), 0);
         ck_assert_int_eq(fmt_table_row(&t, "12", NULL, "pending"), 0);
-        ck_assert_int_eq(fmt_table_row(&t, "13", "h\xc3\xa9", "x"), 0); /* UTF-8: two bytes, one column */
-        ck_assert_int_eq(fmt_table_row(&t, "14", "a\x1b[2Jb", "\n"), 0);   /* escaped, then measured */
+        ck_assert_int_eq(fmt_table_row(&t, "13", "h\xc3\xa9", "x"), 0);  /* UTF-8: two bytes, one column */
+        ck_assert_int_eq(fmt_table_row(&t, "14", "a\x1b[2Jb", "\n"), 0); /* escaped, then measured */
         fmt_table_print(&t, f);
         fclose(f);
         ck_assert_str_eq(out, "ID  NAME            STATE\n"

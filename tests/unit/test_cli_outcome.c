@@ -8,8 +8,11 @@
 
 /* A job in state s whose main process ended with code or sig; started says it ever ran. */
 static job ended(job_state s, int code, int sig, bool started) {
-        return (job){.state = s, .submit_usec = T0, .start_usec = started ? T0 + 1 : 0, .end_usec = T0 + 2,
-                     .result = {.exit_code = code, .signal = sig}};
+        return (job){ .state = s,
+                      .submit_usec = T0,
+                      .start_usec = started ? T0 + 1 : 0,
+                      .end_usec = T0 + 2,
+                      .result = { .exit_code = code, .signal = sig } };
 }
 
 START_TEST(exit_status_mirrors_the_job) {
@@ -43,7 +46,7 @@ START_TEST(a_failure_never_looks_like_success) {
 END_TEST
 
 START_TEST(unfinished_jobs_have_no_status) {
-        job pending = {.state = JOB_PENDING}, running = {.state = JOB_RUNNING, .start_usec = T0};
+        job pending = { .state = JOB_PENDING }, running = { .state = JOB_RUNNING, .start_usec = T0 };
         char buf[64];
 
         ck_assert_int_eq(outcome_exit_status(&pending), -1);

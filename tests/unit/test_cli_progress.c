@@ -22,7 +22,8 @@ START_TEST(odd_counts_stay_in_range) {
         char buf[256];
         /* Nothing to do, or more done than announced: never above 100%, no estimate. */
         ck_assert_str_eq(progress_line("x", "jobs", 0, 0, SEC, NULL, buf, sizeof(buf)), "x: 0% (0/0 jobs), 1.0 s");
-        ck_assert_str_eq(progress_line("x", "jobs", 12, 10, SEC, NULL, buf, sizeof(buf)), "x: 100% (12/10 jobs), 1.0 s");
+        ck_assert_str_eq(progress_line("x", "jobs", 12, 10, SEC, NULL, buf, sizeof(buf)),
+                         "x: 100% (12/10 jobs), 1.0 s");
         /* 99.99% shows as 99%, not a rounded-up 100% before the end. */
         ck_assert_str_eq(progress_line("x", "jobs", 9999, 10000, 0, NULL, buf, sizeof(buf)),
                          "x: 99% (9999/10000 jobs), 0.0 s, about 0.0 s left");

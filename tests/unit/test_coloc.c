@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_JOBS 9
+#define MAX_JOBS  9
 #define MAX_TYPES 3
-#define TOL 1e-9
+#define TOL       1e-9
 
 /* An instance with its own storage. */
 typedef struct inst {
@@ -25,8 +25,9 @@ typedef struct inst {
 
 static void inst_init(inst *x, size_t ntypes, size_t nmachines) {
         memset(x, 0, sizeof(*x));
-        x->in = (coloc_instance){ .ntypes = ntypes, .alpha = x->alpha, .type = x->type, .load = x->load,
-                                  .nmachines = nmachines };
+        x->in = (coloc_instance){
+                .ntypes = ntypes, .alpha = x->alpha, .type = x->type, .load = x->load, .nmachines = nmachines
+        };
         for (size_t t = 0; t < ntypes; t++)
                 x->alpha[t * ntypes + t] = 1;
 }
@@ -43,9 +44,7 @@ static void add_jobs(inst *x, uint32_t type, const double *loads) {
 }
 
 /* Run a, which must succeed, into got. */
-static void assign(coloc_algo a, const inst *x, uint32_t *got) {
-        ck_assert_int_eq(coloc_run(a, &x->in, got), 0);
-}
+static void assign(coloc_algo a, const inst *x, uint32_t *got) { ck_assert_int_eq(coloc_run(a, &x->in, got), 0); }
 
 /* Two types and one symmetric coefficient, as in the paper's Sec. 6. */
 static void two_types(inst *x, double alpha, size_t nmachines) {
@@ -82,8 +81,11 @@ typedef struct search {
 } search;
 
 static void explore(search *s, size_t j, uint32_t used) {
-        if (j > 0 && oracle_cost(&(coloc_instance){ .ntypes = s->in->ntypes, .alpha = s->in->alpha, .njobs = j,
-                                                    .type = s->in->type, .load = s->in->load,
+        if (j > 0 && oracle_cost(&(coloc_instance){ .ntypes = s->in->ntypes,
+                                                    .alpha = s->in->alpha,
+                                                    .njobs = j,
+                                                    .type = s->in->type,
+                                                    .load = s->in->load,
                                                     .nmachines = s->in->nmachines },
                                  s->machine_of) >= s->best)
                 return;
@@ -314,17 +316,14 @@ END_TEST
 static void random_jobs(inst *x, coloc_rng *r) {
         size_t n = 2 + (size_t)(coloc_rng_uniform(r) * 7);
         for (size_t j = 0; j < n; j++)
-                add_job(x, (uint32_t)(coloc_rng_uniform(r) * (double)x->in.ntypes), 1 + floor(coloc_rng_uniform(r) * 20));
+                add_job(x, (uint32_t)(coloc_rng_uniform(r) * (double)x->in.ntypes),
+                        1 + floor(coloc_rng_uniform(r) * 20));
 }
 
-static size_t random_machines(coloc_rng *r) {
-        return 2 + (size_t)(coloc_rng_uniform(r) * 2);
-}
+static size_t random_machines(coloc_rng *r) { return 2 + (size_t)(coloc_rng_uniform(r) * 2); }
 
 /* LPT's worst-case ratio on m machines, 4/3 - 1/(3m): the paper's (1 + eps) for A = LPT. */
-static double lpt_ratio(size_t m) {
-        return 4.0 / 3 - 1.0 / (3.0 * (double)m);
-}
+static double lpt_ratio(size_t m) { return 4.0 / 3 - 1.0 / (3.0 * (double)m); }
 
 /* Every algorithm that runs is no better than the optimum, which is no better than the bound. */
 static double check_all(const coloc_instance *in, double opt, double *cost) {
@@ -389,9 +388,7 @@ static void compatible_ratios(double alpha, size_t m, double opt, const double *
                 ck_assert(cost[COLOC_FILL_GREEDY] <= 2.0 * 2 * (double)m / ((double)m - 2) * opt + TOL);
 }
 
-START_TEST(random_compatible_two_types_meet_the_paper_ratios) {
-        random_two_types(61, 0, 1, compatible_ratios);
-}
+START_TEST(random_compatible_two_types_meet_the_paper_ratios) { random_two_types(61, 0, 1, compatible_ratios); }
 END_TEST
 
 /* Sec. 6.2, 1 < alpha <= 2: Prop. 9 (mix) and 10 (g2). */
@@ -416,9 +413,7 @@ static void clashing_ratios(double alpha, size_t m, double opt, const double *co
                 ck_assert(cost[COLOC_GREEDY_DEDICATED] <= (1 + 1 / alpha) * opt + TOL);
 }
 
-START_TEST(random_clashing_two_types_meet_the_paper_ratios) {
-        random_two_types(63, 2, 5, clashing_ratios);
-}
+START_TEST(random_clashing_two_types_meet_the_paper_ratios) { random_two_types(63, 2, 5, clashing_ratios); }
 END_TEST
 
 START_TEST(generated_jobs_have_every_type_and_paper_loads) {

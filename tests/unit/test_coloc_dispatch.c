@@ -9,14 +9,14 @@
 #include <string.h>
 
 #define MAXJ 64
-#define GiB ((int64_t)1 << 30)
+#define GiB  ((int64_t)1 << 30)
 
 static const char *const names[] = { "a", "b", "c" };
 
 /* The jobs placed so far and still running, in coloc.h's terms. */
 typedef struct world {
         size_t T, M, n;
-        double alpha[16];      /* (T + 1) x (T + 1): the unknown type last, alpha 1 */
+        double alpha[16]; /* (T + 1) x (T + 1): the unknown type last, alpha 1 */
         uint32_t type[MAXJ], machine[MAXJ];
         double load[MAXJ];
         sched_job job[MAXJ];
@@ -103,7 +103,9 @@ static void random_world(world *w, unsigned seed, size_t M, bool tight) {
 static sched_job random_job(coloc_rng *r, uint64_t id) {
         static const char *const types[] = { "a", "b", "c", "zzz", NULL }; /* zzz, NULL: unknown */
         double u = coloc_rng_uniform(r);
-        return (sched_job){ .id = id, .req = { .mcpu = 1000, .mem = GiB }, .type = types[(size_t)(u * 5) % 5],
+        return (sched_job){ .id = id,
+                            .req = { .mcpu = 1000, .mem = GiB },
+                            .type = types[(size_t)(u * 5) % 5],
                             .runtime = coloc_rng_uniform(r) < 0.2 ? 0 : 1 + floor(9 * coloc_rng_uniform(r)) };
 }
 
@@ -188,7 +190,8 @@ START_TEST(a_waiting_job_starts_when_room_frees) {
         ck_assert_int_eq(sched_dispatcher_new("coloc", 1, &d), 0);
         ck_assert_str_eq(sched_dispatcher_name(d), "coloc");
         sched_machine ms[1] = { { 0, { .mcpu = 1000, .mem = GiB }, { .mcpu = 1000, .mem = GiB }, 1 } };
-        sched_job jobs[2] = { { .id = 1, .req = { .mcpu = 1000, .mem = GiB } }, { .id = 2, .req = { .mcpu = 1000, .mem = GiB } } };
+        sched_job jobs[2] = { { .id = 1, .req = { .mcpu = 1000, .mem = GiB } },
+                              { .id = 2, .req = { .mcpu = 1000, .mem = GiB } } };
         sched_assignment out[2];
         ck_assert_int_eq(sched_dispatch(d, ms, 1, jobs, 2, out), 1);
         ck_assert_int_eq(sched_dispatch(d, ms, 1, jobs + 1, 1, out), 0);
@@ -209,11 +212,13 @@ START_TEST(a_job_without_an_estimate_counts_its_types_mean_run_time) {
         ck_assert_int_eq(coloc_dispatcher_set_alpha(d, ab, 2, m), 0);
         ck_assert_int_eq(coloc_dispatcher_note_runtime(d, "A", 10), 0);
         ck_assert_int_eq(coloc_dispatcher_note_runtime(d, "A", 20), 0);
-        ck_assert_int_eq(coloc_dispatcher_note_runtime(d, "A", -1), 0);   /* ignored */
-        ck_assert_int_eq(coloc_dispatcher_note_runtime(d, NULL, 4), 0);  /* jobs without a type */
+        ck_assert_int_eq(coloc_dispatcher_note_runtime(d, "A", -1), 0); /* ignored */
+        ck_assert_int_eq(coloc_dispatcher_note_runtime(d, NULL, 4), 0); /* jobs without a type */
         sched_machine ms[3];
         for (uint32_t i = 0; i < 3; i++)
-                ms[i] = (sched_machine){ i, { .mcpu = 1000, .mem = GiB }, { .mcpu = 1000, .mem = GiB }, 1 }; /* one job each */
+                ms[i] = (sched_machine){
+                        i, { .mcpu = 1000, .mem = GiB }, { .mcpu = 1000, .mem = GiB }, 1
+                }; /* one job each */
         sched_job jobs[3] = { { .id = 1, .req = { .mcpu = 1000, .mem = GiB }, .type = "A" },
                               { .id = 2, .req = { .mcpu = 1000, .mem = GiB }, .type = "A", .runtime = 3 },
                               { .id = 3, .req = { .mcpu = 1000, .mem = GiB } } };

@@ -115,8 +115,15 @@ START_TEST(values_keep_what_users_mean) {
         ck_assert_str_eq(config_get(&cfg, "spaced.indented"), "t");
         ck_assert_uint_eq(cfg.n, 8);
         ck_assert_int_eq(cfg.entries[7].line, 11);
-        const char *const all[] = { "a.x", "b.x", "spaced.url", "spaced.empty", "spaced.quoted", "spaced.lone",
-                                    "spaced.crlf", "spaced.indented", NULL };
+        const char *const all[] = { "a.x",
+                                    "b.x",
+                                    "spaced.url",
+                                    "spaced.empty",
+                                    "spaced.quoted",
+                                    "spaced.lone",
+                                    "spaced.crlf",
+                                    "spaced.indented",
+                                    NULL };
         ck_assert_int_eq(config_check_keys(&cfg, all, err, sizeof(err)), 0);
         config_free(&cfg);
         ck_assert_uint_eq(cfg.n, 0);
@@ -177,9 +184,7 @@ static int remove_entry(const char *p, const struct stat *st, int flag, struct F
         return remove(p);
 }
 
-static void remove_dir(void) {
-        nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
-}
+static void remove_dir(void) { nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS); }
 
 /* The mode a file created with mode gets under the current umask. */
 static mode_t masked(mode_t mode) {

@@ -22,9 +22,7 @@ static void on_message(conn *c, const cJSON *msg) {
         ((seen *)c->data)->messages++;
 }
 
-static void on_close(conn *c) {
-        ((seen *)c->data)->closes++;
-}
+static void on_close(conn *c) { ((seen *)c->data)->closes++; }
 
 static const conn_ops ops = { .on_message = on_message, .on_close = on_close };
 
@@ -71,13 +69,9 @@ static void assert_open_after_turns(rig *t, int n) {
         rig_down(t);
 }
 
-static bool got_message(const rig *t) {
-        return t->seen.messages > 0 || t->seen.closes > 0;
-}
+static bool got_message(const rig *t) { return t->seen.messages > 0 || t->seen.closes > 0; }
 
-static bool closed(const rig *t) {
-        return t->seen.closes > 0;
-}
+static bool closed(const rig *t) { return t->seen.closes > 0; }
 
 static void send_header(int fd, uint32_t len) {
         unsigned char h[PROTO_HEADER] = { len >> 24, len >> 16, len >> 8, len };
@@ -174,7 +168,9 @@ static conn_held_list *held_list(conn *c) {
         (void)c;
         return &hold_list;
 }
-static const conn_ops held_ops = { .on_message = on_message, .on_close = on_close, .held = held, .held_list = held_list };
+static const conn_ops held_ops = {
+        .on_message = on_message, .on_close = on_close, .held = held, .held_list = held_list
+};
 
 /* Bytes of one frame of {"n": n}, as conn_send queues it. */
 static size_t frame_len(int n) {
@@ -217,7 +213,7 @@ START_TEST(held_output_goes_in_the_stages_it_was_marked_for) {
         ck_assert_uint_eq(readable(t.peer), frame_len(1));
         ck_assert_ptr_eq(hold_list.first, t.c);
         conn_held_advance(&hold_list); /* the next starts */
-        send_n(t.c, 3);                 /* during it, marked for nothing yet */
+        send_n(t.c, 3);                /* during it, marked for nothing yet */
         conn_release_held(&hold_list);
         ck_assert_uint_eq(readable(t.peer), frame_len(2));
         holding = false; /* nothing held any more: all of it */

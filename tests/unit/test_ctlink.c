@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #define SECRET "a shared secret"
-#define NAME "node1"
+#define NAME   "node1"
 /* A busy host may be slow: every wait polls the loop for up to this long. */
 #define DEADLINE_TURNS 600 /* of 50 ms: 30 s */
 
@@ -37,9 +37,7 @@ static cJSON *hello(void *userdata) {
         return m;
 }
 
-static void ready(void *userdata) {
-        ((rig *)userdata)->readies++;
-}
+static void ready(void *userdata) { ((rig *)userdata)->readies++; }
 
 static void message(const cJSON *msg, void *userdata) {
         rig *t = userdata;
@@ -52,11 +50,11 @@ static void fatal(const char *reason, void *userdata) {
         ((rig *)userdata)->fatals++;
 }
 
-static void written(uint64_t tag, void *userdata) {
-        ((rig *)userdata)->written_tag = tag;
-}
+static void written(uint64_t tag, void *userdata) { ((rig *)userdata)->written_tag = tag; }
 
-static const ctlink_ops ops = { .hello = hello, .ready = ready, .message = message, .fatal = fatal, .written = written };
+static const ctlink_ops ops = {
+        .hello = hello, .ready = ready, .message = message, .fatal = fatal, .written = written
+};
 
 static void rig_up(rig *t) {
         uint16_t port;
@@ -124,7 +122,8 @@ static int handshake(rig *t, bool honest, int64_t heartbeat_ms) {
         ck_assert_int_eq(proto_get_str(h, "proof", &their_proof, err), 0);
         ck_assert_int_eq(auth_proof(SECRET, AUTH_AGENT, challenge, nonce, NAME, proof), 0);
         ck_assert_str_eq(their_proof, proof); /* the agent proves it holds the secret */
-        ck_assert_int_eq(auth_proof(honest ? SECRET : "another secret", AUTH_CONTROLLER, challenge, nonce, NAME, proof), 0);
+        ck_assert_int_eq(auth_proof(honest ? SECRET : "another secret", AUTH_CONTROLLER, challenge, nonce, NAME, proof),
+                         0);
         cJSON_Delete(h);
         m = proto_new("welcome");
         cJSON_AddNumberToObject(m, "heartbeat_ms", (double)heartbeat_ms);

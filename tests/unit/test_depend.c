@@ -100,8 +100,8 @@ static const struct {
         { "now+3min", 0, 180, false },
         { "now+1day", 0, 86400, false },
         { "now+1week", 0, 604800, false },
-        { "16:00", 0, 1795708800, true },       /* later today */
-        { "08:15", 0, 1795767300, true },       /* passed today: tomorrow */
+        { "16:00", 0, 1795708800, true }, /* later today */
+        { "08:15", 0, 1795767300, true }, /* passed today: tomorrow */
         { "16:00:30", 0, 1795708830, true },
         { "2026-11-27T08:00", 0, 1795766400, true },
         { "2026-11-27T08:00:05", 0, 1795766405, true },

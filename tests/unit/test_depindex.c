@@ -25,43 +25,44 @@ static void note_launch(void *u, ctl_node *n, const job *j) {
         launch_ids[launched++] = j->id;
 }
 
-static void no_cancel(void *u, ctl_node *n, const job *j, int grace_ms) {
-        (void)u, (void)n, (void)j, (void)grace_ms;
-}
+static void no_cancel(void *u, ctl_node *n, const job *j, int grace_ms) { (void)u, (void)n, (void)j, (void)grace_ms; }
 
-static void no_terminal(void *u, const job *j) {
-        (void)u, (void)j;
-}
+static void no_terminal(void *u, const job *j) { (void)u, (void)j; }
 
-static const ctl_actions actions = { .persist = no_persist, .launch = note_launch, .cancel = no_cancel,
-                                     .terminal = no_terminal };
+static const ctl_actions actions = {
+        .persist = no_persist, .launch = note_launch, .cancel = no_cancel, .terminal = no_terminal
+};
 static ctl_state st;
 static ctl_node *n;
 static char err[PROTO_ERRLEN];
 
 static void start(bool keep_invalid) {
         launched = 0;
-        ctl_config cfg = { .policy = SCHED_FIRST_FIT, .order = SCHED_STRICT_FIFO, .max_pending = 1000,
-                           .agent_timeout_usec = 5000000, .node_lost_timeout_usec = 5000000,
+        ctl_config cfg = { .policy = SCHED_FIRST_FIT,
+                           .order = SCHED_STRICT_FIFO,
+                           .max_pending = 1000,
+                           .agent_timeout_usec = 5000000,
+                           .node_lost_timeout_usec = 5000000,
                            .keep_invalid_depend = keep_invalid };
         ctl_init(&st, &cfg, &actions, NULL);
         ck_assert_int_eq(ctl_node_up(&st, "a", (res_t){ .mcpu = 1000, .mem = 1024 * MiB }, "v1", "/x", NULL, 0, NULL,
-                                     (ctl_time){ 1000, 1000 }, &n, err), 0);
+                                     (ctl_time){ 1000, 1000 }, &n, err),
+                         0);
 }
 
-static void setup(void) {
-        start(false);
-}
+static void setup(void) { start(false); }
 
-static void teardown(void) {
-        ctl_free(&st);
-}
+static void teardown(void) { ctl_free(&st); }
 
 /* Submit (count: an array's size, 0 for one job) with dependency dep, uid and nice; returns the
  * (first) id or -errno. */
 static int64_t submit(const char *dep, size_t count, uid_t uid, int nice, int64_t mcpu) {
-        job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .name = strdup("j"),
-                          .req = { .mcpu = mcpu, .mem = MiB }, .dependency = dep ? strdup(dep) : NULL, .nice = nice };
+        job_spec spec = { .argv = calloc(2, sizeof(char *)),
+                          .cwd = strdup("/tmp"),
+                          .name = strdup("j"),
+                          .req = { .mcpu = mcpu, .mem = MiB },
+                          .dependency = dep ? strdup(dep) : NULL,
+                          .nice = nice };
         spec.argv[0] = strdup("/bin/true");
         uint64_t id = 0;
         int r = ctl_submit_array(&st, uid, uid, "u", &spec, count, NULL, 1000, &id, err);
@@ -74,9 +75,7 @@ static void end(uint64_t id, job_state state) {
         ck_assert_int_eq(ctl_job_finished(&st, n, id, state, &res, 2000), 0);
 }
 
-static job_state state_of(uint64_t id) {
-        return ctl_find_job(&st, id)->state;
-}
+static job_state state_of(uint64_t id) { return ctl_find_job(&st, id)->state; }
 
 START_TEST(a_chain_runs_in_order_and_a_failure_cancels_the_rest) {
         int64_t a = submit(NULL, 0, 1, 0, 100), b = submit("afterok:1", 0, 1, 0, 100);
@@ -135,7 +134,7 @@ START_TEST(unknown_and_impossible_dependencies_are_refused) {
         end(1, JOB_FAILED);
         ck_assert_int_eq(submit("afterok:1", 0, 1, 0, 100), -EINVAL);
         ck_assert_int_eq(submit(NULL, 0, 1, -1, 100), -EPERM); /* a negative nice is root's */
-        ck_assert_uint_eq(st.njobs, 1); /* nothing made */
+        ck_assert_uint_eq(st.njobs, 1);                        /* nothing made */
 }
 END_TEST
 
@@ -173,7 +172,9 @@ START_TEST(held_jobs_wait_until_released) {
 END_TEST
 
 START_TEST(begin_times_wait_for_the_tick) {
-        job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .req = { .mcpu = 100, .mem = MiB },
+        job_spec spec = { .argv = calloc(2, sizeof(char *)),
+                          .cwd = strdup("/tmp"),
+                          .req = { .mcpu = 100, .mem = MiB },
                           .begin_usec = 5000 };
         spec.argv[0] = strdup("/bin/true");
         uint64_t id;
@@ -222,7 +223,9 @@ END_TEST
 
 /* Submit an array of Slurm's text spec (its throttle in the spec, as clients.c puts it). */
 static uint64_t submit_text(const char *text) {
-        job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .name = strdup("arr"),
+        job_spec spec = { .argv = calloc(2, sizeof(char *)),
+                          .cwd = strdup("/tmp"),
+                          .name = strdup("arr"),
                           .req = { .mcpu = 100, .mem = MiB } };
         spec.argv[0] = strdup("/bin/true");
         array_set set = { 0 };
@@ -230,7 +233,8 @@ static uint64_t submit_text(const char *text) {
         uint64_t first = 0;
         ck_assert_int_eq(array_spec_parse(text, JOB_ARRAY_MAX, &set, &throttle, err, sizeof(err)), 0);
         spec.array_throttle = throttle;
-        ck_assert_int_eq(ctl_submit_array(&st, 1000, 1000, "u", &spec, array_set_count(&set), &set, 1000, &first, err), 0);
+        ck_assert_int_eq(ctl_submit_array(&st, 1000, 1000, "u", &spec, array_set_count(&set), &set, 1000, &first, err),
+                         0);
         ck_assert_ptr_null(set.r); /* taken */
         job_spec_free(&spec);
         return first;
@@ -296,23 +300,38 @@ END_TEST
  * applies the throttle from the records alone. */
 START_TEST(a_restored_array_keeps_its_throttle) {
         ctl_free(&st);
-        ctl_config cfg = { .policy = SCHED_FIRST_FIT, .order = SCHED_STRICT_FIFO, .max_pending = 1000,
-                           .agent_timeout_usec = 5000000, .node_lost_timeout_usec = 5000000 };
+        ctl_config cfg = { .policy = SCHED_FIRST_FIT,
+                           .order = SCHED_STRICT_FIFO,
+                           .max_pending = 1000,
+                           .agent_timeout_usec = 5000000,
+                           .node_lost_timeout_usec = 5000000 };
         ctl_init(&st, &cfg, &actions, NULL);
         launched = 0;
         for (uint64_t id = 100; id < 106; id++) {
                 job *j = calloc(1, sizeof(*j));
-                *j = (job){ .id = id, .uid = 1, .gid = 1, .user = strdup("u"), .submit_usec = 1000, .attempt = 1,
-                            .state = id < 102 ? JOB_RUNNING : JOB_PENDING, .node = id < 102 ? strdup("a") : NULL,
-                            .start_usec = id < 102 ? 1500 : 0, .array_first = 100, .array_index = (uint32_t)(id - 100),
-                            .spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .name = strdup("r"),
-                                      .req = { .mcpu = 100, .mem = MiB }, .array_throttle = 2 } };
+                *j = (job){ .id = id,
+                            .uid = 1,
+                            .gid = 1,
+                            .user = strdup("u"),
+                            .submit_usec = 1000,
+                            .attempt = 1,
+                            .state = id < 102 ? JOB_RUNNING : JOB_PENDING,
+                            .node = id < 102 ? strdup("a") : NULL,
+                            .start_usec = id < 102 ? 1500 : 0,
+                            .array_first = 100,
+                            .array_index = (uint32_t)(id - 100),
+                            .spec = { .argv = calloc(2, sizeof(char *)),
+                                      .cwd = strdup("/tmp"),
+                                      .name = strdup("r"),
+                                      .req = { .mcpu = 100, .mem = MiB },
+                                      .array_throttle = 2 } };
                 j->spec.argv[0] = strdup("/bin/true");
                 ck_assert_int_eq(ctl_restore(&st, j, (ctl_time){ 1000, 1000 }), 0);
         }
         static const uint64_t running[] = { 100, 101 };
         ck_assert_int_eq(ctl_node_up(&st, "a", (res_t){ .mcpu = 1000, .mem = 1024 * MiB }, "v1", "/x", running, 2, NULL,
-                                     (ctl_time){ 1000, 1000 }, &n, err), 0);
+                                     (ctl_time){ 1000, 1000 }, &n, err),
+                         0);
         ck_assert_int_eq(ctl_schedule(&st), 0);
         ck_assert_int_eq(ctl_find_job(&st, 102)->wait, JOB_WAIT_THROTTLE);
         end(100, JOB_COMPLETED);

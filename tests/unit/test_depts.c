@@ -28,7 +28,9 @@ START_TEST(a_tree_with_weights_per_level) {
         depts d;
         double w[JOB_GROUP_LEVELS_MAX];
         ck_assert_int_eq(load("[controller]\npolicy = first-fit\n[departments]\nphysics = 3\nphysics/astro = 0.5\n"
-                              "cs = 1\n", &d), 0);
+                              "cs = 1\n",
+                              &d),
+                         0);
         ck_assert_uint_eq(d.n, 3);
         ck_assert_double_eq(depts_find(&d, "physics/astro")->weight, 0.5);
         ck_assert_ptr_null(depts_find(&d, "physics/hep"));
@@ -51,7 +53,9 @@ START_TEST(caps_and_user_lists) {
         /* the sections in any order: caps and users name departments listed further down */
         ck_assert_int_eq(load("[department_users]\nphysics = alice, bob\nphysics/astro = carol alice\ncs =\n"
                               "[department_caps]\nphysics = 0.5\n[departments]\nphysics = 3\nphysics/astro = 1\n"
-                              "physics/hep = 1\ncs = 1\nmath = 1\n", &d), 0);
+                              "physics/hep = 1\ncs = 1\nmath = 1\n",
+                              &d),
+                         0);
         ck_assert_double_eq(depts_find(&d, "physics")->cap, 0.5);
         ck_assert_double_eq(depts_find(&d, "cs")->cap, 1);
         ck_assert(!depts_find(&d, "physics")->leaf);
@@ -86,7 +90,8 @@ START_TEST(bad_departments_name_their_line) {
                 { "[departments]\nphysics/astro = 1\n", ":2: departments.physics/astro: its parent physics" },
                 { "[departments]\na = 1\na/.. = 1\n", ":3: departments.a/..: 'a/..' is not a department path" },
                 { "[departments]\nmy dept = 1\n", "is not a department path" },
-                { "[departments]\na = 1\n[department_caps]\nb = 0.5\n", ":4: department_caps.b: 'b' is not in [departments]" },
+                { "[departments]\na = 1\n[department_caps]\nb = 0.5\n",
+                  ":4: department_caps.b: 'b' is not in [departments]" },
                 { "[departments]\na = 1\n[department_caps]\na = 0\n", "cap '0' is not a fraction in (0, 1]" },
                 { "[departments]\na = 1\n[department_caps]\na = 1.5\n", "cap '1.5'" },
                 { "[departments]\na = 1\n[department_caps]\na = half\n", "cap 'half'" },
@@ -123,7 +128,9 @@ START_TEST(time_limits_from_the_deepest_department) {
         const int64_t M = 60000000;
         ck_assert_int_eq(load("[departments]\nphysics = 1\nphysics/astro = 1\ncs = 1\n"
                               "[department_default_time]\nphysics = 30\n"
-                              "[department_max_time]\nphysics = 2:00:00\nphysics/astro = 60\n", &d), 0);
+                              "[department_max_time]\nphysics = 2:00:00\nphysics/astro = 60\n",
+                              &d),
+                         0);
         t = 0; /* none given: the deepest default, the controller's below none */
         ck_assert_int_eq(depts_time_limit(&d, "physics/astro", 10 * M, 0, &t, err, sizeof(err)), 0);
         ck_assert_int_eq(t, 30 * M);

@@ -44,18 +44,23 @@ static void setup(void) {
         actions = ctl_noop_actions;
         actions.event = on_event;
         actions.log = on_log;
-        ctl_config cfg = { .policy = SCHED_FIRST_FIT, .order = SCHED_STRICT_FIFO, .max_pending = 100, .kill_grace_ms = 100,
-                           .agent_timeout_usec = 5000000, .node_lost_timeout_usec = 5000000 };
+        ctl_config cfg = { .policy = SCHED_FIRST_FIT,
+                           .order = SCHED_STRICT_FIFO,
+                           .max_pending = 100,
+                           .kill_grace_ms = 100,
+                           .agent_timeout_usec = 5000000,
+                           .node_lost_timeout_usec = 5000000 };
         ctl_init(&st, &cfg, &actions, NULL);
 }
 
-static void teardown(void) {
-        ctl_free(&st);
-}
+static void teardown(void) { ctl_free(&st); }
 
 static uint64_t submit(const char *name, bool requeue) {
-        job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .name = strdup(name),
-                          .req = { .mcpu = 500, .mem = MiB }, .requeue = requeue };
+        job_spec spec = { .argv = calloc(2, sizeof(char *)),
+                          .cwd = strdup("/tmp"),
+                          .name = strdup(name),
+                          .req = { .mcpu = 500, .mem = MiB },
+                          .requeue = requeue };
         spec.argv[0] = strdup("/bin/true");
         uint64_t id = 0;
         ck_assert_int_eq(ctl_submit(&st, 1000, 1000, "u", &spec, 1000, &id, err), 0);

@@ -11,12 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GiB ((int64_t)1 << 30)
-#define MiB ((int64_t)1 << 20)
+#define GiB  ((int64_t)1 << 30)
+#define MiB  ((int64_t)1 << 20)
 #define MAXN 16
 
 static fair_node node(const char *name, int32_t parent, int64_t cpu, int64_t mem, int64_t tasks) {
-        return (fair_node){ .name = name, .parent = parent, .weight = 1, .cap = 1, .demand = { cpu, mem }, .tasks = tasks };
+        return (fair_node){
+                .name = name, .parent = parent, .weight = 1, .cap = 1, .demand = { cpu, mem }, .tasks = tasks
+        };
 }
 
 static fair_state *run(const fair_problem *p, fair_algo a) {
@@ -182,7 +184,9 @@ START_TEST(engines_match_references) {
         fair_node nodes[MAXN];
         int hdrf_same = 0;
         for (int k = 0; k < 400; k++) {
-                shape sh = { .nres = k % 3 ? 2 : 3, .weights = k & 1, .caps = k & 2, .finite = k & 4, .partial = k & 8 };
+                shape sh = {
+                        .nres = k % 3 ? 2 : 3, .weights = k & 1, .caps = k & 2, .finite = k & 4, .partial = k & 8
+                };
                 fair_problem p = random_problem(nodes, &sh, &seed);
                 for (fair_algo a = 0; a < _FAIR_ALGO_MAX; a++)
                         if (!compare_with_reference(&p, a))
@@ -200,10 +204,14 @@ END_TEST
  * too few for cpu's 7th; gpu's 8th takes the last GPU. Counted on cores alone, gpu's 2 cores
  * would be 1/32 and it would get 4 tasks for each of cpu's. */
 /* A department under parent; a job under it asking mcpu, 1 GiB and gpus a task, 100 tasks. */
-#define DEPT(n, up) { .name = n, .parent = up, .weight = 1, .cap = 1 }
-#define GPU_JOB(n, up, mcpu, gpus) { .name = n, .parent = up, .weight = 1, .cap = 1, .demand = { mcpu, GiB, gpus }, .tasks = 100 }
+#define DEPT(n, up)                                                                                                    \
+        { .name = n, .parent = up, .weight = 1, .cap = 1 }
+#define GPU_JOB(n, up, mcpu, gpus)                                                                                     \
+        { .name = n, .parent = up, .weight = 1, .cap = 1, .demand = { mcpu, GiB, gpus }, .tasks = 100 }
 static const fair_node gpu_drf_nodes[] = { DEPT("root", -1), GPU_JOB("gpu", 0, 2000, 1), GPU_JOB("cpu", 0, 8000, 0) };
-static const fair_problem gpu_drf = { .nres = 3, .capacity = { 64000, 512 * GiB, 8 }, .nodes = gpu_drf_nodes, .nnodes = 3 };
+static const fair_problem gpu_drf = {
+        .nres = 3, .capacity = { 64000, 512 * GiB, 8 }, .nodes = gpu_drf_nodes, .nnodes = 3
+};
 
 /* Each leaf's tasks under a, as want says, and the same as the slow reference's. */
 static void expect_tasks(const fair_problem *p, fair_algo a, const int64_t *want) {
@@ -240,10 +248,13 @@ END_TEST
  * 6: 48 cores) ml wins the tie and vision, below nlp, takes its 3rd (7 GPUs, 62 cores); physics'
  * 7th no longer fits, vision takes the last GPU: vision and nlp end at 4/8 each, ml at 1. */
 static const fair_node gpu_hdrf_nodes[] = {
-        DEPT("root", -1), DEPT("ml", 0), DEPT("physics", 0),
-        GPU_JOB("vision", 1, 2000, 1), GPU_JOB("nlp", 1, 4000, 2), GPU_JOB("sim", 2, 8000, 0),
+        DEPT("root", -1),           DEPT("ml", 0),
+        DEPT("physics", 0),         GPU_JOB("vision", 1, 2000, 1),
+        GPU_JOB("nlp", 1, 4000, 2), GPU_JOB("sim", 2, 8000, 0),
 };
-static const fair_problem gpu_hdrf = { .nres = 3, .capacity = { 64000, 512 * GiB, 8 }, .nodes = gpu_hdrf_nodes, .nnodes = 6 };
+static const fair_problem gpu_hdrf = {
+        .nres = 3, .capacity = { 64000, 512 * GiB, 8 }, .nodes = gpu_hdrf_nodes, .nnodes = 6
+};
 
 START_TEST(hdrf_gpu_dominant) {
         const int64_t want[] = { 0, 0, 0, 4, 2, 6 };
@@ -353,9 +364,9 @@ END_TEST
  * equal dominant shares objective (1) asks of siblings; H-DRF gives A and C 0.5 each. */
 START_TEST(mch_is_not_hdrf_with_partial_jobs) {
         const fair_node nodes[] = {
-                node("root", -1, 0, 0, 0), node("A", 0, 0, 0, 0),      node("B", 0, 0, 0, 0),
-                node("C", 0, 0, 0, 0),     node("a1", 1, 1, 0, 1000),  node("p1", 1, 0, 1, 1000),
-                node("p2", 1, 0, 1, 1000), node("b1", 2, 1, 0, 1000),  node("c1", 3, 1, 0, 1000),
+                node("root", -1, 0, 0, 0), node("A", 0, 0, 0, 0),     node("B", 0, 0, 0, 0),
+                node("C", 0, 0, 0, 0),     node("a1", 1, 1, 0, 1000), node("p1", 1, 0, 1, 1000),
+                node("p2", 1, 0, 1, 1000), node("b1", 2, 1, 0, 1000), node("c1", 3, 1, 0, 1000),
                 node("c2", 3, 1, 0, 1000), node("q", 3, 0, 1, 1000),
         };
         const fair_problem p = { .nres = 2, .capacity = { 100, 100 }, .nodes = nodes, .nnodes = 11 };
@@ -400,7 +411,8 @@ static bool below(const fair_problem *p, size_t n, size_t a) {
  * root or a capped node): used is nnodes x nres. */
 static bool scope_blocks(const fair_problem *p, const double *used, size_t l, size_t a, double need) {
         for (size_t r = 0; r < p->nres; r++) {
-                double lim = p->nodes[a].cap < 1 ? floor(p->nodes[a].cap * (double)p->capacity[r]) : (double)p->capacity[r];
+                double lim =
+                        p->nodes[a].cap < 1 ? floor(p->nodes[a].cap * (double)p->capacity[r]) : (double)p->capacity[r];
                 if (p->nodes[l].demand[r] > 0 && used[a * p->nres + r] + need * (double)p->nodes[l].demand[r] > lim)
                         return true;
         }
@@ -420,7 +432,8 @@ static bool owed(const fair_problem *p, const double *tasks, const double *used,
                         continue;
                 bool outside = false, inside = false;
                 for (long a = (long)l; a >= 0; a = p->nodes[a].parent)
-                        if ((p->nodes[a].parent < 0 || p->nodes[a].cap < 1) && scope_blocks(p, used, l, (size_t)a, need)) {
+                        if ((p->nodes[a].parent < 0 || p->nodes[a].cap < 1) &&
+                            scope_blocks(p, used, l, (size_t)a, need)) {
                                 outside |= below(p, n, (size_t)a);
                                 inside |= !below(p, n, (size_t)a);
                         }
@@ -464,8 +477,13 @@ START_TEST(the_default_keeps_every_guarantee) {
         int mch_short = 0, trees = 40;
         double mch_worst = 0, gap_worst = 0;
         for (int k = 0; k < trees; k++) {
-                shape sh = { .nres = 2, .partial = true, .finite = k & 1, .caps = k & 2, .weights = k & 4,
-                             .capacity = 20000, .least = 20 };
+                shape sh = { .nres = 2,
+                             .partial = true,
+                             .finite = k & 1,
+                             .caps = k & 2,
+                             .weights = k & 4,
+                             .capacity = 20000,
+                             .least = 20 };
                 fair_problem p = random_problem(nodes, &sh, &seed);
                 double ft[MAXN], fu[MAXN * 2], fs[MAXN], dt[MAXN], du[MAXN * 2], ds[MAXN];
                 size_t worst = 0;
@@ -493,13 +511,15 @@ START_TEST(the_default_keeps_every_guarantee) {
                 if (sf > mch_worst) {
                         double g[MAXN];
                         guarantees(&p, g);
-                        printf("# MCH: tree %d, node %zu holds %.3f against a guarantee of %.3f\n", k, worst, ds[worst], g[worst]);
+                        printf("# MCH: tree %d, node %zu holds %.3f against a guarantee of %.3f\n", k, worst, ds[worst],
+                               g[worst]);
                         mch_worst = sf;
                 }
                 fair_free(d);
                 fair_free(m);
         }
-        printf("# %s within %.4f of the fluid H-DRF on every node of %d trees; MCH short of a guarantee on %d (at worst by %.3f)\n",
+        printf("# %s within %.4f of the fluid H-DRF on every node of %d trees; MCH short of a guarantee on %d (at "
+               "worst by %.3f)\n",
                fair_algo_name(FAIR_DEFAULT), gap_worst, trees, mch_short, mch_worst);
         ck_assert_int_gt(mch_short, 0);
 }
@@ -523,7 +543,9 @@ END_TEST
 
 START_TEST(caps_hold) {
         fair_node nodes[] = {
-                node("root", -1, 0, 0, 0), node("a", 0, 1, 1, 100), node("b", 0, 1, 1, 100),
+                node("root", -1, 0, 0, 0),
+                node("a", 0, 1, 1, 100),
+                node("b", 0, 1, 1, 100),
         };
         nodes[1].cap = 0.3;
         fair_problem p = { .nres = 2, .capacity = { 100, 100 }, .nodes = nodes, .nnodes = 3 };

@@ -27,9 +27,7 @@ static void setup(void) {
         fx.rep.nodes = fx.shares;
 }
 
-static void teardown(void) {
-        fairorder_free(&fx.fo);
-}
+static void teardown(void) { fairorder_free(&fx.fo); }
 
 /* The tree of paths, weights and caps (NULL or 0: none). */
 static void tree(fair_algo algo, size_t n, const char *const *paths, const double *weights, const double *caps) {
@@ -167,7 +165,7 @@ START_TEST(groups_that_are_not_leaves_go_to_the_default_department) {
         ck_assert_uint_eq(fairorder_dept(fo, NULL), deflt);
         ck_assert_uint_eq(fairorder_dept(fo, "chemistry"), deflt);
         ck_assert_uint_eq(fairorder_dept(fo, "physics"), deflt); /* has a sub-department */
-        ck_assert_uint_eq(fairorder_dept(fo, ""), deflt);       /* the root */
+        ck_assert_uint_eq(fairorder_dept(fo, ""), deflt);        /* the root */
         ck_assert_str_eq(fo->nodes[fairorder_dept(fo, "physics/astro")].name, "physics/astro");
         ck_assert_str_eq(fo->nodes[fairorder_dept(fo, "physics-x")].name, "physics-x");
         ck_assert_str_eq(fo->nodes[fairorder_dept(fo, "physics.y")].name, "physics.y");

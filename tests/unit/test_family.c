@@ -11,10 +11,13 @@
 #include <string.h>
 
 #define MiB ((int64_t)1 << 20)
-#define S 1000000 /* a second, in microseconds */
+#define S   1000000 /* a second, in microseconds */
 
-static const ctl_config cfg = { .policy = SCHED_FIRST_FIT, .order = SCHED_STRICT_FIFO, .max_pending = 100000,
-                                .agent_timeout_usec = 5000000, .node_lost_timeout_usec = 5000000 };
+static const ctl_config cfg = { .policy = SCHED_FIRST_FIT,
+                                .order = SCHED_STRICT_FIFO,
+                                .max_pending = 100000,
+                                .agent_timeout_usec = 5000000,
+                                .node_lost_timeout_usec = 5000000 };
 static ctl_state st;
 static ctl_node *n;
 static char err[PROTO_ERRLEN];
@@ -22,17 +25,19 @@ static char err[PROTO_ERRLEN];
 static void setup(void) {
         ctl_init(&st, &cfg, &ctl_noop_actions, NULL);
         ck_assert_int_eq(ctl_node_up(&st, "a", (res_t){ .mcpu = 1000, .mem = 1024 * MiB }, "v1", "/x", NULL, 0, NULL,
-                                     (ctl_time){ 1000, 1000 }, &n, err), 0);
+                                     (ctl_time){ 1000, 1000 }, &n, err),
+                         0);
 }
 
-static void teardown(void) {
-        ctl_free(&st);
-}
+static void teardown(void) { ctl_free(&st); }
 
 /* Submit count jobs (0: one) of mcpu with dependency dep at now; returns the (first) id. */
 static uint64_t submit(const char *dep, size_t count, int64_t mcpu, int64_t now) {
-        job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .name = strdup("j"),
-                          .req = { .mcpu = mcpu, .mem = MiB }, .dependency = dep ? strdup(dep) : NULL };
+        job_spec spec = { .argv = calloc(2, sizeof(char *)),
+                          .cwd = strdup("/tmp"),
+                          .name = strdup("j"),
+                          .req = { .mcpu = mcpu, .mem = MiB },
+                          .dependency = dep ? strdup(dep) : NULL };
         spec.argv[0] = strdup("/bin/true");
         uint64_t id = 0;
         ck_assert_int_eq(ctl_submit_array(&st, 1, 1, "u", &spec, count, NULL, now, &id, err), 0);
@@ -214,8 +219,11 @@ END_TEST
  * the family was first counted are counted as they come. */
 START_TEST(an_array_made_in_slices_is_counted_whole) {
         ck_assert_uint_eq(submit(NULL, 0, 500, 1 * S), 1);
-        job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .name = strdup("j"),
-                          .req = { .mcpu = 500, .mem = MiB }, .dependency = strdup("afterany:1") };
+        job_spec spec = { .argv = calloc(2, sizeof(char *)),
+                          .cwd = strdup("/tmp"),
+                          .name = strdup("j"),
+                          .req = { .mcpu = 500, .mem = MiB },
+                          .dependency = strdup("afterany:1") };
         spec.argv[0] = strdup("/bin/true");
         ctl_array a;
         ck_assert_int_eq(ctl_array_begin(&st, 1, 1, "u", &spec, 100, 2 * S, &a, err), 0);

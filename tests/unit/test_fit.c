@@ -112,7 +112,7 @@ static long place_fig4(sched_heuristic h, sched_assignment out[4]) { /* 3 x (1 c
 START_TEST(fig3_worst_fit_memory_places_all_eight_best_fit_six) {
         ck_assert_int_eq(place_fig3(SCHED_WORST_FIT_MEM), 8);
         ck_assert_int_eq(place_fig3(SCHED_BEST_FIT_MEM), 6);
-        ck_assert_int_eq(place_fig3(SCHED_MIX_FIT), 8);   /* Fig. 9: same end result as Worst-Fit */
+        ck_assert_int_eq(place_fig3(SCHED_MIX_FIT), 8); /* Fig. 9: same end result as Worst-Fit */
         ck_assert_int_eq(place_fig3(SCHED_MAX_JOBS), 8);
 }
 END_TEST
@@ -232,7 +232,8 @@ START_TEST(gpu_jobs_go_only_where_gpus_are_free) {
                 sched_assignment out[6];
                 ck_assert_int_eq(sched_place(h, m, 3, j, 6, SCHED_BACKFILL, out), 6); /* 2 + 4 of 2 GPUs */
                 for (int i = 0; i < 6; i++)
-                        ck_assert_msg(out[i].machine != 0, "%s put job %d on the CPU machine", sched_heuristic_name(h), i + 1);
+                        ck_assert_msg(out[i].machine != 0, "%s put job %d on the CPU machine", sched_heuristic_name(h),
+                                      i + 1);
                 ck_assert_int_eq(m[1].free.gpus, 0);
                 ck_assert_int_eq(m[2].free.gpus, 0);
                 sched_job more = { .id = 7, .req = { .mcpu = 1000, .mem = GiB, .gpus = 1 } };

@@ -168,8 +168,9 @@ START_TEST(requests_beyond_what_colony_counts_are_refused) {
         ck_assert_int_eq(google_load_tasks(path, huge, SIM_DEPT_USER, &t, err, sizeof(err)), -EINVAL);
         unlink(path);
         ck_assert_msg(strstr(err, ":1: CPU or memory beyond what colony counts"), "%s", err);
-        ck_assert_int_eq(google_load_tasks("/nonexistent/task_events.csv", machine, SIM_DEPT_USER, &t, err, sizeof(err)),
-                         -ENOENT);
+        ck_assert_int_eq(
+                google_load_tasks("/nonexistent/task_events.csv", machine, SIM_DEPT_USER, &t, err, sizeof(err)),
+                -ENOENT);
         ck_assert_msg(strstr(err, "No such file"), "%s", err);
 }
 END_TEST

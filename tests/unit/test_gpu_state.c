@@ -37,19 +37,24 @@ static void ended(void *u, const job *j) {
 static const ctl_actions actions = { .persist = keep, .launch = launch, .cancel = cancel, .terminal = ended };
 
 static void setup(void) {
-        ctl_config cfg = { .policy = SCHED_FIRST_FIT, .order = SCHED_STRICT_FIFO, .max_pending = 100, .kill_grace_ms = 100,
-                           .agent_timeout_usec = 5000000, .node_lost_timeout_usec = 5000000 };
+        ctl_config cfg = { .policy = SCHED_FIRST_FIT,
+                           .order = SCHED_STRICT_FIFO,
+                           .max_pending = 100,
+                           .kill_grace_ms = 100,
+                           .agent_timeout_usec = 5000000,
+                           .node_lost_timeout_usec = 5000000 };
         launched = 0;
         ctl_init(&st, &cfg, &actions, NULL);
 }
 
-static void teardown(void) {
-        ctl_free(&st);
-}
+static void teardown(void) { ctl_free(&st); }
 
 static uint64_t submit(int64_t gpus, bool requeue) {
-        job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .name = strdup("g"),
-                          .req = { .mcpu = 100, .mem = MiB, .gpus = gpus }, .requeue = requeue };
+        job_spec spec = { .argv = calloc(2, sizeof(char *)),
+                          .cwd = strdup("/tmp"),
+                          .name = strdup("g"),
+                          .req = { .mcpu = 100, .mem = MiB, .gpus = gpus },
+                          .requeue = requeue };
         spec.argv[0] = strdup("/bin/true");
         uint64_t id = 0;
         int r = ctl_submit(&st, 0, 0, "u", &spec, 1000, &id, err);
@@ -59,8 +64,9 @@ static uint64_t submit(int64_t gpus, bool requeue) {
 
 START_TEST(gpus_are_a_pool_per_node_and_a_requeue_forgets_the_indexes) {
         ctl_node *n = NULL;
-        ck_assert_int_eq(ctl_node_up(&st, "g1", (res_t){ .mcpu = 4000, .mem = 1024 * MiB, .gpus = 2 }, "v1", "/x", NULL, 0,
-                                     (void *)1, (ctl_time){ 1000, 1000 }, &n, err), 0);
+        ck_assert_int_eq(ctl_node_up(&st, "g1", (res_t){ .mcpu = 4000, .mem = 1024 * MiB, .gpus = 2 }, "v1", "/x", NULL,
+                                     0, (void *)1, (ctl_time){ 1000, 1000 }, &n, err),
+                         0);
         ck_assert_int_eq(ctl_node_set_gpu_type(&st, n, "ssd", "a100"), 0);
         ck_assert_str_eq(n->features, "ssd,a100");
         ck_assert_str_eq(n->gpu_type, "a100");
@@ -85,8 +91,9 @@ START_TEST(gpus_are_a_pool_per_node_and_a_requeue_forgets_the_indexes) {
         ctl_node_disconnected(&st, n);
         ctl_node *again = NULL;
         const uint64_t only_b[] = { b };
-        ck_assert_int_eq(ctl_node_up(&st, "g1", (res_t){ .mcpu = 4000, .mem = 1024 * MiB, .gpus = 2 }, "v1", "/x", only_b,
-                                     1, (void *)1, (ctl_time){ 2000, 2000 }, &again, err), 0);
+        ck_assert_int_eq(ctl_node_up(&st, "g1", (res_t){ .mcpu = 4000, .mem = 1024 * MiB, .gpus = 2 }, "v1", "/x",
+                                     only_b, 1, (void *)1, (ctl_time){ 2000, 2000 }, &again, err),
+                         0);
         (void)ctl_node_heard(&st, again, (ctl_time){ 2000 + 5000001, 2000 + 5000001 });
         ctl_check_silence(&st, (ctl_time){ 2000 + 5000001, 2000 + 5000001 });
         job *ja = ctl_find_job(&st, a);
@@ -101,7 +108,8 @@ END_TEST
 START_TEST(a_stray_holds_its_gpus_until_it_ends) {
         const res_t cap = { .mcpu = 4000, .mem = 1024 * MiB, .gpus = 2 };
         ctl_node *n = NULL;
-        ck_assert_int_eq(ctl_node_up(&st, "g1", cap, "v1", "/x", NULL, 0, (void *)1, (ctl_time){ 1000, 1000 }, &n, err), 0);
+        ck_assert_int_eq(ctl_node_up(&st, "g1", cap, "v1", "/x", NULL, 0, (void *)1, (ctl_time){ 1000, 1000 }, &n, err),
+                         0);
         uint64_t a = submit(2, true);
         ck_assert_int_eq(ctl_schedule(&st), 1);
         ck_assert_int_eq(ctl_job_started(&st, n, a, 2000), 0);
@@ -111,7 +119,8 @@ START_TEST(a_stray_holds_its_gpus_until_it_ends) {
 
         const uint64_t still[] = { a };
         ck_assert_int_eq(ctl_node_up(&st, "g1", cap, "v1", "/x", still, 1, (void *)1,
-                                     (ctl_time){ 1000 + 6000000, 1000 + 6000000 }, &n, err), 0);
+                                     (ctl_time){ 1000 + 6000000, 1000 + 6000000 }, &n, err),
+                         0);
         ck_assert_uint_eq(n->nstrays, 1);
         ck_assert_int_eq(n->stray_held.gpus, 2);
         uint64_t b = submit(1, false);

@@ -113,8 +113,8 @@ START_TEST(devices_are_found_in_order_and_named_ones_checked) {
         snprintf(list, sizeof(list), "%s/nvidia2,,%s/nvidia10", dir, dir);
         ck_assert_int_eq(gpufind_paths(&g, list, err, sizeof(err)), -EINVAL);
 
-        const char *names[] = { "nvidia10", "nvidia2", "nvidiactl", "nvidia-uvm", "dri/renderD128", "dri/card0", "dri",
-                                "plain" };
+        const char *names[] = { "nvidia10",       "nvidia2",   "nvidiactl", "nvidia-uvm",
+                                "dri/renderD128", "dri/card0", "dri",       "plain" };
         for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
                 char path[256];
                 snprintf(path, sizeof(path), "%s/%s", dir, names[i]);

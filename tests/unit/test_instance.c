@@ -98,7 +98,8 @@ static Suite *instance_suite(void) {
         Suite *s = suite_create("instance");
         TCase *tc = tcase_create("instance");
         tcase_add_test(tc, count_repeats_an_entry);
-        tcase_add_loop_test(tc, zero_memory_is_refused_however_written, 0, sizeof(zero_memory) / sizeof(zero_memory[0]));
+        tcase_add_loop_test(tc, zero_memory_is_refused_however_written, 0,
+                            sizeof(zero_memory) / sizeof(zero_memory[0]));
         tcase_add_test(tc, a_machine_may_have_nothing_free);
         tcase_add_test(tc, cpu_strings_are_read_whole);
         suite_add_tcase(s, tc);

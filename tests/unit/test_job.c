@@ -147,8 +147,10 @@ START_TEST(item_limits) {
                 const char *field;
                 size_t n;
                 int ret;
-        } cases[] = { { "argv", JOB_ARGV_MAX, 0 }, { "argv", JOB_ARGV_MAX + 1, -EINVAL },
-                      { "env", JOB_ENV_MAX, 0 },   { "env", JOB_ENV_MAX + 1, -EINVAL } };
+        } cases[] = { { "argv", JOB_ARGV_MAX, 0 },
+                      { "argv", JOB_ARGV_MAX + 1, -EINVAL },
+                      { "env", JOB_ENV_MAX, 0 },
+                      { "env", JOB_ENV_MAX + 1, -EINVAL } };
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
                 char *body = many_items(cases[i].field, cases[i].n);
                 ck_assert_int_eq(parse_long(body, &spec, err), cases[i].ret);
@@ -198,11 +200,13 @@ START_TEST(spec_fields_cover_what_to_json_writes) {
         job_spec spec;
         char err[PROTO_ERRLEN];
         ck_assert_int_eq(parse(GOOD ",\"env\":[\"A=1\"],\"pids\":64,\"gpus\":2,\"name\":\"n\",\"group\":\"g\","
-                               "\"job_type\":\"t\",\"expected_usec\":60000000,\"stdout_path\":\"/o\",\"stderr_path\":\"/e\",\"mem_high\":1024,\"requeue\":true,"
-                               "\"time_limit_usec\":2000000"
-                               ",\"constraint\":\"ssd&avx\",\"nodelist\":\"a,b\",\"exclude\":\"c\",\"exclusive\":true,\"share_cores\":true"
-                               ",\"dependency\":\"afterok:1\",\"hold\":true,\"begin_usec\":5,\"nice\":10"
-                               ",\"array_throttle\":8,\"script\":\"#!/bin/sh\\ntrue\\n\"",
+                                    "\"job_type\":\"t\",\"expected_usec\":60000000,\"stdout_path\":\"/"
+                                    "o\",\"stderr_path\":\"/e\",\"mem_high\":1024,\"requeue\":true,"
+                                    "\"time_limit_usec\":2000000"
+                                    ",\"constraint\":\"ssd&avx\",\"nodelist\":\"a,b\",\"exclude\":\"c\",\"exclusive\":"
+                                    "true,\"share_cores\":true"
+                                    ",\"dependency\":\"afterok:1\",\"hold\":true,\"begin_usec\":5,\"nice\":10"
+                                    ",\"array_throttle\":8,\"script\":\"#!/bin/sh\\ntrue\\n\"",
                                &spec, err),
                          0);
         cJSON *obj = proto_new("launch");
@@ -225,14 +229,16 @@ END_TEST
 START_TEST(the_bound_covers_the_printed_spec) {
         job_spec spec;
         char err[PROTO_ERRLEN];
-        ck_assert_int_eq(parse(GOOD ",\"env\":[\"A=\\u0001\\u0002\\u0003\",\"B=\\u001f\"],\"pids\":4194304,"
-                               "\"name\":\"n\",\"group\":\"g/h\",\"job_type\":\"t\",\"expected_usec\":9007199254740991,"
-                               "\"stdout_path\":\"/o\\u0001\",\"stderr_path\":\"/e\\u0001\",\"mem_high\":1024,\"requeue\":true,"
-                               "\"time_limit_usec\":2000000"
-                               ",\"dependency\":\"afterok:1\",\"hold\":true,\"begin_usec\":5,\"nice\":10"
-                               ",\"array_throttle\":8",
-                               &spec, err),
-                         0);
+        ck_assert_int_eq(
+                parse(GOOD
+                      ",\"env\":[\"A=\\u0001\\u0002\\u0003\",\"B=\\u001f\"],\"pids\":4194304,"
+                      "\"name\":\"n\",\"group\":\"g/h\",\"job_type\":\"t\",\"expected_usec\":9007199254740991,"
+                      "\"stdout_path\":\"/o\\u0001\",\"stderr_path\":\"/e\\u0001\",\"mem_high\":1024,\"requeue\":true,"
+                      "\"time_limit_usec\":2000000"
+                      ",\"dependency\":\"afterok:1\",\"hold\":true,\"begin_usec\":5,\"nice\":10"
+                      ",\"array_throttle\":8",
+                      &spec, err),
+                0);
         spec.req.mem = INT64_C(1) << 62;
         char *ctl = malloc(4001); /* a variable of 4000 control characters: far past the fixed room */
         memset(ctl, 1, 4000);
@@ -269,13 +275,23 @@ START_TEST(spec_round_trip_keeps_env) {
 END_TEST
 
 START_TEST(record_round_trip_hides_env) {
-        job j = { .id = 7, .uid = 65534, .gid = 65534, .state = JOB_OOM_KILLED, .submit_usec = 1, .start_usec = 2,
-                  .end_usec = 3, .array_first = 5, .array_index = 2 };
+        job j = { .id = 7,
+                  .uid = 65534,
+                  .gid = 65534,
+                  .state = JOB_OOM_KILLED,
+                  .submit_usec = 1,
+                  .start_usec = 2,
+                  .end_usec = 3,
+                  .array_first = 5,
+                  .array_index = 2 };
         char err[PROTO_ERRLEN];
         ck_assert_int_eq(parse(GOOD ",\"env\":[\"SECRET=1\"],\"array_throttle\":3", &j.spec, err), 0);
         j.user = strdup("nobody");
         j.node = strdup("node1");
-        j.result = (job_result){ .signal = 9, .cpu_usec = 123, .mem_peak = 1 << 26, .oom_kills = 1,
+        j.result = (job_result){ .signal = 9,
+                                 .cpu_usec = 123,
+                                 .mem_peak = 1 << 26,
+                                 .oom_kills = 1,
                                  .error = strdup("killed by the OOM killer") };
         cJSON *obj = job_to_json(&j);
         ck_assert_ptr_null(cJSON_GetObjectItem(obj, "env"));
@@ -307,9 +323,8 @@ END_TEST
  * they are equal, and frees its own. */
 START_TEST(an_arrays_jobs_share_equal_strings_again) {
         char err[PROTO_ERRLEN];
-        job first = { .id = 4, .array_first = 4, .user = strdup("ada") }, second = { .id = 5, .array_first = 4,
-                                                                                      .array_index = 1,
-                                                                                      .user = strdup("ada") };
+        job first = { .id = 4, .array_first = 4, .user = strdup("ada") },
+            second = { .id = 5, .array_first = 4, .array_index = 1, .user = strdup("ada") };
         ck_assert_int_eq(parse(GOOD, &first.spec, err), 0);
         ck_assert_int_eq(parse(GOOD, &second.spec, err), 0);
         first.spec.stdout_path = strdup("/tmp/colony-4.out");
@@ -424,7 +439,7 @@ START_TEST(state_names) {
         ck_assert_int_eq(job_state_from_name("Pending", &unused), -EINVAL);
         ck_assert_str_eq(job_state_name(_JOB_STATE_MAX), "invalid");
         static const char *const names[] = { "pending",   "running",    "completed", "failed",
-                                             "cancelled", "oom-killed", "lost",    "timeout" };
+                                             "cancelled", "oom-killed", "lost",      "timeout" };
         for (int s = 0; s < _JOB_STATE_MAX; s++)
                 ck_assert_str_eq(job_state_name((job_state)s), names[s]);
         ck_assert(job_state_is_terminal(JOB_COMPLETED) && job_state_is_terminal(JOB_FAILED) &&
@@ -435,13 +450,13 @@ START_TEST(state_names) {
 END_TEST
 
 START_TEST(a_script_is_kept_within_its_cap) {
-        job_spec spec = {0};
+        job_spec spec = { 0 };
         char err[PROTO_ERRLEN];
         char *big = malloc(JOB_SCRIPT_BYTES_MAX + 2);
         memset(big, 'x', JOB_SCRIPT_BYTES_MAX + 1);
         big[JOB_SCRIPT_BYTES_MAX + 1] = 0;
         cJSON *obj = cJSON_CreateObject();
-        cJSON_AddItemToObject(obj, "argv", cJSON_CreateStringArray((const char *[]){"/j.sh"}, 1));
+        cJSON_AddItemToObject(obj, "argv", cJSON_CreateStringArray((const char *[]){ "/j.sh" }, 1));
         cJSON_AddStringToObject(obj, "cwd", "/");
         cJSON_AddNumberToObject(obj, "mcpu", 1);
         cJSON_AddNumberToObject(obj, "mem", 1);
@@ -453,7 +468,7 @@ START_TEST(a_script_is_kept_within_its_cap) {
         free(big);
 
         ck_assert_int_eq(parse(GOOD ",\"script\":\"echo hi\\n\"", &spec, err), 0);
-        job j = {.id = 3, .state = JOB_PENDING, .spec = spec}, back;
+        job j = { .id = 3, .state = JOB_PENDING, .spec = spec }, back;
         obj = job_to_json(&j);
         ck_assert_int_eq(job_from_json(obj, &back, err), 0);
         ck_assert_str_eq(back.spec.script, "echo hi\n"); /* what a restarted controller reads back */

@@ -39,7 +39,7 @@ START_TEST(colony_variables_replace_inherited_ones_thread_counts_keep_the_users)
         ck_assert_str_eq(get(m.spec.env, "COLONY_ARRAY_TASK_ID"), "5");
         ck_assert_str_eq(get(m.spec.env, "COLONY_ARRAY_INDEX"), "5");
         ck_assert_str_eq(get(m.spec.env, "COLONY_NODE"), "n2");
-        ck_assert_str_eq(get(m.spec.env, "COLONY_CPUS"), "2"); /* 1.5 rounded up */
+        ck_assert_str_eq(get(m.spec.env, "COLONY_CPUS"), "2");  /* 1.5 rounded up */
         ck_assert_str_eq(get(m.spec.env, "COLONY_MEM"), "100"); /* MiB */
         ck_assert_str_eq(get(m.spec.env, "COLONY_SUBMIT_DIR"), "/home/bob/run");
         ck_assert_str_eq(get(m.spec.env, "COLONY_JOB_NAME"), "fit");

@@ -9,9 +9,16 @@
 
 static char err[PROTO_ERRLEN];
 
-static const jobfile_record sample = {.id = 7, .cgroup = "job-7", .shepherd = 4242, .shepherd_start = 987654321,
-                                      .mem_limit = 64 << 20, .start_usec = 1767225600123456, .cancelled = true,
-                                      .time_limit_usec = 2000000, .timed_out = true, .gpu_ids = "0,2"};
+static const jobfile_record sample = { .id = 7,
+                                       .cgroup = "job-7",
+                                       .shepherd = 4242,
+                                       .shepherd_start = 987654321,
+                                       .mem_limit = 64 << 20,
+                                       .start_usec = 1767225600123456,
+                                       .cancelled = true,
+                                       .time_limit_usec = 2000000,
+                                       .timed_out = true,
+                                       .gpu_ids = "0,2" };
 
 START_TEST(a_record_reads_back_as_written) {
         char *text = jobfile_record_format(&sample);
@@ -32,7 +39,9 @@ START_TEST(a_record_reads_back_as_written) {
         free(text);
         /* a record of an agent older than time limits: none, not timed out */
         ck_assert_int_eq(jobfile_record_parse("{\"id\":7,\"cgroup\":\"job-7\",\"shepherd_pid\":42,\"shepherd_start\":1,"
-                                              "\"mem_limit\":0,\"start_usec\":0,\"cancelled\":false}", &back, err), 0);
+                                              "\"mem_limit\":0,\"start_usec\":0,\"cancelled\":false}",
+                                              &back, err),
+                         0);
         ck_assert_int_eq(back.time_limit_usec, 0);
         ck_assert(!back.timed_out);
         ck_assert_str_eq(back.gpu_ids, ""); /* and older than GPUs: it holds none */
@@ -40,7 +49,7 @@ START_TEST(a_record_reads_back_as_written) {
 END_TEST
 
 START_TEST(an_exit_status_reads_back_as_written) {
-        jobfile_exit e = {.exit_code = 3, .end_usec = 1767225660000001}, k = {.signal = 9}, back;
+        jobfile_exit e = { .exit_code = 3, .end_usec = 1767225660000001 }, k = { .signal = 9 }, back;
         char *text = jobfile_exit_format(&e), *ktext = jobfile_exit_format(&k);
 
         ck_assert_int_eq(jobfile_exit_parse(text, &back, err), 0);
@@ -59,29 +68,39 @@ START_TEST(a_damaged_record_is_refused_with_the_field_named) {
         static const struct {
                 const char *text, *want;
         } bad[] = {
-                {"", "not a JSON object"},
-                {"{\"id\":7,\"cgroup\":\"job-7\",\"shepherd_pid\":42,\"shepherd_start\":1,", "not a JSON object"},
-                {"[1]", "not a JSON object"},
-                {"{\"id\":7,\"cgroup\":\"job-7\",\"shepherd_start\":1,\"mem_limit\":0,\"start_usec\":0,"
-                 "\"cancelled\":false}", "shepherd_pid"},
-                {"{\"id\":7,\"cgroup\":\"job-7\",\"shepherd_pid\":0,\"shepherd_start\":1,\"mem_limit\":0,"
-                 "\"start_usec\":0,\"cancelled\":false}", "shepherd_pid"},
-                {"{\"id\":7,\"cgroup\":\"../../init.scope\",\"shepherd_pid\":42,\"shepherd_start\":1,"
-                 "\"mem_limit\":0,\"start_usec\":0,\"cancelled\":false}", "cgroup"},
-                {"{\"id\":7,\"cgroup\":\"..\",\"shepherd_pid\":42,\"shepherd_start\":1,\"mem_limit\":0,"
-                 "\"start_usec\":0,\"cancelled\":false}", "cgroup"},
-                {"{\"id\":7,\"cgroup\":\"\",\"shepherd_pid\":42,\"shepherd_start\":1,\"mem_limit\":0,"
-                 "\"start_usec\":0,\"cancelled\":false}", "cgroup"},
-                {"{\"id\":7,\"cgroup\":\"job-7\",\"shepherd_pid\":42,\"shepherd_start\":1,\"mem_limit\":0,"
-                 "\"start_usec\":0,\"cancelled\":false,\"extra\":1}", "extra"},
-                {"{\"id\":7,\"cgroup\":\"job-7\",\"shepherd_pid\":42,\"shepherd_start\":1,\"mem_limit\":0,"
-                 "\"start_usec\":0}", "cancelled"},
-                {"{\"id\":7,\"cgroup\":\"job-7\",\"shepherd_pid\":42,\"shepherd_start\":1,\"mem_limit\":0,"
-                 "\"start_usec\":0,\"cancelled\":\"no\"}", "cancelled"},
-                {"{\"id\":7,\"cgroup\":\"job-7\",\"shepherd_pid\":42,\"shepherd_start\":1,\"mem_limit\":0,"
-                 "\"start_usec\":0,\"cancelled\":false,\"time_limit_usec\":-1}", "time_limit_usec"},
-                {"{\"id\":7,\"cgroup\":\"job-7\",\"shepherd_pid\":42,\"shepherd_start\":1,\"mem_limit\":0,"
-                 "\"start_usec\":0,\"cancelled\":false,\"timed_out\":1}", "timed_out"},
+                { "", "not a JSON object" },
+                { "{\"id\":7,\"cgroup\":\"job-7\",\"shepherd_pid\":42,\"shepherd_start\":1,", "not a JSON object" },
+                { "[1]", "not a JSON object" },
+                { "{\"id\":7,\"cgroup\":\"job-7\",\"shepherd_start\":1,\"mem_limit\":0,\"start_usec\":0,"
+                  "\"cancelled\":false}",
+                  "shepherd_pid" },
+                { "{\"id\":7,\"cgroup\":\"job-7\",\"shepherd_pid\":0,\"shepherd_start\":1,\"mem_limit\":0,"
+                  "\"start_usec\":0,\"cancelled\":false}",
+                  "shepherd_pid" },
+                { "{\"id\":7,\"cgroup\":\"../../init.scope\",\"shepherd_pid\":42,\"shepherd_start\":1,"
+                  "\"mem_limit\":0,\"start_usec\":0,\"cancelled\":false}",
+                  "cgroup" },
+                { "{\"id\":7,\"cgroup\":\"..\",\"shepherd_pid\":42,\"shepherd_start\":1,\"mem_limit\":0,"
+                  "\"start_usec\":0,\"cancelled\":false}",
+                  "cgroup" },
+                { "{\"id\":7,\"cgroup\":\"\",\"shepherd_pid\":42,\"shepherd_start\":1,\"mem_limit\":0,"
+                  "\"start_usec\":0,\"cancelled\":false}",
+                  "cgroup" },
+                { "{\"id\":7,\"cgroup\":\"job-7\",\"shepherd_pid\":42,\"shepherd_start\":1,\"mem_limit\":0,"
+                  "\"start_usec\":0,\"cancelled\":false,\"extra\":1}",
+                  "extra" },
+                { "{\"id\":7,\"cgroup\":\"job-7\",\"shepherd_pid\":42,\"shepherd_start\":1,\"mem_limit\":0,"
+                  "\"start_usec\":0}",
+                  "cancelled" },
+                { "{\"id\":7,\"cgroup\":\"job-7\",\"shepherd_pid\":42,\"shepherd_start\":1,\"mem_limit\":0,"
+                  "\"start_usec\":0,\"cancelled\":\"no\"}",
+                  "cancelled" },
+                { "{\"id\":7,\"cgroup\":\"job-7\",\"shepherd_pid\":42,\"shepherd_start\":1,\"mem_limit\":0,"
+                  "\"start_usec\":0,\"cancelled\":false,\"time_limit_usec\":-1}",
+                  "time_limit_usec" },
+                { "{\"id\":7,\"cgroup\":\"job-7\",\"shepherd_pid\":42,\"shepherd_start\":1,\"mem_limit\":0,"
+                  "\"start_usec\":0,\"cancelled\":false,\"timed_out\":1}",
+                  "timed_out" },
         };
         jobfile_record r;
 
@@ -108,9 +127,11 @@ START_TEST(a_damaged_exit_status_is_refused) {
 END_TEST
 
 START_TEST(only_job_file_names_are_taken) {
-        static const char *const other[] = {".tmp-job-7.json", "job-07.json", "job-7.json.bak", "job-.json",
-                                            "job-7",           "job-7.",      "agent",          "job-99999999999999999999.exit",
-                                            "job-7.JSON"};
+        static const char *const other[] = { ".tmp-job-7.json", "job-07.json",
+                                             "job-7.json.bak",  "job-.json",
+                                             "job-7",           "job-7.",
+                                             "agent",           "job-99999999999999999999.exit",
+                                             "job-7.JSON" };
         jobfile_kind kind;
         uint64_t id;
 

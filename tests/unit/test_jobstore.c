@@ -170,9 +170,7 @@ static int query_int(const char *sql) {
 }
 
 /* The number of rows of path's jobs table with an environment of their own. */
-static int rows_with_env(void) {
-        return query_int("SELECT COUNT(*) FROM jobs WHERE env != '[]'");
-}
+static int rows_with_env(void) { return query_int("SELECT COUNT(*) FROM jobs WHERE env != '[]'"); }
 
 START_TEST(an_array_stores_its_environment_once_and_every_member_reads_it) {
         jobstore *s;
@@ -183,8 +181,9 @@ START_TEST(an_array_stores_its_environment_once_and_every_member_reads_it) {
         ck_assert_int_eq(jobstore_batch_begin(s), 0);
         ck_assert_int_eq(jobstore_put(s, &first), 0);
         for (int i = 0; i < 3; i++) { /* as the controller makes them: no environment of their own */
-                others[i] = (job){ .id = 11 + (uint64_t)i, .state = JOB_PENDING, .array_first = 10,
-                                   .array_index = (uint32_t)i + 1 };
+                others[i] = (job){
+                        .id = 11 + (uint64_t)i, .state = JOB_PENDING, .array_first = 10, .array_index = (uint32_t)i + 1
+                };
                 job_borrow_spec(&others[i], &first, false);
                 ck_assert_int_eq(jobstore_put(s, &others[i]), 0);
         }
@@ -393,8 +392,9 @@ START_TEST(a_database_from_before_arrays_opens_and_its_jobs_keep_their_env) {
         char *text = cJSON_PrintUnformatted(rec);
         ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
         ck_assert_int_eq(sqlite3_exec(db, old_schema, NULL, NULL, NULL), SQLITE_OK);
-        ck_assert_int_eq(sqlite3_prepare_v2(db, "INSERT INTO jobs VALUES (3, 'pending', ?, '[\"OLD=yes\"]')", -1, &q, NULL),
-                         SQLITE_OK);
+        ck_assert_int_eq(
+                sqlite3_prepare_v2(db, "INSERT INTO jobs VALUES (3, 'pending', ?, '[\"OLD=yes\"]')", -1, &q, NULL),
+                SQLITE_OK);
         sqlite3_bind_text(q, 1, text, -1, SQLITE_STATIC);
         ck_assert_int_eq(sqlite3_step(q), SQLITE_DONE);
         sqlite3_finalize(q);
@@ -412,8 +412,8 @@ START_TEST(a_database_from_before_arrays_opens_and_its_jobs_keep_their_env) {
         ck_assert_int_eq(jobstore_get_env(s, 3, &env), 0);
         ck_assert_str_eq(env[0], "OLD=yes");
         strv_free(env);
-        job next = make_job(4, JOB_PENDING), member = { .id = 5, .state = JOB_PENDING, .array_first = 4,
-                                                        .array_index = 1 };
+        job next = make_job(4, JOB_PENDING),
+            member = { .id = 5, .state = JOB_PENDING, .array_first = 4, .array_index = 1 };
         next.array_first = 4; /* an array stored after the upgrade */
         job_borrow_spec(&member, &next, false);
         l.jobs[0]->state = JOB_RUNNING; /* and the old job's update keeps its environment */
@@ -450,16 +450,20 @@ static int note_array(void *userdata, const char *record) {
 START_TEST(a_database_from_before_records_keeps_its_pending_tasks) {
         sqlite3 *db;
         ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
-        ck_assert_int_eq(sqlite3_exec(db, "CREATE TABLE jobs (id INTEGER PRIMARY KEY, state TEXT NOT NULL, record TEXT NOT "
-                                          "NULL, env TEXT NOT NULL DEFAULT '[]', env_of INTEGER);", NULL, NULL, NULL),
+        ck_assert_int_eq(sqlite3_exec(db,
+                                      "CREATE TABLE jobs (id INTEGER PRIMARY KEY, state TEXT NOT NULL, record TEXT NOT "
+                                      "NULL, env TEXT NOT NULL DEFAULT '[]', env_of INTEGER);",
+                                      NULL, NULL, NULL),
                          SQLITE_OK);
         for (uint32_t i = 0; i < 3; i++) {
                 job t = make_job(7 + i, JOB_PENDING);
                 t.array_first = 7;
                 t.array_index = i;
                 cJSON *rec = job_to_json(&t);
-                char *text = cJSON_PrintUnformatted(rec), *sql = sqlite3_mprintf("INSERT INTO jobs VALUES (%u, 'pending', %Q, "
-                                                                                 "'[]', 7)", 7 + i, text);
+                char *text = cJSON_PrintUnformatted(rec),
+                     *sql = sqlite3_mprintf("INSERT INTO jobs VALUES (%u, 'pending', %Q, "
+                                            "'[]', 7)",
+                                            7 + i, text);
                 ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
                 sqlite3_free(sql);
                 free(text);
@@ -516,7 +520,8 @@ END_TEST
 static int count_rows(sqlite3 *db) {
         sqlite3_stmt *q;
         int n = -1;
-        if (sqlite3_prepare_v2(db, "SELECT count(*) FROM t", -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+        if (sqlite3_prepare_v2(db, "SELECT count(*) FROM t", -1, &q, NULL) == SQLITE_OK &&
+            sqlite3_step(q) == SQLITE_ROW)
                 n = sqlite3_column_int(q, 0);
         sqlite3_finalize(q);
         return n;
@@ -529,8 +534,11 @@ START_TEST(a_commit_is_in_the_log_file_before_another_connection_sees_it) {
         sqlite3 *w, *r;
         ck_assert_int_eq(walbuf_register(), SQLITE_OK);
         ck_assert_int_eq(sqlite3_open_v2(path, &w, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, WALBUF_VFS), SQLITE_OK);
-        ck_assert_int_eq(sqlite3_exec(w, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; CREATE TABLE t (x);"
-                                         "INSERT INTO t VALUES (1), (2), (3);", NULL, NULL, NULL), SQLITE_OK);
+        ck_assert_int_eq(sqlite3_exec(w,
+                                      "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; CREATE TABLE t (x);"
+                                      "INSERT INTO t VALUES (1), (2), (3);",
+                                      NULL, NULL, NULL),
+                         SQLITE_OK);
         ck_assert_int_eq(sqlite3_open_v2(path, &r, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
         ck_assert_int_eq(count_rows(r), 3);
         ck_assert_int_eq(sqlite3_exec(w, "INSERT INTO t VALUES (4);", NULL, NULL, NULL), SQLITE_OK);
@@ -541,9 +549,7 @@ START_TEST(a_commit_is_in_the_log_file_before_another_connection_sees_it) {
 END_TEST
 
 /* jobstore_checkpoint_apart on a thread of its own. */
-static int checkpoint_thread(void *s) {
-        return jobstore_checkpoint_apart(s);
-}
+static int checkpoint_thread(void *s) { return jobstore_checkpoint_apart(s); }
 
 /* A reload sets sync_commits again while the loop's batch is open (SQLite refuses a new
  * safety level inside a transaction): with syncs deferred the level does not change, so both

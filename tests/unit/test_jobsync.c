@@ -77,7 +77,7 @@ static int blocking_remove(cg_backend *cg, const char *job) {
         return 0;
 }
 
-static const cg_ops blocking_ops = {.job_remove = blocking_remove};
+static const cg_ops blocking_ops = { .job_remove = blocking_remove };
 
 static void *release_later(void *arg) {
         (void)arg;
@@ -89,7 +89,7 @@ static void *release_later(void *arg) {
 /* The loop writes an ended job's report while the thread still removes its cgroup, without
  * waiting for it; a new run's record waits, since its shepherd makes the cgroup next. */
 START_TEST(only_a_record_waits_for_a_cgroup_removal) {
-        cg_backend cg = {.ops = &blocking_ops, .subtree = "/fake"};
+        cg_backend cg = { .ops = &blocking_ops, .subtree = "/fake" };
         pthread_t releaser;
 
         sem_init(&rm_entered, 0, 0);

@@ -12,7 +12,9 @@
 
 static uint64_t submit(ctl_state *st) {
         char err[PROTO_ERRLEN];
-        job_spec spec = { .req = { .mcpu = 1000, .mem = 1 << 20 }, .cwd = strdup("/"), .argv = calloc(1, sizeof(char *)) };
+        job_spec spec = { .req = { .mcpu = 1000, .mem = 1 << 20 },
+                          .cwd = strdup("/"),
+                          .argv = calloc(1, sizeof(char *)) };
         uint64_t id = 0;
         ck_assert_int_eq(ctl_submit(st, 1000, 1000, "u", &spec, 1, &id, err), 0);
         return id;
@@ -20,12 +22,15 @@ static uint64_t submit(ctl_state *st) {
 
 START_TEST(test_forget_ended) {
         ctl_state st;
-        ctl_config cfg = { .max_pending = 100000, .agent_timeout_usec = INT64_MAX, .node_lost_timeout_usec = INT64_MAX };
+        ctl_config cfg = { .max_pending = 100000,
+                           .agent_timeout_usec = INT64_MAX,
+                           .node_lost_timeout_usec = INT64_MAX };
         ctl_init(&st, &cfg, &ctl_noop_actions, NULL);
         char err[PROTO_ERRLEN];
         ctl_node *n;
         ck_assert_int_eq(ctl_node_up(&st, "h", (res_t){ .mcpu = 4000, .mem = 1 << 30 }, "sim", "", NULL, 0, NULL,
-                                     (ctl_time){ 0 }, &n, err), 0);
+                                     (ctl_time){ 0 }, &n, err),
+                         0);
         for (int i = 0; i < 10; i++)
                 submit(&st); /* 1..10: 1..4 run, 5..10 wait */
         ck_assert_int_eq(ctl_schedule(&st), 4);

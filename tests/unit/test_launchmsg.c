@@ -6,7 +6,7 @@
 #include <string.h>
 
 #define GOOD "\"argv\":[\"/bin/true\"],\"cwd\":\"/tmp\",\"mcpu\":500,\"mem\":67108864"
-#define WHO "\"uid\":1000,\"gid\":100,\"user\":\"alice\""
+#define WHO  "\"uid\":1000,\"gid\":100,\"user\":\"alice\""
 
 /* Parse {"v":1,"type":"launch","id":7,body} into m; *msg is the caller's (m borrows from it). */
 static int parse(const char *body, cJSON **msg, launch_msg *m, char err[PROTO_ERRLEN]) {
@@ -15,7 +15,7 @@ static int parse(const char *body, cJSON **msg, launch_msg *m, char err[PROTO_ER
         ck_assert_int_lt(snprintf(text, sizeof(text), "{\"v\":1,\"type\":\"launch\",\"id\":7,%s}", body),
                          (int)sizeof(text));
         ck_assert_ptr_nonnull(*msg = cJSON_Parse(text));
-        *m = (launch_msg){0};
+        *m = (launch_msg){ 0 };
         err[0] = 0;
         return launchmsg_parse(*msg, m, err);
 }
@@ -66,19 +66,19 @@ END_TEST
 static const struct {
         const char *body, *reason;
 } bad[] = {
-        {GOOD ",\"gid\":100,\"user\":\"alice\"", "missing field 'uid'"},
-        {GOOD ",\"uid\":1000,\"user\":\"alice\"", "missing field 'gid'"},
-        {GOOD ",\"uid\":1000,\"gid\":100", "missing field 'user'"},
-        {GOOD ",\"uid\":-1,\"gid\":100,\"user\":\"alice\"", "uid"},
-        {GOOD "," WHO ",\"shell\":\"/bin/sh\"", "shell"},
-        {"\"cwd\":\"/tmp\",\"mcpu\":1,\"mem\":1," WHO, "argv"},
-        {GOOD "," WHO ",\"group\":\"a/b\",\"dept_weights\":[1]", "not an array of 2 numbers"},
-        {GOOD "," WHO ",\"group\":\"a\",\"dept_weights\":[0]", "entry 1 is not a number in (0, 10000]"},
-        {GOOD "," WHO ",\"group\":\"a/b\",\"dept_weights\":[1,10001]", "entry 2 is not a number"},
-        {GOOD "," WHO ",\"group\":\"a\",\"dept_weights\":[\"1\"]", "entry 1"},
-        {GOOD "," WHO ",\"dept_weights\":[1]", "not an array of 0 numbers"},
-        {GOOD "," WHO ",\"array_first\":5,\"array_index\":-1", "array_index"},
-        {GOOD "," WHO ",\"stdout_path\":\"/o-%q\"", "stdout_path: unknown pattern %q"},
+        { GOOD ",\"gid\":100,\"user\":\"alice\"", "missing field 'uid'" },
+        { GOOD ",\"uid\":1000,\"user\":\"alice\"", "missing field 'gid'" },
+        { GOOD ",\"uid\":1000,\"gid\":100", "missing field 'user'" },
+        { GOOD ",\"uid\":-1,\"gid\":100,\"user\":\"alice\"", "uid" },
+        { GOOD "," WHO ",\"shell\":\"/bin/sh\"", "shell" },
+        { "\"cwd\":\"/tmp\",\"mcpu\":1,\"mem\":1," WHO, "argv" },
+        { GOOD "," WHO ",\"group\":\"a/b\",\"dept_weights\":[1]", "not an array of 2 numbers" },
+        { GOOD "," WHO ",\"group\":\"a\",\"dept_weights\":[0]", "entry 1 is not a number in (0, 10000]" },
+        { GOOD "," WHO ",\"group\":\"a/b\",\"dept_weights\":[1,10001]", "entry 2 is not a number" },
+        { GOOD "," WHO ",\"group\":\"a\",\"dept_weights\":[\"1\"]", "entry 1" },
+        { GOOD "," WHO ",\"dept_weights\":[1]", "not an array of 0 numbers" },
+        { GOOD "," WHO ",\"array_first\":5,\"array_index\":-1", "array_index" },
+        { GOOD "," WHO ",\"stdout_path\":\"/o-%q\"", "stdout_path: unknown pattern %q" },
 };
 
 START_TEST(bad_launch_is_refused_with_its_reason) {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GiB ((int64_t)1 << 30)
+#define GiB      ((int64_t)1 << 30)
 #define CORES(n) (1000 * (int64_t)(n))
 
 /* The hand-solved case. Rates mu_jk = 1 job/s everywhere.
@@ -25,7 +25,8 @@
  * Stage 2: configuration 1 over {c1} has one bin, {4 x c1}; configuration 2 over {c1, c2} has
  * {2 c1}, {1 c1, 2 c2} and {4 c2} (x + 2y <= 8 cores, 2x + y <= 4 GiB, maximal). Its LP reaches
  * lambda* = 32/3 as well, since these bins fill their machines exactly. */
-static const lotes_config hand_configs[] = { { 1, { .mcpu = CORES(4), .mem = 8 * GiB } }, { 2, { .mcpu = CORES(8), .mem = 4 * GiB } } };
+static const lotes_config hand_configs[] = { { 1, { .mcpu = CORES(4), .mem = 8 * GiB } },
+                                             { 2, { .mcpu = CORES(8), .mem = 4 * GiB } } };
 static const lotes_class hand_classes[] = { { "c1", 0.5, { .mcpu = CORES(1), .mem = 2 * GiB } },
                                             { "c2", 0.5, { .mcpu = CORES(2), .mem = 1 * GiB } } };
 static const double ones[] = { 1, 1, 1, 1 };
@@ -112,7 +113,8 @@ static size_t brute_force_bins(const lotes_problem *p, size_t j, const bool *use
                                 uint32_t v[3] = { a, b, c };
                                 res_t used = { 0 };
                                 for (size_t k = 0; k < 3; k++)
-                                        used = res_add(used, (res_t){ .mcpu = v[k] * p->classes[k].req.mcpu, .mem = v[k] * p->classes[k].req.mem });
+                                        used = res_add(used, (res_t){ .mcpu = v[k] * p->classes[k].req.mcpu,
+                                                                      .mem = v[k] * p->classes[k].req.mem });
                                 if (!res_fits(used, cap))
                                         continue;
                                 bool maximal = true;
@@ -155,7 +157,8 @@ START_TEST(paper_fig5_bins) {
         /* Fig. 5: one resource of 7, classes of 2 and 3: the non-dominated bins are (3, 0), (2, 1)
          * and (0, 2); (1, 1) leaves room for one more of the first. Memory is never short here. */
         static const lotes_config configs[] = { { 1, { .mcpu = CORES(7), .mem = 64 * GiB } } };
-        static const lotes_class classes[] = { { "a", 1, { .mcpu = CORES(2), .mem = GiB } }, { "b", 1, { .mcpu = CORES(3), .mem = GiB } } };
+        static const lotes_class classes[] = { { "a", 1, { .mcpu = CORES(2), .mem = GiB } },
+                                               { "b", 1, { .mcpu = CORES(3), .mem = GiB } } };
         const lotes_problem p = { configs, 1, classes, 2, ones };
         lotes_bins b;
         ck_assert_int_eq(lotes_enumerate_bins(&p, 0, (const bool[]){ true, true }, &b), 0);

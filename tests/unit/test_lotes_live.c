@@ -16,17 +16,18 @@ static size_t add(lotes_sample *s, size_t at, size_t n, int64_t mcpu, int64_t me
         for (size_t i = 0; i < n; i++)
                 s[at + i] = (lotes_sample){ .req = { .mcpu = mcpu + (int64_t)(i % 3) * 10 - 10,
                                                      .mem = mem + (int64_t)(i % 5) * MiB - 2 * MiB },
-                                            .submit = t0 + (double)i * dt, .runtime = runtime };
+                                            .submit = t0 + (double)i * dt,
+                                            .runtime = runtime };
         return at + n;
 }
 
 START_TEST(learns_one_class_per_request_profile) {
         lotes_sample s[200];
         size_t n = 0;
-        n = add(s, n, 60, 500, 256 * MiB, 10, 1, 4);      /* 60 small jobs of 4 s */
-        n = add(s, n, 20, 2000, 1 * GiB, 10, 3, 20);      /* 20 large jobs of 20 s */
-        n = add(s, n, 10, 1000, 128 * MiB, 10, 6, -1);    /* 10 jobs whose times are unknown */
-        n = add(s, n, 30, 4000, 4 * GiB, -500, 1, 99);    /* long before the window: ignored */
+        n = add(s, n, 60, 500, 256 * MiB, 10, 1, 4);   /* 60 small jobs of 4 s */
+        n = add(s, n, 20, 2000, 1 * GiB, 10, 3, 20);   /* 20 large jobs of 20 s */
+        n = add(s, n, 10, 1000, 128 * MiB, 10, 6, -1); /* 10 jobs whose times are unknown */
+        n = add(s, n, 30, 4000, 4 * GiB, -500, 1, 99); /* long before the window: ignored */
         lotes_mix m = { 0 };
         ck_assert_int_eq(lotes_learn(s, n, 100, 100, 8, &m), 0);
         ck_assert_uint_eq(m.n, 3);
@@ -153,7 +154,9 @@ END_TEST
 static long pass(sched_dispatcher *d, sched_machine *ms, uint64_t first, size_t n, sched_assignment *out) {
         sched_job jobs[32];
         for (size_t i = 0; i < n; i++)
-                jobs[i] = (sched_job){ .id = first + i, .req = i % 2 ? (res_t){ .mcpu = 4000, .mem = 2 * GiB } : (res_t){ .mcpu = 1000, .mem = 1 * GiB } };
+                jobs[i] = (sched_job){ .id = first + i,
+                                       .req = i % 2 ? (res_t){ .mcpu = 4000, .mem = 2 * GiB }
+                                                    : (res_t){ .mcpu = 1000, .mem = 1 * GiB } };
         return sched_dispatch(d, ms, 4, jobs, n, out);
 }
 
@@ -238,10 +241,10 @@ END_TEST
 START_TEST(gpu_jobs_learn_classes_of_their_own) {
         lotes_sample s[100];
         size_t n = 0;
-        n = add(s, n, 5, 2000, 1 * GiB, 10, 1, 4);   /* GPU jobs, 1 GPU each (below) */
+        n = add(s, n, 5, 2000, 1 * GiB, 10, 1, 4); /* GPU jobs, 1 GPU each (below) */
         for (size_t i = 0; i < 5; i++)
                 s[i].req.gpus = 1;
-        n = add(s, n, 30, 2000, 1 * GiB, 10, 1, 4);  /* the same cores and memory, no GPU */
+        n = add(s, n, 30, 2000, 1 * GiB, 10, 1, 4); /* the same cores and memory, no GPU */
         n = add(s, n, 20, 8000, 2 * GiB, 10, 1, 4);
         lotes_mix m = { 0 };
         ck_assert_int_eq(lotes_learn(s, n, 100, 100, 8, &m), 0);

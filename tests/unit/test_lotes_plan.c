@@ -15,15 +15,9 @@ static int persist(void *u, const job *j) {
         (void)u, (void)j;
         return 0;
 }
-static void launch(void *u, ctl_node *n, const job *j) {
-        (void)u, (void)n, (void)j;
-}
-static void cancel(void *u, ctl_node *n, const job *j, int g) {
-        (void)u, (void)n, (void)j, (void)g;
-}
-static void terminal(void *u, const job *j) {
-        (void)u, (void)j;
-}
+static void launch(void *u, ctl_node *n, const job *j) { (void)u, (void)n, (void)j; }
+static void cancel(void *u, ctl_node *n, const job *j, int g) { (void)u, (void)n, (void)j, (void)g; }
+static void terminal(void *u, const job *j) { (void)u, (void)j; }
 static const ctl_actions actions = { .persist = persist, .launch = launch, .cancel = cancel, .terminal = terminal };
 
 static int rescheduled;
@@ -64,9 +58,12 @@ START_TEST(config_sections) {
         ctl_lotes_options_free(&o);
         config_free(&cfg);
 
-        const char *bad[] = { "[lotes_classes]\nx = 0.5 64M\n", "[lotes_classes]\nx = 0.5 64M 0 1\n",
-                              "[lotes_classes]\nx = 0 64M 1 1\n", "[lotes_classes]\nx = 1 64M 1 1 extra\n",
-                              "[lotes_classes]\nx = 1 64M 1 1 gpu:0\n", "[lotes_classes]\nx = 1 64M 1 1 gpu:1x\n",
+        const char *bad[] = { "[lotes_classes]\nx = 0.5 64M\n",
+                              "[lotes_classes]\nx = 0.5 64M 0 1\n",
+                              "[lotes_classes]\nx = 0 64M 1 1\n",
+                              "[lotes_classes]\nx = 1 64M 1 1 extra\n",
+                              "[lotes_classes]\nx = 1 64M 1 1 gpu:0\n",
+                              "[lotes_classes]\nx = 1 64M 1 1 gpu:1x\n",
                               "[lotes_classes]\nx = 1 64M 1 1 gpu:1 more\n",
                               "[lotes]\nwindow_s = soon\n" };
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -152,7 +149,9 @@ START_TEST(configured_classes_are_planned_and_replanned_on_a_join) {
 END_TEST
 
 static void submit(world *w, int64_t mcpu, int64_t mem, int64_t at) {
-        job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .req = { .mcpu = mcpu, .mem = mem } };
+        job_spec spec = { .argv = calloc(2, sizeof(char *)),
+                          .cwd = strdup("/tmp"),
+                          .req = { .mcpu = mcpu, .mem = mem } };
         spec.argv[0] = strdup("/bin/true");
         uint64_t id;
         char err[PROTO_ERRLEN];
@@ -201,8 +200,8 @@ START_TEST(configured_classes_with_gpus) {
         const lotes_model *m = lotes_live_model(w.st.cfg.dispatcher);
         ck_assert_str_eq(m->classes[1].name, "train");
         ck_assert_double_eq(m->classes[1].alpha, 0); /* no GPU anywhere: it fits no machine */
-        ck_assert_int_eq(ctl_node_up(&w.st, "gpu", (res_t){ .mcpu = 8000, .mem = 8192 * MiB, .gpus = 2 }, "v2", "/", NULL,
-                                     0, NULL, (ctl_time){ 1, 1 }, &n, err),
+        ck_assert_int_eq(ctl_node_up(&w.st, "gpu", (res_t){ .mcpu = 8000, .mem = 8192 * MiB, .gpus = 2 }, "v2", "/",
+                                     NULL, 0, NULL, (ctl_time){ 1, 1 }, &n, err),
                          0);
         ctl_lotes_tick(w.l, 2000000);
         until_plan(&w, 2);

@@ -29,9 +29,9 @@ START_TEST(constraints_match_whole_feature_names) {
         ck_assert(!nodesel_expr_match("ssd&gpu", "ssd,avx512"));
         ck_assert(nodesel_expr_match("gpu|ssd", "ssd,avx512"));
         ck_assert(nodesel_expr_match("ssd&gpu|avx512", "ssd,avx512"));
-        ck_assert(!nodesel_expr_match("ss", "ssd"));     /* a prefix is not the feature */
+        ck_assert(!nodesel_expr_match("ss", "ssd")); /* a prefix is not the feature */
         ck_assert(!nodesel_expr_match("ssd", "ssd2"));
-        ck_assert(!nodesel_expr_match("ssd", NULL));     /* a node with no features */
+        ck_assert(!nodesel_expr_match("ssd", NULL)); /* a node with no features */
 }
 END_TEST
 

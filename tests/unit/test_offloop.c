@@ -9,10 +9,10 @@
 #include <unistd.h>
 
 typedef struct call {
-        atomic_bool release;  /* the call returns once this is set */
+        atomic_bool release; /* the call returns once this is set */
         atomic_bool ran;
-        thrd_t thread;        /* the thread it ran on */
-        int result;           /* what it returns */
+        thrd_t thread; /* the thread it ran on */
+        int result;    /* what it returns */
 } call;
 
 typedef struct reports {

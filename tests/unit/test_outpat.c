@@ -6,8 +6,9 @@
 #include <string.h>
 
 static const outpat_vars plain = { .id = 42, .user = "alice", .name = "fit", .node = "n1" };
-static const outpat_vars member = { .id = 45, .array_first = 40, .array_index = 5, .user = "bob",
-                                    .name = "a/b", .node = "n2" };
+static const outpat_vars member = {
+        .id = 45, .array_first = 40, .array_index = 5, .user = "bob", .name = "a/b", .node = "n2"
+};
 
 static const struct {
         const char *pattern;

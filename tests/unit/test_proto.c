@@ -62,11 +62,11 @@ START_TEST(print_writes_usec_and_int64_sized_values_as_digits) {
                 double value;
                 const char *text;
         } cases[] = {
-                { 1795654969639970.0, "1795654969639970" },   /* a *_usec of 2026 */
+                { 1795654969639970.0, "1795654969639970" }, /* a *_usec of 2026 */
                 { -1795654969639970.0, "-1795654969639970" },
-                { 9007199254740992.0, "9007199254740992" },   /* 2^53 */
+                { 9007199254740992.0, "9007199254740992" },       /* 2^53 */
                 { 9223372036854774784.0, "9223372036854774784" }, /* the largest double below 2^63 */
-                { 1e300, "1e+300" },                          /* no int64: cJSON's way */
+                { 1e300, "1e+300" },                              /* no int64: cJSON's way */
                 { 0.5, "0.5" },
         };
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -108,8 +108,12 @@ START_TEST(strings_that_are_not_utf8_are_refused) {
         static const struct {
                 const char *text;
                 long at; /* the first bad byte */
-        } bad[] = { { "a\xff", 1 }, { "\xc0\xaf", 0 } /* overlong */, { "\xed\xa0\x80", 0 } /* surrogate */,
-                    { "\xf4\x90\x80\x80", 0 } /* above U+10FFFF */, { "x\xe2\x82", 1 } /* cut */, { "\x80", 0 } };
+        } bad[] = { { "a\xff", 1 },
+                    { "\xc0\xaf", 0 } /* overlong */,
+                    { "\xed\xa0\x80", 0 } /* surrogate */,
+                    { "\xf4\x90\x80\x80", 0 } /* above U+10FFFF */,
+                    { "x\xe2\x82", 1 } /* cut */,
+                    { "\x80", 0 } };
         char err[PROTO_ERRLEN], want[PROTO_ERRLEN];
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
                 cJSON *msg = proto_new("submit");
@@ -118,8 +122,8 @@ START_TEST(strings_that_are_not_utf8_are_refused) {
                 cJSON_AddItemToArray(argv, cJSON_CreateString(bad[i].text));
                 ck_assert_int_eq(proto_check_utf8(msg, err), -EINVAL);
                 if (bad[i].at)
-                        snprintf(want, sizeof(want), "argv item 1: not valid UTF-8 (byte %ld, after \"%.*s\")", bad[i].at,
-                                 (int)bad[i].at, bad[i].text);
+                        snprintf(want, sizeof(want), "argv item 1: not valid UTF-8 (byte %ld, after \"%.*s\")",
+                                 bad[i].at, (int)bad[i].at, bad[i].text);
                 else
                         snprintf(want, sizeof(want), "argv item 1: not valid UTF-8 (byte 0)");
                 ck_assert_str_eq(err, want);
@@ -633,9 +637,7 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
         return remove(path);
 }
 
-static void remove_sockdir(void) {
-        nftw(sockdir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
-}
+static void remove_sockdir(void) { nftw(sockdir, remove_entry, 8, FTW_DEPTH | FTW_PHYS); }
 
 static char *sock_path(const char *name) {
         static char path[128];
@@ -771,14 +773,22 @@ static const struct {
         const char *host;
         uint16_t port;
 } hostports[] = {
-        { "127.0.0.1:7000", 0, "127.0.0.1", 7000 }, { "[::1]:7000", 0, "::1", 7000 },
-        { "node1:0", 0, "node1", 0 },                { "[fe80::1%lo]:65535", 0, "fe80::1%lo", 65535 },
-        { "node1", -EINVAL, NULL, 0 },               { "node1:", -EINVAL, NULL, 0 },
-        { ":80", -EINVAL, NULL, 0 },                 { "node1:65536", -EINVAL, NULL, 0 },
-        { "node1:+80", -EINVAL, NULL, 0 },           { "node1: 80", -EINVAL, NULL, 0 },
-        { "node1:-0", -EINVAL, NULL, 0 },            { "node1:80x", -EINVAL, NULL, 0 },
-        { "::1:80", -EINVAL, NULL, 0 },              { "[::1]80", -EINVAL, NULL, 0 },
-        { "[::1]", -EINVAL, NULL, 0 },               { "[]:80", -EINVAL, NULL, 0 },
+        { "127.0.0.1:7000", 0, "127.0.0.1", 7000 },
+        { "[::1]:7000", 0, "::1", 7000 },
+        { "node1:0", 0, "node1", 0 },
+        { "[fe80::1%lo]:65535", 0, "fe80::1%lo", 65535 },
+        { "node1", -EINVAL, NULL, 0 },
+        { "node1:", -EINVAL, NULL, 0 },
+        { ":80", -EINVAL, NULL, 0 },
+        { "node1:65536", -EINVAL, NULL, 0 },
+        { "node1:+80", -EINVAL, NULL, 0 },
+        { "node1: 80", -EINVAL, NULL, 0 },
+        { "node1:-0", -EINVAL, NULL, 0 },
+        { "node1:80x", -EINVAL, NULL, 0 },
+        { "::1:80", -EINVAL, NULL, 0 },
+        { "[::1]80", -EINVAL, NULL, 0 },
+        { "[::1]", -EINVAL, NULL, 0 },
+        { "[]:80", -EINVAL, NULL, 0 },
         { "averyveryverylonghostname:80", -EINVAL, NULL, 0 }, /* longer than the caller's buffer */
 };
 

@@ -12,26 +12,33 @@
 static ctl_state st;
 static char err[PROTO_ERRLEN];
 
-static int no_persist(void *u, const job *j) { (void)u, (void)j; return 0; }
+static int no_persist(void *u, const job *j) {
+        (void)u, (void)j;
+        return 0;
+}
 static void no_launch(void *u, ctl_node *n, const job *j) { (void)u, (void)n, (void)j; }
 static void no_cancel(void *u, ctl_node *n, const job *j, int g) { (void)u, (void)n, (void)j, (void)g; }
 static void no_end(void *u, const job *j) { (void)u, (void)j; }
 static const ctl_actions actions = { no_persist, no_launch, no_cancel, no_end, NULL, NULL, NULL };
 
 static void setup(void) {
-        ctl_config cfg = { .policy = SCHED_FIRST_FIT, .order = SCHED_BACKFILL, .max_pending = 100,
-                           .agent_timeout_usec = 5 * SEC, .node_lost_timeout_usec = 5 * SEC };
+        ctl_config cfg = { .policy = SCHED_FIRST_FIT,
+                           .order = SCHED_BACKFILL,
+                           .max_pending = 100,
+                           .agent_timeout_usec = 5 * SEC,
+                           .node_lost_timeout_usec = 5 * SEC };
         ctl_init(&st, &cfg, &actions, NULL);
 }
 
-static void teardown(void) {
-        ctl_free(&st);
-}
+static void teardown(void) { ctl_free(&st); }
 
 /* A job of group (or none) of mcpu milli-cores and that time limit, submitted at now. */
 static job *submit_in(const char *group, int64_t mcpu, int64_t limit, int64_t now) {
-        job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .name = strdup("j"),
-                          .req = { .mcpu = mcpu, .mem = MiB }, .time_limit_usec = limit,
+        job_spec spec = { .argv = calloc(2, sizeof(char *)),
+                          .cwd = strdup("/tmp"),
+                          .name = strdup("j"),
+                          .req = { .mcpu = mcpu, .mem = MiB },
+                          .time_limit_usec = limit,
                           .group = group ? strdup(group) : NULL };
         spec.argv[0] = strdup("/bin/true");
         uint64_t id = 0;
@@ -40,9 +47,7 @@ static job *submit_in(const char *group, int64_t mcpu, int64_t limit, int64_t no
         return ctl_find_job(&st, id);
 }
 
-static job *submit(int64_t mcpu, int64_t limit, int64_t now) {
-        return submit_in(NULL, mcpu, limit, now);
-}
+static job *submit(int64_t mcpu, int64_t limit, int64_t now) { return submit_in(NULL, mcpu, limit, now); }
 
 static void pass_at(int64_t now) {
         ctl_wait_tick(&st, now);
@@ -57,7 +62,8 @@ static void finish(ctl_node *n, job *j, int64_t now) {
 START_TEST(the_wide_job_starts_as_reserved) {
         ctl_node *n = NULL;
         ck_assert_int_eq(ctl_node_up(&st, "a", (res_t){ .mcpu = 2000, .mem = 1024 * MiB }, "v1", "/x", NULL, 0,
-                                     (void *)1, (ctl_time){ 0 }, &n, err), 0);
+                                     (void *)1, (ctl_time){ 0 }, &n, err),
+                         0);
         int64_t t0 = 1000 * (int64_t)SEC;
         job *first = submit(1000, 100 * SEC, t0);
         pass_at(t0);
@@ -71,7 +77,7 @@ START_TEST(the_wide_job_starts_as_reserved) {
         ck_assert_int_eq(wide->reserved_start_usec, t0 + 101 * SEC); /* first's start + its limit */
         job *shorter = submit(1000, 50 * SEC, t0 + 2 * SEC);
         pass_at(t0 + 2 * SEC);
-        ck_assert_int_eq(shorter->state, JOB_RUNNING); /* ends by t0 + 52 s, before the reserved start */
+        ck_assert_int_eq(shorter->state, JOB_RUNNING);      /* ends by t0 + 52 s, before the reserved start */
         ck_assert_int_eq(narrow->wait, JOB_WAIT_RESOURCES); /* no room left now */
         ck_assert_uint_eq(st.nrun, 2);
         finish(n, shorter, t0 + 30 * SEC); /* a CPU free again: still only beside nothing */
@@ -93,7 +99,8 @@ END_TEST
 START_TEST(a_job_without_a_limit_holds_the_node) {
         ctl_node *n = NULL;
         ck_assert_int_eq(ctl_node_up(&st, "a", (res_t){ .mcpu = 2000, .mem = 1024 * MiB }, "v1", "/x", NULL, 0,
-                                     (void *)1, (ctl_time){ 0 }, &n, err), 0);
+                                     (void *)1, (ctl_time){ 0 }, &n, err),
+                         0);
         int64_t t0 = 1000 * (int64_t)SEC;
         job *forever = submit(1000, 0, t0);
         pass_at(t0);
@@ -109,13 +116,15 @@ END_TEST
 /* With departments the reservation goes to the first job of the fair order, not of submission:
  * b runs nothing, so its wide job comes before a's, submitted earlier. */
 START_TEST(the_reservation_follows_the_fair_order) {
-        dept v[] = { { .path = "a", .weight = 1, .cap = 1, .leaf = true }, { .path = "b", .weight = 1, .cap = 1, .leaf = true } };
+        dept v[] = { { .path = "a", .weight = 1, .cap = 1, .leaf = true },
+                     { .path = "b", .weight = 1, .cap = 1, .leaf = true } };
         depts d = { .v = v, .n = 2 };
         st.cfg.depts = &d;
         ck_assert_int_eq(ctl_set_depts(&st, FAIR_DEFAULT), 0);
         ctl_node *n = NULL;
         ck_assert_int_eq(ctl_node_up(&st, "a", (res_t){ .mcpu = 2000, .mem = 1024 * MiB }, "v1", "/x", NULL, 0,
-                                     (void *)1, (ctl_time){ 0 }, &n, err), 0);
+                                     (void *)1, (ctl_time){ 0 }, &n, err),
+                         0);
         int64_t t0 = 1000 * (int64_t)SEC;
         job *running = submit_in("a", 1000, 100 * SEC, t0);
         pass_at(t0);

@@ -7,13 +7,11 @@
 #include <errno.h>
 #include <string.h>
 
-#define GiB ((int64_t)1 << 30)
+#define GiB          ((int64_t)1 << 30)
 #define MAX_MACHINES 300
-#define MAX_JOBS 60
+#define MAX_JOBS     60
 
-static int64_t draw(uint64_t *seed, int64_t n) {
-        return (int64_t)(sched_rng_next(seed) % (uint64_t)n);
-}
+static int64_t draw(uint64_t *seed, int64_t n) { return (int64_t)(sched_rng_next(seed) % (uint64_t)n); }
 
 /* Few distinct values, so ties between machines are common: the tie rule is what is tested. */
 static res_t random_free(uint64_t *seed, res_t cap) {
@@ -25,8 +23,9 @@ static res_t random_free(uint64_t *seed, res_t cap) {
 
 static sched_machine random_machine(uint64_t *seed, uint32_t index) {
         res_t cap = { .mcpu = 2000 << draw(seed, 3), .mem = (4 * GiB) << draw(seed, 3) };
-        return (sched_machine){ .index = index, .capacity = cap, .free = random_free(seed, cap),
-                                .up = draw(seed, 8) != 0 };
+        return (sched_machine){
+                .index = index, .capacity = cap, .free = random_free(seed, cap), .up = draw(seed, 8) != 0
+        };
 }
 
 /* Some GPU jobs, some GPU machines (a third with 4 or 8 GPUs, partly free): the index prunes on
@@ -44,7 +43,8 @@ static size_t random_jobs(uint64_t *seed, sched_job *j, uint64_t first_id) {
         size_t n = 1 + (size_t)draw(seed, MAX_JOBS);
         for (size_t i = 0; i < n; i++)
                 j[i] = (sched_job){ .id = first_id + i,
-                                    .req = { .mcpu = 500 * (1 + draw(seed, 8)), .mem = GiB * (1 + draw(seed, 16)),
+                                    .req = { .mcpu = 500 * (1 + draw(seed, 8)),
+                                             .mem = GiB * (1 + draw(seed, 16)),
                                              .gpus = with_gpus && draw(seed, 2) ? 1 << draw(seed, 3) : 0 } };
         return n;
 }
@@ -56,7 +56,8 @@ static void same_pass(sched_index *ix, sched_machine *ref, sched_heuristic h, sc
         long nw = sched_place(h, ref, ix->n, j, nj, order, want);
         long ng = sched_index_place(ix, h, j, nj, order, got);
         ck_assert_int_ge(nw, 0);
-        ck_assert_msg(ng == nw, "%s, %s: the index placed %ld, the scan %ld", sched_heuristic_name(h), sched_order_name(order), ng, nw);
+        ck_assert_msg(ng == nw, "%s, %s: the index placed %ld, the scan %ld", sched_heuristic_name(h),
+                      sched_order_name(order), ng, nw);
         for (long a = 0; a < nw; a++) {
                 ck_assert_uint_eq(got[a].job_id, want[a].job_id);
                 ck_assert_uint_eq(got[a].machine, want[a].machine);
@@ -76,9 +77,10 @@ static void churn(uint64_t *seed, sched_index *ix, sched_machine *ref) {
                 if (draw(seed, 6) == 0)
                         ref[m].up = !ref[m].up;
                 else
-                        ref[m].free = (res_t){ .mcpu = random_free(seed, ref[m].capacity).mcpu,
-                                               .mem = random_free(seed, ref[m].capacity).mem,
-                                               .gpus = ref[m].capacity.gpus ? draw(seed, ref[m].capacity.gpus + 1) : 0 };
+                        ref[m].free =
+                                (res_t){ .mcpu = random_free(seed, ref[m].capacity).mcpu,
+                                         .mem = random_free(seed, ref[m].capacity).mem,
+                                         .gpus = ref[m].capacity.gpus ? draw(seed, ref[m].capacity.gpus + 1) : 0 };
                 ix->machines[m] = ref[m];
                 sched_index_update(ix, m);
         }
@@ -131,7 +133,8 @@ START_TEST(single_choices_match_on_a_large_cluster) {
                         sched_machine copy[MAX_MACHINES];
                         memcpy(copy, ref, sizeof(copy));
                         long placed = sched_place((sched_heuristic)h, copy, MAX_MACHINES, &one, 1, SCHED_BACKFILL, &a);
-                        ck_assert_int_eq(sched_index_choose(&ix, (sched_heuristic)h, one.req), placed ? (long)a.machine : -1);
+                        ck_assert_int_eq(sched_index_choose(&ix, (sched_heuristic)h, one.req),
+                                         placed ? (long)a.machine : -1);
                 }
                 churn(&seed, &ix, ref);
         }

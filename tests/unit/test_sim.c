@@ -62,8 +62,13 @@ static int refuse_all(void *data, const sim_job_record *r) {
 
 static sim_config config(array_source *src) {
         *src = (array_source){ .jobs = stream, .n = 4 };
-        return (sim_config){ .machines = one_machine, .nmachines = 1, .next_job = array_next, .source = src,
-                             .policy = SCHED_FIRST_FIT, .order = SCHED_STRICT_FIFO, .dept_names = dept_names,
+        return (sim_config){ .machines = one_machine,
+                             .nmachines = 1,
+                             .next_job = array_next,
+                             .source = src,
+                             .policy = SCHED_FIRST_FIT,
+                             .order = SCHED_STRICT_FIFO,
+                             .dept_names = dept_names,
                              .ndepts = 3 };
 }
 
@@ -124,19 +129,25 @@ END_TEST
  * maps 3 s and 5 s run 0-3 and 0-5; the 4 s map 3-7; family 2's map waits behind it (FIFO)
  * and runs 5-6, its reduce 6-7; family 1's reduces are let go at 7 and run 7-9 and 7-13.
  * Flow times 13 and 6; ideal ones (longest map + longest reduce) 5 + 6 = 11 and 1 + 1 = 2. */
-#define TASK(fam, at, secs, nmaps, ntasks, red)                                                                 \
-        { .arrival = at, .runtime = secs, .req = { .mcpu = 1000, .mem = GIB }, .family = fam,                  \
-          .family_maps = nmaps, .family_tasks = ntasks, .reduce = red }
+#define TASK(fam, at, secs, nmaps, ntasks, red)                                                                        \
+        {                                                                                                              \
+                .arrival = at, .runtime = secs, .req = { .mcpu = 1000, .mem = GIB }, .family = fam,                    \
+                .family_maps = nmaps, .family_tasks = ntasks, .reduce = red                                            \
+        }
 static const sim_job mapreduce_stream[] = {
-        TASK(1, 0, 3, 3, 5, false), TASK(1, 0, 5, 3, 5, false), TASK(1, 0, 4, 3, 5, false),
-        TASK(1, 0, 2, 3, 5, true),  TASK(1, 0, 6, 3, 5, true),  TASK(2, 1, 1, 1, 2, false),
-        TASK(2, 1, 1, 1, 2, true),
+        TASK(1, 0, 3, 3, 5, false), TASK(1, 0, 5, 3, 5, false), TASK(1, 0, 4, 3, 5, false), TASK(1, 0, 2, 3, 5, true),
+        TASK(1, 0, 6, 3, 5, true),  TASK(2, 1, 1, 1, 2, false), TASK(2, 1, 1, 1, 2, true),
 };
 
 START_TEST(no_reduce_starts_before_its_familys_last_map_ends) {
         array_source src = { .jobs = mapreduce_stream, .n = 7 };
-        sim_config cfg = { .machines = one_machine, .nmachines = 1, .next_job = array_next, .source = &src,
-                           .policy = SCHED_FIRST_FIT, .order = SCHED_STRICT_FIFO, .each_job = remember };
+        sim_config cfg = { .machines = one_machine,
+                           .nmachines = 1,
+                           .next_job = array_next,
+                           .source = &src,
+                           .policy = SCHED_FIRST_FIT,
+                           .order = SCHED_STRICT_FIFO,
+                           .each_job = remember };
         sim_result r;
         char err[256];
         nseen = 0;

@@ -19,7 +19,7 @@ typedef struct recorder {
         int fail_persist_at;    /* fail the persist() call that would be this many-th (from 1) */
         int persisted_with_env; /* persist() calls of a job holding its environment */
         int events;
-        char event_log[2048]; /* "what:job:node " for each event, in order */
+        char event_log[2048];          /* "what:job:node " for each event, in order */
         int persisted_after_job_event; /* persist() calls that came right after a job's event */
         bool job_event_unpersisted;
 } recorder;
@@ -74,23 +74,25 @@ static recorder rec;
 static char err[PROTO_ERRLEN];
 
 /* The same instant on both clocks. */
-static ctl_time at(int64_t usec) {
-        return (ctl_time){ .real_usec = usec, .mono_usec = usec };
-}
+static ctl_time at(int64_t usec) { return (ctl_time){ .real_usec = usec, .mono_usec = usec }; }
 
 static void setup(void) {
         memset(&rec, 0, sizeof(rec));
-        ctl_config cfg = { .policy = SCHED_FIRST_FIT, .order = SCHED_STRICT_FIFO, .max_pending = 100, .kill_grace_ms = 100,
-                            .agent_timeout_usec = 5000000, .node_lost_timeout_usec = 5000000 };
+        ctl_config cfg = { .policy = SCHED_FIRST_FIT,
+                           .order = SCHED_STRICT_FIFO,
+                           .max_pending = 100,
+                           .kill_grace_ms = 100,
+                           .agent_timeout_usec = 5000000,
+                           .node_lost_timeout_usec = 5000000 };
         ctl_init(&st, &cfg, &actions, &rec);
 }
 
-static void teardown(void) {
-        ctl_free(&st);
-}
+static void teardown(void) { ctl_free(&st); }
 
 static uint64_t submit_as(uid_t uid, int64_t mcpu, int64_t mem) {
-        job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .name = strdup("j"),
+        job_spec spec = { .argv = calloc(2, sizeof(char *)),
+                          .cwd = strdup("/tmp"),
+                          .name = strdup("j"),
                           .req = { .mcpu = mcpu, .mem = mem } };
         spec.argv[0] = strdup("/bin/true");
         uint64_t id = 0;
@@ -101,14 +103,18 @@ static uint64_t submit_as(uid_t uid, int64_t mcpu, int64_t mem) {
 
 static ctl_node *node(const char *name, int64_t mcpu, int64_t mem, const uint64_t *running, size_t n) {
         ctl_node *out = NULL;
-        ck_assert_int_eq(ctl_node_up(&st, name, (res_t){ .mcpu = mcpu, .mem = mem }, "v1", "/x", running, n,
-                                     (void *)1, at(1000), &out, err), 0);
+        ck_assert_int_eq(ctl_node_up(&st, name, (res_t){ .mcpu = mcpu, .mem = mem }, "v1", "/x", running, n, (void *)1,
+                                     at(1000), &out, err),
+                         0);
         return out;
 }
 
 static uint64_t submit_requeue(int64_t mcpu) {
-        job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .name = strdup("rq"),
-                          .req = { .mcpu = mcpu, .mem = MiB }, .requeue = true };
+        job_spec spec = { .argv = calloc(2, sizeof(char *)),
+                          .cwd = strdup("/tmp"),
+                          .name = strdup("rq"),
+                          .req = { .mcpu = mcpu, .mem = MiB },
+                          .requeue = true };
         spec.argv[0] = strdup("/bin/true");
         uint64_t id = 0;
         ck_assert_int_eq(ctl_submit(&st, 0, 0, "u", &spec, 1000, &id, err), 0);
@@ -164,8 +170,11 @@ END_TEST
 /* Submit an array of count jobs of spec with environment HOME=/home/u. Returns its first id, 0
  * when refused. */
 static uint64_t submit_array(size_t count, int64_t mcpu) {
-        job_spec spec = { .argv = calloc(3, sizeof(char *)), .env = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"),
-                          .name = strdup("arr"), .req = { .mcpu = mcpu, .mem = MiB } };
+        job_spec spec = { .argv = calloc(3, sizeof(char *)),
+                          .env = calloc(2, sizeof(char *)),
+                          .cwd = strdup("/tmp"),
+                          .name = strdup("arr"),
+                          .req = { .mcpu = mcpu, .mem = MiB } };
         spec.argv[0] = strdup("/bin/echo");
         spec.argv[1] = strdup("x");
         spec.env[0] = strdup("HOME=/home/u");
@@ -297,7 +306,9 @@ START_TEST(reconnect_keeps_listed_jobs_and_loses_the_rest_after_the_window) {
         ck_assert_int_eq(ctl_find_job(&st, j2)->state, JOB_RUNNING);
         ck_assert_int_eq(a->used.mcpu, 1000);
         ctl_node *dup = NULL;
-        ck_assert_int_eq(ctl_node_up(&st, "a", (res_t){ .mcpu = 1, .mem = 1 }, "v1", "/", NULL, 0, NULL, at(1), &dup, err), -EEXIST);
+        ck_assert_int_eq(
+                ctl_node_up(&st, "a", (res_t){ .mcpu = 1, .mem = 1 }, "v1", "/", NULL, 0, NULL, at(1), &dup, err),
+                -EEXIST);
 }
 END_TEST
 
@@ -344,7 +355,9 @@ END_TEST
 
 START_TEST(restored_running_jobs_wait_for_their_node) {
         job *j = calloc(1, sizeof(*j));
-        *j = (job){ .id = 41, .state = JOB_RUNNING, .node = strdup("gone"), .spec = { .req = { .mcpu = 500, .mem = MiB } } };
+        *j = (job){
+                .id = 41, .state = JOB_RUNNING, .node = strdup("gone"), .spec = { .req = { .mcpu = 500, .mem = MiB } }
+        };
         ck_assert_int_eq(ctl_restore(&st, j, at(1000)), 0);
         ck_assert_uint_eq(st.next_id, 42);
         ctl_node *gone = ctl_find_node(&st, "gone");
@@ -401,8 +414,12 @@ static int64_t ticked; /* the second of the last tick_to */
 /* Two timeouts apart: not-responding after 5 s of silence, lost after 60 s. */
 static void slow_is_not_dead_setup(void) {
         ctl_free(&st);
-        ctl_config cfg = { .policy = SCHED_FIRST_FIT, .order = SCHED_STRICT_FIFO, .max_pending = 100, .kill_grace_ms = 100,
-                           .agent_timeout_usec = 5000000, .node_lost_timeout_usec = 60000000 };
+        ctl_config cfg = { .policy = SCHED_FIRST_FIT,
+                           .order = SCHED_STRICT_FIFO,
+                           .max_pending = 100,
+                           .kill_grace_ms = 100,
+                           .agent_timeout_usec = 5000000,
+                           .node_lost_timeout_usec = 60000000 };
         ctl_init(&st, &cfg, &actions, &rec);
         ticked = 0;
 }
@@ -529,19 +546,22 @@ static void check_view(uint64_t *seed) {
         ck_assert_uint_eq(st.view.n, st.nnodes);
         for (size_t i = 0; i < st.nnodes; i++) {
                 ctl_node *n = st.nodes[i];
-                fresh[i] = (sched_machine){ .index = (uint32_t)i, .capacity = n->capacity,
+                fresh[i] = (sched_machine){ .index = (uint32_t)i,
+                                            .capacity = n->capacity,
                                             .free = res_sub(res_sub(n->capacity, n->used), n->stray_held),
                                             .up = n->up && !n->silent };
                 ck_assert(res_equal(st.view.machines[i].free, fresh[i].free));
                 ck_assert_int_eq(st.view.machines[i].up, fresh[i].up);
         }
         for (int h = 0; h < SCHED_MAX_JOBS; h++) {
-                sched_job one = { .id = 1, .req = { .mcpu = 250 * (int64_t)(1 + sched_rng_next(seed) % 8), .mem = MiB } };
+                sched_job one = { .id = 1,
+                                  .req = { .mcpu = 250 * (int64_t)(1 + sched_rng_next(seed) % 8), .mem = MiB } };
                 sched_machine copy[8];
                 sched_assignment a;
                 memcpy(copy, fresh, sizeof(fresh));
                 long placed = sched_place((sched_heuristic)h, copy, st.nnodes, &one, 1, SCHED_BACKFILL, &a);
-                ck_assert_int_eq(sched_index_choose(&st.view, (sched_heuristic)h, one.req), placed ? (long)a.machine : -1);
+                ck_assert_int_eq(sched_index_choose(&st.view, (sched_heuristic)h, one.req),
+                                 placed ? (long)a.machine : -1);
         }
 }
 
@@ -556,13 +576,9 @@ static job *nth_in(job_state state, uint64_t n) {
         return NULL;
 }
 
-static void no_launch(void *u, ctl_node *n, const job *j) {
-        (void)u, (void)n, (void)j;
-}
+static void no_launch(void *u, ctl_node *n, const job *j) { (void)u, (void)n, (void)j; }
 
-static void no_end(void *u, const job *j) {
-        (void)u, (void)j;
-}
+static void no_end(void *u, const job *j) { (void)u, (void)j; }
 
 START_TEST(the_view_follows_the_nodes_through_any_sequence) {
         static const ctl_actions quiet = { rec_persist, no_launch, rec_cancel, no_end, rec_drop, NULL, NULL };
@@ -577,8 +593,10 @@ START_TEST(the_view_follows_the_nodes_through_any_sequence) {
                 if (st.nnodes < 8 || (what == 0 && n && !n->up)) {
                         ctl_node *out;
                         const char *name = st.nnodes < 8 ? names[st.nnodes] : n->name;
-                        ck_assert_int_eq(ctl_node_up(&st, name, (res_t){ .mcpu = 1000 * (int64_t)(1 + r % 4), .mem = 1024 * MiB },
-                                                     "v2", "/x", NULL, 0, (void *)1, at(step), &out, err), 0);
+                        ck_assert_int_eq(ctl_node_up(&st, name,
+                                                     (res_t){ .mcpu = 1000 * (int64_t)(1 + r % 4), .mem = 1024 * MiB },
+                                                     "v2", "/x", NULL, 0, (void *)1, at(step), &out, err),
+                                         0);
                 } else if (what == 0 && n) {
                         ctl_node_disconnected(&st, n);
                 } else if (what == 1 && n && n->up) {
@@ -587,7 +605,9 @@ START_TEST(the_view_follows_the_nodes_through_any_sequence) {
                         submit_as(0, 250 * (int64_t)(1 + (r >> 16) % 8), MiB);
                 } else if (what <= 6 && (j = nth_in(JOB_RUNNING, r >> 20))) {
                         job_result res = { 0 };
-                        ck_assert_int_eq(ctl_job_finished(&st, ctl_find_node(&st, j->node), j->id, JOB_COMPLETED, &res, step), 0);
+                        ck_assert_int_eq(
+                                ctl_job_finished(&st, ctl_find_node(&st, j->node), j->id, JOB_COMPLETED, &res, step),
+                                0);
                 } else if (what == 7 && (j = nth_in(JOB_PENDING, r >> 20))) {
                         ck_assert_int_eq(ctl_cancel(&st, j->id, 0, step, err), 0);
                 } else {
@@ -671,8 +691,10 @@ START_TEST(a_settled_pass_places_what_a_full_pass_would) {
                         char name[8];
                         ctl_node *out;
                         snprintf(name, sizeof(name), "n%d", m);
-                        ck_assert_int_eq(ctl_node_up(both[k], name, (res_t){ .mcpu = 1000 * (m + 1), .mem = 512 * MiB * (4 - m) },
-                                                     "v2", "/x", NULL, 0, (void *)1, at(1), &out, err), 0);
+                        ck_assert_int_eq(ctl_node_up(both[k], name,
+                                                     (res_t){ .mcpu = 1000 * (m + 1), .mem = 512 * MiB * (4 - m) },
+                                                     "v2", "/x", NULL, 0, (void *)1, at(1), &out, err),
+                                         0);
                 }
         for (int step = 0; step < 3000; step++) {
                 uint64_t r = sched_rng_next(&seed), what = r % 10;
@@ -681,7 +703,9 @@ START_TEST(a_settled_pass_places_what_a_full_pass_would) {
                         uint64_t id[2] = { 0, 0 };
                         int ok[2];
                         for (int k = 0; k < 2; k++) { /* ctl_submit takes the spec, or refuses one no node holds */
-                                job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .name = strdup("j"),
+                                job_spec spec = { .argv = calloc(2, sizeof(char *)),
+                                                  .cwd = strdup("/tmp"),
+                                                  .name = strdup("j"),
                                                   .req = { .mcpu = 250 * (int64_t)(1 + (r >> 8) % 12),
                                                            .mem = 64 * MiB * (int64_t)(1 + (r >> 16) % 24) } };
                                 spec.argv[0] = strdup("/bin/true");
@@ -695,8 +719,9 @@ START_TEST(a_settled_pass_places_what_a_full_pass_would) {
                         for (int k = 0; k < 2; k++) {
                                 job_result res = { 0 };
                                 job *same = ctl_find_job(both[k], id);
-                                ck_assert_int_eq(ctl_job_finished(both[k], ctl_find_node(both[k], same->node), id, JOB_COMPLETED,
-                                                                  &res, step), 0);
+                                ck_assert_int_eq(ctl_job_finished(both[k], ctl_find_node(both[k], same->node), id,
+                                                                  JOB_COMPLETED, &res, step),
+                                                 0);
                         }
                 } else if (what == 7 && (j = nth_in(JOB_PENDING, r >> 20))) {
                         uint64_t id = j->id;
@@ -716,7 +741,9 @@ END_TEST
 
 /* A job of group as user (uid); its id, or 0 with err set. */
 static uint64_t submit_group(uid_t uid, const char *user, const char *group) {
-        job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .group = strdup(group),
+        job_spec spec = { .argv = calloc(2, sizeof(char *)),
+                          .cwd = strdup("/tmp"),
+                          .group = strdup(group),
                           .req = { .mcpu = 1000, .mem = 16 * MiB } };
         spec.argv[0] = strdup("/bin/true");
         uint64_t id = 0;
@@ -726,9 +753,7 @@ static uint64_t submit_group(uid_t uid, const char *user, const char *group) {
 }
 
 /* The group of the job launched k-th. */
-static const char *launched_group(int k) {
-        return ctl_find_job(&st, rec.launch_ids[k])->spec.group;
-}
+static const char *launched_group(int k) { return ctl_find_job(&st, rec.launch_ids[k])->spec.group; }
 
 START_TEST(departments_take_turns_by_their_entitlement) {
         char *alice[] = { "alice", NULL };
@@ -967,8 +992,11 @@ END_TEST
 
 /* One job of uid in group (NULL: none); its id, or 0 with err set. */
 static uint64_t submit_in(uid_t uid, const char *group) {
-        job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .name = strdup("g"),
-                          .group = group ? strdup(group) : NULL, .req = { .mcpu = 1000, .mem = MiB } };
+        job_spec spec = { .argv = calloc(2, sizeof(char *)),
+                          .cwd = strdup("/tmp"),
+                          .name = strdup("g"),
+                          .group = group ? strdup(group) : NULL,
+                          .req = { .mcpu = 1000, .mem = MiB } };
         spec.argv[0] = strdup("/bin/true");
         uint64_t id = 0;
         int r = ctl_submit(&st, uid, uid, "someone", &spec, 1000, &id, err);
@@ -1004,7 +1032,9 @@ START_TEST(per_user_and_per_department_caps_hold_one_user_and_not_the_others) {
 END_TEST
 
 START_TEST(an_array_made_in_slices_is_numbered_and_stored_slice_by_slice) {
-        job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .name = strdup("s"),
+        job_spec spec = { .argv = calloc(2, sizeof(char *)),
+                          .cwd = strdup("/tmp"),
+                          .name = strdup("s"),
                           .req = { .mcpu = 100, .mem = MiB } };
         spec.argv[0] = strdup("/bin/true");
         ctl_array a;
@@ -1032,7 +1062,9 @@ END_TEST
  * array, whose ids and room below the caps were taken when it began; the array's later jobs
  * still go in their ids' place. */
 START_TEST(a_submission_between_an_arrays_slices_is_made_at_once_after_its_ids) {
-        job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .name = strdup("s"),
+        job_spec spec = { .argv = calloc(2, sizeof(char *)),
+                          .cwd = strdup("/tmp"),
+                          .name = strdup("s"),
                           .req = { .mcpu = 100, .mem = MiB } };
         spec.argv[0] = strdup("/bin/true");
         st.cfg.max_pending = 12;
@@ -1057,7 +1089,9 @@ START_TEST(a_submission_between_an_arrays_slices_is_made_at_once_after_its_ids) 
         /* a failed slice gives back the room of the jobs never made */
         ctl_array_free(&a);
         st.cfg.max_pending = 100;
-        spec = (job_spec){ .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .name = strdup("s"),
+        spec = (job_spec){ .argv = calloc(2, sizeof(char *)),
+                           .cwd = strdup("/tmp"),
+                           .name = strdup("s"),
                            .req = { .mcpu = 100, .mem = MiB } };
         spec.argv[0] = strdup("/bin/true");
         ck_assert_int_eq(ctl_array_begin(&st, 1000, 1000, "u", &spec, 50, 1000, &a, err), 0);
@@ -1075,8 +1109,8 @@ END_TEST
 START_TEST(a_bulk_cancel_ends_what_it_names_and_counts_the_rest) {
         ctl_node *n = node("a", 1000, 1024 * MiB, NULL, 0);
         uint64_t runner = submit_as(1000, 1000, MiB); /* runs */
-        uint64_t arr = submit_array(6, 100);            /* uid 1000, pending */
-        uint64_t other = submit_as(2000, 100, MiB);     /* another user's */
+        uint64_t arr = submit_array(6, 100);          /* uid 1000, pending */
+        uint64_t other = submit_as(2000, 100, MiB);   /* another user's */
         ck_assert_int_eq(ctl_schedule(&st), 1);
         ctl_cancel_counts counts = { 0 };
         uint64_t cursor = 1;
@@ -1153,7 +1187,11 @@ static void check_indexes(void) {
 /* The indexes bulk cancels walk follow submit, restore, place, end, cancel and requeue. */
 START_TEST(the_indexes_follow_every_transition) {
         job *r = calloc(1, sizeof(*r)), *p = calloc(1, sizeof(*p)), *t = calloc(1, sizeof(*t));
-        *r = (job){ .id = 5, .uid = 3000, .state = JOB_RUNNING, .node = strdup("a"), .spec = { .req = { .mcpu = 500, .mem = MiB } } };
+        *r = (job){ .id = 5,
+                    .uid = 3000,
+                    .state = JOB_RUNNING,
+                    .node = strdup("a"),
+                    .spec = { .req = { .mcpu = 500, .mem = MiB } } };
         *p = (job){ .id = 6, .uid = 3000, .state = JOB_PENDING, .spec = { .req = { .mcpu = 500, .mem = MiB } } };
         *t = (job){ .id = 7, .uid = 3000, .state = JOB_COMPLETED };
         ck_assert_int_eq(ctl_restore(&st, r, at(1000)), 0);
@@ -1300,10 +1338,14 @@ END_TEST
  * those; one that no up, undrained node may take holds nothing behind it in strict FIFO; a
  * drained node takes nothing until resumed. */
 static uint64_t submit_sel(const char *constraint, const char *nodelist, const char *exclude, bool exclusive) {
-        job_spec spec = { .argv = calloc(2, sizeof(char *)), .cwd = strdup("/tmp"), .name = strdup("sel"),
-                          .req = { .mcpu = 100, .mem = MiB }, .exclusive = exclusive,
+        job_spec spec = { .argv = calloc(2, sizeof(char *)),
+                          .cwd = strdup("/tmp"),
+                          .name = strdup("sel"),
+                          .req = { .mcpu = 100, .mem = MiB },
+                          .exclusive = exclusive,
                           .constraint = constraint ? strdup(constraint) : NULL,
-                          .nodelist = nodelist ? strdup(nodelist) : NULL, .exclude = exclude ? strdup(exclude) : NULL };
+                          .nodelist = nodelist ? strdup(nodelist) : NULL,
+                          .exclude = exclude ? strdup(exclude) : NULL };
         spec.argv[0] = strdup("/bin/true");
         uint64_t id = 0;
         int r = ctl_submit(&st, 0, 0, "u", &spec, 1000, &id, err);

@@ -45,8 +45,9 @@ START_TEST(waits_count_started_jobs_only) {
         jobs_v[0] = (job){ .id = 1, .state = JOB_RUNNING, .submit_usec = 1000000, .start_usec = 1300000 };
         jobs_v[1] = (job){ .id = 2, .state = JOB_PENDING, .submit_usec = 1000000 };
         /* an agent's clock behind the controller's: a wait of 0, not a negative one */
-        jobs_v[2] = (job){ .id = 3, .state = JOB_COMPLETED, .submit_usec = 5000000, .start_usec = 4000000,
-                           .end_usec = 6000000 };
+        jobs_v[2] = (job){
+                .id = 3, .state = JOB_COMPLETED, .submit_usec = 5000000, .start_usec = 4000000, .end_usec = 6000000
+        };
         stats_hist h;
         stats_waits(&st, &h);
         ck_assert_uint_eq(h.count, 2);
@@ -58,10 +59,14 @@ END_TEST
 
 START_TEST(totals_count_capacity_of_up_nodes_and_all_charges) {
         ctl_state st = state_of(0);
-        nodes_v[0] = (ctl_node){ .up = true, .capacity = { .mcpu = 4000, .mem = 1 << 30 }, .used = { .mcpu = 1500, .mem = 1 << 20 },
+        nodes_v[0] = (ctl_node){ .up = true,
+                                 .capacity = { .mcpu = 4000, .mem = 1 << 30 },
+                                 .used = { .mcpu = 1500, .mem = 1 << 20 },
                                  .running = 2 };
         /* down, its agent gone a moment ago: its job still runs and is charged, its capacity is not offered */
-        nodes_v[1] = (ctl_node){ .up = false, .capacity = { .mcpu = 8000, .mem = 1 << 30 }, .used = { .mcpu = 1000, .mem = 1 << 20 },
+        nodes_v[1] = (ctl_node){ .up = false,
+                                 .capacity = { .mcpu = 8000, .mem = 1 << 30 },
+                                 .used = { .mcpu = 1000, .mem = 1 << 20 },
                                  .running = 1 };
         st.npending = 5;
         stats_sample s = stats_now(&st, 42);

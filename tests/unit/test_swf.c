@@ -75,8 +75,9 @@ START_TEST(departments_by_group_or_user) {
         ck_assert_int_eq(load_by(two_users, SIM_DEPT_NONE, &t, err, sizeof(err)), 0);
         ck_assert_uint_eq(t.depts.n, 0);
         swf_free(&t);
-        ck_assert_int_eq(load_by("1 0 -1 10 2 -1 -1 2 10 -1 1 3 7.5 1 1 -1 -1 -1\n", SIM_DEPT_GROUP, &t, err, sizeof(err)),
-                         -EINVAL);
+        ck_assert_int_eq(
+                load_by("1 0 -1 10 2 -1 -1 2 10 -1 1 3 7.5 1 1 -1 -1 -1\n", SIM_DEPT_GROUP, &t, err, sizeof(err)),
+                -EINVAL);
         ck_assert_msg(strstr(err, ":1: the group ID is not -1 or a whole number"), "%s", err);
         ck_assert_uint_eq(t.depts.n, 0);
 }
