@@ -31,9 +31,10 @@ packages=(build-essential cmake pkg-config libsystemd-dev libcjson-dev libglpk-d
 # clang with its runtimes (libFuzzer, ASan, UBSan) for tests/fuzz, a headless browser and curl
 # for the status page and /metrics (tests/web/status_page.sh, tests/integration/http.sh), and the
 # openssl command that makes tests/integration/tls.sh's certificates, and strace, which watches
-# the agent's loop for fsyncs (tests/integration/agent_fsync.sh).
+# the agent's loop for fsyncs (tests/integration/agent_fsync.sh), and clang-format 14, which
+# checks that the tree is laid out as .clang-format says (tests/style/format.sh).
 test_packages=(qemu-system-x86 linux-image-amd64 busybox-static cpio attr clang libclang-rt-14-dev
-               chromium curl openssl strace)
+               chromium curl openssl strace clang-format)
 
 install_missing() { # install_missing PACKAGE...
         local missing=() p
@@ -73,7 +74,7 @@ test)
         # || true: under set -e a failed kill (the guests' session already gone) would end the trap.
         trap 'kill -- -"$vm_pid" 2>/dev/null || true; rm -f "$vm_log"' EXIT
         rc=0
-        (cd "$build" && ctest --output-on-failure -L 'unit|integration|cli|web|chaos') || rc=1
+        (cd "$build" && ctest --output-on-failure -L 'unit|integration|cli|web|chaos|style') || rc=1
         build_tree "$top/build-asan" -DCOLONY_SANITIZE=ON
         (cd "$top/build-asan" && ctest --output-on-failure -L unit) || rc=1
         build_tree "$top/build-fuzz" -DCOLONY_FUZZ=ON -DCMAKE_C_COMPILER=clang
