@@ -22,7 +22,7 @@
 
 /* Whether a job of a's table (none when a is NULL) lives in cgroup name. */
 static bool cgroup_held(const agent *a, const char *name) {
-        for (agent_job *j = a ? a->jobs : NULL; j; j = j->next)
+        for (agent_job *j = a ? jobtab_first(&a->jobs) : NULL; j; j = j->next)
                 if (strcmp(j->cgroup, name) == 0)
                         return true;
         return false;
@@ -145,7 +145,8 @@ static void adopt_record(agent *a, uint64_t id) {
                 (void)jobdir_remove(a->cfg.state_dir, id); /* its cgroup, if any, goes as a stray */
                 return;
         }
-        if (!(j = calloc(1, sizeof(*j)))) {
+        if (!(j = calloc(1, sizeof(*j))) || jobtab_reserve(&a->jobs) < 0) {
+                free(j);
                 log_error("job=%" PRIu64 ": out of memory re-adopting it", id);
                 return;
         }
@@ -161,7 +162,7 @@ static void adopt_record(agent *a, uint64_t id) {
                           .time_limit_usec = rec.time_limit_usec,
                           .timed_out = rec.timed_out };
         snprintf(j->cgroup, sizeof(j->cgroup), "%s", rec.cgroup);
-        agent_job_insert(a, j);
+        (void)jobtab_insert(&a->jobs, j); /* cannot fail: room reserved, and a record per id */
         jobcores_adopt(j);
         jobgpus_adopt(j, rec.gpu_ids);
         adopt_watch(j);
@@ -180,7 +181,7 @@ int agent_adopt(agent *a) {
 void adopt_poll(agent *a) {
         agent_job *next;
 
-        for (agent_job *j = a->jobs; j; j = next) {
+        for (agent_job *j = jobtab_first(&a->jobs); j; j = next) {
                 next = j->next;
                 if (j->adopted && !j->watch && !shepherd_alive(j->shepherd, j->shepherd_start))
                         agent_job_reap(j);

@@ -5,6 +5,7 @@
 #include "cores.h"
 #include "ctlink.h"
 #include "jobfile.h"
+#include "jobtab.h"
 #include "launch.h"
 #include "log.h"
 #include <inttypes.h>
@@ -18,8 +19,8 @@
 #define USAGE_PERIOD_USEC      (2 * 1000000) /* how often running jobs' usage is reported */
 
 typedef struct agent_job {
+        uint64_t id; /* first: the key of the job table (jobtab.h) */
         agent *agent;
-        uint64_t id;
         uint32_t attempt;                /* the launch's, echoed in every report so that the controller can
                                           * tell a report of an earlier run of a requeued job */
         char cgroup[JOBFILE_CGROUP_MAX]; /* cg_job_name: "job-<id>", "dept-a/job-<id>" */
@@ -62,8 +63,7 @@ struct agent {
         agent_config cfg;
         cg_backend *cg;
         ctlink *link;
-        agent_job *jobs; /* the job table */
-        size_t njobs;
+        jobtab jobs; /* the job table */
         sd_event_source *usage_timer;
         agent_job *queue, **queue_tail; /* jobs waiting for their turn to start, oldest first */
         sd_event_source *launcher;      /* starts the queue's first job, a job per turn */
@@ -101,11 +101,7 @@ void jobgpus_release(agent_job *j);
 #define JOB_FMT     "job=%" PRIu64 " cgroup=%s/%s"
 #define JOB_ARGS(j) (j)->id, cg_subtree_path((j)->agent->cg), (j)->cgroup
 
-/* Jobs' table: agent.c. */
-/* The job of that id in the table, or NULL. */
-agent_job *agent_job_find(agent *a, uint64_t id);
-/* Add j to the table, which owns it from then on. */
-void agent_job_insert(agent *a, agent_job *j);
+/* Jobs' table: jobtab.h; agent.c frees its jobs. */
 /* Unlink (if in the table) and free a job with its event sources. */
 void agent_job_free(agent_job *j);
 /* Write the job's record to the state directory. Returns 0 or -errno (logged). */

@@ -31,35 +31,10 @@
 #define CANCEL_DEFAULT_GRACE_MS 10000
 #define CANCEL_MAX_GRACE_MS     (24 * 3600 * 1000)
 
-agent_job *agent_job_find(agent *a, uint64_t id) {
-        for (agent_job *j = a->jobs; j; j = j->next)
-                if (j->id == id)
-                        return j;
-        return NULL;
-}
-
-void agent_job_insert(agent *a, agent_job *j) {
-        j->next = a->jobs;
-        if (a->jobs)
-                a->jobs->prev = j;
-        a->jobs = j;
-        a->njobs++;
-        j->in_table = true;
-}
-
 /* Unlink (if in the table) and free a job with its event sources. */
 void agent_job_free(agent_job *j) {
-        agent *a = j->agent;
-
-        if (j->in_table) {
-                if (j->prev)
-                        j->prev->next = j->next;
-                else
-                        a->jobs = j->next;
-                if (j->next)
-                        j->next->prev = j->prev;
-                a->njobs--;
-        }
+        if (j->in_table)
+                jobtab_remove(&j->agent->jobs, j);
         jobstart_unqueue(j);
         jobcores_release(j);
         jobgpus_release(j);
@@ -164,7 +139,7 @@ static void handle_launch(agent *a, const cJSON *msg) {
         }
         m.id = (uint64_t)id;
         m.attempt = (uint32_t)attempt;
-        agent_job *old = agent_job_find(a, m.id);
+        agent_job *old = jobtab_find(&a->jobs, m.id);
         if (old && old->attempt == m.attempt) {
                 log_warning("job=%" PRIu64 ": launch ignored, the job is already running", m.id);
                 return;
@@ -224,7 +199,7 @@ static void handle_cancel(agent *a, const cJSON *msg) {
                 log_warning("controller=%s: cancel ignored: %s", a->cfg.controller, err);
                 return;
         }
-        j = agent_job_find(a, (uint64_t)id);
+        j = jobtab_find(&a->jobs, (uint64_t)id);
         if (!j) {
                 log_warning("job=%" PRId64 ": cancel ignored, no such job here", id);
                 return;
@@ -305,7 +280,7 @@ static cJSON *build_hello(void *userdata) {
                   (!a->cfg.gpus.n || cJSON_AddNumberToObject(m, "gpus", (double)a->cfg.gpus.n)) &&
                   (!a->cfg.gpu_type || cJSON_AddStringToObject(m, "gpu_type", a->cfg.gpu_type));
 
-        for (agent_job *j = a->jobs; ok && j; j = j->next) {
+        for (agent_job *j = jobtab_first(&a->jobs); ok && j; j = j->next) {
                 cJSON *n = cJSON_CreateNumber((double)j->id);
                 ok = n && cJSON_AddItemToArray(running, n);
         }
@@ -324,7 +299,7 @@ static void on_ready(void *userdata) {
                 log_errno(LOG_WARNING, r, "dir=%s: cannot list the state directory", a->cfg.state_dir);
         report_started_again(a);
 
-        sd_notifyf(0, "STATUS=connected to controller %s, %zu jobs running", a->cfg.controller, a->njobs);
+        sd_notifyf(0, "STATUS=connected to controller %s, %zu jobs running", a->cfg.controller, jobtab_count(&a->jobs));
 }
 
 static void on_fatal(const char *reason, void *userdata) {
@@ -403,20 +378,20 @@ size_t agent_stop(agent *a) {
 
         a->stopping = true;
         if (a->cfg.stop_jobs_on_exit)
-                while (a->jobs)
-                        stop_job(a->jobs);
-        else if (a->jobs)
+                while (jobtab_first(&a->jobs))
+                        stop_job(jobtab_first(&a->jobs));
+        else if (jobtab_count(&a->jobs))
                 log_info("host=%s dir=%s: leaving %zu jobs running for the next agent to re-adopt", a->cfg.name,
-                         a->cfg.state_dir, a->njobs);
+                         a->cfg.state_dir, jobtab_count(&a->jobs));
         jobsync_drain(a->sync); /* the cgroups of the jobs just stopped gone, or the failure logged */
         if (!ctlink_is_ready(a->link))
-                return a->njobs;
+                return jobtab_count(&a->jobs);
         r = ctlink_flush(a->link, STOP_FLUSH_TIMEOUT_MS);
         if (r < 0)
                 log_errno(LOG_WARNING, r, "controller=%s: last reports not all sent", a->cfg.controller);
         else
                 report_forget_written(a);
-        return a->njobs;
+        return jobtab_count(&a->jobs);
 }
 
 void agent_free(agent *a) {
@@ -424,8 +399,9 @@ void agent_free(agent *a) {
                 return;
         free(a->cores); /* first: the jobs it leaves running keep the cores they have */
         a->cores = NULL;
-        while (a->jobs)
-                agent_job_free(a->jobs);
+        while (jobtab_first(&a->jobs))
+                agent_job_free(jobtab_first(&a->jobs));
+        jobtab_free(&a->jobs);
         sd_event_source_disable_unref(a->usage_timer);
         sd_event_source_disable_unref(a->launcher);
         jobsync_free(a->sync);

@@ -35,7 +35,7 @@ static void reshare(agent *a) {
         char list[CORES_LIST_MAX];
         if (cores_shared(a->cores, list, sizeof(list)) < 0)
                 return;
-        for (agent_job *j = a->jobs; j; j = j->next) {
+        for (agent_job *j = jobtab_first(&a->jobs); j; j = j->next) {
                 int r;
                 if (!j->shares_cores || j->ending || j->queued)
                         continue;

@@ -281,7 +281,8 @@ void jobstart_queue(agent *a, launch_msg *m) {
         char err[ERRLEN];
         int r;
 
-        if (!q) {
+        if (!q || jobtab_reserve(&a->jobs) < 0) {
+                free(q);
                 free(j);
                 report_not_run(a, m->id, m->attempt, JOB_FAILED, "agent out of memory");
                 return;
@@ -297,7 +298,7 @@ void jobstart_queue(agent *a, launch_msg *m) {
         m->spec = (job_spec){ 0 }; /* moved into q */
         snprintf(j->user, sizeof(j->user), "%s", m->user ? m->user : "?");
         q->user = j->user;
-        agent_job_insert(a, j);
+        (void)jobtab_insert(&a->jobs, j); /* cannot fail: room reserved, and on_launch refused its id if held */
         if ((r = cg_job_name(q->spec.group, q->id, j->cgroup, sizeof(j->cgroup))) < 0) {
                 snprintf(err, sizeof(err), "group \"%s\" cannot name a cgroup: %s", q->spec.group, strerror(-r));
                 snprintf(j->cgroup, sizeof(j->cgroup), "job-%" PRIu64, q->id);

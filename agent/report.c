@@ -60,7 +60,7 @@ static void send_finished(agent *a, uint64_t id, uint32_t attempt, job_state st,
 /* The job's report is done with: remove its files, or only the report when a later attempt of
  * the job runs here (its record is the new run's). */
 static void forget_report(agent *a, uint64_t id) {
-        int r = jobsync_remove(a->sync, id, !agent_job_find(a, id));
+        int r = jobsync_remove(a->sync, id, !jobtab_find(&a->jobs, id));
 
         if (r < 0)
                 log_errno(LOG_WARNING, r, "job=%" PRIu64 " dir=%s: cannot queue the removal of the job's files", id,
@@ -122,7 +122,7 @@ void report_started(agent_job *j) {
  * may have died unread with the previous agent or controller; the controller keeps the first
  * it reads. */
 void report_started_again(agent *a) {
-        for (agent_job *j = a->jobs; j; j = j->next)
+        for (agent_job *j = jobtab_first(&a->jobs); j; j = j->next)
                 if (!j->queued && !j->starting && !j->ending && !j->start_error[0])
                         report_started(j);
 }
@@ -337,7 +337,7 @@ int report_usage_tick(sd_event_source *s, uint64_t usec, void *userdata) {
 
         if (jobs && host_pressure(&host) == 0)
                 (void)psi_to_json(&host, msg);
-        for (agent_job *j = jobs ? a->jobs : NULL; j; j = j->next) {
+        for (agent_job *j = jobs ? jobtab_first(&a->jobs) : NULL; j; j = j->next) {
                 cJSON *e = usage_entry(j);
                 if (e)
                         cJSON_AddItemToArray(jobs, e);

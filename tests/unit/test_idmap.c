@@ -1,4 +1,4 @@
-/* test_idmap.c - objects by id (controller/core/idmap.h): insert, lookup, removal with its
+/* test_idmap.c - objects by id (shared/idmap.h): insert, lookup, removal with its
  * backward shift checked against a plain reference and across the end of the slots (no
  * tombstones), slots reused, growth and shrinking. The jobtable and the dependency records are
  * idmaps: test_jobtable and test_depindex test them through their owners. */

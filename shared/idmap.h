@@ -1,8 +1,8 @@
 /* idmap.h - objects by their uint64_t id: an open-addressing hash table of pointers (linear
  * probing, backward-shift deletion, at most half full), so that a lookup is O(1) whatever the
  * ids are. An object's key is its FIRST member, a uint64_t (the users check it at compile time:
- * the jobs by id, jobtable.h; the dependency records, depindex.c); the objects are the caller's.
- * A zeroed idmap is empty and holds no memory. */
+ * the jobs by id, jobtable.h; the dependency records, depindex.c; the agent's jobs, jobtab.c);
+ * the objects are the caller's. A zeroed idmap is empty and holds no memory. */
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
