@@ -20,7 +20,6 @@ int jobtab_insert(jobtab *t, agent_job *j) {
         if (t->head)
                 t->head->prev = j;
         t->head = j;
-        t->n++;
         j->in_table = true;
         return 0;
 }
@@ -37,13 +36,12 @@ void jobtab_remove(jobtab *t, agent_job *j) {
         if (j->next)
                 j->next->prev = j->prev;
         j->prev = j->next = NULL;
-        t->n--;
         j->in_table = false;
 }
 
 agent_job *jobtab_first(const jobtab *t) { return t->head; }
 
-size_t jobtab_count(const jobtab *t) { return t->n; }
+size_t jobtab_count(const jobtab *t) { return t->ids.n; }
 
 void jobtab_free(jobtab *t) {
         idmap_free(&t->ids);

@@ -12,7 +12,6 @@ struct agent_job;
 typedef struct jobtab {
         idmap ids;
         struct agent_job *head; /* the newest */
-        size_t n;
 } jobtab;
 
 /* Make room for one more job, so that the next jobtab_insert cannot fail for memory. Returns 0
