@@ -45,7 +45,6 @@ cd /tmp # B cannot write in $DIR; its jobs never run anyway
 # connected, before the array and handed its lines during B's request, so that what is timed
 # is the controller's answer, not a process start on a busy host.
 mkfifo "$DIR/go"
-chmod 0666 "$DIR/go"
 long_line="/bin/echo $(head -c 140000 /dev/zero | tr '\0' x)"
 c_lines() { read -r -t 120 _ <>"$DIR/go"; printf '%s\n' '/bin/echo one' "$long_line" '/bin/echo three'; }
 as_c submit --stdin --cpus 1 --mem 16M < <(c_lines) >"$DIR/lines.out" 2>"$DIR/lines.err" &
