@@ -8,6 +8,7 @@
  * an answer to a request made after its end (its "ended") read every file to its end. */
 #include "b64.h"
 #include "cli.h"
+#include "clock.h"
 #include "client.h"
 #include "format.h"
 #include "jobs.h"
@@ -33,10 +34,11 @@ typedef struct follower {
         const cli *c;
         const char *sock;
         uint64_t id;
-        int fd;         /* the connection, -1 between two */
-        bool awaiting;  /* a request was sent on fd and its answer not read */
-        int64_t off[2]; /* what was printed of stdout's file, of stderr's */
-        bool cancelled; /* colony run: an interrupt cancelled the job */
+        int fd;              /* the connection, -1 between two */
+        bool awaiting;       /* a request was sent on fd and its answer not read */
+        int64_t off[2];      /* what was printed of stdout's file, of stderr's */
+        bool cancelled;      /* colony run: an interrupt cancelled the job */
+        uint64_t asked_usec; /* when the request in flight was sent (CLOCK_MONOTONIC) */
 } follower;
 
 static void pause_ms(int ms) { (void)poll(NULL, 0, ms); /* a signal ends it early, to be seen at once */ }
@@ -62,6 +64,7 @@ static int ask(follower *f, char *err, size_t errlen) {
                 snprintf(err, errlen, "out of memory");
         cJSON_Delete(req);
         f->awaiting = r == 0;
+        f->asked_usec = clock_mono_usec();
         return r;
 }
 
@@ -176,8 +179,12 @@ static int follow(follower *f, bool cancel) {
                         return r;
                 if (done)
                         return -1;
-                if (nothing) /* pending: it has no output yet */
-                        pause_ms(FOLLOW_RETRY_MS);
+                uint64_t since = clock_mono_usec() - f->asked_usec;
+                /* Pending: the controller held the request until the wait asked was over, or (an
+                 * older one) answered at once: asked no more often than this. Ended: the rest
+                 * is asked for at once. */
+                if (nothing && !terminal && since < FOLLOW_RETRY_MS * 1000ULL)
+                        pause_ms(FOLLOW_RETRY_MS - (int)(since / 1000));
         }
 }
 

@@ -150,6 +150,8 @@ void ctl_stray_ended(ctl_state *st, ctl_node *n, uint64_t id) {
                 }
 }
 
+bool ctl_node_has_stray(const ctl_node *n, uint64_t id) { return listed(id, n->strays, n->nstrays); }
+
 /* Whether a node's agent may still run job id beside the controller's record of it. */
 static bool held(const ctl_state *st, uint64_t id) {
         for (size_t i = 0; st->nstrays && i < st->nnodes; i++)

@@ -401,6 +401,8 @@ uint32_t ctl_job_attempt(const job *j);
 /* The agent of n reported the end of an earlier attempt of job id (or of a stray): it no longer
  * runs it there, so the job may be placed again. */
 void ctl_stray_ended(ctl_state *st, ctl_node *n, uint64_t id);
+/* Whether n's agent was told to stop job id as a stray (its report of it is expected, not news). */
+bool ctl_node_has_stray(const ctl_node *n, uint64_t id);
 
 /* Place pending jobs on up nodes with the configured policy and launch them. Returns the
  * number launched, or -ENOMEM. O(pending x log nodes) for the fit heuristics but Mix-Fit and

@@ -181,8 +181,15 @@ static void handle_started(ctl_server *srv, ctl_node *n, const cJSON *msg, char 
         else if (stale_report(srv, n, id, attempt, "start"))
                 return;
         else if (ctl_job_set_gpus(&srv->state, n, (uint64_t)id, gpu_ids) == -ENOENT ||
-                 ctl_job_started(&srv->state, n, (uint64_t)id, start) < 0)
-                log_warning("node=%s job=%lld started, but it is not running there: ignored", n->name, (long long)id);
+                 ctl_job_started(&srv->state, n, (uint64_t)id, start) < 0) {
+                /* An agent resends every running job's start after its welcome, strays included. */
+                if (ctl_node_has_stray(n, (uint64_t)id))
+                        log_debug("node=%s job=%lld: a stray's start, resent: it was told to stop", n->name,
+                                  (long long)id);
+                else
+                        log_warning("node=%s job=%lld started, but it is not running there: ignored", n->name,
+                                    (long long)id);
+        }
 }
 
 /* The CPU time job id used since its last sample (before: its cpu_usec then), for `shares`. */

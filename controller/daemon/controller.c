@@ -39,6 +39,8 @@ static int persist_job(void *userdata, const job *j) { return server_persist(use
 static void record_event(void *userdata, const ctl_event *e) {
         evlog_write(&((ctl_server *)userdata)->state, e);
         server_event(userdata, e);
+        if (e->job_id)
+                server_output_job_event(userdata, e->job_id);
 }
 
 static void log_transition(void *userdata, const ctl_event *e) { evlog_write(&((ctl_server *)userdata)->state, e); }

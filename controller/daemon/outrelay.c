@@ -11,6 +11,7 @@
 #include "server.h"
 #include "log.h"
 #include "outpat.h"
+#include "clock.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,13 +26,23 @@
  * its answers: it is closed, so that it cannot pile them up. */
 #define OUTPUT_ANSWER_MAX (2 * (128 * 1024 / 3 + 1) * 4 + 4096)
 
-/* A request in flight: the client waiting, the node asked, whether the job had ended then. */
+/* A request in flight: the client waiting (NULL once answered at the job's end), the node
+ * asked, whether the job had ended then. */
 struct out_pending {
         uint64_t tag;
         conn *client;
         ctl_node *node;
         uint64_t job;
         bool ended;
+};
+
+/* A read of a job that has not started, held until it starts or ends or its wait is over, so
+ * that a follower learns of the start in the turn it happens, not at its next poll. */
+struct out_parked {
+        conn *client;
+        cJSON *msg; /* the request as it came, handled again when the job starts */
+        uint64_t job;
+        uint64_t deadline_usec; /* CLOCK_MONOTONIC */
 };
 
 /* The index of c's request in flight, or -1. */
@@ -50,6 +61,20 @@ static size_t pending_on(const ctl_server *srv, const ctl_node *n) {
 }
 
 static void take_out(ctl_server *srv, size_t i) { srv->outputs[i] = srv->outputs[--srv->noutputs]; }
+
+static ssize_t parked_of(const ctl_server *srv, const conn *c) {
+        for (size_t i = 0; i < srv->nparked; i++)
+                if (srv->parked[i].client == c)
+                        return (ssize_t)i;
+        return -1;
+}
+
+/* Take parked read i out; the caller owns its msg. */
+static struct out_parked unpark(ctl_server *srv, size_t i) {
+        struct out_parked p = srv->parked[i];
+        srv->parked[i] = srv->parked[--srv->nparked];
+        return p;
+}
 
 /* An "output" reply with no bytes: the job pending (nothing to read yet), or an error the
  * follower may retry after (busy, the node down). */
@@ -100,6 +125,87 @@ static cJSON *read_request(const job *j, uint64_t tag, const cJSON *msg, int64_t
         return ok ? req : NULL;
 }
 
+static int on_parked_expiry(sd_event_source *s, uint64_t usec, void *userdata);
+
+/* Arm the expiry timer at the earliest parked deadline (off when none). Returns 0 or -errno. */
+static int arm_expiry(ctl_server *srv) {
+        uint64_t first = UINT64_MAX;
+        for (size_t i = 0; i < srv->nparked; i++)
+                if (srv->parked[i].deadline_usec < first)
+                        first = srv->parked[i].deadline_usec;
+        if (first == UINT64_MAX)
+                return srv->parked_expiry ? sd_event_source_set_enabled(srv->parked_expiry, SD_EVENT_OFF) : 0;
+        if (!srv->parked_expiry)
+                return sd_event_add_time(srv->event, &srv->parked_expiry, CLOCK_MONOTONIC, first, 1000,
+                                         on_parked_expiry, srv);
+        int r = sd_event_source_set_time(srv->parked_expiry, first);
+        return r < 0 ? r : sd_event_source_set_enabled(srv->parked_expiry, SD_EVENT_ONESHOT);
+}
+
+/* Hold c's read of j, which has not started, for wait_ms. Returns 0 or -errno. */
+static int park(ctl_server *srv, conn *c, const job *j, const cJSON *msg, int64_t wait_ms) {
+        struct out_parked *grown = realloc(srv->parked, (srv->nparked + 1) * sizeof(*grown));
+        if (!grown)
+                return -ENOMEM;
+        srv->parked = grown;
+        cJSON *copy = cJSON_Duplicate(msg, true);
+        if (!copy)
+                return -ENOMEM;
+        srv->parked[srv->nparked++] = (struct out_parked){
+                .client = c, .msg = copy, .job = j->id, .deadline_usec = clock_mono_usec() + (uint64_t)wait_ms * 1000
+        };
+        int r = arm_expiry(srv);
+        if (r < 0)
+                cJSON_Delete(unpark(srv, srv->nparked - 1).msg);
+        return r;
+}
+
+static int on_parked_expiry(sd_event_source *s, uint64_t usec, void *userdata) {
+        ctl_server *srv = userdata;
+        (void)s;
+        for (size_t i = 0; i < srv->nparked;) {
+                if (srv->parked[i].deadline_usec > usec) {
+                        i++;
+                        continue;
+                }
+                struct out_parked p = unpark(srv, i);
+                const job *j = ctl_find_job(&srv->state, p.job);
+                if (j)
+                        reply_empty(p.client, j, NULL); /* still not started: the follower asks again */
+                else
+                        conn_reply(p.client, proto_error("no job %llu", (unsigned long long)p.job));
+                cJSON_Delete(p.msg);
+        }
+        int r = arm_expiry(srv);
+        if (r < 0)
+                log_errno(LOG_ERR, r, "output: cannot arm the parked reads' timer");
+        return 0;
+}
+
+void server_output_job_event(ctl_server *srv, uint64_t id) {
+        if (!srv->noutputs && !srv->nparked)
+                return; /* the usual case, at every event of a storm */
+        const job *ended = ctl_find_job(&srv->state, id);
+        /* A read in flight waits on the agent for bytes that an ended job no longer writes:
+         * its follower is answered now, with none, and asks again for the rest; the agent's
+         * answer to that read, when it comes, goes to nobody. */
+        for (size_t i = 0; ended && job_state_is_terminal(ended->state) && i < srv->noutputs; i++)
+                if (srv->outputs[i].job == id && !srv->outputs[i].ended && srv->outputs[i].client) {
+                        reply_empty(srv->outputs[i].client, ended, NULL);
+                        srv->outputs[i].client = NULL;
+                }
+        for (size_t i = 0; i < srv->nparked;) {
+                const job *j = ctl_find_job(&srv->state, id);
+                if (srv->parked[i].job != id || (j && !j->start_usec && !job_state_is_terminal(j->state))) {
+                        i++;
+                        continue;
+                }
+                struct out_parked p = unpark(srv, i);
+                server_handle_output(srv, p.client, p.msg); /* as if asked now */
+                cJSON_Delete(p.msg);
+        }
+}
+
 void server_handle_output(ctl_server *srv, conn *c, const cJSON *msg) {
         static const char *const fields[] = { "id", "out_offset", "err_offset", "wait_ms", NULL };
         char err[PROTO_ERRLEN];
@@ -115,7 +221,7 @@ void server_handle_output(ctl_server *srv, conn *c, const cJSON *msg) {
                 conn_fail(c, "output: ask again only after reading the last answer");
                 return;
         }
-        if (pending_of(srv, c) >= 0) {
+        if (pending_of(srv, c) >= 0 || parked_of(srv, c) >= 0) {
                 conn_reply(c, proto_error("output: one request at a time, on a connection"));
                 return;
         }
@@ -125,7 +231,9 @@ void server_handle_output(ctl_server *srv, conn *c, const cJSON *msg) {
                 return;
         }
         if (!j->node || !j->start_usec) {
-                reply_empty(c, j, job_state_is_terminal(j->state) ? "it never started: no output" : NULL);
+                bool ended = job_state_is_terminal(j->state);
+                if (ended || wait_ms == 0 || park(srv, c, j, msg, wait_ms) < 0)
+                        reply_empty(c, j, ended ? "it never started: no output" : NULL);
                 return;
         }
         ctl_node *n = ctl_find_node(&srv->state, j->node);
@@ -172,6 +280,8 @@ void server_output_answer(ctl_server *srv, ctl_node *n, const cJSON *msg) {
                 return; /* its client has gone */
         struct out_pending p = srv->outputs[i];
         take_out(srv, (size_t)i);
+        if (!p.client)
+                return; /* answered at the job's end already */
         const job *j = ctl_find_job(&srv->state, p.job);
         cJSON *out = proto_new("output");
         bool ok = out && j && cJSON_AddNumberToObject(out, "id", (double)p.job) &&
@@ -190,6 +300,8 @@ void server_output_forget(ctl_server *srv, conn *c) {
         ssize_t i = pending_of(srv, c);
         if (i >= 0)
                 take_out(srv, (size_t)i);
+        if ((i = parked_of(srv, c)) >= 0)
+                cJSON_Delete(unpark(srv, (size_t)i).msg);
 }
 
 void server_output_node_gone(ctl_server *srv, ctl_node *n) {
@@ -203,7 +315,7 @@ void server_output_node_gone(ctl_server *srv, ctl_node *n) {
                 char err[PROTO_ERRLEN];
                 take_out(srv, i);
                 snprintf(err, sizeof(err), "job %llu: its node %s went away", (unsigned long long)p.job, n->name);
-                if (j)
+                if (j && p.client)
                         reply_empty(p.client, j, err);
         }
 }
@@ -212,4 +324,9 @@ void server_output_close(ctl_server *srv) {
         free(srv->outputs);
         srv->outputs = NULL;
         srv->noutputs = 0;
+        while (srv->nparked)
+                cJSON_Delete(unpark(srv, 0).msg);
+        free(srv->parked);
+        srv->parked = NULL;
+        srv->parked_expiry = sd_event_source_disable_unref(srv->parked_expiry);
 }

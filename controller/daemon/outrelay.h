@@ -10,5 +10,7 @@ void server_output_answer(ctl_server *srv, ctl_node *n, const cJSON *msg);
 void server_output_forget(ctl_server *srv, conn *c);
 /* n's link closed: its reads in flight are answered with that (the followers ask again). */
 void server_output_node_gone(ctl_server *srv, ctl_node *n);
+/* An event of job id: its followers' parked reads are served if it started or ended. */
+void server_output_job_event(ctl_server *srv, uint64_t id);
 /* Free the reads in flight (at exit). */
 void server_output_close(ctl_server *srv);

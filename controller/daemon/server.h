@@ -95,7 +95,10 @@ typedef struct ctl_server {
         struct remote_server *remote;  /* remote.c: who may submit from another host, and how */
         struct out_pending *outputs;   /* outrelay.c: followers' reads in flight, one per client at most */
         size_t noutputs;
-        uint64_t output_tag; /* the last read_output's tag */
+        uint64_t output_tag;       /* the last read_output's tag */
+        struct out_parked *parked; /* outrelay.c: followers' reads of jobs not started yet */
+        size_t nparked;
+        sd_event_source *parked_expiry; /* the earliest parked read's wait, answered empty */
 } ctl_server;
 
 /* CLOCK_REALTIME in microseconds (job times are wall-clock for users). */

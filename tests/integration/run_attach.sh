@@ -92,4 +92,20 @@ controller_start "$cmdline"
 set +e; wait "$run"; rc=$?; set -e
 seq 1 300 | sed 's/^/c /' | cmp -s - rc.out || fail "after a controller restart run printed $(wc -l <rc.out) lines: $(sort rc.out | uniq -d | head -3)"
 [ $rc = 0 ] || fail "run exited $rc across the controller's restart"
+# 6. A follower's read of a job that has not started is held until it starts, and answered with
+# its first output, not with "pending" (which made colony run sleep 200 ms between its asks).
+blocker=$(colony submit --mem 32M -- sleep 300)
+held=$(colony submit --mem 32M --afterany "$blocker" -- sh -c 'echo held-started; sleep 300')
+wait_for '[ "$(job_field "$blocker" state)" = running ]' "the blocker's start"
+"$COLONY_BIN/proto-poke" "$COLONY_SOCKET" json \
+        "{\"v\":1,\"type\":\"output\",\"id\":$held,\"out_offset\":0,\"err_offset\":0,\"wait_ms\":5000}" >held.json &
+poke=$!
+STARTED_PIDS+=("$poke")
+sleep 1 # the read reaches the controller while the job waits (a later one is answered alike)
+colony cancel "$blocker" >/dev/null
+wait "$poke" || fail "the held read got no reply"
+[ "$(jq -r '.out // empty' held.json | base64 -d)" = held-started ] ||
+        fail "a read of job $held made while it waited was answered $(cat held.json), not with its output"
+colony cancel "$held" >/dev/null
+note "a read made while the job waited was answered with its first line once it started"
 note "done"; echo "PASS"

@@ -871,12 +871,15 @@ START_TEST(a_requeued_job_still_running_on_its_old_node_is_held_until_it_ends) {
         ctl_node *a = stray_of_a_returning_node(&rq);
         ck_assert(!ctl_job_runs_on(&st, a, rq)); /* the caller cancels it as a stray */
         ck_assert_uint_eq(a->nstrays, 1);
+        ck_assert(ctl_node_has_stray(a, rq));
+        ck_assert(!ctl_node_has_stray(a, rq + 1));
         ctl_node *b = node("b", 1000, 1024 * MiB, NULL, 0);
         (void)b;
         ck_assert_int_eq(ctl_schedule(&st), 0); /* held while a still runs it */
         job_result res = { .signal = 15 };
         ck_assert_int_eq(ctl_job_finished(&st, a, rq, JOB_CANCELLED, &res, 8000000), -ENOENT);
         ck_assert_uint_eq(a->nstrays, 0);
+        ck_assert(!ctl_node_has_stray(a, rq));
         ck_assert_uint_eq(st.nstrays, 0);
         ck_assert_int_eq(ctl_schedule(&st), 1);
         ck_assert_int_eq(ctl_find_job(&st, rq)->state, JOB_RUNNING);
