@@ -18,9 +18,12 @@
  *               nobody has seen, as it loses the jobs running then. Its two fsyncs (the report,
  *               the directory) on the agent's sync thread were 15-16 ms of every job's end.
  *   removals    after an acknowledgement, on the sync thread (jobsync.h): nothing waits for them.
+ *               The files are renamed to spares there, and the next job's are spares renamed
+ *               into place (jobdir.h): on ext4 without a journal each inode made scans those its
+ *               group freed in the last 30 s, three a job on main (docs/architecture.md).
  *
- * So no file is ever fsynced; the loop's writes are an open, a write, a close and a rename of
- * a few hundred bytes. */
+ * So no file is ever fsynced; the loop's writes are a rename, an open, a write, a close and a
+ * rename of a few hundred bytes. */
 #include "jobdir.h"
 #include "proto.h"
 #include "fileio.h"
@@ -36,6 +39,8 @@
 
 /* Written under this prefix, then renamed: jobfile_name_parse never accepts such a name. */
 #define TMP_PREFIX ".tmp-"
+/* A spare file (jobdir.h); jobfile_name_parse never accepts such a name either. */
+#define SPARE_PREFIX ".spare-"
 
 static void file_name(char *buf, size_t len, uint64_t id, jobfile_kind kind, bool tmp) {
         snprintf(buf, len, "%sjob-%" PRIu64 ".%s", tmp ? TMP_PREFIX : "", id, jobfile_suffix(kind));
@@ -59,14 +64,19 @@ int jobdir_open(const char *dir, char *err, size_t errlen) {
         return r;
 }
 
-/* Write text to the temporary name in dfd. */
+/* Write text to the temporary name in dfd: a spare taken there (jobdir_take_spare) is written
+ * over and cut to the text's length, not truncated first, since ext4 flushes a file truncated to
+ * nothing when it is closed (auto_da_alloc): a block write per file. */
 static int write_tmp(int dfd, const char *tmp, const char *text) {
-        int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+        int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+        size_t len = strlen(text);
         int r;
 
         if (fd < 0)
                 return -errno;
-        r = proto_write_all(fd, text, strlen(text));
+        r = proto_write_all(fd, text, len);
+        if (r == 0 && ftruncate(fd, (off_t)len) < 0)
+                r = -errno;
         if (close(fd) < 0 && r == 0)
                 r = -errno;
         return r;
@@ -98,29 +108,85 @@ int jobdir_read(const char *dir, uint64_t id, jobfile_kind kind, char **text) {
         return file_read_small(path, 0, text);
 }
 
-/* Remove the job's files of kinds [from, to). Returns 0 or the first -errno. */
-static int remove_kinds(const char *dir, uint64_t id, int from, int to) {
+static void spare_name(char *buf, size_t len, uint64_t n) { snprintf(buf, len, SPARE_PREFIX "%" PRIu64, n); }
+
+/* Take name in dfd away: to spare number *next while below limit (next NULL: none), else
+ * unlinked. Returns 0 (a missing file too) or -errno. */
+static int drop(int dfd, const char *name, uint64_t *next, uint64_t limit) {
+        if (next && *next < limit) {
+                char spare[64];
+
+                spare_name(spare, sizeof(spare), *next);
+                /* NOREPLACE: a spare of that number left by an earlier agent stays whole. */
+                if (renameat2(dfd, name, dfd, spare, RENAME_NOREPLACE) == 0) {
+                        (*next)++;
+                        return 0;
+                }
+                if (errno == ENOENT)
+                        return 0;
+        }
+        return unlinkat(dfd, name, 0) < 0 && errno != ENOENT ? -errno : 0;
+}
+
+/* Take the job's files of kinds [from, to) away (drop). Returns 0 or the first -errno. */
+static int remove_kinds(const char *dir, uint64_t id, int from, int to, uint64_t *next, uint64_t limit) {
         int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r = 0;
 
         if (dfd < 0)
                 return errno == ENOENT ? 0 : -errno;
         for (int k = from; k < to; k++) {
                 char name[64];
+                int e;
 
                 file_name(name, sizeof(name), id, (jobfile_kind)k, false);
-                if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT && r == 0)
-                        r = -errno;
-                file_name(name, sizeof(name), id, (jobfile_kind)k, true); /* a write cut short */
-                (void)unlinkat(dfd, name, 0);
+                if ((e = drop(dfd, name, next, limit)) < 0 && r == 0)
+                        r = e;
+                /* a write cut short, or the spare a shepherd took for its exit file */
+                file_name(name, sizeof(name), id, (jobfile_kind)k, true);
+                (void)drop(dfd, name, next, limit);
         }
         close(dfd);
         return r;
 }
 
-int jobdir_remove(const char *dir, uint64_t id) { return remove_kinds(dir, id, 0, _JOBFILE_KIND_MAX); }
+int jobdir_remove(const char *dir, uint64_t id) { return remove_kinds(dir, id, 0, _JOBFILE_KIND_MAX, NULL, 0); }
 
 int jobdir_remove_kind(const char *dir, uint64_t id, jobfile_kind kind) {
-        return remove_kinds(dir, id, (int)kind, (int)kind + 1);
+        return remove_kinds(dir, id, (int)kind, (int)kind + 1, NULL, 0);
+}
+
+int jobdir_retire(const char *dir, uint64_t id, bool all, uint64_t *next, uint64_t limit) {
+        return all ? remove_kinds(dir, id, 0, _JOBFILE_KIND_MAX, next, limit)
+                   : remove_kinds(dir, id, JOBFILE_DONE, JOBFILE_DONE + 1, next, limit);
+}
+
+int jobdir_take_spare(const char *dir, uint64_t n, uint64_t id, jobfile_kind kind) {
+        char spare[64], tmp[64];
+        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r = 0;
+
+        if (dfd < 0)
+                return -errno;
+        spare_name(spare, sizeof(spare), n);
+        file_name(tmp, sizeof(tmp), id, kind, true);
+        if (renameat(dfd, spare, dfd, tmp) < 0)
+                r = -errno;
+        close(dfd);
+        return r;
+}
+
+int jobdir_clear_spares(const char *dir) {
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        int r = 0;
+
+        if (!d)
+                return errno == ENOENT ? 0 : -errno;
+        while ((e = readdir(d)))
+                if (strncmp(e->d_name, SPARE_PREFIX, strlen(SPARE_PREFIX)) == 0 &&
+                    unlinkat(dirfd(d), e->d_name, 0) < 0 && errno != ENOENT && r == 0)
+                        r = -errno;
+        closedir(d);
+        return r;
 }
 
 static int cmp_id(const void *a, const void *b) {
@@ -179,4 +245,8 @@ int jobdir_list(const char *dir, uint64_t **ids, size_t *n) {
         return 0;
 }
 
-int jobdir_close(const char *dir) { return rmdir(dir) < 0 && errno != ENOENT ? -errno : 0; }
+int jobdir_close(const char *dir) {
+        int r = jobdir_clear_spares(dir);
+
+        return r < 0 ? r : rmdir(dir) < 0 && errno != ENOENT ? -errno : 0;
+}

@@ -4,6 +4,7 @@
  * none needs to survive a crash of the machine). */
 #pragma once
 #include "jobfile.h"
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,5 +27,23 @@ int jobdir_remove_kind(const char *dir, uint64_t id, jobfile_kind kind);
  * directory has none.
  * Returns 0 or -errno. */
 int jobdir_list(const char *dir, uint64_t **ids, size_t *n);
-/* Remove the directory if it is empty. Returns 0, -ENOTEMPTY or -errno. */
+/* Remove the directory, its spares included, if it holds nothing else. Returns 0, -ENOTEMPTY
+ * or -errno. */
 int jobdir_close(const char *dir);
+
+/* Spare files, so that a job costs the file system no inode made and none freed: the files of a
+ * job done with become spares (jobdir_retire), and the next job's files are spares renamed into
+ * place (jobdir_take_spare) before they are written. A spare is ".spare-<n>", n > 0 a number
+ * its owner (the agent's jobsync) hands out once; what it holds means nothing. */
+#define JOBDIR_SPARES_MAX 256 /* the most an agent keeps: 1 MiB of 4 KiB blocks at most */
+/* Rename spare number n to the temporary name of the job's file of that kind, which
+ * jobdir_replace then writes and renames into place. Returns 0, -ENOENT when another process took
+ * the spare (jobdir_replace then makes the file), or -errno. */
+int jobdir_take_spare(const char *dir, uint64_t n, uint64_t id, jobfile_kind kind);
+/* As jobdir_remove (all) or jobdir_remove_kind(JOBFILE_DONE), but each file goes to spare
+ * number *next, *next counting up while below limit, and is removed once it reaches it (or if
+ * that spare exists). Returns 0 or the first -errno. */
+int jobdir_retire(const char *dir, uint64_t id, bool all, uint64_t *next, uint64_t limit);
+/* Remove every spare (an agent's start and its last stop: no live process counts on one).
+ * Returns 0 or -errno. */
+int jobdir_clear_spares(const char *dir);

@@ -7,6 +7,7 @@
 #include "report.h"
 #include "fileio.h"
 #include "jobdir.h"
+#include "jobsync.h"
 #include "log.h"
 #include "proto.h"
 #include "shepherd.h"
@@ -183,7 +184,7 @@ static int watch_launch(agent_job *j, shepherd *sh) {
 static int start_shepherd(agent_job *j, const launch_req *req, char *err, size_t errlen) {
         agent *a = j->agent;
         shepherd sh;
-        int r = shepherd_spawn(req, j->id, a->cfg.state_dir, &sh, err, errlen);
+        int r = shepherd_spawn(req, j->id, a->cfg.state_dir, jobsync_take_spare(a->sync), &sh, err, errlen);
 
         if (r < 0)
                 return r;

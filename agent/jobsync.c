@@ -36,6 +36,7 @@ struct jobsync {
         bool quit;
         int efd;
         sd_event_source *source;
+        uint64_t spare_lo, spare_hi; /* the spares on disk: numbers [lo, hi) (jobdir.h), under lock */
 };
 
 /* Append the list l to the list ending at *tail; returns the new tail. */
@@ -46,6 +47,23 @@ static op **append(op **tail, op *l) {
         return tail;
 }
 
+/* Retire the job's files to spares, up to JOBDIR_SPARES_MAX of them: only the thread adds
+ * spares, so the numbers from spare_hi on are its own until it publishes them. */
+static int retire(jobsync *s, uint64_t id, bool all) {
+        uint64_t next, limit;
+        int r;
+
+        pthread_mutex_lock(&s->lock);
+        next = s->spare_hi;
+        limit = s->spare_lo + JOBDIR_SPARES_MAX;
+        pthread_mutex_unlock(&s->lock);
+        r = jobdir_retire(s->dir, id, all, &next, limit);
+        pthread_mutex_lock(&s->lock);
+        s->spare_hi = next;
+        pthread_mutex_unlock(&s->lock);
+        return r;
+}
+
 /* The thread's work on a batch, in the order queued. */
 static void run_batch(jobsync *s, op *batch) {
         for (op *o = batch; o; o = o->next)
@@ -54,8 +72,7 @@ static void run_batch(jobsync *s, op *batch) {
                 else if (o->kind == OP_SET_CPUS)
                         o->r = cg_job_set_cpus(o->cg, o->text, o->cpus, NULL, 0);
                 else
-                        o->r = o->kind == OP_REMOVE_ALL ? jobdir_remove(s->dir, o->id)
-                                                        : jobdir_remove_kind(s->dir, o->id, JOBFILE_DONE);
+                        o->r = retire(s, o->id, o->kind == OP_REMOVE_ALL);
 }
 
 static void *thread_main(void *userdata) {
@@ -198,10 +215,24 @@ int jobsync_replace(jobsync *s, uint64_t id, jobfile_kind kind, const char *text
         /* A removal of the job's files would take the new one; a new run's record comes before
          * its shepherd makes the job's cgroup, which the old run's must not be then. */
         unsigned wait = REMOVALS | (kind == JOBFILE_RECORD ? KIND(OP_REMOVE_CGROUP) : 0);
+        uint64_t n;
 
         if (pending(s, id, wait))
                 jobsync_drain(s);
+        /* A spare gone (another process took it) or not renamed: jobdir_replace makes the file. */
+        if ((n = jobsync_take_spare(s)))
+                (void)jobdir_take_spare(s->dir, n, id, kind);
         return jobdir_replace(s->dir, id, kind, text);
+}
+
+uint64_t jobsync_take_spare(jobsync *s) {
+        uint64_t n = 0;
+
+        pthread_mutex_lock(&s->lock);
+        if (s->spare_lo < s->spare_hi)
+                n = s->spare_lo++;
+        pthread_mutex_unlock(&s->lock);
+        return n;
 }
 
 void jobsync_drain(jobsync *s) {
@@ -223,6 +254,10 @@ int jobsync_new(sd_event *e, const char *dir, jobsync **out) {
         }
         s->todo_tail = &s->todo;
         s->done_tail = &s->done;
+        /* A previous agent's spares: one of its shepherds may take one yet (jobdir_take_spare's
+         * -ENOENT then makes the file), so they are not counted on; numbers start afresh. */
+        (void)jobdir_clear_spares(dir);
+        s->spare_lo = s->spare_hi = 1;
         pthread_mutex_init(&s->lock, NULL);
         pthread_cond_init(&s->wake, NULL);
         pthread_cond_init(&s->idle, NULL);

@@ -2,7 +2,7 @@
  * the agent's loop never waits for the disk or cgroupfs (jobdir.c says what each file needs).
  *
  * The loop queues operations; the thread takes what is queued as one batch and runs it in
- * order: it removes the files of acknowledged jobs and the cgroups of ended ones, and moves jobs
+ * order: it retires the files of acknowledged jobs to spares and the cgroups of ended ones, and moves jobs
  * sharing cores. The loop hears of a finished batch by an eventfd and logs what failed. No
  * report waits for the thread: none is fsynced (jobdir.c says why). The thread makes system
  * calls only (no allocation, no logging), so that the agent's forks stay safe. */
@@ -32,14 +32,18 @@ int jobsync_remove_cgroup(jobsync *s, cg_backend *cg, uint64_t id, const char *c
  * start and end. A cgroup gone or not made yet is no error; another failure is logged when
  * the loop hears of it. Returns 0 or -ENOMEM. */
 int jobsync_set_cpus(jobsync *s, cg_backend *cg, uint64_t id, const char *cgroup, const char *cpus);
-/* Replace the job's file of that kind with text (jobdir_replace), after any removal of the
- * job's files still queued (and, for its record, of its cgroup): the loop then waits for the
- * thread, which happens only when a job comes back to this host the moment its earlier run
- * ended or its report was acknowledged. Returns 0 or -errno. */
+/* Replace the job's file of that kind with text (jobdir_replace, through a spare when there is
+ * one), after any removal of the job's files still queued (and, for its record, of its cgroup):
+ * the loop then waits for the thread, which happens only when a job comes back to this host the
+ * moment its earlier run ended or its report was acknowledged. Returns 0 or -errno. */
 int jobsync_replace(jobsync *s, uint64_t id, jobfile_kind kind, const char *text);
 /* Whether a removal of the job's files (jobsync_remove) is queued or under way: its report was
  * acknowledged, and is not to be sent again. */
 bool jobsync_pending(jobsync *s, uint64_t id);
+/* The number of a spare file (jobdir.h) now the caller's to take, 0 when there is none: the
+ * removals above retire a job's files to spares (JOBDIR_SPARES_MAX at most, the rest are
+ * removed), and the writes take them. */
+uint64_t jobsync_take_spare(jobsync *s);
 /* Wait for the thread to finish everything queued, and log what failed. */
 void jobsync_drain(jobsync *s);
 /* Finish what is queued (failures are not logged), stop the thread and free everything. NULL is

@@ -102,7 +102,8 @@ static int make_cgroup(const launch_req *req, int report, char *err, size_t errl
         return launch_cgroup(req, err, errlen);
 }
 
-static _Noreturn void shepherd_main(const launch_req *req, uint64_t id, const char *dir, int go, int report) {
+static _Noreturn void shepherd_main(const launch_req *req, uint64_t id, const char *dir, uint64_t spare, int go,
+                                    int report) {
         launch_progress rep = { .done = 1 };
         launch_req lr = *req;
         int status = 0;
@@ -124,6 +125,10 @@ static _Noreturn void shepherd_main(const launch_req *req, uint64_t id, const ch
         (void)!write(report, &rep, sizeof(rep));
         close(report);
         (void)prctl(PR_SET_NAME, SHEPHERD_NAME); /* the launch is over: see SHEPHERD_LAUNCH_NAME */
+        /* After the go, when the record is on disk: the tmp exit file goes with the job's files
+         * (jobdir_list), failed launch or not. A spare gone meanwhile: write_exit makes one. */
+        if (spare)
+                (void)jobdir_take_spare(dir, spare, id, JOBFILE_EXIT);
         if (rep.error)
                 _exit(SHEPHERD_LAUNCH_FAILED);
         if (wait_main(rep.pid, &status) < 0 || write_exit(dir, id, status) < 0)
@@ -146,7 +151,8 @@ static void close_pipes(shepherd *sh) {
                 }
 }
 
-int shepherd_spawn(const launch_req *req, uint64_t id, const char *state_dir, shepherd *sh, char *err, size_t errlen) {
+int shepherd_spawn(const launch_req *req, uint64_t id, const char *state_dir, uint64_t spare, shepherd *sh, char *err,
+                   size_t errlen) {
         int go[2] = { -1, -1 }, rep[2] = { -1, -1 }, r;
 
         *sh = (shepherd){ .go_fd = -1, .go_peer = -1, .report_fd = -1 };
@@ -159,7 +165,7 @@ int shepherd_spawn(const launch_req *req, uint64_t id, const char *state_dir, sh
         }
         sh->pid = fork();
         if (sh->pid == 0)
-                shepherd_main(req, id, state_dir, go[0], rep[1]);
+                shepherd_main(req, id, state_dir, spare, go[0], rep[1]);
         r = sh->pid < 0 ? -errno : 0;
         close(rep[1]);
         *sh = (shepherd){ .pid = sh->pid, .go_fd = go[1], .go_peer = go[0], .report_fd = rep[0] };

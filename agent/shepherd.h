@@ -9,8 +9,9 @@
  * launches the job exactly as launch_job() does, the child telling the agent each step
  * it begins over the report pipe, tells the agent the job's pid or why it could not start
  * there too, waits for the job's main process, writes how it ended to job-<id>.exit
- * in the state directory (jobdir_replace: atomic; not fsynced, see jobdir.c), and exits. Whether the agent
- * still lives by then does not matter. */
+ * in the state directory (jobdir_replace: atomic; not fsynced, see jobdir.c; through a spare
+ * file the agent gave it, jobdir.h), and exits. Whether the agent still lives by then does not
+ * matter. */
 #pragma once
 #include "launch.h"
 #include <stdbool.h>
@@ -31,8 +32,11 @@ typedef struct shepherd {
 } shepherd;
 
 /* Fork the shepherd of job id (req as for launch_job) and read its start time; it waits for
- * shepherd_go or shepherd_abort. Returns 0, or -errno with the reason in err. */
-int shepherd_spawn(const launch_req *req, uint64_t id, const char *state_dir, shepherd *sh, char *err, size_t errlen);
+ * shepherd_go or shepherd_abort. spare: a spare file's number (jobsync_take_spare, 0: none)
+ * that the shepherd, once let go, takes for its exit file. Returns 0, or -errno with the reason
+ * in err. */
+int shepherd_spawn(const launch_req *req, uint64_t id, const char *state_dir, uint64_t spare, shepherd *sh, char *err,
+                   size_t errlen);
 /* Let the shepherd launch the job, without waiting: from then on report_fd (the caller's to
  * close) carries the job's steps and the outcome (launch_progress, read with
  * shepherd_read_progress). Returns 0, or -errno with err and the shepherd reaped; the go pipe

@@ -13,9 +13,12 @@
 #    exec, as the agent logs it ("started ... N ms after its launch message"; null for builds
 #    that do not say); submit_to_start, the controller's submit stamp to the agent's start
 #    stamp; submit_to_end, to the end the agent reports; client, the wall clock of the
-#    submit and the wait (what a user waits, the CLI's two process starts included);
+#    submit and the wait (what a user waits, the CLI's two process starts included); run, the
+#    wall clock of N/5 `colony run --cpus 1 -- /bin/true` after those (one process: the issue's
+#    "submit -> the client sees its end");
 #  * drain_s: N `true` jobs, one CPU each, on the 2 CPUs, from the array's submission to the
-#    last end the agent reports;
+#    last end the agent reports; the script waits with `colony wait` on the array (one blocked
+#    client), not by polling the queue, so that its own load stays out of the drain;
 #  * systemd-run --scope true, where systemd is PID 1 ("skipped" otherwise);
 #  * Slurm's `srun true` on a one-node Slurm (../shared/tools/slurm-peer.sh, as submit.sh uses
 #    it; SLURM=0 or no peer: "skipped").
@@ -69,7 +72,7 @@ cluster() {
 
 # one_by_one BIN N TAG: N jobs one at a time; the figures' raw values into $dir/TAG.*.
 one_by_one() {
-        local bin=$1 reps=$2 tag=$3 i t0 id
+        local bin=$1 reps=$2 tag=$3 i t0 id logged
         cluster "$bin"
         for ((i = 0; i < reps; i++)); do
                 t0=$EPOCHREALTIME
@@ -79,19 +82,26 @@ one_by_one() {
         done
         "$bin/colony" queue --all --json | jq -r '.jobs[] | "\((.start_usec - .submit_usec) / 1000) \((.end_usec - .submit_usec) / 1000)"' |
                 while read -r s e; do echo "$s" >>"$dir/$tag.start"; echo "$e" >>"$dir/$tag.end"; done
+        logged=$(wc -l <"$dir/c/launch$$-1.log") # nor in agent_alone
+        for ((i = 0; i < (reps + 4) / 5; i++)); do # after the stamps above: not in them
+                t0=$EPOCHREALTIME
+                "$bin/colony" run --cpus 1 --mem 16M -- /bin/true >/dev/null
+                awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f\n", (b - a) * 1000 }' >>"$dir/$tag.run"
+        done
         "$bin/colony" down --dir "$dir/c" >/dev/null
-        sed -n 's/.*: started pid .*, \([0-9.]*\) ms after its launch message.*/\1/p' "$dir/c/launch$$-1.log" >>"$dir/$tag.agent"
+        head -n "$logged" "$dir/c/launch$$-1.log" |
+                sed -n 's/.*: started pid .*, \([0-9.]*\) ms after its launch message.*/\1/p' >>"$dir/$tag.agent"
 }
 
 # drain BIN: seconds from the array's submission of N `true` jobs to the last end.
 drain() {
-        local bin=$1 left=1 i
+        local bin=$1 left array
         cluster "$bin"
-        "$bin/colony" submit --array "0-$((n - 1))" --cpus 1 --mem 16M -- /bin/true >/dev/null
-        for ((i = 0; i < 6000 && left > 0; i++)); do
-                left=$("$bin/colony" queue --json | jq '.jobs | length')
-                [ "$left" = 0 ] || sleep 0.1
-        done
+        array=$("$bin/colony" submit --array "0-$((n - 1))" --cpus 1 --mem 16M -- /bin/true | sed -n 1p)
+        # One client blocked on each task's end in turn: no poll of the queue (a `queue --json |
+        # jq` every 0.1 s was an eighth of the host's CPU during the drain).
+        "$bin/colony" wait --timeout 600 "$array" >/dev/null || true
+        left=$("$bin/colony" queue --json | jq '.jobs | length')
         [ "$left" = 0 ] || { log "$left jobs not ended after 10 minutes"; exit 1; }
         "$bin/colony" queue --all --json | jq '[.jobs[].submit_usec] as $s | [.jobs[].end_usec] as $e |
                 (($e | max) - ($s | min)) / 1e6 * 100 | round / 100'
@@ -101,8 +111,9 @@ drain() {
 colony_figures() { # TAG
         jq -n --argjson agent "$(stats <"$dir/$1.agent")" --argjson start "$(stats <"$dir/$1.start")" \
                 --argjson fin "$(stats <"$dir/$1.end")" --argjson client "$(stats <"$dir/$1.client")" \
-                --argjson drain "$2" \
-                '{agent_alone: $agent, submit_to_start: $start, submit_to_end: $fin, client: $client, drain_s: $drain}'
+                --argjson drain "$2" --argjson run "$(stats <"$dir/$1.run")" \
+                '{agent_alone: $agent, submit_to_start: $start, submit_to_end: $fin, client: $client, drain_s: $drain,
+                  run: $run}'
 }
 
 log "floor: $n launches of /bin/true in a fresh memory cgroup"

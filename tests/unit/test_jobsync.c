@@ -5,11 +5,13 @@
 #include "jobdir.h"
 #include "jobsync.h"
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char dir[64];
@@ -132,6 +134,44 @@ START_TEST(pending_is_a_removal_of_files) {
 }
 END_TEST
 
+static ino_t inode(uint64_t id, jobfile_kind kind) {
+        char path[128];
+        struct stat st;
+
+        snprintf(path, sizeof(path), "%s/job-%" PRIu64 ".%s", dir, id, jobfile_suffix(kind));
+        ck_assert_int_eq(stat(path, &st), 0);
+        return st.st_ino;
+}
+
+/* An acknowledged job's files become the next job's: its record and report in the loop's
+ * writes, its exit file in the spare the next shepherd is given. No inode is made for them. */
+START_TEST(the_next_jobs_files_are_the_last_ones) {
+        ino_t old[3], now[3];
+        uint64_t n;
+
+        ck_assert_int_eq(jobsync_replace(sync_, 1, JOBFILE_RECORD, "{\"id\":1}"), 0);
+        ck_assert_int_eq(jobdir_replace(dir, 1, JOBFILE_EXIT, "{}"), 0);
+        ck_assert_int_eq(jobsync_replace(sync_, 1, JOBFILE_DONE, "{}"), 0);
+        for (int k = 0; k < 3; k++)
+                old[k] = inode(1, (jobfile_kind)k);
+        ck_assert_int_eq(jobsync_remove(sync_, 1, true), 0);
+        jobsync_drain(sync_);
+        ck_assert_int_eq(jobsync_replace(sync_, 2, JOBFILE_RECORD, "{\"id\":2}"), 0);
+        ck_assert_uint_ne(n = jobsync_take_spare(sync_), 0);
+        ck_assert_int_eq(jobdir_take_spare(dir, n, 2, JOBFILE_EXIT), 0);
+        ck_assert_int_eq(jobdir_replace(dir, 2, JOBFILE_EXIT, "{}"), 0);
+        ck_assert_int_eq(jobsync_replace(sync_, 2, JOBFILE_DONE, "{}"), 0);
+        ck_assert_uint_eq(jobsync_take_spare(sync_), 0); /* all three in use again */
+        for (int k = 0; k < 3; k++)
+                now[k] = inode(2, (jobfile_kind)k);
+        /* the same three inodes, in the order they were retired */
+        ck_assert_uint_eq(now[JOBFILE_RECORD], old[JOBFILE_RECORD]);
+        ck_assert_uint_eq(now[JOBFILE_EXIT], old[JOBFILE_EXIT]);
+        ck_assert_uint_eq(now[JOBFILE_DONE], old[JOBFILE_DONE]);
+        ck_assert(has(2, JOBFILE_RECORD, "{\"id\":2}"));
+}
+END_TEST
+
 static Suite *jobsync_suite(void) {
         Suite *s = suite_create("jobsync");
         TCase *tc = tcase_create("jobsync");
@@ -141,6 +181,7 @@ static Suite *jobsync_suite(void) {
         tcase_add_test(tc, removal_of_the_report_alone);
         tcase_add_test(tc, only_a_record_waits_for_a_cgroup_removal);
         tcase_add_test(tc, pending_is_a_removal_of_files);
+        tcase_add_test(tc, the_next_jobs_files_are_the_last_ones);
         suite_add_tcase(s, tc);
         return s;
 }
