@@ -41,10 +41,11 @@ static void send_report(agent *a, uint64_t id, cJSON *msg, bool built, bool trac
  * restarted agent sends it again, and send it at once: the controller's log makes it durable
  * before anything acts on it (jobdir.c). A report that cannot be kept goes all the same. */
 static void send_finished(agent *a, uint64_t id, uint32_t attempt, job_state st, const job_result *r,
-                          int64_t end_usec) {
+                          int64_t start_usec, int64_t end_usec) {
         cJSON *m = proto_new("finished");
         bool ok = m && cJSON_AddNumberToObject(m, "id", (double)id) && cJSON_AddNumberToObject(m, "attempt", attempt) &&
                   cJSON_AddStringToObject(m, "state", job_state_name(st)) && job_result_to_json(r, m) == 0 &&
+                  (!start_usec || cJSON_AddNumberToObject(m, "start_usec", (double)start_usec)) &&
                   cJSON_AddNumberToObject(m, "end_usec", (double)end_usec);
         char *text = ok ? proto_print(m) : NULL;
         int k = text ? jobsync_replace(a->sync, id, JOBFILE_DONE, text) : -ENOMEM;
@@ -131,7 +132,7 @@ void report_started_again(agent *a) {
 void report_not_run(agent *a, uint64_t id, uint32_t attempt, job_state st, const char *error) {
         job_result r = { .exit_code = st == JOB_FAILED ? START_FAILED_EXIT_CODE : 0, .error = (char *)error };
 
-        send_finished(a, id, attempt, st, &r, clock_real_usec());
+        send_finished(a, id, attempt, st, &r, 0, clock_real_usec());
 }
 
 /* A job ended by its time limit: timeout, however its main process took the SIGTERM (as Slurm). */
@@ -216,7 +217,10 @@ void report_job_end(agent_job *j, bool stopping) {
                  JOB_ARGS(j), job_state_name(st), r.exit_code, r.signal, r.cpu_usec,
                  units_format_size((int64_t)r.mem_peak, peak, sizeof(peak)), r.oom_kills, r.error ? ": " : "",
                  r.error ? r.error : "");
-        send_finished(a, j->id, j->attempt, st, &r, ex ? ex->end_usec : clock_real_usec());
+        /* The start goes with the end when the job is known to have exec'd (its shepherd writes
+         * an exit file only then): its own report may have died unread with an earlier agent. */
+        send_finished(a, j->id, j->attempt, st, &r, ex || j->pid > 0 ? j->start_usec : 0,
+                      ex ? ex->end_usec : clock_real_usec());
         agent_job_free(j);
 }
 

@@ -217,16 +217,17 @@ static void send_ack(ctl_node *n, int64_t id, int64_t attempt) {
 }
 
 static void handle_finished(ctl_server *srv, ctl_node *n, const cJSON *msg, char err[PROTO_ERRLEN]) {
-        static const char *const fields[] = { "id",       "attempt",  "state",     "exit_code", "signal",
-                                              "cpu_usec", "mem_peak", "oom_kills", "io_rbytes", "io_wbytes",
-                                              "psi",      "error",    "end_usec",  NULL };
-        int64_t id, attempt, end = server_now();
+        static const char *const fields[] = { "id",       "attempt",  "state",     "exit_code",  "signal",
+                                              "cpu_usec", "mem_peak", "oom_kills", "io_rbytes",  "io_wbytes",
+                                              "psi",      "error",    "end_usec",  "start_usec", NULL };
+        int64_t id, attempt, end = server_now(), start = 0;
         const char *state_name;
         job_state state;
         job_result res = { 0 };
         if (proto_check_fields(msg, fields, err) < 0 || proto_get_int(msg, "id", 1, INT64_MAX, &id, err) < 0 ||
             proto_get_str(msg, "state", &state_name, err) < 0 || job_state_from_name(state_name, &state) < 0 ||
             proto_get_int(msg, "end_usec", 0, INT64_MAX, &end, err) == -EINVAL ||
+            proto_get_int(msg, "start_usec", 0, INT64_MAX, &start, err) == -EINVAL ||
             report_attempt(msg, &attempt, err) < 0 || job_result_from_json(msg, &res, err) < 0) {
                 log_warning("node=%s bad finished message: %s", n->name, err);
                 job_result_free(&res);
@@ -235,11 +236,17 @@ static void handle_finished(ctl_server *srv, ctl_node *n, const cJSON *msg, char
         uint64_t before = cpu_so_far(srv, id);
         if (stale_report(srv, n, id, attempt, "end"))
                 ctl_stray_ended(&srv->state, n, (uint64_t)id);
-        else if (ctl_job_finished(&srv->state, n, (uint64_t)id, state, &res, end) == 0)
-                note_cpu(srv, (uint64_t)id, before);
-        else
-                log_info("node=%s job=%lld finished as %s, but it is not running there: ignored", n->name,
-                         (long long)id, state_name);
+        else {
+                /* The start comes with the end when its own report may have died unread with an
+                 * earlier agent: heard first now, it is the job's (once, as any start). */
+                if (start > 0)
+                        (void)ctl_job_started(&srv->state, n, (uint64_t)id, start);
+                if (ctl_job_finished(&srv->state, n, (uint64_t)id, state, &res, end) == 0)
+                        note_cpu(srv, (uint64_t)id, before);
+                else
+                        log_info("node=%s job=%lld finished as %s, but it is not running there: ignored", n->name,
+                                 (long long)id, state_name);
+        }
         job_result_free(&res);
         send_ack(n, id, attempt);
         server_schedule(srv);

@@ -4,8 +4,9 @@
 # usage, one is cancelled through its adopted cgroup, and none is started twice. Then SIGKILL
 # the controller and the agent together, SIGTERM an agent started without --stop-jobs-on-exit,
 # SIGKILL the agent with its jobs, and SIGKILL it while the stopped controller has read neither
-# a job's end nor another's start, and SIGKILL it stopped after a job exec'd unheard: each start is
-# reported once. At the end no cgroup, process or state file is left.
+# a job's end nor another's start, and SIGKILL it stopped after a job exec'd unheard (and once
+# more after such a job also ended unwatched): each start is reported once. At the end no
+# cgroup, process or state file is left.
 . "$(dirname "$0")/lib.sh"
 # A reconnect window wide enough for a slow (TCG) guest: what is tested is what happens inside it.
 cluster_up --agents 1 --agent-cpus 4 --agent-mem 2G --agent-timeout-ms 30000
@@ -262,8 +263,37 @@ seen=$(colony events --job "$s6" --json | jq -r .what | tr '\n' ' ')
 [ "$seen" = "submitted placed started completed " ] || fail "job $s6's events: $seen"
 note "agent killed after job $s6 exec'd unheard: the next agent reported its start once ($seen)"
 
+# --- round 7: as round 6, but the job also ends while its agent is stopped: no agent ever
+# watched it run. The next agent reports its end from the exit file, with the start the record
+# kept (an exit file is written only after the exec): the job has its start, and one event
+# of it. ---
+s7=$(submit s7 gate7 0)
+for ((i = 0; i < 6000; i++)); do [ -f "$state_dir/job-$s7.json" ] && break; sleep 0.01; done
+apid=$(agent_pid "$node")
+kill -STOP "$apid"
+[ -f "$state_dir/job-$s7.json" ] || agent_stopped_fail "job $s7 never reached its agent"
+for ((i = 0; i < 300; i++)); do [ "$(grep -cx s7 "$runs")" -ge 1 ] && break; sleep 0.1; done
+if [ "$(grep -cx s7 "$runs")" = 0 ]; then
+        kill -CONT "$apid"
+        for ((i = 0; i < 300; i++)); do [ "$(grep -cx s7 "$runs")" -ge 1 ] && break; sleep 0.1; done
+        kill -STOP "$apid"
+        note "the agent was stopped before it let job $s7's shepherd go: its start was heard"
+fi
+open_gate gate7
+for ((i = 0; i < 600; i++)); do [ -f "$state_dir/job-$s7.exit" ] && break; sleep 0.1; done
+[ -f "$state_dir/job-$s7.exit" ] || agent_stopped_fail "job $s7's shepherd wrote no exit file"
+kill_wait "$apid"
+killed_at=$(date +%s%6N)
+restart_agent
+expect "$s7" completed 0 0
+start=$(job_field "$s7" start_usec)
+[ "$start" -gt 0 ] && [ "$start" -lt "$killed_at" ] || fail "job $s7, ended unwatched: its start time is $start"
+seen=$(colony events --job "$s7" --json | jq -r .what | tr '\n' ' ')
+[ "$seen" = "submitted placed started completed " ] || fail "job $s7's events: $seen"
+note "job $s7 ran and ended while its agent was stopped, then killed: its start came with its end ($seen)"
+
 # --- every job ended once, none ran twice (but the requeued one), nothing is left ---
-all=("${round1[@]}" "$s5" "$long2" "$long3" "$crashed" "$e5" "$r5" "$s6")
+all=("${round1[@]}" "$s5" "$long2" "$long3" "$crashed" "$e5" "$r5" "$s6" "$s7")
 jobs=$(colony queue --all --json)
 [ "$(jq '.jobs | length' <<<"$jobs")" = $((${#all[@]} + 1)) ] || fail "the controller has $(jq '.jobs | length' <<<"$jobs") jobs"
 for id in "${all[@]}"; do
@@ -277,5 +307,5 @@ colony down --dir "$DIR" >/dev/null
 for p in "${procs[@]}"; do alive "$p" && fail "process ${p%%:*} outlived colony down"; done
 [ -z "$(leftover_cgroups)" ] || fail "cgroups left: $(leftover_cgroups)"
 [ ! -e "$state_dir" ] || fail "state directory left: $(ls -A "$state_dir")"
-note "$((${#all[@]} + 1)) jobs through 6 agent kills (one with the controller, one with its jobs, one with the controller stopped, one stopped itself) and a SIGTERM: each ended once, none ran twice but by requeue"
+note "$((${#all[@]} + 1)) jobs through 7 agent kills (one with the controller, one with its jobs, one with the controller stopped, two stopped themselves) and a SIGTERM: each ended once, none ran twice but by requeue"
 echo "PASS"
