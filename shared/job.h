@@ -166,6 +166,7 @@ typedef struct job {
          * node it needs ("reserved_start_usec" in its record). */
         int64_t reserved_start_usec;
         size_t running_pos; /* while it runs, its place in the controller's running array (reservation.c) */
+        void *pool_chunk;   /* the controller's chunk its record was cut from (jobpool.h), NULL when malloc'ed */
 } job;
 
 #define JOB_RESERVED_UNKNOWN (-1)
