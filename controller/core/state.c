@@ -333,6 +333,7 @@ static void dept_charge(ctl_state *st, const job *j, int sign) {
 }
 
 void ctl_charge(ctl_state *st, ctl_node *n, job *j) {
+        j->node_index = (uint32_t)n->index + 1;
         n->used = res_add(n->used, j->spec.req);
         n->running++;
         n->nexclusive += j->spec.exclusive;
