@@ -166,6 +166,11 @@ typedef struct job {
          * node it needs ("reserved_start_usec" in its record). */
         int64_t reserved_start_usec;
         size_t running_pos; /* while it runs, its place in the controller's running array (reservation.c) */
+        void *pool_chunk;   /* the controller's chunk its record was cut from (jobpool.h), NULL when malloc'ed */
+        /* The controller's index of its node (ctl_node.index) + 1 since it was charged to it, 0
+         * before: beside node, so that finding whether a running job runs on a node compares
+         * integers, not a name out of the caches. */
+        uint32_t node_index;
 } job;
 
 #define JOB_RESERVED_UNKNOWN (-1)

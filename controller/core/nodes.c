@@ -57,7 +57,7 @@ static bool listed(uint64_t id, const uint64_t *ids, size_t n) {
 }
 
 static bool runs_on(const job *j, const ctl_node *n) {
-        return j->state == JOB_RUNNING && j->node && strcmp(j->node, n->name) == 0;
+        return j->state == JOB_RUNNING && j->node_index == n->index + 1; /* a running job was charged to its node */
 }
 
 uint32_t ctl_job_attempt(const job *j) {

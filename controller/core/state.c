@@ -39,10 +39,8 @@ static void node_free(ctl_node *n) {
 void ctl_free(ctl_state *st) {
         depidx_free(&st->deps);
         famidx_free(&st->fam);
-        for (size_t i = 0; i < st->njobs; i++) {
-                job_free(st->jobs[i]);
-                free(st->jobs[i]);
-        }
+        for (size_t i = 0; i < st->njobs; i++)
+                jobpool_release(&st->pool, st->jobs[i]);
         for (size_t i = 0; i < st->nnodes; i++)
                 node_free(st->nodes[i]);
         for (size_t i = 0; i < st->ntallies; i++)
@@ -70,6 +68,7 @@ void ctl_free(ctl_state *st) {
         }
         free(st->arecs);
         jobtable_free(&st->byid);
+        jobpool_free(&st->pool);
         *st = (ctl_state){ 0 };
 }
 
@@ -334,6 +333,7 @@ static void dept_charge(ctl_state *st, const job *j, int sign) {
 }
 
 void ctl_charge(ctl_state *st, ctl_node *n, job *j) {
+        j->node_index = (uint32_t)n->index + 1;
         n->used = res_add(n->used, j->spec.req);
         n->running++;
         n->nexclusive += j->spec.exclusive;
@@ -546,8 +546,7 @@ void ctl_forget_ended(ctl_state *st) {
                         continue;
                 }
                 jobtable_remove(&st->byid, j->id);
-                job_free(j);
-                free(j);
+                jobpool_release(&st->pool, j);
         }
         st->njobs = kept;
         (void)jobtable_fit(&st->byid); /* else the table stays as large as it was: lookups are right either way */

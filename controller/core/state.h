@@ -10,6 +10,7 @@
 #include "fairorder.h"
 #include "job.h"
 #include "jobtable.h"
+#include "jobpool.h"
 #include "arrayspec.h"
 #include "dispatch.h"
 #include "sched_index.h"
@@ -219,6 +220,8 @@ typedef struct ctl_state {
         famidx fam;
         /* st->jobs by id, for ctl_find_job: O(1) whatever ids are kept (jobtable.h). */
         jobtable byid;
+        /* The records of the jobs made here (submissions), in id order (jobpool.h). */
+        jobpool pool;
 } ctl_state;
 
 /* Initialise an empty state. */

@@ -101,8 +101,8 @@ static int check_room(ctl_state *st, uid_t uid, const char *user, const char *gr
 /* The index-th job of a (numbered from a->first), in made[index - a->made]: the first takes a's
  * spec and user, the others (an array's) borrow the first's strings, its output path too when
  * it was given rather than made from its id. Returns 0 or -ENOMEM. */
-static int make_job(ctl_array *a, job **made, size_t index) {
-        job *j = calloc(1, sizeof(*j));
+static int make_job(ctl_state *st, ctl_array *a, job **made, size_t index) {
+        job *j = jobpool_get(&st->pool);
         if (!j)
                 return -ENOMEM;
         made[index - a->made] = j;
@@ -116,7 +116,8 @@ static int make_job(ctl_array *a, job **made, size_t index) {
                     .submit_usec = a->now,
                     .attempt = 1,
                     .array_first = a->array ? a->first : 0,
-                    .array_index = task };
+                    .array_index = task,
+                    .pool_chunk = j->pool_chunk }; /* the record stays the pool's */
         if (index > 0) {
                 job_borrow_spec(j, a->owner, a->given_stdout);
         } else {
@@ -130,7 +131,7 @@ static int make_job(ctl_array *a, job **made, size_t index) {
 }
 
 /* Free the n jobs of a slice that failed, giving a back its spec and user if the first was one. */
-static void unmake_jobs(ctl_array *a, job **made, size_t n) {
+static void unmake_jobs(ctl_state *st, ctl_array *a, job **made, size_t n) {
         if (made[0] && made[0] == a->owner) {
                 a->spec = made[0]->spec;
                 made[0]->spec = (job_spec){ 0 };
@@ -138,11 +139,9 @@ static void unmake_jobs(ctl_array *a, job **made, size_t n) {
                 made[0]->user = NULL;
                 a->owner = NULL;
         }
-        for (size_t i = n; i-- > 0;) {
+        for (size_t i = n; i-- > 0;)
                 if (made[i])
-                        job_free(made[i]);
-                free(made[i]);
-        }
+                        jobpool_release(&st->pool, made[i]);
 }
 
 /* Store the made jobs with their "submitted" events, the environment with the first only (an
@@ -246,14 +245,14 @@ int ctl_make_slice(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_ERRLE
         job **made = calloc(n + 1, sizeof(*made));
         int r = made ? ctl_reserve_jobs(st, a->uid, n) : -ENOMEM;
         for (size_t i = 0; r == 0 && i < n; i++)
-                r = make_job(a, made, a->made + i);
+                r = make_job(st, a, made, a->made + i);
         if (r == 0)
                 r = ctl_persist_jobs(st, made, n);
         if (r < 0) {
                 snprintf(err, PROTO_ERRLEN, "could not record the job%s: %s (%zu of %zu stored)", a->array ? "s" : "",
                          strerror(-r), a->made, a->count);
                 if (made)
-                        unmake_jobs(a, made, n);
+                        unmake_jobs(st, a, made, n);
                 free(made);
                 /* the ids stay skipped: some may be in the store's batch, or their events sent */
                 ctl_unreserve(st, a, a->count - a->made);
