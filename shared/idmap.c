@@ -5,7 +5,7 @@
 
 #define MIN_CAP 64
 
-/* The key of an object: its first member (idmap.h), read once, as it is added. */
+/* The key of an object: its first member (idmap.h). */
 static uint64_t key_of(const void *p) { return *(const uint64_t *)p; }
 
 /* The home slot of id: the top bits of a Fibonacci hash, so that consecutive ids spread. */
@@ -16,25 +16,24 @@ static size_t home_of(const idmap *m, uint64_t id) {
 
 static size_t next_slot(const idmap *m, size_t i) { return (i + 1) & (m->cap - 1); }
 
-/* Put the slot's object in the first free slot from its home (there is one: the map is at most
- * half full). */
-static void place(idmap *m, idmap_slot s) {
-        size_t i = home_of(m, s.id);
-        while (m->slots[i].obj)
+/* Put p in the first free slot from its home (there is one: the map is at most half full). */
+static void place(idmap *m, void *p) {
+        size_t i = home_of(m, key_of(p));
+        while (m->slots[i])
                 i = next_slot(m, i);
-        m->slots[i] = s;
+        m->slots[i] = p;
 }
 
 /* Move the objects into cap slots (a power of two that holds them at most half full). */
 static int rehash(idmap *m, size_t cap) {
-        idmap_slot *slots = calloc(cap, sizeof(*slots));
+        void **slots = calloc(cap, sizeof(*slots));
         if (!slots)
                 return -ENOMEM;
         idmap old = *m;
         m->slots = slots;
         m->cap = cap;
         for (size_t i = 0; i < old.cap; i++)
-                if (old.slots[i].obj)
+                if (old.slots[i])
                         place(m, old.slots[i]);
         free(old.slots);
         return 0;
@@ -50,7 +49,7 @@ int idmap_reserve(idmap *m, size_t more) {
 int idmap_add(idmap *m, void *p) {
         if (idmap_reserve(m, 1) < 0)
                 return -ENOMEM;
-        place(m, (idmap_slot){ key_of(p), p });
+        place(m, p);
         m->n++;
         return 0;
 }
@@ -58,28 +57,28 @@ int idmap_add(idmap *m, void *p) {
 /* The slot holding id, or the free slot that ends its probe. */
 static size_t slot_of(const idmap *m, uint64_t id) {
         size_t i = home_of(m, id);
-        while (m->slots[i].obj && m->slots[i].id != id)
+        while (m->slots[i] && key_of(m->slots[i]) != id)
                 i = next_slot(m, i);
         return i;
 }
 
-void *idmap_find(const idmap *m, uint64_t id) { return m->cap ? m->slots[slot_of(m, id)].obj : NULL; }
+void *idmap_find(const idmap *m, uint64_t id) { return m->cap ? m->slots[slot_of(m, id)] : NULL; }
 
 void *idmap_remove(idmap *m, uint64_t id) {
         size_t hole = m->cap ? slot_of(m, id) : 0;
-        void *gone = m->cap ? m->slots[hole].obj : NULL;
+        void *gone = m->cap ? m->slots[hole] : NULL;
         if (!gone)
                 return NULL;
         /* Move back each later object of the run whose probe passed the hole, so that no probe
          * stops short of its object at the freed slot. */
-        for (size_t i = next_slot(m, hole); m->slots[i].obj; i = next_slot(m, i)) {
-                size_t home = home_of(m, m->slots[i].id);
+        for (size_t i = next_slot(m, hole); m->slots[i]; i = next_slot(m, i)) {
+                size_t home = home_of(m, key_of(m->slots[i]));
                 if (((i - home) & (m->cap - 1)) >= ((i - hole) & (m->cap - 1))) {
                         m->slots[hole] = m->slots[i];
                         hole = i;
                 }
         }
-        m->slots[hole] = (idmap_slot){ 0 };
+        m->slots[hole] = NULL;
         m->n--;
         return gone;
 }

@@ -1,4 +1,4 @@
-/* idmap.h - objects by their uint64_t id: an open-addressing hash table of pointers and their keys (linear
+/* idmap.h - objects by their uint64_t id: an open-addressing hash table of pointers (linear
  * probing, backward-shift deletion, at most half full), so that a lookup is O(1) whatever the
  * ids are. An object's key is its FIRST member, a uint64_t (the users check it at compile time:
  * the jobs by id, jobtable.h; the dependency records, depindex.c; the agent's jobs, jobtab.c);
@@ -7,16 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A slot holds its object's key beside it, so that a probe past other objects, a removal's
- * shift and a rehash read no object (a job's record is long out of the caches). */
-typedef struct idmap_slot {
-        uint64_t id;
-        void *obj; /* NULL: a free slot */
-} idmap_slot;
-
 typedef struct idmap {
-        idmap_slot *slots;
-        size_t cap; /* a power of two, or 0 */
+        void **slots; /* NULL: a free slot */
+        size_t cap;   /* a power of two, or 0 */
         size_t n;
 } idmap;
 

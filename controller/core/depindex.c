@@ -337,7 +337,7 @@ void depidx_free(depidx *d) {
                 depidx_free(d->names);
         free(d->names);
         for (size_t i = 0; i < d->recs.cap; i++) {
-                depidx_target *t = d->recs.slots[i].obj;
+                depidx_target *t = d->recs.slots[i];
                 if (t)
                         free(t->w);
                 free(t);

@@ -59,7 +59,7 @@ START_TEST(test_growth) {
         /* room reserved is room kept: the adds after it move nothing */
         idmap_free(&t);
         ck_assert_int_eq(idmap_reserve(&t, 1000), 0);
-        idmap_slot *slots = t.slots;
+        void **slots = t.slots;
         add_ids(1, 1000);
         ck_assert_ptr_eq(t.slots, slots);
 }
@@ -141,11 +141,11 @@ START_TEST(test_wrap_no_tombstones) {
         for (size_t k = 0; k < nrun; k++)
                 ck_assert_int_eq(idmap_add(&t, &recs[run[k]]), 0);
         ck_assert_uint_eq(t.cap, 64); /* 5 of 64: no growth moved them */
-        ck_assert_ptr_eq(t.slots[63].obj, &recs[run[0]]);
-        ck_assert_ptr_eq(t.slots[3].obj, &recs[run[4]]);           /* wrapped: 63, 0, 1, 2, 3 */
+        ck_assert_ptr_eq(t.slots[63], &recs[run[0]]);
+        ck_assert_ptr_eq(t.slots[3], &recs[run[4]]);               /* wrapped: 63, 0, 1, 2, 3 */
         ck_assert_ptr_eq(idmap_remove(&t, run[1]), &recs[run[1]]); /* at slot 0 */
-        ck_assert_ptr_eq(t.slots[0].obj, &recs[run[2]]);           /* the later ones moved back */
-        ck_assert_ptr_null(t.slots[3].obj);
+        ck_assert_ptr_eq(t.slots[0], &recs[run[2]]);               /* the later ones moved back */
+        ck_assert_ptr_null(t.slots[3]);
         for (size_t k = 0; k < nrun; k++)
                 ck_assert_ptr_eq(idmap_find(&t, run[k]), k == 1 ? NULL : &recs[run[k]]);
         for (size_t k = 0; k < nrun; k++)
@@ -153,7 +153,7 @@ START_TEST(test_wrap_no_tombstones) {
                         ck_assert_ptr_eq(idmap_remove(&t, run[k]), &recs[run[k]]);
         ck_assert_uint_eq(t.n, 0);
         for (size_t i = 0; i < t.cap; i++)
-                ck_assert_ptr_null(t.slots[i].obj);
+                ck_assert_ptr_null(t.slots[i]);
 }
 END_TEST
 
