@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# endlaunch.sh - a job's end to the next job's launch, with a long queue behind and without.
+#
+#   COLONY_BIN=build/bin tests/bench/endlaunch.sh [PENDING [N]]
+#
+# Root; prints one JSON line. On a local one-agent cluster of ONE CPU, `true` jobs of one CPU
+# each run one after another, so the gap from a job's end (the agent's stamp of its shepherd's
+# reaping) to the next job's start (the agent's stamp as it spawns the next shepherd) is the
+# whole loop: the agent's report, the controller's turn, its pass, the commit's fdatasync, the
+# launch, the agent's turn. Measured twice in the same run, p50 and p99 in ms:
+#  * baseline: N jobs submitted at once, nothing else queued (at most N pending);
+#  * queued: PENDING (default 100,000) jobs submitted by four API clients (bench_submit, one
+#    connection each), then the gaps of the next N (default 500) jobs that start while the rest
+#    wait; then every job left is cancelled in one request.
+# Issue 22's goal: the queued p50 <= 2 ms, a pass whose cost does not grow with the queue.
+set -euo pipefail
+pending=${1:-100000}
+n=${2:-500}
+bin=$(cd "${COLONY_BIN:?set COLONY_BIN to the bin directory of a build}" && pwd)
+command -v jq >/dev/null || { echo "jq is needed" >&2; exit 1; }
+dir=$(mktemp -d /tmp/colony-endlaunch-XXXXXX)
+chmod 755 "$dir"
+cleanup() {
+        set +e
+        "$bin/colony" down --dir "$dir" >/dev/null 2>&1
+        rm -rf "$dir"
+}
+trap cleanup EXIT
+log() { echo "endlaunch.sh: $*" >&2; }
+cd "$dir"
+export COLONY_SOCKET=$dir/controller.sock
+"$bin/colony" up --dir "$dir" --name-prefix "endl$$-" --agents 1 --agent-cpus 1 --agent-mem 2G >/dev/null
+
+# gaps FROM_USEC COUNT: stats of start(k+1) - end(k), ms, over the first COUNT jobs started at or
+# after FROM_USEC (jobs run one at a time: sorted by start, each follows the one before).
+gaps() {
+        "$bin/colony" queue --all --json | jq -c --argjson from "$1" --argjson count "$2" '
+                [.jobs[] | select(.start_usec > 0 and .end_usec > 0)] | sort_by(.start_usec) |
+                [.[] | select(.start_usec >= $from)] as $after |
+                ([.[] | select(.start_usec < $from)] | last) as $before |
+                ([$before // empty] + $after)[: $count + 1] as $run |
+                [range(1; $run | length) | ($run[.].start_usec - $run[. - 1].end_usec) / 1000] | sort as $g |
+                ($g | length) as $k |
+                if $k == 0 then null else
+                {p50: ($g[($k / 2) | floor] * 100 | round / 100), p99: ($g[($k * 0.99) | floor] * 100 | round / 100), n: $k} end'
+}
+
+log "baseline: $n jobs, nothing else queued"
+t0=$(date +%s%6N)
+"$bin/bench_submit" --socket "$COLONY_SOCKET" --clients 1 --jobs "$n" --cpus 1 --mem 1M >/dev/null
+last=$("$bin/colony" queue --all --json | jq '[.jobs[].id] | max')
+"$bin/colony" wait "$last" >/dev/null
+for ((i = 0; i < 600; i++)); do [ "$("$bin/colony" queue --json | jq '.jobs | length')" = 0 ] && break; sleep 0.5; done
+baseline=$(gaps "$t0" "$n")
+
+log "queued: $pending jobs from four clients"
+"$bin/bench_submit" --socket "$COLONY_SOCKET" --clients 4 --jobs $((pending / 4)) --cpus 1 --mem 1M >"$dir/submit.json"
+t1=$(date +%s%6N)
+read -r left first < <("$bin/colony" queue --json | jq -r '[.jobs[] | select(.state == "pending") | .id] | "\(length) \(min)"')
+log "all submitted ($(jq -c . "$dir/submit.json")); $left pending; job $first and the $n after it"
+# FIFO on one CPU: once job first + n has ended, the n gaps before it are measured (no poll
+# of a queue of $pending jobs while they are)
+"$bin/colony" wait $((first + n)) >/dev/null
+"$bin/colony" cancel --state pending >/dev/null
+queued=$(gaps "$t1" "$n")
+jq -nc --argjson pending "$pending" --argjson base "$baseline" --argjson queued "$queued" --argjson left "$left" \
+        '{end_to_next_launch_ms: {baseline: $base, queued: $queued}, pending: $pending, pending_when_measured: $left}'
