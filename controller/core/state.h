@@ -219,6 +219,10 @@ typedef struct ctl_state {
         famidx fam;
         /* st->jobs by id, for ctl_find_job: O(1) whatever ids are kept (jobtable.h). */
         jobtable byid;
+        /* Slots before st->pending in its allocation (pending_cap counts from the allocation's
+         * start): the jobs that left the queue's head, whose slots are reclaimed when the queue
+         * grows (ctl_pending_reserve), so that a start at the head moves no tail. */
+        size_t pending_head;
 } ctl_state;
 
 /* Initialise an empty state. */
