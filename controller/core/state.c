@@ -36,6 +36,10 @@ static void node_free(ctl_node *n) {
         free(n);
 }
 
+/* The allocation the pending queue lies in (NULL before the first job): no offset is applied
+ * to a null pointer. */
+static job **pending_base(const ctl_state *st) { return st->pending ? st->pending - st->pending_head : NULL; }
+
 void ctl_free(ctl_state *st) {
         depidx_free(&st->deps);
         famidx_free(&st->fam);
@@ -49,7 +53,7 @@ void ctl_free(ctl_state *st) {
                 free(st->tallies[i].dept);
         free(st->tallies);
         free(st->jobs);
-        free(st->pending - st->pending_head);
+        free(pending_base(st));
         free(st->nodes);
         free(st->by_name);
         sched_index_free(&st->view);
@@ -291,7 +295,7 @@ int ctl_append_job(ctl_state *st, job *j) {
 int ctl_pending_reserve(ctl_state *st, size_t n) {
         if (st->pending_head + st->npending + n <= st->pending_cap)
                 return 0;
-        job **base = st->pending - st->pending_head;
+        job **base = pending_base(st);
         if (st->pending_head >= st->npending) { /* the moves are paid for by the starts that freed them */
                 memmove(base, st->pending, st->npending * sizeof(*st->pending));
                 st->pending = base;
