@@ -17,10 +17,11 @@
 #
 # SCALING=1 measures instead what a replay costs as it grows (issue 22): `colony sim --workload
 # mishra-mapreduce` with its defaults (First-Fit, strict FIFO, scale 100, load 0.8) at each count
-# of SCALING_JOBS (default "2000 20000": 600,300 and 6,000,300 tasks), CPU seconds (user + sys)
-# per million tasks, and each over the first count's, the baseline measured in the same run: a
-# pass whose cost is bounded by what it places keeps the ratio near 1 (main 5044faf: the queue's
-# bursts made a pass visit 1,024 jobs and move the queue's tail; 20,000 took 129 s of CPU).
+# of SCALING_JOBS (default "400 2000 20000": 120,300 to 6,000,300 tasks), CPU seconds (user +
+# sys) per million tasks, and each over the first count's, the baseline measured in the same run
+# (at 400 the queues stay short): a pass whose cost is bounded by what it places keeps the ratio
+# near 1 (main 5044faf: the queue's bursts made a pass visit 1,024 jobs and move the queue's
+# tail; 2,000 jobs took 17.5 s a million tasks, 20,000 22.5 s, 135 s of CPU).
 #
 # Flow time: the job's arrival to the end of its last reduce; ideal: its longest map plus its
 # longest reduce (every task started the moment it could, as on unlimited machines). "mean" is
@@ -39,7 +40,7 @@ trap 'rm -f "$out" "$out.jobs"' EXIT
 scaling() {
         [ -x /usr/bin/time ] || { echo "/usr/bin/time is needed" >&2; exit 1; }
         local base="" n
-        for n in ${SCALING_JOBS:-2000 20000}; do
+        for n in ${SCALING_JOBS:-400 2000 20000}; do
                 /usr/bin/time -f '%U %S' -o "$out.jobs" "$bin/colony" sim --workload mishra-mapreduce --jobs "$n" --json \
                         | jq -c '{jobs: .jobs, completed, passes: .scheduling_passes}' >"$out"
                 read -r user sys <"$out.jobs"
