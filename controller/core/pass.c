@@ -67,8 +67,9 @@ static int view_pending(ctl_state *st, size_t first, size_t n) {
         return 0;
 }
 
-/* Jobs a strict-FIFO pass offers at a time (ctl_schedule). */
-#define PASS_WINDOW 1024
+/* Jobs a strict-FIFO pass offers first (ctl_schedule): the window doubles while it is placed
+ * whole, so that a pass that starts one or two jobs looks at few more. */
+#define PASS_WINDOW 16
 
 /* --- settled: what a pass need not look at again ---------------------------------------------
  * Free resources only shrink while nothing but submissions happens (placements take; whatever
@@ -315,13 +316,13 @@ static long schedule_queue(ctl_state *st) {
                 return 0;
         /* Strict FIFO stops at the first job that fits nowhere: offered a window at a time, a
          * long queue behind it is not copied into the view (a pass over 100,000 pending jobs
-         * took 12-60 ms); a window placed whole is followed by the next. */
+         * took 12-60 ms); a window placed whole is followed by the next, twice as long. */
         bool windowed = plain_pass(st) && st->cfg.order == SCHED_STRICT_FIFO;
         long launched = 0, placed = 0, total = 0;
-        for (size_t from = first;;) {
+        for (size_t from = first, window = PASS_WINDOW;; window *= 2) {
                 size_t n = st->npending - from;
-                if (windowed && n > PASS_WINDOW)
-                        n = PASS_WINDOW;
+                if (windowed && n > window)
+                        n = window;
                 long r = pass(st, from, n, &offered, &placed);
                 if (r < 0)
                         return r;

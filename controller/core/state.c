@@ -36,6 +36,10 @@ static void node_free(ctl_node *n) {
         free(n);
 }
 
+/* The allocation the pending queue lies in (NULL before the first job): no offset is applied
+ * to a null pointer. */
+static job **pending_base(const ctl_state *st) { return st->pending ? st->pending - st->pending_head : NULL; }
+
 void ctl_free(ctl_state *st) {
         depidx_free(&st->deps);
         famidx_free(&st->fam);
@@ -47,7 +51,7 @@ void ctl_free(ctl_state *st) {
                 free(st->tallies[i].dept);
         free(st->tallies);
         free(st->jobs);
-        free(st->pending);
+        free(pending_base(st));
         free(st->nodes);
         free(st->by_name);
         sched_index_free(&st->view);
@@ -287,8 +291,25 @@ int ctl_append_job(ctl_state *st, job *j) {
         return 0;
 }
 
+int ctl_pending_reserve(ctl_state *st, size_t n) {
+        if (st->pending_head + st->npending + n <= st->pending_cap)
+                return 0;
+        job **base = pending_base(st);
+        if (st->pending_head >= st->npending) { /* the moves are paid for by the starts that freed them */
+                memmove(base, st->pending, st->npending * sizeof(*st->pending));
+                st->pending = base;
+                st->pending_head = 0;
+        }
+        size_t cap = st->pending_cap;
+        if (sched_grow(&base, &cap, st->pending_head + st->npending + n, sizeof(*base)) < 0)
+                return -ENOMEM;
+        st->pending = base + st->pending_head;
+        st->pending_cap = cap;
+        return 0;
+}
+
 int ctl_queue_pending(ctl_state *st, job *j) {
-        if (sched_grow(&st->pending, &st->pending_cap, st->npending + 1, sizeof(*st->pending)) < 0)
+        if (ctl_pending_reserve(st, 1) < 0)
                 return -ENOMEM;
         st->pending[st->npending++] = j; /* behind the settled ones: first_to_offer */
         ctl_tally_job(st, j, +1);
@@ -308,8 +329,33 @@ int ctl_requeue_pending(ctl_state *st, job *j) {
 }
 
 /* Drop from the pending queue the jobs of its [first, first + n) that are no longer pending,
- * keeping the order. O(n), and a move of the queue's tail. */
+ * keeping the order, when the jobs before first are fewer than those behind the range: the
+ * kept ones go to the range's end, the jobs before it move up, and the head follows. Returns
+ * false (nothing done) otherwise. O(n + first). */
+static bool compact_toward_tail(ctl_state *st, size_t first, size_t n) {
+        if (first > st->npending - first - n)
+                return false;
+        size_t kept = first + n;
+        for (size_t i = first + n; i-- > first;)
+                if (st->pending[i]->state == JOB_PENDING)
+                        st->pending[--kept] = st->pending[i];
+        size_t gone = kept - first;
+        if (gone == 0)
+                return true;
+        memmove(&st->pending[gone], &st->pending[0], first * sizeof(*st->pending));
+        st->pending += gone;
+        st->pending_head += gone;
+        st->npending -= gone;
+        st->settled = false; /* the job that held the queue or a reservation may be gone */
+        return true;
+}
+
+/* Drop from the pending queue the jobs of its [first, first + n) that are no longer pending,
+ * keeping the order. O(n), and a move of the shorter of the jobs before the range and those
+ * behind it. */
 void ctl_compact_pending_range(ctl_state *st, size_t first, size_t n) {
+        if (compact_toward_tail(st, first, n))
+                return;
         size_t kept = first;
         for (size_t i = first; i < first + n; i++)
                 if (st->pending[i]->state == JOB_PENDING)

@@ -222,6 +222,10 @@ typedef struct ctl_state {
         jobtable byid;
         /* The records of the jobs made here (submissions), in id order (jobpool.h). */
         jobpool pool;
+        /* Slots before st->pending in its allocation (pending_cap counts from the allocation's
+         * start): the jobs that left the queue's head, whose slots are reclaimed when the queue
+         * grows (ctl_pending_reserve), so that a start at the head moves no tail. */
+        size_t pending_head;
 } ctl_state;
 
 /* Initialise an empty state. */

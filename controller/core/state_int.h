@@ -25,6 +25,9 @@ size_t ctl_top_dept_len(const char *group);
 int ctl_append_job(ctl_state *st, job *j);
 /* Queue pending job j behind the others, counted in its tallies. Returns 0 or -ENOMEM. */
 int ctl_queue_pending(ctl_state *st, job *j);
+/* Make room for n more jobs behind the pending queue, reclaiming the slots before its head
+ * when they are at least as many as the queue holds. Returns 0 or -ENOMEM. */
+int ctl_pending_reserve(ctl_state *st, size_t n);
 /* Index j, a job new to the state. Returns 0 or -ENOMEM. */
 int ctl_index_add(ctl_state *st, job *j);
 /* Make room in s for n more entries. Returns 0 or -ENOMEM. */

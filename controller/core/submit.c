@@ -160,9 +160,8 @@ int ctl_persist_jobs(ctl_state *st, job **made, size_t n) {
 int ctl_reserve_jobs(ctl_state *st, uid_t uid, size_t n) {
         ctl_idset *u = ctl_user_jobs_of(st, uid, true);
         if (sched_grow(&st->jobs, &st->jobs_cap, st->njobs + n, sizeof(*st->jobs)) < 0 ||
-            jobtable_reserve(&st->byid, n) < 0 ||
-            sched_grow(&st->pending, &st->pending_cap, st->npending + n, sizeof(*st->pending)) < 0 || !u ||
-            ctl_idset_reserve(u, n) < 0 || ctl_idset_reserve(&st->pending_ids, n) < 0)
+            jobtable_reserve(&st->byid, n) < 0 || ctl_pending_reserve(st, n) < 0 || !u || ctl_idset_reserve(u, n) < 0 ||
+            ctl_idset_reserve(&st->pending_ids, n) < 0)
                 return -ENOMEM;
         return 0;
 }

@@ -15,6 +15,14 @@
 # job's flow about 11 of them). Only jobs that arrive after the warm-up count; each run also
 # gives the means of the two halves of what follows it, which agree when the run is steady.
 #
+# SCALING=1 measures instead what a replay costs as it grows (issue 22): `colony sim --workload
+# mishra-mapreduce` with its defaults (First-Fit, strict FIFO, scale 100, load 0.8) at each count
+# of SCALING_JOBS (default "400 2000 20000": 120,300 to 6,000,300 tasks), CPU seconds (user +
+# sys) per million tasks, and each over the first count's, the baseline measured in the same run
+# (at 400 the queues stay short): a pass whose cost is bounded by what it places keeps the ratio
+# near 1 (main 5044faf: the queue's bursts made a pass visit 1,024 jobs and move the queue's
+# tail; 2,000 jobs took 17.5 s a million tasks, 20,000 22.5 s, 135 s of CPU).
+#
 # Flow time: the job's arrival to the end of its last reduce; ideal: its longest map plus its
 # longest reduce (every task started the moment it could, as on unlimited machines). "mean" is
 # the mean flow over the mean ideal flow (the report divides its mean flow time by the one a
@@ -27,6 +35,27 @@ loads=${LOADS:-0.70 0.75 0.80 0.85 0.90} policies=${POLICIES:-lotes greedy tetri
 warmup=${WARMUP:-1728000}
 out=$(mktemp /tmp/colony-mapreduce-bench-XXXXXX)
 trap 'rm -f "$out" "$out.jobs"' EXIT
+
+# scaling: CPU per million tasks at each count of SCALING_JOBS, against the first
+scaling() {
+        [ -x /usr/bin/time ] || { echo "/usr/bin/time is needed" >&2; exit 1; }
+        local base="" n
+        for n in ${SCALING_JOBS:-400 2000 20000}; do
+                /usr/bin/time -f '%U %S' -o "$out.jobs" "$bin/colony" sim --workload mishra-mapreduce --jobs "$n" --json \
+                        | jq -c '{jobs: .jobs, completed, passes: .scheduling_passes}' >"$out"
+                read -r user sys <"$out.jobs"
+                per=$(awk -v u="$user" -v s="$sys" -v t="$(jq .jobs "$out")" 'BEGIN { printf "%.3f", (u + s) / t * 1e6 }')
+                base=${base:-$per}
+                jq -c --argjson n "$n" --argjson cpu "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" \
+                        --argjson per "$per" --argjson base "$base" \
+                        '{mapreduce_jobs: $n, tasks: .jobs, completed, passes, cpu_s: $cpu, cpu_s_per_million_tasks: $per,
+                          over_baseline: ($per / $base * 100 | round / 100)}' "$out"
+        done
+}
+if [ "${SCALING:-0}" = 1 ]; then
+        scaling
+        exit 0
+fi
 
 # flows WARMUP < JOBS_CSV: per job (family) after the warm-up, as JSON
 flows() {

@@ -1412,11 +1412,46 @@ START_TEST(jobs_choose_their_nodes_and_drained_nodes_take_none) {
 }
 END_TEST
 
+/* The pending queue keeps submission order while starts at its head advance the head
+ * (ctl_compact_pending_range) and submissions reclaim the slots before it (ctl_pending_reserve). */
+START_TEST(the_queue_keeps_its_order_as_its_head_moves_and_its_slots_return) {
+        static const ctl_actions quiet = { rec_persist, no_launch, rec_cancel, no_end, rec_drop, NULL, NULL };
+        st.act = &quiet;
+        st.cfg.max_pending = 100000;
+        ctl_node *n = node("a", 4000, 1024 * MiB, NULL, 0);
+        size_t moved = 0, reclaimed = 0, last_head = 0;
+        for (int round = 0; round < 300; round++) {
+                for (int k = 0; k < 3 + round % 5; k++) /* 5 a round, 4 start: the queue grows */
+                        ck_assert_uint_ne(submit_as(1000, 1000, MiB), 0);
+                for (size_t i = 0; i < st.njobs; i++)
+                        if (st.jobs[i]->state == JOB_RUNNING)
+                                finish_ok(n, st.jobs[i]->id);
+                ck_assert_int_gt(ctl_schedule(&st), 0);
+                ck_assert(n->used.mcpu == 4000 || st.npending == 0);
+                size_t pending = 0;
+                for (size_t i = 0; i < st.njobs; i++)
+                        pending += st.jobs[i]->state == JOB_PENDING;
+                ck_assert_uint_eq(st.npending, pending);
+                for (size_t i = 0; i < st.npending; i++) {
+                        ck_assert_int_eq(st.pending[i]->state, JOB_PENDING);
+                        ck_assert(i == 0 || st.pending[i - 1]->id < st.pending[i]->id);
+                }
+                ck_assert_uint_le(st.pending_head + st.npending, st.pending_cap);
+                moved += st.pending_head > last_head;
+                reclaimed += st.pending_head < last_head;
+                last_head = st.pending_head;
+        }
+        ck_assert_uint_gt(moved, 0);
+        ck_assert_uint_gt(reclaimed, 0);
+}
+END_TEST
+
 static Suite *state_suite(void) {
         Suite *s = suite_create("state");
         TCase *tc = tcase_create("state");
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, jobs_start_in_submission_order_as_capacity_frees);
+        tcase_add_test(tc, the_queue_keeps_its_order_as_its_head_moves_and_its_slots_return);
         tcase_add_test(tc, departments_take_turns_by_their_entitlement);
         tcase_add_test(tc, impossible_requests_are_refused_once_a_node_is_known);
         tcase_add_test(tc, a_failed_write_refuses_the_submission);
