@@ -5,10 +5,11 @@
  * passes: it changes a machine in place (free, up, capacity) and then calls
  * sched_index_update for that position. Three structures follow the array:
  *   - First-Fit: a segment tree over positions holding the most free cores, the most free
- *     memory and the most of a blend of both of each subtree. The search prunes every subtree
- *     where any is too small; the maxima may come from different machines, so it backtracks:
- *     not O(log machines) but a few hundred nodes per decision at 10,000 machines on the
- *     papers' workloads (docs/policies.md), and every machine on a crafted cluster.
+ *     memory and the most of the least of both (memory counted at 4 GiB a core) of each
+ *     subtree. The search prunes every subtree where any is too small; the maxima may come
+ *     from different machines, so it backtracks: not O(log machines) but tens of nodes per
+ *     decision at 10,000 machines on the papers' workloads (docs/policies.md), and every
+ *     machine on a crafted cluster.
  *   - Best-Fit and Worst-Fit on cores: a treap of the up machines ordered by (free cores,
  *     position), each subtree holding its most free memory: the least free cores that fit with
  *     enough memory is a descent, O(log machines) expected; the most free cores is the
@@ -24,10 +25,10 @@
 #include "sched.h"
 #include <stdbool.h>
 
-/* A segment tree node: the most free cores, memory, and blend of both over its machines
- * (private to sched_index.c). */
+/* A segment tree node: the most free cores, memory, and corner (the least of both) over its
+ * machines (private to sched_index.c). */
 typedef struct sched_seg {
-        int64_t mcpu, mem, blend;
+        int64_t mcpu, mem, corner;
         int64_t gpus; /* the most free GPUs */
 } sched_seg;
 

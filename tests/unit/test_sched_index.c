@@ -5,6 +5,7 @@
 #include "rng.h"
 #include "sched_index.h"
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
 #define GiB          ((int64_t)1 << 30)
@@ -156,6 +157,36 @@ START_TEST(an_empty_index_places_nothing) {
 }
 END_TEST
 
+/* First-Fit's corner bound (the least of cores and memory at 4 GiB a core) prunes only subtrees
+ * without a fit: machines with complementary leftovers (many cores and little memory beside
+ * the reverse, which a weighted sum of both could not prune), negative amounts included, against
+ * a plain first fit over the array. */
+START_TEST(first_fit_corner_bound_never_prunes_a_fit) {
+        uint64_t seed = 23;
+        static sched_machine ref[MAX_MACHINES];
+        for (size_t m = 0; m < MAX_MACHINES; m++) {
+                bool cores = draw(&seed, 2);
+                res_t f = { .mcpu = cores ? 1000 * draw(&seed, 16) : draw(&seed, 600) - 100,
+                            .mem = cores ? draw(&seed, 3 * GiB) - GiB : GiB * draw(&seed, 64) };
+                ref[m] = (sched_machine){ .index = (uint32_t)m, .capacity = { 16000, 64 * GiB }, .free = f, .up = 1 };
+        }
+        sched_index ix;
+        sched_index_init(&ix);
+        for (size_t m = 0; m < MAX_MACHINES; m++)
+                ck_assert_int_eq(sched_index_add(&ix, ref[m]), 0);
+        for (int k = 0; k < 20000; k++) {
+                res_t req = { .mcpu = draw(&seed, 8000) - 200, .mem = draw(&seed, 16 * GiB) - GiB / 4 };
+                long want = -1;
+                for (size_t m = 0; m < MAX_MACHINES && want < 0; m++)
+                        if (ref[m].free.mcpu >= req.mcpu && ref[m].free.mem >= req.mem)
+                                want = (long)m;
+                ck_assert_msg(sched_index_first_fit(&ix, req) == want,
+                              "request of %" PRId64 " mcpu, %" PRId64 " B: want machine %ld", req.mcpu, req.mem, want);
+        }
+        sched_index_free(&ix);
+}
+END_TEST
+
 static Suite *sched_index_suite(void) {
         Suite *s = suite_create("sched_index");
         TCase *tc = tcase_create("core");
@@ -163,6 +194,7 @@ static Suite *sched_index_suite(void) {
         tcase_add_loop_test(tc, every_heuristic_and_order_decides_as_the_scan, 0, 2); /* 1: with GPUs */
         tcase_add_test(tc, single_choices_match_on_a_large_cluster);
         tcase_add_test(tc, an_empty_index_places_nothing);
+        tcase_add_test(tc, first_fit_corner_bound_never_prunes_a_fit);
         suite_add_tcase(s, tc);
         return s;
 }
