@@ -6,6 +6,7 @@
  * the socket takes in parts arrives whole, one fill reads all there is whatever its bound, up to
  * the client's close_notify, the server's end of stream. */
 #include "check_main.h"
+#include "test_certs.h"
 #include "wire.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -167,28 +168,6 @@ START_TEST(a_fill_stops_once_the_input_cap_is_passed) {
         rig_down(&t);
 }
 END_TEST
-
-/* TLS: a CA and a server certificate naming localhost, in a fresh directory. */
-static char certdir[] = "/tmp/test_wire.XXXXXX";
-
-static void certs_up(void) {
-        char cmd[1024];
-        ck_assert_ptr_nonnull(mkdtemp(certdir));
-        snprintf(cmd, sizeof(cmd),
-                 "cd %s && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 "
-                 "-keyout ca.key -out ca.pem -subj /CN=ca 2>/dev/null && openssl req -newkey ec -pkeyopt "
-                 "ec_paramgen_curve:prime256v1 -nodes -keyout srv.key -out srv.csr -subj /CN=srv 2>/dev/null && "
-                 "printf 'subjectAltName=DNS:localhost\\n' >srv.ext && openssl x509 -req -in srv.csr -CA ca.pem "
-                 "-CAkey ca.key -CAcreateserial -days 2 -out srv.pem -extfile srv.ext 2>/dev/null",
-                 certdir);
-        ck_assert_int_eq(system(cmd), 0);
-}
-
-static void certs_down(void) {
-        char cmd[256];
-        snprintf(cmd, sizeof(cmd), "rm -rf %s", certdir);
-        ck_assert_int_eq(system(cmd), 0);
-}
 
 typedef struct tls_rig {
         tls_ctx *sctx, *cctx;
