@@ -252,6 +252,32 @@ START_TEST(a_tls_fill_reads_all_there_is_then_the_close_notify) {
 }
 END_TEST
 
+/* The server's stream ended without a close_notify, before and after the handshake: only the
+ * first is called a handshake failure (OpenSSL's state is "in init" again after either). */
+START_TEST(an_end_after_the_handshake_is_no_handshake_failure) {
+        size_t small;
+        char *hello = big_frame(100, &small);
+        for (int after = 0; after < 2; after++) {
+                tls_rig t;
+                proto_reader r = { 0 };
+                tls_rig_up(&t);
+                if (after)
+                        (void)tls_pump(&t, hello, small, 1 << 20);
+                else
+                        ck_assert_int_eq(wire_write(&t.cli, hello, small), 0); /* the ClientHello */
+                ck_assert(tls_handshake_done(t.cli.tls) == after);
+                ck_assert_int_eq(shutdown(t.srv.fd, SHUT_WR), 0);
+                ck_assert_int_eq(wire_fill(&t.cli, &r, 1 << 20, 0), -EPROTO);
+                ck_assert_str_eq(wire_tls_error(&t.cli), after ? "unexpected eof while reading"
+                                                               : "handshake failed: unexpected eof while reading");
+                ck_assert(tls_handshake_done(t.cli.tls) == after);
+                proto_reader_free(&r);
+                tls_rig_down(&t);
+        }
+        free(hello);
+}
+END_TEST
+
 static Suite *wire_suite(void) {
         Suite *s = suite_create("wire");
         TCase *tc = tcase_create("plain");
@@ -265,6 +291,7 @@ static Suite *wire_suite(void) {
         tcase_add_unchecked_fixture(tc, certs_up, certs_down);
         tcase_add_test(tc, a_large_frame_over_tls_arrives_whole);
         tcase_add_test(tc, a_tls_fill_reads_all_there_is_then_the_close_notify);
+        tcase_add_test(tc, an_end_after_the_handshake_is_no_handshake_failure);
         suite_add_tcase(s, tc);
         return s;
 }
