@@ -258,15 +258,10 @@ static const conn_ops tls_ops = {
 };
 
 START_TEST(output_waiting_for_the_handshake_goes_when_a_read_ends_it) {
-        char cert[128], key[128], ca[128], err[TLS_ERRLEN];
         tls_ctx *sctx, *cctx;
         rig t = { 0 };
         int sv[2];
-        snprintf(cert, sizeof(cert), "%s/srv.pem", certdir);
-        snprintf(key, sizeof(key), "%s/srv.key", certdir);
-        snprintf(ca, sizeof(ca), "%s/ca.pem", certdir);
-        ck_assert_int_eq(tls_ctx_new_server(&(tls_files){ .cert = cert, .key = key }, &sctx, err), 0);
-        ck_assert_int_eq(tls_ctx_new_client(&(tls_files){ .ca = ca }, &cctx, err), 0);
+        certs_contexts(&sctx, &cctx);
         ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv), 0);
         ck_assert_int_ge(sd_event_new(&t.event), 0);
         client = (tls_client){ 0 };

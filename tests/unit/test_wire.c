@@ -176,14 +176,9 @@ typedef struct tls_rig {
 } tls_rig;
 
 static void tls_rig_up(tls_rig *t) {
-        char cert[128], key[128], ca[128], err[TLS_ERRLEN];
         int sv[2];
         *t = (tls_rig){ 0 };
-        snprintf(cert, sizeof(cert), "%s/srv.pem", certdir);
-        snprintf(key, sizeof(key), "%s/srv.key", certdir);
-        snprintf(ca, sizeof(ca), "%s/ca.pem", certdir);
-        ck_assert_int_eq(tls_ctx_new_server(&(tls_files){ .cert = cert, .key = key }, &t->sctx, err), 0);
-        ck_assert_int_eq(tls_ctx_new_client(&(tls_files){ .ca = ca }, &t->cctx, err), 0);
+        certs_contexts(&t->sctx, &t->cctx);
         ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv), 0);
         ck_assert_int_eq(wire_init(&t->srv, sv[0], t->sctx, NULL), 0);
         ck_assert_int_eq(wire_init(&t->cli, sv[1], t->cctx, "localhost"), 0);
