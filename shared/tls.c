@@ -20,7 +20,15 @@ struct tls_conn {
         SSL *ssl;
         bool want_write;
         char error[TLS_ERRLEN];
+        bool handshaken; /* the handshake ended: OpenSSL's state is "in init" again after any fatal error */
 };
+
+/* OpenSSL's word that the handshake is done, kept (see handshaken). */
+static void on_info(const SSL *ssl, int where, int ret) {
+        (void)ret;
+        if (where & SSL_CB_HANDSHAKE_DONE)
+                ((tls_conn *)SSL_get_app_data(ssl))->handshaken = true;
+}
 
 /* The oldest OpenSSL error on the queue as text, the queue then cleared. */
 static void openssl_reason(char *buf, size_t len, const char *fallback) {
@@ -130,6 +138,8 @@ int tls_conn_new(tls_ctx *ctx, int fd, const char *peer_host, tls_conn **out) {
         r = -EINVAL;
         if (SSL_set_fd(t->ssl, fd) != 1 || (!ctx->server && (!peer_host || expect_host(t->ssl, peer_host) < 0)))
                 goto fail;
+        SSL_set_app_data(t->ssl, t);
+        SSL_set_info_callback(t->ssl, on_info);
         if (ctx->server)
                 SSL_set_accept_state(t->ssl);
         else
@@ -163,7 +173,7 @@ static ssize_t failed(tls_conn *t, int ret) {
                 ERR_clear_error();
         } else
                 openssl_reason(why, sizeof(why), "protocol error");
-        snprintf(t->error, sizeof(t->error), "%s%s", SSL_is_init_finished(t->ssl) ? "" : "handshake failed: ", why);
+        snprintf(t->error, sizeof(t->error), "%s%s", t->handshaken ? "" : "handshake failed: ", why);
         return -EPROTO;
 }
 
@@ -195,7 +205,7 @@ ssize_t tls_io(tls_conn *t, int fd, void *buf, size_t len, bool write) {
 
 bool tls_wants_write(const tls_conn *t) { return t->want_write; }
 
-bool tls_handshake_done(const tls_conn *t) { return SSL_is_init_finished(t->ssl); }
+bool tls_handshake_done(const tls_conn *t) { return t->handshaken; }
 
 const char *tls_conn_error(const tls_conn *t) { return t->error; }
 

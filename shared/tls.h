@@ -56,7 +56,7 @@ ssize_t tls_write(tls_conn *t, const void *buf, size_t len);
 ssize_t tls_io(tls_conn *t, int fd, void *buf, size_t len, bool write);
 /* After -EAGAIN: true when the connection waits to write, false when it waits to read. */
 bool tls_wants_write(const tls_conn *t);
-/* True once the handshake is done (and the peer's certificate verified). */
+/* True once the handshake is done (and the peer's certificate verified), even after a later failure. */
 bool tls_handshake_done(const tls_conn *t);
 /* Why the last call failed, in one line ("handshake failed: certificate verify failed: ..."
  * during the handshake); "" if it did not, or the socket's own error is all there is. */

@@ -289,6 +289,9 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
                 c->close_after_flush = true; /* the replies may still be read (a half-closed peer) */
         else if (gone)
                 conn_close(c);
+        else if (cf->wire.tls && cf->wire.write_waits && c->out_len > c->out_off)
+                flush_or_close(c); /* the read may have taken what the write waited for (the client's
+                                    * Finished): no event would come for it, the peer waits for us */
         else if (cf->wire.tls)
                 (void)sd_event_source_set_io_events(c->io, conn_events(cf));
         return 0;

@@ -2,10 +2,13 @@
  * input cap takes a frame within it, refuses (with an error, then closes) a header announcing
  * more and a second message before the first is answered, and a deadline closes a silent peer;
  * held output goes in stages: what waited for the step in flight, then what waited for the
- * next. */
+ * next; over TLS, output queued before the handshake goes once a read ends the handshake (the
+ * client's Finished arriving between the conn's write and its read). */
 #include "check_main.h"
 #include "conn.h"
 #include "proto.h"
+#include "test_certs.h"
+#include "wire.h"
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -226,6 +229,66 @@ START_TEST(held_output_goes_in_the_stages_it_was_marked_for) {
 }
 END_TEST
 
+/* TLS: the conn is the server of a client that the test drives on the other end. */
+typedef struct tls_client {
+        wire w;         /* non-blocking */
+        proto_reader r; /* what it read */
+        bool finish;    /* at the next look, take the server's flight and send the Finished */
+} tls_client;
+static tls_client client;
+
+/* held is asked right after flush's write and before on_io reads (flush's conn_events): the
+ * place where the client's Finished arrives between the server's write, which then waits for
+ * it, and its read. A client as fast as a busy controller is slow does so. */
+static bool finish_between(conn *c) {
+        struct pollfd p = { .fd = client.w.fd, .events = POLLIN };
+        (void)c;
+        if (client.finish && poll(&p, 1, 0) == 1) { /* the server's flight is there */
+                client.finish = false;
+                ck_assert_int_eq(wire_fill(&client.w, &client.r, 1 << 20, 0), 0);
+                ck_assert(tls_handshake_done(client.w.tls));
+        }
+        return false;
+}
+
+static void speak_first(conn *c) { send_n(c, 1); } /* as the remote listener's challenge */
+
+static const conn_ops tls_ops = {
+        .on_open = speak_first, .on_message = on_message, .on_close = on_close, .held = finish_between
+};
+
+START_TEST(output_waiting_for_the_handshake_goes_when_a_read_ends_it) {
+        tls_ctx *sctx, *cctx;
+        rig t = { 0 };
+        int sv[2];
+        certs_contexts(&sctx, &cctx);
+        ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv), 0);
+        ck_assert_int_ge(sd_event_new(&t.event), 0);
+        client = (tls_client){ 0 };
+        ck_assert_int_eq(wire_init(&client.w, sv[1], cctx, "localhost"), 0);
+        ck_assert_int_eq(conn_new(t.event, sv[0], sctx, &tls_ops, NULL, &t.c), 0); /* its write waits */
+        t.c->data = &t.seen;
+        t.peer = sv[1];
+        ck_assert_int_eq(conn_unsent(t.c), frame_len(1));
+        ck_assert_int_eq(wire_fill(&client.w, &client.r, 1 << 20, 0), 0); /* the ClientHello */
+        client.finish = true;
+        /* One turn ends the handshake in the server's read; the client then only waits. */
+        for (int i = 0; i < 20 && client.r.len - client.r.off < frame_len(1); i++) {
+                ck_assert_int_ge(sd_event_run(t.event, 100000), 0);
+                ck_assert_int_eq(wire_fill(&client.w, &client.r, 1 << 20, 0), 0);
+        }
+        ck_assert(!client.finish);
+        ck_assert_uint_eq(client.r.len - client.r.off, frame_len(1));
+        ck_assert_uint_eq(conn_unsent(t.c), 0);
+        rig_down(&t); /* closes sv[1] */
+        client.w.fd = -1;
+        wire_close(&client.w);
+        proto_reader_free(&client.r);
+        tls_ctx_free(sctx);
+        tls_ctx_free(cctx);
+}
+END_TEST
+
 static Suite *conn_suite(void) {
         Suite *s = suite_create("conn");
         TCase *tc = tcase_create("core");
@@ -236,6 +299,11 @@ static Suite *conn_suite(void) {
         tcase_add_test(tc, without_a_cap_a_large_frame_waits_for_its_body);
         tcase_add_test(tc, a_deadline_closes_a_silent_peer_and_can_be_cleared);
         tcase_add_test(tc, held_output_goes_in_the_stages_it_was_marked_for);
+        suite_add_tcase(s, tc);
+        tc = tcase_create("tls");
+        tcase_set_timeout(tc, 60);
+        tcase_add_unchecked_fixture(tc, certs_up, certs_down);
+        tcase_add_test(tc, output_waiting_for_the_handshake_goes_when_a_read_ends_it);
         suite_add_tcase(s, tc);
         return s;
 }

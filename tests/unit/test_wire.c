@@ -6,6 +6,7 @@
  * the socket takes in parts arrives whole, one fill reads all there is whatever its bound, up to
  * the client's close_notify, the server's end of stream. */
 #include "check_main.h"
+#include "test_certs.h"
 #include "wire.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -168,28 +169,6 @@ START_TEST(a_fill_stops_once_the_input_cap_is_passed) {
 }
 END_TEST
 
-/* TLS: a CA and a server certificate naming localhost, in a fresh directory. */
-static char certdir[] = "/tmp/test_wire.XXXXXX";
-
-static void certs_up(void) {
-        char cmd[1024];
-        ck_assert_ptr_nonnull(mkdtemp(certdir));
-        snprintf(cmd, sizeof(cmd),
-                 "cd %s && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 "
-                 "-keyout ca.key -out ca.pem -subj /CN=ca 2>/dev/null && openssl req -newkey ec -pkeyopt "
-                 "ec_paramgen_curve:prime256v1 -nodes -keyout srv.key -out srv.csr -subj /CN=srv 2>/dev/null && "
-                 "printf 'subjectAltName=DNS:localhost\\n' >srv.ext && openssl x509 -req -in srv.csr -CA ca.pem "
-                 "-CAkey ca.key -CAcreateserial -days 2 -out srv.pem -extfile srv.ext 2>/dev/null",
-                 certdir);
-        ck_assert_int_eq(system(cmd), 0);
-}
-
-static void certs_down(void) {
-        char cmd[256];
-        snprintf(cmd, sizeof(cmd), "rm -rf %s", certdir);
-        ck_assert_int_eq(system(cmd), 0);
-}
-
 typedef struct tls_rig {
         tls_ctx *sctx, *cctx;
         wire srv, cli;  /* both ends non-blocking */
@@ -197,14 +176,9 @@ typedef struct tls_rig {
 } tls_rig;
 
 static void tls_rig_up(tls_rig *t) {
-        char cert[128], key[128], ca[128], err[TLS_ERRLEN];
         int sv[2];
         *t = (tls_rig){ 0 };
-        snprintf(cert, sizeof(cert), "%s/srv.pem", certdir);
-        snprintf(key, sizeof(key), "%s/srv.key", certdir);
-        snprintf(ca, sizeof(ca), "%s/ca.pem", certdir);
-        ck_assert_int_eq(tls_ctx_new_server(&(tls_files){ .cert = cert, .key = key }, &t->sctx, err), 0);
-        ck_assert_int_eq(tls_ctx_new_client(&(tls_files){ .ca = ca }, &t->cctx, err), 0);
+        certs_contexts(&t->sctx, &t->cctx);
         ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv), 0);
         ck_assert_int_eq(wire_init(&t->srv, sv[0], t->sctx, NULL), 0);
         ck_assert_int_eq(wire_init(&t->cli, sv[1], t->cctx, "localhost"), 0);
@@ -273,6 +247,32 @@ START_TEST(a_tls_fill_reads_all_there_is_then_the_close_notify) {
 }
 END_TEST
 
+/* The server's stream ended without a close_notify, before and after the handshake: only the
+ * first is called a handshake failure (OpenSSL's state is "in init" again after either). */
+START_TEST(an_end_after_the_handshake_is_no_handshake_failure) {
+        size_t small;
+        char *hello = big_frame(100, &small);
+        for (int after = 0; after < 2; after++) {
+                tls_rig t;
+                proto_reader r = { 0 };
+                tls_rig_up(&t);
+                if (after)
+                        (void)tls_pump(&t, hello, small, 1 << 20);
+                else
+                        ck_assert_int_eq(wire_write(&t.cli, hello, small), 0); /* the ClientHello */
+                ck_assert(tls_handshake_done(t.cli.tls) == after);
+                ck_assert_int_eq(shutdown(t.srv.fd, SHUT_WR), 0);
+                ck_assert_int_eq(wire_fill(&t.cli, &r, 1 << 20, 0), -EPROTO);
+                ck_assert_str_eq(wire_tls_error(&t.cli), after ? "unexpected eof while reading"
+                                                               : "handshake failed: unexpected eof while reading");
+                ck_assert(tls_handshake_done(t.cli.tls) == after);
+                proto_reader_free(&r);
+                tls_rig_down(&t);
+        }
+        free(hello);
+}
+END_TEST
+
 static Suite *wire_suite(void) {
         Suite *s = suite_create("wire");
         TCase *tc = tcase_create("plain");
@@ -286,6 +286,7 @@ static Suite *wire_suite(void) {
         tcase_add_unchecked_fixture(tc, certs_up, certs_down);
         tcase_add_test(tc, a_large_frame_over_tls_arrives_whole);
         tcase_add_test(tc, a_tls_fill_reads_all_there_is_then_the_close_notify);
+        tcase_add_test(tc, an_end_after_the_handshake_is_no_handshake_failure);
         suite_add_tcase(s, tc);
         return s;
 }
