@@ -247,6 +247,14 @@ static void handle_weights(agent *a, const cJSON *msg) {
                         log_warning("controller=%s: department weights: %s", a->cfg.controller, err);
         }
 }
+/* A read of a job that has already ended here does not wait for new bytes: its end, which
+ * wakes the reads in flight (outread_job_ended), is over. */
+static void handle_read_output(agent *a, const cJSON *msg) {
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+        bool gone = cJSON_IsNumber(id) && id->valuedouble >= 1 && !jobtab_find(&a->jobs, (uint64_t)id->valuedouble);
+
+        outread_handle(a->outread, msg, gone);
+}
 
 static void on_message(const cJSON *msg, void *userdata) {
         agent *a = userdata;
@@ -261,7 +269,7 @@ static void on_message(const cJSON *msg, void *userdata) {
         else if (strcmp(type, "ack") == 0)
                 report_handle_ack(a, msg);
         else if (strcmp(type, "read_output") == 0)
-                outread_handle(a->outread, msg);
+                handle_read_output(a, msg);
         else
                 log_warning("controller=%s: ignoring a '%s' message", a->cfg.controller, type);
 }

@@ -47,6 +47,8 @@ typedef struct rd {
         bool none[2]; /* not a regular file (/dev/null, a terminal, a FIFO): nothing to follow */
         char error[256];
         struct rd *next;
+        int wake_fd;         /* an eventfd written when the job ends (outread_job_ended), or -1 */
+        struct rd *run_next; /* o->running */
 } rd;
 
 struct outread {
@@ -58,9 +60,12 @@ struct outread {
         unsigned in_flight;
         sd_event_source *source;
         struct ctlink *link;
+        rd *running; /* reads on their threads, for outread_job_ended (under lock) */
 };
 
 static void rd_free(rd *r) {
+        if (r->wake_fd >= 0)
+                close(r->wake_fd);
         for (int i = 0; i < 2; i++) {
                 free(r->path[i]);
                 free(r->data[i]);
@@ -161,11 +166,14 @@ static void read_all(rd *r) {
                 int64_t left = deadline - clock_mono_ms();
                 if (r->len[0] || r->len[1] || r->ended || left <= 0)
                         break;
-                struct pollfd p = { .fd = ifd, .events = POLLIN };
+                struct pollfd p[2] = { { .fd = ifd, .events = POLLIN }, { .fd = r->wake_fd, .events = POLLIN } };
                 /* a file not there yet, or no inotify: look again soon */
                 bool all_watched = (!r->path[0] || watched[0]) && (!r->path[1] || watched[1]);
-                (void)poll(&p, ifd >= 0 ? 1 : 0,
-                           (int)(all_watched || left < POLL_FALLBACK_MS ? left : POLL_FALLBACK_MS));
+                (void)poll(p, 2, (int)(all_watched || left < POLL_FALLBACK_MS ? left : POLL_FALLBACK_MS));
+                /* The job ended: what it wrote last is read once more, then answered, rather
+                 * than waiting out wait_ms for bytes an ended job never writes. */
+                if (p[1].revents & POLLIN)
+                        r->ended = true;
                 char drain[4096];
                 while (ifd >= 0 && read(ifd, drain, sizeof(drain)) > 0)
                         ;
@@ -191,6 +199,11 @@ static void *reader(void *arg) {
         else
                 read_all(r);
         pthread_mutex_lock(&o->lock);
+        for (rd **p = &o->running; *p; p = &(*p)->run_next)
+                if (*p == r) {
+                        *p = r->run_next;
+                        break;
+                }
         r->next = o->done;
         o->done = r;
         pthread_mutex_unlock(&o->lock);
@@ -304,7 +317,8 @@ static int parse_request(const cJSON *msg, rd **out, char err[PROTO_ERRLEN]) {
                    .gid = (gid_t)gid,
                    .off = { off[0], off[1] },
                    .wait_ms = (int)wait_ms,
-                   .ended = ended };
+                   .ended = ended,
+                   .wake_fd = -1 };
         for (int i = 0; i < 2; i++)
                 if (path[i] && (!(r->path[i] = strdup(path[i])) || !(r->data[i] = malloc(OUTREAD_CHUNK)))) {
                         rd_free(r);
@@ -326,7 +340,7 @@ static void refuse(outread *o, const cJSON *msg, const char *why) {
         send_answer(o, &r);
 }
 
-void outread_handle(outread *o, const cJSON *msg) {
+void outread_handle(outread *o, const cJSON *msg, bool ended_here) {
         char err[PROTO_ERRLEN] = "", why[PROTO_ERRLEN + 32];
         sigset_t all, old;
         pthread_attr_t attr;
@@ -344,6 +358,8 @@ void outread_handle(outread *o, const cJSON *msg) {
                 return;
         }
         r->o = o;
+        r->ended |= ended_here;
+        r->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); /* none: the read waits out its wait */
         /* the thread takes no signal: they are the loop's (sd-event's signalfds) */
         sigfillset(&all);
         pthread_sigmask(SIG_BLOCK, &all, &old);
@@ -352,6 +368,8 @@ void outread_handle(outread *o, const cJSON *msg) {
         pthread_attr_setstacksize(&attr, 64 * 1024);
         pthread_mutex_lock(&o->lock);
         o->refs++;
+        r->run_next = o->running;
+        o->running = r;
         pthread_mutex_unlock(&o->lock);
         int k = pthread_create(&t, &attr, reader, r);
         pthread_attr_destroy(&attr);
@@ -359,6 +377,7 @@ void outread_handle(outread *o, const cJSON *msg) {
         if (k != 0) {
                 pthread_mutex_lock(&o->lock);
                 o->refs--; /* no thread: the loop still holds its own */
+                o->running = r->run_next;
                 pthread_mutex_unlock(&o->lock);
                 snprintf(why, sizeof(why), "job %llu: cannot start a reader: %s", (unsigned long long)r->id,
                          strerror(k));
@@ -367,6 +386,18 @@ void outread_handle(outread *o, const cJSON *msg) {
                 return;
         }
         o->in_flight++;
+}
+
+void outread_job_ended(outread *o, uint64_t id) {
+        uint64_t one = 1;
+
+        if (!o)
+                return;
+        pthread_mutex_lock(&o->lock);
+        for (rd *r = o->running; r; r = r->run_next)
+                if (r->id == id && r->wake_fd >= 0)
+                        (void)!write(r->wake_fd, &one, sizeof(one));
+        pthread_mutex_unlock(&o->lock);
 }
 
 void outread_free(outread *o) {

@@ -7,6 +7,7 @@
 #include "jobdir.h"
 #include "jobsync.h"
 #include "log.h"
+#include "outread.h"
 #include "proto.h"
 #include "shepherd.h"
 #include "units.h"
@@ -221,6 +222,7 @@ void report_job_end(agent_job *j, bool stopping) {
          * an exit file only then): its own report may have died unread with an earlier agent. */
         send_finished(a, j->id, j->attempt, st, &r, ex || j->pid > 0 ? j->start_usec : 0,
                       ex ? ex->end_usec : clock_real_usec());
+        outread_job_ended(a->outread, j->id); /* after the report: the controller knows the end first */
         agent_job_free(j);
 }
 

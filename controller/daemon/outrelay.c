@@ -26,8 +26,7 @@
  * its answers: it is closed, so that it cannot pile them up. */
 #define OUTPUT_ANSWER_MAX (2 * (128 * 1024 / 3 + 1) * 4 + 4096)
 
-/* A request in flight: the client waiting (NULL once answered at the job's end), the node
- * asked, whether the job had ended then. */
+/* A request in flight: the client waiting, the node asked, whether the job had ended then. */
 struct out_pending {
         uint64_t tag;
         conn *client;
@@ -183,17 +182,8 @@ static int on_parked_expiry(sd_event_source *s, uint64_t usec, void *userdata) {
 }
 
 void server_output_job_event(ctl_server *srv, uint64_t id) {
-        if (!srv->noutputs && !srv->nparked)
+        if (!srv->nparked)
                 return; /* the usual case, at every event of a storm */
-        const job *ended = ctl_find_job(&srv->state, id);
-        /* A read in flight waits on the agent for bytes that an ended job no longer writes:
-         * its follower is answered now, with none, and asks again for the rest; the agent's
-         * answer to that read, when it comes, goes to nobody. */
-        for (size_t i = 0; ended && job_state_is_terminal(ended->state) && i < srv->noutputs; i++)
-                if (srv->outputs[i].job == id && !srv->outputs[i].ended && srv->outputs[i].client) {
-                        reply_empty(srv->outputs[i].client, ended, NULL);
-                        srv->outputs[i].client = NULL;
-                }
         for (size_t i = 0; i < srv->nparked;) {
                 const job *j = ctl_find_job(&srv->state, id);
                 if (srv->parked[i].job != id || (j && !j->start_usec && !job_state_is_terminal(j->state))) {
@@ -280,8 +270,6 @@ void server_output_answer(ctl_server *srv, ctl_node *n, const cJSON *msg) {
                 return; /* its client has gone */
         struct out_pending p = srv->outputs[i];
         take_out(srv, (size_t)i);
-        if (!p.client)
-                return; /* answered at the job's end already */
         const job *j = ctl_find_job(&srv->state, p.job);
         cJSON *out = proto_new("output");
         bool ok = out && j && cJSON_AddNumberToObject(out, "id", (double)p.job) &&
@@ -315,7 +303,7 @@ void server_output_node_gone(ctl_server *srv, ctl_node *n) {
                 char err[PROTO_ERRLEN];
                 take_out(srv, i);
                 snprintf(err, sizeof(err), "job %llu: its node %s went away", (unsigned long long)p.job, n->name);
-                if (j && p.client)
+                if (j)
                         reply_empty(p.client, j, err);
         }
 }

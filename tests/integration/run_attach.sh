@@ -108,4 +108,13 @@ wait "$poke" || fail "the held read got no reply"
         fail "a read of job $held made while it waited was answered $(cat held.json), not with its output"
 colony cancel "$held" >/dev/null
 note "a read made while the job waited was answered with its first line once it started"
+
+# 7. Short jobs run back to back: each one's follower is answered at its end and asks for the
+# rest at once; none is told the node is busy or that its output may be incomplete.
+for ((i = 0; i < 20; i++)); do
+        colony run --mem 32M -- /bin/echo "quick $i" >>quick.out 2>>quick.err || fail "colony run $i of a quick job failed"
+done
+[ ! -s quick.err ] || fail "quick runs said: $(sort -u quick.err | head -3)"
+seq 0 19 | sed 's/^/quick /' | cmp -s - quick.out || fail "quick runs printed: $(head -3 quick.out)"
+note "20 quick jobs run back to back, each printed once, nothing said on stderr"
 note "done"; echo "PASS"
