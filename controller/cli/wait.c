@@ -79,13 +79,14 @@ static int wait_array(const cli *c, const char *sock, uint64_t first, uint64_t l
         int64_t deadline = clock_real_usec() + (int64_t)timeout_ms * 1000;
         cJSON *all = c->json ? cJSON_CreateObject() : NULL, *list = all ? cJSON_AddArrayToObject(all, "jobs") : NULL;
         int worst = 0;
+        bool stop = false; /* a wait that failed: a task's own exit code 1 is not one */
 
         if (c->json && !list) {
                 cJSON_Delete(all);
                 cli_error(c, "out of memory");
                 return EXIT_FAIL;
         }
-        for (uint64_t id = first; id <= last && worst != EXIT_FAIL && worst != EXIT_TIMEOUT; id++) {
+        for (uint64_t id = first; id <= last && !stop; id++) {
                 int left = timeout_ms < 0 ? -1 : (int)((deadline - clock_real_usec()) / 1000);
                 cJSON *reply = NULL;
                 job j = { 0 };
@@ -94,9 +95,11 @@ static int wait_array(const cli *c, const char *sock, uint64_t first, uint64_t l
                         cli_error(c, "array %" PRIu64 ": task %" PRIu64 " has not ended within %s s", first, id,
                                   timeout);
                         worst = EXIT_TIMEOUT;
+                        stop = true;
                 } else if (r < 0) {
                         cli_error(c, "%s", err);
                         worst = EXIT_FAIL;
+                        stop = true;
                 } else {
                         if (list)
                                 cJSON_AddItemToArray(list, cJSON_DetachItemFromObject(reply, "job"));

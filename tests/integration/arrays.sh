@@ -52,11 +52,15 @@ done
 note "colony cancel $b: $(cat "$DIR/cancel.out"); all ten cancelled"
 
 # 1,3,5-7 one at a time: c_3, pending behind the throttle, is cancelled alone; the rest run.
-c=$(colony submit --cpus 0.1 --mem 16M --array 1,3,5-7%1 -- /bin/sh -c 'sleep 1; echo "$COLONY_ARRAY_TASK_ID"')
+# Task 1 holds the throttle until the gate opens, after the cancel: c_3 is still pending then
+# however slow the host (a `sleep 1` there let c_3 start first on a busy one).
+c=$(colony submit --cpus 0.1 --mem 16M --array 1,3,5-7%1 -- /bin/sh -c \
+        "until [ -e '$DIR/gate-c' ]; do sleep 0.1; done; echo \"\$COLONY_ARRAY_TASK_ID\"")
 [ "$(tasks_of "$c" --all | cut -d' ' -f1 | tr '\n' ' ')" = "1 3 5 6 7 " ] || fail "array $c has the tasks $(tasks_of "$c" --all)"
 colony cancel "${c}_3" >"$DIR/cancel3.out" || fail "colony cancel ${c}_3: $(cat "$DIR/cancel3.out")"
 [ "$(colony show --json "${c}_3" | jq -r '.job | "\(.array_index) \(.state)"')" = "3 cancelled" ] ||
         fail "colony show ${c}_3: $(colony show --json "${c}_3")"
+touch "$DIR/gate-c"
 set +e; colony wait "$c" >"$DIR/wait.out"; rc=$?; set -e
 [ $rc = 143 ] || fail "colony wait $c exited $rc, want 143 (a task was cancelled): $(cat "$DIR/wait.out")"
 [ "$(tasks_of "$c" --all | tr '\n' ' ')" = "1 completed - 3 cancelled - 5 completed - 6 completed - 7 completed - " ] ||
@@ -89,6 +93,13 @@ set +e; err=$(colony cancel "${c}_4" 2>&1); rc=$?; set -e
 [ $rc != 0 ] && grep -q "array $c has no task 4" <<<"$err" || fail "cancel ${c}_4: exit $rc, '$err'"
 # A task the controller does not know is no such job, exit 1 (bad usage is 2), for every
 # command of one job alike, as colony wait's usage says.
+# A task that exits 1 does not end the wait for the others (1 is also wait's own failure code).
+f=$(colony submit --cpus 0.2 --mem 16M --array 0-2 -- /bin/sh -c '[ "$COLONY_ARRAY_TASK_ID" = 1 ] && exit 1; [ "$COLONY_ARRAY_TASK_ID" = 2 ] && sleep 2; exit 0')
+set +e; colony wait "$f" >"$DIR/wait.out"; rc=$?; set -e
+[ $rc = 1 ] || fail "colony wait $f exited $rc, want 1 (a task exited 1): $(cat "$DIR/wait.out")"
+[ "$(job_field $((f + 2)) state)" = completed ] ||
+        fail "colony wait $f returned while task 2 was $(job_field $((f + 2)) state): $(cat "$DIR/wait.out")"
+note "colony wait $f waited for all 3 tasks though task 1 exited 1"
 for cmd in show wait attach; do
         set +e; err=$(colony $cmd "${c}_4" 2>&1); rc=$?; set -e
         [ $rc = 1 ] && grep -q "array $c has no task 4" <<<"$err" || fail "$cmd ${c}_4: exit $rc, '$err'"
