@@ -42,7 +42,7 @@ job *jobpool_get(jobpool *p) {
         }
         job *j = c->released;
         if (j)
-                memcpy(&c->released, j, sizeof(c->released));
+                memcpy(&c->released, (const void *)j, sizeof(c->released)); /* the link its first bytes hold */
         else
                 j = &c->rec[c->cut++];
         if (++c->live == CHUNK_RECORDS)
@@ -66,7 +66,7 @@ void jobpool_release(jobpool *p, job *j) {
                 free(c);
                 return;
         }
-        memcpy(j, &c->released, sizeof(c->released));
+        memcpy((void *)j, &c->released, sizeof(c->released)); /* a link in its first bytes, not a job */
         c->released = j;
 }
 

@@ -295,7 +295,7 @@ int ctl_pending_reserve(ctl_state *st, size_t n) {
         if (st->pending_head + st->npending + n <= st->pending_cap)
                 return 0;
         job **base = pending_base(st);
-        if (st->pending_head >= st->npending) { /* the moves are paid for by the starts that freed them */
+        if (st->pending_head > 0 && st->pending_head >= st->npending) { /* paid for by the starts that freed them */
                 memmove(base, st->pending, st->npending * sizeof(*st->pending));
                 st->pending = base;
                 st->pending_head = 0;

@@ -168,7 +168,9 @@ START_TEST(first_fit_corner_bound_never_prunes_a_fit) {
                 bool cores = draw(&seed, 2);
                 res_t f = { .mcpu = cores ? 1000 * draw(&seed, 16) : draw(&seed, 600) - 100,
                             .mem = cores ? draw(&seed, 3 * GiB) - GiB : GiB * draw(&seed, 64) };
-                ref[m] = (sched_machine){ .index = (uint32_t)m, .capacity = { 16000, 64 * GiB }, .free = f, .up = 1 };
+                ref[m] = (sched_machine){
+                        .index = (uint32_t)m, .capacity = { .mcpu = 16000, .mem = 64 * GiB }, .free = f, .up = 1
+                };
         }
         sched_index ix;
         sched_index_init(&ix);
