@@ -182,16 +182,16 @@ static int on_parked_expiry(sd_event_source *s, uint64_t usec, void *userdata) {
 }
 
 void server_output_job_event(ctl_server *srv, uint64_t id) {
-        if (!srv->nparked)
-                return; /* the usual case, at every event of a storm */
+        const job *j = srv->nparked ? ctl_find_job(&srv->state, id) : NULL;
+        if (!srv->nparked || (j && !j->start_usec && !job_state_is_terminal(j->state)))
+                return; /* no read held (the usual case, at every event of a storm), or this job still waits */
         for (size_t i = 0; i < srv->nparked;) {
-                const job *j = ctl_find_job(&srv->state, id);
-                if (srv->parked[i].job != id || (j && !j->start_usec && !job_state_is_terminal(j->state))) {
+                if (srv->parked[i].job != id) {
                         i++;
                         continue;
                 }
                 struct out_parked p = unpark(srv, i);
-                server_handle_output(srv, p.client, p.msg); /* as if asked now */
+                server_handle_output(srv, p.client, p.msg); /* as if asked now: it is not held again */
                 cJSON_Delete(p.msg);
         }
 }
