@@ -40,7 +40,7 @@ typedef struct rd {
         char *path[2]; /* stdout's, stderr's (NULL: with stdout) */
         int64_t off[2];
         int wait_ms;
-        bool ended; /* the job had ended when the controller asked: no waiting */
+        bool ended; /* the job had ended when the controller asked, or here before the last read */
         unsigned char *data[2];
         size_t len[2];
         bool eof[2];  /* the read reached the file's end */
@@ -213,7 +213,8 @@ static void *reader(void *arg) {
 }
 
 /* The answer to read r: its bytes in base64 (absent for a stream it did not read), whether
- * each read reached the end, or the error. NULL when out of memory. */
+ * each read reached the end and whether it was made after the job's end, or the error. NULL
+ * when out of memory. */
 static cJSON *answer(const rd *r) {
         static const char *const names[2][2] = { { "out", "out_eof" }, { "err", "err_eof" } };
         cJSON *msg = proto_new("output");
@@ -230,6 +231,10 @@ static cJSON *answer(const rd *r) {
                      cJSON_AddBoolToObject(msg, names[i][1], r->eof[i]);
                 free(text);
         }
+        /* read after the job's end here: its files are whole, the follower need not ask again
+         * to learn it (the controller checks the end is the one it knows) */
+        if (ok && r->ended)
+                ok = cJSON_AddBoolToObject(msg, "ended", true) != NULL;
         if (!ok)
                 cJSON_Delete(msg);
         return ok ? msg : NULL;

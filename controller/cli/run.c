@@ -5,7 +5,8 @@
  * offsets asked, and the next request asks from where they end, so a follower that stops
  * reading costs the cluster one answer, and one that loses its controller or whose agent
  * restarted asks again from the same offsets. The job has ended, and everything is here, once
- * an answer to a request made after its end (its "ended") read every file to its end. */
+ * an answer read after its end (its "ended") read every file to its end; that answer carries
+ * the job's record, so that nothing more is asked of the controller. */
 #include "b64.h"
 #include "cli.h"
 #include "clock.h"
@@ -39,6 +40,8 @@ typedef struct follower {
         int64_t off[2];      /* what was printed of stdout's file, of stderr's */
         bool cancelled;      /* colony run: an interrupt cancelled the job */
         uint64_t asked_usec; /* when the request in flight was sent (CLOCK_MONOTONIC) */
+        job rec;             /* the ended job's record, when the last answer carried it */
+        bool have_rec;
 } follower;
 
 static void pause_ms(int ms) { (void)poll(NULL, 0, ms); /* a signal ends it early, to be seen at once */ }
@@ -92,6 +95,19 @@ static int print_stream(follower *f, const cJSON *ans, int i) {
         }
         f->off[i] += (int64_t)len;
         return 0;
+}
+
+/* Keep the record a controller adds to the last answer of an ended job's output: follow_job
+ * then needs no "wait" of its own (an older controller adds none). */
+static void keep_record(follower *f, const cJSON *ans) {
+        const cJSON *rec = cJSON_GetObjectItemCaseSensitive(ans, "job");
+        char perr[PROTO_ERRLEN];
+
+        if (!rec || f->have_rec || job_from_json(rec, &f->rec, perr) < 0)
+                return;
+        f->have_rec = job_state_is_terminal(f->rec.state);
+        if (!f->have_rec)
+                job_free(&f->rec);
 }
 
 static bool eof_of(const cJSON *ans, const char *name) {
@@ -162,6 +178,8 @@ static int follow(follower *f, bool cancel) {
                         if (terminal && st != JOB_LOST && strstr(error->valuestring, "never started") == NULL)
                                 cli_error(f->c, "job %" PRIu64 ": its output may be incomplete: %s", f->id,
                                           error->valuestring);
+                        if (terminal)
+                                keep_record(f, ans);
                         cJSON_Delete(ans);
                         if (terminal)
                                 return -1;
@@ -174,6 +192,8 @@ static int follow(follower *f, bool cancel) {
                         r = print_stream(f, ans, 1);
                 bool done = ended && eof_of(ans, "out_eof") && (!two || eof_of(ans, "err_eof"));
                 bool nothing = !cJSON_GetObjectItemCaseSensitive(ans, "out");
+                if (done)
+                        keep_record(f, ans);
                 cJSON_Delete(ans);
                 if (r != 0)
                         return r;
@@ -218,10 +238,17 @@ static int follow_job(const cli *c, const char *sock, uint64_t id, bool cancel) 
         r = follow(&f, cancel);
         if (f.fd >= 0)
                 close(f.fd);
-        if (r >= 0)
+        if (r >= 0) {
+                if (f.have_rec)
+                        job_free(&f.rec);
                 return r;
-        while ((r = jobs_wait(sock, id, -1, &j, NULL, err, sizeof(err))) == -EINTR)
-                ;
+        }
+        r = 0;
+        if (f.have_rec)
+                j = f.rec;
+        else
+                while ((r = jobs_wait(sock, id, -1, &j, NULL, err, sizeof(err))) == -EINTR)
+                        ;
         if (r < 0) {
                 cli_error(c, "job %" PRIu64 ": %s", id, err);
                 return EXIT_FAIL;

@@ -75,13 +75,24 @@ static struct out_parked unpark(ctl_server *srv, size_t i) {
         return p;
 }
 
+/* Add j's record to an answer after which its follower asks no more, so that it learns how
+ * the job ended without a "wait" of its own. Returns false when out of memory. */
+static bool add_record(cJSON *msg, const job *j) {
+        cJSON *rec = job_to_json(j);
+        if (rec && cJSON_AddItemToObject(msg, "job", rec))
+                return true;
+        cJSON_Delete(rec);
+        return false;
+}
+
 /* An "output" reply with no bytes: the job pending (nothing to read yet), or an error the
- * follower may retry after (busy, the node down). */
+ * follower may retry after (busy, the node down) unless the job has ended. */
 static void reply_empty(conn *c, const job *j, const char *error) {
         cJSON *msg = proto_new("output");
         if (msg && (!cJSON_AddNumberToObject(msg, "id", (double)j->id) ||
                     !cJSON_AddStringToObject(msg, "state", job_state_name(j->state)) ||
-                    (error && !cJSON_AddStringToObject(msg, "error", error)))) {
+                    (error && !cJSON_AddStringToObject(msg, "error", error)) ||
+                    (error && job_state_is_terminal(j->state) && !add_record(msg, j)))) {
                 cJSON_Delete(msg);
                 msg = NULL;
         }
@@ -254,6 +265,15 @@ void server_handle_output(ctl_server *srv, conn *c, const cJSON *msg) {
         };
 }
 
+/* Is the node's answer msg the last its follower asks for once the job has ended: an error,
+ * or every file read to its end after the end? */
+static bool answer_is_last(const cJSON *msg, bool ended) {
+        const cJSON *err = cJSON_GetObjectItemCaseSensitive(msg, "err");
+        return cJSON_GetObjectItemCaseSensitive(msg, "error") ||
+               (ended && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(msg, "out_eof")) &&
+                (!err || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(msg, "err_eof"))));
+}
+
 void server_output_answer(ctl_server *srv, ctl_node *n, const cJSON *msg) {
         static const char *const copied[] = { "out", "err", "out_eof", "err_eof", "error" };
         char err[PROTO_ERRLEN];
@@ -271,14 +291,20 @@ void server_output_answer(ctl_server *srv, ctl_node *n, const cJSON *msg) {
         struct out_pending p = srv->outputs[i];
         take_out(srv, (size_t)i);
         const job *j = ctl_find_job(&srv->state, p.job);
+        /* The node read after the job's end (its "finished" came first, on the same link): the
+         * bytes are its last, as if the read had been asked after the end. */
+        bool terminal = j && job_state_is_terminal(j->state),
+             ended = p.ended || (terminal && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(msg, "ended")));
         cJSON *out = proto_new("output");
         bool ok = out && j && cJSON_AddNumberToObject(out, "id", (double)p.job) &&
                   cJSON_AddStringToObject(out, "state", job_state_name(j->state)) &&
-                  cJSON_AddBoolToObject(out, "ended", p.ended);
+                  cJSON_AddBoolToObject(out, "ended", ended);
         for (size_t k = 0; ok && k < sizeof(copied) / sizeof(copied[0]); k++) {
                 const cJSON *item = cJSON_GetObjectItemCaseSensitive(msg, copied[k]);
                 ok = !item || cJSON_AddItemToObject(out, copied[k], cJSON_Duplicate(item, false));
         }
+        if (ok && terminal && answer_is_last(msg, ended))
+                ok = add_record(out, j);
         if (!ok)
                 cJSON_Delete(out);
         conn_reply(p.client, ok ? out : proto_error("out of memory"));

@@ -92,15 +92,22 @@ controller_start "$cmdline"
 set +e; wait "$run"; rc=$?; set -e
 seq 1 300 | sed 's/^/c /' | cmp -s - rc.out || fail "after a controller restart run printed $(wc -l <rc.out) lines: $(sort rc.out | uniq -d | head -3)"
 [ $rc = 0 ] || fail "run exited $rc across the controller's restart"
+
+# read_in_background ID OUT_OFFSET FILE: a follower's read of job ID's output from OUT_OFFSET
+# that may wait 5 s, made in the background, its answer into FILE; its pid in $poke.
+read_in_background() {
+        "$COLONY_BIN/proto-poke" "$COLONY_SOCKET" json \
+                "{\"v\":1,\"type\":\"output\",\"id\":$1,\"out_offset\":$2,\"err_offset\":0,\"wait_ms\":5000}" >"$3" &
+        poke=$!
+        STARTED_PIDS+=("$poke")
+}
+
 # 6. A follower's read of a job that has not started is held until it starts, and answered with
 # its first output, not with "pending" (which made colony run sleep 200 ms between its asks).
 blocker=$(colony submit --mem 32M -- sleep 300)
 held=$(colony submit --mem 32M --afterany "$blocker" -- sh -c 'echo held-started; sleep 300')
 wait_for '[ "$(job_field "$blocker" state)" = running ]' "the blocker's start"
-"$COLONY_BIN/proto-poke" "$COLONY_SOCKET" json \
-        "{\"v\":1,\"type\":\"output\",\"id\":$held,\"out_offset\":0,\"err_offset\":0,\"wait_ms\":5000}" >held.json &
-poke=$!
-STARTED_PIDS+=("$poke")
+read_in_background "$held" 0 held.json
 sleep 1 # the read reaches the controller while the job waits (a later one is answered alike)
 colony cancel "$blocker" >/dev/null
 wait "$poke" || fail "the held read got no reply"
@@ -117,4 +124,25 @@ done
 [ ! -s quick.err ] || fail "quick runs said: $(sort -u quick.err | head -3)"
 seq 0 19 | sed 's/^/quick /' | cmp -s - quick.out || fail "quick runs printed: $(head -3 quick.out)"
 note "20 quick jobs run back to back, each printed once, nothing said on stderr"
+
+# 8. A read waiting on the node when its job ends is answered as one made after the end: "ended",
+# every byte, and the job's record, so that a follower asks nothing more (no second read, no
+# "wait"); colony run sends no "wait".
+id=$(colony submit --mem 32M -- sh -c "echo first; while [ ! -e '$DIR/gate8' ]; do sleep 0.02; done; exit 6")
+wait_for '[ "$(cat "colony-$id.out" 2>/dev/null)" = first ]' "job $id's first line"
+read_in_background "$id" 6 end.json
+sleep 1 # the read reaches the node while the job runs (a later one is answered alike)
+touch "$DIR/gate8"
+wait "$poke" || fail "the read waiting at job $id's end got no reply"
+jq -e '.ended == true and .out == "" and .out_eof == true and .job.id == '"$id"' and .job.state == "failed" and
+        .job.exit_code == 6' end.json >/dev/null || fail "the read waiting at job $id's end was answered $(cat end.json)"
+if command -v strace >/dev/null; then
+        set +e
+        out=$(strace -f -qq -s 300 -e trace=sendto -o run8.trace "$COLONY_BIN/colony" run --mem 32M -- sh -c 'echo eight; exit 7')
+        rc=$?
+        set -e
+        [ $rc = 7 ] && [ "$out" = eight ] || fail "colony run under strace: exit $rc, printed '$out'"
+        ! grep -q 'type\\":\\"wait' run8.trace || fail "colony run asked for its job's record: $(grep 'type\\":\\"wait' run8.trace)"
+fi
+note "a read waiting at its job's end was answered with the end's bytes and the job's record"
 note "done"; echo "PASS"
