@@ -19,7 +19,7 @@ node=${PREFIX}1
 apid=$(cat "$DIR/agent-$node.pid")
 # Every thread of the agent and (-f) the shepherds it forks; -f also makes strace begin each
 # line with the thread's id.
-strace_attach "$apid" "$DIR/strace.out" -f -qq -y -s 400 -e trace=fsync,fdatasync,syncfs,sync,rename,renameat,renameat2,sendto,write,epoll_wait,epoll_pwait,waitid
+strace_attach "$apid" "$DIR/strace.out" -f -qq -y -s 400 -e trace=fsync,fdatasync,syncfs,sync,rename,renameat,renameat2,sendto,write,epoll_wait,epoll_pwait,openat
 spid=$STRACE_PID
 
 ids=()
@@ -46,14 +46,18 @@ for id in "${ids[@]}" "$long"; do
 done
 note "no fsync by the agent nor its shepherds; the reports of jobs ${ids[*]} $long kept, then sent"
 # The loop's thread is the agent's pid: the turn that sent each true job's finished (its lines
-# since the last epoll_wait) is the one that heard its shepherd's end (sd-event's waitid).
+# since the last epoll_wait) is the one that read its exit file, once its shepherd had ended.
 for id in "${ids[@]}"; do
         turn=$(awk -v t="$apid" -v id="$id" '
                 $1 != t { next }
-                $2 ~ /^epoll_p?wait\(/ { heard = 0; next }
-                $2 ~ /^waitid\(P_PID/ { heard = 1; next }
-                $2 ~ /^sendto\(/ && index($0, "\\\"type\\\":\\\"finished\\\",\\\"id\\\":" id ",") { print heard ? "same" : "later"; exit }' "$DIR/strace.out")
-        [ "$turn" = same ] || fail "job $id: its finished went out ${turn:-never} (not in the turn that reaped its shepherd)"
+                $2 ~ /^epoll_p?wait\(/ { heard = 0; lines = ""; }
+                $2 ~ /^openat\(/ && index($0, "/job-" id ".exit\"") { heard = 1 }
+                { lines = lines " | " substr($0, 1, 80) }
+                $2 ~ /^sendto\(/ && index($0, "\\\"type\\\":\\\"finished\\\",\\\"id\\\":" id ",") { print (heard ? "same" : "later") lines; exit }' "$DIR/strace.out")
+        [ "${turn%% *}" = same ] || fail "job $id: its finished went out ${turn:-never} (not in the turn that read its exit file)"
 done
-note "each true job's finished sent in the turn that reaped its shepherd"
+note "each true job's finished sent in the turn that read its exit file"
+# The state files are written with write(2): a send(2) to a file is a failed system call more.
+notsock=$(grep -E "^[0-9]+ +sendto\(" "$DIR/strace.out" | grep -vc "<socket:" || true)
+[ "$notsock" = 0 ] || fail "$notsock sendto calls on files: $(grep -E "^[0-9]+ +sendto\(" "$DIR/strace.out" | grep -v "<socket:" | head -n 1)"
 echo "PASS"
