@@ -19,7 +19,7 @@ node=${PREFIX}1
 apid=$(cat "$DIR/agent-$node.pid")
 # Every thread of the agent and (-f) the shepherds it forks; -f also makes strace begin each
 # line with the thread's id.
-strace_attach "$apid" "$DIR/strace.out" -f -qq -y -s 400 -e trace=fsync,fdatasync,syncfs,sync,rename,renameat,renameat2,sendto,write,epoll_wait,epoll_pwait,openat
+strace_attach "$apid" "$DIR/strace.out" -f -qq -y -s 400 -e trace=fsync,fdatasync,syncfs,sync,rename,renameat,renameat2,sendto,write,epoll_wait,epoll_pwait,openat,pread64
 spid=$STRACE_PID
 
 ids=()
@@ -57,6 +57,11 @@ for id in "${ids[@]}"; do
         [ "${turn%% *}" = same ] || fail "job $id: its finished went out ${turn:-never} (not in the turn that read its exit file)"
 done
 note "each true job's finished sent in the turn that read its exit file"
+# The loop's turn timing (main.c) reads schedstat twice a turn, not three times.
+turns=$(grep -cE "^$apid +epoll_p?wait\(" "$DIR/strace.out" || true)
+reads=$(grep -E "^$apid +pread64\(" "$DIR/strace.out" | grep -c "schedstat" || true)
+((reads <= 2 * turns + 2)) || fail "$reads reads of schedstat in $turns turns of the agent's loop"
+note "$reads reads of schedstat in $turns turns of the loop"
 # The state files are written with write(2): a send(2) to a file is a failed system call more.
 notsock=$(grep -E "^[0-9]+ +sendto\(" "$DIR/strace.out" | grep -vc "<socket:" || true)
 [ "$notsock" = 0 ] || fail "$notsock sendto calls on files: $(grep -E "^[0-9]+ +sendto\(" "$DIR/strace.out" | grep -v "<socket:" | head -n 1)"
