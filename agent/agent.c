@@ -93,6 +93,12 @@ void agent_job_reap(agent_job *j) {
         (void)sd_event_source_set_enabled(j->watch, SD_EVENT_OFF);
         j->exit_known = report_read_exit(a, j->id, &j->exit) == 0;
         j->kill = sd_event_source_disable_unref(j->kill); /* a cancel's, superseded */
+        /* The first round now: a job that left nothing behind (most do) ends in this turn,
+         * not after a timer's turn. */
+        if ((r = cg_job_kill(a->cg, j->cgroup, 0)) != -ETIMEDOUT) {
+                on_end_killed(r, j);
+                return;
+        }
         r = cgkill_start(a->event, a->cg, j->cgroup, JOB_KILL_TIMEOUT_MS, on_end_killed, j, &j->kill);
         if (r < 0)
                 on_end_killed(r, j);

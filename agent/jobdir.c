@@ -25,7 +25,6 @@
  * So no file is ever fsynced; the loop's writes are a rename, an open, a write, a close and a
  * rename of a few hundred bytes. */
 #include "jobdir.h"
-#include "proto.h"
 #include "fileio.h"
 #include <dirent.h>
 #include <errno.h>
@@ -74,7 +73,11 @@ static int write_tmp(int dfd, const char *tmp, const char *text) {
 
         if (fd < 0)
                 return -errno;
-        r = proto_write_all(fd, text, len);
+        /* write(2), not proto_write_all's send(2), which fails with ENOTSOCK on a file before it
+         * writes (a system call more for every record, exit file and report). A short write to a
+         * file is a full disk. */
+        ssize_t n = write(fd, text, len);
+        r = n == (ssize_t)len ? 0 : n < 0 ? -errno : -ENOSPC;
         if (r == 0 && ftruncate(fd, (off_t)len) < 0)
                 r = -errno;
         if (close(fd) < 0 && r == 0)

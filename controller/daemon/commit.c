@@ -22,6 +22,15 @@
  * agent's report must not be lost) but its replies are not sent. With sync_commits = no
  * nothing waits for a sync: the output goes right after the commit.
  *
+ * A sync starts only when someone waits for it: a connection holds output, or the loop is
+ * stopping. A turn that committed and told nobody (a job's start, which an agent reports again
+ * after any reconnect and with the job's end) leaves its commit in the kernel, and the next
+ * turn that holds output syncs it with its own. Durability is the guarantee to whoever is told,
+ * and nobody has been told of such a commit: a machine crash loses it as it loses what the
+ * kernel had not written yet. Syncing it at once made the next end of a job, which follows its
+ * start within milliseconds for a short job, wait behind that sync for its own (two fdatasyncs
+ * and their thread round trips per job; strace, docs/benchmarks.md).
+ *
  * Checkpoints (copying SQLite's write-ahead log into the database file, with an fsync of each)
  * take 35 to 110 ms here. SQLite would run one inside whichever commit finds the log past 1000
  * pages; here the checkpointer thread runs one through a second connection of the store
@@ -75,9 +84,10 @@ static void store_fail(ctl_server *srv) {
         (void)sd_event_exit(srv->event, -EIO);
 }
 
-/* Start a sync of every commit so far, unless one is in flight or none is due. */
+/* Start a sync of every commit so far, unless one is in flight, none is due, or nobody waits for
+ * it (no output held, the loop not stopping: see above). */
 static void sync_next(ctl_server *srv) {
-        if (!srv->unsynced || offloop_busy(srv->syncer))
+        if (!srv->unsynced || offloop_busy(srv->syncer) || (!srv->held_conns.first && !srv->stopping))
                 return;
         if (jobstore_sync_prepare(srv->store, &srv->sync_fd) < 0) {
                 store_fail(srv);

@@ -2,7 +2,8 @@
  * name ends in "-wal" (SQLite's write-ahead log) waits while $FSYNC_GATE_DIR/closed exists,
  * after creating $FSYNC_GATE_DIR/waiting, so that a test can hold the controller's log sync
  * as long as it likes and look at what the controller says meanwhile; and fails with EIO while
- * $FSYNC_GATE_DIR/fail exists. */
+ * $FSYNC_GATE_DIR/fail exists. Each such sync also adds a line to $FSYNC_GATE_DIR/syncs, so
+ * that a test can count them (sync_per_job.sh). */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +12,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* One line more in dir/syncs. */
+static void count(const char *dir) {
+        char syncs[PATH_MAX];
+        snprintf(syncs, sizeof(syncs), "%s/syncs", dir);
+        int fd = open(syncs, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (fd >= 0) {
+                (void)!write(fd, "sync\n", 5);
+                close(fd);
+        }
+}
 
 /* When fd is a write-ahead log and the gate is set up: -EIO while it fails, else wait while it
  * is closed; 0 when the sync may go on. */
@@ -26,6 +38,7 @@ static int gate(int fd) {
         snprintf(closed, sizeof(closed), "%s/closed", dir);
         snprintf(waiting, sizeof(waiting), "%s/waiting", dir);
         snprintf(fail, sizeof(fail), "%s/fail", dir);
+        count(dir);
         if (access(fail, F_OK) == 0)
                 return -EIO;
         if (access(closed, F_OK) != 0)
