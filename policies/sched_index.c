@@ -201,10 +201,21 @@ static void seg_pull(sched_index *ix, size_t i) {
                                   .gpus = max64(l->gpus, r->gpus) };
 }
 
+static bool seg_same(const sched_seg *a, const sched_seg *b) {
+        return a->mcpu == b->mcpu && a->mem == b->mem && a->corner == b->corner && a->gpus == b->gpus;
+}
+
+/* Up from the leaf, until a node's maxima come out as they were: the nodes above it read only
+ * those, so they hold already (most updates change a machine that is not its subtree's most free,
+ * and stop a few levels up instead of at the root). */
 static void seg_update(sched_index *ix, size_t pos) {
         seg_set_leaf(ix, pos);
-        for (size_t i = (ix->leaves + pos) / 2; i >= 1; i /= 2)
+        for (size_t i = (ix->leaves + pos) / 2; i >= 1; i /= 2) {
+                sched_seg was = ix->seg[i];
                 seg_pull(ix, i);
+                if (seg_same(&was, &ix->seg[i]))
+                        break;
+        }
 }
 
 /* Rebuild the segment tree with room for leaves machines. Returns 0 or -ENOMEM (unchanged). */

@@ -1,11 +1,12 @@
 /* sim.c - the discrete-event simulator (see sim.h).
  *
- * Events live in a binary heap ordered by time, then by the order they were made, so equal
- * times resolve the same way on every run. Arrivals are drawn one at a time, so the heap holds
- * one arrival plus the running jobs' exits. */
+ * Events live in a queue ordered by time, then by the order they were made, so equal times
+ * resolve the same way on every run (evq.h). Arrivals are drawn one at a time, so the queue
+ * holds one arrival plus the running jobs' exits. */
 #include "sim.h"
 #include "state.h"
 #include "family.h"
+#include "evq.h"
 #include "figures.h"
 #include <errno.h>
 #include <math.h>
@@ -13,28 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { EV_ARRIVAL, EV_EXIT, EV_CYCLE } ev_kind;
-
-typedef struct event {
-        double t;
-        uint64_t seq;
-        ev_kind kind;
-        uint64_t job;
-        ctl_node *node;
-} event;
-
-typedef struct heap {
-        event *v;
-        size_t n, cap;
-        uint64_t seq;
-} heap;
-
 typedef struct sim {
         const sim_config *cfg;
         ctl_state st;
-        heap events;
+        evq events;
         double now;
-        sim_job next; /* the arrival waiting in the heap */
+        sim_job next; /* the arrival waiting in the queue */
         bool has_next;
         double *arrival, *runtime, *start, *end; /* by job id - 1 */
         uint32_t *dept;                          /* by job id - 1, when there are departments */
@@ -59,38 +44,6 @@ typedef struct sim {
         size_t ended; /* jobs ended since the last ctl_forget_ended */
 } sim;
 
-static bool earlier(const event *a, const event *b) { return a->t < b->t || (a->t == b->t && a->seq < b->seq); }
-
-static int heap_push(heap *h, event e) {
-        if (sched_grow(&h->v, &h->cap, h->n + 1, sizeof(*h->v)) < 0)
-                return -ENOMEM;
-        e.seq = h->seq++;
-        size_t i = h->n++;
-        for (; i > 0 && earlier(&e, &h->v[(i - 1) / 2]); i = (i - 1) / 2)
-                h->v[i] = h->v[(i - 1) / 2];
-        h->v[i] = e;
-        return 0;
-}
-
-static event heap_pop(heap *h) {
-        event top = h->v[0], last = h->v[--h->n];
-        size_t i = 0;
-        for (;;) {
-                size_t c = 2 * i + 1;
-                if (c >= h->n)
-                        break;
-                if (c + 1 < h->n && earlier(&h->v[c + 1], &h->v[c]))
-                        c++;
-                if (!earlier(&h->v[c], &last))
-                        break;
-                h->v[i] = h->v[c];
-                i = c;
-        }
-        if (h->n > 0)
-                h->v[i] = last;
-        return top;
-}
-
 static int64_t usec(double seconds) { return (int64_t)(seconds * 1e6); }
 
 static int no_persist(void *userdata, const job *j) {
@@ -109,8 +62,9 @@ static void sim_launch(void *userdata, ctl_node *n, const job *j) {
                 s->machine[j->id - 1] = (uint32_t)n->index + 1;
         ctl_find_job(&s->st, j->id)->start_usec = usec(s->now); /* as its agent would report it */
         s->used = res_add(s->used, j->spec.req);
-        if (heap_push(&s->events, (event){ .t = s->now + runtime, .kind = EV_EXIT, .job = j->id, .node = n }) < 0)
-                s->error = -ENOMEM;
+        int r = evq_push(&s->events, (sim_event){ .t = s->now + runtime, .kind = EV_EXIT, .job = j->id, .node = n });
+        if (r < 0)
+                s->error = r; /* -EINVAL: runtime_on gave no time (sim_run says the source is at fault) */
 }
 
 static void sim_cancel(void *userdata, ctl_node *n, const job *j, int grace_ms) {
@@ -193,7 +147,7 @@ static int grow_times(sim *s, uint64_t id) {
         return 0;
 }
 
-/* Draw the next job from the source and put its arrival in the heap. Returns 0 or -errno. */
+/* Draw the next job from the source and put its arrival in the queue. Returns 0 or -errno. */
 static int queue_next_arrival(sim *s) {
         int r = s->cfg->next_job(s->cfg->source, &s->next);
         s->has_next = r > 0;
@@ -201,7 +155,7 @@ static int queue_next_arrival(sim *s) {
                 return r;
         if (s->next.arrival < s->now || s->next.runtime < 0 || (s->cfg->ndepts && s->next.dept >= s->cfg->ndepts))
                 return -EINVAL; /* sources promise arrival order, real runtimes and known departments */
-        return heap_push(&s->events, (event){ .t = s->next.arrival, .kind = EV_ARRIVAL });
+        return evq_push(&s->events, (sim_event){ .t = s->next.arrival, .kind = EV_ARRIVAL });
 }
 
 /* gpus as a fraction of the cluster's GPUs; 0 for a cluster without. */
@@ -374,7 +328,7 @@ static void forget_ended(sim *s) {
         s->ended = 0;
 }
 
-static int job_exit(sim *s, const event *e) {
+static int job_exit(sim *s, const sim_event *e) {
         job_result res = { 0 };
         const job *j = ctl_find_job(&s->st, e->job);
         s->used = res_sub(s->used, j->spec.req);
@@ -401,9 +355,11 @@ static int schedule(sim *s) {
 static int run_events(sim *s) {
         int r = queue_next_arrival(s);
         if (r == 0 && s->cfg->cycle_seconds > 0)
-                r = heap_push(&s->events, (event){ .t = s->cfg->cycle_seconds, .kind = EV_CYCLE });
+                r = evq_push(&s->events, (sim_event){ .t = s->cfg->cycle_seconds, .kind = EV_CYCLE });
         while (r == 0 && s->events.n > 0) {
-                event e = heap_pop(&s->events);
+                sim_event e;
+                if ((r = evq_pop(&s->events, &e)) < 0)
+                        break;
                 bool work_left = s->has_next || s->st.npending > 0 || s->events.n > 0;
                 if (e.kind == EV_CYCLE && !work_left)
                         break;
@@ -414,7 +370,7 @@ static int run_events(sim *s) {
                 else if (e.kind == EV_EXIT)
                         r = job_exit(s, &e);
                 else
-                        r = heap_push(&s->events, (event){ .t = s->now + s->cfg->cycle_seconds, .kind = EV_CYCLE });
+                        r = evq_push(&s->events, (sim_event){ .t = s->now + s->cfg->cycle_seconds, .kind = EV_CYCLE });
                 if (r == 0 && (s->cfg->cycle_seconds <= 0 || e.kind == EV_CYCLE))
                         r = schedule(s);
         }
@@ -559,7 +515,7 @@ int sim_run(const sim_config *cfg, sim_result *out, char *err, size_t errlen) {
         free(s.owners);
         free(s.dept_gpu);
         free(fair_depts.v);
-        free(s.events.v);
+        evq_free(&s.events);
         free(s.arrival);
         free(s.runtime);
         free(s.start);
