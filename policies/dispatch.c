@@ -178,7 +178,9 @@ long sched_dispatch(sched_dispatcher *d, sched_machine *machines, size_t nmachin
                          .nsorted = njobs };
         if (!p.taken)
                 return -ENOMEM;
-        int r = run_pass(d, &p);
+        int r = d->ops->on_whole ? d->ops->on_whole(d, &p) : 0;
+        if (r == 0)
+                r = run_pass(d, &p);
         free(p.taken);
         return r < 0 ? r : (long)p.placed;
 }

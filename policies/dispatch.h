@@ -66,6 +66,9 @@ typedef struct sched_dispatcher_ops {
         /* on_exit reads waiting jobs only through sched_pass_lookup: the core may offer the
          * arrivals alone (sched_dispatch_arrivals) instead of every pending job. */
         bool by_id;
+        /* A pass offers every pending job (sched_dispatch): a policy that keeps its waiting jobs
+         * takes them from it (those up to the last arrival), before the exits. May be NULL. */
+        int (*on_whole)(sched_dispatcher *d, const sched_pass *p);
 } sched_dispatcher_ops;
 
 /* The part every dispatcher shares; a policy's own state follows it in memory. */

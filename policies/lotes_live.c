@@ -218,6 +218,15 @@ static int event(live *d, sched_pass *p, size_t what, bool arrival) {
         return r < 0 ? r : remember(d, p, from);
 }
 
+/* A whole pass: the plan's dispatcher takes its class queues from it. */
+static int live_whole(sched_dispatcher *base, const sched_pass *p) {
+        live *d = (live *)base;
+        if (!d->inner)
+                return 0;
+        d->inner->seen = d->base.seen;
+        return d->inner->ops->on_whole(d->inner, p);
+}
+
 static int live_arrival(sched_dispatcher *base, sched_pass *p, size_t j) { return event((live *)base, p, j, true); }
 
 static int live_exit(sched_dispatcher *base, sched_pass *p, size_t m) { return event((live *)base, p, m, false); }
@@ -251,6 +260,7 @@ static const sched_dispatcher_ops live_ops = {
         .on_arrival = live_arrival,
         .on_release = live_release,
         .free = live_free,
+        .on_whole = live_whole,
 };
 
 int lotes_live_new(uint64_t seed, sched_dispatcher **out) {
