@@ -179,6 +179,7 @@ long sched_dispatch(sched_dispatcher *d, sched_machine *machines, size_t nmachin
         if (!p.taken)
                 return -ENOMEM;
         int r = d->ops->on_whole ? d->ops->on_whole(d, &p) : 0;
+        d->want_whole = r < 0;
         if (r == 0)
                 r = run_pass(d, &p);
         free(p.taken);

@@ -84,6 +84,7 @@ struct sched_dispatcher {
         sched_job *own_jobs;
         bool *own_taken;
         size_t own_cap;
+        bool want_whole; /* the next pass must offer every pending job: what the policy keeps was reset */
 };
 
 /* A new Tetris ("tetris"), Greedy ("greedy") dispatcher drawing from seed, or a colocation

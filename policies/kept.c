@@ -12,6 +12,14 @@ int sched_kept_push(sched_kept *k, const sched_job *job, size_t tag) {
 
 void sched_kept_clear(sched_kept *k) { k->n = k->ndropped = 0; }
 
+int sched_kept_whole(sched_kept *k, const sched_pass *p, uint64_t seen) {
+        sched_kept_clear(k);
+        for (size_t j = 0; j < p->njobs && p->jobs[j].id <= seen; j++)
+                if (sched_kept_push(k, &p->jobs[j], 0) < 0)
+                        return -ENOMEM;
+        return 0;
+}
+
 void sched_kept_tidy(sched_kept *k) {
         if (k->ndropped * 2 <= k->n)
                 return;

@@ -19,6 +19,9 @@ typedef struct sched_kept {
 int sched_kept_push(sched_kept *k, const sched_job *job, size_t tag);
 /* Empty k, keeping its memory. */
 void sched_kept_clear(sched_kept *k);
+/* Make k the jobs of whole pass p up to the last arrival (ids <= seen), tag 0. Returns 0 or
+ * -ENOMEM. */
+int sched_kept_whole(sched_kept *k, const sched_pass *p, uint64_t seen);
 /* Remove the dropped entries once they are half of k (O(1) amortised per drop); before a scan. */
 void sched_kept_tidy(sched_kept *k);
 /* Entry i is to start in pass p: its position in p->jobs (sched_pass_lookup), the entry dropped;

@@ -67,12 +67,7 @@ static int tetris_arrival(sched_dispatcher *d, sched_pass *p, size_t j) {
 
 /* The waiting jobs of a whole pass: those up to the last arrival. */
 static int tetris_whole(sched_dispatcher *d, const sched_pass *p) {
-        tetris *t = (tetris *)d;
-        sched_kept_clear(&t->waiting);
-        for (size_t j = 0; j < p->njobs && p->jobs[j].id <= d->seen; j++)
-                if (sched_kept_push(&t->waiting, &p->jobs[j], 0) < 0)
-                        return -ENOMEM;
-        return 0;
+        return sched_kept_whole(&((tetris *)d)->waiting, p, d->seen);
 }
 
 static int tetris_exit(sched_dispatcher *d, sched_pass *p, size_t m) {

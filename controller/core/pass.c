@@ -286,9 +286,9 @@ int ctl_fair_shares(ctl_state *st, fairorder_report *rep, uint64_t *next_id) {
 /* Whether the configuration and the queue let a dispatcher's pass offer the arrivals alone. */
 static bool arrivals_allowed(const ctl_state *st) {
         const ctl_config *c = &st->cfg;
-        return c->dispatcher && c->dispatcher->ops->by_id && !st->nice_seen && !st->throttle_seen && st->nstrays == 0 &&
-               !c->max_running_per_user && !c->max_running_per_dept && !c->max_mcpu_per_user && !st->pending_unsorted &&
-               !st->disp_whole;
+        return c->dispatcher && c->dispatcher->ops->by_id && !c->dispatcher->want_whole && !st->nice_seen &&
+               !st->throttle_seen && st->nstrays == 0 && !c->max_running_per_user && !c->max_running_per_dept &&
+               !c->max_mcpu_per_user && !st->pending_unsorted && !st->disp_whole;
 }
 
 /* sched_find_fn of the core: pending job id, if it may be offered now. */
@@ -310,7 +310,8 @@ static void arrivals_after_whole(ctl_state *st) {
                 st->pending_unsorted |= i > 0 && st->pending[i - 1]->id > j->id;
                 st->disp_whole |= j->singleton || ctl_spec_selective(&j->spec);
         }
-        st->disp_marked = arrivals_allowed(st);
+        /* a pass in runs (jobs choosing nodes) gave the dispatcher part of the queue at a time */
+        st->disp_marked = arrivals_allowed(st) && st->pass_selective == 0;
 }
 
 /* Drop from the queue the jobs below id below that the pass launched (found by id). */

@@ -4,6 +4,7 @@
 #include "check_main.h"
 #include "rng.h"
 #include "state.h"
+#include "lotes_live.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -44,7 +45,10 @@ static void make(ctl_state *st, const char *policy, int count, launches *log) {
                            .max_pending = 100000,
                            .agent_timeout_usec = 5000000,
                            .node_lost_timeout_usec = 5000000 };
-        ck_assert_int_eq(sched_dispatcher_new(policy, 7, &cfg.dispatcher), 0);
+        if (strcmp(policy, "lotes") == 0) /* the controller's: first-fit until it learns a plan */
+                ck_assert_int_eq(lotes_live_new(7, &cfg.dispatcher), 0);
+        else
+                ck_assert_int_eq(sched_dispatcher_new(policy, 7, &cfg.dispatcher), 0);
         ctl_init(st, &cfg, &noted, log);
         for (int m = 0; m < count; m++) {
                 char name[8];
@@ -57,8 +61,9 @@ static void make(ctl_state *st, const char *policy, int count, launches *log) {
         }
 }
 
-/* Submit a job asking mcpu and mem, held or after job after (0: none); its id, 0 if refused. */
-static uint64_t submit(ctl_state *st, int64_t mcpu, int64_t mem, bool hold, uint64_t after, int64_t now) {
+/* Submit a job asking mcpu and mem, held or after job after (0: none), kept off node n0 when
+ * picky; its id, 0 if refused. */
+static uint64_t submit(ctl_state *st, int64_t mcpu, int64_t mem, bool hold, uint64_t after, bool picky, int64_t now) {
         char dep[32];
         snprintf(dep, sizeof(dep), "afterok:%llu", (unsigned long long)after);
         job_spec spec = { .argv = calloc(2, sizeof(char *)),
@@ -66,6 +71,7 @@ static uint64_t submit(ctl_state *st, int64_t mcpu, int64_t mem, bool hold, uint
                           .name = strdup("j"),
                           .hold = hold,
                           .dependency = after ? strdup(dep) : NULL,
+                          .exclude = picky ? strdup("n0") : NULL,
                           .req = { .mcpu = mcpu, .mem = mem } };
         spec.argv[0] = strdup("/bin/true");
         uint64_t id = 0;
@@ -98,12 +104,12 @@ static void same_jobs(ctl_state *a, ctl_state *b) {
         }
 }
 
-/* Submissions (some held, some after an earlier job), ends, cancels, holds, releases and passes
- * in any sequence: st offers its dispatcher the arrivals alone, ref the whole queue at every
+/* Submissions (some held, some after an earlier job, some kept off a node), ends, cancels, holds,
+ * releases and passes in any sequence: st offers its dispatcher the arrivals alone, ref the whole queue at every
  * pass (ctl_schedule_dirty before each), and both launch the same jobs on the same nodes and
  * leave the same reasons to wait. */
 START_TEST(a_pass_of_the_arrivals_places_what_a_whole_pass_would) {
-        static const char *const policies[] = { "greedy", "tetris" };
+        static const char *const policies[] = { "greedy", "tetris", "lotes" };
         static launches got, want;
         ctl_state st, ref, *both[2] = { &st, &ref };
         make(&st, policies[_i], 4, &got);
@@ -121,7 +127,7 @@ START_TEST(a_pass_of_the_arrivals_places_what_a_whole_pass_would) {
                         for (int k = 0; k < 2; k++)
                                 id[k] = submit(both[k], 250 * (int64_t)(1 + (r >> 8) % 12),
                                                64 * MiB * (int64_t)(1 + (r >> 16) % 24), (r >> 11) % 7 == 0,
-                                               dep ? dep->id : 0, step);
+                                               dep ? dep->id : 0, (r >> 30) % 13 == 0, step);
                         ck_assert_uint_eq(id[0], id[1]);
                 } else if (what <= 6 && j) {
                         uint64_t id = j->id;
@@ -168,10 +174,11 @@ START_TEST(a_pass_of_the_arrivals_looks_at_what_changed_not_at_the_queue) {
         static launches log;
         ctl_state st;
         log.n = 0;
-        make(&st, _i ? "tetris" : "greedy", 1, &log);
-        uint64_t first = submit(&st, 1000, MiB, false, 0, 1);
+        static const char *const policies[] = { "greedy", "tetris", "lotes" };
+        make(&st, policies[_i], 1, &log);
+        uint64_t first = submit(&st, 1000, MiB, false, 0, false, 1);
         for (int i = 0; i < 2000; i++)
-                ck_assert_uint_ne(submit(&st, 1000, MiB, false, 0, 1), 0);
+                ck_assert_uint_ne(submit(&st, 1000, MiB, false, 0, false, 1), 0);
         ck_assert_int_eq(ctl_schedule(&st), 1); /* a whole pass: the first */
         ck_assert_int_eq(ctl_schedule(&st), 0);
         for (uint64_t id = first; id < first + 50; id++) {
@@ -190,8 +197,8 @@ END_TEST
 static Suite *arrivals_suite(void) {
         Suite *s = suite_create("arrivals");
         TCase *tc = tcase_create("arrivals");
-        tcase_add_loop_test(tc, a_pass_of_the_arrivals_places_what_a_whole_pass_would, 0, 2);
-        tcase_add_loop_test(tc, a_pass_of_the_arrivals_looks_at_what_changed_not_at_the_queue, 0, 2);
+        tcase_add_loop_test(tc, a_pass_of_the_arrivals_places_what_a_whole_pass_would, 0, 3);
+        tcase_add_loop_test(tc, a_pass_of_the_arrivals_looks_at_what_changed_not_at_the_queue, 0, 3);
         suite_add_tcase(s, tc);
         return s;
 }
