@@ -278,10 +278,12 @@ int ctl_fair_shares(ctl_state *st, fairorder_report *rep, uint64_t *next_id) {
  * A dispatcher whose ops say by_id reads the arrivals and, on an exit, the waiting jobs it
  * queued, by id (dispatch.h): such a pass need not visit the whole queue. Every pending job's
  * reason to wait is what the last whole pass set, kept until something changes one
- * (ctl_schedule_dirty: holds, updates, dependencies met, begin times come; a requeue); the
- * filters that look at the whole queue (strays, nice, throttles, running limits) are off; and
- * the queue is in id order, so the arrivals are its tail. Then a pass marks the arrivals alone,
- * offers them, and answers the dispatcher's lookups from the jobs' own records. */
+ * (ctl_schedule_dirty: holds, updates, dependencies met, begin times come; a requeue, an
+ * array's tasks made from its record); the filters that look at the whole queue (strays, nice,
+ * throttles, running limits, singletons, jobs choosing their nodes) are off; the dispatcher
+ * wants no whole pass (a new plan); and the queue is in id order, so the arrivals are its
+ * tail. Then a pass marks the arrivals alone, offers them, and answers the dispatcher's
+ * lookups from the jobs' own records. */
 
 /* Whether the configuration and the queue let a dispatcher's pass offer the arrivals alone. */
 static bool arrivals_allowed(const ctl_state *st) {
@@ -302,8 +304,9 @@ static int find_offerable(void *ctx, uint64_t id, sched_job *out) {
         return 1;
 }
 
-/* After a dispatcher's whole pass: what the next pass may skip. O(pending), as the pass was. */
-static void arrivals_after_whole(ctl_state *st) {
+/* After a dispatcher's whole pass that launched all it placed (else the jobs it dropped from
+ * what it keeps are pending still): what the next pass may skip. O(pending), as the pass was. */
+static void arrivals_after_whole(ctl_state *st, bool all_launched) {
         st->pending_unsorted = st->disp_whole = false;
         for (size_t i = 0; i < st->npending; i++) {
                 const job *j = st->pending[i];
@@ -311,7 +314,7 @@ static void arrivals_after_whole(ctl_state *st) {
                 st->disp_whole |= j->singleton || ctl_spec_selective(&j->spec);
         }
         /* a pass in runs (jobs choosing nodes) gave the dispatcher part of the queue at a time */
-        st->disp_marked = arrivals_allowed(st) && st->pass_selective == 0;
+        st->disp_marked = arrivals_allowed(st) && st->pass_selective == 0 && all_launched;
 }
 
 /* Drop from the queue the jobs below id below that the pass launched (found by id). */
@@ -344,12 +347,14 @@ static long pass_arrivals(ctl_state *st, size_t *offered, long *placed) {
         if (*placed < 0) {
                 for (size_t i = 0; i < st->nnodes; i++)
                         view_reset(st, i);
+                st->disp_marked = false; /* what it keeps may have dropped jobs it placed */
                 return *placed;
         }
         for (; launched < *placed; launched++)
                 if (dispatch(st, ctl_find_job(st, st->pass_out[launched].job_id),
                              st->nodes[st->pass_out[launched].machine]) < 0)
                         break;
+        st->disp_marked = launched == *placed;
         for (long a = 0; a < *placed; a++)
                 view_reset(st, st->pass_out[a].machine);
         uint64_t first_id = first < st->npending ? st->pending[first]->id : UINT64_MAX;
@@ -389,6 +394,7 @@ static long pass(ctl_state *st, size_t first, size_t n, size_t *offered, long *p
         if (*placed < 0) {   /* a dispatcher may have placed some before it failed */
                 for (size_t i = 0; i < st->nnodes; i++)
                         view_reset(st, i);
+                st->disp_marked = false; /* and dropped them from what it keeps */
                 return *placed;
         }
         ctl_wait_blocker(st, st->pass_jobs, *offered, *placed);
@@ -399,7 +405,7 @@ static long pass(ctl_state *st, size_t first, size_t n, size_t *offered, long *p
                 view_reset(st, out[a].machine);
         ctl_compact_pending_range(st, first, n);
         if (first == 0 && st->cfg.dispatcher && st->cfg.dispatcher->ops->by_id)
-                arrivals_after_whole(st);
+                arrivals_after_whole(st, launched == *placed);
         return launched;
 }
 
