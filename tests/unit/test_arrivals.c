@@ -194,11 +194,40 @@ START_TEST(a_pass_of_the_arrivals_looks_at_what_changed_not_at_the_queue) {
 }
 END_TEST
 
+/* A job held while it waits, then released, and one whose dependency is met: each change makes
+ * the next pass whole, so that the policy's own list of waiting jobs has them again and a freed
+ * node starts them. */
+START_TEST(a_release_or_a_dependency_met_brings_a_job_back_to_the_dispatcher) {
+        static launches log;
+        ctl_state st;
+        log.n = 0;
+        make(&st, "tetris", 1, &log);
+        uint64_t a = submit(&st, 1000, MiB, false, 0, false, 1), b = submit(&st, 1000, MiB, false, 0, false, 1);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_int_eq(ctl_hold(&st, b, 0, true, err), 0);
+        uint64_t c = submit(&st, 1000, MiB, false, a, false, 1); /* after a, which runs */
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        ck_assert_int_eq(ctl_hold(&st, b, 0, false, err), 0);
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        ck_assert_int_eq(ctl_find_job(&st, b)->wait, JOB_WAIT_RESOURCES);
+        job_result res = { 0 };
+        ck_assert_int_eq(ctl_job_finished(&st, st.nodes[0], a, JOB_COMPLETED, &res, 2), 0);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_int_eq(ctl_find_job(&st, b)->state, JOB_RUNNING);
+        ck_assert_int_eq(ctl_find_job(&st, c)->wait, JOB_WAIT_RESOURCES); /* its dependency met */
+        ck_assert_int_eq(ctl_job_finished(&st, st.nodes[0], b, JOB_COMPLETED, &res, 3), 0);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_int_eq(ctl_find_job(&st, c)->state, JOB_RUNNING);
+        ctl_free(&st);
+}
+END_TEST
+
 static Suite *arrivals_suite(void) {
         Suite *s = suite_create("arrivals");
         TCase *tc = tcase_create("arrivals");
         tcase_add_loop_test(tc, a_pass_of_the_arrivals_places_what_a_whole_pass_would, 0, 3);
         tcase_add_loop_test(tc, a_pass_of_the_arrivals_looks_at_what_changed_not_at_the_queue, 0, 3);
+        tcase_add_test(tc, a_release_or_a_dependency_met_brings_a_job_back_to_the_dispatcher);
         suite_add_tcase(s, tc);
         return s;
 }
