@@ -39,6 +39,8 @@ void sched_dispatcher_free(sched_dispatcher *d) {
                 return;
         free(d->freed);
         free(d->was_up);
+        free(d->own_jobs);
+        free(d->own_taken);
         d->ops->free(d);
 }
 
@@ -70,8 +72,39 @@ bool sched_pass_fits(const sched_pass *p, size_t j, size_t m) {
 static uint64_t pass_job_id(const void *v, size_t i) { return ((const sched_job *)v)[i].id; }
 
 long sched_pass_find(const sched_pass *p, uint64_t id) {
-        size_t lo = id_rank(p->jobs, 0, p->njobs, id, pass_job_id);
-        return lo < p->njobs && p->jobs[lo].id == id ? (long)lo : -1;
+        size_t lo = id_rank(p->jobs, 0, p->nsorted, id, pass_job_id);
+        if (lo < p->nsorted && p->jobs[lo].id == id)
+                return (long)lo;
+        for (size_t j = p->nsorted; j < p->njobs; j++) /* found by id in this pass: few */
+                if (p->jobs[j].id == id)
+                        return (long)j;
+        return -1;
+}
+
+/* Make room for n jobs in d's arrays of a pass of the arrivals. Returns 0 or -ENOMEM. */
+static int own_reserve(sched_dispatcher *d, size_t n) {
+        size_t cap = d->own_cap;
+        if (sched_grow(&d->own_jobs, &cap, n, sizeof(*d->own_jobs)) < 0)
+                return -ENOMEM;
+        cap = d->own_cap;
+        if (sched_grow(&d->own_taken, &cap, n, sizeof(*d->own_taken)) < 0)
+                return -ENOMEM;
+        d->own_cap = cap;
+        return 0;
+}
+
+long sched_pass_lookup(sched_pass *p, uint64_t id) {
+        long j = sched_pass_find(p, id);
+        sched_job found;
+        if (j >= 0 || !p->find || !p->find(p->find_ctx, id, &found))
+                return j;
+        if (own_reserve(p->owner, p->njobs + 1) < 0)
+                return -ENOMEM;
+        p->jobs = p->owner->own_jobs; /* they may have moved */
+        p->taken = p->owner->own_taken;
+        p->owner->own_jobs[p->njobs] = found;
+        p->taken[p->njobs] = false;
+        return (long)p->njobs++;
 }
 
 /* Make room for the flags of n machines; machines new since the last pass, or up again, count
@@ -113,6 +146,24 @@ static res_t largest_capacity(const sched_machine *machines, size_t n) {
         return l;
 }
 
+/* Exits first (waiting jobs on each freed machine), then the arrivals among p's first nsorted
+ * jobs. Returns 0 or -ENOMEM. */
+static int run_pass(sched_dispatcher *d, sched_pass *p) {
+        int r = 0;
+        for (size_t m = 0; m < p->nmachines && r == 0; m++)
+                if (d->freed[m]) {
+                        d->freed[m] = false;
+                        if (p->machines[m].up > 0)
+                                r = d->ops->on_exit(d, p, m);
+                }
+        for (size_t j = 0; j < p->nsorted && r == 0; j++)
+                if (p->jobs[j].id > d->seen) {
+                        d->seen = p->jobs[j].id;
+                        r = d->ops->on_arrival(d, p, j);
+                }
+        return r;
+}
+
 long sched_dispatch(sched_dispatcher *d, sched_machine *machines, size_t nmachines, const sched_job *jobs, size_t njobs,
                     sched_assignment *out) {
         if (note_machines(d, machines, nmachines) < 0)
@@ -123,22 +174,37 @@ long sched_dispatch(sched_dispatcher *d, sched_machine *machines, size_t nmachin
                          .njobs = njobs,
                          .out = out,
                          .taken = calloc(njobs + 1, sizeof(bool)),
-                         .largest = largest_capacity(machines, nmachines) };
+                         .largest = largest_capacity(machines, nmachines),
+                         .nsorted = njobs };
         if (!p.taken)
                 return -ENOMEM;
-        int r = 0;
-        for (size_t m = 0; m < nmachines && r == 0; m++)
-                if (d->freed[m]) {
-                        d->freed[m] = false;
-                        if (machines[m].up > 0)
-                                r = d->ops->on_exit(d, &p, m);
-                }
-        for (size_t j = 0; j < njobs && r == 0; j++)
-                if (jobs[j].id > d->seen) {
-                        d->seen = jobs[j].id;
-                        r = d->ops->on_arrival(d, &p, j);
-                }
+        int r = d->ops->on_whole ? d->ops->on_whole(d, &p) : 0;
+        d->want_whole = r < 0;
+        if (r == 0)
+                r = run_pass(d, &p);
         free(p.taken);
+        return r < 0 ? r : (long)p.placed;
+}
+
+long sched_dispatch_arrivals(sched_dispatcher *d, sched_machine *machines, size_t nmachines, const sched_job *arrivals,
+                             size_t narrivals, sched_find_fn find, void *ctx, sched_assignment *out) {
+        if (note_machines(d, machines, nmachines) < 0 || own_reserve(d, narrivals + 1) < 0)
+                return -ENOMEM;
+        if (narrivals)
+                memcpy(d->own_jobs, arrivals, narrivals * sizeof(*arrivals));
+        memset(d->own_taken, 0, narrivals * sizeof(*d->own_taken));
+        sched_pass p = { .machines = machines,
+                         .nmachines = nmachines,
+                         .jobs = d->own_jobs,
+                         .njobs = narrivals,
+                         .out = out,
+                         .taken = d->own_taken,
+                         .largest = largest_capacity(machines, nmachines),
+                         .nsorted = narrivals,
+                         .find = find,
+                         .find_ctx = ctx,
+                         .owner = d };
+        int r = run_pass(d, &p);
         return r < 0 ? r : (long)p.placed;
 }
 

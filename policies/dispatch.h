@@ -13,6 +13,9 @@
  *     core's own view). A pending job with an id above every id offered before is an arrival;
  *     ids only grow. A machine appended since the last pass, or up again after being down,
  *     counts as freed.
+ *   - sched_dispatch_arrivals(): the same pass for a dispatcher that reads waiting jobs by id
+ *     only (ops.by_id: Greedy), offered the arrivals alone and a lookup of the others, so that
+ *     a pass costs what arrived and what the freed machines' queues name, not the queue.
  *   - sched_dispatch_exit(): a job the core ran left machine m (completed, failed, lost). m is
  *     the machine's position in the machines array, which must not change between passes.
  * Waiting jobs start only on exits, as in the paper. Like every policy, a dispatcher does no
@@ -25,6 +28,10 @@
 
 typedef struct sched_dispatcher sched_dispatcher;
 
+/* The core's lookup of a waiting job by id: 1 with *out set when the job is pending and may be
+ * offered now, 0 when it is not (started, ended, held). */
+typedef int (*sched_find_fn)(void *ctx, uint64_t id, sched_job *out);
+
 /* What one pass works on: the core's machines and pending jobs, which jobs this pass has
  * placed, and the assignments written so far. */
 typedef struct sched_pass {
@@ -36,6 +43,13 @@ typedef struct sched_pass {
         sched_assignment *out;
         size_t placed;
         res_t largest; /* the largest capacity of each resource over the machines (Tetris) */
+        /* A pass of the arrivals alone (sched_dispatch_arrivals): jobs[0..nsorted) are the
+         * arrivals in id order; the waiting jobs a policy reads are found by id through find
+         * (sched_pass_lookup) and appended behind them, in the owner's arrays. */
+        size_t nsorted;
+        sched_find_fn find;
+        void *find_ctx;
+        sched_dispatcher *owner;
 } sched_pass;
 
 /* A policy's reaction to each event; on_exit and on_arrival place jobs through sched_pass_assign
@@ -49,6 +63,12 @@ typedef struct sched_dispatcher_ops {
         /* A job the policy had placed left machine m (its counts). May be NULL. */
         void (*on_release)(sched_dispatcher *d, const sched_job *job, size_t m);
         void (*free)(sched_dispatcher *d);
+        /* on_exit reads waiting jobs only through sched_pass_lookup: the core may offer the
+         * arrivals alone (sched_dispatch_arrivals) instead of every pending job. */
+        bool by_id;
+        /* A pass offers every pending job (sched_dispatch): a policy that keeps its waiting jobs
+         * takes them from it (those up to the last arrival), before the exits. May be NULL. */
+        int (*on_whole)(sched_dispatcher *d, const sched_pass *p);
 } sched_dispatcher_ops;
 
 /* The part every dispatcher shares; a policy's own state follows it in memory. */
@@ -60,6 +80,11 @@ struct sched_dispatcher {
         bool *was_up;  /* by machine: up at the last pass */
         size_t freed_cap;
         uint64_t rng; /* splitmix64 state (rng.h) */
+        /* A pass of the arrivals alone: its jobs and their taken flags, kept between passes. */
+        sched_job *own_jobs;
+        bool *own_taken;
+        size_t own_cap;
+        bool want_whole; /* the next pass must offer every pending job: what the policy keeps was reset */
 };
 
 /* A new Tetris ("tetris"), Greedy ("greedy") dispatcher drawing from seed, or a colocation
@@ -88,6 +113,13 @@ void sched_dispatcher_free(sched_dispatcher *d);
  * Returns the number of assignments written, or -ENOMEM. */
 long sched_dispatch(sched_dispatcher *d, sched_machine *machines, size_t nmachines, const sched_job *jobs, size_t njobs,
                     sched_assignment *out);
+/* sched_dispatch for a dispatcher whose ops say by_id, offered the arrivals alone (the pending
+ * jobs with ids above every id offered before, in id order): the waiting jobs it reads are
+ * found through find(ctx, id). The same decisions as sched_dispatch offered every pending job
+ * find finds; out must hold an entry for each job placed. Returns the number of assignments
+ * written, or -ENOMEM. O(machines + arrivals + jobs found). */
+long sched_dispatch_arrivals(sched_dispatcher *d, sched_machine *machines, size_t nmachines, const sched_job *arrivals,
+                             size_t narrivals, sched_find_fn find, void *ctx, sched_assignment *out);
 /* Job j left machine m (its position in the machines array). */
 void sched_dispatch_exit(sched_dispatcher *d, const sched_job *j, size_t m);
 /* Count every known machine as freed at the next pass (a policy whose plan changed rescans its
@@ -100,6 +132,9 @@ void sched_pass_assign(sched_pass *p, size_t j, size_t m);
 bool sched_pass_fits(const sched_pass *p, size_t j, size_t m);
 /* The position of the pending job with that id in p->jobs (binary search), or -1. */
 long sched_pass_find(const sched_pass *p, uint64_t id);
+/* sched_pass_find, then, in a pass of the arrivals, the core's lookup (p->find): a job it finds
+ * is appended to p->jobs. Returns its position, -1 when it is not offered, or -ENOMEM. */
+long sched_pass_lookup(sched_pass *p, uint64_t id);
 /* Make *array (of elem-sized items, *cap of them) hold at least need, doubling. Returns 0 or
  * -ENOMEM (the array is then unchanged). */
 int sched_grow(void *array, size_t *cap, size_t need, size_t elem);

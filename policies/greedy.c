@@ -50,7 +50,9 @@ static int greedy_exit(sched_dispatcher *d, sched_pass *p, size_t m) {
         greedy *g = (greedy *)d;
         fifo *q = m < g->nqueues ? &g->queues[m] : NULL;
         while (q && q->n > 0) {
-                long j = sched_pass_find(p, q->ids[q->head]);
+                long j = sched_pass_lookup(p, q->ids[q->head]);
+                if (j < -1)
+                        return (int)j;
                 if (j >= 0 && !sched_pass_fits(p, (size_t)j, m))
                         return 0; /* first come, first served: the head blocks the rest */
                 if (j >= 0)
@@ -103,6 +105,7 @@ static const sched_dispatcher_ops greedy_ops = {
         .on_exit = greedy_exit,
         .on_arrival = greedy_arrival,
         .free = greedy_free,
+        .by_id = true,
 };
 
 int sched_greedy_new(uint64_t seed, sched_dispatcher **out) {

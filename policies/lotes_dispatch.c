@@ -2,9 +2,10 @@
  * the bin the plan gave it. See lotes.h for the rules, dispatch.h for how the core drives it.
  *
  * Cost: an arrival looks at the machines of the configurations it tries (all of them only when
- * every configuration with Delta > 0 is full); an exit sorts the waiting jobs by class, O(waiting
- * jobs), and scans the queues of the classes that configuration serves. */
+ * every configuration with Delta > 0 is full); an exit scans the queues of the classes that
+ * configuration serves, kept between passes (kept.h), not rebuilt from the core's queue. */
 #include "lotes.h"
+#include "kept.h"
 #include "rng.h"
 #include <errno.h>
 #include <math.h>
@@ -27,6 +28,9 @@ typedef struct lotes_dispatcher {
         members *machines;      /* by configuration */
         size_t *cursor, *given; /* by configuration: the bin the next machine gets, and how many have it */
         bool *tried;            /* by configuration: scratch for an arrival's roulette */
+        /* The class queues, kept between passes (kept.h, each entry's tag its class): queue k
+         * holds the waiting jobs of class k, queue nclasses those no class serves (class_queue). */
+        sched_kept *queues;
 } lotes_dispatcher;
 
 long lotes_roulette(const lotes_plan *plan, size_t k, const bool *tried, uint64_t *rng) {
@@ -164,6 +168,17 @@ static long best_upsilon(const lotes_dispatcher *d, const sched_pass *p, size_t 
         return best;
 }
 
+/* The queue a waiting job of class k joins: k, or, when the job fits no machine of the
+ * configurations serving its class (Delta_jk > 0) even empty, queue nclasses: the paper's rule
+ * would leave it waiting forever (a large job of a class planned on small machines), so any
+ * machine may start it, after every class queue. */
+static size_t class_queue(const lotes_dispatcher *d, const sched_job *j, size_t k) {
+        for (size_t c = 0; c < d->p->nconfigs; c++)
+                if (d->plan->slots[c * d->p->nclasses + k] > 0 && res_fits(j->req, d->p->configs[c].capacity))
+                        return k;
+        return d->p->nclasses;
+}
+
 static int lotes_arrival(sched_dispatcher *base, sched_pass *p, size_t j) {
         lotes_dispatcher *d = (lotes_dispatcher *)base;
         if (map_machines(d, p) < 0)
@@ -183,7 +198,7 @@ static int lotes_arrival(sched_dispatcher *base, sched_pass *p, size_t j) {
                         start(d, p, j, any, k);
                         return 0;
                 }
-        return 0; /* it waits in the queue of class k */
+        return sched_kept_push(&d->queues[class_queue(d, &p->jobs[j], k)], &p->jobs[j], k); /* it waits */
 }
 
 /* The class to serve first on machine m: the largest upsilon among those not done, the lowest
@@ -199,66 +214,39 @@ static long top_class(const lotes_dispatcher *d, size_t m, const bool *done) {
         return best;
 }
 
-/* The per-class queues: the positions of the waiting jobs of class k, in arrival order, are
- * pos[first[k] .. first[k + 1]); cls[] holds each job's class. Queue nclasses holds the jobs
- * that fit no machine of the configurations serving their class (Delta_jk > 0) even empty:
- * the paper's rule would leave them waiting forever (a large job of a class planned on small
- * machines), so any machine may start them, after every class queue. */
-typedef struct class_queues {
-        size_t *pos, *first, *cls;
-} class_queues;
-
-/* Some configuration with Delta_jk > 0 has the capacity for job j of class k. */
-static bool servable(const lotes_dispatcher *d, const sched_job *j, size_t k) {
-        for (size_t c = 0; c < d->p->nconfigs; c++)
-                if (d->plan->slots[c * d->p->nclasses + k] > 0 && res_fits(j->req, d->p->configs[c].capacity))
-                        return true;
-        return false;
-}
-
-static int build_queues(const lotes_dispatcher *d, const sched_pass *p, class_queues *q) {
-        size_t K = d->p->nclasses, n = 0, *queue;
-        q->pos = malloc((p->njobs + 1) * sizeof(size_t));
-        q->cls = malloc((p->njobs + 1) * sizeof(size_t));
-        q->first = calloc(K + 3, sizeof(size_t));
-        if (!(queue = malloc((p->njobs + 1) * sizeof(size_t))) || !q->pos || !q->cls || !q->first) {
-                free(queue);
-                return -ENOMEM;
+/* The class queues of a whole pass: its jobs up to the last arrival, in id order. */
+static int lotes_whole(sched_dispatcher *base, const sched_pass *p) {
+        lotes_dispatcher *d = (lotes_dispatcher *)base;
+        for (size_t k = 0; k <= d->p->nclasses; k++)
+                sched_kept_clear(&d->queues[k]);
+        for (size_t j = 0; j < p->njobs && p->jobs[j].id <= base->seen; j++) {
+                size_t k = lotes_classify(d->p, &p->jobs[j]);
+                if (sched_kept_push(&d->queues[class_queue(d, &p->jobs[j], k)], &p->jobs[j], k) < 0)
+                        return -ENOMEM;
         }
-        for (; n < p->njobs && p->jobs[n].id <= d->base.seen; n++)
-                if (!p->taken[n]) {
-                        q->cls[n] = lotes_classify(d->p, &p->jobs[n]);
-                        queue[n] = servable(d, &p->jobs[n], q->cls[n]) ? q->cls[n] : K;
-                        q->first[queue[n] + 2]++;
-                }
-        for (size_t k = 2; k <= K + 2; k++) /* first[k + 1] counts, then becomes a fill cursor */
-                q->first[k] += q->first[k - 1];
-        for (size_t j = 0; j < n; j++)
-                if (!p->taken[j])
-                        q->pos[q->first[queue[j] + 1]++] = j;
-        free(queue);
         return 0;
 }
 
-static void free_queues(class_queues *q) {
-        free(q->pos);
-        free(q->first);
-        free(q->cls);
-}
-
-/* Scan queue k on machine m; true when a start demoted class k below another (done: NULL for
- * the queue of jobs no class serves, which has no rank). */
-static bool serve_queue(lotes_dispatcher *d, sched_pass *p, const class_queues *q, size_t m, size_t k,
-                        const bool *done) {
-        for (size_t i = q->first[k]; i < q->first[k + 1]; i++) {
-                size_t j = q->pos[i];
-                if (p->taken[j] || !sched_pass_fits(p, j, m))
+/* Scan queue k on machine m: 1 when a start demoted class k below another (done: NULL for the
+ * queue of jobs no class serves, which has no rank), else 0, or -ENOMEM. */
+static int serve_queue(lotes_dispatcher *d, sched_pass *p, size_t m, size_t k, const bool *done) {
+        sched_kept *q = &d->queues[k];
+        sched_kept_tidy(q);
+        for (size_t i = 0; i < q->n; i++) {
+                const sched_kept_job *e = &q->v[i];
+                if (!e->job.id || p->machines[m].up <= 0 || !res_fits(e->job.req, p->machines[m].free))
                         continue;
-                start(d, p, j, m, q->cls[j]);
+                size_t cls = e->tag;
+                long j = sched_kept_take(q, i, p);
+                if (j < -1)
+                        return (int)j;
+                if (j < 0)
+                        continue; /* no longer waiting */
+                start(d, p, (size_t)j, m, cls);
                 if (done && top_class(d, m, done) != (long)k)
-                        return true;
+                        return 1;
         }
-        return false;
+        return 0;
 }
 
 static int lotes_exit(sched_dispatcher *base, sched_pass *p, size_t m) {
@@ -268,18 +256,18 @@ static int lotes_exit(sched_dispatcher *base, sched_pass *p, size_t m) {
         if (d->config[m] < 0)
                 return 0;
         size_t K = d->p->nclasses, c = (size_t)d->config[m];
-        class_queues q = { 0 };
         bool *done = calloc(K, sizeof(*done));
-        int r = done ? build_queues(d, p, &q) : -ENOMEM;
+        int r = done ? 0 : -ENOMEM;
         for (size_t k = 0; k < K && r == 0; k++) /* a class with Delta_jk = 0 never starts from a queue */
                 done[k] = !(d->plan->slots[c * K + k] > 0);
         long k;
         while (r == 0 && (k = top_class(d, m, done)) >= 0)
-                if (!serve_queue(d, p, &q, m, (size_t)k, done))
+                if ((r = serve_queue(d, p, m, (size_t)k, done)) == 0)
                         done[k] = true; /* nothing more of it fits: what frees up here only shrinks */
+                else if (r > 0)
+                        r = 0;
         if (r == 0)
-                serve_queue(d, p, &q, m, K, NULL);
-        free_queues(&q);
+                r = serve_queue(d, p, m, K, NULL);
         free(done);
         return r;
 }
@@ -316,6 +304,9 @@ static void lotes_free(sched_dispatcher *base) {
         free(d->cursor);
         free(d->given);
         free(d->tried);
+        for (size_t k = 0; d->queues && k <= d->p->nclasses; k++)
+                sched_kept_free(&d->queues[k]);
+        free(d->queues);
         free(d);
 }
 
@@ -325,6 +316,8 @@ static const sched_dispatcher_ops lotes_ops = {
         .on_arrival = lotes_arrival,
         .on_release = lotes_release,
         .free = lotes_free,
+        .by_id = true,
+        .on_whole = lotes_whole,
 };
 
 int lotes_dispatcher_new(const lotes_problem *p, const lotes_plan *plan, uint64_t seed, sched_dispatcher **out) {
@@ -337,7 +330,8 @@ int lotes_dispatcher_new(const lotes_problem *p, const lotes_plan *plan, uint64_
         d->cursor = calloc(p->nconfigs, sizeof(*d->cursor));
         d->given = calloc(p->nconfigs, sizeof(*d->given));
         d->tried = calloc(p->nconfigs, sizeof(*d->tried));
-        if (!d->machines || !d->cursor || !d->given || !d->tried) {
+        d->queues = calloc(p->nclasses + 1, sizeof(*d->queues));
+        if (!d->machines || !d->cursor || !d->given || !d->tried || !d->queues) {
                 lotes_free(&d->base);
                 return -ENOMEM;
         }

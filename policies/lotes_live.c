@@ -6,6 +6,7 @@
  * follow its bin, and a plan that started from zero would overfill every bin with what already
  * runs. The record is a plain array: O(running jobs) per exit, fine for a lab's cluster. */
 #include "lotes_live.h"
+#include "kept.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,6 +155,7 @@ typedef struct live {
         bool adopt;              /* inner has not counted the running jobs yet */
         placed *running;
         size_t nrunning, cap;
+        sched_kept waiting; /* first-fit's waiting jobs, up to the last arrival (kept.h) */
 } live;
 
 /* Record the jobs placed since out[from]: each was taken from p->jobs for p->machines. */
@@ -188,19 +190,27 @@ static int adopt_running(live *d, const sched_pass *p) {
         return 0;
 }
 
-static int first_fit_arrival(sched_pass *p, size_t j) {
+static int first_fit_arrival(live *d, sched_pass *p, size_t j) {
         for (size_t m = 0; m < p->nmachines; m++)
                 if (sched_pass_fits(p, j, m)) {
                         sched_pass_assign(p, j, m);
-                        break;
+                        return 0;
                 }
-        return 0;
+        return sched_kept_push(&d->waiting, &p->jobs[j], 0);
 }
 
-static int first_fit_exit(const live *d, sched_pass *p, size_t m) {
-        for (size_t j = 0; j < p->njobs && p->jobs[j].id <= d->base.seen; j++)
-                if (!p->taken[j] && sched_pass_fits(p, j, m))
-                        sched_pass_assign(p, j, m);
+static int first_fit_exit(live *d, sched_pass *p, size_t m) {
+        sched_kept_tidy(&d->waiting);
+        for (size_t i = 0; i < d->waiting.n; i++) {
+                const sched_job *job = &d->waiting.v[i].job;
+                if (!job->id || p->machines[m].up <= 0 || !res_fits(job->req, p->machines[m].free))
+                        continue;
+                long j = sched_kept_take(&d->waiting, i, p);
+                if (j < -1)
+                        return (int)j;
+                if (j >= 0) /* else it no longer waits */
+                        sched_pass_assign(p, (size_t)j, m);
+        }
         return 0;
 }
 
@@ -214,8 +224,19 @@ static int event(live *d, sched_pass *p, size_t what, bool arrival) {
                         r = arrival ? d->inner->ops->on_arrival(d->inner, p, what)
                                     : d->inner->ops->on_exit(d->inner, p, what);
         } else
-                r = arrival ? first_fit_arrival(p, what) : first_fit_exit(d, p, what);
+                r = arrival ? first_fit_arrival(d, p, what) : first_fit_exit(d, p, what);
         return r < 0 ? r : remember(d, p, from);
+}
+
+/* A whole pass: first-fit's waiting jobs and the plan's dispatcher's class queues from it. */
+static int live_whole(sched_dispatcher *base, const sched_pass *p) {
+        live *d = (live *)base;
+        if (sched_kept_whole(&d->waiting, p, base->seen) < 0)
+                return -ENOMEM;
+        if (!d->inner)
+                return 0;
+        d->inner->seen = d->base.seen;
+        return d->inner->ops->on_whole(d->inner, p);
 }
 
 static int live_arrival(sched_dispatcher *base, sched_pass *p, size_t j) { return event((live *)base, p, j, true); }
@@ -240,6 +261,7 @@ static void live_free(sched_dispatcher *base) {
         for (size_t i = 0; i < d->nrunning; i++)
                 free((char *)d->running[i].job.type);
         free(d->running);
+        sched_kept_free(&d->waiting);
         sched_dispatcher_free(d->inner);
         lotes_model_free(d->model);
         free(d);
@@ -251,6 +273,8 @@ static const sched_dispatcher_ops live_ops = {
         .on_arrival = live_arrival,
         .on_release = live_release,
         .free = live_free,
+        .by_id = true,
+        .on_whole = live_whole,
 };
 
 int lotes_live_new(uint64_t seed, sched_dispatcher **out) {
@@ -271,6 +295,7 @@ int lotes_live_swap(sched_dispatcher *base, lotes_model *m) {
         d->model = m;
         d->adopt = true;
         sched_dispatch_rescan(base);
+        base->want_whole = true; /* the new plan's class queues come from a whole pass */
         return 0;
 }
 

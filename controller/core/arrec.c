@@ -75,6 +75,7 @@ static void arec_queue(ctl_state *st, job **made, size_t n) {
         u->n += n;
         st->nreserved -= n; /* the record's tasks become pending ones: the tallies stay */
         st->settled = false;
+        st->disp_marked = false; /* ids below a dispatcher's arrivals: its kept jobs take them from a whole pass */
         for (size_t i = 0; i < n; i++) {
                 size_t at = ctl_jobs_rank(st->pending, 0, st->npending, made[i]->id);
                 if (depidx_add(st, made[i]) < 0)

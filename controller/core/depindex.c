@@ -276,6 +276,7 @@ static void decide(struct ctl_state *st, uint64_t id, int64_t now) {
                 char why[PROTO_ERRLEN];
                 never_reason(why, sizeof(why), w.kind, id, &c);
                 w.waiter->deps_never = true;
+                ctl_schedule_dirty(st); /* its reason to wait changed */
                 if (st->cfg.keep_invalid_depend) {
                         ctl_report(st,
                                    &(ctl_event){ .job_id = w.waiter->id,

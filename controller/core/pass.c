@@ -60,6 +60,7 @@ static int view_pending(ctl_state *st, size_t first, size_t n) {
                 st->pass_cap = cap;
         }
         st->pass_selective = 0;
+        st->pass_visits += n;
         for (size_t i = first; i < first + n; i++) {
                 st->pass_jobs[i - first] = ctl_sched_view(st->pending[i]);
                 st->pass_selective += ctl_spec_selective(&st->pending[i]->spec);
@@ -109,7 +110,10 @@ static size_t first_to_offer(const ctl_state *st) {
         return st->nsettled;
 }
 
-void ctl_schedule_dirty(ctl_state *st) { st->settled = false; }
+void ctl_schedule_dirty(ctl_state *st) {
+        st->settled = false;
+        st->disp_marked = false; /* a job's reason to wait may have changed */
+}
 
 /* Record the placement of j on n and send the launch. Returns 0 or -ENOMEM (j stays pending). */
 static int dispatch(ctl_state *st, job *j, ctl_node *n) {
@@ -270,11 +274,105 @@ int ctl_fair_shares(ctl_state *st, fairorder_report *rep, uint64_t *next_id) {
         return r;
 }
 
+/* --- arrivals: a dispatcher's pass bounded by what changed ----------------------------------
+ * A dispatcher whose ops say by_id reads the arrivals and, on an exit, the waiting jobs it
+ * queued, by id (dispatch.h): such a pass need not visit the whole queue. Every pending job's
+ * reason to wait is what the last whole pass set, kept until something changes one
+ * (ctl_schedule_dirty: holds, updates, dependencies met, begin times come; a requeue, an
+ * array's tasks made from its record); the filters that look at the whole queue (strays, nice,
+ * throttles, running limits, singletons, jobs choosing their nodes) are off; the dispatcher
+ * wants no whole pass (a new plan); and the queue is in id order, so the arrivals are its
+ * tail. Then a pass marks the arrivals alone, offers them, and answers the dispatcher's
+ * lookups from the jobs' own records. */
+
+/* Whether the configuration and the queue let a dispatcher's pass offer the arrivals alone. */
+static bool arrivals_allowed(const ctl_state *st) {
+        const ctl_config *c = &st->cfg;
+        return c->dispatcher && c->dispatcher->ops->by_id && !c->dispatcher->want_whole && !st->nice_seen &&
+               !st->throttle_seen && st->nstrays == 0 && !c->max_running_per_user && !c->max_running_per_dept &&
+               !c->max_mcpu_per_user && !st->pending_unsorted && !st->disp_whole;
+}
+
+/* sched_find_fn of the core: pending job id, if it may be offered now. */
+static int find_offerable(void *ctx, uint64_t id, sched_job *out) {
+        ctl_state *st = ctx;
+        const job *j = ctl_find_job(st, id);
+        st->pass_visits++;
+        if (!j || !ctl_wait_offerable(j))
+                return 0;
+        *out = ctl_sched_view(j);
+        return 1;
+}
+
+/* After a dispatcher's whole pass that launched all it placed (else the jobs it dropped from
+ * what it keeps are pending still): what the next pass may skip. O(pending), as the pass was. */
+static void arrivals_after_whole(ctl_state *st, bool all_launched) {
+        st->pending_unsorted = st->disp_whole = false;
+        for (size_t i = 0; i < st->npending; i++) {
+                const job *j = st->pending[i];
+                st->pending_unsorted |= i > 0 && st->pending[i - 1]->id > j->id;
+                st->disp_whole |= j->singleton || ctl_spec_selective(&j->spec);
+        }
+        /* a pass in runs (jobs choosing nodes) gave the dispatcher part of the queue at a time */
+        st->disp_marked = arrivals_allowed(st) && st->pass_selective == 0 && all_launched;
+}
+
+/* Drop from the queue the jobs below id below that the pass launched (found by id). */
+static void drop_started(ctl_state *st, uint64_t below, long launched) {
+        for (long a = 0; a < launched; a++) {
+                uint64_t id = st->pass_out[a].job_id;
+                size_t at = ctl_jobs_rank(st->pending, 0, st->npending, id);
+                if (id < below && at < st->npending && st->pending[at]->id == id)
+                        ctl_compact_pending_range(st, at, 1);
+        }
+}
+
+/* A dispatcher's pass over the arrivals alone (see above), as pass() for the whole queue.
+ * Returns how many were launched, -EAGAIN when the pass must offer the whole queue, or
+ * -ENOMEM. O(arrivals + machines + jobs found x log pending). */
+static long pass_arrivals(ctl_state *st, size_t *offered, long *placed) {
+        sched_dispatcher *d = st->cfg.dispatcher;
+        size_t first = ctl_jobs_rank(st->pending, 0, st->npending, d->seen + 1), n = st->npending - first;
+        for (size_t i = first; i < st->npending; i++)
+                if (st->pending[i]->singleton || ctl_spec_selective(&st->pending[i]->spec))
+                        return -EAGAIN;
+        size_t waiting = ctl_wait_mark(st, first, n);
+        if (view_pending(st, first, n) < 0)
+                return -ENOMEM;
+        *offered = waiting ? ctl_wait_drop(st, st->pass_jobs, n) : n;
+        sched_index *v = &st->view;
+        *placed = sched_dispatch_arrivals(d, v->machines, v->n, st->pass_jobs, *offered, find_offerable, st,
+                                          st->pass_out);
+        long launched = 0;
+        if (*placed < 0) {
+                for (size_t i = 0; i < st->nnodes; i++)
+                        view_reset(st, i);
+                st->disp_marked = false; /* what it keeps may have dropped jobs it placed */
+                return *placed;
+        }
+        for (; launched < *placed; launched++)
+                if (dispatch(st, ctl_find_job(st, st->pass_out[launched].job_id),
+                             st->nodes[st->pass_out[launched].machine]) < 0)
+                        break;
+        st->disp_marked = launched == *placed;
+        for (long a = 0; a < *placed; a++)
+                view_reset(st, st->pass_out[a].machine);
+        uint64_t first_id = first < st->npending ? st->pending[first]->id : UINT64_MAX;
+        ctl_compact_pending_range(st, first, n);
+        drop_started(st, first_id, launched);
+        return launched;
+}
+
 /* One pass over the n pending jobs from the first-th on (in the fair order when first is 0):
  * *offered is how many the policy was offered, *placed how many it placed. Returns how many
  * were launched, or -ENOMEM. */
 static long pass(ctl_state *st, size_t first, size_t n, size_t *offered, long *placed) {
         *offered = n;
+        if (first == 0 && st->disp_marked && arrivals_allowed(st)) {
+                long r = pass_arrivals(st, offered, placed);
+                if (r != -EAGAIN)
+                        return r;
+        }
         if (first == 0)
                 st->next_begin_usec = 0; /* the whole queue: mark finds the earliest again */
         size_t waiting = ctl_wait_mark(st, first, n);
@@ -296,6 +394,7 @@ static long pass(ctl_state *st, size_t first, size_t n, size_t *offered, long *p
         if (*placed < 0) {   /* a dispatcher may have placed some before it failed */
                 for (size_t i = 0; i < st->nnodes; i++)
                         view_reset(st, i);
+                st->disp_marked = false; /* and dropped them from what it keeps */
                 return *placed;
         }
         ctl_wait_blocker(st, st->pass_jobs, *offered, *placed);
@@ -305,6 +404,8 @@ static long pass(ctl_state *st, size_t first, size_t n, size_t *offered, long *p
         for (long a = indexed ? launched : 0; a < *placed; a++)
                 view_reset(st, out[a].machine);
         ctl_compact_pending_range(st, first, n);
+        if (first == 0 && st->cfg.dispatcher && st->cfg.dispatcher->ops->by_id)
+                arrivals_after_whole(st, launched == *placed);
         return launched;
 }
 

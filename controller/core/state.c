@@ -311,6 +311,8 @@ int ctl_pending_reserve(ctl_state *st, size_t n) {
 int ctl_queue_pending(ctl_state *st, job *j) {
         if (ctl_pending_reserve(st, 1) < 0)
                 return -ENOMEM;
+        /* an array's slice, or a requeued job before it moves: a dispatcher's whole pass rechecks */
+        st->pending_unsorted |= st->npending > 0 && st->pending[st->npending - 1]->id > j->id;
         st->pending[st->npending++] = j; /* behind the settled ones: first_to_offer */
         ctl_tally_job(st, j, +1);
         return 0;
@@ -325,6 +327,8 @@ int ctl_requeue_pending(ctl_state *st, job *j) {
                 st->pending[i] = st->pending[i - 1];
         st->pending[i] = j;
         st->settled = false; /* among the settled ones */
+        /* its reason to wait is the next pass's to set */
+        st->disp_marked = false;
         return 0;
 }
 

@@ -226,6 +226,14 @@ typedef struct ctl_state {
          * start): the jobs that left the queue's head, whose slots are reclaimed when the queue
          * grows (ctl_pending_reserve), so that a start at the head moves no tail. */
         size_t pending_head;
+        /* What lets a dispatcher's pass offer the arrivals alone (pass.c, "arrivals"): every
+         * pending job's reason to wait is what the last whole pass set, nothing having changed it
+         * since (ctl_schedule_dirty clears it); the queue holds a job out of id order; it holds a
+         * singleton or a job that chooses its nodes (both need the whole queue's pass). */
+        bool disp_marked;
+        bool pending_unsorted;
+        bool disp_whole;
+        size_t pass_visits; /* pending jobs passes looked at (offered, or found by id), for tests */
 } ctl_state;
 
 /* Initialise an empty state. */

@@ -76,6 +76,11 @@ void ctl_view_sync(ctl_state *st, const ctl_node *n);
 /* What the policies see of a job. */
 sched_job ctl_sched_view(const job *j);
 
+/* --- waiting.c --- */
+
+/* Whether pending job j may be offered by its reason to wait as the last pass set it. */
+bool ctl_wait_offerable(const job *j);
+
 /* --- arrec.c: arrays as one record while their tasks wait --- */
 
 /* Keep each record's window of tasks made and pending, before a pass. */

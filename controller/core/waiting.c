@@ -105,6 +105,8 @@ size_t ctl_wait_drop(ctl_state *st, sched_job *jobs, size_t n) {
         return kept;
 }
 
+bool ctl_wait_offerable(const job *j) { return j->state == JOB_PENDING && !is_blocked(j->wait); }
+
 void ctl_wait_capped(ctl_state *st, const uint32_t *order, size_t kept) {
         for (size_t i = 0; i < st->npending; i++)
                 if (!is_blocked(st->pending[i]->wait))
