@@ -48,7 +48,7 @@ typedef struct agent_job {
         sd_event_source *deadline; /* while starting: the launch deadline */
         sd_event_source *kill;     /* the cgroup's kill under way (cgkill.h) */
         struct agent_job *prev, *next;
-        int64_t time_limit_usec;           /* run time allowed from start_usec; 0 = none */
+        int64_t time_limit_usec;           /* run time allowed (timelimit.h); 0 = none */
         bool timed_out;                    /* its time limit passed: it ends timeout */
         sd_event_source *limit;            /* the time limit's timer (timelimit.h) */
         bool shares_cores;                 /* a fraction of a CPU: on the cores nobody holds, moved as they change */
@@ -56,6 +56,8 @@ typedef struct agent_job {
         uint64_t launch_msg_usec;          /* CLOCK_MONOTONIC of the turn its launch message came in: the log
                                             * says how long to its exec (tests/bench/launch.sh reads it) */
         char gpu_ids[JOBFILE_GPU_IDS_MAX]; /* the GPUs it holds, their indexes ("0,2"); "" when none */
+        int64_t exec_usec;                 /* CLOCK_REALTIME when this agent learnt of its exec; 0 before,
+                                            * and for a re-adopted job (timelimit.h) */
 } agent_job;
 
 struct agent {

@@ -49,6 +49,8 @@ static void launch_outcome(agent_job *j, const launch_progress *m) {
                 return;
         }
         j->pid = m->pid;
+        j->exec_usec = clock_real_usec();
+        (void)timelimit_arm(j); /* from the exec: the launch was colony's time */
         log_info(JOB_FMT ": started pid %d (shepherd %d), %.2f ms after its launch message", JOB_ARGS(j), (int)j->pid,
                  (int)j->shepherd, (double)(turn_usec(j->agent) - j->launch_msg_usec) / 1000);
         report_started(j);
@@ -243,7 +245,6 @@ static void start_queued(agent_job *j) {
                          JOB_ARGS(j), j->user, m->spec.argv[0], (int)j->shepherd,
                          units_format_cpus(lim.mcpu, cpus, sizeof(cpus)), units_format_size(lim.mem, mem, sizeof(mem)),
                          lim.pids, j->gpu_ids[0] ? ", gpus " : "", j->gpu_ids);
-                (void)timelimit_arm(j); /* counted from start_usec, set with the shepherd */
         }
         job_spec_free(&m->spec);
         free(m);

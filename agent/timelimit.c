@@ -27,11 +27,13 @@ static int on_limit(sd_event_source *s, uint64_t usec, void *userdata) {
 int timelimit_arm(agent_job *j) {
         int r;
 
-        if (j->time_limit_usec <= 0 || j->limit)
+        if (j->time_limit_usec <= 0 || j->timed_out)
                 return 0;
-        /* CLOCK_REALTIME, as start_usec: the end a previous agent computed is the same */
-        r = sd_event_add_time(j->agent->event, &j->limit, CLOCK_REALTIME,
-                              (uint64_t)(j->start_usec + j->time_limit_usec), LIMIT_ACCURACY_USEC, on_limit, j);
+        /* CLOCK_REALTIME, as start_usec: a restarted agent computes the same end from the record */
+        uint64_t end = (uint64_t)((j->exec_usec ? j->exec_usec : j->start_usec) + j->time_limit_usec);
+        if (j->limit)
+                return sd_event_source_set_time(j->limit, end);
+        r = sd_event_add_time(j->agent->event, &j->limit, CLOCK_REALTIME, end, LIMIT_ACCURACY_USEC, on_limit, j);
         if (r < 0)
                 log_errno(LOG_WARNING, r, JOB_FMT ": cannot time its limit, it runs without", JOB_ARGS(j));
         return r < 0 ? r : 0;
