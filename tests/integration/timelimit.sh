@@ -72,18 +72,20 @@ for p in "${procs[@]}"; do alive "$p" && fail "process ${p%%:*} of job $id2 surv
 job_gone "$node" "$id2" || fail "job $id2's cgroup still holds processes after its time limit"
 
 # The limit is the job's run, counted from its exec: a launch that takes longer than the limit
-# (strace holds the job's execve 3 s, as a loaded host's v1 cgroup move and fork once took 1.4 s
-# of a 2 s limit) is colony's time. `sleep 1` under --time 0:02 completes.
+# (strace holds the job's execve 4 s, as a loaded host's v1 cgroup move and fork once took 1.4 s
+# of a 2 s limit) is colony's time. `sleep 1` under --time 0:03 completes. strace goes once the
+# job has started: traced, the sleep's own start took seconds in the TCG guest.
 if command -v strace >/dev/null; then
         strace_attach "$(agent_pid "$node")" "$DIR/strace-exec.out" -f -qq -e trace=execve \
-                -e inject=execve:delay_enter=3000000:when=1
+                -e inject=execve:delay_enter=4000000:when=1
         spid=$STRACE_PID
-        id6=$(colony submit --name slowlaunch --cpus 0.2 --mem 32M --time 0:02 -- /bin/sleep 1)
-        set +e; colony wait --timeout 60 "$id6" >/dev/null; set -e
+        id6=$(colony submit --name slowlaunch --cpus 0.2 --mem 32M --time 0:03 -- /bin/sleep 1)
+        wait_started "$id6" 60
         kill_wait "$spid"
+        set +e; colony wait --timeout 60 "$id6" >/dev/null; set -e
         [ "$(job_field "$id6" state)" = completed ] ||
-                fail "job $id6 (sleep 1, limit 2 s, its exec held 3 s) ended $(job_field "$id6" state): $(job_field "$id6" error)"
-        note "job $id6: exec held 3 s, sleep 1 under a 2 s limit: completed in $(ran "$id6") ms from its launch"
+                fail "job $id6 (sleep 1, limit 3 s, its exec held 4 s) ended $(job_field "$id6" state): $(job_field "$id6" error)"
+        note "job $id6: exec held 4 s, sleep 1 under a 3 s limit: completed in $(ran "$id6") ms from its launch"
 else
         note "strace missing: the limit's start at the exec not checked"
 fi
