@@ -64,6 +64,13 @@ cc=$(entry first.json alpha_mean cpu cpu)
 ic=$(entry first.json alpha_mean idle cpu)
 note "alpha(cpu -> cpu) = $cc [$(entry first.json ci95_low cpu cpu), $(entry first.json ci95_high cpu cpu)]"
 note "alpha(idle -> cpu) = $ic [$(entry first.json ci95_low idle cpu), $(entry first.json ci95_high idle cpu)]"
+# The pairs can be noisy while the runs alone were not: CI's host suite beside two guests gave
+# cpu's times alone within 7% and alpha(idle -> cpu) = 0.84 in [-2.60, 4.28]. An interval of
+# either alpha wider than +-0.5, half the effect compared below, cannot order them: noise too.
+wide=$(awk -v a="$(entry first.json ci95_low cpu cpu)" -v b="$(entry first.json ci95_high cpu cpu)" \
+        -v c="$(entry first.json ci95_low idle cpu)" -v d="$(entry first.json ci95_high idle cpu)" \
+        'BEGIN { print ((b - a) / 2 > 0.5 || (d - c) / 2 > 0.5) }')
+[ "$wide" = 1 ] && noisy=1
 awk -v a="$cc" -v b="$ic" 'BEGIN { exit !(a > b) }' || disagree "a CPU-bound neighbour ($cc) slows cpu no more than an idle one ($ic)"
 awk -v a="$cc" 'BEGIN { exit !(a > 0.3) }' || disagree "alpha(cpu -> cpu) = $cc: sharing a core barely slowed cpu"
 
