@@ -99,7 +99,7 @@ void agent_job_reap(agent_job *j) {
                 on_end_killed(r, j);
                 return;
         }
-        r = cgkill_start(a->event, a->cg, j->cgroup, JOB_KILL_TIMEOUT_MS, on_end_killed, j, &j->kill);
+        r = cgkill_start(a->event, a->cg, j->cgroup, JOB_KILL_TIMEOUT_MS, true, on_end_killed, j, &j->kill);
         if (r < 0)
                 on_end_killed(r, j);
 }
@@ -119,7 +119,7 @@ void agent_job_kill(agent_job *j) {
 
         if (j->kill || j->ending || j->cgroup_foreign)
                 return;
-        r = cgkill_start(j->agent->event, j->agent->cg, j->cgroup, JOB_KILL_TIMEOUT_MS, on_killed, j, &j->kill);
+        r = cgkill_start(j->agent->event, j->agent->cg, j->cgroup, JOB_KILL_TIMEOUT_MS, false, on_killed, j, &j->kill);
         if (r < 0)
                 on_killed(r, j);
 }

@@ -32,8 +32,8 @@ static int on_round(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-int cgkill_start(sd_event *e, cg_backend *cg, const char *job, int timeout_ms, cgkill_done done, void *userdata,
-                 sd_event_source **out) {
+int cgkill_start(sd_event *e, cg_backend *cg, const char *job, int timeout_ms, bool round_done, cgkill_done done,
+                 void *userdata, sd_event_source **out) {
         cgkill *k = malloc(sizeof(*k));
         uint64_t now;
         int r;
@@ -42,7 +42,8 @@ int cgkill_start(sd_event *e, cg_backend *cg, const char *job, int timeout_ms, c
                 return -ENOMEM;
         *k = (cgkill){ .cg = cg, .job = job, .done = done, .userdata = userdata };
         if ((r = sd_event_now(e, CLOCK_MONOTONIC, &now)) < 0 ||
-            (r = sd_event_add_time(e, out, CLOCK_MONOTONIC, now, ROUND_ACCURACY_USEC, on_round, k)) < 0) {
+            (r = sd_event_add_time(e, out, CLOCK_MONOTONIC, round_done ? now + ROUND_USEC : now, ROUND_ACCURACY_USEC,
+                                   on_round, k)) < 0) {
                 free(k);
                 return r;
         }

@@ -6,13 +6,15 @@
  * each turn does one round (cg_job_kill with no time to wait) and a timer brings the next. */
 #pragma once
 #include "cgroup.h"
+#include <stdbool.h>
 #include <systemd/sd-event.h>
 
 /* Called once: 0 when the cgroup is empty (or gone), -ETIMEDOUT after the timeout, or -errno. */
 typedef void (*cgkill_done)(int r, void *userdata);
 
 /* Start killing every task of cgroup job (cg and job borrowed until done runs or *out is
- * freed). *out is the caller's: unref it to stop early (done is then never called). Returns 0
- * or -errno. */
-int cgkill_start(sd_event *e, cg_backend *cg, const char *job, int timeout_ms, cgkill_done done, void *userdata,
-                 sd_event_source **out);
+ * freed): the first round in the next turn, or a round's pause later when round_done says the
+ * caller has just made one (cg_job_kill with no time to wait) that left tasks. *out is the
+ * caller's: unref it to stop early (done is then never called). Returns 0 or -errno. */
+int cgkill_start(sd_event *e, cg_backend *cg, const char *job, int timeout_ms, bool round_done, cgkill_done done,
+                 void *userdata, sd_event_source **out);
