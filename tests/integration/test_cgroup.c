@@ -106,9 +106,7 @@ static int wait_exit_rusage(pid_t pid, double timeout_s, struct rusage *ru) {
         }
 }
 
-static int wait_exit(pid_t pid, double timeout_s) {
-        return wait_exit_rusage(pid, timeout_s, NULL);
-}
+static int wait_exit(pid_t pid, double timeout_s) { return wait_exit_rusage(pid, timeout_s, NULL); }
 
 /* The pids in the job's cgroup (read from the subtree cg_subtree_path names). */
 static size_t job_pids(const char *job, pid_t *pids, size_t max) {
@@ -190,8 +188,9 @@ START_TEST(test_cpu_limit) {
         ck_assert_int_eq(cg_job_usage(cg, "job-cpu", &u1), 0);
         own_usec = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 + ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
         printf("cpu: cgroup accounted %.3f CPU-s, the process's rusage %.3f\n", u1.cpu_usec / 1e6, own_usec / 1e6);
-        ck_assert_msg(own_usec > 0 && u1.cpu_usec > 0, "the busy loop is not being accounted (cgroup %.3f s, rusage %.3f s)",
-                      u1.cpu_usec / 1e6, own_usec / 1e6);
+        ck_assert_msg(own_usec > 0 && u1.cpu_usec > 0,
+                      "the busy loop is not being accounted (cgroup %.3f s, rusage %.3f s)", u1.cpu_usec / 1e6,
+                      own_usec / 1e6);
         ck_assert_msg(fabs((double)u1.cpu_usec - own_usec) <= 0.1 * own_usec + 20000,
                       "cgroup accounted %.3f CPU-s, the process used %.3f", u1.cpu_usec / 1e6, own_usec / 1e6);
         ck_assert_int_eq(cg_job_remove(cg, "job-cpu"), 0);
