@@ -45,6 +45,7 @@ typedef struct child_plan {
         int go_fd, go_peer, err_fd, err_peer; /* the child's pipe ends, and the parent's */
         int progress_fd;
         struct rlimit nofile;
+        bool truncate_output;
         char **sh_argv; /* a batch script without "#!": /bin/sh, its copy's /dev/fd path, argv[1..] */
 } child_plan;
 
@@ -211,7 +212,9 @@ static _Noreturn void child_run(const child_plan *p) {
         const char *out = s->stdout_path ? s->stdout_path : "/dev/null";
         /* without --error stderr shares stdout's open file, so both keep their order */
         const char *errp = s->stderr_path ? s->stderr_path : out;
-        const int wflags = O_WRONLY | O_CREAT | O_APPEND;
+        /* O_APPEND even when truncated: a process of the job that opens the file again
+         * (/proc/self/fd/1, a log rotated by name) writes at its end, not over the rest. */
+        const int wflags = O_WRONLY | O_CREAT | O_APPEND | (p->truncate_output ? O_TRUNC : 0);
         ssize_t n;
         char go;
 
@@ -371,9 +374,12 @@ int launch_cgroup(const launch_req *req, char *err, size_t errlen) {
 
 int launch_job(const launch_req *req, pid_t *pid, char *err, size_t errlen) {
         const job_spec *s = req->spec;
-        child_plan p = {
-                .spec = s, .uid = req->uid, .gid = req->gid, .progress_fd = req->progress_fd, .nofile = req->nofile
-        };
+        child_plan p = { .spec = s,
+                         .uid = req->uid,
+                         .gid = req->gid,
+                         .progress_fd = req->progress_fd,
+                         .nofile = req->nofile,
+                         .truncate_output = req->truncate_output };
         int go[2], ep[2], r, cg_fd;
         bool placed;
         pid_t child;

@@ -40,7 +40,7 @@ bool job_state_is_terminal(job_state s) { return s != JOB_PENDING && s != JOB_RU
         "argv", "env", "cwd", "stdout_path", "stderr_path", "mcpu", "mem", "mem_high", "pids", "gpus", "name",         \
                 "group", "job_type", "expected_usec", "requeue", "umask", "time_limit_usec", "constraint", "nodelist", \
                 "exclude", "exclusive", "share_cores", "dependency", "hold", "begin_usec", "nice", "array_throttle",   \
-                "script"
+                "script", "open_append"
 const char *const job_spec_fields[] = { SPEC_FIELDS, NULL };
 const char *const job_submit_fields[] = { SPEC_FIELDS, "array", NULL };
 
@@ -311,6 +311,7 @@ static int spec_parse(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]) 
             (r = get_request(obj, &spec->req, err)) < 0 || (r = get_mem_high(obj, spec, &spec->mem_high, err)) < 0 ||
             (r = get_opt_int(obj, "expected_usec", 0, INT64_MAX, &spec->expected_usec, err)) < 0 ||
             (r = proto_get_bool(obj, "requeue", &spec->requeue, err)) == -EINVAL ||
+            (r = proto_get_bool(obj, "open_append", &spec->open_append, err)) == -EINVAL ||
             (r = get_umask(obj, &spec->umask, err)) < 0 ||
             (r = get_opt_int(obj, "time_limit_usec", JOB_TIME_UNLIMITED, UNITS_TIME_MAX_USEC, &spec->time_limit_usec,
                              err)) < 0 ||
@@ -364,6 +365,7 @@ static int spec_to_json_public(const job_spec *spec, cJSON *obj) {
             (spec->req.gpus && !cJSON_AddNumberToObject(obj, "gpus", (double)spec->req.gpus)) ||
             (spec->expected_usec && !cJSON_AddNumberToObject(obj, "expected_usec", (double)spec->expected_usec)) ||
             (spec->requeue && !cJSON_AddBoolToObject(obj, "requeue", true)) ||
+            (spec->open_append && !cJSON_AddBoolToObject(obj, "open_append", true)) ||
             !cJSON_AddNumberToObject(obj, "umask", spec->umask) ||
             (spec->time_limit_usec &&
              !cJSON_AddNumberToObject(obj, "time_limit_usec", (double)spec->time_limit_usec)) ||
@@ -601,6 +603,7 @@ static int record_parse(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
             (r = get_opt_str(obj, "gpu_ids", &j->gpu_ids, err)) < 0 ||
             (r = get_opt_int(obj, "expected_usec", 0, INT64_MAX, &j->spec.expected_usec, err)) < 0 ||
             (r = proto_get_bool(obj, "requeue", &j->spec.requeue, err)) == -EINVAL ||
+            (r = proto_get_bool(obj, "open_append", &j->spec.open_append, err)) == -EINVAL ||
             (r = get_umask(obj, &j->spec.umask, err)) < 0 ||
             (r = get_opt_int(obj, "time_limit_usec", 0, INT64_MAX, &j->spec.time_limit_usec, err)) < 0 ||
             (r = get_nodesel(obj, &j->spec, err)) < 0)

@@ -62,8 +62,11 @@ typedef struct job_spec {
         char **argv;    /* argv[0] is an absolute path */
         char **env;     /* "K=V" strings */
         char *cwd;      /* absolute */
-        char *stdout_path;       /* absolute; opened by the job's user, O_APPEND|O_CREAT */
-        char *stderr_path;       /* absolute; may equal stdout_path */
+        char *stdout_path; /* absolute; opened by the job's user, O_APPEND|O_CREAT */
+        char *stderr_path; /* absolute; may equal stdout_path */
+        /* Slurm's --open-mode=append: the output files keep what they held. Without it a job's
+         * first run truncates them (Slurm's default) and a requeued run appends to its first's. */
+        bool open_append;
         res_t req;               /* mcpu and mem > 0; pids >= 0 (0 = agent default) */
         int64_t mem_high;        /* soft memory limit in bytes, <= req.mem: reclaimed hard above it; 0 = none */
         int64_t expected_usec;   /* the submitter's estimate of the run time, 0 if none (Tetris) */

@@ -38,6 +38,7 @@ static const sbatch_opt sbatch_opts[] = {
         { "requeue", 0, "requeue", false },
         { "gpus", 'G', "gpus", true },
         { "gres", 0, "gres", true },
+        { "open-mode", 0, "open-mode", true },
 };
 
 /* A growing NULL-terminated vector of malloc'ed strings. */

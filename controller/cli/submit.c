@@ -43,6 +43,8 @@ static const char submit_usage[] =
         "                   colony-<first>_<index>.out for an array's job); Slurm's patterns\n"
         "                   %j id, %A array's first id, %a index, %u user, %x name, %N node, %%\n"
         "  -e, --error FILE   standard error (default: with the output; the same patterns)\n"
+        "  --open-mode M    truncate (default: a first run empties the files; a requeued run\n"
+        "                   appends) or append (the files keep what they held), as Slurm\n"
         "  --array SPEC     an array of CMD in one request, as Slurm writes it: 0-99, 1,3,5-7, a\n"
         "                   step 0-15:4, %8 for at most 8 running at once (5 is the index 5\n"
         "                   alone); each task has COLONY_ARRAY_JOB_ID (the array's id, printed\n"
@@ -198,7 +200,8 @@ enum {
         OPT_SCRIPT,
         OPT_CHDIR,
         OPT_GPUS,
-        OPT_GRES
+        OPT_GRES,
+        OPT_OPEN_MODE
 };
 static const struct option submit_options[] = {
         { "cpus", required_argument, NULL, OPT_CPUS },
@@ -222,6 +225,7 @@ static const struct option submit_options[] = {
         { "chdir", required_argument, NULL, OPT_CHDIR },
         { "gpus", required_argument, NULL, OPT_GPUS },
         { "gres", required_argument, NULL, OPT_GRES },
+        { "open-mode", required_argument, NULL, OPT_OPEN_MODE },
         WAITOPT_SUBMIT_OPTIONS,
         { 0 },
 };
@@ -242,6 +246,11 @@ static int submit_job_option(cli *c, int o, char *arg, job_spec *s, submit_many 
         case OPT_ARRAY: return parse_array(c, arg, m) != 0 ? EXIT_USAGE : -1;
         case OPT_STDIN: m->from_stdin = true; return -1;
         case OPT_REQUEUE: s->requeue = true; return -1;
+        case OPT_OPEN_MODE:
+                if (strcmp(arg, "append") != 0 && strcmp(arg, "truncate") != 0)
+                        return cli_usage_error(c, "--open-mode: '%s' is neither append nor truncate", arg);
+                s->open_append = strcmp(arg, "append") == 0;
+                return -1;
         case OPT_SCRIPT: m->script = arg; return -1;
         case 'D':
         case OPT_CHDIR: m->chdir = arg; return -1;

@@ -22,7 +22,7 @@ submit() {
         local end="exit $3"
         [ "$3" = signal ] && end='kill -TERM $$'
         colony submit --name "$1" --cpus "${5:-0.2}" --mem 32M ${SUBMIT_OPTS:-} -- /bin/sh -c \
-                "echo $1 >>'$runs'; until [ -e '$DIR/$2' ]; do ${4:-sleep 0.1}; done; $end"
+                "echo $1 >>'$runs'; echo $1; until [ -e '$DIR/$2' ]; do ${4:-sleep 0.1}; done; $end"
 }
 open_gate() { touch "$DIR/$1"; }
 
@@ -181,6 +181,9 @@ wait_state "$rq" running 30
 open_gate gate4
 expect "$rq" completed 0 0
 [ "$(grep -cx rq "$runs")" = 2 ] || fail "job $rq started $(grep -cx rq "$runs") times, want 2 (its attempts)"
+# A requeued run appends to its output file: the first attempt's output stays.
+rq_out=$(job_field "$rq" stdout_path)
+[ "$(cat "$rq_out")" = $'rq\nrq' ] || fail "job $rq's output after two attempts: '$(cat "$rq_out")', want rq twice"
 note "agent killed with its jobs: job $crashed lost ($crashed_error), job $rq requeued and completed as attempt 2"
 
 # --- round 5: the agent is killed between a job's end and the controller's ack, and just after

@@ -23,6 +23,23 @@ colony wait "$split" >/dev/null || fail "job $split: $(job_field "$split" state)
         fail "with --error: out '$(cat "$DIR/colony-$split.out")', err '$(cat "$DIR/err.txt")'"
 note "stderr: default with stdout ($(tr '\n' ' ' <"$DIR/colony-$both.out")), --error apart"
 
+# --- a file that exists: a run truncates it, as Slurm does, unless --open-mode append ----------
+for f in trunc append script; do printf 'stale\n' >"$DIR/$f.out"; done
+trunc=$(colony submit --output "$DIR/trunc.out" --cpus 0.5 --mem 32M -- /bin/echo fresh)
+append=$(colony submit --output "$DIR/append.out" --open-mode append --cpus 0.5 --mem 32M -- /bin/echo fresh)
+printf '#!/bin/sh\n#SBATCH --open-mode=append\n#SBATCH -o %s\necho fresh\n' "$DIR/script.out" >"$DIR/append.sh"
+script=$(colony submit --cpus 0.5 --mem 32M "$DIR/append.sh")
+for id in "$trunc" "$append" "$script"; do colony wait "$id" >/dev/null || fail "job $id: $(job_field "$id" state)"; done
+[ "$(cat "$DIR/trunc.out")" = fresh ] || fail "a run over an existing file left '$(cat "$DIR/trunc.out")', want fresh alone"
+for f in append script; do
+        [ "$(cat "$DIR/$f.out")" = $'stale\nfresh' ] || fail "--open-mode append ($f) left '$(cat "$DIR/$f.out")'"
+done
+[ "$(job_field "$append" open_append)" = true ] || fail "the record does not say open_append"
+set +e; bad=$(colony submit --open-mode sometimes -- /bin/true 2>&1); rc=$?; set -e
+[ $rc = 2 ] && [ "$(wc -l <<<"$bad")" = 1 ] && grep -q "neither append nor truncate" <<<"$bad" ||
+        fail "--open-mode sometimes: exit $rc, said '$bad'"
+note "an existing output file: truncated by default, kept with --open-mode append (option and #SBATCH)"
+
 # --- control characters never reach the terminal raw --------------------------------------------
 esc=$'\x1b' nl=$'\n'
 mkdir "$DIR/dir${esc}[31mred"
