@@ -58,6 +58,7 @@ typedef struct agent_job {
         char gpu_ids[JOBFILE_GPU_IDS_MAX]; /* the GPUs it holds, their indexes ("0,2"); "" when none */
         int64_t exec_usec;                 /* CLOCK_REALTIME when this agent learnt of its exec; 0 before,
                                             * and for a re-adopted job (timelimit.h) */
+        uint64_t weights_seq;              /* the agent's weights_seq when its launch message came */
 } agent_job;
 
 struct agent {
@@ -73,6 +74,10 @@ struct agent {
         struct jobsync *sync;           /* the state directory's removals and the cgroups' slow writes, off the loop */
         cores *cores;                   /* the cores whole-CPU jobs hold (jobcores.c); NULL: jobs get no cpuset */
         struct outread *outread;        /* jobs' output read for their followers, off the loop (outread.h) */
+        /* The last department weights a reload sent ("weights"), and how many such messages came:
+         * a shepherd writes the weights its launch message carried, which may be older. */
+        cJSON *weights;
+        uint64_t weights_seq;
 };
 
 /* Cores of their own (jobcores.c). */
@@ -110,6 +115,9 @@ void agent_job_free(agent_job *j);
 int agent_job_save(agent_job *j);
 /* The shepherd has ended: empty the job's cgroup without waiting in the loop, then report it. */
 void agent_job_reap(agent_job *j);
+/* j's shepherd has made its department's cgroups with the weights of j's launch message: give
+ * them the weights of a reload that came since, which the shepherd's may have overwritten. */
+void agent_dept_weights_recheck(agent_job *j);
 /* Kill every task of the job, without waiting in the loop; its shepherd's end then ends it. */
 void agent_job_kill(agent_job *j);
 /* SIGTERM to every task of the job now, and its whole cgroup killed after grace_ms (a cancel, a

@@ -228,7 +228,7 @@ static void handle_cancel(agent *a, const cJSON *msg) {
 
 /* The departments' weights after a reload of the controller: the department cgroups this host
  * has take them now, with their jobs running on. */
-static void handle_weights(agent *a, const cJSON *msg) {
+static void apply_weights(agent *a, const cJSON *msg) {
         static const char *const fields[] = { "depts", NULL }, *const entry_fields[] = { "group", "dept_weights",
                                                                                          NULL };
         const cJSON *arr = cJSON_GetObjectItemCaseSensitive(msg, "depts"), *e;
@@ -252,6 +252,29 @@ static void handle_weights(agent *a, const cJSON *msg) {
                 if (r < 0)
                         log_warning("controller=%s: department weights: %s", a->cfg.controller, err);
         }
+}
+
+/* Kept for the shepherds still making cgroups with the weights their launch said: each
+ * gives them these again once it is done (agent_dept_weights_recheck). */
+static void handle_weights(agent *a, const cJSON *msg) {
+        cJSON *copy = cJSON_Duplicate(msg, true);
+
+        apply_weights(a, msg);
+        a->weights_seq++;
+        cJSON_Delete(a->weights);
+        a->weights = copy;
+        if (!copy)
+                log_warning("controller=%s: department weights: out of memory to keep them for the launches under way",
+                            a->cfg.controller);
+}
+
+void agent_dept_weights_recheck(agent_job *j) {
+        agent *a = j->agent;
+
+        if (j->weights_seq == a->weights_seq || !a->weights)
+                return;
+        j->weights_seq = a->weights_seq;
+        apply_weights(a, a->weights);
 }
 /* A read of a job that has already ended here does not wait for new bytes: its end, which
  * wakes the reads in flight (outread_job_ended), is over. */
@@ -421,5 +444,6 @@ void agent_free(agent *a) {
         jobsync_free(a->sync);
         outread_free(a->outread);
         ctlink_free(a->link);
+        cJSON_Delete(a->weights);
         free(a);
 }

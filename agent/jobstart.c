@@ -42,6 +42,7 @@ static void launch_over(agent_job *j) {
  * shepherd exits and its end reports the failure. */
 static void launch_outcome(agent_job *j, const launch_progress *m) {
         launch_over(j);
+        agent_dept_weights_recheck(j);
         if (m->error) {
                 j->cgroup_foreign = m->foreign_cgroup;
                 snprintf(j->start_error, sizeof(j->start_error), "%s", m->what);
@@ -296,7 +297,8 @@ void jobstart_queue(agent *a, launch_msg *m) {
                           .mem_limit = m->spec.req.mem,
                           .queued = q,
                           .time_limit_usec = m->spec.time_limit_usec > 0 ? m->spec.time_limit_usec : 0,
-                          .launch_msg_usec = turn_usec(a) };
+                          .launch_msg_usec = turn_usec(a),
+                          .weights_seq = a->weights_seq };
         *q = *m;
         m->spec = (job_spec){ 0 }; /* moved into q */
         snprintf(j->user, sizeof(j->user), "%s", m->user ? m->user : "?");
