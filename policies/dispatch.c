@@ -147,7 +147,7 @@ static res_t largest_capacity(const sched_machine *machines, size_t n) {
 }
 
 /* Exits first (waiting jobs on each freed machine), then the arrivals among p's first nsorted
- * jobs. Returns 0 or -ENOMEM. */
+ * jobs, the fresh ones with them. Returns 0 or -ENOMEM. */
 static int run_pass(sched_dispatcher *d, sched_pass *p) {
         int r = 0;
         for (size_t m = 0; m < p->nmachines && r == 0; m++)
@@ -160,6 +160,8 @@ static int run_pass(sched_dispatcher *d, sched_pass *p) {
                 if (p->jobs[j].id > d->seen) {
                         d->seen = p->jobs[j].id;
                         r = d->ops->on_arrival(d, p, j);
+                } else if (p->kept && !p->kept[j]) {
+                        r = d->ops->on_arrival(d, p, j);
                 }
         return r;
 }
@@ -168,21 +170,23 @@ long sched_dispatch(sched_dispatcher *d, sched_machine *machines, size_t nmachin
                     sched_assignment *out) {
         if (note_machines(d, machines, nmachines) < 0)
                 return -ENOMEM;
+        bool *flags = calloc(2 * (njobs + 1), sizeof(bool)); /* taken, then kept */
         sched_pass p = { .machines = machines,
                          .nmachines = nmachines,
                          .jobs = jobs,
                          .njobs = njobs,
                          .out = out,
-                         .taken = calloc(njobs + 1, sizeof(bool)),
+                         .taken = flags,
                          .largest = largest_capacity(machines, nmachines),
-                         .nsorted = njobs };
-        if (!p.taken)
+                         .nsorted = njobs,
+                         .kept = flags && d->ops->on_whole ? flags + njobs + 1 : NULL };
+        if (!flags)
                 return -ENOMEM;
         int r = d->ops->on_whole ? d->ops->on_whole(d, &p) : 0;
         d->want_whole = r < 0;
         if (r == 0)
                 r = run_pass(d, &p);
-        free(p.taken);
+        free(flags);
         return r < 0 ? r : (long)p.placed;
 }
 

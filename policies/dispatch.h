@@ -11,8 +11,9 @@
  * so that the controller and the simulator run it through the same code:
  *   - sched_dispatch(): one pass, with every machine and every pending job in id order (the
  *     core's own view). A pending job with an id above every id offered before is an arrival;
- *     ids only grow. A machine appended since the last pass, or up again after being down,
- *     counts as freed.
+ *     ids only grow. So is a job offered late (fresh: released from a hold, its dependency met,
+ *     requeued) that the policy did not keep waiting (ops.on_whole). A machine appended since
+ *     the last pass, or up again after being down, counts as freed.
  *   - sched_dispatch_arrivals(): the same pass for a dispatcher that reads waiting jobs by id
  *     only (ops.by_id: Greedy), offered the arrivals alone and a lookup of the others, so that
  *     a pass costs what arrived and what the freed machines' queues name, not the queue.
@@ -50,6 +51,9 @@ typedef struct sched_pass {
         sched_find_fn find;
         void *find_ctx;
         sched_dispatcher *owner;
+        /* A whole pass (sched_dispatch) of a policy with on_whole: by job position, whether the
+         * policy kept the job before; one up to the last arrival that it did not is fresh. */
+        bool *kept;
 } sched_pass;
 
 /* A policy's reaction to each event; on_exit and on_arrival place jobs through sched_pass_assign
@@ -66,8 +70,12 @@ typedef struct sched_dispatcher_ops {
         /* on_exit reads waiting jobs only through sched_pass_lookup: the core may offer the
          * arrivals alone (sched_dispatch_arrivals) instead of every pending job. */
         bool by_id;
-        /* A pass offers every pending job (sched_dispatch): a policy that keeps its waiting jobs
-         * takes them from it (those up to the last arrival), before the exits. May be NULL. */
+        /* A pass offers every pending job (sched_dispatch), before the exits: the policy sets
+         * p->kept[j] for each job it kept waiting before, and keeps those alone of the jobs up to
+         * the last arrival. The others up to it are fresh (held, blocked by a dependency or
+         * requeued while later jobs arrived): the pass offers them as arrivals, after the exits,
+         * or they would wait for an exit, on an idle cluster for ever. May be NULL (none is
+         * fresh). Returns 0 or -ENOMEM. */
         int (*on_whole)(sched_dispatcher *d, const sched_pass *p);
 } sched_dispatcher_ops;
 

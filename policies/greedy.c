@@ -92,6 +92,18 @@ static int greedy_arrival(sched_dispatcher *d, sched_pass *p, size_t j) {
         return m < 0 ? 0 : fifo_push(&g->queues[m], p->jobs[j].id);
 }
 
+/* A whole pass: the jobs in the machines' queues are kept; the others are fresh, arrivals. */
+static int greedy_whole(sched_dispatcher *d, const sched_pass *p) {
+        const greedy *g = (const greedy *)d;
+        for (size_t m = 0; m < g->nqueues; m++)
+                for (size_t i = g->queues[m].head; i < g->queues[m].head + g->queues[m].n; i++) {
+                        long j = sched_pass_find(p, g->queues[m].ids[i]);
+                        if (j >= 0)
+                                p->kept[j] = true;
+                }
+        return 0;
+}
+
 static void greedy_free(sched_dispatcher *d) {
         greedy *g = (greedy *)d;
         for (size_t m = 0; m < g->nqueues; m++)
@@ -106,6 +118,7 @@ static const sched_dispatcher_ops greedy_ops = {
         .on_arrival = greedy_arrival,
         .free = greedy_free,
         .by_id = true,
+        .on_whole = greedy_whole,
 };
 
 int sched_greedy_new(uint64_t seed, sched_dispatcher **out) {

@@ -222,12 +222,34 @@ START_TEST(a_release_or_a_dependency_met_brings_a_job_back_to_the_dispatcher) {
 }
 END_TEST
 
+/* Job a held while job b arrives, runs and ends on the one node; released, a starts on the idle
+ * node at the next pass (it used to wait for an exit that never came: for ever under Greedy, which
+ * never had it in a queue, and until the next end under Tetris and LoTES). */
+START_TEST(a_job_released_on_an_idle_cluster_starts) {
+        static const char *const policies[] = { "greedy", "tetris", "lotes" };
+        static launches log;
+        ctl_state st;
+        log.n = 0;
+        make(&st, policies[_i], 1, &log);
+        uint64_t a = submit(&st, 1000, MiB, true, 0, false, 1), b = submit(&st, 1000, MiB, false, 0, false, 1);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        job_result res = { 0 };
+        ck_assert_int_eq(ctl_job_finished(&st, st.nodes[0], b, JOB_COMPLETED, &res, 2), 0);
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        ck_assert_int_eq(ctl_hold(&st, a, 0, false, err), 0);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_int_eq(ctl_find_job(&st, a)->state, JOB_RUNNING);
+        ctl_free(&st);
+}
+END_TEST
+
 static Suite *arrivals_suite(void) {
         Suite *s = suite_create("arrivals");
         TCase *tc = tcase_create("arrivals");
         tcase_add_loop_test(tc, a_pass_of_the_arrivals_places_what_a_whole_pass_would, 0, 3);
         tcase_add_loop_test(tc, a_pass_of_the_arrivals_looks_at_what_changed_not_at_the_queue, 0, 3);
         tcase_add_test(tc, a_release_or_a_dependency_met_brings_a_job_back_to_the_dispatcher);
+        tcase_add_loop_test(tc, a_job_released_on_an_idle_cluster_starts, 0, 3);
         suite_add_tcase(s, tc);
         return s;
 }
