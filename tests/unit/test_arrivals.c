@@ -243,6 +243,33 @@ START_TEST(a_job_released_on_an_idle_cluster_starts) {
 }
 END_TEST
 
+/* A pass in runs (job s chooses its nodes: it is offered alone, the others around it): node n1's
+ * end is the dispatcher's exit in s's run, where s starts; job b, queued behind s on n1, is not
+ * offered in that run. It waits still and starts at s's end (Greedy dropped it from n1's queue
+ * for good: "not pending"). */
+START_TEST(a_pass_in_runs_keeps_the_jobs_a_run_does_not_offer) {
+        static const char *const policies[] = { "greedy", "tetris", "lotes" };
+        static launches log;
+        ctl_state st;
+        log.n = 0;
+        make(&st, policies[_i], 2, &log); /* n0: 1 core, n1: 2 cores */
+        job_result res = { 0 };
+        uint64_t a = submit(&st, 2000, 256 * MiB, false, 0, false, 1);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        uint64_t s = submit(&st, 2000, 256 * MiB, false, 0, true, 1); /* kept off n0 */
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        uint64_t b = submit(&st, 2000, 256 * MiB, false, 0, false, 1);
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        ck_assert_int_eq(ctl_job_finished(&st, st.nodes[1], a, JOB_COMPLETED, &res, 2), 0);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_int_eq(ctl_find_job(&st, s)->state, JOB_RUNNING);
+        ck_assert_int_eq(ctl_job_finished(&st, st.nodes[1], s, JOB_COMPLETED, &res, 3), 0);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_int_eq(ctl_find_job(&st, b)->state, JOB_RUNNING);
+        ctl_free(&st);
+}
+END_TEST
+
 static Suite *arrivals_suite(void) {
         Suite *s = suite_create("arrivals");
         TCase *tc = tcase_create("arrivals");
@@ -250,6 +277,7 @@ static Suite *arrivals_suite(void) {
         tcase_add_loop_test(tc, a_pass_of_the_arrivals_looks_at_what_changed_not_at_the_queue, 0, 3);
         tcase_add_test(tc, a_release_or_a_dependency_met_brings_a_job_back_to_the_dispatcher);
         tcase_add_loop_test(tc, a_job_released_on_an_idle_cluster_starts, 0, 3);
+        tcase_add_loop_test(tc, a_pass_in_runs_keeps_the_jobs_a_run_does_not_offer, 0, 3);
         suite_add_tcase(s, tc);
         return s;
 }
