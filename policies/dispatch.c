@@ -108,7 +108,7 @@ long sched_pass_lookup(sched_pass *p, uint64_t id) {
 }
 
 /* Make room for the flags of n machines; machines new since the last pass, or up again, count
- * as freed: what waits may start there. */
+ * as freed: what waits may start there. A hidden machine keeps its flags. */
 static int note_machines(sched_dispatcher *d, const sched_machine *machines, size_t n) {
         if (n > d->freed_cap) {
                 bool *f = realloc(d->freed, n * sizeof(*f));
@@ -124,6 +124,8 @@ static int note_machines(sched_dispatcher *d, const sched_machine *machines, siz
                 d->freed_cap = n;
         }
         for (size_t m = 0; m < n; m++) {
+                if (machines[m].up == SCHED_HIDDEN && m < d->known)
+                        continue;
                 if (m >= d->known || (machines[m].up > 0 && !d->was_up[m]))
                         d->freed[m] = true;
                 d->was_up[m] = machines[m].up > 0;
@@ -151,7 +153,7 @@ static res_t largest_capacity(const sched_machine *machines, size_t n) {
 static int run_pass(sched_dispatcher *d, sched_pass *p) {
         int r = 0;
         for (size_t m = 0; m < p->nmachines && r == 0; m++)
-                if (d->freed[m]) {
+                if (d->freed[m] && p->machines[m].up != SCHED_HIDDEN) {
                         d->freed[m] = false;
                         if (p->machines[m].up > 0)
                                 r = d->ops->on_exit(d, p, m);
@@ -166,8 +168,9 @@ static int run_pass(sched_dispatcher *d, sched_pass *p) {
         return r;
 }
 
-long sched_dispatch(sched_dispatcher *d, sched_machine *machines, size_t nmachines, const sched_job *jobs, size_t njobs,
-                    sched_assignment *out) {
+/* sched_dispatch, or sched_dispatch_run when run. */
+static long dispatch_whole(sched_dispatcher *d, sched_machine *machines, size_t nmachines, const sched_job *jobs,
+                           size_t njobs, sched_assignment *out, bool run) {
         if (note_machines(d, machines, nmachines) < 0)
                 return -ENOMEM;
         bool *flags = calloc(2 * (njobs + 1), sizeof(bool)); /* taken, then kept */
@@ -179,7 +182,8 @@ long sched_dispatch(sched_dispatcher *d, sched_machine *machines, size_t nmachin
                          .taken = flags,
                          .largest = largest_capacity(machines, nmachines),
                          .nsorted = njobs,
-                         .kept = flags && d->ops->on_whole ? flags + njobs + 1 : NULL };
+                         .kept = flags && d->ops->on_whole ? flags + njobs + 1 : NULL,
+                         .run = run };
         if (!flags)
                 return -ENOMEM;
         int r = d->ops->on_whole ? d->ops->on_whole(d, &p) : 0;
@@ -188,6 +192,16 @@ long sched_dispatch(sched_dispatcher *d, sched_machine *machines, size_t nmachin
                 r = run_pass(d, &p);
         free(flags);
         return r < 0 ? r : (long)p.placed;
+}
+
+long sched_dispatch(sched_dispatcher *d, sched_machine *machines, size_t nmachines, const sched_job *jobs, size_t njobs,
+                    sched_assignment *out) {
+        return dispatch_whole(d, machines, nmachines, jobs, njobs, out, false);
+}
+
+long sched_dispatch_run(sched_dispatcher *d, sched_machine *machines, size_t nmachines, const sched_job *jobs,
+                        size_t njobs, sched_assignment *out) {
+        return dispatch_whole(d, machines, nmachines, jobs, njobs, out, true);
 }
 
 long sched_dispatch_arrivals(sched_dispatcher *d, sched_machine *machines, size_t nmachines, const sched_job *arrivals,

@@ -29,6 +29,11 @@
 
 typedef struct sched_dispatcher sched_dispatcher;
 
+/* sched_machine.up of a node hidden from one run of a pass in runs (sched_dispatch_run): not up
+ * for that run, yet neither down nor up again after it; an exit there waits for a run that sees
+ * the node. */
+#define SCHED_HIDDEN (-2)
+
 /* The core's lookup of a waiting job by id: 1 with *out set when the job is pending and may be
  * offered now, 0 when it is not (started, ended, held). */
 typedef int (*sched_find_fn)(void *ctx, uint64_t id, sched_job *out);
@@ -54,6 +59,7 @@ typedef struct sched_pass {
         /* A whole pass (sched_dispatch) of a policy with on_whole: by job position, whether the
          * policy kept the job before; one up to the last arrival that it did not is fresh. */
         bool *kept;
+        bool run; /* a run of a pass in runs (sched_dispatch_run): other pending jobs wait still */
 } sched_pass;
 
 /* A policy's reaction to each event; on_exit and on_arrival place jobs through sched_pass_assign
@@ -72,7 +78,8 @@ typedef struct sched_dispatcher_ops {
         bool by_id;
         /* A pass offers every pending job (sched_dispatch), before the exits: the policy sets
          * p->kept[j] for each job it kept waiting before, and keeps those alone of the jobs up to
-         * the last arrival. The others up to it are fresh (held, blocked by a dependency or
+         * the last arrival (in a run, p->run, it keeps the jobs not offered too). The others up
+         * to it are fresh (held, blocked by a dependency or
          * requeued while later jobs arrived): the pass offers them as arrivals, after the exits,
          * or they would wait for an exit, on an idle cluster for ever. May be NULL (none is
          * fresh). Returns 0 or -ENOMEM. */
@@ -121,6 +128,11 @@ void sched_dispatcher_free(sched_dispatcher *d);
  * Returns the number of assignments written, or -ENOMEM. */
 long sched_dispatch(sched_dispatcher *d, sched_machine *machines, size_t nmachines, const sched_job *jobs, size_t njobs,
                     sched_assignment *out);
+/* sched_dispatch for one run of a pass in runs (the core offers each job that chooses its nodes
+ * alone, the nodes it does not choose SCHED_HIDDEN, and the other jobs in runs between them):
+ * jobs are some of the pending jobs, and the policy keeps waiting those it does not offer. */
+long sched_dispatch_run(sched_dispatcher *d, sched_machine *machines, size_t nmachines, const sched_job *jobs,
+                        size_t njobs, sched_assignment *out);
 /* sched_dispatch for a dispatcher whose ops say by_id, offered the arrivals alone (the pending
  * jobs with ids above every id offered before, in id order): the waiting jobs it reads are
  * found through find(ctx, id). The same decisions as sched_dispatch offered every pending job

@@ -28,6 +28,8 @@ void sched_kept_mark(const sched_kept *k, const sched_pass *p) {
 
 int sched_kept_whole(sched_kept *k, const sched_pass *p, uint64_t seen) {
         sched_kept_mark(k, p);
+        if (p->run)
+                return 0;
         sched_kept_clear(k);
         for (size_t j = 0; j < p->njobs; j++)
                 if (p->jobs[j].id <= seen && p->kept[j] && sched_kept_push(k, &p->jobs[j], 0) < 0)

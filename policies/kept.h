@@ -22,8 +22,9 @@ int sched_kept_push(sched_kept *k, const sched_job *job, size_t tag);
 void sched_kept_clear(sched_kept *k);
 /* Set p->kept for each job of whole pass p that k holds. O(k's jobs x log p's jobs). */
 void sched_kept_mark(const sched_kept *k, const sched_pass *p);
-/* ops.on_whole for a policy with k its one list: mark the jobs k holds, then make k the jobs of
- * p up to the last arrival (ids <= seen) marked kept, tag 0. Returns 0 or -ENOMEM. */
+/* ops.on_whole for a policy with k its one list: mark the jobs k holds, then, but in a run, make
+ * k the jobs of p up to the last arrival (ids <= seen) marked kept, tag 0. Returns 0 or
+ * -ENOMEM. */
 int sched_kept_whole(sched_kept *k, const sched_pass *p, uint64_t seen);
 /* Remove the dropped entries once they are half of k (O(1) amortised per drop); before a scan. */
 void sched_kept_tidy(sched_kept *k);

@@ -215,13 +215,15 @@ static long top_class(const lotes_dispatcher *d, size_t m, const bool *done) {
 }
 
 /* The class queues of a whole pass: its jobs up to the last arrival that they held (or that
- * p->kept says were kept before, lotes_live's swap), in id order. */
+ * p->kept says were kept before, lotes_live's swap), in id order; a run changes none. */
 static int lotes_whole(sched_dispatcher *base, const sched_pass *p) {
         lotes_dispatcher *d = (lotes_dispatcher *)base;
-        for (size_t k = 0; k <= d->p->nclasses; k++) {
+        for (size_t k = 0; k <= d->p->nclasses; k++)
                 sched_kept_mark(&d->queues[k], p);
+        if (p->run)
+                return 0;
+        for (size_t k = 0; k <= d->p->nclasses; k++)
                 sched_kept_clear(&d->queues[k]);
-        }
         for (size_t j = 0; j < p->njobs; j++) {
                 if (p->jobs[j].id > base->seen || !p->kept[j])
                         continue;

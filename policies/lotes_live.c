@@ -229,12 +229,13 @@ static int event(live *d, sched_pass *p, size_t what, bool arrival) {
 }
 
 /* A whole pass: first-fit's waiting jobs, or the plan's dispatcher's class queues, from it. A
- * plan just swapped in keeps every job up to the last arrival: they waited before it. */
+ * plan just swapped in keeps every job up to the last arrival: they waited before it (a run
+ * would leave them in no queue: they arrive to it instead). */
 static int live_whole(sched_dispatcher *base, const sched_pass *p) {
         live *d = (live *)base;
         if (!d->inner)
                 return sched_kept_whole(&d->waiting, p, base->seen);
-        for (size_t j = 0; d->adopt && j < p->njobs; j++)
+        for (size_t j = 0; d->adopt && !p->run && j < p->njobs; j++)
                 p->kept[j] = p->jobs[j].id <= base->seen;
         d->inner->seen = d->base.seen;
         return d->inner->ops->on_whole(d->inner, p);
