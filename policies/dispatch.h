@@ -19,8 +19,9 @@
  *     a pass costs what arrived and what the freed machines' queues name, not the queue.
  *   - sched_dispatch_exit(): a job the core ran left machine m (completed, failed, lost). m is
  *     the machine's position in the machines array, which must not change between passes.
- * Waiting jobs start only on exits, as in the paper. Like every policy, a dispatcher does no
- * I/O, reads no clock and keeps no global; its random draws come from a seed given at creation.
+ * Waiting jobs start only on exits, as in the paper (a fresh job arrives again). Like every
+ * policy, a dispatcher does no I/O, reads no clock and keeps no global; its random draws come
+ * from a seed given at creation.
  *
  * Not handled yet: a machine that goes down keeps Greedy's queue bound to it until it is back. */
 #pragma once

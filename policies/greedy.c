@@ -5,7 +5,8 @@
  * its resources free. Only machines whose capacity can hold the job are candidates for its
  * queue, or it would wait forever. Class-blind: it needs no estimate of anything.
  *
- * O(machines) per arrival; an exit looks only at that machine's queue. */
+ * O(machines) per arrival; an exit looks only at that machine's queue; a whole pass looks up
+ * each queued id in the pass's jobs (its fresh jobs, dispatch.h, are those in no queue). */
 #include "dispatch.h"
 #include "rng.h"
 #include <errno.h>

@@ -316,7 +316,8 @@ static void arrivals_after_whole(ctl_state *st, bool all_launched) {
                 st->pending_unsorted |= i > 0 && st->pending[i - 1]->id > j->id;
                 st->disp_whole |= j->singleton || ctl_spec_selective(&j->spec);
         }
-        /* a pass in runs (jobs choosing nodes) gave the dispatcher part of the queue at a time */
+        /* a pass in runs (jobs choosing nodes) gave the dispatcher part of the queue at a time:
+         * an exit in one run dropped the jobs it did not offer, which a whole pass offers again */
         st->disp_marked = arrivals_allowed(st) && st->pass_selective == 0 && all_launched;
 }
 
