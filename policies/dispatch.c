@@ -41,6 +41,7 @@ void sched_dispatcher_free(sched_dispatcher *d) {
         free(d->was_up);
         free(d->own_jobs);
         free(d->own_taken);
+        free(d->kept_bits);
         d->ops->free(d);
 }
 
@@ -79,6 +80,17 @@ long sched_pass_find(const sched_pass *p, uint64_t id) {
                 if (p->jobs[j].id == id)
                         return (long)j;
         return -1;
+}
+
+void sched_pass_keep(const sched_pass *p, uint64_t id) {
+        if (id >= p->kept_from && id <= p->kept_to)
+                p->kept[(id - p->kept_from) / 64] |= (uint64_t)1 << ((id - p->kept_from) % 64);
+}
+
+bool sched_pass_kept(const sched_pass *p, size_t j) {
+        uint64_t id = p->jobs[j].id;
+        return id >= p->kept_from && id <= p->kept_to &&
+               (p->kept[(id - p->kept_from) / 64] >> ((id - p->kept_from) % 64) & 1);
 }
 
 /* Make room for n jobs in d's arrays of a pass of the arrivals. Returns 0 or -ENOMEM. */
@@ -162,10 +174,26 @@ static int run_pass(sched_dispatcher *d, sched_pass *p) {
                 if (p->jobs[j].id > d->seen) {
                         d->seen = p->jobs[j].id;
                         r = d->ops->on_arrival(d, p, j);
-                } else if (p->kept && !p->kept[j]) {
+                } else if (p->kept && !sched_pass_kept(p, j)) {
                         r = d->ops->on_arrival(d, p, j);
                 }
         return r;
+}
+
+/* Clear p's bits of the jobs the policy kept, over the ids of p's jobs up to the last arrival:
+ * a bit each, as the pending jobs' ids run, whatever their order. Returns 0 or -ENOMEM. */
+static int kept_range(sched_dispatcher *d, sched_pass *p) {
+        p->kept_from = d->seen + 1;
+        for (size_t j = 0; j < p->njobs; j++)
+                if (p->jobs[j].id < p->kept_from)
+                        p->kept_from = p->jobs[j].id;
+        p->kept_to = d->seen;
+        size_t words = p->kept_from <= d->seen ? (size_t)((d->seen - p->kept_from) / 64 + 1) : 1;
+        if (sched_grow(&d->kept_bits, &d->kept_cap, words, sizeof(*d->kept_bits)) < 0)
+                return -ENOMEM;
+        memset(d->kept_bits, 0, words * sizeof(*d->kept_bits));
+        p->kept = d->kept_bits;
+        return 0;
 }
 
 /* sched_dispatch, or sched_dispatch_run when run. */
@@ -173,24 +201,24 @@ static long dispatch_whole(sched_dispatcher *d, sched_machine *machines, size_t 
                            size_t njobs, sched_assignment *out, bool run) {
         if (note_machines(d, machines, nmachines) < 0)
                 return -ENOMEM;
-        bool *flags = calloc(2 * (njobs + 1), sizeof(bool)); /* taken, then kept */
         sched_pass p = { .machines = machines,
                          .nmachines = nmachines,
                          .jobs = jobs,
                          .njobs = njobs,
                          .out = out,
-                         .taken = flags,
+                         .taken = calloc(njobs + 1, sizeof(bool)),
                          .largest = largest_capacity(machines, nmachines),
                          .nsorted = njobs,
-                         .kept = flags && d->ops->on_whole ? flags + njobs + 1 : NULL,
                          .run = run };
-        if (!flags)
+        if (!p.taken || (d->ops->on_whole && kept_range(d, &p) < 0)) {
+                free(p.taken);
                 return -ENOMEM;
+        }
         int r = d->ops->on_whole ? d->ops->on_whole(d, &p) : 0;
         d->want_whole = r < 0;
         if (r == 0)
                 r = run_pass(d, &p);
-        free(flags);
+        free(p.taken);
         return r < 0 ? r : (long)p.placed;
 }
 

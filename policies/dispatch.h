@@ -57,9 +57,11 @@ typedef struct sched_pass {
         sched_find_fn find;
         void *find_ctx;
         sched_dispatcher *owner;
-        /* A whole pass (sched_dispatch) of a policy with on_whole: by job position, whether the
-         * policy kept the job before; one up to the last arrival that it did not is fresh. */
-        bool *kept;
+        /* A whole pass (sched_dispatch) of a policy with on_whole: a bit by id from kept_from to
+         * the last arrival's, set for each job the policy kept waiting (sched_pass_keep); a job
+         * up to the last arrival whose bit is clear is fresh. */
+        uint64_t *kept;
+        uint64_t kept_from, kept_to;
         bool run; /* a run of a pass in runs (sched_dispatch_run): other pending jobs wait still */
 } sched_pass;
 
@@ -77,9 +79,9 @@ typedef struct sched_dispatcher_ops {
         /* on_exit reads waiting jobs only through sched_pass_lookup: the core may offer the
          * arrivals alone (sched_dispatch_arrivals) instead of every pending job. */
         bool by_id;
-        /* A pass offers every pending job (sched_dispatch), before the exits: the policy sets
-         * p->kept[j] for each job it kept waiting before, and keeps those alone of the jobs up to
-         * the last arrival (in a run, p->run, it keeps the jobs not offered too). The others up
+        /* A pass offers every pending job (sched_dispatch), before the exits: the policy calls
+         * sched_pass_keep for each job it kept waiting before, and keeps those alone of the jobs
+         * up to the last arrival (in a run, p->run, it keeps the jobs not offered too). The others up
          * to it are fresh (held, blocked by a dependency or
          * requeued while later jobs arrived): the pass offers them as arrivals, after the exits,
          * or they would wait for an exit, on an idle cluster for ever. May be NULL (none is
@@ -100,6 +102,8 @@ struct sched_dispatcher {
         sched_job *own_jobs;
         bool *own_taken;
         size_t own_cap;
+        uint64_t *kept_bits; /* a whole pass's sched_pass.kept */
+        size_t kept_cap;
         bool want_whole; /* the next pass must offer every pending job: what the policy keeps was reset */
 };
 
@@ -153,6 +157,11 @@ void sched_pass_assign(sched_pass *p, size_t j, size_t m);
 bool sched_pass_fits(const sched_pass *p, size_t j, size_t m);
 /* The position of the pending job with that id in p->jobs (binary search), or -1. */
 long sched_pass_find(const sched_pass *p, uint64_t id);
+/* ops.on_whole: the policy kept job id waiting (an id the pass does not offer changes nothing).
+ * O(1). */
+void sched_pass_keep(const sched_pass *p, uint64_t id);
+/* Whether the policy kept p's job j waiting before this whole pass (sched_pass_keep). */
+bool sched_pass_kept(const sched_pass *p, size_t j);
 /* sched_pass_find, then, in a pass of the arrivals, the core's lookup (p->find): a job it finds
  * is appended to p->jobs. Returns its position, -1 when it is not offered, or -ENOMEM. */
 long sched_pass_lookup(sched_pass *p, uint64_t id);

@@ -5,8 +5,8 @@
  * its resources free. Only machines whose capacity can hold the job are candidates for its
  * queue, or it would wait forever. Class-blind: it needs no estimate of anything.
  *
- * O(machines) per arrival; an exit looks only at that machine's queue; a whole pass looks up
- * each queued id in the pass's jobs (its fresh jobs, dispatch.h, are those in no queue). */
+ * O(machines) per arrival; an exit looks only at that machine's queue; a whole pass reads every
+ * queued id once (its fresh jobs, dispatch.h, are those in no queue). */
 #include "dispatch.h"
 #include "rng.h"
 #include <errno.h>
@@ -97,11 +97,8 @@ static int greedy_arrival(sched_dispatcher *d, sched_pass *p, size_t j) {
 static int greedy_whole(sched_dispatcher *d, const sched_pass *p) {
         const greedy *g = (const greedy *)d;
         for (size_t m = 0; m < g->nqueues; m++)
-                for (size_t i = g->queues[m].head; i < g->queues[m].head + g->queues[m].n; i++) {
-                        long j = sched_pass_find(p, g->queues[m].ids[i]);
-                        if (j >= 0)
-                                p->kept[j] = true;
-                }
+                for (size_t i = g->queues[m].head; i < g->queues[m].head + g->queues[m].n; i++)
+                        sched_pass_keep(p, g->queues[m].ids[i]);
         return 0;
 }
 

@@ -19,11 +19,8 @@ int sched_kept_push(sched_kept *k, const sched_job *job, size_t tag) {
 void sched_kept_clear(sched_kept *k) { k->n = k->ndropped = 0; }
 
 void sched_kept_mark(const sched_kept *k, const sched_pass *p) {
-        for (size_t i = 0; i < k->n; i++) {
-                long j = k->v[i].job.id ? sched_pass_find(p, k->v[i].job.id) : -1;
-                if (j >= 0)
-                        p->kept[j] = true;
-        }
+        for (size_t i = 0; i < k->n; i++)
+                sched_pass_keep(p, k->v[i].job.id);
 }
 
 int sched_kept_whole(sched_kept *k, const sched_pass *p, uint64_t seen) {
@@ -32,7 +29,7 @@ int sched_kept_whole(sched_kept *k, const sched_pass *p, uint64_t seen) {
                 return 0;
         sched_kept_clear(k);
         for (size_t j = 0; j < p->njobs; j++)
-                if (p->jobs[j].id <= seen && p->kept[j] && sched_kept_push(k, &p->jobs[j], 0) < 0)
+                if (p->jobs[j].id <= seen && sched_pass_kept(p, j) && sched_kept_push(k, &p->jobs[j], 0) < 0)
                         return -ENOMEM;
         return 0;
 }

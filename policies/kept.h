@@ -20,7 +20,7 @@ typedef struct sched_kept {
 int sched_kept_push(sched_kept *k, const sched_job *job, size_t tag);
 /* Empty k, keeping its memory. */
 void sched_kept_clear(sched_kept *k);
-/* Set p->kept for each job of whole pass p that k holds. O(k's jobs x log p's jobs). */
+/* sched_pass_keep each job k holds, in whole pass p. O(k's jobs). */
 void sched_kept_mark(const sched_kept *k, const sched_pass *p);
 /* ops.on_whole for a policy with k its one list: mark the jobs k holds, then, but in a run, make
  * k the jobs of p up to the last arrival (ids <= seen) marked kept, tag 0. Returns 0 or

@@ -236,7 +236,7 @@ static int live_whole(sched_dispatcher *base, const sched_pass *p) {
         if (!d->inner)
                 return sched_kept_whole(&d->waiting, p, base->seen);
         for (size_t j = 0; d->adopt && !p->run && j < p->njobs; j++)
-                p->kept[j] = p->jobs[j].id <= base->seen;
+                sched_pass_keep(p, p->jobs[j].id);
         d->inner->seen = d->base.seen;
         return d->inner->ops->on_whole(d->inner, p);
 }
