@@ -81,11 +81,10 @@ typedef struct sched_dispatcher_ops {
         bool by_id;
         /* A pass offers every pending job (sched_dispatch), before the exits: the policy calls
          * sched_pass_keep for each job it kept waiting before, and keeps those alone of the jobs
-         * up to the last arrival (in a run, p->run, it keeps the jobs not offered too). The others up
-         * to it are fresh (held, blocked by a dependency or
-         * requeued while later jobs arrived): the pass offers them as arrivals, after the exits,
-         * or they would wait for an exit, on an idle cluster for ever. May be NULL (none is
-         * fresh). Returns 0 or -ENOMEM. */
+         * up to the last arrival (in a run, p->run, the jobs not offered too). The others up to
+         * it are fresh (held, blocked by a dependency or requeued while later jobs arrived): the
+         * pass offers them as arrivals, after the exits, or they would wait for an exit, on an
+         * idle cluster for ever. May be NULL (none is fresh). Returns 0 or -ENOMEM. */
         int (*on_whole)(sched_dispatcher *d, const sched_pass *p);
 } sched_dispatcher_ops;
 

@@ -8,15 +8,20 @@ int sched_kept_push(sched_kept *k, const sched_job *job, size_t tag) {
         if (sched_grow(&k->v, &k->cap, k->n + 1, sizeof(*k->v)) < 0)
                 return -ENOMEM;
         size_t at = k->n; /* behind the last job with a smaller id (dropped ones have id 0) */
-        while (at > 0 && (k->v[at - 1].job.id == 0 || k->v[at - 1].job.id > job->id))
+        while (job->id < k->top && at > 0 && (k->v[at - 1].job.id == 0 || k->v[at - 1].job.id > job->id))
                 at--;
+        if (job->id > k->top)
+                k->top = job->id;
         memmove(&k->v[at + 1], &k->v[at], (k->n - at) * sizeof(*k->v));
         k->v[at] = (sched_kept_job){ .job = *job, .tag = tag };
         k->n++;
         return 0;
 }
 
-void sched_kept_clear(sched_kept *k) { k->n = k->ndropped = 0; }
+void sched_kept_clear(sched_kept *k) {
+        k->n = k->ndropped = 0;
+        k->top = 0;
+}
 
 void sched_kept_mark(const sched_kept *k, const sched_pass *p) {
         for (size_t i = 0; i < k->n; i++)

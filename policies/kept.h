@@ -13,6 +13,7 @@ typedef struct sched_kept_job {
 typedef struct sched_kept {
         sched_kept_job *v;
         size_t n, cap, ndropped;
+        uint64_t top; /* the largest id added since the last clear */
 } sched_kept;
 
 /* Add job with tag in id order: at the end for an arrival, O(1); a fresh job's (dispatch.h)
