@@ -243,6 +243,30 @@ START_TEST(a_job_released_on_an_idle_cluster_starts) {
 }
 END_TEST
 
+/* Job a, which asked to be requeued, runs on the one node; the node goes down and comes back: a
+ * is pending again, below the last arrival, and starts again at the next pass (Greedy, which no
+ * queue of its had it in, never started it). */
+START_TEST(a_job_requeued_starts_again) {
+        static const char *const policies[] = { "greedy", "tetris", "lotes" };
+        static launches log;
+        ctl_state st;
+        ctl_node *n;
+        log.n = 0;
+        make(&st, policies[_i], 1, &log);
+        uint64_t a = submit(&st, 1000, MiB, false, 0, false, 1);
+        ctl_find_job(&st, a)->spec.requeue = true;
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ctl_node_down(&st, st.nodes[0], "test", 2);
+        ck_assert_int_eq(ctl_find_job(&st, a)->state, JOB_PENDING);
+        ck_assert_int_eq(ctl_node_up(&st, "n0", (res_t){ .mcpu = 1000, .mem = 512 * MiB }, "v2", "/x", NULL, 0,
+                                     (void *)1, (ctl_time){ .real_usec = 3, .mono_usec = 3 }, &n, err),
+                         0);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_int_eq(ctl_find_job(&st, a)->state, JOB_RUNNING);
+        ctl_free(&st);
+}
+END_TEST
+
 /* A pass in runs (job s chooses its nodes: it is offered alone, the others around it): node n1's
  * end is the dispatcher's exit in s's run, where s starts; job b, queued behind s on n1, is not
  * offered in that run. It waits still and starts at s's end (Greedy dropped it from n1's queue
@@ -277,6 +301,7 @@ static Suite *arrivals_suite(void) {
         tcase_add_loop_test(tc, a_pass_of_the_arrivals_looks_at_what_changed_not_at_the_queue, 0, 3);
         tcase_add_test(tc, a_release_or_a_dependency_met_brings_a_job_back_to_the_dispatcher);
         tcase_add_loop_test(tc, a_job_released_on_an_idle_cluster_starts, 0, 3);
+        tcase_add_loop_test(tc, a_job_requeued_starts_again, 0, 3);
         tcase_add_loop_test(tc, a_pass_in_runs_keeps_the_jobs_a_run_does_not_offer, 0, 3);
         suite_add_tcase(s, tc);
         return s;
