@@ -41,6 +41,7 @@ void sched_dispatcher_free(sched_dispatcher *d) {
         free(d->was_up);
         free(d->own_jobs);
         free(d->own_taken);
+        free(d->kept_bits);
         d->ops->free(d);
 }
 
@@ -81,6 +82,17 @@ long sched_pass_find(const sched_pass *p, uint64_t id) {
         return -1;
 }
 
+void sched_pass_keep(const sched_pass *p, uint64_t id) {
+        if (id >= p->kept_from && id <= p->kept_to)
+                p->kept[(id - p->kept_from) / 64] |= (uint64_t)1 << ((id - p->kept_from) % 64);
+}
+
+bool sched_pass_kept(const sched_pass *p, size_t j) {
+        uint64_t id = p->jobs[j].id;
+        return id >= p->kept_from && id <= p->kept_to &&
+               (p->kept[(id - p->kept_from) / 64] >> ((id - p->kept_from) % 64) & 1);
+}
+
 /* Make room for n jobs in d's arrays of a pass of the arrivals. Returns 0 or -ENOMEM. */
 static int own_reserve(sched_dispatcher *d, size_t n) {
         size_t cap = d->own_cap;
@@ -108,7 +120,7 @@ long sched_pass_lookup(sched_pass *p, uint64_t id) {
 }
 
 /* Make room for the flags of n machines; machines new since the last pass, or up again, count
- * as freed: what waits may start there. */
+ * as freed: what waits may start there. A hidden machine keeps its flags. */
 static int note_machines(sched_dispatcher *d, const sched_machine *machines, size_t n) {
         if (n > d->freed_cap) {
                 bool *f = realloc(d->freed, n * sizeof(*f));
@@ -124,6 +136,8 @@ static int note_machines(sched_dispatcher *d, const sched_machine *machines, siz
                 d->freed_cap = n;
         }
         for (size_t m = 0; m < n; m++) {
+                if (machines[m].up == SCHED_HIDDEN && m < d->known)
+                        continue;
                 if (m >= d->known || (machines[m].up > 0 && !d->was_up[m]))
                         d->freed[m] = true;
                 d->was_up[m] = machines[m].up > 0;
@@ -147,11 +161,11 @@ static res_t largest_capacity(const sched_machine *machines, size_t n) {
 }
 
 /* Exits first (waiting jobs on each freed machine), then the arrivals among p's first nsorted
- * jobs. Returns 0 or -ENOMEM. */
+ * jobs, the fresh ones with them. Returns 0 or -ENOMEM. */
 static int run_pass(sched_dispatcher *d, sched_pass *p) {
         int r = 0;
         for (size_t m = 0; m < p->nmachines && r == 0; m++)
-                if (d->freed[m]) {
+                if (d->freed[m] && p->machines[m].up != SCHED_HIDDEN) {
                         d->freed[m] = false;
                         if (p->machines[m].up > 0)
                                 r = d->ops->on_exit(d, p, m);
@@ -160,12 +174,31 @@ static int run_pass(sched_dispatcher *d, sched_pass *p) {
                 if (p->jobs[j].id > d->seen) {
                         d->seen = p->jobs[j].id;
                         r = d->ops->on_arrival(d, p, j);
+                } else if (p->kept && !sched_pass_kept(p, j)) {
+                        r = d->ops->on_arrival(d, p, j);
                 }
         return r;
 }
 
-long sched_dispatch(sched_dispatcher *d, sched_machine *machines, size_t nmachines, const sched_job *jobs, size_t njobs,
-                    sched_assignment *out) {
+/* Clear p's bits of the jobs the policy kept, over the ids of p's jobs up to the last arrival:
+ * a bit each, as the pending jobs' ids run, whatever their order. Returns 0 or -ENOMEM. */
+static int kept_range(sched_dispatcher *d, sched_pass *p) {
+        p->kept_from = d->seen + 1;
+        for (size_t j = 0; j < p->njobs; j++)
+                if (p->jobs[j].id < p->kept_from)
+                        p->kept_from = p->jobs[j].id;
+        p->kept_to = d->seen;
+        size_t words = p->kept_from <= d->seen ? (size_t)((d->seen - p->kept_from) / 64 + 1) : 1;
+        if (sched_grow(&d->kept_bits, &d->kept_cap, words, sizeof(*d->kept_bits)) < 0)
+                return -ENOMEM;
+        memset(d->kept_bits, 0, words * sizeof(*d->kept_bits));
+        p->kept = d->kept_bits;
+        return 0;
+}
+
+/* sched_dispatch, or sched_dispatch_run when run. */
+static long dispatch_whole(sched_dispatcher *d, sched_machine *machines, size_t nmachines, const sched_job *jobs,
+                           size_t njobs, sched_assignment *out, bool run) {
         if (note_machines(d, machines, nmachines) < 0)
                 return -ENOMEM;
         sched_pass p = { .machines = machines,
@@ -175,15 +208,28 @@ long sched_dispatch(sched_dispatcher *d, sched_machine *machines, size_t nmachin
                          .out = out,
                          .taken = calloc(njobs + 1, sizeof(bool)),
                          .largest = largest_capacity(machines, nmachines),
-                         .nsorted = njobs };
-        if (!p.taken)
+                         .nsorted = njobs,
+                         .run = run };
+        if (!p.taken || (d->ops->on_whole && kept_range(d, &p) < 0)) {
+                free(p.taken);
                 return -ENOMEM;
+        }
         int r = d->ops->on_whole ? d->ops->on_whole(d, &p) : 0;
         d->want_whole = r < 0;
         if (r == 0)
                 r = run_pass(d, &p);
         free(p.taken);
         return r < 0 ? r : (long)p.placed;
+}
+
+long sched_dispatch(sched_dispatcher *d, sched_machine *machines, size_t nmachines, const sched_job *jobs, size_t njobs,
+                    sched_assignment *out) {
+        return dispatch_whole(d, machines, nmachines, jobs, njobs, out, false);
+}
+
+long sched_dispatch_run(sched_dispatcher *d, sched_machine *machines, size_t nmachines, const sched_job *jobs,
+                        size_t njobs, sched_assignment *out) {
+        return dispatch_whole(d, machines, nmachines, jobs, njobs, out, true);
 }
 
 long sched_dispatch_arrivals(sched_dispatcher *d, sched_machine *machines, size_t nmachines, const sched_job *arrivals,

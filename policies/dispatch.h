@@ -11,15 +11,17 @@
  * so that the controller and the simulator run it through the same code:
  *   - sched_dispatch(): one pass, with every machine and every pending job in id order (the
  *     core's own view). A pending job with an id above every id offered before is an arrival;
- *     ids only grow. A machine appended since the last pass, or up again after being down,
- *     counts as freed.
+ *     ids only grow. So is a job offered late (fresh: released from a hold, its dependency met,
+ *     requeued) that the policy did not keep waiting (ops.on_whole). A machine appended since
+ *     the last pass, or up again after being down, counts as freed.
  *   - sched_dispatch_arrivals(): the same pass for a dispatcher that reads waiting jobs by id
  *     only (ops.by_id: Greedy), offered the arrivals alone and a lookup of the others, so that
  *     a pass costs what arrived and what the freed machines' queues name, not the queue.
  *   - sched_dispatch_exit(): a job the core ran left machine m (completed, failed, lost). m is
  *     the machine's position in the machines array, which must not change between passes.
- * Waiting jobs start only on exits, as in the paper. Like every policy, a dispatcher does no
- * I/O, reads no clock and keeps no global; its random draws come from a seed given at creation.
+ * Waiting jobs start only on exits, as in the paper (a fresh job arrives again). Like every
+ * policy, a dispatcher does no I/O, reads no clock and keeps no global; its random draws come
+ * from a seed given at creation.
  *
  * Not handled yet: a machine that goes down keeps Greedy's queue bound to it until it is back. */
 #pragma once
@@ -27,6 +29,11 @@
 #include <stdbool.h>
 
 typedef struct sched_dispatcher sched_dispatcher;
+
+/* sched_machine.up of a node hidden from one run of a pass in runs (sched_dispatch_run): not up
+ * for that run, yet neither down nor up again after it; an exit there waits for a run that sees
+ * the node. */
+#define SCHED_HIDDEN (-2)
 
 /* The core's lookup of a waiting job by id: 1 with *out set when the job is pending and may be
  * offered now, 0 when it is not (started, ended, held). */
@@ -50,6 +57,12 @@ typedef struct sched_pass {
         sched_find_fn find;
         void *find_ctx;
         sched_dispatcher *owner;
+        /* A whole pass (sched_dispatch) of a policy with on_whole: a bit by id from kept_from to
+         * the last arrival's, set for each job the policy kept waiting (sched_pass_keep); a job
+         * up to the last arrival whose bit is clear is fresh. */
+        uint64_t *kept;
+        uint64_t kept_from, kept_to;
+        bool run; /* a run of a pass in runs (sched_dispatch_run): other pending jobs wait still */
 } sched_pass;
 
 /* A policy's reaction to each event; on_exit and on_arrival place jobs through sched_pass_assign
@@ -66,8 +79,12 @@ typedef struct sched_dispatcher_ops {
         /* on_exit reads waiting jobs only through sched_pass_lookup: the core may offer the
          * arrivals alone (sched_dispatch_arrivals) instead of every pending job. */
         bool by_id;
-        /* A pass offers every pending job (sched_dispatch): a policy that keeps its waiting jobs
-         * takes them from it (those up to the last arrival), before the exits. May be NULL. */
+        /* A pass offers every pending job (sched_dispatch), before the exits: the policy calls
+         * sched_pass_keep for each job it kept waiting before, and keeps those alone of the jobs
+         * up to the last arrival (in a run, p->run, the jobs not offered too). The others up to
+         * it are fresh (held, blocked by a dependency or requeued while later jobs arrived): the
+         * pass offers them as arrivals, after the exits, or they would wait for an exit, on an
+         * idle cluster for ever. May be NULL (none is fresh). Returns 0 or -ENOMEM. */
         int (*on_whole)(sched_dispatcher *d, const sched_pass *p);
 } sched_dispatcher_ops;
 
@@ -84,6 +101,8 @@ struct sched_dispatcher {
         sched_job *own_jobs;
         bool *own_taken;
         size_t own_cap;
+        uint64_t *kept_bits; /* a whole pass's sched_pass.kept */
+        size_t kept_cap;
         bool want_whole; /* the next pass must offer every pending job: what the policy keeps was reset */
 };
 
@@ -113,6 +132,11 @@ void sched_dispatcher_free(sched_dispatcher *d);
  * Returns the number of assignments written, or -ENOMEM. */
 long sched_dispatch(sched_dispatcher *d, sched_machine *machines, size_t nmachines, const sched_job *jobs, size_t njobs,
                     sched_assignment *out);
+/* sched_dispatch for one run of a pass in runs (the core offers each job that chooses its nodes
+ * alone, the nodes it does not choose SCHED_HIDDEN, and the other jobs in runs between them):
+ * jobs are some of the pending jobs, and the policy keeps waiting those it does not offer. */
+long sched_dispatch_run(sched_dispatcher *d, sched_machine *machines, size_t nmachines, const sched_job *jobs,
+                        size_t njobs, sched_assignment *out);
 /* sched_dispatch for a dispatcher whose ops say by_id, offered the arrivals alone (the pending
  * jobs with ids above every id offered before, in id order): the waiting jobs it reads are
  * found through find(ctx, id). The same decisions as sched_dispatch offered every pending job
@@ -132,6 +156,11 @@ void sched_pass_assign(sched_pass *p, size_t j, size_t m);
 bool sched_pass_fits(const sched_pass *p, size_t j, size_t m);
 /* The position of the pending job with that id in p->jobs (binary search), or -1. */
 long sched_pass_find(const sched_pass *p, uint64_t id);
+/* ops.on_whole: the policy kept job id waiting (an id the pass does not offer changes nothing).
+ * O(1). */
+void sched_pass_keep(const sched_pass *p, uint64_t id);
+/* Whether the policy kept p's job j waiting before this whole pass (sched_pass_keep). */
+bool sched_pass_kept(const sched_pass *p, size_t j);
 /* sched_pass_find, then, in a pass of the arrivals, the core's lookup (p->find): a job it finds
  * is appended to p->jobs. Returns its position, -1 when it is not offered, or -ENOMEM. */
 long sched_pass_lookup(sched_pass *p, uint64_t id);

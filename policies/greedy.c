@@ -5,7 +5,8 @@
  * its resources free. Only machines whose capacity can hold the job are candidates for its
  * queue, or it would wait forever. Class-blind: it needs no estimate of anything.
  *
- * O(machines) per arrival; an exit looks only at that machine's queue. */
+ * O(machines) per arrival; an exit looks only at that machine's queue; a whole pass reads every
+ * queued id once (its fresh jobs, dispatch.h, are those in no queue). */
 #include "dispatch.h"
 #include "rng.h"
 #include <errno.h>
@@ -92,6 +93,15 @@ static int greedy_arrival(sched_dispatcher *d, sched_pass *p, size_t j) {
         return m < 0 ? 0 : fifo_push(&g->queues[m], p->jobs[j].id);
 }
 
+/* A whole pass: the jobs in the machines' queues are kept; the others are fresh, arrivals. */
+static int greedy_whole(sched_dispatcher *d, const sched_pass *p) {
+        const greedy *g = (const greedy *)d;
+        for (size_t m = 0; m < g->nqueues; m++)
+                for (size_t i = g->queues[m].head; i < g->queues[m].head + g->queues[m].n; i++)
+                        sched_pass_keep(p, g->queues[m].ids[i]);
+        return 0;
+}
+
 static void greedy_free(sched_dispatcher *d) {
         greedy *g = (greedy *)d;
         for (size_t m = 0; m < g->nqueues; m++)
@@ -106,6 +116,7 @@ static const sched_dispatcher_ops greedy_ops = {
         .on_arrival = greedy_arrival,
         .free = greedy_free,
         .by_id = true,
+        .on_whole = greedy_whole,
 };
 
 int sched_greedy_new(uint64_t seed, sched_dispatcher **out) {

@@ -13,13 +13,18 @@ typedef struct sched_kept_job {
 typedef struct sched_kept {
         sched_kept_job *v;
         size_t n, cap, ndropped;
+        uint64_t top; /* the largest id added since the last clear */
 } sched_kept;
 
-/* Append job with tag (ids grow). Returns 0 or -ENOMEM. */
+/* Add job with tag in id order: at the end for an arrival, O(1); a fresh job's (dispatch.h)
+ * goes back past the later ones. Returns 0 or -ENOMEM. */
 int sched_kept_push(sched_kept *k, const sched_job *job, size_t tag);
 /* Empty k, keeping its memory. */
 void sched_kept_clear(sched_kept *k);
-/* Make k the jobs of whole pass p up to the last arrival (ids <= seen), tag 0. Returns 0 or
+/* sched_pass_keep each job k holds, in whole pass p. O(k's jobs). */
+void sched_kept_mark(const sched_kept *k, const sched_pass *p);
+/* ops.on_whole for a policy with k its one list: mark the jobs k holds, then, but in a run, make
+ * k the jobs of p up to the last arrival (ids <= seen) marked kept, tag 0. Returns 0 or
  * -ENOMEM. */
 int sched_kept_whole(sched_kept *k, const sched_pass *p, uint64_t seen);
 /* Remove the dropped entries once they are half of k (O(1) amortised per drop); before a scan. */

@@ -214,12 +214,19 @@ static long top_class(const lotes_dispatcher *d, size_t m, const bool *done) {
         return best;
 }
 
-/* The class queues of a whole pass: its jobs up to the last arrival, in id order. */
+/* The class queues of a whole pass: its jobs up to the last arrival that they held (or that
+ * lotes_live says were kept before a swap), in id order; a run changes none. */
 static int lotes_whole(sched_dispatcher *base, const sched_pass *p) {
         lotes_dispatcher *d = (lotes_dispatcher *)base;
         for (size_t k = 0; k <= d->p->nclasses; k++)
+                sched_kept_mark(&d->queues[k], p);
+        if (p->run)
+                return 0;
+        for (size_t k = 0; k <= d->p->nclasses; k++)
                 sched_kept_clear(&d->queues[k]);
-        for (size_t j = 0; j < p->njobs && p->jobs[j].id <= base->seen; j++) {
+        for (size_t j = 0; j < p->njobs; j++) {
+                if (p->jobs[j].id > base->seen || !sched_pass_kept(p, j))
+                        continue;
                 size_t k = lotes_classify(d->p, &p->jobs[j]);
                 if (sched_kept_push(&d->queues[class_queue(d, &p->jobs[j], k)], &p->jobs[j], k) < 0)
                         return -ENOMEM;

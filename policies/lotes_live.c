@@ -228,13 +228,15 @@ static int event(live *d, sched_pass *p, size_t what, bool arrival) {
         return r < 0 ? r : remember(d, p, from);
 }
 
-/* A whole pass: first-fit's waiting jobs and the plan's dispatcher's class queues from it. */
+/* A whole pass: first-fit's waiting jobs, or the plan's dispatcher's class queues, from it. A
+ * plan just swapped in keeps every job up to the last arrival: they waited before it (a run
+ * would leave them in no queue: they arrive to it instead). */
 static int live_whole(sched_dispatcher *base, const sched_pass *p) {
         live *d = (live *)base;
-        if (sched_kept_whole(&d->waiting, p, base->seen) < 0)
-                return -ENOMEM;
         if (!d->inner)
-                return 0;
+                return sched_kept_whole(&d->waiting, p, base->seen);
+        for (size_t j = 0; d->adopt && !p->run && j < p->njobs; j++)
+                sched_pass_keep(p, p->jobs[j].id);
         d->inner->seen = d->base.seen;
         return d->inner->ops->on_whole(d->inner, p);
 }

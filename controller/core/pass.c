@@ -135,11 +135,13 @@ static int dispatch(ctl_state *st, job *j, ctl_node *n) {
         return 0;
 }
 
-/* Run the configured policy on the view, offering njobs of jobs. Returns the number of
- * assignments in out, or -ENOMEM. */
-static long place(ctl_state *st, bool indexed, const sched_job *jobs, size_t njobs, sched_assignment *out) {
+/* Run the configured policy on the view, offering njobs of jobs, one run of a pass in runs
+ * when run. Returns the number of assignments in out, or -ENOMEM. */
+static long place(ctl_state *st, bool indexed, bool run, const sched_job *jobs, size_t njobs, sched_assignment *out) {
         const ctl_config *c = &st->cfg;
         sched_index *v = &st->view;
+        if (c->dispatcher && run)
+                return sched_dispatch_run(c->dispatcher, v->machines, v->n, jobs, njobs, out);
         if (c->dispatcher)
                 return sched_dispatch(c->dispatcher, v->machines, v->n, jobs, njobs, out);
         if (indexed)
@@ -156,9 +158,10 @@ bool ctl_job_selectable(const ctl_state *st, const job *j) {
         return !ctl_spec_selective(&j->spec);
 }
 
-/* Offer one job that may go only on some nodes: the others are hidden from the policy (marked
- * down in the view) for the call, and the node an exclusive job takes stays hidden for the rest
- * of the pass (its charge then keeps it so). Returns the number placed (0 or 1), -EAGAIN when no
+/* Offer one job that may go only on some nodes: the others are hidden from the policy
+ * (SCHED_HIDDEN in the view: a dispatcher takes them for neither down nor up again) for the
+ * call, and the node an exclusive job takes is down for the rest of the pass (its charge then
+ * keeps it so). Returns the number placed (0 or 1), -EAGAIN when no
  * node it selects can take it now (ctl_job_selectable), or -ENOMEM. */
 static long place_selected(ctl_state *st, bool indexed, const sched_job *sj, sched_assignment *out) {
         const job *j = ctl_find_job(st, sj->id);
@@ -172,11 +175,11 @@ static long place_selected(ctl_state *st, bool indexed, const sched_job *sj, sch
                 bool idle = res_equal(m->free, m->capacity);
                 if (m->up && (!ctl_node_selected(st->nodes[i], &j->spec) || (j->spec.exclusive && !idle))) {
                         hidden[i] = true;
-                        m->up = 0;
+                        m->up = SCHED_HIDDEN;
                         sched_index_update(&st->view, i);
                 }
         }
-        long placed = place(st, indexed, sj, 1, out);
+        long placed = place(st, indexed, true, sj, 1, out);
         for (size_t i = 0; i < st->nnodes; i++) {
                 bool taken = placed == 1 && j->spec.exclusive && out->machine == i;
                 if (hidden[i] || taken) {
@@ -198,7 +201,7 @@ static long place_pass(ctl_state *st, bool indexed, size_t njobs, size_t *skippe
         if (st->pass_selective == 0 && ctl_easy_on(st))
                 return ctl_easy_place(st, st->pass_jobs, njobs, st->pass_out);
         if (st->pass_selective == 0)
-                return place(st, indexed, st->pass_jobs, njobs, st->pass_out);
+                return place(st, indexed, false, st->pass_jobs, njobs, st->pass_out);
         long placed = 0;
         for (size_t from = 0, n; from < njobs; from += n) {
                 const sched_job *jobs = &st->pass_jobs[from];
@@ -213,7 +216,7 @@ static long place_pass(ctl_state *st, bool indexed, size_t njobs, size_t *skippe
                                 continue;
                         }
                 } else
-                        r = place(st, indexed, jobs, n, &st->pass_out[placed]);
+                        r = place(st, indexed, true, jobs, n, &st->pass_out[placed]);
                 if (r < 0)
                         return placed ? placed : r;
                 placed += r;
@@ -313,7 +316,8 @@ static void arrivals_after_whole(ctl_state *st, bool all_launched) {
                 st->pending_unsorted |= i > 0 && st->pending[i - 1]->id > j->id;
                 st->disp_whole |= j->singleton || ctl_spec_selective(&j->spec);
         }
-        /* a pass in runs (jobs choosing nodes) gave the dispatcher part of the queue at a time */
+        /* a pass in runs (jobs choosing nodes) gave the dispatcher part of the queue at a time:
+         * an exit in one run dropped the jobs it did not offer, which a whole pass offers again */
         st->disp_marked = arrivals_allowed(st) && st->pass_selective == 0 && all_launched;
 }
 

@@ -222,12 +222,87 @@ START_TEST(a_release_or_a_dependency_met_brings_a_job_back_to_the_dispatcher) {
 }
 END_TEST
 
+/* Job a held while job b arrives, runs and ends on the one node; released, a starts on the idle
+ * node at the next pass (it used to wait for an exit that never came: for ever under Greedy, which
+ * never had it in a queue, and until the next end under Tetris and LoTES). */
+START_TEST(a_job_released_on_an_idle_cluster_starts) {
+        static const char *const policies[] = { "greedy", "tetris", "lotes" };
+        static launches log;
+        ctl_state st;
+        log.n = 0;
+        make(&st, policies[_i], 1, &log);
+        uint64_t a = submit(&st, 1000, MiB, true, 0, false, 1), b = submit(&st, 1000, MiB, false, 0, false, 1);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        job_result res = { 0 };
+        ck_assert_int_eq(ctl_job_finished(&st, st.nodes[0], b, JOB_COMPLETED, &res, 2), 0);
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        ck_assert_int_eq(ctl_hold(&st, a, 0, false, err), 0);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_int_eq(ctl_find_job(&st, a)->state, JOB_RUNNING);
+        ctl_free(&st);
+}
+END_TEST
+
+/* Job a, which asked to be requeued, runs on the one node; the node goes down and comes back: a
+ * is pending again, below the last arrival, and starts again at the next pass (Greedy, which no
+ * queue of its had it in, never started it). */
+START_TEST(a_job_requeued_starts_again) {
+        static const char *const policies[] = { "greedy", "tetris", "lotes" };
+        static launches log;
+        ctl_state st;
+        ctl_node *n;
+        log.n = 0;
+        make(&st, policies[_i], 1, &log);
+        uint64_t a = submit(&st, 1000, MiB, false, 0, false, 1);
+        ctl_find_job(&st, a)->spec.requeue = true;
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ctl_node_down(&st, st.nodes[0], "test", 2);
+        ck_assert_int_eq(ctl_find_job(&st, a)->state, JOB_PENDING);
+        ck_assert_int_eq(ctl_node_up(&st, "n0", (res_t){ .mcpu = 1000, .mem = 512 * MiB }, "v2", "/x", NULL, 0,
+                                     (void *)1, (ctl_time){ .real_usec = 3, .mono_usec = 3 }, &n, err),
+                         0);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_int_eq(ctl_find_job(&st, a)->state, JOB_RUNNING);
+        ctl_free(&st);
+}
+END_TEST
+
+/* A pass in runs (job s chooses its nodes: it is offered alone, the others around it): node n1's
+ * end is the dispatcher's exit in s's run, where s starts; job b, queued behind s on n1, is not
+ * offered in that run. It waits still and starts at s's end (Greedy dropped it from n1's queue
+ * for good: "not pending"). */
+START_TEST(a_pass_in_runs_keeps_the_jobs_a_run_does_not_offer) {
+        static const char *const policies[] = { "greedy", "tetris", "lotes" };
+        static launches log;
+        ctl_state st;
+        log.n = 0;
+        make(&st, policies[_i], 2, &log); /* n0: 1 core, n1: 2 cores */
+        job_result res = { 0 };
+        uint64_t a = submit(&st, 2000, 256 * MiB, false, 0, false, 1);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        uint64_t s = submit(&st, 2000, 256 * MiB, false, 0, true, 1); /* kept off n0 */
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        uint64_t b = submit(&st, 2000, 256 * MiB, false, 0, false, 1);
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        ck_assert_int_eq(ctl_job_finished(&st, st.nodes[1], a, JOB_COMPLETED, &res, 2), 0);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_int_eq(ctl_find_job(&st, s)->state, JOB_RUNNING);
+        ck_assert_int_eq(ctl_job_finished(&st, st.nodes[1], s, JOB_COMPLETED, &res, 3), 0);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_int_eq(ctl_find_job(&st, b)->state, JOB_RUNNING);
+        ctl_free(&st);
+}
+END_TEST
+
 static Suite *arrivals_suite(void) {
         Suite *s = suite_create("arrivals");
         TCase *tc = tcase_create("arrivals");
         tcase_add_loop_test(tc, a_pass_of_the_arrivals_places_what_a_whole_pass_would, 0, 3);
         tcase_add_loop_test(tc, a_pass_of_the_arrivals_looks_at_what_changed_not_at_the_queue, 0, 3);
         tcase_add_test(tc, a_release_or_a_dependency_met_brings_a_job_back_to_the_dispatcher);
+        tcase_add_loop_test(tc, a_job_released_on_an_idle_cluster_starts, 0, 3);
+        tcase_add_loop_test(tc, a_job_requeued_starts_again, 0, 3);
+        tcase_add_loop_test(tc, a_pass_in_runs_keeps_the_jobs_a_run_does_not_offer, 0, 3);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -302,6 +302,23 @@ START_TEST(an_exit_never_starts_a_class_the_configuration_does_not_serve) {
 }
 END_TEST
 
+/* Job 1 held (not offered) while job 2 arrives and runs, then released on an idle cluster: its
+ * id is below every id offered before, yet it starts at once, with no exit to wait for. */
+START_TEST(a_job_offered_late_starts_on_an_idle_cluster) {
+        cluster c;
+        cluster_init(&c, 1);
+        sched_job jobs[] = { job(1, "c1"), job(2, "c1") };
+        ck_assert_int_eq(sched_dispatch(c.d, c.m, 3, &jobs[1], 1, c.out), 1);
+        size_t on = c.out[0].machine;
+        c.m[on].free = c.m[on].capacity;
+        sched_dispatch_exit(c.d, &jobs[1], on);
+        ck_assert_int_eq(sched_dispatch(c.d, c.m, 3, NULL, 0, c.out), 0);
+        ck_assert_int_eq(sched_dispatch(c.d, c.m, 3, &jobs[0], 1, c.out), 1);
+        ck_assert_uint_eq(c.out[0].job_id, 1);
+        cluster_free(&c);
+}
+END_TEST
+
 START_TEST(the_same_seed_gives_the_same_dispatch) {
         sched_job jobs[10];
         for (uint64_t i = 0; i < 10; i++)
@@ -380,6 +397,7 @@ static Suite *lotes_suite(void) {
         tcase_add_test(online, dispatch_fills_what_fits_and_never_overcommits);
         tcase_add_test(online, an_exit_never_starts_a_class_the_configuration_does_not_serve);
         tcase_add_test(online, the_same_seed_gives_the_same_dispatch);
+        tcase_add_test(online, a_job_offered_late_starts_on_an_idle_cluster);
         tcase_add_test(online, classify_by_type_else_nearest_profile);
         suite_add_tcase(s, online);
         return s;
