@@ -143,14 +143,15 @@ static int read_stream(rd *r, int i, int fd) {
         return 0;
 }
 
-/* Read what is there; while nothing is and the job runs, wait up to wait_ms for more. */
-static void read_all(rd *r) {
+/* Read what is there; while nothing is and the job runs, wait up to wait_ms for more, watching
+ * the files through *ifd (an inotify instance made here, or -1), which the caller closes. */
+static void read_all(rd *r, int *ifd_out) {
         int fd[2] = { -1, -1 }, ifd = -1;
         bool watched[2] = { false, false };
         int64_t deadline = clock_mono_ms() + r->wait_ms;
 
         if (!r->ended && r->wait_ms > 0)
-                ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+                *ifd_out = ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
         for (;;) {
                 for (int i = 0; i < 2; i++) {
                         if (!r->path[i])
@@ -182,14 +183,13 @@ out:
         for (int i = 0; i < 2; i++)
                 if (fd[i] >= 0)
                         close(fd[i]);
-        if (ifd >= 0)
-                close(ifd);
 }
 
 static void *reader(void *arg) {
         rd *r = arg;
         outread *o = r->o;
         uint64_t one = 1;
+        int ifd = -1;
 
         /* this thread's identity only: see the top of the file */
         if (syscall(SYS_setgroups, 0, NULL) < 0 || syscall(SYS_setfsgid, r->gid) < 0 ||
@@ -197,7 +197,7 @@ static void *reader(void *arg) {
                 snprintf(r->error, sizeof(r->error), "job %llu: cannot take uid %u to read its output",
                          (unsigned long long)r->id, (unsigned)r->uid);
         else
-                read_all(r);
+                read_all(r, &ifd);
         pthread_mutex_lock(&o->lock);
         for (rd **p = &o->running; *p; p = &(*p)->run_next)
                 if (*p == r) {
@@ -208,6 +208,11 @@ static void *reader(void *arg) {
         o->done = r;
         pthread_mutex_unlock(&o->lock);
         (void)!write(o->efd, &one, sizeof(one));
+        /* After the answer is on its way (r is the loop's now): closing an inotify instance
+         * waits for an SRCU grace period in the kernel (fsnotify_destroy_group), 15 ms under
+         * strace here, which every colony run's read of a job's end waited for. */
+        if (ifd >= 0)
+                close(ifd);
         unref(o);
         return NULL;
 }
