@@ -80,6 +80,18 @@ static int resolve_groups(uid_t uid, gid_t gid, gid_t **out, size_t *n) {
         }
 }
 
+/* Every shepherd looks up its job's groups (resolve_groups) in a fork of the agent: cold, each
+ * read nsswitch.conf and dlopened libnss_systemd again, 0.45 to 1.7 ms a fork against 0.22 to
+ * 0.29 ms once the parent had looked up once (fork, getpwuid_r, getgrouplist, exit; this host,
+ * 200 forks a run). */
+void launch_warm_name_service(void) {
+        gid_t *groups = NULL;
+        size_t n;
+
+        if (resolve_groups(getuid(), getgid(), &groups, &n) == 0)
+                free(groups);
+}
+
 /* Append s to the string buf of size bytes, truncating. Async-signal-safe. */
 static void append(char *buf, size_t size, const char *s) {
         size_t l = strlen(buf), n = strlen(s);

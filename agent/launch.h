@@ -50,3 +50,6 @@ int launch_cgroup(const launch_req *req, char *err, size_t errlen);
  * negative errno with the step and path in err
  * ("chdir /nope: No such file or directory") and the child has been reaped. */
 int launch_job(const launch_req *req, pid_t *pid, char *err, size_t errlen);
+/* Look up this process's own groups once, so that the name service's modules and configuration
+ * are loaded before the shepherds are forked from it and each finds them in place. */
+void launch_warm_name_service(void);
