@@ -37,6 +37,12 @@ static void no_end(void *u, const job *j) { (void)u, (void)j; }
 
 static const ctl_actions noted = { persist_nothing, note_launch, no_cancel, no_end, NULL, NULL, NULL };
 
+/* The dispatchers the tests run: the first NBYID read waiting jobs by id (ops.by_id), so that a
+ * pass may offer the arrivals alone. */
+static const char *const policies[] = { "greedy", "tetris", "lotes", "coloc" };
+#define NBYID     3
+#define NPOLICIES ((int)(sizeof(policies) / sizeof(policies[0])))
+
 /* A state with the dispatcher called policy (seed 7) and nodes n0..n{count - 1}, of growing
  * cores and shrinking memory. */
 static void make(ctl_state *st, const char *policy, int count, launches *log) {
@@ -109,7 +115,6 @@ static void same_jobs(ctl_state *a, ctl_state *b) {
  * pass (ctl_schedule_dirty before each), and both launch the same jobs on the same nodes and
  * leave the same reasons to wait. */
 START_TEST(a_pass_of_the_arrivals_places_what_a_whole_pass_would) {
-        static const char *const policies[] = { "greedy", "tetris", "lotes" };
         static launches got, want;
         ctl_state st, ref, *both[2] = { &st, &ref };
         make(&st, policies[_i], 4, &got);
@@ -174,7 +179,6 @@ START_TEST(a_pass_of_the_arrivals_looks_at_what_changed_not_at_the_queue) {
         static launches log;
         ctl_state st;
         log.n = 0;
-        static const char *const policies[] = { "greedy", "tetris", "lotes" };
         make(&st, policies[_i], 1, &log);
         uint64_t first = submit(&st, 1000, MiB, false, 0, false, 1);
         for (int i = 0; i < 2000; i++)
@@ -224,9 +228,8 @@ END_TEST
 
 /* Job a held while job b arrives, runs and ends on the one node; released, a starts on the idle
  * node at the next pass (it used to wait for an exit that never came: for ever under Greedy, which
- * never had it in a queue, and until the next end under Tetris and LoTES). */
+ * never had it in a queue, and until the next end under Tetris, LoTES and coloc). */
 START_TEST(a_job_released_on_an_idle_cluster_starts) {
-        static const char *const policies[] = { "greedy", "tetris", "lotes" };
         static launches log;
         ctl_state st;
         log.n = 0;
@@ -247,7 +250,6 @@ END_TEST
  * is pending again, below the last arrival, and starts again at the next pass (Greedy, which no
  * queue of its had it in, never started it). */
 START_TEST(a_job_requeued_starts_again) {
-        static const char *const policies[] = { "greedy", "tetris", "lotes" };
         static launches log;
         ctl_state st;
         ctl_node *n;
@@ -272,7 +274,6 @@ END_TEST
  * offered in that run. It waits still and starts at s's end (Greedy dropped it from n1's queue
  * for good: "not pending"). */
 START_TEST(a_pass_in_runs_keeps_the_jobs_a_run_does_not_offer) {
-        static const char *const policies[] = { "greedy", "tetris", "lotes" };
         static launches log;
         ctl_state st;
         log.n = 0;
@@ -297,12 +298,12 @@ END_TEST
 static Suite *arrivals_suite(void) {
         Suite *s = suite_create("arrivals");
         TCase *tc = tcase_create("arrivals");
-        tcase_add_loop_test(tc, a_pass_of_the_arrivals_places_what_a_whole_pass_would, 0, 3);
-        tcase_add_loop_test(tc, a_pass_of_the_arrivals_looks_at_what_changed_not_at_the_queue, 0, 3);
+        tcase_add_loop_test(tc, a_pass_of_the_arrivals_places_what_a_whole_pass_would, 0, NBYID);
+        tcase_add_loop_test(tc, a_pass_of_the_arrivals_looks_at_what_changed_not_at_the_queue, 0, NBYID);
         tcase_add_test(tc, a_release_or_a_dependency_met_brings_a_job_back_to_the_dispatcher);
-        tcase_add_loop_test(tc, a_job_released_on_an_idle_cluster_starts, 0, 3);
-        tcase_add_loop_test(tc, a_job_requeued_starts_again, 0, 3);
-        tcase_add_loop_test(tc, a_pass_in_runs_keeps_the_jobs_a_run_does_not_offer, 0, 3);
+        tcase_add_loop_test(tc, a_job_released_on_an_idle_cluster_starts, 0, NPOLICIES);
+        tcase_add_loop_test(tc, a_job_requeued_starts_again, 0, NPOLICIES);
+        tcase_add_loop_test(tc, a_pass_in_runs_keeps_the_jobs_a_run_does_not_offer, 0, NPOLICIES);
         suite_add_tcase(s, tc);
         return s;
 }
