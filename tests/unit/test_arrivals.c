@@ -295,6 +295,46 @@ START_TEST(a_pass_in_runs_keeps_the_jobs_a_run_does_not_offer) {
 }
 END_TEST
 
+/* A job dropped by an exit in a later run of its pass: s, kept off n0, waits for n1, which b
+ * fills; c waits for n0, which a fills. a's end is an exit on n0, hidden from s's run: the
+ * dispatcher meets it in c's run, where its list's s (it fits n0's free resources; Tetris, LoTES
+ * and coloc try it first) is not offered and is dropped, fresh at the next whole pass. That
+ * needs an event, and the drop loses nothing: n0, hidden from s's run, is a node s cannot take
+ * (not chosen, or busy for an exclusive job), and a node it can take frees by an event (an end,
+ * a node up) that makes the next pass, where s arrives. With heartbeats' passes in between, the
+ * first offers s as an arrival, which waits again; either way b's end starts it. */
+static void dropped_by_a_later_run(const char *policy, int heartbeats) {
+        static launches log;
+        ctl_state st;
+        log.n = 0;
+        make(&st, policy, 2, &log); /* n0: 1 core, 1 GiB; n1: 2 cores, 512 MiB */
+        job_result res = { 0 };
+        uint64_t a = submit(&st, 1000, 600 * MiB, false, 0, false, 1),
+                 b = submit(&st, 2000, 256 * MiB, false, 0, false, 1);
+        ck_assert_int_eq(ctl_schedule(&st), 2);
+        ck_assert_str_eq(ctl_find_job(&st, a)->node, "n0");
+        uint64_t s = submit(&st, 1000, 512 * MiB, false, 0, true, 1);
+        uint64_t c = submit(&st, 500, 600 * MiB, false, 0, false, 1);
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        ck_assert_int_eq(ctl_job_finished(&st, st.nodes[0], a, JOB_COMPLETED, &res, 2), 0);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_int_eq(ctl_find_job(&st, c)->state, JOB_RUNNING);
+        for (int beat = 0; beat < heartbeats; beat++)
+                ck_assert_int_eq(ctl_schedule(&st), 0);
+        ck_assert_int_eq(ctl_find_job(&st, s)->state, JOB_PENDING);
+        ck_assert_int_eq(ctl_job_finished(&st, st.nodes[1], b, JOB_COMPLETED, &res, 3), 0);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_int_eq(ctl_find_job(&st, s)->state, JOB_RUNNING);
+        ck_assert_str_eq(ctl_find_job(&st, s)->node, "n1");
+        ctl_free(&st);
+}
+
+START_TEST(a_job_dropped_by_a_later_run_starts_when_a_node_it_takes_frees) {
+        dropped_by_a_later_run(policies[_i], 0);
+        dropped_by_a_later_run(policies[_i], 3);
+}
+END_TEST
+
 static Suite *arrivals_suite(void) {
         Suite *s = suite_create("arrivals");
         TCase *tc = tcase_create("arrivals");
@@ -304,6 +344,7 @@ static Suite *arrivals_suite(void) {
         tcase_add_loop_test(tc, a_job_released_on_an_idle_cluster_starts, 0, NPOLICIES);
         tcase_add_loop_test(tc, a_job_requeued_starts_again, 0, NPOLICIES);
         tcase_add_loop_test(tc, a_pass_in_runs_keeps_the_jobs_a_run_does_not_offer, 0, NPOLICIES);
+        tcase_add_loop_test(tc, a_job_dropped_by_a_later_run_starts_when_a_node_it_takes_frees, 0, NPOLICIES);
         suite_add_tcase(s, tc);
         return s;
 }
