@@ -234,6 +234,7 @@ static const sched_dispatcher_ops coloc_ops = {
         .on_arrival = coloc_arrival,
         .on_release = coloc_release,
         .free = coloc_free,
+        .by_id = true,
         .on_whole = coloc_whole,
 };
 

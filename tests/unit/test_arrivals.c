@@ -37,10 +37,9 @@ static void no_end(void *u, const job *j) { (void)u, (void)j; }
 
 static const ctl_actions noted = { persist_nothing, note_launch, no_cancel, no_end, NULL, NULL, NULL };
 
-/* The dispatchers the tests run: the first NBYID read waiting jobs by id (ops.by_id), so that a
- * pass may offer the arrivals alone. */
+/* The dispatchers the tests run, each reading waiting jobs by id (ops.by_id), so that a pass may
+ * offer the arrivals alone. */
 static const char *const policies[] = { "greedy", "tetris", "lotes", "coloc" };
-#define NBYID     3
 #define NPOLICIES ((int)(sizeof(policies) / sizeof(policies[0])))
 
 /* A state with the dispatcher called policy (seed 7) and nodes n0..n{count - 1}, of growing
@@ -338,8 +337,8 @@ END_TEST
 static Suite *arrivals_suite(void) {
         Suite *s = suite_create("arrivals");
         TCase *tc = tcase_create("arrivals");
-        tcase_add_loop_test(tc, a_pass_of_the_arrivals_places_what_a_whole_pass_would, 0, NBYID);
-        tcase_add_loop_test(tc, a_pass_of_the_arrivals_looks_at_what_changed_not_at_the_queue, 0, NBYID);
+        tcase_add_loop_test(tc, a_pass_of_the_arrivals_places_what_a_whole_pass_would, 0, NPOLICIES);
+        tcase_add_loop_test(tc, a_pass_of_the_arrivals_looks_at_what_changed_not_at_the_queue, 0, NPOLICIES);
         tcase_add_test(tc, a_release_or_a_dependency_met_brings_a_job_back_to_the_dispatcher);
         tcase_add_loop_test(tc, a_job_released_on_an_idle_cluster_starts, 0, NPOLICIES);
         tcase_add_loop_test(tc, a_job_requeued_starts_again, 0, NPOLICIES);
