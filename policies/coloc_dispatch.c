@@ -1,6 +1,7 @@
 /* coloc_dispatch.c - the "coloc" dispatcher (see coloc_dispatch.h): each job where the largest
  * colocation cost among machines stays smallest. */
 #include "coloc_dispatch.h"
+#include "kept.h"
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -32,6 +33,7 @@ typedef struct coloc_d {
         size_t nruns, cap;
         means *means; /* run times by type name, for jobs that give no estimate */
         size_t nmeans, means_cap;
+        sched_kept waiting; /* the jobs up to the last arrival that wait (kept.h) */
 } coloc_d;
 
 static size_t type_of(const coloc_d *d, const char *name) {
@@ -157,18 +159,30 @@ static int coloc_arrival(sched_dispatcher *base, sched_pass *p, size_t j) {
         if (cover(d, p->nmachines) < 0)
                 return -ENOMEM;
         long m = choose(d, p, j);
-        return m < 0 ? 0 : place(d, p, j, (size_t)m);
+        return m < 0 ? sched_kept_push(&d->waiting, &p->jobs[j], 0) : place(d, p, j, (size_t)m);
+}
+
+/* The waiting jobs of a whole pass: those it kept up to the last arrival; the others are fresh
+ * (dispatch.h), arrivals after the exits. */
+static int coloc_whole(sched_dispatcher *base, const sched_pass *p) {
+        return sched_kept_whole(&((coloc_d *)base)->waiting, p, base->seen);
 }
 
 static int coloc_exit(sched_dispatcher *base, sched_pass *p, size_t freed) {
         coloc_d *d = (coloc_d *)base;
         if (cover(d, p->nmachines) < 0)
                 return -ENOMEM;
-        for (size_t j = 0; j < p->njobs && p->jobs[j].id <= base->seen; j++) {
-                if (p->taken[j] || !sched_pass_fits(p, j, freed))
+        sched_kept *w = &d->waiting;
+        sched_kept_tidy(w);
+        for (size_t i = 0; i < w->n; i++) {
+                const sched_job *job = &w->v[i].job;
+                if (!job->id || !res_fits(job->req, p->machines[freed].free))
                         continue;
-                long m = choose(d, p, j);
-                if (m >= 0 && place(d, p, j, (size_t)m) < 0)
+                long j = sched_kept_take(w, i, p);
+                if (j < -1)
+                        return (int)j;
+                long m = j >= 0 ? choose(d, p, (size_t)j) : -1; /* else it no longer waits */
+                if (m >= 0 && place(d, p, (size_t)j, (size_t)m) < 0)
                         return -ENOMEM;
         }
         return 0;
@@ -210,6 +224,7 @@ static void coloc_free(sched_dispatcher *base) {
         free_matrix(d->names, d->T, d->A);
         free(d->load);
         free(d->count);
+        sched_kept_free(&d->waiting);
         free(d);
 }
 
@@ -219,6 +234,8 @@ static const sched_dispatcher_ops coloc_ops = {
         .on_arrival = coloc_arrival,
         .on_release = coloc_release,
         .free = coloc_free,
+        .by_id = true,
+        .on_whole = coloc_whole,
 };
 
 int coloc_dispatcher_set_alpha(sched_dispatcher *base, const char *const *types, size_t T, const double *alpha) {
@@ -254,7 +271,8 @@ int coloc_dispatcher_set_alpha(sched_dispatcher *base, const char *const *types,
                         .cap = d->cap,
                         .means = d->means,
                         .nmeans = d->nmeans,
-                        .means_cap = d->means_cap };
+                        .means_cap = d->means_cap,
+                        .waiting = d->waiting };
         for (size_t i = 0; i < d->nruns; i++) {
                 run *r = &d->runs[i];
                 r->t = type_of(d, r->type);

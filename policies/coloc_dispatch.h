@@ -12,9 +12,12 @@
  *
  * Arrival: among the up machines the job fits, one after which the largest machine cost of
  * the cluster is smallest: the machine whose own cost after the job is smallest (the first on
- * a tie), which is such a machine (coloc_dispatch.c says why). If it fits nowhere it waits. Exit: the waiting jobs that
- * fit the freed machine, in id order, each placed by the same rule. Costs are kept per machine as the load of each
- * type, so a decision costs O(machines x types^2). */
+ * a tie), which is such a machine (coloc_dispatch.c says why). If it fits nowhere it waits.
+ * Exit: the waiting jobs that fit the freed machine, in id order, each placed by the same rule.
+ * The dispatcher keeps the jobs that wait (kept.h), so that a job offered late (fresh,
+ * dispatch.h) is an arrival, not a job waiting for an exit, and reads them by id (ops.by_id: the
+ * core may offer the arrivals alone). Costs are kept per machine as the load of each type, so a
+ * decision costs O(machines x types^2). */
 #pragma once
 #include "dispatch.h"
 

@@ -170,11 +170,12 @@ static sched_dispatcher *make_any(const char *policy) {
         return d;
 }
 
-static const char *const policies[] = { "greedy", "tetris", "lotes" };
+static const char *const policies[] = { "greedy", "tetris", "lotes", "coloc" };
+#define NPOLICIES ((int)(sizeof(policies) / sizeof(policies[0])))
 
 /* A job offered late: job 1 held (not offered) while job 2 arrives and runs, then released.
  * Its id is below every id offered before, yet it must start: on an idle cluster no exit ever
- * comes. Without fresh jobs, Greedy never started it and Tetris and LoTES only at an exit. */
+ * comes. Without fresh jobs, Greedy never started it and Tetris, LoTES and coloc only at an exit. */
 START_TEST(a_job_offered_late_starts_on_an_idle_machine) {
         sched_machine m[] = { machine(0, 4000, 4 * GiB) };
         sched_job j[] = { job(1, 1000, GiB, 60), job(2, 1000, GiB, 60) };
@@ -251,9 +252,9 @@ static Suite *dispatch_suite(void) {
         tcase_add_test(tc, greedy_first_fit_else_the_shortest_queue_first_come_first_served);
         tcase_add_test(tc, greedy_queues_only_where_the_job_can_ever_fit);
         tcase_add_test(tc, tetris_aligns_on_gpus_and_greedy_queues_gpu_jobs_on_gpu_machines);
-        tcase_add_loop_test(tc, a_job_offered_late_starts_on_an_idle_machine, 0, 3);
-        tcase_add_loop_test(tc, a_machine_hidden_from_a_run_is_neither_down_nor_up_again, 0, 3);
-        tcase_add_loop_test(tc, a_run_keeps_the_waiting_jobs_it_does_not_offer, 0, 3);
+        tcase_add_loop_test(tc, a_job_offered_late_starts_on_an_idle_machine, 0, NPOLICIES);
+        tcase_add_loop_test(tc, a_machine_hidden_from_a_run_is_neither_down_nor_up_again, 0, NPOLICIES);
+        tcase_add_loop_test(tc, a_run_keeps_the_waiting_jobs_it_does_not_offer, 0, NPOLICIES);
         suite_add_tcase(s, tc);
         return s;
 }
