@@ -1,6 +1,9 @@
 /* idmap.h - objects by their uint64_t id: an open-addressing hash table of pointers (linear
  * probing, backward-shift deletion, at most half full), so that a lookup is O(1) whatever the
- * ids are. An object's key is its FIRST member, a uint64_t (the users check it at compile time:
+ * ids are. Keys are placed by blocks: the 8 consecutive ids of a block hash to one group of 8
+ * slots, a cache line, each id to its own slot there, and a probe moves on group by group, so
+ * that the live ids of the simulator and the controller, mostly consecutive, share cache lines
+ * (idmap.c). An object's key is its FIRST member, a uint64_t (the users check it at compile time:
  * the jobs by id, jobtable.h; the dependency records, depindex.c; the agent's jobs, jobtab.c);
  * the objects are the caller's. A zeroed idmap is empty and holds no memory. */
 #pragma once

@@ -256,6 +256,13 @@ int ctl_restore(ctl_state *st, job *j, ctl_time now);
  * moved into the job (the caller's spec is zeroed). Returns 0 or -errno with err set. */
 int ctl_submit(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, int64_t now, uint64_t *id,
                char err[PROTO_ERRLEN]);
+/* ctl_submit for a caller whose strings outlive the job (the simulator's, made once for each
+ * type of job): the job borrows user and spec's strings rather than taking them, and freeing it
+ * leaves them alone; spec stays the caller's, and its environment is not taken (the job has
+ * none). Saves the strings' allocations of each job and their frees. Returns 0 or -errno with
+ * err set. */
+int ctl_submit_borrowing(ctl_state *st, uid_t uid, gid_t gid, const char *user, const job_spec *spec, int64_t now,
+                         uint64_t *id, char err[PROTO_ERRLEN]);
 /* ctl_submit for an array of count jobs (count 0: one plain job, as ctl_submit) with
  * consecutive ids from *first, their indexes taken in order from *indexes (moved into the
  * array, which frees it), or 0 to count - 1 when indexes is NULL: all are stored, or none (refused whole when they
@@ -271,8 +278,9 @@ int ctl_submit_array(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_
 typedef struct ctl_array {
         uid_t uid;
         gid_t gid;
-        char *user;    /* owned until the first job takes a copy */
-        job_spec spec; /* owned until the first job takes it */
+        char *user;    /* owned until the first job takes a copy, unless borrowed */
+        job_spec spec; /* owned until the first job takes it, unless borrowed */
+        bool borrowed; /* user and spec's strings are the caller's, the jobs' to borrow (ctl_submit_borrowing) */
         size_t count;  /* jobs to make (1 for a plain job) */
         size_t made;
         bool array; /* submitted with "array" (records array_first, array_index) */

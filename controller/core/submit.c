@@ -125,6 +125,8 @@ static int make_job(ctl_state *st, ctl_array *a, job **made, size_t index) {
                 a->spec = (job_spec){ 0 };
                 j->user = a->user;
                 a->user = NULL;
+                j->borrows_spec = a->borrowed; /* the caller's strings (ctl_submit_borrowing) */
+                j->borrows_stdout = a->borrowed && a->given_stdout;
                 a->owner = j;
         }
         return ctl_default_output(j);
@@ -180,8 +182,9 @@ static int check_start_fields(ctl_state *st, uid_t uid, const job_spec *spec, ch
         return depidx_check(st, spec, err);
 }
 
-int ctl_array_begin(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, size_t count, int64_t now,
-                    ctl_array *a, char err[PROTO_ERRLEN]) {
+/* ctl_array_begin; borrowed: the jobs borrow user and spec's strings (ctl_submit_borrowing). */
+static int begin(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, size_t count, int64_t now,
+                 bool borrowed, ctl_array *a, char err[PROTO_ERRLEN]) {
         size_t n = count ? count : 1;
         int r = check_feasible(st, spec->req, err);
         if (r < 0 || (r = ctl_check_nodesel(st, spec, err)) < 0)
@@ -194,7 +197,8 @@ int ctl_array_begin(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_s
                 return r;
         *a = (ctl_array){ .uid = uid,
                           .gid = gid,
-                          .user = strdup(user),
+                          .user = borrowed ? (char *)user : strdup(user), /* borrowed: never freed */
+                          .borrowed = borrowed,
                           .count = n,
                           .array = count > 0,
                           .given_stdout = spec->stdout_path != NULL,
@@ -213,6 +217,11 @@ int ctl_array_begin(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_s
         st->nreserved += n;
         ctl_tally_by(st, uid, a->spec.group, (ssize_t)n);
         return 0;
+}
+
+int ctl_array_begin(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, size_t count, int64_t now,
+                    ctl_array *a, char err[PROTO_ERRLEN]) {
+        return begin(st, uid, gid, user, spec, count, now, false, a, err);
 }
 
 /* The reservation of n jobs of a (ctl_array_begin) ends: they are made, or never will be. */
@@ -282,16 +291,19 @@ int ctl_array_more(ctl_state *st, ctl_array *a, size_t max, char err[PROTO_ERRLE
 }
 
 void ctl_array_free(ctl_array *a) {
-        job_spec_free(&a->spec);
-        free(a->user);
+        if (!a->borrowed) {
+                job_spec_free(&a->spec);
+                free(a->user);
+        }
         array_set_free(&a->indexes);
         *a = (ctl_array){ 0 };
 }
 
-int ctl_submit_array(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, size_t count,
-                     array_set *indexes, int64_t now, uint64_t *first, char err[PROTO_ERRLEN]) {
+/* ctl_submit_array, or ctl_submit_borrowing when borrowed. */
+static int submit(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, size_t count,
+                  array_set *indexes, int64_t now, bool borrowed, uint64_t *first, char err[PROTO_ERRLEN]) {
         ctl_array a;
-        int r = ctl_array_begin(st, uid, gid, user, spec, count, now, &a, err);
+        int r = begin(st, uid, gid, user, spec, count, now, borrowed, &a, err);
         if (r < 0)
                 return r;
         if (indexes) {
@@ -302,6 +314,18 @@ int ctl_submit_array(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_
         *first = a.first;
         ctl_array_free(&a);
         return r < 0 ? r : 0;
+}
+
+int ctl_submit_array(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec *spec, size_t count,
+                     array_set *indexes, int64_t now, uint64_t *first, char err[PROTO_ERRLEN]) {
+        return submit(st, uid, gid, user, spec, count, indexes, now, false, first, err);
+}
+
+int ctl_submit_borrowing(ctl_state *st, uid_t uid, gid_t gid, const char *user, const job_spec *spec, int64_t now,
+                         uint64_t *id, char err[PROTO_ERRLEN]) {
+        job_spec mine = *spec; /* the checks may fill in its numbers (its time limit), not the caller's */
+        mine.env = NULL;       /* the job would free it */
+        return submit(st, uid, gid, user, &mine, 0, NULL, now, true, id, err);
 }
 
 int ctl_request_feasible(ctl_state *st, res_t req, char err[PROTO_ERRLEN]) { return check_feasible(st, req, err); }

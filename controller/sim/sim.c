@@ -33,7 +33,7 @@ typedef struct sim {
         size_t events_done; /* arrivals, and ends or refusals: two per job, for cfg->progress */
         int error;
         sim_families families; /* MapReduce jobs, when the source has them */
-        job *owners;           /* one job per type the jobs share their strings with (share_strings) */
+        job *owners;           /* one job per type and group whose strings the jobs borrow (owner_of) */
         size_t nowners;
         /* What the figures read of a job after ctl_forget_ended freed it, by job id - 1: its
          * CPUs for the departments' figures; its request and machine (index + 1, 0 while it
@@ -207,13 +207,14 @@ static int sim_spec(const char *type, const char *group, job_spec *spec) {
 
 static bool same_string(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
 
-/* The job of that type and group whose strings the others borrow, made on first use. NULL: no
- * memory. */
+/* The job of that type and group whose strings the jobs submitted borrow (ctl_submit_borrowing:
+ * they are a third of a job's memory, and 25 million jobs are held at once), made on first use.
+ * NULL: no memory. */
 static job *owner_of(sim *s, const char *type, const char *group) {
         for (size_t i = 0; i < s->nowners; i++)
                 if (same_string(type, s->owners[i].spec.job_type) && same_string(group, s->owners[i].spec.group))
                         return &s->owners[i];
-        /* members borrow the strings, not the struct: the owners may move */
+        /* the jobs borrow the strings, not the struct: the owners may move */
         job *v = realloc(s->owners, (s->nowners + 1) * sizeof(*v));
         if (!v)
                 return NULL;
@@ -226,14 +227,6 @@ static job *owner_of(sim *s, const char *type, const char *group) {
         }
         s->nowners++;
         return o;
-}
-
-/* Let job id borrow its strings from its type's owner (job_share_strings, as an array's jobs
- * do): they are a third of a job's memory, and 25 million jobs are held at once. */
-static void share_strings(sim *s, uint64_t id, const char *type, const char *group) {
-        job *o = owner_of(s, type, group);
-        if (o)
-                job_share_strings(ctl_find_job(&s->st, id), o); /* else each keeps its own */
 }
 
 /* One more job arrived, or left the simulation. Each costs about one pass, so the count grows at
@@ -263,29 +256,26 @@ static int submit(sim *s, const sim_job *j) {
         uint64_t id;
         s->out->jobs++;
         event_done(s);
-        /* the runtime is the job's estimate, exact here: Tetris reads it */
-        job_spec spec;
         const char *group = s->cfg->fair && s->cfg->ndepts ? s->cfg->dept_names[j->dept] : NULL;
-        if (sim_spec(j->type, group, &spec) < 0)
+        const job *o = owner_of(s, j->type, group);
+        if (!o)
                 return -ENOMEM;
+        job_spec spec = o->spec; /* its strings, which outlive the jobs */
+        /* the runtime is the job's estimate, exact here: Tetris reads it */
         spec.req = j->req;
         spec.expected_usec = usec(j->runtime);
         /* EASY backfill reads the limit: the trace's requested time, else the runtime itself */
         int64_t limit = usec(j->limit > 0 ? j->limit : j->runtime);
         spec.time_limit_usec = limit > 0 ? limit : 1;
-        if (grow_times(s, s->st.next_id) < 0) {
-                job_spec_free(&spec);
+        if (grow_times(s, s->st.next_id) < 0)
                 return -ENOMEM;
-        }
-        if (ctl_submit(&s->st, 0, 0, "sim", &spec, usec(s->now), &id, err) < 0) {
-                job_spec_free(&spec); /* it fits no machine: refused, as the controller would */
-                s->out->refused++;
+        if (ctl_submit_borrowing(&s->st, 0, 0, o->user, &spec, usec(s->now), &id, err) < 0) {
+                s->out->refused++; /* it fits no machine: refused, as the controller would */
                 if (s->cfg->ndepts)
                         s->refused[j->dept]++;
                 event_done(s);
                 return j->family ? family_refused(s, j) : 0;
         }
-        share_strings(s, id, j->type, group);
         s->arrival[id - 1] = s->now;
         s->runtime[id - 1] = j->runtime;
         if (s->cfg->ndepts)

@@ -167,6 +167,73 @@ START_TEST(a_failed_write_refuses_the_submission) {
 }
 END_TEST
 
+/* Strings that outlive the jobs, as the simulator's: static arrays, so that a job that freed one
+ * would abort the test in free(). */
+static char borrowed_user[] = "sim", borrowed_cwd[] = "/", borrowed_out[] = "/dev/null", borrowed_type[] = "batch";
+static char *borrowed_argv[] = { NULL };
+
+/* The spec of a job asking for mcpu whose strings are the static ones above (stdout_path
+ * included unless !with_out). */
+static job_spec borrowed_spec(int64_t mcpu, bool with_out) {
+        return (job_spec){ .argv = borrowed_argv,
+                           .cwd = borrowed_cwd,
+                           .stdout_path = with_out ? borrowed_out : NULL,
+                           .job_type = borrowed_type,
+                           .req = { .mcpu = mcpu, .mem = MiB },
+                           .expected_usec = 7 };
+}
+
+START_TEST(a_borrowing_submission_keeps_the_callers_strings_and_the_normal_path_owns_its_copies) {
+        st.cfg.default_time_usec = 60000000;
+        job_spec spec = borrowed_spec(100, true);
+        uint64_t id = 0, own = 0;
+        ck_assert_int_eq(ctl_submit_borrowing(&st, 0, 0, borrowed_user, &spec, 1000, &id, err), 0);
+        const job *j = ctl_find_job(&st, id);
+        ck_assert(j->borrows_spec && j->borrows_stdout);
+        ck_assert_ptr_eq(j->user, borrowed_user); /* not copies */
+        ck_assert_ptr_eq(j->spec.cwd, borrowed_cwd);
+        ck_assert_ptr_eq(j->spec.argv, borrowed_argv);
+        ck_assert_ptr_eq(j->spec.stdout_path, borrowed_out);
+        ck_assert_ptr_eq(j->spec.job_type, borrowed_type);
+        ck_assert_int_eq(j->spec.req.mcpu, 100); /* its numbers its own */
+        ck_assert_int_eq(j->spec.expected_usec, 7);
+        ck_assert_int_eq(j->spec.time_limit_usec, 60000000);
+        ck_assert_int_eq(spec.time_limit_usec, 0); /* the caller's spec left as it was */
+        ck_assert_ptr_eq(spec.cwd, borrowed_cwd);
+        /* without an output path, the job makes its own, and frees it */
+        job_spec no_out = borrowed_spec(100, false);
+        uint64_t second = 0;
+        ck_assert_int_eq(ctl_submit_borrowing(&st, 0, 0, borrowed_user, &no_out, 1000, &second, err), 0);
+        ck_assert(ctl_find_job(&st, second)->borrows_spec && !ctl_find_job(&st, second)->borrows_stdout);
+        ck_assert_str_eq(ctl_find_job(&st, second)->spec.stdout_path, "/colony-2.out");
+        /* the normal path takes the spec's strings and copies the user */
+        own = submit_as(0, 100, MiB);
+        const job *o = ctl_find_job(&st, own);
+        ck_assert(!o->borrows_spec && !o->borrows_stdout);
+        ck_assert_ptr_ne(o->user, borrowed_user);
+        ck_assert_str_eq(o->user, "u");
+        /* refused, or its write failed: nothing of the caller's freed */
+        ctl_node *n = node("a", 1000, 1024 * MiB, NULL, 0);
+        job_spec huge = borrowed_spec(100000, true);
+        uint64_t none = 0;
+        ck_assert_int_eq(ctl_submit_borrowing(&st, 0, 0, borrowed_user, &huge, 1000, &none, err), -E2BIG);
+        rec.fail_persist = 1;
+        ck_assert_int_eq(ctl_submit_borrowing(&st, 0, 0, borrowed_user, &spec, 1000, &none, err), -EIO);
+        rec.fail_persist = 0;
+        ck_assert_uint_eq(st.njobs, 3);
+        /* run and forget them, as the simulator does: the borrowed strings stay, the rest is freed */
+        ck_assert_int_eq(ctl_schedule(&st), 3);
+        finish_ok(n, id);
+        finish_ok(n, second);
+        finish_ok(n, own);
+        ctl_forget_ended(&st);
+        ck_assert_ptr_null(ctl_find_job(&st, id));
+        ck_assert_str_eq(borrowed_user, "sim");
+        ck_assert_str_eq(borrowed_cwd, "/");
+        ck_assert_ptr_null(borrowed_argv[0]);
+}
+END_TEST
+
 /* Submit an array of count jobs of spec with environment HOME=/home/u. Returns its first id, 0
  * when refused. */
 static uint64_t submit_array(size_t count, int64_t mcpu) {
@@ -1457,6 +1524,7 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, a_failed_write_refuses_the_submission);
         tcase_add_test(tc, queue_cap);
         tcase_add_test(tc, an_array_is_numbered_in_order_and_shares_its_first_jobs_strings);
+        tcase_add_test(tc, a_borrowing_submission_keeps_the_callers_strings_and_the_normal_path_owns_its_copies);
         tcase_add_test(tc, an_array_past_the_window_waits_in_its_record);
         tcase_add_test(tc, an_array_past_max_pending_or_a_failed_write_stores_none_of_it);
         tcase_add_test(tc, per_user_and_per_department_caps_hold_one_user_and_not_the_others);
