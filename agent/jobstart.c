@@ -230,7 +230,7 @@ static void start_queued(agent_job *j) {
                            .cg = a->cg,
                            .cg_job = j->cgroup,
                            .nofile = a->cfg.job_nofile,
-                           .truncate_output = !m->spec.open_append && m->attempt <= 1,
+                           .truncate_output = job_output_truncates(m->spec.open_mode, m->array_first, m->attempt),
                            .lim = &lim,
                            .dept = m->spec.group,
                            .dept_weights = m->dept_weights,

@@ -13,7 +13,7 @@ typedef struct launch_req {
         const char *cg_job;   /* name of the job's cgroup (cg_job_name) */
         int progress_fd;      /* where the child writes each step before it begins it; 0: nowhere */
         struct rlimit nofile; /* the job's open files limit; rlim_max 0: the launcher's own */
-        bool truncate_output; /* open the output files with O_TRUNC: a first run without open_append */
+        bool truncate_output; /* open the output files with O_TRUNC (job_output_truncates) */
         /* For launch_cgroup: the job cgroup's limits, and its department (NULL: none) with a
          * weight per level, as cg_dept_prepare takes them. */
         const cg_limits *lim;

@@ -18,12 +18,41 @@ static const char *const state_names[_JOB_STATE_MAX] = {
 
 const char *job_state_name(job_state s) { return s < _JOB_STATE_MAX ? state_names[s] : "invalid"; }
 
+static const char *const open_mode_names[_JOB_OPEN_MAX] = {
+        [JOB_OPEN_DEFAULT] = "default", [JOB_OPEN_APPEND] = "append", [JOB_OPEN_TRUNCATE] = "truncate"
+};
+
+const char *job_open_mode_name(job_open_mode m) { return m < _JOB_OPEN_MAX ? open_mode_names[m] : "invalid"; }
+
+bool job_output_truncates(job_open_mode m, uint64_t array_first, uint32_t attempt) {
+        return attempt <= 1 && (m == JOB_OPEN_TRUNCATE || (m == JOB_OPEN_DEFAULT && !array_first));
+}
+
 /* The index of name in names[n], or -EINVAL. */
 static int name_index(const char *const *names, int n, const char *name) {
         for (int i = 0; i < n; i++)
                 if (strcmp(name, names[i]) == 0)
                         return i;
         return -EINVAL;
+}
+
+int job_open_mode_from_name(const char *name, job_open_mode *out) {
+        int m = name_index(open_mode_names, _JOB_OPEN_MAX, name);
+        if (m <= JOB_OPEN_DEFAULT) /* "default" is the field's absence, not a value */
+                return -EINVAL;
+        *out = (job_open_mode)m;
+        return 0;
+}
+
+/* The optional "open_mode" field; absent leaves *out JOB_OPEN_DEFAULT. */
+static int get_open_mode(const cJSON *obj, job_open_mode *out, char err[PROTO_ERRLEN]) {
+        const char *s;
+        int r = proto_get_str(obj, "open_mode", &s, err);
+        if (r == -ENOENT)
+                return 0;
+        if (r == 0 && (r = job_open_mode_from_name(s, out)) < 0)
+                snprintf(err, PROTO_ERRLEN, "open_mode: '%.64s' is neither append nor truncate", s);
+        return r;
 }
 
 int job_state_from_name(const char *name, job_state *out) {
@@ -40,7 +69,7 @@ bool job_state_is_terminal(job_state s) { return s != JOB_PENDING && s != JOB_RU
         "argv", "env", "cwd", "stdout_path", "stderr_path", "mcpu", "mem", "mem_high", "pids", "gpus", "name",         \
                 "group", "job_type", "expected_usec", "requeue", "umask", "time_limit_usec", "constraint", "nodelist", \
                 "exclude", "exclusive", "share_cores", "dependency", "hold", "begin_usec", "nice", "array_throttle",   \
-                "script", "open_append"
+                "script", "open_mode"
 const char *const job_spec_fields[] = { SPEC_FIELDS, NULL };
 const char *const job_submit_fields[] = { SPEC_FIELDS, "array", NULL };
 
@@ -311,8 +340,7 @@ static int spec_parse(const cJSON *obj, job_spec *spec, char err[PROTO_ERRLEN]) 
             (r = get_request(obj, &spec->req, err)) < 0 || (r = get_mem_high(obj, spec, &spec->mem_high, err)) < 0 ||
             (r = get_opt_int(obj, "expected_usec", 0, INT64_MAX, &spec->expected_usec, err)) < 0 ||
             (r = proto_get_bool(obj, "requeue", &spec->requeue, err)) == -EINVAL ||
-            (r = proto_get_bool(obj, "open_append", &spec->open_append, err)) == -EINVAL ||
-            (r = get_umask(obj, &spec->umask, err)) < 0 ||
+            (r = get_open_mode(obj, &spec->open_mode, err)) < 0 || (r = get_umask(obj, &spec->umask, err)) < 0 ||
             (r = get_opt_int(obj, "time_limit_usec", JOB_TIME_UNLIMITED, UNITS_TIME_MAX_USEC, &spec->time_limit_usec,
                              err)) < 0 ||
             (r = check_label(spec->name, "name", false, err)) < 0 ||
@@ -365,7 +393,7 @@ static int spec_to_json_public(const job_spec *spec, cJSON *obj) {
             (spec->req.gpus && !cJSON_AddNumberToObject(obj, "gpus", (double)spec->req.gpus)) ||
             (spec->expected_usec && !cJSON_AddNumberToObject(obj, "expected_usec", (double)spec->expected_usec)) ||
             (spec->requeue && !cJSON_AddBoolToObject(obj, "requeue", true)) ||
-            (spec->open_append && !cJSON_AddBoolToObject(obj, "open_append", true)) ||
+            (spec->open_mode && !cJSON_AddStringToObject(obj, "open_mode", job_open_mode_name(spec->open_mode))) ||
             !cJSON_AddNumberToObject(obj, "umask", spec->umask) ||
             (spec->time_limit_usec &&
              !cJSON_AddNumberToObject(obj, "time_limit_usec", (double)spec->time_limit_usec)) ||
@@ -603,8 +631,7 @@ static int record_parse(const cJSON *obj, job *j, char err[PROTO_ERRLEN]) {
             (r = get_opt_str(obj, "gpu_ids", &j->gpu_ids, err)) < 0 ||
             (r = get_opt_int(obj, "expected_usec", 0, INT64_MAX, &j->spec.expected_usec, err)) < 0 ||
             (r = proto_get_bool(obj, "requeue", &j->spec.requeue, err)) == -EINVAL ||
-            (r = proto_get_bool(obj, "open_append", &j->spec.open_append, err)) == -EINVAL ||
-            (r = get_umask(obj, &j->spec.umask, err)) < 0 ||
+            (r = get_open_mode(obj, &j->spec.open_mode, err)) < 0 || (r = get_umask(obj, &j->spec.umask, err)) < 0 ||
             (r = get_opt_int(obj, "time_limit_usec", 0, INT64_MAX, &j->spec.time_limit_usec, err)) < 0 ||
             (r = get_nodesel(obj, &j->spec, err)) < 0)
                 return r;

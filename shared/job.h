@@ -54,6 +54,24 @@ bool job_group_ok(const char *s);
 /* The umask of a job whose submitter sent none (a client older than the field). */
 #define JOB_UMASK_DEFAULT 022
 
+/* How a job's output files are opened (Slurm's --open-mode). A requeued job's later runs always
+ * append, so that its first run's output stays. */
+typedef enum job_open_mode {
+        JOB_OPEN_DEFAULT,  /* a job's first run truncates them (Slurm's default); an array's tasks,
+                            * which may share one file, append, so that no task empties another's */
+        JOB_OPEN_APPEND,   /* they keep what they held */
+        JOB_OPEN_TRUNCATE, /* a first run truncates them, an array's task too (Slurm's truncate) */
+        _JOB_OPEN_MAX
+} job_open_mode;
+
+/* "append", "truncate" ("default" for JOB_OPEN_DEFAULT), as --open-mode and the JSON write them. */
+const char *job_open_mode_name(job_open_mode m);
+/* The mode called name ("append" or "truncate"). Returns 0 or -EINVAL. */
+int job_open_mode_from_name(const char *name, job_open_mode *out);
+/* Whether a job's run truncates its output files: its first run, unless its mode or its being
+ * an array's task (array_first != 0) says to append. */
+bool job_output_truncates(job_open_mode m, uint64_t array_first, uint32_t attempt);
+
 typedef struct job_spec {
         char *name;     /* optional; defaults to basename of argv[0] */
         char *group;    /* optional "dept/team" */
@@ -62,11 +80,9 @@ typedef struct job_spec {
         char **argv;    /* argv[0] is an absolute path */
         char **env;     /* "K=V" strings */
         char *cwd;      /* absolute */
-        char *stdout_path; /* absolute; opened by the job's user, O_APPEND|O_CREAT */
-        char *stderr_path; /* absolute; may equal stdout_path */
-        /* Slurm's --open-mode=append: the output files keep what they held. Without it a job's
-         * first run truncates them (Slurm's default) and a requeued run appends to its first's. */
-        bool open_append;
+        char *stdout_path;       /* absolute; opened by the job's user, O_APPEND|O_CREAT */
+        char *stderr_path;       /* absolute; may equal stdout_path */
+        job_open_mode open_mode; /* how its output files are opened (--open-mode) */
         res_t req;               /* mcpu and mem > 0; pids >= 0 (0 = agent default) */
         int64_t mem_high;        /* soft memory limit in bytes, <= req.mem: reclaimed hard above it; 0 = none */
         int64_t expected_usec;   /* the submitter's estimate of the run time, 0 if none (Tetris) */

@@ -43,8 +43,10 @@ static const char submit_usage[] =
         "                   colony-<first>_<index>.out for an array's job); Slurm's patterns\n"
         "                   %j id, %A array's first id, %a index, %u user, %x name, %N node, %%\n"
         "  -e, --error FILE   standard error (default: with the output; the same patterns)\n"
-        "  --open-mode M    truncate (default: a first run empties the files; a requeued run\n"
-        "                   appends) or append (the files keep what they held), as Slurm\n"
+        "  --open-mode M    append (the files keep what they held) or truncate (a first run\n"
+        "                   empties them, as Slurm's default); without it a job truncates and\n"
+        "                   an array's tasks, which may share one file, append; a requeued\n"
+        "                   run always appends\n"
         "  --array SPEC     an array of CMD in one request, as Slurm writes it: 0-99, 1,3,5-7, a\n"
         "                   step 0-15:4, %8 for at most 8 running at once (5 is the index 5\n"
         "                   alone); each task has COLONY_ARRAY_JOB_ID (the array's id, printed\n"
@@ -247,9 +249,8 @@ static int submit_job_option(cli *c, int o, char *arg, job_spec *s, submit_many 
         case OPT_STDIN: m->from_stdin = true; return -1;
         case OPT_REQUEUE: s->requeue = true; return -1;
         case OPT_OPEN_MODE:
-                if (strcmp(arg, "append") != 0 && strcmp(arg, "truncate") != 0)
+                if (job_open_mode_from_name(arg, &s->open_mode) < 0)
                         return cli_usage_error(c, "--open-mode: '%s' is neither append nor truncate", arg);
-                s->open_append = strcmp(arg, "append") == 0;
                 return -1;
         case OPT_SCRIPT: m->script = arg; return -1;
         case 'D':

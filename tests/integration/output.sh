@@ -34,11 +34,17 @@ for id in "$trunc" "$append" "$script"; do colony wait "$id" >/dev/null || fail 
 for f in append script; do
         [ "$(cat "$DIR/$f.out")" = $'stale\nfresh' ] || fail "--open-mode append ($f) left '$(cat "$DIR/$f.out")'"
 done
-[ "$(job_field "$append" open_append)" = true ] || fail "the record does not say open_append"
+[ "$(job_field "$append" open_mode)" = append ] || fail "the record does not say open_mode append"
+# An array's tasks may share one file: none empties another's output (without --open-mode).
+printf 'stale\n' >"$DIR/shared.out"
+arr=$(colony submit --array 0-3 --output "$DIR/shared.out" --cpus 0.2 --mem 16M -- /bin/sh -c 'echo "task $COLONY_ARRAY_TASK_ID"')
+colony wait "$arr" >/dev/null || fail "array $arr did not complete"
+[ "$(sort "$DIR/shared.out" | tr '\n' ' ')" = "stale task 0 task 1 task 2 task 3 " ] ||
+        fail "an array's shared file holds '$(tr '\n' ' ' <"$DIR/shared.out")', want stale and the four tasks' lines"
 set +e; bad=$(colony submit --open-mode sometimes -- /bin/true 2>&1); rc=$?; set -e
 [ $rc = 2 ] && [ "$(wc -l <<<"$bad")" = 1 ] && grep -q "neither append nor truncate" <<<"$bad" ||
         fail "--open-mode sometimes: exit $rc, said '$bad'"
-note "an existing output file: truncated by default, kept with --open-mode append (option and #SBATCH)"
+note "an existing output file: truncated by default, kept with --open-mode append (option and #SBATCH) and by an array's tasks"
 
 # --- control characters never reach the terminal raw --------------------------------------------
 esc=$'\x1b' nl=$'\n'

@@ -202,7 +202,7 @@ START_TEST(spec_fields_cover_what_to_json_writes) {
         ck_assert_int_eq(parse(GOOD ",\"env\":[\"A=1\"],\"pids\":64,\"gpus\":2,\"name\":\"n\",\"group\":\"g\","
                                     "\"job_type\":\"t\",\"expected_usec\":60000000,\"stdout_path\":\"/"
                                     "o\",\"stderr_path\":\"/e\",\"mem_high\":1024,\"requeue\":true,"
-                                    "\"open_append\":true,\"time_limit_usec\":2000000"
+                                    "\"open_mode\":\"append\",\"time_limit_usec\":2000000"
                                     ",\"constraint\":\"ssd&avx\",\"nodelist\":\"a,b\",\"exclude\":\"c\",\"exclusive\":"
                                     "true,\"share_cores\":true"
                                     ",\"dependency\":\"afterok:1\",\"hold\":true,\"begin_usec\":5,\"nice\":10"
@@ -234,7 +234,7 @@ START_TEST(the_bound_covers_the_printed_spec) {
                       ",\"env\":[\"A=\\u0001\\u0002\\u0003\",\"B=\\u001f\"],\"pids\":4194304,"
                       "\"name\":\"n\",\"group\":\"g/h\",\"job_type\":\"t\",\"expected_usec\":9007199254740991,"
                       "\"stdout_path\":\"/o\\u0001\",\"stderr_path\":\"/e\\u0001\",\"mem_high\":1024,\"requeue\":true,"
-                      "\"open_append\":true,\"time_limit_usec\":2000000,\"exclusive\":true,\"share_cores\":true"
+                      "\"open_mode\":\"append\",\"time_limit_usec\":2000000,\"exclusive\":true,\"share_cores\":true"
                       ",\"dependency\":\"afterok:1\",\"hold\":true,\"begin_usec\":5,\"nice\":10"
                       ",\"array_throttle\":8",
                       &spec, err),
