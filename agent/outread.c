@@ -144,14 +144,12 @@ static int read_stream(rd *r, int i, int fd) {
 }
 
 /* Read what is there; while nothing is and the job runs, wait up to wait_ms for more, watching
- * the files through *ifd (an inotify instance made here, or -1), which the caller closes. */
-static void read_all(rd *r, int *ifd_out) {
-        int fd[2] = { -1, -1 }, ifd = -1;
+ * the files through the inotify instance ifd (-1: none, poll instead). */
+static void read_all(rd *r, int ifd) {
+        int fd[2] = { -1, -1 };
         bool watched[2] = { false, false };
         int64_t deadline = clock_mono_ms() + r->wait_ms;
 
-        if (!r->ended && r->wait_ms > 0)
-                *ifd_out = ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
         for (;;) {
                 for (int i = 0; i < 2; i++) {
                         if (!r->path[i])
@@ -196,8 +194,11 @@ static void *reader(void *arg) {
             syscall(SYS_setfsuid, r->uid) < 0 || (uid_t)syscall(SYS_setfsuid, -1) != r->uid)
                 snprintf(r->error, sizeof(r->error), "job %llu: cannot take uid %u to read its output",
                          (unsigned long long)r->id, (unsigned)r->uid);
-        else
-                read_all(r, &ifd);
+        else {
+                if (!r->ended && r->wait_ms > 0)
+                        ifd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+                read_all(r, ifd);
+        }
         pthread_mutex_lock(&o->lock);
         for (rd **p = &o->running; *p; p = &(*p)->run_next)
                 if (*p == r) {

@@ -80,7 +80,7 @@ typedef struct job_spec {
         char **argv;    /* argv[0] is an absolute path */
         char **env;     /* "K=V" strings */
         char *cwd;      /* absolute */
-        char *stdout_path;       /* absolute; opened by the job's user, O_APPEND|O_CREAT */
+        char *stdout_path;       /* absolute; opened by the job's user, O_APPEND|O_CREAT (O_TRUNC: open_mode) */
         char *stderr_path;       /* absolute; may equal stdout_path */
         job_open_mode open_mode; /* how its output files are opened (--open-mode) */
         res_t req;               /* mcpu and mem > 0; pids >= 0 (0 = agent default) */
