@@ -169,15 +169,21 @@ int cg_path(char *buf, size_t len, const char *dir, const char *name) {
         return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-int cg_write(const char *dir, const char *file, const char *value, char *err, size_t errlen) {
+int cg_open_write(const char *dir, const char *file) {
         char path[PATH_MAX];
-        size_t len = strlen(value);
-        ssize_t w;
         int fd, r = cg_path(path, sizeof(path), dir, file);
 
         /* No O_CREAT: cgroupfs cannot create files, and would report a missing one as EACCES. */
         if (r == 0 && (fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
                 r = -errno;
+        return r < 0 ? r : fd;
+}
+
+int cg_write(const char *dir, const char *file, const char *value, char *err, size_t errlen) {
+        size_t len = strlen(value);
+        ssize_t w;
+        int fd = cg_open_write(dir, file), r = fd < 0 ? fd : 0;
+
         if (r == 0) {
                 w = write(fd, value, len);
                 r = w < 0 ? -errno : (size_t)w != len ? -EIO : 0;

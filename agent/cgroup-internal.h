@@ -13,7 +13,9 @@ typedef struct cg_ops {
          * cg->priv. On failure nothing created is left behind. */
         int (*open)(cg_backend *cg, char *err, size_t errlen);
         int (*job_create)(cg_backend *cg, const char *job, const cg_limits *lim, char *err, size_t errlen);
-        int (*job_attach)(cg_backend *cg, const char *job, pid_t pid, char *err, size_t errlen);
+        /* Open the cgroup.procs of the job's cgroup in every hierarchy into fds (at most
+         * CG_MAX_HIERARCHIES): their number, or -errno with err. */
+        int (*job_procs_open)(cg_backend *cg, const char *job, int *fds, char *err, size_t errlen);
         int (*job_usage)(cg_backend *cg, const char *job, cg_usage *out);
         /* Write the job's directory whose cgroup.procs lists all of its tasks into buf. */
         int (*job_dir)(cg_backend *cg, const char *job, char *buf, size_t len);
@@ -79,6 +81,8 @@ int cg_path(char *buf, size_t len, const char *dir, const char *name);
 /* Write value to dir/file in one write(2), never creating it (a missing attribute is -ENOENT).
  * On failure err says "write VALUE to PATH: REASON". Returns 0 or -errno. */
 int cg_write(const char *dir, const char *file, const char *value, char *err, size_t errlen);
+/* dir/file opened write-only and close-on-exec: the descriptor, or -errno. */
+int cg_open_write(const char *dir, const char *file);
 /* cg_write of a number. */
 int cg_write_i64(const char *dir, const char *file, int64_t value, char *err, size_t errlen);
 /* Read dir/file (small, trailing whitespace removed) into malloc'ed *out. Returns 0 or -errno. */

@@ -23,6 +23,8 @@
 
 enum { V1_CPU, V1_CPUACCT, V1_MEMORY, V1_PIDS, V1_FREEZER, V1_CPUSET, V1_DEVICES, _V1_MAX };
 
+_Static_assert(_V1_MAX <= CG_MAX_HIERARCHIES,
+               "a job cgroup's cgroup.procs, one per hierarchy, fit cg_job_procs_open's fds");
 static const char *const v1_names[_V1_MAX] = { "cpu", "cpuacct", "memory", "pids", "freezer", "cpuset", "devices" };
 
 /* The controllers a host may lack, and what jobs go without then. */
@@ -323,19 +325,25 @@ static int v1_job_create(cg_backend *cg, const char *job, const cg_limits *lim, 
         return r;
 }
 
-static int v1_job_attach(cg_backend *cg, const char *job, pid_t pid, char *err, size_t errlen) {
-        char path[PATH_MAX], v[16];
-        int r = 0;
+static int v1_job_procs_open(cg_backend *cg, const char *job, int *fds, char *err, size_t errlen) {
+        char path[PATH_MAX];
+        int n = 0, r = 0;
 
-        snprintf(v, sizeof(v), "%d", (int)pid);
         for (int i = 0; r == 0 && i < _V1_MAX; i++) {
                 if (is_dup(state(cg), i))
                         continue;
-                r = job_path(cg, i, job, path, sizeof(path));
-                if (r == 0)
-                        r = cg_write(path, "cgroup.procs", v, err, errlen);
+                if ((r = job_path(cg, i, job, path, sizeof(path))) == 0 &&
+                    (r = cg_open_write(path, "cgroup.procs")) >= 0) {
+                        fds[n++] = r;
+                        r = 0;
+                } else
+                        snprintf(err, errlen, "open cgroup.procs of %s in the %s hierarchy: %s", job, v1_names[i],
+                                 strerror(-r));
         }
-        return r;
+        if (r < 0)
+                while (n > 0)
+                        close(fds[--n]);
+        return r < 0 ? r : n;
 }
 
 static int v1_job_usage(cg_backend *cg, const char *job, cg_usage *out) {
@@ -450,7 +458,7 @@ static void v1_close(cg_backend *cg, bool remove_subtree) {
 const cg_ops cg_v1_ops = {
         .open = v1_open,
         .job_create = v1_job_create,
-        .job_attach = v1_job_attach,
+        .job_procs_open = v1_job_procs_open,
         .job_usage = v1_job_usage,
         .job_dir = v1_job_dir,
         .job_freeze = v1_job_freeze,

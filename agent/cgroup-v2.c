@@ -371,12 +371,16 @@ static int v2_job_create(cg_backend *cg, const char *job, const cg_limits *lim, 
         return r;
 }
 
-static int v2_job_attach(cg_backend *cg, const char *job, pid_t pid, char *err, size_t errlen) {
-        char dir[PATH_MAX], v[16];
+static int v2_job_procs_open(cg_backend *cg, const char *job, int *fds, char *err, size_t errlen) {
+        char dir[PATH_MAX];
         int r = v2_job_dir(cg, job, dir, sizeof(dir));
 
-        snprintf(v, sizeof(v), "%d", (int)pid);
-        return r < 0 ? r : cg_write(dir, "cgroup.procs", v, err, errlen);
+        if (r == 0 && (r = cg_open_write(dir, "cgroup.procs")) >= 0) {
+                fds[0] = r;
+                return 1;
+        }
+        snprintf(err, errlen, "open %s/cgroup.procs: %s", dir, strerror(-r));
+        return r;
 }
 
 /* Raise the job's recorded high-water mark to cur and return it. */
@@ -561,7 +565,7 @@ static void v2_close(cg_backend *cg, bool remove) {
 const cg_ops cg_v2_ops = {
         .open = v2_open,
         .job_create = v2_job_create,
-        .job_attach = v2_job_attach,
+        .job_procs_open = v2_job_procs_open,
         .job_usage = v2_job_usage,
         .job_dir = v2_job_dir,
         .job_freeze = v2_job_freeze,

@@ -87,8 +87,14 @@ int cg_dept_reweight(cg_backend *cg, const char *dept, const double *weights, si
  * of that name is an error (-EEXIST). job is a name from cg_job_name, whose department (if
  * any) cg_dept_prepare made. */
 int cg_job_create(cg_backend *cg, const char *job, const cg_limits *lim, char *err, size_t errlen);
+/* The most hierarchies a job's cgroup spans (one per v1 controller colony uses). */
+#define CG_MAX_HIERARCHIES 8
 /* Move pid into the job's cgroup (every hierarchy on v1). */
 int cg_job_attach(cg_backend *cg, const char *job, pid_t pid, char *err, size_t errlen);
+/* Open the job's cgroup.procs in every hierarchy (close-on-exec) into fds, which holds
+ * CG_MAX_HIERARCHIES: a process that writes "0" to each moves itself in. Returns their
+ * number, or -errno with err. */
+int cg_job_procs_open(cg_backend *cg, const char *job, int *fds, char *err, size_t errlen);
 /* The job's cgroup directory opened (O_CLOEXEC) for clone3's CLONE_INTO_CGROUP: the fd,
  * -EOPNOTSUPP on v1 (a task is in one cgroup per hierarchy there), or -errno. */
 int cg_job_open(cg_backend *cg, const char *job);

@@ -120,7 +120,7 @@ static int on_launch_deadline(sd_event_source *s, uint64_t usec, void *userdata)
         /* A launch stuck before its process joined the cgroup (making the cgroup, the user's
          * lookup in NSS, in the shepherd itself) is out of the cgroup's reach: end the shepherd
          * too. Ours unreaped, its pid is still its own; an adopted one's pidfd is its own. A
-         * child it forked reads the end of its go pipe and exits. */
+         * child it started and not yet in the cgroup dies with it (launch.c). */
         if (!j->adopted && j->shepherd > 0)
                 (void)kill(j->shepherd, SIGKILL);
         else if (j->adopted && j->watch)
@@ -153,7 +153,7 @@ static int on_shepherd_exit(sd_event_source *s, const siginfo_t *si, void *userd
         return 0;
 }
 
-/* A launch that got no further than its shepherd's fork (no cgroup made, no shepherd running):
+/* A launch that got no further than its shepherd's fork (no shepherd running, no cgroup left):
  * report it. The report's file in the state directory replaces the record when the two are
  * removed. */
 static void abandon_start(agent_job *j, const char *error) {

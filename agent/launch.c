@@ -1,14 +1,22 @@
-/* launch.c - make a job's cgroup, fork the job's process into it, and exec it as its user.
+/* launch.c - make a job's cgroup, start the job's process in it, and exec it as its user.
  *
- * Two pipes tie parent and child together. On the "go" pipe the child waits, still as root,
- * until it is in the job's cgroup, so that nothing the job does is ever accounted elsewhere:
- * on cgroup v2 the kernel forks it there (clone3 with CLONE_INTO_CGROUP, no migration, as
- * systemd and crun do); elsewhere the parent moves it, which on v1 waits for an RCU grace
- * period of the kernel (10 ms measured, strace -T of the write to cgroup.procs). The close-on-exec "error" pipe carries
- * a failed step back to the parent; end of file on it means the exec succeeded.
+ * The child is in the job's cgroup before it does anything, still as root, so that nothing the
+ * job does is ever accounted elsewhere. On cgroup v2 the kernel forks it there (clone3 with
+ * CLONE_INTO_CGROUP, no migration, as systemd and crun do). Elsewhere (v1, or a kernel that
+ * refuses clone3) the child is started as posix_spawn starts one, sharing our memory with us
+ * suspended until its exec, and moves itself in through cgroup.procs descriptors opened for it;
+ * on v1 the move waits for an RCU grace period of the kernel when none is under way (10 ms
+ * measured, strace -T of the write to cgroup.procs). The close-on-exec "error" pipe carries a
+ * failed step back to the parent; end of file on it means the exec succeeded.
  *
- * Between fork and exec the child only makes async-signal-safe calls: user and group lookups
- * (NSS) and every message are prepared before the fork. */
+ * Sharing the memory is what a launch saves most on: a fork of the shepherd (itself a fork of
+ * the agent: 110 mappings) copied its page tables, the job's exec tore them down again, and the
+ * copy-on-write faults of both fell on every page either touched (perf record -a of 1,000
+ * launches: 25% of the shepherds' samples in clone, page faults and exec's unmapping).
+ *
+ * Between the start and exec the child only makes async-signal-safe calls, the ids' changes as
+ * raw system calls (glibc's wrappers may signal threads of ours in a child sharing our memory):
+ * user and group lookups (NSS) and every message are prepared before. */
 #include "launch.h"
 #include "log.h"
 
@@ -21,8 +29,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/keyctl.h>
-#include <sys/mman.h>
 #include <linux/sched.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -42,7 +52,11 @@ typedef struct child_plan {
         gid_t *groups;
         size_t ngroups;
         char uid_text[16], gid_text[16];
-        int go_fd, go_peer, err_fd, err_peer; /* the child's pipe ends, and the parent's */
+        int err_fd, err_peer;              /* the child's end of the error pipe, and the parent's */
+        int procs_fds[CG_MAX_HIERARCHIES]; /* cgroup.procs to write "0" to: the child moves itself */
+        int nprocs;
+        const char *cg_job;
+        pid_t parent; /* who starts the child */
         int progress_fd;
         struct rlimit nofile;
         bool truncate_output;
@@ -227,23 +241,22 @@ static _Noreturn void child_run(const child_plan *p) {
         /* O_APPEND even when truncated: a process of the job that opens the file again
          * (/proc/self/fd/1, a log rotated by name) writes at its end, not over the rest. */
         const int wflags = O_WRONLY | O_CREAT | O_APPEND | (p->truncate_output ? O_TRUNC : 0);
-        ssize_t n;
-        char go;
 
-        close(p->go_peer); /* so that the read below ends should the parent die */
         close(p->err_peer);
-        do
-                n = read(p->go_fd, &go, 1);
-        while (n < 0 && errno == EINTR);
-        if (n != 1) /* the parent gave up on us */
+        /* Until it is in the job's cgroup it is out of reach of the agent's kill: it dies with
+         * its parent (a stalled launch's shepherd is killed). Cleared when the ids change. */
+        if (p->nprocs > 0 && (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != p->parent))
                 _exit(127);
+        for (int i = 0; i < p->nprocs; i++)
+                if (write(p->procs_fds[i], "0", 1) != 1)
+                        child_fail(p, "move into cgroup", p->cg_job);
         if (setsid() < 0)
                 child_fail(p, "setsid", NULL);
-        if (setgroups(p->ngroups, p->groups) < 0)
+        if (syscall(SYS_setgroups, p->ngroups, p->groups) < 0)
                 child_fail(p, "setgroups", NULL);
-        if (setgid(p->gid) < 0)
+        if (syscall(SYS_setgid, p->gid) < 0)
                 child_fail(p, "setgid", p->gid_text);
-        if (setuid(p->uid) < 0)
+        if (syscall(SYS_setuid, p->uid) < 0)
                 child_fail(p, "setuid", p->uid_text);
         child_new_keyring(p);
         umask((mode_t)s->umask); /* the submitter's, before the output files are made */
@@ -298,28 +311,6 @@ static void reap(pid_t pid) {
                 ;
 }
 
-/* In the parent: attach the child (unless the kernel forked it into its cgroup), let it go,
- * and learn how its exec went. */
-static int parent_run(const launch_req *req, pid_t pid, bool placed, int go_fd, int err_fd, char *err, size_t errlen) {
-        int r = placed ? 0 : cg_job_attach(req->cg, req->cg_job, pid, err, errlen);
-
-        if (r < 0) {
-                (void)kill(pid, SIGKILL);
-                reap(pid);
-                return r;
-        }
-        if (write(go_fd, "g", 1) != 1) {
-                r = -errno;
-                snprintf(err, errlen, "start process %d: %s", (int)pid, strerror(errno));
-                (void)kill(pid, SIGKILL);
-                reap(pid);
-                return r;
-        }
-        if ((r = read_child_error(err_fd, err, errlen)) < 0)
-                reap(pid);
-        return r;
-}
-
 /* The argv that runs a batch script without "#!": /bin/sh, a slot for its copy's path (the
  * child fills it), the script's arguments. Returns 0 or -ENOMEM. */
 static int script_sh_argv(const job_spec *s, char ***out) {
@@ -335,36 +326,72 @@ static int script_sh_argv(const job_spec *s, char ***out) {
         return 0;
 }
 
-static int make_pipes(int go[2], int ep[2], char *err, size_t errlen) {
-        if (pipe2(go, O_CLOEXEC) < 0) {
-                snprintf(err, errlen, "pipe: %s", strerror(errno));
-                return -errno;
-        }
-        if (pipe2(ep, O_CLOEXEC) < 0) {
-                int r = -errno;
+/* Fork into the cgroup of directory fd cg_fd (v2) with clone3: 0 in the child, the child's pid
+ * in the parent, -1 with errno, or -2 when the kernel refuses CLONE_INTO_CGROUP (see launch.h
+ * for which refusals). glibc has no clone3 wrapper; the child makes only raw system calls until
+ * exec, so the TCB's stale thread id never matters. */
+static pid_t fork_into(int cg_fd) {
+        struct clone_args args = { .flags = CLONE_INTO_CGROUP, .exit_signal = SIGCHLD, .cgroup = (uint64_t)cg_fd };
+        long r = syscall(SYS_clone3, &args, sizeof(args));
 
-                snprintf(err, errlen, "pipe: %s", strerror(errno));
-                close(go[0]);
-                close(go[1]);
-                return r;
-        }
-        return 0;
+        if (r < 0 && (errno == ENOSYS || errno == E2BIG || errno == EINVAL || errno == EPERM))
+                return -2;
+        return (pid_t)r;
 }
 
-/* Fork into the cgroup of directory fd cg_fd (v2) with clone3: 0 in the child, the child's pid
- * in the parent (*placed then true), or fork's result when the kernel refuses CLONE_INTO_CGROUP
- * (see launch.h for which refusals) or cg_fd is -1 (v1). glibc has no clone3 wrapper; the child
- * makes only raw system calls until exec, so the TCB's stale thread id never matters. */
-static pid_t fork_into(int cg_fd, bool *placed) {
-        struct clone_args args = { .flags = CLONE_INTO_CGROUP, .exit_signal = SIGCHLD, .cgroup = (uint64_t)cg_fd };
-        long r = cg_fd >= 0 ? syscall(SYS_clone3, &args, sizeof(args)) : -1;
+/* The stack of a child that shares our memory until its exec. child_run's frames take about
+ * 2 KiB; the rest is for the libc calls it makes. */
+#define SHARED_CHILD_STACK (64 * 1024)
 
-        *placed = r > 0;
-        if (r >= 0)
-                return (pid_t)r;
-        if (cg_fd >= 0 && errno != ENOSYS && errno != E2BIG && errno != EINVAL && errno != EPERM)
+static int child_entry(void *plan) { child_run(plan); }
+
+/* Start child_run(p) as posix_spawn does: sharing our memory and descriptors' copies, with us
+ * suspended until it has exec'd or ended. Every signal stays blocked across it, so that no
+ * handler of ours runs on the child's stack; child_run resets them. Returns the pid, or -1
+ * with errno. */
+static pid_t spawn_sharing(child_plan *p) {
+        void *stack =
+                mmap(NULL, SHARED_CHILD_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+        sigset_t all, old;
+        pid_t pid;
+        int e;
+
+        if (stack == MAP_FAILED)
                 return -1;
-        return fork();
+        sigfillset(&all);
+        sigprocmask(SIG_SETMASK, &all, &old);
+        pid = clone(child_entry, (char *)stack + SHARED_CHILD_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, p);
+        e = errno;
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        munmap(stack, SHARED_CHILD_STACK);
+        errno = e;
+        return pid;
+}
+
+/* Start the child in the job's cgroup: forked there on v2, else spawn_sharing with the
+ * cgroup.procs the child writes itself into. Returns the pid, or -errno with err. */
+static pid_t start_child(const launch_req *req, child_plan *p, char *err, size_t errlen) {
+        int cg_fd = cg_job_open(req->cg, req->cg_job);
+        pid_t pid = -2;
+
+        if (cg_fd >= 0) {
+                pid = fork_into(cg_fd);
+                if (pid == 0)
+                        child_run(p);
+                close(cg_fd);
+        }
+        if (pid == -2) {
+                if ((p->nprocs = cg_job_procs_open(req->cg, req->cg_job, p->procs_fds, err, errlen)) < 0)
+                        return p->nprocs;
+                pid = spawn_sharing(p);
+                for (int i = 0; i < p->nprocs; i++)
+                        close(p->procs_fds[i]);
+        }
+        if (pid < 0) {
+                snprintf(err, errlen, "start a process in cgroup %s: %s", req->cg_job, strerror(errno));
+                return -errno;
+        }
+        return pid;
 }
 
 int launch_cgroup(const launch_req *req, char *err, size_t errlen) {
@@ -392,8 +419,7 @@ int launch_job(const launch_req *req, pid_t *pid, char *err, size_t errlen) {
                          .progress_fd = req->progress_fd,
                          .nofile = req->nofile,
                          .truncate_output = req->truncate_output };
-        int go[2], ep[2], r, cg_fd;
-        bool placed;
+        int ep[2], r;
         pid_t child;
 
         if (!s || !s->argv || !s->argv[0]) {
@@ -411,30 +437,24 @@ int launch_job(const launch_req *req, pid_t *pid, char *err, size_t errlen) {
         }
         snprintf(p.uid_text, sizeof(p.uid_text), "%u", (unsigned)req->uid);
         snprintf(p.gid_text, sizeof(p.gid_text), "%u", (unsigned)req->gid);
-        if ((r = make_pipes(go, ep, err, errlen)) < 0) {
+        if (pipe2(ep, O_CLOEXEC) < 0) {
+                r = -errno;
+                snprintf(err, errlen, "pipe: %s", strerror(errno));
                 free(p.groups);
                 free(p.sh_argv);
                 return r;
         }
-        p.go_fd = go[0];
-        p.go_peer = go[1];
         p.err_fd = ep[1];
         p.err_peer = ep[0];
-        cg_fd = cg_job_open(req->cg, req->cg_job);
-        child = fork_into(cg_fd, &placed);
-        if (child == 0)
-                child_run(&p);
-        r = child < 0 ? -errno : 0;
-        if (r < 0)
-                snprintf(err, errlen, "fork into cgroup %s: %s", req->cg_job, strerror(errno));
-        if (cg_fd >= 0)
-                close(cg_fd);
+        p.cg_job = req->cg_job;
+        p.parent = getpid();
+        child = start_child(req, &p, err, errlen);
         close(ep[1]);
-        if (r == 0 && (r = parent_run(req, child, placed, go[1], ep[0], err, errlen)) == 0)
+        r = child < 0 ? child : read_child_error(ep[0], err, errlen);
+        if (r == 0)
                 *pid = child;
-        /* go[0] stays open until here so that a dead child cannot make the write raise SIGPIPE. */
-        close(go[0]);
-        close(go[1]);
+        else if (child > 0)
+                reap(child);
         close(ep[0]);
         free(p.groups);
         free(p.sh_argv);

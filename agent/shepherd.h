@@ -4,8 +4,9 @@
  * agent's leaf), so it counts against neither the job's memory nor its tasks. It puts
  * /dev/null on its standard descriptors and closes every other one it inherited but its two
  * pipes (the controller socket above all), leaves the agent's session, becomes a child
- * subreaper (the job's orphans are reaped by it, not by PID 1), and waits for the agent's go.
- * Then it makes the job's cgroup (launch_cgroup: the agent's loop never waits on cgroupfs),
+ * subreaper (the job's orphans are reaped by it, not by PID 1), and makes the job's cgroup
+ * (launch_cgroup: the agent's loop never waits on cgroupfs) while the agent writes the job's
+ * record. It then waits for the agent's go (without one it removes the cgroup and exits),
  * launches the job exactly as launch_job() does, the child telling the agent each step
  * it begins over the report pipe, tells the agent the job's pid or why it could not start
  * there too, waits for the job's main process, writes how it ended to job-<id>.exit
@@ -31,8 +32,8 @@ typedef struct shepherd {
         int go_fd, go_peer, report_fd; /* the agent's pipe ends */
 } shepherd;
 
-/* Fork the shepherd of job id (req as for launch_job) and read its start time; it waits for
- * shepherd_go or shepherd_abort. spare: a spare file's number (jobsync_take_spare, 0: none)
+/* Fork the shepherd of job id (req as for launch_job) and read its start time; it makes the
+ * job's cgroup and waits for shepherd_go or shepherd_abort. spare: a spare file's number (jobsync_take_spare, 0: none)
  * that the shepherd, once let go, takes for its exit file. Returns 0, or -errno with the reason
  * in err. */
 int shepherd_spawn(const launch_req *req, uint64_t id, const char *state_dir, uint64_t spare, shepherd *sh, char *err,
@@ -45,7 +46,8 @@ int shepherd_go(shepherd *sh, char *err, size_t errlen);
 /* Read one record of a launch's progress from fd. Returns 1 with *m, 0 at end of file (the
  * shepherd has gone), -EAGAIN when there is none yet, or -errno (-EIO: a torn record). */
 int shepherd_read_progress(int fd, launch_progress *m);
-/* Before the go: make the shepherd exit without starting anything, reap it, close the pipes. */
+/* Before the go: make the shepherd exit without starting anything (the cgroup it made goes
+ * with it), reap it, close the pipes. */
 void shepherd_abort(shepherd *sh);
 
 /* The start time of process pid. Returns 0, -ESRCH when it is gone or a zombie, or -errno. */
