@@ -36,7 +36,9 @@ chmod 755 "$dir"
 slurm_started=0
 cleanup() {
         set +e
-        for b in "$new" $base; do "$b/colony" down --dir "$dir/c" >/dev/null 2>&1; done
+        for c in "$dir"/c.*; do
+                for b in "$new" $base; do "$b/colony" down --dir "$c" >/dev/null 2>&1; done
+        done
         [ "$slurm_started" = 1 ] && "$peer" stop >/dev/null 2>&1
         rm -rf "$dir"
 }
@@ -62,12 +64,15 @@ timed() {
         stats <"$dir/timed"
 }
 
-# cluster BIN: a fresh local cluster of BIN in $dir/c, one agent of 2 CPUs.
+# cluster BIN: a fresh local cluster of BIN in a new directory $c, one agent of 2 CPUs. The
+# directories of earlier ones stay until the end: on ext4 without a journal (this host's root) a
+# new inode is not one freed in the last 60 s (300 s while its inode table block is unwritten),
+# and each file created after the removal of a thousand looked at every one of them (perf:
+# ext4_create in recently_deleted, 1.2 ms a job's output file): that timed the script's rm -rf.
 cluster() {
-        "$1/colony" down --dir "$dir/c" >/dev/null 2>&1 || true
-        rm -rf "$dir/c" && mkdir -p "$dir/c" && chmod 755 "$dir/c" && cd "$dir/c"
-        export COLONY_SOCKET=$dir/c/controller.sock
-        "$1/colony" up --dir "$dir/c" --name-prefix "launch$$-" --agents 1 --agent-cpus 2 --agent-mem 2G >/dev/null
+        c=$(mktemp -d "$dir/c.XXXXXX") && chmod 755 "$c" && cd "$c"
+        export COLONY_SOCKET=$c/controller.sock
+        "$1/colony" up --dir "$c" --name-prefix "launch$$-" --agents 1 --agent-cpus 2 --agent-mem 2G >/dev/null
 }
 
 # one_by_one BIN N TAG: N jobs one at a time; the figures' raw values into $dir/TAG.*.
@@ -82,14 +87,14 @@ one_by_one() {
         done
         "$bin/colony" queue --all --json | jq -r '.jobs[] | "\((.start_usec - .submit_usec) / 1000) \((.end_usec - .submit_usec) / 1000)"' |
                 while read -r s e; do echo "$s" >>"$dir/$tag.start"; echo "$e" >>"$dir/$tag.end"; done
-        logged=$(wc -l <"$dir/c/launch$$-1.log") # nor in agent_alone
+        logged=$(wc -l <"$c/launch$$-1.log") # nor in agent_alone
         for ((i = 0; i < (reps + 4) / 5; i++)); do # after the stamps above: not in them
                 t0=$EPOCHREALTIME
                 "$bin/colony" run --cpus 1 --mem 16M -- /bin/true >/dev/null
                 awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f\n", (b - a) * 1000 }' >>"$dir/$tag.run"
         done
-        "$bin/colony" down --dir "$dir/c" >/dev/null
-        head -n "$logged" "$dir/c/launch$$-1.log" |
+        "$bin/colony" down --dir "$c" >/dev/null
+        head -n "$logged" "$c/launch$$-1.log" |
                 sed -n 's/.*: started pid .*, \([0-9.]*\) ms after its launch message.*/\1/p' >>"$dir/$tag.agent"
 }
 
@@ -105,7 +110,7 @@ drain() {
         [ "$left" = 0 ] || { log "$left jobs not ended after 10 minutes"; exit 1; }
         "$bin/colony" queue --all --json | jq '[.jobs[].submit_usec] as $s | [.jobs[].end_usec] as $e |
                 (($e | max) - ($s | min)) / 1e6 * 100 | round / 100'
-        "$bin/colony" down --dir "$dir/c" >/dev/null
+        "$bin/colony" down --dir "$c" >/dev/null
 }
 
 colony_figures() { # TAG
