@@ -36,6 +36,7 @@ static const char *const v1_optional[_V1_MAX] = {
 typedef struct v1_state {
         char *dir[_V1_MAX]; /* the subtree in each controller's hierarchy; an optional one's NULL
                              * when the host mounts none (v1_optional) */
+        bool cpuset_clones; /* the kernel fills each new cpuset below the subtree (cpuset_clone) */
 } v1_state;
 
 static v1_state *state(cg_backend *cg) { return cg->priv; }
@@ -110,6 +111,19 @@ static int cpuset_inherit(const char *dir, char *err, size_t errlen) {
         return r;
 }
 
+/* Have the kernel give each new cgroup below our subtree (dir) its parent's CPUs and memory
+ * nodes as it makes it (cgroup.clone_children, which new children inherit): cpuset_inherit's
+ * four reads and writes left each launch's mkdir, and no other shepherd can find a
+ * department's cpuset made and still empty. Returns whether it does. */
+static bool cpuset_clone(const char *dir) {
+        char err[256];
+        int r = cg_write(dir, "cgroup.clone_children", "1", err, sizeof(err));
+
+        if (r < 0)
+                log_debug("cgroup: %s: each new cpuset is filled by hand", err);
+        return r == 0;
+}
+
 /* A cpuset with no CPUs or no memory nodes yet: no task can be put in it. */
 static bool cpuset_empty(const char *dir) {
         char *cpus = NULL, *mems = NULL;
@@ -155,8 +169,8 @@ static int v1_open(cg_backend *cg, char *err, size_t errlen) {
                         r = cg_mkdir(s->dir[i], true, &created[i], err, errlen);
                 if (r == 0 && i == V1_MEMORY && created[i])
                         memory_use_hierarchy(s->dir[i]);
-                if (r == 0 && i == V1_CPUSET && !is_dup(s, i))
-                        r = cpuset_inherit(s->dir[i], err, errlen);
+                if (r == 0 && i == V1_CPUSET && !is_dup(s, i) && (r = cpuset_inherit(s->dir[i], err, errlen)) == 0)
+                        s->cpuset_clones = cpuset_clone(s->dir[i]);
         }
         /* The memory subtree stands for all: every agent has one. Losing it to another agent,
          * even one that came second to mkdir, leaves the subtree to that one. */
@@ -288,7 +302,7 @@ static int mkdir_everywhere(cg_backend *cg, const char *rel, bool exist_ok, bool
                         r = cg_mkdir(path, exist_ok, &made[i], err, errlen);
                 /* Another job's shepherd may have made a department's cpuset and not yet
                  * filled it: an empty one is filled here too (the same values from the parent). */
-                if (r == 0 && i == V1_CPUSET && (made[i] || cpuset_empty(path)))
+                if (r == 0 && i == V1_CPUSET && !state(cg)->cpuset_clones && (made[i] || cpuset_empty(path)))
                         r = cpuset_inherit(path, err, errlen);
         }
         return r;
