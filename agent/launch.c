@@ -166,7 +166,16 @@ static void child_redirect(const child_plan *p, const char *path, int flags, int
 
 static void child_reset_signals(const child_plan *p) {
         struct sigaction sa = { .sa_handler = SIG_DFL };
-        sigset_t none;
+        const struct timespec now = { 0 };
+        sigset_t none, broken_pipe;
+
+        /* A step told to an agent gone since raised SIGPIPE, which the mask spawn_sharing gave
+         * us keeps pending though the shepherd ignores it (Linux never discards a blocked
+         * signal): drop it as that SIG_IGN would have, before SIG_DFL could kill the job. */
+        sigemptyset(&broken_pipe);
+        sigaddset(&broken_pipe, SIGPIPE);
+        while (sigtimedwait(&broken_pipe, NULL, &now) > 0)
+                ;
 
         /* Ignored signals stay ignored across exec, and the agent blocks some for sd-event. */
         for (int sig = 1; sig < NSIG; sig++)

@@ -29,9 +29,12 @@ leftover_cgroups() {
                 2>/dev/null || true
 }
 
+# A test that changes something teardown must undo first (an attribute that keeps rm -rf out)
+# defines test_cleanup.
 teardown() {
         local rc=$?
         set +e
+        declare -F test_cleanup >/dev/null && test_cleanup
         colony down --dir "$DIR" >/dev/null 2>&1
         for pid in "${STARTED_PIDS[@]}"; do kill -9 "$pid" 2>/dev/null; done
         local left i
