@@ -379,7 +379,7 @@ static int v2_job_procs_open(cg_backend *cg, const char *job, int *fds, char *er
                 fds[0] = r;
                 return 1;
         }
-        snprintf(err, errlen, "open %s/cgroup.procs: %s", dir, strerror(-r));
+        snprintf(err, errlen, "open cgroup.procs of %s: %s", job, strerror(-r));
         return r;
 }
 

@@ -338,25 +338,6 @@ int cg_job_create(cg_backend *cg, const char *job, const cg_limits *lim, char *e
         return r;
 }
 
-int cg_job_attach(cg_backend *cg, const char *job, pid_t pid, char *err, size_t errlen) {
-        if (!job_ok(job) || pid <= 0) {
-                snprintf(err, errlen, "bad job cgroup name or pid: \"%s\" %d", job ? job : "", (int)pid);
-                return -EINVAL;
-        }
-        int fds[CG_MAX_HIERARCHIES], n = cg_job_procs_open(cg, job, fds, err, errlen), r = n < 0 ? n : 0;
-        char v[16];
-
-        snprintf(v, sizeof(v), "%d", (int)pid);
-        for (int i = 0; i < n; i++) {
-                if (r == 0 && write(fds[i], v, strlen(v)) < 0) {
-                        r = -errno;
-                        snprintf(err, errlen, "move %d into cgroup %s: %s", (int)pid, job, strerror(errno));
-                }
-                close(fds[i]);
-        }
-        return r;
-}
-
 int cg_job_procs_open(cg_backend *cg, const char *job, int *fds, char *err, size_t errlen) {
         if (!job_ok(job)) {
                 snprintf(err, errlen, "bad job cgroup name: \"%s\"", job ? job : "");

@@ -89,8 +89,6 @@ int cg_dept_reweight(cg_backend *cg, const char *dept, const double *weights, si
 int cg_job_create(cg_backend *cg, const char *job, const cg_limits *lim, char *err, size_t errlen);
 /* The most hierarchies a job's cgroup spans (one per v1 controller colony uses). */
 #define CG_MAX_HIERARCHIES 8
-/* Move pid into the job's cgroup (every hierarchy on v1). */
-int cg_job_attach(cg_backend *cg, const char *job, pid_t pid, char *err, size_t errlen);
 /* Open the job's cgroup.procs in every hierarchy (close-on-exec) into fds, which holds
  * CG_MAX_HIERARCHIES: a process that writes "0" to each moves itself in. Returns their
  * number, or -errno with err. */

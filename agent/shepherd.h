@@ -33,9 +33,9 @@ typedef struct shepherd {
 } shepherd;
 
 /* Fork the shepherd of job id (req as for launch_job) and read its start time; it makes the
- * job's cgroup and waits for shepherd_go or shepherd_abort. spare: a spare file's number (jobsync_take_spare, 0: none)
- * that the shepherd, once let go, takes for its exit file. Returns 0, or -errno with the reason
- * in err. */
+ * job's cgroup and waits for shepherd_go or shepherd_abort. spare: a spare file's number
+ * (jobsync_take_spare, 0: none) that the shepherd, once let go, takes for its exit file.
+ * Returns 0, or -errno with the reason in err. */
 int shepherd_spawn(const launch_req *req, uint64_t id, const char *state_dir, uint64_t spare, shepherd *sh, char *err,
                    size_t errlen);
 /* Let the shepherd launch the job, without waiting: from then on report_fd (the caller's to

@@ -385,32 +385,37 @@ START_TEST(test_close_removes_all) {
 }
 END_TEST
 
-/* Open path for reading in a child forked here and put in job's cgroup before it tries: its
- * errno, or 0 when it opened. */
+/* Open path for reading in a child forked here that first moves itself into job's cgroup, as a
+ * job's process does (cg_job_procs_open): its errno, or 0 when it opened. */
 static int open_in_job(const char *job, const char *path) {
-        int go[2], res[2], e = -1;
-        char err[512], c = 0;
+        int res[2], procs[CG_MAX_HIERARCHIES], nprocs, e[2] = { -1, -1 }; /* the move's errno, the open's */
+        char err[512];
         pid_t pid;
 
-        ck_assert_int_eq(pipe2(go, O_CLOEXEC), 0);
+        nprocs = cg_job_procs_open(cg, job, procs, err, sizeof(err));
+        ck_assert_msg(nprocs > 0, "cgroup.procs of %s: %s", job, err);
         ck_assert_int_eq(pipe2(res, O_CLOEXEC), 0);
         pid = fork();
         ck_assert_int_ge(pid, 0);
         if (pid == 0) {
-                int fd = read(go[0], &c, 1) == 1 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+                int fd;
 
-                e = fd < 0 ? errno : 0;
-                _exit(write(res[1], &e, sizeof(e)) == sizeof(e) ? 0 : 1);
+                e[0] = 0;
+                for (int i = 0; i < nprocs && !e[0]; i++)
+                        if (write(procs[i], "0", 1) != 1)
+                                e[0] = errno;
+                fd = e[0] ? -1 : open(path, O_RDONLY | O_CLOEXEC);
+                e[1] = fd < 0 ? errno : 0;
+                _exit(write(res[1], e, sizeof(e)) == sizeof(e) ? 0 : 1);
         }
-        close(go[0]);
+        for (int i = 0; i < nprocs; i++)
+                close(procs[i]);
         close(res[1]);
-        ck_assert_msg(cg_job_attach(cg, job, pid, err, sizeof(err)) == 0, "attach to %s: %s", job, err);
-        ck_assert_int_eq(write(go[1], "x", 1), 1);
-        ck_assert_int_eq(read(res[0], &e, sizeof(e)), sizeof(e));
-        close(go[1]);
+        ck_assert_int_eq(read(res[0], e, sizeof(e)), sizeof(e));
         close(res[0]);
         ck_assert_int_eq(wait_exit(pid, 10), 0);
-        return e;
+        ck_assert_msg(e[0] == 0, "move into %s: %s", job, strerror(e[0]));
+        return e[1];
 }
 
 /* The stand-ins' nodes, made afresh (main removes them). */
