@@ -43,15 +43,11 @@ wait_state "$next" completed 60
 strace_attach "$apid" "$DIR/strace.out" -f -qq -e trace=chdir -e inject=chdir:delay_enter=2000000
 spid=$STRACE_PID
 orphan=$(colony submit --cpus 1 --mem 32M -- /bin/sh -c "echo ran >'$DIR/orphan-ran'")
-for ((i = 0; i < 300; i++)); do
-        [ -n "$(job_procs "$node" "$orphan" 2>/dev/null)" ] && break
-        sleep 0.05
-done
-[ -n "$(job_procs "$node" "$orphan" 2>/dev/null)" ] || fail "job $orphan's process never joined its cgroup"
+wait_for '[ -n "$(job_procs "$node" "$orphan" 2>/dev/null)" ]' "job $orphan's process in its cgroup" 15
 agent_kill "$node"
-for ((i = 0; i < 200; i++)); do [ -e "$DIR/orphan-ran" ] && break; sleep 0.1; done
+wait_for '[ -e "$DIR/orphan-ran" ]' \
+        "job $orphan's run once its agent was gone (a step's report to the dead agent may have killed it)" 20
 kill_wait "$spid"
-[ -e "$DIR/orphan-ran" ] || fail "job $orphan never ran once its agent was gone: a step's report to the dead agent killed it"
 agent_start_again "$node"
 wait_state "$orphan" completed 60
 note "job $orphan: ran on while its agent was dead in its launch, reported completed"
