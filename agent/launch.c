@@ -1,13 +1,13 @@
 /* launch.c - make a job's cgroup, start the job's process in it, and exec it as its user.
  *
  * The child is in the job's cgroup before it does anything, still as root, so that nothing the
- * job does is ever accounted elsewhere. On cgroup v2 the kernel forks it there (clone3 with
- * CLONE_INTO_CGROUP, no migration, as systemd and crun do). Elsewhere (v1, or a kernel that
- * refuses clone3) the child is started as posix_spawn starts one, sharing our memory with us
- * suspended until its exec, and moves itself in through cgroup.procs descriptors opened for it;
- * on v1 the move waits for an RCU grace period of the kernel when none is under way (10 ms
- * measured, strace -T of the write to cgroup.procs). The close-on-exec "error" pipe carries a
- * failed step back to the parent; end of file on it means the exec succeeded.
+ * job does is ever accounted elsewhere. It is started as posix_spawn starts one, sharing our
+ * memory with us suspended until its exec (spawn.h). On cgroup v2 the kernel starts it inside
+ * its cgroup (clone3 with CLONE_INTO_CGROUP, no migration, as systemd and crun do). Elsewhere
+ * (v1, or a kernel that refuses that) it moves itself in through cgroup.procs descriptors
+ * opened for it; on v1 the move waits for an RCU grace period of the kernel when none is under
+ * way (10 ms measured, strace -T of the write to cgroup.procs). The close-on-exec "error" pipe
+ * carries a failed step back to the parent; end of file on it means the exec succeeded.
  *
  * Sharing the memory is what a launch saves most on: a fork of the shepherd (itself a fork of
  * the agent: 110 mappings) copied its page tables, the job's exec tore them down again, and the
@@ -19,6 +19,7 @@
  * user and group lookups (NSS) and every message are prepared before. */
 #include "launch.h"
 #include "log.h"
+#include "spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,8 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/keyctl.h>
-#include <linux/sched.h>
-#include <sched.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -335,70 +334,34 @@ static int script_sh_argv(const job_spec *s, char ***out) {
         return 0;
 }
 
-/* Fork into the cgroup of directory fd cg_fd (v2) with clone3: 0 in the child, the child's pid
- * in the parent, -1 with errno, or -2 when the kernel refuses CLONE_INTO_CGROUP (see launch.h
- * for which refusals). glibc has no clone3 wrapper; the child makes only raw system calls until
- * exec, so the TCB's stale thread id never matters. */
-static pid_t fork_into(int cg_fd) {
-        struct clone_args args = { .flags = CLONE_INTO_CGROUP, .exit_signal = SIGCHLD, .cgroup = (uint64_t)cg_fd };
-        long r = syscall(SYS_clone3, &args, sizeof(args));
-
-        if (r < 0 && (errno == ENOSYS || errno == E2BIG || errno == EINVAL || errno == EPERM))
-                return -2;
-        return (pid_t)r;
-}
-
 /* The stack of a child that shares our memory until its exec. child_run's frames take about
  * 2 KiB; the rest is for the libc calls it makes. */
 #define SHARED_CHILD_STACK (64 * 1024)
 
 static int child_entry(void *plan) { child_run(plan); }
 
-/* Start child_run(p) as posix_spawn does: sharing our memory and descriptors' copies, with us
- * suspended until it has exec'd or ended. Every signal stays blocked across it, so that no
- * handler of ours runs on the child's stack; child_run resets them. Returns the pid, or -1
- * with errno. */
-static pid_t spawn_sharing(child_plan *p) {
-        void *stack =
-                mmap(NULL, SHARED_CHILD_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-        sigset_t all, old;
-        pid_t pid;
-        int e;
-
-        if (stack == MAP_FAILED)
-                return -1;
-        sigfillset(&all);
-        sigprocmask(SIG_SETMASK, &all, &old);
-        pid = clone(child_entry, (char *)stack + SHARED_CHILD_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, p);
-        e = errno;
-        sigprocmask(SIG_SETMASK, &old, NULL);
-        munmap(stack, SHARED_CHILD_STACK);
-        errno = e;
-        return pid;
-}
-
-/* Start the child in the job's cgroup: forked there on v2, else spawn_sharing with the
- * cgroup.procs the child writes itself into. Returns the pid, or -errno with err. */
+/* Start the child in the job's cgroup: on v2 forked there, else with the cgroup.procs it
+ * writes itself into. Returns the pid, or -errno with err. */
 static pid_t start_child(const launch_req *req, child_plan *p, char *err, size_t errlen) {
-        int cg_fd = cg_job_open(req->cg, req->cg_job);
-        pid_t pid = -2;
+        int cg_fd = cg_job_open(req->cg, req->cg_job), e = 0;
+        pid_t pid = -1;
 
         if (cg_fd >= 0) {
-                pid = fork_into(cg_fd);
-                if (pid == 0)
-                        child_run(p);
+                pid = spawn_sharing_memory(cg_fd, SHARED_CHILD_STACK, child_entry, p);
+                e = pid < 0 ? errno : 0;
                 close(cg_fd);
         }
-        if (pid == -2) {
+        if (cg_fd < 0 || (pid < 0 && spawn_into_cgroup_refused(e))) {
                 if ((p->nprocs = cg_job_procs_open(req->cg, req->cg_job, p->procs_fds, err, errlen)) < 0)
                         return p->nprocs;
-                pid = spawn_sharing(p);
+                pid = spawn_sharing_memory(-1, SHARED_CHILD_STACK, child_entry, p);
+                e = pid < 0 ? errno : 0;
                 for (int i = 0; i < p->nprocs; i++)
                         close(p->procs_fds[i]);
         }
         if (pid < 0) {
-                snprintf(err, errlen, "start a process in cgroup %s: %s", req->cg_job, strerror(errno));
-                return -errno;
+                snprintf(err, errlen, "start a process in cgroup %s: %s", req->cg_job, strerror(e));
+                return -e;
         }
         return pid;
 }

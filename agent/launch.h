@@ -39,10 +39,10 @@ typedef struct launch_progress {
  * last job of it ending: another process may prune it between the two). Returns 0, -EEXIST
  * when the job's cgroup existed already (it is left as it was), or -errno with err. */
 int launch_cgroup(const launch_req *req, char *err, size_t errlen);
-/* Start the job in its cgroup, made already (launch_cgroup): on cgroup v2 the kernel forks it
- * there (clone3 with CLONE_INTO_CGROUP); where it refuses (ENOSYS: no clone3, or a seccomp
- * filter hiding it; E2BIG or EINVAL: a kernel before 5.7; EPERM: seccomp), and on v1, the
- * child shares our memory until its exec (CLONE_VM | CLONE_VFORK) and moves itself in. Once
+/* Start the job in its cgroup, made already (launch_cgroup), in a child that shares our memory
+ * until its exec (CLONE_VM | CLONE_VFORK): on cgroup v2 the kernel starts it there (clone3
+ * with CLONE_INTO_CGROUP); where it refuses (spawn.h says which refusals), and on v1, the
+ * child moves itself in. Once
  * in its cgroup the child starts a new session, sets its supplementary groups,
  * gid and uid (in that order; root only if uid is 0), changes to spec->cwd, opens stdout/stderr as that user, resets
  * signal dispositions and mask, and execs spec->argv with spec->env. Returns 0 and sets *pid once the exec has

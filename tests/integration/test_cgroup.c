@@ -17,15 +17,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <math.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -338,6 +342,69 @@ START_TEST(test_launch_errors) {
 }
 END_TEST
 
+/* Launch argv in job's cgroup from a child forked here whose clone3 fails with ENOSYS (a seccomp
+ * filter, as some container runtimes install): the job's pid, read back from that child, which
+ * waits for the job. On v2 the launch must then fall back to the move through cgroup.procs. */
+static pid_t launch_without_clone3(const char *job, char **argv, pid_t *launcher) {
+        struct sock_filter deny_clone3[] = {
+                BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+                BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 0, 1),
+                BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+                BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        };
+        struct sock_fprog prog = { .len = sizeof(deny_clone3) / sizeof(deny_clone3[0]), .filter = deny_clone3 };
+        job_spec spec = { .argv = argv, .cwd = "/", .stdout_path = "/dev/null", .stderr_path = "/dev/null" };
+        launch_req req = { .spec = &spec, .cg = cg, .cg_job = job };
+        int res[2];
+        pid_t pid = 0;
+        char err[512];
+
+        ck_assert_int_eq(pipe2(res, O_CLOEXEC), 0);
+        *launcher = fork();
+        ck_assert_int_ge(*launcher, 0);
+        if (*launcher == 0) {
+                if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+                    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0 || syscall(SYS_clone3, NULL, 0) != -1 ||
+                    errno != ENOSYS)
+                        _exit(2);
+                if (launch_job(&req, &pid, err, sizeof(err)) < 0) {
+                        fprintf(stderr, "launch without clone3: %s\n", err);
+                        _exit(3);
+                }
+                _exit(write(res[1], &pid, sizeof(pid)) == sizeof(pid) && waitpid(pid, NULL, 0) == pid ? 0 : 4);
+        }
+        close(res[1]);
+        if (read(res[0], &pid, sizeof(pid)) != sizeof(pid))
+                pid = 0;
+        close(res[0]);
+        return pid;
+}
+
+START_TEST(test_launch_without_clone3) {
+        cg_limits lim = { .mcpu = 500, .mem = 64 * MiB, .pids = 16 };
+        char *argv[] = { stress, "tree", "0", "60", NULL }, err[512];
+        pid_t pid, launcher, in_job[4];
+        size_t n = 0;
+        int st;
+
+        ck_assert_msg(cg_job_create(cg, "job-noclone3", &lim, err, sizeof(err)) == 0, "cg_job_create: %s", err);
+        pid = launch_without_clone3("job-noclone3", argv, &launcher);
+        if (pid == 0) {
+                st = wait_exit(launcher, 10);
+                (void)cg_job_remove(cg, "job-noclone3"); /* a failed test's leftover would fail the next */
+                ck_abort_msg("the launch without clone3 failed: status 0x%x", st);
+        }
+        for (double end = now_s() + 5; (n = job_pids("job-noclone3", in_job, 4)) == 0 && now_s() < end;)
+                sleep_s(0.05);
+        ck_assert_msg(n == 1 && in_job[0] == pid, "%zu processes in the job's cgroup, want its pid %d alone", n,
+                      (int)pid);
+        ck_assert_int_eq(cg_job_kill(cg, "job-noclone3", 5000), 0);
+        st = wait_exit(launcher, 10);
+        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the launcher ended with status 0x%x", st);
+        ck_assert_int_eq(cg_job_remove(cg, "job-noclone3"), 0);
+}
+END_TEST
+
 /* Count directories named name below dir, at most depth levels deep. */
 static int count_dirs(const char *dir, const char *name, int depth) {
         DIR *d = opendir(dir);
@@ -526,6 +593,7 @@ static Suite *cgroup_suite(void) {
         tcase_add_test(tc, test_kill_tree);
         tcase_add_test(tc, test_user);
         tcase_add_test(tc, test_launch_errors);
+        tcase_add_test(tc, test_launch_without_clone3);
         tcase_add_test(tc, test_close_removes_all);
         tcase_add_test(tc, test_devices);
         tcase_add_test(tc, test_devices_allow_list);
