@@ -8,6 +8,9 @@
 #    it; v1 the child writes itself in), from before the mkdir until the exec is known;
 #  * floor_spaced: the same, n/5 launches 50 ms apart (v1: the move into the cgroup then waits for
 #    an RCU grace period that back-to-back launches share);
+#  * floor_job: the same, back to back, into the cgroups a colony job of one CPU gets, with its
+#    limits (launch_floor ... job: v1 one per hierarchy colony uses, each joined in turn): the
+#    kernel's part of colony's launch, so that agent_p50_over_floor_job is colony's own;
 #  * colony, one job at a time on a local one-agent cluster (2 CPUs), N times `colony submit
 #    --cpus 1 -- /bin/true` then `colony wait`: agent_alone, the agent's launch message to its
 #    exec, as the agent logs it ("started ... N ms after its launch message"; null for builds
@@ -126,6 +129,8 @@ mode=$(stat -fc %T /sys/fs/cgroup) # tmpfs: v1
 floor=$("$new/launch_floor" "$n" | stats)
 log "floor: $((n / 5)) launches 50 ms apart, as colony's one at a time"
 floor_spaced=$("$new/launch_floor" $((n / 5)) 50 2>/dev/null | stats)
+log "floor: $n launches into the cgroups, with the limits, of a colony job"
+floor_job=$("$new/launch_floor" "$n" 0 job 2>/dev/null | stats)
 touch "$dir/new.agent" "$dir/base.agent"
 for half in 1 2; do
         log "colony: $((n / 2)) jobs one at a time (half $half)"
@@ -151,9 +156,11 @@ if [ "${SLURM:-1}" != 0 ] && [ -x "$peer" ]; then
                 slurm=$(timed "$n" srun -n1 true)
         fi
 fi
-jq -n --argjson n "$n" --arg mode "$mode" --argjson floor "$floor" --argjson spaced "$floor_spaced" --argjson new "$(colony_figures new "$drain_new")" \
+jq -n --argjson n "$n" --arg mode "$mode" --argjson floor "$floor" --argjson spaced "$floor_spaced" --argjson floor_job "$floor_job" \
+        --argjson new "$(colony_figures new "$drain_new")" \
         --argjson base "$([ -z "$base" ] && echo null || colony_figures base "$drain_base")" \
         --argjson systemd "$systemd" --argjson slurm "$slurm" \
-        '{launches: $n, cgroup_fs: $mode, floor: $floor, floor_spaced: $spaced, colony: $new, colony_base: $base,
-          systemd_run_scope: $systemd, srun: $slurm,
-          agent_p50_over_floor: (if $new.agent_alone then ($new.agent_alone.p50 / $floor.p50 * 100 | round / 100) else null end)}'
+        '{launches: $n, cgroup_fs: $mode, floor: $floor, floor_spaced: $spaced, floor_job: $floor_job, colony: $new,
+          colony_base: $base, systemd_run_scope: $systemd, srun: $slurm,
+          agent_p50_over_floor: (if $new.agent_alone then ($new.agent_alone.p50 / $floor.p50 * 100 | round / 100) else null end),
+          agent_p50_over_floor_job: (if $new.agent_alone then ($new.agent_alone.p50 / $floor_job.p50 * 100 | round / 100) else null end)}'

@@ -10,7 +10,13 @@
  * moving a task takes the cgroup threadgroup lock for writing, which waits for an RCU grace
  * period unless another writer took it a moment before (back to back, the wait is shared).
  *
- *   launch_floor N [GAP_MS]    prints N lines: milliseconds of each launch; the mode on stderr */
+ * With "job", each launch makes the cgroups a colony job of one CPU and 16 MiB gets, with its
+ * limits: on v1 one per hierarchy colony uses (cpu, cpuacct, memory, pids, freezer, cpuset,
+ * devices: those mounted), which the child joins one by one; on v2 the one cgroup with cpu.max,
+ * memory.max, memory.swap.max, pids.max and cpuset.cpus. That is the kernel's part of a colony
+ * launch; the rest (agent, shepherd, user, output files, records, reports) is colony's.
+ *
+ *   launch_floor N [GAP_MS [job]]    prints N lines: milliseconds of each launch; the mode on stderr */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
@@ -27,6 +33,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#define MAX_HIERARCHIES 8
+
+/* Where the launches' cgroups go: one base directory per hierarchy (v2: one). */
+typedef struct floor_setup {
+        int v2, job, n;
+        char base[MAX_HIERARCHIES][4160];
+        char ctl[MAX_HIERARCHIES][64]; /* v1: the hierarchy's controllers ("cpu,cpuacct") */
+} floor_setup;
+
 static double now_us(void) {
         struct timespec ts;
 
@@ -39,91 +54,176 @@ static _Noreturn void die(const char *what) {
         exit(1);
 }
 
-/* Our own cgroup's directory: v2's entry ("0::"), or v1's memory one, from /proc/self/cgroup. */
-static void own_dir(int v2, char *buf, size_t len) {
+/* Write value to dir/file in one write. Returns 0 or -1 with errno. */
+static int write_file(const char *dir, const char *file, const char *value) {
+        char path[8192];
+        int fd, ok;
+
+        snprintf(path, sizeof(path), "%s/%s", dir, file);
+        if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+                return -1;
+        ok = write(fd, value, strlen(value)) == (ssize_t)strlen(value);
+        close(fd);
+        return ok ? 0 : -1;
+}
+
+static void must_write(const char *dir, const char *file, const char *value) {
+        if (write_file(dir, file, value) < 0)
+                die(file);
+}
+
+/* Copy file from the parent of dir into dir (a v1 cpuset's cpus and mems). */
+static void inherit(const char *dir, const char *file) {
+        char path[8192], value[4096];
+        int fd;
+        ssize_t n;
+
+        snprintf(path, sizeof(path), "%s/../%s", dir, file);
+        if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || (n = read(fd, value, sizeof(value) - 1)) < 0)
+                die(path);
+        close(fd);
+        value[n] = 0;
+        must_write(dir, file, value);
+}
+
+/* Whether the comma-separated list of controllers ctl has controller c. */
+static int has(const char *ctl, const char *c) {
+        size_t l = strlen(c);
+
+        for (const char *p = ctl; (p = strstr(p, c)); p += l)
+                if ((p == ctl || p[-1] == ',') && (p[l] == ',' || p[l] == 0))
+                        return 1;
+        return 0;
+}
+
+/* Whether the v1 hierarchy of controllers ctl is one a job of colony's (or, with memory_only,
+ * of the plain floor) joins. */
+static int wanted(const char *ctl, int memory_only) {
+        static const char *const colony[] = { "cpu", "cpuacct", "memory", "pids", "freezer", "cpuset", "devices" };
+
+        if (memory_only)
+                return has(ctl, "memory");
+        for (size_t i = 0; i < sizeof(colony) / sizeof(colony[0]); i++)
+                if (has(ctl, colony[i]))
+                        return 1;
+        return 0;
+}
+
+/* Our own cgroups from /proc/self/cgroup: v2's entry ("0::"), or the v1 hierarchies wanted;
+ * a base directory made below each. */
+static void setup(floor_setup *s) {
         FILE *f = fopen("/proc/self/cgroup", "r");
         char line[4096];
 
         if (!f)
                 die("/proc/self/cgroup");
-        while (fgets(line, sizeof(line), f)) {
+        while (fgets(line, sizeof(line), f) && s->n < MAX_HIERARCHIES) {
                 char *ctl = strchr(line, ':'), *path = ctl ? strchr(ctl + 1, ':') : NULL;
 
                 if (!path)
                         continue;
+                *ctl++ = 0;
                 *path++ = 0;
                 path[strcspn(path, "\n")] = 0;
-                if ((v2 && strcmp(ctl + 1, "") == 0 && strncmp(line, "0", 1) == 0) ||
-                    (!v2 && strstr(ctl + 1, "memory"))) {
-                        snprintf(buf, len, "/sys/fs/cgroup%s%s", v2 ? "" : "/memory", strcmp(path, "/") ? path : "");
-                        fclose(f);
-                        return;
+                if (s->v2 ? strcmp(line, "0") != 0 || *ctl : !*ctl || !wanted(ctl, !s->job))
+                        continue;
+                snprintf(s->ctl[s->n], sizeof(s->ctl[s->n]), "%s", ctl);
+                snprintf(s->base[s->n], sizeof(s->base[s->n]), "/sys/fs/cgroup%s%s%s/colony-floor-%d", s->v2 ? "" : "/",
+                         ctl, strcmp(path, "/") ? path : "", (int)getpid());
+                if (mkdir(s->base[s->n], 0755) < 0)
+                        die(s->base[s->n]);
+                if (!s->v2 && has(ctl, "cpuset")) { /* as colony's subtree: cpus for the jobs below */
+                        inherit(s->base[s->n], "cpuset.cpus");
+                        inherit(s->base[s->n], "cpuset.mems");
+                        must_write(s->base[s->n], "cgroup.clone_children", "1");
                 }
+                s->n++;
         }
-        errno = ENOENT;
-        die("our own cgroup");
+        fclose(f);
+        if (s->n == 0) {
+                errno = ENOENT;
+                die("our own cgroup");
+        }
+        if (s->v2) { /* the controllers for the cgroups below base */
+                must_write(s->base[0], "cgroup.subtree_control", s->job ? "+memory +cpu +pids" : "+memory");
+                if (s->job)
+                        (void)write_file(s->base[0], "cgroup.subtree_control", "+cpuset");
+        }
 }
 
-static void write_file(const char *dir, const char *file, const char *value) {
-        char path[8192];
-        int fd;
+/* A colony job's limits for one CPU and 16 MiB in the new cgroup dir of hierarchy i. */
+static void write_limits(const floor_setup *s, int i, const char *dir) {
+        const char *ctl = s->ctl[i];
 
-        snprintf(path, sizeof(path), "%s/%s", dir, file);
-        if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0 || write(fd, value, strlen(value)) < 0)
-                _exit(126);
-        close(fd);
+        if (s->v2) {
+                must_write(dir, "cpu.max", "100000 100000");
+                must_write(dir, "memory.max", "16777216");
+                (void)write_file(dir, "memory.swap.max", "0");
+                must_write(dir, "pids.max", "4096");
+                (void)write_file(dir, "cpuset.cpus", "0"); /* where cpuset is enabled */
+                return;
+        }
+        if (has(ctl, "cpu")) {
+                must_write(dir, "cpu.cfs_period_us", "100000");
+                must_write(dir, "cpu.cfs_quota_us", "100000");
+        }
+        if (has(ctl, "memory")) {
+                must_write(dir, "memory.limit_in_bytes", "16777216");
+                (void)write_file(dir, "memory.memsw.limit_in_bytes", "16777216"); /* where swap is accounted */
+        }
+        if (has(ctl, "pids"))
+                must_write(dir, "pids.max", "4096");
+        if (has(ctl, "cpuset"))
+                must_write(dir, "cpuset.cpus", "0");
 }
 
 int main(int argc, char **argv) {
-        int n = argc > 1 ? atoi(argv[1]) : 1000, gap_ms = argc > 2 ? atoi(argv[2]) : 0, v2;
-        char own[4096], base[4160], dir[4200];
+        int n = argc > 1 ? atoi(argv[1]) : 1000, gap_ms = argc > 2 ? atoi(argv[2]) : 0;
+        floor_setup s = { .job = argc > 3 && strcmp(argv[3], "job") == 0 };
+        char dir[MAX_HIERARCHIES][4200];
         struct statfs fs;
 
         if (statfs("/sys/fs/cgroup", &fs) < 0)
                 die("statfs /sys/fs/cgroup");
-        v2 = fs.f_type == CGROUP2_SUPER_MAGIC;
-        own_dir(v2, own, sizeof(own));
-        snprintf(base, sizeof(base), "%s/colony-floor-%d", own, (int)getpid());
-        if (mkdir(base, 0755) < 0)
-                die(base);
-        if (v2) { /* the memory controller for the cgroups below base */
-                int fd = open(strcat(strcpy(dir, base), "/cgroup.subtree_control"), O_WRONLY | O_CLOEXEC);
-
-                if (fd < 0 || write(fd, "+memory", 7) < 0)
-                        die("enable memory below our cgroup");
-                close(fd);
-        }
-        fprintf(stderr, "launch_floor: %s, below %s\n",
-                v2 ? "v2, clone3 into the cgroup" : "v1, the child writes itself in", base);
+        s.v2 = fs.f_type == CGROUP2_SUPER_MAGIC;
+        setup(&s);
+        fprintf(stderr, "launch_floor: %s, %s, below %s\n",
+                s.v2 ? "v2, clone3 into the cgroup" : "v1, the child writes itself in",
+                s.job ? "a colony job's cgroups and limits" : "a memory cgroup", s.base[0]);
         for (int i = 0; i < n; i++) {
-                int pipefd[2], cg = -1, placed = 0;
+                int pipefd[2], cg = -1;
                 char c;
                 double t0;
                 pid_t pid;
 
                 if (gap_ms > 0)
                         usleep((useconds_t)gap_ms * 1000);
-                snprintf(dir, sizeof(dir), "%s/t-%d", base, i);
+                for (int h = 0; h < s.n; h++)
+                        snprintf(dir[h], sizeof(dir[h]), "%s/t-%d", s.base[h], i);
                 if (pipe2(pipefd, O_CLOEXEC) < 0)
                         die("pipe");
                 t0 = now_us();
-                if (mkdir(dir, 0755) < 0)
-                        die(dir);
-                if (v2) {
+                for (int h = 0; h < s.n; h++) {
+                        if (mkdir(dir[h], 0755) < 0)
+                                die(dir[h]);
+                        if (s.job)
+                                write_limits(&s, h, dir[h]);
+                }
+                if (s.v2) {
                         struct clone_args args = { .flags = CLONE_INTO_CGROUP, .exit_signal = SIGCHLD };
 
-                        if ((cg = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-                                die(dir);
+                        if ((cg = open(dir[0], O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+                                die(dir[0]);
                         args.cgroup = (uint64_t)cg;
                         pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
-                        placed = 1;
                 } else
                         pid = fork();
                 if (pid < 0)
                         die("fork");
                 if (pid == 0) {
-                        if (!placed)
-                                write_file(dir, "cgroup.procs", "0");
+                        for (int h = 0; !s.v2 && h < s.n; h++)
+                                if (write_file(dir[h], "cgroup.procs", "0") < 0)
+                                        _exit(126);
                         execl("/bin/true", "true", (char *)NULL);
                         _exit(127);
                 }
@@ -137,12 +237,14 @@ int main(int argc, char **argv) {
                 int st;
                 if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
                         errno = EIO;
-                        die("the child did not run /bin/true in its cgroup");
+                        die("the child did not run /bin/true in its cgroups");
                 }
-                while (rmdir(dir) < 0 && errno == EBUSY) /* the exited child's charge is leaving */
-                        usleep(1000);
+                for (int h = 0; h < s.n; h++)
+                        while (rmdir(dir[h]) < 0 && errno == EBUSY) /* the exited child's charge is leaving */
+                                usleep(1000);
         }
-        if (rmdir(base) < 0)
-                die(base);
+        for (int h = 0; h < s.n; h++)
+                if (rmdir(s.base[h]) < 0)
+                        die(s.base[h]);
         return 0;
 }
