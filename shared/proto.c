@@ -593,6 +593,12 @@ size_t strv_length(char *const *v) {
         return n;
 }
 
+bool proto_output_all_read(const cJSON *answer, bool ended) {
+        return ended && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(answer, "out_eof")) &&
+               (!cJSON_GetObjectItemCaseSensitive(answer, "err") ||
+                cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(answer, "err_eof")));
+}
+
 bool strv_equal(char *const *a, char *const *b) {
         size_t i = 0;
         for (; a && b && a[i] && b[i]; i++)

@@ -95,6 +95,11 @@ int proto_check_fields(const cJSON *msg, const char *const *allowed, char err[PR
  * field named in err ("argv item 1: not valid UTF-8 (byte 3, after \"abc\")"). */
 int proto_check_utf8(const cJSON *msg, char err[PROTO_ERRLEN]);
 
+/* Whether an "output" answer (docs/protocol.md) holds the last of a job's output: the job had
+ * ended when the node read (ended), and each file the answer carries, out and err when the job
+ * has one of its own, was read to its end. */
+bool proto_output_all_read(const cJSON *answer, bool ended);
+
 /* Free a NULL-terminated vector of strings and its elements. NULL is fine. */
 void strv_free(char **v);
 /* Number of elements of a NULL-terminated vector. */

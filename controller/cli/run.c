@@ -110,10 +110,6 @@ static void keep_record(follower *f, const cJSON *ans) {
                 job_free(&f->rec);
 }
 
-static bool eof_of(const cJSON *ans, const char *name) {
-        return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ans, name));
-}
-
 /* An interrupt: colony run cancels the job and follows it to its end, and stops at a second
  * one; attach stops at once. Returns -1 to go on, else an exit status. */
 static int interrupted(follower *f, bool cancel) {
@@ -186,11 +182,10 @@ static int follow(follower *f, bool cancel) {
                         pause_ms(FOLLOW_RETRY_MS);
                         continue;
                 }
-                bool two = cJSON_GetObjectItemCaseSensitive(ans, "err") != NULL;
                 r = print_stream(f, ans, 0);
                 if (r == 0)
                         r = print_stream(f, ans, 1);
-                bool done = ended && eof_of(ans, "out_eof") && (!two || eof_of(ans, "err_eof"));
+                bool done = proto_output_all_read(ans, ended);
                 bool nothing = !cJSON_GetObjectItemCaseSensitive(ans, "out");
                 if (done)
                         keep_record(f, ans);

@@ -265,15 +265,6 @@ void server_handle_output(ctl_server *srv, conn *c, const cJSON *msg) {
         };
 }
 
-/* Is the node's answer msg the last its follower asks for once the job has ended: an error,
- * or every file read to its end after the end? */
-static bool answer_is_last(const cJSON *msg, bool ended) {
-        const cJSON *err = cJSON_GetObjectItemCaseSensitive(msg, "err");
-        return cJSON_GetObjectItemCaseSensitive(msg, "error") ||
-               (ended && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(msg, "out_eof")) &&
-                (!err || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(msg, "err_eof"))));
-}
-
 void server_output_answer(ctl_server *srv, ctl_node *n, const cJSON *msg) {
         static const char *const copied[] = { "out", "err", "out_eof", "err_eof", "error" };
         char err[PROTO_ERRLEN];
@@ -303,7 +294,8 @@ void server_output_answer(ctl_server *srv, ctl_node *n, const cJSON *msg) {
                 const cJSON *item = cJSON_GetObjectItemCaseSensitive(msg, copied[k]);
                 ok = !item || cJSON_AddItemToObject(out, copied[k], cJSON_Duplicate(item, false));
         }
-        if (ok && terminal && answer_is_last(msg, ended))
+        /* The follower asks no more after an error, or once all is read after the end. */
+        if (ok && terminal && (cJSON_GetObjectItemCaseSensitive(msg, "error") || proto_output_all_read(msg, ended)))
                 ok = add_record(out, j);
         if (!ok)
                 cJSON_Delete(out);

@@ -806,6 +806,32 @@ START_TEST(hostport_table) {
 }
 END_TEST
 
+/* The last answer of an ended job's output: every file it carries read to its end. */
+START_TEST(output_is_all_read_once_every_file_it_carries_is) {
+        static const struct {
+                const char *answer;
+                bool ended, all_read;
+        } cases[] = {
+                { "{\"out\":\"\",\"out_eof\":true}", true, true },
+                { "{\"out\":\"\",\"out_eof\":true}", false, false }, /* more may come */
+                { "{\"out\":\"\",\"out_eof\":false}", true, false },
+                { "{\"out\":\"\",\"out_eof\":true,\"err\":\"\",\"err_eof\":false}", true, false },
+                { "{\"out\":\"\",\"out_eof\":true,\"err\":\"\",\"err_eof\":true}", true, true },
+                { "{\"out\":\"\",\"out_eof\":1}", true, false }, /* not a JSON true */
+                { "{\"error\":\"node away\"}", true, false },
+        };
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                cJSON *a = cJSON_Parse(cases[i].answer);
+
+                ck_assert_ptr_nonnull(a);
+                ck_assert_msg(proto_output_all_read(a, cases[i].ended) == cases[i].all_read, "%s, ended %d",
+                              cases[i].answer, cases[i].ended);
+                cJSON_Delete(a);
+        }
+}
+END_TEST
+
 static Suite *proto_suite(void) {
         Suite *s = suite_create("proto");
         TCase *reader = tcase_create("reader");
@@ -832,6 +858,7 @@ static Suite *proto_suite(void) {
         tcase_add_test(fields, strings_bools_and_vectors);
         tcase_add_test(fields, duplicate_and_unknown_fields);
         tcase_add_test(fields, error_message_is_one_line);
+        tcase_add_test(fields, output_is_all_read_once_every_file_it_carries_is);
         suite_add_tcase(s, fields);
 
         TCase *blocking = tcase_create("blocking");
