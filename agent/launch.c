@@ -252,12 +252,15 @@ static _Noreturn void child_run(const child_plan *p) {
 
         close(p->err_peer);
         /* Until it is in the job's cgroup it is out of reach of the agent's kill: it dies with
-         * its parent (a stalled launch's shepherd is killed). Cleared when the ids change. */
+         * its parent (a stalled launch's shepherd is killed). Cleared once in: the job is the
+         * cgroup's to end from then on, and a root job's setuid(0) would not clear it. */
         if (p->nprocs > 0 && (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != p->parent))
                 _exit(127);
         for (int i = 0; i < p->nprocs; i++)
                 if (write(p->procs_fds[i], "0", 1) != 1)
                         child_fail(p, "move into cgroup", p->cg_job);
+        if (p->nprocs > 0 && prctl(PR_SET_PDEATHSIG, 0) < 0)
+                child_fail(p, "prctl", "PR_SET_PDEATHSIG");
         if (setsid() < 0)
                 child_fail(p, "setsid", NULL);
         if (syscall(SYS_setgroups, p->ngroups, p->groups) < 0)

@@ -75,12 +75,20 @@ static void cleanup(void) {
 }
 
 static void setup(void) {
-        char err[512];
+        char err[512], **left = NULL;
 
         cleanup(); /* what a failed test left in this process when not forking (CK_FORK=no) */
         /* Orphaned grandchildren come to us, so that we can reap them and see them gone. */
         ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
         ck_assert_msg(cg_open(agent_name, &cg, err, sizeof(err)) == 0, "cg_open: %s", err);
+        /* A failed test ends without its teardown (Check forks each test): the jobs it left go
+         * here, so that one failure does not fail the tests after it too. */
+        ck_assert_int_eq(cg_list_jobs(cg, &left), 0);
+        for (char **job = left; job && *job; job++) {
+                (void)cg_job_kill(cg, *job, 5000);
+                (void)cg_job_remove(cg, *job);
+        }
+        strv_free(left);
 }
 
 /* Create job's cgroup with lim and launch argv in it as uid/gid; returns launch_job's result. */
@@ -342,9 +350,10 @@ START_TEST(test_launch_errors) {
 }
 END_TEST
 
-/* Launch argv in job's cgroup from a child forked here whose clone3 fails with ENOSYS (a seccomp
- * filter, as some container runtimes install): the job's pid, read back from that child, which
- * waits for the job. On v2 the launch must then fall back to the move through cgroup.procs. */
+/* Launch argv in job's cgroup as root from a child forked here whose clone3 fails with ENOSYS
+ * (a seccomp filter, as some container runtimes install): the job's pid, read back from that
+ * child, which then waits for the job. On v2 the launch must fall back to the move through
+ * cgroup.procs, as it always does on v1. */
 static pid_t launch_without_clone3(const char *job, char **argv, pid_t *launcher) {
         struct sock_filter deny_clone3[] = {
                 BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
@@ -382,7 +391,7 @@ static pid_t launch_without_clone3(const char *job, char **argv, pid_t *launcher
 
 START_TEST(test_launch_without_clone3) {
         cg_limits lim = { .mcpu = 500, .mem = 64 * MiB, .pids = 16 };
-        char *argv[] = { stress, "tree", "0", "60", NULL }, err[512];
+        char *argv[] = { stress, "sleep", "60", NULL }, err[512];
         pid_t pid, launcher, in_job[4];
         size_t n = 0;
         int st;
@@ -391,16 +400,23 @@ START_TEST(test_launch_without_clone3) {
         pid = launch_without_clone3("job-noclone3", argv, &launcher);
         if (pid == 0) {
                 st = wait_exit(launcher, 10);
-                (void)cg_job_remove(cg, "job-noclone3"); /* a failed test's leftover would fail the next */
                 ck_abort_msg("the launch without clone3 failed: status 0x%x", st);
         }
         for (double end = now_s() + 5; (n = job_pids("job-noclone3", in_job, 4)) == 0 && now_s() < end;)
                 sleep_s(0.05);
         ck_assert_msg(n == 1 && in_job[0] == pid, "%zu processes in the job's cgroup, want its pid %d alone", n,
                       (int)pid);
-        ck_assert_int_eq(cg_job_kill(cg, "job-noclone3", 5000), 0);
+        /* In its cgroup, the root job no longer dies with the process that started it (a dead
+         * job would be a zombie of ours, with its start time, out of the cgroup's list). */
+        ck_assert_int_eq(kill(launcher, SIGKILL), 0);
         st = wait_exit(launcher, 10);
-        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the launcher ended with status 0x%x", st);
+        ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "the launcher ended with status 0x%x", st);
+        sleep_s(0.2);
+        n = job_pids("job-noclone3", in_job, 4);
+        ck_assert_msg(n == 1 && in_job[0] == pid, "job %d died with the process that launched it", (int)pid);
+        ck_assert_int_eq(cg_job_kill(cg, "job-noclone3", 5000), 0);
+        st = wait_exit(pid, 10); /* ours now: we are the subreaper its parent's death gave it to */
+        ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "the job ended with status 0x%x", st);
         ck_assert_int_eq(cg_job_remove(cg, "job-noclone3"), 0);
 }
 END_TEST
