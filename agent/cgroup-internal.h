@@ -97,9 +97,10 @@ int cg_read_procs(const char *dir, pid_t **pids, size_t *n);
 /* mkdir path 0755; an existing directory is success when exist_ok, else -EEXIST. *created
  * (if not NULL) says whether this call made it. err names the path. Returns 0 or -errno. */
 int cg_mkdir(const char *path, bool exist_ok, bool *created, char *err, size_t errlen);
-/* Take the subtree dir for cg alone (flock, never waiting) into cg->lock_fd, before anything in
- * it is touched: two agents of one name in one cgroup would remove each other's jobs. Returns 0,
- * -EBUSY when another process holds it, or -errno; err says which. */
+/* Take the subtree dir for cg alone (flock) into cg->lock_fd, before anything in it is touched:
+ * two agents of one name in one cgroup would remove each other's jobs. A lock held by another
+ * process is waited for up to 2 s (a dead agent's newest shepherd may hold it an instant).
+ * Returns 0, -EBUSY when another process holds it still, or -errno; err says which. */
 int cg_lock_subtree(cg_backend *cg, const char *dir, char *err, size_t errlen);
 /* rmdir path, retrying briefly while the kernel still holds exiting tasks. Missing is success.
  * Returns 0 or -errno. */

@@ -254,11 +254,22 @@ static int detect_mode(cg_mode *mode, char *err, size_t errlen) {
         return 0;
 }
 
-int cg_lock_subtree(cg_backend *cg, const char *dir, char *err, size_t errlen) {
-        int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r = 0;
+/* How long a lock held by another process is waited for before it is taken for a live agent's:
+ * a shepherd forked just before its agent died shares the agent's open lock until its first
+ * steps close it, and a supervisor may start the next agent within milliseconds (timelimit.sh
+ * did, and found it held). */
+#define CG_LOCK_WAIT_MS 2000
 
-        if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0)
+int cg_lock_subtree(cg_backend *cg, const char *dir, char *err, size_t errlen) {
+        int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r = fd < 0 ? -errno : 0;
+
+        for (int waited = 0; r == 0 && flock(fd, LOCK_EX | LOCK_NB) < 0; waited += 10) {
                 r = -errno;
+                if (r == -EWOULDBLOCK && waited < CG_LOCK_WAIT_MS) {
+                        r = 0;
+                        cg_sleep_ms(10);
+                }
+        }
         if (r == -EWOULDBLOCK)
                 snprintf(err, errlen,
                          "cgroup %s is held by another colony-agent of this name in this cgroup; "

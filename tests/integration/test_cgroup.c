@@ -421,6 +421,28 @@ START_TEST(test_launch_without_clone3) {
 }
 END_TEST
 
+/* An agent started again at once after its predecessor's death: a shepherd the dead agent forked
+ * just before still shares its lock on the subtree until its first steps close it (here a
+ * child that keeps the inherited descriptor 0.3 s). The new backend waits for it instead of
+ * taking it for a live agent of the same name. */
+START_TEST(test_reopen_waits_for_an_inherited_lock) {
+        char err[512];
+        pid_t holder = fork();
+        int st;
+
+        ck_assert_int_ge(holder, 0);
+        if (holder == 0) {
+                sleep_s(0.3);
+                _exit(0);
+        }
+        cg_close(cg, false);
+        cg = NULL;
+        ck_assert_msg(cg_open(agent_name, &cg, err, sizeof(err)) == 0, "cg_open again: %s", err);
+        st = wait_exit(holder, 10);
+        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the lock's holder ended with status 0x%x", st);
+}
+END_TEST
+
 /* Count directories named name below dir, at most depth levels deep. */
 static int count_dirs(const char *dir, const char *name, int depth) {
         DIR *d = opendir(dir);
@@ -611,6 +633,7 @@ static Suite *cgroup_suite(void) {
         tcase_add_test(tc, test_launch_errors);
         tcase_add_test(tc, test_launch_without_clone3);
         tcase_add_test(tc, test_close_removes_all);
+        tcase_add_test(tc, test_reopen_waits_for_an_inherited_lock);
         tcase_add_test(tc, test_devices);
         tcase_add_test(tc, test_devices_allow_list);
         suite_add_tcase(s, tc);
