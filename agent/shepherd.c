@@ -43,6 +43,12 @@ static int close_all_but(int a, int b) {
 static int shepherd_setup(int *go, int *report) {
         int null;
 
+        /* The name first, before the agent's descriptors close: among them is its lock on the
+         * subtree (cg_lock_subtree), which a next agent waits for when this one died an instant
+         * after the fork. Once it has the lock it must find this launch named as one, or it
+         * takes it for finished and gives it no deadline (stall.sh saw a job hang so). */
+        if (prctl(PR_SET_NAME, SHEPHERD_LAUNCH_NAME) < 0)
+                return -errno;
         if ((*go = fcntl(*go, F_DUPFD_CLOEXEC, 3)) < 0 || (*report = fcntl(*report, F_DUPFD_CLOEXEC, 3)) < 0)
                 return -errno;
         if (close_all_but(*go, *report) < 0)
@@ -58,8 +64,7 @@ static int shepherd_setup(int *go, int *report) {
         /* The journal's socket is closed: what the cgroup code warns of goes to /dev/null. */
         log_open(SHEPHERD_NAME, NULL, LOG_WARNING);
         /* A report to an agent killed meanwhile must fail with EPIPE, not kill us. */
-        if (signal(SIGPIPE, SIG_IGN) == SIG_ERR || setsid() < 0 || prctl(PR_SET_CHILD_SUBREAPER, 1) < 0 ||
-            prctl(PR_SET_NAME, SHEPHERD_LAUNCH_NAME) < 0)
+        if (signal(SIGPIPE, SIG_IGN) == SIG_ERR || setsid() < 0 || prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
                 return -errno;
         return 0;
 }

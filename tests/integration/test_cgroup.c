@@ -8,6 +8,7 @@
  * itself does that once more at the end, and owns the scratch directory: nothing stays
  * behind whichever test fails. */
 #include "cgroup.h"
+#include "cgroup-internal.h"
 #include "launch.h"
 #include "log.h"
 #include "proto.h"
@@ -423,21 +424,24 @@ END_TEST
 
 /* An agent started again at once after its predecessor's death: a shepherd the dead agent forked
  * just before still shares its lock on the subtree until its first steps close it (here a
- * child that keeps the inherited descriptor 0.3 s). The new backend waits for it instead of
- * taking it for a live agent of the same name. */
+ * child that keeps the inherited descriptor 0.3 s, on a scratch directory). The next lock
+ * waits for it instead of taking it for a live agent of the same name. */
 START_TEST(test_reopen_waits_for_an_inherited_lock) {
+        cg_backend dead = { .lock_fd = -1 }, next = { .lock_fd = -1 };
         char err[512];
-        pid_t holder = fork();
+        pid_t holder;
         int st;
 
+        ck_assert_msg(cg_lock_subtree(&dead, tmpdir, err, sizeof(err)) == 0, "lock %s: %s", tmpdir, err);
+        holder = fork();
         ck_assert_int_ge(holder, 0);
         if (holder == 0) {
                 sleep_s(0.3);
                 _exit(0);
         }
-        cg_close(cg, false);
-        cg = NULL;
-        ck_assert_msg(cg_open(agent_name, &cg, err, sizeof(err)) == 0, "cg_open again: %s", err);
+        close(dead.lock_fd); /* the agent's death: its shepherd's copy alone holds the lock */
+        ck_assert_msg(cg_lock_subtree(&next, tmpdir, err, sizeof(err)) == 0, "lock %s again: %s", tmpdir, err);
+        close(next.lock_fd);
         st = wait_exit(holder, 10);
         ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the lock's holder ended with status 0x%x", st);
 }
