@@ -136,13 +136,9 @@ touch "$dir/new.agent" "$dir/base.agent"
 # runs of 2026-11-27): the second half swaps them.
 for half in 1 2; do
         log "colony: $((n / 2)) jobs one at a time (half $half)"
-        if [ -n "$base" ] && [ "$half" = 2 ]; then
-                one_by_one "$base" $((n / 2)) base
-                one_by_one "$new" $((n / 2)) new
-        else
-                one_by_one "$new" $((n / 2)) new
-                [ -z "$base" ] || one_by_one "$base" $((n / 2)) base
-        fi
+        [ "$half" = 2 ] || one_by_one "$new" $((n / 2)) new
+        [ -z "$base" ] || one_by_one "$base" $((n / 2)) base
+        [ "$half" = 1 ] || one_by_one "$new" $((n / 2)) new
 done
 log "colony: drain of $n jobs"
 drain_new=$(drain "$new")
@@ -167,7 +163,7 @@ jq -n --argjson n "$n" --arg mode "$mode" --argjson floor "$floor" --argjson spa
         --argjson new "$(colony_figures new "$drain_new")" \
         --argjson base "$([ -z "$base" ] && echo null || colony_figures base "$drain_base")" \
         --argjson systemd "$systemd" --argjson slurm "$slurm" \
-        '{launches: $n, cgroup_fs: $mode, floor: $floor, floor_spaced: $spaced, floor_job: $floor_job, colony: $new,
+        'def over($f): if $new.agent_alone then ($new.agent_alone.p50 / $f.p50 * 100 | round / 100) else null end;
+         {launches: $n, cgroup_fs: $mode, floor: $floor, floor_spaced: $spaced, floor_job: $floor_job, colony: $new,
           colony_base: $base, systemd_run_scope: $systemd, srun: $slurm,
-          agent_p50_over_floor: (if $new.agent_alone then ($new.agent_alone.p50 / $floor.p50 * 100 | round / 100) else null end),
-          agent_p50_over_floor_job: (if $new.agent_alone then ($new.agent_alone.p50 / $floor_job.p50 * 100 | round / 100) else null end)}'
+          agent_p50_over_floor: over($floor), agent_p50_over_floor_job: over($floor_job)}'
