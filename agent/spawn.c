@@ -11,10 +11,8 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <unistd.h>
 
 #if defined(__x86_64__)
 /* clone3(args, size) whose child, on the stack args gives it, calls fn(arg) and exits with
@@ -66,7 +64,7 @@ static pid_t clone3_into(int cg_fd, void *stack, size_t size, int (*fn)(void *),
 }
 #endif
 
-int spawn_into_cgroup_refused(int error) {
+bool spawn_into_cgroup_refused(int error) {
         return error == ENOSYS || error == E2BIG || error == EINVAL || error == EPERM;
 }
 

@@ -6,6 +6,7 @@
  * syscall(SYS_clone3) whose child shares our memory would return into the parent's frames on a
  * stack that has none. spawn.c carries that small trampoline, for x86-64. */
 #pragma once
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -20,4 +21,4 @@
 pid_t spawn_sharing_memory(int cg_fd, size_t stack_size, int (*fn)(void *), void *arg);
 /* Whether errno, after spawn_sharing_memory with a cgroup failed, says the kernel refuses
  * CLONE_INTO_CGROUP rather than that the start failed. */
-int spawn_into_cgroup_refused(int error);
+bool spawn_into_cgroup_refused(int error);

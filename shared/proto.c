@@ -578,6 +578,12 @@ int proto_check_fields(const cJSON *msg, const char *const *allowed, char err[PR
         return 0;
 }
 
+bool proto_output_all_read(const cJSON *answer, bool ended) {
+        return ended && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(answer, "out_eof")) &&
+               (!cJSON_GetObjectItemCaseSensitive(answer, "err") ||
+                cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(answer, "err_eof")));
+}
+
 void strv_free(char **v) {
         if (!v)
                 return;
@@ -591,12 +597,6 @@ size_t strv_length(char *const *v) {
         while (v && v[n])
                 n++;
         return n;
-}
-
-bool proto_output_all_read(const cJSON *answer, bool ended) {
-        return ended && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(answer, "out_eof")) &&
-               (!cJSON_GetObjectItemCaseSensitive(answer, "err") ||
-                cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(answer, "err_eof")));
 }
 
 bool strv_equal(char *const *a, char *const *b) {

@@ -426,7 +426,7 @@ END_TEST
  * just before still shares its lock on the subtree until its first steps close it (here a
  * child that keeps the inherited descriptor 0.3 s, on a scratch directory). The next lock
  * waits for it instead of taking it for a live agent of the same name. */
-START_TEST(test_reopen_waits_for_an_inherited_lock) {
+START_TEST(test_lock_waits_for_an_inherited_holder) {
         cg_backend dead = { .lock_fd = -1 }, next = { .lock_fd = -1 };
         char err[512];
         pid_t holder;
@@ -637,7 +637,7 @@ static Suite *cgroup_suite(void) {
         tcase_add_test(tc, test_launch_errors);
         tcase_add_test(tc, test_launch_without_clone3);
         tcase_add_test(tc, test_close_removes_all);
-        tcase_add_test(tc, test_reopen_waits_for_an_inherited_lock);
+        tcase_add_test(tc, test_lock_waits_for_an_inherited_holder);
         tcase_add_test(tc, test_devices);
         tcase_add_test(tc, test_devices_allow_list);
         suite_add_tcase(s, tc);
