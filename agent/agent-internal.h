@@ -8,6 +8,7 @@
 #include "jobtab.h"
 #include "launch.h"
 #include "log.h"
+#include "shepherd.h"
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -70,6 +71,9 @@ struct agent {
         sd_event_source *usage_timer;
         agent_job *queue, **queue_tail; /* jobs waiting for their turn to start, oldest first */
         sd_event_source *launcher;      /* starts the queue's first job, a job per turn */
+        shepherd standby;               /* forked ahead for the next launch (pid 0: none) */
+        sd_event_source *standby_watch; /* its end, should it end before it gets a job */
+        sd_event_source *standby_fork;  /* forks the next standby once no launch waits */
         bool stopping;                  /* agent_stop: no ack will be waited for, a report written is done with */
         struct jobsync *sync;           /* the state directory's removals and the cgroups' slow writes, off the loop */
         cores *cores;                   /* the cores whole-CPU jobs hold (jobcores.c); NULL: jobs get no cpuset */

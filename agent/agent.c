@@ -378,7 +378,7 @@ int agent_new(sd_event *e, const agent_config *cfg, cg_backend *cg, agent **out)
                 r = outread_new(e, a->link, &a->outread);
         if (r < 0) {
                 sd_event_source_disable_unref(a->usage_timer);
-                sd_event_source_disable_unref(a->launcher);
+                jobstart_free(a);
                 ctlink_free(a->link);
                 free(a);
                 return r;
@@ -440,7 +440,7 @@ void agent_free(agent *a) {
                 agent_job_free(jobtab_first(&a->jobs));
         jobtab_free(&a->jobs);
         sd_event_source_disable_unref(a->usage_timer);
-        sd_event_source_disable_unref(a->launcher);
+        jobstart_free(a);
         jobsync_free(a->sync);
         outread_free(a->outread);
         ctlink_free(a->link);

@@ -31,11 +31,15 @@ static uint64_t turn_usec(agent *a) {
         return t;
 }
 
-/* The launch is over, one way or another: stop watching its pipe and its deadline. */
+/* The launch is over, one way or another: stop watching its pipe and its deadline, and have
+ * the next standby forked (on_standby_fork). Not sooner: forked while the launch went on, it
+ * held the loop when the launch's outcome came (launch.sh 600: 0.09 ms off the agent's launch
+ * p50 that way, 0.29 ms this way). */
 static void launch_over(agent_job *j) {
         j->starting = false;
         j->progress = sd_event_source_disable_unref(j->progress);
         j->deadline = sd_event_source_disable_unref(j->deadline);
+        (void)sd_event_source_set_enabled(j->agent->standby_fork, SD_EVENT_ONESHOT);
 }
 
 /* The shepherd's word on the launch: the job runs, or it could not start, and then the
@@ -81,14 +85,16 @@ static int on_progress(sd_event_source *s, int fd, uint32_t revents, void *userd
 }
 
 /* Whether the job's launch is not over: the shepherd still makes its cgroup, or its process
- * has not exec'd yet; until then the shepherd bears SHEPHERD_LAUNCH_NAME. For an adopted job,
- * whose launch's pipe went with the previous agent. */
+ * has not exec'd yet; until then the shepherd bears SHEPHERD_LAUNCH_NAME (or, a standby that
+ * has not read its request yet, SHEPHERD_STANDBY_NAME). For an adopted job, whose launch's
+ * pipe went with the previous agent. */
 static bool launch_unfinished(const agent_job *j) {
         char path[32], *comm = NULL;
         bool r;
 
         snprintf(path, sizeof(path), "/proc/%d/comm", (int)j->shepherd);
-        r = file_read_small(path, 0, &comm) == 0 && strcmp(comm, SHEPHERD_LAUNCH_NAME) == 0 &&
+        r = file_read_small(path, 0, &comm) == 0 &&
+            (strcmp(comm, SHEPHERD_LAUNCH_NAME) == 0 || strcmp(comm, SHEPHERD_STANDBY_NAME) == 0) &&
             shepherd_alive(j->shepherd, j->shepherd_start);
         free(comm);
         return r;
@@ -180,14 +186,78 @@ static int watch_launch(agent_job *j, shepherd *sh) {
         return r;
 }
 
-/* Fork the job's shepherd, record it, watch it, and let it launch the job: the record is on
+/* The standby shepherd ended before it got a job: launches fork their own until the next
+ * launch has the next standby forked. */
+static int on_standby_exit(sd_event_source *s, const siginfo_t *si, void *userdata) {
+        agent *a = userdata;
+        (void)s;
+
+        log_warning("host=%s: standby shepherd %d ended with %s %d before it got a job", a->cfg.name, (int)si->si_pid,
+                    si->si_code == CLD_EXITED ? "status" : "signal", si->si_status);
+        a->standby_watch = sd_event_source_disable_unref(a->standby_watch);
+        shepherd_abort(&a->standby);
+        a->standby.pid = 0;
+        return 0;
+}
+
+/* Once a launch is over and no other waits: fork the shepherd of the next one ahead, so that
+ * its fork (0.3 ms here, 5 ms in a TCG guest) is off that launch's path. */
+static int on_standby_fork(sd_event_source *s, void *userdata) {
+        agent *a = userdata;
+        char err[ERRLEN];
+        int r;
+        (void)s;
+
+        if (a->standby.pid > 0 || a->stopping)
+                return 0;
+        if ((r = shepherd_spawn_standby(a->cg, a->cfg.state_dir, &a->standby, err, sizeof(err))) < 0) {
+                a->standby.pid = 0;
+                log_warning("host=%s: cannot fork a standby shepherd: %s", a->cfg.name, err);
+                return 0;
+        }
+        if ((r = sd_event_add_child(a->event, &a->standby_watch, a->standby.pid, WEXITED, on_standby_exit, a)) < 0) {
+                log_errno(LOG_WARNING, r, "host=%s: cannot watch standby shepherd %d", a->cfg.name,
+                          (int)a->standby.pid);
+                shepherd_abort(&a->standby);
+                a->standby.pid = 0;
+        }
+        return 0;
+}
+
+/* The job's shepherd: the standby, handed the job, when there is one that can take it; else
+ * one forked now. Either makes the job's cgroup while the loop writes the record. Returns 0,
+ * or -errno with err. */
+static int get_shepherd(agent_job *j, const launch_req *req, shepherd *sh, char *err, size_t errlen) {
+        agent *a = j->agent;
+        uint64_t spare = jobsync_take_spare(a->sync);
+        pid_t standby = a->standby.pid;
+        char *msg = NULL;
+        size_t len = 0;
+        int r = standby > 0 ? shepherd_request(&a->standby, req, j->id, spare, &msg, &len) : -ENOENT;
+
+        if (r == 0 || r == -ESRCH) {
+                a->standby_watch = sd_event_source_disable_unref(a->standby_watch);
+                *sh = a->standby;
+                a->standby.pid = 0;
+        }
+        if (r == 0 && (r = shepherd_hand(sh, msg, len, err, errlen)) == 0)
+                return 0;
+        if (r == -ESRCH)
+                shepherd_abort(sh); /* reaps it */
+        if (r != -ENOENT)
+                log_warning(JOB_FMT ": standby shepherd %d cannot take it (%s); forking its own", JOB_ARGS(j),
+                            (int)standby, strerror(-r));
+        return shepherd_spawn(req, j->id, a->cfg.state_dir, spare, sh, err, errlen);
+}
+
+/* Get the job's shepherd, record it, watch it, and let it launch the job: the record is on
  * disk before the job can start, so that a restarted agent finds every job that may have run.
  * The loop never waits for the launch: on_progress hears how it went. Returns 0, or -errno with
  * err and the shepherd reaped. */
 static int start_shepherd(agent_job *j, const launch_req *req, char *err, size_t errlen) {
         agent *a = j->agent;
         shepherd sh;
-        int r = shepherd_spawn(req, j->id, a->cfg.state_dir, jobsync_take_spare(a->sync), &sh, err, errlen);
+        int r = get_shepherd(j, req, &sh, err, errlen);
 
         if (r < 0)
                 return r;
@@ -276,7 +346,25 @@ int jobstart_init(agent *a) {
                 r = sd_event_source_set_priority(a->launcher, SD_EVENT_PRIORITY_IDLE);
         if (r >= 0)
                 r = sd_event_source_set_enabled(a->launcher, SD_EVENT_OFF);
+        /* After the launcher's turns: a standby forked while launches wait would only delay them. */
+        if (r >= 0)
+                r = sd_event_add_defer(a->event, &a->standby_fork, on_standby_fork, a);
+        if (r >= 0)
+                r = sd_event_source_set_priority(a->standby_fork, SD_EVENT_PRIORITY_IDLE + 1);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(a->standby_fork, SD_EVENT_ONESHOT);
+        if (r < 0)
+                jobstart_free(a);
         return r < 0 ? r : 0;
+}
+
+void jobstart_free(agent *a) {
+        a->launcher = sd_event_source_disable_unref(a->launcher);
+        a->standby_fork = sd_event_source_disable_unref(a->standby_fork);
+        a->standby_watch = sd_event_source_disable_unref(a->standby_watch);
+        if (a->standby.pid > 0)
+                shepherd_abort(&a->standby);
+        a->standby.pid = 0;
 }
 
 void jobstart_queue(agent *a, launch_msg *m) {

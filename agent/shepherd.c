@@ -9,15 +9,18 @@
 #include "fileio.h"
 #include "jobdir.h"
 #include "jobfile.h"
+#include "launchpack.h"
 #include "log.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,14 +43,14 @@ static int close_all_but(int a, int b) {
 
 /* Descriptors, session, reaping and signals of a shepherd; *go and *report are moved above 2
  * first, in case the agent was started with a standard descriptor closed. */
-static int shepherd_setup(int *go, int *report) {
+static int shepherd_setup(const char *name, int *go, int *report) {
         int null;
 
         /* The name first, before the agent's descriptors close: among them is its lock on the
          * subtree (cg_lock_subtree), which a next agent waits for when this one died an instant
          * after the fork. Once it has the lock it must find this launch named as one, or it
          * takes it for finished and gives it no deadline (stall.sh saw a job hang so). */
-        if (prctl(PR_SET_NAME, SHEPHERD_LAUNCH_NAME) < 0)
+        if (prctl(PR_SET_NAME, name) < 0)
                 return -errno;
         if ((*go = fcntl(*go, F_DUPFD_CLOEXEC, 3)) < 0 || (*report = fcntl(*report, F_DUPFD_CLOEXEC, 3)) < 0)
                 return -errno;
@@ -107,16 +110,15 @@ static int make_cgroup(const launch_req *req, int report, char *err, size_t errl
         return launch_cgroup(req, err, errlen);
 }
 
-static _Noreturn void shepherd_main(const launch_req *req, uint64_t id, const char *dir, uint64_t spare, int go,
-                                    int report) {
+/* Launch the job as req says, its shepherd set up already, and see it to its end. */
+static _Noreturn void shepherd_run(const launch_req *req, uint64_t id, const char *dir, uint64_t spare, int go,
+                                   int report) {
         launch_progress rep = { .done = 1 };
         launch_req lr = *req;
         int status = 0;
         char c;
         ssize_t n;
 
-        if (shepherd_setup(&go, &report) < 0)
-                _exit(SHEPHERD_SETUP_FAILED);
         /* The cgroup before the go, while the agent writes the job's record: nothing runs in it
          * until then, and the two took turns on the launch's path (0.2 to 0.3 ms each, strace). */
         rep.error = -make_cgroup(&lr, report, rep.what, sizeof(rep.what));
@@ -146,6 +148,40 @@ static _Noreturn void shepherd_main(const launch_req *req, uint64_t id, const ch
         _exit(SHEPHERD_OK);
 }
 
+/* Read exactly n bytes. Returns 0, or -1 at end of file or on an error. */
+static int read_whole(int fd, void *buf, size_t n) {
+        size_t done = 0;
+
+        while (done < n) {
+                ssize_t r = read(fd, (char *)buf + done, n - done);
+
+                if (r < 0 && errno == EINTR)
+                        continue;
+                if (r <= 0)
+                        return -1;
+                done += (size_t)r;
+        }
+        return 0;
+}
+
+/* A standby: wait for a job's request on the go pipe (launchpack.h), then run it. End of
+ * file first (the agent stopped, or gave up on us) ends it quietly. */
+static _Noreturn void standby_main(cg_backend *cg, const char *dir, int go, int report) {
+        launch_unpacked u;
+        uint32_t len;
+        char *buf;
+
+        if (shepherd_setup(SHEPHERD_STANDBY_NAME, &go, &report) < 0)
+                _exit(SHEPHERD_SETUP_FAILED);
+        if (read_whole(go, &len, sizeof(len)) < 0)
+                _exit(SHEPHERD_OK);
+        (void)prctl(PR_SET_NAME, SHEPHERD_LAUNCH_NAME);
+        if (!(buf = malloc(len ? len : 1)) || read_whole(go, buf, len) < 0 || launch_unpack(buf, len, &u) < 0)
+                _exit(SHEPHERD_SETUP_FAILED);
+        u.req.cg = cg;
+        shepherd_run(&u.req, u.id, dir, u.exit_spare, go, report);
+}
+
 static void reap(pid_t pid) {
         while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
                 ;
@@ -161,8 +197,10 @@ static void close_pipes(shepherd *sh) {
                 }
 }
 
-int shepherd_spawn(const launch_req *req, uint64_t id, const char *state_dir, uint64_t spare, shepherd *sh, char *err,
-                   size_t errlen) {
+/* Fork a shepherd: one that runs req (as shepherd_spawn), or without req a standby that waits
+ * for one. */
+static int fork_shepherd(const launch_req *req, uint64_t id, const char *state_dir, uint64_t spare,
+                         cg_backend *standby_cg, shepherd *sh, char *err, size_t errlen) {
         int go[2] = { -1, -1 }, rep[2] = { -1, -1 }, r;
 
         *sh = (shepherd){ .go_fd = -1, .go_peer = -1, .report_fd = -1 };
@@ -174,8 +212,13 @@ int shepherd_spawn(const launch_req *req, uint64_t id, const char *state_dir, ui
                 return r;
         }
         sh->pid = fork();
-        if (sh->pid == 0)
-                shepherd_main(req, id, state_dir, spare, go[0], rep[1]);
+        if (sh->pid == 0 && !req)
+                standby_main(standby_cg, state_dir, go[0], rep[1]);
+        if (sh->pid == 0) {
+                if (shepherd_setup(SHEPHERD_LAUNCH_NAME, &go[0], &rep[1]) < 0)
+                        _exit(SHEPHERD_SETUP_FAILED);
+                shepherd_run(req, id, state_dir, spare, go[0], rep[1]);
+        }
         r = sh->pid < 0 ? -errno : 0;
         close(rep[1]);
         *sh = (shepherd){ .pid = sh->pid, .go_fd = go[1], .go_peer = go[0], .report_fd = rep[0] };
@@ -187,6 +230,55 @@ int shepherd_spawn(const launch_req *req, uint64_t id, const char *state_dir, ui
         }
         if (r < 0)
                 close_pipes(sh);
+        return r;
+}
+
+int shepherd_spawn(const launch_req *req, uint64_t id, const char *state_dir, uint64_t spare, shepherd *sh, char *err,
+                   size_t errlen) {
+        return fork_shepherd(req, id, state_dir, spare, NULL, sh, err, errlen);
+}
+
+int shepherd_spawn_standby(cg_backend *cg, const char *state_dir, shepherd *sh, char *err, size_t errlen) {
+        return fork_shepherd(NULL, 0, state_dir, 0, cg, sh, err, errlen);
+}
+
+int shepherd_request(const shepherd *sh, const launch_req *req, uint64_t id, uint64_t spare, char **msg, size_t *len) {
+        int cap, r;
+
+        if (!shepherd_alive(sh->pid, sh->start))
+                return -ESRCH; /* killed meanwhile: its pipe would take the request all the same */
+        /* The pipe is empty and must take the whole request at once, its length and the go's
+         * byte after it: the loop never waits for a standby to read (64 KiB: a long script
+         * with a large environment does not fit). */
+        if ((cap = fcntl(sh->go_fd, F_GETPIPE_SZ)) < 0)
+                return -errno;
+        if ((r = launch_pack(req, id, spare, msg, len)) < 0)
+                return r;
+        if (sizeof(uint32_t) + *len + 1 > (size_t)cap) {
+                free(*msg);
+                *msg = NULL;
+                return -EMSGSIZE;
+        }
+        return 0;
+}
+
+int shepherd_hand(shepherd *sh, char *msg, size_t len, char *err, size_t errlen) {
+        uint32_t len32 = (uint32_t)len;
+        struct iovec iov[] = { { .iov_base = &len32, .iov_len = sizeof(len32) }, { .iov_base = msg, .iov_len = len } };
+        ssize_t n;
+        int r = fcntl(sh->go_fd, F_SETFL, O_NONBLOCK) < 0 ? -errno : 0;
+
+        if (r == 0) {
+                n = writev(sh->go_fd, iov, 2);
+                r = n < 0 ? -errno : (size_t)n < sizeof(len32) + len ? -EMSGSIZE : 0;
+        }
+        if (r == 0 && fcntl(sh->go_fd, F_SETFL, 0) < 0) /* shepherd_go's write blocks, as it always did */
+                r = -errno;
+        free(msg);
+        if (r < 0) {
+                snprintf(err, errlen, "hand its job to standby shepherd %d: %s", (int)sh->pid, strerror(-r));
+                shepherd_abort(sh); /* a torn request ends it */
+        }
         return r;
 }
 

@@ -1,6 +1,8 @@
 /* shepherd.h - the small process that parents one job, so that the job outlives its agent.
  *
- * The agent forks one shepherd per job. The shepherd stays in the agent's cgroup (on v2 the
+ * The agent forks one shepherd per job, most often ahead of it: a standby, forked once a launch
+ * is over, is handed the next job's request (shepherd_hand) and goes on as one forked for the
+ * job would. The shepherd stays in the agent's cgroup (on v2 the
  * agent's leaf), so it counts against neither the job's memory nor its tasks. It puts
  * /dev/null on its standard descriptors and closes every other one it inherited but its two
  * pipes (the controller socket above all), leaves the agent's session, becomes a child
@@ -25,6 +27,9 @@
 /* Its name, and its child's, from its start until then: while it makes the job's cgroup and
  * until the exec. A restarted agent tells by it a launch that may still stall. */
 #define SHEPHERD_LAUNCH_NAME "colony-launch"
+/* A standby's, until its job's request is read. A restarted agent takes it as a launch's: the
+ * record may have been written after the request was sent, before it was read. */
+#define SHEPHERD_STANDBY_NAME "colony-standby"
 
 typedef struct shepherd {
         pid_t pid;
@@ -38,6 +43,19 @@ typedef struct shepherd {
  * Returns 0, or -errno with the reason in err. */
 int shepherd_spawn(const launch_req *req, uint64_t id, const char *state_dir, uint64_t spare, shepherd *sh, char *err,
                    size_t errlen);
+/* Fork a standby: a shepherd for a job not come yet, set up as far as it can be without one,
+ * waiting under SHEPHERD_STANDBY_NAME for shepherd_hand (cg: the backend it makes the job's
+ * cgroup with). It takes the fork off the next launch's path; it exits when its pipe closes
+ * (shepherd_abort, or the agent's end). Returns 0, or -errno with the reason in err. */
+int shepherd_spawn_standby(cg_backend *cg, const char *state_dir, shepherd *sh, char *err, size_t errlen);
+/* The request that makes a standby the shepherd of job id (arguments as shepherd_spawn's), in
+ * *msg (malloc'ed) of *len bytes. Returns 0, -ESRCH when the standby is gone, -EMSGSIZE when
+ * its pipe cannot take the request whole (the standby stays fit for another), or -errno. */
+int shepherd_request(const shepherd *sh, const launch_req *req, uint64_t id, uint64_t spare, char **msg, size_t *len);
+/* Give the standby its request (msg, freed), without waiting: from then on it is the job's
+ * shepherd as shepherd_spawn leaves one, making the job's cgroup and waiting for shepherd_go or
+ * shepherd_abort. Returns 0, or -errno with err and the standby reaped. */
+int shepherd_hand(shepherd *sh, char *msg, size_t len, char *err, size_t errlen);
 /* Let the shepherd launch the job, without waiting: from then on report_fd (the caller's to
  * close) carries the job's steps and the outcome (launch_progress, read with
  * shepherd_read_progress). Returns 0, or -errno with err and the shepherd reaped; the go pipe

@@ -343,9 +343,13 @@ reason_is() {
 # forks) into OUT, returning once it is attached; its pid in STRACE_PID, ended by teardown.
 STRACE_PID=
 strace_attach() {
-        local pid=$1 out=$2 i
+        local pid=$1 out=$2 i c more=()
         shift 2
-        strace "$@" -o "$out" -p "$pid" &
+        # With the agent's standby shepherd, forked before strace came (-f follows later forks).
+        for c in $(pgrep -P "$pid" || true); do
+                [ "$(cat "/proc/$c/comm" 2>/dev/null)" != colony-standby ] || more+=(-p "$c")
+        done
+        strace "$@" -o "$out" -p "$pid" "${more[@]}" &
         STRACE_PID=$!
         STARTED_PIDS+=("$STRACE_PID")
         for ((i = 0; i < 300; i++)); do
