@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # launch.sh - what a launch costs, beside the physical floor and the peers, all in the same run.
 #
-#   [SLURM=0] [BASE_BIN=/path/to/baseline/bin] COLONY_BIN=build/bin tests/bench/launch.sh [N]
+#   [SLURM=0] [BASE_BIN=/path/to/baseline/bin] [ROUNDS=2] COLONY_BIN=build/bin tests/bench/launch.sh [N]
 #
 # Root; prints JSON on stdout, each figure {p50, p99} in ms over N (default 1,000) launches:
 #  * floor: fork and exec of /bin/true in a fresh memory cgroup (launch_floor: v2 clone3 into
@@ -26,9 +26,11 @@
 #  * Slurm's `srun true` on a one-node Slurm (../shared/tools/slurm-peer.sh, as submit.sh uses
 #    it; SLURM=0 or no peer: "skipped").
 # With BASE_BIN the colony figures are measured for that build too, the two alternating in
-# halves of N (and in which goes first), so that other load on the machine falls on both alike.
+# ROUNDS (default 2) rounds of N/ROUNDS jobs (and in which goes first), so that other load on
+# the machine falls on both alike.
 set -euo pipefail
 n=${1:-1000}
+rounds=${ROUNDS:-2}
 new=$(cd "${COLONY_BIN:?set COLONY_BIN to the bin directory of a build}" && pwd)
 base=${BASE_BIN:+$(cd "$BASE_BIN" && pwd)}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -132,13 +134,14 @@ floor_spaced=$("$new/launch_floor" $((n / 5)) 50 2>/dev/null | stats)
 log "floor: $n launches into the cgroups, with the limits, of a colony job"
 floor_job=$("$new/launch_floor" "$n" 0 job 2>/dev/null | stats)
 touch "$dir/new.agent" "$dir/base.agent"
-# The build measured first in a half came out a few percent slower, whichever it was (three
-# runs of 2026-11-27): the second half swaps them.
-for half in 1 2; do
-        log "colony: $((n / 2)) jobs one at a time (half $half)"
-        [ "$half" = 2 ] || one_by_one "$new" $((n / 2)) new
-        [ -z "$base" ] || one_by_one "$base" $((n / 2)) base
-        [ "$half" = 1 ] || one_by_one "$new" $((n / 2)) new
+# The build measured first in a round came out a few percent slower, whichever it was (three
+# runs of 2026-11-27): each round swaps them. More rounds average a drifting host out (the
+# base's p50 went from 1.43 to 1.74 ms between two runs of 600 in two halves).
+for ((round = 1; round <= rounds; round++)); do
+        log "colony: $((n / rounds)) jobs one at a time (round $round of $rounds)"
+        [ $((round % 2)) = 0 ] || one_by_one "$new" $((n / rounds)) new
+        [ -z "$base" ] || one_by_one "$base" $((n / rounds)) base
+        [ $((round % 2)) = 1 ] || one_by_one "$new" $((n / rounds)) new
 done
 log "colony: drain of $n jobs"
 drain_new=$(drain "$new")
