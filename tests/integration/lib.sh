@@ -339,6 +339,25 @@ reason_is() {
         fail "job $1's reason is '$(job_field "$1" reason)', not '$2'"
 }
 
+# standby_of AGENT_PID: the pid of the agent's standby shepherd (agent/shepherd.h), or nothing.
+standby_of() {
+        local c
+        for c in $(pgrep -P "$1" || true); do
+                [ "$(cat "/proc/$c/comm" 2>/dev/null)" = colony-standby ] && echo "$c"
+        done
+        return 0
+}
+# wait_standby AGENT_PID [NOT_PID]: until the agent has a standby other than NOT_PID; its pid.
+wait_standby() {
+        local s end=$((SECONDS + 30))
+        while ((SECONDS <= end)); do
+                s=$(standby_of "$1")
+                [ -n "$s" ] && [ "$s" != "${2:-}" ] && { echo "$s"; return 0; }
+                sleep 0.05
+        done
+        fail "agent $1 forked no standby shepherd (besides ${2:-none}) in 30 s"
+}
+
 # strace_attach PID OUT STRACE_ARGS...: strace PID (and, with -f among the arguments, what it
 # forks) into OUT, returning once it is attached; its pid in STRACE_PID, ended by teardown.
 STRACE_PID=
@@ -346,9 +365,7 @@ strace_attach() {
         local pid=$1 out=$2 i c more=()
         shift 2
         # With the agent's standby shepherd, forked before strace came (-f follows later forks).
-        for c in $(pgrep -P "$pid" || true); do
-                [ "$(cat "/proc/$c/comm" 2>/dev/null)" != colony-standby ] || more+=(-p "$c")
-        done
+        for c in $(standby_of "$pid"); do more+=(-p "$c"); done
         strace "$@" -o "$out" -p "$pid" "${more[@]}" &
         STRACE_PID=$!
         STARTED_PIDS+=("$STRACE_PID")

@@ -70,6 +70,31 @@ case $err2 in "launch stalled for 3 s at: a step begun before the agent restarte
 *) fail "job $stalled2, adopted while its launch hung: unexpected error: $err2" ;; esac
 note "adopted while its launch hung, job $stalled2 failed too: $err2"
 
+# The same, the launch handed to the agent's standby shepherd, which is stopped before it reads
+# the request (a loaded host): the next agent finds the recorded shepherd still named
+# colony-standby, gives the launch its deadline all the same, and fails it once it stalls.
+# Taken for finished instead, the launch would hang for good, listed as running.
+agent=$(agent_pid "$node")
+standby=$(wait_standby "$agent")
+kill -STOP "$standby"
+test_cleanup() { kill -CONT "$standby" 2>/dev/null; }
+stalled3=$(colony submit --name stalled3 --cpus 0.2 --mem 32M --output "$MNT/out3" -- true)
+launching() { grep -q "job=$stalled3 .*: launching" "$DIR/$node.log"; }
+for ((i = 0; i < 300; i++)); do launching && break; sleep 0.1; done
+launching || fail "job $stalled3's launch never began"
+[ "$(cat "/proc/$standby/comm")" = colony-standby ] || fail "standby $standby read its request while stopped"
+agent_kill "$node"
+agent_start_again "$node"
+adopted() { grep -q "job=$stalled3 .*its launch has not exec'd yet" "$DIR/$node.log"; }
+for ((i = 0; i < 600; i++)); do adopted && break; sleep 0.1; done
+adopted || fail "the next agent did not take job $stalled3's launch for unfinished"
+kill -CONT "$standby"
+wait_state "$stalled3" failed 60
+err3=$(job_field "$stalled3" error)
+case $err3 in "launch stalled for 3 s at: a step begun before the agent restarted") ;;
+*) fail "job $stalled3, adopted before its standby read it: unexpected error: $err3" ;; esac
+note "adopted before its standby read the request, job $stalled3 failed too: $err3"
+
 # A follower (colony attach) of a running job whose output path leads, by then, into the mount
 # that never answers: the read hangs on a thread of the agent, never in its loop, so the node
 # stays up and jobs start and complete meanwhile.

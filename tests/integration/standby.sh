@@ -12,24 +12,6 @@ cluster_up --agents 1 --agent-cpus 2 --agent-mem 1G
 node=${PREFIX}1
 state=$DIR/agent-$node.state
 
-# standby_of AGENT_PID: the pid of the agent's standby shepherd, or nothing.
-standby_of() {
-        local c
-        for c in $(pgrep -P "$1" || true); do
-                [ "$(cat "/proc/$c/comm" 2>/dev/null)" = colony-standby ] && echo "$c"
-        done
-        return 0
-}
-# wait_standby AGENT_PID [NOT_PID]: until the agent has a standby other than NOT_PID; its pid.
-wait_standby() {
-        local s end=$((SECONDS + 30))
-        while ((SECONDS <= end)); do
-                s=$(standby_of "$1")
-                [ -n "$s" ] && [ "$s" != "${2:-}" ] && { echo "$s"; return 0; }
-                sleep 0.05
-        done
-        fail "agent $1 forked no standby shepherd (besides ${2:-none}) in 30 s"
-}
 # recorded_shepherd ID: the shepherd pid in a running job's record.
 recorded_shepherd() { jq -r .shepherd_pid "$state/job-$1.json"; }
 
