@@ -370,8 +370,8 @@ int agent_new(sd_event *e, const agent_config *cfg, cg_backend *cg, agent **out)
                                                report_usage_tick, a);
         if (r == 0)
                 r = jobstart_init(a);
-        if (r == 0)
-                r = jobsync_new(e, cfg->state_dir, &a->sync);
+        if (r == 0 && (r = jobsync_new(e, cfg->state_dir, &a->sync)) == 0)
+                jobsync_on_done(a->sync, jobstart_removals_done, a);
         if (r == 0)
                 r = jobcores_init(a);
         if (r == 0)

@@ -324,7 +324,10 @@ static void start_queued(agent_job *j) {
 
 /* A turn for the queue's first job. At idle priority: heartbeats, reports and ended jobs go
  * first, so that a burst of launches, each a few milliseconds of cgroup writes and fsyncs,
- * never holds the loop for the whole burst in one turn. */
+ * never holds the loop for the whole burst in one turn. A job back on this host the moment its
+ * earlier run ended waits aside until the sync thread has removed that run's cgroup
+ * (jobstart_removals_done): its shepherd makes the job's cgroup as soon as it has the job, and
+ * would find the old one (EEXIST: not the job's). */
 static int on_launch_turn(sd_event_source *s, void *userdata) {
         agent *a = userdata;
         agent_job *j = a->queue;
@@ -333,9 +336,33 @@ static int on_launch_turn(sd_event_source *s, void *userdata) {
                 if (!(a->queue = j->queue_next))
                         a->queue_tail = &a->queue;
                 j->queue_next = NULL;
-                start_queued(j);
+                if (jobsync_cgroup_pending(a->sync, j->id)) {
+                        log_info(JOB_FMT ": waits for its earlier run's cgroup to be removed", JOB_ARGS(j));
+                        j->queue_next = a->awaiting;
+                        a->awaiting = j;
+                } else
+                        start_queued(j);
         }
         return a->queue ? 0 : sd_event_source_set_enabled(s, SD_EVENT_OFF);
+}
+
+void jobstart_removals_done(void *agent_) {
+        agent *a = agent_;
+        agent_job **p = &a->awaiting;
+
+        while (*p) {
+                agent_job *j = *p;
+
+                if (jobsync_cgroup_pending(a->sync, j->id)) {
+                        p = &j->queue_next;
+                        continue;
+                }
+                *p = j->queue_next; /* first in the queue again: it had its turn */
+                if (!(j->queue_next = a->queue))
+                        a->queue_tail = &j->queue_next;
+                a->queue = j;
+                (void)sd_event_source_set_enabled(a->launcher, SD_EVENT_ON);
+        }
 }
 
 int jobstart_init(agent *a) {
@@ -438,6 +465,11 @@ void jobstart_unqueue(agent_job *j) {
                 if (a->queue_tail == &j->queue_next)
                         a->queue_tail = p;
         }
+        for (p = &a->awaiting; *p; p = &(*p)->queue_next)
+                if (*p == j) {
+                        *p = j->queue_next;
+                        break;
+                }
         job_spec_free(&j->queued->spec);
         free(j->queued);
         j->queued = NULL;

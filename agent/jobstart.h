@@ -22,5 +22,8 @@ void jobstart_queue(agent *a, launch_msg *m);
 /* An adopted job whose launch had not exec'd when the previous agent went gets what is left of
  * its deadline, counted from its recorded start; the step it hangs in is not known. */
 void jobstart_adopted(agent_job *j);
+/* jobsync's hook (jobsync_on_done, agent is the agent): a job whose earlier run's cgroup is
+ * gone now goes back to the head of the queue. */
+void jobstart_removals_done(void *agent);
 /* A job still queued is dropped from the queue with its launch (agent_job_free does it). */
 void jobstart_unqueue(agent_job *j);

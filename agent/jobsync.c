@@ -36,6 +36,8 @@ struct jobsync {
         bool quit;
         int efd;
         sd_event_source *source;
+        void (*on_done)(void *userdata); /* jobsync_on_done's hook */
+        void *on_done_userdata;
         uint64_t spare_lo, spare_hi; /* the spares on disk: numbers [lo, hi) (jobdir.h), under lock */
 };
 
@@ -144,9 +146,18 @@ static int on_done(sd_event_source *src, int fd, uint32_t revents, void *userdat
         (void)src;
         (void)revents;
 
+        jobsync *s = userdata;
+
         (void)!read(fd, &n, sizeof(n)); /* EAGAIN: another turn took the batch already */
-        run_done(userdata);
+        run_done(s);
+        if (s->on_done)
+                s->on_done(s->on_done_userdata);
         return 0;
+}
+
+void jobsync_on_done(jobsync *s, void (*fn)(void *userdata), void *userdata) {
+        s->on_done = fn;
+        s->on_done_userdata = userdata;
 }
 
 /* Queue o (text and cpus freed on failure). Returns 0 or -ENOMEM. */
@@ -211,13 +222,12 @@ static bool pending(jobsync *s, uint64_t id, unsigned kinds) {
 
 bool jobsync_pending(jobsync *s, uint64_t id) { return pending(s, id, REMOVALS); }
 
+bool jobsync_cgroup_pending(jobsync *s, uint64_t id) { return pending(s, id, KIND(OP_REMOVE_CGROUP)); }
+
 int jobsync_replace(jobsync *s, uint64_t id, jobfile_kind kind, const char *text) {
-        /* A removal of the job's files would take the new one; a new run's record comes before
-         * its shepherd makes the job's cgroup, which the old run's must not be then. */
-        unsigned wait = REMOVALS | (kind == JOBFILE_RECORD ? KIND(OP_REMOVE_CGROUP) : 0);
         uint64_t n;
 
-        if (pending(s, id, wait))
+        if (pending(s, id, REMOVALS)) /* it would take the new file */
                 jobsync_drain(s);
         /* A spare gone (another process took it) or not renamed: jobdir_replace makes the file. */
         if ((n = jobsync_take_spare(s)))

@@ -22,10 +22,9 @@ int jobsync_new(sd_event *e, const char *dir, jobsync **out);
  * job runs here). A failure is logged when the loop hears of it. Returns 0 or -ENOMEM. */
 int jobsync_remove(jobsync *s, uint64_t id, bool all);
 /* Queue the removal of the job's emptied cgroup (cg_job_rmdir: up to 0.5 s of retries while
- * killed tasks leave, and the pruning of its departments), in order with the rest; a
- * record written for the job meanwhile (jobsync_replace) waits for it, so that a later attempt's
- * launch never finds it. cgroup is copied. A failure is logged when the loop hears of it.
- * Returns 0 or -ENOMEM. */
+ * killed tasks leave, and the pruning of its departments), in order with the rest; a later
+ * attempt's launch waits until jobsync_cgroup_pending says it is done. cgroup is copied. A
+ * failure is logged when the loop hears of it. Returns 0 or -ENOMEM. */
 int jobsync_remove_cgroup(jobsync *s, cg_backend *cg, uint64_t id, const char *cgroup);
 /* Queue writing cpus (a cpuset list, copied) to the cpuset of the job's cgroup (cg_job_set_cpus),
  * in order with the thread's other operations: a job sharing cores moved as whole-core jobs
@@ -33,13 +32,19 @@ int jobsync_remove_cgroup(jobsync *s, cg_backend *cg, uint64_t id, const char *c
  * the loop hears of it. Returns 0 or -ENOMEM. */
 int jobsync_set_cpus(jobsync *s, cg_backend *cg, uint64_t id, const char *cgroup, const char *cpus);
 /* Replace the job's file of that kind with text (jobdir_replace, through a spare when there is
- * one), after any removal of the job's files still queued (and, for its record, of its cgroup):
- * the loop then waits for the thread, which happens only when a job comes back to this host the
- * moment its earlier run ended or its report was acknowledged. Returns 0 or -errno. */
+ * one), after any removal of the job's files still queued: the loop then waits for the thread,
+ * which happens only when a job comes back to this host the moment its earlier run's report
+ * was acknowledged. Returns 0 or -errno. */
 int jobsync_replace(jobsync *s, uint64_t id, jobfile_kind kind, const char *text);
 /* Whether a removal of the job's files (jobsync_remove) is queued or under way: its report was
  * acknowledged, and is not to be sent again. */
 bool jobsync_pending(jobsync *s, uint64_t id);
+/* Whether a removal of the job's cgroup (jobsync_remove_cgroup) is queued or under way: a later
+ * attempt of the job must not make its cgroup yet, or it finds the old one. */
+bool jobsync_cgroup_pending(jobsync *s, uint64_t id);
+/* Call fn(userdata) on the loop each time it hears of a finished batch (after logging what
+ * failed in it), so that what waits for a removal may go on. */
+void jobsync_on_done(jobsync *s, void (*fn)(void *userdata), void *userdata);
 /* The number of a spare file (jobdir.h) now the caller's to take, 0 when there is none: the
  * removals above retire a job's files to spares (JOBDIR_SPARES_MAX at most, the rest are
  * removed), and the writes take them. */

@@ -4,7 +4,8 @@
 # node is down and its job lost, while a job submitted with --requeue goes back to pending as
 # attempt 2; once the agent talks again the node is back up, both jobs it still
 # runs are ended as strays, the requeued job runs again only once its first run is gone (never
-# two at once), and new jobs go there.
+# two at once; its launch waits for the first run's cgroup to be removed, which an strace holds),
+# and new jobs go there.
 . "$(dirname "$0")/lib.sh"
 
 printf '[controller]\nagent_timeout_ms = 2000\nnode_lost_timeout_ms = 8000\n' >"$DIR/controller.conf"
@@ -37,6 +38,10 @@ colony events --job "$rq" --json | jq -e 'select(.what == "requeued") | .reason 
         fail "no requeued event for job $rq"
 note "requeue job $rq -> pending, attempt 2: $(job_field "$rq" error)"
 
+# Each rmdir of the agent's held 0.3 s (its sync thread removes the strays' cgroups, seven v1
+# hierarchies each): attempt 2 of rq comes while its first run's cgroup is still there, and must
+# wait for it to go, not make its own meanwhile and find the old one ("File exists").
+strace_attach "$pid" "$DIR/strace.out" -f -qq -e trace=rmdir -e inject=rmdir:delay_enter=300000
 kill -CONT "$pid"
 for ((i = 0; i < 300; i++)); do [ "$(node_state "$node")" = up ] && break; sleep 0.1; done
 [ "$(node_state "$node")" = up ] || fail "node $node is $(node_state "$node") after its agent resumed"
@@ -44,6 +49,9 @@ for ((i = 0; i < 300; i++)); do [ "$(node_state "$node")" = up ] && break; sleep
 colony wait "$rq" >/dev/null || fail "requeue job $rq: $(job_field "$rq" state) $(job_field "$rq" error)"
 [ "$(job_field "$rq" attempt)" = 2 ] || fail "requeue job $rq ended at attempt $(job_field "$rq" attempt)"
 [ "$(cat "$DIR/rq.runs")" = "$(printf 'start 0\nstart 1')" ] || fail "job $rq's runs: $(cat "$DIR/rq.runs")"
+grep -q "job=$rq .*: waits for its earlier run's cgroup to be removed" "$DIR/$node.log" ||
+        fail "attempt 2 of job $rq never waited for its first run's cgroup"
+kill_wait "$STRACE_PID"
 whats=$(colony events --job "$rq" --json | jq -r .what | tr '\n' ' ')
 [ "$whats" = "submitted placed started requeued placed started completed " ] || fail "job $rq's events: $whats"
 note "requeue job $rq: its first run stopped as a stray, then attempt 2 ran alone: $whats"

@@ -6,7 +6,6 @@
 #include "jobsync.h"
 #include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,32 +80,39 @@ static int blocking_remove(cg_backend *cg, const char *job) {
 
 static const cg_ops blocking_ops = { .job_remove = blocking_remove };
 
-static void *release_later(void *arg) {
-        (void)arg;
-        sleep(3);
-        sem_post(&rm_release);
-        return NULL;
+static int hook_calls;
+static void count_hook(void *userdata) {
+        (void)userdata;
+        hook_calls++;
 }
 
-/* The loop writes an ended job's report while the thread still removes its cgroup, without
- * waiting for it; a new run's record waits, since its shepherd makes the cgroup next. */
-START_TEST(only_a_record_waits_for_a_cgroup_removal) {
+/* The loop writes an ended job's report, and a new run's record, while the thread still
+ * removes its cgroup, without waiting for it: the new run's launch waits instead, until
+ * jobsync_cgroup_pending says the removal is done, which the loop hears of through the hook. */
+START_TEST(a_cgroup_removal_is_pending_until_done_and_the_loop_is_told) {
         cg_backend cg = { .ops = &blocking_ops, .subtree = "/fake" };
-        pthread_t releaser;
 
         sem_init(&rm_entered, 0, 0);
         sem_init(&rm_release, 0, 0);
         rm_done = 0;
+        hook_calls = 0;
+        jobsync_on_done(sync_, count_hook, NULL);
         ck_assert_int_eq(jobsync_remove_cgroup(sync_, &cg, 7, "job-7"), 0);
+        ck_assert(jobsync_cgroup_pending(sync_, 7)); /* queued */
         sem_wait(&rm_entered);
-        ck_assert_int_eq(pthread_create(&releaser, NULL, release_later, NULL), 0);
+        ck_assert(jobsync_cgroup_pending(sync_, 7)); /* under way */
+        ck_assert(!jobsync_cgroup_pending(sync_, 8));
+        ck_assert(!jobsync_pending(sync_, 7)); /* a removal of files is another thing */
         ck_assert_int_eq(jobsync_replace(sync_, 7, JOBFILE_DONE, "{\"id\":7}"), 0);
-        ck_assert_int_eq(rm_done, 0); /* returned at once, not after the release 3 s later */
-        ck_assert(has(7, JOBFILE_DONE, "{\"id\":7}"));
         ck_assert_int_eq(jobsync_replace(sync_, 7, JOBFILE_RECORD, "{}"), 0);
+        ck_assert_int_eq(rm_done, 0); /* neither waited for the removal */
+        ck_assert(has(7, JOBFILE_DONE, "{\"id\":7}") && has(7, JOBFILE_RECORD, "{}"));
+        ck_assert_int_eq(hook_calls, 0);
+        sem_post(&rm_release);
+        while (hook_calls == 0)
+                ck_assert_int_ge(sd_event_run(event, 5 * 1000000), 0);
         ck_assert_int_eq(rm_done, 1);
-        ck_assert(has(7, JOBFILE_RECORD, "{}"));
-        pthread_join(releaser, NULL);
+        ck_assert(!jobsync_cgroup_pending(sync_, 7));
         sem_destroy(&rm_entered);
         sem_destroy(&rm_release);
 }
@@ -179,7 +185,7 @@ static Suite *jobsync_suite(void) {
         tcase_set_timeout(tc, 60);
         tcase_add_test(tc, record_written_after_a_queued_removal);
         tcase_add_test(tc, removal_of_the_report_alone);
-        tcase_add_test(tc, only_a_record_waits_for_a_cgroup_removal);
+        tcase_add_test(tc, a_cgroup_removal_is_pending_until_done_and_the_loop_is_told);
         tcase_add_test(tc, pending_is_a_removal_of_files);
         tcase_add_test(tc, the_next_jobs_files_are_the_last_ones);
         suite_add_tcase(s, tc);
