@@ -174,7 +174,9 @@ for ((i = 0; i < 300; i++)); do
 done
 [ -z "$left_cg" ] || fail "job cgroups left: $left_cg"
 echo "$job_script" | head -n1 >"$DIR/pattern" # from a file: grep's own command line must not match
-left_procs=$(grep -lsFf "$DIR/pattern" /proc/[0-9]*/cmdline || true)
+# This run's only ($DIR is each one's first argument): another chaos run on the host (a CI run
+# beside a developer's) has processes of the same script.
+left_procs=$(grep -lsFf "$DIR/pattern" /proc/[0-9]*/cmdline | xargs -r grep -lsF -- "$DIR" || true)
 [ -z "$left_procs" ] || fail "job processes left: $left_procs"
 for a in "${agents[@]}"; do
         sd="$DIR/agent-$a.state"
