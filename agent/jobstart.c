@@ -33,8 +33,7 @@ static uint64_t turn_usec(agent *a) {
 
 /* The launch is over, one way or another: stop watching its pipe and its deadline, and have
  * the next standby forked (on_standby_fork). Not sooner: forked while the launch went on, it
- * held the loop when the launch's outcome came (launch.sh 600: 0.09 ms off the agent's launch
- * p50 that way, 0.29 ms this way). */
+ * held the loop when the launch's outcome came (docs/benchmarks.md, "a standby"). */
 static void launch_over(agent_job *j) {
         j->starting = false;
         j->progress = sd_event_source_disable_unref(j->progress);

@@ -13,7 +13,6 @@
 #include "log.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
