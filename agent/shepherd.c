@@ -11,6 +11,7 @@
 #include "jobfile.h"
 #include "launchpack.h"
 #include "log.h"
+#include "proto.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -147,22 +148,6 @@ static _Noreturn void shepherd_run(const launch_req *req, uint64_t id, const cha
         _exit(SHEPHERD_OK);
 }
 
-/* Read exactly n bytes. Returns 0, or -1 at end of file or on an error. */
-static int read_whole(int fd, void *buf, size_t n) {
-        size_t done = 0;
-
-        while (done < n) {
-                ssize_t r = read(fd, (char *)buf + done, n - done);
-
-                if (r < 0 && errno == EINTR)
-                        continue;
-                if (r <= 0)
-                        return -1;
-                done += (size_t)r;
-        }
-        return 0;
-}
-
 /* A standby: wait for a job's request on the go pipe (launchpack.h), then run it. End of
  * file first (the agent stopped, or gave up on us) ends it quietly. */
 static _Noreturn void standby_main(cg_backend *cg, const char *dir, int go, int report) {
@@ -172,10 +157,10 @@ static _Noreturn void standby_main(cg_backend *cg, const char *dir, int go, int 
 
         if (shepherd_setup(SHEPHERD_STANDBY_NAME, &go, &report) < 0)
                 _exit(SHEPHERD_SETUP_FAILED);
-        if (read_whole(go, &len, sizeof(len)) < 0)
+        if (proto_read_exact(go, &len, sizeof(len)) < 0)
                 _exit(SHEPHERD_OK);
         (void)prctl(PR_SET_NAME, SHEPHERD_LAUNCH_NAME);
-        if (!(buf = malloc(len ? len : 1)) || read_whole(go, buf, len) < 0 || launch_unpack(buf, len, &u) < 0)
+        if (!(buf = malloc(len ? len : 1)) || proto_read_exact(go, buf, len) < 0 || launch_unpack(buf, len, &u) < 0)
                 _exit(SHEPHERD_SETUP_FAILED);
         u.req.cg = cg;
         shepherd_run(&u.req, u.id, dir, u.exit_spare, go, report);

@@ -381,10 +381,9 @@ int proto_send(int fd, const cJSON *msg) {
         return r;
 }
 
-/* Read exactly n bytes. Returns 0, -ECONNRESET at end of file, or -errno. */
-static int read_exact(int fd, char *buf, size_t n) {
+int proto_read_exact(int fd, void *buf, size_t n) {
         for (size_t off = 0; off < n;) {
-                ssize_t k = read(fd, buf + off, n - off);
+                ssize_t k = read(fd, (char *)buf + off, n - off);
                 if (k < 0 && errno == EINTR)
                         continue;
                 if (k < 0)
@@ -400,7 +399,7 @@ int proto_recv(int fd, cJSON **msg, char err[PROTO_ERRLEN]) {
         /* Read the frame and not a byte more: what follows belongs to the caller's next call. */
         char header[PROTO_HEADER];
         err[0] = '\0';
-        int r = read_exact(fd, header, PROTO_HEADER);
+        int r = proto_read_exact(fd, header, PROTO_HEADER);
         if (r < 0)
                 return r;
         int64_t n = check_header(header, err);
@@ -409,7 +408,7 @@ int proto_recv(int fd, cJSON **msg, char err[PROTO_ERRLEN]) {
         char *body = malloc((size_t)n);
         if (!body)
                 return -ENOMEM;
-        r = read_exact(fd, body, (size_t)n);
+        r = proto_read_exact(fd, body, (size_t)n);
         if (r == 0)
                 r = parse_body(body, (size_t)n, msg, err);
         free(body);

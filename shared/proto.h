@@ -68,6 +68,9 @@ int proto_send(int fd, const cJSON *msg);
 /* Write len bytes whole to a blocking fd (a socket without SIGPIPE, a pipe or a file): a
  * client's many frames at once, the agent's job records. Returns 0 or -errno. */
 int proto_write_all(int fd, const void *data, size_t len);
+/* Read exactly n bytes from a blocking fd (a frame's parts, a standby shepherd's request).
+ * Returns 0, -ECONNRESET at end of file, or -errno. */
+int proto_read_exact(int fd, void *buf, size_t n);
 int proto_recv(int fd, cJSON **msg, char err[PROTO_ERRLEN]);
 
 /* Field access with validation. Each returns 0, -ENOENT when the field is absent (the output
