@@ -59,9 +59,7 @@ note "stalled job $stalled failed alone: $err; jobs $first and $after completed,
 stalled2=$(colony submit --name stalled2 --cpus 0.2 --mem 32M --output "$MNT/out2" -- true)
 # Killed once the launch has begun (the shepherd told to go, logged right after): killed
 # between the record and that, the shepherd never launches and the job is lost instead.
-launching() { grep -q "job=$stalled2 .*: launching" "$DIR/$node.log"; }
-for ((i = 0; i < 300; i++)); do launching && break; sleep 0.1; done
-launching || fail "job $stalled2's launch never began"
+wait_for 'grep -q "job=$stalled2 .*: launching" "$DIR/$node.log"' "job $stalled2's launch" 30
 agent_kill "$node"
 agent_start_again "$node"
 wait_state "$stalled2" failed 60
@@ -79,15 +77,12 @@ standby=$(wait_standby "$agent")
 kill -STOP "$standby"
 test_cleanup() { kill -CONT "$standby" 2>/dev/null; }
 stalled3=$(colony submit --name stalled3 --cpus 0.2 --mem 32M --output "$MNT/out3" -- true)
-launching() { grep -q "job=$stalled3 .*: launching" "$DIR/$node.log"; }
-for ((i = 0; i < 300; i++)); do launching && break; sleep 0.1; done
-launching || fail "job $stalled3's launch never began"
+wait_for 'grep -q "job=$stalled3 .*: launching" "$DIR/$node.log"' "job $stalled3's launch" 30
 [ "$(cat "/proc/$standby/comm")" = colony-standby ] || fail "standby $standby read its request while stopped"
 agent_kill "$node"
 agent_start_again "$node"
-adopted() { grep -q "job=$stalled3 .*its launch has not exec'd yet" "$DIR/$node.log"; }
-for ((i = 0; i < 600; i++)); do adopted && break; sleep 0.1; done
-adopted || fail "the next agent did not take job $stalled3's launch for unfinished"
+wait_for 'grep -q "job=$stalled3 .*its launch has not exec.d yet" "$DIR/$node.log"' \
+        "the next agent's taking job $stalled3's launch for unfinished" 60
 kill -CONT "$standby"
 wait_state "$stalled3" failed 60
 err3=$(job_field "$stalled3" error)

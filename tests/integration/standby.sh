@@ -62,8 +62,7 @@ note "standby $standby killed: reaped, job $id ran"
 # The agent's SIGKILL ends its standby; the next agent forks its own and runs jobs in it.
 standby=$(wait_standby "$apid")
 agent_kill "$node"
-wait_for "[ ! -e /proc/$standby ] || [ \"\$(awk '{ print \$3 }' /proc/$standby/stat)\" = Z ]" \
-        "standby $standby's end with its agent" 10
+wait_for "ended $standby" "standby $standby's end with its agent" 10
 agent_start_again "$node"
 apid=$(agent_pid "$node")
 wait_node_up "$node"

@@ -110,7 +110,7 @@ id4=$(colony submit --name adopted --cpus 0.2 --mem 32M --time 0:03 -- /bin/slee
 wait_state "$id4" running
 # Running is the placement; the start is the agent's word (without it start_usec is 0 and the
 # wait below none): a CI run killed the agent before it and started it again at once.
-wait_for '[ "$(job_field "$id4" start_usec)" -gt 0 ] 2>/dev/null' "job $id4's start" 20
+wait_started "$id4" 20
 agent_kill "$node"
 start=$(job_field "$id4" start_usec)
 while (($(date +%s%6N) < start + 3500000)); do sleep 0.2; done
