@@ -201,6 +201,10 @@ int cg_write_i64(const char *dir, const char *file, int64_t value, char *err, si
         return cg_write(dir, file, v, err, errlen);
 }
 
+int cg_move_self(const char *dir, char *err, size_t errlen) {
+        return cg_write_i64(dir, "cgroup.procs", getpid(), err, errlen);
+}
+
 int cg_read(const char *dir, const char *file, char **out) {
         char path[PATH_MAX];
         int r = cg_path(path, sizeof(path), dir, file);

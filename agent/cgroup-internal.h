@@ -5,8 +5,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* The name of the v2 leaf the agent moves itself into; never a job name. */
+/* The name of the leaf the agent moves itself into (v2; v1: in the cpu hierarchy); never a job name. */
 #define CG_AGENT_LEAF "agent"
+/* The leaf's CPU weight relative to a job's or a department's (1.0): the highest v2 allows. A
+ * shepherd woken at its job's exec, and the loop woken by its report, otherwise waited for the
+ * CPU behind the job they started, as long as CFS let that job run before it preempted
+ * (the wake-up did not): 0.1 to 0.4 ms for /bin/true on this v1 host, up to 11 ms in the TCG
+ * guest (ftrace, docs/benchmarks.md "The agent's leaf before jobs"). The agent's own CPU time is
+ * small, so jobs lose little of theirs; a job spinning on every core no longer slows the loop. */
+#define CG_AGENT_WEIGHT 100.0
 
 typedef struct cg_ops {
         /* Find the hierarchies and the own cgroup, create the subtree; set cg->subtree and
@@ -85,6 +92,8 @@ int cg_write(const char *dir, const char *file, const char *value, char *err, si
 int cg_open_write(const char *dir, const char *file);
 /* cg_write of a number. */
 int cg_write_i64(const char *dir, const char *file, int64_t value, char *err, size_t errlen);
+/* Move this process, every thread of it, into dir (its cgroup.procs). Returns 0 or -errno with err. */
+int cg_move_self(const char *dir, char *err, size_t errlen);
 /* Read dir/file (small, trailing whitespace removed) into malloc'ed *out. Returns 0 or -errno. */
 int cg_read(const char *dir, const char *file, char **out);
 /* Read dir/file as one unsigned number. Returns 0 or -errno (-EINVAL if not a number). */

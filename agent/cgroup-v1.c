@@ -7,7 +7,8 @@
  * job from the device nodes of cg_limits.deny: devices.deny of the job's cgroup, written before
  * any of its tasks is moved there. A devices cgroup starts with its parent's list, so the
  * subtree and the departments' cgroups keep what the agent's own cgroup allows, and a job's
- * denials stay its own. */
+ * denials stay its own. The agent itself moves into <cpu subtree>/agent, as v2's leaf, for the
+ * leaf's weight (CG_AGENT_WEIGHT); in the other hierarchies it stays where it was started. */
 #include "cgdev.h"
 #include "cgroup-internal.h"
 #include "clock.h"
@@ -36,6 +37,7 @@ static const char *const v1_optional[_V1_MAX] = {
 typedef struct v1_state {
         char *dir[_V1_MAX]; /* the subtree in each controller's hierarchy; an optional one's NULL
                              * when the host mounts none (v1_optional) */
+        char *leaf;         /* <cpu subtree>/agent once the agent is in it */
         bool cpuset_clones; /* the kernel fills each new cpuset below the subtree (cpuset_clone) */
 } v1_state;
 
@@ -149,7 +151,49 @@ static void remove_subtrees(v1_state *s, const bool *created) {
 static void free_state(v1_state *s) {
         for (int i = 0; i < _V1_MAX; i++)
                 free(s->dir[i]);
+        free(s->leaf);
         free(s);
+}
+
+/* Move the agent into the cpu hierarchy's leaf, with the leaf's weight. On failure nothing
+ * made is left. */
+static int enter_leaf(v1_state *s, char *err, size_t errlen) {
+        char *leaf = NULL;
+        bool made = false;
+        int r = asprintf(&leaf, "%s/%s", s->dir[V1_CPU], CG_AGENT_LEAF) < 0 ? -ENOMEM : 0;
+
+        if (r < 0) {
+                snprintf(err, errlen, "out of memory");
+                return r;
+        }
+        r = cg_mkdir(leaf, true, &made, err, errlen);
+        if (r == 0)
+                r = cg_write_i64(leaf, "cpu.shares", (int64_t)cg_shares_v1(CG_AGENT_WEIGHT), err, errlen);
+        if (r == 0)
+                r = cg_move_self(leaf, err, errlen);
+        if (r < 0 && made)
+                (void)cg_rmdir(leaf);
+        if (r < 0)
+                free(leaf);
+        else
+                s->leaf = leaf;
+        return r;
+}
+
+/* Back to the cpu cgroup the agent was started in (the subtree's parent), and the leaf removed:
+ * the subtree can go then. */
+static void leave_leaf(v1_state *s) {
+        char own[PATH_MAX], err[512];
+        int r;
+
+        if (!s->leaf)
+                return;
+        snprintf(own, sizeof(own), "%s", s->dir[V1_CPU]);
+        *strrchr(own, '/') = '\0';
+        if ((r = cg_move_self(own, err, sizeof(err))) < 0)
+                log_warning("cgroup=%s: cannot leave the agent's leaf: %s", s->leaf, err);
+        else if ((r = cg_rmdir(s->leaf)) < 0)
+                log_warning("cgroup=%s: cannot remove: %s", s->leaf, strerror(-r));
 }
 
 static int v1_open(cg_backend *cg, char *err, size_t errlen) {
@@ -178,6 +222,10 @@ static int v1_open(cg_backend *cg, char *err, size_t errlen) {
                 memset(created, 0, sizeof(created));
         if (r == 0 && !(cg->subtree = strdup(s->dir[V1_MEMORY])))
                 r = -ENOMEM;
+        if (r == 0 && (r = enter_leaf(s, err, errlen)) < 0) {
+                free(cg->subtree);
+                cg->subtree = NULL;
+        }
         if (r < 0) {
                 if (r == -ENOMEM)
                         snprintf(err, errlen, "out of memory");
@@ -415,7 +463,7 @@ static int v1_list_jobs(cg_backend *cg, char ***out) {
         /* The union: a crash may have left a job's cgroup in some hierarchies only. */
         for (int i = 0; r == 0 && i < _V1_MAX; i++)
                 if (!is_dup(state(cg), i))
-                        r = cg_add_job_dirs(state(cg)->dir[i], NULL, out);
+                        r = cg_add_job_dirs(state(cg)->dir[i], CG_AGENT_LEAF, out);
         return r;
 }
 
@@ -463,8 +511,10 @@ static int v1_job_set_cpus(cg_backend *cg, const char *job, const char *cpus, ch
 }
 
 static void v1_close(cg_backend *cg, bool remove_subtree) {
-        if (remove_subtree)
+        if (remove_subtree) {
+                leave_leaf(state(cg));
                 remove_subtrees(state(cg), NULL);
+        }
         free_state(state(cg));
         cg->priv = NULL;
 }

@@ -2,7 +2,8 @@
  *
  * One subtree, <own>/colony-<agent>, whose cgroup.subtree_control enables cpu, memory and pids
  * for the job cgroups below it. The no-internal-process rule forbids tasks in a non-root cgroup
- * that distributes controllers, so the agent first moves itself into the leaf <subtree>/agent.
+ * that distributes controllers, so the agent first moves itself into the leaf <subtree>/agent,
+ * whose cpu.weight puts it and its shepherds before the jobs (CG_AGENT_WEIGHT).
  * The controllers reach the subtree only through the own cgroup's cgroup.subtree_control:
  *  - in the root cgroup (which may hold tasks and distribute at once) they must be enabled
  *    already; colony never writes a setting of the root;
@@ -239,13 +240,6 @@ static int undo_own(v2_state *s, const char *subtree) {
         return r;
 }
 
-static int move_self(const char *dir, char *err, size_t errlen) {
-        char pid[16];
-
-        snprintf(pid, sizeof(pid), "%d", (int)getpid());
-        return cg_write(dir, "cgroup.procs", pid, err, errlen);
-}
-
 static void free_state(v2_state *s) {
         while (s->peaks) {
                 v2_peak *p = s->peaks;
@@ -267,7 +261,7 @@ static void remove_subtree(v2_state *s, const char *subtree, bool in_leaf, bool 
 
         if (in_leaf && undo_own(s, subtree) < 0)
                 return;
-        if (in_leaf && (r = move_self(s->own, err, sizeof(err))) < 0) {
+        if (in_leaf && (r = cg_move_self(s->own, err, sizeof(err))) < 0) {
                 log_warning("cgroup=%s: cannot leave the agent's leaf: %s", s->leaf, err);
                 return;
         }
@@ -316,11 +310,13 @@ static int v2_open(cg_backend *cg, char *err, size_t errlen) {
         if (r == 0)
                 r = cg_mkdir(s->leaf, true, &made_leaf, err, errlen);
         if (r == 0)
-                moved = (r = move_self(s->leaf, err, errlen)) == 0;
+                moved = (r = cg_move_self(s->leaf, err, errlen)) == 0;
         if (r == 0)
                 r = delegate_own(s, err, errlen);
         if (r == 0)
                 r = hand_down(subtree, err, errlen);
+        if (r == 0)
+                r = cg_write_i64(s->leaf, "cpu.weight", (int64_t)cg_weight_v2(CG_AGENT_WEIGHT), err, errlen);
         if (r == 0) {
                 cg->subtree = subtree;
                 cg->priv = s;

@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -471,9 +472,49 @@ static int count_dirs(const char *dir, const char *name, int depth) {
         return n;
 }
 
+/* Our cgroup in the hierarchy that has the cpu controller (v2: the one), from /proc/self/cgroup,
+ * into path: "/" or "/a/b". */
+static void self_cpu_cgroup(bool v2, char *path, size_t len) {
+        char line[PATH_MAX], ctl[256], at[PATH_MAX];
+        FILE *f = fopen("/proc/self/cgroup", "re");
+
+        ck_assert_ptr_nonnull(f);
+        *path = 0;
+        while (!*path && fgets(line, sizeof(line), f)) {
+                if (v2 && sscanf(line, "0::%4095s", at) == 1)
+                        snprintf(path, len, "%s", at);
+                else if (!v2 && sscanf(line, "%*d:%255[^:]:%4095s", ctl, at) == 2 && cg_list_has(ctl, "cpu", ","))
+                        snprintf(path, len, "%s", at);
+        }
+        fclose(f);
+        ck_assert_msg(*path, "no cpu cgroup in /proc/self/cgroup");
+}
+
+/* The agent lives in its leaf <subtree>/agent of the cpu hierarchy, whose weight puts it, and the
+ * shepherds it forks, before the jobs (CG_AGENT_WEIGHT); test_close_removes_all sees it leave. */
+START_TEST(test_agent_leaf) {
+        bool v2 = cg_get_mode(cg) == CG_MODE_V2;
+        char path[PATH_MAX], want[96], dir[PATH_MAX + 32];
+        uint64_t weight = 0, expected = v2 ? cg_weight_v2(CG_AGENT_WEIGHT) : cg_shares_v1(CG_AGENT_WEIGHT);
+        size_t n;
+
+        self_cpu_cgroup(v2, path, sizeof(path));
+        snprintf(want, sizeof(want), "/colony-%s/%s", agent_name, CG_AGENT_LEAF);
+        n = strlen(path);
+        ck_assert_msg(n >= strlen(want) && strcmp(path + n - strlen(want), want) == 0,
+                      "our cpu cgroup is %s, not ...%s", path, want);
+        snprintf(dir, sizeof(dir), "/sys/fs/cgroup%s%s", v2 ? "" : "/cpu", path);
+        ck_assert_int_eq(cg_read_u64(dir, v2 ? "cpu.weight" : "cpu.shares", &weight), 0);
+        ck_assert_uint_eq(weight, expected);
+        ck_assert_uint_gt(expected, v2 ? 100 : 1024); /* above a job's default */
+        printf("agent leaf: %s, %s %" PRIu64 "\n", dir, v2 ? "cpu.weight" : "cpu.shares", weight);
+}
+END_TEST
+
 START_TEST(test_close_removes_all) {
         cg_limits lim = { .mcpu = 500, .mem = 64 * MiB, .pids = 16 };
-        char *argv[] = { stress, "sleep", "60", NULL }, err[512], dirname[64], **jobs = NULL;
+        char *argv[] = { stress, "sleep", "60", NULL }, err[512], dirname[64], path[PATH_MAX], **jobs = NULL;
+        cg_mode mode = cg_get_mode(cg);
         pid_t pid;
         int st;
 
@@ -491,6 +532,8 @@ START_TEST(test_close_removes_all) {
         ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "sleep job status 0x%x, want SIGKILL", st);
         snprintf(dirname, sizeof(dirname), "colony-%s", agent_name);
         ck_assert_int_eq(count_dirs("/sys/fs/cgroup", dirname, 8), 0);
+        self_cpu_cgroup(mode == CG_MODE_V2, path, sizeof(path));
+        ck_assert_msg(!strstr(path, dirname), "still in %s after the subtree's removal", path);
 }
 END_TEST
 
@@ -636,6 +679,7 @@ static Suite *cgroup_suite(void) {
         tcase_add_test(tc, test_user);
         tcase_add_test(tc, test_launch_errors);
         tcase_add_test(tc, test_launch_without_clone3);
+        tcase_add_test(tc, test_agent_leaf);
         tcase_add_test(tc, test_close_removes_all);
         tcase_add_test(tc, test_lock_waits_for_an_inherited_holder);
         tcase_add_test(tc, test_devices);
