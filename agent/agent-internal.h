@@ -75,6 +75,7 @@ struct agent {
         shepherd standby;               /* forked ahead for the next launch (pid 0: none) */
         sd_event_source *standby_watch; /* its end, should it end before it gets a job */
         sd_event_source *standby_fork;  /* forks the next standby once no launch waits */
+        shepherd_user last_user;        /* of the job launched last: the standby looks up its groups */
         bool stopping;                  /* agent_stop: no ack will be waited for, a report written is done with */
         struct jobsync *sync;           /* the state directory's removals and the cgroups' slow writes, off the loop */
         cores *cores;                   /* the cores whole-CPU jobs hold (jobcores.c); NULL: jobs get no cpuset */

@@ -209,7 +209,7 @@ static int on_standby_fork(sd_event_source *s, void *userdata) {
 
         if (a->standby.pid > 0 || a->stopping)
                 return 0;
-        if ((r = shepherd_spawn_standby(a->cg, a->cfg.state_dir, &a->standby, err, sizeof(err))) < 0) {
+        if ((r = shepherd_spawn_standby(a->cg, a->cfg.state_dir, &a->last_user, &a->standby, err, sizeof(err))) < 0) {
                 a->standby.pid = 0;
                 log_warning("host=%s: cannot fork a standby shepherd: %s", a->cfg.name, err);
                 return 0;
@@ -260,6 +260,7 @@ static int start_shepherd(agent_job *j, const launch_req *req, char *err, size_t
 
         if (r < 0)
                 return r;
+        a->last_user = (shepherd_user){ .known = true, .uid = req->uid, .gid = req->gid };
         j->shepherd = sh.pid;
         j->shepherd_start = sh.start;
         j->start_usec = clock_real_usec();

@@ -16,15 +16,15 @@
  *
  * Between the start and exec the child only makes async-signal-safe calls, the ids' changes as
  * raw system calls (glibc's wrappers may signal threads of ours in a child sharing our memory):
- * user and group lookups (NSS) and every message are prepared before. */
+ * user and group lookups (NSS, usergroups.h: or taken from a lookup made ahead) and every
+ * message are prepared before. */
 #include "launch.h"
+#include "clock.h"
 #include "log.h"
 #include "spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +48,7 @@ typedef struct child_plan {
         const job_spec *spec;
         uid_t uid;
         gid_t gid;
-        gid_t *groups;
+        const gid_t *groups;
         size_t ngroups;
         char uid_text[16], gid_text[16];
         int err_fd, err_peer;              /* the child's end of the error pipe, and the parent's */
@@ -61,49 +61,6 @@ typedef struct child_plan {
         bool truncate_output;
         char **sh_argv; /* a batch script without "#!": /bin/sh, its copy's /dev/fd path, argv[1..] */
 } child_plan;
-
-/* The user's supplementary groups from the group database, including gid; just gid when the
- * uid has no passwd entry. *out is malloc'ed. Returns 0 or -errno. */
-static int resolve_groups(uid_t uid, gid_t gid, gid_t **out, size_t *n) {
-        struct passwd pw, *res = NULL;
-        char buf[4096];
-        int cnt = 16, r = getpwuid_r(uid, &pw, buf, sizeof(buf), &res);
-
-        if (r != 0 || !res) {
-                if (!(*out = malloc(sizeof(gid_t))))
-                        return -ENOMEM;
-                (*out)[0] = gid;
-                *n = 1;
-                return 0;
-        }
-        for (;;) {
-                gid_t *g = malloc((size_t)cnt * sizeof(gid_t));
-                int want = cnt;
-
-                if (!g)
-                        return -ENOMEM;
-                if (getgrouplist(res->pw_name, gid, g, &want) >= 0) {
-                        *out = g;
-                        *n = (size_t)want;
-                        return 0;
-                }
-                free(g);
-                /* want now holds the number needed. */
-                cnt = want > cnt ? want : cnt * 2;
-        }
-}
-
-/* Every shepherd looks up its job's groups (resolve_groups) in a fork of the agent: cold, each
- * read nsswitch.conf and dlopened libnss_systemd again, 0.45 to 1.7 ms a fork against 0.22 to
- * 0.29 ms once the parent had looked up once (fork, getpwuid_r, getgrouplist, exit; this host,
- * 200 forks a run). */
-void launch_warm_name_service(void) {
-        gid_t *groups = NULL;
-        size_t n;
-
-        if (resolve_groups(getuid(), getgid(), &groups, &n) == 0)
-                free(groups);
-}
 
 /* Append s to the string buf of size bytes, truncating. Async-signal-safe. */
 static void append(char *buf, size_t size, const char *s) {
@@ -394,6 +351,8 @@ int launch_job(const launch_req *req, pid_t *pid, char *err, size_t errlen) {
                          .progress_fd = req->progress_fd,
                          .nofile = req->nofile,
                          .truncate_output = req->truncate_output };
+        usergroups looked_up = { 0 };
+        const usergroups *groups = &looked_up;
         int ep[2], r;
         pid_t child;
 
@@ -401,12 +360,16 @@ int launch_job(const launch_req *req, pid_t *pid, char *err, size_t errlen) {
                 snprintf(err, errlen, "no program to start");
                 return -EINVAL;
         }
-        if ((r = resolve_groups(req->uid, req->gid, &p.groups, &p.ngroups)) < 0) {
+        if (usergroups_current(req->groups_ahead, req->uid, req->gid, clock_mono_ms()))
+                groups = req->groups_ahead;
+        else if ((r = usergroups_lookup(req->uid, req->gid, &looked_up)) < 0) {
                 snprintf(err, errlen, "groups of uid %u: %s", (unsigned)req->uid, strerror(-r));
                 return r;
         }
+        p.groups = groups->list;
+        p.ngroups = groups->n;
         if (s->script && (r = script_sh_argv(s, &p.sh_argv)) < 0) {
-                free(p.groups);
+                usergroups_free(&looked_up);
                 snprintf(err, errlen, "out of memory");
                 return r;
         }
@@ -415,7 +378,7 @@ int launch_job(const launch_req *req, pid_t *pid, char *err, size_t errlen) {
         if (pipe2(ep, O_CLOEXEC) < 0) {
                 r = -errno;
                 snprintf(err, errlen, "pipe: %s", strerror(errno));
-                free(p.groups);
+                usergroups_free(&looked_up);
                 free(p.sh_argv);
                 return r;
         }
@@ -431,7 +394,7 @@ int launch_job(const launch_req *req, pid_t *pid, char *err, size_t errlen) {
         else if (child > 0)
                 reap(child);
         close(ep[0]);
-        free(p.groups);
+        usergroups_free(&looked_up);
         free(p.sh_argv);
         return r;
 }

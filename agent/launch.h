@@ -2,6 +2,7 @@
 #pragma once
 #include "cgroup.h"
 #include "job.h"
+#include "usergroups.h"
 #include <sys/resource.h>
 #include <sys/types.h>
 
@@ -14,6 +15,9 @@ typedef struct launch_req {
         int progress_fd;      /* where the child writes each step before it begins it; 0: nowhere */
         struct rlimit nofile; /* the job's open files limit; rlim_max 0: the launcher's own */
         bool truncate_output; /* open the output files with O_TRUNC (job_output_truncates) */
+        /* The user's groups looked up ahead (a standby's), used when still current for uid and
+         * gid (usergroups_current); NULL, or not current: launch_job looks them up. */
+        const usergroups *groups_ahead;
         /* For launch_cgroup: the job cgroup's limits, and its department (NULL: none) with a
          * weight per level, as cg_dept_prepare takes them. */
         const cg_limits *lim;
@@ -51,6 +55,3 @@ int launch_cgroup(const launch_req *req, char *err, size_t errlen);
  * negative errno with the step and path in err
  * ("chdir /nope: No such file or directory") and the child has been reaped. */
 int launch_job(const launch_req *req, pid_t *pid, char *err, size_t errlen);
-/* Look up this process's own groups once, so that the name service's modules and configuration
- * are loaded before the shepherds are forked from it and each finds them in place. */
-void launch_warm_name_service(void);

@@ -4,7 +4,6 @@
  * Exit status: 0 after a clean stop (SIGTERM/SIGINT) or --cleanup, 1 when the agent cannot run
  * or the controller refused it for good, 2 for bad options or configuration. */
 #include "agent.h"
-#include "launch.h"
 #include "clock.h"
 #include "agentconf.h"
 #include "cgroup.h"
@@ -13,6 +12,7 @@
 #include "jobdir.h"
 #include "log.h"
 #include "log_journal.h"
+#include "usergroups.h"
 #include "net.h"
 #include "nodesel.h"
 #include "nofile.h"
@@ -120,7 +120,7 @@ static int run_agent(const agent_config *cfg, cg_backend *cg, bool *keep) {
         agent *a = NULL;
         int r;
 
-        launch_warm_name_service();
+        usergroups_warm();
         r = sd_event_default(&e);
         if (r >= 0)
                 r = sd_event_set_watchdog(e, true); /* WATCHDOG=1 pings when WatchdogSec= is set */

@@ -149,20 +149,26 @@ static _Noreturn void shepherd_run(const launch_req *req, uint64_t id, const cha
 }
 
 /* A standby: wait for a job's request on the go pipe (launchpack.h), then run it. End of
- * file first (the agent stopped, or gave up on us) ends it quietly. */
-static _Noreturn void standby_main(cg_backend *cg, const char *dir, int go, int report) {
+ * file first (the agent stopped, or gave up on us) ends it quietly. Meanwhile it looks up the
+ * groups of last, the user of the job before, which the next job's launch takes while they are
+ * current (usergroups.h). */
+static _Noreturn void standby_main(cg_backend *cg, const char *dir, const shepherd_user *last, int go, int report) {
+        usergroups ahead = { 0 };
         launch_unpacked u;
         uint32_t len;
         char *buf;
 
         if (shepherd_setup(SHEPHERD_STANDBY_NAME, &go, &report) < 0)
                 _exit(SHEPHERD_SETUP_FAILED);
+        if (last->known)
+                (void)usergroups_lookup(last->uid, last->gid, &ahead); /* else the launch looks up */
         if (proto_read_exact(go, &len, sizeof(len)) < 0)
                 _exit(SHEPHERD_OK);
         (void)prctl(PR_SET_NAME, SHEPHERD_LAUNCH_NAME);
         if (!(buf = malloc(len ? len : 1)) || proto_read_exact(go, buf, len) < 0 || launch_unpack(buf, len, &u) < 0)
                 _exit(SHEPHERD_SETUP_FAILED);
         u.req.cg = cg;
+        u.req.groups_ahead = &ahead;
         shepherd_run(&u.req, u.id, dir, u.exit_spare, go, report);
 }
 
@@ -184,7 +190,7 @@ static void close_pipes(shepherd *sh) {
 /* Fork a shepherd: one that runs req (as shepherd_spawn), or without req a standby that waits
  * for one. */
 static int fork_shepherd(const launch_req *req, uint64_t id, const char *state_dir, uint64_t spare,
-                         cg_backend *standby_cg, shepherd *sh, char *err, size_t errlen) {
+                         cg_backend *standby_cg, const shepherd_user *last, shepherd *sh, char *err, size_t errlen) {
         int go[2] = { -1, -1 }, rep[2] = { -1, -1 }, r;
 
         *sh = (shepherd){ .go_fd = -1, .go_peer = -1, .report_fd = -1 };
@@ -197,7 +203,7 @@ static int fork_shepherd(const launch_req *req, uint64_t id, const char *state_d
         }
         sh->pid = fork();
         if (sh->pid == 0 && !req)
-                standby_main(standby_cg, state_dir, go[0], rep[1]);
+                standby_main(standby_cg, state_dir, last, go[0], rep[1]);
         if (sh->pid == 0) {
                 if (shepherd_setup(SHEPHERD_LAUNCH_NAME, &go[0], &rep[1]) < 0)
                         _exit(SHEPHERD_SETUP_FAILED);
@@ -219,11 +225,12 @@ static int fork_shepherd(const launch_req *req, uint64_t id, const char *state_d
 
 int shepherd_spawn(const launch_req *req, uint64_t id, const char *state_dir, uint64_t spare, shepherd *sh, char *err,
                    size_t errlen) {
-        return fork_shepherd(req, id, state_dir, spare, NULL, sh, err, errlen);
+        return fork_shepherd(req, id, state_dir, spare, NULL, NULL, sh, err, errlen);
 }
 
-int shepherd_spawn_standby(cg_backend *cg, const char *state_dir, shepherd *sh, char *err, size_t errlen) {
-        return fork_shepherd(NULL, 0, state_dir, 0, cg, sh, err, errlen);
+int shepherd_spawn_standby(cg_backend *cg, const char *state_dir, const shepherd_user *last, shepherd *sh, char *err,
+                           size_t errlen) {
+        return fork_shepherd(NULL, 0, state_dir, 0, cg, last, sh, err, errlen);
 }
 
 int shepherd_request(const shepherd *sh, const launch_req *req, uint64_t id, uint64_t spare, char **msg, size_t *len) {

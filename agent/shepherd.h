@@ -43,11 +43,20 @@ typedef struct shepherd {
  * Returns 0, or -errno with the reason in err. */
 int shepherd_spawn(const launch_req *req, uint64_t id, const char *state_dir, uint64_t spare, shepherd *sh, char *err,
                    size_t errlen);
+/* The user of the job launched last. */
+typedef struct shepherd_user {
+        bool known;
+        uid_t uid;
+        gid_t gid;
+} shepherd_user;
+
 /* Fork a standby: a shepherd for a job not come yet, set up as far as it can be without one,
  * waiting under SHEPHERD_STANDBY_NAME for shepherd_hand (cg: the backend it makes the job's
- * cgroup with). It takes the fork off the next launch's path; it exits when its pipe closes
+ * cgroup with), with last's groups looked up meanwhile for a next job of that user. It takes
+ * the fork and that lookup off the next launch's path; it exits when its pipe closes
  * (shepherd_abort, or the agent's end). Returns 0, or -errno with the reason in err. */
-int shepherd_spawn_standby(cg_backend *cg, const char *state_dir, shepherd *sh, char *err, size_t errlen);
+int shepherd_spawn_standby(cg_backend *cg, const char *state_dir, const shepherd_user *last, shepherd *sh, char *err,
+                           size_t errlen);
 /* The request that makes a standby the shepherd of job id (arguments as shepherd_spawn's), in
  * *msg (malloc'ed) of *len bytes. Returns 0, -ESRCH when the standby is gone, -EMSGSIZE when
  * its pipe cannot take the request whole (the standby stays fit for another), or -errno. */
