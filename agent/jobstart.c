@@ -243,7 +243,10 @@ static int get_shepherd(agent_job *j, const launch_req *req, shepherd *sh, char 
                 return 0;
         if (r == -ESRCH)
                 shepherd_abort(sh); /* reaps it */
-        if (r != -ENOENT)
+        if (r == -EBUSY)
+                log_debug(JOB_FMT ": standby shepherd %d is not waiting yet; forking its own", JOB_ARGS(j),
+                          (int)standby);
+        else if (r != -ENOENT)
                 log_warning(JOB_FMT ": standby shepherd %d cannot take it (%s); forking its own", JOB_ARGS(j),
                             (int)standby, strerror(-r));
         return shepherd_spawn(req, j->id, a->cfg.state_dir, spare, sh, err, errlen);

@@ -16,10 +16,9 @@
  *
  * Between the start and exec the child only makes async-signal-safe calls, the ids' changes as
  * raw system calls (glibc's wrappers may signal threads of ours in a child sharing our memory):
- * user and group lookups (NSS, usergroups.h: or taken from a lookup made ahead) and every
+ * user and group lookups (NSS; the shepherd's made before the go, usergroups.h) and every
  * message are prepared before. */
 #include "launch.h"
-#include "clock.h"
 #include "log.h"
 #include "spawn.h"
 
@@ -360,8 +359,8 @@ int launch_job(const launch_req *req, pid_t *pid, char *err, size_t errlen) {
                 snprintf(err, errlen, "no program to start");
                 return -EINVAL;
         }
-        if (usergroups_current(req->groups_ahead, req->uid, req->gid, clock_mono_ms()))
-                groups = req->groups_ahead;
+        if (req->groups)
+                groups = req->groups;
         else if ((r = usergroups_lookup(req->uid, req->gid, &looked_up)) < 0) {
                 snprintf(err, errlen, "groups of uid %u: %s", (unsigned)req->uid, strerror(-r));
                 return r;

@@ -15,9 +15,9 @@ typedef struct launch_req {
         int progress_fd;      /* where the child writes each step before it begins it; 0: nowhere */
         struct rlimit nofile; /* the job's open files limit; rlim_max 0: the launcher's own */
         bool truncate_output; /* open the output files with O_TRUNC (job_output_truncates) */
-        /* The user's groups looked up ahead (a standby's), used when still current for uid and
-         * gid (usergroups_current); NULL, or not current: launch_job looks them up. */
-        const usergroups *groups_ahead;
+        /* The user's groups, looked up for this launch (the shepherd's, before the go), used as
+         * they are; NULL: launch_job looks them up. */
+        const usergroups *groups;
         /* For launch_cgroup: the job cgroup's limits, and its department (NULL: none) with a
          * weight per level, as cg_dept_prepare takes them. */
         const cg_limits *lim;

@@ -27,6 +27,10 @@
 
 #define POLL_MS 5
 
+/* A standby's first byte on its report pipe: it waits for its request now. The agent reads it
+ * before it hands a request (shepherd_request), and the launch's records come after. */
+static const char standby_ready = 'r';
+
 /* Exit statuses of a shepherd, for the agent's log when one ends early. */
 enum { SHEPHERD_OK, SHEPHERD_SETUP_FAILED, SHEPHERD_LAUNCH_FAILED, SHEPHERD_WRITE_FAILED };
 
@@ -110,19 +114,40 @@ static int make_cgroup(const launch_req *req, int report, char *err, size_t errl
         return launch_cgroup(req, err, errlen);
 }
 
-/* Launch the job as req says, its shepherd set up already, and see it to its end. */
-static _Noreturn void shepherd_run(const launch_req *req, uint64_t id, const char *dir, uint64_t spare, int go,
-                                   int report) {
+/* The job user's groups into *groups: those looked up ahead while they are current, else
+ * looked up now, the step told first (a name service that does not answer is named). On
+ * failure *groups is left empty, and launch_job tries again and says why. */
+static void job_groups(const launch_req *req, int report, usergroups *groups) {
+        launch_progress step = { 0 };
+
+        if (usergroups_current(groups, req->uid, req->gid, clock_mono_ms()))
+                return;
+        usergroups_free(groups);
+        snprintf(step.what, sizeof(step.what), "look up the groups of uid %u", (unsigned)req->uid);
+        (void)!write(report, &step, sizeof(step));
+        (void)usergroups_lookup(req->uid, req->gid, groups);
+}
+
+/* Launch the job as req says, its shepherd set up already, and see it to its end. groups: the
+ * user's looked up ahead (a standby's), or empty. */
+static _Noreturn void shepherd_run(const launch_req *req, usergroups *groups, uint64_t id, const char *dir,
+                                   uint64_t spare, int go, int report) {
         launch_progress rep = { .done = 1 };
         launch_req lr = *req;
         int status = 0;
         char c;
         ssize_t n;
 
-        /* The cgroup before the go, while the agent writes the job's record: nothing runs in it
-         * until then, and the two took turns on the launch's path (0.2 to 0.3 ms each, strace). */
+        /* The cgroup and the user's groups before the go, while the agent writes the job's
+         * record: nothing runs in the cgroup until then, and the two took turns on the launch's
+         * path (0.2 to 0.3 ms each, strace). A change to the group database made before the
+         * launch came is seen: the groups are those of the launch's request, or newer. */
         rep.error = -make_cgroup(&lr, report, rep.what, sizeof(rep.what));
         rep.foreign_cgroup = rep.error == EEXIST;
+        if (!rep.error) {
+                job_groups(&lr, report, groups);
+                lr.groups = groups->list ? groups : NULL;
+        }
         do
                 n = read(go, &c, 1);
         while (n < 0 && errno == EINTR);
@@ -162,14 +187,15 @@ static _Noreturn void standby_main(cg_backend *cg, const char *dir, const shephe
                 _exit(SHEPHERD_SETUP_FAILED);
         if (last->known)
                 (void)usergroups_lookup(last->uid, last->gid, &ahead); /* else the launch looks up */
+        if (write(report, &standby_ready, 1) != 1)
+                _exit(SHEPHERD_OK); /* the agent is gone */
         if (proto_read_exact(go, &len, sizeof(len)) < 0)
                 _exit(SHEPHERD_OK);
         (void)prctl(PR_SET_NAME, SHEPHERD_LAUNCH_NAME);
         if (!(buf = malloc(len ? len : 1)) || proto_read_exact(go, buf, len) < 0 || launch_unpack(buf, len, &u) < 0)
                 _exit(SHEPHERD_SETUP_FAILED);
         u.req.cg = cg;
-        u.req.groups_ahead = &ahead;
-        shepherd_run(&u.req, u.id, dir, u.exit_spare, go, report);
+        shepherd_run(&u.req, &ahead, u.id, dir, u.exit_spare, go, report);
 }
 
 static void reap(pid_t pid) {
@@ -205,13 +231,17 @@ static int fork_shepherd(const launch_req *req, uint64_t id, const char *state_d
         if (sh->pid == 0 && !req)
                 standby_main(standby_cg, state_dir, last, go[0], rep[1]);
         if (sh->pid == 0) {
+                usergroups none = { 0 };
+
                 if (shepherd_setup(SHEPHERD_LAUNCH_NAME, &go[0], &rep[1]) < 0)
                         _exit(SHEPHERD_SETUP_FAILED);
-                shepherd_run(req, id, state_dir, spare, go[0], rep[1]);
+                shepherd_run(req, &none, id, state_dir, spare, go[0], rep[1]);
         }
         r = sh->pid < 0 ? -errno : 0;
         close(rep[1]);
         *sh = (shepherd){ .pid = sh->pid, .go_fd = go[1], .go_peer = go[0], .report_fd = rep[0] };
+        if (r == 0 && !req && fcntl(sh->report_fd, F_SETFL, O_NONBLOCK) < 0)
+                r = -errno; /* shepherd_request looks for the standby's byte without waiting */
         if (r < 0)
                 snprintf(err, errlen, "fork: %s", strerror(-r));
         else if ((r = shepherd_proc_start(sh->pid, &sh->start)) < 0) {
@@ -233,11 +263,21 @@ int shepherd_spawn_standby(cg_backend *cg, const char *state_dir, const shepherd
         return fork_shepherd(NULL, 0, state_dir, 0, cg, last, sh, err, errlen);
 }
 
-int shepherd_request(const shepherd *sh, const launch_req *req, uint64_t id, uint64_t spare, char **msg, size_t *len) {
+int shepherd_request(shepherd *sh, const launch_req *req, uint64_t id, uint64_t spare, char **msg, size_t *len) {
         int cap, r;
+        char c;
 
         if (!shepherd_alive(sh->pid, sh->start))
                 return -ESRCH; /* killed meanwhile: its pipe would take the request all the same */
+        if (!sh->ready) {
+                ssize_t n = read(sh->report_fd, &c, 1);
+
+                if (n < 0)
+                        return errno == EAGAIN ? -EBUSY : -errno;
+                if (n == 0 || c != standby_ready)
+                        return -ESRCH;
+                sh->ready = true;
+        }
         /* The pipe is empty and must take the whole request at once, its length and the go's
          * byte after it: the loop never waits for a standby to read (64 KiB: a long script
          * with a large environment does not fit). */

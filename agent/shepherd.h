@@ -7,7 +7,8 @@
  * /dev/null on its standard descriptors and closes every other one it inherited but its two
  * pipes (the controller socket above all), leaves the agent's session, becomes a child
  * subreaper (the job's orphans are reaped by it, not by PID 1), and makes the job's cgroup
- * (launch_cgroup: the agent's loop never waits on cgroupfs) while the agent writes the job's
+ * (launch_cgroup: the agent's loop never waits on cgroupfs) and looks up the job user's groups
+ * (usergroups.h: a standby's lookup made ahead, while current) while the agent writes the job's
  * record. It then waits for the agent's go (without one it removes the cgroup and exits),
  * launches the job exactly as launch_job() does, the child telling the agent each step
  * it begins over the report pipe, tells the agent the job's pid or why it could not start
@@ -35,6 +36,7 @@ typedef struct shepherd {
         pid_t pid;
         uint64_t start;                /* its start time: /proc/PID/stat field 22 */
         int go_fd, go_peer, report_fd; /* the agent's pipe ends */
+        bool ready;                    /* a standby that said it waits for its request */
 } shepherd;
 
 /* Fork the shepherd of job id (req as for launch_job) and read its start time; it makes the
@@ -58,9 +60,11 @@ typedef struct shepherd_user {
 int shepherd_spawn_standby(cg_backend *cg, const char *state_dir, const shepherd_user *last, shepherd *sh, char *err,
                            size_t errlen);
 /* The request that makes a standby the shepherd of job id (arguments as shepherd_spawn's), in
- * *msg (malloc'ed) of *len bytes. Returns 0, -ESRCH when the standby is gone, -EMSGSIZE when
- * its pipe cannot take the request whole (the standby stays fit for another), or -errno. */
-int shepherd_request(const shepherd *sh, const launch_req *req, uint64_t id, uint64_t spare, char **msg, size_t *len);
+ * *msg (malloc'ed) of *len bytes. Returns 0, -ESRCH when the standby is gone, -EBUSY while it is
+ * not waiting for a request yet (still in its lookup: a name service that does not answer
+ * holds it, not the launch), -EMSGSIZE when its pipe cannot take the request whole (either way
+ * the standby stays, fit for another), or -errno. */
+int shepherd_request(shepherd *sh, const launch_req *req, uint64_t id, uint64_t spare, char **msg, size_t *len);
 /* Give the standby its request (msg, freed), without waiting: from then on it is the job's
  * shepherd as shepherd_spawn leaves one, making the job's cgroup and waiting for shepherd_go or
  * shepherd_abort. Returns 0, or -errno with err and the standby reaped. */

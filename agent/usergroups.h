@@ -4,7 +4,8 @@
  * A standby shepherd looks up the groups of the user of the job before, while it waits for its
  * own job, so that the next job of that user finds them looked up already: with /etc read over
  * 9p (the TCG guest) the lookup took 5 ms of a launch's 21, and a remote directory (LDAP) costs
- * as much anywhere. A lookup made ahead is used only while it is current (usergroups_current):
+ * as much anywhere. The shepherd checks it when the job's request has come, before the go: a
+ * lookup made ahead is used only while it is current (usergroups_current):
  * younger than USERGROUPS_TTL_MS, and /etc/passwd and /etc/group unchanged since, so that a
  * user added to a group locally (usermod, gpasswd) has it in the very next job. A remote
  * directory's change shows within USERGROUPS_TTL_MS, on top of the name service's own caches

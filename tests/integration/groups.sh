@@ -3,8 +3,11 @@
 # a change to /etc/group shows in the very next job, though the standby shepherd looked that
 # user's groups up ahead (agent/usergroups.h): a member added, then one taken out with the
 # file's size unchanged (its change time alone tells). A job of the same user with no change
-# between gets the same groups. The test runs in a mount namespace of its own, where a copy
-# of /etc/group is bind-mounted over it: it edits the copy, never the host's file.
+# between gets the same groups. A name service that does not answer (/etc/group a FIFO nobody
+# writes) fails the launch at its deadline, naming the lookup; the standby stuck in the same
+# lookup holds no launch: once the file answers again, the next job runs, in a shepherd forked
+# for it. The test runs in a mount namespace of its own, where a copy of /etc/group is
+# bind-mounted over it: it edits the copy, never the host's file.
 if [ -z "${COLONY_GROUPS_NS:-}" ]; then
         exec unshare --mount --propagation private env COLONY_GROUPS_NS=1 "$0" "$@"
 fi
@@ -25,29 +28,25 @@ members() {
 }
 members nobody ""
 
-cluster_up --agents 1 --agent-cpus 2 --agent-mem 1G
+cluster_up --agents 1 --agent-cpus 2 --agent-mem 1G --launch-timeout-ms 5000
 apid=$(agent_pid "${PREFIX}1")
 [ "$(readlink "/proc/$apid/ns/mnt")" = "$(readlink /proc/self/ns/mnt)" ] ||
         { echo "SKIP: the agent runs outside this test's mount namespace (started by systemd)"; exit $SKIP; }
 work=$DIR/work
 mkdir -m 1777 "$work"
 
+submit_as_nobody() { (cd "$work" && setpriv --reuid 65534 --regid 65534 --clear-groups -- "$COLONY_BIN/colony" submit "$@"); }
 # groups_of_job: nobody's next job's `id -G`, sorted.
 groups_of_job() {
         local id out
         out=$work/id-$((++n)).out
-        id=$(cd "$work" && setpriv --reuid 65534 --regid 65534 --clear-groups -- \
-                "$COLONY_BIN/colony" submit --output "$out" -- /usr/bin/id -G)
+        id=$(submit_as_nobody --output "$out" -- /usr/bin/id -G)
         colony wait "$id" >/dev/null || fail "job $id: $(job_field "$id" state) $(job_field "$id" error)"
         tr ' ' '\n' <"$out" | sort -n | tr '\n' ' '
 }
 # standby_ready: until the agent's standby shepherd, forked after nobody's job, waits for its
-# request in read(2): it has looked nobody's groups up by then.
-standby_ready() {
-        local s
-        s=$(wait_standby "$apid")
-        wait_for '[ "$(cut -d" " -f1 "/proc/$s/syscall" 2>/dev/null)" = 0 ]' "standby $s in read(2)" 30
-}
+# request: it has looked nobody's groups up by then.
+standby_ready() { wait_standby "$apid" >/dev/null; }
 n=0
 
 got=$(groups_of_job)
@@ -70,4 +69,28 @@ members xobody nobody
 got=$(groups_of_job)
 [ "$got" = "$g2 65534 " ] || fail "nobody taken out of colonyg1 ($g1), the file's size the same: the job had '$got'"
 note "taken out of $g1, the size unchanged: the next job had $got"
+
+# The group database stops answering: every open of /etc/group waits for a writer of the FIFO.
+mkfifo "$DIR/group.fifo"
+# Whatever still waits in that open gets its end of file (O_RDWR does not wait on Linux).
+release_fifo() { { exec 3<>"$DIR/group.fifo" && exec 3>&-; } 2>/dev/null || true; }
+test_cleanup() { release_fifo; while umount -l /etc/group 2>/dev/null; do :; done; }
+mount --bind "$DIR/group.fifo" /etc/group
+hung=$(cd "$work" && colony submit -- /bin/true) # root's: setpriv itself would read the FIFO
+wait_state "$hung" failed 60
+err=$(job_field "$hung" error)
+[ "$err" = "launch stalled for 5 s at: look up the groups of uid 0" ] || fail "job $hung: unexpected error: $err"
+note "job $hung: $err"
+# The standby forked after it is stuck in the same lookup.
+wait_for 's=$(standby_of "$apid"); [ -n "$s" ] && [ "$(cat "/proc/$s/wchan" 2>/dev/null)" = wait_for_partner ]' \
+        "a standby stuck opening the FIFO" 30
+umount -l /etc/group # lazily: the standby's open holds the FIFO's mount
+got=$(groups_of_job)
+[ "$got" = "$g2 65534 " ] || fail "the group file back, the standby $s still stuck: the job had '$got'"
+[ "$(cat "/proc/$s/wchan" 2>/dev/null)" = wait_for_partner ] || fail "standby $s got out of its lookup before the FIFO's release"
+note "standby $s stuck in the lookup; the next job ran beside it with $got"
+release_fifo
+[ "$(wait_standby "$apid")" = "$s" ] || fail "standby $s did not come to wait for a request once its lookup ended"
+got=$(groups_of_job)
+[ "$got" = "$g2 65534 " ] || fail "after the FIFO's release: the job had '$got'"
 echo "PASS"

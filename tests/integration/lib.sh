@@ -347,15 +347,18 @@ standby_of() {
         done
         return 0
 }
-# wait_standby AGENT_PID [NOT_PID]: until the agent has a standby other than NOT_PID; its pid.
+# wait_standby AGENT_PID [NOT_PID]: until the agent has a standby other than NOT_PID, waiting
+# for its request (asleep reading its pipe, in pipe_read, since Linux 6.x anon_pipe_read: it
+# has said it is ready, and the agent hands it the next launch); its pid.
 wait_standby() {
         local s end=$((SECONDS + 30))
         while ((SECONDS <= end)); do
                 s=$(standby_of "$1")
-                [ -n "$s" ] && [ "$s" != "${2:-}" ] && { echo "$s"; return 0; }
+                [ -n "$s" ] && [ "$s" != "${2:-}" ] && [[ "$(cat "/proc/$s/wchan" 2>/dev/null)" == *pipe_read ]] &&
+                        { echo "$s"; return 0; }
                 sleep 0.05
         done
-        fail "agent $1 forked no standby shepherd (besides ${2:-none}) in 30 s"
+        fail "agent $1 has no standby shepherd (besides ${2:-none}) waiting for a request after 30 s"
 }
 
 # strace_attach PID OUT STRACE_ARGS...: strace PID (and, with -f among the arguments, what it
