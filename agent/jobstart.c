@@ -325,15 +325,30 @@ static void start_queued(agent_job *j) {
         free(m);
 }
 
+/* A job set aside for its earlier run's cgroup has waited the launch's deadline: cgroupfs does
+ * not answer the sync thread's removal. It fails, as a launch stalled as long would. */
+static int on_await_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
+        agent_job *j = userdata;
+        char err[ERRLEN];
+        (void)s;
+        (void)usec;
+
+        snprintf(err, sizeof(err), "its earlier run's cgroup was still being removed after %g s",
+                 j->agent->cfg.launch_timeout_ms / 1000.0);
+        abandon_start(j, err); /* takes it out of the set-aside list */
+        return 0;
+}
+
 /* A turn for the queue's first job. At idle priority: heartbeats, reports and ended jobs go
  * first, so that a burst of launches, each a few milliseconds of cgroup writes and fsyncs,
  * never holds the loop for the whole burst in one turn. A job back on this host the moment its
  * earlier run ended waits aside until the sync thread has removed that run's cgroup
- * (jobstart_removals_done): its shepherd makes the job's cgroup as soon as it has the job, and
- * would find the old one (EEXIST: not the job's). */
+ * (jobstart_removals_done), at most the launch's deadline: its shepherd makes the job's cgroup
+ * as soon as it has the job, and would find the old one (EEXIST: not the job's). */
 static int on_launch_turn(sd_event_source *s, void *userdata) {
         agent *a = userdata;
         agent_job *j = a->queue;
+        int r;
 
         if (j) {
                 if (!(a->queue = j->queue_next))
@@ -343,6 +358,11 @@ static int on_launch_turn(sd_event_source *s, void *userdata) {
                         log_info(JOB_FMT ": waits for its earlier run's cgroup to be removed", JOB_ARGS(j));
                         j->queue_next = a->awaiting;
                         a->awaiting = j;
+                        r = sd_event_add_time_relative(a->event, &j->deadline, CLOCK_MONOTONIC,
+                                                       (uint64_t)a->cfg.launch_timeout_ms * 1000, 0, on_await_deadline,
+                                                       j);
+                        if (r < 0)
+                                log_errno(LOG_WARNING, r, JOB_FMT ": cannot time its wait", JOB_ARGS(j));
                 } else
                         start_queued(j);
         }
@@ -361,6 +381,7 @@ void jobstart_removals_done(void *agent_) {
                         continue;
                 }
                 *p = j->queue_next; /* first in the queue again: it had its turn */
+                j->deadline = sd_event_source_disable_unref(j->deadline); /* its launch arms its own */
                 if (!(j->queue_next = a->queue))
                         a->queue_tail = &j->queue_next;
                 a->queue = j;

@@ -24,14 +24,25 @@ typedef struct op {
         char *cpus;     /* OP_SET_CPUS */
 } op;
 
-struct jobsync {
-        char *dir;
+/* A queue and the thread that works it: one for the state directory's files, one for cgroupfs,
+ * so that a removal of a job's files, which a new attempt's record waits for, never waits
+ * behind a cgroupfs that does not answer. */
+typedef struct lane {
+        struct jobsync *s;
         pthread_t thread;
-        pthread_mutex_t lock;
-        pthread_cond_t wake;   /* the thread's: work queued, or quit */
-        pthread_cond_t idle;   /* the loop's: a batch is done */
+        bool started;
+        pthread_cond_t wake;   /* its thread's: work queued, or quit */
         op *todo, **todo_tail; /* queued, oldest first */
         op *working;           /* the batch under way */
+} lane;
+
+enum { LANE_FILES, LANE_CGROUPS, _LANE_MAX };
+
+struct jobsync {
+        char *dir;
+        lane lanes[_LANE_MAX];
+        pthread_mutex_t lock;
+        pthread_cond_t idle;   /* the loop's: a batch is done */
         op *done, **done_tail; /* done, for the loop */
         bool quit;
         int efd;
@@ -78,23 +89,24 @@ static void run_batch(jobsync *s, op *batch) {
 }
 
 static void *thread_main(void *userdata) {
-        jobsync *s = userdata;
+        lane *l = userdata;
+        jobsync *s = l->s;
         uint64_t one = 1;
 
         pthread_mutex_lock(&s->lock);
         for (;;) {
-                while (!s->todo && !s->quit)
-                        pthread_cond_wait(&s->wake, &s->lock);
-                if (!s->todo)
+                while (!l->todo && !s->quit)
+                        pthread_cond_wait(&l->wake, &s->lock);
+                if (!l->todo)
                         break;
-                s->working = s->todo;
-                s->todo = NULL;
-                s->todo_tail = &s->todo;
+                l->working = l->todo;
+                l->todo = NULL;
+                l->todo_tail = &l->todo;
                 pthread_mutex_unlock(&s->lock);
-                run_batch(s, s->working);
+                run_batch(s, l->working);
                 pthread_mutex_lock(&s->lock);
-                s->done_tail = append(s->done_tail, s->working);
-                s->working = NULL;
+                s->done_tail = append(s->done_tail, l->working);
+                l->working = NULL;
                 pthread_cond_broadcast(&s->idle);
                 /* Cannot fail but for an overflow of 2^64 batches unread. */
                 (void)!write(s->efd, &one, sizeof(one));
@@ -169,11 +181,13 @@ static int queue(jobsync *s, op_kind kind, uint64_t id, char *text, cg_backend *
                 free(cpus);
                 return -ENOMEM;
         }
+        lane *l = &s->lanes[kind == OP_REMOVE_CGROUP || kind == OP_SET_CPUS ? LANE_CGROUPS : LANE_FILES];
+
         *o = (op){ .kind = kind, .id = id, .text = text, .cg = cg, .cpus = cpus };
         pthread_mutex_lock(&s->lock);
-        *s->todo_tail = o;
-        s->todo_tail = &o->next;
-        pthread_cond_signal(&s->wake);
+        *l->todo_tail = o;
+        l->todo_tail = &o->next;
+        pthread_cond_signal(&l->wake);
         pthread_mutex_unlock(&s->lock);
         return 0;
 }
@@ -211,11 +225,19 @@ static bool holds(const op *l, uint64_t id, unsigned kinds) {
         return false;
 }
 
+/* pending() with the lock held. */
+static bool pending_locked(jobsync *s, uint64_t id, unsigned kinds) {
+        for (int i = 0; i < _LANE_MAX; i++)
+                if (holds(s->lanes[i].todo, id, kinds) || holds(s->lanes[i].working, id, kinds))
+                        return true;
+        return false;
+}
+
 static bool pending(jobsync *s, uint64_t id, unsigned kinds) {
         bool r;
 
         pthread_mutex_lock(&s->lock);
-        r = holds(s->todo, id, kinds) || holds(s->working, id, kinds);
+        r = pending_locked(s, id, kinds);
         pthread_mutex_unlock(&s->lock);
         return r;
 }
@@ -227,8 +249,12 @@ bool jobsync_cgroup_pending(jobsync *s, uint64_t id) { return pending(s, id, KIN
 int jobsync_replace(jobsync *s, uint64_t id, jobfile_kind kind, const char *text) {
         uint64_t n;
 
-        if (pending(s, id, REMOVALS)) /* it would take the new file */
-                jobsync_drain(s);
+        /* A removal of the job's files would take the new file: wait for it (the files' lane
+         * alone, so never for cgroupfs). */
+        pthread_mutex_lock(&s->lock);
+        while (pending_locked(s, id, REMOVALS))
+                pthread_cond_wait(&s->idle, &s->lock);
+        pthread_mutex_unlock(&s->lock);
         /* A spare gone (another process took it) or not renamed: jobdir_replace makes the file. */
         if ((n = jobsync_take_spare(s)))
                 (void)jobdir_take_spare(s->dir, n, id, kind);
@@ -245,9 +271,17 @@ uint64_t jobsync_take_spare(jobsync *s) {
         return n;
 }
 
+/* Whether a lane has work queued or under way. */
+static bool busy(const jobsync *s) {
+        for (int i = 0; i < _LANE_MAX; i++)
+                if (s->lanes[i].todo || s->lanes[i].working)
+                        return true;
+        return false;
+}
+
 void jobsync_drain(jobsync *s) {
         pthread_mutex_lock(&s->lock);
-        while (s->todo || s->working)
+        while (busy(s))
                 pthread_cond_wait(&s->idle, &s->lock);
         pthread_mutex_unlock(&s->lock);
         run_done(s);
@@ -262,14 +296,17 @@ int jobsync_new(sd_event *e, const char *dir, jobsync **out) {
                 free(s);
                 return -ENOMEM;
         }
-        s->todo_tail = &s->todo;
+        for (int i = 0; i < _LANE_MAX; i++) {
+                s->lanes[i].s = s;
+                s->lanes[i].todo_tail = &s->lanes[i].todo;
+                pthread_cond_init(&s->lanes[i].wake, NULL);
+        }
         s->done_tail = &s->done;
         /* A previous agent's spares: one of its shepherds may take one yet (jobdir_take_spare's
          * -ENOENT then makes the file), so they are not counted on; numbers start afresh. */
         (void)jobdir_clear_spares(dir);
         s->spare_lo = s->spare_hi = 1;
         pthread_mutex_init(&s->lock, NULL);
-        pthread_cond_init(&s->wake, NULL);
         pthread_cond_init(&s->idle, NULL);
         s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
         r = s->efd < 0 ? -errno : sd_event_add_io(e, &s->source, s->efd, EPOLLIN, on_done, s);
@@ -277,15 +314,13 @@ int jobsync_new(sd_event *e, const char *dir, jobsync **out) {
                 /* Every signal stays the loop's (signalfd, SIGCHLD for the shepherds). */
                 sigfillset(&all);
                 pthread_sigmask(SIG_BLOCK, &all, &old);
-                r = -pthread_create(&s->thread, NULL, thread_main, s);
+                for (int i = 0; r >= 0 && i < _LANE_MAX; i++)
+                        if ((r = -pthread_create(&s->lanes[i].thread, NULL, thread_main, &s->lanes[i])) == 0)
+                                s->lanes[i].started = true;
                 pthread_sigmask(SIG_SETMASK, &old, NULL);
         }
         if (r < 0) {
-                sd_event_source_disable_unref(s->source);
-                if (s->efd >= 0)
-                        close(s->efd);
-                free(s->dir);
-                free(s);
+                jobsync_free(s);
                 return r;
         }
         *out = s;
@@ -297,9 +332,12 @@ void jobsync_free(jobsync *s) {
                 return;
         pthread_mutex_lock(&s->lock);
         s->quit = true;
-        pthread_cond_signal(&s->wake);
+        for (int i = 0; i < _LANE_MAX; i++)
+                pthread_cond_signal(&s->lanes[i].wake);
         pthread_mutex_unlock(&s->lock);
-        pthread_join(s->thread, NULL);
+        for (int i = 0; i < _LANE_MAX; i++)
+                if (s->lanes[i].started)
+                        pthread_join(s->lanes[i].thread, NULL);
         while (s->done) {
                 op *o = s->done;
 
@@ -309,9 +347,11 @@ void jobsync_free(jobsync *s) {
                 free(o);
         }
         sd_event_source_disable_unref(s->source);
-        close(s->efd);
+        if (s->efd >= 0)
+                close(s->efd);
         pthread_mutex_destroy(&s->lock);
-        pthread_cond_destroy(&s->wake);
+        for (int i = 0; i < _LANE_MAX; i++)
+                pthread_cond_destroy(&s->lanes[i].wake);
         pthread_cond_destroy(&s->idle);
         free(s->dir);
         free(s);

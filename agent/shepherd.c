@@ -1,6 +1,6 @@
 /* shepherd.c - fork a job's shepherd and run it (see shepherd.h).
  *
- * The agent's only other thread (jobsync.c) makes system calls alone and holds no lock a
+ * The agent's sync threads (jobsync.c) make system calls alone and hold no lock a
  * child could need, so the forked shepherd may allocate and format freely; it still never logs, since the log's sink
  * (stderr, the journal socket) is one of the descriptors it closes (shepherd_setup points the cgroup code's few
  * warnings at /dev/null). What it has to say goes to the agent over the report pipe, or into the exit file. */

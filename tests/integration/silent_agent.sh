@@ -6,10 +6,15 @@
 # runs are ended as strays, the requeued job runs again only once its first run is gone (never
 # two at once; its launch waits for the first run's cgroup to be removed, which an strace holds),
 # and new jobs go there.
+# With SILENT_AGENT_HANG=1 each rmdir of rq's first run's cgroup is held 4 s against a launch
+# deadline of 3 s, as a cgroupfs that does not answer: attempt 2 waits aside no longer than that
+# deadline, and fails naming why.
 . "$(dirname "$0")/lib.sh"
 
+hang=${SILENT_AGENT_HANG:-}
 printf '[controller]\nagent_timeout_ms = 2000\nnode_lost_timeout_ms = 8000\n' >"$DIR/controller.conf"
-cluster_up --agents 1 --agent-cpus 1 --agent-mem 256M --controller-config "$DIR/controller.conf"
+cluster_up --agents 1 --agent-cpus 1 --agent-mem 256M --controller-config "$DIR/controller.conf" \
+        ${hang:+--launch-timeout-ms 3000}
 id=$(colony submit --name quiet --cpus 0.5 --mem 32M -- "$COLONY_BIN/colony-stress" sleep 120)
 # each run of rq holds an flock on its lock file while it lives: a second run finding it taken
 # records an overlap; the first run sleeps until killed, the second ends at once
@@ -41,11 +46,30 @@ note "requeue job $rq -> pending, attempt 2: $(job_field "$rq" error)"
 # Each rmdir of the agent's held 0.3 s (its sync thread removes the strays' cgroups, seven v1
 # hierarchies each): attempt 2 of rq comes while its first run's cgroup is still there, and must
 # wait for it to go, not make its own meanwhile and find the old one ("File exists").
-strace_attach "$pid" "$DIR/strace.out" -f -qq -e trace=rmdir -e inject=rmdir:delay_enter=300000
+if [ -z "$hang" ]; then
+        strace_attach "$pid" "$DIR/strace.out" -f -qq -e trace=rmdir -e inject=rmdir:delay_enter=300000
+else # rq's cgroups alone: the other stray's go at once, and its CPU with them
+        held=()
+        while read -r d; do held+=(-P "$d"); done < <(find /sys/fs/cgroup -maxdepth 8 -type d -path "*/colony-$node/job-$rq")
+        [ ${#held[@]} -gt 0 ] || fail "no cgroup of job $rq found"
+        strace_attach "$pid" "$DIR/strace.out" -f -qq "${held[@]}" -e trace=rmdir -e inject=rmdir:delay_enter=4000000
+fi
 kill -CONT "$pid"
 for ((i = 0; i < 300; i++)); do [ "$(node_state "$node")" = up ] && break; sleep 0.1; done
 [ "$(node_state "$node")" = up ] || fail "node $node is $(node_state "$node") after its agent resumed"
 [ "$(job_field "$id" state)" = lost ] || fail "job $id changed from lost to $(job_field "$id" state)"
+if [ -n "$hang" ]; then
+        wait_state "$rq" failed 60
+        err=$(job_field "$rq" error)
+        [ "$err" = "its earlier run's cgroup was still being removed after 3 s" ] || fail "job $rq: unexpected error: $err"
+        grep -q "job=$rq .*: waits for its earlier run's cgroup to be removed" "$DIR/$node.log" ||
+                fail "attempt 2 of job $rq never waited for its first run's cgroup"
+        [ "$(cat "$DIR/rq.runs")" = "start 0" ] || fail "job $rq's runs: $(cat "$DIR/rq.runs")"
+        kill_wait "$STRACE_PID"
+        note "cgroupfs held: attempt 2 of job $rq waited aside, then failed: $err"
+        echo "PASS"
+        exit 0
+fi
 colony wait "$rq" >/dev/null || fail "requeue job $rq: $(job_field "$rq" state) $(job_field "$rq" error)"
 [ "$(job_field "$rq" attempt)" = 2 ] || fail "requeue job $rq ended at attempt $(job_field "$rq" attempt)"
 [ "$(cat "$DIR/rq.runs")" = "$(printf 'start 0\nstart 1')" ] || fail "job $rq's runs: $(cat "$DIR/rq.runs")"

@@ -120,21 +120,31 @@ END_TEST
 
 /* Only an acknowledged report's removal makes a job pending, so that a reconnect sends again
  * the report of a job whose cgroup the thread still removes: that report went out before the
- * removal, maybe on the connection that broke. */
-START_TEST(pending_is_a_removal_of_files) {
+ * removal, maybe on the connection that broke. The files have a lane of their own: with the
+ * cgroups' held by a removal that does not return (a cgroupfs that does not answer), the
+ * acknowledged report is removed, and the next attempt's written after it, without waiting
+ * for the cgroup. */
+START_TEST(files_go_on_beside_a_held_cgroup) {
         cg_backend cg = { .ops = &blocking_ops, .subtree = "/fake" };
 
         sem_init(&rm_entered, 0, 0);
         sem_init(&rm_release, 0, 0);
+        rm_done = 0;
         ck_assert_int_eq(jobsync_remove_cgroup(sync_, &cg, 3, "job-3"), 0);
         sem_wait(&rm_entered);
         ck_assert(!jobsync_pending(sync_, 3));
-        ck_assert_int_eq(jobsync_remove(sync_, 3, true), 0);
-        ck_assert(jobsync_pending(sync_, 3));
+        ck_assert_int_eq(jobsync_replace(sync_, 3, JOBFILE_DONE, "{\"attempt\":1}"), 0);
+        ck_assert_int_eq(jobsync_remove(sync_, 3, false), 0); /* acknowledged */
+        ck_assert_int_eq(jobsync_replace(sync_, 3, JOBFILE_DONE, "{\"attempt\":2}"), 0);
+        ck_assert_int_eq(rm_done, 0); /* the cgroup's removal still held */
+        ck_assert(has(3, JOBFILE_DONE, "{\"attempt\":2}"));
+        ck_assert(!jobsync_pending(sync_, 3));
         ck_assert(!jobsync_pending(sync_, 4));
+        ck_assert(jobsync_cgroup_pending(sync_, 3));
         sem_post(&rm_release);
         jobsync_drain(sync_);
-        ck_assert(!jobsync_pending(sync_, 3));
+        ck_assert_int_eq(rm_done, 1);
+        ck_assert(!jobsync_cgroup_pending(sync_, 3));
         sem_destroy(&rm_entered);
         sem_destroy(&rm_release);
 }
@@ -186,7 +196,7 @@ static Suite *jobsync_suite(void) {
         tcase_add_test(tc, record_written_after_a_queued_removal);
         tcase_add_test(tc, removal_of_the_report_alone);
         tcase_add_test(tc, a_cgroup_removal_is_pending_until_done_and_the_loop_is_told);
-        tcase_add_test(tc, pending_is_a_removal_of_files);
+        tcase_add_test(tc, files_go_on_beside_a_held_cgroup);
         tcase_add_test(tc, the_next_jobs_files_are_the_last_ones);
         suite_add_tcase(s, tc);
         return s;
