@@ -20,8 +20,9 @@ typedef struct cg_ops {
          * cg->priv. On failure nothing created is left behind. */
         int (*open)(cg_backend *cg, char *err, size_t errlen);
         int (*job_create)(cg_backend *cg, const char *job, const cg_limits *lim, char *err, size_t errlen);
-        /* Open the cgroup.procs of the job's cgroup in every hierarchy into fds (at most
-         * CG_MAX_HIERARCHIES): their number, or -errno with err. */
+        /* Open the file of the job's cgroup in every hierarchy that a single-threaded process
+         * moves itself in by into fds (at most CG_MAX_HIERARCHIES): their number, or -errno
+         * with err. */
         int (*job_procs_open)(cg_backend *cg, const char *job, int *fds, char *err, size_t errlen);
         int (*job_usage)(cg_backend *cg, const char *job, cg_usage *out);
         /* Write the job's directory whose cgroup.procs lists all of its tasks into buf. */

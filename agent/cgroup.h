@@ -89,9 +89,9 @@ int cg_dept_reweight(cg_backend *cg, const char *dept, const double *weights, si
 int cg_job_create(cg_backend *cg, const char *job, const cg_limits *lim, char *err, size_t errlen);
 /* The most hierarchies a job's cgroup spans (one per v1 controller colony uses). */
 #define CG_MAX_HIERARCHIES 8
-/* Open the job's cgroup.procs in every hierarchy (close-on-exec) into fds, which holds
- * CG_MAX_HIERARCHIES: a process that writes "0" to each moves itself in. Returns their
- * number, or -errno with err. */
+/* Open the file of the job's cgroup in every hierarchy (close-on-exec) into fds, which holds
+ * CG_MAX_HIERARCHIES, that a single-threaded process writing "0" to each moves itself in by
+ * (v1 tasks, v2 cgroup.procs). Returns their number, or -errno with err. */
 int cg_job_procs_open(cg_backend *cg, const char *job, int *fds, char *err, size_t errlen);
 /* The job's cgroup directory opened (O_CLOEXEC) for clone3's CLONE_INTO_CGROUP: the fd,
  * -EOPNOTSUPP on v1 (a task is in one cgroup per hierarchy there), or -errno. */

@@ -4,9 +4,9 @@
  * job does is ever accounted elsewhere. It is started as posix_spawn starts one, sharing our
  * memory with us suspended until its exec (spawn.h). On cgroup v2 the kernel starts it inside
  * its cgroup (clone3 with CLONE_INTO_CGROUP, no migration, as systemd and crun do). Elsewhere
- * (v1, or a kernel that refuses that) it moves itself in through cgroup.procs descriptors
- * opened for it; on v1 the move waits for an RCU grace period of the kernel when none is under
- * way (10 ms measured, strace -T of the write to cgroup.procs). The close-on-exec "error" pipe
+ * (v1, or a kernel that refuses that) it moves itself in through descriptors opened for it (v1
+ * each hierarchy's tasks: through cgroup.procs the move waited for an RCU grace period of the
+ * kernel when none was under way, 10 ms measured; cgroup-v1.c says more). The close-on-exec "error" pipe
  * carries a failed step back to the parent; end of file on it means the exec succeeded.
  *
  * Sharing the memory is what a launch saves most on: a fork of the shepherd (itself a fork of

@@ -6,8 +6,8 @@
 # Root; prints JSON on stdout, each figure {p50, p99} in ms over N (default 1,000) launches:
 #  * floor: fork and exec of /bin/true in a fresh memory cgroup (launch_floor: v2 clone3 into
 #    it; v1 the child writes itself in), from before the mkdir until the exec is known;
-#  * floor_spaced: the same, n/5 launches 50 ms apart (v1: the move into the cgroup then waits for
-#    an RCU grace period that back-to-back launches share);
+#  * floor_spaced: the same, n/5 launches 50 ms apart (a move through cgroup.procs would then
+#    wait for an RCU grace period that back-to-back launches share; v1's through tasks does not);
 #  * floor_job: the same, back to back, into the cgroups a colony job of one CPU gets, with its
 #    limits (launch_floor ... job: v1 one per hierarchy colony uses, each joined in turn): the
 #    kernel's part of colony's launch, so that agent_p50_over_floor_job is colony's own;
@@ -18,7 +18,8 @@
 #    stamp; submit_to_end, to the end the agent reports; client, the wall clock of the
 #    submit and the wait (what a user waits, the CLI's two process starts included); run, the
 #    wall clock of N/5 `colony run --cpus 1 -- /bin/true` after those (one process: the issue's
-#    "submit -> the client sees its end");
+#    "submit -> the client sees its end"); agent_spaced, agent_alone of N/5 more jobs submitted
+#    50 ms after the previous one ended, as a user's jobs come (floor_spaced's peer);
 #  * drain_s: N `true` jobs, one CPU each, on the 2 CPUs, from the array's submission to the
 #    last end the agent reports; the script waits with `colony wait` on the array (one blocked
 #    client), not by polling the queue, so that its own load stays out of the drain;
@@ -98,9 +99,16 @@ one_by_one() {
                 "$bin/colony" run --cpus 1 --mem 16M -- /bin/true >/dev/null
                 awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f\n", (b - a) * 1000 }' >>"$dir/$tag.run"
         done
+        spaced_from=$(wc -l <"$c/launch$$-1.log")
+        for ((i = 0; i < (reps + 4) / 5; i++)); do
+                sleep 0.05
+                id=$("$bin/colony" submit --cpus 1 --mem 16M -- /bin/true)
+                "$bin/colony" wait "$id" >/dev/null
+        done
         "$bin/colony" down --dir "$c" >/dev/null
-        head -n "$logged" "$c/launch$$-1.log" |
-                sed -n 's/.*: started pid .*, \([0-9.]*\) ms after its launch message.*/\1/p' >>"$dir/$tag.agent"
+        agent_times() { sed -n 's/.*: started pid .*, \([0-9.]*\) ms after its launch message.*/\1/p'; }
+        head -n "$logged" "$c/launch$$-1.log" | agent_times >>"$dir/$tag.agent"
+        tail -n +$((spaced_from + 1)) "$c/launch$$-1.log" | agent_times >>"$dir/$tag.spaced"
 }
 
 # drain BIN: seconds from the array's submission of N `true` jobs to the last end.
@@ -121,9 +129,9 @@ drain() {
 colony_figures() { # TAG
         jq -n --argjson agent "$(stats <"$dir/$1.agent")" --argjson start "$(stats <"$dir/$1.start")" \
                 --argjson fin "$(stats <"$dir/$1.end")" --argjson client "$(stats <"$dir/$1.client")" \
-                --argjson drain "$2" --argjson run "$(stats <"$dir/$1.run")" \
-                '{agent_alone: $agent, submit_to_start: $start, submit_to_end: $fin, client: $client, drain_s: $drain,
-                  run: $run}'
+                --argjson drain "$2" --argjson run "$(stats <"$dir/$1.run")" --argjson spaced "$(stats <"$dir/$1.spaced")" \
+                '{agent_alone: $agent, agent_spaced: $spaced, submit_to_start: $start, submit_to_end: $fin, client: $client,
+                  drain_s: $drain, run: $run}'
 }
 
 log "floor: $n launches of /bin/true in a fresh memory cgroup"
@@ -133,7 +141,7 @@ log "floor: $((n / 5)) launches 50 ms apart, as colony's one at a time"
 floor_spaced=$("$new/launch_floor" $((n / 5)) 50 2>/dev/null | stats)
 log "floor: $n launches into the cgroups, with the limits, of a colony job"
 floor_job=$("$new/launch_floor" "$n" 0 job 2>/dev/null | stats)
-touch "$dir/new.agent" "$dir/base.agent"
+touch "$dir/new.agent" "$dir/base.agent" "$dir/new.spaced" "$dir/base.spaced"
 # The build measured first in a round came out a few percent slower, whichever it was (three
 # runs of 2026-11-27): each round swaps them. More rounds average a drifting host out (the
 # base's p50 went from 1.43 to 1.74 ms between two runs of 600 in two halves).

@@ -2,13 +2,15 @@
  * cgroup, fork a child into it and exec /bin/true, timed from before the mkdir until the exec is
  * known to have succeeded (end of file on a close-on-exec pipe, as colony's launcher learns it).
  * The child goes in the cheapest way the kernel offers: on cgroup v2 clone3 with
- * CLONE_INTO_CGROUP, else it writes itself into the v1 memory hierarchy's cgroup.procs.
+ * CLONE_INTO_CGROUP, else it writes itself into the v1 memory hierarchy's tasks (a thread
+ * moving itself takes no lock that waits for an RCU grace period; cgroup-v1.c says more).
  * The cgroups are made below our own (v2: our own must be the root, or hold no task), removed
  * after each run, outside the clock.
  *
- * With GAP_MS, the launches are that far apart, as a job's launches come one at a time: on v1
- * moving a task takes the cgroup threadgroup lock for writing, which waits for an RCU grace
- * period unless another writer took it a moment before (back to back, the wait is shared).
+ * With GAP_MS, the launches are that far apart, as a job's launches come one at a time: moving
+ * a process through cgroup.procs takes the cgroup threadgroup lock for writing, which waits for
+ * an RCU grace period unless another writer took it a moment before (back to back, the wait
+ * is shared); through tasks, a thread moving itself does not.
  *
  * With "job", each launch makes the cgroups a colony job of one CPU and 16 MiB gets, with its
  * limits: on v1 one per hierarchy colony uses (cpu, cpuacct, memory, pids, freezer, cpuset,
@@ -225,7 +227,7 @@ int main(int argc, char **argv) {
                         die("fork");
                 if (pid == 0) {
                         for (int h = 0; !s.v2 && h < s.n; h++)
-                                if (write_file(dir[h], "cgroup.procs", "0") < 0)
+                                if (write_file(dir[h], "tasks", "0") < 0)
                                         _exit(126);
                         execl("/bin/true", "true", (char *)NULL);
                         _exit(127);
