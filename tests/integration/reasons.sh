@@ -45,8 +45,10 @@ queue_reason "$dep" dependency
 queue_reason "$later" "begin time"
 note "$(colony queue)"
 # The dependent job first: once c1 is cancelled its dependency can never be met, and the
-# controller may cancel it before this request reaches it ("already cancelled", exit 1).
-colony cancel "$dep" "$p1" "$c1" "$p2" "$big" "$behind" "$held" "$later" >/dev/null
+# controller may cancel it before this request reaches it ("already cancelled", exit 1). The
+# running ones last: the CPU either frees may start a waiting one, which ends at once ("already
+# completed", as array_record.sh saw).
+colony cancel "$dep" "$p2" "$big" "$behind" "$held" "$later" "$p1" "$c1" >/dev/null
 
 # User limit: one running job per user, read by a reload.
 write_conf "max_running_per_user = 1"
