@@ -327,8 +327,9 @@ static bool strv_has(char *const *list, size_t n, const char *s) {
         return false;
 }
 
-/* cg_add_job_dirs for the directory base/rel (rel "" at the top). */
-static int add_job_dirs_below(const char *base, const char *rel, const char *skip, char ***list) {
+/* cg_add_job_dirs for the directory base/rel (rel "" at the top), or with depts
+ * cg_add_dept_dirs. */
+static int add_dirs_below(const char *base, const char *rel, const char *skip, bool depts, char ***list) {
         char dir[PATH_MAX], name[PATH_MAX];
         DIR *d;
         struct dirent *e;
@@ -345,16 +346,21 @@ static int add_job_dirs_below(const char *base, const char *rel, const char *ski
                         continue;
                 if (snprintf(name, sizeof(name), "%s%s%s", rel, *rel ? "/" : "", e->d_name) >= (int)sizeof(name))
                         r = -ENAMETOOLONG;
-                else if (strncmp(e->d_name, CG_DEPT_PREFIX, strlen(CG_DEPT_PREFIX)) == 0)
-                        r = add_job_dirs_below(base, name, NULL, list);
-                else if (!strv_has(*list, n, name))
+                else if (strncmp(e->d_name, CG_DEPT_PREFIX, strlen(CG_DEPT_PREFIX)) == 0) {
+                        if ((r = add_dirs_below(base, name, NULL, depts, list)) == 0 && depts)
+                                r = strv_push(list, *list ? strv_length(*list) : 0, name); /* after its own */
+                } else if (!depts && !strv_has(*list, n, name))
                         r = strv_push(list, n, name);
         }
         closedir(d);
         return r;
 }
 
-int cg_add_job_dirs(const char *dir, const char *skip, char ***list) { return add_job_dirs_below(dir, "", skip, list); }
+int cg_add_job_dirs(const char *dir, const char *skip, char ***list) {
+        return add_dirs_below(dir, "", skip, false, list);
+}
+
+int cg_add_dept_dirs(const char *dir, char ***list) { return add_dirs_below(dir, "", NULL, true, list); }
 
 static uint64_t scale_weight(double w, double unit, uint64_t lo, uint64_t hi) {
         double v = w * unit + 0.5;

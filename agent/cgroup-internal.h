@@ -120,6 +120,9 @@ int cg_rmdir(const char *path);
  * but a department's (CG_DEPT_PREFIX), whose jobs are added instead. A missing dir adds
  * nothing. Returns 0 or -errno. */
 int cg_add_job_dirs(const char *dir, const char *skip, char ***list);
+/* Add the department cgroups below dir to *list (as cg_add_job_dirs), each after those below it.
+ * Returns 0 or -errno. */
+int cg_add_dept_dirs(const char *dir, char ***list);
 /* What every department cgroup's name starts with. */
 #define CG_DEPT_PREFIX "dept-"
 /* A relative weight (1.0 = default) on v2's cpu.weight scale (1..10000, default 100) and on

@@ -454,7 +454,7 @@ int cg_list_jobs(cg_backend *cg, char ***out) {
 
 /* Kill and remove every job cgroup of the subtree; failures are logged, not fatal. */
 static void remove_jobs(cg_backend *cg) {
-        char **jobs = NULL;
+        char **jobs = NULL, **depts = NULL;
         int r = cg_list_jobs(cg, &jobs);
 
         if (r < 0)
@@ -467,6 +467,14 @@ static void remove_jobs(cg_backend *cg) {
                         log_errno(LOG_WARNING, r, "cgroup=%s/%s: cannot kill and remove", cg->subtree, *j);
         }
         strv_free(jobs);
+        /* Departments no job's removal pruned (an agent that died between the department's
+         * mkdir and the job's): the subtree goes whole. */
+        if ((r = cg_add_dept_dirs(cg->subtree, &depts)) < 0)
+                log_errno(LOG_WARNING, r, "cgroup=%s: cannot list department cgroups", cg->subtree);
+        for (char **d = depts; d && *d; d++)
+                if ((r = cg->ops->dept_remove(cg, *d)) < 0)
+                        log_errno(LOG_WARNING, r, "cgroup=%s/%s: cannot remove", cg->subtree, *d);
+        strv_free(depts);
 }
 
 void cg_close(cg_backend *cg, bool remove_subtree) {

@@ -520,6 +520,10 @@ START_TEST(test_close_removes_all) {
 
         ck_assert_msg(start("job-left", &lim, argv, 0, "/", "/dev/null", &pid, err, sizeof(err)) == 0, "launch: %s",
                       err);
+        /* A department no job holds, as an agent that died between its mkdir and the job's
+         * leaves it: the subtree goes all the same. */
+        ck_assert_msg(cg_dept_prepare(cg, "left/over", (double[]){ 1.0, 2.0 }, 2, err, sizeof(err)) == 0,
+                      "department: %s", err);
         ck_assert_int_eq(cg_list_jobs(cg, &jobs), 0);
         ck_assert_ptr_nonnull(jobs[0]);
         ck_assert_str_eq(jobs[0], "job-left");
