@@ -26,9 +26,8 @@ int jobsync_new(sd_event *e, const char *dir, jobsync **out);
 int jobsync_remove(jobsync *s, uint64_t id, bool all);
 /* Queue the removal of the job's emptied cgroup (cg_job_rmdir: up to 0.5 s of retries while
  * killed tasks leave, and the pruning of its departments), in order with the cgroups lane's
- * other operations; a later
- * attempt's launch waits until jobsync_cgroup_pending says it is done. cgroup is copied. A
- * failure is logged when the loop hears of it. Returns 0 or -ENOMEM. */
+ * other operations; a later attempt's launch waits until jobsync_cgroup_pending says it is
+ * done. cgroup is copied. A failure is logged when the loop hears of it. Returns 0 or -ENOMEM. */
 int jobsync_remove_cgroup(jobsync *s, cg_backend *cg, uint64_t id, const char *cgroup);
 /* Queue writing cpus (a cpuset list, copied) to the cpuset of the job's cgroup (cg_job_set_cpus),
  * in order with the cgroups lane's other operations: a job sharing cores moved as whole-core jobs
