@@ -110,17 +110,25 @@ static double dominant(res_t u, res_t cap) {
         return cap.gpus > 0 ? fmax(d, (double)u.gpus / (double)cap.gpus) : d;
 }
 
-/* Scratch of one pass. */
-typedef struct pass {
+/* One pass's order, taken a window at a time (fairorder.h). Without a solve (one department
+ * waiting, no cap above it, or nothing up) it is the submission order. */
+struct fairorder_walk {
         const fairorder *fo;
         const fairorder_job *jobs;
+        size_t n;
         res_t capacity;
+        bool solved;
+        size_t plain_next;       /* unsolved: the next job of the submission order */
         res_t *pend_sum, *vused; /* per node: pending requests (leaves), subtree usage as the order goes */
         uint32_t *npend, *first, *next_of, *cursor; /* per leaf, its pending jobs as a list in submission order */
         double *entitled;
         uint32_t *heap;
         size_t nheap;
-} pass;
+        uint32_t *held; /* the jobs held by caps so far, leaf by leaf as they were held */
+        size_t nheld;
+        bool *leaf_held;
+};
+typedef struct fairorder_walk pass;
 
 /* Each leaf's mean task (running and pending), wanting that many tasks; entitled[] from
  * fair_run under algo. Returns 0, -ENOMEM or -EINVAL. */
@@ -159,8 +167,6 @@ static int entitlements_under(pass *p, fair_algo algo, double *entitled) {
         free(nodes);
         return r;
 }
-
-static int entitlements(pass *p) { return entitlements_under(p, p->fo->algo, p->entitled); }
 
 /* rep's entitled_other: the entitlements under the other of H-DRF and MCH (H-DRF for any other
  * algorithm), so `colony shares` can say where they part. Returns 0, -ENOMEM or -EINVAL. */
@@ -217,48 +223,41 @@ static void add_up(pass *p, uint32_t dept, res_t req) {
                 p->vused[a] = res_add(p->vused[a], req);
 }
 
-/* The order itself: pop the least served leaf, take its next job (or hold the rest of its jobs
- * at a cap), push it back with its new key. Held jobs go to the end of order. */
-static void interleave(pass *p, uint32_t *order, size_t n, size_t *nkept, fairorder_report *rep) {
-        size_t kept = 0, held = n;
-        for (uint32_t i = 0; i < p->fo->n; i++)
-                if (p->npend[i] > 0)
-                        p->heap[p->nheap++] = i;
-        for (size_t i = p->nheap; i-- > 0;)
-                sift_down(p, i);
-        while (p->nheap > 0) {
+/* Hold leaf's jobs from its cursor on: they go to p->held, in submission order. */
+static void hold_leaf(pass *p, uint32_t leaf) {
+        for (uint32_t j = p->cursor[leaf]; j != UINT32_MAX; j = p->next_of[j])
+                p->held[p->nheld++] = j;
+        p->cursor[leaf] = UINT32_MAX;
+        p->leaf_held[leaf] = true;
+}
+
+/* The order itself, up to max jobs: pop the least served leaf, take its next job (or hold the
+ * rest of its jobs at a cap), push it back with its new key. */
+static size_t interleave(pass *p, uint32_t *order, size_t max) {
+        size_t kept = 0;
+        while (kept < max && p->nheap > 0) {
                 uint32_t leaf = p->heap[0];
                 uint32_t j = p->cursor[leaf];
                 if (under_caps(p, leaf, p->jobs[j].req)) {
                         order[kept++] = j;
                         add_up(p, leaf, p->jobs[j].req);
                         p->cursor[leaf] = p->next_of[j];
-                } else {
-                        for (; j != UINT32_MAX; j = p->next_of[j])
-                                order[--held] = j;
-                        p->cursor[leaf] = UINT32_MAX;
-                        if (rep)
-                                rep->nodes[leaf].held = true;
-                }
+                } else
+                        hold_leaf(p, leaf);
                 if (p->cursor[leaf] == UINT32_MAX)
                         p->heap[0] = p->heap[--p->nheap];
                 sift_down(p, 0);
         }
-        /* held jobs were written from the end backwards: put them back in submission order */
-        for (size_t a = held, b = n; a + 1 < b; a++, b--) {
-                uint32_t t = order[a];
-                order[a] = order[b - 1];
-                order[b - 1] = t;
-        }
-        *nkept = kept;
+        return kept;
 }
 
-static void report(const pass *p, size_t nkept, const uint32_t *order, fairorder_report *rep) {
+static void report(const pass *p, fairorder_report *rep) {
         const fairorder *fo = p->fo;
         for (uint32_t i = 0; i < fo->n; i++) {
                 rep->nodes[i].entitled = p->entitled[i];
                 rep->nodes[i].running = 0;
                 rep->nodes[i].pending = 0;
+                rep->nodes[i].held = p->leaf_held[i];
         }
         res_t *sub = p->vused; /* reused: the running usage of each subtree */
         memset(sub, 0, fo->n * sizeof(*sub));
@@ -270,19 +269,21 @@ static void report(const pass *p, size_t nkept, const uint32_t *order, fairorder
                 }
         for (uint32_t i = 0; i < fo->n; i++)
                 rep->nodes[i].share = dominant(sub[i], p->capacity);
-        rep->next = nkept > 0 ? (long)order[0] : -1;
-        rep->next_dept = nkept > 0 ? p->jobs[order[0]].dept : 0;
 }
 
-static void free_pass(pass *p) {
-        void *arrays[] = { p->pend_sum, p->vused, p->npend, p->first, p->next_of, p->cursor, p->entitled, p->heap };
+void fairorder_walk_free(fairorder_walk *p) {
+        if (!p)
+                return;
+        void *arrays[] = { p->pend_sum, p->vused,    p->npend, p->first, p->next_of,
+                           p->cursor,   p->entitled, p->heap,  p->held,  p->leaf_held };
         for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
                 free(arrays[i]);
+        free(p);
 }
 
 /* Count, sum and list each leaf's pending jobs; vused starts at what each subtree runs. */
-static int prepare(pass *p, size_t n) {
-        size_t m = p->fo->n;
+static int prepare(pass *p) {
+        size_t m = p->fo->n, n = p->n;
         p->pend_sum = calloc(m, sizeof(*p->pend_sum));
         p->vused = calloc(m, sizeof(*p->vused));
         p->npend = calloc(m, sizeof(*p->npend));
@@ -290,9 +291,11 @@ static int prepare(pass *p, size_t n) {
         p->cursor = malloc(m * sizeof(*p->cursor));
         p->entitled = calloc(m, sizeof(*p->entitled));
         p->heap = calloc(m, sizeof(*p->heap));
+        p->leaf_held = calloc(m, sizeof(*p->leaf_held));
         p->next_of = malloc((n + 1) * sizeof(*p->next_of));
+        p->held = malloc((n + 1) * sizeof(*p->held));
         if (!p->pend_sum || !p->vused || !p->npend || !p->first || !p->cursor || !p->entitled || !p->heap ||
-            !p->next_of)
+            !p->leaf_held || !p->next_of || !p->held)
                 return -ENOMEM;
         for (size_t i = 0; i < m; i++) {
                 p->first[i] = p->cursor[i] = UINT32_MAX;
@@ -327,30 +330,84 @@ static bool trivial(const pass *p) {
         return true;
 }
 
+/* Solve the entitlements and heap the leaves with pending jobs. Returns 0, -ENOMEM or -EINVAL. */
+static int solve(pass *p) {
+        int r = entitlements_under(p, p->fo->algo, p->entitled);
+        if (r < 0)
+                return r;
+        for (uint32_t i = 0; i < p->fo->n; i++)
+                if (p->npend[i] > 0)
+                        p->heap[p->nheap++] = i;
+        for (size_t i = p->nheap; i-- > 0;)
+                sift_down(p, i);
+        p->solved = true;
+        return 0;
+}
+
+/* Start a walk; solve it even where the order needs no solving when all is set (a report). */
+static int walk_start(const fairorder *fo, res_t capacity, const fairorder_job *pending, size_t n, bool all,
+                      fairorder_walk **out) {
+        pass *p = calloc(1, sizeof(*p));
+        *out = NULL;
+        if (!p)
+                return -ENOMEM;
+        *p = (pass){ .fo = fo, .jobs = pending, .n = n, .capacity = capacity };
+        int r = prepare(p);
+        bool up = capacity.mcpu > 0 && capacity.mem > 0; /* nothing up: nothing to place, no share to speak of */
+        if (r == 0 && up && (all || !trivial(p)))
+                r = solve(p);
+        if (r < 0) {
+                fairorder_walk_free(p);
+                return r;
+        }
+        *out = p;
+        return 0;
+}
+
+int fairorder_walk_start(const fairorder *fo, res_t capacity, const fairorder_job *pending, size_t n,
+                         fairorder_walk **out) {
+        return walk_start(fo, capacity, pending, n, false, out);
+}
+
+size_t fairorder_walk_next(fairorder_walk *w, uint32_t *order, size_t max) {
+        if (w->solved)
+                return interleave(w, order, max);
+        size_t k = 0;
+        for (; k < max && w->plain_next < w->n; k++)
+                order[k] = (uint32_t)w->plain_next++;
+        return k;
+}
+
+size_t fairorder_walk_stop(fairorder_walk *w, const uint32_t **held) {
+        for (size_t i = 0; w->solved && i < w->nheap; i++) {
+                uint32_t leaf = w->heap[i];
+                if (!under_caps(w, leaf, w->jobs[w->cursor[leaf]].req))
+                        hold_leaf(w, leaf);
+        }
+        w->nheap = 0;
+        *held = w->held;
+        return w->nheld;
+}
+
 int fairorder_rank(const fairorder *fo, res_t capacity, const fairorder_job *pending, size_t n, uint32_t *order,
                    size_t *nkept, fairorder_report *rep) {
-        pass p = { .fo = fo, .jobs = pending, .capacity = capacity };
-        for (size_t i = 0; i < n; i++)
-                order[i] = (uint32_t)i;
+        fairorder_walk *w = NULL;
+        int r = n > 0 || rep ? walk_start(fo, capacity, pending, n, rep != NULL, &w) : 0;
         *nkept = n;
-        if (rep)
-                rep->next = n > 0 ? 0 : -1;
-        if (capacity.mcpu <= 0 || capacity.mem <= 0 || (n == 0 && !rep))
-                return 0; /* nothing is up: nothing to place, no share to speak of */
-        int r = prepare(&p, n);
-        bool solve = r == 0 && (rep || !trivial(&p));
-        if (solve)
-                r = entitlements(&p);
-        if (solve && r == 0) {
-                if (rep)
-                        memset(rep->nodes, 0, fo->n * sizeof(*rep->nodes));
-                interleave(&p, order, n, nkept, rep);
-                if (rep)
-                        report(&p, *nkept, order, rep);
+        if (w) {
+                *nkept = fairorder_walk_next(w, order, n);
+                memcpy(&order[*nkept], w->held, w->nheld * sizeof(*order));
         }
-        if (solve && r == 0 && rep)
-                r = other_entitlements(&p, rep);
-        free_pass(&p);
+        if (rep) {
+                memset(rep->nodes, 0, fo->n * sizeof(*rep->nodes));
+                rep->next = *nkept > 0 ? (long)order[0] : -1;
+                rep->next_dept = *nkept > 0 ? pending[order[0]].dept : 0;
+        }
+        if (w && w->solved && rep) {
+                report(w, rep);
+                r = other_entitlements(w, rep);
+        }
+        fairorder_walk_free(w);
         if (r < 0) {
                 for (size_t i = 0; i < n; i++)
                         order[i] = (uint32_t)i;

@@ -83,6 +83,21 @@ void fairorder_charge(fairorder *fo, uint32_t dept, res_t req, int sign);
  * identity. */
 int fairorder_rank(const fairorder *fo, res_t capacity, const fairorder_job *pending, size_t n, uint32_t *order,
                    size_t *nkept, fairorder_report *rep);
+/* One pass's order taken a window at a time, so that a pass which stops at the first job that
+ * fits nowhere (strict FIFO) orders only what it offered: the set-up is O(P + D log D + T log D),
+ * each job taken O(log D + d). The order is fairorder_rank's, whatever the windows. */
+typedef struct fairorder_walk fairorder_walk;
+/* Start a walk over pending (n jobs, in submission order; read until fairorder_walk_free).
+ * Returns 0 with *out set, or -ENOMEM / -EINVAL (the fair code refused the tree: a bug). */
+int fairorder_walk_start(const fairorder *fo, res_t capacity, const fairorder_job *pending, size_t n,
+                         fairorder_walk **out);
+/* The next at most max jobs of the order into order (indices in pending); 0 at the end. */
+size_t fairorder_walk_next(fairorder_walk *w, uint32_t *order, size_t max);
+/* End the walk: the departments whose next job a cap holds now are held too. *held gets the jobs
+ * held by caps (valid until fairorder_walk_free); returns how many. */
+size_t fairorder_walk_stop(fairorder_walk *w, const uint32_t **held);
+/* Free a walk (NULL is fine). */
+void fairorder_walk_free(fairorder_walk *w);
 /* The algorithm `colony shares` compares fo's with: MCH under H-DRF, else H-DRF. */
 fair_algo fairorder_other_algo(const fairorder *fo);
 

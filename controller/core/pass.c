@@ -47,24 +47,36 @@ sched_job ctl_sched_view(const job *j) {
                             .limit_usec = j->spec.time_limit_usec > 0 ? j->spec.time_limit_usec : 0 };
 }
 
+/* Room for every pending job in st->pass_jobs and as many assignments in st->pass_out.
+ * Returns 0 or -ENOMEM. */
+static int pass_room(ctl_state *st) {
+        if (st->npending <= st->pass_cap)
+                return 0;
+        size_t cap = st->pass_cap;
+        if (sched_grow(&st->pass_jobs, &cap, st->npending, sizeof(*st->pass_jobs)) < 0)
+                return -ENOMEM;
+        cap = st->pass_cap;
+        if (sched_grow(&st->pass_out, &cap, st->npending, sizeof(*st->pass_out)) < 0)
+                return -ENOMEM;
+        st->pass_cap = cap;
+        return 0;
+}
+
+/* Offer pending job at (an index in st->pending) as the i-th of the pass's view. */
+static void view_one(ctl_state *st, size_t i, size_t at) {
+        st->pass_jobs[i] = ctl_sched_view(st->pending[at]);
+        st->pass_selective += ctl_spec_selective(&st->pending[at]->spec);
+        st->pass_visits++;
+}
+
 /* What a pass offers the policy of the n pending jobs from the first-th on, in st->pass_jobs,
  * with room for as many assignments in st->pass_out. Returns 0 or -ENOMEM. */
 static int view_pending(ctl_state *st, size_t first, size_t n) {
-        if (st->npending > st->pass_cap) {
-                size_t cap = st->pass_cap;
-                if (sched_grow(&st->pass_jobs, &cap, st->npending, sizeof(*st->pass_jobs)) < 0)
-                        return -ENOMEM;
-                cap = st->pass_cap;
-                if (sched_grow(&st->pass_out, &cap, st->npending, sizeof(*st->pass_out)) < 0)
-                        return -ENOMEM;
-                st->pass_cap = cap;
-        }
+        if (pass_room(st) < 0)
+                return -ENOMEM;
         st->pass_selective = 0;
-        st->pass_visits += n;
-        for (size_t i = first; i < first + n; i++) {
-                st->pass_jobs[i - first] = ctl_sched_view(st->pending[i]);
-                st->pass_selective += ctl_spec_selective(&st->pending[i]->spec);
-        }
+        for (size_t i = first; i < first + n; i++)
+                view_one(st, i - first, i);
         return 0;
 }
 
@@ -240,28 +252,59 @@ static fairorder_job *fair_view(ctl_state *st, res_t *capacity) {
         return v;
 }
 
-/* Put jobs (the pending view, in submission order) in the fair order, and drop those a cap
- * holds: *njobs becomes the number to offer. Returns 0 or -ENOMEM. */
-static int fair_order(ctl_state *st, sched_job *jobs, size_t *njobs) {
+/* Whether a pass may offer its jobs a window at a time: strict FIFO stops at the first job
+ * that fits nowhere, and a window placed whole leaves the next the nodes the whole list would
+ * have. Not the nice order, which reorders each user's jobs among those offered. */
+static bool windowed_order(const ctl_state *st) {
+        return st->cfg.order == SCHED_STRICT_FIFO && !st->nice_seen;
+}
+
+static long offer(ctl_state *st, size_t waiting, size_t *offered, long *placed);
+
+/* The jobs of a pass in the fair order (fairorder.h): offered a window of the order at a time
+ * where the order allows (windowed_order), else the whole order at once; the jobs a cap holds
+ * wait for it. Returns how many were launched, -EAGAIN when the fair code refused the tree (the
+ * pass then goes in submission order), or -ENOMEM. */
+static long pass_fair(ctl_state *st, size_t waiting, size_t *offered, long *placed) {
         res_t capacity;
-        size_t kept;
-        if (!fair_order_on(st))
-                return 0;
         fairorder_job *view = fair_view(st, &capacity);
         uint32_t *order = malloc((st->npending + 1) * sizeof(*order));
-        sched_job *copy = malloc((st->npending + 1) * sizeof(*copy));
-        int r = view && order && copy ? 0 : -ENOMEM;
-        if (r == 0 && fairorder_rank(&st->fair, capacity, view, st->npending, order, &kept, NULL) == 0) {
-                memcpy(copy, jobs, st->npending * sizeof(*copy));
-                for (size_t i = 0; i < kept; i++)
-                        jobs[i] = copy[order[i]];
-                *njobs = kept;
-                ctl_wait_capped(st, order, kept);
+        fairorder_walk *w = NULL;
+        long launched = 0;
+        int r = view && order && pass_room(st) == 0 ? fairorder_walk_start(&st->fair, capacity, view, st->npending, &w)
+                                                    : -ENOMEM;
+        *offered = 0;
+        *placed = 0;
+        for (size_t window = windowed_order(st) ? PASS_WINDOW : st->npending; r == 0; window *= 2) {
+                size_t n = fairorder_walk_next(w, order, window), off = n;
+                long pl = 0;
+                if (n == 0)
+                        break;
+                st->pass_selective = 0;
+                for (size_t i = 0; i < n; i++)
+                        view_one(st, i, order[i]);
+                long got = offer(st, waiting, &off, &pl);
+                if (got < 0) {
+                        r = (int)got;
+                        break;
+                }
+                launched += got;
+                *offered += off;
+                *placed += pl;
+                if (got < pl || (size_t)pl < off)
+                        break;
         }
+        if (w) {
+                const uint32_t *held;
+                size_t nheld = fairorder_walk_stop(w, &held);
+                ctl_wait_capped(st, held, nheld);
+        }
+        fairorder_walk_free(w);
         free(view);
         free(order);
-        free(copy);
-        return r;
+        if (r < 0 && launched == 0)
+                return r == -ENOMEM ? -ENOMEM : -EAGAIN;
+        return launched;
 }
 
 int ctl_fair_shares(ctl_state *st, fairorder_report *rep, uint64_t *next_id) {
@@ -367,21 +410,11 @@ static long pass_arrivals(ctl_state *st, size_t *offered, long *placed) {
         return launched;
 }
 
-/* One pass over the n pending jobs from the first-th on (in the fair order when first is 0):
- * *offered is how many the policy was offered, *placed how many it placed. Returns how many
+/* Offer the policy the first *offered jobs of st->pass_jobs, less those that may not start
+ * now, and launch what it placed: *offered becomes how many it was offered, *placed how many
+ * it placed. waiting: whether the pass's marks found jobs that may not start. Returns how many
  * were launched, or -ENOMEM. */
-static long pass(ctl_state *st, size_t first, size_t n, size_t *offered, long *placed) {
-        *offered = n;
-        if (first == 0 && st->disp_marked && arrivals_allowed(st)) {
-                long r = pass_arrivals(st, offered, placed);
-                if (r != -EAGAIN)
-                        return r;
-        }
-        if (first == 0)
-                st->next_begin_usec = 0; /* the whole queue: mark finds the earliest again */
-        size_t waiting = ctl_wait_mark(st, first, n);
-        if (view_pending(st, first, n) < 0 || (first == 0 && fair_order(st, st->pass_jobs, offered) < 0))
-                return -ENOMEM;
+static long offer(ctl_state *st, size_t waiting, size_t *offered, long *placed) {
         *offered = ctl_drop_held(st, st->pass_jobs, *offered); /* after the fair order: it ranks by position */
         if (waiting)
                 *offered = ctl_wait_drop(st, st->pass_jobs, *offered);
@@ -407,6 +440,31 @@ static long pass(ctl_state *st, size_t first, size_t n, size_t *offered, long *p
                         break;
         for (long a = indexed ? launched : 0; a < *placed; a++)
                 view_reset(st, out[a].machine);
+        return launched;
+}
+
+/* One pass over the n pending jobs from the first-th on (in the fair order when first is 0):
+ * *offered is how many the policy was offered, *placed how many it placed. Returns how many
+ * were launched, or -ENOMEM. */
+static long pass(ctl_state *st, size_t first, size_t n, size_t *offered, long *placed) {
+        *offered = n;
+        if (first == 0 && st->disp_marked && arrivals_allowed(st)) {
+                long r = pass_arrivals(st, offered, placed);
+                if (r != -EAGAIN)
+                        return r;
+        }
+        if (first == 0)
+                st->next_begin_usec = 0; /* the whole queue: mark finds the earliest again */
+        size_t waiting = ctl_wait_mark(st, first, n);
+        long launched = first == 0 && fair_order_on(st) ? pass_fair(st, waiting, offered, placed) : -EAGAIN;
+        if (launched == -EAGAIN) {
+                *offered = n;
+                if (view_pending(st, first, n) < 0)
+                        return -ENOMEM;
+                launched = offer(st, waiting, offered, placed);
+        }
+        if (launched < 0)
+                return launched;
         ctl_compact_pending_range(st, first, n);
         if (first == 0 && st->cfg.dispatcher && st->cfg.dispatcher->ops->by_id)
                 arrivals_after_whole(st, launched == *placed);
@@ -422,7 +480,7 @@ static long schedule_queue(ctl_state *st) {
         /* Strict FIFO stops at the first job that fits nowhere: offered a window at a time, a
          * long queue behind it is not copied into the view (a pass over 100,000 pending jobs
          * took 12-60 ms); a window placed whole is followed by the next, twice as long. */
-        bool windowed = plain_pass(st) && st->cfg.order == SCHED_STRICT_FIFO;
+        bool windowed = plain_pass(st) && windowed_order(st);
         long launched = 0, placed = 0, total = 0;
         for (size_t from = first, window = PASS_WINDOW;; window *= 2) {
                 size_t n = st->npending - from;

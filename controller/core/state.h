@@ -478,8 +478,9 @@ void ctl_wait_tick(ctl_state *st, int64_t now);
 size_t ctl_wait_mark(ctl_state *st, size_t first, size_t n);
 /* Keep, in order, the n offered jobs that may start now; returns how many. O(n log jobs). */
 size_t ctl_wait_drop(ctl_state *st, sched_job *jobs, size_t n);
-/* The fair order kept order[0..kept) of the pending queue: the others wait for a department cap. */
-void ctl_wait_capped(ctl_state *st, const uint32_t *order, size_t kept);
+/* The pending jobs at held[0..nheld) (indices in st->pending) wait for a department cap, but
+ * those that may not start anyway. */
+void ctl_wait_capped(ctl_state *st, const uint32_t *held, size_t nheld);
 /* Reorder the n offered jobs so that each user's jobs in one group take the places they hold
  * in the order of their nice value (then id): nobody else's job moves. Returns 0 or -ENOMEM
  * (the order is left). O(n log n). */

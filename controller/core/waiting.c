@@ -107,13 +107,10 @@ size_t ctl_wait_drop(ctl_state *st, sched_job *jobs, size_t n) {
 
 bool ctl_wait_offerable(const job *j) { return j->state == JOB_PENDING && !is_blocked(j->wait); }
 
-void ctl_wait_capped(ctl_state *st, const uint32_t *order, size_t kept) {
-        for (size_t i = 0; i < st->npending; i++)
-                if (!is_blocked(st->pending[i]->wait))
-                        st->pending[i]->wait = JOB_WAIT_DEPT_CAP;
-        for (size_t i = 0; i < kept; i++)
-                if (st->pending[order[i]]->wait == JOB_WAIT_DEPT_CAP)
-                        st->pending[order[i]]->wait = eligible_wait(st);
+void ctl_wait_capped(ctl_state *st, const uint32_t *held, size_t nheld) {
+        for (size_t i = 0; i < nheld; i++)
+                if (!is_blocked(st->pending[held[i]]->wait))
+                        st->pending[held[i]]->wait = JOB_WAIT_DEPT_CAP;
 }
 
 void ctl_wait_blocker(ctl_state *st, const sched_job *jobs, size_t offered, long placed) {

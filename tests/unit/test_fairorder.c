@@ -262,6 +262,64 @@ START_TEST(gpus_count_in_the_dominant_share) {
 }
 END_TEST
 
+/* A pass that stops early walks the order a window at a time: windows of any size, laid end
+ * to end, are fairorder_rank's order, and the jobs held on the way are its held ones. Three
+ * departments of weights 3, 2, 1, the first capped at a third and running one job already. */
+START_TEST(windows_of_the_walk_are_the_ranked_order) {
+        static const char *const paths[] = { "a", "b", "c" };
+        static const double w[] = { 3, 2, 1 }, caps[] = { 1.0 / 3, 0, 0 };
+        tree((fair_algo)_i, 3, paths, w, caps);
+        fairorder_charge(&fx.fo, fairorder_dept(&fx.fo, "a"), slot, +1);
+        for (size_t round = 0; round < 4; round++) { /* interleaved submissions */
+                add_jobs("a", 4, slot);
+                add_jobs("b", 3, (res_t){ .mcpu = 500, .mem = 32 * MB });
+                add_jobs("c", 2, slot);
+        }
+        rank(six, fx.n, false);
+        ck_assert_uint_lt(fx.kept, fx.n); /* the cap held some of a's */
+        for (size_t window = 1; window <= fx.n; window++) {
+                fairorder_walk *walk;
+                uint32_t got[64];
+                size_t n = 0, k;
+                ck_assert_int_eq(fairorder_walk_start(&fx.fo, six, fx.jobs, fx.n, &walk), 0);
+                while ((k = fairorder_walk_next(walk, &got[n], window)) > 0)
+                        n += k;
+                ck_assert_uint_eq(n, fx.kept);
+                ck_assert_mem_eq(got, fx.order, n * sizeof(*got));
+                const uint32_t *held;
+                ck_assert_uint_eq(fairorder_walk_stop(walk, &held), fx.n - fx.kept);
+                ck_assert_mem_eq(held, &fx.order[fx.kept], (fx.n - fx.kept) * sizeof(*held));
+                fairorder_walk_free(walk);
+        }
+}
+END_TEST
+
+/* A walk stopped after its first job still holds a department its cap holds now, so that its
+ * jobs wait for the cap rather than behind the job that stopped the pass; a department whose
+ * next job would fit under its cap is not held. */
+START_TEST(a_walk_stopped_early_holds_the_departments_at_their_cap) {
+        static const char *const paths[] = { "a", "b", "c" };
+        static const double w[] = { 1, 1, 1 }, caps[] = { 1.0 / 3, 0, 0.5 };
+        tree((fair_algo)_i, 3, paths, w, caps);
+        uint32_t a = fairorder_dept(&fx.fo, "a");
+        fairorder_charge(&fx.fo, a, slot, +1);
+        fairorder_charge(&fx.fo, a, slot, +1); /* a runs its third of six CPUs */
+        add_jobs("a", 3, slot);
+        add_jobs("b", 3, slot);
+        add_jobs("c", 3, slot);
+        fairorder_walk *walk;
+        uint32_t got[1];
+        ck_assert_int_eq(fairorder_walk_start(&fx.fo, six, fx.jobs, fx.n, &walk), 0);
+        ck_assert_uint_eq(fairorder_walk_next(walk, got, 1), 1);
+        ck_assert_uint_ne(fx.jobs[got[0]].dept, a);
+        const uint32_t *held;
+        ck_assert_uint_eq(fairorder_walk_stop(walk, &held), 3);
+        for (size_t i = 0; i < 3; i++)
+                ck_assert_uint_eq(held[i], i); /* a's three, in submission order */
+        fairorder_walk_free(walk);
+}
+END_TEST
+
 static Suite *fairorder_suite(void) {
         Suite *s = suite_create("fairorder");
         TCase *tc = tcase_create("fairorder");
@@ -276,6 +334,8 @@ static Suite *fairorder_suite(void) {
         tcase_add_test(tc, one_department_keeps_submission_order);
         tcase_add_test(tc, a_job_larger_than_its_entitlement_is_not_left_for_last);
         tcase_add_loop_test(tc, gpus_count_in_the_dominant_share, FAIR_HDRF, FAIR_MCH + 1);
+        tcase_add_loop_test(tc, windows_of_the_walk_are_the_ranked_order, FAIR_DRF + 1, _FAIR_ALGO_MAX);
+        tcase_add_loop_test(tc, a_walk_stopped_early_holds_the_departments_at_their_cap, FAIR_HDRF, FAIR_MCH + 1);
         suite_add_tcase(s, tc);
         return s;
 }
