@@ -190,6 +190,9 @@ typedef struct job {
          * before: beside node, so that finding whether a running job runs on a node compares
          * integers, not a name out of the caches. */
         uint32_t node_index;
+        /* The controller's node of its department in the fair order (fairorder_dept) + 1, 0 until
+         * looked up: a pass reads it for every pending job (ctl_job_dept). */
+        uint32_t fair_dept;
 } job;
 
 #define JOB_RESERVED_UNKNOWN (-1)

@@ -247,8 +247,7 @@ static fairorder_job *fair_view(ctl_state *st, res_t *capacity) {
                 if (placeable(st->nodes[i]))
                         *capacity = res_add(*capacity, st->nodes[i]->capacity);
         for (size_t i = 0; v && i < st->npending; i++)
-                v[i] = (fairorder_job){ fairorder_dept(&st->fair, st->pending[i]->spec.group),
-                                        st->pending[i]->spec.req };
+                v[i] = (fairorder_job){ ctl_job_dept(st, st->pending[i]), st->pending[i]->spec.req };
         return v;
 }
 

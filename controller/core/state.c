@@ -376,10 +376,16 @@ static void compact_pending(ctl_state *st) {
         st->nstale = 0;
 }
 
+uint32_t ctl_job_dept(ctl_state *st, job *j) {
+        if (!j->fair_dept)
+                j->fair_dept = fairorder_dept(&st->fair, j->spec.group) + 1;
+        return j->fair_dept - 1;
+}
+
 /* What each department runs, for the fair order (empty before ctl_set_depts). */
-static void dept_charge(ctl_state *st, const job *j, int sign) {
+static void dept_charge(ctl_state *st, job *j, int sign) {
         if (st->fair.n)
-                fairorder_charge(&st->fair, fairorder_dept(&st->fair, j->spec.group), j->spec.req, sign);
+                fairorder_charge(&st->fair, ctl_job_dept(st, j), j->spec.req, sign);
 }
 
 void ctl_charge(ctl_state *st, ctl_node *n, job *j) {
@@ -457,6 +463,8 @@ int ctl_set_depts(ctl_state *st, int fairness) {
         ctl_schedule_dirty(st); /* new weights, caps or users reorder the queue */
         int r = fairorder_init(&st->fair, st->cfg.depts ? st->cfg.depts : &none,
                                fairness >= 0 ? fairness : FAIR_DEFAULT);
+        for (size_t i = 0; i < st->njobs; i++)
+                st->jobs[i]->fair_dept = 0; /* the tree's nodes are numbered anew */
         for (size_t i = 0; r == 0 && i < st->njobs; i++)
                 if (st->jobs[i]->state == JOB_RUNNING)
                         dept_charge(st, st->jobs[i], +1);
