@@ -253,9 +253,10 @@ static fairorder_job *fair_view(ctl_state *st, res_t *capacity) {
 
 /* Whether a pass may offer its jobs a window at a time: strict FIFO stops at the first job
  * that fits nowhere, and a window placed whole leaves the next the nodes the whole list would
- * have. Not the nice order, which reorders each user's jobs among those offered. */
+ * have. Not Max-Jobs, which keeps the heuristic that places most of the whole list, nor the
+ * nice order, which reorders each user's jobs among those offered. */
 static bool windowed_order(const ctl_state *st) {
-        return st->cfg.order == SCHED_STRICT_FIFO && !st->nice_seen;
+        return st->cfg.order == SCHED_STRICT_FIFO && st->cfg.policy != SCHED_MAX_JOBS && !st->nice_seen;
 }
 
 static long offer(ctl_state *st, size_t waiting, size_t *offered, long *placed);

@@ -147,6 +147,23 @@ START_TEST(jobs_start_in_submission_order_as_capacity_frees) {
 }
 END_TEST
 
+/* Max-Jobs keeps the heuristic that places most of the pass's whole list: First-Fit and
+ * Best-Fit-cores both place the first 16 small jobs, but only Best-Fit leaves the large node
+ * empty for the 17th. A pass that offered 16 jobs at a time would keep First-Fit's (the first
+ * of a tie) and start 16. */
+START_TEST(max_jobs_chooses_over_the_whole_queue) {
+        st.cfg.policy = SCHED_MAX_JOBS;
+        node("large", 32000, 32768 * MiB, NULL, 0);
+        node("small", 16000, 16384 * MiB, NULL, 0);
+        for (int i = 0; i < 16; i++)
+                ck_assert_uint_ne(submit_as(1000, 1000, 64 * MiB), 0);
+        uint64_t large = submit_as(1000, 32000, 64 * MiB);
+        ck_assert_int_eq(ctl_schedule(&st), 17);
+        ck_assert_int_eq(ctl_find_job(&st, large)->state, JOB_RUNNING);
+        ck_assert_str_eq(ctl_find_job(&st, large)->node, "large");
+}
+END_TEST
+
 START_TEST(impossible_requests_are_refused_once_a_node_is_known) {
         ck_assert_uint_ne(submit_as(0, 100000000, MiB), 0); /* no node yet: accepted, waits */
         node("a", 2000, 1024 * MiB, NULL, 0);
@@ -1518,6 +1535,7 @@ static Suite *state_suite(void) {
         TCase *tc = tcase_create("state");
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, jobs_start_in_submission_order_as_capacity_frees);
+        tcase_add_test(tc, max_jobs_chooses_over_the_whole_queue);
         tcase_add_test(tc, the_queue_keeps_its_order_as_its_head_moves_and_its_slots_return);
         tcase_add_test(tc, departments_take_turns_by_their_entitlement);
         tcase_add_test(tc, impossible_requests_are_refused_once_a_node_is_known);
