@@ -195,54 +195,92 @@ static int make_reservation(sched_index *ix, const sched_job *head, int64_t now,
         return e == -ENOMEM ? e : 0;
 }
 
-long sched_easy_place(sched_index *ix, sched_heuristic h, const sched_job *jobs, size_t njobs, sched_running_fn running,
-                      void *arg, bool want_start, int64_t now, sched_assignment *out, sched_reservation *resv) {
+/* Whether no job of the list can be placed now: nothing at least its floor fits any machine
+ * (the reserved one shown). Known without a search while a failure as small is remembered. */
+static bool nothing_fits(sched_index *ix, easy_resv *r, res_t floor, fails *seen) {
+        if (known_to_fail(seen, floor))
+                return true;
+        if (r->machine != SIZE_MAX)
+                hide(ix, r, false);
+        return sched_index_choose(ix, SCHED_FIRST_FIT, floor) < 0;
+}
+
+long sched_easy_place_from(sched_index *ix, sched_heuristic h, const sched_easy_list *list, sched_running_fn running,
+                           void *arg, bool want_start, int64_t now, sched_assignment *out, sched_reservation *resv) {
         *resv = (sched_reservation){ 0 };
         if (h >= SCHED_MAX_JOBS)
                 return -EINVAL;
         /* the jobs this pass places before its first job that fits nowhere */
-        sched_running *ev = malloc((njobs + 1) * sizeof(*ev));
+        sched_running *ev = malloc((list->max + 1) * sizeof(*ev));
         if (!ev)
                 return -ENOMEM;
         size_t nev = 0, placed = 0;
-        easy_resv r = { 0 };
-        const sched_job *head = NULL; /* the first job that fits nowhere but could fit some machine */
-        bool computed = false;        /* r holds head's reservation (machine SIZE_MAX: none) */
+        easy_resv r = { .machine = SIZE_MAX };
+        sched_job head = { 0 };                   /* the first job that fits nowhere but could fit some machine */
+        bool have_head = false, computed = false; /* r holds head's reservation (machine SIZE_MAX: none) */
         long err = 0;
         fails seen = { .n = 0 }, seen_hidden = { .n = 0 };
-        for (size_t j = 0; j < njobs && err == 0; j++) {
-                res_t req = jobs[j].req;
+        sched_job job;
+        for (size_t j = 0; j < list->max && err == 0; j++) {
+                if (have_head && nothing_fits(ix, &r, list->floor, &seen))
+                        break; /* the jobs left wait: the reservation is head's already */
+                if (list->next(list->arg, &job) <= 0)
+                        break;
+                res_t req = job.req;
                 bool before = false; /* it ends by the reserved start */
-                if (head && !computed) {
+                if (have_head && !computed) {
                         if (choose(ix, h, req, false, &seen, &seen_hidden) < 0)
                                 continue; /* fits nowhere now: no need to know the reservation yet */
-                        err = make_reservation(ix, head, now, running, arg, ev, nev, &r, resv);
+                        err = make_reservation(ix, &head, now, running, arg, ev, nev, &r, resv);
                         computed = true;
                         if (err < 0)
                                 break;
                 }
                 if (computed && r.machine != SIZE_MAX) {
-                        before = jobs[j].limit_usec > 0 && jobs[j].limit_usec <= r.shadow - now;
+                        before = job.limit_usec > 0 && job.limit_usec <= r.shadow - now;
                         hide(ix, &r, !before && !res_fits(req, r.extra));
                 }
                 long m = choose(ix, h, req, r.hidden, &seen, &seen_hidden);
                 if (m < 0) {
-                        if (!head && sched_can_ever_fit(ix->machines, ix->n, req))
-                                head = &jobs[j];
+                        if (!have_head && sched_can_ever_fit(ix->machines, ix->n, req)) {
+                                head = job;
+                                have_head = true;
+                        }
                         continue;
                 }
                 ix->machines[m].free = res_sub(ix->machines[m].free, req);
                 sched_index_update(ix, (size_t)m);
-                out[placed++] = (sched_assignment){ .job_id = jobs[j].id, .machine = ix->machines[m].index };
-                if (!head)
-                        ev[nev++] = (sched_running){ (size_t)m, req, end_of(now, jobs[j].limit_usec) };
+                out[placed++] = (sched_assignment){ .job_id = job.id, .machine = ix->machines[m].index };
+                if (!have_head)
+                        ev[nev++] = (sched_running){ (size_t)m, req, end_of(now, job.limit_usec) };
                 else if ((size_t)m == r.machine && !before)
                         r.extra = res_sub(r.extra, req); /* it runs beside the reserved job */
         }
         if (computed && r.machine != SIZE_MAX)
                 hide(ix, &r, false);
-        if (err == 0 && head && !computed && want_start)
-                err = make_reservation(ix, head, now, running, arg, ev, nev, &r, resv);
+        if (err == 0 && have_head && !computed && want_start)
+                err = make_reservation(ix, &head, now, running, arg, ev, nev, &r, resv);
         free(ev);
         return err < 0 ? err : (long)placed;
+}
+
+/* An array's jobs one at a time (sched_easy_list.next). */
+typedef struct array_list {
+        const sched_job *jobs;
+        size_t n, next;
+} array_list;
+
+static int next_of_array(void *arg, sched_job *out) {
+        array_list *a = arg;
+        if (a->next >= a->n)
+                return 0;
+        *out = a->jobs[a->next++];
+        return 1;
+}
+
+long sched_easy_place(sched_index *ix, sched_heuristic h, const sched_job *jobs, size_t njobs, sched_running_fn running,
+                      void *arg, bool want_start, int64_t now, sched_assignment *out, sched_reservation *resv) {
+        array_list a = { jobs, njobs, 0 };
+        sched_easy_list list = { next_of_array, &a, njobs, { 0 } };
+        return sched_easy_place_from(ix, h, &list, running, arg, want_start, now, out, resv);
 }

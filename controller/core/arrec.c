@@ -65,8 +65,10 @@ static void arec_queue(ctl_state *st, job **made, size_t n) {
         ctl_idset *u = ctl_user_jobs_of(st, made[0]->uid, false); /* ctl_reserve_jobs() added it */
         merge_ids(st->jobs, st->njobs, made, n);
         st->njobs += n;
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
                 (void)jobtable_add(&st->byid, made[i]); /* room reserved */
+                ctl_pending_noted(st, made[i]);
+        }
         merge_ids(st->pending, st->npending, made, n);
         st->npending += n;
         merge_ids(st->pending_ids.v, st->pending_ids.n, made, n);

@@ -213,8 +213,10 @@ int depidx_add(struct ctl_state *st, job *j) {
                 return 0; /* checked at submit */
         for (size_t i = 0; r == 0 && i < l.n; i++) {
                 bool unknown;
-                if (l.items[i].kind == DEP_SINGLETON && (r = count_names(st)) == 0)
+                if (l.items[i].kind == DEP_SINGLETON && (r = count_names(st)) == 0) {
                         j->singleton = true;
+                        st->pending_choosy = true; /* a pass reads the whole queue (pass.c) */
+                }
                 depidx_target *t = l.items[i].kind == DEP_SINGLETON ? NULL : record(st, l.items[i].id, &unknown);
                 if (!t) {
                         r = l.items[i].kind == DEP_SINGLETON || unknown ? 0 : -ENOMEM; /* gone: met long ago */

@@ -69,14 +69,32 @@ static void view_one(ctl_state *st, size_t i, size_t at) {
         st->pass_visits++;
 }
 
+/* f lowered to req, resource by resource. */
+static res_t lower_floor(res_t f, res_t req) {
+        return (res_t){ .mcpu = req.mcpu < f.mcpu ? req.mcpu : f.mcpu,
+                        .mem = req.mem < f.mem ? req.mem : f.mem,
+                        .gpus = req.gpus < f.gpus ? req.gpus : f.gpus };
+}
+
 /* What a pass offers the policy of the n pending jobs from the first-th on, in st->pass_jobs,
  * with room for as many assignments in st->pass_out. Returns 0 or -ENOMEM. */
 static int view_pending(ctl_state *st, size_t first, size_t n) {
         if (pass_room(st) < 0)
                 return -ENOMEM;
         st->pass_selective = 0;
-        for (size_t i = first; i < first + n; i++)
+        bool whole = first == 0 && n == st->npending, singletons = false;
+        res_t floor = { .mcpu = RES_MCPU_MAX, .mem = RES_MEM_MAX, .gpus = RES_GPUS_MAX };
+        for (size_t i = first; i < first + n; i++) {
                 view_one(st, i - first, i);
+                if (whole) {
+                        floor = lower_floor(floor, st->pass_jobs[i].req);
+                        singletons |= st->pending[i]->singleton;
+                }
+        }
+        if (whole) { /* what the queue holds, found again (ctl_pending_noted keeps it) */
+                st->pending_floor = floor;
+                st->pending_choosy = singletons || st->pass_selective > 0;
+        }
         return 0;
 }
 
@@ -410,6 +428,69 @@ static long pass_arrivals(ctl_state *st, size_t *offered, long *placed) {
         return launched;
 }
 
+/* --- EASY a job at a time --------------------------------------------------------------------
+ * EASY's pass (backfill.h) stops taking jobs once it holds its reservation and nothing as small
+ * as the least request pending (st->pending_floor) fits any node: a pass after an end that made
+ * room for one job reads the queue's head, not its tail. The queue is handed to it a job at a
+ * time, each marked as it is read; where the pass stops, the jobs behind keep the reason the
+ * last pass that read them gave (they could not start: none fits now). Whatever filters the
+ * whole offered list (a nice order, throttles, running limits, strays' earlier attempts) or
+ * needs the jobs choosing nodes apart (pending_choosy) takes the whole queue as before. */
+
+static bool easy_a_job_at_a_time(const ctl_state *st) {
+        const ctl_config *c = &st->cfg;
+        return ctl_easy_on(st) && !fair_order_on(st) && !st->pending_choosy && !st->nice_seen && !st->throttle_seen &&
+               st->nstrays == 0 && !c->max_running_per_user && !c->max_running_per_dept && !c->max_mcpu_per_user;
+}
+
+/* The queue as EASY reads it (sched_easy_list): the next pending job that may start, viewed
+ * into st->pass_jobs; floor: the least request of every job read, blocked or not. */
+typedef struct queue_reader {
+        ctl_state *st;
+        size_t next, offered;
+        res_t floor;
+} queue_reader;
+
+static int read_queue(void *arg, sched_job *out) {
+        queue_reader *q = arg;
+        ctl_state *st = q->st;
+        while (q->next < st->npending) {
+                size_t at = q->next++;
+                q->floor = lower_floor(q->floor, st->pending[at]->spec.req);
+                if (ctl_wait_mark(st, at, 1) > 0)
+                        continue; /* held, a dependency, a begin time: not offered */
+                view_one(st, q->offered, at);
+                *out = st->pass_jobs[q->offered++];
+                return 1;
+        }
+        return 0;
+}
+
+static long launch_placed(ctl_state *st, bool indexed, long placed);
+
+/* A whole-queue EASY pass, reading the queue as far as it can place. Returns how many were
+ * launched, or -ENOMEM; *offered, *placed as pass(). */
+static long pass_easy(ctl_state *st, size_t *offered, long *placed) {
+        queue_reader q = { st, 0, 0, { .mcpu = RES_MCPU_MAX, .mem = RES_MEM_MAX, .gpus = RES_GPUS_MAX } };
+        if (pass_room(st) < 0)
+                return -ENOMEM;
+        st->pass_selective = 0;
+        *placed = ctl_easy_place_from(st, &(sched_easy_list){ read_queue, &q, st->npending, st->pending_floor },
+                                      st->pass_out);
+        *offered = q.offered;
+        if (*placed < 0) {
+                for (size_t i = 0; i < st->nnodes; i++)
+                        view_reset(st, i);
+                return *placed;
+        }
+        if (q.next == st->npending)
+                st->pending_floor = q.floor; /* read whole: found again */
+        ctl_easy_held_back(st, st->pass_jobs, q.offered, st->pass_out, *placed);
+        long launched = launch_placed(st, true, *placed);
+        ctl_compact_pending_range(st, 0, q.next);
+        return launched;
+}
+
 /* Offer the policy the first *offered jobs of st->pass_jobs, less those that may not start
  * now, and launch what it placed: *offered becomes how many it was offered, *placed how many
  * it placed. waiting: whether the pass's marks found jobs that may not start. Returns how many
@@ -423,8 +504,6 @@ static long offer(ctl_state *st, size_t waiting, size_t *offered, long *placed) 
                 return -ENOMEM;
         *offered = ctl_user_limits(st, st->pass_jobs, *offered);
         bool indexed = !st->cfg.dispatcher && !st->cfg.scan; /* the index follows the placements */
-        const sched_assignment *out = st->pass_out;
-        long launched = 0;
         size_t skipped;
         *placed = place_pass(st, indexed, *offered, &skipped);
         *offered -= skipped; /* they wait for a node, blocking nothing */
@@ -435,10 +514,18 @@ static long offer(ctl_state *st, size_t waiting, size_t *offered, long *placed) 
                 return *placed;
         }
         ctl_wait_blocker(st, st->pass_jobs, *offered, *placed);
-        for (; launched < *placed; launched++)
+        return launch_placed(st, indexed, *placed);
+}
+
+/* Launch the placed jobs of st->pass_out[0..placed); the view follows what was not launched
+ * (indexed) or every placement (not). Returns how many were launched. */
+static long launch_placed(ctl_state *st, bool indexed, long placed) {
+        const sched_assignment *out = st->pass_out;
+        long launched = 0;
+        for (; launched < placed; launched++)
                 if (dispatch(st, ctl_find_job(st, out[launched].job_id), st->nodes[out[launched].machine]) < 0)
                         break;
-        for (long a = indexed ? launched : 0; a < *placed; a++)
+        for (long a = indexed ? launched : 0; a < placed; a++)
                 view_reset(st, out[a].machine);
         return launched;
 }
@@ -455,6 +542,8 @@ static long pass(ctl_state *st, size_t first, size_t n, size_t *offered, long *p
         }
         if (first == 0)
                 st->next_begin_usec = 0; /* the whole queue: mark finds the earliest again */
+        if (first == 0 && easy_a_job_at_a_time(st))
+                return pass_easy(st, offered, placed);
         size_t waiting = ctl_wait_mark(st, first, n);
         long launched = first == 0 && fair_order_on(st) ? pass_fair(st, waiting, offered, placed) : -EAGAIN;
         if (launched == -EAGAIN) {

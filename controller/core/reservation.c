@@ -54,12 +54,10 @@ static int running_view(void *arg, const sched_running **out, size_t *n) {
         return 0;
 }
 
-/* The jobs behind the reserved one that were not placed but fit a node now wait for it. */
-static void mark_held_back(ctl_state *st, const sched_job *jobs, size_t njobs, const sched_assignment *out, long placed,
-                           uint64_t reserved) {
+void ctl_easy_held_back(ctl_state *st, const sched_job *jobs, size_t njobs, const sched_assignment *out, long placed) {
         bool behind = false;
         long a = 0;
-        for (size_t i = 0; i < njobs; i++) {
+        for (size_t i = 0; st->reserved_id && i < njobs; i++) {
                 if (a < placed && out[a].job_id == jobs[i].id) { /* placed: out is in the jobs' order */
                         a++;
                         continue;
@@ -69,8 +67,28 @@ static void mark_held_back(ctl_state *st, const sched_job *jobs, size_t njobs, c
                         if (j)
                                 j->wait = JOB_WAIT_PRIORITY;
                 }
-                behind |= jobs[i].id == reserved;
+                behind |= jobs[i].id == st->reserved_id;
         }
+}
+
+/* What an EASY pass reserved: the start on the job (and none on the one reserved before). */
+static void note_reservation(ctl_state *st, const sched_reservation *r) {
+        job *was = st->reserved_id ? ctl_find_job(st, st->reserved_id) : NULL;
+        if (was)
+                was->reserved_start_usec = 0;
+        job *now = r->job_id ? ctl_find_job(st, r->job_id) : NULL;
+        st->reserved_id = now ? now->id : 0;
+        if (now)
+                now->reserved_start_usec = r->start_usec == SCHED_FOREVER ? JOB_RESERVED_UNKNOWN : r->start_usec;
+}
+
+long ctl_easy_place_from(ctl_state *st, const sched_easy_list *list, sched_assignment *out) {
+        sched_reservation r;
+        long placed = sched_easy_place_from(&st->view, st->cfg.policy, list, running_view, st,
+                                            !st->cfg.skip_reserved_start, st->clock_usec, out, &r);
+        if (placed >= 0)
+                note_reservation(st, &r);
+        return placed;
 }
 
 long ctl_easy_place(ctl_state *st, const sched_job *jobs, size_t njobs, sched_assignment *out) {
@@ -79,14 +97,7 @@ long ctl_easy_place(ctl_state *st, const sched_job *jobs, size_t njobs, sched_as
                                        !st->cfg.skip_reserved_start, st->clock_usec, out, &r);
         if (placed < 0)
                 return placed;
-        job *was = st->reserved_id ? ctl_find_job(st, st->reserved_id) : NULL;
-        if (was)
-                was->reserved_start_usec = 0;
-        job *now = r.job_id ? ctl_find_job(st, r.job_id) : NULL;
-        st->reserved_id = now ? now->id : 0;
-        if (now)
-                now->reserved_start_usec = r.start_usec == SCHED_FOREVER ? JOB_RESERVED_UNKNOWN : r.start_usec;
-        if (now)
-                mark_held_back(st, jobs, njobs, out, placed, r.job_id);
+        note_reservation(st, &r);
+        ctl_easy_held_back(st, jobs, njobs, out, placed);
         return placed;
 }

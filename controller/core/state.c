@@ -308,9 +308,18 @@ int ctl_pending_reserve(ctl_state *st, size_t n) {
         return 0;
 }
 
+void ctl_pending_noted(ctl_state *st, const job *j) {
+        res_t f = st->pending_floor, r = j->spec.req;
+        st->pending_floor = (res_t){ .mcpu = r.mcpu < f.mcpu ? r.mcpu : f.mcpu,
+                                     .mem = r.mem < f.mem ? r.mem : f.mem,
+                                     .gpus = r.gpus < f.gpus ? r.gpus : f.gpus };
+        st->pending_choosy |= j->singleton || ctl_spec_selective(&j->spec);
+}
+
 int ctl_queue_pending(ctl_state *st, job *j) {
         if (ctl_pending_reserve(st, 1) < 0)
                 return -ENOMEM;
+        ctl_pending_noted(st, j);
         /* an array's slice, or a requeued job before it moves: a dispatcher's whole pass rechecks */
         st->pending_unsorted |= st->npending > 0 && st->pending[st->npending - 1]->id > j->id;
         st->pending[st->npending++] = j; /* behind the settled ones: first_to_offer */

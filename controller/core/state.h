@@ -234,6 +234,13 @@ typedef struct ctl_state {
         bool pending_unsorted;
         bool disp_whole;
         size_t pass_visits; /* pending jobs passes looked at (offered, or found by id), for tests */
+        /* What lets an EASY pass stop reading the queue (pass.c, "EASY a job at a time"): no
+         * pending job asks less than pending_floor, resource by resource ({0}: not known), and
+         * none chooses its nodes or is a singleton unless pending_choosy; both kept as jobs are
+         * queued, found again by a pass that reads the whole queue, forgotten by
+         * ctl_schedule_dirty. */
+        res_t pending_floor;
+        bool pending_choosy;
 } ctl_state;
 
 /* Initialise an empty state. */
@@ -500,6 +507,13 @@ bool ctl_easy_on(const ctl_state *st);
  * jobs the reservation holds back wait "priority". Returns the number of assignments in out, or
  * -ENOMEM. O(running log running + jobs log nodes). */
 long ctl_easy_place(ctl_state *st, const sched_job *jobs, size_t njobs, sched_assignment *out);
+/* ctl_easy_place over the jobs list hands out, which it may stop taking early
+ * (sched_easy_place_from), but for the jobs it holds back: the caller marks those it took
+ * (ctl_easy_held_back). */
+long ctl_easy_place_from(ctl_state *st, const sched_easy_list *list, sched_assignment *out);
+/* Of the jobs[0..njobs) an EASY pass took, the placed ones being out[0..placed), those behind
+ * the reserved job that fit a node now wait "priority": the reservation holds them back. */
+void ctl_easy_held_back(ctl_state *st, const sched_job *jobs, size_t njobs, const sched_assignment *out, long placed);
 /* Job j started running on node (at dispatch or restore) / its agent reported its start / it
  * stopped running there: keep the running array. Out of memory, a job is left out of it (a
  * reservation then comes sooner than it should). */

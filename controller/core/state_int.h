@@ -36,6 +36,9 @@ int ctl_idset_reserve(ctl_idset *s, size_t n);
 void ctl_set_state(ctl_state *st, job *j, job_state to);
 /* Count j in (sign +1) or out of (-1) the pending tallies of its user and department. */
 void ctl_tally_job(ctl_state *st, const job *j, int sign);
+/* j joins the pending queue, or its request changed: lower st->pending_floor to it, and note
+ * whether it chooses its nodes or is a singleton (st->pending_choosy). */
+void ctl_pending_noted(ctl_state *st, const job *j);
 /* j's department in the fair order's tree (fairorder_dept of its group), looked up once. */
 uint32_t ctl_job_dept(ctl_state *st, job *j);
 /* j starts running on n: charge its resources, tallies and the running array. */

@@ -248,6 +248,7 @@ int ctl_update(ctl_state *st, uint64_t id, uid_t uid, const ctl_update_req *u, c
                                    &limit, err, PROTO_ERRLEN)) < 0))
                 return r;
         j->spec.req = req;
+        ctl_pending_noted(st, j);
         j->spec.time_limit_usec = limit;
         if (u->nice != INT_MIN) {
                 j->spec.nice = u->nice;

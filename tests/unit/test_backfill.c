@@ -319,8 +319,42 @@ static long reference(inst *in, sched_heuristic h, sched_assignment *out, sched_
         return placed;
 }
 
+/* The instance's jobs handed out one at a time (sched_easy_list), counting those taken. */
+typedef struct counted_list {
+        const sched_job *jobs;
+        size_t n, taken;
+} counted_list;
+
+static int next_counted(void *arg, sched_job *out) {
+        counted_list *c = arg;
+        if (c->taken >= c->n)
+                return 0;
+        *out = c->jobs[c->taken++];
+        return 1;
+}
+
+/* sched_easy_place_from over in's jobs with their least request, resource by resource, as the
+ * floor; *taken: how many jobs it took before it stopped. */
+static long easy_from(sched_index *ix, sched_heuristic h, inst *in, bool want, sched_assignment *out,
+                      sched_reservation *r, size_t *taken) {
+        given g = { in->run, in->nrun, 0 };
+        counted_list c = { in->jobs, in->nj, 0 };
+        sched_easy_list list = { next_counted, &c, in->nj, in->jobs[0].req };
+        for (size_t j = 1; j < in->nj; j++) {
+                list.floor.mcpu = in->jobs[j].req.mcpu < list.floor.mcpu ? in->jobs[j].req.mcpu : list.floor.mcpu;
+                list.floor.mem = in->jobs[j].req.mem < list.floor.mem ? in->jobs[j].req.mem : list.floor.mem;
+        }
+        long n = sched_easy_place_from(ix, h, &list, give, &g, want, in->now, out, r);
+        ck_assert_int_le(g.asked, 1);
+        *taken = c.taken;
+        return n;
+}
+
+/* Rounds alternate the reserved start wanted or not, and the whole array or the list with its
+ * floor, which must stop early in some rounds and decide as the reference in all. */
 static void compare(uint64_t seed0, sched_heuristic h) {
         uint64_t seed = seed0;
+        size_t stopped_early = 0;
         for (int round = 0; round < 3000; round++) {
                 inst in, ref;
                 random_inst(&seed, &in);
@@ -329,7 +363,11 @@ static void compare(uint64_t seed0, sched_heuristic h) {
                 sched_assignment got[NJ], want[NJ];
                 sched_reservation rg, rw;
                 bool want_start = round % 2 == 0;
-                long ng = easy_want(&ix, h, in.jobs, in.nj, in.run, in.nrun, in.now, got, &rg, want_start);
+                size_t taken = in.nj;
+                long ng = round % 4 < 2
+                                  ? easy_want(&ix, h, in.jobs, in.nj, in.run, in.nrun, in.now, got, &rg, want_start)
+                                  : easy_from(&ix, h, &in, want_start, got, &rg, &taken);
+                stopped_early += taken < in.nj;
                 long nw = reference(&ref, h, want, &rw);
                 ck_assert_int_eq(ng, nw);
                 for (long a = 0; a < nw; a++) {
@@ -348,6 +386,7 @@ static void compare(uint64_t seed0, sched_heuristic h) {
                 }
                 sched_index_free(&ix);
         }
+        ck_assert_uint_gt(stopped_early, 0);
 }
 
 START_TEST(against_reference_first_fit) { compare(1, SCHED_FIRST_FIT); }

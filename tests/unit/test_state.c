@@ -4,6 +4,7 @@
 #include "state.h"
 #include "arrays.h"
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -164,6 +165,26 @@ START_TEST(max_jobs_chooses_over_the_whole_queue) {
 }
 END_TEST
 
+/* EASY stops reading the queue where nothing as small as the least pending request fits: an
+ * update that makes a job behind the reserved one smaller than every other lets the next pass
+ * read it and start it on the node the reservation leaves free. */
+START_TEST(easy_reads_as_far_as_a_request_made_smaller) {
+        st.cfg.order = SCHED_BACKFILL;
+        node("n1", 1000, 1024 * MiB, NULL, 0);
+        node("n2", 200, 1024 * MiB, NULL, 0);
+        uint64_t a = submit_as(1000, 900, 64 * MiB);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        uint64_t wide = submit_as(1000, 1000, 64 * MiB), c = submit_as(1000, 500, 64 * MiB);
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        ck_assert_uint_eq(st.reserved_id, wide);
+        ctl_update_req u = { .mcpu = 100, .mem = -1, .nice = INT_MIN, .time_limit_usec = INT64_MIN, .gpus = -1 };
+        ck_assert_int_eq(ctl_update(&st, c, 1000, &u, err), 0);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_str_eq(ctl_find_job(&st, c)->node, "n2");
+        ck_assert_int_eq(ctl_find_job(&st, a)->state, JOB_RUNNING);
+}
+END_TEST
+
 START_TEST(impossible_requests_are_refused_once_a_node_is_known) {
         ck_assert_uint_ne(submit_as(0, 100000000, MiB), 0); /* no node yet: accepted, waits */
         node("a", 2000, 1024 * MiB, NULL, 0);
@@ -267,6 +288,27 @@ static uint64_t submit_array(size_t count, int64_t mcpu) {
         job_spec_free(&spec);
         return r < 0 ? 0 : first;
 }
+
+/* The same for an array's tasks, its first slice made at once and the rest from its record
+ * (arrec.c) as the pass takes them: they join the queue smaller than the reserved job, and the
+ * pass reads them. */
+START_TEST(easy_reads_the_tasks_of_an_arrays_record) {
+        st.cfg.order = SCHED_BACKFILL;
+        st.cfg.max_pending = 1000;
+        node("n1", 1000, 1024 * MiB, NULL, 0);
+        node("n2", 200, 1024 * MiB, NULL, 0);
+        (void)submit_as(1000, 900, 64 * MiB);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        uint64_t wide = submit_as(1000, 1000, 64 * MiB);
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        ck_assert_uint_eq(st.reserved_id, wide);
+        uint64_t first = submit_array(ARRAY_WINDOW + 44, 100);
+        ck_assert_uint_ne(first, 0);
+        ck_assert_uint_gt(st.narecs, 0); /* its tasks are made from its record */
+        ck_assert_int_eq(ctl_schedule(&st), 2);
+        ck_assert_str_eq(ctl_find_job(&st, first)->node, "n2");
+}
+END_TEST
 
 START_TEST(an_array_is_numbered_in_order_and_shares_its_first_jobs_strings) {
         uint64_t plain = submit_as(0, 100, MiB), first = submit_array(4, 100);
@@ -753,9 +795,10 @@ static int no_persist(void *u, const job *j) {
         return 0;
 }
 
-/* A pass that skips what the last one settled places exactly what a full pass would, whatever
- * the heuristic and order, through submissions, ends, cancels and passes in any sequence: the
- * same steps are played on st and on a reference made to pass over every job each time. */
+/* A pass that skips what the last one settled, or an EASY pass that stops reading the queue
+ * where nothing more fits, places exactly what a full pass would, whatever the heuristic and
+ * order, through submissions, ends, cancels, updates of requests and passes in any sequence:
+ * the same steps are played on st and on a reference made to read every job each time. */
 START_TEST(a_settled_pass_places_what_a_full_pass_would) {
         static const ctl_actions logged = { no_persist, log_launch, rec_cancel, no_end, rec_drop, NULL, NULL };
         static launch_log got, want;
@@ -811,8 +854,18 @@ START_TEST(a_settled_pass_places_what_a_full_pass_would) {
                         uint64_t id = j->id;
                         for (int k = 0; k < 2; k++)
                                 ck_assert_int_eq(ctl_cancel(both[k], id, 0, step, err), 0);
+                } else if (what == 8 && (j = nth_in(JOB_PENDING, r >> 20))) {
+                        uint64_t id = j->id;
+                        ctl_update_req u = { .mcpu = 100 * (int64_t)(1 + (r >> 8) % 4), /* below any submission: 250 */
+                                             .mem = -1,
+                                             .nice = INT_MIN,
+                                             .time_limit_usec = INT64_MIN,
+                                             .gpus = -1 };
+                        for (int k = 0; k < 2; k++)
+                                ck_assert_int_eq(ctl_update(both[k], id, 0, &u, err), 0);
                 } else {
                         ctl_schedule_dirty(&ref);
+                        ref.pending_choosy = true; /* no EASY pass a job at a time: it reads the whole queue */
                         ck_assert_int_eq(ctl_schedule(&st), ctl_schedule(&ref));
                         ck_assert_uint_eq(st.npending, ref.npending);
                 }
@@ -1536,6 +1589,8 @@ static Suite *state_suite(void) {
         tcase_add_checked_fixture(tc, setup, teardown);
         tcase_add_test(tc, jobs_start_in_submission_order_as_capacity_frees);
         tcase_add_test(tc, max_jobs_chooses_over_the_whole_queue);
+        tcase_add_test(tc, easy_reads_as_far_as_a_request_made_smaller);
+        tcase_add_test(tc, easy_reads_the_tasks_of_an_arrays_record);
         tcase_add_test(tc, the_queue_keeps_its_order_as_its_head_moves_and_its_slots_return);
         tcase_add_test(tc, departments_take_turns_by_their_entitlement);
         tcase_add_test(tc, impossible_requests_are_refused_once_a_node_is_known);
