@@ -110,22 +110,24 @@ static double dominant(res_t u, res_t cap) {
         return cap.gpus > 0 ? fmax(d, (double)u.gpus / (double)cap.gpus) : d;
 }
 
-/* One pass's order, taken a window at a time (fairorder.h). Without a solve (one department
- * waiting, no cap above it, or nothing up) it is the submission order. */
+/* One pass's order, taken a window at a time (fairorder.h). Unsolved (one department waiting
+ * and no cap above it, or nothing up), the leaves' jobs merge in submission order. */
 struct fairorder_walk {
         const fairorder *fo;
-        const fairorder_job *jobs;
-        size_t n;
+        fairorder_source src;
         res_t capacity;
         bool solved;
-        size_t plain_next;       /* unsolved: the next job of the submission order */
-        res_t *pend_sum, *vused; /* per node: pending requests (leaves), subtree usage as the order goes */
-        uint32_t *npend, *first, *next_of, *cursor; /* per leaf, its pending jobs as a list in submission order */
+        res_t *vused; /* per node: subtree usage as the order goes */
+        /* per leaf, its next job: its place in its leaf's list (UINT32_MAX: none left), its place
+         * in submission order and its request */
+        uint32_t *cursor;
+        uint64_t *seq;
+        res_t *req;
         double *entitled;
         uint32_t *heap;
         size_t nheap;
-        uint32_t *held; /* the jobs held by caps so far, leaf by leaf as they were held */
-        size_t nheld;
+        fairorder_pick *held; /* the jobs held by caps so far, leaf by leaf as they were held */
+        size_t nheld, held_cap;
         bool *leaf_held;
 };
 typedef struct fairorder_walk pass;
@@ -145,10 +147,10 @@ static int entitlements_under(pass *p, fair_algo algo, double *entitled) {
                 return -ENOMEM;
         for (uint32_t i = 0; i < fo->n; i++) {
                 nodes[i] = fo->nodes[i];
-                int64_t tasks = fo->running[i] + p->npend[i];
+                int64_t tasks = fo->running[i] + p->src.npend[i];
                 if (fo->inner[i] || tasks == 0)
                         continue;
-                res_t sum = res_add(fo->used[i], p->pend_sum[i]);
+                res_t sum = res_add(fo->used[i], p->src.pend_sum[i]);
                 nodes[i].tasks = tasks;
                 nodes[i].demand[FAIR_CPU] = (sum.mcpu + tasks - 1) / tasks;
                 nodes[i].demand[FAIR_MEM] = (sum.mem + tasks - 1) / tasks;
@@ -183,14 +185,16 @@ fair_algo fairorder_other_algo(const fairorder *fo) { return fo->algo == FAIR_HD
 
 /* The heap key of leaf: share over entitlement, with one job's worth as the least entitlement. */
 static double key(const pass *p, uint32_t leaf) {
-        double one = dominant(p->jobs[p->cursor[leaf]].req, p->capacity);
+        double one = dominant(p->req[leaf], p->capacity);
         return dominant(p->vused[leaf], p->capacity) / fmax(p->entitled[leaf], one);
 }
 
-/* Ties go to the department whose next job is older. */
+/* Ties go to the department whose next job is older; unsolved, the older job goes first. */
 static bool before(const pass *p, uint32_t a, uint32_t b) {
+        if (!p->solved)
+                return p->seq[a] < p->seq[b];
         double ka = key(p, a), kb = key(p, b);
-        return ka < kb || (ka == kb && p->cursor[a] < p->cursor[b]);
+        return ka < kb || (ka == kb && p->seq[a] < p->seq[b]);
 }
 
 static void sift_down(pass *p, size_t i) {
@@ -203,6 +207,11 @@ static void sift_down(pass *p, size_t i) {
                 p->heap[i] = p->heap[kid];
                 p->heap[kid] = t;
         }
+}
+
+/* Move leaf's cursor to its next job (after: UINT32_MAX for its first). */
+static void advance(pass *p, uint32_t leaf, uint32_t after) {
+        p->cursor[leaf] = p->src.next(p->src.arg, leaf, after, &p->seq[leaf], &p->req[leaf]);
 }
 
 /* Whether job fits under the cap of every capped node from dept up. */
@@ -223,27 +232,41 @@ static void add_up(pass *p, uint32_t dept, res_t req) {
                 p->vused[a] = res_add(p->vused[a], req);
 }
 
-/* Hold leaf's jobs from its cursor on: they go to p->held, in submission order. */
-static void hold_leaf(pass *p, uint32_t leaf) {
-        for (uint32_t j = p->cursor[leaf]; j != UINT32_MAX; j = p->next_of[j])
-                p->held[p->nheld++] = j;
-        p->cursor[leaf] = UINT32_MAX;
+/* Hold leaf's jobs from its cursor on: they go to p->held, in submission order. Returns 0 or
+ * -ENOMEM (the rest of the leaf's jobs then wait unnamed). */
+static int hold_leaf(pass *p, uint32_t leaf) {
+        int r = 0;
         p->leaf_held[leaf] = true;
+        for (uint32_t at = p->cursor[leaf]; at != UINT32_MAX; advance(p, leaf, at), at = p->cursor[leaf]) {
+                if (p->nheld == p->held_cap) {
+                        size_t cap = p->held_cap ? 2 * p->held_cap : 64;
+                        fairorder_pick *v = realloc(p->held, cap * sizeof(*v));
+                        if (!v) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        p->held = v;
+                        p->held_cap = cap;
+                }
+                p->held[p->nheld++] = (fairorder_pick){ leaf, at };
+        }
+        p->cursor[leaf] = UINT32_MAX;
+        return r;
 }
 
 /* The order itself, up to max jobs: pop the least served leaf, take its next job (or hold the
  * rest of its jobs at a cap), push it back with its new key. */
-static size_t interleave(pass *p, uint32_t *order, size_t max) {
+static size_t interleave(pass *p, fairorder_pick *order, size_t max) {
         size_t kept = 0;
         while (kept < max && p->nheap > 0) {
                 uint32_t leaf = p->heap[0];
-                uint32_t j = p->cursor[leaf];
-                if (under_caps(p, leaf, p->jobs[j].req)) {
-                        order[kept++] = j;
-                        add_up(p, leaf, p->jobs[j].req);
-                        p->cursor[leaf] = p->next_of[j];
+                if (!p->solved || under_caps(p, leaf, p->req[leaf])) {
+                        order[kept++] = (fairorder_pick){ leaf, p->cursor[leaf] };
+                        if (p->solved)
+                                add_up(p, leaf, p->req[leaf]);
+                        advance(p, leaf, p->cursor[leaf]);
                 } else
-                        hold_leaf(p, leaf);
+                        (void)hold_leaf(p, leaf);
                 if (p->cursor[leaf] == UINT32_MAX)
                         p->heap[0] = p->heap[--p->nheap];
                 sift_down(p, 0);
@@ -265,7 +288,7 @@ static void report(const pass *p, fairorder_report *rep) {
                 for (int32_t a = (int32_t)i; a >= 0; a = fo->nodes[a].parent) {
                         sub[a] = res_add(sub[a], fo->used[i]);
                         rep->nodes[a].running += fo->running[i];
-                        rep->nodes[a].pending += p->npend[i];
+                        rep->nodes[a].pending += p->src.npend[i];
                 }
         for (uint32_t i = 0; i < fo->n; i++)
                 rep->nodes[i].share = dominant(sub[i], p->capacity);
@@ -274,42 +297,32 @@ static void report(const pass *p, fairorder_report *rep) {
 void fairorder_walk_free(fairorder_walk *p) {
         if (!p)
                 return;
-        void *arrays[] = { p->pend_sum, p->vused,    p->npend, p->first, p->next_of,
-                           p->cursor,   p->entitled, p->heap,  p->held,  p->leaf_held };
+        void *arrays[] = { p->vused, p->cursor, p->seq, p->req, p->entitled, p->heap, p->held, p->leaf_held };
         for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
                 free(arrays[i]);
         free(p);
 }
 
-/* Count, sum and list each leaf's pending jobs; vused starts at what each subtree runs. */
+/* The per-node arrays; vused starts at what each subtree runs, each leaf's cursor at its first
+ * job. Returns 0 or -ENOMEM. */
 static int prepare(pass *p) {
-        size_t m = p->fo->n, n = p->n;
-        p->pend_sum = calloc(m, sizeof(*p->pend_sum));
+        size_t m = p->fo->n;
         p->vused = calloc(m, sizeof(*p->vused));
-        p->npend = calloc(m, sizeof(*p->npend));
-        p->first = malloc(m * sizeof(*p->first));
         p->cursor = malloc(m * sizeof(*p->cursor));
+        p->seq = calloc(m, sizeof(*p->seq));
+        p->req = calloc(m, sizeof(*p->req));
         p->entitled = calloc(m, sizeof(*p->entitled));
         p->heap = calloc(m, sizeof(*p->heap));
         p->leaf_held = calloc(m, sizeof(*p->leaf_held));
-        p->next_of = malloc((n + 1) * sizeof(*p->next_of));
-        p->held = malloc((n + 1) * sizeof(*p->held));
-        if (!p->pend_sum || !p->vused || !p->npend || !p->first || !p->cursor || !p->entitled || !p->heap ||
-            !p->leaf_held || !p->next_of || !p->held)
+        if (!p->vused || !p->cursor || !p->seq || !p->req || !p->entitled || !p->heap || !p->leaf_held)
                 return -ENOMEM;
-        for (size_t i = 0; i < m; i++) {
-                p->first[i] = p->cursor[i] = UINT32_MAX;
+        for (uint32_t i = 0; i < m; i++) {
                 for (int32_t a = (int32_t)i; a >= 0; a = p->fo->nodes[a].parent)
                         p->vused[a] = res_add(p->vused[a], p->fo->used[i]);
+                p->cursor[i] = UINT32_MAX;
+                if (!p->fo->inner[i])
+                        advance(p, i, UINT32_MAX);
         }
-        for (size_t j = n; j-- > 0;) { /* backwards, so that each list is in submission order */
-                uint32_t d = p->jobs[j].dept;
-                p->next_of[j] = p->first[d];
-                p->first[d] = (uint32_t)j;
-                p->npend[d]++;
-                p->pend_sum[d] = res_add(p->pend_sum[d], p->jobs[j].req);
-        }
-        memcpy(p->cursor, p->first, m * sizeof(*p->cursor));
         return 0;
 }
 
@@ -318,7 +331,7 @@ static bool trivial(const pass *p) {
         size_t active = 0;
         uint32_t only = 0;
         for (uint32_t i = 0; i < p->fo->n; i++)
-                if (p->npend[i] > 0) {
+                if (p->cursor[i] != UINT32_MAX) {
                         active++;
                         only = i;
                 }
@@ -330,73 +343,116 @@ static bool trivial(const pass *p) {
         return true;
 }
 
-/* Solve the entitlements and heap the leaves with pending jobs. Returns 0, -ENOMEM or -EINVAL. */
-static int solve(pass *p) {
-        int r = entitlements_under(p, p->fo->algo, p->entitled);
-        if (r < 0)
-                return r;
+/* Heap the leaves with pending jobs, by key once solved. */
+static void heap_leaves(pass *p) {
         for (uint32_t i = 0; i < p->fo->n; i++)
-                if (p->npend[i] > 0)
+                if (p->cursor[i] != UINT32_MAX)
                         p->heap[p->nheap++] = i;
         for (size_t i = p->nheap; i-- > 0;)
                 sift_down(p, i);
-        p->solved = true;
-        return 0;
 }
 
 /* Start a walk; solve it even where the order needs no solving when all is set (a report). */
-static int walk_start(const fairorder *fo, res_t capacity, const fairorder_job *pending, size_t n, bool all,
+static int walk_start(const fairorder *fo, res_t capacity, const fairorder_source *src, bool all,
                       fairorder_walk **out) {
         pass *p = calloc(1, sizeof(*p));
         *out = NULL;
         if (!p)
                 return -ENOMEM;
-        *p = (pass){ .fo = fo, .jobs = pending, .n = n, .capacity = capacity };
+        *p = (pass){ .fo = fo, .src = *src, .capacity = capacity };
         int r = prepare(p);
         bool up = capacity.mcpu > 0 && capacity.mem > 0; /* nothing up: nothing to place, no share to speak of */
-        if (r == 0 && up && (all || !trivial(p)))
-                r = solve(p);
+        if (r == 0 && up && (all || !trivial(p)) && (r = entitlements_under(p, fo->algo, p->entitled)) == 0)
+                p->solved = true;
         if (r < 0) {
                 fairorder_walk_free(p);
                 return r;
         }
+        heap_leaves(p);
         *out = p;
         return 0;
 }
 
-int fairorder_walk_start(const fairorder *fo, res_t capacity, const fairorder_job *pending, size_t n,
-                         fairorder_walk **out) {
-        return walk_start(fo, capacity, pending, n, false, out);
+int fairorder_walk_start(const fairorder *fo, res_t capacity, const fairorder_source *src, fairorder_walk **out) {
+        return walk_start(fo, capacity, src, false, out);
 }
 
-size_t fairorder_walk_next(fairorder_walk *w, uint32_t *order, size_t max) {
-        if (w->solved)
-                return interleave(w, order, max);
-        size_t k = 0;
-        for (; k < max && w->plain_next < w->n; k++)
-                order[k] = (uint32_t)w->plain_next++;
-        return k;
-}
+size_t fairorder_walk_next(fairorder_walk *w, fairorder_pick *order, size_t max) { return interleave(w, order, max); }
 
-size_t fairorder_walk_stop(fairorder_walk *w, const uint32_t **held) {
+size_t fairorder_walk_stop(fairorder_walk *w, const fairorder_pick **held) {
         for (size_t i = 0; w->solved && i < w->nheap; i++) {
                 uint32_t leaf = w->heap[i];
-                if (!under_caps(w, leaf, w->jobs[w->cursor[leaf]].req))
-                        hold_leaf(w, leaf);
+                if (!under_caps(w, leaf, w->req[leaf]))
+                        (void)hold_leaf(w, leaf);
         }
         w->nheap = 0;
         *held = w->held;
         return w->nheld;
 }
 
+/* --- a walk over an array of pending jobs (fairorder_rank) ----------------------------------- */
+
+/* Each leaf's jobs of the array as a list in submission order; the counts and sums per node. */
+typedef struct array_source {
+        const fairorder_job *jobs;
+        uint32_t *first, *next_of, *npend;
+        res_t *pend_sum;
+} array_source;
+
+static uint32_t array_next(void *arg, uint32_t leaf, uint32_t after, uint64_t *seq, res_t *req) {
+        const array_source *a = arg;
+        uint32_t j = after == UINT32_MAX ? a->first[leaf] : a->next_of[after];
+        if (j != UINT32_MAX) {
+                *seq = j;
+                *req = a->jobs[j].req;
+        }
+        return j;
+}
+
+static void array_free(array_source *a) {
+        free(a->first);
+        free(a->next_of);
+        free(a->npend);
+        free(a->pend_sum);
+}
+
+/* The lists of the n jobs of pending over fo's m nodes. Returns 0 or -ENOMEM. */
+static int array_lists(array_source *a, const fairorder_job *pending, size_t n, size_t m) {
+        *a = (array_source){ .jobs = pending,
+                             .first = malloc(m * sizeof(*a->first)),
+                             .next_of = malloc((n + 1) * sizeof(*a->next_of)),
+                             .npend = calloc(m, sizeof(*a->npend)),
+                             .pend_sum = calloc(m, sizeof(*a->pend_sum)) };
+        if (!a->first || !a->next_of || !a->npend || !a->pend_sum)
+                return -ENOMEM;
+        for (size_t i = 0; i < m; i++)
+                a->first[i] = UINT32_MAX;
+        for (size_t j = n; j-- > 0;) { /* backwards, so that each list is in submission order */
+                uint32_t d = pending[j].dept;
+                a->next_of[j] = a->first[d];
+                a->first[d] = (uint32_t)j;
+                a->npend[d]++;
+                a->pend_sum[d] = res_add(a->pend_sum[d], pending[j].req);
+        }
+        return 0;
+}
+
 int fairorder_rank(const fairorder *fo, res_t capacity, const fairorder_job *pending, size_t n, uint32_t *order,
                    size_t *nkept, fairorder_report *rep) {
+        array_source a = { 0 };
         fairorder_walk *w = NULL;
-        int r = n > 0 || rep ? walk_start(fo, capacity, pending, n, rep != NULL, &w) : 0;
+        fairorder_pick *picks = malloc((n + 1) * sizeof(*picks));
+        int r = picks && array_lists(&a, pending, n, fo->n) == 0 ? 0 : -ENOMEM;
+        fairorder_source src = { a.npend, a.pend_sum, array_next, &a };
+        if (r == 0 && (n > 0 || rep))
+                r = walk_start(fo, capacity, &src, rep != NULL, &w);
         *nkept = n;
         if (w) {
-                *nkept = fairorder_walk_next(w, order, n);
-                memcpy(&order[*nkept], w->held, w->nheld * sizeof(*order));
+                *nkept = fairorder_walk_next(w, picks, n);
+                for (size_t i = 0; i < *nkept; i++)
+                        order[i] = picks[i].at;
+                for (size_t i = 0; i < w->nheld; i++)
+                        order[*nkept + i] = w->held[i].at;
         }
         if (rep) {
                 memset(rep->nodes, 0, fo->n * sizeof(*rep->nodes));
@@ -408,6 +464,8 @@ int fairorder_rank(const fairorder *fo, res_t capacity, const fairorder_job *pen
                 r = other_entitlements(w, rep);
         }
         fairorder_walk_free(w);
+        array_free(&a);
+        free(picks);
         if (r < 0) {
                 for (size_t i = 0; i < n; i++)
                         order[i] = (uint32_t)i;

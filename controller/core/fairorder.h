@@ -18,10 +18,12 @@
  *   3. caps: a job that would take a capped department (or one of its ancestors) beyond its cap
  *      of the capacity is held, with every later job of its department, for this pass.
  *
- * Cost per pass, with D departments, P pending jobs, T the tasks fair_run places (at most what
- * the cluster holds) and d the depth: O(D log D + T log D) for the entitlements, O(P (log D + d))
- * for the order, O(P log D) to find each job's department. A single department with pending jobs
- * and no cap on its path keeps submission order without solving anything. */
+ * Cost per pass, with D departments, T the tasks fair_run places (at most what the cluster
+ * holds) and d the depth: O(D log D + T log D) for the entitlements, then O(log D + d) for each
+ * job taken from the order (a walk, below, reads only as far as the pass places; the departments'
+ * pending jobs and their sums come from the caller, who keeps them). A single department with
+ * pending jobs and no cap on its path keeps submission order without solving anything.
+ * fairorder_rank orders a whole array of pending jobs (`colony shares`), O(P) more. */
 #pragma once
 #include "depts.h"
 #include "fair.h"
@@ -83,19 +85,36 @@ void fairorder_charge(fairorder *fo, uint32_t dept, res_t req, int sign);
  * identity. */
 int fairorder_rank(const fairorder *fo, res_t capacity, const fairorder_job *pending, size_t n, uint32_t *order,
                    size_t *nkept, fairorder_report *rep);
+/* Where a walk reads each leaf department's pending jobs, in submission order: the
+ * controller's sets of them, or an array (fairorder_rank). */
+typedef struct fairorder_source {
+        const uint32_t *npend; /* per node: its pending jobs (leaves; 0 for the others) */
+        const res_t *pend_sum; /* per node: their requests summed */
+        /* leaf's pending job after its job at after (UINT32_MAX: its first): its place in the
+         * source, or UINT32_MAX when none; *seq set to its place in submission order, *req to
+         * its request */
+        uint32_t (*next)(void *arg, uint32_t leaf, uint32_t after, uint64_t *seq, res_t *req);
+        void *arg;
+} fairorder_source;
+
+/* A job a walk hands out: its leaf department and its place in the source. */
+typedef struct fairorder_pick {
+        uint32_t leaf, at;
+} fairorder_pick;
+
 /* One pass's order taken a window at a time, so that a pass which stops at the first job that
- * fits nowhere (strict FIFO) orders only what it offered: the set-up is O(P + D log D + T log D),
- * each job taken O(log D + d). The order is fairorder_rank's, whatever the windows. */
+ * fits nowhere (strict FIFO) orders only what it offered: the set-up is O(D log D + T log D),
+ * each job taken O(log D + d) and a call of src->next. The order is fairorder_rank's, whatever
+ * the windows. */
 typedef struct fairorder_walk fairorder_walk;
-/* Start a walk over pending (n jobs, in submission order; read until fairorder_walk_free).
- * Returns 0 with *out set, or -ENOMEM / -EINVAL (the fair code refused the tree: a bug). */
-int fairorder_walk_start(const fairorder *fo, res_t capacity, const fairorder_job *pending, size_t n,
-                         fairorder_walk **out);
-/* The next at most max jobs of the order into order (indices in pending); 0 at the end. */
-size_t fairorder_walk_next(fairorder_walk *w, uint32_t *order, size_t max);
+/* Start a walk over src's jobs (src->arg read until fairorder_walk_free). Returns 0 with *out
+ * set, or -ENOMEM / -EINVAL (the fair code refused the tree: a bug). */
+int fairorder_walk_start(const fairorder *fo, res_t capacity, const fairorder_source *src, fairorder_walk **out);
+/* The next at most max jobs of the order into order; 0 at the end. */
+size_t fairorder_walk_next(fairorder_walk *w, fairorder_pick *order, size_t max);
 /* End the walk: the departments whose next job a cap holds now are held too. *held gets the jobs
  * held by caps (valid until fairorder_walk_free); returns how many. */
-size_t fairorder_walk_stop(fairorder_walk *w, const uint32_t **held);
+size_t fairorder_walk_stop(fairorder_walk *w, const fairorder_pick **held);
 /* Free a walk (NULL is fine). */
 void fairorder_walk_free(fairorder_walk *w);
 /* The algorithm `colony shares` compares fo's with: MCH under H-DRF, else H-DRF. */

@@ -62,10 +62,10 @@ static int pass_room(ctl_state *st) {
         return 0;
 }
 
-/* Offer pending job at (an index in st->pending) as the i-th of the pass's view. */
-static void view_one(ctl_state *st, size_t i, size_t at) {
-        st->pass_jobs[i] = ctl_sched_view(st->pending[at]);
-        st->pass_selective += ctl_spec_selective(&st->pending[at]->spec);
+/* Offer pending job j as the i-th of the pass's view. */
+static void view_job(ctl_state *st, size_t i, const job *j) {
+        st->pass_jobs[i] = ctl_sched_view(j);
+        st->pass_selective += ctl_spec_selective(&j->spec);
         st->pass_visits++;
 }
 
@@ -85,7 +85,7 @@ static int view_pending(ctl_state *st, size_t first, size_t n) {
         bool whole = first == 0 && n == st->npending, singletons = false;
         res_t floor = { .mcpu = RES_MCPU_MAX, .mem = RES_MEM_MAX, .gpus = RES_GPUS_MAX };
         for (size_t i = first; i < first + n; i++) {
-                view_one(st, i - first, i);
+                view_job(st, i - first, st->pending[i]);
                 if (whole) {
                         floor = lower_floor(floor, st->pass_jobs[i].req);
                         singletons |= st->pending[i]->singleton;
@@ -256,14 +256,19 @@ static long place_pass(ctl_state *st, bool indexed, size_t njobs, size_t *skippe
         return placed;
 }
 
-/* The pending jobs as the fair order sees them, and the capacity of the up nodes. Returns the
- * array (the caller frees it) or NULL. */
-static fairorder_job *fair_view(ctl_state *st, res_t *capacity) {
-        fairorder_job *v = malloc((st->npending + 1) * sizeof(*v));
-        *capacity = (res_t){ 0 };
+/* The capacity of the up nodes. */
+static res_t up_capacity(const ctl_state *st) {
+        res_t capacity = { 0 };
         for (size_t i = 0; i < st->nnodes; i++)
                 if (placeable(st->nodes[i]))
-                        *capacity = res_add(*capacity, st->nodes[i]->capacity);
+                        capacity = res_add(capacity, st->nodes[i]->capacity);
+        return capacity;
+}
+
+/* The pending jobs as the fair order sees them (`colony shares`). Returns the array (the caller
+ * frees it) or NULL. */
+static fairorder_job *fair_view(ctl_state *st) {
+        fairorder_job *v = malloc((st->npending + 1) * sizeof(*v));
         for (size_t i = 0; v && i < st->npending; i++)
                 v[i] = (fairorder_job){ ctl_job_dept(st, st->pending[i]), st->pending[i]->spec.req };
         return v;
@@ -278,58 +283,170 @@ static bool windowed_order(const ctl_state *st) {
 }
 
 static long offer(ctl_state *st, size_t waiting, size_t *offered, long *placed);
+static bool easy_a_job_at_a_time(const ctl_state *st);
+static long launch_placed(ctl_state *st, bool indexed, long placed);
 
-/* The jobs of a pass in the fair order (fairorder.h): offered a window of the order at a time
- * where the order allows (windowed_order), else the whole order at once; the jobs a cap holds
- * wait for it. Returns how many were launched, -EAGAIN when the fair code refused the tree (the
- * pass then goes in submission order), or -ENOMEM. */
-static long pass_fair(ctl_state *st, size_t waiting, size_t *offered, long *placed) {
-        res_t capacity;
-        fairorder_job *view = fair_view(st, &capacity);
-        uint32_t *order = malloc((st->npending + 1) * sizeof(*order));
-        fairorder_walk *w = NULL;
+/* --- the fair order, read as far as a pass places -------------------------------------------
+ * A pass in the fair order walks it (fairorder.h) over each leaf department's pending jobs,
+ * which the state keeps as they come and go (st->dept_jobs): the jobs are marked and viewed as
+ * the walk hands them out, those that may not start (held, a dependency, a begin time) passed
+ * over, so that a strict-FIFO pass that starts a few jobs, or an EASY pass that stops where
+ * nothing more fits, reads a few more. As in the queue's passes, the jobs no pass reaches keep
+ * the reason the last pass that read them gave. */
+
+/* Leaf's pending job after its entry after (UINT32_MAX: its first) in st->dept_jobs: its entry,
+ * or UINT32_MAX (fairorder_source.next). The stale entries before the first live one are not
+ * read again (st->dept_head). */
+static uint32_t dept_next(void *arg, uint32_t leaf, uint32_t after, uint64_t *seq, res_t *req) {
+        ctl_state *st = arg;
+        const ctl_idset *s = &st->dept_jobs[leaf];
+        bool first = after == UINT32_MAX;
+        for (size_t i = first ? st->dept_head[leaf] : (size_t)after + 1; i < s->n; i++) {
+                if (s->v[i]->state != JOB_PENDING)
+                        continue;
+                if (first)
+                        st->dept_head[leaf] = i;
+                *seq = s->v[i]->id;
+                *req = s->v[i]->spec.req;
+                return (uint32_t)i;
+        }
+        if (first)
+                st->dept_head[leaf] = s->n;
+        return UINT32_MAX;
+}
+
+/* A pass's reading of the fair order: the walk, and whether the whole queue was marked before
+ * (singletons: their marks compare jobs with each other). */
+typedef struct fair_reader {
+        ctl_state *st;
+        fairorder_walk *walk;
+        bool marked;
+        size_t offered;       /* jobs viewed into st->pass_jobs */
+        size_t picked, total; /* jobs the walk handed out, of those pending when it started */
+        res_t floor;          /* the least request of the jobs it handed out or held */
+} fair_reader;
+
+/* The next job of the order that may start, viewed into st->pass_jobs: 1, or 0 at the end. */
+static int read_fair(void *arg, sched_job *out) {
+        fair_reader *r = arg;
+        ctl_state *st = r->st;
+        fairorder_pick pick;
+        while (fairorder_walk_next(r->walk, &pick, 1) == 1) {
+                job *j = st->dept_jobs[pick.leaf].v[pick.at];
+                r->picked++;
+                r->floor = lower_floor(r->floor, j->spec.req);
+                if (r->marked ? !ctl_wait_offerable(j) : ctl_wait_mark_job(st, j))
+                        continue;
+                view_job(st, r->offered, j);
+                *out = st->pass_jobs[r->offered++];
+                return 1;
+        }
+        return 0;
+}
+
+/* The jobs held by the walk's caps wait for them; a walk that handed out or held every pending
+ * job found the least request pending again (st->pending_floor). */
+static void wait_for_caps(ctl_state *st, fair_reader *r) {
+        const fairorder_pick *held;
+        size_t nheld = fairorder_walk_stop(r->walk, &held);
+        for (size_t i = 0; i < nheld; i++) {
+                job *j = st->dept_jobs[held[i].leaf].v[held[i].at];
+                r->floor = lower_floor(r->floor, j->spec.req);
+                ctl_wait_capped(st, j, r->marked);
+        }
+        if (r->picked + nheld >= r->total) /* all read */
+                st->pending_floor = r->floor;
+}
+
+static void drop_started(ctl_state *st, uint64_t below, long launched);
+
+/* The jobs of st->pass_out[0..launched) leave the queue. */
+static void leave_queue(ctl_state *st, long launched) {
+        if (st->pending_unsorted)
+                ctl_compact_pending_range(st, 0, st->npending);
+        else
+                drop_started(st, UINT64_MAX, launched);
+}
+
+/* Offer the order a window at a time while each is placed whole (windowed_order), else whole.
+ * Returns how many were launched, or -ENOMEM. */
+static long offer_fair(ctl_state *st, fair_reader *r, size_t *offered, long *placed) {
         long launched = 0;
-        int r = view && order && pass_room(st) == 0 ? fairorder_walk_start(&st->fair, capacity, view, st->npending, &w)
-                                                    : -ENOMEM;
-        *offered = 0;
-        *placed = 0;
-        for (size_t window = windowed_order(st) ? PASS_WINDOW : st->npending; r == 0; window *= 2) {
-                size_t n = fairorder_walk_next(w, order, window), off = n;
+        sched_job job;
+        for (size_t window = windowed_order(st) ? PASS_WINDOW : SIZE_MAX;; window *= 2) {
                 long pl = 0;
-                if (n == 0)
-                        break;
+                r->offered = 0;
                 st->pass_selective = 0;
-                for (size_t i = 0; i < n; i++)
-                        view_one(st, i, order[i]);
-                long got = offer(st, waiting, &off, &pl);
-                if (got < 0) {
-                        r = (int)got;
+                while (r->offered < window && read_fair(r, &job) == 1)
+                        ;
+                size_t off = r->offered;
+                if (off == 0)
                         break;
-                }
+                long got = offer(st, 0, &off, &pl);
+                if (got < 0)
+                        return launched ? launched : got;
+                leave_queue(st, got);
                 launched += got;
                 *offered += off;
                 *placed += pl;
-                if (got < pl || (size_t)pl < off)
+                if (got < pl || (size_t)pl < off || window == SIZE_MAX)
                         break;
         }
-        if (w) {
-                const uint32_t *held;
-                size_t nheld = fairorder_walk_stop(w, &held);
-                ctl_wait_capped(st, held, nheld);
+        return launched;
+}
+
+/* EASY over the order, reading it as far as something can still be placed (pass_easy). Returns
+ * how many were launched, or -ENOMEM. */
+static long easy_fair(ctl_state *st, fair_reader *r, size_t *offered, long *placed) {
+        st->pass_selective = 0;
+        *placed = ctl_easy_place_from(st, &(sched_easy_list){ read_fair, r, st->npending, st->pending_floor },
+                                      st->pass_out);
+        *offered = r->offered;
+        if (*placed < 0) {
+                for (size_t i = 0; i < st->nnodes; i++)
+                        view_reset(st, i);
+                return *placed;
         }
-        fairorder_walk_free(w);
-        free(view);
-        free(order);
-        if (r < 0 && launched == 0)
-                return r == -ENOMEM ? -ENOMEM : -EAGAIN;
+        ctl_easy_held_back(st, st->pass_jobs, r->offered, st->pass_out, *placed);
+        long launched = launch_placed(st, true, *placed);
+        leave_queue(st, launched);
+        return launched;
+}
+
+/* A pass in the fair order. Returns how many were launched, -EAGAIN when the fair code refused
+ * the tree or its departments' queues are missing (the pass then goes in submission order), or
+ * -ENOMEM. */
+static long pass_fair(ctl_state *st, size_t *offered, long *placed) {
+        fair_reader r = { .st = st,
+                          .marked = st->pending_choosy,
+                          .total = st->npending,
+                          .floor = { .mcpu = RES_MCPU_MAX, .mem = RES_MEM_MAX, .gpus = RES_GPUS_MAX } };
+        fairorder_source src = { st->dept_npend, st->dept_sum, dept_next, st };
+        *offered = 0;
+        *placed = 0;
+        if (!st->dept_jobs)
+                return -EAGAIN;
+        if (pass_room(st) < 0)
+                return -ENOMEM;
+        int e = fairorder_walk_start(&st->fair, up_capacity(st), &src, &r.walk);
+        if (e < 0)
+                return e == -ENOMEM ? -ENOMEM : -EAGAIN;
+        if (r.marked)
+                (void)ctl_wait_mark(st, 0, st->npending);
+        st->dept_walking = true;
+        long launched =
+                easy_a_job_at_a_time(st) ? easy_fair(st, &r, offered, placed) : offer_fair(st, &r, offered, placed);
+        wait_for_caps(st, &r);
+        fairorder_walk_free(r.walk);
+        ctl_dept_walked(st);
         return launched;
 }
 
 int ctl_fair_shares(ctl_state *st, fairorder_report *rep, uint64_t *next_id) {
-        res_t capacity;
+        res_t capacity = up_capacity(st);
         ctl_tidy(st);
         size_t kept;
-        fairorder_job *view = fair_view(st, &capacity);
+        fairorder_job *view = fair_view(st);
         uint32_t *order = malloc((st->npending + 1) * sizeof(*order));
         int r = view && order ? fairorder_rank(&st->fair, capacity, view, st->npending, order, &kept, rep) : -ENOMEM;
         *next_id = r == 0 && rep->next >= 0 ? st->pending[rep->next]->id : 0;
@@ -439,8 +556,8 @@ static long pass_arrivals(ctl_state *st, size_t *offered, long *placed) {
 
 static bool easy_a_job_at_a_time(const ctl_state *st) {
         const ctl_config *c = &st->cfg;
-        return ctl_easy_on(st) && !fair_order_on(st) && !st->pending_choosy && !st->nice_seen && !st->throttle_seen &&
-               st->nstrays == 0 && !c->max_running_per_user && !c->max_running_per_dept && !c->max_mcpu_per_user;
+        return ctl_easy_on(st) && !st->pending_choosy && !st->nice_seen && !st->throttle_seen && st->nstrays == 0 &&
+               !c->max_running_per_user && !c->max_running_per_dept && !c->max_mcpu_per_user;
 }
 
 /* The queue as EASY reads it (sched_easy_list): the next pending job that may start, viewed
@@ -459,7 +576,7 @@ static int read_queue(void *arg, sched_job *out) {
                 q->floor = lower_floor(q->floor, st->pending[at]->spec.req);
                 if (ctl_wait_mark(st, at, 1) > 0)
                         continue; /* held, a dependency, a begin time: not offered */
-                view_one(st, q->offered, at);
+                view_job(st, q->offered, st->pending[at]);
                 *out = st->pass_jobs[q->offered++];
                 return 1;
         }
@@ -542,16 +659,17 @@ static long pass(ctl_state *st, size_t first, size_t n, size_t *offered, long *p
         }
         if (first == 0)
                 st->next_begin_usec = 0; /* the whole queue: mark finds the earliest again */
-        if (first == 0 && easy_a_job_at_a_time(st))
+        if (first == 0 && fair_order_on(st)) {
+                long r = pass_fair(st, offered, placed);
+                if (r != -EAGAIN)
+                        return r;
+        } else if (first == 0 && easy_a_job_at_a_time(st))
                 return pass_easy(st, offered, placed);
         size_t waiting = ctl_wait_mark(st, first, n);
-        long launched = first == 0 && fair_order_on(st) ? pass_fair(st, waiting, offered, placed) : -EAGAIN;
-        if (launched == -EAGAIN) {
-                *offered = n;
-                if (view_pending(st, first, n) < 0)
-                        return -ENOMEM;
-                launched = offer(st, waiting, offered, placed);
-        }
+        *offered = n;
+        if (view_pending(st, first, n) < 0)
+                return -ENOMEM;
+        long launched = offer(st, waiting, offered, placed);
         if (launched < 0)
                 return launched;
         ctl_compact_pending_range(st, first, n);

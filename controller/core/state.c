@@ -24,6 +24,19 @@ static void idset_free(ctl_idset *s) {
         *s = (ctl_idset){ 0 };
 }
 
+static void dept_sets_free(ctl_state *st) {
+        for (size_t i = 0; st->dept_jobs && i < st->fair.n; i++)
+                idset_free(&st->dept_jobs[i]);
+        free(st->dept_jobs);
+        free(st->dept_head);
+        free(st->dept_npend);
+        free(st->dept_sum);
+        st->dept_jobs = NULL;
+        st->dept_head = NULL;
+        st->dept_npend = NULL;
+        st->dept_sum = NULL;
+}
+
 static void node_free(ctl_node *n) {
         free(n->features);
         free(n->gpu_type);
@@ -59,6 +72,7 @@ void ctl_free(ctl_state *st) {
         free(st->pass_out);
         free(st->run_v);
         free(st->run_jobs);
+        dept_sets_free(st);
         fairorder_free(&st->fair);
         sched_dispatcher_free(st->cfg.dispatcher);
         idset_free(&st->pending_ids);
@@ -179,11 +193,58 @@ static ctl_idset *state_ids(ctl_state *st, job_state state) {
         return state == JOB_PENDING ? &st->pending_ids : state == JOB_RUNNING ? &st->running_ids : NULL;
 }
 
+void ctl_dept_pending(ctl_state *st, job *j, int sign) {
+        if (!st->dept_jobs)
+                return;
+        uint32_t d = ctl_job_dept(st, j);
+        ctl_idset *s = &st->dept_jobs[d];
+        if (sign < 0) {
+                st->dept_npend[d]--;
+                st->dept_sum[d] = res_sub(st->dept_sum[d], j->spec.req);
+                if (st->dept_walking) { /* the walk holds places in the set: ctl_dept_walked compacts */
+                        s->nstale++;
+                        return;
+                }
+                idset_leave(s);
+                if (s->nstale == 0)
+                        st->dept_head[d] = 0; /* compacted */
+                return;
+        }
+        if (idset_join(s, j) < 0) {
+                log_error("job=%llu out of memory queueing it in its department: the fair order misses it",
+                          (unsigned long long)j->id);
+                return;
+        }
+        size_t at = s->v[s->n - 1] == j ? s->n - 1 : ctl_idset_rank(s, j->id);
+        if (at < st->dept_head[d])
+                st->dept_head[d] = at; /* a requeue, back in its id's place */
+        st->dept_npend[d]++;
+        st->dept_sum[d] = res_add(st->dept_sum[d], j->spec.req);
+}
+
+void ctl_dept_walked(ctl_state *st) {
+        st->dept_walking = false;
+        for (size_t d = 0; d < st->fair.n; d++)
+                if (st->dept_jobs[d].nstale * 2 > st->dept_jobs[d].n) {
+                        idset_compact(&st->dept_jobs[d]);
+                        st->dept_head[d] = 0;
+                }
+}
+
+void ctl_dept_request_changed(ctl_state *st, job *j, res_t was) {
+        if (st->dept_jobs && j->state == JOB_PENDING) {
+                uint32_t d = ctl_job_dept(st, j);
+                st->dept_sum[d] = res_add(res_sub(st->dept_sum[d], was), j->spec.req);
+        }
+}
+
 /* Index j, a job new to the state (submitted, or restored from the store). Returns 0 or -ENOMEM. */
 int ctl_index_add(ctl_state *st, job *j) {
         ctl_idset *s = state_ids(st, j->state), *u;
         if (!s)
                 return 0;
+        if (j->state == JOB_PENDING)
+                ctl_dept_pending(st, j, +1);
         if (idset_join(s, j) < 0 || !(u = ctl_user_jobs_of(st, j->uid, true)) || idset_join(u, j) < 0)
                 return -ENOMEM;
         return 0;
@@ -192,7 +253,10 @@ int ctl_index_add(ctl_state *st, job *j) {
 /* Move j to state to, and its entries in the indexes with it. */
 void ctl_set_state(ctl_state *st, job *j, job_state to) {
         ctl_idset *from = state_ids(st, j->state), *into = state_ids(st, to), *u;
+        bool was_pending = j->state == JOB_PENDING;
         j->state = to;
+        if (was_pending != (to == JOB_PENDING))
+                ctl_dept_pending(st, j, was_pending ? -1 : +1);
         if (from == into)
                 return;
         if (from)
@@ -465,8 +529,28 @@ int ctl_restore(ctl_state *st, job *j, ctl_time now) {
         return 0;
 }
 
+/* The pending jobs of each leaf department of st->fair, from the queue. Returns 0 or -ENOMEM. */
+static int dept_sets_build(ctl_state *st) {
+        size_t m = st->fair.n;
+        st->dept_jobs = calloc(m, sizeof(*st->dept_jobs));
+        st->dept_head = calloc(m, sizeof(*st->dept_head));
+        st->dept_npend = calloc(m, sizeof(*st->dept_npend));
+        st->dept_sum = calloc(m, sizeof(*st->dept_sum));
+        if (!st->dept_jobs || !st->dept_head || !st->dept_npend || !st->dept_sum) {
+                dept_sets_free(st);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < m; i++)
+                st->dept_jobs[i].state = JOB_PENDING;
+        for (size_t i = 0; i < st->pending_ids.n; i++)
+                if (st->pending_ids.v[i]->state == JOB_PENDING)
+                        ctl_dept_pending(st, st->pending_ids.v[i], +1);
+        return 0;
+}
+
 int ctl_set_depts(ctl_state *st, int fairness) {
         static const depts none;
+        dept_sets_free(st);
         fairorder_free(&st->fair);
         st->cfg.fairness = fairness;
         ctl_schedule_dirty(st); /* new weights, caps or users reorder the queue */
@@ -474,6 +558,8 @@ int ctl_set_depts(ctl_state *st, int fairness) {
                                fairness >= 0 ? fairness : FAIR_DEFAULT);
         for (size_t i = 0; i < st->njobs; i++)
                 st->jobs[i]->fair_dept = 0; /* the tree's nodes are numbered anew */
+        if (r == 0)
+                r = dept_sets_build(st);
         for (size_t i = 0; r == 0 && i < st->njobs; i++)
                 if (st->jobs[i]->state == JOB_RUNNING)
                         dept_charge(st, st->jobs[i], +1);
@@ -605,6 +691,10 @@ void ctl_forget_ended(ctl_state *st) {
         idset_compact(&st->running_ids);
         for (size_t i = 0; i < st->nusers; i++)
                 idset_compact(&st->users[i].live);
+        for (size_t i = 0; st->dept_jobs && i < st->fair.n; i++) {
+                idset_compact(&st->dept_jobs[i]);
+                st->dept_head[i] = 0;
+        }
         size_t kept = 0;
         for (size_t i = 0; i < st->njobs; i++) {
                 job *j = st->jobs[i];

@@ -166,6 +166,14 @@ typedef struct ctl_state {
         uint64_t next_id;
         ctl_config cfg;
         fairorder fair; /* the departments' tree and what each runs (ctl_set_depts) */
+        /* Per node of fair (NULL before ctl_set_depts): the pending jobs of each leaf department
+         * by id (stale entries included), the first entry that may be live, how many are pending
+         * and their requests summed, kept as jobs come and go, for the fair order's passes. */
+        ctl_idset *dept_jobs;
+        size_t *dept_head;
+        uint32_t *dept_npend;
+        res_t *dept_sum;
+        bool dept_walking; /* a pass walks the sets: jobs leaving them leave their entries in place */
         const ctl_actions *act;
         void *userdata;
         /* The scheduling view, kept between passes (state.c's "view" functions): each node's
@@ -483,11 +491,14 @@ void ctl_wait_tick(ctl_state *st, int64_t now);
  * provisionally what an eligible one waits for (a pass refines it). Returns how many of them
  * may not start now. O(n). */
 size_t ctl_wait_mark(ctl_state *st, size_t first, size_t n);
+/* ctl_wait_mark of one pending job, singletons apart (their turns compare jobs with each
+ * other): true when it may not start now. */
+bool ctl_wait_mark_job(ctl_state *st, job *j);
 /* Keep, in order, the n offered jobs that may start now; returns how many. O(n log jobs). */
 size_t ctl_wait_drop(ctl_state *st, sched_job *jobs, size_t n);
-/* The pending jobs at held[0..nheld) (indices in st->pending) wait for a department cap, but
- * those that may not start anyway. */
-void ctl_wait_capped(ctl_state *st, const uint32_t *held, size_t nheld);
+/* Pending job j waits for a department cap, unless it may not start anyway: as it was marked
+ * (marked), or as ctl_wait_mark_job finds it now. */
+void ctl_wait_capped(ctl_state *st, job *j, bool marked);
 /* Reorder the n offered jobs so that each user's jobs in one group take the places they hold
  * in the order of their nice value (then id): nobody else's job moves. Returns 0 or -ENOMEM
  * (the order is left). O(n log n). */

@@ -39,6 +39,13 @@ void ctl_tally_job(ctl_state *st, const job *j, int sign);
 /* j joins the pending queue, or its request changed: lower st->pending_floor to it, and note
  * whether it chooses its nodes or is a singleton (st->pending_choosy). */
 void ctl_pending_noted(ctl_state *st, const job *j);
+/* j joins (sign +1) or leaves (-1) the pending jobs of its leaf department (st->dept_jobs). */
+void ctl_dept_pending(ctl_state *st, job *j, int sign);
+/* A fair pass's walk of the departments' sets ended (it set st->dept_walking, which keeps the
+ * sets' entries in place): compact those half stale. */
+void ctl_dept_walked(ctl_state *st);
+/* Pending job j's request changed from was: its department's sum follows. */
+void ctl_dept_request_changed(ctl_state *st, job *j, res_t was);
 /* j's department in the fair order's tree (fairorder_dept of its group), looked up once. */
 uint32_t ctl_job_dept(ctl_state *st, job *j);
 /* j starts running on n: charge its resources, tallies and the running array. */

@@ -76,21 +76,26 @@ static size_t singletons_behind(ctl_state *st, size_t first, size_t n) {
         return behind;
 }
 
+bool ctl_wait_mark_job(ctl_state *st, job *j) {
+        j->wait = blocked_by(st, j);
+        if (j->wait == JOB_WAIT_BEGIN && (!st->next_begin_usec || j->spec.begin_usec < st->next_begin_usec))
+                st->next_begin_usec = j->spec.begin_usec;
+        if (j->wait != JOB_WAIT_NONE)
+                return true;
+        j->wait = eligible_wait(st);
+        return false;
+}
+
 size_t ctl_wait_mark(ctl_state *st, size_t first, size_t n) {
-        job_wait eligible = eligible_wait(st);
         size_t blocked = 0;
         bool singletons = false;
         for (size_t i = first; i < first + n; i++) {
                 job *j = st->pending[i];
                 if (j->state != JOB_PENDING)
                         continue;
-                j->wait = blocked_by(st, j);
-                singletons |= j->singleton && j->wait == JOB_WAIT_NONE;
-                if (j->wait == JOB_WAIT_BEGIN && (!st->next_begin_usec || j->spec.begin_usec < st->next_begin_usec))
-                        st->next_begin_usec = j->spec.begin_usec;
-                blocked += j->wait != JOB_WAIT_NONE;
-                if (j->wait == JOB_WAIT_NONE)
-                        j->wait = eligible;
+                bool b = ctl_wait_mark_job(st, j);
+                singletons |= j->singleton && !b;
+                blocked += b;
         }
         return blocked + (singletons ? singletons_behind(st, first, n) : 0);
 }
@@ -107,10 +112,9 @@ size_t ctl_wait_drop(ctl_state *st, sched_job *jobs, size_t n) {
 
 bool ctl_wait_offerable(const job *j) { return j->state == JOB_PENDING && !is_blocked(j->wait); }
 
-void ctl_wait_capped(ctl_state *st, const uint32_t *held, size_t nheld) {
-        for (size_t i = 0; i < nheld; i++)
-                if (!is_blocked(st->pending[held[i]]->wait))
-                        st->pending[held[i]]->wait = JOB_WAIT_DEPT_CAP;
+void ctl_wait_capped(ctl_state *st, job *j, bool marked) {
+        if (marked ? !is_blocked(j->wait) : !ctl_wait_mark_job(st, j))
+                j->wait = JOB_WAIT_DEPT_CAP;
 }
 
 void ctl_wait_blocker(ctl_state *st, const sched_job *jobs, size_t offered, long placed) {
@@ -247,7 +251,9 @@ int ctl_update(ctl_state *st, uint64_t id, uid_t uid, const ctl_update_req *u, c
              (r = depts_time_limit(st->cfg.depts, j->spec.group, st->cfg.default_time_usec, st->cfg.max_time_usec,
                                    &limit, err, PROTO_ERRLEN)) < 0))
                 return r;
+        res_t was = j->spec.req;
         j->spec.req = req;
+        ctl_dept_request_changed(st, j, was);
         ctl_pending_noted(st, j);
         j->spec.time_limit_usec = limit;
         if (u->nice != INT_MIN) {

@@ -262,6 +262,38 @@ START_TEST(gpus_count_in_the_dominant_share) {
 }
 END_TEST
 
+/* fx's jobs as a walk's source: each leaf's jobs in submission order, linked by index. */
+static struct {
+        uint32_t first[16], next_of[64], npend[16];
+        res_t sum[16];
+} lists;
+
+static uint32_t lists_next(void *arg, uint32_t leaf, uint32_t after, uint64_t *seq, res_t *req) {
+        (void)arg;
+        uint32_t j = after == UINT32_MAX ? lists.first[leaf] : lists.next_of[after];
+        if (j != UINT32_MAX) {
+                *seq = j;
+                *req = fx.jobs[j].req;
+        }
+        return j;
+}
+
+static fairorder_walk *walk_of_jobs(res_t capacity) {
+        memset(&lists, 0, sizeof(lists));
+        memset(lists.first, 0xff, sizeof(lists.first));
+        for (size_t j = fx.n; j-- > 0;) {
+                uint32_t d = fx.jobs[j].dept;
+                lists.next_of[j] = lists.first[d];
+                lists.first[d] = (uint32_t)j;
+                lists.npend[d]++;
+                lists.sum[d] = res_add(lists.sum[d], fx.jobs[j].req);
+        }
+        fairorder_source src = { lists.npend, lists.sum, lists_next, NULL };
+        fairorder_walk *walk;
+        ck_assert_int_eq(fairorder_walk_start(&fx.fo, capacity, &src, &walk), 0);
+        return walk;
+}
+
 /* A pass that stops early walks the order a window at a time: windows of any size, laid end
  * to end, are fairorder_rank's order, and the jobs held on the way are its held ones. Three
  * departments of weights 3, 2, 1, the first capped at a third and running one job already. */
@@ -278,17 +310,20 @@ START_TEST(windows_of_the_walk_are_the_ranked_order) {
         rank(six, fx.n, false);
         ck_assert_uint_lt(fx.kept, fx.n); /* the cap held some of a's */
         for (size_t window = 1; window <= fx.n; window++) {
-                fairorder_walk *walk;
-                uint32_t got[64];
+                fairorder_walk *walk = walk_of_jobs(six);
+                fairorder_pick got[64];
                 size_t n = 0, k;
-                ck_assert_int_eq(fairorder_walk_start(&fx.fo, six, fx.jobs, fx.n, &walk), 0);
                 while ((k = fairorder_walk_next(walk, &got[n], window)) > 0)
                         n += k;
                 ck_assert_uint_eq(n, fx.kept);
-                ck_assert_mem_eq(got, fx.order, n * sizeof(*got));
-                const uint32_t *held;
+                for (size_t i = 0; i < n; i++) {
+                        ck_assert_uint_eq(got[i].at, fx.order[i]);
+                        ck_assert_uint_eq(got[i].leaf, fx.jobs[fx.order[i]].dept);
+                }
+                const fairorder_pick *held;
                 ck_assert_uint_eq(fairorder_walk_stop(walk, &held), fx.n - fx.kept);
-                ck_assert_mem_eq(held, &fx.order[fx.kept], (fx.n - fx.kept) * sizeof(*held));
+                for (size_t i = 0; i < fx.n - fx.kept; i++)
+                        ck_assert_uint_eq(held[i].at, fx.order[fx.kept + i]);
                 fairorder_walk_free(walk);
         }
 }
@@ -307,15 +342,14 @@ START_TEST(a_walk_stopped_early_holds_the_departments_at_their_cap) {
         add_jobs("a", 3, slot);
         add_jobs("b", 3, slot);
         add_jobs("c", 3, slot);
-        fairorder_walk *walk;
-        uint32_t got[1];
-        ck_assert_int_eq(fairorder_walk_start(&fx.fo, six, fx.jobs, fx.n, &walk), 0);
+        fairorder_walk *walk = walk_of_jobs(six);
+        fairorder_pick got[1];
         ck_assert_uint_eq(fairorder_walk_next(walk, got, 1), 1);
-        ck_assert_uint_ne(fx.jobs[got[0]].dept, a);
-        const uint32_t *held;
+        ck_assert_uint_ne(got[0].leaf, a);
+        const fairorder_pick *held;
         ck_assert_uint_eq(fairorder_walk_stop(walk, &held), 3);
         for (size_t i = 0; i < 3; i++)
-                ck_assert_uint_eq(held[i], i); /* a's three, in submission order */
+                ck_assert_uint_eq(held[i].at, i); /* a's three, in submission order */
         fairorder_walk_free(walk);
 }
 END_TEST

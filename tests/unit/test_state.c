@@ -932,6 +932,101 @@ START_TEST(departments_take_turns_by_their_entitlement) {
 }
 END_TEST
 
+/* A pass in the fair order reads each department's pending jobs from the sets the state keeps
+ * as jobs come and go: through submissions to three departments (one capped), ends, cancels,
+ * holds, updates and passes in any sequence, it places what a pass over sets made afresh from
+ * the queue places (the reference reloads the departments before each pass), in strict FIFO
+ * and EASY backfill, under H-DRF and DRF; the nodes hold dozens of jobs, so that passes place
+ * windows after windows. */
+START_TEST(fair_passes_read_the_departments_as_kept) {
+        static const ctl_actions logged = { no_persist, log_launch, rec_cancel, no_end, rec_drop, NULL, NULL };
+        static launch_log got, want;
+        dept v[] = { { .path = "a", .weight = 2, .cap = 1, .leaf = true },
+                     { .path = "b", .weight = 1, .cap = 0.5, .leaf = true },
+                     { .path = "c", .weight = 1, .cap = 1, .leaf = true } };
+        depts d = { .v = v, .n = 3 };
+        static const char *const groups[] = { "a", "b", "c", "none" };
+        fair_algo algo = _i % 2 ? FAIR_DRF : FAIR_HDRF;
+        ctl_state ref;
+        ctl_state *both[2] = { &st, &ref };
+        ctl_config cfg = st.cfg;
+        cfg.order = _i / 2 ? SCHED_BACKFILL : SCHED_STRICT_FIFO;
+        cfg.max_pending = 100000;
+        cfg.depts = &d;
+        ctl_free(&st);
+        ctl_init(&st, &cfg, &logged, &got);
+        ctl_init(&ref, &cfg, &logged, &want);
+        got.len = want.len = 0;
+        uint64_t seed = 29 + (uint64_t)_i;
+        for (int k = 0; k < 2; k++) {
+                ck_assert_int_eq(ctl_set_depts(both[k], algo), 0);
+                for (int m = 0; m < 4; m++) {
+                        char name[8];
+                        ctl_node *out;
+                        snprintf(name, sizeof(name), "n%d", m);
+                        ck_assert_int_eq(ctl_node_up(both[k], name,
+                                                     (res_t){ .mcpu = 12000 * (m + 1), .mem = 6144 * MiB * (4 - m) },
+                                                     "v2", "/x", NULL, 0, (void *)1, at(1), &out, err),
+                                         0);
+                }
+        }
+        for (int step = 0; step < 3000; step++) {
+                uint64_t r = sched_rng_next(&seed), what = r % 16;
+                job *j = nth_in(JOB_RUNNING, r >> 20);
+                if (what <= 6) {
+                        uint64_t id[2] = { 0, 0 };
+                        for (int k = 0; k < 2; k++) {
+                                job_spec spec = { .argv = calloc(2, sizeof(char *)),
+                                                  .cwd = strdup("/tmp"),
+                                                  .name = strdup("j"),
+                                                  .group = strdup(groups[(r >> 40) % 4]),
+                                                  .req = { .mcpu = 250 * (int64_t)(1 + (r >> 8) % 12),
+                                                           .mem = 64 * MiB * (int64_t)(1 + (r >> 16) % 24) } };
+                                spec.argv[0] = strdup("/bin/true");
+                                if (ctl_submit(both[k], 0, 0, "u", &spec, step, &id[k], err) < 0)
+                                        job_spec_free(&spec);
+                        }
+                        ck_assert_uint_eq(id[0], id[1]);
+                } else if (what <= 8 && j) {
+                        uint64_t id = j->id;
+                        for (int k = 0; k < 2; k++) {
+                                job_result res = { 0 };
+                                job *same = ctl_find_job(both[k], id);
+                                ck_assert_int_eq(ctl_job_finished(both[k], ctl_find_node(both[k], same->node), id,
+                                                                  JOB_COMPLETED, &res, step),
+                                                 0);
+                        }
+                } else if (what == 9 && (j = nth_in(JOB_PENDING, r >> 20))) {
+                        uint64_t id = j->id;
+                        for (int k = 0; k < 2; k++)
+                                ck_assert_int_eq(ctl_cancel(both[k], id, 0, step, err), 0);
+                } else if (what == 10 && (j = nth_in(JOB_PENDING, r >> 20))) {
+                        uint64_t id = j->id;
+                        bool hold = !j->spec.hold;
+                        for (int k = 0; k < 2; k++)
+                                ck_assert_int_eq(ctl_hold(both[k], id, 0, hold, err), 0);
+                } else if (what == 11 && (j = nth_in(JOB_PENDING, r >> 20))) {
+                        uint64_t id = j->id;
+                        ctl_update_req u = { .mcpu = 250 * (int64_t)(1 + (r >> 8) % 8),
+                                             .mem = -1,
+                                             .nice = INT_MIN,
+                                             .time_limit_usec = INT64_MIN,
+                                             .gpus = -1 };
+                        for (int k = 0; k < 2; k++)
+                                ck_assert_int_eq(ctl_update(both[k], id, 0, &u, err), 0);
+                } else if (what >= 12 && (r >> 56) % 8 == 0) {          /* rare: many jobs wait for each pass */
+                        ck_assert_int_eq(ctl_set_depts(&ref, algo), 0); /* its sets made afresh */
+                        ck_assert_int_eq(ctl_schedule(&st), ctl_schedule(&ref));
+                        ck_assert_uint_eq(st.npending, ref.npending);
+                }
+        }
+        ck_assert_uint_gt(got.len, 1000);
+        ck_assert_str_eq(got.text, want.text);
+        ctl_free(&ref);
+        st.cfg.depts = NULL;
+}
+END_TEST
+
 /* A job submitted with requeue whose node times out goes back to pending, keeps its id, counts
  * one more attempt, keeps its place before later submissions, and runs again elsewhere. */
 START_TEST(a_requeue_job_of_a_timed_out_node_runs_again) {
@@ -1591,6 +1686,7 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, max_jobs_chooses_over_the_whole_queue);
         tcase_add_test(tc, easy_reads_as_far_as_a_request_made_smaller);
         tcase_add_test(tc, easy_reads_the_tasks_of_an_arrays_record);
+        tcase_add_loop_test(tc, fair_passes_read_the_departments_as_kept, 0, 4);
         tcase_add_test(tc, the_queue_keeps_its_order_as_its_head_moves_and_its_slots_return);
         tcase_add_test(tc, departments_take_turns_by_their_entitlement);
         tcase_add_test(tc, impossible_requests_are_refused_once_a_node_is_known);
