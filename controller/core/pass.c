@@ -426,6 +426,11 @@ static long pass_fair(ctl_state *st, size_t *offered, long *placed) {
         *placed = 0;
         if (!st->dept_jobs)
                 return -EAGAIN;
+        /* nothing as small as the least pending request fits a node: the pass would place
+         * nothing, whatever the order, and where nobody reads the reasons it would leave, the
+         * order's solve (fair_run, O(tasks the cluster holds)) is spared */
+        if (st->cfg.unwatched && sched_index_choose(&st->view, SCHED_FIRST_FIT, st->pending_floor) < 0)
+                return 0;
         if (pass_room(st) < 0)
                 return -ENOMEM;
         int e = fairorder_walk_start(&st->fair, up_capacity(st), &src, &r.walk);

@@ -84,8 +84,8 @@ static void note_reservation(ctl_state *st, const sched_reservation *r) {
 
 long ctl_easy_place_from(ctl_state *st, const sched_easy_list *list, sched_assignment *out) {
         sched_reservation r;
-        long placed = sched_easy_place_from(&st->view, st->cfg.policy, list, running_view, st,
-                                            !st->cfg.skip_reserved_start, st->clock_usec, out, &r);
+        long placed = sched_easy_place_from(&st->view, st->cfg.policy, list, running_view, st, !st->cfg.unwatched,
+                                            st->clock_usec, out, &r);
         if (placed >= 0)
                 note_reservation(st, &r);
         return placed;
@@ -93,8 +93,8 @@ long ctl_easy_place_from(ctl_state *st, const sched_easy_list *list, sched_assig
 
 long ctl_easy_place(ctl_state *st, const sched_job *jobs, size_t njobs, sched_assignment *out) {
         sched_reservation r;
-        long placed = sched_easy_place(&st->view, st->cfg.policy, jobs, njobs, running_view, st,
-                                       !st->cfg.skip_reserved_start, st->clock_usec, out, &r);
+        long placed = sched_easy_place(&st->view, st->cfg.policy, jobs, njobs, running_view, st, !st->cfg.unwatched,
+                                       st->clock_usec, out, &r);
         if (placed < 0)
                 return placed;
         note_reservation(st, &r);

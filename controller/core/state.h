@@ -119,8 +119,10 @@ typedef struct ctl_config {
          * user's running jobs may hold; 0: no limit (userlimit.c). */
         size_t max_running_per_user, max_running_per_dept;
         int64_t max_mcpu_per_user;
-        bool skip_reserved_start; /* nobody reads a pending job's reserved start (the simulator): an EASY
-                                   * pass computes its reservation only when a decision needs it */
+        /* Nobody reads what a pass leaves for users, a pending job's reserved start or its reason
+         * to wait (the simulator): an EASY pass computes its reservation only when a decision
+         * needs it, and a fair pass that could place nothing is not run. */
+        bool unwatched;
 } ctl_config;
 
 /* How many pending jobs one user (dept NULL) or one top-level department has, for the caps. */

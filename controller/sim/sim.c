@@ -475,7 +475,7 @@ int sim_run(const sim_config *cfg, sim_result *out, char *err, size_t errlen) {
                           .kill_grace_ms = 0,
                           .agent_timeout_usec = INT64_MAX,
                           .node_lost_timeout_usec = INT64_MAX,
-                          .skip_reserved_start = true };
+                          .unwatched = true };
         depts fair_depts = { 0 };
         int fr = fair_tree(cfg, &cc, &fair_depts);
         ctl_init(&s.st, &cc, &sim_actions, &s);
