@@ -395,21 +395,15 @@ static long offer_fair(ctl_state *st, fair_reader *r, size_t *offered, long *pla
         return launched;
 }
 
+static long easy_over(ctl_state *st, int (*next)(void *, sched_job *), void *arg, const size_t *viewed, size_t *offered,
+                      long *placed);
+
 /* EASY over the order, reading it as far as something can still be placed (pass_easy). Returns
  * how many were launched, or -ENOMEM. */
 static long easy_fair(ctl_state *st, fair_reader *r, size_t *offered, long *placed) {
-        st->pass_selective = 0;
-        *placed = ctl_easy_place_from(st, &(sched_easy_list){ read_fair, r, st->npending, st->pending_floor },
-                                      st->pass_out);
-        *offered = r->offered;
-        if (*placed < 0) {
-                for (size_t i = 0; i < st->nnodes; i++)
-                        view_reset(st, i);
-                return *placed;
-        }
-        ctl_easy_held_back(st, st->pass_jobs, r->offered, st->pass_out, *placed);
-        long launched = launch_placed(st, true, *placed);
-        leave_queue(st, launched);
+        long launched = easy_over(st, read_fair, r, &r->offered, offered, placed);
+        if (launched >= 0)
+                leave_queue(st, launched);
         return launched;
 }
 
@@ -590,25 +584,35 @@ static int read_queue(void *arg, sched_job *out) {
 
 static long launch_placed(ctl_state *st, bool indexed, long placed);
 
+/* EASY over the jobs next(arg) hands out, which it views into st->pass_jobs (*viewed of them),
+ * and the launches of what it placed. Returns how many were launched, or -ENOMEM; *offered,
+ * *placed as pass(). */
+static long easy_over(ctl_state *st, int (*next)(void *, sched_job *), void *arg, const size_t *viewed, size_t *offered,
+                      long *placed) {
+        st->pass_selective = 0;
+        *placed =
+                ctl_easy_place_from(st, &(sched_easy_list){ next, arg, st->npending, st->pending_floor }, st->pass_out);
+        *offered = *viewed;
+        if (*placed < 0) {
+                for (size_t i = 0; i < st->nnodes; i++)
+                        view_reset(st, i);
+                return *placed;
+        }
+        ctl_easy_held_back(st, st->pass_jobs, *viewed, st->pass_out, *placed);
+        return launch_placed(st, true, *placed);
+}
+
 /* A whole-queue EASY pass, reading the queue as far as it can place. Returns how many were
  * launched, or -ENOMEM; *offered, *placed as pass(). */
 static long pass_easy(ctl_state *st, size_t *offered, long *placed) {
         queue_reader q = { st, 0, 0, { .mcpu = RES_MCPU_MAX, .mem = RES_MEM_MAX, .gpus = RES_GPUS_MAX } };
         if (pass_room(st) < 0)
                 return -ENOMEM;
-        st->pass_selective = 0;
-        *placed = ctl_easy_place_from(st, &(sched_easy_list){ read_queue, &q, st->npending, st->pending_floor },
-                                      st->pass_out);
-        *offered = q.offered;
-        if (*placed < 0) {
-                for (size_t i = 0; i < st->nnodes; i++)
-                        view_reset(st, i);
-                return *placed;
-        }
+        long launched = easy_over(st, read_queue, &q, &q.offered, offered, placed);
+        if (launched < 0)
+                return launched;
         if (q.next == st->npending)
                 st->pending_floor = q.floor; /* read whole: found again */
-        ctl_easy_held_back(st, st->pass_jobs, q.offered, st->pass_out, *placed);
-        long launched = launch_placed(st, true, *placed);
         ctl_compact_pending_range(st, 0, q.next);
         return launched;
 }

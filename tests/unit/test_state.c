@@ -795,6 +795,50 @@ static int no_persist(void *u, const job *j) {
         return 0;
 }
 
+/* The same step on both states of a comparison. A submission of group (NULL: none) whose CPUs
+ * and memory r's bits choose: ctl_submit takes the spec, or refuses one no node holds, on both. */
+static void both_submit(ctl_state *const both[2], const char *group, uint64_t r, int step) {
+        uint64_t id[2] = { 0, 0 };
+        int ok[2];
+        for (int k = 0; k < 2; k++) {
+                job_spec spec = { .argv = calloc(2, sizeof(char *)),
+                                  .cwd = strdup("/tmp"),
+                                  .name = strdup("j"),
+                                  .group = group ? strdup(group) : NULL,
+                                  .req = { .mcpu = 250 * (int64_t)(1 + (r >> 8) % 12),
+                                           .mem = 64 * MiB * (int64_t)(1 + (r >> 16) % 24) } };
+                spec.argv[0] = strdup("/bin/true");
+                if ((ok[k] = ctl_submit(both[k], 0, 0, "u", &spec, step, &id[k], err)) < 0)
+                        job_spec_free(&spec);
+        }
+        ck_assert_int_eq(ok[0], ok[1]);
+        ck_assert_uint_eq(id[0], id[1]);
+}
+
+/* Running job id ends on both. */
+static void both_finish(ctl_state *const both[2], uint64_t id, int step) {
+        for (int k = 0; k < 2; k++) {
+                job_result res = { 0 };
+                job *same = ctl_find_job(both[k], id);
+                ck_assert_int_eq(
+                        ctl_job_finished(both[k], ctl_find_node(both[k], same->node), id, JOB_COMPLETED, &res, step),
+                        0);
+        }
+}
+
+/* Pending job id is cancelled on both. */
+static void both_cancel(ctl_state *const both[2], uint64_t id, int step) {
+        for (int k = 0; k < 2; k++)
+                ck_assert_int_eq(ctl_cancel(both[k], id, 0, step, err), 0);
+}
+
+/* Pending job id asks mcpu milli-cores on both. */
+static void both_update_cpus(ctl_state *const both[2], uint64_t id, int64_t mcpu) {
+        ctl_update_req u = { .mcpu = mcpu, .mem = -1, .nice = INT_MIN, .time_limit_usec = INT64_MIN, .gpus = -1 };
+        for (int k = 0; k < 2; k++)
+                ck_assert_int_eq(ctl_update(both[k], id, 0, &u, err), 0);
+}
+
 /* A pass that skips what the last one settled, or an EASY pass that stops reading the queue
  * where nothing more fits, places exactly what a full pass would, whatever the heuristic and
  * order, through submissions, ends, cancels, updates of requests and passes in any sequence:
@@ -826,44 +870,15 @@ START_TEST(a_settled_pass_places_what_a_full_pass_would) {
         for (int step = 0; step < 3000; step++) {
                 uint64_t r = sched_rng_next(&seed), what = r % 10;
                 job *j = nth_in(JOB_RUNNING, r >> 20);
-                if (what <= 4) {
-                        uint64_t id[2] = { 0, 0 };
-                        int ok[2];
-                        for (int k = 0; k < 2; k++) { /* ctl_submit takes the spec, or refuses one no node holds */
-                                job_spec spec = { .argv = calloc(2, sizeof(char *)),
-                                                  .cwd = strdup("/tmp"),
-                                                  .name = strdup("j"),
-                                                  .req = { .mcpu = 250 * (int64_t)(1 + (r >> 8) % 12),
-                                                           .mem = 64 * MiB * (int64_t)(1 + (r >> 16) % 24) } };
-                                spec.argv[0] = strdup("/bin/true");
-                                if ((ok[k] = ctl_submit(both[k], 0, 0, "u", &spec, step, &id[k], err)) < 0)
-                                        job_spec_free(&spec);
-                        }
-                        ck_assert_int_eq(ok[0], ok[1]);
-                        ck_assert_uint_eq(id[0], id[1]);
-                } else if (what <= 6 && j) {
-                        uint64_t id = j->id;
-                        for (int k = 0; k < 2; k++) {
-                                job_result res = { 0 };
-                                job *same = ctl_find_job(both[k], id);
-                                ck_assert_int_eq(ctl_job_finished(both[k], ctl_find_node(both[k], same->node), id,
-                                                                  JOB_COMPLETED, &res, step),
-                                                 0);
-                        }
-                } else if (what == 7 && (j = nth_in(JOB_PENDING, r >> 20))) {
-                        uint64_t id = j->id;
-                        for (int k = 0; k < 2; k++)
-                                ck_assert_int_eq(ctl_cancel(both[k], id, 0, step, err), 0);
-                } else if (what == 8 && (j = nth_in(JOB_PENDING, r >> 20))) {
-                        uint64_t id = j->id;
-                        ctl_update_req u = { .mcpu = 100 * (int64_t)(1 + (r >> 8) % 4), /* below any submission: 250 */
-                                             .mem = -1,
-                                             .nice = INT_MIN,
-                                             .time_limit_usec = INT64_MIN,
-                                             .gpus = -1 };
-                        for (int k = 0; k < 2; k++)
-                                ck_assert_int_eq(ctl_update(both[k], id, 0, &u, err), 0);
-                } else {
+                if (what <= 4)
+                        both_submit(both, NULL, r, step);
+                else if (what <= 6 && j)
+                        both_finish(both, j->id, step);
+                else if (what == 7 && (j = nth_in(JOB_PENDING, r >> 20)))
+                        both_cancel(both, j->id, step);
+                else if (what == 8 && (j = nth_in(JOB_PENDING, r >> 20)))
+                        both_update_cpus(both, j->id, 100 * (int64_t)(1 + (r >> 8) % 4)); /* below any submission */
+                else {
                         ctl_schedule_dirty(&ref);
                         ref.pending_choosy = true; /* no EASY pass a job at a time: it reads the whole queue */
                         ck_assert_int_eq(ctl_schedule(&st), ctl_schedule(&ref));
@@ -976,48 +991,20 @@ START_TEST(fair_passes_read_the_departments_as_kept) {
         for (int step = 0; step < 3000; step++) {
                 uint64_t r = sched_rng_next(&seed), what = r % 16;
                 job *j = nth_in(JOB_RUNNING, r >> 20);
-                if (what <= 6) {
-                        uint64_t id[2] = { 0, 0 };
-                        for (int k = 0; k < 2; k++) {
-                                job_spec spec = { .argv = calloc(2, sizeof(char *)),
-                                                  .cwd = strdup("/tmp"),
-                                                  .name = strdup("j"),
-                                                  .group = strdup(groups[(r >> 40) % 4]),
-                                                  .req = { .mcpu = 250 * (int64_t)(1 + (r >> 8) % 12),
-                                                           .mem = 64 * MiB * (int64_t)(1 + (r >> 16) % 24) } };
-                                spec.argv[0] = strdup("/bin/true");
-                                if (ctl_submit(both[k], 0, 0, "u", &spec, step, &id[k], err) < 0)
-                                        job_spec_free(&spec);
-                        }
-                        ck_assert_uint_eq(id[0], id[1]);
-                } else if (what <= 8 && j) {
-                        uint64_t id = j->id;
-                        for (int k = 0; k < 2; k++) {
-                                job_result res = { 0 };
-                                job *same = ctl_find_job(both[k], id);
-                                ck_assert_int_eq(ctl_job_finished(both[k], ctl_find_node(both[k], same->node), id,
-                                                                  JOB_COMPLETED, &res, step),
-                                                 0);
-                        }
-                } else if (what == 9 && (j = nth_in(JOB_PENDING, r >> 20))) {
-                        uint64_t id = j->id;
-                        for (int k = 0; k < 2; k++)
-                                ck_assert_int_eq(ctl_cancel(both[k], id, 0, step, err), 0);
-                } else if (what == 10 && (j = nth_in(JOB_PENDING, r >> 20))) {
+                if (what <= 6)
+                        both_submit(both, groups[(r >> 40) % 4], r, step);
+                else if (what <= 8 && j)
+                        both_finish(both, j->id, step);
+                else if (what == 9 && (j = nth_in(JOB_PENDING, r >> 20)))
+                        both_cancel(both, j->id, step);
+                else if (what == 10 && (j = nth_in(JOB_PENDING, r >> 20))) {
                         uint64_t id = j->id;
                         bool hold = !j->spec.hold;
                         for (int k = 0; k < 2; k++)
                                 ck_assert_int_eq(ctl_hold(both[k], id, 0, hold, err), 0);
-                } else if (what == 11 && (j = nth_in(JOB_PENDING, r >> 20))) {
-                        uint64_t id = j->id;
-                        ctl_update_req u = { .mcpu = 250 * (int64_t)(1 + (r >> 8) % 8),
-                                             .mem = -1,
-                                             .nice = INT_MIN,
-                                             .time_limit_usec = INT64_MIN,
-                                             .gpus = -1 };
-                        for (int k = 0; k < 2; k++)
-                                ck_assert_int_eq(ctl_update(both[k], id, 0, &u, err), 0);
-                } else if (what >= 12 && (r >> 56) % 8 == 0) {          /* rare: many jobs wait for each pass */
+                } else if (what == 11 && (j = nth_in(JOB_PENDING, r >> 20)))
+                        both_update_cpus(both, j->id, 250 * (int64_t)(1 + (r >> 8) % 8));
+                else if (what >= 12 && (r >> 56) % 8 == 0) {            /* rare: many jobs wait for each pass */
                         ck_assert_int_eq(ctl_set_depts(&ref, algo), 0); /* its sets made afresh */
                         ck_assert_int_eq(ctl_schedule(&st), ctl_schedule(&ref));
                         ck_assert_uint_eq(st.npending, ref.npending);
