@@ -13,6 +13,12 @@ res_t res_sub(res_t a, res_t b) {
         };
 }
 
+res_t res_min(res_t a, res_t b) {
+        return (res_t){ .mcpu = a.mcpu < b.mcpu ? a.mcpu : b.mcpu,
+                        .mem = a.mem < b.mem ? a.mem : b.mem,
+                        .gpus = a.gpus < b.gpus ? a.gpus : b.gpus };
+}
+
 bool res_fits(res_t req, res_t avail) {
         return req.mcpu <= avail.mcpu && req.mem <= avail.mem && req.gpus <= avail.gpus;
 }

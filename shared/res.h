@@ -24,6 +24,8 @@ typedef struct res {
 res_t res_add(res_t a, res_t b);
 /* a - b, field by field; may go negative (callers check with res_fits first). */
 res_t res_sub(res_t a, res_t b);
+/* The least of a and b on cpu, memory and GPUs (pids 0): what fits wherever either fits. */
+res_t res_min(res_t a, res_t b);
 /* True when req fits in avail on cpu, memory and GPUs (pids are a per-job limit, not a pool). */
 bool res_fits(res_t req, res_t avail);
 /* True when every field is within [0, *_MAX]. */

@@ -69,13 +69,6 @@ static void view_job(ctl_state *st, size_t i, const job *j) {
         st->pass_visits++;
 }
 
-/* f lowered to req, resource by resource. */
-static res_t lower_floor(res_t f, res_t req) {
-        return (res_t){ .mcpu = req.mcpu < f.mcpu ? req.mcpu : f.mcpu,
-                        .mem = req.mem < f.mem ? req.mem : f.mem,
-                        .gpus = req.gpus < f.gpus ? req.gpus : f.gpus };
-}
-
 /* What a pass offers the policy of the n pending jobs from the first-th on, in st->pass_jobs,
  * with room for as many assignments in st->pass_out. Returns 0 or -ENOMEM. */
 static int view_pending(ctl_state *st, size_t first, size_t n) {
@@ -87,7 +80,7 @@ static int view_pending(ctl_state *st, size_t first, size_t n) {
         for (size_t i = first; i < first + n; i++) {
                 view_job(st, i - first, st->pending[i]);
                 if (whole) {
-                        floor = lower_floor(floor, st->pass_jobs[i].req);
+                        floor = res_min(floor, st->pass_jobs[i].req);
                         singletons |= st->pending[i]->singleton;
                 }
         }
@@ -334,7 +327,7 @@ static int read_fair(void *arg, sched_job *out) {
         while (fairorder_walk_next(r->walk, &pick, 1) == 1) {
                 job *j = st->dept_jobs[pick.leaf].v[pick.at];
                 r->picked++;
-                r->floor = lower_floor(r->floor, j->spec.req);
+                r->floor = res_min(r->floor, j->spec.req);
                 if (r->marked ? !ctl_wait_offerable(j) : ctl_wait_mark_job(st, j))
                         continue;
                 view_job(st, r->offered, j);
@@ -351,7 +344,7 @@ static void wait_for_caps(ctl_state *st, fair_reader *r) {
         size_t nheld = fairorder_walk_stop(r->walk, &held);
         for (size_t i = 0; i < nheld; i++) {
                 job *j = st->dept_jobs[held[i].leaf].v[held[i].at];
-                r->floor = lower_floor(r->floor, j->spec.req);
+                r->floor = res_min(r->floor, j->spec.req);
                 ctl_wait_capped(st, j, r->marked);
         }
         if (r->picked + nheld >= r->total) /* all read */
@@ -572,7 +565,7 @@ static int read_queue(void *arg, sched_job *out) {
         ctl_state *st = q->st;
         while (q->next < st->npending) {
                 size_t at = q->next++;
-                q->floor = lower_floor(q->floor, st->pending[at]->spec.req);
+                q->floor = res_min(q->floor, st->pending[at]->spec.req);
                 if (ctl_wait_mark(st, at, 1) > 0)
                         continue; /* held, a dependency, a begin time: not offered */
                 view_job(st, q->offered, st->pending[at]);

@@ -373,10 +373,7 @@ int ctl_pending_reserve(ctl_state *st, size_t n) {
 }
 
 void ctl_pending_noted(ctl_state *st, const job *j) {
-        res_t f = st->pending_floor, r = j->spec.req;
-        st->pending_floor = (res_t){ .mcpu = r.mcpu < f.mcpu ? r.mcpu : f.mcpu,
-                                     .mem = r.mem < f.mem ? r.mem : f.mem,
-                                     .gpus = r.gpus < f.gpus ? r.gpus : f.gpus };
+        st->pending_floor = res_min(st->pending_floor, j->spec.req);
         st->pending_choosy |= j->singleton || ctl_spec_selective(&j->spec);
 }
 

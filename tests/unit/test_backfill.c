@@ -340,10 +340,8 @@ static long easy_from(sched_index *ix, sched_heuristic h, inst *in, bool want, s
         given g = { in->run, in->nrun, 0 };
         counted_list c = { in->jobs, in->nj, 0 };
         sched_easy_list list = { next_counted, &c, in->nj, in->jobs[0].req };
-        for (size_t j = 1; j < in->nj; j++) {
-                list.floor.mcpu = in->jobs[j].req.mcpu < list.floor.mcpu ? in->jobs[j].req.mcpu : list.floor.mcpu;
-                list.floor.mem = in->jobs[j].req.mem < list.floor.mem ? in->jobs[j].req.mem : list.floor.mem;
-        }
+        for (size_t j = 1; j < in->nj; j++)
+                list.floor = res_min(list.floor, in->jobs[j].req);
         long n = sched_easy_place_from(ix, h, &list, give, &g, want, in->now, out, r);
         ck_assert_int_le(g.asked, 1);
         *taken = c.taken;

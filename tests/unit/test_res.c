@@ -19,6 +19,17 @@ START_TEST(fits_needs_both_cpu_and_memory) {
 }
 END_TEST
 
+/* The least of two requests fits wherever either does, and is each field's least. */
+START_TEST(min_is_each_fields_least_and_fits_where_either_fits) {
+        res_t a = { .mcpu = 500, .mem = 4096, .gpus = 1 }, b = { .mcpu = 2000, .mem = 1024, .gpus = 0 };
+        res_t m = res_min(a, b), room = { .mcpu = 600, .mem = 1500, .gpus = 0 };
+        ck_assert(res_equal(m, (res_t){ .mcpu = 500, .mem = 1024, .gpus = 0 }));
+        ck_assert(!res_fits(a, room) && !res_fits(b, room));
+        ck_assert(res_fits(m, room));
+        ck_assert(res_fits(m, a) && res_fits(m, b));
+}
+END_TEST
+
 START_TEST(range_rejects_negative_and_huge) {
         ck_assert(res_in_range((res_t){ .mcpu = RES_MCPU_MAX, .mem = RES_MEM_MAX, .pids = RES_PIDS_MAX }));
         ck_assert(!res_in_range((res_t){ .mcpu = -1 }));
@@ -33,6 +44,7 @@ static Suite *res_suite(void) {
         tcase_add_test(tc, add_sub_round_trip);
         tcase_add_test(tc, fits_needs_both_cpu_and_memory);
         tcase_add_test(tc, range_rejects_negative_and_huge);
+        tcase_add_test(tc, min_is_each_fields_least_and_fits_where_either_fits);
         suite_add_tcase(s, tc);
         return s;
 }
