@@ -1017,6 +1017,48 @@ START_TEST(fair_passes_read_the_departments_as_kept) {
 }
 END_TEST
 
+/* A job of group, which its node's loss requeues when requeue is set; its id. */
+static uint64_t submit_group_requeue(const char *group, bool requeue) {
+        job_spec spec = { .argv = calloc(2, sizeof(char *)),
+                          .cwd = strdup("/tmp"),
+                          .name = strdup("j"),
+                          .group = strdup(group),
+                          .req = { .mcpu = 1000, .mem = MiB },
+                          .requeue = requeue };
+        spec.argv[0] = strdup("/bin/true");
+        uint64_t id = 0;
+        ck_assert_int_eq(ctl_submit(&st, 0, 0, "u", &spec, 1000, &id, err), 0);
+        job_spec_free(&spec);
+        return id;
+}
+
+/* In the fair order, a requeued job goes back to its department's pending jobs in its id's
+ * place, before the one a pass last found first there, and is the next of its department. */
+START_TEST(a_requeued_job_is_its_departments_next_in_the_fair_order) {
+        dept v[] = { { .path = "a", .weight = 1, .cap = 1, .leaf = true },
+                     { .path = "b", .weight = 1, .cap = 1, .leaf = true } };
+        depts d = { .v = v, .n = 2 };
+        st.cfg.depts = &d;
+        ck_assert_int_eq(ctl_set_depts(&st, FAIR_HDRF), 0);
+        (void)node("a", 1000, 1024 * MiB, NULL, 0);
+        uint64_t rq = submit_group_requeue("a", true), a2 = submit_group_requeue("a", false),
+                 b1 = submit_group_requeue("b", false);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_uint_eq(rec.launch_ids[0], rq);
+        ctl_node *b = node("b", 1000, 1024 * MiB, NULL, 0);
+        ck_assert_int_eq(ctl_schedule(&st), 1); /* b runs nothing: its job goes first */
+        ck_assert_uint_eq(rec.launch_ids[1], b1);
+        (void)ctl_node_heard(&st, b, at(1000 + 6000000));
+        ctl_check_silence(&st, at(1000 + 6000000)); /* a times out: rq is pending again */
+        ck_assert_int_eq(ctl_find_job(&st, rq)->state, JOB_PENDING);
+        finish_ok(b, b1);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_uint_eq(rec.launch_ids[2], rq); /* before a2, which was a's first */
+        ck_assert_int_eq(ctl_find_job(&st, a2)->state, JOB_PENDING);
+        st.cfg.depts = NULL;
+}
+END_TEST
+
 /* A job submitted with requeue whose node times out goes back to pending, keeps its id, counts
  * one more attempt, keeps its place before later submissions, and runs again elsewhere. */
 START_TEST(a_requeue_job_of_a_timed_out_node_runs_again) {
@@ -1677,6 +1719,7 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, easy_reads_as_far_as_a_request_made_smaller);
         tcase_add_test(tc, easy_reads_the_tasks_of_an_arrays_record);
         tcase_add_loop_test(tc, fair_passes_read_the_departments_as_kept, 0, 8);
+        tcase_add_test(tc, a_requeued_job_is_its_departments_next_in_the_fair_order);
         tcase_add_test(tc, the_queue_keeps_its_order_as_its_head_moves_and_its_slots_return);
         tcase_add_test(tc, departments_take_turns_by_their_entitlement);
         tcase_add_test(tc, impossible_requests_are_refused_once_a_node_is_known);
