@@ -129,6 +129,7 @@ struct fairorder_walk {
         fairorder_pick *held; /* the jobs held by caps so far, leaf by leaf as they were held */
         size_t nheld, held_cap;
         bool *leaf_held;
+        struct array_source *owned; /* src's lists, when the walk made them (walk_array) */
 };
 typedef struct fairorder_walk pass;
 
@@ -294,12 +295,15 @@ static void report(const pass *p, fairorder_report *rep) {
                 rep->nodes[i].share = dominant(sub[i], p->capacity);
 }
 
+static void array_free(struct array_source *a);
+
 void fairorder_walk_free(fairorder_walk *p) {
         if (!p)
                 return;
         void *arrays[] = { p->vused, p->cursor, p->seq, p->req, p->entitled, p->heap, p->held, p->leaf_held };
         for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
                 free(arrays[i]);
+        array_free(p->owned);
         free(p);
 }
 
@@ -390,7 +394,7 @@ size_t fairorder_walk_stop(fairorder_walk *w, const fairorder_pick **held) {
         return w->nheld;
 }
 
-/* --- a walk over an array of pending jobs (fairorder_rank) ----------------------------------- */
+/* --- a walk over an array of pending jobs (fairorder_walk_jobs, fairorder_rank) ------------- */
 
 /* Each leaf's jobs of the array as a list in submission order; the counts and sums per node. */
 typedef struct array_source {
@@ -410,21 +414,29 @@ static uint32_t array_next(void *arg, uint32_t leaf, uint32_t after, uint64_t *s
 }
 
 static void array_free(array_source *a) {
+        if (!a)
+                return;
         free(a->first);
         free(a->next_of);
         free(a->npend);
         free(a->pend_sum);
+        free(a);
 }
 
-/* The lists of the n jobs of pending over fo's m nodes. Returns 0 or -ENOMEM. */
-static int array_lists(array_source *a, const fairorder_job *pending, size_t n, size_t m) {
+/* The lists of the n jobs of pending over fo's m nodes. Returns them, or NULL. */
+static array_source *array_lists(const fairorder_job *pending, size_t n, size_t m) {
+        array_source *a = malloc(sizeof(*a));
+        if (!a)
+                return NULL;
         *a = (array_source){ .jobs = pending,
                              .first = malloc(m * sizeof(*a->first)),
                              .next_of = malloc((n + 1) * sizeof(*a->next_of)),
                              .npend = calloc(m, sizeof(*a->npend)),
                              .pend_sum = calloc(m, sizeof(*a->pend_sum)) };
-        if (!a->first || !a->next_of || !a->npend || !a->pend_sum)
-                return -ENOMEM;
+        if (!a->first || !a->next_of || !a->npend || !a->pend_sum) {
+                array_free(a);
+                return NULL;
+        }
         for (size_t i = 0; i < m; i++)
                 a->first[i] = UINT32_MAX;
         for (size_t j = n; j-- > 0;) { /* backwards, so that each list is in submission order */
@@ -434,18 +446,36 @@ static int array_lists(array_source *a, const fairorder_job *pending, size_t n, 
                 a->npend[d]++;
                 a->pend_sum[d] = res_add(a->pend_sum[d], pending[j].req);
         }
-        return 0;
+        return a;
+}
+
+/* walk_start over the n jobs of pending, their lists made for the walk. */
+static int walk_array(const fairorder *fo, res_t capacity, const fairorder_job *pending, size_t n, bool all,
+                      fairorder_walk **out) {
+        array_source *a = array_lists(pending, n, fo->n);
+        *out = NULL;
+        if (!a)
+                return -ENOMEM;
+        int r = walk_start(fo, capacity, &(fairorder_source){ a->npend, a->pend_sum, array_next, a }, all, out);
+        if (r < 0)
+                array_free(a);
+        else
+                (*out)->owned = a;
+        return r;
+}
+
+int fairorder_walk_jobs(const fairorder *fo, res_t capacity, const fairorder_job *pending, size_t n,
+                        fairorder_walk **out) {
+        return walk_array(fo, capacity, pending, n, false, out);
 }
 
 int fairorder_rank(const fairorder *fo, res_t capacity, const fairorder_job *pending, size_t n, uint32_t *order,
                    size_t *nkept, fairorder_report *rep) {
-        array_source a = { 0 };
         fairorder_walk *w = NULL;
         fairorder_pick *picks = malloc((n + 1) * sizeof(*picks));
-        int r = picks && array_lists(&a, pending, n, fo->n) == 0 ? 0 : -ENOMEM;
-        fairorder_source src = { a.npend, a.pend_sum, array_next, &a };
+        int r = picks ? 0 : -ENOMEM;
         if (r == 0 && (n > 0 || rep))
-                r = walk_start(fo, capacity, &src, rep != NULL, &w);
+                r = walk_array(fo, capacity, pending, n, rep != NULL, &w);
         *nkept = n;
         if (w) {
                 *nkept = fairorder_walk_next(w, picks, n);
@@ -464,7 +494,6 @@ int fairorder_rank(const fairorder *fo, res_t capacity, const fairorder_job *pen
                 r = other_entitlements(w, rep);
         }
         fairorder_walk_free(w);
-        array_free(&a);
         free(picks);
         if (r < 0) {
                 for (size_t i = 0; i < n; i++)

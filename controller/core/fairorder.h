@@ -110,6 +110,10 @@ typedef struct fairorder_walk fairorder_walk;
 /* Start a walk over src's jobs (src->arg read until fairorder_walk_free). Returns 0 with *out
  * set, or -ENOMEM / -EINVAL (the fair code refused the tree: a bug). */
 int fairorder_walk_start(const fairorder *fo, res_t capacity, const fairorder_source *src, fairorder_walk **out);
+/* fairorder_walk_start over the n jobs of pending (in submission order; read until
+ * fairorder_walk_free), each pick's place its index there. O(n) more to list them. */
+int fairorder_walk_jobs(const fairorder *fo, res_t capacity, const fairorder_job *pending, size_t n,
+                        fairorder_walk **out);
 /* The next at most max jobs of the order into order; 0 at the end. */
 size_t fairorder_walk_next(fairorder_walk *w, fairorder_pick *order, size_t max);
 /* End the walk: the departments whose next job a cap holds now are held too. *held gets the jobs

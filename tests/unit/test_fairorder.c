@@ -262,35 +262,9 @@ START_TEST(gpus_count_in_the_dominant_share) {
 }
 END_TEST
 
-/* fx's jobs as a walk's source: each leaf's jobs in submission order, linked by index. */
-static struct {
-        uint32_t first[16], next_of[64], npend[16];
-        res_t sum[16];
-} lists;
-
-static uint32_t lists_next(void *arg, uint32_t leaf, uint32_t after, uint64_t *seq, res_t *req) {
-        (void)arg;
-        uint32_t j = after == UINT32_MAX ? lists.first[leaf] : lists.next_of[after];
-        if (j != UINT32_MAX) {
-                *seq = j;
-                *req = fx.jobs[j].req;
-        }
-        return j;
-}
-
 static fairorder_walk *walk_of_jobs(res_t capacity) {
-        memset(&lists, 0, sizeof(lists));
-        memset(lists.first, 0xff, sizeof(lists.first));
-        for (size_t j = fx.n; j-- > 0;) {
-                uint32_t d = fx.jobs[j].dept;
-                lists.next_of[j] = lists.first[d];
-                lists.first[d] = (uint32_t)j;
-                lists.npend[d]++;
-                lists.sum[d] = res_add(lists.sum[d], fx.jobs[j].req);
-        }
-        fairorder_source src = { lists.npend, lists.sum, lists_next, NULL };
         fairorder_walk *walk;
-        ck_assert_int_eq(fairorder_walk_start(&fx.fo, capacity, &src, &walk), 0);
+        ck_assert_int_eq(fairorder_walk_jobs(&fx.fo, capacity, fx.jobs, fx.n, &walk), 0);
         return walk;
 }
 
