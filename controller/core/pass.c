@@ -69,6 +69,9 @@ static void view_job(ctl_state *st, size_t i, const job *j) {
         st->pass_visits++;
 }
 
+/* The least request of no job yet: what res_min lowers to the least of those it is given. */
+static const res_t no_floor = { .mcpu = RES_MCPU_MAX, .mem = RES_MEM_MAX, .gpus = RES_GPUS_MAX };
+
 /* What a pass offers the policy of the n pending jobs from the first-th on, in st->pass_jobs,
  * with room for as many assignments in st->pass_out. Returns 0 or -ENOMEM. */
 static int view_pending(ctl_state *st, size_t first, size_t n) {
@@ -76,11 +79,11 @@ static int view_pending(ctl_state *st, size_t first, size_t n) {
                 return -ENOMEM;
         st->pass_selective = 0;
         bool whole = first == 0 && n == st->npending, singletons = false;
-        res_t floor = { .mcpu = RES_MCPU_MAX, .mem = RES_MEM_MAX, .gpus = RES_GPUS_MAX };
+        res_t floor = no_floor;
         for (size_t i = first; i < first + n; i++) {
                 view_job(st, i - first, st->pending[i]);
                 if (whole) {
-                        floor = res_min(floor, st->pass_jobs[i].req);
+                        floor = res_min(floor, st->pending[i]->spec.req);
                         singletons |= st->pending[i]->singleton;
                 }
         }
@@ -275,165 +278,6 @@ static bool windowed_order(const ctl_state *st) {
         return st->cfg.order == SCHED_STRICT_FIFO && st->cfg.policy != SCHED_MAX_JOBS && !st->nice_seen;
 }
 
-static long offer(ctl_state *st, size_t waiting, size_t *offered, long *placed);
-static bool easy_a_job_at_a_time(const ctl_state *st);
-static long launch_placed(ctl_state *st, bool indexed, long placed);
-
-/* --- the fair order, read as far as a pass places -------------------------------------------
- * A pass in the fair order walks it (fairorder.h) over each leaf department's pending jobs,
- * which the state keeps as they come and go (st->dept_jobs): the jobs are marked and viewed as
- * the walk hands them out, those that may not start (held, a dependency, a begin time) passed
- * over, so that a strict-FIFO pass that starts a few jobs, or an EASY pass that stops where
- * nothing more fits, reads a few more. As in the queue's passes, the jobs no pass reaches keep
- * the reason the last pass that read them gave. */
-
-/* Leaf's pending job after its entry after (UINT32_MAX: its first) in st->dept_jobs: its entry,
- * or UINT32_MAX (fairorder_source.next). The stale entries before the first live one are not
- * read again (st->dept_head). */
-static uint32_t dept_next(void *arg, uint32_t leaf, uint32_t after, uint64_t *seq, res_t *req) {
-        ctl_state *st = arg;
-        const ctl_idset *s = &st->dept_jobs[leaf];
-        bool first = after == UINT32_MAX;
-        for (size_t i = first ? st->dept_head[leaf] : (size_t)after + 1; i < s->n; i++) {
-                if (s->v[i]->state != JOB_PENDING)
-                        continue;
-                if (first)
-                        st->dept_head[leaf] = i;
-                *seq = s->v[i]->id;
-                *req = s->v[i]->spec.req;
-                return (uint32_t)i;
-        }
-        if (first)
-                st->dept_head[leaf] = s->n;
-        return UINT32_MAX;
-}
-
-/* A pass's reading of the fair order: the walk, and whether the whole queue was marked before
- * (singletons: their marks compare jobs with each other). */
-typedef struct fair_reader {
-        ctl_state *st;
-        fairorder_walk *walk;
-        bool marked;
-        size_t offered;       /* jobs viewed into st->pass_jobs */
-        size_t picked, total; /* jobs the walk handed out, of those pending when it started */
-        res_t floor;          /* the least request of the jobs it handed out or held */
-} fair_reader;
-
-/* The next job of the order that may start, viewed into st->pass_jobs: 1, or 0 at the end. */
-static int read_fair(void *arg, sched_job *out) {
-        fair_reader *r = arg;
-        ctl_state *st = r->st;
-        fairorder_pick pick;
-        while (fairorder_walk_next(r->walk, &pick, 1) == 1) {
-                job *j = st->dept_jobs[pick.leaf].v[pick.at];
-                r->picked++;
-                r->floor = res_min(r->floor, j->spec.req);
-                if (r->marked ? !ctl_wait_offerable(j) : ctl_wait_mark_job(st, j))
-                        continue;
-                view_job(st, r->offered, j);
-                *out = st->pass_jobs[r->offered++];
-                return 1;
-        }
-        return 0;
-}
-
-/* The jobs held by the walk's caps wait for them; a walk that handed out or held every pending
- * job found the least request pending again (st->pending_floor). */
-static void wait_for_caps(ctl_state *st, fair_reader *r) {
-        const fairorder_pick *held;
-        size_t nheld = fairorder_walk_stop(r->walk, &held);
-        for (size_t i = 0; i < nheld; i++) {
-                job *j = st->dept_jobs[held[i].leaf].v[held[i].at];
-                r->floor = res_min(r->floor, j->spec.req);
-                ctl_wait_capped(st, j, r->marked);
-        }
-        if (r->picked + nheld >= r->total) /* all read */
-                st->pending_floor = r->floor;
-}
-
-static void drop_started(ctl_state *st, uint64_t below, long launched);
-
-/* The jobs of st->pass_out[0..launched) leave the queue. */
-static void leave_queue(ctl_state *st, long launched) {
-        if (st->pending_unsorted)
-                ctl_compact_pending_range(st, 0, st->npending);
-        else
-                drop_started(st, UINT64_MAX, launched);
-}
-
-/* Offer the order a window at a time while each is placed whole (windowed_order), else whole.
- * Returns how many were launched, or -ENOMEM. */
-static long offer_fair(ctl_state *st, fair_reader *r, size_t *offered, long *placed) {
-        long launched = 0;
-        sched_job job;
-        for (size_t window = windowed_order(st) ? PASS_WINDOW : SIZE_MAX;; window *= 2) {
-                long pl = 0;
-                r->offered = 0;
-                st->pass_selective = 0;
-                while (r->offered < window && read_fair(r, &job) == 1)
-                        ;
-                size_t off = r->offered;
-                if (off == 0)
-                        break;
-                long got = offer(st, 0, &off, &pl);
-                if (got < 0)
-                        return launched ? launched : got;
-                leave_queue(st, got);
-                launched += got;
-                *offered += off;
-                *placed += pl;
-                if (got < pl || (size_t)pl < off || window == SIZE_MAX)
-                        break;
-        }
-        return launched;
-}
-
-static long easy_over(ctl_state *st, int (*next)(void *, sched_job *), void *arg, const size_t *viewed, size_t *offered,
-                      long *placed);
-
-/* EASY over the order, reading it as far as something can still be placed (pass_easy). Returns
- * how many were launched, or -ENOMEM. */
-static long easy_fair(ctl_state *st, fair_reader *r, size_t *offered, long *placed) {
-        long launched = easy_over(st, read_fair, r, &r->offered, offered, placed);
-        if (launched >= 0)
-                leave_queue(st, launched);
-        return launched;
-}
-
-/* A pass in the fair order. Returns how many were launched, -EAGAIN when the fair code refused
- * the tree or its departments' queues are missing (the pass then goes in submission order), or
- * -ENOMEM. */
-static long pass_fair(ctl_state *st, size_t *offered, long *placed) {
-        fair_reader r = { .st = st,
-                          .marked = st->pending_choosy,
-                          .total = st->npending,
-                          .floor = { .mcpu = RES_MCPU_MAX, .mem = RES_MEM_MAX, .gpus = RES_GPUS_MAX } };
-        fairorder_source src = { st->dept_npend, st->dept_sum, dept_next, st };
-        *offered = 0;
-        *placed = 0;
-        if (!st->dept_jobs)
-                return -EAGAIN;
-        /* nothing as small as the least pending request fits a node: the pass would place
-         * nothing, whatever the order, and where nobody reads the reasons it would leave, the
-         * order's solve (fair_run, O(tasks the cluster holds)) is spared */
-        if (st->cfg.unwatched && sched_index_choose(&st->view, SCHED_FIRST_FIT, st->pending_floor) < 0)
-                return 0;
-        if (pass_room(st) < 0)
-                return -ENOMEM;
-        int e = fairorder_walk_start(&st->fair, up_capacity(st), &src, &r.walk);
-        if (e < 0)
-                return e == -ENOMEM ? -ENOMEM : -EAGAIN;
-        if (r.marked)
-                (void)ctl_wait_mark(st, 0, st->npending);
-        st->dept_walking = true;
-        long launched =
-                easy_a_job_at_a_time(st) ? easy_fair(st, &r, offered, placed) : offer_fair(st, &r, offered, placed);
-        wait_for_caps(st, &r);
-        fairorder_walk_free(r.walk);
-        ctl_dept_walked(st);
-        return launched;
-}
-
 int ctl_fair_shares(ctl_state *st, fairorder_report *rep, uint64_t *next_id) {
         res_t capacity = up_capacity(st);
         ctl_tidy(st);
@@ -566,7 +410,7 @@ static int read_queue(void *arg, sched_job *out) {
         while (q->next < st->npending) {
                 size_t at = q->next++;
                 q->floor = res_min(q->floor, st->pending[at]->spec.req);
-                if (ctl_wait_mark(st, at, 1) > 0)
+                if (ctl_wait_mark_job(st, st->pending[at]))
                         continue; /* held, a dependency, a begin time: not offered */
                 view_job(st, q->offered, st->pending[at]);
                 *out = st->pass_jobs[q->offered++];
@@ -598,7 +442,7 @@ static long easy_over(ctl_state *st, int (*next)(void *, sched_job *), void *arg
 /* A whole-queue EASY pass, reading the queue as far as it can place. Returns how many were
  * launched, or -ENOMEM; *offered, *placed as pass(). */
 static long pass_easy(ctl_state *st, size_t *offered, long *placed) {
-        queue_reader q = { st, 0, 0, { .mcpu = RES_MCPU_MAX, .mem = RES_MEM_MAX, .gpus = RES_GPUS_MAX } };
+        queue_reader q = { st, 0, 0, no_floor };
         if (pass_room(st) < 0)
                 return -ENOMEM;
         long launched = easy_over(st, read_queue, &q, &q.offered, offered, placed);
@@ -646,6 +490,153 @@ static long launch_placed(ctl_state *st, bool indexed, long placed) {
                         break;
         for (long a = indexed ? launched : 0; a < placed; a++)
                 view_reset(st, out[a].machine);
+        return launched;
+}
+
+/* --- the fair order, read as far as a pass places -------------------------------------------
+ * A pass in the fair order walks it (fairorder.h) over each leaf department's pending jobs,
+ * which the state keeps as they come and go (st->dept_jobs): the jobs are marked and viewed as
+ * the walk hands them out, those that may not start (held, a dependency, a begin time) passed
+ * over, so that a strict-FIFO pass that starts a few jobs, or an EASY pass that stops where
+ * nothing more fits, reads a few more. As in the queue's passes, the jobs no pass reaches keep
+ * the reason the last pass that read them gave. */
+
+/* Leaf's pending job after its entry after (UINT32_MAX: its first) in st->dept_jobs: its entry,
+ * or UINT32_MAX (fairorder_source.next). The stale entries before the first live one are not
+ * read again (st->dept_head). */
+static uint32_t dept_next(void *arg, uint32_t leaf, uint32_t after, uint64_t *seq, res_t *req) {
+        ctl_state *st = arg;
+        const ctl_idset *s = &st->dept_jobs[leaf];
+        bool first = after == UINT32_MAX;
+        for (size_t i = first ? st->dept_head[leaf] : (size_t)after + 1; i < s->n; i++) {
+                if (s->v[i]->state != JOB_PENDING)
+                        continue;
+                if (first)
+                        st->dept_head[leaf] = i;
+                *seq = s->v[i]->id;
+                *req = s->v[i]->spec.req;
+                return (uint32_t)i;
+        }
+        if (first)
+                st->dept_head[leaf] = s->n;
+        return UINT32_MAX;
+}
+
+/* A pass's reading of the fair order: the walk, and whether the whole queue was marked before
+ * (singletons: their marks compare jobs with each other). */
+typedef struct fair_reader {
+        ctl_state *st;
+        fairorder_walk *walk;
+        bool marked;
+        size_t offered;       /* jobs viewed into st->pass_jobs */
+        size_t picked, total; /* jobs the walk handed out, of those pending when it started */
+        res_t floor;          /* the least request of the jobs it handed out or held */
+} fair_reader;
+
+/* The next job of the order that may start, viewed into st->pass_jobs: 1, or 0 at the end. */
+static int read_fair(void *arg, sched_job *out) {
+        fair_reader *r = arg;
+        ctl_state *st = r->st;
+        fairorder_pick pick;
+        while (fairorder_walk_next(r->walk, &pick, 1) == 1) {
+                job *j = st->dept_jobs[pick.leaf].v[pick.at];
+                r->picked++;
+                r->floor = res_min(r->floor, j->spec.req);
+                if (r->marked ? !ctl_wait_offerable(j) : ctl_wait_mark_job(st, j))
+                        continue;
+                view_job(st, r->offered, j);
+                *out = st->pass_jobs[r->offered++];
+                return 1;
+        }
+        return 0;
+}
+
+/* The jobs held by the walk's caps wait for them; a walk that handed out or held every pending
+ * job found the least request pending again (st->pending_floor). */
+static void wait_for_caps(ctl_state *st, fair_reader *r) {
+        const fairorder_pick *held;
+        size_t nheld = fairorder_walk_stop(r->walk, &held);
+        for (size_t i = 0; i < nheld; i++) {
+                job *j = st->dept_jobs[held[i].leaf].v[held[i].at];
+                r->floor = res_min(r->floor, j->spec.req);
+                ctl_wait_capped(st, j, r->marked);
+        }
+        if (r->picked + nheld >= r->total) /* all read */
+                st->pending_floor = r->floor;
+}
+
+/* The jobs of st->pass_out[0..launched) leave the queue. */
+static void leave_queue(ctl_state *st, long launched) {
+        if (st->pending_unsorted)
+                ctl_compact_pending_range(st, 0, st->npending);
+        else
+                drop_started(st, UINT64_MAX, launched);
+}
+
+/* Offer the order a window at a time while each is placed whole (windowed_order), else whole.
+ * Returns how many were launched, or -ENOMEM. */
+static long offer_fair(ctl_state *st, fair_reader *r, size_t *offered, long *placed) {
+        long launched = 0;
+        sched_job job;
+        for (size_t window = windowed_order(st) ? PASS_WINDOW : SIZE_MAX;; window *= 2) {
+                long pl = 0;
+                r->offered = 0;
+                st->pass_selective = 0;
+                while (r->offered < window && read_fair(r, &job) == 1)
+                        ;
+                size_t off = r->offered;
+                if (off == 0)
+                        break;
+                long got = offer(st, 0, &off, &pl);
+                if (got < 0)
+                        return launched ? launched : got;
+                leave_queue(st, got);
+                launched += got;
+                *offered += off;
+                *placed += pl;
+                if (got < pl || (size_t)pl < off || window == SIZE_MAX)
+                        break;
+        }
+        return launched;
+}
+
+/* EASY over the order, reading it as far as something can still be placed (pass_easy). Returns
+ * how many were launched, or -ENOMEM. */
+static long easy_fair(ctl_state *st, fair_reader *r, size_t *offered, long *placed) {
+        long launched = easy_over(st, read_fair, r, &r->offered, offered, placed);
+        if (launched >= 0)
+                leave_queue(st, launched);
+        return launched;
+}
+
+/* A pass in the fair order. Returns how many were launched, -EAGAIN when the fair code refused
+ * the tree or its departments' queues are missing (the pass then goes in submission order), or
+ * -ENOMEM. */
+static long pass_fair(ctl_state *st, size_t *offered, long *placed) {
+        fair_reader r = { .st = st, .marked = st->pending_choosy, .total = st->npending, .floor = no_floor };
+        fairorder_source src = { st->dept_npend, st->dept_sum, dept_next, st };
+        *offered = 0;
+        *placed = 0;
+        if (!st->dept_jobs)
+                return -EAGAIN;
+        /* nothing as small as the least pending request fits a node: the pass would place
+         * nothing, whatever the order, and where nobody reads the reasons it would leave, the
+         * order's solve (fair_run, O(tasks the cluster holds)) is spared */
+        if (st->cfg.unwatched && sched_index_choose(&st->view, SCHED_FIRST_FIT, st->pending_floor) < 0)
+                return 0;
+        if (pass_room(st) < 0)
+                return -ENOMEM;
+        int e = fairorder_walk_start(&st->fair, up_capacity(st), &src, &r.walk);
+        if (e < 0)
+                return e == -ENOMEM ? -ENOMEM : -EAGAIN;
+        if (r.marked)
+                (void)ctl_wait_mark(st, 0, st->npending);
+        st->dept_walking = true;
+        long launched =
+                easy_a_job_at_a_time(st) ? easy_fair(st, &r, offered, placed) : offer_fair(st, &r, offered, placed);
+        wait_for_caps(st, &r);
+        fairorder_walk_free(r.walk);
+        ctl_dept_walked(st);
         return launched;
 }
 
