@@ -110,18 +110,23 @@ static ctl_node *node(const char *name, int64_t mcpu, int64_t mem, const uint64_
         return out;
 }
 
-static uint64_t submit_requeue(int64_t mcpu) {
+/* A job of group (NULL: none) asking mcpu, which its node's loss requeues when requeue is set;
+ * its id. */
+static uint64_t submit_to(const char *group, int64_t mcpu, bool requeue) {
         job_spec spec = { .argv = calloc(2, sizeof(char *)),
                           .cwd = strdup("/tmp"),
                           .name = strdup("rq"),
+                          .group = group ? strdup(group) : NULL,
                           .req = { .mcpu = mcpu, .mem = MiB },
-                          .requeue = true };
+                          .requeue = requeue };
         spec.argv[0] = strdup("/bin/true");
         uint64_t id = 0;
         ck_assert_int_eq(ctl_submit(&st, 0, 0, "u", &spec, 1000, &id, err), 0);
         job_spec_free(&spec);
         return id;
 }
+
+static uint64_t submit_requeue(int64_t mcpu) { return submit_to(NULL, mcpu, true); }
 
 static void finish_ok(ctl_node *n, uint64_t id) {
         job_result res = { 0 };
@@ -815,6 +820,21 @@ static void both_submit(ctl_state *const both[2], const char *group, uint64_t r,
         ck_assert_uint_eq(id[0], id[1]);
 }
 
+/* Nodes n0 to n3 on both, n<m> of mcpu x (m + 1) milli-cores and mem x (4 - m) bytes: the
+ * more cores, the less memory. */
+static void both_nodes(ctl_state *const both[2], int64_t mcpu, int64_t mem) {
+        for (int k = 0; k < 2; k++)
+                for (int m = 0; m < 4; m++) {
+                        char name[8];
+                        ctl_node *out;
+                        snprintf(name, sizeof(name), "n%d", m);
+                        ck_assert_int_eq(ctl_node_up(both[k], name,
+                                                     (res_t){ .mcpu = mcpu * (m + 1), .mem = mem * (4 - m) }, "v2",
+                                                     "/x", NULL, 0, (void *)1, at(1), &out, err),
+                                         0);
+                }
+}
+
 /* Running job id ends on both. */
 static void both_finish(ctl_state *const both[2], uint64_t id, int step) {
         for (int k = 0; k < 2; k++) {
@@ -857,16 +877,7 @@ START_TEST(a_settled_pass_places_what_a_full_pass_would) {
         ctl_init(&ref, &cfg, &logged, &want);
         got.len = want.len = 0;
         uint64_t seed = 11 + (uint64_t)_i;
-        for (int k = 0; k < 2; k++)
-                for (int m = 0; m < 4; m++) {
-                        char name[8];
-                        ctl_node *out;
-                        snprintf(name, sizeof(name), "n%d", m);
-                        ck_assert_int_eq(ctl_node_up(both[k], name,
-                                                     (res_t){ .mcpu = 1000 * (m + 1), .mem = 512 * MiB * (4 - m) },
-                                                     "v2", "/x", NULL, 0, (void *)1, at(1), &out, err),
-                                         0);
-                }
+        both_nodes(both, 1000, 512 * MiB);
         for (int step = 0; step < 3000; step++) {
                 uint64_t r = sched_rng_next(&seed), what = r % 10;
                 job *j = nth_in(JOB_RUNNING, r >> 20);
@@ -976,18 +987,9 @@ START_TEST(fair_passes_read_the_departments_as_kept) {
         ctl_init(&ref, &cfg, &logged, &want);
         got.len = want.len = 0;
         uint64_t seed = 29 + (uint64_t)_i;
-        for (int k = 0; k < 2; k++) {
+        for (int k = 0; k < 2; k++)
                 ck_assert_int_eq(ctl_set_depts(both[k], algo), 0);
-                for (int m = 0; m < 4; m++) {
-                        char name[8];
-                        ctl_node *out;
-                        snprintf(name, sizeof(name), "n%d", m);
-                        ck_assert_int_eq(ctl_node_up(both[k], name,
-                                                     (res_t){ .mcpu = 12000 * (m + 1), .mem = 6144 * MiB * (4 - m) },
-                                                     "v2", "/x", NULL, 0, (void *)1, at(1), &out, err),
-                                         0);
-                }
-        }
+        both_nodes(both, 12000, 6144 * MiB);
         for (int step = 0; step < 3000; step++) {
                 uint64_t r = sched_rng_next(&seed), what = r % 16;
                 job *j = nth_in(JOB_RUNNING, r >> 20);
@@ -1017,21 +1019,6 @@ START_TEST(fair_passes_read_the_departments_as_kept) {
 }
 END_TEST
 
-/* A job of group, which its node's loss requeues when requeue is set; its id. */
-static uint64_t submit_group_requeue(const char *group, bool requeue) {
-        job_spec spec = { .argv = calloc(2, sizeof(char *)),
-                          .cwd = strdup("/tmp"),
-                          .name = strdup("j"),
-                          .group = strdup(group),
-                          .req = { .mcpu = 1000, .mem = MiB },
-                          .requeue = requeue };
-        spec.argv[0] = strdup("/bin/true");
-        uint64_t id = 0;
-        ck_assert_int_eq(ctl_submit(&st, 0, 0, "u", &spec, 1000, &id, err), 0);
-        job_spec_free(&spec);
-        return id;
-}
-
 /* In the fair order, a requeued job goes back to its department's pending jobs in its id's
  * place, before the one a pass last found first there, and is the next of its department. */
 START_TEST(a_requeued_job_is_its_departments_next_in_the_fair_order) {
@@ -1041,8 +1028,7 @@ START_TEST(a_requeued_job_is_its_departments_next_in_the_fair_order) {
         st.cfg.depts = &d;
         ck_assert_int_eq(ctl_set_depts(&st, FAIR_HDRF), 0);
         (void)node("a", 1000, 1024 * MiB, NULL, 0);
-        uint64_t rq = submit_group_requeue("a", true), a2 = submit_group_requeue("a", false),
-                 b1 = submit_group_requeue("b", false);
+        uint64_t rq = submit_to("a", 1000, true), a2 = submit_to("a", 1000, false), b1 = submit_to("b", 1000, false);
         ck_assert_int_eq(ctl_schedule(&st), 1);
         ck_assert_uint_eq(rec.launch_ids[0], rq);
         ctl_node *b = node("b", 1000, 1024 * MiB, NULL, 0);
