@@ -68,6 +68,7 @@ struct agent {
         cg_backend *cg;
         ctlink *link;
         jobtab jobs; /* the job table */
+        idmap kept;  /* the reports kept in the state directory, by job id (report.c) */
         sd_event_source *usage_timer;
         agent_job *queue, **queue_tail; /* jobs waiting for their turn to start, oldest first */
         sd_event_source *launcher;      /* starts the queue's first job, a job per turn */

@@ -439,6 +439,7 @@ void agent_free(agent *a) {
         while (jobtab_first(&a->jobs))
                 agent_job_free(jobtab_first(&a->jobs));
         jobtab_free(&a->jobs);
+        report_free_kept(a);
         sd_event_source_disable_unref(a->usage_timer);
         jobstart_free(a);
         jobsync_free(a->sync);

@@ -21,6 +21,32 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* A report kept in the state directory until the controller acknowledges it (idmap's key
+ * first), and which attempt it is about: known without its file, which a launch (an open that
+ * failed) and an acknowledgement (an open, two reads and a parse) each read for it. */
+typedef struct kept_report {
+        uint64_t id;
+        uint32_t attempt;
+} kept_report;
+
+/* Remember that the report of job id's attempt is kept. Out of memory it is not (logged): a
+ * launch of that attempt sent again would run it again, as when its file cannot be written. */
+static void remember_kept(agent *a, uint64_t id, uint32_t attempt) {
+        kept_report *k = idmap_find(&a->kept, id);
+
+        if (!k && (k = malloc(sizeof(*k)))) {
+                k->id = id;
+                if (idmap_add(&a->kept, k) < 0) {
+                        free(k);
+                        k = NULL;
+                }
+        }
+        if (k)
+                k->attempt = attempt;
+        else
+                log_error("job=%" PRIu64 ": out of memory remembering its kept report", id);
+}
+
 /* Queue a report; it survives a disconnect. A tracked one (finished) keeps its files in the
  * state directory until it has been written to the controller (report_written). */
 static void send_report(agent *a, uint64_t id, cJSON *msg, bool built, bool tracked) {
@@ -52,7 +78,9 @@ static void send_finished(agent *a, uint64_t id, uint32_t attempt, job_state st,
         int k = text ? jobsync_replace(a->sync, id, JOBFILE_DONE, text) : -ENOMEM;
 
         free(text);
-        if (k < 0 && ok)
+        if (k == 0)
+                remember_kept(a, id, attempt);
+        else if (ok)
                 log_errno(LOG_WARNING, k, "job=%" PRIu64 " dir=%s: cannot keep the report on disk, sending it now", id,
                           a->cfg.state_dir);
         send_report(a, id, m, ok, true);
@@ -63,6 +91,8 @@ static void send_finished(agent *a, uint64_t id, uint32_t attempt, job_state st,
  * the job runs here (its record is the new run's). */
 static void forget_report(agent *a, uint64_t id) {
         int r = jobsync_remove(a->sync, id, !jobtab_find(&a->jobs, id));
+
+        free(idmap_remove(&a->kept, id));
 
         if (r < 0)
                 log_errno(LOG_WARNING, r, "job=%" PRIu64 " dir=%s: cannot queue the removal of the job's files", id,
@@ -80,15 +110,15 @@ void report_written(uint64_t id, void *userdata) {
 
 /* The attempt a kept report is about (1 when it does not say), or 0 when there is none. */
 uint32_t report_kept_attempt(agent *a, uint64_t id) {
-        char *text = NULL, err[PROTO_ERRLEN];
-        int64_t attempt = 1;
-        cJSON *m = jobdir_read(a->cfg.state_dir, id, JOBFILE_DONE, &text) == 0 ? cJSON_Parse(text) : NULL;
+        const kept_report *k = idmap_find(&a->kept, id);
 
-        if (m && proto_get_int(m, "attempt", 1, UINT32_MAX, &attempt, err) == -EINVAL)
-                attempt = 0;
-        cJSON_Delete(m);
-        free(text);
-        return m ? (uint32_t)attempt : 0;
+        return k ? k->attempt : 0;
+}
+
+void report_free_kept(agent *a) {
+        for (size_t i = 0; i < a->kept.cap; i++)
+                free(a->kept.slots[i]);
+        idmap_free(&a->kept);
 }
 
 /* The controller has stored the end of this attempt of the job: its kept report may go. */
@@ -243,13 +273,18 @@ int report_read_exit(agent *a, uint64_t id, jobfile_exit *ex) {
 static void report_resend(agent *a, uint64_t id, const char *text) {
         cJSON *m = cJSON_Parse(text);
         const char *type = m ? proto_type(m) : NULL;
+        char err[PROTO_ERRLEN];
+        int64_t attempt = 1;
 
         if (!type || strcmp(type, "finished") != 0) {
                 log_warning("job=%" PRIu64 " dir=%s: dropping a kept report that is not a finished message", id,
                             a->cfg.state_dir);
                 (void)jobdir_remove(a->cfg.state_dir, id);
         } else {
-                log_info("job=%" PRIu64 ": sending the report a previous agent kept", id);
+                log_info("job=%" PRIu64 ": sending its kept report again", id);
+                if (proto_get_int(m, "attempt", 1, UINT32_MAX, &attempt, err) == -EINVAL)
+                        attempt = 0; /* kept, and sent, but about no attempt a launch names */
+                remember_kept(a, id, (uint32_t)attempt);
                 send_report(a, id, m, true, true);
         }
         cJSON_Delete(m);

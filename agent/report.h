@@ -20,8 +20,11 @@ void report_started(agent_job *j);
 void report_started_again(agent *a);
 /* Report a job that never ran: st (failed or cancelled) with error. */
 void report_not_run(agent *a, uint64_t id, uint32_t attempt, job_state st, const char *error);
-/* The attempt a kept report of job id is about (1 when it does not say), or 0 when none is. */
+/* The attempt a kept report of job id is about (1 when it does not say), or 0 when none is. O(1),
+ * no I/O: the kept reports are remembered as they are written and found again. */
 uint32_t report_kept_attempt(agent *a, uint64_t id);
+/* Forget every kept report (their files stay): the agent is freed. */
+void report_free_kept(agent *a);
 /* The controller has stored the end of an attempt of a job: its kept report may go. */
 void report_handle_ack(agent *a, const cJSON *msg);
 /* ctlink's written callback: a stopping agent is done with a report once it is written. */

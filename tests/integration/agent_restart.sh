@@ -211,10 +211,10 @@ for ((i = 0; i < 300; i++)); do [ -f "$state_dir/job-$e5.done" ] && break; sleep
 kill_wait "$(agent_pid "$node")"
 restart_agent
 for ((i = 0; i < 300; i++)); do
-        grep -q "job=$e5: sending the report a previous agent kept" "$DIR/$node.log" && break
+        grep -q "job=$e5: sending its kept report again" "$DIR/$node.log" && break
         sleep 0.1
 done
-grep -q "job=$e5: sending the report a previous agent kept" "$DIR/$node.log" ||
+grep -q "job=$e5: sending its kept report again" "$DIR/$node.log" ||
         stopped_fail "the next agent did not send job $e5's kept report"
 kill -CONT "$cpid"
 note "agent killed with job $e5's report unacknowledged and job $r5 launched as the controller stopped"
