@@ -151,6 +151,7 @@ static void adopt_record(agent *a, uint64_t id) {
                 return;
         }
         *j = (agent_job){ .agent = a,
+                          .steps_fd = -1,
                           .id = id,
                           .attempt = rec.attempt,
                           .shepherd = rec.shepherd,

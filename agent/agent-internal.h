@@ -46,6 +46,7 @@ typedef struct agent_job {
                                     * NULL for an adopted one without pidfd: the usage tick polls it */
         sd_event_source *grace;    /* cancel: SIGKILL after the grace period */
         sd_event_source *progress; /* while starting: the report pipe */
+        int steps_fd;              /* while starting: the steps pipe, read at the deadline (-1: none) */
         sd_event_source *deadline; /* while starting: the launch deadline */
         sd_event_source *kill;     /* the cgroup's kill under way (cgkill.h) */
         struct agent_job *prev, *next;

@@ -41,6 +41,8 @@ void agent_job_free(agent_job *j) {
         sd_event_source_disable_unref(j->watch);
         sd_event_source_disable_unref(j->grace);
         sd_event_source_disable_unref(j->progress);
+        if (j->steps_fd >= 0)
+                close(j->steps_fd);
         sd_event_source_disable_unref(j->deadline);
         sd_event_source_disable_unref(j->kill);
         sd_event_source_disable_unref(j->limit);

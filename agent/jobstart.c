@@ -37,6 +37,9 @@ static uint64_t turn_usec(agent *a) {
 static void launch_over(agent_job *j) {
         j->starting = false;
         j->progress = sd_event_source_disable_unref(j->progress);
+        if (j->steps_fd >= 0)
+                close(j->steps_fd);
+        j->steps_fd = -1;
         j->deadline = sd_event_source_disable_unref(j->deadline);
         (void)sd_event_source_set_enabled(j->agent->standby_fork, SD_EVENT_ONESHOT);
 }
@@ -63,7 +66,7 @@ static void launch_outcome(agent_job *j, const launch_progress *m) {
                 agent_job_kill(j);
 }
 
-/* The launch's report pipe: the steps the job's process begins, then the outcome. */
+/* The launch's report pipe: its outcome. */
 static int on_progress(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         agent_job *j = userdata;
         launch_progress m;
@@ -71,12 +74,9 @@ static int on_progress(sd_event_source *s, int fd, uint32_t revents, void *userd
         (void)s;
         (void)revents;
 
-        while (j->starting && (r = shepherd_read_progress(fd, &m)) > 0) {
+        while (j->starting && (r = shepherd_read_progress(fd, &m)) > 0)
                 if (m.done)
                         launch_outcome(j, &m);
-                else
-                        snprintf(j->step, sizeof(j->step), "%s", m.what);
-        }
         /* End of file or a torn record: the shepherd's end tells the rest. */
         if (j->starting && r != -EAGAIN)
                 (void)sd_event_source_set_enabled(j->progress, SD_EVENT_OFF);
@@ -104,6 +104,7 @@ static bool launch_unfinished(const agent_job *j) {
  * job on it and nothing else. */
 static int on_launch_deadline(sd_event_source *s, uint64_t usec, void *userdata) {
         agent_job *j = userdata;
+        launch_progress m;
         (void)s;
         (void)usec;
 
@@ -112,6 +113,8 @@ static int on_launch_deadline(sd_event_source *s, uint64_t usec, void *userdata)
                 on_progress(j->progress, sd_event_source_get_io_fd(j->progress), EPOLLIN, j);
         if (!j->starting)
                 return 0;
+        while (j->steps_fd >= 0 && shepherd_read_progress(j->steps_fd, &m) > 0) /* the last one begun */
+                snprintf(j->step, sizeof(j->step), "%s", m.what);
         if (j->ending || (j->adopted && !launch_unfinished(j))) { /* it ended, or exec'd unheard */
                 launch_over(j);
                 if (!j->ending)
@@ -168,14 +171,16 @@ static void abandon_start(agent_job *j, const char *error) {
 }
 
 /* Watch a launch: its report pipe (the source's from now on), its deadline, and the
- * shepherd's end. Returns 0 or -errno. */
+ * shepherd's end; the job keeps its steps pipe. Returns 0 or -errno. */
 static int watch_launch(agent_job *j, shepherd *sh) {
         agent *a = j->agent;
-        int r = fcntl(sh->report_fd, F_SETFL, O_NONBLOCK) < 0 ? -errno : 0;
+        int r = sd_event_add_io(a->event, &j->progress, sh->report_fd, EPOLLIN, on_progress, j);
 
-        if (r == 0 && (r = sd_event_add_io(a->event, &j->progress, sh->report_fd, EPOLLIN, on_progress, j)) == 0) {
+        if (r == 0) {
                 (void)sd_event_source_set_io_fd_own(j->progress, true);
                 sh->report_fd = -1;
+                j->steps_fd = sh->steps_fd;
+                sh->steps_fd = -1;
         }
         if (r == 0)
                 r = sd_event_add_time_relative(a->event, &j->deadline, CLOCK_MONOTONIC,
@@ -437,6 +442,7 @@ void jobstart_queue(agent *a, launch_msg *m) {
                           .queued = q,
                           .time_limit_usec = m->spec.time_limit_usec > 0 ? m->spec.time_limit_usec : 0,
                           .launch_msg_usec = turn_usec(a),
+                          .steps_fd = -1,
                           .weights_seq = a->weights_seq };
         *q = *m;
         m->spec = (job_spec){ 0 }; /* moved into q */

@@ -71,17 +71,15 @@ static void append(char *buf, size_t size, const char *s) {
         buf[l + n] = 0;
 }
 
-/* Say which step (and arg) begins: should it hang (a dead NFS server, a FUSE mount that never
- * answers), the agent names it. Async-signal-safe. */
-static void child_step(const child_plan *p, const char *step, const char *arg) {
+void launch_tell_step(int fd, const char *step, const char *arg) {
         launch_progress m = { 0 };
 
-        if (p->progress_fd <= 0)
+        if (fd <= 0)
                 return;
         append(m.what, sizeof(m.what), step);
         append(m.what, sizeof(m.what), " ");
         append(m.what, sizeof(m.what), arg);
-        (void)!write(p->progress_fd, &m, sizeof(m));
+        (void)!write(fd, &m, sizeof(m));
 }
 
 /* Report step (and arg) with errno to the parent and end the child. */
@@ -102,7 +100,7 @@ static _Noreturn void child_fail(const child_plan *p, const char *step, const ch
 static void child_redirect(const child_plan *p, const char *path, int flags, int fd) {
         int o;
 
-        child_step(p, "open", path);
+        launch_tell_step(p->progress_fd, "open", path);
         o = open(path, flags | O_CLOEXEC | O_NONBLOCK, 0644);
 
         if (o < 0)
@@ -227,7 +225,7 @@ static _Noreturn void child_run(const child_plan *p) {
                 child_fail(p, "setuid", p->uid_text);
         child_new_keyring(p);
         umask((mode_t)s->umask); /* the submitter's, before the output files are made */
-        child_step(p, "chdir", s->cwd ? s->cwd : "/");
+        launch_tell_step(p->progress_fd, "chdir", s->cwd ? s->cwd : "/");
         if (chdir(s->cwd ? s->cwd : "/") < 0)
                 child_fail(p, "chdir", s->cwd ? s->cwd : "/");
         child_redirect(p, "/dev/null", O_RDONLY, STDIN_FILENO);
@@ -242,7 +240,7 @@ static _Noreturn void child_run(const child_plan *p) {
         if (p->nofile.rlim_max && setrlimit(RLIMIT_NOFILE, &p->nofile) < 0)
                 child_fail(p, "setrlimit", "RLIMIT_NOFILE");
         /* Before the signals are reset: SIGPIPE stays ignored should the agent have gone. */
-        child_step(p, "execve", s->argv[0]);
+        launch_tell_step(p->progress_fd, "execve", s->argv[0]);
         child_reset_signals(p);
         /* Close-on-exec rather than close: the error pipe must stay open until execve. */
         if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)

@@ -26,9 +26,9 @@ typedef struct launch_req {
         size_t ndept_weights;
 } launch_req;
 
-/* One record on a launch's progress pipe: a step the child begins ("open /x/out"; done 0), or
- * the launch's outcome (done 1, from the shepherd). Shorter than PIPE_BUF, so each record is
- * written whole even with two writers. */
+/* One record of a launch: on its steps pipe a step begun ("open /x/out"; done 0), by the
+ * shepherd or the child, or on its report pipe the launch's outcome (done 1, from the shepherd).
+ * Shorter than PIPE_BUF, so each record is written whole even with two writers. */
 typedef struct launch_progress {
         int done;
         int error;          /* the outcome's errno, 0 when the job runs */
@@ -55,3 +55,7 @@ int launch_cgroup(const launch_req *req, char *err, size_t errlen);
  * negative errno with the step and path in err
  * ("chdir /nope: No such file or directory") and the child has been reaped. */
 int launch_job(const launch_req *req, pid_t *pid, char *err, size_t errlen);
+/* Write the step "step arg" about to begin to fd (a launch_progress record; fd <= 0: nowhere),
+ * so that should it hang (a dead NFS server, a FUSE mount that never answers) the agent names
+ * it. Never waits on a non-blocking fd: a full pipe drops the step. Async-signal-safe. */
+void launch_tell_step(int fd, const char *step, const char *arg);

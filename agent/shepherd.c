@@ -34,20 +34,31 @@ static const char standby_ready = 'r';
 /* Exit statuses of a shepherd, for the agent's log when one ends early. */
 enum { SHEPHERD_OK, SHEPHERD_SETUP_FAILED, SHEPHERD_LAUNCH_FAILED, SHEPHERD_WRITE_FAILED };
 
-/* Close every descriptor from 3 up but a and b (both >= 3). */
-static int close_all_but(int a, int b) {
-        int lo = a < b ? a : b, hi = a < b ? b : a;
+/* A shepherd's ends of its three pipes: the agent's requests and go, its report to the agent
+ * (a standby's byte, the launch's outcome), and the steps the launch begins. */
+typedef struct shepherd_fds {
+        int go, report, steps;
+} shepherd_fds;
 
-        if (lo > 3 && close_range(3, (unsigned)lo - 1, 0) < 0)
-                return -errno;
-        if (hi > lo + 1 && close_range((unsigned)lo + 1, (unsigned)hi - 1, 0) < 0)
-                return -errno;
-        return close_range((unsigned)hi + 1, ~0U, 0) < 0 ? -errno : 0;
+static int compare_fds(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+
+/* Close every descriptor from 3 up but fds's (each >= 3). */
+static int close_all_but(const shepherd_fds *fds) {
+        int keep[] = { fds->go, fds->report, fds->steps };
+        unsigned from = 3;
+
+        qsort(keep, sizeof(keep) / sizeof(keep[0]), sizeof(keep[0]), compare_fds);
+        for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) {
+                if ((unsigned)keep[i] > from && close_range(from, (unsigned)keep[i] - 1, 0) < 0)
+                        return -errno;
+                from = (unsigned)keep[i] + 1;
+        }
+        return close_range(from, ~0U, 0) < 0 ? -errno : 0;
 }
 
-/* Descriptors, session, reaping and signals of a shepherd; *go and *report are moved above 2
- * first, in case the agent was started with a standard descriptor closed. */
-static int shepherd_setup(const char *name, int *go, int *report) {
+/* Descriptors, session, reaping and signals of a shepherd; fds are moved above 2 first, in
+ * case the agent was started with a standard descriptor closed. */
+static int shepherd_setup(const char *name, shepherd_fds *fds) {
         int null;
 
         /* The name first, before the agent's descriptors close: among them is its lock on the
@@ -56,9 +67,11 @@ static int shepherd_setup(const char *name, int *go, int *report) {
          * takes it for finished and gives it no deadline (stall.sh saw a job hang so). */
         if (prctl(PR_SET_NAME, name) < 0)
                 return -errno;
-        if ((*go = fcntl(*go, F_DUPFD_CLOEXEC, 3)) < 0 || (*report = fcntl(*report, F_DUPFD_CLOEXEC, 3)) < 0)
+        if ((fds->go = fcntl(fds->go, F_DUPFD_CLOEXEC, 3)) < 0 ||
+            (fds->report = fcntl(fds->report, F_DUPFD_CLOEXEC, 3)) < 0 ||
+            (fds->steps = fcntl(fds->steps, F_DUPFD_CLOEXEC, 3)) < 0)
                 return -errno;
-        if (close_all_but(*go, *report) < 0)
+        if (close_all_but(fds) < 0)
                 return -errno;
         /* Not the agent's terminal or log pipe: they would stay open for the job's whole life. */
         if ((null = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
@@ -106,32 +119,29 @@ static int write_exit(const char *dir, uint64_t id, int status) {
 
 /* Make the job's cgroup, off the agent's loop: a mkdir in cgroupfs took 341 ms on a loaded host
  * (perf trace). The step is told first, so that a launch stalled in it is named. */
-static int make_cgroup(const launch_req *req, int report, char *err, size_t errlen) {
-        launch_progress step = { 0 };
-
-        snprintf(step.what, sizeof(step.what), "make cgroup %s", req->cg_job);
-        (void)!write(report, &step, sizeof(step));
+static int make_cgroup(const launch_req *req, int steps, char *err, size_t errlen) {
+        launch_tell_step(steps, "make cgroup", req->cg_job);
         return launch_cgroup(req, err, errlen);
 }
 
 /* The job user's groups into *groups: those looked up ahead while they are current, else
  * looked up now, the step told first (a name service that does not answer is named). On
  * failure *groups is left empty, and launch_job tries again and says why. */
-static void job_groups(const launch_req *req, int report, usergroups *groups) {
-        launch_progress step = { 0 };
+static void job_groups(const launch_req *req, int steps, usergroups *groups) {
+        char uid[16];
 
         if (usergroups_current(groups, req->uid, req->gid, clock_mono_ms()))
                 return;
         usergroups_free(groups);
-        snprintf(step.what, sizeof(step.what), "look up the groups of uid %u", (unsigned)req->uid);
-        (void)!write(report, &step, sizeof(step));
+        snprintf(uid, sizeof(uid), "%u", (unsigned)req->uid);
+        launch_tell_step(steps, "look up the groups of uid", uid);
         (void)usergroups_lookup(req->uid, req->gid, groups);
 }
 
 /* Launch the job as req says, its shepherd set up already, and see it to its end. groups: the
  * user's looked up ahead (a standby's), or empty. */
 static _Noreturn void shepherd_run(const launch_req *req, usergroups *groups, uint64_t id, const char *dir,
-                                   uint64_t spare, int go, int report) {
+                                   uint64_t spare, const shepherd_fds *fds) {
         launch_progress rep = { .done = 1 };
         launch_req lr = *req;
         int status = 0;
@@ -142,25 +152,26 @@ static _Noreturn void shepherd_run(const launch_req *req, usergroups *groups, ui
          * record: nothing runs in the cgroup until then, and the two took turns on the launch's
          * path (0.2 to 0.3 ms each, strace). A change to the group database made before the
          * launch came is seen: the groups are those of the launch's request, or newer. */
-        rep.error = -make_cgroup(&lr, report, rep.what, sizeof(rep.what));
+        rep.error = -make_cgroup(&lr, fds->steps, rep.what, sizeof(rep.what));
         rep.foreign_cgroup = rep.error == EEXIST;
         if (!rep.error) {
-                job_groups(&lr, report, groups);
+                job_groups(&lr, fds->steps, groups);
                 lr.groups = groups->list ? groups : NULL;
         }
         do
-                n = read(go, &c, 1);
+                n = read(fds->go, &c, 1);
         while (n < 0 && errno == EINTR);
         if (n != 1) { /* the agent gave up on this job: what it never learnt of goes */
                 if (!rep.error)
                         (void)cg_job_remove(lr.cg, lr.cg_job);
                 _exit(SHEPHERD_OK);
         }
-        lr.progress_fd = report; /* the job's steps go straight to the agent */
+        lr.progress_fd = fds->steps;
         if (!rep.error)
                 rep.error = -launch_job(&lr, &rep.pid, rep.what, sizeof(rep.what));
-        (void)!write(report, &rep, sizeof(rep));
-        close(report);
+        (void)!write(fds->report, &rep, sizeof(rep));
+        close(fds->report);
+        close(fds->steps);
         (void)prctl(PR_SET_NAME, SHEPHERD_NAME); /* the launch is over: see SHEPHERD_LAUNCH_NAME */
         /* After the go, when the record is on disk: the tmp exit file goes with the job's files
          * (jobdir_list), failed launch or not. A spare gone meanwhile: write_exit makes one. */
@@ -177,25 +188,25 @@ static _Noreturn void shepherd_run(const launch_req *req, usergroups *groups, ui
  * file first (the agent stopped, or gave up on us) ends it quietly. Meanwhile it looks up the
  * groups of last, the user of the job before, which the next job's launch takes while they are
  * current (usergroups.h). */
-static _Noreturn void standby_main(cg_backend *cg, const char *dir, const shepherd_user *last, int go, int report) {
+static _Noreturn void standby_main(cg_backend *cg, const char *dir, const shepherd_user *last, shepherd_fds fds) {
         usergroups ahead = { 0 };
         launch_unpacked u;
         uint32_t len;
         char *buf;
 
-        if (shepherd_setup(SHEPHERD_STANDBY_NAME, &go, &report) < 0)
+        if (shepherd_setup(SHEPHERD_STANDBY_NAME, &fds) < 0)
                 _exit(SHEPHERD_SETUP_FAILED);
         if (last->known)
                 (void)usergroups_lookup(last->uid, last->gid, &ahead); /* else the launch looks up */
-        if (write(report, &standby_ready, 1) != 1)
+        if (write(fds.report, &standby_ready, 1) != 1)
                 _exit(SHEPHERD_OK); /* the agent is gone */
-        if (proto_read_exact(go, &len, sizeof(len)) < 0)
+        if (proto_read_exact(fds.go, &len, sizeof(len)) < 0)
                 _exit(SHEPHERD_OK);
         (void)prctl(PR_SET_NAME, SHEPHERD_LAUNCH_NAME);
-        if (!(buf = malloc(len ? len : 1)) || proto_read_exact(go, buf, len) < 0 || launch_unpack(buf, len, &u) < 0)
+        if (!(buf = malloc(len ? len : 1)) || proto_read_exact(fds.go, buf, len) < 0 || launch_unpack(buf, len, &u) < 0)
                 _exit(SHEPHERD_SETUP_FAILED);
         u.req.cg = cg;
-        shepherd_run(&u.req, &ahead, u.id, dir, u.exit_spare, go, report);
+        shepherd_run(&u.req, &ahead, u.id, dir, u.exit_spare, &fds);
 }
 
 static void reap(pid_t pid) {
@@ -204,7 +215,7 @@ static void reap(pid_t pid) {
 }
 
 static void close_pipes(shepherd *sh) {
-        int *fds[] = { &sh->go_fd, &sh->go_peer, &sh->report_fd };
+        int *fds[] = { &sh->go_fd, &sh->go_peer, &sh->report_fd, &sh->steps_fd };
 
         for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
                 if (*fds[i] >= 0) {
@@ -217,31 +228,40 @@ static void close_pipes(shepherd *sh) {
  * for one. */
 static int fork_shepherd(const launch_req *req, uint64_t id, const char *state_dir, uint64_t spare,
                          cg_backend *standby_cg, const shepherd_user *last, shepherd *sh, char *err, size_t errlen) {
-        int go[2] = { -1, -1 }, rep[2] = { -1, -1 }, r;
+        int go[2] = { -1, -1 }, rep[2] = { -1, -1 }, steps[2] = { -1, -1 }, cap = 0, r = 0;
 
-        *sh = (shepherd){ .go_fd = -1, .go_peer = -1, .report_fd = -1 };
-        if (pipe2(go, O_CLOEXEC) < 0 || pipe2(rep, O_CLOEXEC) < 0) {
+        /* The agent's ends never wait: the go's takes a whole request (its capacity, read once,
+         * says whether it can), the report's is read as the loop hears of it. The steps' pipe
+         * does not wait at either end: a step told to a full pipe is dropped (a launch tells a
+         * handful), and the agent reads them only should it need them (a launch's deadline). */
+        if (pipe2(go, O_CLOEXEC) < 0 || pipe2(rep, O_CLOEXEC) < 0 || pipe2(steps, O_CLOEXEC | O_NONBLOCK) < 0 ||
+            fcntl(go[1], F_SETFL, O_NONBLOCK) < 0 || fcntl(rep[0], F_SETFL, O_NONBLOCK) < 0 ||
+            (cap = fcntl(go[1], F_GETPIPE_SZ)) < 0)
                 r = -errno;
-                snprintf(err, errlen, "pipe: %s", strerror(errno));
-                *sh = (shepherd){ .go_fd = go[1], .go_peer = go[0], .report_fd = -1 };
+        *sh = (shepherd){ .go_fd = go[1], .go_peer = go[0], .report_fd = rep[0], .steps_fd = steps[0], .go_cap = cap };
+        if (r < 0) {
+                snprintf(err, errlen, "pipe: %s", strerror(-r));
+                if (rep[1] >= 0)
+                        close(rep[1]);
+                if (steps[1] >= 0)
+                        close(steps[1]);
                 close_pipes(sh);
                 return r;
         }
         sh->pid = fork();
-        if (sh->pid == 0 && !req)
-                standby_main(standby_cg, state_dir, last, go[0], rep[1]);
         if (sh->pid == 0) {
+                shepherd_fds fds = { .go = go[0], .report = rep[1], .steps = steps[1] };
                 usergroups none = { 0 };
 
-                if (shepherd_setup(SHEPHERD_LAUNCH_NAME, &go[0], &rep[1]) < 0)
+                if (!req)
+                        standby_main(standby_cg, state_dir, last, fds);
+                if (shepherd_setup(SHEPHERD_LAUNCH_NAME, &fds) < 0)
                         _exit(SHEPHERD_SETUP_FAILED);
-                shepherd_run(req, &none, id, state_dir, spare, go[0], rep[1]);
+                shepherd_run(req, &none, id, state_dir, spare, &fds);
         }
         r = sh->pid < 0 ? -errno : 0;
         close(rep[1]);
-        *sh = (shepherd){ .pid = sh->pid, .go_fd = go[1], .go_peer = go[0], .report_fd = rep[0] };
-        if (r == 0 && !req && fcntl(sh->report_fd, F_SETFL, O_NONBLOCK) < 0)
-                r = -errno; /* shepherd_request looks for the standby's byte without waiting */
+        close(steps[1]);
         if (r < 0)
                 snprintf(err, errlen, "fork: %s", strerror(-r));
         else if ((r = shepherd_proc_start(sh->pid, &sh->start)) < 0) {
@@ -264,28 +284,32 @@ int shepherd_spawn_standby(cg_backend *cg, const char *state_dir, const shepherd
 }
 
 int shepherd_request(shepherd *sh, const launch_req *req, uint64_t id, uint64_t spare, char **msg, size_t *len) {
-        int cap, r;
+        int r;
         char c;
 
-        if (!shepherd_alive(sh->pid, sh->start))
-                return -ESRCH; /* killed meanwhile: its pipe would take the request all the same */
-        if (!sh->ready) {
+        /* Its report pipe says both whether it waits and whether it lives: its byte once, then
+         * nothing while it lives, end of file once it has gone (killed meanwhile, its pipe would
+         * take the request all the same). No read of /proc/PID/stat: five system calls fewer
+         * on the launch's path; the standby is our child, unreaped, so its pid is its own. */
+        for (;;) {
                 ssize_t n = read(sh->report_fd, &c, 1);
 
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0 && errno == EAGAIN && sh->ready)
+                        break;
                 if (n < 0)
                         return errno == EAGAIN ? -EBUSY : -errno;
-                if (n == 0 || c != standby_ready)
+                if (n == 0 || sh->ready || c != standby_ready)
                         return -ESRCH;
                 sh->ready = true;
         }
         /* The pipe is empty and must take the whole request at once, its length and the go's
          * byte after it: the loop never waits for a standby to read (64 KiB: a long script
          * with a large environment does not fit). */
-        if ((cap = fcntl(sh->go_fd, F_GETPIPE_SZ)) < 0)
-                return -errno;
         if ((r = launch_pack(req, id, spare, msg, len)) < 0)
                 return r;
-        if (sizeof(uint32_t) + *len + 1 > (size_t)cap) {
+        if (sizeof(uint32_t) + *len + 1 > (size_t)sh->go_cap) {
                 free(*msg);
                 *msg = NULL;
                 return -EMSGSIZE;
@@ -296,15 +320,9 @@ int shepherd_request(shepherd *sh, const launch_req *req, uint64_t id, uint64_t 
 int shepherd_hand(shepherd *sh, char *msg, size_t len, char *err, size_t errlen) {
         uint32_t len32 = (uint32_t)len;
         struct iovec iov[] = { { .iov_base = &len32, .iov_len = sizeof(len32) }, { .iov_base = msg, .iov_len = len } };
-        ssize_t n;
-        int r = fcntl(sh->go_fd, F_SETFL, O_NONBLOCK) < 0 ? -errno : 0;
+        ssize_t n = writev(sh->go_fd, iov, 2);
+        int r = n < 0 ? -errno : (size_t)n < sizeof(len32) + len ? -EMSGSIZE : 0;
 
-        if (r == 0) {
-                n = writev(sh->go_fd, iov, 2);
-                r = n < 0 ? -errno : (size_t)n < sizeof(len32) + len ? -EMSGSIZE : 0;
-        }
-        if (r == 0 && fcntl(sh->go_fd, F_SETFL, 0) < 0) /* shepherd_go's write blocks, as it always did */
-                r = -errno;
         free(msg);
         if (r < 0) {
                 snprintf(err, errlen, "hand its job to standby shepherd %d: %s", (int)sh->pid, strerror(-r));

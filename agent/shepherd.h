@@ -10,12 +10,15 @@
  * (launch_cgroup: the agent's loop never waits on cgroupfs) and looks up the job user's groups
  * (usergroups.h: a standby's lookup made ahead, while current) while the agent writes the job's
  * record. It then waits for the agent's go (without one it removes the cgroup and exits),
- * launches the job exactly as launch_job() does, the child telling the agent each step
- * it begins over the report pipe, tells the agent the job's pid or why it could not start
- * there too, waits for the job's main process, writes how it ended to job-<id>.exit
+ * launches the job exactly as launch_job() does, tells the agent the job's pid or why it could
+ * not start over the report pipe, waits for the job's main process, writes how it ended to job-<id>.exit
  * in the state directory (jobdir_replace: atomic; not fsynced, see jobdir.c; through a spare
  * file the agent gave it, jobdir.h), and exits. Whether the agent still lives by then does not
- * matter. */
+ * matter. Each step of the launch that may block (the cgroup, the groups, then the child's
+ * chdir, opens and exec) is told first on a pipe of its own, which the agent reads only when the
+ * launch overruns its deadline, to name the step it hangs in: heard as they came, the steps
+ * were five turns of the agent's loop a launch, in a cgroup v2 guest 6% of the launch and 13% of
+ * a drain's time (docs/benchmarks.md). */
 #pragma once
 #include "launch.h"
 #include <stdbool.h>
@@ -34,9 +37,10 @@
 
 typedef struct shepherd {
         pid_t pid;
-        uint64_t start;                /* its start time: /proc/PID/stat field 22 */
-        int go_fd, go_peer, report_fd; /* the agent's pipe ends */
-        bool ready;                    /* a standby that said it waits for its request */
+        uint64_t start;                          /* its start time: /proc/PID/stat field 22 */
+        int go_fd, go_peer, report_fd, steps_fd; /* the agent's pipe ends, none of them blocking */
+        int go_cap;                              /* the go pipe's capacity */
+        bool ready;                              /* a standby that said it waits for its request */
 } shepherd;
 
 /* Fork the shepherd of job id (req as for launch_job) and read its start time; it makes the
@@ -69,10 +73,10 @@ int shepherd_request(shepherd *sh, const launch_req *req, uint64_t id, uint64_t 
  * shepherd as shepherd_spawn leaves one, making the job's cgroup and waiting for shepherd_go or
  * shepherd_abort. Returns 0, or -errno with err and the standby reaped. */
 int shepherd_hand(shepherd *sh, char *msg, size_t len, char *err, size_t errlen);
-/* Let the shepherd launch the job, without waiting: from then on report_fd (the caller's to
- * close) carries the job's steps and the outcome (launch_progress, read with
- * shepherd_read_progress). Returns 0, or -errno with err and the shepherd reaped; the go pipe
- * is closed either way. */
+/* Let the shepherd launch the job, without waiting: from then on report_fd carries the
+ * launch's outcome and steps_fd the steps it begins (launch_progress records, read with
+ * shepherd_read_progress; both the caller's to close). Returns 0, or -errno with err and the
+ * shepherd reaped; the go pipe is closed either way. */
 int shepherd_go(shepherd *sh, char *err, size_t errlen);
 /* Read one record of a launch's progress from fd. Returns 1 with *m, 0 at end of file (the
  * shepherd has gone), -EAGAIN when there is none yet, or -errno (-EIO: a torn record). */
