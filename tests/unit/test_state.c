@@ -315,6 +315,33 @@ START_TEST(easy_reads_the_tasks_of_an_arrays_record) {
 }
 END_TEST
 
+/* The record makes tasks after a pass found the least request again without them: their
+ * request lowers it as they join the queue (arec_queue), or the next pass would stop at the
+ * reserved job, as if nothing behind it could fit. Here the first slice is cancelled and the
+ * record cannot store its next tasks during one pass, which reads the reserved job alone. */
+START_TEST(easy_reads_tasks_an_arrays_record_makes_after_the_floor_rose) {
+        st.cfg.order = SCHED_BACKFILL;
+        st.cfg.max_pending = 1000;
+        node("n1", 1000, 1024 * MiB, NULL, 0);
+        node("n2", 200, 1024 * MiB, NULL, 0);
+        (void)submit_as(1000, 900, 64 * MiB);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        uint64_t wide = submit_as(1000, 1000, 64 * MiB);
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        ck_assert_uint_eq(st.reserved_id, wide);
+        uint64_t first = submit_array(ARRAY_WINDOW + 44, 100);
+        ck_assert_uint_ne(first, 0);
+        for (uint64_t id = first; id < first + ARRAY_WINDOW; id++)
+                ck_assert_int_eq(ctl_cancel(&st, id, 1000, 1500, err), 0);
+        rec.fail_persist = 1; /* the record's next tasks stay in it for one pass */
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        rec.fail_persist = 0;
+        ck_assert_int_eq(st.pending_floor.mcpu, 1000); /* found again from wide alone */
+        ck_assert_int_eq(ctl_schedule(&st), 2);
+        ck_assert_str_eq(ctl_find_job(&st, first + ARRAY_WINDOW)->node, "n2");
+}
+END_TEST
+
 START_TEST(an_array_is_numbered_in_order_and_shares_its_first_jobs_strings) {
         uint64_t plain = submit_as(0, 100, MiB), first = submit_array(4, 100);
         ck_assert_uint_eq(first, plain + 1);
@@ -1704,6 +1731,7 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, max_jobs_chooses_over_the_whole_queue);
         tcase_add_test(tc, easy_reads_as_far_as_a_request_made_smaller);
         tcase_add_test(tc, easy_reads_the_tasks_of_an_arrays_record);
+        tcase_add_test(tc, easy_reads_tasks_an_arrays_record_makes_after_the_floor_rose);
         tcase_add_loop_test(tc, fair_passes_read_the_departments_as_kept, 0, 8);
         tcase_add_test(tc, a_requeued_job_is_its_departments_next_in_the_fair_order);
         tcase_add_test(tc, the_queue_keeps_its_order_as_its_head_moves_and_its_slots_return);
