@@ -103,8 +103,10 @@ static int view_pending(ctl_state *st, size_t first, size_t n) {
  * gives back, changes the configuration or removes a pending job unsettles). So a job that
  * fitted on no node at the last pass fits on none now. A plain pass (a fit heuristic, no fair
  * order, no dispatcher, no reservations) offers jobs in submission order, and they interact only
- * through the resources they take: after backfill every job left fits nowhere or is held, and
- * the jobs submitted since can be offered alone, to the same result as a full pass; after strict
+ * through the resources they take (and the running limits, which count the jobs offered before
+ * and so need them all): after backfill every job left fits nowhere or is held, and without
+ * running limits the jobs submitted since can be offered alone, to the same result as a full
+ * pass; after strict
  * FIFO stopped at a job that fits nowhere, nothing submitted behind it can start. Anything else
  * (a fair order, whose ranks move with every submission; a dispatcher; NetBatch reservations,
  * which the unplaceable jobs make) settles only on a pass that placed nothing, and the next
@@ -133,7 +135,9 @@ static size_t first_to_offer(const ctl_state *st) {
                 return 0;
         if (b->order == SCHED_STRICT_FIFO && st->settled_blocked)
                 return st->npending;
-        return st->nsettled;
+        /* A running limit counts each user's jobs offered before, placed or not: the jobs
+         * submitted since, offered alone, would be counted without the older ones. */
+        return ctl_running_limits_set(b) ? 0 : st->nsettled;
 }
 
 void ctl_schedule_dirty(ctl_state *st) {
@@ -306,8 +310,8 @@ int ctl_fair_shares(ctl_state *st, fairorder_report *rep, uint64_t *next_id) {
 static bool arrivals_allowed(const ctl_state *st) {
         const ctl_config *c = &st->cfg;
         return c->dispatcher && c->dispatcher->ops->by_id && !c->dispatcher->want_whole && !st->nice_seen &&
-               !st->throttle_seen && st->nstrays == 0 && !c->max_running_per_user && !c->max_running_per_dept &&
-               !c->max_mcpu_per_user && !st->pending_unsorted && !st->disp_whole;
+               !st->throttle_seen && st->nstrays == 0 && !ctl_running_limits_set(c) && !st->pending_unsorted &&
+               !st->disp_whole;
 }
 
 /* sched_find_fn of the core: pending job id, if it may be offered now. */
@@ -386,20 +390,21 @@ static long pass_arrivals(ctl_state *st, size_t *offered, long *placed) {
  * as the least request pending (st->pending_floor) fits any node: a pass after an end that made
  * room for one job reads the queue's head, not its tail. The queue is handed to it a job at a
  * time, each marked as it is read; where the pass stops, the jobs behind keep the reason the
- * last pass that read them gave (they could not start: none fits now). Whatever filters the
- * whole offered list (a nice order, throttles, running limits, strays' earlier attempts) or
- * needs the jobs choosing nodes apart (pending_choosy) takes the whole queue as before. */
+ * last pass that read them gave (they could not start: none fits now). The running limits
+ * are counted as the jobs are read (ctl_limit_admit), as the whole list's filter counts them in
+ * its order. Whatever else filters the whole offered list (a nice order, throttles, strays'
+ * earlier attempts) or needs the jobs choosing nodes apart (pending_choosy) takes the whole
+ * queue as before. */
 
 static bool easy_a_job_at_a_time(const ctl_state *st) {
-        const ctl_config *c = &st->cfg;
-        return ctl_easy_on(st) && !st->pending_choosy && !st->nice_seen && !st->throttle_seen && st->nstrays == 0 &&
-               !c->max_running_per_user && !c->max_running_per_dept && !c->max_mcpu_per_user;
+        return ctl_easy_on(st) && !st->pending_choosy && !st->nice_seen && !st->throttle_seen && st->nstrays == 0;
 }
 
 /* The queue as EASY reads it (sched_easy_list): the next pending job that may start, viewed
  * into st->pass_jobs; floor: the least request of every job read, blocked or not. */
 typedef struct queue_reader {
         ctl_state *st;
+        ctl_limit_counts *limits; /* the jobs offered so far, for the running limits */
         size_t next, offered;
         res_t floor;
 } queue_reader;
@@ -410,8 +415,8 @@ static int read_queue(void *arg, sched_job *out) {
         while (q->next < st->npending) {
                 size_t at = q->next++;
                 q->floor = res_min(q->floor, st->pending[at]->spec.req);
-                if (ctl_wait_mark_job(st, st->pending[at]))
-                        continue; /* held, a dependency, a begin time: not offered */
+                if (ctl_wait_mark_job(st, st->pending[at]) || !ctl_limit_admit(st, q->limits, st->pending[at]))
+                        continue; /* held, a dependency, a begin time, a running limit: not offered */
                 view_job(st, q->offered, st->pending[at]);
                 *out = st->pass_jobs[q->offered++];
                 return 1;
@@ -442,10 +447,12 @@ static long easy_over(ctl_state *st, int (*next)(void *, sched_job *), void *arg
 /* A whole-queue EASY pass, reading the queue as far as it can place. Returns how many were
  * launched, or -ENOMEM; *offered, *placed as pass(). */
 static long pass_easy(ctl_state *st, size_t *offered, long *placed) {
-        queue_reader q = { st, 0, 0, no_floor };
+        queue_reader q = { st, NULL, 0, 0, no_floor };
         if (pass_room(st) < 0)
                 return -ENOMEM;
+        q.limits = ctl_limit_counts_new(st);
         long launched = easy_over(st, read_queue, &q, &q.offered, offered, placed);
+        free(q.limits);
         if (launched < 0)
                 return launched;
         if (q.next == st->npending)
@@ -527,6 +534,7 @@ static uint32_t dept_next(void *arg, uint32_t leaf, uint32_t after, uint64_t *se
 typedef struct fair_reader {
         ctl_state *st;
         fairorder_walk *walk;
+        ctl_limit_counts *limits; /* EASY's: the jobs offered so far, for the running limits */
         bool marked;
         size_t offered;       /* jobs viewed into st->pass_jobs */
         size_t picked, total; /* jobs the walk handed out, of those pending when it started */
@@ -542,7 +550,8 @@ static int read_fair(void *arg, sched_job *out) {
                 job *j = st->dept_jobs[pick.leaf].v[pick.at];
                 r->picked++;
                 r->floor = res_min(r->floor, j->spec.req);
-                if (r->marked ? !ctl_wait_offerable(j) : ctl_wait_mark_job(st, j))
+                if ((r->marked ? !ctl_wait_offerable(j) : ctl_wait_mark_job(st, j)) ||
+                    !ctl_limit_admit(st, r->limits, j))
                         continue;
                 view_job(st, r->offered, j);
                 *out = st->pass_jobs[r->offered++];
@@ -603,7 +612,10 @@ static long offer_fair(ctl_state *st, fair_reader *r, size_t *offered, long *pla
 /* EASY over the order, reading it as far as something can still be placed (pass_easy). Returns
  * how many were launched, or -ENOMEM. */
 static long easy_fair(ctl_state *st, fair_reader *r, size_t *offered, long *placed) {
+        r->limits = ctl_limit_counts_new(st);
         long launched = easy_over(st, read_fair, r, &r->offered, offered, placed);
+        free(r->limits);
+        r->limits = NULL;
         if (launched >= 0)
                 leave_queue(st, launched);
         return launched;

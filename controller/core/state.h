@@ -533,10 +533,20 @@ void ctl_easy_held_back(ctl_state *st, const sched_job *jobs, size_t njobs, cons
 void ctl_running_add(ctl_state *st, job *j, size_t node);
 void ctl_running_started(ctl_state *st, job *j);
 void ctl_running_remove(ctl_state *st, job *j);
+/* Whether c sets a running limit (per user, CPUs per user, per top-level department). */
+bool ctl_running_limits_set(const ctl_config *c);
 /* Keep, in order, the n offered jobs below their user's and top-level department's running
  * limits (counting those kept before them); the others wait "user limit" or "department cap".
  * Returns how many are kept. O(n x tallies). */
 size_t ctl_user_limits(ctl_state *st, sched_job *jobs, size_t n);
+/* The same a job at a time, for a pass that reads the queue as it places: the jobs offered so
+ * far, per user and top-level department. NULL when no running limit is set (or no memory: the
+ * pass may then pass a limit); free() it. */
+typedef struct ctl_limit_counts ctl_limit_counts;
+ctl_limit_counts *ctl_limit_counts_new(const ctl_state *st);
+/* Whether j, offered next, stays below the limits with the jobs counts has taken before it: if
+ * so counts takes it; if not, it waits "user limit" or "department cap". NULL counts: true. */
+bool ctl_limit_admit(ctl_state *st, ctl_limit_counts *counts, job *j);
 /* The tally of user uid, or of group's top-level department; NULL when it has none. */
 ctl_tally *ctl_user_tally(ctl_state *st, uid_t uid);
 ctl_tally *ctl_dept_tally(ctl_state *st, const char *group);

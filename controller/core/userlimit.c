@@ -9,7 +9,14 @@ typedef struct kept {
         int64_t mcpu;
 } kept;
 
-static kept *kept_of(const ctl_state *st, kept *k, const ctl_tally *t) { return t ? &k[t - st->tallies] : NULL; }
+struct ctl_limit_counts {
+        size_t n; /* the tallies when the pass began: one made since counts nothing */
+        kept k[];
+};
+
+static kept *kept_of(const ctl_state *st, ctl_limit_counts *c, const ctl_tally *t) {
+        return t && (size_t)(t - st->tallies) < c->n ? &c->k[t - st->tallies] : NULL;
+}
 
 static void count(kept *k, const job *j) {
         if (k) {
@@ -33,27 +40,42 @@ static job_wait over(const ctl_config *c, const job *j, const ctl_tally *user, c
         return JOB_WAIT_NONE;
 }
 
-size_t ctl_user_limits(ctl_state *st, sched_job *jobs, size_t n) {
-        const ctl_config *c = &st->cfg;
-        if (!c->max_running_per_user && !c->max_running_per_dept && !c->max_mcpu_per_user)
-                return n;
-        kept *k = calloc(st->ntallies + 1, sizeof(*k));
-        if (!k)
-                return n; /* no memory: this pass may pass a limit */
-        size_t keep = 0;
-        for (size_t i = 0; i < n; i++) {
-                job *j = ctl_find_job(st, jobs[i].id);
-                ctl_tally *user = ctl_user_tally(st, j->uid), *dept = ctl_dept_tally(st, j->spec.group);
-                kept *ku = kept_of(st, k, user), *kd = kept_of(st, k, dept);
-                job_wait w = over(c, j, user, ku, dept, kd);
-                if (w != JOB_WAIT_NONE) {
-                        j->wait = w;
-                        continue;
-                }
-                count(ku, j);
-                count(kd, j);
-                jobs[keep++] = jobs[i];
+bool ctl_running_limits_set(const ctl_config *c) {
+        return c->max_running_per_user || c->max_running_per_dept || c->max_mcpu_per_user;
+}
+
+ctl_limit_counts *ctl_limit_counts_new(const ctl_state *st) {
+        if (!ctl_running_limits_set(&st->cfg))
+                return NULL;
+        ctl_limit_counts *counts = calloc(1, sizeof(ctl_limit_counts) + st->ntallies * sizeof(kept));
+        if (counts)
+                counts->n = st->ntallies;
+        return counts;
+}
+
+bool ctl_limit_admit(ctl_state *st, ctl_limit_counts *counts, job *j) {
+        if (!counts)
+                return true;
+        ctl_tally *user = ctl_user_tally(st, j->uid), *dept = ctl_dept_tally(st, j->spec.group);
+        kept *ku = kept_of(st, counts, user), *kd = kept_of(st, counts, dept);
+        job_wait w = over(&st->cfg, j, user, ku, dept, kd);
+        if (w != JOB_WAIT_NONE) {
+                j->wait = w;
+                return false;
         }
-        free(k);
+        count(ku, j);
+        count(kd, j);
+        return true;
+}
+
+size_t ctl_user_limits(ctl_state *st, sched_job *jobs, size_t n) {
+        ctl_limit_counts *counts = ctl_limit_counts_new(st);
+        if (!counts)
+                return n; /* no limit set, or no memory: this pass may pass a limit */
+        size_t keep = 0;
+        for (size_t i = 0; i < n; i++)
+                if (ctl_limit_admit(st, counts, ctl_find_job(st, jobs[i].id)))
+                        jobs[keep++] = jobs[i];
+        free(counts);
         return keep;
 }

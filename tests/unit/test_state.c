@@ -840,7 +840,8 @@ static void both_submit(ctl_state *const both[2], const char *group, uint64_t r,
                                   .req = { .mcpu = 250 * (int64_t)(1 + (r >> 8) % 12),
                                            .mem = 64 * MiB * (int64_t)(1 + (r >> 16) % 24) } };
                 spec.argv[0] = strdup("/bin/true");
-                if ((ok[k] = ctl_submit(both[k], 0, 0, "u", &spec, step, &id[k], err)) < 0)
+                uid_t uid = (uid_t)(1000 + (r >> 48) % 3); /* three users, for the running limits */
+                if ((ok[k] = ctl_submit(both[k], uid, uid, "u", &spec, step, &id[k], err)) < 0)
                         job_spec_free(&spec);
         }
         ck_assert_int_eq(ok[0], ok[1]);
@@ -888,8 +889,9 @@ static void both_update_cpus(ctl_state *const both[2], uint64_t id, int64_t mcpu
 
 /* A pass that skips what the last one settled, or an EASY pass that stops reading the queue
  * where nothing more fits, places exactly what a full pass would, whatever the heuristic and
- * order, through submissions, ends, cancels, updates of requests and passes in any sequence:
- * the same steps are played on st and on a reference made to read every job each time. */
+ * order, with running limits per user or without, through submissions, ends, cancels, updates
+ * of requests and passes in any sequence: the same steps are played on st and on a reference
+ * made to read every job each time. */
 START_TEST(a_settled_pass_places_what_a_full_pass_would) {
         static const ctl_actions logged = { no_persist, log_launch, rec_cancel, no_end, rec_drop, NULL, NULL };
         static launch_log got, want;
@@ -897,8 +899,12 @@ START_TEST(a_settled_pass_places_what_a_full_pass_would) {
         ctl_state *both[2] = { &st, &ref };
         ctl_config cfg = st.cfg;
         cfg.policy = (sched_heuristic)(_i % _SCHED_HEURISTIC_MAX);
-        cfg.order = (sched_order)(_i / _SCHED_HEURISTIC_MAX);
+        cfg.order = (sched_order)(_i / _SCHED_HEURISTIC_MAX % 3);
         cfg.max_pending = 100000;
+        if (_i >= 3 * _SCHED_HEURISTIC_MAX) { /* EASY reads them a job at a time, as the list's filter */
+                cfg.max_running_per_user = 3;
+                cfg.max_mcpu_per_user = 4000;
+        }
         ctl_free(&st);
         ctl_init(&st, &cfg, &logged, &got);
         ctl_init(&ref, &cfg, &logged, &want);
@@ -990,8 +996,10 @@ END_TEST
  * holds, updates and passes in any sequence, it places what a pass over sets made afresh from
  * the queue places (the reference reloads the departments before each pass), in strict FIFO
  * and EASY backfill, under H-DRF and DRF, and unwatched as the simulator runs (no reasons, no
- * reserved starts: passes that could place nothing skipped); the nodes hold dozens of jobs, so
- * that passes place windows after windows. */
+ * reserved starts: passes that could place nothing skipped), and with running limits per user
+ * and department against a reference that reads the whole order (its EASY offered every job
+ * the list's filters keep); the nodes hold dozens of jobs, so that passes place windows after
+ * windows. */
 START_TEST(fair_passes_read_the_departments_as_kept) {
         static const ctl_actions logged = { no_persist, log_launch, rec_cancel, no_end, rec_drop, NULL, NULL };
         static launch_log got, want;
@@ -1008,7 +1016,12 @@ START_TEST(fair_passes_read_the_departments_as_kept) {
         cfg.max_pending = 100000;
         cfg.depts = &d;
         ctl_config unwatched = cfg;
-        unwatched.unwatched = _i >= 4; /* as the simulator runs it: the same placements */
+        unwatched.unwatched = _i >= 4 && _i < 8; /* as the simulator runs it: the same placements */
+        bool limits = _i >= 8;
+        if (limits) {
+                cfg.max_running_per_user = unwatched.max_running_per_user = 5;
+                cfg.max_running_per_dept = unwatched.max_running_per_dept = 7;
+        }
         ctl_free(&st);
         ctl_init(&st, &unwatched, &logged, &got);
         ctl_init(&ref, &cfg, &logged, &want);
@@ -1035,6 +1048,10 @@ START_TEST(fair_passes_read_the_departments_as_kept) {
                         both_update_cpus(both, j->id, 250 * (int64_t)(1 + (r >> 8) % 8));
                 else if (what >= 12 && (r >> 56) % 8 == 0) {            /* rare: many jobs wait for each pass */
                         ck_assert_int_eq(ctl_set_depts(&ref, algo), 0); /* its sets made afresh */
+                        if (limits) {
+                                ctl_schedule_dirty(&ref);
+                                ref.pending_choosy = true; /* the whole order, its list filtered */
+                        }
                         ck_assert_int_eq(ctl_schedule(&st), ctl_schedule(&ref));
                         ck_assert_uint_eq(st.npending, ref.npending);
                 }
@@ -1732,7 +1749,7 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, easy_reads_as_far_as_a_request_made_smaller);
         tcase_add_test(tc, easy_reads_the_tasks_of_an_arrays_record);
         tcase_add_test(tc, easy_reads_tasks_an_arrays_record_makes_after_the_floor_rose);
-        tcase_add_loop_test(tc, fair_passes_read_the_departments_as_kept, 0, 8);
+        tcase_add_loop_test(tc, fair_passes_read_the_departments_as_kept, 0, 12);
         tcase_add_test(tc, a_requeued_job_is_its_departments_next_in_the_fair_order);
         tcase_add_test(tc, the_queue_keeps_its_order_as_its_head_moves_and_its_slots_return);
         tcase_add_test(tc, departments_take_turns_by_their_entitlement);
@@ -1750,7 +1767,7 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, a_submission_between_an_arrays_slices_is_made_at_once_after_its_ids);
         tcase_add_test(tc, a_bulk_cancel_by_user_or_state_looks_at_the_jobs_it_ends_only);
         tcase_add_test(tc, a_strict_fifo_pass_goes_on_window_after_window_and_stops_where_a_full_pass_would);
-        tcase_add_loop_test(tc, a_settled_pass_places_what_a_full_pass_would, 0, 3 * _SCHED_HEURISTIC_MAX);
+        tcase_add_loop_test(tc, a_settled_pass_places_what_a_full_pass_would, 0, 6 * _SCHED_HEURISTIC_MAX);
         tcase_add_test(tc, only_owner_or_root_may_cancel);
         tcase_add_test(tc, a_lost_node_loses_its_jobs_and_frees_nothing_twice);
         tcase_add_test(tc, reconnect_keeps_listed_jobs_and_loses_the_rest_after_the_window);
