@@ -12,6 +12,8 @@
 #  * queued: PENDING (default 100,000) jobs submitted by four API clients (bench_submit, one
 #    connection each), then the gaps of the next N (default 500) jobs that start while the rest
 #    wait; then every job left is cancelled in one request.
+# CONTROLLER_CONFIG: a controller config file for the cluster (colony up --controller-config),
+# e.g. EASY backfill and a running limit per user.
 # Issue 22's goal: the queued p50 <= 2 ms, a pass whose cost does not grow with the queue.
 set -euo pipefail
 pending=${1:-100000}
@@ -29,7 +31,8 @@ trap cleanup EXIT
 log() { echo "endlaunch.sh: $*" >&2; }
 cd "$dir"
 export COLONY_SOCKET=$dir/controller.sock
-"$bin/colony" up --dir "$dir" --name-prefix "endl$$-" --agents 1 --agent-cpus 1 --agent-mem 2G >/dev/null
+"$bin/colony" up --dir "$dir" --name-prefix "endl$$-" --agents 1 --agent-cpus 1 --agent-mem 2G \
+        ${CONTROLLER_CONFIG:+--controller-config "$CONTROLLER_CONFIG"} >/dev/null
 
 # gaps FROM_USEC COUNT: stats of start(k+1) - end(k), ms, over the first COUNT jobs started at or
 # after FROM_USEC (jobs run one at a time: sorted by start, each follows the one before).
