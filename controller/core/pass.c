@@ -78,18 +78,20 @@ static int view_pending(ctl_state *st, size_t first, size_t n) {
         if (pass_room(st) < 0)
                 return -ENOMEM;
         st->pass_selective = 0;
-        bool whole = first == 0 && n == st->npending, singletons = false;
+        bool whole = first == 0 && n == st->npending, singletons = false, nice = false;
         res_t floor = no_floor;
         for (size_t i = first; i < first + n; i++) {
                 view_job(st, i - first, st->pending[i]);
                 if (whole) {
                         floor = res_min(floor, st->pending[i]->spec.req);
                         singletons |= st->pending[i]->singleton;
+                        nice |= st->pending[i]->spec.nice != 0;
                 }
         }
         if (whole) { /* what the queue holds, found again (ctl_pending_noted keeps it) */
                 st->pending_floor = floor;
                 st->pending_choosy = singletons || st->pass_selective > 0;
+                st->nice_seen = nice; /* once the last nice job has gone, passes read windows again */
         }
         return 0;
 }
@@ -539,6 +541,7 @@ typedef struct fair_reader {
         size_t offered;       /* jobs viewed into st->pass_jobs */
         size_t picked, total; /* jobs the walk handed out, of those pending when it started */
         res_t floor;          /* the least request of the jobs it handed out or held */
+        bool nice;            /* whether one of them has a nice value */
 } fair_reader;
 
 /* The next job of the order that may start, viewed into st->pass_jobs: 1, or 0 at the end. */
@@ -550,6 +553,7 @@ static int read_fair(void *arg, sched_job *out) {
                 job *j = st->dept_jobs[pick.leaf].v[pick.at];
                 r->picked++;
                 r->floor = res_min(r->floor, j->spec.req);
+                r->nice |= j->spec.nice != 0;
                 if ((r->marked ? !ctl_wait_offerable(j) : ctl_wait_mark_job(st, j)) ||
                     !ctl_limit_admit(st, r->limits, j))
                         continue;
@@ -561,17 +565,21 @@ static int read_fair(void *arg, sched_job *out) {
 }
 
 /* The jobs held by the walk's caps wait for them; a walk that handed out or held every pending
- * job found the least request pending again (st->pending_floor). */
+ * job found the least request pending again (st->pending_floor), and whether one has a nice
+ * value. */
 static void wait_for_caps(ctl_state *st, fair_reader *r) {
         const fairorder_pick *held;
         size_t nheld = fairorder_walk_stop(r->walk, &held);
         for (size_t i = 0; i < nheld; i++) {
                 job *j = st->dept_jobs[held[i].leaf].v[held[i].at];
                 r->floor = res_min(r->floor, j->spec.req);
+                r->nice |= j->spec.nice != 0;
                 ctl_wait_capped(st, j, r->marked);
         }
-        if (r->picked + nheld >= r->total) /* all read */
+        if (r->picked + nheld >= r->total) { /* all read */
                 st->pending_floor = r->floor;
+                st->nice_seen = r->nice;
+        }
 }
 
 /* The jobs of st->pass_out[0..launched) leave the queue. */

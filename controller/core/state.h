@@ -205,8 +205,9 @@ typedef struct ctl_state {
         size_t pass_selective; /* jobs of this pass that may go only on some nodes (nodesel.h) */
         /* When pending jobs may start (waiting.c, depindex.c): who waits on whom; the time as the
          * controller last told (ctl_wait_tick, submissions), against which begin times are read;
-         * the earliest begin time a pass saw still ahead (0: none); whether any job was ever
-         * given a nice value (passes then look at the whole queue: niceness reorders it). */
+         * the earliest begin time a pass saw still ahead (0: none); whether a pending job may
+         * have a nice value (passes then look at the whole queue: niceness reorders it), set as
+         * such a job is queued or updated, found again whenever a pass reads the whole queue. */
         depidx deps;
         int64_t clock_usec;
         int64_t next_begin_usec;

@@ -204,6 +204,32 @@ START_TEST(nice_orders_a_users_own_jobs_only) {
 }
 END_TEST
 
+/* A nice value makes passes read the whole queue (it reorders a user's jobs) only while a
+ * pending job has one: a held one keeps it, a pass over the whole queue without one forgets it,
+ * and the next job submitted with one orders its user's jobs again. */
+START_TEST(nice_is_forgotten_once_no_pending_job_has_one) {
+        ck_assert_int_eq(submit(NULL, 0, 1, 0, 1000), 1); /* takes the node */
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_int_eq(submit(NULL, 0, 1, 100, 1000), 2);
+        ck_assert_int_eq(submit(NULL, 0, 1, 0, 1000), 3);
+        ck_assert_int_eq(ctl_hold(&st, 2, 1, true, err), 0);
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        ck_assert(st.nice_seen);
+        ck_assert_int_eq(ctl_cancel(&st, 2, 1, 2000, err), 0);
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        ck_assert(!st.nice_seen);
+        ck_assert_int_eq(submit(NULL, 0, 1, 50, 1000), 4);
+        ck_assert(st.nice_seen);
+        ck_assert_int_eq(submit(NULL, 0, 1, 0, 1000), 5);
+        uint64_t want[] = { 3, 5, 4 };
+        for (size_t i = 0; i < 3; i++) {
+                end(launch_ids[launched - 1], JOB_COMPLETED);
+                ck_assert_int_eq(ctl_schedule(&st), 1);
+                ck_assert_uint_eq(launch_ids[launched - 1], want[i]);
+        }
+}
+END_TEST
+
 START_TEST(a_singleton_waits_for_its_name_to_stop_running) {
         ck_assert_int_eq(submit(NULL, 0, 1, 0, 100), 1);
         ck_assert_int_eq(submit("singleton", 0, 1, 0, 100), 2);
@@ -352,6 +378,7 @@ static Suite *depindex_suite(void) {
         tcase_add_test(tc, held_jobs_wait_until_released);
         tcase_add_test(tc, begin_times_wait_for_the_tick);
         tcase_add_test(tc, nice_orders_a_users_own_jobs_only);
+        tcase_add_test(tc, nice_is_forgotten_once_no_pending_job_has_one);
         tcase_add_test(tc, a_singleton_waits_for_its_name_to_stop_running);
         tcase_add_test(tc, tasks_take_the_indexes_named_and_resolve_by_index);
         tcase_add_test(tc, a_throttle_holds_the_running_tasks_across_passes_and_ends);

@@ -279,12 +279,13 @@ END_TEST
 
 /* Submit an array of count jobs of spec with environment HOME=/home/u. Returns its first id, 0
  * when refused. */
-static uint64_t submit_array(size_t count, int64_t mcpu) {
+static uint64_t submit_nice_array(size_t count, int64_t mcpu, int nice) {
         job_spec spec = { .argv = calloc(3, sizeof(char *)),
                           .env = calloc(2, sizeof(char *)),
                           .cwd = strdup("/tmp"),
                           .name = strdup("arr"),
-                          .req = { .mcpu = mcpu, .mem = MiB } };
+                          .req = { .mcpu = mcpu, .mem = MiB },
+                          .nice = nice };
         spec.argv[0] = strdup("/bin/echo");
         spec.argv[1] = strdup("x");
         spec.env[0] = strdup("HOME=/home/u");
@@ -292,6 +293,19 @@ static uint64_t submit_array(size_t count, int64_t mcpu) {
         int r = ctl_submit_array(&st, 1000, 1000, "u", &spec, count, NULL, 1000, &first, err);
         job_spec_free(&spec);
         return r < 0 ? 0 : first;
+}
+
+static uint64_t submit_array(size_t count, int64_t mcpu) { return submit_nice_array(count, mcpu, 0); }
+
+/* Cancel the first slice of the array of first (ARRAY_WINDOW tasks, from its owner), then run a
+ * pass during which its record cannot store its next tasks (a failed write): that pass reads
+ * the queue without any of the array's tasks. */
+static void cancel_slice_and_pass_without_it(uint64_t first) {
+        for (uint64_t id = first; id < first + ARRAY_WINDOW; id++)
+                ck_assert_int_eq(ctl_cancel(&st, id, 1000, 1500, err), 0);
+        rec.fail_persist = 1;
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        rec.fail_persist = 0;
 }
 
 /* The same for an array's tasks, its first slice made at once and the rest from its record
@@ -317,8 +331,7 @@ END_TEST
 
 /* The record makes tasks after a pass found the least request again without them: their
  * request lowers it as they join the queue (arec_queue), or the next pass would stop at the
- * reserved job, as if nothing behind it could fit. Here the first slice is cancelled and the
- * record cannot store its next tasks during one pass, which reads the reserved job alone. */
+ * reserved job, as if nothing behind it could fit. */
 START_TEST(easy_reads_tasks_an_arrays_record_makes_after_the_floor_rose) {
         st.cfg.order = SCHED_BACKFILL;
         st.cfg.max_pending = 1000;
@@ -331,14 +344,30 @@ START_TEST(easy_reads_tasks_an_arrays_record_makes_after_the_floor_rose) {
         ck_assert_uint_eq(st.reserved_id, wide);
         uint64_t first = submit_array(ARRAY_WINDOW + 44, 100);
         ck_assert_uint_ne(first, 0);
-        for (uint64_t id = first; id < first + ARRAY_WINDOW; id++)
-                ck_assert_int_eq(ctl_cancel(&st, id, 1000, 1500, err), 0);
-        rec.fail_persist = 1; /* the record's next tasks stay in it for one pass */
-        ck_assert_int_eq(ctl_schedule(&st), 0);
-        rec.fail_persist = 0;
+        cancel_slice_and_pass_without_it(first);
         ck_assert_int_eq(st.pending_floor.mcpu, 1000); /* found again from wide alone */
         ck_assert_int_eq(ctl_schedule(&st), 2);
         ck_assert_str_eq(ctl_find_job(&st, first + ARRAY_WINDOW)->node, "n2");
+}
+END_TEST
+
+/* The same for a nice value: the tasks a record makes with one after a pass over a queue
+ * without any forgot it (st->nice_seen) make passes order their user's jobs by it again, so
+ * that the user's job of nice 0 submitted after the array goes first. */
+START_TEST(tasks_an_arrays_record_makes_with_a_nice_value_order_their_users_jobs) {
+        st.cfg.max_pending = 1000;
+        ctl_node *n = node("n1", 1000, 1024 * MiB, NULL, 0);
+        uint64_t big = submit_as(1000, 1000, 64 * MiB);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        uint64_t first = submit_nice_array(ARRAY_WINDOW + 44, 1000, 10);
+        ck_assert_uint_ne(first, 0);
+        uint64_t plain = submit_as(1000, 1000, 64 * MiB);
+        cancel_slice_and_pass_without_it(first);
+        ck_assert(!st.nice_seen);
+        finish_ok(n, big);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert(st.nice_seen);
+        ck_assert_uint_eq(rec.launch_ids[rec.launched - 1], plain);
 }
 END_TEST
 
@@ -838,7 +867,8 @@ static void both_submit(ctl_state *const both[2], const char *group, uint64_t r,
                                   .name = strdup("j"),
                                   .group = group ? strdup(group) : NULL,
                                   .req = { .mcpu = 250 * (int64_t)(1 + (r >> 8) % 12),
-                                           .mem = 64 * MiB * (int64_t)(1 + (r >> 16) % 24) } };
+                                           .mem = 64 * MiB * (int64_t)(1 + (r >> 16) % 24) },
+                                  .nice = (r >> 52) % 16 == 0 ? 10 : 0 }; /* now and then: passes read it all */
                 spec.argv[0] = strdup("/bin/true");
                 uid_t uid = (uid_t)(1000 + (r >> 48) % 3); /* three users, for the running limits */
                 if ((ok[k] = ctl_submit(both[k], uid, uid, "u", &spec, step, &id[k], err)) < 0)
@@ -1749,6 +1779,7 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, easy_reads_as_far_as_a_request_made_smaller);
         tcase_add_test(tc, easy_reads_the_tasks_of_an_arrays_record);
         tcase_add_test(tc, easy_reads_tasks_an_arrays_record_makes_after_the_floor_rose);
+        tcase_add_test(tc, tasks_an_arrays_record_makes_with_a_nice_value_order_their_users_jobs);
         tcase_add_loop_test(tc, fair_passes_read_the_departments_as_kept, 0, 12);
         tcase_add_test(tc, a_requeued_job_is_its_departments_next_in_the_fair_order);
         tcase_add_test(tc, the_queue_keeps_its_order_as_its_head_moves_and_its_slots_return);
