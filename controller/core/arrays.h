@@ -62,7 +62,7 @@ int ctl_array_task(ctl_state *st, uint64_t array, uint32_t index, uint64_t *id, 
 /* Drop from the n jobs a pass offers (in its order) the tasks of throttled arrays beyond what
  * their throttle leaves, counting each array's running tasks and its tasks offered before, and
  * mark them JOB_WAIT_THROTTLE. Returns how many jobs are kept, in order. O(n log jobs +
- * running); a no-op while no throttled array was ever submitted (st->throttle_seen). */
+ * running); a no-op while no pending job may be of a throttled array (st->throttle_seen). */
 size_t ctl_array_throttle(ctl_state *st, sched_job *jobs, size_t n);
 /* Store a's record (st->persist_array), in the turn's batch. Returns 0 or -errno (logged). */
 int ctl_arec_store(ctl_state *st, const ctl_arec *a);

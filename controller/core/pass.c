@@ -69,8 +69,31 @@ static void view_job(ctl_state *st, size_t i, const job *j) {
         st->pass_visits++;
 }
 
-/* The least request of no job yet: what res_min lowers to the least of those it is given. */
-static const res_t no_floor = { .mcpu = RES_MCPU_MAX, .mem = RES_MEM_MAX, .gpus = RES_GPUS_MAX };
+/* What a pass that has read every pending job knows again of the queue, which
+ * ctl_pending_noted keeps between such passes as jobs are queued: the least request (EASY stops
+ * where nothing as small fits), and whether a job has a nice value or belongs to a throttled
+ * array (either makes passes read the whole queue). */
+typedef struct queue_traits {
+        res_t floor;
+        bool nice, throttle;
+} queue_traits;
+
+/* Of no job yet: res_min lowers the floor to the least request it is given. */
+static const queue_traits no_traits = { .floor = { .mcpu = RES_MCPU_MAX, .mem = RES_MEM_MAX, .gpus = RES_GPUS_MAX } };
+
+static void traits_add(queue_traits *t, const job *j) {
+        t->floor = res_min(t->floor, j->spec.req);
+        t->nice |= j->spec.nice != 0;
+        t->throttle |= j->spec.array_throttle != 0;
+}
+
+/* Every pending job went to traits_add: t is the queue's. Once the last job with a nice value
+ * or of a throttled array has gone, passes read a window, or a job at a time, again. */
+static void traits_found(ctl_state *st, const queue_traits *t) {
+        st->pending_floor = t->floor;
+        st->nice_seen = t->nice;
+        st->throttle_seen = t->throttle;
+}
 
 /* What a pass offers the policy of the n pending jobs from the first-th on, in st->pass_jobs,
  * with room for as many assignments in st->pass_out. Returns 0 or -ENOMEM. */
@@ -78,20 +101,18 @@ static int view_pending(ctl_state *st, size_t first, size_t n) {
         if (pass_room(st) < 0)
                 return -ENOMEM;
         st->pass_selective = 0;
-        bool whole = first == 0 && n == st->npending, singletons = false, nice = false;
-        res_t floor = no_floor;
+        bool whole = first == 0 && n == st->npending, singletons = false;
+        queue_traits traits = no_traits;
         for (size_t i = first; i < first + n; i++) {
                 view_job(st, i - first, st->pending[i]);
                 if (whole) {
-                        floor = res_min(floor, st->pending[i]->spec.req);
+                        traits_add(&traits, st->pending[i]);
                         singletons |= st->pending[i]->singleton;
-                        nice |= st->pending[i]->spec.nice != 0;
                 }
         }
-        if (whole) { /* what the queue holds, found again (ctl_pending_noted keeps it) */
-                st->pending_floor = floor;
+        if (whole) {
+                traits_found(st, &traits);
                 st->pending_choosy = singletons || st->pass_selective > 0;
-                st->nice_seen = nice; /* once the last nice job has gone, passes read windows again */
         }
         return 0;
 }
@@ -403,12 +424,12 @@ static bool easy_a_job_at_a_time(const ctl_state *st) {
 }
 
 /* The queue as EASY reads it (sched_easy_list): the next pending job that may start, viewed
- * into st->pass_jobs; floor: the least request of every job read, blocked or not. */
+ * into st->pass_jobs; traits: of every job read, blocked or not. */
 typedef struct queue_reader {
         ctl_state *st;
         ctl_limit_counts *limits; /* the jobs offered so far, for the running limits */
         size_t next, offered;
-        res_t floor;
+        queue_traits traits;
 } queue_reader;
 
 static int read_queue(void *arg, sched_job *out) {
@@ -416,7 +437,7 @@ static int read_queue(void *arg, sched_job *out) {
         ctl_state *st = q->st;
         while (q->next < st->npending) {
                 size_t at = q->next++;
-                q->floor = res_min(q->floor, st->pending[at]->spec.req);
+                traits_add(&q->traits, st->pending[at]);
                 if (ctl_wait_mark_job(st, st->pending[at]) || !ctl_limit_admit(st, q->limits, st->pending[at]))
                         continue; /* held, a dependency, a begin time, a running limit: not offered */
                 view_job(st, q->offered, st->pending[at]);
@@ -449,7 +470,7 @@ static long easy_over(ctl_state *st, int (*next)(void *, sched_job *), void *arg
 /* A whole-queue EASY pass, reading the queue as far as it can place. Returns how many were
  * launched, or -ENOMEM; *offered, *placed as pass(). */
 static long pass_easy(ctl_state *st, size_t *offered, long *placed) {
-        queue_reader q = { st, NULL, 0, 0, no_floor };
+        queue_reader q = { st, NULL, 0, 0, no_traits };
         if (pass_room(st) < 0)
                 return -ENOMEM;
         q.limits = ctl_limit_counts_new(st);
@@ -458,7 +479,7 @@ static long pass_easy(ctl_state *st, size_t *offered, long *placed) {
         if (launched < 0)
                 return launched;
         if (q.next == st->npending)
-                st->pending_floor = q.floor; /* read whole: found again */
+                traits_found(st, &q.traits); /* read whole */
         ctl_compact_pending_range(st, 0, q.next);
         return launched;
 }
@@ -540,8 +561,7 @@ typedef struct fair_reader {
         bool marked;
         size_t offered;       /* jobs viewed into st->pass_jobs */
         size_t picked, total; /* jobs the walk handed out, of those pending when it started */
-        res_t floor;          /* the least request of the jobs it handed out or held */
-        bool nice;            /* whether one of them has a nice value */
+        queue_traits traits;  /* of the jobs it handed out or held */
 } fair_reader;
 
 /* The next job of the order that may start, viewed into st->pass_jobs: 1, or 0 at the end. */
@@ -552,8 +572,7 @@ static int read_fair(void *arg, sched_job *out) {
         while (fairorder_walk_next(r->walk, &pick, 1) == 1) {
                 job *j = st->dept_jobs[pick.leaf].v[pick.at];
                 r->picked++;
-                r->floor = res_min(r->floor, j->spec.req);
-                r->nice |= j->spec.nice != 0;
+                traits_add(&r->traits, j);
                 if ((r->marked ? !ctl_wait_offerable(j) : ctl_wait_mark_job(st, j)) ||
                     !ctl_limit_admit(st, r->limits, j))
                         continue;
@@ -565,21 +584,17 @@ static int read_fair(void *arg, sched_job *out) {
 }
 
 /* The jobs held by the walk's caps wait for them; a walk that handed out or held every pending
- * job found the least request pending again (st->pending_floor), and whether one has a nice
- * value. */
+ * job found the queue's traits again. */
 static void wait_for_caps(ctl_state *st, fair_reader *r) {
         const fairorder_pick *held;
         size_t nheld = fairorder_walk_stop(r->walk, &held);
         for (size_t i = 0; i < nheld; i++) {
                 job *j = st->dept_jobs[held[i].leaf].v[held[i].at];
-                r->floor = res_min(r->floor, j->spec.req);
-                r->nice |= j->spec.nice != 0;
+                traits_add(&r->traits, j);
                 ctl_wait_capped(st, j, r->marked);
         }
-        if (r->picked + nheld >= r->total) { /* all read */
-                st->pending_floor = r->floor;
-                st->nice_seen = r->nice;
-        }
+        if (r->picked + nheld >= r->total) /* all read */
+                traits_found(st, &r->traits);
 }
 
 /* The jobs of st->pass_out[0..launched) leave the queue. */
@@ -633,7 +648,7 @@ static long easy_fair(ctl_state *st, fair_reader *r, size_t *offered, long *plac
  * the tree or its departments' queues are missing (the pass then goes in submission order), or
  * -ENOMEM. */
 static long pass_fair(ctl_state *st, size_t *offered, long *placed) {
-        fair_reader r = { .st = st, .marked = st->pending_choosy, .total = st->npending, .floor = no_floor };
+        fair_reader r = { .st = st, .marked = st->pending_choosy, .total = st->npending, .traits = no_traits };
         fairorder_source src = { st->dept_npend, st->dept_sum, dept_next, st };
         *offered = 0;
         *placed = 0;

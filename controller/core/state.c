@@ -376,6 +376,7 @@ void ctl_pending_noted(ctl_state *st, const job *j) {
         st->pending_floor = res_min(st->pending_floor, j->spec.req);
         st->pending_choosy |= j->singleton || ctl_spec_selective(&j->spec);
         st->nice_seen |= j->spec.nice != 0;
+        st->throttle_seen |= j->spec.array_throttle != 0;
 }
 
 int ctl_queue_pending(ctl_state *st, job *j) {

@@ -212,7 +212,8 @@ typedef struct ctl_state {
         int64_t clock_usec;
         int64_t next_begin_usec;
         bool nice_seen;
-        bool throttle_seen;   /* an array with a throttle was submitted: passes count its tasks (arrays.c) */
+        bool throttle_seen;   /* a pending job may be of a throttled array: passes count its tasks (arrays.c);
+                               * kept as nice_seen is */
         uint64_t reserved_id; /* the job the last EASY pass reserved a start for (reservation.c), or 0 */
         /* The running jobs as EASY sees them (node, request, end by its limit) and whose each entry
          * is, kept as jobs start and end, so that a pass reads them without visiting every job. */

@@ -322,6 +322,24 @@ START_TEST(a_throttle_holds_the_running_tasks_across_passes_and_ends) {
 }
 END_TEST
 
+/* Passes count throttled arrays' tasks (and read the whole queue) only while a pending job is
+ * of one: once a throttled array's tasks have all started, a pass forgets it, and the next
+ * throttled array is held to its throttle again. */
+START_TEST(a_throttle_is_forgotten_once_no_pending_task_has_one) {
+        uint64_t a = submit_text("0-1%2");
+        ck_assert(st.throttle_seen);
+        ck_assert_int_eq(ctl_schedule(&st), 2);
+        ck_assert_int_eq(submit(NULL, 0, 1, 0, 100), (int64_t)a + 2); /* a plain job: the queue isn't empty */
+        ck_assert_int_eq(ctl_hold(&st, a + 2, 1, true, err), 0);
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        ck_assert(!st.throttle_seen);
+        uint64_t b = submit_text("0-3%1");
+        ck_assert(st.throttle_seen);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_uint_eq(running_of(b), 1);
+}
+END_TEST
+
 /* A controller restarted with an array's tasks in its store (two running, four pending, %2)
  * applies the throttle from the records alone. */
 START_TEST(a_restored_array_keeps_its_throttle) {
@@ -379,6 +397,7 @@ static Suite *depindex_suite(void) {
         tcase_add_test(tc, begin_times_wait_for_the_tick);
         tcase_add_test(tc, nice_orders_a_users_own_jobs_only);
         tcase_add_test(tc, nice_is_forgotten_once_no_pending_job_has_one);
+        tcase_add_test(tc, a_throttle_is_forgotten_once_no_pending_task_has_one);
         tcase_add_test(tc, a_singleton_waits_for_its_name_to_stop_running);
         tcase_add_test(tc, tasks_take_the_indexes_named_and_resolve_by_index);
         tcase_add_test(tc, a_throttle_holds_the_running_tasks_across_passes_and_ends);

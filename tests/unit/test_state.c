@@ -279,13 +279,14 @@ END_TEST
 
 /* Submit an array of count jobs of spec with environment HOME=/home/u. Returns its first id, 0
  * when refused. */
-static uint64_t submit_nice_array(size_t count, int64_t mcpu, int nice) {
+static uint64_t submit_array_with(size_t count, int64_t mcpu, int nice, uint32_t throttle) {
         job_spec spec = { .argv = calloc(3, sizeof(char *)),
                           .env = calloc(2, sizeof(char *)),
                           .cwd = strdup("/tmp"),
                           .name = strdup("arr"),
                           .req = { .mcpu = mcpu, .mem = MiB },
-                          .nice = nice };
+                          .nice = nice,
+                          .array_throttle = throttle };
         spec.argv[0] = strdup("/bin/echo");
         spec.argv[1] = strdup("x");
         spec.env[0] = strdup("HOME=/home/u");
@@ -295,7 +296,7 @@ static uint64_t submit_nice_array(size_t count, int64_t mcpu, int nice) {
         return r < 0 ? 0 : first;
 }
 
-static uint64_t submit_array(size_t count, int64_t mcpu) { return submit_nice_array(count, mcpu, 0); }
+static uint64_t submit_array(size_t count, int64_t mcpu) { return submit_array_with(count, mcpu, 0, 0); }
 
 /* Cancel the first slice of the array of first (ARRAY_WINDOW tasks, from its owner), then run a
  * pass during which its record cannot store its next tasks (a failed write): that pass reads
@@ -359,7 +360,7 @@ START_TEST(tasks_an_arrays_record_makes_with_a_nice_value_order_their_users_jobs
         ctl_node *n = node("n1", 1000, 1024 * MiB, NULL, 0);
         uint64_t big = submit_as(1000, 1000, 64 * MiB);
         ck_assert_int_eq(ctl_schedule(&st), 1);
-        uint64_t first = submit_nice_array(ARRAY_WINDOW + 44, 1000, 10);
+        uint64_t first = submit_array_with(ARRAY_WINDOW + 44, 1000, 10, 0);
         ck_assert_uint_ne(first, 0);
         uint64_t plain = submit_as(1000, 1000, 64 * MiB);
         cancel_slice_and_pass_without_it(first);
@@ -368,6 +369,24 @@ START_TEST(tasks_an_arrays_record_makes_with_a_nice_value_order_their_users_jobs
         ck_assert_int_eq(ctl_schedule(&st), 1);
         ck_assert(st.nice_seen);
         ck_assert_uint_eq(rec.launch_ids[rec.launched - 1], plain);
+}
+END_TEST
+
+/* And for a throttle: the tasks a record makes after a pass over a queue without any are held
+ * to their array's throttle. */
+START_TEST(tasks_an_arrays_record_makes_keep_its_throttle) {
+        st.cfg.max_pending = 1000;
+        ctl_node *n = node("n1", 1000, 1024 * MiB, NULL, 0);
+        uint64_t big = submit_as(1000, 1000, 64 * MiB);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        uint64_t first = submit_array_with(ARRAY_WINDOW + 44, 100, 0, 2);
+        ck_assert_uint_ne(first, 0);
+        ck_assert_uint_ne(submit_as(1000, 1000, 64 * MiB), 0); /* the pass reads it alone */
+        cancel_slice_and_pass_without_it(first);
+        ck_assert(!st.throttle_seen);
+        finish_ok(n, big);
+        ck_assert_int_eq(ctl_schedule(&st), 2); /* room for 10 tasks; the plain job fits no more */
+        ck_assert(st.throttle_seen);
 }
 END_TEST
 
@@ -1780,6 +1799,7 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, easy_reads_the_tasks_of_an_arrays_record);
         tcase_add_test(tc, easy_reads_tasks_an_arrays_record_makes_after_the_floor_rose);
         tcase_add_test(tc, tasks_an_arrays_record_makes_with_a_nice_value_order_their_users_jobs);
+        tcase_add_test(tc, tasks_an_arrays_record_makes_keep_its_throttle);
         tcase_add_loop_test(tc, fair_passes_read_the_departments_as_kept, 0, 12);
         tcase_add_test(tc, a_requeued_job_is_its_departments_next_in_the_fair_order);
         tcase_add_test(tc, the_queue_keeps_its_order_as_its_head_moves_and_its_slots_return);
