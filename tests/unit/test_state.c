@@ -309,10 +309,9 @@ static void cancel_slice_and_pass_without_it(uint64_t first) {
         rec.fail_persist = 0;
 }
 
-/* The same for an array's tasks, its first slice made at once and the rest from its record
- * (arrec.c) as the pass takes them: they join the queue smaller than the reserved job, and the
- * pass reads them. */
-START_TEST(easy_reads_the_tasks_of_an_arrays_record) {
+/* EASY on n1 (1 CPU) and n2 (0.2), a job of 0.9 CPU running on n1 and a job of 1 CPU reserved
+ * behind it: what is smaller than 0.2 CPU may start on n2. */
+static void easy_with_a_wide_job_reserved(void) {
         st.cfg.order = SCHED_BACKFILL;
         st.cfg.max_pending = 1000;
         node("n1", 1000, 1024 * MiB, NULL, 0);
@@ -322,6 +321,13 @@ START_TEST(easy_reads_the_tasks_of_an_arrays_record) {
         uint64_t wide = submit_as(1000, 1000, 64 * MiB);
         ck_assert_int_eq(ctl_schedule(&st), 0);
         ck_assert_uint_eq(st.reserved_id, wide);
+}
+
+/* The same for an array's tasks, its first slice made at once and the rest from its record
+ * (arrec.c) as the pass takes them: they join the queue smaller than the reserved job, and the
+ * pass reads them. */
+START_TEST(easy_reads_the_tasks_of_an_arrays_record) {
+        easy_with_a_wide_job_reserved();
         uint64_t first = submit_array(ARRAY_WINDOW + 44, 100);
         ck_assert_uint_ne(first, 0);
         ck_assert_uint_gt(st.narecs, 0); /* its tasks are made from its record */
@@ -334,15 +340,7 @@ END_TEST
  * request lowers it as they join the queue (arec_queue), or the next pass would stop at the
  * reserved job, as if nothing behind it could fit. */
 START_TEST(easy_reads_tasks_an_arrays_record_makes_after_the_floor_rose) {
-        st.cfg.order = SCHED_BACKFILL;
-        st.cfg.max_pending = 1000;
-        node("n1", 1000, 1024 * MiB, NULL, 0);
-        node("n2", 200, 1024 * MiB, NULL, 0);
-        (void)submit_as(1000, 900, 64 * MiB);
-        ck_assert_int_eq(ctl_schedule(&st), 1);
-        uint64_t wide = submit_as(1000, 1000, 64 * MiB);
-        ck_assert_int_eq(ctl_schedule(&st), 0);
-        ck_assert_uint_eq(st.reserved_id, wide);
+        easy_with_a_wide_job_reserved();
         uint64_t first = submit_array(ARRAY_WINDOW + 44, 100);
         ck_assert_uint_ne(first, 0);
         cancel_slice_and_pass_without_it(first);
@@ -352,39 +350,37 @@ START_TEST(easy_reads_tasks_an_arrays_record_makes_after_the_floor_rose) {
 }
 END_TEST
 
-/* The same for a nice value: the tasks a record makes with one after a pass over a queue
- * without any forgot it (st->nice_seen) make passes order their user's jobs by it again, so
- * that the user's job of nice 0 submitted after the array goes first. */
-START_TEST(tasks_an_arrays_record_makes_with_a_nice_value_order_their_users_jobs) {
+/* On n1 (1 CPU) taken by a job: an array of ARRAY_WINDOW + 44 tasks (mcpu, nice, throttle) and a
+ * plain job of its user behind it, the array's first slice cancelled and a pass made without any
+ * of its tasks, which forgets nice values and throttles; then the job on n1 ends, and the next
+ * pass's tasks are made from the record. Returns the plain job's id. */
+static uint64_t array_back_after_a_pass_without_it(int64_t mcpu, int nice, uint32_t throttle) {
         st.cfg.max_pending = 1000;
         ctl_node *n = node("n1", 1000, 1024 * MiB, NULL, 0);
         uint64_t big = submit_as(1000, 1000, 64 * MiB);
         ck_assert_int_eq(ctl_schedule(&st), 1);
-        uint64_t first = submit_array_with(ARRAY_WINDOW + 44, 1000, 10, 0);
+        uint64_t first = submit_array_with(ARRAY_WINDOW + 44, mcpu, nice, throttle);
         ck_assert_uint_ne(first, 0);
         uint64_t plain = submit_as(1000, 1000, 64 * MiB);
         cancel_slice_and_pass_without_it(first);
-        ck_assert(!st.nice_seen);
+        ck_assert(!st.nice_seen && !st.throttle_seen);
         finish_ok(n, big);
+        return plain;
+}
+
+/* The same for a nice value: the tasks a record makes with one make passes order their user's
+ * jobs by it again (st->nice_seen), so that the user's job of nice 0 goes first. */
+START_TEST(tasks_an_arrays_record_makes_with_a_nice_value_order_their_users_jobs) {
+        uint64_t plain = array_back_after_a_pass_without_it(1000, 10, 0);
         ck_assert_int_eq(ctl_schedule(&st), 1);
         ck_assert(st.nice_seen);
         ck_assert_uint_eq(rec.launch_ids[rec.launched - 1], plain);
 }
 END_TEST
 
-/* And for a throttle: the tasks a record makes after a pass over a queue without any are held
- * to their array's throttle. */
+/* And for a throttle: the tasks a record makes are held to their array's throttle (2). */
 START_TEST(tasks_an_arrays_record_makes_keep_its_throttle) {
-        st.cfg.max_pending = 1000;
-        ctl_node *n = node("n1", 1000, 1024 * MiB, NULL, 0);
-        uint64_t big = submit_as(1000, 1000, 64 * MiB);
-        ck_assert_int_eq(ctl_schedule(&st), 1);
-        uint64_t first = submit_array_with(ARRAY_WINDOW + 44, 100, 0, 2);
-        ck_assert_uint_ne(first, 0);
-        ck_assert_uint_ne(submit_as(1000, 1000, 64 * MiB), 0); /* the pass reads it alone */
-        cancel_slice_and_pass_without_it(first);
-        ck_assert(!st.throttle_seen);
-        finish_ok(n, big);
+        (void)array_back_after_a_pass_without_it(100, 0, 2);
         ck_assert_int_eq(ctl_schedule(&st), 2); /* room for 10 tasks; the plain job fits no more */
         ck_assert(st.throttle_seen);
 }
