@@ -75,18 +75,14 @@ int ctl_array_task(ctl_state *st, uint64_t array, uint32_t index, uint64_t *id, 
 }
 
 /* Tasks of one throttled array that run or are offered in this pass. */
-typedef struct array_load {
+struct array_load {
         uint64_t array;
         uint32_t n;
-} array_load;
-
-typedef struct load_table {
-        array_load *v;
-        size_t n, cap, last; /* last: the entry found last (an array's tasks come together) */
-} load_table;
+};
+typedef struct array_load array_load;
 
 /* The entry of array in t, added with 0 when new. Returns it, or NULL (no memory). */
-static array_load *load_of(load_table *t, uint64_t array) {
+static array_load *load_of(ctl_array_loads *t, uint64_t array) {
         if (t->last < t->n && t->v[t->last].array == array)
                 return &t->v[t->last];
         for (size_t i = 0; i < t->n; i++)
@@ -104,31 +100,48 @@ static array_load *load_of(load_table *t, uint64_t array) {
         return &t->v[t->last = t->n++];
 }
 
-size_t ctl_array_throttle(ctl_state *st, sched_job *jobs, size_t n) {
-        load_table t = { 0 };
-        size_t kept = 0;
-        if (!st->throttle_seen)
-                return n;
-        for (size_t i = 0; i < st->running_ids.n; i++) {
+void ctl_array_loads_start(const ctl_state *st, ctl_array_loads *t) {
+        *t = (ctl_array_loads){ .on = st->throttle_seen };
+        for (size_t i = 0; t->on && i < st->running_ids.n; i++) {
                 const job *j = st->running_ids.v[i];
                 array_load *l;
                 /* a job requeued and running again may sit beside its stale entry */
                 bool twin = i > 0 && st->running_ids.v[i - 1] == j;
-                if (!twin && j->state == JOB_RUNNING && j->spec.array_throttle && (l = load_of(&t, j->array_first)))
+                if (!twin && j->state == JOB_RUNNING && j->spec.array_throttle && (l = load_of(t, j->array_first)))
                         l->n++;
         }
+}
+
+bool ctl_array_admit(ctl_array_loads *t, job *j) {
+        if (!t->on || !j->spec.array_throttle)
+                return true;
+        array_load *l = load_of(t, j->array_first);
+        if (!l || l->n >= j->spec.array_throttle) {
+                j->wait = JOB_WAIT_THROTTLE; /* no memory to count: it waits for the next pass */
+                return false;
+        }
+        l->n++;
+        return true;
+}
+
+void ctl_array_loads_free(ctl_array_loads *t) {
+        free(t->v);
+        *t = (ctl_array_loads){ 0 };
+}
+
+size_t ctl_array_throttle(ctl_state *st, sched_job *jobs, size_t n) {
+        ctl_array_loads t;
+        size_t kept = 0;
+        if (!st->throttle_seen)
+                return n;
+        ctl_array_loads_start(st, &t);
         for (size_t i = 0; i < n; i++) {
                 job *j = ctl_find_job(st, jobs[i].id);
-                array_load *l = j && j->spec.array_throttle ? load_of(&t, j->array_first) : NULL;
-                if (j && j->spec.array_throttle && (!l || l->n >= j->spec.array_throttle)) {
-                        j->wait = JOB_WAIT_THROTTLE; /* no memory to count: it waits for the next pass */
+                if (j && !ctl_array_admit(&t, j))
                         continue;
-                }
-                if (l)
-                        l->n++;
                 jobs[kept++] = jobs[i];
         }
-        free(t.v);
+        ctl_array_loads_free(&t);
         return kept;
 }
 

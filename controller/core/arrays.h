@@ -64,6 +64,20 @@ int ctl_array_task(ctl_state *st, uint64_t array, uint32_t index, uint64_t *id, 
  * mark them JOB_WAIT_THROTTLE. Returns how many jobs are kept, in order. O(n log jobs +
  * running); a no-op while no pending job may be of a throttled array (st->throttle_seen). */
 size_t ctl_array_throttle(ctl_state *st, sched_job *jobs, size_t n);
+/* The same a job at a time, for a pass that reads the queue as it places: each throttled
+ * array's tasks that run or that the pass offered so far. */
+typedef struct ctl_array_loads {
+        struct array_load *v;
+        size_t n, cap, last; /* last: the entry found last (an array's tasks come together) */
+        bool on;             /* st->throttle_seen when it started: off, every job is admitted */
+} ctl_array_loads;
+/* Count the running tasks of throttled arrays into *t. O(running). */
+void ctl_array_loads_start(const ctl_state *st, ctl_array_loads *t);
+/* Whether j, offered next, stays within its array's throttle with the tasks t counted: if so t
+ * counts it; if not it waits "throttle" (as when t has no memory to count it). */
+bool ctl_array_admit(ctl_array_loads *t, job *j);
+/* Free what t holds. */
+void ctl_array_loads_free(ctl_array_loads *t);
 /* Store a's record (st->persist_array), in the turn's batch. Returns 0 or -errno (logged). */
 int ctl_arec_store(ctl_state *st, const ctl_arec *a);
 /* Hold (hold true) or release every pending task of the array whose id is id on behalf of uid:

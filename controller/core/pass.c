@@ -413,14 +413,14 @@ static long pass_arrivals(ctl_state *st, size_t *offered, long *placed) {
  * as the least request pending (st->pending_floor) fits any node: a pass after an end that made
  * room for one job reads the queue's head, not its tail. The queue is handed to it a job at a
  * time, each marked as it is read; where the pass stops, the jobs behind keep the reason the
- * last pass that read them gave (they could not start: none fits now). The running limits
- * are counted as the jobs are read (ctl_limit_admit), as the whole list's filter counts them in
- * its order. Whatever else filters the whole offered list (a nice order, throttles, strays'
- * earlier attempts) or needs the jobs choosing nodes apart (pending_choosy) takes the whole
- * queue as before. */
+ * last pass that read them gave (they could not start: none fits now). The arrays' throttles
+ * and the running limits are counted as the jobs are read (ctl_array_admit, ctl_limit_admit),
+ * in that order, as the whole list's filters count them. Whatever else filters the whole
+ * offered list (a nice order, strays' earlier attempts) or needs the jobs choosing nodes apart
+ * (pending_choosy) takes the whole queue as before. */
 
 static bool easy_a_job_at_a_time(const ctl_state *st) {
-        return ctl_easy_on(st) && !st->pending_choosy && !st->nice_seen && !st->throttle_seen && st->nstrays == 0;
+        return ctl_easy_on(st) && !st->pending_choosy && !st->nice_seen && st->nstrays == 0;
 }
 
 /* The queue as EASY reads it (sched_easy_list): the next pending job that may start, viewed
@@ -428,6 +428,7 @@ static bool easy_a_job_at_a_time(const ctl_state *st) {
 typedef struct queue_reader {
         ctl_state *st;
         ctl_limit_counts *limits; /* the jobs offered so far, for the running limits */
+        ctl_array_loads loads;    /* and for the arrays' throttles */
         size_t next, offered;
         queue_traits traits;
 } queue_reader;
@@ -438,8 +439,9 @@ static int read_queue(void *arg, sched_job *out) {
         while (q->next < st->npending) {
                 size_t at = q->next++;
                 traits_add(&q->traits, st->pending[at]);
-                if (ctl_wait_mark_job(st, st->pending[at]) || !ctl_limit_admit(st, q->limits, st->pending[at]))
-                        continue; /* held, a dependency, a begin time, a running limit: not offered */
+                if (ctl_wait_mark_job(st, st->pending[at]) || !ctl_array_admit(&q->loads, st->pending[at]) ||
+                    !ctl_limit_admit(st, q->limits, st->pending[at]))
+                        continue; /* held, a dependency, a begin time, a throttle, a running limit */
                 view_job(st, q->offered, st->pending[at]);
                 *out = st->pass_jobs[q->offered++];
                 return 1;
@@ -470,11 +472,13 @@ static long easy_over(ctl_state *st, int (*next)(void *, sched_job *), void *arg
 /* A whole-queue EASY pass, reading the queue as far as it can place. Returns how many were
  * launched, or -ENOMEM; *offered, *placed as pass(). */
 static long pass_easy(ctl_state *st, size_t *offered, long *placed) {
-        queue_reader q = { st, NULL, 0, 0, no_traits };
+        queue_reader q = { .st = st, .traits = no_traits };
         if (pass_room(st) < 0)
                 return -ENOMEM;
         q.limits = ctl_limit_counts_new(st);
+        ctl_array_loads_start(st, &q.loads);
         long launched = easy_over(st, read_queue, &q, &q.offered, offered, placed);
+        ctl_array_loads_free(&q.loads);
         free(q.limits);
         if (launched < 0)
                 return launched;
@@ -558,6 +562,7 @@ typedef struct fair_reader {
         ctl_state *st;
         fairorder_walk *walk;
         ctl_limit_counts *limits; /* EASY's: the jobs offered so far, for the running limits */
+        ctl_array_loads loads;    /* and for the arrays' throttles (off but in EASY) */
         bool marked;
         size_t offered;       /* jobs viewed into st->pass_jobs */
         size_t picked, total; /* jobs the walk handed out, of those pending when it started */
@@ -573,7 +578,7 @@ static int read_fair(void *arg, sched_job *out) {
                 job *j = st->dept_jobs[pick.leaf].v[pick.at];
                 r->picked++;
                 traits_add(&r->traits, j);
-                if ((r->marked ? !ctl_wait_offerable(j) : ctl_wait_mark_job(st, j)) ||
+                if ((r->marked ? !ctl_wait_offerable(j) : ctl_wait_mark_job(st, j)) || !ctl_array_admit(&r->loads, j) ||
                     !ctl_limit_admit(st, r->limits, j))
                         continue;
                 view_job(st, r->offered, j);
@@ -636,7 +641,9 @@ static long offer_fair(ctl_state *st, fair_reader *r, size_t *offered, long *pla
  * how many were launched, or -ENOMEM. */
 static long easy_fair(ctl_state *st, fair_reader *r, size_t *offered, long *placed) {
         r->limits = ctl_limit_counts_new(st);
+        ctl_array_loads_start(st, &r->loads);
         long launched = easy_over(st, read_fair, r, &r->offered, offered, placed);
+        ctl_array_loads_free(&r->loads);
         free(r->limits);
         r->limits = NULL;
         if (launched >= 0)

@@ -886,7 +886,12 @@ static void both_submit(ctl_state *const both[2], const char *group, uint64_t r,
                                   .nice = (r >> 52) % 16 == 0 ? 10 : 0 }; /* now and then: passes read it all */
                 spec.argv[0] = strdup("/bin/true");
                 uid_t uid = (uid_t)(1000 + (r >> 48) % 3); /* three users, for the running limits */
-                if ((ok[k] = ctl_submit(both[k], uid, uid, "u", &spec, step, &id[k], err)) < 0)
+                if ((r >> 56) % 16 == 0) {                 /* now and then an array of 2 to 5 tasks, 1 or 2 at a time */
+                        spec.array_throttle = 1 + (uint32_t)(r >> 60) % 2;
+                        ok[k] = ctl_submit_array(both[k], uid, uid, "u", &spec, 2 + (r >> 61) % 4, NULL, step, &id[k],
+                                                 err);
+                        job_spec_free(&spec);
+                } else if ((ok[k] = ctl_submit(both[k], uid, uid, "u", &spec, step, &id[k], err)) < 0)
                         job_spec_free(&spec);
         }
         ck_assert_int_eq(ok[0], ok[1]);
