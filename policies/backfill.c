@@ -205,7 +205,7 @@ static bool nothing_fits(sched_index *ix, easy_resv *r, res_t floor, fails *seen
         return sched_index_choose(ix, SCHED_FIRST_FIT, floor) < 0;
 }
 
-long sched_easy_place_from(sched_index *ix, sched_heuristic h, const sched_easy_list *list, sched_running_fn running,
+long sched_easy_place_from(sched_index *ix, sched_heuristic h, const sched_job_list *list, sched_running_fn running,
                            void *arg, bool want_start, int64_t now, sched_assignment *out, sched_reservation *resv) {
         *resv = (sched_reservation){ 0 };
         if (h >= SCHED_MAX_JOBS)
@@ -264,7 +264,7 @@ long sched_easy_place_from(sched_index *ix, sched_heuristic h, const sched_easy_
         return err < 0 ? err : (long)placed;
 }
 
-/* An array's jobs one at a time (sched_easy_list.next). */
+/* An array's jobs one at a time (sched_job_list.next). */
 typedef struct array_list {
         const sched_job *jobs;
         size_t n, next;
@@ -281,6 +281,6 @@ static int next_of_array(void *arg, sched_job *out) {
 long sched_easy_place(sched_index *ix, sched_heuristic h, const sched_job *jobs, size_t njobs, sched_running_fn running,
                       void *arg, bool want_start, int64_t now, sched_assignment *out, sched_reservation *resv) {
         array_list a = { jobs, njobs, 0 };
-        sched_easy_list list = { next_of_array, &a, njobs, { 0 } };
+        sched_job_list list = { next_of_array, &a, njobs, { 0 } };
         return sched_easy_place_from(ix, h, &list, running, arg, want_start, now, out, resv);
 }

@@ -53,17 +53,8 @@ typedef int (*sched_running_fn)(void *arg, const sched_running **v, size_t *n);
 long sched_easy_place(sched_index *ix, sched_heuristic h, const sched_job *jobs, size_t njobs, sched_running_fn running,
                       void *arg, bool want_start, int64_t now, sched_assignment *out, sched_reservation *resv);
 
-/* A pass's jobs handed out one at a time, so that a pass which stops early has not had the rest
- * made: next(arg, out) gives the next in order (1), or 0 at the end. */
-typedef struct sched_easy_list {
-        int (*next)(void *arg, sched_job *out);
-        void *arg;
-        size_t max;  /* at most this many: out must hold as many */
-        res_t floor; /* no job of the list asks less, resource by resource ({0}: unknown) */
-} sched_easy_list;
-
 /* sched_easy_place over list's jobs, which stops taking them once it has its reservation and
  * nothing as small as list->floor fits any machine: the jobs left could not start either. The
  * same placements and reservation as over the whole list. O(jobs taken log machines). */
-long sched_easy_place_from(sched_index *ix, sched_heuristic h, const sched_easy_list *list, sched_running_fn running,
+long sched_easy_place_from(sched_index *ix, sched_heuristic h, const sched_job_list *list, sched_running_fn running,
                            void *arg, bool want_start, int64_t now, sched_assignment *out, sched_reservation *resv);

@@ -201,21 +201,30 @@ static void end_reservations(const pass_machines *pm) {
         }
 }
 
+/* Place job on the machine h picks into *out, or, where none fits, reserve one (SCHED_RESERVE).
+ * Returns whether it was placed. */
+static bool place_one(const pass_machines *pm, sched_heuristic h, const sched_job *job, sched_order order,
+                      sched_assignment *out) {
+        long m = pick(pm, h, job->req);
+        if (m < 0) {
+                if (order == SCHED_RESERVE)
+                        reserve(pm);
+                return false;
+        }
+        pm->v[m].free = res_sub(pm->v[m].free, job->req);
+        changed(pm, (size_t)m);
+        *out = (sched_assignment){ .job_id = job->id, .machine = pm->v[m].index };
+        return true;
+}
+
 static size_t place_with(const pass_machines *pm, sched_heuristic h, const sched_job *jobs, size_t njobs,
                          sched_order order, sched_assignment *out) {
         size_t placed = 0;
         for (size_t j = 0; j < njobs; j++) {
-                long m = pick(pm, h, jobs[j].req);
-                if (m < 0) {
-                        if (order == SCHED_STRICT_FIFO)
-                                break;
-                        if (order == SCHED_RESERVE)
-                                reserve(pm);
-                        continue;
-                }
-                pm->v[m].free = res_sub(pm->v[m].free, jobs[j].req);
-                changed(pm, (size_t)m);
-                out[placed++] = (sched_assignment){ .job_id = jobs[j].id, .machine = pm->v[m].index };
+                if (place_one(pm, h, &jobs[j], order, &out[placed]))
+                        placed++;
+                else if (order == SCHED_STRICT_FIFO)
+                        break;
         }
         end_reservations(pm);
         return placed;
@@ -287,6 +296,26 @@ long sched_index_place(sched_index *ix, sched_heuristic h, const sched_job *jobs
         if (h == SCHED_MAX_JOBS)
                 return place_max_jobs(&pm, jobs, njobs, order, out);
         return (long)place_with(&pm, h, jobs, njobs, order, out);
+}
+
+long sched_index_place_from(sched_index *ix, sched_heuristic h, const sched_job_list *list, sched_order order,
+                            sched_assignment *out) {
+        if (h >= SCHED_MAX_JOBS)
+                return -EINVAL;
+        pass_machines pm = { ix->machines, ix->n, ix };
+        size_t placed = 0;
+        sched_job job;
+        for (size_t k = 0; k < list->max && list->next(list->arg, &job) == 1; k++) {
+                if (place_one(&pm, h, &job, order, &out[placed]))
+                        placed++;
+                else if (order == SCHED_STRICT_FIFO)
+                        break;
+                /* no job behind asks less than the floor: none of them could be placed */
+                if (heuristics[SCHED_FIRST_FIT].choose_indexed(ix, list->floor) < 0)
+                        break;
+        }
+        end_reservations(&pm);
+        return (long)placed;
 }
 
 int sched_can_ever_fit(const sched_machine *machines, size_t nmachines, res_t req) {

@@ -36,6 +36,15 @@ typedef enum sched_order {
                             * free memory for the rest of the pass; later jobs go elsewhere */
 } sched_order;
 
+/* A pass's jobs handed out one at a time, so that a pass which stops early has not had the rest
+ * made: next(arg, out) gives the next in order (1), or 0 at the end. */
+typedef struct sched_job_list {
+        int (*next)(void *arg, sched_job *out);
+        void *arg;
+        size_t max;  /* at most this many: out must hold as many */
+        res_t floor; /* no job of the list asks less, resource by resource ({0}: unknown) */
+} sched_job_list;
+
 /* "fifo", "backfill", "reserve". */
 const char *sched_order_name(sched_order o);
 /* Inverse of sched_order_name. Returns 0 or -EINVAL. */

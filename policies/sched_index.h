@@ -92,3 +92,10 @@ long sched_index_choose(sched_index *ix, sched_heuristic h, res_t req);
  * assignments written, -EINVAL for an unknown h, or -ENOMEM (Max-Jobs). */
 long sched_index_place(sched_index *ix, sched_heuristic h, const sched_job *jobs, size_t njobs, sched_order order,
                        sched_assignment *out);
+/* sched_index_place over list's jobs, which stops taking them once nothing as small as
+ * list->floor fits any machine left (SCHED_RESERVE's reserved ones left out): the jobs behind
+ * could not be placed either, so the placements are the whole list's. out must hold list->max
+ * entries. -EINVAL for an unknown h or SCHED_MAX_JOBS (it compares whole schedules). O(jobs
+ * taken log machines). */
+long sched_index_place_from(sched_index *ix, sched_heuristic h, const sched_job_list *list, sched_order order,
+                            sched_assignment *out);

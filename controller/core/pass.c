@@ -408,10 +408,12 @@ static long pass_arrivals(ctl_state *st, size_t *offered, long *placed) {
         return launched;
 }
 
-/* --- EASY a job at a time --------------------------------------------------------------------
+/* --- EASY and NetBatch's reservations a job at a time ----------------------------------------
  * EASY's pass (backfill.h) stops taking jobs once it holds its reservation and nothing as small
  * as the least request pending (st->pending_floor) fits any node: a pass after an end that made
- * room for one job reads the queue's head, not its tail. The queue is handed to it a job at a
+ * room for one job reads the queue's head, not its tail. NetBatch's (order = reserve: a job that
+ * fits nowhere reserves a node for the rest of the pass) stops once nothing as small fits a node
+ * left unreserved (sched_index_place_from). The queue is handed to them a job at a
  * time, each marked as it is read; where the pass stops, the jobs behind keep the reason the
  * last pass that read them gave (they could not start: none fits now). The arrays' throttles
  * and the running limits are counted as the jobs are read (ctl_array_admit, ctl_limit_admit),
@@ -419,11 +421,13 @@ static long pass_arrivals(ctl_state *st, size_t *offered, long *placed) {
  * offered list (a nice order, strays' earlier attempts) or needs the jobs choosing nodes apart
  * (pending_choosy) takes the whole queue as before. */
 
-static bool easy_a_job_at_a_time(const ctl_state *st) {
-        return ctl_easy_on(st) && !st->pending_choosy && !st->nice_seen && st->nstrays == 0;
+static bool a_job_at_a_time(const ctl_state *st) {
+        const ctl_config *c = &st->cfg;
+        bool reserve = c->order == SCHED_RESERVE && c->policy != SCHED_MAX_JOBS && !c->dispatcher && !c->scan;
+        return (ctl_easy_on(st) || reserve) && !st->pending_choosy && !st->nice_seen && st->nstrays == 0;
 }
 
-/* The queue as EASY reads it (sched_easy_list): the next pending job that may start, viewed
+/* The queue as EASY reads it (sched_job_list): the next pending job that may start, viewed
  * into st->pass_jobs; traits: of every job read, blocked or not. */
 typedef struct queue_reader {
         ctl_state *st;
@@ -451,33 +455,36 @@ static int read_queue(void *arg, sched_job *out) {
 
 static long launch_placed(ctl_state *st, bool indexed, long placed);
 
-/* EASY over the jobs next(arg) hands out, which it views into st->pass_jobs (*viewed of them),
- * and the launches of what it placed. Returns how many were launched, or -ENOMEM; *offered,
- * *placed as pass(). */
-static long easy_over(ctl_state *st, int (*next)(void *, sched_job *), void *arg, const size_t *viewed, size_t *offered,
-                      long *placed) {
+/* EASY, or NetBatch's reservations, over the jobs next(arg) hands out, which it views into
+ * st->pass_jobs (*viewed of them), and the launches of what it placed. Returns how many were
+ * launched, or -ENOMEM; *offered, *placed as pass(). */
+static long place_over(ctl_state *st, int (*next)(void *, sched_job *), void *arg, const size_t *viewed,
+                       size_t *offered, long *placed) {
+        const sched_job_list list = { next, arg, st->npending, st->pending_floor };
+        bool easy = ctl_easy_on(st);
         st->pass_selective = 0;
-        *placed =
-                ctl_easy_place_from(st, &(sched_easy_list){ next, arg, st->npending, st->pending_floor }, st->pass_out);
+        *placed = easy ? ctl_easy_place_from(st, &list, st->pass_out)
+                       : sched_index_place_from(&st->view, st->cfg.policy, &list, st->cfg.order, st->pass_out);
         *offered = *viewed;
         if (*placed < 0) {
                 for (size_t i = 0; i < st->nnodes; i++)
                         view_reset(st, i);
                 return *placed;
         }
-        ctl_easy_held_back(st, st->pass_jobs, *viewed, st->pass_out, *placed);
+        if (easy)
+                ctl_easy_held_back(st, st->pass_jobs, *viewed, st->pass_out, *placed);
         return launch_placed(st, true, *placed);
 }
 
-/* A whole-queue EASY pass, reading the queue as far as it can place. Returns how many were
- * launched, or -ENOMEM; *offered, *placed as pass(). */
-static long pass_easy(ctl_state *st, size_t *offered, long *placed) {
+/* A whole-queue pass reading the queue as far as it can place. Returns how many were launched,
+ * or -ENOMEM; *offered, *placed as pass(). */
+static long pass_reading(ctl_state *st, size_t *offered, long *placed) {
         queue_reader q = { .st = st, .traits = no_traits };
         if (pass_room(st) < 0)
                 return -ENOMEM;
         q.limits = ctl_limit_counts_new(st);
         ctl_array_loads_start(st, &q.loads);
-        long launched = easy_over(st, read_queue, &q, &q.offered, offered, placed);
+        long launched = place_over(st, read_queue, &q, &q.offered, offered, placed);
         ctl_array_loads_free(&q.loads);
         free(q.limits);
         if (launched < 0)
@@ -561,8 +568,10 @@ static uint32_t dept_next(void *arg, uint32_t leaf, uint32_t after, uint64_t *se
 typedef struct fair_reader {
         ctl_state *st;
         fairorder_walk *walk;
-        ctl_limit_counts *limits; /* EASY's: the jobs offered so far, for the running limits */
-        ctl_array_loads loads;    /* and for the arrays' throttles (off but in EASY) */
+        /* Read a job at a time (fair_reading): the jobs offered so far, for the running limits and
+         * the arrays' throttles; NULL and off otherwise (offer() filters the list). */
+        ctl_limit_counts *limits;
+        ctl_array_loads loads;
         bool marked;
         size_t offered;       /* jobs viewed into st->pass_jobs */
         size_t picked, total; /* jobs the walk handed out, of those pending when it started */
@@ -637,12 +646,12 @@ static long offer_fair(ctl_state *st, fair_reader *r, size_t *offered, long *pla
         return launched;
 }
 
-/* EASY over the order, reading it as far as something can still be placed (pass_easy). Returns
- * how many were launched, or -ENOMEM. */
-static long easy_fair(ctl_state *st, fair_reader *r, size_t *offered, long *placed) {
+/* EASY, or NetBatch's reservations, over the order, reading it as far as something can still be
+ * placed (pass_reading). Returns how many were launched, or -ENOMEM. */
+static long fair_reading(ctl_state *st, fair_reader *r, size_t *offered, long *placed) {
         r->limits = ctl_limit_counts_new(st);
         ctl_array_loads_start(st, &r->loads);
-        long launched = easy_over(st, read_fair, r, &r->offered, offered, placed);
+        long launched = place_over(st, read_fair, r, &r->offered, offered, placed);
         ctl_array_loads_free(&r->loads);
         free(r->limits);
         r->limits = NULL;
@@ -675,7 +684,7 @@ static long pass_fair(ctl_state *st, size_t *offered, long *placed) {
                 (void)ctl_wait_mark(st, 0, st->npending);
         st->dept_walking = true;
         long launched =
-                easy_a_job_at_a_time(st) ? easy_fair(st, &r, offered, placed) : offer_fair(st, &r, offered, placed);
+                a_job_at_a_time(st) ? fair_reading(st, &r, offered, placed) : offer_fair(st, &r, offered, placed);
         wait_for_caps(st, &r);
         fairorder_walk_free(r.walk);
         ctl_dept_walked(st);
@@ -698,8 +707,8 @@ static long pass(ctl_state *st, size_t first, size_t n, size_t *offered, long *p
                 long r = pass_fair(st, offered, placed);
                 if (r != -EAGAIN)
                         return r;
-        } else if (first == 0 && easy_a_job_at_a_time(st))
-                return pass_easy(st, offered, placed);
+        } else if (first == 0 && a_job_at_a_time(st))
+                return pass_reading(st, offered, placed);
         size_t waiting = ctl_wait_mark(st, first, n);
         *offered = n;
         if (view_pending(st, first, n) < 0)

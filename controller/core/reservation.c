@@ -82,7 +82,7 @@ static void note_reservation(ctl_state *st, const sched_reservation *r) {
                 now->reserved_start_usec = r->start_usec == SCHED_FOREVER ? JOB_RESERVED_UNKNOWN : r->start_usec;
 }
 
-long ctl_easy_place_from(ctl_state *st, const sched_easy_list *list, sched_assignment *out) {
+long ctl_easy_place_from(ctl_state *st, const sched_job_list *list, sched_assignment *out) {
         sched_reservation r;
         long placed = sched_easy_place_from(&st->view, st->cfg.policy, list, running_view, st, !st->cfg.unwatched,
                                             st->clock_usec, out, &r);

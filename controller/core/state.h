@@ -525,7 +525,7 @@ long ctl_easy_place(ctl_state *st, const sched_job *jobs, size_t njobs, sched_as
 /* ctl_easy_place over the jobs list hands out, which it may stop taking early
  * (sched_easy_place_from), but for the jobs it holds back: the caller marks those it took
  * (ctl_easy_held_back). */
-long ctl_easy_place_from(ctl_state *st, const sched_easy_list *list, sched_assignment *out);
+long ctl_easy_place_from(ctl_state *st, const sched_job_list *list, sched_assignment *out);
 /* Of the jobs[0..njobs) an EASY pass took, the placed ones being out[0..placed), those behind
  * the reserved job that fit a node now wait "priority": the reservation holds them back. */
 void ctl_easy_held_back(ctl_state *st, const sched_job *jobs, size_t njobs, const sched_assignment *out, long placed);

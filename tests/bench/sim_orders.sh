@@ -12,7 +12,7 @@
 #   COLONY_BIN=build/bin BASE_BIN=/tmp/main/build/bin tests/bench/sim_orders.sh
 #
 # Environment: SIZES (default "20000 40000", ascending, at most 188041), ORDERS (default "fifo
-# backfill hdrf drf").
+# backfill hdrf drf"; also "reserve", NetBatch's reservations).
 set -euo pipefail
 bin=${COLONY_BIN:?set COLONY_BIN to the bin directory of a build}
 base=${BASE_BIN:?set BASE_BIN to the bin directory of the baseline build}
@@ -37,6 +37,7 @@ flags() {
         case $1 in
         fifo) ;;
         backfill) echo --order backfill ;;
+        reserve) echo --order reserve ;;
         hdrf | drf) echo --dept-by user --fair "$1" ;;
         *) echo "unknown order $1" >&2; exit 1 ;;
         esac

@@ -319,7 +319,7 @@ static long reference(inst *in, sched_heuristic h, sched_assignment *out, sched_
         return placed;
 }
 
-/* The instance's jobs handed out one at a time (sched_easy_list), counting those taken. */
+/* The instance's jobs handed out one at a time (sched_job_list), counting those taken. */
 typedef struct counted_list {
         const sched_job *jobs;
         size_t n, taken;
@@ -339,7 +339,7 @@ static long easy_from(sched_index *ix, sched_heuristic h, inst *in, bool want, s
                       sched_reservation *r, size_t *taken) {
         given g = { in->run, in->nrun, 0 };
         counted_list c = { in->jobs, in->nj, 0 };
-        sched_easy_list list = { next_counted, &c, in->nj, in->jobs[0].req };
+        sched_job_list list = { next_counted, &c, in->nj, in->jobs[0].req };
         for (size_t j = 1; j < in->nj; j++)
                 list.floor = res_min(list.floor, in->jobs[j].req);
         long n = sched_easy_place_from(ix, h, &list, give, &g, want, in->now, out, r);

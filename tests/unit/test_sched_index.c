@@ -115,6 +115,68 @@ START_TEST(every_heuristic_and_order_decides_as_the_scan) {
 }
 END_TEST
 
+/* A list handed out a job at a time (sched_job_list), counting what was read. */
+typedef struct list_reader {
+        const sched_job *jobs;
+        size_t n, read;
+} list_reader;
+
+static int read_next(void *arg, sched_job *out) {
+        list_reader *r = arg;
+        if (r->read == r->n)
+                return 0;
+        *out = r->jobs[r->read++];
+        return 1;
+}
+
+/* sched_index_place_from places what sched_index_place places over the whole list, and leaves
+ * the machines alike, in every order, though it stops reading where nothing as small as the
+ * list's least request fits (some rounds do). */
+START_TEST(a_list_read_a_job_at_a_time_places_as_the_whole_list) {
+        uint64_t seed = 41 + (uint64_t)_i;
+        with_gpus = _i == 1;
+        static sched_machine machines[MAX_MACHINES];
+        sched_job j[MAX_JOBS];
+        size_t stopped_early = 0;
+        for (int round = 0; round < 600; round++) {
+                sched_index whole, from;
+                sched_index_init(&whole);
+                sched_index_init(&from);
+                size_t n = 1 + (size_t)draw(&seed, round % 4 == 0 ? MAX_MACHINES : 12);
+                for (size_t m = 0; m < n; m++) {
+                        machines[m] = random_machine(&seed, (uint32_t)m);
+                        random_gpus(&seed, &machines[m]);
+                        ck_assert_int_eq(sched_index_add(&whole, machines[m]), 0);
+                        ck_assert_int_eq(sched_index_add(&from, machines[m]), 0);
+                }
+                sched_heuristic h = (sched_heuristic)(round % SCHED_MAX_JOBS);
+                sched_order order = (sched_order)((round / SCHED_MAX_JOBS) % 3);
+                size_t nj = random_jobs(&seed, j, 1);
+                res_t floor = j[0].req;
+                for (size_t i = 1; i < nj; i++)
+                        floor = res_min(floor, j[i].req);
+                sched_assignment want[MAX_JOBS], got[MAX_JOBS];
+                list_reader r = { j, nj, 0 };
+                long nw = sched_index_place(&whole, h, j, nj, order, want);
+                long ng = sched_index_place_from(&from, h, &(sched_job_list){ read_next, &r, nj, floor }, order, got);
+                ck_assert_msg(ng == nw, "%s, %s: %ld placed a job at a time, %ld whole", sched_heuristic_name(h),
+                              sched_order_name(order), ng, nw);
+                for (long a = 0; a < nw; a++) {
+                        ck_assert_uint_eq(got[a].job_id, want[a].job_id);
+                        ck_assert_uint_eq(got[a].machine, want[a].machine);
+                }
+                for (size_t m = 0; m < n; m++) {
+                        ck_assert(res_equal(from.machines[m].free, whole.machines[m].free));
+                        ck_assert_int_eq(from.machines[m].up, whole.machines[m].up);
+                }
+                stopped_early += order != SCHED_STRICT_FIFO && r.read < nj; /* FIFO stops anyway */
+                sched_index_free(&whole);
+                sched_index_free(&from);
+        }
+        ck_assert_uint_gt(stopped_early, 20);
+}
+END_TEST
+
 START_TEST(single_choices_match_on_a_large_cluster) {
         uint64_t seed = 11;
         static sched_machine ref[MAX_MACHINES];
@@ -194,6 +256,7 @@ static Suite *sched_index_suite(void) {
         TCase *tc = tcase_create("core");
         tcase_set_timeout(tc, 60);
         tcase_add_loop_test(tc, every_heuristic_and_order_decides_as_the_scan, 0, 2); /* 1: with GPUs */
+        tcase_add_loop_test(tc, a_list_read_a_job_at_a_time_places_as_the_whole_list, 0, 2);
         tcase_add_test(tc, single_choices_match_on_a_large_cluster);
         tcase_add_test(tc, an_empty_index_places_nothing);
         tcase_add_test(tc, first_fit_corner_bound_never_prunes_a_fit);
