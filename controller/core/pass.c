@@ -129,11 +129,10 @@ static int view_pending(ctl_state *st, size_t first, size_t n) {
  * through the resources they take (and the running limits, which count the jobs offered before
  * and so need them all): after backfill every job left fits nowhere or is held, and without
  * running limits the jobs submitted since can be offered alone, to the same result as a full
- * pass; after strict
- * FIFO stopped at a job that fits nowhere, nothing submitted behind it can start. Anything else
- * (a fair order, whose ranks move with every submission; a dispatcher; NetBatch reservations,
- * which the unplaceable jobs make) settles only on a pass that placed nothing, and the next
- * submission unsettles it. */
+ * pass; after strict FIFO stopped at a job that fits nowhere, nothing submitted behind it can
+ * start. Anything else (a fair order, whose ranks move with every submission; a dispatcher;
+ * NetBatch reservations, which the unplaceable jobs make) settles only on a pass that placed
+ * nothing, and the next submission unsettles it. */
 
 static bool fair_order_on(const ctl_state *st) {
         return st->cfg.fairness >= 0 && !st->cfg.dispatcher && fairorder_has_depts(&st->fair);
@@ -427,7 +426,7 @@ static bool a_job_at_a_time(const ctl_state *st) {
         return (ctl_easy_on(st) || reserve) && !st->pending_choosy && !st->nice_seen && st->nstrays == 0;
 }
 
-/* The queue as EASY reads it (sched_job_list): the next pending job that may start, viewed
+/* The queue read a job at a time (sched_job_list): the next pending job that may start, viewed
  * into st->pass_jobs; traits: of every job read, blocked or not. */
 typedef struct queue_reader {
         ctl_state *st;
