@@ -34,10 +34,16 @@ static int rec_persist(void *u, const job *j) {
         return r->fail_persist || r->persisted == r->fail_persist_at ? -EIO : 0;
 }
 
+#define RECORDED(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* Every launch is counted; the first RECORDED(launch_ids) are kept. */
 static void rec_launch(void *u, ctl_node *n, const job *j) {
         recorder *r = u;
-        r->launch_ids[r->launched] = j->id;
-        snprintf(r->launch_nodes[r->launched++], 16, "%s", n->name);
+        if (r->launched < RECORDED(r->launch_ids)) {
+                r->launch_ids[r->launched] = j->id;
+                snprintf(r->launch_nodes[r->launched], 16, "%s", n->name);
+        }
+        r->launched++;
 }
 
 static void rec_cancel(void *u, ctl_node *n, const job *j, int grace_ms) {
@@ -47,7 +53,9 @@ static void rec_cancel(void *u, ctl_node *n, const job *j, int grace_ms) {
 
 static void rec_ended(void *u, const job *j) {
         recorder *r = u;
-        r->ended_ids[r->ended++] = j->id;
+        if (r->ended < RECORDED(r->ended_ids))
+                r->ended_ids[r->ended] = j->id;
+        r->ended++;
 }
 
 static void rec_drop(void *u, ctl_node *n, void *link) {
