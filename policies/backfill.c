@@ -264,23 +264,9 @@ long sched_easy_place_from(sched_index *ix, sched_heuristic h, const sched_job_l
         return err < 0 ? err : (long)placed;
 }
 
-/* An array's jobs one at a time (sched_job_list.next). */
-typedef struct array_list {
-        const sched_job *jobs;
-        size_t n, next;
-} array_list;
-
-static int next_of_array(void *arg, sched_job *out) {
-        array_list *a = arg;
-        if (a->next >= a->n)
-                return 0;
-        *out = a->jobs[a->next++];
-        return 1;
-}
-
 long sched_easy_place(sched_index *ix, sched_heuristic h, const sched_job *jobs, size_t njobs, sched_running_fn running,
                       void *arg, bool want_start, int64_t now, sched_assignment *out, sched_reservation *resv) {
-        array_list a = { jobs, njobs, 0 };
-        sched_job_list list = { next_of_array, &a, njobs, { 0 } };
+        sched_job_array a = { jobs, njobs, 0 };
+        sched_job_list list = { sched_job_array_next, &a, njobs, { 0 } };
         return sched_easy_place_from(ix, h, &list, running, arg, want_start, now, out, resv);
 }

@@ -298,6 +298,14 @@ long sched_index_place(sched_index *ix, sched_heuristic h, const sched_job *jobs
         return (long)place_with(&pm, h, jobs, njobs, order, out);
 }
 
+int sched_job_array_next(void *arg, sched_job *out) {
+        sched_job_array *a = arg;
+        if (a->next >= a->n)
+                return 0;
+        *out = a->jobs[a->next++];
+        return 1;
+}
+
 long sched_index_place_from(sched_index *ix, sched_heuristic h, const sched_job_list *list, sched_order order,
                             sched_assignment *out) {
         if (h >= SCHED_MAX_JOBS)

@@ -45,6 +45,15 @@ typedef struct sched_job_list {
         res_t floor; /* no job of the list asks less, resource by resource ({0}: unknown) */
 } sched_job_list;
 
+/* An array of jobs handed out as a sched_job_list, by sched_job_array_next; next counts those
+ * handed out. */
+typedef struct sched_job_array {
+        const sched_job *jobs;
+        size_t n, next;
+} sched_job_array;
+/* sched_job_list.next over a sched_job_array (arg). */
+int sched_job_array_next(void *arg, sched_job *out);
+
 /* "fifo", "backfill", "reserve". */
 const char *sched_order_name(sched_order o);
 /* Inverse of sched_order_name. Returns 0 or -EINVAL. */

@@ -319,32 +319,18 @@ static long reference(inst *in, sched_heuristic h, sched_assignment *out, sched_
         return placed;
 }
 
-/* The instance's jobs handed out one at a time (sched_job_list), counting those taken. */
-typedef struct counted_list {
-        const sched_job *jobs;
-        size_t n, taken;
-} counted_list;
-
-static int next_counted(void *arg, sched_job *out) {
-        counted_list *c = arg;
-        if (c->taken >= c->n)
-                return 0;
-        *out = c->jobs[c->taken++];
-        return 1;
-}
-
 /* sched_easy_place_from over in's jobs with their least request, resource by resource, as the
  * floor; *taken: how many jobs it took before it stopped. */
 static long easy_from(sched_index *ix, sched_heuristic h, inst *in, bool want, sched_assignment *out,
                       sched_reservation *r, size_t *taken) {
         given g = { in->run, in->nrun, 0 };
-        counted_list c = { in->jobs, in->nj, 0 };
-        sched_job_list list = { next_counted, &c, in->nj, in->jobs[0].req };
+        sched_job_array c = { in->jobs, in->nj, 0 };
+        sched_job_list list = { sched_job_array_next, &c, in->nj, in->jobs[0].req };
         for (size_t j = 1; j < in->nj; j++)
                 list.floor = res_min(list.floor, in->jobs[j].req);
         long n = sched_easy_place_from(ix, h, &list, give, &g, want, in->now, out, r);
         ck_assert_int_le(g.asked, 1);
-        *taken = c.taken;
+        *taken = c.next;
         return n;
 }
 

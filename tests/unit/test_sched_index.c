@@ -115,20 +115,6 @@ START_TEST(every_heuristic_and_order_decides_as_the_scan) {
 }
 END_TEST
 
-/* A list handed out a job at a time (sched_job_list), counting what was read. */
-typedef struct list_reader {
-        const sched_job *jobs;
-        size_t n, read;
-} list_reader;
-
-static int read_next(void *arg, sched_job *out) {
-        list_reader *r = arg;
-        if (r->read == r->n)
-                return 0;
-        *out = r->jobs[r->read++];
-        return 1;
-}
-
 /* sched_index_place_from places what sched_index_place places over the whole list, and leaves
  * the machines alike, in every order, though it stops reading where nothing as small as the
  * list's least request fits (some rounds do). */
@@ -156,9 +142,10 @@ START_TEST(a_list_read_a_job_at_a_time_places_as_the_whole_list) {
                 for (size_t i = 1; i < nj; i++)
                         floor = res_min(floor, j[i].req);
                 sched_assignment want[MAX_JOBS], got[MAX_JOBS];
-                list_reader r = { j, nj, 0 };
+                sched_job_array r = { j, nj, 0 };
                 long nw = sched_index_place(&whole, h, j, nj, order, want);
-                long ng = sched_index_place_from(&from, h, &(sched_job_list){ read_next, &r, nj, floor }, order, got);
+                long ng = sched_index_place_from(&from, h, &(sched_job_list){ sched_job_array_next, &r, nj, floor },
+                                                 order, got);
                 ck_assert_msg(ng == nw, "%s, %s: %ld placed a job at a time, %ld whole", sched_heuristic_name(h),
                               sched_order_name(order), ng, nw);
                 for (long a = 0; a < nw; a++) {
@@ -169,7 +156,7 @@ START_TEST(a_list_read_a_job_at_a_time_places_as_the_whole_list) {
                         ck_assert(res_equal(from.machines[m].free, whole.machines[m].free));
                         ck_assert_int_eq(from.machines[m].up, whole.machines[m].up);
                 }
-                stopped_early += order != SCHED_STRICT_FIFO && r.read < nj; /* FIFO stops anyway */
+                stopped_early += order != SCHED_STRICT_FIFO && r.next < nj; /* FIFO stops anyway */
                 sched_index_free(&whole);
                 sched_index_free(&from);
         }
