@@ -500,23 +500,16 @@ void ctl_finish(ctl_state *st, job *j, job_state state, int64_t now, const char 
         depidx_changed(st, j, was, now);
 }
 
-/* What a pending job read back from the store waits for. */
-static int restore_pending(ctl_state *st, job *j) {
-        st->nice_seen |= j->spec.nice != 0;
-        return depidx_add(st, j);
-}
-
 int ctl_restore(ctl_state *st, job *j, ctl_time now) {
         if (ctl_append_job(st, j) < 0 || ctl_index_add(st, j) < 0)
                 return -ENOMEM;
         ctl_arec *a = ctl_arec_of(st, j->id);
         if (a && a->first == j->id && !a->owner)
                 ctl_arec_attach(st, a, j);
-        st->throttle_seen |= j->spec.array_throttle != 0;
         if (ctl_family_link(st, j) < 0)
                 return -ENOMEM;
         if (j->state == JOB_PENDING)
-                return ctl_queue_pending(st, j) < 0 || restore_pending(st, j) < 0 ? -ENOMEM : 0;
+                return ctl_queue_pending(st, j) < 0 || depidx_add(st, j) < 0 ? -ENOMEM : 0;
         if (j->state != JOB_RUNNING)
                 return 0;
         ctl_node *n = ctl_find_node(st, j->node);

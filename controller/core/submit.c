@@ -204,7 +204,6 @@ static int begin(ctl_state *st, uid_t uid, gid_t gid, const char *user, job_spec
                           .given_stdout = spec->stdout_path != NULL,
                           .first = st->next_id,
                           .now = now };
-        st->throttle_seen |= spec->array_throttle != 0;
         if (!a->user) {
                 snprintf(err, PROTO_ERRLEN, "out of memory");
                 return -ENOMEM;
@@ -234,7 +233,6 @@ void ctl_unreserve(ctl_state *st, const ctl_array *a, size_t n) {
 static void start_fields_made(ctl_state *st, const ctl_array *a, size_t n) {
         if (a->now > st->clock_usec)
                 st->clock_usec = a->now;
-        st->nice_seen |= a->owner->spec.nice != 0;
         for (size_t i = st->npending - n; i < st->npending; i++) {
                 if (depidx_add(st, st->pending[i]) < 0)
                         log_error("job=%llu out of memory indexing its dependency: it waits for a restart",

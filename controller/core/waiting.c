@@ -254,12 +254,10 @@ int ctl_update(ctl_state *st, uint64_t id, uid_t uid, const ctl_update_req *u, c
         res_t was = j->spec.req;
         j->spec.req = req;
         ctl_dept_request_changed(st, j, was);
-        ctl_pending_noted(st, j);
         j->spec.time_limit_usec = limit;
-        if (u->nice != INT_MIN) {
+        if (u->nice != INT_MIN)
                 j->spec.nice = u->nice;
-                st->nice_seen |= u->nice != 0;
-        }
+        ctl_pending_noted(st, j);
         changed(st, j, "updated", uid);
         return 0;
 }
