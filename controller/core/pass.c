@@ -426,12 +426,23 @@ static bool a_job_at_a_time(const ctl_state *st) {
         return (ctl_easy_on(st) || reserve) && !st->pending_choosy && !st->nice_seen && st->nstrays == 0;
 }
 
+/* What a pass read a job at a time counts of the jobs it offered so far, for the arrays'
+ * throttles and the running limits; all zero: off (offer() filters a whole list). */
+typedef struct read_filters {
+        ctl_array_loads loads;
+        ctl_limit_counts *limits;
+} read_filters;
+
+/* Whether j, read next, passes the throttles then the running limits, the whole list's order. */
+static bool filters_admit(ctl_state *st, read_filters *f, job *j) {
+        return ctl_array_admit(&f->loads, j) && ctl_limit_admit(st, f->limits, j);
+}
+
 /* The queue read a job at a time (sched_job_list): the next pending job that may start, viewed
  * into st->pass_jobs; traits: of every job read, blocked or not. */
 typedef struct queue_reader {
         ctl_state *st;
-        ctl_limit_counts *limits; /* the jobs offered so far, for the running limits */
-        ctl_array_loads loads;    /* and for the arrays' throttles */
+        read_filters filters;
         size_t next, offered;
         queue_traits traits;
 } queue_reader;
@@ -442,8 +453,7 @@ static int read_queue(void *arg, sched_job *out) {
         while (q->next < st->npending) {
                 size_t at = q->next++;
                 traits_add(&q->traits, st->pending[at]);
-                if (ctl_wait_mark_job(st, st->pending[at]) || !ctl_array_admit(&q->loads, st->pending[at]) ||
-                    !ctl_limit_admit(st, q->limits, st->pending[at]))
+                if (ctl_wait_mark_job(st, st->pending[at]) || !filters_admit(st, &q->filters, st->pending[at]))
                         continue; /* held, a dependency, a begin time, a throttle, a running limit */
                 view_job(st, q->offered, st->pending[at]);
                 *out = st->pass_jobs[q->offered++];
@@ -454,16 +464,21 @@ static int read_queue(void *arg, sched_job *out) {
 
 static long launch_placed(ctl_state *st, bool indexed, long placed);
 
-/* EASY, or NetBatch's reservations, over the jobs next(arg) hands out, which it views into
- * st->pass_jobs (*viewed of them), and the launches of what it placed. Returns how many were
- * launched, or -ENOMEM; *offered, *placed as pass(). */
-static long place_over(ctl_state *st, int (*next)(void *, sched_job *), void *arg, const size_t *viewed,
-                       size_t *offered, long *placed) {
+/* EASY, or NetBatch's reservations, over the jobs next(arg) hands out through *filters (counted
+ * for the pass), which it views into st->pass_jobs (*viewed of them), and the launches of what it
+ * placed. Returns how many were launched, or -ENOMEM; *offered, *placed as pass(). */
+static long place_over(ctl_state *st, int (*next)(void *, sched_job *), void *arg, read_filters *filters,
+                       const size_t *viewed, size_t *offered, long *placed) {
         const sched_job_list list = { next, arg, st->npending, st->pending_floor };
         bool easy = ctl_easy_on(st);
         st->pass_selective = 0;
+        ctl_array_loads_start(st, &filters->loads);
+        filters->limits = ctl_limit_counts_new(st);
         *placed = easy ? ctl_easy_place_from(st, &list, st->pass_out)
                        : sched_index_place_from(&st->view, st->cfg.policy, &list, st->cfg.order, st->pass_out);
+        ctl_array_loads_free(&filters->loads);
+        free(filters->limits);
+        *filters = (read_filters){ 0 };
         *offered = *viewed;
         if (*placed < 0) {
                 for (size_t i = 0; i < st->nnodes; i++)
@@ -481,11 +496,7 @@ static long pass_reading(ctl_state *st, size_t *offered, long *placed) {
         queue_reader q = { .st = st, .traits = no_traits };
         if (pass_room(st) < 0)
                 return -ENOMEM;
-        q.limits = ctl_limit_counts_new(st);
-        ctl_array_loads_start(st, &q.loads);
-        long launched = place_over(st, read_queue, &q, &q.offered, offered, placed);
-        ctl_array_loads_free(&q.loads);
-        free(q.limits);
+        long launched = place_over(st, read_queue, &q, &q.filters, &q.offered, offered, placed);
         if (launched < 0)
                 return launched;
         if (q.next == st->npending)
@@ -567,10 +578,7 @@ static uint32_t dept_next(void *arg, uint32_t leaf, uint32_t after, uint64_t *se
 typedef struct fair_reader {
         ctl_state *st;
         fairorder_walk *walk;
-        /* Read a job at a time (fair_reading): the jobs offered so far, for the running limits and
-         * the arrays' throttles; NULL and off otherwise (offer() filters the list). */
-        ctl_limit_counts *limits;
-        ctl_array_loads loads;
+        read_filters filters; /* counted while read a job at a time (fair_reading) */
         bool marked;
         size_t offered;       /* jobs viewed into st->pass_jobs */
         size_t picked, total; /* jobs the walk handed out, of those pending when it started */
@@ -586,8 +594,8 @@ static int read_fair(void *arg, sched_job *out) {
                 job *j = st->dept_jobs[pick.leaf].v[pick.at];
                 r->picked++;
                 traits_add(&r->traits, j);
-                if ((r->marked ? !ctl_wait_offerable(j) : ctl_wait_mark_job(st, j)) || !ctl_array_admit(&r->loads, j) ||
-                    !ctl_limit_admit(st, r->limits, j))
+                if ((r->marked ? !ctl_wait_offerable(j) : ctl_wait_mark_job(st, j)) ||
+                    !filters_admit(st, &r->filters, j))
                         continue;
                 view_job(st, r->offered, j);
                 *out = st->pass_jobs[r->offered++];
@@ -648,12 +656,7 @@ static long offer_fair(ctl_state *st, fair_reader *r, size_t *offered, long *pla
 /* EASY, or NetBatch's reservations, over the order, reading it as far as something can still be
  * placed (pass_reading). Returns how many were launched, or -ENOMEM. */
 static long fair_reading(ctl_state *st, fair_reader *r, size_t *offered, long *placed) {
-        r->limits = ctl_limit_counts_new(st);
-        ctl_array_loads_start(st, &r->loads);
-        long launched = place_over(st, read_fair, r, &r->offered, offered, placed);
-        ctl_array_loads_free(&r->loads);
-        free(r->limits);
-        r->limits = NULL;
+        long launched = place_over(st, read_fair, r, &r->filters, &r->offered, offered, placed);
         if (launched >= 0)
                 leave_queue(st, launched);
         return launched;
