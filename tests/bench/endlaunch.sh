@@ -14,10 +14,15 @@
 #    wait; then every job left is cancelled in one request.
 # CONTROLLER_CONFIG: a controller config file for the cluster (colony up --controller-config),
 # e.g. EASY backfill and a running limit per user.
+# CAPPED=1: the PENDING jobs wait for a department cap instead. Two departments, "capped" (cap
+# 0.5) and "open", on an agent of two CPUs: a long job of "capped" holds its half, the PENDING
+# jobs are submitted to "capped" (submit.json: at what rate), and the N measured jobs to "open",
+# before them (baseline) and after them (queued); ORDER sets the order (default fifo).
 # Issue 22's goal: the queued p50 <= 2 ms, a pass whose cost does not grow with the queue.
 set -euo pipefail
 pending=${1:-100000}
 n=${2:-500}
+capped=${CAPPED:-0}
 bin=$(cd "${COLONY_BIN:?set COLONY_BIN to the bin directory of a build}" && pwd)
 command -v jq >/dev/null || { echo "jq is needed" >&2; exit 1; }
 dir=$(mktemp -d /tmp/colony-endlaunch-XXXXXX)
@@ -31,16 +36,25 @@ trap cleanup EXIT
 log() { echo "endlaunch.sh: $*" >&2; }
 cd "$dir"
 export COLONY_SOCKET=$dir/controller.sock
-"$bin/colony" up --dir "$dir" --name-prefix "endl$$-" --agents 1 --agent-cpus 1 --agent-mem 2G \
+cpus=1 open=() held=()
+if [ "$capped" = 1 ]; then
+        printf '[controller]\norder = %s\n[departments]\ncapped = 1\nopen = 1\n[department_caps]\ncapped = 0.5\n' \
+                "${ORDER:-fifo}" >"$dir/capped.conf"
+        CONTROLLER_CONFIG=$dir/capped.conf cpus=2 open=(--group open) held=(--group capped)
+fi
+"$bin/colony" up --dir "$dir" --name-prefix "endl$$-" --agents 1 --agent-cpus "$cpus" --agent-mem 2G \
         ${CONTROLLER_CONFIG:+--controller-config "$CONTROLLER_CONFIG"} >/dev/null
+# capped: the long job (no end: no gap) that holds its department's half of the two CPUs
+[ "$capped" = 1 ] && "$bin/colony" submit --group capped --cpus 1 --mem 1M -- /bin/sleep 3600 >/dev/null
 
 # gaps FROM_USEC COUNT: stats of start(k+1) - end(k), ms, over the first COUNT jobs started at or
-# after FROM_USEC (jobs run one at a time: sorted by start, each follows the one before).
+# after FROM_USEC (jobs run one at a time: sorted by start, each follows the one before), and the
+# gap before the first of them, but in CAPPED mode (the job before ended before the submissions).
 gaps() {
-        "$bin/colony" queue --all --json | jq -c --argjson from "$1" --argjson count "$2" '
+        "$bin/colony" queue --all --json | jq -c --argjson from "$1" --argjson count "$2" --argjson alone "$capped" '
                 [.jobs[] | select(.start_usec > 0 and .end_usec > 0)] | sort_by(.start_usec) |
                 [.[] | select(.start_usec >= $from)] as $after |
-                ([.[] | select(.start_usec < $from)] | last) as $before |
+                (if $alone == 1 then null else [.[] | select(.start_usec < $from)] | last end) as $before |
                 ([$before // empty] + $after)[: $count + 1] as $run |
                 [range(1; $run | length) | ($run[.].start_usec - $run[. - 1].end_usec) / 1000] | sort as $g |
                 ($g | length) as $k |
@@ -50,21 +64,30 @@ gaps() {
 
 log "baseline: $n jobs, nothing else queued"
 t0=$(date +%s%6N)
-"$bin/bench_submit" --socket "$COLONY_SOCKET" --clients 1 --jobs "$n" --cpus 1 --mem 1M >/dev/null
+"$bin/bench_submit" --socket "$COLONY_SOCKET" --clients 1 --jobs "$n" --cpus 1 --mem 1M "${open[@]}" >/dev/null
 last=$("$bin/colony" queue --all --json | jq '[.jobs[].id] | max')
 "$bin/colony" wait "$last" >/dev/null
 for ((i = 0; i < 600; i++)); do [ "$("$bin/colony" queue --json | jq '.jobs | length')" = 0 ] && break; sleep 0.5; done
 baseline=$(gaps "$t0" "$n")
 
 log "queued: $pending jobs from four clients"
-"$bin/bench_submit" --socket "$COLONY_SOCKET" --clients 4 --jobs $((pending / 4)) --cpus 1 --mem 1M >"$dir/submit.json"
+"$bin/bench_submit" --socket "$COLONY_SOCKET" --clients 4 --jobs $((pending / 4)) --cpus 1 --mem 1M "${held[@]}" \
+        >"$dir/submit.json"
 t1=$(date +%s%6N)
 read -r left first < <("$bin/colony" queue --json | jq -r '[.jobs[] | select(.state == "pending") | .id] | "\(length) \(min)"')
 log "all submitted ($(jq -c . "$dir/submit.json")); $left pending; job $first and the $n after it"
+if [ "$capped" = 1 ]; then # the cap holds them all: the next n jobs are "open"'s, submitted now
+        "$bin/bench_submit" --socket "$COLONY_SOCKET" --clients 1 --jobs "$n" --cpus 1 --mem 1M "${open[@]}" >/dev/null
+        first=$(($("$bin/colony" queue --json | jq '[.jobs[].id] | max') - n))
+        shown=$("$bin/colony" queue --json | jq '[.jobs[] | select(.group == "capped" and .reason == "department cap")] | length')
+        log "$shown of the capped department's pending jobs show 'department cap'"
+fi
 # FIFO on one CPU: once job first + n has ended, the n gaps before it are measured (no poll
 # of a queue of $pending jobs while they are)
 "$bin/colony" wait $((first + n)) >/dev/null
 "$bin/colony" cancel --state pending >/dev/null
 queued=$(gaps "$t1" "$n")
 jq -nc --argjson pending "$pending" --argjson base "$baseline" --argjson queued "$queued" --argjson left "$left" \
-        '{end_to_next_launch_ms: {baseline: $base, queued: $queued}, pending: $pending, pending_when_measured: $left}'
+        --argjson submit "$(cat "$dir/submit.json")" --argjson capped "$capped" \
+        '{end_to_next_launch_ms: {baseline: $base, queued: $queued}, pending: $pending, pending_when_measured: $left,
+          capped: ($capped == 1), submitted_per_s: $submit.jobs_per_s}'
