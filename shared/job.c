@@ -543,7 +543,9 @@ void job_result_free(job_result *r) {
         r->error = NULL;
 }
 
-cJSON *job_to_json(const job *j) {
+cJSON *job_to_json(const job *j) { return job_to_json_waiting(j, j->wait); }
+
+cJSON *job_to_json_waiting(const job *j, job_wait wait) {
         cJSON *obj = cJSON_CreateObject();
         if (!obj || !cJSON_AddNumberToObject(obj, "id", (double)j->id) ||
             !cJSON_AddNumberToObject(obj, "uid", j->uid) || !cJSON_AddNumberToObject(obj, "gid", j->gid) ||
@@ -558,7 +560,7 @@ cJSON *job_to_json(const job *j) {
                                 !cJSON_AddNumberToObject(obj, "array_index", j->array_index))) ||
             job_result_to_json(&j->result, obj) < 0 ||
             (j->state == JOB_RUNNING && !cJSON_AddNumberToObject(obj, "mem_current", (double)j->result.mem_current)) ||
-            (j->state == JOB_PENDING && j->wait && !cJSON_AddStringToObject(obj, "reason", job_wait_name(j->wait))) ||
+            (j->state == JOB_PENDING && wait && !cJSON_AddStringToObject(obj, "reason", job_wait_name(wait))) ||
             (j->state == JOB_PENDING && j->reserved_start_usec &&
              !cJSON_AddNumberToObject(obj, "reserved_start_usec", (double)j->reserved_start_usec))) {
                 cJSON_Delete(obj);

@@ -225,6 +225,9 @@ void job_result_free(job_result *r);
 
 /* The whole record as a JSON object (for show, queue, wait replies). Caller owns it. */
 cJSON *job_to_json(const job *j);
+/* job_to_json with wait as a pending job's reason, in place of j->wait (the controller's
+ * reason as shown, which a pass that did not read j may have changed). */
+cJSON *job_to_json_waiting(const job *j, job_wait wait);
 /* Parse a record produced by job_to_json (the CLI's view). Returns 0 or -EINVAL. */
 int job_from_json(const cJSON *obj, job *j, char err[PROTO_ERRLEN]);
 /* Free a record's strings (not the struct), except those it borrows. */

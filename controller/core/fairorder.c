@@ -129,6 +129,7 @@ struct fairorder_walk {
         fairorder_pick *held; /* the jobs held by caps so far, leaf by leaf as they were held */
         size_t nheld, held_cap;
         bool *leaf_held;
+        bool heads_only;            /* a held leaf lists its next job only (fairorder_walk_hold_heads) */
         struct array_source *owned; /* src's lists, when the walk made them (walk_array) */
 };
 typedef struct fairorder_walk pass;
@@ -233,12 +234,13 @@ static void add_up(pass *p, uint32_t dept, res_t req) {
                 p->vused[a] = res_add(p->vused[a], req);
 }
 
-/* Hold leaf's jobs from its cursor on: they go to p->held, in submission order. Returns 0 or
- * -ENOMEM (the rest of the leaf's jobs then wait unnamed). */
+/* Hold leaf's jobs from its cursor on: they go to p->held, in submission order (only the first
+ * with heads_only, the rest unread). Returns 0 or -ENOMEM (the rest of the leaf's jobs then wait
+ * unnamed). */
 static int hold_leaf(pass *p, uint32_t leaf) {
         int r = 0;
         p->leaf_held[leaf] = true;
-        for (uint32_t at = p->cursor[leaf]; at != UINT32_MAX; advance(p, leaf, at), at = p->cursor[leaf]) {
+        for (uint32_t at = p->cursor[leaf]; at != UINT32_MAX; at = p->cursor[leaf]) {
                 if (p->nheld == p->held_cap) {
                         size_t cap = p->held_cap ? 2 * p->held_cap : 64;
                         fairorder_pick *v = realloc(p->held, cap * sizeof(*v));
@@ -250,6 +252,9 @@ static int hold_leaf(pass *p, uint32_t leaf) {
                         p->held_cap = cap;
                 }
                 p->held[p->nheld++] = (fairorder_pick){ leaf, at };
+                if (p->heads_only)
+                        break;
+                advance(p, leaf, at);
         }
         p->cursor[leaf] = UINT32_MAX;
         return r;
@@ -382,6 +387,8 @@ int fairorder_walk_start(const fairorder *fo, res_t capacity, const fairorder_so
 }
 
 size_t fairorder_walk_next(fairorder_walk *w, fairorder_pick *order, size_t max) { return interleave(w, order, max); }
+
+void fairorder_walk_hold_heads(fairorder_walk *w) { w->heads_only = true; }
 
 size_t fairorder_walk_stop(fairorder_walk *w, const fairorder_pick **held) {
         for (size_t i = 0; w->solved && i < w->nheap; i++) {

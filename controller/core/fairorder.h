@@ -116,8 +116,13 @@ int fairorder_walk_jobs(const fairorder *fo, res_t capacity, const fairorder_job
                         fairorder_walk **out);
 /* The next at most max jobs of the order into order; 0 at the end. */
 size_t fairorder_walk_next(fairorder_walk *w, fairorder_pick *order, size_t max);
+/* From now on a department a cap holds gives *held of fairorder_walk_stop its next job alone,
+ * and its later jobs are not read: a pass that reads only as far as it places, O(1) a held
+ * department (a capped department's 100,000 pending jobs were each listed at every pass). */
+void fairorder_walk_hold_heads(fairorder_walk *w);
 /* End the walk: the departments whose next job a cap holds now are held too. *held gets the jobs
- * held by caps (valid until fairorder_walk_free); returns how many. */
+ * held by caps, in submission order within each department (valid until fairorder_walk_free);
+ * returns how many. */
 size_t fairorder_walk_stop(fairorder_walk *w, const fairorder_pick **held);
 /* Free a walk (NULL is fine). */
 void fairorder_walk_free(fairorder_walk *w);

@@ -604,13 +604,17 @@ static int read_fair(void *arg, sched_job *out) {
         return 0;
 }
 
-/* The jobs held by the walk's caps wait for them; a walk that handed out or held every pending
- * job found the queue's traits again. */
+/* The jobs held by the walk's caps wait for them, and so do the later jobs of their departments
+ * (st->dept_cap_from), listed or not; a walk that handed out or held every pending job found the
+ * queue's traits again. */
 static void wait_for_caps(ctl_state *st, fair_reader *r) {
         const fairorder_pick *held;
         size_t nheld = fairorder_walk_stop(r->walk, &held);
+        memset(st->dept_cap_from, 0, st->fair.n * sizeof(*st->dept_cap_from));
         for (size_t i = 0; i < nheld; i++) {
                 job *j = st->dept_jobs[held[i].leaf].v[held[i].at];
+                if (!st->dept_cap_from[held[i].leaf])
+                        st->dept_cap_from[held[i].leaf] = j->id; /* a department's first */
                 traits_add(&r->traits, j);
                 ctl_wait_capped(st, j, r->marked);
         }
@@ -684,9 +688,11 @@ static long pass_fair(ctl_state *st, size_t *offered, long *placed) {
                 return e == -ENOMEM ? -ENOMEM : -EAGAIN;
         if (r.marked)
                 (void)ctl_wait_mark(st, 0, st->npending);
+        bool reading = a_job_at_a_time(st);
+        if (reading || windowed_order(st)) /* reads as far as it places: not a capped department's every job */
+                fairorder_walk_hold_heads(r.walk);
         st->dept_walking = true;
-        long launched =
-                a_job_at_a_time(st) ? fair_reading(st, &r, offered, placed) : offer_fair(st, &r, offered, placed);
+        long launched = reading ? fair_reading(st, &r, offered, placed) : offer_fair(st, &r, offered, placed);
         wait_for_caps(st, &r);
         fairorder_walk_free(r.walk);
         ctl_dept_walked(st);

@@ -31,10 +31,12 @@ static void dept_sets_free(ctl_state *st) {
         free(st->dept_head);
         free(st->dept_npend);
         free(st->dept_sum);
+        free(st->dept_cap_from);
         st->dept_jobs = NULL;
         st->dept_head = NULL;
         st->dept_npend = NULL;
         st->dept_sum = NULL;
+        st->dept_cap_from = NULL;
 }
 
 static void node_free(ctl_node *n) {
@@ -528,7 +530,8 @@ static int dept_sets_build(ctl_state *st) {
         st->dept_head = calloc(m, sizeof(*st->dept_head));
         st->dept_npend = calloc(m, sizeof(*st->dept_npend));
         st->dept_sum = calloc(m, sizeof(*st->dept_sum));
-        if (!st->dept_jobs || !st->dept_head || !st->dept_npend || !st->dept_sum) {
+        st->dept_cap_from = calloc(m, sizeof(*st->dept_cap_from));
+        if (!st->dept_jobs || !st->dept_head || !st->dept_npend || !st->dept_sum || !st->dept_cap_from) {
                 dept_sets_free(st);
                 return -ENOMEM;
         }

@@ -175,6 +175,9 @@ typedef struct ctl_state {
         size_t *dept_head;
         uint32_t *dept_npend;
         res_t *dept_sum;
+        /* Per leaf department, the id of its first job the last fair pass held at a cap, or 0:
+         * that pass did not read the later ones, which wait for the cap too (ctl_wait_shown). */
+        uint64_t *dept_cap_from;
         bool dept_walking; /* a pass walks the sets: jobs leaving them leave their entries in place */
         const ctl_actions *act;
         void *userdata;
@@ -503,6 +506,9 @@ size_t ctl_wait_drop(ctl_state *st, sched_job *jobs, size_t n);
 /* Pending job j waits for a department cap, unless it may not start anyway: as it was marked
  * (marked), or as ctl_wait_mark_job finds it now. */
 void ctl_wait_capped(ctl_state *st, job *j, bool marked);
+/* Why pending job j waits, as `colony queue` shows it: its own reason, or a department cap that
+ * the last fair pass held an earlier job of its department at (the pass did not read j). O(1). */
+job_wait ctl_wait_shown(const ctl_state *st, const job *j);
 /* Reorder the n offered jobs so that each user's jobs in one group take the places they hold
  * in the order of their nice value (then id): nobody else's job moves. Returns 0 or -ENOMEM
  * (the order is left). O(n log n). */

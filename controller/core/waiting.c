@@ -117,6 +117,13 @@ void ctl_wait_capped(ctl_state *st, job *j, bool marked) {
                 j->wait = JOB_WAIT_DEPT_CAP;
 }
 
+job_wait ctl_wait_shown(const ctl_state *st, const job *j) {
+        if (j->state != JOB_PENDING || is_blocked(j->wait) || !st->dept_cap_from || !j->fair_dept)
+                return j->wait;
+        uint64_t from = st->dept_cap_from[j->fair_dept - 1];
+        return from && j->id >= from ? JOB_WAIT_DEPT_CAP : j->wait;
+}
+
 void ctl_wait_blocker(ctl_state *st, const sched_job *jobs, size_t offered, long placed) {
         if (placed < 0 || (size_t)placed >= offered || st->cfg.order != SCHED_STRICT_FIFO)
                 return;

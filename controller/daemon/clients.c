@@ -50,8 +50,10 @@ int client_request_fields(conn *c, const cJSON *msg, const char *const *fields) 
         return 0;
 }
 
-cJSON *client_job_reply(const job *j) {
-        cJSON *msg = proto_new("job"), *rec = job_to_json(j);
+cJSON *client_job_record(const ctl_state *st, const job *j) { return job_to_json_waiting(j, ctl_wait_shown(st, j)); }
+
+cJSON *client_job_reply(const ctl_state *st, const job *j) {
+        cJSON *msg = proto_new("job"), *rec = client_job_record(st, j);
         if (!msg || !rec || !cJSON_AddItemToObject(msg, "job", rec)) {
                 cJSON_Delete(msg);
                 cJSON_Delete(rec);
@@ -188,7 +190,7 @@ static void page_open(ctl_server *srv, page *p, int64_t limit) {
 static int page_add(page *p, const job *j) {
         if (!p->jobs)
                 return -ENOMEM;
-        cJSON *o = p->n < p->limit ? job_to_json(j) : NULL;
+        cJSON *o = p->n < p->limit ? client_job_record(&p->srv->state, j) : NULL;
         if (o && client_family_id_add(p->srv, j, o) < 0) {
                 cJSON_Delete(o);
                 return -ENOMEM;
@@ -273,7 +275,7 @@ static const job *requested_job(ctl_server *srv, conn *c, const cJSON *msg) {
 
 static void handle_show(ctl_server *srv, conn *c, const cJSON *msg) {
         const job *j = requested_job(srv, c, msg);
-        cJSON *out = j ? client_job_reply(j) : NULL;
+        cJSON *out = j ? client_job_reply(&srv->state, j) : NULL;
         if (out && j->state == JOB_PENDING && !ctl_job_selectable(&srv->state, j))
                 cJSON_AddStringToObject(out, "waiting", "no connected, undrained node is one it may run on");
         if (out && client_family_add(srv, j, out) < 0) {
@@ -289,7 +291,7 @@ static void handle_wait(ctl_server *srv, conn *c, const cJSON *msg) {
         if (!j)
                 return;
         if (job_state_is_terminal(j->state)) {
-                client_reply(c, client_job_reply(j));
+                client_reply(c, client_job_reply(&srv->state, j));
                 return;
         }
         waiter *w = realloc(srv->waiters, (srv->nwaiters + 1) * sizeof(*w));
@@ -497,7 +499,7 @@ void server_answer_waiters(ctl_server *srv, const job *j) {
         }
         srv->nwaiters = kept;
         for (size_t i = 0; i < nready; i++)
-                client_reply(ready[i].client, client_job_reply(j));
+                client_reply(ready[i].client, client_job_reply(&srv->state, j));
         free(ready);
 }
 

@@ -18,8 +18,10 @@ void client_reply_error(conn *c, const char *text);
 int client_request_id(conn *c, const cJSON *msg, const char *const *fields, uint64_t *id);
 /* Check the request's fields. Returns 0 or -EINVAL (error already sent). */
 int client_request_fields(conn *c, const cJSON *msg, const char *const *fields);
+/* j's record with the reason it waits as shown (ctl_wait_shown); NULL when out of memory. */
+cJSON *client_job_record(const ctl_state *st, const job *j);
 /* {"type":"job","job":{...}} for j; NULL when out of memory. */
-cJSON *client_job_reply(const job *j);
+cJSON *client_job_reply(const ctl_state *st, const job *j);
 
 /* A request's handler: answers c's request msg (docs/protocol.md, "Client link"); msg stays the
  * caller's. */

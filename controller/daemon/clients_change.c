@@ -152,7 +152,7 @@ static void handle_hold_or_release(ctl_server *srv, conn *c, const cJSON *msg, b
                 client_reply_error(c, err);
                 return;
         }
-        client_reply(c, client_job_reply(ctl_find_job(&srv->state, id)));
+        client_reply(c, client_job_reply(&srv->state, ctl_find_job(&srv->state, id)));
         server_schedule(srv);
 }
 
@@ -189,6 +189,6 @@ void client_update(ctl_server *srv, conn *c, const cJSON *msg) {
                 client_reply_error(c, err);
                 return;
         }
-        client_reply(c, client_job_reply(ctl_find_job(&srv->state, id)));
+        client_reply(c, client_job_reply(&srv->state, ctl_find_job(&srv->state, id)));
         server_schedule(srv);
 }

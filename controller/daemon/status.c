@@ -1,5 +1,6 @@
 /* status.c - the cluster as JSON (status.h). */
 #include "status.h"
+#include "clients.h"
 #include "stats.h"
 #include <stdlib.h>
 #include <string.h>
@@ -41,8 +42,8 @@ cJSON *status_nodes(const ctl_state *st) {
 }
 
 /* j's record, its argv cut after STATUS_ARGV_BYTES. Caller owns it; NULL when out of memory. */
-static cJSON *job_record(const job *j) {
-        cJSON *rec = job_to_json(j), *argv = cJSON_CreateArray();
+static cJSON *job_record(const ctl_state *st, const job *j) {
+        cJSON *rec = client_job_record(st, j), *argv = cJSON_CreateArray();
         size_t used = 0;
         bool cut = false;
         for (size_t i = 0; rec && argv && j->spec.argv && j->spec.argv[i] && !cut; i++) {
@@ -64,15 +65,15 @@ static cJSON *job_record(const job *j) {
 
 /* Add the first max jobs of st->jobs in state (id order) as "name", and their count as
  * "name_total". */
-static void add_jobs(cJSON *doc, const char *name, const char *total, job **jobs, size_t njobs, job_state state,
-                     size_t max) {
+static void add_jobs(cJSON *doc, const ctl_state *st, const char *name, const char *total, job **jobs, size_t njobs,
+                     job_state state, size_t max) {
         cJSON *arr = cJSON_AddArrayToObject(doc, name);
         size_t n = 0;
         for (size_t i = 0; i < njobs; i++) {
                 if (jobs[i]->state != state)
                         continue;
                 if (arr && n < max)
-                        cJSON_AddItemToArray(arr, job_record(jobs[i]));
+                        cJSON_AddItemToArray(arr, job_record(st, jobs[i]));
                 n++;
         }
         cJSON_AddNumberToObject(doc, total, (double)n);
@@ -118,7 +119,7 @@ static void add_recent(cJSON *doc, const ctl_state *st) {
         size_t n = stats_recent_finished(st, recent, STATUS_RECENT_MAX);
         cJSON *arr = cJSON_AddArrayToObject(doc, "recent_finished");
         for (size_t i = 0; arr && i < n; i++)
-                cJSON_AddItemToArray(arr, job_record(recent[i]));
+                cJSON_AddItemToArray(arr, job_record(st, recent[i]));
 }
 
 /* The event log's last events, newest first, straight from the ring. */
@@ -171,8 +172,8 @@ cJSON *status_document(const ctl_server *srv, int64_t now) {
         }
         add_totals(doc, st);
         cJSON_AddItemToObject(doc, "nodes", status_nodes(st));
-        add_jobs(doc, "queue", "queue_total", st->pending, st->npending, JOB_PENDING, STATUS_QUEUE_MAX);
-        add_jobs(doc, "running", "running_total", st->jobs, st->njobs, JOB_RUNNING, STATUS_RUNNING_MAX);
+        add_jobs(doc, st, "queue", "queue_total", st->pending, st->npending, JOB_PENDING, STATUS_QUEUE_MAX);
+        add_jobs(doc, st, "running", "running_total", st->jobs, st->njobs, JOB_RUNNING, STATUS_RUNNING_MAX);
         add_depts(doc, srv);
         add_recent(doc, st);
         add_events(doc, srv);

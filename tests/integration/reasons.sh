@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # reasons.sh - every reason a pending job waits for, as `colony queue` shows it: resources and
-# priority (strict FIFO), dependency, held, department cap, begin time; then, after a reload sets
+# priority (strict FIFO), dependency, held, department cap (also for a job behind the one the cap
+# holds, which no pass reads), begin time; then, after a reload sets
 # max_running_per_user = 1, user limit: a user's second job waits while another user's job runs,
 # and starts when the user's first ends; then max_cpus_per_user (user limit) and
 # max_running_per_dept (department cap) the same way.
@@ -32,12 +33,15 @@ c1=$(sub --name c1 --group cs --cpus 1 -- "$stress" sleep 300)
 wait_state "$p1" running
 wait_state "$c1" running
 p2=$(sub --name p2 --group physics --cpus 0.5 -- "$stress" sleep 0)
+p3=$(sub --name p3 --group physics --cpus 0.25 -- "$stress" sleep 0) # behind p2: no pass reads it
 big=$(sub --name big --group cs --cpus 1 -- "$stress" sleep 0)
 behind=$(sub --name behind --group cs --cpus 0.25 -- "$stress" sleep 0)
 held=$(sub --name held --group cs -H --cpus 0.25 -- "$stress" sleep 0)
 dep=$(sub --name dep --group cs --afterok "$c1" --cpus 0.25 -- "$stress" sleep 0)
 later=$(sub --name later --group cs --begin now+600 --cpus 0.25 -- "$stress" sleep 0)
 queue_reason "$p2" "department cap"
+queue_reason "$p3" "department cap"
+colony show "$p3" | grep -E '^reason: +department cap$' >/dev/null || fail "colony show $p3: $(colony show "$p3")"
 queue_reason "$big" resources
 queue_reason "$behind" priority
 queue_reason "$held" held
@@ -48,7 +52,7 @@ note "$(colony queue)"
 # controller may cancel it before this request reaches it ("already cancelled", exit 1). The
 # running ones last: the CPU either frees may start a waiting one, which ends at once ("already
 # completed", as array_record.sh saw).
-colony cancel "$dep" "$p2" "$big" "$behind" "$held" "$later" "$p1" "$c1" >/dev/null
+colony cancel "$dep" "$p2" "$p3" "$big" "$behind" "$held" "$later" "$p1" "$c1" >/dev/null
 
 # User limit: one running job per user, read by a reload.
 write_conf "max_running_per_user = 1"

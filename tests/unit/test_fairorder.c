@@ -328,6 +328,75 @@ START_TEST(a_walk_stopped_early_holds_the_departments_at_their_cap) {
 }
 END_TEST
 
+/* fx.jobs as a walk's source, each leaf's list in submission order, counting the reads of each
+ * leaf's list. */
+static uint32_t reads[16];
+
+static uint32_t counted_next(void *arg, uint32_t leaf, uint32_t after, uint64_t *seq, res_t *req) {
+        (void)arg;
+        reads[leaf]++;
+        for (uint32_t j = after == UINT32_MAX ? 0 : after + 1; j < fx.n; j++)
+                if (fx.jobs[j].dept == leaf) {
+                        *seq = j;
+                        *req = fx.jobs[j].req;
+                        return j;
+                }
+        return UINT32_MAX;
+}
+
+/* Walk fx.jobs whole on six CPUs, holding heads or not: the picks into got (*ngot), the held
+ * ones' places into held (returns how many). */
+static size_t walk_counted(bool heads, fairorder_pick *got, size_t *ngot, uint32_t *held_at) {
+        uint32_t npend[16] = { 0 };
+        res_t sum[16] = { 0 };
+        for (size_t i = 0; i < fx.n; i++) {
+                npend[fx.jobs[i].dept]++;
+                sum[fx.jobs[i].dept] = res_add(sum[fx.jobs[i].dept], fx.jobs[i].req);
+        }
+        memset(reads, 0, sizeof(reads));
+        fairorder_source src = { npend, sum, counted_next, NULL };
+        fairorder_walk *walk;
+        ck_assert_int_eq(fairorder_walk_start(&fx.fo, six, &src, &walk), 0);
+        if (heads)
+                fairorder_walk_hold_heads(walk);
+        *ngot = fairorder_walk_next(walk, got, 64);
+        const fairorder_pick *held;
+        size_t nheld = fairorder_walk_stop(walk, &held);
+        for (size_t i = 0; i < nheld; i++)
+                held_at[i] = held[i].at;
+        fairorder_walk_free(walk);
+        return nheld;
+}
+
+/* A walk that holds heads (a pass reading as far as it places) reads a department its cap holds
+ * no further than that department's next job, which it alone names as held; the order of the
+ * jobs it hands out is the whole walk's. */
+START_TEST(a_walk_holding_heads_reads_a_capped_department_to_its_next_job) {
+        static const char *const paths[] = { "a", "b" };
+        static const double w[] = { 1, 1 }, caps[] = { 1.0 / 3, 0 };
+        tree((fair_algo)_i, 2, paths, w, caps);
+        uint32_t a = fairorder_dept(&fx.fo, "a");
+        fairorder_charge(&fx.fo, a, slot, +1);
+        fairorder_charge(&fx.fo, a, slot, +1); /* a runs its third of six CPUs */
+        add_jobs("b", 2, slot);
+        add_jobs("a", 40, slot);
+        add_jobs("b", 3, slot);
+        fairorder_pick whole[64], heads[64];
+        uint32_t held_whole[64], held_heads[64];
+        size_t nwhole, nheads;
+        ck_assert_uint_eq(walk_counted(false, whole, &nwhole, held_whole), 40);
+        ck_assert_uint_eq(reads[a], 41); /* each of a's jobs, and its end */
+        ck_assert_uint_eq(walk_counted(true, heads, &nheads, held_heads), 1);
+        ck_assert_uint_eq(reads[a], 1);
+        ck_assert_uint_eq(held_heads[0], held_whole[0]);
+        ck_assert_uint_eq(held_heads[0], 2); /* a's first */
+        ck_assert_uint_eq(nheads, 5);
+        ck_assert_uint_eq(nwhole, 5);
+        for (size_t i = 0; i < nheads; i++)
+                ck_assert_uint_eq(heads[i].at, whole[i].at);
+}
+END_TEST
+
 static Suite *fairorder_suite(void) {
         Suite *s = suite_create("fairorder");
         TCase *tc = tcase_create("fairorder");
@@ -344,6 +413,8 @@ static Suite *fairorder_suite(void) {
         tcase_add_loop_test(tc, gpus_count_in_the_dominant_share, FAIR_HDRF, FAIR_MCH + 1);
         tcase_add_loop_test(tc, windows_of_the_walk_are_the_ranked_order, FAIR_DRF + 1, _FAIR_ALGO_MAX);
         tcase_add_loop_test(tc, a_walk_stopped_early_holds_the_departments_at_their_cap, FAIR_HDRF, FAIR_MCH + 1);
+        tcase_add_loop_test(tc, a_walk_holding_heads_reads_a_capped_department_to_its_next_job, FAIR_HDRF,
+                            FAIR_MCH + 1);
         suite_add_tcase(s, tc);
         return s;
 }

@@ -1049,6 +1049,49 @@ START_TEST(departments_take_turns_by_their_entitlement) {
 }
 END_TEST
 
+/* A department at its cap is read to its first pending job, whatever the queue behind (strict
+ * FIFO's windows, EASY's job at a time): the pass marks that job, the others stay unread, and
+ * each shows the cap as its reason all the same (ctl_wait_shown), a held one its hold. Once the
+ * cap has room again, the department's next job starts and the cap holds the one after. */
+START_TEST(a_capped_department_is_read_to_its_first_job_and_every_job_shows_the_cap) {
+        dept v[] = { { .path = "a", .weight = 1, .cap = 0.5, .leaf = true },
+                     { .path = "b", .weight = 1, .cap = 1, .leaf = true } };
+        depts d = { .v = v, .n = 2 };
+        st.cfg.order = _i ? SCHED_BACKFILL : SCHED_STRICT_FIFO;
+        st.cfg.max_pending = 1000;
+        st.cfg.depts = &d;
+        ck_assert_int_eq(ctl_set_depts(&st, FAIR_HDRF), 0);
+        ctl_node *n = node("n", 2000, 1024 * MiB, NULL, 0);
+        uint64_t running = submit_group(1000, "u", "a");
+        ck_assert_int_eq(ctl_schedule(&st), 1); /* a runs its half of the two CPUs */
+        enum { N = 300 };
+        uint64_t a[N];
+        job_wait was[N];
+        for (int i = 0; i < N; i++)
+                ck_assert_uint_ne(a[i] = submit_group(1000, "u", "a"), 0);
+        ck_assert_int_eq(ctl_hold(&st, a[N / 2], 0, true, err), 0);
+        for (int i = 0; i < N; i++)
+                was[i] = ctl_find_job(&st, a[i])->wait; /* as queued */
+        uint64_t b = submit_group(1000, "u", "b");
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_int_eq(ctl_find_job(&st, b)->state, JOB_RUNNING);
+        ck_assert_int_eq(ctl_find_job(&st, a[0])->wait, JOB_WAIT_DEPT_CAP); /* read and marked */
+        for (int i = 1; i < N; i++) {
+                const job *j = ctl_find_job(&st, a[i]);
+                ck_assert_int_eq(j->state, JOB_PENDING);
+                ck_assert_int_eq(j->wait, was[i]); /* unread */
+                ck_assert_int_eq(ctl_wait_shown(&st, j), i == N / 2 ? JOB_WAIT_HELD : JOB_WAIT_DEPT_CAP);
+        }
+        finish_ok(n, running);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_int_eq(ctl_find_job(&st, a[0])->state, JOB_RUNNING);
+        ck_assert_int_eq(ctl_find_job(&st, a[1])->wait, JOB_WAIT_DEPT_CAP);
+        ck_assert_int_eq(ctl_wait_shown(&st, ctl_find_job(&st, a[N - 1])), JOB_WAIT_DEPT_CAP);
+        ck_assert_int_eq(ctl_wait_shown(&st, ctl_find_job(&st, a[N / 2])), JOB_WAIT_HELD);
+        st.cfg.depts = NULL;
+}
+END_TEST
+
 /* A pass in the fair order reads each department's pending jobs from the sets the state keeps
  * as jobs come and go: through submissions to three departments (one capped), ends, cancels,
  * holds, updates and passes in any sequence, it places what a pass over sets made afresh from
@@ -1813,6 +1856,7 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, a_requeued_job_is_its_departments_next_in_the_fair_order);
         tcase_add_test(tc, the_queue_keeps_its_order_as_its_head_moves_and_its_slots_return);
         tcase_add_test(tc, departments_take_turns_by_their_entitlement);
+        tcase_add_loop_test(tc, a_capped_department_is_read_to_its_first_job_and_every_job_shows_the_cap, 0, 2);
         tcase_add_test(tc, impossible_requests_are_refused_once_a_node_is_known);
         tcase_add_test(tc, a_failed_write_refuses_the_submission);
         tcase_add_test(tc, queue_cap);
