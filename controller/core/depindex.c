@@ -272,7 +272,7 @@ static void decide(struct ctl_state *st, uint64_t id, int64_t now) {
                         continue;
                 if (s == DEP_MET) {
                         w.waiter->deps_unmet--;
-                        ctl_schedule_dirty(st);
+                        ctl_job_unblocked(st, w.waiter);
                         continue;
                 }
                 char why[PROTO_ERRLEN];

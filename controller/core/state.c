@@ -401,6 +401,8 @@ int ctl_requeue_pending(ctl_state *st, job *j) {
                 st->pending[i] = st->pending[i - 1];
         st->pending[i] = j;
         st->settled = false; /* among the settled ones */
+        if (i < st->blocked_head)
+                st->blocked_head = i; /* no longer all blocked before it */
         /* its reason to wait is the next pass's to set */
         st->disp_marked = false;
         return 0;
@@ -432,6 +434,12 @@ static bool compact_toward_tail(ctl_state *st, size_t first, size_t n) {
  * keeping the order. O(n), and a move of the shorter of the jobs before the range and those
  * behind it. */
 void ctl_compact_pending_range(ctl_state *st, size_t first, size_t n) {
+        /* the blocked head loses its entries that leave (cancelled jobs); the others keep their
+         * order at its start */
+        size_t end = first + n < st->blocked_head ? first + n : st->blocked_head, gone = 0;
+        for (size_t i = first; i < end; i++)
+                gone += st->pending[i]->state != JOB_PENDING;
+        st->blocked_head -= gone;
         if (compact_toward_tail(st, first, n))
                 return;
         size_t kept = first;

@@ -139,6 +139,15 @@ typedef struct ctl_tally {
  * live (state -1: either). A job that leaves stays as a stale entry until stale ones pass half
  * and the set is compacted, so that leaving is O(1) amortised; joining appends (ids grow),
  * but for a requeued job, which goes back in its place. */
+/* What a pass that has read every pending job knows again of the queue, which
+ * ctl_pending_noted keeps between such passes as jobs are queued: the least request (EASY stops
+ * where nothing as small fits), and whether a job has a nice value or belongs to a throttled
+ * array (either makes passes read the whole queue). */
+typedef struct ctl_queue_traits {
+        res_t floor;
+        bool nice, throttle;
+} ctl_queue_traits;
+
 typedef struct ctl_idset {
         job **v; /* by id, stale entries included */
         size_t n, cap, nstale;
@@ -256,6 +265,13 @@ typedef struct ctl_state {
          * ctl_schedule_dirty. */
         res_t pending_floor;
         bool pending_choosy;
+        /* The queue's blocked head (pass.c, "the blocked head"): st->pending[0 .. blocked_head)
+         * are held or wait for a dependency, none a singleton or choosing its nodes, each found
+         * so by a pass since an event that may have freed one (ctl_schedule_dirty, or
+         * ctl_job_unblocked cutting the head before the job it frees); what they hold of the
+         * queue's traits, for a pass that reads the rest whole. */
+        size_t blocked_head;
+        ctl_queue_traits blocked_traits;
 } ctl_state;
 
 /* Initialise an empty state. */
@@ -457,6 +473,9 @@ long ctl_schedule(ctl_state *st);
 /* Something a pass reads changed outside this file's own paths (a job's order, a weight): let
  * the next pass run in full. */
 void ctl_schedule_dirty(ctl_state *st);
+/* Pending job j may start now where it could not (a dependency met): the next pass runs, and
+ * reads the queue from j on if j was in its blocked head. O(log pending). */
+void ctl_job_unblocked(ctl_state *st, const job *j);
 
 /* --- nodes chosen and drained (drain.c) --- */
 

@@ -880,10 +880,14 @@ static int no_persist(void *u, const job *j) {
 }
 
 /* The same step on both states of a comparison. A submission of group (NULL: none) whose CPUs
- * and memory r's bits choose: ctl_submit takes the spec, or refuses one no node holds, on both. */
+ * and memory r's bits choose, now and then held or after a running job: ctl_submit takes the
+ * spec, or refuses one no node holds, on both. */
 static void both_submit(ctl_state *const both[2], const char *group, uint64_t r, int step) {
         uint64_t id[2] = { 0, 0 };
         int ok[2];
+        const job *before = (r >> 40) % 8 == 0 ? nth_in(JOB_RUNNING, r >> 24) : NULL;
+        char dep[48];
+        snprintf(dep, sizeof(dep), "afterany:%llu", before ? (unsigned long long)before->id : 0ULL);
         for (int k = 0; k < 2; k++) {
                 job_spec spec = { .argv = calloc(2, sizeof(char *)),
                                   .cwd = strdup("/tmp"),
@@ -891,7 +895,9 @@ static void both_submit(ctl_state *const both[2], const char *group, uint64_t r,
                                   .group = group ? strdup(group) : NULL,
                                   .req = { .mcpu = 250 * (int64_t)(1 + (r >> 8) % 12),
                                            .mem = 64 * MiB * (int64_t)(1 + (r >> 16) % 24) },
-                                  .nice = (r >> 52) % 16 == 0 ? 10 : 0 }; /* now and then: passes read it all */
+                                  .nice = (r >> 52) % 16 == 0 ? 10 : 0, /* now and then: passes read it all */
+                                  .hold = (r >> 44) % 8 == 0,
+                                  .dependency = before ? strdup(dep) : NULL };
                 spec.argv[0] = strdup("/bin/true");
                 uid_t uid = (uid_t)(1000 + (r >> 48) % 3); /* three users, for the running limits */
                 if ((r >> 56) % 16 == 0) {                 /* now and then an array of 2 to 5 tasks, 1 or 2 at a time */
@@ -945,10 +951,11 @@ static void both_update_cpus(ctl_state *const both[2], uint64_t id, int64_t mcpu
                 ck_assert_int_eq(ctl_update(both[k], id, 0, &u, err), 0);
 }
 
-/* A pass that skips what the last one settled, or an EASY pass that stops reading the queue
- * where nothing more fits, places exactly what a full pass would, whatever the heuristic and
- * order, with running limits per user or without, through submissions, ends, cancels, updates
- * of requests and passes in any sequence: the same steps are played on st and on a reference
+/* A pass that skips what the last one settled, or the blocked head, or an EASY pass that stops
+ * reading the queue where nothing more fits, places exactly what a full pass would, whatever the
+ * heuristic and order, with running limits per user or without, through submissions (some held,
+ * some after a running job), ends, cancels, holds, releases, updates of requests and passes in
+ * any sequence: the same steps are played on st and on a reference
  * made to read every job each time. */
 START_TEST(a_settled_pass_places_what_a_full_pass_would) {
         static const ctl_actions logged = { no_persist, log_launch, rec_cancel, no_end, rec_drop, NULL, NULL };
@@ -970,9 +977,14 @@ START_TEST(a_settled_pass_places_what_a_full_pass_would) {
         uint64_t seed = 11 + (uint64_t)_i;
         both_nodes(both, 1000, 512 * MiB);
         for (int step = 0; step < 3000; step++) {
-                uint64_t r = sched_rng_next(&seed), what = r % 10;
+                uint64_t r = sched_rng_next(&seed), what = r % 11;
                 job *j = nth_in(JOB_RUNNING, r >> 20);
-                if (what <= 4)
+                if (what == 10 && (j = nth_in(JOB_PENDING, r >> 20))) { /* held or released */
+                        uint64_t id = j->id;
+                        bool hold = !j->spec.hold;
+                        for (int k = 0; k < 2; k++)
+                                ck_assert_int_eq(ctl_hold(both[k], id, 0, hold, err), 0);
+                } else if (what <= 4)
                         both_submit(both, NULL, r, step);
                 else if (what <= 6 && j)
                         both_finish(both, j->id, step);
@@ -1046,6 +1058,82 @@ START_TEST(departments_take_turns_by_their_entitlement) {
         ck_assert_int_eq(ctl_schedule(&st), 1);
         ck_assert_str_eq(launched_group(8), "a");
         st.cfg.depts = NULL;
+}
+END_TEST
+
+/* A job asking mcpu, held or depending on dep (NULL: none) or beginning at begin (0: now). */
+static uint64_t submit_blocked(int64_t mcpu, bool hold, const char *dep, int64_t begin) {
+        job_spec spec = { .argv = calloc(2, sizeof(char *)),
+                          .cwd = strdup("/tmp"),
+                          .name = strdup("b"),
+                          .req = { .mcpu = mcpu, .mem = MiB },
+                          .hold = hold,
+                          .dependency = dep ? strdup(dep) : NULL,
+                          .begin_usec = begin };
+        spec.argv[0] = strdup("/bin/true");
+        uint64_t id = 0;
+        ck_assert_int_eq(ctl_submit(&st, 0, 0, "u", &spec, 1000, &id, err), 0);
+        job_spec_free(&spec);
+        return id;
+}
+
+/* Jobs held or waiting for a dependency at the queue's head are its blocked head, which passes
+ * in strict FIFO and EASY do not read again (st.blocked_head), and which ends at a job with a
+ * begin time; a release, a dependency met and a cancel among them, each followed by a pass,
+ * start what may start, the head cut or forgotten. */
+START_TEST(the_blocked_head_is_not_read_again_and_every_release_reaches_it) {
+        st.cfg.order = _i ? SCHED_BACKFILL : SCHED_STRICT_FIFO;
+        ctl_node *n = node("n", 2000, 1024 * MiB, NULL, 0);
+        uint64_t running = submit_as(0, 1000, MiB);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        char dep[64];
+        snprintf(dep, sizeof(dep), "afterok:%llu", (unsigned long long)running);
+        uint64_t held[20];
+        for (int i = 0; i < 20; i++)
+                held[i] = submit_blocked(1000, true, NULL, 0);
+        uint64_t waits = submit_blocked(1000, false, dep, 0);
+        uint64_t later = submit_blocked(1000, false, NULL, at(1000).real_usec + 3600000000); /* ends the head */
+        uint64_t held_behind = submit_blocked(1000, true, NULL, 0);
+        uint64_t big = submit_as(0, 1500, MiB); /* fits nowhere while running runs */
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        ck_assert_uint_eq(st.blocked_head, 21);
+        ck_assert_int_eq(ctl_cancel(&st, held[3], 0, 1500, err), 0);
+        ck_assert_int_eq(ctl_cancel(&st, big, 0, 1500, err), 0);
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        ck_assert_uint_eq(st.blocked_head, 20); /* compacted with the queue */
+        ck_assert_int_eq(ctl_hold(&st, held[10], 0, false, err), 0);
+        ck_assert_uint_eq(st.blocked_head, 0); /* forgotten */
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_int_eq(ctl_find_job(&st, held[10])->state, JOB_RUNNING);
+        /* found again: strict FIFO's windows, compacted, to waits; EASY to the job it placed */
+        ck_assert_uint_eq(st.blocked_head, _i ? 9 : 19);
+        finish_ok(n, running); /* waits' dependency met: the head is cut before it */
+        ck_assert_uint_eq(st.blocked_head, _i ? 9 : 18);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_int_eq(ctl_find_job(&st, waits)->state, JOB_RUNNING);
+        ck_assert_int_eq(ctl_find_job(&st, later)->state, JOB_PENDING);
+        ck_assert_int_eq(ctl_find_job(&st, held_behind)->wait, JOB_WAIT_HELD);
+}
+END_TEST
+
+/* The blocked head's traits stay the queue's: a pass that read the rest whole still counts the
+ * throttle of an array whose held tasks are the head, so that its tasks, once released, start
+ * one at a time (%1), under EASY. */
+START_TEST(a_pass_past_the_blocked_head_keeps_its_throttles) {
+        st.cfg.order = SCHED_BACKFILL;
+        node("n", 4000, 1024 * MiB, NULL, 0);
+        uint64_t first = submit_array_with(3, 1000, 0, 1);
+        ck_assert_uint_ne(first, 0);
+        for (uint64_t id = first; id < first + 3; id++)
+                ck_assert_int_eq(ctl_hold(&st, id, 0, true, err), 0);
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        ck_assert_uint_eq(st.blocked_head, 3);
+        submit_as(0, 1000, MiB);
+        ck_assert_int_eq(ctl_schedule(&st), 1); /* read whole past the head */
+        ck_assert(st.throttle_seen);
+        for (uint64_t id = first; id < first + 3; id++)
+                ck_assert_int_eq(ctl_hold(&st, id, 0, false, err), 0);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
 }
 END_TEST
 
@@ -1857,6 +1945,8 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, the_queue_keeps_its_order_as_its_head_moves_and_its_slots_return);
         tcase_add_test(tc, departments_take_turns_by_their_entitlement);
         tcase_add_loop_test(tc, a_capped_department_is_read_to_its_first_job_and_every_job_shows_the_cap, 0, 2);
+        tcase_add_loop_test(tc, the_blocked_head_is_not_read_again_and_every_release_reaches_it, 0, 2);
+        tcase_add_test(tc, a_pass_past_the_blocked_head_keeps_its_throttles);
         tcase_add_test(tc, impossible_requests_are_refused_once_a_node_is_known);
         tcase_add_test(tc, a_failed_write_refuses_the_submission);
         tcase_add_test(tc, queue_cap);
