@@ -3,11 +3,11 @@
  * `submitted` reply (stored with its commit) before sending the next. Not run by ctest.
  *
  *   build/bin/bench_submit --socket PATH --clients N --jobs M [--ids FILE] [--cpus N] [--mem SIZE]
- *                          [--group DEPT] [-- CMD [ARGS...]]       (prints one JSON line)
+ *                          [--group DEPT] [--hold] [-- CMD [ARGS...]] (prints one JSON line)
  *
  * The request is the one `colony submit --cpus N --mem SIZE -- CMD ARGS` sends: argv, the
  * working directory, this process's environment, mcpu, mem (defaults as colony submit's: 1 CPU,
- * 256M), the department (--group; none by default); CMD defaults to /bin/true and must be an
+ * 256M), the department (--group; none by default), on hold (--hold); CMD defaults to /bin/true and must be an
  * absolute path. It is serialised once and sent M times, as a program calling an API in a loop
  * would. The clients start together once all are connected; what is timed is from then until
  * the last one ends. --ids writes the acknowledged job ids, one per line (submit.sh's kill
@@ -28,7 +28,7 @@ extern char **environ;
 
 static const char usage[] =
         "usage: bench_submit --socket PATH --clients N --jobs M [--ids FILE] [--cpus N] [--mem SIZE]\n"
-        "                    [--group DEPT] [-- CMD [ARGS...]]\n";
+        "                    [--group DEPT] [--hold] [-- CMD [ARGS...]]\n";
 
 /* One client's connection and the frame it sends. */
 typedef struct colony_client {
@@ -78,9 +78,9 @@ static int colony_submit(void *ud, uint64_t *id, int *fatal, char err[LOOP_ERRLE
 
 /* The submit request for argv with this process's cwd and environment, framed into *frame
  * (malloc'ed). Returns 0 or -errno with one line in err. */
-static int make_frame(char **argv, res_t req, char *group, char **frame, size_t *len, char err[LOOP_ERRLEN]) {
+static int make_frame(char **argv, res_t req, char *group, bool hold, char **frame, size_t *len, char err[LOOP_ERRLEN]) {
         static char cwd[PATH_MAX];
-        job_spec spec = { .argv = argv, .env = environ, .cwd = cwd, .req = req, .group = group };
+        job_spec spec = { .argv = argv, .env = environ, .cwd = cwd, .req = req, .group = group, .hold = hold };
         cJSON *msg;
         int r;
 
@@ -96,8 +96,8 @@ static int make_frame(char **argv, res_t req, char *group, char **frame, size_t 
         return r;
 }
 
-/* Options into a, socket, req and group; returns 0, or -EINVAL with one line in err. */
-static int parse(int argc, char **argv, loop_args *a, const char **socket, res_t *req, char **group,
+/* Options into a, socket, req, group and hold; returns 0, or -EINVAL with one line in err. */
+static int parse(int argc, char **argv, loop_args *a, const char **socket, res_t *req, char **group, bool *hold,
                  char err[LOOP_ERRLEN]) {
         static const struct option options[] = {
                 LOOP_OPTIONS,
@@ -105,6 +105,7 @@ static int parse(int argc, char **argv, loop_args *a, const char **socket, res_t
                 { "cpus", required_argument, NULL, 'p' },
                 { "mem", required_argument, NULL, 'm' },
                 { "group", required_argument, NULL, 'g' },
+                { "hold", no_argument, NULL, 'H' },
                 { 0 },
         };
         int o, r = 0;
@@ -122,6 +123,7 @@ static int parse(int argc, char **argv, loop_args *a, const char **socket, res_t
                                 r = -EINVAL, snprintf(err, LOOP_ERRLEN, "--mem: '%s' is not a memory size", optarg);
                         break;
                 case 'g': *group = optarg; break;
+                case 'H': *hold = true; break;
                 case '?': r = -EINVAL, snprintf(err, LOOP_ERRLEN, "bad option '%s'", argv[optind - 1]); break;
                 default: r = loop_option(a, o, optarg, err);
                 }
@@ -136,6 +138,7 @@ static int parse(int argc, char **argv, loop_args *a, const char **socket, res_t
 int main(int argc, char **argv) {
         static char *default_cmd[] = { "/bin/true", NULL };
         char err[LOOP_ERRLEN] = "", *frame = NULL, *group = NULL;
+        bool hold = false;
         res_t req = { .mcpu = 1000, .mem = (int64_t)256 << 20 };
         colony_client c = { .fd = -1 };
         loop_args a = { 0 };
@@ -143,11 +146,11 @@ int main(int argc, char **argv) {
 
         if (argc == 2 && strcmp(argv[1], "--help") == 0)
                 return fputs(usage, stdout), 0;
-        if (parse(argc, argv, &a, &c.socket, &req, &group, err) < 0) {
+        if (parse(argc, argv, &a, &c.socket, &req, &group, &hold, err) < 0) {
                 fprintf(stderr, "bench_submit: %s\n%s", err, usage);
                 return 2;
         }
-        if (make_frame(optind < argc ? argv + optind : default_cmd, req, group, &frame, &c.len, err) < 0) {
+        if (make_frame(optind < argc ? argv + optind : default_cmd, req, group, hold, &frame, &c.len, err) < 0) {
                 fprintf(stderr, "bench_submit: %s\n", err);
                 return 1;
         }

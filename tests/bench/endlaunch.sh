@@ -18,11 +18,14 @@
 # 0.5) and "open", on an agent of two CPUs: a long job of "capped" holds its half, the PENDING
 # jobs are submitted to "capped" (submit.json: at what rate), and the N measured jobs to "open",
 # before them (baseline) and after them (queued); ORDER sets the order (default fifo).
+# HELD=K: K jobs on hold are submitted before the PENDING ones (the queue's head, which no pass
+# may start), and cancelled with them.
 # Issue 22's goal: the queued p50 <= 2 ms, a pass whose cost does not grow with the queue.
 set -euo pipefail
 pending=${1:-100000}
 n=${2:-500}
 capped=${CAPPED:-0}
+held_first=${HELD:-0}
 bin=$(cd "${COLONY_BIN:?set COLONY_BIN to the bin directory of a build}" && pwd)
 command -v jq >/dev/null || { echo "jq is needed" >&2; exit 1; }
 dir=$(mktemp -d /tmp/colony-endlaunch-XXXXXX)
@@ -67,14 +70,21 @@ t0=$(date +%s%6N)
 "$bin/bench_submit" --socket "$COLONY_SOCKET" --clients 1 --jobs "$n" --cpus 1 --mem 1M "${open[@]}" >/dev/null
 last=$("$bin/colony" queue --all --json | jq '[.jobs[].id] | max')
 "$bin/colony" wait "$last" >/dev/null
-for ((i = 0; i < 600; i++)); do [ "$("$bin/colony" queue --json | jq '.jobs | length')" = 0 ] && break; sleep 0.5; done
+for ((i = 0; i < 600; i++)); do # all ended (but capped's long job)
+        [ "$("$bin/colony" queue --json | jq '[.jobs[] | select(.group != "capped")] | length')" = 0 ] && break
+        sleep 0.5
+done
 baseline=$(gaps "$t0" "$n")
 
-log "queued: $pending jobs from four clients"
+log "queued: $pending jobs from four clients, after $held_first on hold"
+if [ "$held_first" -gt 0 ]; then
+        "$bin/bench_submit" --socket "$COLONY_SOCKET" --clients 1 --jobs "$held_first" --cpus 1 --mem 1M --hold >/dev/null
+fi
 "$bin/bench_submit" --socket "$COLONY_SOCKET" --clients 4 --jobs $((pending / 4)) --cpus 1 --mem 1M "${held[@]}" \
         >"$dir/submit.json"
 t1=$(date +%s%6N)
-read -r left first < <("$bin/colony" queue --json | jq -r '[.jobs[] | select(.state == "pending") | .id] | "\(length) \(min)"')
+read -r left first < <("$bin/colony" queue --json |
+        jq -r '[.jobs[] | select(.state == "pending" and .reason != "held") | .id] | "\(length) \(min)"')
 log "all submitted ($(jq -c . "$dir/submit.json")); $left pending; job $first and the $n after it"
 if [ "$capped" = 1 ]; then # the cap holds them all: the next n jobs are "open"'s, submitted now
         "$bin/bench_submit" --socket "$COLONY_SOCKET" --clients 1 --jobs "$n" --cpus 1 --mem 1M "${open[@]}" >/dev/null
@@ -88,6 +98,6 @@ fi
 "$bin/colony" cancel --state pending >/dev/null
 queued=$(gaps "$t1" "$n")
 jq -nc --argjson pending "$pending" --argjson base "$baseline" --argjson queued "$queued" --argjson left "$left" \
-        --argjson submit "$(cat "$dir/submit.json")" --argjson capped "$capped" \
+        --argjson submit "$(cat "$dir/submit.json")" --argjson capped "$capped" --argjson held "$held_first" \
         '{end_to_next_launch_ms: {baseline: $base, queued: $queued}, pending: $pending, pending_when_measured: $left,
-          capped: ($capped == 1), submitted_per_s: $submit.jobs_per_s}'
+          held_first: $held, capped: ($capped == 1), submitted_per_s: $submit.jobs_per_s}'
