@@ -159,6 +159,9 @@ void ctl_schedule_dirty(ctl_state *st) {
         st->settled = false;
         st->disp_marked = false; /* a job's reason to wait may have changed */
         st->blocked_head = 0;
+        for (size_t d = 0; st->dept_jobs && d < st->fair.n; d++)
+                if (st->dept_head[d].nblocked)
+                        st->dept_head[d] = (ctl_dept_head){ 0 };
 }
 
 /* --- the blocked head ------------------------------------------------------------------------
@@ -170,8 +173,8 @@ void ctl_schedule_dirty(ctl_state *st) {
  * the job. A job with a begin time, a singleton or a job choosing its nodes ends it: a pass must
  * see those (for the earliest begin time, the jobs of a name, its runs). The head's traits are
  * kept (st->blocked_traits) for a pass that reads the rest whole. Strict FIFO's windows and the
- * passes that read a job at a time (EASY, reserve) start after it; the fair order and the passes
- * that take the whole list read it as before. */
+ * passes that read a job at a time (EASY, reserve) start after it, and the fair order after each
+ * leaf department's own (st->dept_head); the passes that take the whole list read it. */
 
 static bool stays_blocked(const job *j) {
         return j->state == JOB_PENDING &&
@@ -193,6 +196,8 @@ void ctl_job_unblocked(ctl_state *st, const job *j) {
         size_t at = st->pending_unsorted ? 0 : ctl_jobs_rank(st->pending, 0, st->blocked_head, j->id);
         if (at < st->blocked_head)
                 st->blocked_head = at;
+        if (st->dept_jobs && j->fair_dept && st->dept_head[j->fair_dept - 1].nblocked)
+                st->dept_head[j->fair_dept - 1] = (ctl_dept_head){ 0 }; /* read from its start */
 }
 
 /* Record the placement of j on n and send the launch. Returns 0 or -ENOMEM (j stays pending). */
@@ -585,27 +590,6 @@ static long launch_placed(ctl_state *st, bool indexed, long placed) {
  * nothing more fits, reads a few more. As in the queue's passes, the jobs no pass reaches keep
  * the reason the last pass that read them gave. */
 
-/* Leaf's pending job after its entry after (UINT32_MAX: its first) in st->dept_jobs: its entry,
- * or UINT32_MAX (fairorder_source.next). The stale entries before the first live one are not
- * read again (st->dept_head). */
-static uint32_t dept_next(void *arg, uint32_t leaf, uint32_t after, uint64_t *seq, res_t *req) {
-        ctl_state *st = arg;
-        const ctl_idset *s = &st->dept_jobs[leaf];
-        bool first = after == UINT32_MAX;
-        for (size_t i = first ? st->dept_head[leaf] : (size_t)after + 1; i < s->n; i++) {
-                if (s->v[i]->state != JOB_PENDING)
-                        continue;
-                if (first)
-                        st->dept_head[leaf] = i;
-                *seq = s->v[i]->id;
-                *req = s->v[i]->spec.req;
-                return (uint32_t)i;
-        }
-        if (first)
-                st->dept_head[leaf] = s->n;
-        return UINT32_MAX;
-}
-
 /* A pass's reading of the fair order: the walk, and whether the whole queue was marked before
  * (singletons: their marks compare jobs with each other). */
 typedef struct fair_reader {
@@ -615,8 +599,51 @@ typedef struct fair_reader {
         bool marked;
         size_t offered;          /* jobs viewed into st->pass_jobs */
         size_t picked, total;    /* jobs the walk handed out, of those pending when it started */
-        ctl_queue_traits traits; /* of the jobs it handed out or held */
+        size_t passed_over;      /* jobs that may not start, read and passed over */
+        size_t in_heads;         /* the jobs in the departments' blocked heads when it started */
+        ctl_queue_traits traits; /* of the jobs it read, held, or found in a blocked head */
 } fair_reader;
+
+/* Leaf's next pending job that may start after its entry after (UINT32_MAX: its first) in
+ * st->dept_jobs: its entry, or UINT32_MAX (fairorder_source.next). The jobs that may not start
+ * (held, a dependency, a begin time) are marked and passed over: they take no turn in the
+ * order. Read from the leaf's head on (st->dept_head), which takes in the stale entries and
+ * the blocked jobs it meets first (the queue's blocked head, above). */
+static uint32_t dept_next(void *arg, uint32_t leaf, uint32_t after, uint64_t *seq, res_t *req) {
+        fair_reader *r = arg;
+        ctl_state *st = r->st;
+        const ctl_idset *s = &st->dept_jobs[leaf];
+        ctl_dept_head *head = &st->dept_head[leaf];
+        size_t from = after == UINT32_MAX ? head->at : (size_t)after + 1;
+        bool at_head = from == head->at; /* all before it stale or blocked */
+        for (size_t i = from; i < s->n; i++) {
+                job *j = s->v[i];
+                if (j->state != JOB_PENDING)
+                        continue;
+                if (r->marked ? !ctl_wait_offerable(j) : ctl_wait_mark_job(st, j)) {
+                        r->passed_over++;
+                        traits_add(&r->traits, j);
+                        if (at_head && stays_blocked(j)) {
+                                if (head->nblocked++ == 0)
+                                        head->blocked = no_traits;
+                                traits_add(&head->blocked, j);
+                                head->at = i + 1;
+                        } else if (at_head) {
+                                head->at = i;
+                                at_head = false;
+                        }
+                        continue;
+                }
+                if (at_head)
+                        head->at = i;
+                *seq = j->id;
+                *req = j->spec.req;
+                return (uint32_t)i;
+        }
+        if (at_head)
+                head->at = s->n;
+        return UINT32_MAX;
+}
 
 /* The next job of the order that may start, viewed into st->pass_jobs: 1, or 0 at the end. */
 static int read_fair(void *arg, sched_job *out) {
@@ -627,9 +654,8 @@ static int read_fair(void *arg, sched_job *out) {
                 job *j = st->dept_jobs[pick.leaf].v[pick.at];
                 r->picked++;
                 traits_add(&r->traits, j);
-                if ((r->marked ? !ctl_wait_offerable(j) : ctl_wait_mark_job(st, j)) ||
-                    !filters_admit(st, &r->filters, j))
-                        continue;
+                if (!filters_admit(st, &r->filters, j))
+                        continue; /* a throttle, a running limit (dept_next passed over the rest) */
                 view_job(st, r->offered, j);
                 *out = st->pass_jobs[r->offered++];
                 return 1;
@@ -638,8 +664,8 @@ static int read_fair(void *arg, sched_job *out) {
 }
 
 /* The jobs held by the walk's caps wait for them, and so do the later jobs of their departments
- * (st->dept_cap_from), listed or not; a walk that handed out or held every pending job found the
- * queue's traits again. */
+ * (st->dept_cap_from), listed or not; a walk that handed out or held every pending job not in a
+ * blocked head found the queue's traits again. */
 static void wait_for_caps(ctl_state *st, fair_reader *r) {
         const fairorder_pick *held;
         size_t nheld = fairorder_walk_stop(r->walk, &held);
@@ -651,7 +677,7 @@ static void wait_for_caps(ctl_state *st, fair_reader *r) {
                 traits_add(&r->traits, j);
                 ctl_wait_capped(st, j, r->marked);
         }
-        if (r->picked + nheld >= r->total) /* all read */
+        if (r->picked + r->passed_over + nheld + r->in_heads >= r->total) /* all read, or in a blocked head */
                 traits_found(st, &r->traits);
 }
 
@@ -704,11 +730,18 @@ static long fair_reading(ctl_state *st, fair_reader *r, size_t *offered, long *p
  * -ENOMEM. */
 static long pass_fair(ctl_state *st, size_t *offered, long *placed) {
         fair_reader r = { .st = st, .marked = st->pending_choosy, .total = st->npending, .traits = no_traits };
-        fairorder_source src = { st->dept_npend, st->dept_sum, dept_next, st };
+        fairorder_source src = { st->dept_npend, st->dept_sum, dept_next, &r };
         *offered = 0;
         *placed = 0;
         if (!st->dept_jobs)
                 return -EAGAIN;
+        for (size_t d = 0; d < st->fair.n; d++)
+                if (st->dept_head[d].nblocked) { /* not read: what they are is kept */
+                        r.in_heads += st->dept_head[d].nblocked;
+                        r.traits.floor = res_min(r.traits.floor, st->dept_head[d].blocked.floor);
+                        r.traits.nice |= st->dept_head[d].blocked.nice;
+                        r.traits.throttle |= st->dept_head[d].blocked.throttle;
+                }
         /* nothing as small as the least pending request fits a node: the pass would place
          * nothing, whatever the order, and where nobody reads the reasons it would leave, the
          * order's solve (fair_run, O(tasks the cluster holds)) is spared */
@@ -716,11 +749,11 @@ static long pass_fair(ctl_state *st, size_t *offered, long *placed) {
                 return 0;
         if (pass_room(st) < 0)
                 return -ENOMEM;
+        if (r.marked) /* before the walk starts: it reads each department's first job */
+                (void)ctl_wait_mark(st, 0, st->npending);
         int e = fairorder_walk_start(&st->fair, up_capacity(st), &src, &r.walk);
         if (e < 0)
                 return e == -ENOMEM ? -ENOMEM : -EAGAIN;
-        if (r.marked)
-                (void)ctl_wait_mark(st, 0, st->npending);
         bool reading = a_job_at_a_time(st);
         if (reading || windowed_order(st)) /* reads as far as it places: not a capped department's every job */
                 fairorder_walk_hold_heads(r.walk);

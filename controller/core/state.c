@@ -207,9 +207,12 @@ void ctl_dept_pending(ctl_state *st, job *j, int sign) {
                         s->nstale++;
                         return;
                 }
+                /* a cancel in its blocked head (a start is never there), or a compaction */
+                if (st->dept_head[d].nblocked && ctl_idset_rank(s, j->id) < st->dept_head[d].at)
+                        st->dept_head[d] = (ctl_dept_head){ 0 };
                 idset_leave(s);
                 if (s->nstale == 0)
-                        st->dept_head[d] = 0; /* compacted */
+                        st->dept_head[d] = (ctl_dept_head){ 0 };
                 return;
         }
         if (idset_join(s, j) < 0) {
@@ -218,8 +221,8 @@ void ctl_dept_pending(ctl_state *st, job *j, int sign) {
                 return;
         }
         size_t at = s->v[s->n - 1] == j ? s->n - 1 : ctl_idset_rank(s, j->id);
-        if (at < st->dept_head[d])
-                st->dept_head[d] = at; /* a requeue, back in its id's place */
+        if (at < st->dept_head[d].at)
+                st->dept_head[d] = (ctl_dept_head){ 0 }; /* a requeue, back in its id's place */
         st->dept_npend[d]++;
         st->dept_sum[d] = res_add(st->dept_sum[d], j->spec.req);
 }
@@ -229,7 +232,7 @@ void ctl_dept_walked(ctl_state *st) {
         for (size_t d = 0; d < st->fair.n; d++)
                 if (st->dept_jobs[d].nstale * 2 > st->dept_jobs[d].n) {
                         idset_compact(&st->dept_jobs[d]);
-                        st->dept_head[d] = 0;
+                        st->dept_head[d] = (ctl_dept_head){ 0 };
                 }
 }
 
@@ -696,7 +699,7 @@ void ctl_forget_ended(ctl_state *st) {
                 idset_compact(&st->users[i].live);
         for (size_t i = 0; st->dept_jobs && i < st->fair.n; i++) {
                 idset_compact(&st->dept_jobs[i]);
-                st->dept_head[i] = 0;
+                st->dept_head[i] = (ctl_dept_head){ 0 };
         }
         size_t kept = 0;
         for (size_t i = 0; i < st->njobs; i++) {

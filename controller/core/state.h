@@ -148,6 +148,15 @@ typedef struct ctl_queue_traits {
         bool nice, throttle;
 } ctl_queue_traits;
 
+/* Where a pass starts reading a leaf department's pending jobs (pass.c, "the fair order"): its
+ * entries before `at` are stale, or blocked as the queue's blocked head is (nblocked of them,
+ * with their traits), since the last event that may have freed one. */
+typedef struct ctl_dept_head {
+        size_t at;
+        size_t nblocked;
+        ctl_queue_traits blocked;
+} ctl_dept_head;
+
 typedef struct ctl_idset {
         job **v; /* by id, stale entries included */
         size_t n, cap, nstale;
@@ -178,10 +187,10 @@ typedef struct ctl_state {
         ctl_config cfg;
         fairorder fair; /* the departments' tree and what each runs (ctl_set_depts) */
         /* Per node of fair (NULL before ctl_set_depts): the pending jobs of each leaf department
-         * by id (stale entries included), the first entry that may be live, how many are pending
+         * by id (stale entries included), where a pass starts reading them, how many are pending
          * and their requests summed, kept as jobs come and go, for the fair order's passes. */
         ctl_idset *dept_jobs;
-        size_t *dept_head;
+        ctl_dept_head *dept_head;
         uint32_t *dept_npend;
         res_t *dept_sum;
         /* Per leaf department, the id of its first job the last fair pass held at a cap, or 0:

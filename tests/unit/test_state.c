@@ -1180,6 +1180,54 @@ START_TEST(a_capped_department_is_read_to_its_first_job_and_every_job_shows_the_
 }
 END_TEST
 
+/* In the fair order a job that may not start takes no turn: a department's held jobs do not
+ * put its next job behind another department's. Those at its head are its blocked head, not
+ * read again (st.dept_head) until a release or a dependency met, after which what it frees
+ * starts. */
+START_TEST(held_jobs_take_no_turn_in_the_fair_order_and_are_not_read_again) {
+        dept v[] = { { .path = "a", .weight = 1, .cap = 1, .leaf = true },
+                     { .path = "b", .weight = 1, .cap = 1, .leaf = true } };
+        depts d = { .v = v, .n = 2 };
+        st.cfg.order = _i ? SCHED_BACKFILL : SCHED_STRICT_FIFO;
+        st.cfg.depts = &d;
+        ck_assert_int_eq(ctl_set_depts(&st, FAIR_HDRF), 0);
+        ctl_node *n = node("n", 3000, 1024 * MiB, NULL, 0);
+        uint64_t first = submit_group(1000, "u", "b");
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        uint64_t held[30], b[3];
+        for (int i = 0; i < 30; i++) {
+                held[i] = submit_group(1000, "u", "a");
+                ck_assert_int_eq(ctl_hold(&st, held[i], 0, true, err), 0);
+        }
+        uint64_t a = submit_group(1000, "u", "a");
+        for (int i = 0; i < 3; i++)
+                b[i] = submit_group(1000, "u", "b");
+        ck_assert_int_eq(ctl_schedule(&st), 2); /* a's one job and b's first: a turn each */
+        ck_assert_int_eq(ctl_find_job(&st, a)->state, JOB_RUNNING);
+        ck_assert_int_eq(ctl_find_job(&st, b[0])->state, JOB_RUNNING);
+        uint32_t da = ctl_find_job(&st, held[0])->fair_dept - 1;
+        ck_assert_uint_eq(st.dept_head[da].nblocked, 30);
+        ck_assert_uint_eq(st.dept_head[da].at, 30);
+        ck_assert_int_eq(ctl_hold(&st, held[7], 0, false, err), 0);
+        ck_assert_uint_eq(st.dept_head[da].nblocked, 0); /* forgotten */
+        finish_ok(n, first);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_int_eq(ctl_find_job(&st, held[7])->state, JOB_RUNNING); /* a is below b */
+        ck_assert_uint_eq(st.dept_head[da].nblocked, 7);                  /* found again, to the job it started */
+        ck_assert_int_eq(ctl_cancel(&st, held[2], 0, 1500, err), 0);
+        ck_assert_uint_eq(st.dept_head[da].nblocked, 0); /* it counted held[2]: forgotten */
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        ck_assert_uint_eq(st.dept_head[da].nblocked, 28); /* all but the two gone */
+        /* a nice job came and went: the next pass reads the rest whole, the head counted read */
+        uint64_t nice = submit_array_with(1, 1000, 5, 0);
+        ck_assert(st.nice_seen);
+        ck_assert_int_eq(ctl_cancel(&st, nice, 0, 1500, err), 0);
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        ck_assert(!st.nice_seen);
+        st.cfg.depts = NULL;
+}
+END_TEST
+
 /* A pass in the fair order reads each department's pending jobs from the sets the state keeps
  * as jobs come and go: through submissions to three departments (one capped), ends, cancels,
  * holds, updates and passes in any sequence, it places what a pass over sets made afresh from
@@ -1946,6 +1994,7 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, departments_take_turns_by_their_entitlement);
         tcase_add_loop_test(tc, a_capped_department_is_read_to_its_first_job_and_every_job_shows_the_cap, 0, 2);
         tcase_add_loop_test(tc, the_blocked_head_is_not_read_again_and_every_release_reaches_it, 0, 2);
+        tcase_add_loop_test(tc, held_jobs_take_no_turn_in_the_fair_order_and_are_not_read_again, 0, 2);
         tcase_add_test(tc, a_pass_past_the_blocked_head_keeps_its_throttles);
         tcase_add_test(tc, impossible_requests_are_refused_once_a_node_is_known);
         tcase_add_test(tc, a_failed_write_refuses_the_submission);
