@@ -303,16 +303,22 @@ START_TEST(windows_of_the_walk_are_the_ranked_order) {
 }
 END_TEST
 
+/* Tree paths (a first, capped at a third) under algo, a running its third of six CPUs: a. */
+static uint32_t a_at_its_cap(fair_algo algo, size_t n, const char *const *paths, const double *w, const double *caps) {
+        tree(algo, n, paths, w, caps);
+        uint32_t a = fairorder_dept(&fx.fo, "a");
+        fairorder_charge(&fx.fo, a, slot, +1);
+        fairorder_charge(&fx.fo, a, slot, +1);
+        return a;
+}
+
 /* A walk stopped after its first job still holds a department its cap holds now, so that its
  * jobs wait for the cap rather than behind the job that stopped the pass; a department whose
  * next job would fit under its cap is not held. */
 START_TEST(a_walk_stopped_early_holds_the_departments_at_their_cap) {
         static const char *const paths[] = { "a", "b", "c" };
         static const double w[] = { 1, 1, 1 }, caps[] = { 1.0 / 3, 0, 0.5 };
-        tree((fair_algo)_i, 3, paths, w, caps);
-        uint32_t a = fairorder_dept(&fx.fo, "a");
-        fairorder_charge(&fx.fo, a, slot, +1);
-        fairorder_charge(&fx.fo, a, slot, +1); /* a runs its third of six CPUs */
+        uint32_t a = a_at_its_cap((fair_algo)_i, 3, paths, w, caps);
         add_jobs("a", 3, slot);
         add_jobs("b", 3, slot);
         add_jobs("c", 3, slot);
@@ -374,10 +380,7 @@ static size_t walk_counted(bool heads, fairorder_pick *got, size_t *ngot, uint32
 START_TEST(a_walk_holding_heads_reads_a_capped_department_to_its_next_job) {
         static const char *const paths[] = { "a", "b" };
         static const double w[] = { 1, 1 }, caps[] = { 1.0 / 3, 0 };
-        tree((fair_algo)_i, 2, paths, w, caps);
-        uint32_t a = fairorder_dept(&fx.fo, "a");
-        fairorder_charge(&fx.fo, a, slot, +1);
-        fairorder_charge(&fx.fo, a, slot, +1); /* a runs its third of six CPUs */
+        uint32_t a = a_at_its_cap((fair_algo)_i, 2, paths, w, caps);
         add_jobs("b", 2, slot);
         add_jobs("a", 40, slot);
         add_jobs("b", 3, slot);

@@ -118,20 +118,24 @@ static ctl_node *node(const char *name, int64_t mcpu, int64_t mem, const uint64_
         return out;
 }
 
-/* A job of group (NULL: none) asking mcpu, which its node's loss requeues when requeue is set;
- * its id. */
-static uint64_t submit_to(const char *group, int64_t mcpu, bool requeue) {
-        job_spec spec = { .argv = calloc(2, sizeof(char *)),
-                          .cwd = strdup("/tmp"),
-                          .name = strdup("rq"),
-                          .group = group ? strdup(group) : NULL,
-                          .req = { .mcpu = mcpu, .mem = MiB },
-                          .requeue = requeue };
+/* Submit spec as root, /bin/true in /tmp named "rq" (its other fields the caller's, strings
+ * allocated); its id. */
+static uint64_t submit_spec(job_spec spec) {
+        spec.argv = calloc(2, sizeof(char *));
         spec.argv[0] = strdup("/bin/true");
+        spec.cwd = strdup("/tmp");
+        spec.name = strdup("rq");
         uint64_t id = 0;
         ck_assert_int_eq(ctl_submit(&st, 0, 0, "u", &spec, 1000, &id, err), 0);
         job_spec_free(&spec);
         return id;
+}
+
+/* A job of group (NULL: none) asking mcpu, which its node's loss requeues when requeue is set;
+ * its id. */
+static uint64_t submit_to(const char *group, int64_t mcpu, bool requeue) {
+        return submit_spec((job_spec){
+                .group = group ? strdup(group) : NULL, .req = { .mcpu = mcpu, .mem = MiB }, .requeue = requeue });
 }
 
 static uint64_t submit_requeue(int64_t mcpu) { return submit_to(NULL, mcpu, true); }
@@ -1063,18 +1067,10 @@ END_TEST
 
 /* A job asking mcpu, held or depending on dep (NULL: none) or beginning at begin (0: now). */
 static uint64_t submit_blocked(int64_t mcpu, bool hold, const char *dep, int64_t begin) {
-        job_spec spec = { .argv = calloc(2, sizeof(char *)),
-                          .cwd = strdup("/tmp"),
-                          .name = strdup("b"),
-                          .req = { .mcpu = mcpu, .mem = MiB },
-                          .hold = hold,
-                          .dependency = dep ? strdup(dep) : NULL,
-                          .begin_usec = begin };
-        spec.argv[0] = strdup("/bin/true");
-        uint64_t id = 0;
-        ck_assert_int_eq(ctl_submit(&st, 0, 0, "u", &spec, 1000, &id, err), 0);
-        job_spec_free(&spec);
-        return id;
+        return submit_spec((job_spec){ .req = { .mcpu = mcpu, .mem = MiB },
+                                       .hold = hold,
+                                       .dependency = dep ? strdup(dep) : NULL,
+                                       .begin_usec = begin });
 }
 
 /* Jobs held or waiting for a dependency at the queue's head are its blocked head, which passes
@@ -1137,18 +1133,26 @@ START_TEST(a_pass_past_the_blocked_head_keeps_its_throttles) {
 }
 END_TEST
 
+/* Departments a (capped at cap_a) and b, of weight 1, into v and d, the caller's (st.cfg points
+ * to them until the test sets it back to NULL), under H-DRF. */
+static void two_departments(dept v[2], depts *d, double cap_a) {
+        v[0] = (dept){ .path = "a", .weight = 1, .cap = cap_a, .leaf = true };
+        v[1] = (dept){ .path = "b", .weight = 1, .cap = 1, .leaf = true };
+        *d = (depts){ .v = v, .n = 2 };
+        st.cfg.depts = d;
+        ck_assert_int_eq(ctl_set_depts(&st, FAIR_HDRF), 0);
+}
+
 /* A department at its cap is read to its first pending job, whatever the queue behind (strict
  * FIFO's windows, EASY's job at a time): the pass marks that job, the others stay unread, and
  * each shows the cap as its reason all the same (ctl_wait_shown), a held one its hold. Once the
  * cap has room again, the department's next job starts and the cap holds the one after. */
 START_TEST(a_capped_department_is_read_to_its_first_job_and_every_job_shows_the_cap) {
-        dept v[] = { { .path = "a", .weight = 1, .cap = 0.5, .leaf = true },
-                     { .path = "b", .weight = 1, .cap = 1, .leaf = true } };
-        depts d = { .v = v, .n = 2 };
+        dept v[2];
+        depts d;
         st.cfg.order = _i ? SCHED_BACKFILL : SCHED_STRICT_FIFO;
         st.cfg.max_pending = 1000;
-        st.cfg.depts = &d;
-        ck_assert_int_eq(ctl_set_depts(&st, FAIR_HDRF), 0);
+        two_departments(v, &d, 0.5);
         ctl_node *n = node("n", 2000, 1024 * MiB, NULL, 0);
         uint64_t running = submit_group(1000, "u", "a");
         ck_assert_int_eq(ctl_schedule(&st), 1); /* a runs its half of the two CPUs */
@@ -1185,12 +1189,10 @@ END_TEST
  * read again (st.dept_head) until a release or a dependency met, after which what it frees
  * starts. */
 START_TEST(held_jobs_take_no_turn_in_the_fair_order_and_are_not_read_again) {
-        dept v[] = { { .path = "a", .weight = 1, .cap = 1, .leaf = true },
-                     { .path = "b", .weight = 1, .cap = 1, .leaf = true } };
-        depts d = { .v = v, .n = 2 };
+        dept v[2];
+        depts d;
         st.cfg.order = _i ? SCHED_BACKFILL : SCHED_STRICT_FIFO;
-        st.cfg.depts = &d;
-        ck_assert_int_eq(ctl_set_depts(&st, FAIR_HDRF), 0);
+        two_departments(v, &d, 1);
         ctl_node *n = node("n", 3000, 1024 * MiB, NULL, 0);
         uint64_t first = submit_group(1000, "u", "b");
         ck_assert_int_eq(ctl_schedule(&st), 1);
@@ -1303,11 +1305,9 @@ END_TEST
 /* In the fair order, a requeued job goes back to its department's pending jobs in its id's
  * place, before the one a pass last found first there, and is the next of its department. */
 START_TEST(a_requeued_job_is_its_departments_next_in_the_fair_order) {
-        dept v[] = { { .path = "a", .weight = 1, .cap = 1, .leaf = true },
-                     { .path = "b", .weight = 1, .cap = 1, .leaf = true } };
-        depts d = { .v = v, .n = 2 };
-        st.cfg.depts = &d;
-        ck_assert_int_eq(ctl_set_depts(&st, FAIR_HDRF), 0);
+        dept v[2];
+        depts d;
+        two_departments(v, &d, 1);
         (void)node("a", 1000, 1024 * MiB, NULL, 0);
         uint64_t rq = submit_to("a", 1000, true), a2 = submit_to("a", 1000, false), b1 = submit_to("b", 1000, false);
         ck_assert_int_eq(ctl_schedule(&st), 1);
