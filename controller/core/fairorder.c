@@ -448,10 +448,12 @@ static array_source *array_lists(const fairorder_job *pending, size_t n, size_t 
                 a->first[i] = UINT32_MAX;
         for (size_t j = n; j-- > 0;) { /* backwards, so that each list is in submission order */
                 uint32_t d = pending[j].dept;
-                a->next_of[j] = a->first[d];
-                a->first[d] = (uint32_t)j;
                 a->npend[d]++;
                 a->pend_sum[d] = res_add(a->pend_sum[d], pending[j].req);
+                if (pending[j].waits)
+                        continue; /* on no list: it takes no turn */
+                a->next_of[j] = a->first[d];
+                a->first[d] = (uint32_t)j;
         }
         return a;
 }
@@ -490,6 +492,9 @@ int fairorder_rank(const fairorder *fo, res_t capacity, const fairorder_job *pen
                         order[i] = picks[i].at;
                 for (size_t i = 0; i < w->nheld; i++)
                         order[*nkept + i] = w->held[i].at;
+                for (size_t i = 0, at = *nkept + w->nheld; i < n; i++)
+                        if (pending[i].waits)
+                                order[at++] = (uint32_t)i;
         }
         if (rep) {
                 memset(rep->nodes, 0, fo->n * sizeof(*rep->nodes));

@@ -48,6 +48,8 @@ typedef struct fairorder {
 typedef struct fairorder_job {
         uint32_t dept; /* fairorder_dept() of its group */
         res_t req;
+        bool waits; /* it may not start (held, a dependency, a begin time): it takes no turn, and
+                     * counts in its department's demand */
 } fairorder_job;
 
 /* Per node, what a pass found (fairorder_rank's report). */
@@ -79,7 +81,8 @@ uint32_t fairorder_dept(const fairorder *fo, const char *group);
 /* A job of department dept with request req started (sign +1) or ended (-1). */
 void fairorder_charge(fairorder *fo, uint32_t dept, res_t req, int sign);
 /* Order pending (n jobs, in submission order) for capacity: order[0 .. *nkept) are the indices
- * of the jobs to offer, in that order, order[*nkept .. n) those held by caps. rep, when not NULL,
+ * of the jobs to offer, in that order, order[*nkept .. n) those held by caps, then those that
+ * wait. rep, when not NULL,
  * gets the pass's figures (the entitlements are then computed even where the order needs none).
  * Returns 0, or -ENOMEM / -EINVAL (the fair code refused the tree: a bug) with order the
  * identity. */

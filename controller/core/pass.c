@@ -320,12 +320,14 @@ static res_t up_capacity(const ctl_state *st) {
         return capacity;
 }
 
-/* The pending jobs as the fair order sees them (`colony shares`). Returns the array (the caller
- * frees it) or NULL. */
+/* The pending jobs as the fair order sees them (`colony shares`), those that may not start as
+ * the last pass marked them. Returns the array (the caller frees it) or NULL. */
 static fairorder_job *fair_view(ctl_state *st) {
         fairorder_job *v = malloc((st->npending + 1) * sizeof(*v));
-        for (size_t i = 0; v && i < st->npending; i++)
-                v[i] = (fairorder_job){ ctl_job_dept(st, st->pending[i]), st->pending[i]->spec.req };
+        for (size_t i = 0; v && i < st->npending; i++) {
+                job *j = st->pending[i];
+                v[i] = (fairorder_job){ ctl_job_dept(st, j), j->spec.req, !ctl_wait_offerable(j) };
+        }
         return v;
 }
 

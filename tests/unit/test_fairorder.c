@@ -41,7 +41,7 @@ static void tree(fair_algo algo, size_t n, const char *const *paths, const doubl
 /* k more pending jobs of group, each asking req. */
 static void add_jobs(const char *group, size_t k, res_t req) {
         for (size_t i = 0; i < k; i++)
-                fx.jobs[fx.n++] = (fairorder_job){ fairorder_dept(&fx.fo, group), req };
+                fx.jobs[fx.n++] = (fairorder_job){ .dept = fairorder_dept(&fx.fo, group), .req = req };
 }
 
 /* Rank the first n pending jobs on capacity, with the report or not. */
@@ -334,6 +334,34 @@ START_TEST(a_walk_stopped_early_holds_the_departments_at_their_cap) {
 }
 END_TEST
 
+/* A job that may not start takes no turn: department a's five held jobs do not put its one
+ * runnable job behind b's, which ranks them last; they count in a's demand all the same (the
+ * same entitlements as without them). */
+START_TEST(jobs_that_wait_take_no_turn_and_rank_last) {
+        static const char *const paths[] = { "a", "b" };
+        static const double w[] = { 1, 1 };
+        tree((fair_algo)_i, 2, paths, w, NULL);
+        add_jobs("a", 5, slot);
+        for (size_t i = 0; i < 5; i++)
+                fx.jobs[i].waits = true;
+        add_jobs("a", 1, slot);
+        add_jobs("b", 3, slot);
+        rank(six, fx.n, true);
+        ck_assert_uint_eq(fx.kept, 4);
+        ck_assert_uint_eq(fx.order[0], 5); /* a's runnable job, first by its place */
+        ck_assert_int_eq(fx.rep.next, 5);
+        ck_assert_uint_eq(fx.order[1], 6);
+        for (size_t i = 0; i < 5; i++)
+                ck_assert_uint_eq(fx.order[fx.kept + i], i); /* the waiting, last, in submission order */
+        double entitled = fx.shares[fairorder_dept(&fx.fo, "a")].entitled;
+        for (size_t i = 0; i < 5; i++)
+                fx.jobs[i].waits = false;
+        rank(six, fx.n, true);
+        ck_assert_uint_eq(fx.order[0], 0);
+        ck_assert_double_eq_tol(fx.shares[fairorder_dept(&fx.fo, "a")].entitled, entitled, 1e-12);
+}
+END_TEST
+
 /* fx.jobs as a walk's source, each leaf's list in submission order, counting the reads of each
  * leaf's list. */
 static uint32_t reads[16];
@@ -416,6 +444,7 @@ static Suite *fairorder_suite(void) {
         tcase_add_loop_test(tc, gpus_count_in_the_dominant_share, FAIR_HDRF, FAIR_MCH + 1);
         tcase_add_loop_test(tc, windows_of_the_walk_are_the_ranked_order, FAIR_DRF + 1, _FAIR_ALGO_MAX);
         tcase_add_loop_test(tc, a_walk_stopped_early_holds_the_departments_at_their_cap, FAIR_HDRF, FAIR_MCH + 1);
+        tcase_add_loop_test(tc, jobs_that_wait_take_no_turn_and_rank_last, FAIR_HDRF, FAIR_MCH + 1);
         tcase_add_loop_test(tc, a_walk_holding_heads_reads_a_capped_department_to_its_next_job, FAIR_HDRF,
                             FAIR_MCH + 1);
         suite_add_tcase(s, tc);
