@@ -80,6 +80,13 @@ static void traits_add(ctl_queue_traits *t, const job *j) {
         t->throttle |= j->spec.array_throttle != 0;
 }
 
+/* t becomes the traits of its jobs and of those of more. */
+static void traits_merge(ctl_queue_traits *t, const ctl_queue_traits *more) {
+        t->floor = res_min(t->floor, more->floor);
+        t->nice |= more->nice;
+        t->throttle |= more->throttle;
+}
+
 /* Every pending job went to traits_add: t is the queue's. Once the last job with a nice value
  * or of a throttled array has gone, passes read a window, or a job at a time, again. */
 static void traits_found(ctl_state *st, const ctl_queue_traits *t) {
@@ -740,9 +747,7 @@ static long pass_fair(ctl_state *st, size_t *offered, long *placed) {
         for (size_t d = 0; d < st->fair.n; d++)
                 if (st->dept_head[d].nblocked) { /* not read: what they are is kept */
                         r.in_heads += st->dept_head[d].nblocked;
-                        r.traits.floor = res_min(r.traits.floor, st->dept_head[d].blocked.floor);
-                        r.traits.nice |= st->dept_head[d].blocked.nice;
-                        r.traits.throttle |= st->dept_head[d].blocked.throttle;
+                        traits_merge(&r.traits, &st->dept_head[d].blocked);
                 }
         /* nothing as small as the least pending request fits a node: the pass would place
          * nothing, whatever the order, and where nobody reads the reasons it would leave, the
