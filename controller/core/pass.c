@@ -678,7 +678,6 @@ static int read_fair(void *arg, sched_job *out) {
 static void wait_for_caps(ctl_state *st, fair_reader *r) {
         const fairorder_pick *held;
         size_t nheld = fairorder_walk_stop(r->walk, &held);
-        memset(st->dept_cap_from, 0, st->fair.n * sizeof(*st->dept_cap_from));
         for (size_t i = 0; i < nheld; i++) {
                 job *j = st->dept_jobs[held[i].leaf].v[held[i].at];
                 if (!st->dept_cap_from[held[i].leaf])
@@ -784,6 +783,8 @@ static long pass(ctl_state *st, size_t first, size_t n, size_t *offered, long *p
         }
         if (first == 0)
                 st->next_begin_usec = 0; /* the whole queue: mark finds the earliest again */
+        if (first == 0 && st->dept_cap_from) /* a fair pass finds the capped departments again */
+                memset(st->dept_cap_from, 0, st->fair.n * sizeof(*st->dept_cap_from));
         if (first == 0 && fair_order_on(st)) {
                 long r = pass_fair(st, offered, placed);
                 if (r != -EAGAIN)
