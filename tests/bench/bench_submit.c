@@ -78,7 +78,8 @@ static int colony_submit(void *ud, uint64_t *id, int *fatal, char err[LOOP_ERRLE
 
 /* The submit request for argv with this process's cwd and environment, framed into *frame
  * (malloc'ed). Returns 0 or -errno with one line in err. */
-static int make_frame(char **argv, res_t req, char *group, bool hold, char **frame, size_t *len, char err[LOOP_ERRLEN]) {
+static int make_frame(char **argv, res_t req, char *group, bool hold, char **frame, size_t *len,
+                      char err[LOOP_ERRLEN]) {
         static char cwd[PATH_MAX];
         job_spec spec = { .argv = argv, .env = environ, .cwd = cwd, .req = req, .group = group, .hold = hold };
         cJSON *msg;
