@@ -782,7 +782,7 @@ static long pass(ctl_state *st, size_t first, size_t n, size_t *offered, long *p
                         return r;
         }
         if (first == 0)
-                st->next_begin_usec = 0; /* the whole queue: mark finds the earliest again */
+                st->next_begin_usec = 0;     /* the whole queue: mark finds the earliest again */
         if (first == 0 && st->dept_cap_from) /* a fair pass finds the capped departments again */
                 memset(st->dept_cap_from, 0, st->fair.n * sizeof(*st->dept_cap_from));
         if (first == 0 && fair_order_on(st)) {
