@@ -74,10 +74,15 @@ static const ctl_queue_traits no_traits = {
         .floor = { .mcpu = RES_MCPU_MAX, .mem = RES_MEM_MAX, .gpus = RES_GPUS_MAX },
 };
 
+/* The earlier of two begin times, 0 for none. */
+static int64_t earliest(int64_t a, int64_t b) { return !a ? b : !b ? a : a < b ? a : b; }
+
 static void traits_add(ctl_queue_traits *t, const job *j) {
         t->floor = res_min(t->floor, j->spec.req);
         t->nice |= j->spec.nice != 0;
         t->throttle |= j->spec.array_throttle != 0;
+        if (j->wait == JOB_WAIT_BEGIN)
+                t->begin = earliest(t->begin, j->spec.begin_usec);
 }
 
 /* t becomes the traits of its jobs and of those of more. */
@@ -85,6 +90,7 @@ static void traits_merge(ctl_queue_traits *t, const ctl_queue_traits *more) {
         t->floor = res_min(t->floor, more->floor);
         t->nice |= more->nice;
         t->throttle |= more->throttle;
+        t->begin = earliest(t->begin, more->begin);
 }
 
 /* Every pending job went to traits_add: t is the queue's. Once the last job with a nice value
@@ -177,15 +183,17 @@ void ctl_schedule_dirty(ctl_state *st) {
  * next launch 5.6 ms. A pass that marks them so keeps them as the head it need not read again
  * (st->blocked_head), until an event may free one: ctl_schedule_dirty (a release, an update, a
  * begin time come, a reload) forgets it, ctl_job_unblocked (a dependency met) cuts it before
- * the job. A job with a begin time, a singleton or a job choosing its nodes ends it: a pass must
- * see those (for the earliest begin time, the jobs of a name, its runs). The head's traits are
+ * the job. Jobs waiting for their begin time join it too: its earliest begin time stays the
+ * controller's next (st->next_begin_usec), whose tick forgets it. A singleton or a job choosing
+ * its nodes ends it: a pass must see those (the jobs of a name, its runs). The head's traits are
  * kept (st->blocked_traits) for a pass that reads the rest whole. Strict FIFO's windows and the
  * passes that read a job at a time (EASY, reserve) start after it, and the fair order after each
  * leaf department's own (st->dept_head); the passes that take the whole list read it. */
 
 static bool stays_blocked(const job *j) {
         return j->state == JOB_PENDING &&
-               (j->wait == JOB_WAIT_HELD || j->wait == JOB_WAIT_DEPENDENCY || j->wait == JOB_WAIT_DEP_NEVER) &&
+               (j->wait == JOB_WAIT_HELD || j->wait == JOB_WAIT_DEPENDENCY || j->wait == JOB_WAIT_DEP_NEVER ||
+                j->wait == JOB_WAIT_BEGIN) &&
                !j->singleton && !ctl_spec_selective(&j->spec);
 }
 
@@ -541,6 +549,7 @@ static long place_over(ctl_state *st, int (*next)(void *, sched_job *), void *ar
 static long pass_reading(ctl_state *st, size_t *offered, long *placed) {
         size_t head = st->blocked_head; /* read from there on */
         queue_reader q = { .st = st, .next = head, .traits = head ? st->blocked_traits : no_traits };
+        st->next_begin_usec = q.traits.begin; /* the marks find an earlier one */
         if (pass_room(st) < 0)
                 return -ENOMEM;
         long launched = place_over(st, read_queue, &q, &q.filters, &q.offered, offered, placed);
@@ -748,6 +757,7 @@ static long pass_fair(ctl_state *st, size_t *offered, long *placed) {
                         r.in_heads += st->dept_head[d].nblocked;
                         traits_merge(&r.traits, &st->dept_head[d].blocked);
                 }
+        st->next_begin_usec = r.traits.begin; /* the heads' earliest; the walk's marks find earlier */
         /* nothing as small as the least pending request fits a node: the pass would place
          * nothing, whatever the order, and where nobody reads the reasons it would leave, the
          * order's solve (fair_run, O(tasks the cluster holds)) is spared */
@@ -817,7 +827,7 @@ static long schedule_queue(ctl_state *st) {
         long launched = 0, placed = 0, total = 0;
         if (windowed && first < st->blocked_head) {
                 first = st->blocked_head;
-                st->next_begin_usec = 0; /* as pass() from the head: the blocked head has no begin time */
+                st->next_begin_usec = st->blocked_traits.begin; /* as pass() from the head; marks find earlier */
         }
         for (size_t from = first, window = PASS_WINDOW;; window *= 2) {
                 size_t n = st->npending - from;

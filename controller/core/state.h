@@ -146,6 +146,7 @@ typedef struct ctl_tally {
 typedef struct ctl_queue_traits {
         res_t floor;
         bool nice, throttle;
+        int64_t begin; /* the earliest begin time its jobs wait for (0: none), for the blocked heads */
 } ctl_queue_traits;
 
 /* Where a pass starts reading a leaf department's pending jobs (pass.c, "the fair order"): its

@@ -1073,13 +1073,13 @@ static uint64_t submit_blocked(int64_t mcpu, bool hold, const char *dep, int64_t
                                        .begin_usec = begin });
 }
 
-/* Jobs held or waiting for a dependency at the queue's head are its blocked head, which passes
- * in strict FIFO and EASY do not read again (st.blocked_head), and which ends at a job with a
- * begin time; a release, a dependency met and a cancel among them, each followed by a pass,
- * start what may start, the head cut or forgotten. */
+/* Jobs held, waiting for a dependency or for their begin time at the queue's head are its
+ * blocked head, which passes in strict FIFO and EASY do not read again (st.blocked_head); a
+ * release, a dependency met, a cancel among them and the head's earliest begin time come, each
+ * followed by a pass, start what may start, the head cut or forgotten. */
 START_TEST(the_blocked_head_is_not_read_again_and_every_release_reaches_it) {
         st.cfg.order = _i ? SCHED_BACKFILL : SCHED_STRICT_FIFO;
-        ctl_node *n = node("n", 2000, 1024 * MiB, NULL, 0);
+        ctl_node *n = node("n", 4000, 1024 * MiB, NULL, 0);
         uint64_t running = submit_as(0, 1000, MiB);
         ck_assert_int_eq(ctl_schedule(&st), 1);
         char dep[64];
@@ -1088,26 +1088,33 @@ START_TEST(the_blocked_head_is_not_read_again_and_every_release_reaches_it) {
         for (int i = 0; i < 20; i++)
                 held[i] = submit_blocked(1000, true, NULL, 0);
         uint64_t waits = submit_blocked(1000, false, dep, 0);
-        uint64_t later = submit_blocked(1000, false, NULL, at(1000).real_usec + 3600000000); /* ends the head */
+        int64_t begin = at(1000).real_usec + 3600000000;
+        uint64_t later = submit_blocked(1000, false, NULL, begin);
         uint64_t held_behind = submit_blocked(1000, true, NULL, 0);
-        uint64_t big = submit_as(0, 1500, MiB); /* fits nowhere while running runs */
+        uint64_t big = submit_as(0, 3500, MiB); /* fits nowhere while running runs */
         ck_assert_int_eq(ctl_schedule(&st), 0);
-        ck_assert_uint_eq(st.blocked_head, 21);
+        ck_assert_uint_eq(st.blocked_head, 23);
+        ck_assert_int_eq(st.next_begin_usec, begin);
         ck_assert_int_eq(ctl_cancel(&st, held[3], 0, 1500, err), 0);
         ck_assert_int_eq(ctl_cancel(&st, big, 0, 1500, err), 0);
         ck_assert_int_eq(ctl_schedule(&st), 0);
-        ck_assert_uint_eq(st.blocked_head, 20); /* compacted with the queue */
+        ck_assert_uint_eq(st.blocked_head, 22);      /* compacted with the queue */
+        ck_assert_int_eq(st.next_begin_usec, begin); /* from the head, not read */
         ck_assert_int_eq(ctl_hold(&st, held[10], 0, false, err), 0);
         ck_assert_uint_eq(st.blocked_head, 0); /* forgotten */
         ck_assert_int_eq(ctl_schedule(&st), 1);
         ck_assert_int_eq(ctl_find_job(&st, held[10])->state, JOB_RUNNING);
-        /* found again: strict FIFO's windows, compacted, to waits; EASY to the job it placed */
-        ck_assert_uint_eq(st.blocked_head, _i ? 9 : 19);
+        /* found again: strict FIFO's windows, compacted, to big's place; EASY to the job it placed */
+        ck_assert_uint_eq(st.blocked_head, _i ? 9 : 21);
         finish_ok(n, running); /* waits' dependency met: the head is cut before it */
         ck_assert_uint_eq(st.blocked_head, _i ? 9 : 18);
         ck_assert_int_eq(ctl_schedule(&st), 1);
         ck_assert_int_eq(ctl_find_job(&st, waits)->state, JOB_RUNNING);
         ck_assert_int_eq(ctl_find_job(&st, later)->state, JOB_PENDING);
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        ctl_wait_tick(&st, begin + 1); /* later's begin time comes */
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_int_eq(ctl_find_job(&st, later)->state, JOB_RUNNING);
         ck_assert_int_eq(ctl_find_job(&st, held_behind)->wait, JOB_WAIT_HELD);
 }
 END_TEST
@@ -1226,6 +1233,30 @@ START_TEST(held_jobs_take_no_turn_in_the_fair_order_and_are_not_read_again) {
         ck_assert_int_eq(ctl_cancel(&st, nice, 0, 1500, err), 0);
         ck_assert_int_eq(ctl_schedule(&st), 0);
         ck_assert(!st.nice_seen);
+        st.cfg.depts = NULL;
+}
+END_TEST
+
+/* In the fair order a job waiting for its begin time joins its department's blocked head, whose
+ * earliest begin time stays the controller's next: once it comes, the job starts. */
+START_TEST(a_begin_time_in_a_departments_blocked_head_still_comes) {
+        dept v[2];
+        depts d;
+        st.cfg.order = _i ? SCHED_BACKFILL : SCHED_STRICT_FIFO;
+        two_departments(v, &d, 1);
+        node("n", 4000, 1024 * MiB, NULL, 0);
+        int64_t begin = at(1000).real_usec + 3600000000;
+        uint64_t later = submit_spec(
+                (job_spec){ .group = strdup("a"), .req = { .mcpu = 1000, .mem = MiB }, .begin_usec = begin });
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        uint32_t da = ctl_find_job(&st, later)->fair_dept - 1;
+        ck_assert_uint_eq(st.dept_head[da].nblocked, 1);
+        submit_group(1000, "u", "b");
+        ck_assert_int_eq(ctl_schedule(&st), 1); /* b's, a's head not read */
+        ck_assert_int_eq(st.next_begin_usec, begin);
+        ctl_wait_tick(&st, begin + 1);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_int_eq(ctl_find_job(&st, later)->state, JOB_RUNNING);
         st.cfg.depts = NULL;
 }
 END_TEST
@@ -1995,6 +2026,7 @@ static Suite *state_suite(void) {
         tcase_add_loop_test(tc, a_capped_department_is_read_to_its_first_job_and_every_job_shows_the_cap, 0, 2);
         tcase_add_loop_test(tc, the_blocked_head_is_not_read_again_and_every_release_reaches_it, 0, 2);
         tcase_add_loop_test(tc, held_jobs_take_no_turn_in_the_fair_order_and_are_not_read_again, 0, 2);
+        tcase_add_loop_test(tc, a_begin_time_in_a_departments_blocked_head_still_comes, 0, 2);
         tcase_add_test(tc, a_pass_past_the_blocked_head_keeps_its_throttles);
         tcase_add_test(tc, impossible_requests_are_refused_once_a_node_is_known);
         tcase_add_test(tc, a_failed_write_refuses_the_submission);
