@@ -1150,6 +1150,14 @@ static void two_departments(dept v[2], depts *d, double cap_a) {
         ck_assert_int_eq(ctl_set_depts(&st, FAIR_HDRF), 0);
 }
 
+/* A fair-order case's start: strict FIFO (variant 0) or EASY, two_departments, and a node of
+ * mcpu milli-cores. */
+static ctl_node *fair_case(int variant, dept v[2], depts *d, double cap_a, int64_t mcpu) {
+        st.cfg.order = variant ? SCHED_BACKFILL : SCHED_STRICT_FIFO;
+        two_departments(v, d, cap_a);
+        return node("n", mcpu, 1024 * MiB, NULL, 0);
+}
+
 /* A department at its cap is read to its first pending job, whatever the queue behind (strict
  * FIFO's windows, EASY's job at a time): the pass marks that job, the others stay unread, and
  * each shows the cap as its reason all the same (ctl_wait_shown), a held one its hold. Once the
@@ -1157,10 +1165,8 @@ static void two_departments(dept v[2], depts *d, double cap_a) {
 START_TEST(a_capped_department_is_read_to_its_first_job_and_every_job_shows_the_cap) {
         dept v[2];
         depts d;
-        st.cfg.order = _i ? SCHED_BACKFILL : SCHED_STRICT_FIFO;
         st.cfg.max_pending = 1000;
-        two_departments(v, &d, 0.5);
-        ctl_node *n = node("n", 2000, 1024 * MiB, NULL, 0);
+        ctl_node *n = fair_case(_i, v, &d, 0.5, 2000);
         uint64_t running = submit_group(1000, "u", "a");
         ck_assert_int_eq(ctl_schedule(&st), 1); /* a runs its half of the two CPUs */
         enum { N = 300 };
@@ -1198,9 +1204,7 @@ END_TEST
 START_TEST(held_jobs_take_no_turn_in_the_fair_order_and_are_not_read_again) {
         dept v[2];
         depts d;
-        st.cfg.order = _i ? SCHED_BACKFILL : SCHED_STRICT_FIFO;
-        two_departments(v, &d, 1);
-        ctl_node *n = node("n", 3000, 1024 * MiB, NULL, 0);
+        ctl_node *n = fair_case(_i, v, &d, 1, 3000);
         uint64_t first = submit_group(1000, "u", "b");
         ck_assert_int_eq(ctl_schedule(&st), 1);
         uint64_t held[30], b[3];
@@ -1242,9 +1246,7 @@ END_TEST
 START_TEST(a_begin_time_in_a_departments_blocked_head_still_comes) {
         dept v[2];
         depts d;
-        st.cfg.order = _i ? SCHED_BACKFILL : SCHED_STRICT_FIFO;
-        two_departments(v, &d, 1);
-        node("n", 4000, 1024 * MiB, NULL, 0);
+        fair_case(_i, v, &d, 1, 4000);
         int64_t begin = at(1000).real_usec + 3600000000;
         uint64_t later = submit_spec(
                 (job_spec){ .group = strdup("a"), .req = { .mcpu = 1000, .mem = MiB }, .begin_usec = begin });
