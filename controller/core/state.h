@@ -134,11 +134,6 @@ typedef struct ctl_tally {
         int64_t running_mcpu;
 } ctl_tally;
 
-/* Jobs ordered by id, so that a bulk cancel reaches the k jobs it ends in O(k log n) without
- * walking the others (state.c, "indexes"): the jobs in one state (JOB_PENDING, JOB_RUNNING) or
- * live (state -1: either). A job that leaves stays as a stale entry until stale ones pass half
- * and the set is compacted, so that leaving is O(1) amortised; joining appends (ids grow),
- * but for a requeued job, which goes back in its place. */
 /* What a pass that has read every pending job knows again of the queue, which
  * ctl_pending_noted keeps between such passes as jobs are queued: the least request (EASY stops
  * where nothing as small fits), and whether a job has a nice value or belongs to a throttled
@@ -158,6 +153,11 @@ typedef struct ctl_dept_head {
         ctl_queue_traits blocked;
 } ctl_dept_head;
 
+/* Jobs ordered by id, so that a bulk cancel reaches the k jobs it ends in O(k log n) without
+ * walking the others (state.c, "indexes"): the jobs in one state (JOB_PENDING, JOB_RUNNING) or
+ * live (state -1: either). A job that leaves stays as a stale entry until stale ones pass half
+ * and the set is compacted, so that leaving is O(1) amortised; joining appends (ids grow),
+ * but for a requeued job, which goes back in its place. */
 typedef struct ctl_idset {
         job **v; /* by id, stale entries included */
         size_t n, cap, nstale;
@@ -276,10 +276,10 @@ typedef struct ctl_state {
         res_t pending_floor;
         bool pending_choosy;
         /* The queue's blocked head (pass.c, "the blocked head"): st->pending[0 .. blocked_head)
-         * are held or wait for a dependency, none a singleton or choosing its nodes, each found
-         * so by a pass since an event that may have freed one (ctl_schedule_dirty, or
-         * ctl_job_unblocked cutting the head before the job it frees); what they hold of the
-         * queue's traits, for a pass that reads the rest whole. */
+         * are held or wait for a dependency or their begin time, none a singleton or choosing its
+         * nodes, each found so by a pass since an event that may have freed one
+         * (ctl_schedule_dirty, or ctl_job_unblocked cutting the head before the job it frees);
+         * their traits, for a pass that reads the rest whole, and their earliest begin time. */
         size_t blocked_head;
         ctl_queue_traits blocked_traits;
 } ctl_state;
