@@ -197,12 +197,17 @@ static bool stays_blocked(const job *j) {
                !j->singleton && !ctl_spec_selective(&j->spec);
 }
 
+/* A blocked head of *n jobs with traits *t takes in j, the next. */
+static void head_take(size_t *n, ctl_queue_traits *t, const job *j) {
+        if ((*n)++ == 0)
+                *t = no_traits;
+        traits_add(t, j);
+}
+
 /* Grow the blocked head over the jobs this pass has just marked, up to limit. */
 static void blocked_head_grow(ctl_state *st, size_t limit) {
-        if (st->blocked_head == 0)
-                st->blocked_traits = no_traits;
         while (st->blocked_head < limit && stays_blocked(st->pending[st->blocked_head]))
-                traits_add(&st->blocked_traits, st->pending[st->blocked_head++]);
+                head_take(&st->blocked_head, &st->blocked_traits, st->pending[st->blocked_head]);
 }
 
 void ctl_job_unblocked(ctl_state *st, const job *j) {
@@ -642,9 +647,7 @@ static uint32_t dept_next(void *arg, uint32_t leaf, uint32_t after, uint64_t *se
                         r->passed_over++;
                         traits_add(&r->traits, j);
                         if (at_head && stays_blocked(j)) {
-                                if (head->nblocked++ == 0)
-                                        head->blocked = no_traits;
-                                traits_add(&head->blocked, j);
+                                head_take(&head->nblocked, &head->blocked, j);
                                 head->at = i + 1;
                         } else if (at_head) {
                                 head->at = i;
