@@ -74,15 +74,12 @@ static const ctl_queue_traits no_traits = {
         .floor = { .mcpu = RES_MCPU_MAX, .mem = RES_MEM_MAX, .gpus = RES_GPUS_MAX },
 };
 
-/* The earlier of two begin times, 0 for none. */
-static int64_t earliest(int64_t a, int64_t b) { return !a ? b : !b ? a : a < b ? a : b; }
-
 static void traits_add(ctl_queue_traits *t, const job *j) {
         t->floor = res_min(t->floor, j->spec.req);
         t->nice |= j->spec.nice != 0;
         t->throttle |= j->spec.array_throttle != 0;
         if (j->wait == JOB_WAIT_BEGIN)
-                t->begin = earliest(t->begin, j->spec.begin_usec);
+                t->begin = ctl_earliest(t->begin, j->spec.begin_usec);
 }
 
 /* t becomes the traits of its jobs and of those of more. */
@@ -90,7 +87,7 @@ static void traits_merge(ctl_queue_traits *t, const ctl_queue_traits *more) {
         t->floor = res_min(t->floor, more->floor);
         t->nice |= more->nice;
         t->throttle |= more->throttle;
-        t->begin = earliest(t->begin, more->begin);
+        t->begin = ctl_earliest(t->begin, more->begin);
 }
 
 /* Every pending job went to traits_add: t is the queue's. Once the last job with a nice value

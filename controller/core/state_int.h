@@ -5,6 +5,9 @@
 #include "state.h"
 #include <sys/types.h>
 
+/* The earlier of two begin times, 0 for none (st->next_begin_usec, the blocked heads'). */
+static inline int64_t ctl_earliest(int64_t a, int64_t b) { return !a ? b : !b ? a : a < b ? a : b; }
+
 /* --- state.c --- */
 
 /* The position of the first of v[lo..hi), in id order, whose id is >= id. O(log n). */

@@ -78,8 +78,8 @@ static size_t singletons_behind(ctl_state *st, size_t first, size_t n) {
 
 bool ctl_wait_mark_job(ctl_state *st, job *j) {
         j->wait = blocked_by(st, j);
-        if (j->wait == JOB_WAIT_BEGIN && (!st->next_begin_usec || j->spec.begin_usec < st->next_begin_usec))
-                st->next_begin_usec = j->spec.begin_usec;
+        if (j->wait == JOB_WAIT_BEGIN)
+                st->next_begin_usec = ctl_earliest(st->next_begin_usec, j->spec.begin_usec);
         if (j->wait != JOB_WAIT_NONE)
                 return true;
         j->wait = eligible_wait(st);
