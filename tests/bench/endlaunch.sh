@@ -17,7 +17,8 @@
 # CAPPED=1: the PENDING jobs wait for a department cap instead. Two departments, "capped" (cap
 # 0.5) and "open", on an agent of two CPUs: a long job of "capped" holds its half, the PENDING
 # jobs are submitted to "capped" (submit.json: at what rate), and the N measured jobs to "open",
-# before them (baseline) and after them (queued); ORDER sets the order (default fifo).
+# before them (baseline) and after them (queued); ORDER sets the order (default fifo). It writes
+# its own controller config, in place of CONTROLLER_CONFIG.
 # HELD=K: K jobs on hold are submitted before the PENDING ones (the queue's head, which no pass
 # may start), and cancelled with them.
 # Issue 22's goal: the queued p50 <= 2 ms, a pass whose cost does not grow with the queue.
