@@ -41,8 +41,12 @@ static int clear_strays(cg_backend *cg, const agent *a) {
         for (char **name = names; *name; name++) {
                 if (cgroup_held(a, *name))
                         continue;
-                log_warning("cgroup=%s/%s: removing a job cgroup no record claims, with every process in it",
-                            cg_subtree_path(cg), *name);
+                if (cg_is_spare(*name))
+                        log_info("cgroup=%s/%s: removing a spare cgroup a standby shepherd left", cg_subtree_path(cg),
+                                 *name);
+                else
+                        log_warning("cgroup=%s/%s: removing a job cgroup no record claims, with every process in it",
+                                    cg_subtree_path(cg), *name);
                 r = cg_job_kill(cg, *name, JOB_KILL_TIMEOUT_MS);
                 if (r >= 0)
                         r = cg_job_remove(cg, *name);

@@ -71,17 +71,18 @@ struct agent {
         jobtab jobs; /* the job table */
         idmap kept;  /* the reports kept in the state directory, by job id (report.c) */
         sd_event_source *usage_timer;
-        agent_job *queue, **queue_tail; /* jobs waiting for their turn to start, oldest first */
-        sd_event_source *launcher;      /* starts the queue's first job, a job per turn */
-        agent_job *awaiting;            /* queued jobs whose earlier run's cgroup is being removed */
-        shepherd standby;               /* forked ahead for the next launch (pid 0: none) */
-        sd_event_source *standby_watch; /* its end, should it end before it gets a job */
-        sd_event_source *standby_fork;  /* forks the next standby once no launch waits */
-        shepherd_user last_user;        /* of the job launched last: the standby looks up its groups */
-        bool stopping;                  /* agent_stop: no ack will be waited for, a report written is done with */
-        struct jobsync *sync;           /* the state directory's removals and the cgroups' slow writes, off the loop */
-        cores *cores;                   /* the cores whole-CPU jobs hold (jobcores.c); NULL: jobs get no cpuset */
-        struct outread *outread;        /* jobs' output read for their followers, off the loop (outread.h) */
+        agent_job *queue, **queue_tail;         /* jobs waiting for their turn to start, oldest first */
+        sd_event_source *launcher;              /* starts the queue's first job, a job per turn */
+        agent_job *awaiting;                    /* queued jobs whose earlier run's cgroup is being removed */
+        shepherd standby;                       /* forked ahead for the next launch (pid 0: none) */
+        sd_event_source *standby_watch;         /* its end, should it end before it gets a job */
+        sd_event_source *standby_fork;          /* forks the next standby once no launch waits */
+        shepherd_user last_user;                /* of the job launched last: the standby looks up its groups */
+        char standby_spare[JOBFILE_CGROUP_MAX]; /* the standby's spare cgroup (shepherd_spare_cgroup) */
+        bool stopping;           /* agent_stop: no ack will be waited for, a report written is done with */
+        struct jobsync *sync;    /* the state directory's removals and the cgroups' slow writes, off the loop */
+        cores *cores;            /* the cores whole-CPU jobs hold (jobcores.c); NULL: jobs get no cpuset */
+        struct outread *outread; /* jobs' output read for their followers, off the loop (outread.h) */
         /* The last department weights a reload sent ("weights"), and how many such messages came:
          * a shepherd writes the weights its launch message carried, which may be older. */
         cJSON *weights;

@@ -20,6 +20,11 @@ typedef struct cg_ops {
          * cg->priv. On failure nothing created is left behind. */
         int (*open)(cg_backend *cg, char *err, size_t errlen);
         int (*job_create)(cg_backend *cg, const char *job, const cg_limits *lim, char *err, size_t errlen);
+        /* Make the spare cgroup spare, no limits written (NULL: cgroups cannot be renamed). */
+        int (*spare_create)(cg_backend *cg, const char *spare, char *err, size_t errlen);
+        /* Rename spare to its sibling job and write job's limits, as cg_job_from_spare. */
+        int (*job_from_spare)(cg_backend *cg, const char *spare, const char *job, const cg_limits *lim, char *err,
+                              size_t errlen);
         /* Open the file of the job's cgroup in every hierarchy that a single-threaded process
          * moves itself in by into fds (at most CG_MAX_HIERARCHIES): their number, or -errno
          * with err. */

@@ -370,21 +370,71 @@ static int devices_check(cg_backend *cg, const char *job, const cg_limits *lim, 
         return r;
 }
 
-static int v1_job_create(cg_backend *cg, const char *job, const cg_limits *lim, char *err, size_t errlen) {
+/* The job's limits in each hierarchy of its cgroup. */
+static int write_job_limits(cg_backend *cg, const char *job, const cg_limits *lim, char *err, size_t errlen) {
         char path[PATH_MAX];
+        int r = 0;
+
+        for (int i = 0; r == 0 && i < _V1_MAX; i++)
+                if (state(cg)->dir[i] && (r = job_path(cg, i, job, path, sizeof(path))) == 0)
+                        r = write_limits(i, path, lim, err, errlen);
+        return r;
+}
+
+static int v1_job_create(cg_backend *cg, const char *job, const cg_limits *lim, char *err, size_t errlen) {
         bool made[_V1_MAX] = { false };
         int r = devices_check(cg, job, lim, err, errlen);
 
         if (r == 0)
                 r = mkdir_everywhere(cg, job, false, made, err, errlen);
-
-        for (int i = 0; r == 0 && i < _V1_MAX; i++)
-                if (state(cg)->dir[i] && (r = job_path(cg, i, job, path, sizeof(path))) == 0)
-                        r = write_limits(i, path, lim, err, errlen);
+        if (r == 0)
+                r = write_job_limits(cg, job, lim, err, errlen);
         /* Undo only what this call made: an existing cgroup (-EEXIST) is not ours to remove. */
         if (r < 0)
                 (void)remove_job_dirs(cg, job, made);
         return r;
+}
+
+static int v1_spare_create(cg_backend *cg, const char *spare, char *err, size_t errlen) {
+        bool made[_V1_MAX] = { false };
+        int r = mkdir_everywhere(cg, spare, false, made, err, errlen);
+
+        if (r < 0)
+                (void)remove_job_dirs(cg, spare, made);
+        return r;
+}
+
+/* spare's and job's paths in hierarchy i into from and to (PATH_MAX each). */
+static int rename_paths(cg_backend *cg, int i, const char *spare, const char *job, char *from, char *to) {
+        int r = job_path(cg, i, spare, from, PATH_MAX);
+
+        return r < 0 ? r : job_path(cg, i, job, to, PATH_MAX);
+}
+
+/* All or nothing: a job's cgroup found in one hierarchy (a crash's leftover) puts the spare back
+ * in the others. The paths are made again for that rather than kept: the launch's child calls
+ * this on a small stack (launch_job_ahead). */
+static int v1_job_from_spare(cg_backend *cg, const char *spare, const char *job, const cg_limits *lim, char *err,
+                             size_t errlen) {
+        char from[PATH_MAX], to[PATH_MAX];
+        bool renamed[_V1_MAX] = { false };
+        int r = devices_check(cg, job, lim, err, errlen);
+
+        for (int i = 0; r == 0 && i < _V1_MAX; i++) {
+                if (is_dup(state(cg), i))
+                        continue;
+                if ((r = rename_paths(cg, i, spare, job, from, to)) < 0)
+                        snprintf(err, errlen, "cgroup path too long: %s", job);
+                else if (rename(from, to) < 0) {
+                        r = errno == ENOTEMPTY || errno == EEXIST ? -EEXIST : -EXDEV;
+                        snprintf(err, errlen, "rename cgroup %s to %s: %s", from, to, strerror(errno));
+                } else
+                        renamed[i] = true;
+        }
+        for (int i = 0; r < 0 && i < _V1_MAX; i++)
+                if (renamed[i] && rename_paths(cg, i, spare, job, from, to) == 0)
+                        (void)rename(to, from);
+        return r < 0 ? r : write_job_limits(cg, job, lim, err, errlen);
 }
 
 /* tasks, not cgroup.procs: the child that writes "0" there is single-threaded, so moving the
@@ -528,6 +578,8 @@ static void v1_close(cg_backend *cg, bool remove_subtree) {
 const cg_ops cg_v1_ops = {
         .open = v1_open,
         .job_create = v1_job_create,
+        .spare_create = v1_spare_create,
+        .job_from_spare = v1_job_from_spare,
         .job_procs_open = v1_job_procs_open,
         .job_usage = v1_job_usage,
         .job_dir = v1_job_dir,

@@ -349,6 +349,60 @@ int cg_job_create(cg_backend *cg, const char *job, const cg_limits *lim, char *e
         return r;
 }
 
+/* The length of job's department part, up to its last '/' (0: none). */
+static size_t parent_len(const char *job) {
+        const char *slash = strrchr(job, '/');
+
+        return slash ? (size_t)(slash - job) : 0;
+}
+
+/* What every spare cgroup's name starts with: no job's ("job-<id>") or department's does. */
+#define SPARE_PREFIX "spare-"
+
+int cg_spare_name(const char *beside, pid_t pid, char *buf, size_t len) {
+        size_t plen = parent_len(beside);
+        int n = snprintf(buf, len, "%.*s%s" SPARE_PREFIX "%d", (int)plen, beside, plen ? "/" : "", (int)pid);
+
+        return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+bool cg_is_spare(const char *name) {
+        const char *last = strrchr(name, '/');
+
+        return strncmp(last ? last + 1 : name, SPARE_PREFIX, strlen(SPARE_PREFIX)) == 0;
+}
+
+int cg_spare_create(cg_backend *cg, const char *spare, char *err, size_t errlen) {
+        if (!job_ok(spare)) {
+                snprintf(err, errlen, "bad spare cgroup name: \"%s\"", spare ? spare : "");
+                return -EINVAL;
+        }
+        if (!cg->ops->spare_create) {
+                snprintf(err, errlen, "cgroup %s: cgroups cannot be renamed here", cg->subtree);
+                return -EOPNOTSUPP;
+        }
+        return cg->ops->spare_create(cg, spare, err, errlen);
+}
+
+int cg_job_from_spare(cg_backend *cg, const char *spare, const char *job, const cg_limits *lim, char *err,
+                      size_t errlen) {
+        if (!job_ok(spare) || !job_ok(job) || lim->mcpu < 0 || lim->mem < 0 || lim->mem_high < 0 || lim->pids < 0 ||
+            lim->cpu_weight > 10000) {
+                snprintf(err, errlen, "bad job cgroup name or limits: \"%s\"", job ? job : "");
+                return -EINVAL;
+        }
+        if (!cg->ops->job_from_spare) {
+                snprintf(err, errlen, "cgroup %s: cgroups cannot be renamed here", cg->subtree);
+                return -EOPNOTSUPP;
+        }
+        /* rename(2) in cgroupfs keeps a cgroup below its parent (v1 says EIO otherwise). */
+        if (parent_len(spare) != parent_len(job) || strncmp(spare, job, parent_len(job)) != 0) {
+                snprintf(err, errlen, "spare cgroup %s is not beside %s", spare, job);
+                return -EXDEV;
+        }
+        return cg->ops->job_from_spare(cg, spare, job, lim, err, errlen);
+}
+
 int cg_job_procs_open(cg_backend *cg, const char *job, int *fds, char *err, size_t errlen) {
         if (!job_ok(job)) {
                 snprintf(err, errlen, "bad job cgroup name: \"%s\"", job ? job : "");

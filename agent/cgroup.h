@@ -6,6 +6,8 @@
  *   <own cgroup>/colony-<agent>/job-<id>/              a job of no department, with its limits
  *   <own cgroup>/colony-<agent>/dept-<d>/dept-<e>/     department d/e, with its CPU weight
  *   <own cgroup>/colony-<agent>/dept-<d>/dept-<e>/job-<id>/   a job of department d/e
+ *   <own cgroup>/colony-<agent>/[dept-.../]spare-<pid>/         v1: made by standby shepherd
+ *                          <pid> ahead of its job, whose cgroup it becomes (cg_job_from_spare)
  *
  * A department's cgroups share contended CPU among its jobs, and the departments share it by
  * their weights, level by level, as the kernel does for any cgroup tree. The prefix keeps a
@@ -87,6 +89,24 @@ int cg_dept_reweight(cg_backend *cg, const char *dept, const double *weights, si
  * of that name is an error (-EEXIST). job is a name from cg_job_name, whose department (if
  * any) cg_dept_prepare made. */
 int cg_job_create(cg_backend *cg, const char *job, const cg_limits *lim, char *err, size_t errlen);
+/* The spare cgroup that process pid makes ahead of a job, beside the cgroup beside (a job's, as
+ * cg_job_name gives it): "dept-a/job-7" gives "dept-a/spare-<pid>", "job-7" "spare-<pid>". Into
+ * buf; returns 0, or -ENAMETOOLONG. */
+int cg_spare_name(const char *beside, pid_t pid, char *buf, size_t len);
+/* Whether name (from cg_list_jobs) is a spare cgroup, which no job's record ever names. */
+bool cg_is_spare(const char *name);
+/* Make spare (cg_spare_name) a cgroup in every hierarchy, no limits written, in its department's
+ * cgroup, which must exist: a job's cgroup made before the job came, which cg_job_from_spare
+ * gives to it. Only where a cgroup can be renamed: -EOPNOTSUPP on v2. Returns 0 or -errno with
+ * err (nothing left made). */
+int cg_spare_create(cg_backend *cg, const char *spare, char *err, size_t errlen);
+/* Make spare the job's cgroup: rename it to job in every hierarchy, then write the job's limits
+ * as cg_job_create does. -EEXIST when job's cgroup exists; -EXDEV when spare cannot become it
+ * (not job's sibling, or a rename failed): make the job's anew. On these spare is left as it
+ * was; a failure after the rename leaves the cgroup named job (the tasks in it are the
+ * caller's). Returns 0 or -errno with err. */
+int cg_job_from_spare(cg_backend *cg, const char *spare, const char *job, const cg_limits *lim, char *err,
+                      size_t errlen);
 /* The most hierarchies a job's cgroup spans (one per v1 controller colony uses). */
 #define CG_MAX_HIERARCHIES 8
 /* Open the file of the job's cgroup in every hierarchy (close-on-exec) into fds, which holds

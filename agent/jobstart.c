@@ -201,6 +201,10 @@ static int on_standby_exit(sd_event_source *s, const siginfo_t *si, void *userda
         a->standby_watch = sd_event_source_disable_unref(a->standby_watch);
         shepherd_abort(&a->standby);
         a->standby.pid = 0;
+        /* Killed, it left its spare cgroup behind (where it made one); its child, in there,
+         * dies with it. */
+        if (jobsync_remove_cgroup(a->sync, a->cg, 0, a->standby_spare) < 0)
+                log_warning("host=%s: out of memory removing cgroup %s", a->cfg.name, a->standby_spare);
         return 0;
 }
 
@@ -219,6 +223,7 @@ static int on_standby_fork(sd_event_source *s, void *userdata) {
                 log_warning("host=%s: cannot fork a standby shepherd: %s", a->cfg.name, err);
                 return 0;
         }
+        (void)shepherd_spare_cgroup(&a->last_user, a->standby.pid, a->standby_spare, sizeof(a->standby_spare));
         if ((r = sd_event_add_child(a->event, &a->standby_watch, a->standby.pid, WEXITED, on_standby_exit, a)) < 0) {
                 log_errno(LOG_WARNING, r, "host=%s: cannot watch standby shepherd %d", a->cfg.name,
                           (int)a->standby.pid);
@@ -268,7 +273,10 @@ static int start_shepherd(agent_job *j, const launch_req *req, char *err, size_t
 
         if (r < 0)
                 return r;
-        a->last_user = (shepherd_user){ .known = true, .uid = req->uid, .gid = req->gid };
+        a->last_user.known = true;
+        a->last_user.uid = req->uid;
+        a->last_user.gid = req->gid;
+        snprintf(a->last_user.cgroup, sizeof(a->last_user.cgroup), "%s", req->cg_job);
         j->shepherd = sh.pid;
         j->shepherd_start = sh.start;
         j->start_usec = clock_real_usec();

@@ -14,6 +14,10 @@
  * copy-on-write faults of both fell on every page either touched (perf record -a of 1,000
  * launches: 25% of the shepherds' samples in clone, page faults and exec's unmapping).
  *
+ * A standby shepherd starts its next job's child ahead, in a spare cgroup (launch_job_ahead,
+ * v1): the child moves itself in, then waits for its job, whose cgroup is the spare renamed;
+ * until then it runs the standby's code, on its memory, the standby waiting in a read.
+ *
  * Between the start and exec the child only makes async-signal-safe calls, the ids' changes as
  * raw system calls (glibc's wrappers may signal threads of ours in a child sharing our memory):
  * user and group lookups (NSS; the shepherd's made before the go, usergroups.h) and every
@@ -54,6 +58,7 @@ typedef struct child_plan {
         int procs_fds[CG_MAX_HIERARCHIES]; /* cgroup.procs to write "0" to: the child moves itself */
         int nprocs;
         const char *cg_job;
+        bool ahead;   /* started before its job (launch_job_ahead): it dies with its parent until in */
         pid_t parent; /* who starts the child */
         int progress_fd;
         struct rlimit nofile;
@@ -82,17 +87,22 @@ void launch_tell_step(int fd, const char *step, const char *arg) {
         (void)!write(fd, &m, sizeof(m));
 }
 
-/* Report step (and arg) with errno to the parent and end the child. */
-static _Noreturn void child_fail(const child_plan *p, const char *step, const char *arg) {
-        child_error e = { .error = errno };
+/* Report error and what failed ("step arg") on fd to the parent and end the child. */
+static _Noreturn void child_report(int fd, int error, const char *step, const char *arg) {
+        child_error e = { .error = error };
 
         append(e.what, sizeof(e.what), step);
         if (arg) {
                 append(e.what, sizeof(e.what), " ");
                 append(e.what, sizeof(e.what), arg);
         }
-        (void)!write(p->err_fd, &e, sizeof(e));
+        (void)!write(fd, &e, sizeof(e));
         _exit(127);
+}
+
+/* Report step (and arg) with errno to the parent and end the child. */
+static _Noreturn void child_fail(const child_plan *p, const char *step, const char *arg) {
+        child_report(p->err_fd, errno, step, arg);
 }
 
 /* Open path as the job's user and put it on fd. O_NONBLOCK only while opening: a FIFO
@@ -213,7 +223,7 @@ static _Noreturn void child_run(const child_plan *p) {
         for (int i = 0; i < p->nprocs; i++)
                 if (write(p->procs_fds[i], "0", 1) != 1)
                         child_fail(p, "move into cgroup", p->cg_job);
-        if (p->nprocs > 0 && prctl(PR_SET_PDEATHSIG, 0) < 0)
+        if ((p->nprocs > 0 || p->ahead) && prctl(PR_SET_PDEATHSIG, 0) < 0)
                 child_fail(p, "prctl", "PR_SET_PDEATHSIG");
         if (setsid() < 0)
                 child_fail(p, "setsid", NULL);
@@ -252,6 +262,20 @@ static _Noreturn void child_run(const child_plan *p) {
         child_fail(p, "execve", s->argv[0]);
 }
 
+/* The child's report of n bytes in e: 0 when there is none (its exec succeeded: end of file
+ * first), else -errno with err. */
+static int child_error_outcome(child_error *e, size_t n, char *err, size_t errlen) {
+        if (n == 0)
+                return 0;
+        if (n != sizeof(*e)) {
+                snprintf(err, errlen, "read the child's report: short read");
+                return -EIO;
+        }
+        e->what[sizeof(e->what) - 1] = 0;
+        snprintf(err, errlen, "%s: %s", e->what, strerror(e->error));
+        return e->error > 0 ? -e->error : -EIO;
+}
+
 /* Read the child's report: 0 when the exec succeeded (end of file), else -errno with err. */
 static int read_child_error(int fd, char *err, size_t errlen) {
         child_error e;
@@ -260,15 +284,11 @@ static int read_child_error(int fd, char *err, size_t errlen) {
         do
                 n = read(fd, &e, sizeof(e));
         while (n < 0 && errno == EINTR);
-        if (n == 0)
-                return 0;
-        if (n != (ssize_t)sizeof(e)) {
-                snprintf(err, errlen, "read the child's report: %s", n < 0 ? strerror(errno) : "short read");
-                return n < 0 ? -errno : -EIO;
+        if (n < 0) {
+                snprintf(err, errlen, "read the child's report: %s", strerror(errno));
+                return -errno;
         }
-        e.what[sizeof(e.what) - 1] = 0;
-        snprintf(err, errlen, "%s: %s", e.what, strerror(e.error));
-        return e.error > 0 ? -e.error : -EIO;
+        return child_error_outcome(&e, (size_t)n, err, errlen);
 }
 
 static void reap(pid_t pid) {
@@ -323,7 +343,20 @@ static pid_t start_child(const launch_req *req, child_plan *p, char *err, size_t
         return pid;
 }
 
+/* The job's cgroup: the spare renamed, or (none, or *anew once it could not be) made. */
+static int job_cgroup(const launch_req *req, bool *anew, char *err, size_t errlen) {
+        int r;
+
+        if (req->spare_cg && !*anew) {
+                if ((r = cg_job_from_spare(req->cg, req->spare_cg, req->cg_job, req->lim, err, errlen)) != -EXDEV)
+                        return r;
+                *anew = true;
+        }
+        return cg_job_create(req->cg, req->cg_job, req->lim, err, errlen);
+}
+
 int launch_cgroup(const launch_req *req, char *err, size_t errlen) {
+        bool anew = false;
         int r;
 
         /* Two tries per level at least: a prune can only undo a level made just before it. The
@@ -334,64 +367,170 @@ int launch_cgroup(const launch_req *req, char *err, size_t errlen) {
                 r = req->dept ? cg_dept_prepare(req->cg, req->dept, req->dept_weights, req->ndept_weights, err, errlen)
                               : 0;
                 if (r == 0)
-                        r = cg_job_create(req->cg, req->cg_job, req->lim, err, errlen);
+                        r = job_cgroup(req, &anew, err, errlen);
                 if ((r != -ENOENT && r != -ENODEV) || !req->dept || tries >= 8)
-                        return r;
+                        return r == 0 && anew ? 1 : r;
         }
 }
 
-int launch_job(const launch_req *req, pid_t *pid, char *err, size_t errlen) {
+/* The plan of req's child but its pipe and cgroup files: the user's groups (req's, else
+ * looked up into *looked_up), a batch script's argv, the ids as text. Returns 0, or -errno with
+ * err and nothing left to free. */
+static int plan_init(const launch_req *req, child_plan *p, usergroups *looked_up, char *err, size_t errlen) {
         const job_spec *s = req->spec;
-        child_plan p = { .spec = s,
-                         .uid = req->uid,
-                         .gid = req->gid,
-                         .progress_fd = req->progress_fd,
-                         .nofile = req->nofile,
-                         .truncate_output = req->truncate_output };
-        usergroups looked_up = { 0 };
-        const usergroups *groups = &looked_up;
-        int ep[2], r;
-        pid_t child;
+        const usergroups *groups = looked_up;
+        int r;
 
+        *p = (child_plan){ .spec = s,
+                           .uid = req->uid,
+                           .gid = req->gid,
+                           .progress_fd = req->progress_fd,
+                           .nofile = req->nofile,
+                           .truncate_output = req->truncate_output,
+                           .cg_job = req->cg_job,
+                           .err_fd = -1,
+                           .err_peer = -1 };
         if (!s || !s->argv || !s->argv[0]) {
                 snprintf(err, errlen, "no program to start");
                 return -EINVAL;
         }
         if (req->groups)
                 groups = req->groups;
-        else if ((r = usergroups_lookup(req->uid, req->gid, &looked_up)) < 0) {
+        else if ((r = usergroups_lookup(req->uid, req->gid, looked_up)) < 0) {
                 snprintf(err, errlen, "groups of uid %u: %s", (unsigned)req->uid, strerror(-r));
                 return r;
         }
-        p.groups = groups->list;
-        p.ngroups = groups->n;
-        if (s->script && (r = script_sh_argv(s, &p.sh_argv)) < 0) {
-                usergroups_free(&looked_up);
+        p->groups = groups->list;
+        p->ngroups = groups->n;
+        if (s->script && script_sh_argv(s, &p->sh_argv) < 0) {
+                usergroups_free(looked_up);
                 snprintf(err, errlen, "out of memory");
-                return r;
+                return -ENOMEM;
         }
-        snprintf(p.uid_text, sizeof(p.uid_text), "%u", (unsigned)req->uid);
-        snprintf(p.gid_text, sizeof(p.gid_text), "%u", (unsigned)req->gid);
+        snprintf(p->uid_text, sizeof(p->uid_text), "%u", (unsigned)req->uid);
+        snprintf(p->gid_text, sizeof(p->gid_text), "%u", (unsigned)req->gid);
+        return 0;
+}
+
+static void plan_free(child_plan *p, usergroups *looked_up) {
+        usergroups_free(looked_up);
+        free(p->sh_argv);
+        p->sh_argv = NULL;
+}
+
+/* The error pipe into p: the child's end and ours. Returns 0, or -errno with err. */
+static int plan_pipe(child_plan *p, char *err, size_t errlen) {
+        int ep[2];
+
         if (pipe2(ep, O_CLOEXEC) < 0) {
-                r = -errno;
                 snprintf(err, errlen, "pipe: %s", strerror(errno));
-                usergroups_free(&looked_up);
-                free(p.sh_argv);
-                return r;
+                return -errno;
         }
-        p.err_fd = ep[1];
-        p.err_peer = ep[0];
-        p.cg_job = req->cg_job;
-        p.parent = getpid();
-        child = start_child(req, &p, err, errlen);
-        close(ep[1]);
-        r = child < 0 ? child : read_child_error(ep[0], err, errlen);
+        p->err_fd = ep[1];
+        p->err_peer = ep[0];
+        return 0;
+}
+
+/* After the child's start (pid, or -errno): its end of the error pipe closed, its report read
+ * (0: it exec'd, and *pid is set), ours closed; a child that failed is reaped. */
+static int plan_outcome(child_plan *p, pid_t child, pid_t *pid, char *err, size_t errlen) {
+        int r;
+
+        close(p->err_fd);
+        r = child < 0 ? child : read_child_error(p->err_peer, err, errlen);
         if (r == 0)
                 *pid = child;
         else if (child > 0)
                 reap(child);
-        close(ep[0]);
-        usergroups_free(&looked_up);
-        free(p.sh_argv);
+        close(p->err_peer);
+        return r;
+}
+
+int launch_job(const launch_req *req, pid_t *pid, char *err, size_t errlen) {
+        usergroups looked_up = { 0 };
+        child_plan p;
+        int r = plan_init(req, &p, &looked_up, err, errlen);
+
+        if (r < 0)
+                return r;
+        if ((r = plan_pipe(&p, err, errlen)) == 0) {
+                p.parent = getpid();
+                r = plan_outcome(&p, start_child(req, &p, err, errlen), pid, err, errlen);
+        }
+        plan_free(&p, &looked_up);
+        return r;
+}
+
+/* What launch_job_ahead's child and its parent share (the child runs on our memory). */
+typedef struct ahead_child {
+        launch_ahead *a;
+        child_plan plan;
+        usergroups looked_up;
+        bool ran; /* wait gave it a job */
+} ahead_child;
+
+static int ahead_entry(void *arg) {
+        ahead_child *c = arg;
+        launch_ahead *a = c->a;
+        const launch_req *req;
+        char what[sizeof(((child_error *)0)->what)];
+        int err_fd = c->plan.err_fd, err_peer = c->plan.err_peer, r;
+
+        /* Out of the kill of any job's cgroup until its job's is this one: it dies with the
+         * shepherd, which a stalled launch's kill ends too. Cleared once in (child_run). */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != c->plan.parent)
+                _exit(1);
+        for (int i = 0; i < a->nprocs; i++)
+                if (write(a->procs_fds[i], "0", 1) != 1)
+                        _exit(1);
+        a->entered = true;
+        if (!(req = a->wait(a->arg)))
+                _exit(0);
+        c->ran = true;
+        if ((r = plan_init(req, &c->plan, &c->looked_up, what, sizeof(what))) < 0)
+                child_report(err_fd, -r, what, NULL);
+        c->plan.err_fd = err_fd; /* plan_init's fresh plan has none */
+        c->plan.err_peer = err_peer;
+        c->plan.ahead = true;
+        c->plan.parent = getppid();
+        if (a->move &&
+            (c->plan.nprocs = cg_job_procs_open(req->cg, req->cg_job, c->plan.procs_fds, what, sizeof(what))) < 0)
+                child_report(err_fd, -c->plan.nprocs, what, NULL);
+        child_run(&c->plan);
+}
+
+/* The child waits for its job on this stack, and makes the job's cgroup there (PATH_MAX buffers
+ * a call). */
+#define AHEAD_CHILD_STACK (256 * 1024)
+
+int launch_job_ahead(launch_ahead *a, pid_t *pid, char *err, size_t errlen) {
+        ahead_child c = { .a = a };
+        child_error e;
+        size_t n = 0;
+        pid_t child;
+        int r = plan_pipe(&c.plan, err, errlen), err_peer;
+
+        if (r < 0)
+                return r;
+        c.plan.parent = getpid();
+        a->entered = a->move = false;
+        err_peer = c.plan.err_peer; /* the child rewrites c.plan as we wait */
+        child = spawn_sharing_memory_waiting(AHEAD_CHILD_STACK, ahead_entry, &c, c.plan.err_fd, err_peer, &e, sizeof(e),
+                                             &n);
+        if (child < 0) {
+                r = -errno;
+                snprintf(err, errlen, "start a process ahead of its job: %s", strerror(errno));
+        } else
+                r = child_error_outcome(&e, n, err, errlen);
+        close(err_peer);
+        /* The child's descriptors (its cgroup files) were its own, closed at its exec; what it
+         * allocated is ours to free. */
+        plan_free(&c.plan, &c.looked_up);
+        if (child > 0 && (r < 0 || !c.ran))
+                reap(child);
+        if (r == 0 && !c.ran) /* without a job the child said nothing and ended */
+                return 1;
+        if (r == 0)
+                *pid = child;
         return r;
 }

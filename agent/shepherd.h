@@ -2,7 +2,8 @@
  *
  * The agent forks one shepherd per job, most often ahead of it: a standby, forked once a launch
  * is over, is handed the next job's request (shepherd_hand) and goes on as one forked for the
- * job would. The shepherd stays in the agent's cgroup (on v2 the
+ * job would; on v1 it has the job's process waiting already, in a spare cgroup that becomes the
+ * job's (launch_job_ahead). The shepherd stays in the agent's cgroup (on v2 the
  * agent's leaf), so it counts against neither the job's memory nor its tasks. It puts
  * /dev/null on its standard descriptors and closes every other one it inherited but its two
  * pipes (the controller socket above all), leaves the agent's session, becomes a child
@@ -20,6 +21,7 @@
  * were five turns of the agent's loop a launch, in a cgroup v2 guest 6% of the launch and 13% of
  * a drain's time (docs/benchmarks.md). */
 #pragma once
+#include "jobfile.h"
 #include "launch.h"
 #include <stdbool.h>
 #include <stdint.h>
@@ -54,6 +56,7 @@ typedef struct shepherd_user {
         bool known;
         uid_t uid;
         gid_t gid;
+        char cgroup[JOBFILE_CGROUP_MAX]; /* its job's cgroup: a standby's spare goes beside it */
 } shepherd_user;
 
 /* Fork a standby: a shepherd for a job not come yet, set up as far as it can be without one,
@@ -63,6 +66,9 @@ typedef struct shepherd_user {
  * (shepherd_abort, or the agent's end). Returns 0, or -errno with the reason in err. */
 int shepherd_spawn_standby(cg_backend *cg, const char *state_dir, const shepherd_user *last, shepherd *sh, char *err,
                            size_t errlen);
+/* The spare cgroup (cg_spare_name) that standby pid, forked with last, starts its job's process
+ * in ahead where it can (v1): beside last's job. Into buf; returns 0 or -ENAMETOOLONG. */
+int shepherd_spare_cgroup(const shepherd_user *last, pid_t pid, char *buf, size_t len);
 /* The request that makes a standby the shepherd of job id (arguments as shepherd_spawn's), in
  * *msg (malloc'ed) of *len bytes. Returns 0, -ESRCH when the standby is gone, -EBUSY while it is
  * not waiting for a request yet (still in its lookup: a name service that does not answer

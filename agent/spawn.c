@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #if defined(__x86_64__)
 /* clone3(args, size) whose child, on the stack args gives it, calls fn(arg) and exits with
@@ -86,6 +87,44 @@ pid_t spawn_sharing_memory(int cg_fd, size_t stack_size, int (*fn)(void *), void
         e = errno;
         sigprocmask(SIG_SETMASK, &old, NULL);
         munmap(stack, stack_size);
+        errno = e;
+        return pid;
+}
+
+pid_t spawn_sharing_memory_waiting(size_t stack_size, int (*fn)(void *), void *arg, int child_end, int wait_fd,
+                                   void *buf, size_t len, size_t *n) {
+        void *stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+        sigset_t all, old;
+        pid_t pid;
+        int e = 0;
+
+        *n = 0;
+        if (stack == MAP_FAILED) {
+                close(child_end);
+                return -1;
+        }
+        /* Blocked until the child is off our memory: no handler of ours runs meanwhile, and no
+         * interrupted read sets the errno the child shares with us (its TLS is ours). */
+        sigfillset(&all);
+        sigprocmask(SIG_SETMASK, &all, &old);
+        pid = clone(fn, (char *)stack + stack_size, CLONE_VM | SIGCHLD, arg);
+        if (pid < 0)
+                e = errno;
+        close(child_end);
+        bool off = pid < 0; /* the child is off our memory */
+        while (!off) {
+                char sink[64];
+                ssize_t r = *n < len ? read(wait_fd, (char *)buf + *n, len - *n) : read(wait_fd, sink, sizeof(sink));
+
+                if (r > 0 && *n < len)
+                        *n += (size_t)r;
+                off = r == 0;
+                if (r < 0 && errno != EINTR)
+                        break; /* not a pipe of the child's: its stack stays mapped, not pulled from under it */
+        }
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        if (off)
+                munmap(stack, stack_size);
         errno = e;
         return pid;
 }

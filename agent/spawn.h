@@ -22,3 +22,14 @@ pid_t spawn_sharing_memory(int cg_fd, size_t stack_size, int (*fn)(void *), void
 /* Whether errno, after spawn_sharing_memory with a cgroup failed, says the kernel refuses
  * CLONE_INTO_CGROUP rather than that the start failed. */
 bool spawn_into_cgroup_refused(int error);
+/* Run fn(arg) in a child that shares our memory, as spawn_sharing_memory with cg_fd -1, for a
+ * child that waits long before its exec: instead of vfork's suspension, which a tracer cannot
+ * stop (strace, detaching from us, waited for ever, and the child with it), we wait in read(2)
+ * of wait_fd until end of file, every signal blocked and no memory of the child's touched.
+ * wait_fd and child_end are the ends of a close-on-exec pipe; child_end, closed in us once the
+ * child has its copy, is then the child's alone, so that its exec or its exit (which leaves our
+ * memory first) ends the wait. What the child wrote there goes into buf (len bytes; *n says
+ * how many). Returns the child's pid, to reap if it did not exec, or -1 with errno (child_end
+ * closed either way). */
+pid_t spawn_sharing_memory_waiting(size_t stack_size, int (*fn)(void *), void *arg, int child_end, int wait_fd,
+                                   void *buf, size_t len, size_t *n);

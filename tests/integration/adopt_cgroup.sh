@@ -3,6 +3,9 @@
 # from its record, sees that the launch is not over, fails it at the deadline naming the step
 # and removes what the shepherd made. Twice: the record on disk and no cgroup yet (the first
 # mkdir held), then the cgroup half-made (v1: made in one hierarchy, the second mkdir held).
+# On v1 the standby's child makes it by renaming the spare cgroup it waits in (agent/shepherd.c,
+# standby_ahead_run): its renames are held as the mkdirs are (rename(2), which the cgroup code
+# calls and the agent's records, renameat(2), do not).
 # strace holds the shepherd's mkdir (inject delay_enter, counted per process) for 5 minutes, in a
 # ptrace stop that even SIGKILL waits out: the test ends strace once the agent has killed.
 . "$(dirname "$0")/lib.sh"
@@ -18,8 +21,8 @@ job_dirs() { find /sys/fs/cgroup -maxdepth 8 -type d -path "*/colony-$node/job-$
 # started again; the job must fail at its deadline with nothing of its cgroup left.
 held() {
         local when=$1 spid id made i err
-        strace_attach "$(agent_pid "$node")" "$DIR/strace-$when.out" -f -qq -e trace=mkdir,mkdirat \
-                -e inject=mkdir,mkdirat:delay_enter=300000000:when="$when"
+        strace_attach "$(agent_pid "$node")" "$DIR/strace-$when.out" -f -qq -e trace=mkdir,mkdirat,rename \
+                -e inject=mkdir,mkdirat,rename:delay_enter=300000000:when="$when"
         spid=$STRACE_PID
         id=$(colony submit --cpus 0.2 --mem 32M -- /bin/touch "$DIR/ran-$when")
         # Held once strace reports the mkdir begun and, for when > 1, the earlier ones made.
@@ -29,7 +32,8 @@ held() {
                 sleep 0.1
         done
         [ "${made:-}" = $((when - 1)) ] || fail "job $id: the shepherd never reached mkdir $when (${made:-0} made)"
-        [ -f "$DIR/agent-$node.state/job-$id.json" ] || fail "job $id: no record while its cgroup is made"
+        # The loop writes the record as the shepherd makes the cgroup, and lets it go once on disk.
+        wait_for '[ -f "$DIR/agent-$node.state/job-$id.json" ]' "job $id's record while its cgroup is made" 10
         agent_kill "$node"
         agent_start_again "$node"
         killing() { grep -q "job=$id .*: launch stalled for 3 s at: .*; killing it" "$DIR/$node.log"; }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The agent's loop never waits on cgroupfs: one mkdir there took 341 ms on a loaded host (perf
 # trace), and the loop's heartbeats wait for its turn. Each job's shepherd, a forked process,
-# makes the job's cgroup (its department's too), writes its limits and puts the job in it; at
+# makes the job's cgroup (its department's too; on v1 a standby's child renames the spare it
+# waits in), writes its limits and puts the job in it; at
 # the job's end the agent's sync thread removes it (rmdir per v1 hierarchy, retried while
 # killed tasks leave) and prunes the department left empty.
 # Watched with strace on the running agent and the shepherds it forks, during a burst.
@@ -12,7 +13,7 @@ cluster_up --agents 1 --agent-cpus 4 --agent-mem 1G
 node=${PREFIX}1
 apid=$(cat "$DIR/agent-$node.pid")
 # -f: the shepherds too, each line begun with the thread's id; -y names each descriptor's file.
-strace_attach "$apid" "$DIR/strace.out" -f -qq -y -s 200 -e trace=mkdir,mkdirat,write,pwrite64,rmdir
+strace_attach "$apid" "$DIR/strace.out" -f -qq -y -s 200 -e trace=mkdir,mkdirat,rename,renameat,renameat2,write,pwrite64,rmdir
 spid=$STRACE_PID
 
 ids=()
@@ -31,8 +32,8 @@ wait "$spid" 2>/dev/null || true
 
 # Before, the loop made 172 mkdirs and writes in cgroupfs here (v1: a directory per hierarchy
 # for the job and for each department level, the limits, the weights).
-# A path argument (mkdir) or a descriptor's file (-y: write(5</sys/fs/cgroup/...>), not the log's.
-cg_op='(mkdir\("|mkdirat\([^,]*, "|write\([0-9]+<|pwrite64\([0-9]+<)/sys/fs/cgroup/'
+# A path argument (mkdir, rename) or a descriptor's file (-y: write(5</sys/fs/cgroup/...>), not the log's.
+cg_op='(mkdir\("|mkdirat\([^,]*, "|rename\("|renameat2?\([^,]*, "|write\([0-9]+<|pwrite64\([0-9]+<)/sys/fs/cgroup/'
 # off_loop OP WHAT WHO: no OP (a regex) on the loop's thread; every job's cgroup and the
 # department's were seen under OP by some other process or thread (WHO).
 off_loop() {

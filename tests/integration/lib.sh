@@ -347,15 +347,28 @@ standby_of() {
         done
         return 0
 }
+# standby_procs AGENT_PID: the agent's standby and the child it started ahead of its job, if
+# any (standby_ahead_run in agent/shepherd.c: the standby waits for that child's exec).
+standby_procs() {
+        local s
+        for s in $(standby_of "$1"); do
+                echo "$s"
+                pgrep -P "$s" || true
+        done
+}
 # wait_standby AGENT_PID [NOT_PID]: until the agent has a standby other than NOT_PID, waiting
-# for its request (asleep reading its pipe, in pipe_read, since Linux 6.x anon_pipe_read: it
-# has said it is ready, and the agent hands it the next launch); its pid.
+# for its request (it, or the child it started ahead, asleep reading its pipe, in pipe_read,
+# since Linux 6.x anon_pipe_read: it has said it is ready, and the agent hands it the next
+# launch); the standby's pid.
 wait_standby() {
-        local s end=$((SECONDS + 30))
+        local s p end=$((SECONDS + 30))
         while ((SECONDS <= end)); do
                 s=$(standby_of "$1")
-                [ -n "$s" ] && [ "$s" != "${2:-}" ] && [[ "$(cat "/proc/$s/wchan" 2>/dev/null)" == *pipe_read ]] &&
-                        { echo "$s"; return 0; }
+                if [ -n "$s" ] && [ "$s" != "${2:-}" ]; then
+                        for p in $s $(pgrep -P "$s" || true); do
+                                [[ "$(cat "/proc/$p/wchan" 2>/dev/null)" == *pipe_read ]] && { echo "$s"; return 0; }
+                        done
+                fi
                 sleep 0.05
         done
         fail "agent $1 has no standby shepherd (besides ${2:-none}) waiting for a request after 30 s"
@@ -367,8 +380,9 @@ STRACE_PID=
 strace_attach() {
         local pid=$1 out=$2 i c more=()
         shift 2
-        # With the agent's standby shepherd, forked before strace came (-f follows later forks).
-        for c in $(standby_of "$pid"); do more+=(-p "$c"); done
+        # With the agent's standby shepherd and its child, forked before strace came (-f follows
+        # later forks).
+        for c in $(standby_procs "$pid"); do more+=(-p "$c"); done
         strace "$@" -o "$out" -p "$pid" "${more[@]}" &
         STRACE_PID=$!
         STARTED_PIDS+=("$STRACE_PID")

@@ -6,6 +6,10 @@
 # forked as before and runs all the same, the standby kept for the next; a standby killed from
 # outside is reaped, and the next job runs; the agent's SIGKILL ends its standby, and the
 # restarted agent forks its own.
+# On v1 the standby starts its next job's process ahead, in a spare cgroup beside the last job's
+# (standby_ahead_run): checked, that process waits in spare-<standby> in every hierarchy; the
+# job then runs in job-<id> in every hierarchy with the spare gone; a job of another department
+# runs in that department's cgroup, the spare removed; a standby killed leaves no spare.
 . "$(dirname "$0")/lib.sh"
 
 cluster_up --agents 1 --agent-cpus 2 --agent-mem 1G
@@ -14,6 +18,21 @@ state=$DIR/agent-$node.state
 
 # recorded_shepherd ID: the shepherd pid in a running job's record.
 recorded_shepherd() { jq -r .shepherd_pid "$state/job-$1.json"; }
+
+v1=0
+[ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ] || v1=1
+# cgroups_of PID: the lines of /proc/PID/cgroup in this agent's subtree.
+cgroups_of() { grep "/colony-$node/" "/proc/$1/cgroup" || true; }
+# in_everywhere PID REL: PID is in the subtree's REL in every v1 hierarchy colony uses (five at least).
+in_everywhere() {
+        local lines
+        lines=$(cgroups_of "$1")
+        [ "$(grep -c . <<<"$lines")" -ge 5 ] && ! grep -v "/colony-$node/$2\$" <<<"$lines" >/dev/null
+}
+# spares_of STANDBY: the spare cgroups of that standby left in any hierarchy.
+spares_of() { find /sys/fs/cgroup -maxdepth 8 -type d -name "spare-$1" 2>/dev/null || true; }
+# ahead_child STANDBY: the process it started ahead.
+ahead_child() { pgrep -P "$1" || true; }
 
 apid=$(agent_pid "$node")
 first=$(colony submit --cpus 1 --mem 32M -- true)
@@ -29,9 +48,22 @@ filler=$(head -c 20000 /dev/zero | tr '\0' x)
         echo 'echo "script ${#line} env ${#FILLER}"'
         echo "while [ ! -e '$DIR/gate' ]; do sleep 0.05; done"
 } >"$DIR/job.sh"
+if [ "$v1" = 1 ]; then
+        child=$(ahead_child "$standby")
+        [ -n "$child" ] && in_everywhere "$child" "spare-$standby" ||
+                fail "standby $standby: no process waits in spare-$standby: ${child:-none}: $(cgroups_of "${child:-self}")"
+fi
 id=$(FILLER=$filler colony submit --cpus 1 --mem 32M -o "$DIR/out-%j" "$DIR/job.sh")
 wait_state "$id" running 60
 [ "$(recorded_shepherd "$id")" = "$standby" ] || fail "job $id's shepherd is $(recorded_shepherd "$id"), not standby $standby"
+if [ "$v1" = 1 ]; then
+        pid=$(job_procs "$node" "$id" | awk 'NR == 1')
+        pid=${pid%%:*}
+        [ "$pid" = "$child" ] || fail "job $id runs as ${pid:-nothing}, not as $child, started ahead"
+        in_everywhere "$pid" "job-$id" || fail "job $id's process is not in job-$id everywhere: $(cgroups_of "$pid")"
+        [ -z "$(spares_of "$standby")" ] || fail "job $id: spare-$standby is left: $(spares_of "$standby")"
+        note "job $id's process $pid, started ahead in spare-$standby, runs in job-$id in every hierarchy"
+fi
 touch "$DIR/gate"
 wait_state "$id" completed 60
 [ "$(cat "$DIR/out-$id")" = "script 30000 env 20000" ] || fail "job $id printed '$(cat "$DIR/out-$id")'"
@@ -52,9 +84,28 @@ wait_state "$id" completed 60
 [ "$(cat "$DIR/out-$id")" = 100000 ] || fail "job $id printed '$(cat "$DIR/out-$id")'"
 note "job $id: its 100 KB request got shepherd $shepherd forked for it; standby $standby kept"
 
+# A job of another department than the last one's: its cgroup is made there, and the spare
+# beside the last job goes.
+standby=$(wait_standby "$apid")
+rm -f "$DIR/gate"
+id=$(colony submit --cpus 1 --mem 32M --group physics -- /bin/sh -c "while [ ! -e '$DIR/gate' ]; do sleep 0.05; done")
+wait_state "$id" running 60
+[ "$(recorded_shepherd "$id")" = "$standby" ] || fail "job $id's shepherd is $(recorded_shepherd "$id"), not standby $standby"
+if [ "$v1" = 1 ]; then
+        pid=$(awk 'NR == 1' "$(agent_cgroup pids "$node" "dept-physics/job-$id")/cgroup.procs")
+        in_everywhere "$pid" "dept-physics/job-$id" ||
+                fail "job $id's process is not in dept-physics/job-$id everywhere: $(cgroups_of "$pid")"
+        wait_for '[ -z "$(spares_of "$standby")" ]' "the removal of spare-$standby, beside another department" 10
+fi
+touch "$DIR/gate"
+wait_state "$id" completed 60
+note "job $id of department physics ran in its department's cgroup; standby $standby's spare beside the last job's removed"
+
 # A standby killed from outside (the one kept): reaped, and the next job runs.
+standby=$(wait_standby "$apid" "$standby")
 kill -9 "$standby"
 wait_for "[ ! -e /proc/$standby ]" "the killed standby $standby reaped" 10
+[ "$v1" = 0 ] || wait_for '[ -z "$(spares_of "$standby")" ]' "the removal of the killed standby's spare-$standby" 10
 id=$(colony submit --cpus 1 --mem 32M -- true)
 wait_state "$id" completed 60
 note "standby $standby killed: reaped, job $id ran"

@@ -462,7 +462,7 @@ static int count_dirs(const char *dir, const char *name, int depth) {
                 if (e->d_type != DT_DIR || e->d_name[0] == '.')
                         continue;
                 if (strcmp(e->d_name, name) == 0) {
-                        fprintf(stderr, "left behind: %s/%s\n", dir, e->d_name);
+                        fprintf(stderr, "found: %s/%s\n", dir, e->d_name);
                         n++;
                 }
                 if (depth > 1 && snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name) < (int)sizeof(sub))
@@ -670,6 +670,144 @@ START_TEST(test_devices_allow_list) {
 }
 END_TEST
 
+/* How many lines of /proc/PID/cgroup name a cgroup of our subtree, and whether each ends in
+ * "/<job>". */
+static int in_job_cgroups(pid_t pid, const char *job, bool *all) {
+        char path[64], line[PATH_MAX], sub[64], tail[PATH_MAX];
+        FILE *f;
+        int n = 0;
+
+        snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+        snprintf(sub, sizeof(sub), "/colony-%s/", agent_name);
+        snprintf(tail, sizeof(tail), "/%s\n", job);
+        ck_assert_ptr_nonnull(f = fopen(path, "re"));
+        *all = true;
+        while (fgets(line, sizeof(line), f))
+                if (strstr(line, sub)) {
+                        size_t l = strlen(line), t = strlen(tail);
+
+                        n++;
+                        *all = *all && l >= t && strcmp(line + l - t, tail) == 0;
+                }
+        fclose(f);
+        return n;
+}
+
+/* A job for launch_job_ahead: its cgroup from the spare (launch_cgroup) once the child is in it,
+ * or no job at all. */
+typedef struct ahead_case {
+        launch_ahead la;
+        launch_req req;
+        job_spec spec;
+        bool give;
+        int cgroup; /* launch_cgroup's outcome */
+        char err[512];
+} ahead_case;
+
+static const launch_req *ahead_case_wait(void *arg) {
+        ahead_case *c = arg;
+
+        if (!c->give)
+                return NULL;
+        c->cgroup = launch_cgroup(&c->req, c->err, sizeof(c->err));
+        c->la.move = c->cgroup == 1;
+        return c->cgroup < 0 ? NULL : &c->req;
+}
+
+/* Start argv ahead in spare for job (of department dept, or none) with lim: launch_job_ahead's
+ * outcome, the pid in *pid. */
+static int run_ahead(ahead_case *c, const char *spare, const char *job, const char *dept, const cg_limits *lim,
+                     char **argv, pid_t *pid) {
+        static const double weights[] = { 1.0 };
+        int procs[CG_MAX_HIERARCHIES], n = cg_job_procs_open(cg, spare, procs, c->err, sizeof(c->err)), r;
+
+        ck_assert_msg(n > 0, "tasks of %s: %s", spare, c->err);
+        c->spec = (job_spec){ .argv = argv, .cwd = "/", .stdout_path = "/dev/null", .stderr_path = "/dev/null" };
+        c->req = (launch_req){ .spec = &c->spec,
+                               .cg = cg,
+                               .cg_job = job,
+                               .lim = lim,
+                               .spare_cg = spare,
+                               .dept = dept,
+                               .dept_weights = weights,
+                               .ndept_weights = dept ? 1 : 0 };
+        c->la = (launch_ahead){ .procs_fds = procs, .nprocs = n, .wait = ahead_case_wait, .arg = c };
+        r = launch_job_ahead(&c->la, pid, c->err, sizeof(c->err));
+        while (n > 0)
+                close(procs[--n]);
+        return r;
+}
+
+/* Kill and remove the job of pid, ours. */
+static void end_job(const char *job, pid_t pid) {
+        ck_assert_int_eq(cg_job_kill(cg, job, 5000), 0);
+        (void)wait_exit(pid, 10);
+        ck_assert_int_eq(cg_job_remove(cg, job), 0);
+}
+
+/* A job's process started ahead in a spare cgroup (v1; v2 cannot rename a cgroup, and refuses
+ * a spare): renamed, the spare is the job's cgroup in every hierarchy, with the job's limits;
+ * no job leaves the child ended and the spare for its owner to remove; a job of another
+ * department gets its cgroup made anew, its process moved there; a job whose cgroup exists,
+ * whole or in one hierarchy only (a crash's leftover), fails with the spare left whole. */
+START_TEST(test_spare_ahead) {
+        cg_limits lim = { .mcpu = 500, .mem = 64 * MiB, .pids = 16 };
+        char *argv[] = { stress, "sleep", "60", NULL }, err[512], path[PATH_MAX], value[64];
+        ahead_case c = { .give = true };
+        bool all;
+        pid_t pid = 0;
+        int r, hierarchies;
+
+        if (cg_get_mode(cg) == CG_MODE_V2) {
+                ck_assert_int_eq(cg_spare_create(cg, "spare-t1", err, sizeof(err)), -EOPNOTSUPP);
+                return;
+        }
+        ck_assert_msg(cg_spare_create(cg, "spare-t1", err, sizeof(err)) == 0, "spare: %s", err);
+        hierarchies = count_dirs("/sys/fs/cgroup", "spare-t1", 8);
+        ck_assert_int_ge(hierarchies, 5);
+        r = run_ahead(&c, "spare-t1", "job-ahead", NULL, &lim, argv, &pid);
+        ck_assert_msg(r == 0 && c.cgroup == 0, "launch ahead: %d, cgroup %d: %s", r, c.cgroup, c.err);
+        ck_assert_int_eq(in_job_cgroups(pid, "job-ahead", &all), hierarchies);
+        ck_assert_msg(all, "job %d is not in job-ahead in every hierarchy", (int)pid);
+        ck_assert_int_eq(count_dirs("/sys/fs/cgroup", "spare-t1", 8), 0);
+        snprintf(path, sizeof(path), "%s/job-ahead/memory.limit_in_bytes", cg_subtree_path(cg));
+        read_file(path, value, sizeof(value));
+        ck_assert_int_eq(strtoll(value, NULL, 10), 64 * MiB);
+        end_job("job-ahead", pid);
+
+        ck_assert_int_eq(cg_spare_create(cg, "spare-t2", err, sizeof(err)), 0);
+        c = (ahead_case){ .give = false };
+        ck_assert_int_eq(run_ahead(&c, "spare-t2", "job-none", NULL, &lim, argv, &pid), 1);
+        ck_assert(c.la.entered);
+        ck_assert_int_eq(cg_job_is_empty(cg, "spare-t2"), 1);
+        ck_assert_int_eq(cg_job_remove(cg, "spare-t2"), 0);
+
+        ck_assert_int_eq(cg_spare_create(cg, "spare-t3", err, sizeof(err)), 0);
+        c = (ahead_case){ .give = true };
+        r = run_ahead(&c, "spare-t3", "dept-x/job-moved", "x", &lim, argv, &pid);
+        ck_assert_msg(r == 0 && c.cgroup == 1, "launch ahead: %d, cgroup %d: %s", r, c.cgroup, c.err);
+        ck_assert_int_eq(in_job_cgroups(pid, "dept-x/job-moved", &all), hierarchies);
+        ck_assert_msg(all, "job %d is not in dept-x/job-moved in every hierarchy", (int)pid);
+        ck_assert_int_eq(cg_job_is_empty(cg, "spare-t3"), 1);
+        ck_assert_int_eq(cg_job_remove(cg, "spare-t3"), 0);
+        end_job("dept-x/job-moved", pid);
+
+        ck_assert_int_eq(cg_spare_create(cg, "spare-t4", err, sizeof(err)), 0);
+        ck_assert_int_eq(cg_job_create(cg, "job-there", &lim, err, sizeof(err)), 0);
+        ck_assert_int_eq(cg_job_from_spare(cg, "spare-t4", "job-there", &lim, err, sizeof(err)), -EEXIST);
+        ck_assert_int_eq(count_dirs("/sys/fs/cgroup", "spare-t4", 8), hierarchies);
+        snprintf(path, sizeof(path), "%s/job-half", cg_subtree_path(cg)); /* the memory hierarchy's */
+        ck_assert_int_eq(mkdir(path, 0755), 0);
+        ck_assert_int_eq(cg_job_from_spare(cg, "spare-t4", "job-half", &lim, err, sizeof(err)), -EEXIST);
+        ck_assert_int_eq(count_dirs("/sys/fs/cgroup", "spare-t4", 8), hierarchies);
+        ck_assert_int_eq(count_dirs("/sys/fs/cgroup", "job-half", 8), 1);
+        ck_assert_int_eq(cg_job_from_spare(cg, "spare-t4", "dept-x/job-t4", &lim, err, sizeof(err)), -EXDEV);
+        ck_assert_int_eq(rmdir(path), 0);
+        ck_assert_int_eq(cg_job_remove(cg, "job-there"), 0);
+        ck_assert_int_eq(cg_job_remove(cg, "spare-t4"), 0);
+}
+END_TEST
+
 static Suite *cgroup_suite(void) {
         Suite *s = suite_create("cgroup");
         TCase *tc = tcase_create("real");
@@ -688,6 +826,7 @@ static Suite *cgroup_suite(void) {
         tcase_add_test(tc, test_lock_waits_for_an_inherited_holder);
         tcase_add_test(tc, test_devices);
         tcase_add_test(tc, test_devices_allow_list);
+        tcase_add_test(tc, test_spare_ahead);
         suite_add_tcase(s, tc);
         return s;
 }
