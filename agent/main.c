@@ -17,6 +17,7 @@
 #include "nodesel.h"
 #include "nofile.h"
 #include "res.h"
+#include "schedslice.h"
 #include "sdscope.h"
 #include "units.h"
 #include <errno.h>
@@ -293,6 +294,10 @@ int main(int argc, char **argv) {
                 signal(SIGPIPE, SIG_IGN);
                 /* a descriptor per watched job and launch in flight; jobs get the limits back */
                 (void)nofile_raise(&ac.job_nofile);
+                /* Before any thread or shepherd, which inherit it; jobs get the default back. */
+                if ((r = sched_slice_set(SCHED_SLICE_AGENT_NS)) < 0)
+                        log_debug("host=%s: cannot ask for a short time slice: %s", name, strerror(-r));
+                r = 0;
                 /* A dead agent's scope still holds its jobs: stopping it ends them. */
                 if (o.scope && (o.stop_scope || o.cleanup))
                         r = stop_scope(name, o.scope);

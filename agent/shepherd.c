@@ -235,8 +235,6 @@ typedef struct standby_ahead {
 static const launch_req *ahead_wait(void *arg) {
         standby_ahead *st = arg;
 
-        if (write(st->fds->report, &standby_ready, 1) != 1)
-                return NULL; /* the agent is gone */
         if ((st->request = read_request(st->fds->go, &st->buf, &st->u)) < 0)
                 return NULL;
         (void)prctl(PR_SET_NAME, SHEPHERD_LAUNCH_NAME);
@@ -304,9 +302,11 @@ static _Noreturn void standby_main(cg_backend *cg, const char *dir, const shephe
                 _exit(SHEPHERD_SETUP_FAILED);
         if (last->known)
                 (void)usergroups_lookup(last->uid, last->gid, &ahead); /* else the launch looks up */
-        standby_ahead_run(cg, dir, last, &fds, &ahead);
+        /* Ready before the spare: a request that comes while it is made waits in the pipe, where
+         * a standby not ready yet had the loop fork a shepherd (96 launches of a drain of 500). */
         if (write(fds.report, &standby_ready, 1) != 1)
                 _exit(SHEPHERD_OK); /* the agent is gone */
+        standby_ahead_run(cg, dir, last, &fds, &ahead);
         if ((r = read_request(fds.go, &buf, &u)) < 0)
                 _exit(r == -EPIPE ? SHEPHERD_OK : SHEPHERD_SETUP_FAILED);
         (void)prctl(PR_SET_NAME, SHEPHERD_LAUNCH_NAME);

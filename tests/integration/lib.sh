@@ -357,17 +357,17 @@ standby_procs() {
         done
 }
 # wait_standby AGENT_PID [NOT_PID]: until the agent has a standby other than NOT_PID, waiting
-# for its request (it, or the child it started ahead, asleep reading its pipe, in pipe_read,
-# since Linux 6.x anon_pipe_read: it has said it is ready, and the agent hands it the next
-# launch); the standby's pid.
+# for its request (asleep reading its pipe, in pipe_read, since Linux 6.x anon_pipe_read: it has
+# said it is ready, and the agent hands it the next launch; where it started a child ahead, the
+# standby waits for that child, and the child, in its spare cgroup, reads the pipe); the
+# standby's pid.
 wait_standby() {
         local s p end=$((SECONDS + 30))
         while ((SECONDS <= end)); do
                 s=$(standby_of "$1")
                 if [ -n "$s" ] && [ "$s" != "${2:-}" ]; then
-                        for p in $s $(pgrep -P "$s" || true); do
-                                [[ "$(cat "/proc/$p/wchan" 2>/dev/null)" == *pipe_read ]] && { echo "$s"; return 0; }
-                        done
+                        p=$(pgrep -P "$s" || echo "$s")
+                        [[ "$(cat "/proc/$p/wchan" 2>/dev/null)" == *pipe_read ]] && { echo "$s"; return 0; }
                 fi
                 sleep 0.05
         done

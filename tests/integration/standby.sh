@@ -64,6 +64,16 @@ if [ "$v1" = 1 ]; then
         [ -z "$(spares_of "$standby")" ] || fail "job $id: spare-$standby is left: $(spares_of "$standby")"
         note "job $id's process $pid, started ahead in spare-$standby, runs in job-$id in every hierarchy"
 fi
+# The agent asks for a short time slice, which its shepherds inherit; the job gets the kernel's
+# default back (agent/schedslice.h). Where the kernel says (scheduler debug) and honours it.
+slice() { awk '/^se.slice/ { print $3 }' "/proc/$1/sched" 2>/dev/null || true; }
+pid=$(job_procs "$node" "$id" | awk 'NR == 1')
+pid=${pid%%:*}
+if [ "$(slice "$apid")" = 100000 ]; then
+        [ "$(slice "$standby")" = 100000 ] || fail "standby $standby's slice is $(slice "$standby"), not the agent's"
+        [ "$(slice "$pid")" = "$(slice $$)" ] || fail "job $id's slice is $(slice "$pid"), not the default $(slice $$)"
+        note "job $id schedules with the default slice ($(slice "$pid") ns), its shepherd with the agent's 100000"
+fi
 touch "$DIR/gate"
 wait_state "$id" completed 60
 [ "$(cat "$DIR/out-$id")" = "script 30000 env 20000" ] || fail "job $id printed '$(cat "$DIR/out-$id")'"
