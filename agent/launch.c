@@ -214,7 +214,6 @@ static _Noreturn void child_run(const child_plan *p) {
         /* O_APPEND even when truncated: a process of the job that opens the file again
          * (/proc/self/fd/1, a log rotated by name) writes at its end, not over the rest. */
         const int wflags = O_WRONLY | O_CREAT | O_APPEND | (p->truncate_output ? O_TRUNC : 0);
-        int e;
 
         close(p->err_peer);
         /* Until it is in the job's cgroup it is out of reach of the agent's kill: it dies with
@@ -229,12 +228,10 @@ static _Noreturn void child_run(const child_plan *p) {
                 child_fail(p, "prctl", "PR_SET_PDEATHSIG");
         if (setsid() < 0)
                 child_fail(p, "setsid", NULL);
-        /* The job schedules as any process does, not with the shepherd's short slice; a
-         * policy not the fair one's (a root agent run under SCHED_FIFO) stays as it was. */
-        if ((e = sched_slice_set(0)) < 0 && e != -EINVAL) {
-                errno = -e;
-                child_fail(p, "sched_setattr", "the default time slice");
-        }
+        /* The job schedules as any process does, not with the shepherd's short slice. Where
+         * that cannot be asked (a seccomp filter, a policy not the fair one's), the agent could
+         * not ask for its own either, and the job has the slice it would have had. */
+        (void)sched_slice_set(0);
         if (syscall(SYS_setgroups, p->ngroups, p->groups) < 0)
                 child_fail(p, "setgroups", NULL);
         if (syscall(SYS_setgid, p->gid) < 0)
