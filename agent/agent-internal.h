@@ -77,7 +77,8 @@ struct agent {
         shepherd standby;                       /* forked ahead for the next launch (pid 0: none) */
         sd_event_source *standby_watch;         /* its end, should it end before it gets a job */
         sd_event_source *standby_fork;          /* forks the next standby once no launch waits */
-        shepherd_user last_user;                /* of the job launched last: the standby looks up its groups */
+        shepherd_user last_user;                /* of the job launched last: the standby looks up its groups,
+                                                 * and makes its spare beside its cgroup */
         char standby_spare[JOBFILE_CGROUP_MAX]; /* the standby's spare cgroup (shepherd_spare_cgroup) */
         bool stopping;           /* agent_stop: no ack will be waited for, a report written is done with */
         struct jobsync *sync;    /* the state directory's removals and the cgroups' slow writes, off the loop */
