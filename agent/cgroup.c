@@ -337,9 +337,13 @@ cg_mode cg_get_mode(const cg_backend *cg) { return cg->mode; }
 
 const char *cg_subtree_path(const cg_backend *cg) { return cg->subtree; }
 
+/* Limits a job's cgroup may be given: none negative, a weight on v2's scale. */
+static bool limits_ok(const cg_limits *lim) {
+        return lim->mcpu >= 0 && lim->mem >= 0 && lim->mem_high >= 0 && lim->pids >= 0 && lim->cpu_weight <= 10000;
+}
+
 int cg_job_create(cg_backend *cg, const char *job, const cg_limits *lim, char *err, size_t errlen) {
-        if (!job_ok(job) || lim->mcpu < 0 || lim->mem < 0 || lim->mem_high < 0 || lim->pids < 0 ||
-            lim->cpu_weight > 10000) {
+        if (!job_ok(job) || !limits_ok(lim)) {
                 snprintf(err, errlen, "bad job cgroup name or limits: \"%s\"", job ? job : "");
                 return -EINVAL;
         }
@@ -386,8 +390,7 @@ int cg_spare_create(cg_backend *cg, const char *spare, char *err, size_t errlen)
 
 int cg_job_from_spare(cg_backend *cg, const char *spare, const char *job, const cg_limits *lim, char *err,
                       size_t errlen) {
-        if (!job_ok(spare) || !job_ok(job) || lim->mcpu < 0 || lim->mem < 0 || lim->mem_high < 0 || lim->pids < 0 ||
-            lim->cpu_weight > 10000) {
+        if (!job_ok(spare) || !job_ok(job) || !limits_ok(lim)) {
                 snprintf(err, errlen, "bad job cgroup name or limits: \"%s\"", job ? job : "");
                 return -EINVAL;
         }

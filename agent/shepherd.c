@@ -271,11 +271,11 @@ static void standby_ahead_run(cg_backend *cg, const char *dir, const shepherd_us
         r = launch_job_ahead(&st.la, &st.rep.pid, st.rep.what, sizeof(st.rep.what));
         while (n > 0)
                 close(procs[--n]);
-        if (r == 1 && !st.go) /* no launch (nor a child in the spare, if ever it got in): it goes now */
+        if (r == 1 && !st.go) { /* no launch, nor a child in the spare (if ever it got in) */
                 (void)cg_job_remove(cg, st.spare_cg);
-        if (r == 1 && !st.la.entered)
-                return;
-        if (r == 1 && !st.go) { /* the agent gone, or it gave up on the job */
+                if (!st.la.entered)
+                        return; /* the caller waits as a standby without a spare */
+                /* the agent gone, or it gave up on the job */
                 if (st.request == 0 && !st.rep.error)
                         (void)cg_job_remove(cg, st.lr.cg_job);
                 _exit(st.request == -EBADMSG ? SHEPHERD_SETUP_FAILED : SHEPHERD_OK);
