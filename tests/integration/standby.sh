@@ -16,8 +16,12 @@ cluster_up --agents 1 --agent-cpus 2 --agent-mem 1G
 node=${PREFIX}1
 state=$DIR/agent-$node.state
 
-# recorded_shepherd ID: the shepherd pid in a running job's record.
-recorded_shepherd() { jq -r .shepherd_pid "$state/job-$1.json"; }
+# recorded_shepherd ID: the shepherd pid in a running job's record. The controller calls a job
+# running once placed, before the agent's record (CI under load saw it 21 ms later): waited for.
+recorded_shepherd() {
+        wait_for "[ -s '$state/job-$1.json' ]" "job $1's record" 30 >&2
+        jq -r .shepherd_pid "$state/job-$1.json"
+}
 
 v1=0
 [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ] || v1=1
