@@ -1,7 +1,6 @@
 /* state.c - the controller's cluster state machine (see state.h). */
 #include "state.h"
 #include "arrays.h"
-#include "idrank.h"
 #include "state_int.h"
 #include "log.h"
 #include <errno.h>
@@ -19,14 +18,9 @@ void ctl_init(ctl_state *st, const ctl_config *cfg, const ctl_actions *act, void
         sched_index_init(&st->view);
 }
 
-static void idset_free(ctl_idset *s) {
-        free(s->v);
-        *s = (ctl_idset){ 0 };
-}
-
 static void dept_sets_free(ctl_state *st) {
         for (size_t i = 0; st->dept_jobs && i < st->fair.n; i++)
-                idset_free(&st->dept_jobs[i]);
+                ctl_idset_free(&st->dept_jobs[i]);
         free(st->dept_jobs);
         free(st->dept_head);
         free(st->dept_npend);
@@ -77,10 +71,10 @@ void ctl_free(ctl_state *st) {
         dept_sets_free(st);
         fairorder_free(&st->fair);
         sched_dispatcher_free(st->cfg.dispatcher);
-        idset_free(&st->pending_ids);
-        idset_free(&st->running_ids);
+        ctl_idset_free(&st->pending_ids);
+        ctl_idset_free(&st->running_ids);
         for (size_t i = 0; i < st->nusers; i++)
-                idset_free(&st->users[i].live);
+                ctl_idset_free(&st->users[i].live);
         free(st->users);
         for (size_t i = 0; i < st->narecs; i++) {
                 ctl_arec_free(st->arecs[i]);
@@ -91,12 +85,6 @@ void ctl_free(ctl_state *st) {
         jobpool_free(&st->pool);
         *st = (ctl_state){ 0 };
 }
-
-/* id_rank's key: the id of the job v[i] points to. */
-static uint64_t job_ptr_id(const void *v, size_t i) { return ((job *const *)v)[i]->id; }
-
-/* The position of the first of v[lo..hi), in id order, whose id is >= id. O(log n). */
-size_t ctl_jobs_rank(job *const *v, size_t lo, size_t hi, uint64_t id) { return id_rank(v, lo, hi, id, job_ptr_id); }
 
 size_t ctl_first_job_from(const ctl_state *st, uint64_t id) {
         size_t lo = 0, hi = st->njobs; /* jobs are appended in id order */
@@ -114,13 +102,6 @@ job *ctl_find_job(ctl_state *st, uint64_t id) { return jobtable_find(&st->byid, 
 
 /* --- indexes: jobs by id per state and per user, for bulk cancels (state.h, ctl_idset) ------- */
 
-bool ctl_idset_member(const ctl_idset *s, const job *j) {
-        return s->state < 0 ? !job_state_is_terminal(j->state) : (int)j->state == s->state;
-}
-
-/* The position in s of the first entry whose id is >= id. O(log n). */
-size_t ctl_idset_rank(const ctl_idset *s, uint64_t id) { return ctl_jobs_rank(s->v, 0, s->n, id); }
-
 /* The first member of s with an id >= id, or NULL; *visits counts the entries looked at. */
 static job *idset_next(const ctl_idset *s, uint64_t id, size_t *visits) {
         for (size_t i = ctl_idset_rank(s, id); i < s->n; i++) {
@@ -129,42 +110,6 @@ static job *idset_next(const ctl_idset *s, uint64_t id, size_t *visits) {
                         return s->v[i];
         }
         return NULL;
-}
-
-/* Make room in s for n more entries, so that joining cannot fail. Returns 0 or -ENOMEM. */
-int ctl_idset_reserve(ctl_idset *s, size_t n) { return sched_grow(&s->v, &s->cap, s->n + n, sizeof(*s->v)); }
-
-/* j, not a member of s, became one. Returns 0 or -ENOMEM. O(1) for a new job, else O(n). */
-static int idset_join(ctl_idset *s, job *j) {
-        size_t i = s->n > 0 && s->v[s->n - 1]->id < j->id ? s->n : ctl_idset_rank(s, j->id);
-        if (i < s->n && s->v[i] == j) { /* its stale entry: live again */
-                if (s->nstale > 0)
-                        s->nstale--;
-                return 0;
-        }
-        if (ctl_idset_reserve(s, 1) < 0)
-                return -ENOMEM;
-        memmove(&s->v[i + 1], &s->v[i], (s->n - i) * sizeof(*s->v));
-        s->v[i] = j;
-        s->n++;
-        return 0;
-}
-
-/* Drop the stale entries of s. O(n). */
-static void idset_compact(ctl_idset *s) {
-        size_t kept = 0;
-        for (size_t i = 0; i < s->n; i++)
-                if (ctl_idset_member(s, s->v[i]))
-                        s->v[kept++] = s->v[i];
-        s->n = kept;
-        s->nstale = 0;
-}
-
-/* A member of s left it (its state has changed): its entry is stale, and the set is compacted
- * when stale entries pass half of it, O(1) amortised. */
-static void idset_leave(ctl_idset *s) {
-        if (++s->nstale * 2 > s->n)
-                idset_compact(s);
 }
 
 static int uid_cmp(const void *key, const void *elem) {
@@ -210,12 +155,12 @@ void ctl_dept_pending(ctl_state *st, job *j, int sign) {
                 /* a cancel in its blocked head (a start is never there), or a compaction */
                 if (st->dept_head[d].nblocked && ctl_idset_rank(s, j->id) < st->dept_head[d].at)
                         st->dept_head[d] = (ctl_dept_head){ 0 };
-                idset_leave(s);
+                ctl_idset_leave(s);
                 if (s->nstale == 0)
                         st->dept_head[d] = (ctl_dept_head){ 0 };
                 return;
         }
-        if (idset_join(s, j) < 0) {
+        if (ctl_idset_join(s, j) < 0) {
                 log_error("job=%llu out of memory queueing it in its department: the fair order misses it",
                           (unsigned long long)j->id);
                 return;
@@ -231,7 +176,7 @@ void ctl_dept_walked(ctl_state *st) {
         st->dept_walking = false;
         for (size_t d = 0; d < st->fair.n; d++)
                 if (st->dept_jobs[d].nstale * 2 > st->dept_jobs[d].n) {
-                        idset_compact(&st->dept_jobs[d]);
+                        ctl_idset_compact(&st->dept_jobs[d]);
                         st->dept_head[d] = (ctl_dept_head){ 0 };
                 }
 }
@@ -250,7 +195,7 @@ int ctl_index_add(ctl_state *st, job *j) {
                 return 0;
         if (j->state == JOB_PENDING)
                 ctl_dept_pending(st, j, +1);
-        if (idset_join(s, j) < 0 || !(u = ctl_user_jobs_of(st, j->uid, true)) || idset_join(u, j) < 0)
+        if (ctl_idset_join(s, j) < 0 || !(u = ctl_user_jobs_of(st, j->uid, true)) || ctl_idset_join(u, j) < 0)
                 return -ENOMEM;
         return 0;
 }
@@ -265,12 +210,12 @@ void ctl_set_state(ctl_state *st, job *j, job_state to) {
         if (from == into)
                 return;
         if (from)
-                idset_leave(from);
-        if (into && idset_join(into, j) < 0)
+                ctl_idset_leave(from);
+        if (into && ctl_idset_join(into, j) < 0)
                 log_error("job=%llu out of memory indexing it: bulk cancels by state miss it",
                           (unsigned long long)j->id);
         if (from && !into && (u = ctl_user_jobs_of(st, j->uid, false)))
-                idset_leave(u);
+                ctl_idset_leave(u);
 }
 
 void ctl_emit(ctl_state *st, const job *j, const char *node, const char *what, const char *reason) {
@@ -693,12 +638,12 @@ void ctl_tidy(ctl_state *st) {
 
 void ctl_forget_ended(ctl_state *st) {
         ctl_tidy(st); /* the queue's cancelled entries name ended jobs */
-        idset_compact(&st->pending_ids);
-        idset_compact(&st->running_ids);
+        ctl_idset_compact(&st->pending_ids);
+        ctl_idset_compact(&st->running_ids);
         for (size_t i = 0; i < st->nusers; i++)
-                idset_compact(&st->users[i].live);
+                ctl_idset_compact(&st->users[i].live);
         for (size_t i = 0; st->dept_jobs && i < st->fair.n; i++) {
-                idset_compact(&st->dept_jobs[i]);
+                ctl_idset_compact(&st->dept_jobs[i]);
                 st->dept_head[i] = (ctl_dept_head){ 0 };
         }
         size_t kept = 0;

@@ -8,6 +8,7 @@
 #include "family.h"
 #include "depts.h"
 #include "fairorder.h"
+#include "idset.h"
 #include "job.h"
 #include "jobtable.h"
 #include "jobpool.h"
@@ -152,17 +153,6 @@ typedef struct ctl_dept_head {
         size_t nblocked;
         ctl_queue_traits blocked;
 } ctl_dept_head;
-
-/* Jobs ordered by id, so that a bulk cancel reaches the k jobs it ends in O(k log n) without
- * walking the others (state.c, "indexes"): the jobs in one state (JOB_PENDING, JOB_RUNNING) or
- * live (state -1: either). A job that leaves stays as a stale entry until stale ones pass half
- * and the set is compacted, so that leaving is O(1) amortised; joining appends (ids grow),
- * but for a requeued job, which goes back in its place. */
-typedef struct ctl_idset {
-        job **v; /* by id, stale entries included */
-        size_t n, cap, nstale;
-        int state;
-} ctl_idset;
 
 /* One user's live jobs. */
 typedef struct ctl_user_jobs {

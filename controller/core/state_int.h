@@ -10,12 +10,6 @@ static inline int64_t ctl_earliest(int64_t a, int64_t b) { return !a ? b : !b ? 
 
 /* --- state.c --- */
 
-/* The position of the first of v[lo..hi), in id order, whose id is >= id. O(log n). */
-size_t ctl_jobs_rank(job *const *v, size_t lo, size_t hi, uint64_t id);
-/* Whether j, an entry of s, is a member of it (not a stale entry). */
-bool ctl_idset_member(const ctl_idset *s, const job *j);
-/* The position in s of the first entry whose id is >= id. O(log n). */
-size_t ctl_idset_rank(const ctl_idset *s, uint64_t id);
 /* The live jobs of uid, added empty when add is set and they are missing; NULL when missing. */
 ctl_idset *ctl_user_jobs_of(ctl_state *st, uid_t uid, bool add);
 /* Count delta jobs of uid in group (NULL: none) in or out of the pending tallies. */
@@ -33,8 +27,6 @@ int ctl_queue_pending(ctl_state *st, job *j);
 int ctl_pending_reserve(ctl_state *st, size_t n);
 /* Index j, a job new to the state. Returns 0 or -ENOMEM. */
 int ctl_index_add(ctl_state *st, job *j);
-/* Make room in s for n more entries. Returns 0 or -ENOMEM. */
-int ctl_idset_reserve(ctl_idset *s, size_t n);
 /* Move j to state to, and its entries in the indexes with it. */
 void ctl_set_state(ctl_state *st, job *j, job_state to);
 /* Count j in (sign +1) or out of (-1) the pending tallies of its user and department. */
