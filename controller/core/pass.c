@@ -459,7 +459,7 @@ static long pass_arrivals(ctl_state *st, size_t *offered, long *placed) {
         return launched;
 }
 
-/* --- EASY and NetBatch's reservations a job at a time ----------------------------------------
+/* --- EASY, NetBatch's reservations and a nice order, a job at a time ------------------------
  * EASY's pass (backfill.h) stops taking jobs once it holds its reservation and nothing as small
  * as the least request pending (st->pending_floor) fits any node: a pass after an end that made
  * room for one job reads the queue's head, not its tail. NetBatch's (order = reserve: a job that
@@ -468,14 +468,23 @@ static long pass_arrivals(ctl_state *st, size_t *offered, long *placed) {
  * time, each marked as it is read; where the pass stops, the jobs behind keep the reason the
  * last pass that read them gave (they could not start: none fits now). The arrays' throttles
  * and the running limits are counted as the jobs are read (ctl_array_admit, ctl_limit_admit),
- * in that order, as the whole list's filters count them. Whatever else filters the whole
- * offered list (a nice order, strays' earlier attempts) or needs the jobs choosing nodes apart
- * (pending_choosy) takes the whole queue as before. */
+ * in that order, as the whole list's filters count them. While a pending job has a nice value,
+ * strict FIFO is read so too, since a window of the queue cannot hold a user's reordered jobs:
+ * each place a job takes goes to its owner's next job by nice value (st->nice), as
+ * ctl_wait_nice reorders a whole list between the throttles and the running limits. Whatever
+ * else filters the whole offered list (strays' earlier attempts; throttles beside a nice order,
+ * since a throttle counts the tasks in the queue's order, before the reordering) or needs the
+ * jobs choosing nodes apart (pending_choosy) takes the whole queue as before, and so does the
+ * fair order with a nice value. */
 
 static bool a_job_at_a_time(const ctl_state *st) {
         const ctl_config *c = &st->cfg;
-        bool reserve = c->order == SCHED_RESERVE && c->policy != SCHED_MAX_JOBS && !c->dispatcher && !c->scan;
-        return (ctl_easy_on(st) || reserve) && !st->pending_choosy && !st->nice_seen && st->nstrays == 0;
+        bool indexed = c->policy != SCHED_MAX_JOBS && !c->dispatcher && !c->scan;
+        if (st->pending_choosy || st->nstrays > 0)
+                return false;
+        if (st->nice_seen)
+                return indexed && st->nice.on && !st->throttle_seen && !fair_order_on(st);
+        return ctl_easy_on(st) || (c->order == SCHED_RESERVE && indexed);
 }
 
 /* What a pass read a job at a time counts of the jobs it offered so far, for the arrays'
@@ -490,12 +499,16 @@ static bool filters_admit(ctl_state *st, read_filters *f, job *j) {
         return ctl_array_admit(&f->loads, j) && ctl_limit_admit(st, f->limits, j);
 }
 
+/* niceorder_next's take: whether j may start now (marked as a pass marks it). */
+static bool mark_offerable(void *arg, job *j) { return !ctl_wait_mark_job(arg, j); }
+
 /* The queue read a job at a time (sched_job_list): the next pending job that may start, viewed
  * into st->pass_jobs; traits: of every job read, blocked or not. */
 typedef struct queue_reader {
         ctl_state *st;
         read_filters filters;
         size_t next, offered;
+        bool reordered; /* a nice order took a job out of its place: maybe one behind next */
         ctl_queue_traits traits;
 } queue_reader;
 
@@ -504,14 +517,25 @@ static int read_queue(void *arg, sched_job *out) {
         ctl_state *st = q->st;
         while (q->next < st->npending) {
                 size_t at = q->next++;
-                traits_add(&q->traits, st->pending[at]);
-                if (ctl_wait_mark_job(st, st->pending[at])) { /* held, a dependency, a begin time */
+                job *j = st->pending[at];
+                traits_add(&q->traits, j);
+                if (ctl_wait_mark_job(st, j)) { /* held, a dependency, a begin time */
                         blocked_head_grow(st, at + 1);
                         continue;
                 }
-                if (!filters_admit(st, &q->filters, st->pending[at]))
-                        continue; /* a throttle, a running limit */
-                view_job(st, q->offered, st->pending[at]);
+                if (!ctl_array_admit(&q->filters.loads, j))
+                        continue; /* a throttle */
+                /* A nice order gives j's place to its owner's next job in it (the place is
+                 * skipped only if the index lost a job to memory: none can be offered twice). */
+                if (st->nice_seen) {
+                        job *taker = niceorder_next(&st->nice, j, mark_offerable, st, &st->pass_visits);
+                        q->reordered |= taker != j;
+                        if (!(j = taker))
+                                continue;
+                }
+                if (!ctl_limit_admit(st, q->filters.limits, j))
+                        continue; /* a running limit */
+                view_job(st, q->offered, j);
                 *out = st->pass_jobs[q->offered++];
                 return 1;
         }
@@ -546,6 +570,14 @@ static long place_over(ctl_state *st, int (*next)(void *, sched_job *), void *ar
         return launch_placed(st, true, *placed);
 }
 
+/* The jobs of st->pass_out[0..launched) leave the queue. */
+static void leave_queue(ctl_state *st, long launched) {
+        if (st->pending_unsorted)
+                ctl_compact_pending_range(st, 0, st->npending);
+        else
+                drop_started(st, UINT64_MAX, launched);
+}
+
 /* A whole-queue pass reading the queue as far as it can place. Returns how many were launched,
  * or -ENOMEM; *offered, *placed as pass(). */
 static long pass_reading(ctl_state *st, size_t *offered, long *placed) {
@@ -554,12 +586,16 @@ static long pass_reading(ctl_state *st, size_t *offered, long *placed) {
         st->next_begin_usec = q.traits.begin; /* the marks find an earlier one */
         if (pass_room(st) < 0)
                 return -ENOMEM;
+        niceorder_begin(&st->nice);
         long launched = place_over(st, read_queue, &q, &q.filters, &q.offered, offered, placed);
         if (launched < 0)
                 return launched;
+        ctl_wait_blocker(st, st->pass_jobs, *offered, *placed); /* strict FIFO's, read in a nice order */
         if (q.next == st->npending)
                 traits_found(st, &q.traits); /* read whole, the blocked head's traits kept */
         ctl_compact_pending_range(st, head, q.next - head);
+        if (q.reordered) /* jobs launched from behind where it read leave too */
+                leave_queue(st, launched);
         return launched;
 }
 
@@ -696,14 +732,6 @@ static void wait_for_caps(ctl_state *st, fair_reader *r) {
         }
         if (r->picked + r->passed_over + nheld + r->in_heads >= r->total) /* all read, or in a blocked head */
                 traits_found(st, &r->traits);
-}
-
-/* The jobs of st->pass_out[0..launched) leave the queue. */
-static void leave_queue(ctl_state *st, long launched) {
-        if (st->pending_unsorted)
-                ctl_compact_pending_range(st, 0, st->npending);
-        else
-                drop_started(st, UINT64_MAX, launched);
 }
 
 /* Offer the order a window at a time while each is placed whole (windowed_order), else whole.

@@ -69,6 +69,7 @@ void ctl_free(ctl_state *st) {
         free(st->run_v);
         free(st->run_jobs);
         dept_sets_free(st);
+        niceorder_free(&st->nice);
         fairorder_free(&st->fair);
         sched_dispatcher_free(st->cfg.dispatcher);
         ctl_idset_free(&st->pending_ids);
@@ -193,11 +194,34 @@ int ctl_index_add(ctl_state *st, job *j) {
         ctl_idset *s = state_ids(st, j->state), *u;
         if (!s)
                 return 0;
-        if (j->state == JOB_PENDING)
+        if (j->state == JOB_PENDING) {
                 ctl_dept_pending(st, j, +1);
+                ctl_nice_pending(st, j, +1);
+        }
         if (ctl_idset_join(s, j) < 0 || !(u = ctl_user_jobs_of(st, j->uid, true)) || ctl_idset_join(u, j) < 0)
                 return -ENOMEM;
         return 0;
+}
+
+static void nice_index_failed(const job *j) {
+        log_error("job=%llu out of memory indexing it by nice value: its user's places go to their other jobs",
+                  (unsigned long long)j->id);
+}
+
+void ctl_nice_pending(ctl_state *st, job *j, int sign) {
+        int r = 0;
+        if (st->nice.on)
+                r = niceorder_pending(&st->nice, j, sign);
+        else if (sign > 0 && j->spec.nice != 0) /* the first: the pending jobs, then j */
+                r = niceorder_build(&st->nice, &st->pending_ids) < 0 ? -ENOMEM : niceorder_pending(&st->nice, j, +1);
+        if (r < 0)
+                nice_index_failed(j);
+}
+
+void ctl_nice_changed(ctl_state *st, job *j, int was) {
+        if (j->spec.nice != was &&
+            (st->nice.on ? niceorder_renice(&st->nice, j, was) : niceorder_build(&st->nice, &st->pending_ids)) < 0)
+                nice_index_failed(j);
 }
 
 /* Move j to state to, and its entries in the indexes with it. */
@@ -205,8 +229,10 @@ void ctl_set_state(ctl_state *st, job *j, job_state to) {
         ctl_idset *from = state_ids(st, j->state), *into = state_ids(st, to), *u;
         bool was_pending = j->state == JOB_PENDING;
         j->state = to;
-        if (was_pending != (to == JOB_PENDING))
+        if (was_pending != (to == JOB_PENDING)) {
                 ctl_dept_pending(st, j, was_pending ? -1 : +1);
+                ctl_nice_pending(st, j, was_pending ? -1 : +1);
+        }
         if (from == into)
                 return;
         if (from)
@@ -502,6 +528,7 @@ static int dept_sets_build(ctl_state *st) {
 int ctl_set_depts(ctl_state *st, int fairness) {
         static const depts none;
         dept_sets_free(st);
+        niceorder_free(&st->nice);
         fairorder_free(&st->fair);
         st->cfg.fairness = fairness;
         ctl_schedule_dirty(st); /* new weights, caps or users reorder the queue */
@@ -640,6 +667,7 @@ void ctl_forget_ended(ctl_state *st) {
         ctl_tidy(st); /* the queue's cancelled entries name ended jobs */
         ctl_idset_compact(&st->pending_ids);
         ctl_idset_compact(&st->running_ids);
+        niceorder_compact(&st->nice);
         for (size_t i = 0; i < st->nusers; i++)
                 ctl_idset_compact(&st->users[i].live);
         for (size_t i = 0; st->dept_jobs && i < st->fair.n; i++) {

@@ -9,6 +9,7 @@
 #include "depts.h"
 #include "fairorder.h"
 #include "idset.h"
+#include "niceorder.h"
 #include "job.h"
 #include "jobtable.h"
 #include "jobpool.h"
@@ -224,6 +225,7 @@ typedef struct ctl_state {
         int64_t clock_usec;
         int64_t next_begin_usec;
         bool nice_seen;
+        niceorder nice;       /* each owner's pending jobs by nice value, once a job had one (pass.c reads it) */
         bool throttle_seen;   /* a pending job may be of a throttled array: passes count its tasks (arrays.c);
                                * kept as nice_seen is */
         uint64_t reserved_id; /* the job the last EASY pass reserved a start for (reservation.c), or 0 */

@@ -36,6 +36,11 @@ void ctl_tally_job(ctl_state *st, const job *j, int sign);
  * (st->nice_seen) or belongs to a throttled array (st->throttle_seen). Every pending job
  * passes here: nothing else sets the three. */
 void ctl_pending_noted(ctl_state *st, const job *j);
+/* j joins (sign +1) or leaves (-1) the pending jobs, st->pending_ids not yet told: its owner's
+ * jobs in nice order follow (st->nice, built when the first job with a nice value comes). */
+void ctl_nice_pending(ctl_state *st, job *j, int sign);
+/* Pending job j's nice value was was: its place in st->nice follows. */
+void ctl_nice_changed(ctl_state *st, job *j, int was);
 /* j joins (sign +1) or leaves (-1) the pending jobs of its leaf department (st->dept_jobs). */
 void ctl_dept_pending(ctl_state *st, job *j, int sign);
 /* A fair pass's walk of the departments' sets ended (it set st->dept_walking, which keeps the

@@ -262,8 +262,10 @@ int ctl_update(ctl_state *st, uint64_t id, uid_t uid, const ctl_update_req *u, c
         j->spec.req = req;
         ctl_dept_request_changed(st, j, was);
         j->spec.time_limit_usec = limit;
+        int nice_was = j->spec.nice;
         if (u->nice != INT_MIN)
                 j->spec.nice = u->nice;
+        ctl_nice_changed(st, j, nice_was);
         ctl_pending_noted(st, j);
         changed(st, j, "updated", uid);
         return 0;

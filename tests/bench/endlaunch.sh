@@ -21,12 +21,16 @@
 # its own controller config, in place of CONTROLLER_CONFIG.
 # HELD=K: K jobs on hold are submitted before the PENDING ones (the queue's head, which no pass
 # may start), and cancelled with them.
+# NICE=K: K jobs of nice 10 are queued ahead of the PENDING ones, of the same user, while a
+# job of 2 s holds the CPU: each place of theirs goes to the user's next job of nice 0, which
+# passes find by nice value (they are cancelled with the rest).
 # Issue 22's goal: the queued p50 <= 2 ms, a pass whose cost does not grow with the queue.
 set -euo pipefail
 pending=${1:-100000}
 n=${2:-500}
 capped=${CAPPED:-0}
 held_first=${HELD:-0}
+nice_first=${NICE:-0}
 bin=$(cd "${COLONY_BIN:?set COLONY_BIN to the bin directory of a build}" && pwd)
 command -v jq >/dev/null || { echo "jq is needed" >&2; exit 1; }
 dir=$(mktemp -d /tmp/colony-endlaunch-XXXXXX)
@@ -77,9 +81,15 @@ for ((i = 0; i < 600; i++)); do # all ended (but capped's long job)
 done
 baseline=$(gaps "$t0" "$n")
 
-log "queued: $pending jobs from four clients, after $held_first on hold"
+log "queued: $pending jobs from four clients, after $held_first on hold, after $nice_first of nice 10"
 if [ "$held_first" -gt 0 ]; then
         "$bin/bench_submit" --socket "$COLONY_SOCKET" --clients 1 --jobs "$held_first" --cpus 1 --mem 1M --hold >/dev/null
+fi
+if [ "$nice_first" -gt 0 ]; then
+        "$bin/colony" submit --cpus 1 --mem 1M "${held[@]}" -- /bin/sleep 2 >/dev/null
+        for ((i = 0; i < nice_first; i++)); do
+                "$bin/colony" submit --nice 10 --cpus 1 --mem 1M "${held[@]}" -- /bin/true >/dev/null
+        done
 fi
 "$bin/bench_submit" --socket "$COLONY_SOCKET" --clients 4 --jobs $((pending / 4)) --cpus 1 --mem 1M "${held[@]}" \
         >"$dir/submit.json"
@@ -100,5 +110,6 @@ fi
 queued=$(gaps "$t1" "$n")
 jq -nc --argjson pending "$pending" --argjson base "$baseline" --argjson queued "$queued" --argjson left "$left" \
         --argjson submit "$(cat "$dir/submit.json")" --argjson capped "$capped" --argjson held "$held_first" \
+        --argjson nice "$nice_first" \
         '{end_to_next_launch_ms: {baseline: $base, queued: $queued}, pending: $pending, pending_when_measured: $left,
-          held_first: $held, capped: ($capped == 1), submitted_per_s: $submit.jobs_per_s}'
+          held_first: $held, nice_first: $nice, capped: ($capped == 1), submitted_per_s: $submit.jobs_per_s}'

@@ -390,6 +390,46 @@ START_TEST(tasks_an_arrays_record_makes_with_a_nice_value_order_their_users_jobs
 }
 END_TEST
 
+/* A nice value reorders its user's jobs without a pass reading the queue whole (st->nice): in
+ * each order that reads it a job at a time, a pass after an end that makes room for one job
+ * looks at a few of 20,000 pending jobs, and gives the user's first place to the user's first
+ * job in nice order. A job's new nice value moves it. */
+START_TEST(a_nice_order_is_read_only_as_far_as_a_pass_places) {
+        enum { N = 20000 };
+        static uint64_t ids[N];
+        st.cfg.order = (sched_order)_i;
+        st.cfg.max_pending = 2 * N;
+        ctl_node *n = node("a", 1000, 1024 * MiB, NULL, 0);
+        uint64_t first = submit_as(1000, 1000, MiB);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        uint64_t other = submit_as(1001, 1000, MiB);
+        uint64_t late = submit_array_with(1, 1000, 10, 0); /* user 1000's first place, nice 10 */
+        for (size_t i = 0; i < N; i++)
+                ids[i] = submit_as(1000 + (uid_t)(i % 2), 1000, MiB);
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        ck_assert(st.nice_seen);
+        finish_ok(n, first);
+        st.pass_visits = 0;
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_uint_eq(rec.launch_ids[rec.launched - 1], other);
+        ck_assert_uint_lt(st.pass_visits, 16);
+        finish_ok(n, other);
+        st.pass_visits = 0;
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_uint_eq(rec.launch_ids[rec.launched - 1], ids[0]); /* in late's place */
+        ck_assert_uint_lt(st.pass_visits, 16);
+        ctl_update_req u = { .mcpu = -1, .mem = -1, .nice = 0, .time_limit_usec = INT64_MIN, .gpus = -1 };
+        ck_assert_int_eq(ctl_update(&st, late, 0, &u, err), 0);
+        finish_ok(n, ids[0]);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_uint_eq(rec.launch_ids[rec.launched - 1], late); /* its id first among nice 0 */
+        ck_assert_int_eq(ctl_find_job(&st, ids[1])->state, JOB_PENDING);
+        finish_ok(n, late);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_uint_eq(rec.launch_ids[rec.launched - 1], ids[1]);
+}
+END_TEST
+
 /* And for a throttle: the tasks a record makes are held to their array's throttle (2). */
 START_TEST(tasks_an_arrays_record_makes_keep_its_throttle) {
         (void)array_back_after_a_pass_without_it(100, 0, 2);
@@ -899,7 +939,9 @@ static void both_submit(ctl_state *const both[2], const char *group, uint64_t r,
                                   .group = group ? strdup(group) : NULL,
                                   .req = { .mcpu = 250 * (int64_t)(1 + (r >> 8) % 12),
                                            .mem = 64 * MiB * (int64_t)(1 + (r >> 16) % 24) },
-                                  .nice = (r >> 52) % 16 == 0 ? 10 : 0, /* now and then: passes read it all */
+                                  .nice = (r >> 52) % 16 == 0   ? 10
+                                          : (r >> 52) % 16 == 1 ? 5
+                                                                : 0, /* now and then */
                                   .hold = (r >> 44) % 8 == 0,
                                   .dependency = before ? strdup(dep) : NULL };
                 spec.argv[0] = strdup("/bin/true");
@@ -948,6 +990,13 @@ static void both_cancel(ctl_state *const both[2], uint64_t id, int step) {
                 ck_assert_int_eq(ctl_cancel(both[k], id, 0, step, err), 0);
 }
 
+/* Pending job id takes nice value nice on both. */
+static void both_update_nice(ctl_state *const both[2], uint64_t id, int nice) {
+        ctl_update_req u = { .mcpu = -1, .mem = -1, .nice = nice, .time_limit_usec = INT64_MIN, .gpus = -1 };
+        for (int k = 0; k < 2; k++)
+                ck_assert_int_eq(ctl_update(both[k], id, 0, &u, err), 0);
+}
+
 /* Pending job id asks mcpu milli-cores on both. */
 static void both_update_cpus(ctl_state *const both[2], uint64_t id, int64_t mcpu) {
         ctl_update_req u = { .mcpu = mcpu, .mem = -1, .nice = INT_MIN, .time_limit_usec = INT64_MIN, .gpus = -1 };
@@ -955,12 +1004,13 @@ static void both_update_cpus(ctl_state *const both[2], uint64_t id, int64_t mcpu
                 ck_assert_int_eq(ctl_update(both[k], id, 0, &u, err), 0);
 }
 
-/* A pass that skips what the last one settled, or the blocked head, or an EASY pass that stops
- * reading the queue where nothing more fits, places exactly what a full pass would, whatever the
- * heuristic and order, with running limits per user or without, through submissions (some held,
- * some after a running job), ends, cancels, holds, releases, updates of requests and passes in
- * any sequence: the same steps are played on st and on a reference
- * made to read every job each time. */
+/* A pass that skips what the last one settled, or the blocked head, or one that stops reading
+ * the queue where nothing more fits (EASY, NetBatch's reservations, any order while a nice value
+ * reorders a user's jobs), places exactly what a full pass would, whatever the heuristic and
+ * order, with running limits per user or without, through submissions (some held, some after a
+ * running job, some nice), ends, cancels, holds, releases, updates of requests and of nice
+ * values and passes in any sequence: the same steps are played on st and on a reference made to
+ * read every job each time. */
 START_TEST(a_settled_pass_places_what_a_full_pass_would) {
         static const ctl_actions logged = { no_persist, log_launch, rec_cancel, no_end, rec_drop, NULL, NULL };
         static launch_log got, want;
@@ -994,6 +1044,8 @@ START_TEST(a_settled_pass_places_what_a_full_pass_would) {
                         both_finish(both, j->id, step);
                 else if (what == 7 && (j = nth_in(JOB_PENDING, r >> 20)))
                         both_cancel(both, j->id, step);
+                else if (what == 8 && (j = nth_in(JOB_PENDING, r >> 20)) && (r >> 36) % 4 == 0)
+                        both_update_nice(both, j->id, (int)(r >> 38) % 3 * 5);
                 else if (what == 8 && (j = nth_in(JOB_PENDING, r >> 20)))
                         both_update_cpus(both, j->id, 100 * (int64_t)(1 + (r >> 8) % 4)); /* below any submission */
                 else {
@@ -2020,6 +2072,8 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, easy_reads_the_tasks_of_an_arrays_record);
         tcase_add_test(tc, easy_reads_tasks_an_arrays_record_makes_after_the_floor_rose);
         tcase_add_test(tc, tasks_an_arrays_record_makes_with_a_nice_value_order_their_users_jobs);
+        tcase_add_loop_test(tc, a_nice_order_is_read_only_as_far_as_a_pass_places, SCHED_STRICT_FIFO,
+                            SCHED_RESERVE + 1);
         tcase_add_test(tc, tasks_an_arrays_record_makes_keep_its_throttle);
         tcase_add_loop_test(tc, fair_passes_read_the_departments_as_kept, 0, 12);
         tcase_add_test(tc, a_requeued_job_is_its_departments_next_in_the_fair_order);
