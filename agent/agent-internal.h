@@ -61,6 +61,9 @@ typedef struct agent_job {
         int64_t exec_usec;                 /* CLOCK_REALTIME when this agent learnt of its exec; 0 before,
                                             * and for a re-adopted job (timelimit.h) */
         uint64_t weights_seq;              /* the agent's weights_seq when its launch message came */
+        /* The spare cgroup of the standby that took it (v1: renamed the job's, or removed once
+         * the launch is told), which its shepherd, killed before that, leaves to the agent. */
+        char standby_spare[JOBFILE_CGROUP_MAX];
 } agent_job;
 
 struct agent {

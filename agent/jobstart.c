@@ -144,6 +144,11 @@ static int on_shepherd_exit(sd_event_source *s, const siginfo_t *si, void *userd
         if (si->si_code != CLD_EXITED || si->si_status != 0)
                 log_warning(JOB_FMT ": shepherd %d ended with %s %d", JOB_ARGS(j), (int)si->si_pid,
                             si->si_code == CLD_EXITED ? "status" : "signal", si->si_status);
+        /* Killed (a launch past its deadline, or from outside), a standby left its spare: the
+         * job's now (gone by that name), or one shepherd_finish had yet to remove. */
+        if (si->si_code != CLD_EXITED && j->standby_spare[0] &&
+            jobsync_remove_cgroup(j->agent->sync, j->agent->cg, 0, j->standby_spare) < 0)
+                log_warning(JOB_FMT ": out of memory removing cgroup %s", JOB_ARGS(j), j->standby_spare);
         /* What it wrote before it went may not have been read yet. */
         if (j->progress)
                 on_progress(j->progress, sd_event_source_get_io_fd(j->progress), EPOLLIN, j);
@@ -249,8 +254,10 @@ static int get_shepherd(agent_job *j, const launch_req *req, shepherd *sh, char 
                 *sh = a->standby;
                 a->standby.pid = 0;
         }
-        if (r == 0 && (r = shepherd_hand(sh, msg, len, err, errlen)) == 0)
+        if (r == 0 && (r = shepherd_hand(sh, msg, len, err, errlen)) == 0) {
+                snprintf(j->standby_spare, sizeof(j->standby_spare), "%s", a->standby_spare);
                 return 0;
+        }
         if (r == -ESRCH)
                 shepherd_abort(sh); /* reaps it */
         if (r == -EBUSY)

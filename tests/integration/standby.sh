@@ -9,7 +9,8 @@
 # On v1 the standby starts its next job's process ahead, in a spare cgroup beside the last job's
 # (standby_ahead_run): checked, that process waits in spare-<standby> in every hierarchy; the
 # job then runs in job-<id> in every hierarchy with the spare gone; a job of another department
-# runs in that department's cgroup, the spare removed; a standby killed leaves no spare.
+# runs in that department's cgroup, the spare removed; a standby killed leaves no spare, nor
+# does a shepherd killed while it launches a job of another department.
 . "$(dirname "$0")/lib.sh"
 
 cluster_up --agents 1 --agent-cpus 2 --agent-mem 1G
@@ -114,6 +115,21 @@ fi
 touch "$DIR/gate"
 wait_state "$id" completed 60
 note "job $id of department physics ran in its department's cgroup; standby $standby's spare beside the last job's removed"
+
+# A shepherd killed while it launches a job of another department, its child held by strace in
+# the mkdir there: the spare it had yet to remove goes all the same (the agent's).
+if [ "$v1" = 1 ] && command -v strace >/dev/null; then
+        standby=$(wait_standby "$apid")
+        strace_attach "$apid" "$DIR/strace-spare.out" -f -qq -e trace=mkdir,mkdirat \
+                -e inject=mkdir,mkdirat:delay_enter=300000000:when=1
+        id=$(colony submit --cpus 1 --mem 32M --group chemistry -- true)
+        wait_for "grep -q dept-chemistry '$DIR/strace-spare.out'" "job $id's department held in mkdir" 30
+        kill -9 "$standby"
+        kill_wait "$STRACE_PID" # the child, let go, dies with its parent (PR_SET_PDEATHSIG)
+        wait_state "$id" failed 60
+        wait_for '[ -z "$(spares_of "$standby")" ]' "the removal of spare-$standby, its shepherd killed" 10
+        note "job $id: shepherd $standby killed as it made another department's cgroup; its spare removed"
+fi
 
 # A standby killed from outside (the one kept): reaped, and the next job runs.
 standby=$(wait_standby "$apid" "$standby")
