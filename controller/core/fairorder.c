@@ -82,6 +82,13 @@ bool fairorder_has_depts(const fairorder *fo) {
         return fo->n > 2; /* the root and the default department are always there */
 }
 
+bool fairorder_has_caps(const fairorder *fo) {
+        for (size_t i = 0; i < fo->n; i++)
+                if (fo->nodes[i].cap < 1)
+                        return true;
+        return false;
+}
+
 uint32_t fairorder_dept(const fairorder *fo, const char *group) {
         uint32_t deflt = (uint32_t)fo->n - 1;
         size_t lo = 0, hi = fo->n;

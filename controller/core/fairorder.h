@@ -75,6 +75,8 @@ void fairorder_free(fairorder *fo);
 /* Whether the tree has a configured department: without one every job is in the default
  * department and the order is the submission order. */
 bool fairorder_has_depts(const fairorder *fo);
+/* Whether a department of the tree has a cap (below 1): the order then holds jobs back. */
+bool fairorder_has_caps(const fairorder *fo);
 /* The node a job of group runs under: its leaf department, or the default one (NULL group,
  * unknown, or not a leaf). O(log D). */
 uint32_t fairorder_dept(const fairorder *fo, const char *group);

@@ -76,7 +76,6 @@ static const ctl_queue_traits no_traits = {
 
 static void traits_add(ctl_queue_traits *t, const job *j) {
         t->floor = res_min(t->floor, j->spec.req);
-        t->nice |= j->spec.nice != 0;
         t->throttle |= j->spec.array_throttle != 0;
         if (j->wait == JOB_WAIT_BEGIN)
                 t->begin = ctl_earliest(t->begin, j->spec.begin_usec);
@@ -85,16 +84,14 @@ static void traits_add(ctl_queue_traits *t, const job *j) {
 /* t becomes the traits of its jobs and of those of more. */
 static void traits_merge(ctl_queue_traits *t, const ctl_queue_traits *more) {
         t->floor = res_min(t->floor, more->floor);
-        t->nice |= more->nice;
         t->throttle |= more->throttle;
         t->begin = ctl_earliest(t->begin, more->begin);
 }
 
-/* Every pending job went to traits_add: t is the queue's. Once the last job with a nice value
- * or of a throttled array has gone, passes read a window, or a job at a time, again. */
+/* Every pending job went to traits_add: t is the queue's. Once the last job of a throttled
+ * array has gone, passes read a window, or a job at a time, again. */
 static void traits_found(ctl_state *st, const ctl_queue_traits *t) {
         st->pending_floor = t->floor;
-        st->nice_seen = t->nice;
         st->throttle_seen = t->throttle;
 }
 
@@ -475,7 +472,8 @@ static long pass_arrivals(ctl_state *st, size_t *offered, long *placed) {
  * else filters the whole offered list (strays' earlier attempts; throttles beside a nice order,
  * since a throttle counts the tasks in the queue's order, before the reordering) or needs the
  * jobs choosing nodes apart (pending_choosy) takes the whole queue as before, and so does the
- * fair order with a nice value. */
+ * fair order with a nice value and a department's cap: a cap counts the jobs the walk hands
+ * out, and the whole list's nice order permutes those alone. */
 
 static bool a_job_at_a_time(const ctl_state *st) {
         const ctl_config *c = &st->cfg;
@@ -483,7 +481,8 @@ static bool a_job_at_a_time(const ctl_state *st) {
         if (st->pending_choosy || st->nstrays > 0)
                 return false;
         if (st->nice_seen)
-                return indexed && st->nice.on && !st->throttle_seen && !fair_order_on(st);
+                return indexed && st->nice.on && !st->throttle_seen &&
+                       (!fair_order_on(st) || !fairorder_has_caps(&st->fair));
         return ctl_easy_on(st) || (c->order == SCHED_RESERVE && indexed);
 }
 
@@ -492,15 +491,28 @@ static bool a_job_at_a_time(const ctl_state *st) {
 typedef struct read_filters {
         ctl_array_loads loads;
         ctl_limit_counts *limits;
+        bool on;        /* place_over reads through them */
+        bool reordered; /* a nice order gave a place to another job: maybe one not read yet */
 } read_filters;
-
-/* Whether j, read next, passes the throttles then the running limits, the whole list's order. */
-static bool filters_admit(ctl_state *st, read_filters *f, job *j) {
-        return ctl_array_admit(&f->loads, j) && ctl_limit_admit(st, f->limits, j);
-}
 
 /* niceorder_next's take: whether j may start now (marked as a pass marks it). */
 static bool mark_offerable(void *arg, job *j) { return !ctl_wait_mark_job(arg, j); }
+
+/* The job to offer for j, read next, through the whole list's filters in their order: the
+ * throttles; in a nice order, j's place then goes to its owner's next job by nice value (none
+ * only if the index lost a job to memory: none is offered twice); that one, the running
+ * limits. NULL: the place is passed over. */
+static job *filters_admit(ctl_state *st, read_filters *f, job *j) {
+        if (!ctl_array_admit(&f->loads, j))
+                return NULL;
+        if (st->nice_seen && f->on) { /* else offer() reorders the whole list */
+                job *taker = niceorder_next(&st->nice, j, mark_offerable, st, &st->pass_visits);
+                f->reordered |= taker != j;
+                if (!(j = taker))
+                        return NULL;
+        }
+        return ctl_limit_admit(st, f->limits, j) ? j : NULL;
+}
 
 /* The queue read a job at a time (sched_job_list): the next pending job that may start, viewed
  * into st->pass_jobs; traits: of every job read, blocked or not. */
@@ -508,7 +520,6 @@ typedef struct queue_reader {
         ctl_state *st;
         read_filters filters;
         size_t next, offered;
-        bool reordered; /* a nice order took a job out of its place: maybe one behind next */
         ctl_queue_traits traits;
 } queue_reader;
 
@@ -523,18 +534,8 @@ static int read_queue(void *arg, sched_job *out) {
                         blocked_head_grow(st, at + 1);
                         continue;
                 }
-                if (!ctl_array_admit(&q->filters.loads, j))
-                        continue; /* a throttle */
-                /* A nice order gives j's place to its owner's next job in it (the place is
-                 * skipped only if the index lost a job to memory: none can be offered twice). */
-                if (st->nice_seen) {
-                        job *taker = niceorder_next(&st->nice, j, mark_offerable, st, &st->pass_visits);
-                        q->reordered |= taker != j;
-                        if (!(j = taker))
-                                continue;
-                }
-                if (!ctl_limit_admit(st, q->filters.limits, j))
-                        continue; /* a running limit */
+                if (!(j = filters_admit(st, &q->filters, j)))
+                        continue; /* a throttle, a running limit */
                 view_job(st, q->offered, j);
                 *out = st->pass_jobs[q->offered++];
                 return 1;
@@ -554,11 +555,13 @@ static long place_over(ctl_state *st, int (*next)(void *, sched_job *), void *ar
         st->pass_selective = 0;
         ctl_array_loads_start(st, &filters->loads);
         filters->limits = ctl_limit_counts_new(st);
+        filters->on = true;
+        niceorder_begin(&st->nice);
         *placed = easy ? ctl_easy_place_from(st, &list, st->pass_out)
                        : sched_index_place_from(&st->view, st->cfg.policy, &list, st->cfg.order, st->pass_out);
         ctl_array_loads_free(&filters->loads);
         free(filters->limits);
-        *filters = (read_filters){ 0 };
+        *filters = (read_filters){ .reordered = filters->reordered };
         *offered = *viewed;
         if (*placed < 0) {
                 for (size_t i = 0; i < st->nnodes; i++)
@@ -586,7 +589,6 @@ static long pass_reading(ctl_state *st, size_t *offered, long *placed) {
         st->next_begin_usec = q.traits.begin; /* the marks find an earlier one */
         if (pass_room(st) < 0)
                 return -ENOMEM;
-        niceorder_begin(&st->nice);
         long launched = place_over(st, read_queue, &q, &q.filters, &q.offered, offered, placed);
         if (launched < 0)
                 return launched;
@@ -594,7 +596,7 @@ static long pass_reading(ctl_state *st, size_t *offered, long *placed) {
         if (q.next == st->npending)
                 traits_found(st, &q.traits); /* read whole, the blocked head's traits kept */
         ctl_compact_pending_range(st, head, q.next - head);
-        if (q.reordered) /* jobs launched from behind where it read leave too */
+        if (q.filters.reordered) /* jobs launched from behind where it read leave too */
                 leave_queue(st, launched);
         return launched;
 }
@@ -708,7 +710,7 @@ static int read_fair(void *arg, sched_job *out) {
                 job *j = st->dept_jobs[pick.leaf].v[pick.at];
                 r->picked++;
                 traits_add(&r->traits, j);
-                if (!filters_admit(st, &r->filters, j))
+                if (!(j = filters_admit(st, &r->filters, j)))
                         continue; /* a throttle, a running limit (dept_next passed over the rest) */
                 view_job(st, r->offered, j);
                 *out = st->pass_jobs[r->offered++];
@@ -761,12 +763,15 @@ static long offer_fair(ctl_state *st, fair_reader *r, size_t *offered, long *pla
         return launched;
 }
 
-/* EASY, or NetBatch's reservations, over the order, reading it as far as something can still be
+/* EASY, NetBatch's reservations, or strict FIFO in a nice order (a_job_at_a_time), over the
+ * order, reading it as far as something can still be
  * placed (pass_reading). Returns how many were launched, or -ENOMEM. */
 static long fair_reading(ctl_state *st, fair_reader *r, size_t *offered, long *placed) {
         long launched = place_over(st, read_fair, r, &r->filters, &r->offered, offered, placed);
-        if (launched >= 0)
+        if (launched >= 0) {
+                ctl_wait_blocker(st, st->pass_jobs, *offered, *placed); /* strict FIFO's, in a nice order */
                 leave_queue(st, launched);
+        }
         return launched;
 }
 

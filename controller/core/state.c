@@ -210,6 +210,10 @@ static void nice_index_failed(const job *j) {
 
 void ctl_nice_pending(ctl_state *st, job *j, int sign) {
         int r = 0;
+        if (j->spec.nice != 0) {
+                st->npending_nice = sign > 0 ? st->npending_nice + 1 : st->npending_nice ? st->npending_nice - 1 : 0;
+                st->nice_seen = st->npending_nice > 0;
+        }
         if (st->nice.on)
                 r = niceorder_pending(&st->nice, j, sign);
         else if (sign > 0 && j->spec.nice != 0) /* the first: the pending jobs, then j */
@@ -219,6 +223,10 @@ void ctl_nice_pending(ctl_state *st, job *j, int sign) {
 }
 
 void ctl_nice_changed(ctl_state *st, job *j, int was) {
+        if ((was != 0) != (j->spec.nice != 0)) {
+                st->npending_nice = was == 0 ? st->npending_nice + 1 : st->npending_nice ? st->npending_nice - 1 : 0;
+                st->nice_seen = st->npending_nice > 0;
+        }
         if (j->spec.nice != was &&
             (st->nice.on ? niceorder_renice(&st->nice, j, was) : niceorder_build(&st->nice, &st->pending_ids)) < 0)
                 nice_index_failed(j);
@@ -351,7 +359,6 @@ int ctl_pending_reserve(ctl_state *st, size_t n) {
 void ctl_pending_noted(ctl_state *st, const job *j) {
         st->pending_floor = res_min(st->pending_floor, j->spec.req);
         st->pending_choosy |= j->singleton || ctl_spec_selective(&j->spec);
-        st->nice_seen |= j->spec.nice != 0;
         st->throttle_seen |= j->spec.array_throttle != 0;
 }
 

@@ -138,11 +138,11 @@ typedef struct ctl_tally {
 
 /* What a pass that has read every pending job knows again of the queue, which
  * ctl_pending_noted keeps between such passes as jobs are queued: the least request (EASY stops
- * where nothing as small fits), and whether a job has a nice value or belongs to a throttled
- * array (either makes passes read the whole queue). */
+ * where nothing as small fits), and whether a job belongs to a throttled array (passes count
+ * its tasks). */
 typedef struct ctl_queue_traits {
         res_t floor;
-        bool nice, throttle;
+        bool throttle;
         int64_t begin; /* the earliest begin time its jobs wait for (0: none), for the blocked heads */
 } ctl_queue_traits;
 
@@ -218,16 +218,18 @@ typedef struct ctl_state {
         size_t pass_selective; /* jobs of this pass that may go only on some nodes (nodesel.h) */
         /* When pending jobs may start (waiting.c, depindex.c): who waits on whom; the time as the
          * controller last told (ctl_wait_tick, submissions), against which begin times are read;
-         * the earliest begin time a pass saw still ahead (0: none); whether a pending job may
-         * have a nice value (passes then look at the whole queue: niceness reorders it), set as
-         * such a job is queued or updated, found again whenever a pass reads the whole queue. */
+         * the earliest begin time a pass saw still ahead (0: none); whether a pending job has a
+         * nice value (passes then read the queue a job at a time, or whole: niceness reorders
+         * it), counted as such jobs come, go and are updated. */
         depidx deps;
         int64_t clock_usec;
         int64_t next_begin_usec;
-        bool nice_seen;
+        bool nice_seen;       /* npending_nice > 0 */
+        size_t npending_nice; /* the pending jobs with a nice value (ctl_nice_pending) */
         niceorder nice;       /* each owner's pending jobs by nice value, once a job had one (pass.c reads it) */
         bool throttle_seen;   /* a pending job may be of a throttled array: passes count its tasks (arrays.c);
-                               * kept as nice_seen is */
+                               * set as such a job is queued, found again whenever a pass reads the
+                               * whole queue */
         uint64_t reserved_id; /* the job the last EASY pass reserved a start for (reservation.c), or 0 */
         /* The running jobs as EASY sees them (node, request, end by its limit) and whose each entry
          * is, kept as jobs start and end, so that a pass reads them without visiting every job. */

@@ -32,14 +32,14 @@ void ctl_set_state(ctl_state *st, job *j, job_state to);
 /* Count j in (sign +1) or out of (-1) the pending tallies of its user and department. */
 void ctl_tally_job(ctl_state *st, const job *j, int sign);
 /* j joins the pending queue, or its request changed: lower st->pending_floor to it, and note
- * whether it chooses its nodes or is a singleton (st->pending_choosy), has a nice value
- * (st->nice_seen) or belongs to a throttled array (st->throttle_seen). Every pending job
- * passes here: nothing else sets the three. */
+ * whether it chooses its nodes or is a singleton (st->pending_choosy) or belongs to a throttled
+ * array (st->throttle_seen). Every pending job passes here: nothing else sets the two. */
 void ctl_pending_noted(ctl_state *st, const job *j);
-/* j joins (sign +1) or leaves (-1) the pending jobs, st->pending_ids not yet told: its owner's
- * jobs in nice order follow (st->nice, built when the first job with a nice value comes). */
+/* j joins (sign +1) or leaves (-1) the pending jobs, st->pending_ids not yet told: the count of
+ * those with a nice value (st->nice_seen) and its owner's jobs in nice order follow (st->nice,
+ * built when the first job with a nice value comes). */
 void ctl_nice_pending(ctl_state *st, job *j, int sign);
-/* Pending job j's nice value was was: its place in st->nice follows. */
+/* Pending job j's nice value was was: the count and its place in st->nice follow. */
 void ctl_nice_changed(ctl_state *st, job *j, int was);
 /* j joins (sign +1) or leaves (-1) the pending jobs of its leaf department (st->dept_jobs). */
 void ctl_dept_pending(ctl_state *st, job *j, int sign);

@@ -204,9 +204,9 @@ START_TEST(nice_orders_a_users_own_jobs_only) {
 }
 END_TEST
 
-/* A nice value makes passes read the whole queue (it reorders a user's jobs) only while a
- * pending job has one: a held one keeps it, a pass over the whole queue without one forgets it,
- * and the next job submitted with one orders its user's jobs again. */
+/* A nice value makes passes reorder a user's jobs only while a pending job has one: a held
+ * one keeps it, its cancel forgets it, and the next job submitted with one orders its user's
+ * jobs again. */
 START_TEST(nice_is_forgotten_once_no_pending_job_has_one) {
         ck_assert_int_eq(submit(NULL, 0, 1, 0, 1000), 1); /* takes the node */
         ck_assert_int_eq(ctl_schedule(&st), 1);
@@ -216,8 +216,8 @@ START_TEST(nice_is_forgotten_once_no_pending_job_has_one) {
         ck_assert_int_eq(ctl_schedule(&st), 0);
         ck_assert(st.nice_seen);
         ck_assert_int_eq(ctl_cancel(&st, 2, 1, 2000, err), 0);
-        ck_assert_int_eq(ctl_schedule(&st), 0);
         ck_assert(!st.nice_seen);
+        ck_assert_int_eq(ctl_schedule(&st), 0);
         ck_assert_int_eq(submit(NULL, 0, 1, 50, 1000), 4);
         ck_assert(st.nice_seen);
         ck_assert_int_eq(submit(NULL, 0, 1, 0, 1000), 5);

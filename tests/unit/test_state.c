@@ -923,6 +923,10 @@ static int no_persist(void *u, const job *j) {
         return 0;
 }
 
+/* Whether both_submit makes throttled arrays now and then (their throttles have nice orders
+ * read whole). */
+static bool both_throttled = true;
+
 /* The same step on both states of a comparison. A submission of group (NULL: none) whose CPUs
  * and memory r's bits choose, now and then held or after a running job: ctl_submit takes the
  * spec, or refuses one no node holds, on both. */
@@ -947,7 +951,7 @@ static void both_submit(ctl_state *const both[2], const char *group, uint64_t r,
                 spec.argv[0] = strdup("/bin/true");
                 uid_t uid = (uid_t)(1000 + (r >> 48) % 3); /* three users, for the running limits */
                 if ((r >> 56) % 16 == 0) {                 /* now and then an array of 2 to 5 tasks, 1 or 2 at a time */
-                        spec.array_throttle = 1 + (uint32_t)(r >> 60) % 2;
+                        spec.array_throttle = both_throttled ? 1 + (uint32_t)(r >> 60) % 2 : 0;
                         ok[k] = ctl_submit_array(both[k], uid, uid, "u", &spec, 2 + (r >> 61) % 4, NULL, step, &id[k],
                                                  err);
                         job_spec_free(&spec);
@@ -1283,12 +1287,12 @@ START_TEST(held_jobs_take_no_turn_in_the_fair_order_and_are_not_read_again) {
         ck_assert_uint_eq(st.dept_head[da].nblocked, 0); /* it counted held[2]: forgotten */
         ck_assert_int_eq(ctl_schedule(&st), 0);
         ck_assert_uint_eq(st.dept_head[da].nblocked, 28); /* all but the two gone */
-        /* a nice job came and went: the next pass reads the rest whole, the head counted read */
+        /* a nice job came and went: forgotten with it */
         uint64_t nice = submit_array_with(1, 1000, 5, 0);
         ck_assert(st.nice_seen);
         ck_assert_int_eq(ctl_cancel(&st, nice, 0, 1500, err), 0);
-        ck_assert_int_eq(ctl_schedule(&st), 0);
         ck_assert(!st.nice_seen);
+        ck_assert_int_eq(ctl_schedule(&st), 0);
         st.cfg.depts = NULL;
 }
 END_TEST
@@ -1322,8 +1326,9 @@ END_TEST
  * and EASY backfill, under H-DRF and DRF, and unwatched as the simulator runs (no reasons, no
  * reserved starts: passes that could place nothing skipped), and with running limits per user
  * and department against a reference that reads the whole order (its EASY offered every job
- * the list's filters keep); the nodes hold dozens of jobs, so that passes place windows after
- * windows. */
+ * the list's filters keep), and without a cap against such a reference (a nice value then has
+ * passes read the order a job at a time, each place of a user's going to their next job by nice
+ * value); the nodes hold dozens of jobs, so that passes place windows after windows. */
 START_TEST(fair_passes_read_the_departments_as_kept) {
         static const ctl_actions logged = { no_persist, log_launch, rec_cancel, no_end, rec_drop, NULL, NULL };
         static launch_log got, want;
@@ -1341,7 +1346,10 @@ START_TEST(fair_passes_read_the_departments_as_kept) {
         cfg.depts = &d;
         ctl_config unwatched = cfg;
         unwatched.unwatched = _i >= 4 && _i < 8; /* as the simulator runs it: the same placements */
-        bool limits = _i >= 8;
+        bool limits = _i >= 8 && _i < 12, whole_ref = _i >= 8;
+        if (_i >= 12)
+                v[1].cap = 1; /* no cap, no throttle: a nice order is read a job at a time */
+        both_throttled = _i < 12;
         if (limits) {
                 cfg.max_running_per_user = unwatched.max_running_per_user = 5;
                 cfg.max_running_per_dept = unwatched.max_running_per_dept = 7;
@@ -1372,7 +1380,7 @@ START_TEST(fair_passes_read_the_departments_as_kept) {
                         both_update_cpus(both, j->id, 250 * (int64_t)(1 + (r >> 8) % 8));
                 else if (what >= 12 && (r >> 56) % 8 == 0) {            /* rare: many jobs wait for each pass */
                         ck_assert_int_eq(ctl_set_depts(&ref, algo), 0); /* its sets made afresh */
-                        if (limits) {
+                        if (whole_ref) {
                                 ctl_schedule_dirty(&ref);
                                 ref.pending_choosy = true; /* the whole order, its list filtered */
                         }
@@ -1384,6 +1392,7 @@ START_TEST(fair_passes_read_the_departments_as_kept) {
         ck_assert_str_eq(got.text, want.text);
         ctl_free(&ref);
         st.cfg.depts = NULL;
+        both_throttled = true;
 }
 END_TEST
 
@@ -2075,7 +2084,7 @@ static Suite *state_suite(void) {
         tcase_add_loop_test(tc, a_nice_order_is_read_only_as_far_as_a_pass_places, SCHED_STRICT_FIFO,
                             SCHED_RESERVE + 1);
         tcase_add_test(tc, tasks_an_arrays_record_makes_keep_its_throttle);
-        tcase_add_loop_test(tc, fair_passes_read_the_departments_as_kept, 0, 12);
+        tcase_add_loop_test(tc, fair_passes_read_the_departments_as_kept, 0, 16);
         tcase_add_test(tc, a_requeued_job_is_its_departments_next_in_the_fair_order);
         tcase_add_test(tc, the_queue_keeps_its_order_as_its_head_moves_and_its_slots_return);
         tcase_add_test(tc, departments_take_turns_by_their_entitlement);
