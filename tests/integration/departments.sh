@@ -22,11 +22,22 @@ for d in physics cs; do
 done
 for id in "${ids[@]}"; do wait_state "$id" running; done
 
-if [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; then
-        weights="$(cat "$(agent_cgroup "" "$agent" dept-physics)/cpu.weight") $(cat "$(agent_cgroup "" "$agent" dept-cs)/cpu.weight")"
+# weight_file DEPT: the department's CPU weight in the kernel. A job is running once placed,
+# before its agent has made the cgroups (under load a while before): waited for.
+v2=0
+[ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ] && v2=1
+weight_file() {
+        if [ "$v2" = 1 ]; then
+                echo "$(agent_cgroup "" "$agent" "dept-$1")/cpu.weight"
+        else
+                echo "$(agent_cgroup cpu "$agent" "dept-$1")/cpu.shares"
+        fi
+}
+for d in physics cs; do wait_for "[ -e '$(weight_file "$d")' ]" "department $d's cgroup" 30; done
+weights="$(cat "$(weight_file physics)") $(cat "$(weight_file cs)")"
+if [ "$v2" = 1 ]; then
         [ "$weights" = "300 100" ] || fail "cpu.weight of physics and cs: $weights, want 300 100"
 else
-        weights="$(cat "$(agent_cgroup cpu "$agent" dept-physics)/cpu.shares") $(cat "$(agent_cgroup cpu "$agent" dept-cs)/cpu.shares")"
         [ "$weights" = "3072 1024" ] || fail "cpu.shares of physics and cs: $weights, want 3072 1024"
 fi
 note "department weights in the kernel: $weights"
