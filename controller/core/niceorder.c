@@ -66,11 +66,11 @@ static size_t bucket_rank(const nice_owner *o, int nice, bool *found) {
 }
 
 /* o's bucket of nice, added when missing (add set). NULL when missing or out of memory. */
-static ctl_idset *bucket_of(nice_owner *o, int nice, bool add) {
+static nice_bucket *bucket_of(nice_owner *o, int nice, bool add) {
         bool found;
         size_t at = bucket_rank(o, nice, &found);
         if (found || !add)
-                return found ? &o->buckets[at].jobs : NULL;
+                return found ? &o->buckets[at] : NULL;
         nice_bucket *grown = realloc(o->buckets, (o->nbuckets + 1) * sizeof(*grown));
         if (!grown)
                 return NULL;
@@ -78,7 +78,7 @@ static ctl_idset *bucket_of(nice_owner *o, int nice, bool add) {
         memmove(&grown[at + 1], &grown[at], (o->nbuckets - at) * sizeof(*grown));
         grown[at] = (nice_bucket){ .nice = nice, .jobs = { .state = JOB_PENDING } };
         o->nbuckets++;
-        return &grown[at].jobs;
+        return &grown[at];
 }
 
 int niceorder_build(niceorder *no, const ctl_idset *pending) {
@@ -93,31 +93,44 @@ int niceorder_pending(niceorder *no, job *j, int sign) {
         if (!no->on)
                 return 0;
         nice_owner *o = sign > 0 ? owner_add(no, j) : owner_of(no, j);
-        ctl_idset *s = o ? bucket_of(o, j->spec.nice, sign > 0) : NULL;
-        if (!s)
+        nice_bucket *b = o ? bucket_of(o, j->spec.nice, sign > 0) : NULL;
+        if (!b)
                 return sign > 0 ? -ENOMEM : 0;
-        if (sign > 0)
+        ctl_idset *s = &b->jobs;
+        if (sign > 0) { /* a requeued job goes back in its id's place: maybe in the head */
+                size_t at = s->n > 0 && s->v[s->n - 1]->id < j->id ? s->n : ctl_idset_rank(s, j->id);
+                if (at < b->head)
+                        b->head = at;
                 return ctl_idset_join(s, j);
+        }
         ctl_idset_leave(s);
+        if (s->nstale == 0) /* compacted: the entries moved */
+                b->head = 0;
         return 0;
 }
 
 int niceorder_renice(niceorder *no, job *j, int was) {
         nice_owner *o = no->on ? owner_of(no, j) : NULL;
-        ctl_idset *s = o ? bucket_of(o, was, false) : NULL;
-        if (!s)
+        nice_bucket *b = o ? bucket_of(o, was, false) : NULL;
+        if (!b)
                 return niceorder_pending(no, j, +1);
+        ctl_idset *s = &b->jobs;
         size_t at = ctl_idset_rank(s, j->id);
         if (at < s->n && s->v[at] == j) { /* out of the old bucket now: it is still pending */
                 memmove(&s->v[at], &s->v[at + 1], (s->n - at - 1) * sizeof(*s->v));
                 s->n--;
+                if (at < b->head)
+                        b->head--;
         }
         return niceorder_pending(no, j, +1);
 }
 
 void niceorder_begin(niceorder *no) { no->reading++; }
 
-job *niceorder_next(niceorder *no, const job *j, bool (*take)(void *, job *), void *arg, size_t *visits) {
+void niceorder_forget_heads(niceorder *no) { no->heads++; }
+
+job *niceorder_next(niceorder *no, const job *j, bool (*take)(void *, job *), bool (*stays)(void *, const job *),
+                    void *arg, size_t *visits) {
         nice_owner *o = no->on ? owner_of(no, j) : NULL;
         if (!o)
                 return NULL;
@@ -126,12 +139,21 @@ job *niceorder_next(niceorder *no, const job *j, bool (*take)(void *, job *), vo
                 o->bucket = o->at = 0;
         }
         for (; o->bucket < o->nbuckets; o->bucket++, o->at = 0) {
-                const ctl_idset *s = &o->buckets[o->bucket].jobs;
-                while (o->at < s->n) {
-                        job *next = s->v[o->at++];
+                nice_bucket *b = &o->buckets[o->bucket];
+                if (b->heads != no->heads) { /* forgotten: from the start */
+                        b->heads = no->heads;
+                        b->head = 0;
+                }
+                if (o->at < b->head)
+                        o->at = b->head;
+                while (o->at < b->jobs.n) {
+                        job *next = b->jobs.v[o->at];
+                        bool at_head = o->at++ == b->head, member = ctl_idset_member(&b->jobs, next);
                         ++*visits;
-                        if (ctl_idset_member(s, next) && take(arg, next))
+                        if (member && take(arg, next))
                                 return next;
+                        if (at_head && (!member || stays(arg, next)))
+                                b->head = o->at;
                 }
         }
         return NULL;
@@ -139,8 +161,10 @@ job *niceorder_next(niceorder *no, const job *j, bool (*take)(void *, job *), vo
 
 void niceorder_compact(niceorder *no) {
         for (size_t i = 0; i < no->n; i++)
-                for (size_t b = 0; b < no->owners[i].nbuckets; b++)
+                for (size_t b = 0; b < no->owners[i].nbuckets; b++) {
                         ctl_idset_compact(&no->owners[i].buckets[b].jobs);
+                        no->owners[i].buckets[b].head = 0;
+                }
 }
 
 void niceorder_free(niceorder *no) {

@@ -8,10 +8,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* An owner's pending jobs of one nice value, by id (stale entries: ctl_idset). */
+/* An owner's pending jobs of one nice value, by id (stale entries: ctl_idset). Its entries
+ * before head are stale or blocked for good (niceorder_next's stays), while heads is the
+ * index's: readings start after them, as a pass starts after the queue's blocked head. */
 typedef struct nice_bucket {
         int nice;
         ctl_idset jobs;
+        size_t head;
+        uint64_t heads;
 } nice_bucket;
 
 /* A user's jobs in one group, the unit a nice value reorders. */
@@ -30,6 +34,7 @@ typedef struct niceorder {
         nice_owner *owners; /* by uid, then group */
         size_t n;
         uint64_t reading;
+        uint64_t heads; /* the buckets' heads are valid while theirs is this (niceorder_forget_heads) */
 } niceorder;
 
 /* Turn the index on with the members of pending, the pending jobs. Returns 0 or -ENOMEM. */
@@ -41,9 +46,14 @@ int niceorder_renice(niceorder *no, job *j, int was);
 /* Start a reading of the queue: every owner's next job is its first again. */
 void niceorder_begin(niceorder *no);
 /* The next job of j's owner in nice order (by nice value, then id) in this reading that
- * take(arg, job) accepts, those it refuses passed over for the rest of the reading; NULL when
- * none is left. *visits counts the entries looked at. */
-job *niceorder_next(niceorder *no, const job *j, bool (*take)(void *, job *), void *arg, size_t *visits);
+ * take(arg, job) accepts, those it refuses passed over for the rest of the reading, and those
+ * it refuses that stays(arg, job) says stay blocked, at a bucket's head, passed over by later
+ * readings too; NULL when none is left. *visits counts the entries looked at. */
+job *niceorder_next(niceorder *no, const job *j, bool (*take)(void *, job *), bool (*stays)(void *, const job *),
+                    void *arg, size_t *visits);
+/* A job that stayed blocked may start now (a release, a dependency met): readings look at
+ * every bucket from its start again. */
+void niceorder_forget_heads(niceorder *no);
 /* Drop every stale entry (before their jobs are freed). */
 void niceorder_compact(niceorder *no);
 /* Free the index; it is off after. */

@@ -166,6 +166,7 @@ void ctl_schedule_dirty(ctl_state *st) {
         st->settled = false;
         st->disp_marked = false; /* a job's reason to wait may have changed */
         st->blocked_head = 0;
+        niceorder_forget_heads(&st->nice);
         for (size_t d = 0; st->dept_jobs && d < st->fair.n; d++)
                 if (st->dept_head[d].nblocked)
                         st->dept_head[d] = (ctl_dept_head){ 0 };
@@ -210,6 +211,7 @@ void ctl_job_unblocked(ctl_state *st, const job *j) {
         size_t at = st->pending_unsorted ? 0 : ctl_jobs_rank(st->pending, 0, st->blocked_head, j->id);
         if (at < st->blocked_head)
                 st->blocked_head = at;
+        niceorder_forget_heads(&st->nice);
         if (st->dept_jobs && j->fair_dept && st->dept_head[j->fair_dept - 1].nblocked)
                 st->dept_head[j->fair_dept - 1] = (ctl_dept_head){ 0 }; /* read from its start */
 }
@@ -498,6 +500,14 @@ typedef struct read_filters {
 /* niceorder_next's take: whether j may start now (marked as a pass marks it). */
 static bool mark_offerable(void *arg, job *j) { return !ctl_wait_mark_job(arg, j); }
 
+/* niceorder_next's stays: j, refused, stays blocked until ctl_schedule_dirty or
+ * ctl_job_unblocked (niceorder_forget_heads). Not for a begin time: its job is marked again at
+ * each pass, so that the earliest one stays the controller's next (st->next_begin_usec). */
+static bool stays_out(void *arg, const job *j) {
+        (void)arg;
+        return stays_blocked(j) && j->wait != JOB_WAIT_BEGIN;
+}
+
 /* The job to offer for j, read next, through the whole list's filters in their order: the
  * throttles; in a nice order, j's place then goes to its owner's next job by nice value (none
  * only if the index lost a job to memory: none is offered twice); that one, the running
@@ -506,7 +516,7 @@ static job *filters_admit(ctl_state *st, read_filters *f, job *j) {
         if (!ctl_array_admit(&f->loads, j))
                 return NULL;
         if (st->nice_seen && f->on) { /* else offer() reorders the whole list */
-                job *taker = niceorder_next(&st->nice, j, mark_offerable, st, &st->pass_visits);
+                job *taker = niceorder_next(&st->nice, j, mark_offerable, stays_out, st, &st->pass_visits);
                 f->reordered |= taker != j;
                 if (!(j = taker))
                         return NULL;

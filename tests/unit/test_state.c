@@ -430,6 +430,41 @@ START_TEST(a_nice_order_is_read_only_as_far_as_a_pass_places) {
 }
 END_TEST
 
+/* A user's held jobs ahead of the rest, in a nice order: the reading that passes over them
+ * once keeps them as its bucket's head, and later passes start after them (a few visits of
+ * 5,000) until a release, after which the released job takes the user's first place. */
+START_TEST(a_users_held_jobs_are_not_read_again_in_a_nice_order) {
+        enum { HELD = 5000, N = 20 };
+        uint64_t held[HELD], ids[N];
+        st.cfg.order = (sched_order)_i;
+        st.cfg.max_pending = 2 * HELD;
+        ctl_node *n = node("a", 1000, 1024 * MiB, NULL, 0);
+        uint64_t first = submit_as(1000, 1000, MiB);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        for (size_t i = 0; i < HELD; i++) {
+                held[i] = submit_as(1000, 1000, MiB);
+                ck_assert_int_eq(ctl_hold(&st, held[i], 0, true, err), 0);
+        }
+        uint64_t late = submit_array_with(1, 1000, 10, 0);
+        for (size_t i = 0; i < N; i++)
+                ids[i] = submit_as(1000, 1000, MiB);
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        finish_ok(n, first);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_uint_eq(rec.launch_ids[rec.launched - 1], ids[0]); /* late's place */
+        finish_ok(n, ids[0]);
+        st.pass_visits = 0;
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_uint_eq(rec.launch_ids[rec.launched - 1], ids[1]);
+        ck_assert_uint_lt(st.pass_visits, 16);
+        ck_assert_int_eq(ctl_hold(&st, held[0], 0, false, err), 0);
+        finish_ok(n, ids[1]);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_uint_eq(rec.launch_ids[rec.launched - 1], held[0]);
+        ck_assert_int_eq(ctl_find_job(&st, late)->state, JOB_PENDING);
+}
+END_TEST
+
 /* And for a throttle: the tasks a record makes are held to their array's throttle (2). */
 START_TEST(tasks_an_arrays_record_makes_keep_its_throttle) {
         (void)array_back_after_a_pass_without_it(100, 0, 2);
@@ -2082,6 +2117,8 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, easy_reads_tasks_an_arrays_record_makes_after_the_floor_rose);
         tcase_add_test(tc, tasks_an_arrays_record_makes_with_a_nice_value_order_their_users_jobs);
         tcase_add_loop_test(tc, a_nice_order_is_read_only_as_far_as_a_pass_places, SCHED_STRICT_FIFO,
+                            SCHED_RESERVE + 1);
+        tcase_add_loop_test(tc, a_users_held_jobs_are_not_read_again_in_a_nice_order, SCHED_STRICT_FIFO,
                             SCHED_RESERVE + 1);
         tcase_add_test(tc, tasks_an_arrays_record_makes_keep_its_throttle);
         tcase_add_loop_test(tc, fair_passes_read_the_departments_as_kept, 0, 16);
