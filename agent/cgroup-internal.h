@@ -39,6 +39,8 @@ typedef struct cg_ops {
         /* Remove the (empty) job cgroup in every hierarchy; missing is success. */
         int (*job_remove)(cg_backend *cg, const char *job);
         int (*list_jobs)(cg_backend *cg, char ***out);
+        /* Add the department cgroups of the subtree to *out (cg_add_dept_dirs), in every hierarchy. */
+        int (*list_depts)(cg_backend *cg, char ***out);
         /* Create (exist ok) the department cgroup dept ("dept-a/dept-b", its parent made already)
          * with CPU weight w relative to its siblings (1.0 = default), so jobs may go below it. */
         int (*dept_create)(cg_backend *cg, const char *dept, double w, char *err, size_t errlen);

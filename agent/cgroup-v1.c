@@ -523,6 +523,17 @@ static int v1_list_jobs(cg_backend *cg, char ***out) {
         return r;
 }
 
+static int v1_list_depts(cg_backend *cg, char ***out) {
+        int r = 0;
+
+        /* The union too: a department a prune left in some hierarchies only (v1_dept_remove),
+         * listed once per hierarchy it is in, each time after those below it. */
+        for (int i = 0; r == 0 && i < _V1_MAX; i++)
+                if (!is_dup(state(cg), i))
+                        r = cg_add_dept_dirs(state(cg)->dir[i], out);
+        return r;
+}
+
 /* A department's cgroup in every hierarchy; its CPU weight is cpu.shares. A department made by
  * this call in some hierarchies only is left for dept_remove (it is empty). */
 static int v1_dept_create(cg_backend *cg, const char *dept, double w, char *err, size_t errlen) {
@@ -535,14 +546,26 @@ static int v1_dept_create(cg_backend *cg, const char *dept, double w, char *err,
         return r;
 }
 
+/* A department busy in its first hierarchy is in use: the others are not tried. Once removed
+ * from one, it goes from every other it can: a hierarchy that refused (a child cgroup of the
+ * cpu controller still going, under load) no longer keeps those after it too. */
 static int v1_dept_remove(cg_backend *cg, const char *dept) {
         char path[PATH_MAX];
+        bool removed = false;
         int r = 0;
 
-        for (int i = _V1_MAX - 1; r == 0 && i >= 0; i--)
-                if (!is_dup(state(cg), i) && (r = job_path(cg, i, dept, path, sizeof(path))) == 0 && rmdir(path) < 0 &&
-                    errno != ENOENT)
-                        r = -errno;
+        for (int i = _V1_MAX - 1; i >= 0; i--) {
+                if (is_dup(state(cg), i))
+                        continue;
+                int e = job_path(cg, i, dept, path, sizeof(path));
+                if (e == 0 && rmdir(path) < 0 && errno != ENOENT)
+                        e = -errno;
+                removed |= e == 0;
+                if (e < 0 && r == 0)
+                        r = e;
+                if (r < 0 && !removed)
+                        break; /* busy where it was tried first: in use */
+        }
         return r;
 }
 
@@ -587,6 +610,7 @@ const cg_ops cg_v1_ops = {
         .job_kill = cg_kill_frozen, /* v1 has no cgroup.kill */
         .job_remove = v1_job_remove,
         .list_jobs = v1_list_jobs,
+        .list_depts = v1_list_depts,
         .dept_create = v1_dept_create,
         .dept_remove = v1_dept_remove,
         .close = v1_close,

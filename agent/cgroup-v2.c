@@ -509,6 +509,8 @@ static void v2_job_forget(cg_backend *cg, const char *job) { peak_forget(state(c
 
 static int v2_list_jobs(cg_backend *cg, char ***out) { return cg_add_job_dirs(cg->subtree, CG_AGENT_LEAF, out); }
 
+static int v2_list_depts(cg_backend *cg, char ***out) { return cg_add_dept_dirs(cg->subtree, out); }
+
 static int v2_dept_create(cg_backend *cg, const char *dept, double w, char *err, size_t errlen) {
         char dir[PATH_MAX];
         int r = v2_job_dir(cg, dept, dir, sizeof(dir));
@@ -568,6 +570,7 @@ const cg_ops cg_v2_ops = {
         .job_kill = v2_job_kill,
         .job_remove = v2_job_remove,
         .list_jobs = v2_list_jobs,
+        .list_depts = v2_list_depts,
         .dept_create = v2_dept_create,
         .dept_remove = v2_dept_remove,
         .close = v2_close,

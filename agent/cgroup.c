@@ -526,7 +526,7 @@ static void remove_jobs(cg_backend *cg) {
         strv_free(jobs);
         /* Departments no job's removal pruned (an agent that died between the department's
          * mkdir and the job's): the subtree goes whole. */
-        if ((r = cg_add_dept_dirs(cg->subtree, &depts)) < 0)
+        if ((r = cg->ops->list_depts(cg, &depts)) < 0)
                 log_errno(LOG_WARNING, r, "cgroup=%s: cannot list department cgroups", cg->subtree);
         for (char **d = depts; d && *d; d++)
                 if ((r = cg->ops->dept_remove(cg, *d)) < 0)

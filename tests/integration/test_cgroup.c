@@ -524,6 +524,14 @@ START_TEST(test_close_removes_all) {
          * leaves it: the subtree goes all the same. */
         ck_assert_msg(cg_dept_prepare(cg, "left/over", (double[]){ 1.0, 2.0 }, 2, err, sizeof(err)) == 0,
                       "department: %s", err);
+        /* And one a prune left in some hierarchies only (v1): not in the one the subtree's
+         * path names, which an agent's stop once listed alone, leaving the subtree busy. */
+        ck_assert_msg(cg_dept_prepare(cg, "half", (double[]){ 1.0 }, 1, err, sizeof(err)) == 0, "department: %s", err);
+        if (mode == CG_MODE_V1) {
+                snprintf(path, sizeof(path), "%s/dept-half", cg_subtree_path(cg));
+                ck_assert_int_eq(rmdir(path), 0);
+                ck_assert_int_ge(count_dirs("/sys/fs/cgroup", "dept-half", 8), 1);
+        }
         ck_assert_int_eq(cg_list_jobs(cg, &jobs), 0);
         ck_assert_ptr_nonnull(jobs[0]);
         ck_assert_str_eq(jobs[0], "job-left");
@@ -808,6 +816,28 @@ START_TEST(test_spare_ahead) {
 }
 END_TEST
 
+/* v1: a department busy in one hierarchy (a child cgroup of it there) goes from every other
+ * once it went from one; before, the prune stopped at the busy hierarchy, and those after it
+ * (cpuacct and cpu) kept it, which an agent's stop then found. Busy where it is tried first, it
+ * is in use: nothing is removed. */
+START_TEST(test_dept_remove_goes_on) {
+        char err[512], path[PATH_MAX];
+
+        if (cg_get_mode(cg) == CG_MODE_V2)
+                return;
+        ck_assert_msg(cg_dept_prepare(cg, "go", (double[]){ 1.0 }, 1, err, sizeof(err)) == 0, "department: %s", err);
+        int hierarchies = count_dirs("/sys/fs/cgroup", "dept-go", 8);
+        ck_assert_int_ge(hierarchies, 5);
+        snprintf(path, sizeof(path), "%s/dept-go/busy", cg_subtree_path(cg)); /* the memory hierarchy's */
+        ck_assert_int_eq(mkdir(path, 0755), 0);
+        ck_assert_int_eq(cg->ops->dept_remove(cg, "dept-go"), -EBUSY);
+        ck_assert_int_eq(count_dirs("/sys/fs/cgroup", "dept-go", 8), 1);
+        ck_assert_int_eq(rmdir(path), 0);
+        ck_assert_int_eq(cg->ops->dept_remove(cg, "dept-go"), 0);
+        ck_assert_int_eq(count_dirs("/sys/fs/cgroup", "dept-go", 8), 0);
+}
+END_TEST
+
 static Suite *cgroup_suite(void) {
         Suite *s = suite_create("cgroup");
         TCase *tc = tcase_create("real");
@@ -827,6 +857,7 @@ static Suite *cgroup_suite(void) {
         tcase_add_test(tc, test_devices);
         tcase_add_test(tc, test_devices_allow_list);
         tcase_add_test(tc, test_spare_ahead);
+        tcase_add_test(tc, test_dept_remove_goes_on);
         suite_add_tcase(s, tc);
         return s;
 }
