@@ -535,7 +535,6 @@ static int dept_sets_build(ctl_state *st) {
 int ctl_set_depts(ctl_state *st, int fairness) {
         static const depts none;
         dept_sets_free(st);
-        niceorder_free(&st->nice);
         fairorder_free(&st->fair);
         st->cfg.fairness = fairness;
         ctl_schedule_dirty(st); /* new weights, caps or users reorder the queue */

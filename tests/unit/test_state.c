@@ -393,7 +393,7 @@ END_TEST
 /* A nice value reorders its user's jobs without a pass reading the queue whole (st->nice): in
  * each order that reads it a job at a time, a pass after an end that makes room for one job
  * looks at a few of 20,000 pending jobs, and gives the user's first place to the user's first
- * job in nice order. A job's new nice value moves it. */
+ * job in nice order, a reload of the departments in between. A job's new nice value moves it. */
 START_TEST(a_nice_order_is_read_only_as_far_as_a_pass_places) {
         enum { N = 20000 };
         static uint64_t ids[N];
@@ -408,6 +408,7 @@ START_TEST(a_nice_order_is_read_only_as_far_as_a_pass_places) {
                 ids[i] = submit_as(1000 + (uid_t)(i % 2), 1000, MiB);
         ck_assert_int_eq(ctl_schedule(&st), 0);
         ck_assert(st.nice_seen);
+        ck_assert_int_eq(ctl_set_depts(&st, FAIR_HDRF), 0); /* a reload keeps the index */
         finish_ok(n, first);
         st.pass_visits = 0;
         ck_assert_int_eq(ctl_schedule(&st), 1);
