@@ -141,7 +141,7 @@ static bool fair_order_on(const ctl_state *st) {
 /* EASY's reservation, like NetBatch's, comes from the jobs left unplaced: jobs submitted since
  * cannot be offered alone. */
 static bool plain_pass(const ctl_state *st) {
-        return !st->cfg.dispatcher && !fair_order_on(st) && st->cfg.order != SCHED_RESERVE && !st->nice_seen &&
+        return !st->cfg.dispatcher && !fair_order_on(st) && st->cfg.order != SCHED_RESERVE && !st->npending_nice &&
                !ctl_easy_on(st);
 }
 
@@ -352,7 +352,7 @@ static fairorder_job *fair_view(ctl_state *st) {
  * have. Not Max-Jobs, which keeps the heuristic that places most of the whole list, nor the
  * nice order, which reorders each user's jobs among those offered. */
 static bool windowed_order(const ctl_state *st) {
-        return st->cfg.order == SCHED_STRICT_FIFO && st->cfg.policy != SCHED_MAX_JOBS && !st->nice_seen;
+        return st->cfg.order == SCHED_STRICT_FIFO && st->cfg.policy != SCHED_MAX_JOBS && !st->npending_nice;
 }
 
 int ctl_fair_shares(ctl_state *st, fairorder_report *rep, uint64_t *next_id) {
@@ -382,7 +382,7 @@ int ctl_fair_shares(ctl_state *st, fairorder_report *rep, uint64_t *next_id) {
 /* Whether the configuration and the queue let a dispatcher's pass offer the arrivals alone. */
 static bool arrivals_allowed(const ctl_state *st) {
         const ctl_config *c = &st->cfg;
-        return c->dispatcher && c->dispatcher->ops->by_id && !c->dispatcher->want_whole && !st->nice_seen &&
+        return c->dispatcher && c->dispatcher->ops->by_id && !c->dispatcher->want_whole && !st->npending_nice &&
                !st->throttle_seen && st->nstrays == 0 && !ctl_running_limits_set(c) && !st->pending_unsorted &&
                !st->disp_whole;
 }
@@ -482,7 +482,7 @@ static bool a_job_at_a_time(const ctl_state *st) {
         bool indexed = c->policy != SCHED_MAX_JOBS && !c->dispatcher && !c->scan;
         if (st->pending_choosy || st->nstrays > 0)
                 return false;
-        if (st->nice_seen)
+        if (st->npending_nice)
                 return indexed && st->nice.on && !st->throttle_seen &&
                        (!fair_order_on(st) || !fairorder_has_caps(&st->fair));
         return ctl_easy_on(st) || (c->order == SCHED_RESERVE && indexed);
@@ -515,7 +515,7 @@ static bool stays_out(void *arg, const job *j) {
 static job *filters_admit(ctl_state *st, read_filters *f, job *j) {
         if (!ctl_array_admit(&f->loads, j))
                 return NULL;
-        if (st->nice_seen && f->on) { /* else offer() reorders the whole list */
+        if (st->npending_nice && f->on) { /* else offer() reorders the whole list */
                 job *taker = niceorder_next(&st->nice, j, mark_offerable, stays_out, st, &st->pass_visits);
                 f->reordered |= taker != j;
                 if (!(j = taker))
@@ -620,7 +620,7 @@ static long offer(ctl_state *st, size_t waiting, size_t *offered, long *placed) 
         if (waiting)
                 *offered = ctl_wait_drop(st, st->pass_jobs, *offered);
         *offered = ctl_array_throttle(st, st->pass_jobs, *offered);
-        if (st->nice_seen && ctl_wait_nice(st, st->pass_jobs, *offered) < 0)
+        if (st->npending_nice && ctl_wait_nice(st, st->pass_jobs, *offered) < 0)
                 return -ENOMEM;
         *offered = ctl_user_limits(st, st->pass_jobs, *offered);
         bool indexed = !st->cfg.dispatcher && !st->cfg.scan; /* the index follows the placements */

@@ -208,12 +208,15 @@ static void nice_index_failed(const job *j) {
                   (unsigned long long)j->id);
 }
 
+/* One more (sign +1) or one fewer (-1) pending job with a nice value; never below zero. */
+static void nice_count(ctl_state *st, int sign) {
+        st->npending_nice = sign > 0 ? st->npending_nice + 1 : st->npending_nice ? st->npending_nice - 1 : 0;
+}
+
 void ctl_nice_pending(ctl_state *st, job *j, int sign) {
         int r = 0;
-        if (j->spec.nice != 0) {
-                st->npending_nice = sign > 0 ? st->npending_nice + 1 : st->npending_nice ? st->npending_nice - 1 : 0;
-                st->nice_seen = st->npending_nice > 0;
-        }
+        if (j->spec.nice != 0)
+                nice_count(st, sign);
         if (st->nice.on)
                 r = niceorder_pending(&st->nice, j, sign);
         else if (sign > 0 && j->spec.nice != 0) /* the first: the pending jobs, then j */
@@ -223,10 +226,8 @@ void ctl_nice_pending(ctl_state *st, job *j, int sign) {
 }
 
 void ctl_nice_changed(ctl_state *st, job *j, int was) {
-        if ((was != 0) != (j->spec.nice != 0)) {
-                st->npending_nice = was == 0 ? st->npending_nice + 1 : st->npending_nice ? st->npending_nice - 1 : 0;
-                st->nice_seen = st->npending_nice > 0;
-        }
+        if ((was != 0) != (j->spec.nice != 0))
+                nice_count(st, was == 0 ? +1 : -1);
         if (j->spec.nice != was &&
             (st->nice.on ? niceorder_renice(&st->nice, j, was) : niceorder_build(&st->nice, &st->pending_ids)) < 0)
                 nice_index_failed(j);

@@ -224,7 +224,6 @@ typedef struct ctl_state {
         depidx deps;
         int64_t clock_usec;
         int64_t next_begin_usec;
-        bool nice_seen;       /* npending_nice > 0 */
         size_t npending_nice; /* the pending jobs with a nice value (ctl_nice_pending) */
         niceorder nice;       /* each owner's pending jobs by nice value, once a job had one (pass.c reads it) */
         bool throttle_seen;   /* a pending job may be of a throttled array: passes count its tasks (arrays.c);

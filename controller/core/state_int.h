@@ -36,7 +36,7 @@ void ctl_tally_job(ctl_state *st, const job *j, int sign);
  * array (st->throttle_seen). Every pending job passes here: nothing else sets the two. */
 void ctl_pending_noted(ctl_state *st, const job *j);
 /* j joins (sign +1) or leaves (-1) the pending jobs, st->pending_ids not yet told: the count of
- * those with a nice value (st->nice_seen) and its owner's jobs in nice order follow (st->nice,
+ * those with a nice value (st->npending_nice) and its owner's jobs in nice order follow (st->nice,
  * built when the first job with a nice value comes). */
 void ctl_nice_pending(ctl_state *st, job *j, int sign);
 /* Pending job j's nice value was was: the count and its place in st->nice follow. */

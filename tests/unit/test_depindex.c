@@ -214,12 +214,12 @@ START_TEST(nice_is_forgotten_once_no_pending_job_has_one) {
         ck_assert_int_eq(submit(NULL, 0, 1, 0, 1000), 3);
         ck_assert_int_eq(ctl_hold(&st, 2, 1, true, err), 0);
         ck_assert_int_eq(ctl_schedule(&st), 0);
-        ck_assert(st.nice_seen);
+        ck_assert(st.npending_nice);
         ck_assert_int_eq(ctl_cancel(&st, 2, 1, 2000, err), 0);
-        ck_assert(!st.nice_seen);
+        ck_assert(!st.npending_nice);
         ck_assert_int_eq(ctl_schedule(&st), 0);
         ck_assert_int_eq(submit(NULL, 0, 1, 50, 1000), 4);
-        ck_assert(st.nice_seen);
+        ck_assert(st.npending_nice);
         ck_assert_int_eq(submit(NULL, 0, 1, 0, 1000), 5);
         uint64_t want[] = { 3, 5, 4 };
         for (size_t i = 0; i < 3; i++) {

@@ -375,17 +375,17 @@ static uint64_t array_back_after_a_pass_without_it(int64_t mcpu, int nice, uint3
         ck_assert_uint_ne(first, 0);
         uint64_t plain = submit_as(1000, 1000, 64 * MiB);
         cancel_slice_and_pass_without_it(first);
-        ck_assert(!st.nice_seen && !st.throttle_seen);
+        ck_assert(!st.npending_nice && !st.throttle_seen);
         finish_ok(n, big);
         return plain;
 }
 
 /* The same for a nice value: the tasks a record makes with one make passes order their user's
- * jobs by it again (st->nice_seen), so that the user's job of nice 0 goes first. */
+ * jobs by it again (st->npending_nice), so that the user's job of nice 0 goes first. */
 START_TEST(tasks_an_arrays_record_makes_with_a_nice_value_order_their_users_jobs) {
         uint64_t plain = array_back_after_a_pass_without_it(1000, 10, 0);
         ck_assert_int_eq(ctl_schedule(&st), 1);
-        ck_assert(st.nice_seen);
+        ck_assert(st.npending_nice);
         ck_assert_uint_eq(rec.launch_ids[rec.launched - 1], plain);
 }
 END_TEST
@@ -407,7 +407,7 @@ START_TEST(a_nice_order_is_read_only_as_far_as_a_pass_places) {
         for (size_t i = 0; i < N; i++)
                 ids[i] = submit_as(1000 + (uid_t)(i % 2), 1000, MiB);
         ck_assert_int_eq(ctl_schedule(&st), 0);
-        ck_assert(st.nice_seen);
+        ck_assert(st.npending_nice);
         ck_assert_int_eq(ctl_set_depts(&st, FAIR_HDRF), 0); /* a reload keeps the index */
         finish_ok(n, first);
         st.pass_visits = 0;
@@ -1325,9 +1325,9 @@ START_TEST(held_jobs_take_no_turn_in_the_fair_order_and_are_not_read_again) {
         ck_assert_uint_eq(st.dept_head[da].nblocked, 28); /* all but the two gone */
         /* a nice job came and went: forgotten with it */
         uint64_t nice = submit_array_with(1, 1000, 5, 0);
-        ck_assert(st.nice_seen);
+        ck_assert(st.npending_nice);
         ck_assert_int_eq(ctl_cancel(&st, nice, 0, 1500, err), 0);
-        ck_assert(!st.nice_seen);
+        ck_assert(!st.npending_nice);
         ck_assert_int_eq(ctl_schedule(&st), 0);
         st.cfg.depts = NULL;
 }
