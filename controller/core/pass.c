@@ -580,6 +580,7 @@ static long place_over(ctl_state *st, int (*next)(void *, sched_job *), void *ar
         }
         if (easy)
                 ctl_easy_held_back(st, st->pass_jobs, *viewed, st->pass_out, *placed);
+        ctl_wait_blocker(st, st->pass_jobs, *viewed, *placed); /* strict FIFO's, read in a nice order */
         return launch_placed(st, true, *placed);
 }
 
@@ -602,7 +603,6 @@ static long pass_reading(ctl_state *st, size_t *offered, long *placed) {
         long launched = place_over(st, read_queue, &q, &q.filters, &q.offered, offered, placed);
         if (launched < 0)
                 return launched;
-        ctl_wait_blocker(st, st->pass_jobs, *offered, *placed); /* strict FIFO's, read in a nice order */
         if (q.next == st->npending)
                 traits_found(st, &q.traits); /* read whole, the blocked head's traits kept */
         ctl_compact_pending_range(st, head, q.next - head);
@@ -778,10 +778,8 @@ static long offer_fair(ctl_state *st, fair_reader *r, size_t *offered, long *pla
  * placed (pass_reading). Returns how many were launched, or -ENOMEM. */
 static long fair_reading(ctl_state *st, fair_reader *r, size_t *offered, long *placed) {
         long launched = place_over(st, read_fair, r, &r->filters, &r->offered, offered, placed);
-        if (launched >= 0) {
-                ctl_wait_blocker(st, st->pass_jobs, *offered, *placed); /* strict FIFO's, in a nice order */
+        if (launched >= 0)
                 leave_queue(st, launched);
-        }
         return launched;
 }
 

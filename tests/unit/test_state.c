@@ -431,6 +431,25 @@ START_TEST(a_nice_order_is_read_only_as_far_as_a_pass_places) {
 }
 END_TEST
 
+/* Strict FIFO read in a nice order marks the job it stops at as waiting for resources, as a
+ * pass over the whole list does (ctl_wait_blocker): the nice job's place goes to its user's
+ * job of nice 0, which does not fit beside the running one. */
+START_TEST(strict_fifo_in_a_nice_order_marks_its_blocker) {
+        st.cfg.order = SCHED_STRICT_FIFO;
+        node("a", 1000, 1024 * MiB, NULL, 0);
+        uint64_t running = submit_as(2000, 500, MiB);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        uint64_t nice = submit_array_with(1, 250, 10, 0); /* user 1000 */
+        uint64_t wide = submit_as(1000, 1000, MiB);
+        uint64_t small = submit_as(1001, 250, MiB);
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        ck_assert_int_eq(ctl_find_job(&st, running)->state, JOB_RUNNING);
+        ck_assert_int_eq(ctl_find_job(&st, wide)->wait, JOB_WAIT_RESOURCES);
+        ck_assert_int_eq(ctl_find_job(&st, nice)->state, JOB_PENDING);
+        ck_assert_int_eq(ctl_find_job(&st, small)->state, JOB_PENDING);
+}
+END_TEST
+
 /* A user's held jobs ahead of the rest, in a nice order: the reading that passes over them
  * once keeps them as its bucket's head, and later passes start after them (a few visits of
  * 5,000) until a release, after which the released job takes the user's first place. */
@@ -2119,6 +2138,7 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, tasks_an_arrays_record_makes_with_a_nice_value_order_their_users_jobs);
         tcase_add_loop_test(tc, a_nice_order_is_read_only_as_far_as_a_pass_places, SCHED_STRICT_FIFO,
                             SCHED_RESERVE + 1);
+        tcase_add_test(tc, strict_fifo_in_a_nice_order_marks_its_blocker);
         tcase_add_loop_test(tc, a_users_held_jobs_are_not_read_again_in_a_nice_order, SCHED_STRICT_FIFO,
                             SCHED_RESERVE + 1);
         tcase_add_test(tc, tasks_an_arrays_record_makes_keep_its_throttle);
