@@ -513,26 +513,22 @@ static int v1_job_freeze(cg_backend *cg, const char *job, bool frozen, int64_t d
         }
 }
 
-static int v1_list_jobs(cg_backend *cg, char ***out) {
+/* The job (or with depts, department) cgroups of every hierarchy: a crash may have left a job's
+ * cgroup in some only, and a prune a department (v1_dept_remove). A department is listed once
+ * per hierarchy it is in, each time after those below it. */
+static int list_union(cg_backend *cg, bool depts, char ***out) {
         int r = 0;
 
-        /* The union: a crash may have left a job's cgroup in some hierarchies only. */
         for (int i = 0; r == 0 && i < _V1_MAX; i++)
                 if (!is_dup(state(cg), i))
-                        r = cg_add_job_dirs(state(cg)->dir[i], CG_AGENT_LEAF, out);
+                        r = depts ? cg_add_dept_dirs(state(cg)->dir[i], out)
+                                  : cg_add_job_dirs(state(cg)->dir[i], CG_AGENT_LEAF, out);
         return r;
 }
 
-static int v1_list_depts(cg_backend *cg, char ***out) {
-        int r = 0;
+static int v1_list_jobs(cg_backend *cg, char ***out) { return list_union(cg, false, out); }
 
-        /* The union too: a department a prune left in some hierarchies only (v1_dept_remove),
-         * listed once per hierarchy it is in, each time after those below it. */
-        for (int i = 0; r == 0 && i < _V1_MAX; i++)
-                if (!is_dup(state(cg), i))
-                        r = cg_add_dept_dirs(state(cg)->dir[i], out);
-        return r;
-}
+static int v1_list_depts(cg_backend *cg, char ***out) { return list_union(cg, true, out); }
 
 /* A department's cgroup in every hierarchy; its CPU weight is cpu.shares. A department made by
  * this call in some hierarchies only is left for dept_remove (it is empty). */
