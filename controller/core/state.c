@@ -101,7 +101,7 @@ size_t ctl_first_job_from(const ctl_state *st, uint64_t id) {
 
 job *ctl_find_job(ctl_state *st, uint64_t id) { return jobtable_find(&st->byid, id); }
 
-/* --- indexes: jobs by id per state and per user, for bulk cancels (state.h, ctl_idset) ------- */
+/* --- indexes: jobs by id per state and per user, for bulk cancels (idset.h, ctl_idset) ------ */
 
 /* The first member of s with an id >= id, or NULL; *visits counts the entries looked at. */
 static job *idset_next(const ctl_idset *s, uint64_t id, size_t *visits) {
