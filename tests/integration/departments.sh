@@ -20,10 +20,11 @@ for d in physics cs; do
                         taskset -c 0 "$COLONY_BIN/colony-stress" cpu 60)")
         done
 done
-for id in "${ids[@]}"; do wait_state "$id" running; done
+# A job is running once placed, before its agent has made the cgroups (under load a while
+# before): started, it has them.
+for id in "${ids[@]}"; do wait_state "$id" running && wait_started "$id"; done
 
-# weight_file DEPT: the department's CPU weight in the kernel. A job is running once placed,
-# before its agent has made the cgroups (under load a while before): waited for.
+# weight_file DEPT: the department's CPU weight in the kernel.
 v2=0
 [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ] && v2=1
 weight_file() {
@@ -33,7 +34,6 @@ weight_file() {
                 echo "$(agent_cgroup cpu "$agent" "dept-$1")/cpu.shares"
         fi
 }
-for d in physics cs; do wait_for "[ -e '$(weight_file "$d")' ]" "department $d's cgroup" 30; done
 weights="$(cat "$(weight_file physics)") $(cat "$(weight_file cs)")"
 if [ "$v2" = 1 ]; then
         [ "$weights" = "300 100" ] || fail "cpu.weight of physics and cs: $weights, want 300 100"

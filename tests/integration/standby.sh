@@ -18,9 +18,10 @@ node=${PREFIX}1
 state=$DIR/agent-$node.state
 
 # recorded_shepherd ID: the shepherd pid in a running job's record. The controller calls a job
-# running once placed, before the agent's record (CI under load saw it 21 ms later): waited for.
+# running once placed, before the agent's record (CI under load saw it 21 ms later); started,
+# its record is on disk.
 recorded_shepherd() {
-        wait_for "[ -s '$state/job-$1.json' ]" "job $1's record" 30 >&2
+        wait_started "$1" 30 >&2
         jq -r .shepherd_pid "$state/job-$1.json"
 }
 
