@@ -78,6 +78,9 @@ int ctl_array_task(ctl_state *st, uint64_t array, uint32_t index, uint64_t *id, 
 struct array_load {
         uint64_t array;
         uint32_t n;
+        uint32_t running; /* when the pass started */
+        bool cut_known;
+        uint64_t cut; /* the last task the whole list's throttle admits (ctl_array_within) */
 };
 typedef struct array_load array_load;
 
@@ -96,7 +99,7 @@ static array_load *load_of(ctl_array_loads *t, uint64_t array) {
                 t->v = v;
                 t->cap = cap;
         }
-        t->v[t->n] = (array_load){ array, 0 };
+        t->v[t->n] = (array_load){ .array = array };
         return &t->v[t->last = t->n++];
 }
 
@@ -108,8 +111,23 @@ void ctl_array_loads_start(const ctl_state *st, ctl_array_loads *t) {
                 /* a job requeued and running again may sit beside its stale entry */
                 bool twin = i > 0 && st->running_ids.v[i - 1] == j;
                 if (!twin && j->state == JOB_RUNNING && j->spec.array_throttle && (l = load_of(t, j->array_first)))
-                        l->n++;
+                        l->running = ++l->n;
         }
+}
+
+bool ctl_array_within(ctl_array_loads *t, job *j, uint64_t (*nth)(void *, const job *, size_t), void *arg) {
+        if (!t->on || !j->spec.array_throttle)
+                return true;
+        array_load *l = load_of(t, j->array_first);
+        if (l && !l->cut_known) {
+                l->cut = l->running < j->spec.array_throttle ? nth(arg, j, j->spec.array_throttle - l->running) : 0;
+                l->cut_known = true;
+        }
+        if (!l || j->id > l->cut) {
+                j->wait = JOB_WAIT_THROTTLE;
+                return false;
+        }
+        return true;
 }
 
 bool ctl_array_admit(ctl_array_loads *t, job *j) {

@@ -76,6 +76,12 @@ void ctl_array_loads_start(const ctl_state *st, ctl_array_loads *t);
 /* Whether j, offered next, stays within its array's throttle with the tasks t counted: if so t
  * counts it; if not it waits "throttle" (as when t has no memory to count it). */
 bool ctl_array_admit(ctl_array_loads *t, job *j);
+/* Whether task j, that may start, is one the whole list's throttle admits, whatever the order
+ * it is read in: of its array's tasks that may start, by id, one of the first its throttle
+ * leaves beside the tasks that ran when t started (the tasks of an array come in id order in
+ * every order of the queue). nth(arg, j, k) gives the k-th of them, or UINT64_MAX when fewer;
+ * it is asked once a pass per array. If not, j waits "throttle". */
+bool ctl_array_within(ctl_array_loads *t, job *j, uint64_t (*nth)(void *, const job *, size_t), void *arg);
 /* Free what t holds. */
 void ctl_array_loads_free(ctl_array_loads *t);
 /* Store a's record (st->persist_array), in the turn's batch. Returns 0 or -errno (logged). */

@@ -159,6 +159,39 @@ job *niceorder_next(niceorder *no, const job *j, bool (*take)(void *, job *), bo
         return NULL;
 }
 
+/* The first member of b, by id, of j's array with an id past after; NULL when none. */
+static job *array_task_after(const nice_bucket *b, const job *j, uint64_t after) {
+        for (size_t i = ctl_idset_rank(&b->jobs, after + 1); i < b->jobs.n; i++) {
+                job *t = b->jobs.v[i];
+                if (t->array_first != j->array_first) /* ids past the array's are others' */
+                        return NULL;
+                if (ctl_idset_member(&b->jobs, t))
+                        return t;
+        }
+        return NULL;
+}
+
+uint64_t niceorder_array_nth(niceorder *no, const job *j, size_t k, bool (*take)(void *, job *), void *arg,
+                             size_t *visits) {
+        nice_owner *o = no->on ? owner_of(no, j) : NULL;
+        uint64_t last = j->array_first - 1;
+        for (size_t taken = 0; o;) {
+                job *next = NULL;
+                for (size_t b = 0; b < o->nbuckets; b++) { /* a task reniced is in another bucket */
+                        job *t = array_task_after(&o->buckets[b], j, last);
+                        if (t && (!next || t->id < next->id))
+                                next = t;
+                }
+                if (!next)
+                        break;
+                ++*visits;
+                last = next->id;
+                if (take(arg, next) && ++taken == k)
+                        return next->id;
+        }
+        return UINT64_MAX;
+}
+
 void niceorder_compact(niceorder *no) {
         for (size_t i = 0; i < no->n; i++)
                 for (size_t b = 0; b < no->owners[i].nbuckets; b++) {

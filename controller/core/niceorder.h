@@ -51,6 +51,11 @@ void niceorder_begin(niceorder *no);
  * readings too; NULL when none is left. *visits counts the entries looked at. */
 job *niceorder_next(niceorder *no, const job *j, bool (*take)(void *, job *), bool (*stays)(void *, const job *),
                     void *arg, size_t *visits);
+/* The id of the k-th (from 1) pending task, by id, of the array of j's owner that task j is
+ * of that take(arg, job) accepts (its tasks of every nice value); UINT64_MAX when fewer.
+ * *visits counts the entries looked at. O(nice values x log jobs) a task looked at. */
+uint64_t niceorder_array_nth(niceorder *no, const job *j, size_t k, bool (*take)(void *, job *), void *arg,
+                             size_t *visits);
 /* A job that stayed blocked may start now (a release, a dependency met): readings look at
  * every bucket from its start again. */
 void niceorder_forget_heads(niceorder *no);

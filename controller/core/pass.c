@@ -470,12 +470,13 @@ static long pass_arrivals(ctl_state *st, size_t *offered, long *placed) {
  * in that order, as the whole list's filters count them. While a pending job has a nice value,
  * strict FIFO is read so too, since a window of the queue cannot hold a user's reordered jobs:
  * each place a job takes goes to its owner's next job by nice value (st->nice), as
- * ctl_wait_nice reorders a whole list between the throttles and the running limits. Whatever
- * else filters the whole offered list (strays' earlier attempts; throttles beside a nice order,
- * since a throttle counts the tasks in the queue's order, before the reordering) or needs the
- * jobs choosing nodes apart (pending_choosy) takes the whole queue as before, and so does the
- * fair order with a nice value and a department's cap: a cap counts the jobs the walk hands
- * out, and the whole list's nice order permutes those alone. */
+ * ctl_wait_nice reorders a whole list between the throttles and the running limits. The place
+ * goes to a job the throttle leaves: the whole list's throttle counts an array's tasks in the
+ * queue's order before the reordering, that is its first ones by id that may start
+ * (ctl_array_within). Whatever else filters the whole offered list (strays' earlier attempts)
+ * or needs the jobs choosing nodes apart (pending_choosy) takes the whole queue as before, and
+ * so does the fair order with a nice value and a department's cap: a cap counts the jobs the
+ * walk hands out, and the whole list's nice order permutes those alone. */
 
 static bool a_job_at_a_time(const ctl_state *st) {
         const ctl_config *c = &st->cfg;
@@ -483,22 +484,37 @@ static bool a_job_at_a_time(const ctl_state *st) {
         if (st->pending_choosy || st->nstrays > 0)
                 return false;
         if (st->npending_nice)
-                return indexed && st->nice.on && !st->throttle_seen &&
-                       (!fair_order_on(st) || !fairorder_has_caps(&st->fair));
+                return indexed && st->nice.on && (!fair_order_on(st) || !fairorder_has_caps(&st->fair));
         return ctl_easy_on(st) || (c->order == SCHED_RESERVE && indexed);
 }
 
 /* What a pass read a job at a time counts of the jobs it offered so far, for the arrays'
  * throttles and the running limits; all zero: off (offer() filters a whole list). */
 typedef struct read_filters {
+        ctl_state *st;
         ctl_array_loads loads;
         ctl_limit_counts *limits;
         bool on;        /* place_over reads through them */
         bool reordered; /* a nice order gave a place to another job: maybe one not read yet */
 } read_filters;
 
-/* niceorder_next's take: whether j may start now (marked as a pass marks it). */
+/* Whether j may start now (marked as a pass marks it). */
 static bool mark_offerable(void *arg, job *j) { return !ctl_wait_mark_job(arg, j); }
+
+/* ctl_array_within's nth: the k-th task that may start of j's array, by id (of any nice value:
+ * the nice index holds them). */
+static uint64_t nth_offerable_task(void *arg, const job *j, size_t k) {
+        ctl_state *st = arg;
+        return niceorder_array_nth(&st->nice, j, k, mark_offerable, st, &st->pass_visits);
+}
+
+/* niceorder_next's take: whether j may start now, and is within its array's throttle as the
+ * whole list's filter counts it, in the queue's order, before the nice order permutes (a place
+ * goes to a job the throttle left, as in ctl_wait_nice's list). */
+static bool may_take_place(void *arg, job *j) {
+        read_filters *f = arg;
+        return mark_offerable(f->st, j) && ctl_array_within(&f->loads, j, nth_offerable_task, f->st);
+}
 
 /* niceorder_next's stays: j, refused, stays blocked until ctl_schedule_dirty or
  * ctl_job_unblocked (niceorder_forget_heads). Not for a begin time: its job is marked again at
@@ -516,7 +532,7 @@ static job *filters_admit(ctl_state *st, read_filters *f, job *j) {
         if (!ctl_array_admit(&f->loads, j))
                 return NULL;
         if (st->npending_nice && f->on) { /* else offer() reorders the whole list */
-                job *taker = niceorder_next(&st->nice, j, mark_offerable, stays_out, st, &st->pass_visits);
+                job *taker = niceorder_next(&st->nice, j, may_take_place, stays_out, f, &st->pass_visits);
                 f->reordered |= taker != j;
                 if (!(j = taker))
                         return NULL;
@@ -563,6 +579,7 @@ static long place_over(ctl_state *st, int (*next)(void *, sched_job *), void *ar
         const sched_job_list list = { next, arg, st->npending, st->pending_floor };
         bool easy = ctl_easy_on(st);
         st->pass_selective = 0;
+        filters->st = st;
         ctl_array_loads_start(st, &filters->loads);
         filters->limits = ctl_limit_counts_new(st);
         filters->on = true;

@@ -24,6 +24,9 @@
 # NICE=K: K jobs of nice 10 are queued ahead of the PENDING ones, of the same user, while a
 # job of 2 s holds the CPU: each place of theirs goes to the user's next job of nice 0, which
 # passes find by nice value (they are cancelled with the rest).
+# THROTTLED=K: an array of K tasks, one at a time (%1), on hold, is queued ahead of the PENDING
+# ones: while it waits, a nice order has its user's places go to tasks its throttle leaves
+# (with NICE=K, the case where passes read the whole queue until 2026-11-28).
 # Issue 22's goal: the queued p50 <= 2 ms, a pass whose cost does not grow with the queue.
 set -euo pipefail
 pending=${1:-100000}
@@ -31,6 +34,7 @@ n=${2:-500}
 capped=${CAPPED:-0}
 held_first=${HELD:-0}
 nice_first=${NICE:-0}
+throttled=${THROTTLED:-0}
 bin=$(cd "${COLONY_BIN:?set COLONY_BIN to the bin directory of a build}" && pwd)
 command -v jq >/dev/null || { echo "jq is needed" >&2; exit 1; }
 dir=$(mktemp -d /tmp/colony-endlaunch-XXXXXX)
@@ -81,7 +85,11 @@ for ((i = 0; i < 600; i++)); do # all ended (but capped's long job)
 done
 baseline=$(gaps "$t0" "$n")
 
-log "queued: $pending jobs from four clients, after $held_first on hold, after $nice_first of nice 10"
+log "queued: $pending jobs from four clients, after $held_first on hold, after $nice_first of nice 10," \
+        "after a held array of $throttled tasks, one at a time"
+if [ "$throttled" -gt 0 ]; then
+        "$bin/colony" submit --array "0-$((throttled - 1))%1" --hold --cpus 1 --mem 1M -- /bin/true >/dev/null
+fi
 if [ "$held_first" -gt 0 ]; then
         "$bin/bench_submit" --socket "$COLONY_SOCKET" --clients 1 --jobs "$held_first" --cpus 1 --mem 1M --hold >/dev/null
 fi
@@ -110,6 +118,7 @@ fi
 queued=$(gaps "$t1" "$n")
 jq -nc --argjson pending "$pending" --argjson base "$baseline" --argjson queued "$queued" --argjson left "$left" \
         --argjson submit "$(cat "$dir/submit.json")" --argjson capped "$capped" --argjson held "$held_first" \
-        --argjson nice "$nice_first" \
+        --argjson nice "$nice_first" --argjson throttled "$throttled" \
         '{end_to_next_launch_ms: {baseline: $base, queued: $queued}, pending: $pending, pending_when_measured: $left,
-          held_first: $held, nice_first: $nice, capped: ($capped == 1), submitted_per_s: $submit.jobs_per_s}'
+          held_first: $held, nice_first: $nice, throttled_held: $throttled, capped: ($capped == 1),
+          submitted_per_s: $submit.jobs_per_s}'

@@ -450,6 +450,45 @@ START_TEST(strict_fifo_in_a_nice_order_marks_its_blocker) {
 }
 END_TEST
 
+/* Beside a throttled array, a nice order is still read a job at a time, and each place goes to
+ * a job the throttle leaves: with 20,000 jobs pending, a nice job of user 1000 first, then that
+ * user's array of 5 tasks of nice 0, one at a time, two CPUs free give the nice job's place to
+ * the array's first task and the task's own place to the user's next job that is no task of it,
+ * and so on while the task runs; a pass after each end looks at a few jobs. */
+START_TEST(a_nice_order_beside_a_throttled_array_is_read_only_as_far_as_a_pass_places) {
+        enum { N = 20000 };
+        static uint64_t ids[N];
+        st.cfg.order = (sched_order)_i;
+        st.cfg.max_pending = 2 * N;
+        ctl_node *n = node("a", 2000, 1024 * MiB, NULL, 0);
+        uint64_t first[2] = { submit_as(1001, 1000, MiB), submit_as(1001, 1000, MiB) };
+        ck_assert_int_eq(ctl_schedule(&st), 2);
+        uint64_t late = submit_array_with(1, 1000, 10, 0);
+        uint64_t arr = submit_array_with(5, 1000, 0, 1);
+        for (size_t i = 0; i < N; i++)
+                ids[i] = submit_as(1000 + (uid_t)(i % 2), 1000, MiB);
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        ck_assert(st.npending_nice && st.throttle_seen);
+        finish_ok(n, first[0]);
+        finish_ok(n, first[1]);
+        st.pass_visits = 0;
+        ck_assert_int_eq(ctl_schedule(&st), 2);
+        ck_assert_uint_eq(rec.launch_ids[rec.launched - 2], arr);    /* in late's place */
+        ck_assert_uint_eq(rec.launch_ids[rec.launched - 1], ids[0]); /* in arr's: arr + 1 waits */
+        ck_assert_int_eq(ctl_find_job(&st, arr + 1)->wait, JOB_WAIT_THROTTLE);
+        ck_assert_uint_lt(st.pass_visits, 32);
+        finish_ok(n, ids[0]);
+        st.pass_visits = 0;
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_uint_eq(rec.launch_ids[rec.launched - 1], ids[2]); /* in late's place: the tasks left wait */
+        ck_assert_uint_lt(st.pass_visits, 32);
+        finish_ok(n, arr);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_uint_eq(rec.launch_ids[rec.launched - 1], arr + 1);
+        ck_assert_int_eq(ctl_find_job(&st, late)->state, JOB_PENDING);
+}
+END_TEST
+
 /* A user's held jobs ahead of the rest, in a nice order: the reading that passes over them
  * once keeps them as its bucket's head, and later passes start after them (a few visits of
  * 5,000) until a release, after which the released job takes the user's first place. */
@@ -978,10 +1017,6 @@ static int no_persist(void *u, const job *j) {
         return 0;
 }
 
-/* Whether both_submit makes throttled arrays now and then (their throttles have nice orders
- * read whole). */
-static bool both_throttled = true;
-
 /* The same step on both states of a comparison. A submission of group (NULL: none) whose CPUs
  * and memory r's bits choose, now and then held or after a running job: ctl_submit takes the
  * spec, or refuses one no node holds, on both. */
@@ -1006,7 +1041,7 @@ static void both_submit(ctl_state *const both[2], const char *group, uint64_t r,
                 spec.argv[0] = strdup("/bin/true");
                 uid_t uid = (uid_t)(1000 + (r >> 48) % 3); /* three users, for the running limits */
                 if ((r >> 56) % 16 == 0) {                 /* now and then an array of 2 to 5 tasks, 1 or 2 at a time */
-                        spec.array_throttle = both_throttled ? 1 + (uint32_t)(r >> 60) % 2 : 0;
+                        spec.array_throttle = 1 + (uint32_t)(r >> 60) % 2;
                         ok[k] = ctl_submit_array(both[k], uid, uid, "u", &spec, 2 + (r >> 61) % 4, NULL, step, &id[k],
                                                  err);
                         job_spec_free(&spec);
@@ -1383,7 +1418,8 @@ END_TEST
  * and department against a reference that reads the whole order (its EASY offered every job
  * the list's filters keep), and without a cap against such a reference (a nice value then has
  * passes read the order a job at a time, each place of a user's going to their next job by nice
- * value); the nodes hold dozens of jobs, so that passes place windows after windows. */
+ * value that its array's throttle leaves); the nodes hold dozens of jobs, so that passes place windows after windows.
+ */
 START_TEST(fair_passes_read_the_departments_as_kept) {
         static const ctl_actions logged = { no_persist, log_launch, rec_cancel, no_end, rec_drop, NULL, NULL };
         static launch_log got, want;
@@ -1403,8 +1439,7 @@ START_TEST(fair_passes_read_the_departments_as_kept) {
         unwatched.unwatched = _i >= 4 && _i < 8; /* as the simulator runs it: the same placements */
         bool limits = _i >= 8 && _i < 12, whole_ref = _i >= 8;
         if (_i >= 12)
-                v[1].cap = 1; /* no cap, no throttle: a nice order is read a job at a time */
-        both_throttled = _i < 12;
+                v[1].cap = 1; /* no cap: a nice order is read a job at a time */
         if (limits) {
                 cfg.max_running_per_user = unwatched.max_running_per_user = 5;
                 cfg.max_running_per_dept = unwatched.max_running_per_dept = 7;
@@ -1447,7 +1482,6 @@ START_TEST(fair_passes_read_the_departments_as_kept) {
         ck_assert_str_eq(got.text, want.text);
         ctl_free(&ref);
         st.cfg.depts = NULL;
-        both_throttled = true;
 }
 END_TEST
 
@@ -2138,6 +2172,8 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, tasks_an_arrays_record_makes_with_a_nice_value_order_their_users_jobs);
         tcase_add_loop_test(tc, a_nice_order_is_read_only_as_far_as_a_pass_places, SCHED_STRICT_FIFO,
                             SCHED_RESERVE + 1);
+        tcase_add_loop_test(tc, a_nice_order_beside_a_throttled_array_is_read_only_as_far_as_a_pass_places,
+                            SCHED_STRICT_FIFO, SCHED_RESERVE + 1);
         tcase_add_test(tc, strict_fifo_in_a_nice_order_marks_its_blocker);
         tcase_add_loop_test(tc, a_users_held_jobs_are_not_read_again_in_a_nice_order, SCHED_STRICT_FIFO,
                             SCHED_RESERVE + 1);
