@@ -7,7 +7,9 @@
 . "$(dirname "$0")/lib.sh"
 cluster_up --agents 1 --agent-cpus 1 --agent-mem 1G
 
-short=$(colony submit --name short --cpus 0.5 --mem 32M -- sh -c "echo ran >>'$DIR/short.runs'; exec '$COLONY_BIN/colony-stress' sleep 2")
+# short ends once the test says so, after the kill: on a slow host (the TCG guest) the steps
+# before the kill took longer than a fixed sleep of it.
+short=$(colony submit --name short --cpus 0.5 --mem 32M -- sh -c "echo ran >>'$DIR/short.runs'; while [ ! -e '$DIR/short.go' ]; do sleep 0.05; done")
 long=$(colony submit --name long --cpus 0.5 --mem 32M -- "$COLONY_BIN/colony-stress" sleep 6)
 queued=$(colony submit --name queued --cpus 1 --mem 32M -- "$COLONY_BIN/colony-stress" sleep 0)
 wait_state "$long" running
@@ -16,7 +18,12 @@ wait_state "$long" running
 cmdline=$(controller_cmdline)
 kill -9 "$(cat "$DIR/controller.pid")"
 note "controller killed; job $short ends while it is away"
-sleep 3
+touch "$DIR/short.go"
+for ((i = 0; i < 300; i++)); do
+        grep -q "job=$short cgroup=.*: completed" "$DIR/${PREFIX}1.log" && break
+        sleep 0.1
+done
+grep -q "job=$short cgroup=.*: completed" "$DIR/${PREFIX}1.log" || fail "job $short did not end within 30 s"
 controller_start "$cmdline"
 
 for id in "$short" "$long" "$queued"; do
