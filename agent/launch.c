@@ -128,6 +128,18 @@ static void child_redirect(const child_plan *p, const char *path, int flags, int
         }
 }
 
+/* Every signal's disposition but SIGPIPE's to the default: ignored signals stay ignored across
+ * exec. The child's signals are all blocked (spawn.h), so none is acted on before the exec. */
+static void child_default_dispositions(void) {
+        struct sigaction sa = { .sa_handler = SIG_DFL };
+
+        for (int sig = 1; sig < NSIG; sig++)
+                if (sig != SIGKILL && sig != SIGSTOP && sig != SIGPIPE)
+                        (void)sigaction(sig, &sa, NULL);
+}
+
+/* The signals as a login gives them: dispositions default and nothing blocked (a child started
+ * ahead had its dispositions but SIGPIPE's reset before it waited: ahead_entry). */
 static void child_reset_signals(const child_plan *p) {
         struct sigaction sa = { .sa_handler = SIG_DFL };
         const struct timespec now = { 0 };
@@ -140,11 +152,10 @@ static void child_reset_signals(const child_plan *p) {
         sigaddset(&broken_pipe, SIGPIPE);
         while (sigtimedwait(&broken_pipe, NULL, &now) > 0)
                 ;
-
-        /* Ignored signals stay ignored across exec, and the agent blocks some for sd-event. */
-        for (int sig = 1; sig < NSIG; sig++)
-                if (sig != SIGKILL && sig != SIGSTOP)
-                        (void)sigaction(sig, &sa, NULL);
+        (void)sigaction(SIGPIPE, &sa, NULL);
+        if (!p->ahead)
+                child_default_dispositions();
+        /* the agent blocks some for sd-event */
         sigemptyset(&none);
         if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
                 child_fail(p, "sigprocmask", NULL);
@@ -489,6 +500,8 @@ static int ahead_entry(void *arg) {
                 if (write(a->procs_fds[i], "0", 1) != 1)
                         _exit(1);
         a->entered = true;
+        /* 61 system calls off the job's launch (1.2 us each on a PVM guest, measured) */
+        child_default_dispositions();
         if (!(req = a->wait(a->arg)))
                 _exit(0);
         c->ran = true;

@@ -707,6 +707,7 @@ typedef struct ahead_case {
         launch_ahead la;
         launch_req req;
         job_spec spec;
+        const char *out; /* the job's output file; NULL: /dev/null */
         bool give;
         int cgroup; /* launch_cgroup's outcome */
         char err[512];
@@ -730,7 +731,9 @@ static int run_ahead(ahead_case *c, const char *spare, const char *job, const ch
         int procs[CG_MAX_HIERARCHIES], n = cg_job_procs_open(cg, spare, procs, c->err, sizeof(c->err)), r;
 
         ck_assert_msg(n > 0, "tasks of %s: %s", spare, c->err);
-        c->spec = (job_spec){ .argv = argv, .cwd = "/", .stdout_path = "/dev/null", .stderr_path = "/dev/null" };
+        const char *out = c->out ? c->out : "/dev/null";
+
+        c->spec = (job_spec){ .argv = argv, .cwd = "/", .stdout_path = (char *)out, .stderr_path = (char *)out };
         c->req = (launch_req){ .spec = &c->spec,
                                .cg = cg,
                                .cg_job = job,
@@ -816,6 +819,66 @@ START_TEST(test_spare_ahead) {
 }
 END_TEST
 
+static void ignore_signal(int sig) { (void)sig; }
+
+static void empty_file(const char *path) {
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+        ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
+        close(fd);
+}
+
+/* The job's "SigIgn:" and "SigBlk:" lines of /proc/self/status, as grep found them in out. */
+static void expect_signals_as_a_login(const char *out, const char *how) {
+        char got[256];
+
+        read_file(out, got, sizeof(got));
+        ck_assert_msg(strcmp(got, "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n") == 0,
+                      "%s: the job's signals: %s", how, got);
+}
+
+/* A job's signals are a login's whatever its shepherd's (ignored, caught, blocked): ignored
+ * ones stay ignored across exec, and the mask is inherited. Started ahead too, where all but
+ * SIGPIPE are reset before the child waits for its job. */
+START_TEST(test_job_signals_default) {
+        cg_limits lim = { .mcpu = 500, .mem = 64 * MiB, .pids = 16 };
+        char *argv[] = { "/bin/grep", "-E", "^Sig(Ign|Blk)", "/proc/self/status", NULL }, err[512];
+        struct sigaction caught = { .sa_handler = ignore_signal };
+        ahead_case c = { .give = true, .out = tmpfile_path };
+        sigset_t term, mask;
+        pid_t pid;
+        int st;
+
+        ck_assert(signal(SIGPIPE, SIG_IGN) != SIG_ERR && signal(SIGINT, SIG_IGN) != SIG_ERR &&
+                  signal(SIGHUP, SIG_IGN) != SIG_ERR && sigaction(SIGUSR1, &caught, NULL) == 0);
+        sigemptyset(&term);
+        sigaddset(&term, SIGTERM);
+        ck_assert_int_eq(sigprocmask(SIG_BLOCK, &term, &mask), 0);
+
+        empty_file(tmpfile_path);
+        ck_assert_msg(start("job-signals", &lim, argv, 0, "/", tmpfile_path, &pid, err, sizeof(err)) == 0, "launch: %s",
+                      err);
+        st = wait_exit(pid, 10);
+        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "grep ended with status 0x%x", st);
+        expect_signals_as_a_login(tmpfile_path, "launched");
+        ck_assert_int_eq(cg_job_remove(cg, "job-signals"), 0);
+        if (cg_get_mode(cg) == CG_MODE_V1) { /* v2 has no spares */
+                ck_assert_msg(cg_spare_create(cg, "spare-sig", err, sizeof(err)) == 0, "spare: %s", err);
+                empty_file(tmpfile_path);
+                st = run_ahead(&c, "spare-sig", "job-signals-ahead", NULL, &lim, argv, &pid);
+                ck_assert_msg(st == 0 && c.cgroup == 0, "launch ahead: %d, cgroup %d: %s", st, c.cgroup, c.err);
+                st = wait_exit(pid, 10);
+                ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "grep ahead ended with status 0x%x", st);
+                expect_signals_as_a_login(tmpfile_path, "started ahead");
+                ck_assert_int_eq(cg_job_remove(cg, "job-signals-ahead"), 0);
+        }
+        /* as they were, for the tests after this one when Check does not fork (CK_FORK=no) */
+        ck_assert(signal(SIGPIPE, SIG_DFL) != SIG_ERR && signal(SIGINT, SIG_DFL) != SIG_ERR &&
+                  signal(SIGHUP, SIG_DFL) != SIG_ERR && signal(SIGUSR1, SIG_DFL) != SIG_ERR);
+        ck_assert_int_eq(sigprocmask(SIG_SETMASK, &mask, NULL), 0);
+}
+END_TEST
+
 /* v1: a department busy in one hierarchy (a child cgroup of it there) goes from every other
  * once it went from one; before, the prune stopped at the busy hierarchy, and those after it
  * (cpuacct and cpu) kept it, which an agent's stop then found. Busy where it is tried first, it
@@ -857,6 +920,7 @@ static Suite *cgroup_suite(void) {
         tcase_add_test(tc, test_devices);
         tcase_add_test(tc, test_devices_allow_list);
         tcase_add_test(tc, test_spare_ahead);
+        tcase_add_test(tc, test_job_signals_default);
         tcase_add_test(tc, test_dept_remove_goes_on);
         suite_add_tcase(s, tc);
         return s;
