@@ -534,7 +534,7 @@ int launch_job_ahead(launch_ahead *a, pid_t *pid, char *err, size_t errlen) {
         a->entered = a->move = false;
         err_peer = c.plan.err_peer; /* the child rewrites c.plan as we wait */
         child = spawn_sharing_memory_waiting(AHEAD_CHILD_STACK, ahead_entry, &c, c.plan.err_fd, err_peer, &e, sizeof(e),
-                                             &n);
+                                             &n, &a->stack);
         if (child < 0) {
                 r = -errno;
                 snprintf(err, errlen, "start a process ahead of its job: %s", strerror(errno));
@@ -546,9 +546,18 @@ int launch_job_ahead(launch_ahead *a, pid_t *pid, char *err, size_t errlen) {
         plan_free(&c.plan, &c.looked_up);
         if (child > 0 && (r < 0 || !c.ran))
                 reap(child);
+        if (r < 0 || !c.ran) /* no launch to tell of first */
+                launch_ahead_release(a);
         if (r == 0 && !c.ran) /* without a job the child said nothing and ended */
                 return 1;
         if (r == 0)
                 *pid = child;
         return r;
+}
+
+void launch_ahead_release(launch_ahead *a) {
+        if (a && a->stack) {
+                munmap(a->stack, AHEAD_CHILD_STACK);
+                a->stack = NULL;
+        }
 }

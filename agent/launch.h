@@ -72,6 +72,7 @@ typedef struct launch_ahead {
         void *arg;
         bool entered; /* set in the child: it is in the spare */
         bool move;    /* set by wait: the child moves itself into req's cgroup (cg_job_procs_open) */
+        void *stack;  /* the child's, once it exec'd: for launch_ahead_release */
 } launch_ahead;
 
 /* Start the child of a (launch_ahead), sharing our memory, with us suspended until it has
@@ -79,6 +80,9 @@ typedef struct launch_ahead {
  * the job's exec has succeeded; 1 when the child ended without a job (a->entered says whether
  * it got into the spare); or -errno with err when the launch failed (the child reaped). */
 int launch_job_ahead(launch_ahead *a, pid_t *pid, char *err, size_t errlen);
+/* Unmap the stack a child that exec'd left (a->stack), once the launch's outcome is told:
+ * spawn_sharing_memory_waiting says why not before. a NULL: nothing. */
+void launch_ahead_release(launch_ahead *a);
 /* Write the step "step arg" about to begin to fd (a launch_progress record; fd <= 0: nowhere),
  * so that should it hang (a dead NFS server, a FUSE mount that never answers) the agent names
  * it. Never waits on a non-blocking fd: a full pipe drops the step. Async-signal-safe. */

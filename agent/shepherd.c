@@ -162,13 +162,16 @@ static bool shepherd_prepare(launch_req *lr, usergroups *groups, const shepherd_
         return n == 1;
 }
 
-/* The launch over (rep: its outcome): tell the agent, remove cgroup unused (a spare the job did
- * not take, or NULL) of cg, then see the job to its end. */
+/* The launch over (rep: its outcome): tell the agent, release what a launch ahead left (or
+ * NULL), remove cgroup unused (a spare the job did not take, or NULL) of cg, then see the job to
+ * its end. */
 static _Noreturn void shepherd_finish(launch_progress *rep, uint64_t id, const char *dir, uint64_t spare,
-                                      const shepherd_fds *fds, cg_backend *cg, const char *unused) {
+                                      const shepherd_fds *fds, launch_ahead *ahead, cg_backend *cg,
+                                      const char *unused) {
         int status = 0;
 
         (void)!write(fds->report, rep, sizeof(*rep));
+        launch_ahead_release(ahead);
         close(fds->report);
         close(fds->steps);
         (void)prctl(PR_SET_NAME, SHEPHERD_NAME); /* the launch is over: see SHEPHERD_LAUNCH_NAME */
@@ -201,7 +204,7 @@ static _Noreturn void shepherd_run(const launch_req *req, usergroups *groups, ui
         lr.progress_fd = fds->steps;
         if (!rep.error)
                 rep.error = -launch_job(&lr, &rep.pid, rep.what, sizeof(rep.what));
-        shepherd_finish(&rep, id, dir, spare, fds, NULL, NULL);
+        shepherd_finish(&rep, id, dir, spare, fds, NULL, NULL, NULL);
 }
 
 /* A job's request from the go pipe (launchpack.h), its length first, into *buf and u. */
@@ -285,7 +288,8 @@ static void standby_ahead_run(cg_backend *cg, const char *dir, const shepherd_us
         if (r < 0)
                 st.rep.error = -r;
         /* The spare, unless it is the job's now, goes once the agent is told. */
-        shepherd_finish(&st.rep, st.u.id, dir, st.u.exit_spare, fds, cg, r == 0 && st.cgroup == 0 ? NULL : st.spare_cg);
+        shepherd_finish(&st.rep, st.u.id, dir, st.u.exit_spare, fds, &st.la, cg,
+                        r == 0 && st.cgroup == 0 ? NULL : st.spare_cg);
 }
 
 /* A standby: wait for a job's request on the go pipe (launchpack.h), then run it. End of

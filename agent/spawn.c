@@ -92,13 +92,14 @@ pid_t spawn_sharing_memory(int cg_fd, size_t stack_size, int (*fn)(void *), void
 }
 
 pid_t spawn_sharing_memory_waiting(size_t stack_size, int (*fn)(void *), void *arg, int child_end, int wait_fd,
-                                   void *buf, size_t len, size_t *n) {
+                                   void *buf, size_t len, size_t *n, void **stack_left) {
         void *stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
         sigset_t all, old;
         pid_t pid;
         int e = 0;
 
         *n = 0;
+        *stack_left = NULL;
         if (stack == MAP_FAILED) {
                 close(child_end);
                 return -1;
@@ -124,7 +125,7 @@ pid_t spawn_sharing_memory_waiting(size_t stack_size, int (*fn)(void *), void *a
         }
         sigprocmask(SIG_SETMASK, &old, NULL);
         if (off)
-                munmap(stack, stack_size);
+                *stack_left = stack;
         errno = e;
         return pid;
 }

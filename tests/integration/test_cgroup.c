@@ -744,6 +744,7 @@ static int run_ahead(ahead_case *c, const char *spare, const char *job, const ch
                                .ndept_weights = dept ? 1 : 0 };
         c->la = (launch_ahead){ .procs_fds = procs, .nprocs = n, .wait = ahead_case_wait, .arg = c };
         r = launch_job_ahead(&c->la, pid, c->err, sizeof(c->err));
+        launch_ahead_release(&c->la);
         while (n > 0)
                 close(procs[--n]);
         return r;
