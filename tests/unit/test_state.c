@@ -390,22 +390,34 @@ START_TEST(tasks_an_arrays_record_makes_with_a_nice_value_order_their_users_jobs
 }
 END_TEST
 
+/* The jobs of a_nice_order_... tests: enough that a pass reading them all shows. */
+#define NICE_CASE_JOBS 20000
+
+/* A nice order's test in order (strict FIFO, EASY, reserve) on node "a" of mcpu. */
+static ctl_node *nice_case(int order, int64_t mcpu) {
+        st.cfg.order = (sched_order)order;
+        st.cfg.max_pending = 2 * NICE_CASE_JOBS;
+        return node("a", mcpu, 1024 * MiB, NULL, 0);
+}
+
+/* NICE_CASE_JOBS jobs of one CPU, of users 1000 and 1001 in turn, into ids. */
+static void submit_in_turns(uint64_t *ids) {
+        for (size_t i = 0; i < NICE_CASE_JOBS; i++)
+                ids[i] = submit_as(1000 + (uid_t)(i % 2), 1000, MiB);
+}
+
 /* A nice value reorders its user's jobs without a pass reading the queue whole (st->nice): in
  * each order that reads it a job at a time, a pass after an end that makes room for one job
  * looks at a few of 20,000 pending jobs, and gives the user's first place to the user's first
  * job in nice order, a reload of the departments in between. A job's new nice value moves it. */
 START_TEST(a_nice_order_is_read_only_as_far_as_a_pass_places) {
-        enum { N = 20000 };
-        static uint64_t ids[N];
-        st.cfg.order = (sched_order)_i;
-        st.cfg.max_pending = 2 * N;
-        ctl_node *n = node("a", 1000, 1024 * MiB, NULL, 0);
+        static uint64_t ids[NICE_CASE_JOBS];
+        ctl_node *n = nice_case(_i, 1000);
         uint64_t first = submit_as(1000, 1000, MiB);
         ck_assert_int_eq(ctl_schedule(&st), 1);
         uint64_t other = submit_as(1001, 1000, MiB);
         uint64_t late = submit_array_with(1, 1000, 10, 0); /* user 1000's first place, nice 10 */
-        for (size_t i = 0; i < N; i++)
-                ids[i] = submit_as(1000 + (uid_t)(i % 2), 1000, MiB);
+        submit_in_turns(ids);
         ck_assert_int_eq(ctl_schedule(&st), 0);
         ck_assert(st.npending_nice);
         ck_assert_int_eq(ctl_set_depts(&st, FAIR_HDRF), 0); /* a reload keeps the index */
@@ -456,17 +468,13 @@ END_TEST
  * the array's first task and the task's own place to the user's next job that is no task of it,
  * and so on while the task runs; a pass after each end looks at a few jobs. */
 START_TEST(a_nice_order_beside_a_throttled_array_is_read_only_as_far_as_a_pass_places) {
-        enum { N = 20000 };
-        static uint64_t ids[N];
-        st.cfg.order = (sched_order)_i;
-        st.cfg.max_pending = 2 * N;
-        ctl_node *n = node("a", 2000, 1024 * MiB, NULL, 0);
+        static uint64_t ids[NICE_CASE_JOBS];
+        ctl_node *n = nice_case(_i, 2000);
         uint64_t first[2] = { submit_as(1001, 1000, MiB), submit_as(1001, 1000, MiB) };
         ck_assert_int_eq(ctl_schedule(&st), 2);
         uint64_t late = submit_array_with(1, 1000, 10, 0);
         uint64_t arr = submit_array_with(5, 1000, 0, 1);
-        for (size_t i = 0; i < N; i++)
-                ids[i] = submit_as(1000 + (uid_t)(i % 2), 1000, MiB);
+        submit_in_turns(ids);
         ck_assert_int_eq(ctl_schedule(&st), 0);
         ck_assert(st.npending_nice && st.throttle_seen);
         finish_ok(n, first[0]);
