@@ -30,8 +30,8 @@ bool spawn_into_cgroup_refused(int error);
  * child has its copy, is then the child's alone, so that its exec or its exit (which leaves our
  * memory first) ends the wait. What the child wrote there goes into buf (len bytes; *n says
  * how many). The child's stack is left mapped for the caller to unmap (stack_size bytes at
- * *stack; NULL: none to unmap, or the child may still be on it), after what it has to tell
+ * *stack_left; NULL: none to unmap, or the child may still be on it), after what it has to tell
  * first: its munmap's TLB shootdown, across the CPUs the child ran on, took 0.2 ms. Returns the
  * child's pid, to reap if it did not exec, or -1 with errno (child_end closed either way). */
 pid_t spawn_sharing_memory_waiting(size_t stack_size, int (*fn)(void *), void *arg, int child_end, int wait_fd,
-                                   void *buf, size_t len, size_t *n, void **stack);
+                                   void *buf, size_t len, size_t *n, void **stack_left);
