@@ -19,8 +19,8 @@ size_t ctl_idset_rank(const ctl_idset *s, uint64_t id) { return ctl_jobs_rank(s-
 
 int ctl_idset_reserve(ctl_idset *s, size_t n) { return sched_grow(&s->v, &s->cap, s->n + n, sizeof(*s->v)); }
 
-int ctl_idset_join(ctl_idset *s, job *j) {
-        size_t i = s->n > 0 && s->v[s->n - 1]->id < j->id ? s->n : ctl_idset_rank(s, j->id);
+int ctl_idset_join_at(ctl_idset *s, job *j, size_t *at) {
+        size_t i = *at = s->n > 0 && s->v[s->n - 1]->id < j->id ? s->n : ctl_idset_rank(s, j->id);
         if (i < s->n && s->v[i] == j) { /* its stale entry: live again */
                 if (s->nstale > 0)
                         s->nstale--;
@@ -32,6 +32,11 @@ int ctl_idset_join(ctl_idset *s, job *j) {
         s->v[i] = j;
         s->n++;
         return 0;
+}
+
+int ctl_idset_join(ctl_idset *s, job *j) {
+        size_t at;
+        return ctl_idset_join_at(s, j, &at);
 }
 
 void ctl_idset_compact(ctl_idset *s) {

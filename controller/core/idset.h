@@ -26,6 +26,8 @@ size_t ctl_idset_rank(const ctl_idset *s, uint64_t id);
 int ctl_idset_reserve(ctl_idset *s, size_t n);
 /* j, not a member of s, became one. Returns 0 or -ENOMEM. O(1) for a new job, else O(n). */
 int ctl_idset_join(ctl_idset *s, job *j);
+/* The same, with j's position in s into *at (set when it fails too: where it would be). */
+int ctl_idset_join_at(ctl_idset *s, job *j, size_t *at);
 /* A member of s left it (its state has changed): its entry is stale, and the set is compacted
  * when stale entries pass half of it, O(1) amortised. */
 void ctl_idset_leave(ctl_idset *s);

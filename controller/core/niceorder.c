@@ -97,11 +97,12 @@ int niceorder_pending(niceorder *no, job *j, int sign) {
         if (!b)
                 return sign > 0 ? -ENOMEM : 0;
         ctl_idset *s = &b->jobs;
-        if (sign > 0) { /* a requeued job goes back in its id's place: maybe in the head */
-                size_t at = s->n > 0 && s->v[s->n - 1]->id < j->id ? s->n : ctl_idset_rank(s, j->id);
-                if (at < b->head)
+        if (sign > 0) {
+                size_t at;
+                int r = ctl_idset_join_at(s, j, &at);
+                if (r == 0 && at < b->head) /* a requeued job goes back in its id's place: in the head */
                         b->head = at;
-                return ctl_idset_join(s, j);
+                return r;
         }
         ctl_idset_leave(s);
         if (s->nstale == 0) /* compacted: the entries moved */
