@@ -532,6 +532,33 @@ START_TEST(a_users_held_jobs_are_not_read_again_in_a_nice_order) {
 }
 END_TEST
 
+/* A job requeued behind its owner's head in a nice order (its node lost while the user's held
+ * jobs, after it by id, made the head) joins that head: the next pass gives it the user's first
+ * place, before the user's later job. */
+START_TEST(a_job_requeued_into_a_nice_orders_head_is_read) {
+        (void)node("a", 1000, 1024 * MiB, NULL, 0);
+        uint64_t rq = submit_requeue(1000);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ctl_node *b = node("b", 1000, 1024 * MiB, NULL, 0);
+        uint64_t filler = submit_requeue(1000);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_int_eq(ctl_find_job(&st, filler)->state, JOB_RUNNING);
+        for (int i = 0; i < 30; i++)
+                (void)submit_spec((job_spec){ .req = { .mcpu = 1000, .mem = MiB }, .hold = true });
+        uint64_t nice = submit_spec((job_spec){ .req = { .mcpu = 1000, .mem = MiB }, .nice = 10 });
+        uint64_t later = submit_requeue(1000);
+        ck_assert_int_eq(ctl_schedule(&st), 0); /* the head: rq's stale entry and the 30 held */
+        (void)ctl_node_heard(&st, b, at(1000 + 6000000));
+        ctl_check_silence(&st, at(1000 + 6000000)); /* a times out: rq is pending again */
+        ck_assert_int_eq(ctl_find_job(&st, rq)->state, JOB_PENDING);
+        finish_ok(b, filler);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_uint_eq(rec.launch_ids[rec.launched - 1], rq);
+        ck_assert_int_eq(ctl_find_job(&st, later)->state, JOB_PENDING);
+        ck_assert_int_eq(ctl_find_job(&st, nice)->state, JOB_PENDING);
+}
+END_TEST
+
 /* And for a throttle: the tasks a record makes are held to their array's throttle (2). */
 START_TEST(tasks_an_arrays_record_makes_keep_its_throttle) {
         (void)array_back_after_a_pass_without_it(100, 0, 2);
@@ -2185,6 +2212,7 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, strict_fifo_in_a_nice_order_marks_its_blocker);
         tcase_add_loop_test(tc, a_users_held_jobs_are_not_read_again_in_a_nice_order, SCHED_STRICT_FIFO,
                             SCHED_RESERVE + 1);
+        tcase_add_test(tc, a_job_requeued_into_a_nice_orders_head_is_read);
         tcase_add_test(tc, tasks_an_arrays_record_makes_keep_its_throttle);
         tcase_add_loop_test(tc, fair_passes_read_the_departments_as_kept, 0, 16);
         tcase_add_test(tc, a_requeued_job_is_its_departments_next_in_the_fair_order);
