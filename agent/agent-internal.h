@@ -77,6 +77,7 @@ struct agent {
         agent_job *queue, **queue_tail;         /* jobs waiting for their turn to start, oldest first */
         sd_event_source *launcher;              /* starts the queue's first job, a job per turn */
         agent_job *awaiting;                    /* queued jobs whose earlier run's cgroup is being removed */
+        shepherd_forker forker;                 /* where shepherds come from: their fork server */
         shepherd standby;                       /* forked ahead for the next launch (pid 0: none) */
         sd_event_source *standby_watch;         /* its end, should it end before it gets a job */
         sd_event_source *standby_fork;          /* forks the next standby once no launch waits */

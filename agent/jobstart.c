@@ -223,7 +223,13 @@ static int on_standby_fork(sd_event_source *s, void *userdata) {
 
         if (a->standby.pid > 0 || a->stopping)
                 return 0;
-        if ((r = shepherd_spawn_standby(a->cg, a->cfg.state_dir, &a->last_user, &a->standby, err, sizeof(err))) < 0) {
+        pid_t lost = a->forker.lost;
+
+        r = shepherd_spawn_standby(&a->forker, &a->last_user, &a->standby, err, sizeof(err));
+        if (lost)
+                log_warning("host=%s: the shepherds' fork server %d had gone; %s", a->cfg.name, (int)lost,
+                            a->forker.server.pid > 0 ? "started another" : "the agent forks them");
+        if (r < 0) {
                 a->standby.pid = 0;
                 log_warning("host=%s: cannot fork a standby shepherd: %s", a->cfg.name, err);
                 return 0;
@@ -266,7 +272,7 @@ static int get_shepherd(agent_job *j, const launch_req *req, shepherd *sh, char 
         else if (r != -ENOENT)
                 log_warning(JOB_FMT ": standby shepherd %d cannot take it (%s); forking its own", JOB_ARGS(j),
                             (int)standby, strerror(-r));
-        return shepherd_spawn(req, j->id, a->cfg.state_dir, spare, sh, err, errlen);
+        return shepherd_spawn(&a->forker, req, j->id, spare, sh, err, errlen);
 }
 
 /* Get the job's shepherd, record it, watch it, and let it launch the job: the record is on
@@ -410,7 +416,13 @@ void jobstart_removals_done(void *agent_) {
 }
 
 int jobstart_init(agent *a) {
-        int r = sd_event_add_defer(a->event, &a->launcher, on_launch_turn, a);
+        char err[ERRLEN];
+        int r;
+
+        a->forker = (shepherd_forker){ .cg = a->cg, .state_dir = a->cfg.state_dir };
+        if ((r = shepherd_forker_start(&a->forker, err, sizeof(err))) < 0)
+                log_warning("host=%s: no fork server for the shepherds, the agent forks them: %s", a->cfg.name, err);
+        r = sd_event_add_defer(a->event, &a->launcher, on_launch_turn, a);
 
         a->queue_tail = &a->queue;
         if (r >= 0)
@@ -436,6 +448,7 @@ void jobstart_free(agent *a) {
         if (a->standby.pid > 0)
                 shepherd_abort(&a->standby);
         a->standby.pid = 0;
+        shepherd_forker_stop(&a->forker);
 }
 
 void jobstart_queue(agent *a, launch_msg *m) {

@@ -10,10 +10,12 @@
 #include "agent-internal.h"
 #include "launchmsg.h"
 
-/* Set up the queue of launches waiting for their turn (a->launcher), and the standby shepherd
- * forked ahead for the next one. Returns 0 or -errno. */
+/* Set up the queue of launches waiting for their turn (a->launcher), the fork server the
+ * shepherds come from (a->forker: before any thread), and the standby shepherd forked ahead for
+ * the next one. Returns 0 or -errno. */
 int jobstart_init(agent *a);
-/* Drop the queue's event sources, and end the standby shepherd (the jobs are the caller's). */
+/* Drop the queue's event sources, and end the standby shepherd and the fork server (the jobs
+ * are the caller's). */
 void jobstart_free(agent *a);
 /* Take a launch: m's spec moves into the job (m->spec is left empty). The job enters the table
  * at once, so that a hello lists it and a launch sent again finds it, and starts in a later

@@ -333,10 +333,79 @@ static void close_pipes(shepherd *sh) {
                 }
 }
 
-/* Fork a shepherd: one that runs req (as shepherd_spawn), or without req a standby that waits
- * for one. */
-static int fork_shepherd(const launch_req *req, uint64_t id, const char *state_dir, uint64_t spare,
-                         cg_backend *standby_cg, const shepherd_user *last, shepherd *sh, char *err, size_t errlen) {
+/* What the fork server's child is to be: the first byte of its message, the rest a standby's
+ * last user, or a launch's request packed (launchpack.h). */
+enum { SERVED_STANDBY = 's', SERVED_LAUNCH = 'l' };
+
+/* A shepherd forked by the fork server (forkserver_child_fn): ctx is the agent's
+ * shepherd_forker as the server has it, fds the ends of its pipes. */
+static void served_child(void *ctx, const void *msg, size_t len, const int *fds, size_t nfds) {
+        const shepherd_forker *s = ctx;
+        const char *m = msg;
+        shepherd_fds f = { .go = fds[0], .report = fds[1], .steps = fds[2] };
+        usergroups none = { 0 };
+        launch_unpacked u;
+
+        if (nfds != 3)
+                _exit(SHEPHERD_SETUP_FAILED);
+        if (m[0] == SERVED_STANDBY && len == 1 + sizeof(shepherd_user)) {
+                shepherd_user last;
+
+                memcpy(&last, m + 1, sizeof(last));
+                standby_main(s->cg, s->state_dir, &last, f);
+        }
+        if (m[0] != SERVED_LAUNCH || launch_unpack(m + 1, len - 1, &u) < 0 ||
+            shepherd_setup(SHEPHERD_LAUNCH_NAME, &f) < 0)
+                _exit(SHEPHERD_SETUP_FAILED);
+        u.req.cg = s->cg;
+        shepherd_run(&u.req, &none, u.id, s->state_dir, u.exit_spare, &f);
+}
+
+/* Have the fork server fork a shepherd: one that runs req (id, spare), or without req a
+ * standby for a job of last's. Returns 0 with sh->pid, or -errno with err (-EMSGSIZE: req too
+ * long for the server, -EPIPE: it has gone). */
+static int fork_served(shepherd_forker *s, const launch_req *req, uint64_t id, uint64_t spare,
+                       const shepherd_user *last, const int child_fds[3], shepherd *sh, char *err, size_t errlen) {
+        char tag = req ? SERVED_LAUNCH : SERVED_STANDBY, *packed = NULL;
+        struct iovec iov[] = { { .iov_base = &tag, .iov_len = 1 },
+                               { .iov_base = (void *)last, .iov_len = sizeof(*last) } };
+        int r = 0;
+
+        if (req && (r = launch_pack(req, id, spare, &packed, &iov[1].iov_len)) < 0) {
+                snprintf(err, errlen, "pack the launch request: %s", strerror(-r));
+                return r;
+        }
+        if (req)
+                iov[1].iov_base = packed;
+        r = forkserver_fork(&s->server, req ? SHEPHERD_LAUNCH_NAME : SHEPHERD_STANDBY_NAME, iov, 2, child_fds, 3,
+                            &sh->pid, err, errlen);
+        free(packed);
+        return r;
+}
+
+/* Fork a shepherd as fork_served does, from the agent itself. */
+static int fork_own(shepherd_forker *s, const launch_req *req, uint64_t id, uint64_t spare, const shepherd_user *last,
+                    const int child_fds[3], shepherd *sh, char *err, size_t errlen) {
+        if ((sh->pid = fork()) == 0) {
+                shepherd_fds fds = { .go = child_fds[0], .report = child_fds[1], .steps = child_fds[2] };
+                usergroups none = { 0 };
+
+                if (!req)
+                        standby_main(s->cg, s->state_dir, last, fds);
+                if (shepherd_setup(SHEPHERD_LAUNCH_NAME, &fds) < 0)
+                        _exit(SHEPHERD_SETUP_FAILED);
+                shepherd_run(req, &none, id, s->state_dir, spare, &fds);
+        }
+        if (sh->pid > 0)
+                return 0;
+        snprintf(err, errlen, "fork: %s", strerror(errno));
+        return -errno;
+}
+
+/* Fork a shepherd: one that runs req, or without req a standby that waits for one; through
+ * forker's server where one runs and takes the request, else from the agent. */
+static int fork_shepherd(const launch_req *req, uint64_t id, uint64_t spare, shepherd_forker *forker,
+                         const shepherd_user *last, shepherd *sh, char *err, size_t errlen) {
         int go[2] = { -1, -1 }, rep[2] = { -1, -1 }, steps[2] = { -1, -1 }, cap = 0, r = 0;
 
         /* The agent's ends never wait: the go's takes a whole request (its capacity, read once,
@@ -357,23 +426,16 @@ static int fork_shepherd(const launch_req *req, uint64_t id, const char *state_d
                 close_pipes(sh);
                 return r;
         }
-        sh->pid = fork();
-        if (sh->pid == 0) {
-                shepherd_fds fds = { .go = go[0], .report = rep[1], .steps = steps[1] };
-                usergroups none = { 0 };
+        int child_fds[] = { go[0], rep[1], steps[1] };
+        pid_t server = forker->server.pid;
 
-                if (!req)
-                        standby_main(standby_cg, state_dir, last, fds);
-                if (shepherd_setup(SHEPHERD_LAUNCH_NAME, &fds) < 0)
-                        _exit(SHEPHERD_SETUP_FAILED);
-                shepherd_run(req, &none, id, state_dir, spare, &fds);
-        }
-        r = sh->pid < 0 ? -errno : 0;
+        if (server > 0 && (r = fork_served(forker, req, id, spare, last, child_fds, sh, err, errlen)) == -EPIPE)
+                forker->lost = server;
+        if (forker->server.pid <= 0 || r == -EMSGSIZE)
+                r = fork_own(forker, req, id, spare, last, child_fds, sh, err, errlen);
         close(rep[1]);
         close(steps[1]);
-        if (r < 0)
-                snprintf(err, errlen, "fork: %s", strerror(-r));
-        else if ((r = shepherd_proc_start(sh->pid, &sh->start)) < 0) {
+        if (r == 0 && (r = shepherd_proc_start(sh->pid, &sh->start)) < 0) {
                 snprintf(err, errlen, "read /proc/%d/stat of the shepherd: %s", (int)sh->pid, strerror(-r));
                 shepherd_abort(sh);
         }
@@ -382,14 +444,25 @@ static int fork_shepherd(const launch_req *req, uint64_t id, const char *state_d
         return r;
 }
 
-int shepherd_spawn(const launch_req *req, uint64_t id, const char *state_dir, uint64_t spare, shepherd *sh, char *err,
+int shepherd_spawn(shepherd_forker *s, const launch_req *req, uint64_t id, uint64_t spare, shepherd *sh, char *err,
                    size_t errlen) {
-        return fork_shepherd(req, id, state_dir, spare, NULL, NULL, sh, err, errlen);
+        return fork_shepherd(req, id, spare, s, NULL, sh, err, errlen);
 }
 
-int shepherd_spawn_standby(cg_backend *cg, const char *state_dir, const shepherd_user *last, shepherd *sh, char *err,
-                           size_t errlen) {
-        return fork_shepherd(NULL, 0, state_dir, 0, cg, last, sh, err, errlen);
+int shepherd_forker_start(shepherd_forker *s, char *err, size_t errlen) {
+        return forkserver_start(&s->server, SHEPHERD_FORKER_NAME, served_child, s, err, errlen);
+}
+
+void shepherd_forker_stop(shepherd_forker *s) { forkserver_stop(&s->server); }
+
+int shepherd_spawn_standby(shepherd_forker *s, const shepherd_user *last, shepherd *sh, char *err, size_t errlen) {
+        char ignored[128];
+
+        if (s->lost) { /* off a launch's path: the fork of another server costs no launch */
+                (void)shepherd_forker_start(s, ignored, sizeof(ignored));
+                s->lost = 0;
+        }
+        return fork_shepherd(NULL, 0, 0, s, last, sh, err, errlen);
 }
 
 int shepherd_spare_cgroup(const shepherd_user *last, pid_t pid, char *buf, size_t len) {

@@ -21,6 +21,7 @@
  * were five turns of the agent's loop a launch, in a cgroup v2 guest 6% of the launch and 13% of
  * a drain's time (docs/benchmarks.md). */
 #pragma once
+#include "forkserver.h"
 #include "jobfile.h"
 #include "launch.h"
 #include <stdbool.h>
@@ -36,6 +37,8 @@
 /* A standby's, until its job's request is read. A restarted agent takes it as a launch's: the
  * record may have been written after the request was sent, before it was read. */
 #define SHEPHERD_STANDBY_NAME "colony-standby"
+/* The fork server's, which forks the shepherds (shepherd_forker). */
+#define SHEPHERD_FORKER_NAME "colony-forker"
 
 typedef struct shepherd {
         pid_t pid;
@@ -45,12 +48,6 @@ typedef struct shepherd {
         bool ready;                              /* a standby that said it waits for its request */
 } shepherd;
 
-/* Fork the shepherd of job id (req as for launch_job) and read its start time; it makes the
- * job's cgroup and waits for shepherd_go or shepherd_abort. spare: a spare file's number
- * (jobsync_take_spare, 0: none) that the shepherd, once let go, takes for its exit file.
- * Returns 0, or -errno with the reason in err. */
-int shepherd_spawn(const launch_req *req, uint64_t id, const char *state_dir, uint64_t spare, shepherd *sh, char *err,
-                   size_t errlen);
 /* The user of the job launched last. */
 typedef struct shepherd_user {
         bool known;
@@ -59,13 +56,36 @@ typedef struct shepherd_user {
         char cgroup[JOBFILE_CGROUP_MAX]; /* its job's cgroup: a standby's spare goes beside it */
 } shepherd_user;
 
+/* Where shepherds come from: the backend they make the job's cgroup with and the state
+ * directory of the exit files, both fixed for the agent's life, and the fork server
+ * (forkserver.h) that forks them, so that the agent's loop, which forks one a job, does not
+ * pay a copy-on-write fault for each page it writes after each fork. A shepherd is the agent's
+ * child either way. */
+typedef struct shepherd_forker {
+        cg_backend *cg;
+        const char *state_dir;
+        forkserver server; /* pid 0: none, the agent forks them */
+        pid_t lost;        /* a server found gone since (0: none): the next standby starts another */
+} shepherd_forker;
+
+/* Start s's fork server (cg and state_dir set): as early as can be, the agent still small and
+ * with one thread. Returns 0, or -errno with err (shepherds are then forked by the agent). */
+int shepherd_forker_start(shepherd_forker *s, char *err, size_t errlen);
+/* Stop s's fork server (the shepherds it forked live on). */
+void shepherd_forker_stop(shepherd_forker *s);
+/* Fork the shepherd of job id (req as for launch_job) and read its start time; it makes the
+ * job's cgroup and waits for shepherd_go or shepherd_abort. spare: a spare file's number
+ * (jobsync_take_spare, 0: none) that the shepherd, once let go, takes for its exit file.
+ * Returns 0, or -errno with the reason in err. */
+int shepherd_spawn(shepherd_forker *s, const launch_req *req, uint64_t id, uint64_t spare, shepherd *sh, char *err,
+                   size_t errlen);
 /* Fork a standby: a shepherd for a job not come yet, set up as far as it can be without one,
- * waiting under SHEPHERD_STANDBY_NAME for shepherd_hand (cg: the backend it makes the job's
- * cgroup with), with last's groups looked up meanwhile for a next job of that user. It takes
- * the fork and that lookup off the next launch's path; it exits when its pipe closes
- * (shepherd_abort, or the agent's end). Returns 0, or -errno with the reason in err. */
-int shepherd_spawn_standby(cg_backend *cg, const char *state_dir, const shepherd_user *last, shepherd *sh, char *err,
-                           size_t errlen);
+ * waiting under SHEPHERD_STANDBY_NAME for shepherd_hand, with last's groups looked up meanwhile
+ * for a next job of that user. It takes the fork and that lookup off the next launch's path; it
+ * exits when its pipe closes (shepherd_abort, or the agent's end). A server s->lost is
+ * replaced first (where that fails, the agent forks). Returns 0, or -errno with the reason in
+ * err. */
+int shepherd_spawn_standby(shepherd_forker *s, const shepherd_user *last, shepherd *sh, char *err, size_t errlen);
 /* The spare cgroup (cg_spare_name) that standby pid, forked with last, starts its job's process
  * in ahead where it can (v1): beside last's job. Into buf; returns 0 or -ENAMETOOLONG. */
 int shepherd_spare_cgroup(const shepherd_user *last, pid_t pid, char *buf, size_t len);

@@ -23,6 +23,8 @@
 #  * drain_s: N `true` jobs, one CPU each, on the 2 CPUs, from the array's submission to the
 #    last end the agent reports; the script waits with `colony wait` on the array (one blocked
 #    client), not by polling the queue, so that its own load stays out of the drain;
+#    drain_agent_cpu_ms and drain_agent_faults, the agent's CPU (ms, all its threads) and minor
+#    page faults a job over it (/proc/PID/stat: the copy on write after its forks shows there);
 #  * systemd-run --scope true, where systemd is PID 1 ("skipped" otherwise);
 #  * Slurm's `srun true` on a one-node Slurm (../shared/tools/slurm-peer.sh, as submit.sh uses
 #    it; SLURM=0 or no peer: "skipped").
@@ -111,18 +113,29 @@ one_by_one() {
         tail -n +$((spaced_from + 1)) "$c/launch$$-1.log" | agent_times >>"$dir/$tag.spaced"
 }
 
-# drain BIN: seconds from the array's submission of N `true` jobs to the last end.
+# agent_usage PID: the agent's minor page faults and CPU ticks (user and system, all its
+# threads, not its children) so far, from /proc/PID/stat.
+agent_usage() { sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $8, $12 + $13 }'; }
+
+# drain BIN: {s, agent_cpu_ms, agent_faults}: seconds from the array's submission of N `true`
+# jobs to the last end, and the agent's CPU and page faults a job meanwhile.
 drain() {
-        local bin=$1 left array
+        local bin=$1 left array apid faults0 ticks0 faults1 ticks1 secs
         cluster "$bin"
+        apid=$(cat "$c/agent-launch$$-1.pid")
+        read -r faults0 ticks0 < <(agent_usage "$apid")
         array=$("$bin/colony" submit --array "0-$((n - 1))" --cpus 1 --mem 16M -- /bin/true | sed -n 1p)
         # One client blocked on each task's end in turn: no poll of the queue (a `queue --json |
         # jq` every 0.1 s was an eighth of the host's CPU during the drain).
         "$bin/colony" wait --timeout 600 "$array" >/dev/null || true
+        read -r faults1 ticks1 < <(agent_usage "$apid")
         left=$("$bin/colony" queue --json | jq '.jobs | length')
         [ "$left" = 0 ] || { log "$left jobs not ended after 10 minutes"; exit 1; }
-        "$bin/colony" queue --all --json | jq '[.jobs[].submit_usec] as $s | [.jobs[].end_usec] as $e |
-                (($e | max) - ($s | min)) / 1e6 * 100 | round / 100'
+        secs=$("$bin/colony" queue --all --json | jq '[.jobs[].submit_usec] as $s | [.jobs[].end_usec] as $e |
+                (($e | max) - ($s | min)) / 1e6 * 100 | round / 100')
+        jq -nc --argjson s "$secs" --argjson hz "$(getconf CLK_TCK)" --argjson n "$n" \
+                --argjson f "$((faults1 - faults0))" --argjson t "$((ticks1 - ticks0))" \
+                '{s: $s, agent_cpu_ms: ($t * 1000 / $hz / $n * 100 | round / 100), agent_faults: ($f / $n * 10 | round / 10)}'
         "$bin/colony" down --dir "$c" >/dev/null
 }
 
@@ -131,7 +144,8 @@ colony_figures() { # TAG
                 --argjson fin "$(stats <"$dir/$1.end")" --argjson client "$(stats <"$dir/$1.client")" \
                 --argjson drain "$2" --argjson run "$(stats <"$dir/$1.run")" --argjson spaced "$(stats <"$dir/$1.spaced")" \
                 '{agent_alone: $agent, agent_spaced: $spaced, submit_to_start: $start, submit_to_end: $fin, client: $client,
-                  drain_s: $drain, run: $run}'
+                  drain_s: $drain.s, drain_agent_cpu_ms: $drain.agent_cpu_ms, drain_agent_faults: $drain.agent_faults,
+                  run: $run}'
 }
 
 log "floor: $n launches of /bin/true in a fresh memory cgroup"

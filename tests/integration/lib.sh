@@ -347,6 +347,14 @@ standby_of() {
         done
         return 0
 }
+# forker_of AGENT_PID: the pid of the agent's fork server (agent/forkserver.h), or nothing.
+forker_of() {
+        local c
+        for c in $(pgrep -P "$1" || true); do
+                [ "$(cat "/proc/$c/comm" 2>/dev/null)" = colony-forker ] && echo "$c"
+        done
+        return 0
+}
 # standby_procs AGENT_PID: the agent's standby and the child it started ahead of its job, if
 # any (standby_ahead_run in agent/shepherd.c: the standby waits for that child's exec).
 standby_procs() {
@@ -381,8 +389,9 @@ strace_attach() {
         local pid=$1 out=$2 i c more=()
         shift 2
         # With the agent's standby shepherd and its child, forked before strace came (-f follows
-        # later forks).
-        for c in $(standby_procs "$pid"); do more+=(-p "$c"); done
+        # later forks), and its fork server, which forks the later shepherds
+        # (agent/forkserver.h).
+        for c in $(standby_procs "$pid") $(forker_of "$pid"); do more+=(-p "$c"); done
         strace "$@" -o "$out" -p "$pid" "${more[@]}" &
         STRACE_PID=$!
         STARTED_PIDS+=("$STRACE_PID")

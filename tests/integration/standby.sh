@@ -156,3 +156,39 @@ wait_state "$id" running 60
 touch "$DIR/gate"
 wait_state "$id" completed 60
 note "the killed agent's standby ended with it; the restarted agent's standby $standby ran job $id"
+
+# The agent forks no shepherd itself: its fork server does (agent/forkserver.h), with
+# CLONE_PARENT, so that each is the agent's child all the same. Checked: the standby's parent is
+# the agent; strace of the agent's threads sees no fork over three launches (a job of 100 KB
+# among them would: the server takes 64 KiB); the server killed, the jobs still run, and a
+# standby later a new server is there, its loss logged.
+forker=$(forker_of "$apid")
+[ -n "$forker" ] || fail "agent $apid has no fork server (colony-forker)"
+standby=$(wait_standby "$apid")
+[ "$(ps -o ppid= -p "$standby" | tr -d ' ')" = "$apid" ] ||
+        fail "standby $standby's parent is $(ps -o ppid= -p "$standby"), not the agent $apid"
+traced=()
+for t in /proc/"$apid"/task/*; do traced+=(-p "${t##*/}"); done
+strace -qq -e trace=clone,clone3,fork,vfork -o "$DIR/strace-clone.out" "${traced[@]}" &
+STRACE_PID=$!
+STARTED_PIDS+=("$STRACE_PID")
+wait_for "[ \"\$(awk '/^TracerPid:/ { print \$2 }' /proc/$apid/status)\" = $STRACE_PID ]" "strace on agent $apid" 30
+for ((i = 0; i < 3; i++)); do
+        id=$(colony submit --cpus 1 --mem 32M -- true)
+        wait_state "$id" completed 60
+        wait_standby "$apid" >/dev/null # forked after the launch: within the trace
+done
+kill_wait "$STRACE_PID"
+! grep -E "clone|fork" "$DIR/strace-clone.out" >/dev/null ||
+        fail "the agent forked itself over three launches: $(grep -E "clone|fork" "$DIR/strace-clone.out" | head -n 3)"
+note "three launches and their standbys, no fork of the agent's own; standby $standby the agent's child"
+
+kill -9 "$forker"
+for ((i = 0; i < 2; i++)); do
+        id=$(colony submit --cpus 1 --mem 32M -- true)
+        wait_state "$id" completed 60
+done
+wait_for "[ -n \"\$(forker_of $apid)\" ] && [ \"\$(forker_of $apid)\" != $forker ]" "a fork server started again" 30
+grep -q "fork server $forker had gone; started another" "$DIR/$node.log" ||
+        fail "the fork server's loss is not logged: $(grep -i "fork server" "$DIR/$node.log" | tail -n 2)"
+note "fork server $forker killed: jobs ran, and fork server $(forker_of "$apid") took its place"
