@@ -68,8 +68,7 @@ static void arec_queue(ctl_state *st, job **made, size_t n) {
         for (size_t i = 0; i < n; i++) {
                 (void)jobtable_add(&st->byid, made[i]); /* room reserved */
                 ctl_pending_noted(st, made[i]);
-                ctl_dept_pending(st, made[i], +1);
-                ctl_nice_pending(st, made[i], +1);
+                ctl_pending_indexed(st, made[i], +1);
         }
         merge_ids(st->pending, st->npending, made, n);
         st->npending += n;

@@ -189,15 +189,18 @@ void ctl_dept_request_changed(ctl_state *st, job *j, res_t was) {
         }
 }
 
+void ctl_pending_indexed(ctl_state *st, job *j, int sign) {
+        ctl_dept_pending(st, j, sign);
+        ctl_nice_pending(st, j, sign);
+}
+
 /* Index j, a job new to the state (submitted, or restored from the store). Returns 0 or -ENOMEM. */
 int ctl_index_add(ctl_state *st, job *j) {
         ctl_idset *s = state_ids(st, j->state), *u;
         if (!s)
                 return 0;
-        if (j->state == JOB_PENDING) {
-                ctl_dept_pending(st, j, +1);
-                ctl_nice_pending(st, j, +1);
-        }
+        if (j->state == JOB_PENDING)
+                ctl_pending_indexed(st, j, +1);
         if (ctl_idset_join(s, j) < 0 || !(u = ctl_user_jobs_of(st, j->uid, true)) || ctl_idset_join(u, j) < 0)
                 return -ENOMEM;
         return 0;
@@ -238,10 +241,8 @@ void ctl_set_state(ctl_state *st, job *j, job_state to) {
         ctl_idset *from = state_ids(st, j->state), *into = state_ids(st, to), *u;
         bool was_pending = j->state == JOB_PENDING;
         j->state = to;
-        if (was_pending != (to == JOB_PENDING)) {
-                ctl_dept_pending(st, j, was_pending ? -1 : +1);
-                ctl_nice_pending(st, j, was_pending ? -1 : +1);
-        }
+        if (was_pending != (to == JOB_PENDING))
+                ctl_pending_indexed(st, j, was_pending ? -1 : +1);
         if (from == into)
                 return;
         if (from)

@@ -43,6 +43,9 @@ void ctl_nice_pending(ctl_state *st, job *j, int sign);
 void ctl_nice_changed(ctl_state *st, job *j, int was);
 /* j joins (sign +1) or leaves (-1) the pending jobs of its leaf department (st->dept_jobs). */
 void ctl_dept_pending(ctl_state *st, job *j, int sign);
+/* j joins (sign +1) or leaves (-1) the pending jobs: the indexes that follow them ahead of
+ * st->pending_ids (its department's, its owner's nice order) follow. */
+void ctl_pending_indexed(ctl_state *st, job *j, int sign);
 /* A fair pass's walk of the departments' sets ended (it set st->dept_walking, which keeps the
  * sets' entries in place): compact those half stale. */
 void ctl_dept_walked(ctl_state *st);
