@@ -162,11 +162,17 @@ static size_t first_to_offer(const ctl_state *st) {
         return ctl_running_limits_set(b) ? 0 : st->nsettled;
 }
 
+/* The nice buckets' heads are read again from their start (their jobs marked again). */
+static void forget_nice_heads(ctl_state *st) {
+        niceorder_forget_heads(&st->nice);
+        st->nice_heads_begin = 0;
+}
+
 void ctl_schedule_dirty(ctl_state *st) {
         st->settled = false;
         st->disp_marked = false; /* a job's reason to wait may have changed */
         st->blocked_head = 0;
-        niceorder_forget_heads(&st->nice);
+        forget_nice_heads(st);
         for (size_t d = 0; st->dept_jobs && d < st->fair.n; d++)
                 if (st->dept_head[d].nblocked)
                         st->dept_head[d] = (ctl_dept_head){ 0 };
@@ -211,7 +217,7 @@ void ctl_job_unblocked(ctl_state *st, const job *j) {
         size_t at = st->pending_unsorted ? 0 : ctl_jobs_rank(st->pending, 0, st->blocked_head, j->id);
         if (at < st->blocked_head)
                 st->blocked_head = at;
-        niceorder_forget_heads(&st->nice);
+        forget_nice_heads(st);
         if (st->dept_jobs && j->fair_dept && st->dept_head[j->fair_dept - 1].nblocked)
                 st->dept_head[j->fair_dept - 1] = (ctl_dept_head){ 0 }; /* read from its start */
 }
@@ -517,11 +523,15 @@ static bool may_take_place(void *arg, job *j) {
 }
 
 /* niceorder_next's stays: j, refused, stays blocked until ctl_schedule_dirty or
- * ctl_job_unblocked (niceorder_forget_heads). Not for a begin time: its job is marked again at
- * each pass, so that the earliest one stays the controller's next (st->next_begin_usec). */
+ * ctl_job_unblocked (forget_nice_heads). A job waiting for its begin time too, its time kept
+ * (st->nice_heads_begin) for each pass's st->next_begin_usec, whose tick forgets the heads. */
 static bool stays_out(void *arg, const job *j) {
-        (void)arg;
-        return stays_blocked(j) && j->wait != JOB_WAIT_BEGIN;
+        read_filters *f = arg;
+        if (!stays_blocked(j))
+                return false;
+        if (j->wait == JOB_WAIT_BEGIN)
+                f->st->nice_heads_begin = ctl_earliest(f->st->nice_heads_begin, j->spec.begin_usec);
+        return true;
 }
 
 /* The job to offer for j, read next, through the whole list's filters in their order: the
@@ -614,7 +624,8 @@ static void leave_queue(ctl_state *st, long launched) {
 static long pass_reading(ctl_state *st, size_t *offered, long *placed) {
         size_t head = st->blocked_head; /* read from there on */
         queue_reader q = { .st = st, .next = head, .traits = head ? st->blocked_traits : no_traits };
-        st->next_begin_usec = q.traits.begin; /* the marks find an earlier one */
+        /* the marks find an earlier one; the nice buckets' heads are not read */
+        st->next_begin_usec = ctl_earliest(q.traits.begin, st->nice_heads_begin);
         if (pass_room(st) < 0)
                 return -ENOMEM;
         long launched = place_over(st, read_queue, &q, &q.filters, &q.offered, offered, placed);
@@ -815,7 +826,8 @@ static long pass_fair(ctl_state *st, size_t *offered, long *placed) {
                         r.in_heads += st->dept_head[d].nblocked;
                         traits_merge(&r.traits, &st->dept_head[d].blocked);
                 }
-        st->next_begin_usec = r.traits.begin; /* the heads' earliest; the walk's marks find earlier */
+        /* the heads' earliest (the departments', the nice buckets'); the walk's marks find earlier */
+        st->next_begin_usec = ctl_earliest(r.traits.begin, st->nice_heads_begin);
         /* nothing as small as the least pending request fits a node: the pass would place
          * nothing, whatever the order, and where nobody reads the reasons it would leave, the
          * order's solve (fair_run, O(tasks the cluster holds)) is spared */

@@ -224,12 +224,14 @@ typedef struct ctl_state {
         depidx deps;
         int64_t clock_usec;
         int64_t next_begin_usec;
-        size_t npending_nice; /* the pending jobs with a nice value (ctl_nice_pending) */
-        niceorder nice;       /* each owner's pending jobs by nice value, once a job had one (pass.c reads it) */
-        bool throttle_seen;   /* a pending job may be of a throttled array: passes count its tasks (arrays.c);
-                               * set as such a job is queued, found again whenever a pass reads the
-                               * whole queue */
-        uint64_t reserved_id; /* the job the last EASY pass reserved a start for (reservation.c), or 0 */
+        size_t npending_nice;     /* the pending jobs with a nice value (ctl_nice_pending) */
+        niceorder nice;           /* each owner's pending jobs by nice value, once a job had one (pass.c reads it) */
+        int64_t nice_heads_begin; /* the earliest begin time of the jobs waiting for it that the nice
+                                   * buckets' heads hold, which passes do not read again (0: none) */
+        bool throttle_seen;       /* a pending job may be of a throttled array: passes count its tasks (arrays.c);
+                                   * set as such a job is queued, found again whenever a pass reads the
+                                   * whole queue */
+        uint64_t reserved_id;     /* the job the last EASY pass reserved a start for (reservation.c), or 0 */
         /* The running jobs as EASY sees them (node, request, end by its limit) and whose each entry
          * is, kept as jobs start and end, so that a pass reads them without visiting every job. */
         sched_running *run_v;

@@ -532,6 +532,54 @@ START_TEST(a_users_held_jobs_are_not_read_again_in_a_nice_order) {
 }
 END_TEST
 
+/* So are a user's jobs waiting for their begin time at the front of the user's nice order: a
+ * pass after an end looks at a few of 5,000 of them, and their earliest begin time is the
+ * controller's next all the same (st->next_begin_usec), unread; once it has come, the next
+ * places go to the first of them whose times have come. */
+START_TEST(a_users_jobs_waiting_for_their_begin_time_are_not_read_again_in_a_nice_order) {
+        enum { LATER = 5000, N = 20 };
+        uint64_t later[LATER], ids[N];
+        int64_t begin = at(1000).real_usec + 3600000000;
+        st.cfg.order = (sched_order)_i;
+        st.cfg.max_pending = 2 * LATER;
+        ctl_node *n = node("a", 1000, 1024 * MiB, NULL, 0);
+        uint64_t first = submit_as(1000, 1000, MiB);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        uint64_t late = submit_array_with(1, 1000, 10, 0); /* the queue's first: not blocked */
+        for (size_t i = 0; i < LATER; i++) {
+                job_spec spec = { .argv = calloc(2, sizeof(char *)),
+                                  .cwd = strdup("/tmp"),
+                                  .name = strdup("later"),
+                                  .req = { .mcpu = 1000, .mem = MiB },
+                                  .begin_usec = begin + (int64_t)i };
+                spec.argv[0] = strdup("/bin/true");
+                ck_assert_int_eq(ctl_submit(&st, 1000, 1000, "u", &spec, 1000, &later[i], err), 0);
+                job_spec_free(&spec);
+        }
+        for (size_t i = 0; i < N; i++)
+                ids[i] = submit_as(1000, 1000, MiB);
+        ck_assert_int_eq(ctl_schedule(&st), 0);
+        finish_ok(n, first);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_uint_eq(rec.launch_ids[rec.launched - 1], ids[0]); /* late's place */
+        ck_assert_int_eq(st.next_begin_usec, begin);
+        finish_ok(n, ids[0]);
+        st.pass_visits = 0;
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_uint_eq(rec.launch_ids[rec.launched - 1], ids[1]);
+        ck_assert_uint_lt(st.pass_visits, 16);
+        ck_assert_int_eq(st.next_begin_usec, begin); /* theirs, not read */
+        finish_ok(n, ids[1]);
+        ctl_wait_tick(&st, begin + 1); /* the first two begin times have come */
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_uint_eq(rec.launch_ids[rec.launched - 1], later[0]);
+        finish_ok(n, later[0]);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_uint_eq(rec.launch_ids[rec.launched - 1], later[1]);
+        ck_assert_int_eq(ctl_find_job(&st, late)->state, JOB_PENDING);
+}
+END_TEST
+
 /* A job requeued behind its owner's head in a nice order (its node lost while the user's held
  * jobs, after it by id, made the head) joins that head: the next pass gives it the user's first
  * place, before the user's later job. */
@@ -1072,7 +1120,9 @@ static void both_submit(ctl_state *const both[2], const char *group, uint64_t r,
                                           : (r >> 52) % 16 == 1 ? 5
                                                                 : 0, /* now and then */
                                   .hold = (r >> 44) % 8 == 0,
-                                  .dependency = before ? strdup(dep) : NULL };
+                                  .dependency = before ? strdup(dep) : NULL,
+                                  /* now and then a begin time, a few hundred steps ahead */
+                                  .begin_usec = (r >> 28) % 8 == 0 ? step + 1 + (int64_t)(r >> 31) % 256 : 0 };
                 spec.argv[0] = strdup("/bin/true");
                 uid_t uid = (uid_t)(1000 + (r >> 48) % 3); /* three users, for the running limits */
                 if ((r >> 56) % 16 == 0) {                 /* now and then an array of 2 to 5 tasks, 1 or 2 at a time */
@@ -1137,9 +1187,9 @@ static void both_update_cpus(ctl_state *const both[2], uint64_t id, int64_t mcpu
  * the queue where nothing more fits (EASY, NetBatch's reservations, any order while a nice value
  * reorders a user's jobs), places exactly what a full pass would, whatever the heuristic and
  * order, with running limits per user or without, through submissions (some held, some after a
- * running job, some nice), ends, cancels, holds, releases, updates of requests and of nice
- * values and passes in any sequence: the same steps are played on st and on a reference made to
- * read every job each time. */
+ * running job, some nice, some with a begin time), ends, cancels, holds, releases, updates of
+ * requests and of nice values, the clock's ticks and passes in any sequence: the same steps are played on st and on a
+ * reference made to read every job each time. */
 START_TEST(a_settled_pass_places_what_a_full_pass_would) {
         static const ctl_actions logged = { no_persist, log_launch, rec_cancel, no_end, rec_drop, NULL, NULL };
         static launch_log got, want;
@@ -1162,6 +1212,8 @@ START_TEST(a_settled_pass_places_what_a_full_pass_would) {
         for (int step = 0; step < 3000; step++) {
                 uint64_t r = sched_rng_next(&seed), what = r % 11;
                 job *j = nth_in(JOB_RUNNING, r >> 20);
+                for (int k = 0; k < 2; k++) /* the clock, as the controller's timer ticks it */
+                        ctl_wait_tick(both[k], step);
                 if (what == 10 && (j = nth_in(JOB_PENDING, r >> 20))) { /* held or released */
                         uint64_t id = j->id;
                         bool hold = !j->spec.hold;
@@ -1490,6 +1542,8 @@ START_TEST(fair_passes_read_the_departments_as_kept) {
         for (int step = 0; step < 3000; step++) {
                 uint64_t r = sched_rng_next(&seed), what = r % 16;
                 job *j = nth_in(JOB_RUNNING, r >> 20);
+                for (int k = 0; k < 2; k++) /* the clock, as the controller's timer ticks it */
+                        ctl_wait_tick(both[k], step);
                 if (what <= 6)
                         both_submit(both, groups[(r >> 40) % 4], r, step);
                 else if (what <= 8 && j)
@@ -2212,6 +2266,8 @@ static Suite *state_suite(void) {
         tcase_add_test(tc, strict_fifo_in_a_nice_order_marks_its_blocker);
         tcase_add_loop_test(tc, a_users_held_jobs_are_not_read_again_in_a_nice_order, SCHED_STRICT_FIFO,
                             SCHED_RESERVE + 1);
+        tcase_add_loop_test(tc, a_users_jobs_waiting_for_their_begin_time_are_not_read_again_in_a_nice_order,
+                            SCHED_STRICT_FIFO, SCHED_RESERVE + 1);
         tcase_add_test(tc, a_job_requeued_into_a_nice_orders_head_is_read);
         tcase_add_test(tc, tasks_an_arrays_record_makes_keep_its_throttle);
         tcase_add_loop_test(tc, fair_passes_read_the_departments_as_kept, 0, 16);
