@@ -3,15 +3,16 @@
  * `submitted` reply (stored with its commit) before sending the next. Not run by ctest.
  *
  *   build/bin/bench_submit --socket PATH --clients N --jobs M [--ids FILE] [--cpus N] [--mem SIZE]
- *                          [--group DEPT] [--hold] [-- CMD [ARGS...]] (prints one JSON line)
+ *                          [--group DEPT] [--hold] [--begin-in S] [-- CMD [ARGS...]] (prints one JSON line)
  *
  * The request is the one `colony submit --cpus N --mem SIZE -- CMD ARGS` sends: argv, the
  * working directory, this process's environment, mcpu, mem (defaults as colony submit's: 1 CPU,
- * 256M), the department (--group; none by default), on hold (--hold); CMD defaults to /bin/true and must be an
- * absolute path. It is serialised once and sent M times, as a program calling an API in a loop
- * would. The clients start together once all are connected; what is timed is from then until
- * the last one ends. --ids writes the acknowledged job ids, one per line (submit.sh's kill
- * probe). tests/bench/slurm_submit.c is the same loop over libslurm. */
+ * 256M), the department (--group; none by default), on hold (--hold), waiting for a begin time S
+ * seconds after the start (--begin-in); CMD defaults to /bin/true and must be an absolute path. It is serialised once
+ * and sent M times, as a program calling an API in a loop would. The clients start together once all are connected;
+ * what is timed is from then until the last one ends. --ids writes the acknowledged job ids, one per line (submit.sh's
+ * kill probe). tests/bench/slurm_submit.c is the same loop over libslurm. */
+#include "clock.h"
 #include "job.h"
 #include "net.h"
 #include "proto.h"
@@ -28,7 +29,15 @@ extern char **environ;
 
 static const char usage[] =
         "usage: bench_submit --socket PATH --clients N --jobs M [--ids FILE] [--cpus N] [--mem SIZE]\n"
-        "                    [--group DEPT] [--hold] [-- CMD [ARGS...]]\n";
+        "                    [--group DEPT] [--hold] [--begin-in S] [-- CMD [ARGS...]]\n";
+
+/* What each job asks (as colony submit's options). */
+typedef struct job_shape {
+        res_t req;
+        char *group;
+        bool hold;
+        int64_t begin_usec; /* 0: none */
+} job_shape;
 
 /* One client's connection and the frame it sends. */
 typedef struct colony_client {
@@ -78,10 +87,15 @@ static int colony_submit(void *ud, uint64_t *id, int *fatal, char err[LOOP_ERRLE
 
 /* The submit request for argv with this process's cwd and environment, framed into *frame
  * (malloc'ed). Returns 0 or -errno with one line in err. */
-static int make_frame(char **argv, res_t req, char *group, bool hold, char **frame, size_t *len,
-                      char err[LOOP_ERRLEN]) {
+static int make_frame(char **argv, const job_shape *shape, char **frame, size_t *len, char err[LOOP_ERRLEN]) {
         static char cwd[PATH_MAX];
-        job_spec spec = { .argv = argv, .env = environ, .cwd = cwd, .req = req, .group = group, .hold = hold };
+        job_spec spec = { .argv = argv,
+                          .env = environ,
+                          .cwd = cwd,
+                          .req = shape->req,
+                          .group = shape->group,
+                          .hold = shape->hold,
+                          .begin_usec = shape->begin_usec };
         cJSON *msg;
         int r;
 
@@ -97,9 +111,8 @@ static int make_frame(char **argv, res_t req, char *group, bool hold, char **fra
         return r;
 }
 
-/* Options into a, socket, req, group and hold; returns 0, or -EINVAL with one line in err. */
-static int parse(int argc, char **argv, loop_args *a, const char **socket, res_t *req, char **group, bool *hold,
-                 char err[LOOP_ERRLEN]) {
+/* Options into a, socket and shape; returns 0, or -EINVAL with one line in err. */
+static int parse(int argc, char **argv, loop_args *a, const char **socket, job_shape *shape, char err[LOOP_ERRLEN]) {
         static const struct option options[] = {
                 LOOP_OPTIONS,
                 { "socket", required_argument, NULL, 's' },
@@ -107,6 +120,7 @@ static int parse(int argc, char **argv, loop_args *a, const char **socket, res_t
                 { "mem", required_argument, NULL, 'm' },
                 { "group", required_argument, NULL, 'g' },
                 { "hold", no_argument, NULL, 'H' },
+                { "begin-in", required_argument, NULL, 'b' },
                 { 0 },
         };
         int o, r = 0;
@@ -116,15 +130,25 @@ static int parse(int argc, char **argv, loop_args *a, const char **socket, res_t
                 switch (o) {
                 case 's': *socket = optarg; break;
                 case 'p':
-                        if (units_parse_cpus(optarg, &req->mcpu) < 0)
+                        if (units_parse_cpus(optarg, &shape->req.mcpu) < 0)
                                 r = -EINVAL, snprintf(err, LOOP_ERRLEN, "--cpus: '%s' is not a CPU count", optarg);
                         break;
                 case 'm':
-                        if (units_parse_size(optarg, &req->mem) < 0 || req->mem == 0)
+                        if (units_parse_size(optarg, &shape->req.mem) < 0 || shape->req.mem == 0)
                                 r = -EINVAL, snprintf(err, LOOP_ERRLEN, "--mem: '%s' is not a memory size", optarg);
                         break;
-                case 'g': *group = optarg; break;
-                case 'H': *hold = true; break;
+                case 'g': shape->group = optarg; break;
+                case 'H': shape->hold = true; break;
+                case 'b': {
+                        char *end;
+                        long s = strtol(optarg, &end, 10);
+                        if (*optarg == '\0' || *end || s <= 0 || s > 365L * 86400)
+                                r = -EINVAL,
+                                snprintf(err, LOOP_ERRLEN, "--begin-in: '%s' is not a number of seconds", optarg);
+                        else
+                                shape->begin_usec = clock_real_usec() + (int64_t)s * 1000000;
+                        break;
+                }
                 case '?': r = -EINVAL, snprintf(err, LOOP_ERRLEN, "bad option '%s'", argv[optind - 1]); break;
                 default: r = loop_option(a, o, optarg, err);
                 }
@@ -138,20 +162,19 @@ static int parse(int argc, char **argv, loop_args *a, const char **socket, res_t
 
 int main(int argc, char **argv) {
         static char *default_cmd[] = { "/bin/true", NULL };
-        char err[LOOP_ERRLEN] = "", *frame = NULL, *group = NULL;
-        bool hold = false;
-        res_t req = { .mcpu = 1000, .mem = (int64_t)256 << 20 };
+        char err[LOOP_ERRLEN] = "", *frame = NULL;
+        job_shape shape = { .req = { .mcpu = 1000, .mem = (int64_t)256 << 20 } };
         colony_client c = { .fd = -1 };
         loop_args a = { 0 };
         int r;
 
         if (argc == 2 && strcmp(argv[1], "--help") == 0)
                 return fputs(usage, stdout), 0;
-        if (parse(argc, argv, &a, &c.socket, &req, &group, &hold, err) < 0) {
+        if (parse(argc, argv, &a, &c.socket, &shape, err) < 0) {
                 fprintf(stderr, "bench_submit: %s\n%s", err, usage);
                 return 2;
         }
-        if (make_frame(optind < argc ? argv + optind : default_cmd, req, group, hold, &frame, &c.len, err) < 0) {
+        if (make_frame(optind < argc ? argv + optind : default_cmd, &shape, &frame, &c.len, err) < 0) {
                 fprintf(stderr, "bench_submit: %s\n", err);
                 return 1;
         }

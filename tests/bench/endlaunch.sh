@@ -11,7 +11,8 @@
 #  * baseline: N jobs submitted at once, nothing else queued (at most N pending);
 #  * queued: PENDING (default 100,000) jobs submitted by four API clients (bench_submit, one
 #    connection each), then the gaps of the next N (default 500) jobs that start while the rest
-#    wait; then every job left is cancelled in one request.
+#    wait (and the controller's CPU a job meanwhile, ms: its passes' cost); then every job left
+#    is cancelled in one request.
 # CONTROLLER_CONFIG: a controller config file for the cluster (colony up --controller-config),
 # e.g. EASY backfill and a running limit per user.
 # CAPPED=1: the PENDING jobs wait for a department cap instead. Two departments, "capped" (cap
@@ -27,6 +28,9 @@
 # THROTTLED=K: an array of K tasks, one at a time (%1), on hold, is queued ahead of the PENDING
 # ones: while it waits, a nice order has its user's places go to tasks its throttle leaves
 # (with NICE=K, the case where passes read the whole queue until 2026-11-28).
+# BEGIN=K: K jobs that wait for a begin time an hour away are queued after the NICE ones, of the
+# same user: with NICE=K, the front of the user's nice order (each pass read them all until
+# 2026-11-28).
 # Issue 22's goal: the queued p50 <= 2 ms, a pass whose cost does not grow with the queue.
 set -euo pipefail
 pending=${1:-100000}
@@ -35,6 +39,7 @@ capped=${CAPPED:-0}
 held_first=${HELD:-0}
 nice_first=${NICE:-0}
 throttled=${THROTTLED:-0}
+begin_first=${BEGIN:-0}
 bin=$(cd "${COLONY_BIN:?set COLONY_BIN to the bin directory of a build}" && pwd)
 command -v jq >/dev/null || { echo "jq is needed" >&2; exit 1; }
 dir=$(mktemp -d /tmp/colony-endlaunch-XXXXXX)
@@ -86,7 +91,7 @@ done
 baseline=$(gaps "$t0" "$n")
 
 log "queued: $pending jobs from four clients, after $held_first on hold, after $nice_first of nice 10," \
-        "after a held array of $throttled tasks, one at a time"
+        "after a held array of $throttled tasks, one at a time, after $begin_first waiting for their begin time"
 if [ "$throttled" -gt 0 ]; then
         "$bin/colony" submit --array "0-$((throttled - 1))%1" --hold --cpus 1 --mem 1M -- /bin/true >/dev/null
 fi
@@ -99,26 +104,40 @@ if [ "$nice_first" -gt 0 ]; then
                 "$bin/colony" submit --nice 10 --cpus 1 --mem 1M "${held[@]}" -- /bin/true >/dev/null
         done
 fi
+if [ "$begin_first" -gt 0 ]; then
+        "$bin/bench_submit" --socket "$COLONY_SOCKET" --clients 1 --jobs "$begin_first" --cpus 1 --mem 1M --begin-in 3600 \
+                "${held[@]}" >/dev/null
+fi
 "$bin/bench_submit" --socket "$COLONY_SOCKET" --clients 4 --jobs $((pending / 4)) --cpus 1 --mem 1M "${held[@]}" \
         >"$dir/submit.json"
 t1=$(date +%s%6N)
-read -r left first < <("$bin/colony" queue --json |
-        jq -r '[.jobs[] | select(.state == "pending" and .reason != "held") | .id] | "\(length) \(min)"')
+# the jobs that may start: the first, and the n-th after it (the begin time's are between)
+read -r left first last < <("$bin/colony" queue --json |
+        jq -r --argjson n "$n" '[.jobs[] | select(.state == "pending" and .reason != "held" and .reason != "begin time") | .id] |
+                sort | "\(length) \(.[0]) \(.[$n] // .[-1])"')
 log "all submitted ($(jq -c . "$dir/submit.json")); $left pending; job $first and the $n after it"
 if [ "$capped" = 1 ]; then # the cap holds them all: the next n jobs are "open"'s, submitted now
         "$bin/bench_submit" --socket "$COLONY_SOCKET" --clients 1 --jobs "$n" --cpus 1 --mem 1M "${open[@]}" >/dev/null
-        first=$(($("$bin/colony" queue --json | jq '[.jobs[].id] | max') - n))
+        last=$("$bin/colony" queue --json | jq '[.jobs[].id] | max')
+        first=$((last - n))
         shown=$("$bin/colony" queue --json | jq '[.jobs[] | select(.group == "capped" and .reason == "department cap")] | length')
         log "$shown of the capped department's pending jobs show 'department cap'"
 fi
-# FIFO on one CPU: once job first + n has ended, the n gaps before it are measured (no poll
-# of a queue of $pending jobs while they are)
-"$bin/colony" wait $((first + n)) >/dev/null
+# FIFO on one CPU: once job last has ended, the n gaps before it are measured (no poll of a
+# queue of $pending jobs while they are), and the controller's CPU meanwhile (user and system
+# ticks, /proc/PID/stat), a job at a time: its passes' cost beside the gaps
+cpid=$(cat "$dir/controller.pid")
+cpu_ticks() { sed 's/^.*) //' "/proc/$cpid/stat" | awk '{ print $12 + $13 }'; }
+ticks0=$(cpu_ticks)
+"$bin/colony" wait "$last" >/dev/null
+ticks1=$(cpu_ticks)
 "$bin/colony" cancel --state pending >/dev/null
 queued=$(gaps "$t1" "$n")
 jq -nc --argjson pending "$pending" --argjson base "$baseline" --argjson queued "$queued" --argjson left "$left" \
         --argjson submit "$(cat "$dir/submit.json")" --argjson capped "$capped" --argjson held "$held_first" \
-        --argjson nice "$nice_first" --argjson throttled "$throttled" \
-        '{end_to_next_launch_ms: {baseline: $base, queued: $queued}, pending: $pending, pending_when_measured: $left,
-          held_first: $held, nice_first: $nice, throttled_held: $throttled, capped: ($capped == 1),
+        --argjson nice "$nice_first" --argjson throttled "$throttled" --argjson begin "$begin_first" \
+        --argjson cpu "$(((ticks1 - ticks0) * 1000 / $(getconf CLK_TCK)))" --argjson n "$n" \
+        '{end_to_next_launch_ms: {baseline: $base, queued: $queued}, controller_cpu_ms_per_job_queued: ($cpu / $n),
+          pending: $pending, pending_when_measured: $left,
+          held_first: $held, nice_first: $nice, throttled_held: $throttled, begin_first: $begin, capped: ($capped == 1),
           submitted_per_s: $submit.jobs_per_s}'
