@@ -339,22 +339,18 @@ reason_is() {
         fail "job $1's reason is '$(job_field "$1" reason)', not '$2'"
 }
 
+# children_named PID COMM: the pids of PID's children whose name (comm) is COMM.
+children_named() {
+        local c
+        for c in $(pgrep -P "$1" || true); do
+                [ "$(cat "/proc/$c/comm" 2>/dev/null)" = "$2" ] && echo "$c"
+        done
+        return 0
+}
 # standby_of AGENT_PID: the pid of the agent's standby shepherd (agent/shepherd.h), or nothing.
-standby_of() {
-        local c
-        for c in $(pgrep -P "$1" || true); do
-                [ "$(cat "/proc/$c/comm" 2>/dev/null)" = colony-standby ] && echo "$c"
-        done
-        return 0
-}
+standby_of() { children_named "$1" colony-standby; }
 # forker_of AGENT_PID: the pid of the agent's fork server (agent/forkserver.h), or nothing.
-forker_of() {
-        local c
-        for c in $(pgrep -P "$1" || true); do
-                [ "$(cat "/proc/$c/comm" 2>/dev/null)" = colony-forker ] && echo "$c"
-        done
-        return 0
-}
+forker_of() { children_named "$1" colony-forker; }
 # standby_procs AGENT_PID: the agent's standby and the child it started ahead of its job, if
 # any (standby_ahead_run in agent/shepherd.c: the standby waits for that child's exec).
 standby_procs() {

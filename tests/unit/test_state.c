@@ -497,6 +497,19 @@ START_TEST(a_nice_order_beside_a_throttled_array_is_read_only_as_far_as_a_pass_p
 }
 END_TEST
 
+/* first's end, then ids[0]'s, on node n: ids[0] takes the place of the user's nice job (the
+ * queue's first), then ids[1] the next, that pass looking at fewer than 16 jobs. */
+static void two_ends_read_a_few(ctl_node *n, uint64_t first, const uint64_t *ids) {
+        finish_ok(n, first);
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_uint_eq(rec.launch_ids[rec.launched - 1], ids[0]);
+        finish_ok(n, ids[0]);
+        st.pass_visits = 0;
+        ck_assert_int_eq(ctl_schedule(&st), 1);
+        ck_assert_uint_eq(rec.launch_ids[rec.launched - 1], ids[1]);
+        ck_assert_uint_lt(st.pass_visits, 16);
+}
+
 /* A user's held jobs ahead of the rest, in a nice order: the reading that passes over them
  * once keeps them as its bucket's head, and later passes start after them (a few visits of
  * 5,000) until a release, after which the released job takes the user's first place. */
@@ -516,14 +529,7 @@ START_TEST(a_users_held_jobs_are_not_read_again_in_a_nice_order) {
         for (size_t i = 0; i < N; i++)
                 ids[i] = submit_as(1000, 1000, MiB);
         ck_assert_int_eq(ctl_schedule(&st), 0);
-        finish_ok(n, first);
-        ck_assert_int_eq(ctl_schedule(&st), 1);
-        ck_assert_uint_eq(rec.launch_ids[rec.launched - 1], ids[0]); /* late's place */
-        finish_ok(n, ids[0]);
-        st.pass_visits = 0;
-        ck_assert_int_eq(ctl_schedule(&st), 1);
-        ck_assert_uint_eq(rec.launch_ids[rec.launched - 1], ids[1]);
-        ck_assert_uint_lt(st.pass_visits, 16);
+        two_ends_read_a_few(n, first, ids);
         ck_assert_int_eq(ctl_hold(&st, held[0], 0, false, err), 0);
         finish_ok(n, ids[1]);
         ck_assert_int_eq(ctl_schedule(&st), 1);
@@ -559,16 +565,8 @@ START_TEST(a_users_jobs_waiting_for_their_begin_time_are_not_read_again_in_a_nic
         for (size_t i = 0; i < N; i++)
                 ids[i] = submit_as(1000, 1000, MiB);
         ck_assert_int_eq(ctl_schedule(&st), 0);
-        finish_ok(n, first);
-        ck_assert_int_eq(ctl_schedule(&st), 1);
-        ck_assert_uint_eq(rec.launch_ids[rec.launched - 1], ids[0]); /* late's place */
-        ck_assert_int_eq(st.next_begin_usec, begin);
-        finish_ok(n, ids[0]);
-        st.pass_visits = 0;
-        ck_assert_int_eq(ctl_schedule(&st), 1);
-        ck_assert_uint_eq(rec.launch_ids[rec.launched - 1], ids[1]);
-        ck_assert_uint_lt(st.pass_visits, 16);
-        ck_assert_int_eq(st.next_begin_usec, begin); /* theirs, not read */
+        two_ends_read_a_few(n, first, ids);
+        ck_assert_int_eq(st.next_begin_usec, begin); /* theirs, not read by that pass */
         finish_ok(n, ids[1]);
         ctl_wait_tick(&st, begin + 1); /* the first two begin times have come */
         ck_assert_int_eq(ctl_schedule(&st), 1);
