@@ -396,10 +396,12 @@ static int fork_own(shepherd_forker *s, const launch_req *req, uint64_t id, uint
                         _exit(SHEPHERD_SETUP_FAILED);
                 shepherd_run(req, &none, id, s->state_dir, spare, &fds);
         }
+        int e = errno;
+
         if (sh->pid > 0)
                 return 0;
-        snprintf(err, errlen, "fork: %s", strerror(errno));
-        return -errno;
+        snprintf(err, errlen, "fork: %s", strerror(e));
+        return -e;
 }
 
 /* Fork a shepherd: one that runs req, or without req a standby that waits for one; through
