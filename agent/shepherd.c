@@ -337,13 +337,25 @@ static void close_pipes(shepherd *sh) {
  * last user, or a launch's request packed (launchpack.h). */
 enum { SERVED_STANDBY = 's', SERVED_LAUNCH = 'l' };
 
+/* A forked shepherd's life: without req a standby for a job of last's, else req's shepherd
+ * (id, spare as for shepherd_spawn), on its pipes' ends fds. */
+static _Noreturn void shepherd_child(const shepherd_forker *s, const launch_req *req, uint64_t id, uint64_t spare,
+                                     const shepherd_user *last, shepherd_fds fds) {
+        usergroups none = { 0 };
+
+        if (!req)
+                standby_main(s->cg, s->state_dir, last, fds);
+        if (shepherd_setup(SHEPHERD_LAUNCH_NAME, &fds) < 0)
+                _exit(SHEPHERD_SETUP_FAILED);
+        shepherd_run(req, &none, id, s->state_dir, spare, &fds);
+}
+
 /* A shepherd forked by the fork server (forkserver_child_fn): ctx is the agent's
  * shepherd_forker as the server has it, fds the ends of its pipes. */
 static void served_child(void *ctx, const void *msg, size_t len, const int *fds, size_t nfds) {
         const shepherd_forker *s = ctx;
         const char *m = msg;
         shepherd_fds f = { .go = fds[0], .report = fds[1], .steps = fds[2] };
-        usergroups none = { 0 };
         launch_unpacked u;
 
         if (nfds != 3)
@@ -352,13 +364,12 @@ static void served_child(void *ctx, const void *msg, size_t len, const int *fds,
                 shepherd_user last;
 
                 memcpy(&last, m + 1, sizeof(last));
-                standby_main(s->cg, s->state_dir, &last, f);
+                shepherd_child(s, NULL, 0, 0, &last, f);
         }
-        if (m[0] != SERVED_LAUNCH || launch_unpack(m + 1, len - 1, &u) < 0 ||
-            shepherd_setup(SHEPHERD_LAUNCH_NAME, &f) < 0)
+        if (m[0] != SERVED_LAUNCH || launch_unpack(m + 1, len - 1, &u) < 0)
                 _exit(SHEPHERD_SETUP_FAILED);
         u.req.cg = s->cg;
-        shepherd_run(&u.req, &none, u.id, s->state_dir, u.exit_spare, &f);
+        shepherd_child(s, &u.req, u.id, u.exit_spare, NULL, f);
 }
 
 /* Have the fork server fork a shepherd: one that runs req (id, spare), or without req a
@@ -386,16 +397,9 @@ static int fork_served(shepherd_forker *s, const launch_req *req, uint64_t id, u
 /* Fork a shepherd as fork_served does, from the agent itself. */
 static int fork_own(shepherd_forker *s, const launch_req *req, uint64_t id, uint64_t spare, const shepherd_user *last,
                     const int child_fds[3], shepherd *sh, char *err, size_t errlen) {
-        if ((sh->pid = fork()) == 0) {
-                shepherd_fds fds = { .go = child_fds[0], .report = child_fds[1], .steps = child_fds[2] };
-                usergroups none = { 0 };
-
-                if (!req)
-                        standby_main(s->cg, s->state_dir, last, fds);
-                if (shepherd_setup(SHEPHERD_LAUNCH_NAME, &fds) < 0)
-                        _exit(SHEPHERD_SETUP_FAILED);
-                shepherd_run(req, &none, id, s->state_dir, spare, &fds);
-        }
+        if ((sh->pid = fork()) == 0)
+                shepherd_child(s, req, id, spare, last,
+                               (shepherd_fds){ .go = child_fds[0], .report = child_fds[1], .steps = child_fds[2] });
         int e = errno;
 
         if (sh->pid > 0)
