@@ -118,18 +118,21 @@ static ctl_node *node(const char *name, int64_t mcpu, int64_t mem, const uint64_
         return out;
 }
 
-/* Submit spec as root, /bin/true in /tmp named "rq" (its other fields the caller's, strings
+/* Submit spec as uid, /bin/true in /tmp named "rq" (its other fields the caller's, strings
  * allocated); its id. */
-static uint64_t submit_spec(job_spec spec) {
+static uint64_t submit_spec_as(uid_t uid, job_spec spec) {
         spec.argv = calloc(2, sizeof(char *));
         spec.argv[0] = strdup("/bin/true");
         spec.cwd = strdup("/tmp");
         spec.name = strdup("rq");
         uint64_t id = 0;
-        ck_assert_int_eq(ctl_submit(&st, 0, 0, "u", &spec, 1000, &id, err), 0);
+        ck_assert_int_eq(ctl_submit(&st, uid, uid, "u", &spec, 1000, &id, err), 0);
         job_spec_free(&spec);
         return id;
 }
+
+/* The same as root. */
+static uint64_t submit_spec(job_spec spec) { return submit_spec_as(0, spec); }
 
 /* A job of group (NULL: none) asking mcpu, which its node's loss requeues when requeue is set;
  * its id. */
@@ -552,16 +555,9 @@ START_TEST(a_users_jobs_waiting_for_their_begin_time_are_not_read_again_in_a_nic
         uint64_t first = submit_as(1000, 1000, MiB);
         ck_assert_int_eq(ctl_schedule(&st), 1);
         uint64_t late = submit_array_with(1, 1000, 10, 0); /* the queue's first: not blocked */
-        for (size_t i = 0; i < LATER; i++) {
-                job_spec spec = { .argv = calloc(2, sizeof(char *)),
-                                  .cwd = strdup("/tmp"),
-                                  .name = strdup("later"),
-                                  .req = { .mcpu = 1000, .mem = MiB },
-                                  .begin_usec = begin + (int64_t)i };
-                spec.argv[0] = strdup("/bin/true");
-                ck_assert_int_eq(ctl_submit(&st, 1000, 1000, "u", &spec, 1000, &later[i], err), 0);
-                job_spec_free(&spec);
-        }
+        for (size_t i = 0; i < LATER; i++)
+                later[i] = submit_spec_as(
+                        1000, (job_spec){ .req = { .mcpu = 1000, .mem = MiB }, .begin_usec = begin + (int64_t)i });
         for (size_t i = 0; i < N; i++)
                 ids[i] = submit_as(1000, 1000, MiB);
         ck_assert_int_eq(ctl_schedule(&st), 0);
